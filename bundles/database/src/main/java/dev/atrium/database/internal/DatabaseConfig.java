@@ -1,0 +1,17 @@
+package dev.atrium.database.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+@ObjectClassDefinition(name = "Atrium database", description = "Where Atrium keeps its records")
+public @interface DatabaseConfig {
+
+    @AttributeDefinition(description = "JDBC URL of an external PostgreSQL; empty: the framework property or ATRIUM_DB_URL, else embedded")
+    String url() default "";
+
+    @AttributeDefinition(description = "Maximum connections in the pool")
+    int maxPoolSize() default 16;
+
+    @AttributeDefinition(description = "Milliseconds a caller waits for a pooled connection")
+    long connectionTimeoutMs() default 10_000;
+}

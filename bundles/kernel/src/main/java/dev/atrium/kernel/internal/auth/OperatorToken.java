@@ -1,0 +1,44 @@
+package dev.atrium.kernel.internal.auth;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+
+import dev.atrium.kernel.internal.domain.Ids;
+
+/**
+ * The operator's credential for {@code /admin}: made at first start, written to {@code <data>/operator.token}
+ * with mode 0600, and read from there on every later start.
+ */
+@Component(service = OperatorToken.class)
+public class OperatorToken {
+
+    private final byte[] hash;
+
+    @Activate
+    public OperatorToken(BundleContext context) throws IOException {
+        Path file = DataDirectory.of(context).resolve("operator.token");
+        Files.createDirectories(file.getParent());
+        String token;
+        try {
+            token = Ids.random("atop", 43);
+            Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                    token + "\n", StandardCharsets.UTF_8);
+        } catch (FileAlreadyExistsException e) {
+            token = Files.readString(file, StandardCharsets.UTF_8).trim();
+        }
+        this.hash = PersonalAccessTokens.hash(token);
+    }
+
+    public boolean matches(String presented) {
+        return MessageDigest.isEqual(hash, PersonalAccessTokens.hash(presented));
+    }
+}

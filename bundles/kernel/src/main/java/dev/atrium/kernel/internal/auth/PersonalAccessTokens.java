@@ -1,0 +1,126 @@
+package dev.atrium.kernel.internal.auth;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.internal.domain.Ids;
+
+/**
+ * Personal access tokens {@code atp_…}. Only the SHA-256 of a token is stored; the token itself is
+ * shown once, in the create response. Every request looks the hash up again, so a deleted or expired
+ * token, or one whose Principal was suspended, stops working at once.
+ */
+@Component(service = PersonalAccessTokens.class)
+public class PersonalAccessTokens {
+
+    public static final String PREFIX = "atp";
+    private static final int PREFIX_SHOWN = 12;
+
+    private final Sql sql;
+
+    @Activate
+    public PersonalAccessTokens(@Reference DataSource dataSource, @Reference SchemaMigrations migrated) {
+        this.sql = new Sql(dataSource);
+    }
+
+    public record Token(String id, String name, String scopes, String tokenPrefix, Instant expiresAt, Instant createdAt) {
+        public Map<String, Object> toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("name", name);
+            m.put("scopes", scopes);
+            m.put("token_prefix", tokenPrefix);
+            m.put("expires_at", expiresAt == null ? null : expiresAt.toString());
+            m.put("created_at", createdAt.toString());
+            return m;
+        }
+    }
+
+    public record Created(Token token, String secret) {
+        public Map<String, Object> toJson() {
+            Map<String, Object> m = token.toJson();
+            m.put("token", secret);
+            return m;
+        }
+    }
+
+    public Created create(String principalId, String name, Set<String> scopes, Instant expiresAt) {
+        if (expiresAt != null && !expiresAt.isAfter(Instant.now())) {
+            throw ApiException.badRequest("expiresAt must be in the future");
+        }
+        String secret = Ids.random(PREFIX, 40);
+        String id = Ids.id("pat");
+        String scopeColumn = String.join(" ", scopes);
+        Token token = sql.one("INSERT INTO personal_access_tokens (id, principal_id, name, token_hash, token_prefix, scopes, expires_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, name, scopes, token_prefix, expires_at, created_at",
+                PersonalAccessTokens::token, id, principalId, name, hash(secret), secret.substring(0, PREFIX_SHOWN),
+                scopeColumn, expiresAt).orElseThrow();
+        return new Created(token, secret);
+    }
+
+    public List<Token> list(String principalId) {
+        return sql.list("SELECT id, name, scopes, token_prefix, expires_at, created_at FROM personal_access_tokens "
+                + "WHERE principal_id = ? ORDER BY created_at, id", PersonalAccessTokens::token, principalId);
+    }
+
+    public boolean delete(String principalId, String id) {
+        return sql.update("DELETE FROM personal_access_tokens WHERE id = ? AND principal_id = ?", id, principalId) == 1;
+    }
+
+    /** The result of presenting a token. */
+    public sealed interface Outcome permits Valid, Unknown, Suspended {
+    }
+
+    public record Valid(AuthenticatedCaller caller) implements Outcome {
+    }
+
+    public record Unknown() implements Outcome {
+    }
+
+    public record Suspended() implements Outcome {
+    }
+
+    public Outcome authenticate(String secret) {
+        if (!secret.startsWith(PREFIX + "_") || secret.length() > 200) {
+            return new Unknown();
+        }
+        Optional<Outcome> found = sql.one("SELECT t.id, t.principal_id, t.scopes, p.status FROM personal_access_tokens t "
+                + "JOIN principals p ON p.id = t.principal_id "
+                + "WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > now())",
+                rs -> "active".equals(rs.getString("status"))
+                        ? new Valid(new AuthenticatedCaller(rs.getString("principal_id"), "pat",
+                                Scopes.fromColumn(rs.getString("scopes")), rs.getString("id")))
+                        : new Suspended(),
+                (Object) hash(secret));
+        return found.orElseGet(Unknown::new);
+    }
+
+    private static Token token(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new Token(rs.getString("id"), rs.getString("name"), rs.getString("scopes"), rs.getString("token_prefix"),
+                Sql.instant(rs, "expires_at"), Sql.instant(rs, "created_at"));
+    }
+
+    static byte[] hash(String secret) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.atrium.kernel.internal.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** The spec's error body {@code {"error":{"code","message"}}} and the code that goes with each status. */
+public final class ErrorBody {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ErrorBody() {
+    }
+
+    public static String codeFor(int status) {
+        return switch (status) {
+            case 400 -> "BAD_REQUEST";
+            case 401 -> "UNAUTHORIZED";
+            case 403 -> "FORBIDDEN";
+            case 404 -> "NOT_FOUND";
+            case 405 -> "METHOD_NOT_ALLOWED";
+            case 406 -> "NOT_ACCEPTABLE";
+            case 409 -> "CONFLICT";
+            case 410 -> "GONE";
+            case 411 -> "LENGTH_REQUIRED";
+            case 413 -> "PAYLOAD_TOO_LARGE";
+            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
+            case 429 -> "RATE_LIMITED";
+            case 503 -> "SERVICE_UNAVAILABLE";
+            default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
+        };
+    }
+
+    public static String json(String code, String message) {
+        try {
+            return JSON.writeValueAsString(Map.of("error", Map.of("code", code, "message", message)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static byte[] bytes(int status, String message) {
+        return json(codeFor(status), message).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Whether {@code body} already is a spec error body. */
+    public static boolean isErrorBody(byte[] body) {
+        if (body.length == 0 || body[0] != '{') {
+            return false;
+        }
+        try {
+            JsonNode error = JSON.readTree(body).get("error");
+            return error != null && error.path("code").isTextual() && error.path("message").isTextual();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}

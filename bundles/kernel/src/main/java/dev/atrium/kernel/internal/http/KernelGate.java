@@ -1,0 +1,221 @@
+package dev.atrium.kernel.internal.http;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.security.Principal;
+
+import javax.servlet.http.HttpServletRequest;
+import javax.ws.rs.WebApplicationException;
+import javax.ws.rs.container.ContainerRequestContext;
+import javax.ws.rs.container.ContainerRequestFilter;
+import javax.ws.rs.container.ResourceInfo;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.HttpHeaders;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.ext.ExceptionMapper;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtension;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.internal.auth.AuthenticatedCaller;
+import dev.atrium.kernel.internal.auth.OperatorToken;
+import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
+import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Suspended;
+import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Valid;
+import dev.atrium.kernel.internal.http.RequestEnvelope.BodyTooLargeException;
+
+/**
+ * The kernel's JAX-RS extension, selected by every capability resource: it authenticates the bearer token,
+ * enforces {@link Anonymous}, {@link RequiresScope} and {@link OperatorOnly}, and turns every exception into the
+ * spec's error body.
+ */
+@Component(service = { ContainerRequestFilter.class, ExceptionMapper.class })
+@JaxrsExtension
+@JaxrsName(KernelExtensions.NAME)
+public class KernelGate implements ContainerRequestFilter, ExceptionMapper<Throwable> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KernelGate.class);
+    private static final String BEARER = "bearer ";
+
+    private final PersonalAccessTokens tokens;
+    private final OperatorToken operator;
+
+    @Context
+    ResourceInfo resourceInfo;
+
+    @Context
+    HttpServletRequest servletRequest;
+
+    @Activate
+    public KernelGate(@Reference PersonalAccessTokens tokens, @Reference OperatorToken operator) {
+        this.tokens = tokens;
+        this.operator = operator;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        Method method = resourceInfo.getResourceMethod();
+        Class<?> type = resourceInfo.getResourceClass();
+        AuthenticatedCaller caller = authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+        if (caller != null) {
+            boolean secure = request.getSecurityContext() != null && request.getSecurityContext().isSecure();
+            request.setSecurityContext(new CallerContext(caller, secure));
+        }
+        if (annotation(method, type, OperatorOnly.class) != null) {
+            if (caller == null || !caller.isOperator()) {
+                throw ApiException.unauthorized("the operator token is required");
+            }
+            return;
+        }
+        if (annotation(method, type, Anonymous.class) != null) {
+            return;
+        }
+        if (caller == null || caller.principalId() == null) {
+            throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token>");
+        }
+        RequiresScope scope = annotation(method, type, RequiresScope.class);
+        if (scope != null && !caller.hasScope(scope.value())) {
+            throw ApiException.forbidden("this token lacks the scope " + scope.value());
+        }
+    }
+
+    private AuthenticatedCaller authenticate(String header) {
+        if (header == null) {
+            return null;
+        }
+        if (header.length() <= BEARER.length() || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
+        }
+        String secret = header.substring(BEARER.length()).trim();
+        if (operator.matches(secret)) {
+            return AuthenticatedCaller.operator();
+        }
+        PersonalAccessTokens.Outcome outcome = tokens.authenticate(secret);
+        if (outcome instanceof Valid v) {
+            return v.caller();
+        }
+        if (outcome instanceof Suspended) {
+            throw ApiException.forbidden("this Principal is suspended");
+        }
+        throw ApiException.unauthorized("the token is invalid, expired or revoked");
+    }
+
+    private static <A extends Annotation> A annotation(Method method, Class<?> type, Class<A> annotation) {
+        A a = method == null ? null : method.getAnnotation(annotation);
+        return a != null || type == null ? a : type.getAnnotation(annotation);
+    }
+
+    @Override
+    public Response toResponse(Throwable failure) {
+        int status;
+        String message;
+        String code = null;
+        if (failure instanceof ApiException api) {
+            status = api.status();
+            code = api.code();
+            message = api.getMessage();
+        } else if (find(failure, BodyTooLargeException.class) != null) {
+            status = 413;
+            message = find(failure, BodyTooLargeException.class).getMessage();
+        } else if (find(failure, JsonProcessingException.class) != null) {
+            status = 400;
+            message = describe(find(failure, JsonProcessingException.class));
+        } else if (failure instanceof WebApplicationException web && web.getResponse().getStatus() < 500) {
+            status = web.getResponse().getStatus();
+            message = status == 404 ? "no route for " + route() : status == 405 ? "method not allowed: " + route() : web.getMessage();
+            if (status == 400 && find(failure, javax.ws.rs.ProcessingException.class) == null && failure.getCause() == null) {
+                message = "invalid request";
+            }
+        } else {
+            status = 500;
+            String id = requestId();
+            LOG.error("request {} failed", id, failure);
+            message = "internal error (request " + id + ")";
+        }
+        if (code == null) {
+            code = ErrorBody.codeFor(status);
+        }
+        Response.ResponseBuilder response = Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(ErrorBody.json(code, message));
+        if (status == 401) {
+            response.header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"atrium\"");
+        }
+        return response.build();
+    }
+
+    private String route() {
+        try {
+            return servletRequest.getMethod() + " " + servletRequest.getRequestURI();
+        } catch (RuntimeException e) {
+            return "this request";
+        }
+    }
+
+    private String requestId() {
+        try {
+            Object id = servletRequest == null ? null : servletRequest.getAttribute(RequestEnvelope.REQUEST_ID);
+            return id == null ? "-" : id.toString();
+        } catch (RuntimeException e) {
+            return "-";
+        }
+    }
+
+    private static String describe(JsonProcessingException e) {
+        if (e instanceof InvalidFormatException f && !f.getPath().isEmpty()) {
+            return "field " + f.getPath().get(0).getFieldName() + " has the wrong type";
+        }
+        if (e instanceof MismatchedInputException m && m.getPath() != null && !m.getPath().isEmpty()) {
+            return "field " + m.getPath().get(0).getFieldName() + " has the wrong type";
+        }
+        String original = e.getOriginalMessage();
+        int cut = original == null ? -1 : original.indexOf('\n');
+        return "malformed JSON: " + (original == null ? "unreadable body" : cut > 0 ? original.substring(0, cut) : original)
+                + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+    }
+
+    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
+        for (int depth = 0; t != null && depth < 10; t = t.getCause(), depth++) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
+    }
+
+    private record CallerContext(AuthenticatedCaller caller, boolean secure) implements SecurityContext {
+        @Override
+        public Principal getUserPrincipal() {
+            return caller;
+        }
+
+        @Override
+        public boolean isUserInRole(String role) {
+            return false;
+        }
+
+        @Override
+        public boolean isSecure() {
+            return secure;
+        }
+
+        @Override
+        public String getAuthenticationScheme() {
+            return "Bearer";
+        }
+    }
+}

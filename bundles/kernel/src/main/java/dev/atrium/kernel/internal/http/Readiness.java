@@ -1,0 +1,173 @@
+package dev.atrium.kernel.internal.http;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+import org.osgi.service.jaxrs.runtime.JaxrsServiceRuntime;
+import org.osgi.service.jaxrs.runtime.dto.ResourceDTO;
+import org.osgi.service.jaxrs.runtime.dto.RuntimeDTO;
+
+/**
+ * Whether the server is ready: every Atrium bundle is active, every enabled component of it is satisfied or
+ * active, and every JAX-RS resource it registers is served by the whiteboard. A first 200 from some route
+ * proves none of that.
+ */
+@Component(service = Readiness.class)
+public class Readiness {
+
+    private static final String ATRIUM = "dev.atrium.";
+    /** Aries rebuilds the application after its DTO already lists a resource: wait until it has been quiet this long. */
+    private static final long SETTLE_NANOS = 300_000_000L;
+
+    private final BundleContext context;
+    private final ServiceComponentRuntime scr;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile JaxrsServiceRuntime jaxrs;
+
+    private final java.util.concurrent.atomic.AtomicReference<long[]> lastChange = new java.util.concurrent.atomic.AtomicReference<>(
+            new long[] { -1, 0 });
+
+    @Activate
+    public Readiness(BundleContext context, @Reference ServiceComponentRuntime scr) {
+        this.context = context;
+        this.scr = scr;
+    }
+
+    /** What is not ready yet; empty when everything is. */
+    public List<String> notReady() {
+        List<String> problems = new ArrayList<>();
+        List<Bundle> atrium = new ArrayList<>();
+        for (Bundle b : context.getBundles()) {
+            if (b.getSymbolicName() != null && b.getSymbolicName().startsWith(ATRIUM)
+                    && b.getHeaders().get("Fragment-Host") == null) {
+                atrium.add(b);
+                if (b.getState() != Bundle.ACTIVE) {
+                    problems.add(b.getSymbolicName() + " is not active");
+                }
+            }
+        }
+        for (Bundle b : atrium) {
+            for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs(b)) {
+                if (!scr.isComponentEnabled(d)) {
+                    continue;
+                }
+                var configs = scr.getComponentConfigurationDTOs(d);
+                if (configs.isEmpty()) {
+                    problems.add(d.name + " has no configuration");
+                }
+                for (ComponentConfigurationDTO c : configs) {
+                    if (c.state != ComponentConfigurationDTO.ACTIVE && c.state != ComponentConfigurationDTO.SATISFIED) {
+                        StringBuilder why = new StringBuilder(d.name).append(" is not satisfied");
+                        for (var u : c.unsatisfiedReferences) {
+                            why.append(" (waiting for ").append(u.name).append(')');
+                        }
+                        problems.add(why.toString());
+                    }
+                }
+            }
+        }
+        problems.addAll(unservedResources());
+        if (problems.isEmpty() && !settled()) {
+            problems.add("the JAX-RS whiteboard is still applying changes");
+        }
+        return problems;
+    }
+
+    /** True once the whiteboard's change count has stayed the same for the settle time. */
+    private boolean settled() {
+        ServiceReference<JaxrsServiceRuntime> ref = context.getServiceReference(JaxrsServiceRuntime.class);
+        Object count = ref == null ? null : ref.getProperty("service.changecount");
+        long current = count instanceof Number n ? n.longValue() : -1;
+        long now = System.nanoTime();
+        long[] seen = lastChange.updateAndGet(prev -> prev[0] == current ? prev : new long[] { current, now });
+        return now - seen[1] >= SETTLE_NANOS;
+    }
+
+    private List<String> unservedResources() {
+        JaxrsServiceRuntime runtime = jaxrs;
+        if (runtime == null) {
+            return List.of("the JAX-RS whiteboard is not running");
+        }
+        ServiceReference<?>[] resources;
+        try {
+            resources = context.getAllServiceReferences(null, "(osgi.jaxrs.resource=true)");
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        if (resources == null) {
+            return List.of();
+        }
+        RuntimeDTO dto = runtime.getRuntimeDTO();
+        Set<Long> served = new HashSet<>();
+        if (dto.defaultApplication != null) {
+            for (ResourceDTO r : dto.defaultApplication.resourceDTOs) {
+                served.add(r.serviceId);
+            }
+        }
+        for (var app : dto.applicationDTOs) {
+            for (ResourceDTO r : app.resourceDTOs) {
+                served.add(r.serviceId);
+            }
+        }
+        java.util.Map<Long, Integer> failed = new java.util.HashMap<>();
+        for (var f : dto.failedResourceDTOs) {
+            failed.put(f.serviceId, f.failureReason);
+        }
+        List<String> problems = new ArrayList<>();
+        for (ServiceReference<?> ref : resources) {
+            String bsn = ref.getBundle() == null ? null : ref.getBundle().getSymbolicName();
+            long id = (Long) ref.getProperty("service.id");
+            if (bsn != null && bsn.startsWith(ATRIUM) && !served.contains(id)) {
+                Object name = ref.getProperty("component.name");
+                Integer reason = failed.get(id);
+                problems.add((name == null ? "service " + id : name) + " is not served by the JAX-RS whiteboard"
+                        + (reason == null ? "" : " (" + reason(reason) + ")"));
+            }
+        }
+        for (var f : dto.failedExtensionDTOs) {
+            problems.add("JAX-RS extension " + f.name + " (service " + f.serviceId + ") failed: " + reason(f.failureReason));
+        }
+        return problems;
+    }
+
+    private static String reason(int code) {
+        return switch (code) {
+            case 2 -> "shadowed by another service";
+            case 3 -> "its application is not selected";
+            case 4 -> "invalid whiteboard property";
+            case 5 -> "a required extension is unavailable";
+            case 6 -> "the required application is unavailable";
+            case 7 -> "the service could not be obtained";
+            case 8 -> "validation failed";
+            case 9 -> "duplicate name";
+            default -> "failure reason " + code;
+        };
+    }
+
+    /** Capability bundles (those with an {@code Atrium-Capability} header) that are active. */
+    public List<Bundle> activeCapabilities() {
+        List<Bundle> out = new ArrayList<>();
+        for (Bundle b : context.getBundles()) {
+            if (b.getState() == Bundle.ACTIVE && b.getHeaders().get("Atrium-Capability") != null) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+}

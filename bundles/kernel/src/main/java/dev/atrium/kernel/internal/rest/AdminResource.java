@@ -1,0 +1,102 @@
+package dev.atrium.kernel.internal.rest;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
+import dev.atrium.kernel.internal.domain.PrincipalRecord;
+import dev.atrium.kernel.internal.domain.Principals;
+import dev.atrium.kernel.internal.domain.Workspaces;
+import dev.atrium.kernel.internal.http.OperatorOnly;
+
+/** The operator's user administration, used by {@code ./atrium token create}. */
+@Component(service = AdminResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/admin/users")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+@OperatorOnly
+public class AdminResource {
+
+    private final Principals principals;
+    private final Workspaces workspaces;
+    private final PersonalAccessTokens tokens;
+
+    @Activate
+    public AdminResource(@Reference Principals principals, @Reference Workspaces workspaces, @Reference PersonalAccessTokens tokens) {
+        this.principals = principals;
+        this.workspaces = workspaces;
+        this.tokens = tokens;
+    }
+
+    /** Creates the local Principal {@code username} with its default workspace, or returns the existing one. */
+    @POST
+    public Response ensure(JsonNode body) {
+        String username = MeResource.validUsername(JsonBody.of(body));
+        Principals.Ensured ensured = principals.ensure(Principals.LOCAL_PROVIDER, username, username);
+        return Response.status(ensured.created() ? 201 : 200).entity(user(ensured.principal())).build();
+    }
+
+    private Map<String, Object> user(PrincipalRecord p) {
+        Map<String, Object> user = new LinkedHashMap<>();
+        user.put("id", p.id());
+        user.put("username", p.username());
+        user.put("status", p.status());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("user", user);
+        m.put("space", workspaces.findDefault(p.id()).map(w -> w.toJson()).orElse(null));
+        return m;
+    }
+
+    @POST
+    @Path("{username}/tokens")
+    public Response token(@PathParam("username") String username, JsonNode body) {
+        PrincipalRecord p = local(username);
+        JsonBody b = body == null || body.isNull() || body.isMissingNode() ? JsonBody.of(JsonBodyDefaults.EMPTY) : JsonBody.of(body);
+        return Response.status(201).entity(MeResource.createToken(tokens, p.id(), b, "cli").toJson()).build();
+    }
+
+    @POST
+    @Path("{username}/suspend")
+    public Map<String, Object> suspend(@PathParam("username") String username) {
+        local(username);
+        principals.setStatus(username, "suspended");
+        return user(local(username));
+    }
+
+    @POST
+    @Path("{username}/activate")
+    public Map<String, Object> activate(@PathParam("username") String username) {
+        local(username);
+        principals.setStatus(username, "active");
+        return user(local(username));
+    }
+
+    private PrincipalRecord local(String username) {
+        return principals.byUsername(username).orElseThrow(() -> ApiException.notFound("no user named '" + username + "'"));
+    }
+
+    private static final class JsonBodyDefaults {
+        static final JsonNode EMPTY = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    }
+}

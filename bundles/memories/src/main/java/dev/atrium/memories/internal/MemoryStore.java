@@ -1,0 +1,127 @@
+package dev.atrium.memories.internal;
+
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.atrium.kernel.api.SchemaMigrations;
+
+/** The memories table, which this bundle owns. It knows workspaces only by id; ownership is the kernel's. */
+@Component(service = MemoryStore.class)
+public class MemoryStore {
+
+    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
+    private static final String COLUMNS = "id, space_id, content, created_at, updated_at";
+
+    private final DataSource dataSource;
+    private final SecureRandom random = new SecureRandom();
+
+    @Activate
+    public MemoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+        this.dataSource = dataSource;
+        migrations.apply(context.getBundle());
+    }
+
+    public record Memory(String id, String spaceId, String content, String createdAt, String updatedAt) {
+        static Memory of(ResultSet rs) throws SQLException {
+            return new Memory(rs.getString("id"), rs.getString("space_id"), rs.getString("content"),
+                    rs.getTimestamp("created_at").toInstant().toString(), rs.getTimestamp("updated_at").toInstant().toString());
+        }
+
+        public Map<String, Object> toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("space_id", spaceId);
+            m.put("content", content);
+            m.put("created_at", createdAt);
+            m.put("updated_at", updatedAt);
+            return m;
+        }
+    }
+
+    public Memory create(String spaceId, String content) {
+        StringBuilder id = new StringBuilder("mem_");
+        for (int i = 0; i < 20; i++) {
+            id.append(ALPHABET[random.nextInt(ALPHABET.length)]);
+        }
+        return one("INSERT INTO memories (id, space_id, content) VALUES (?, ?, ?) RETURNING " + COLUMNS,
+                id.toString(), spaceId, content).orElseThrow();
+    }
+
+    public Optional<Memory> get(String id) {
+        return one("SELECT " + COLUMNS + " FROM memories WHERE id = ?", id);
+    }
+
+    public List<Memory> list(String spaceId, int limit, int offset) {
+        return query("SELECT " + COLUMNS + " FROM memories WHERE space_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+                spaceId, limit, offset);
+    }
+
+    public int count(String spaceId) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM memories WHERE space_id = ?")) {
+            ps.setString(1, spaceId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Full-text search in PostgreSQL, best matches first; the query uses web-search syntax (words, "phrases", -not, or). */
+    public List<Memory> search(String spaceId, String q, int limit, int offset) {
+        return query("SELECT " + COLUMNS + " FROM memories, websearch_to_tsquery('english', ?) query "
+                + "WHERE space_id = ? AND search @@ query ORDER BY ts_rank(search, query) DESC, created_at DESC, id LIMIT ? OFFSET ?",
+                q, spaceId, limit, offset);
+    }
+
+    public Optional<Memory> update(String id, String content) {
+        return one("UPDATE memories SET content = ?, updated_at = now() WHERE id = ? RETURNING " + COLUMNS, content, id);
+    }
+
+    public boolean delete(String id) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("DELETE FROM memories WHERE id = ?")) {
+            ps.setString(1, id);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Optional<Memory> one(String sql, Object... args) {
+        return query(sql, args).stream().findFirst();
+    }
+
+    private List<Memory> query(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Memory> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(Memory.of(rs));
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

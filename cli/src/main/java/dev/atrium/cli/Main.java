@@ -1,0 +1,176 @@
+package dev.atrium.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * {@code ./atrium <command>}: operator commands that talk to a running server's admin API with the operator
+ * token from {@code <data>/operator.token}. Exit status 0 on success, 1 when the server refused, 2 on bad usage.
+ */
+public final class Main {
+
+    static final String USAGE = """
+            usage:
+              atrium token create --user NAME [--scopes '*'] [--name NAME] [--expires-at ISO-8601] [--url URL] [--data DIR]
+            options:
+              --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
+              --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
+            """;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    Main(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new Main(System.out, System.err).run(args));
+    }
+
+    /** Thrown for a failure the user is told about in one line. */
+    static final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int status;
+
+        Failure(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    int run(String[] args) {
+        try {
+            List<String> words = new ArrayList<>();
+            Map<String, String> options = parse(args, words);
+            String command = String.join(" ", words);
+            switch (command) {
+                case "token create" -> tokenCreate(options);
+                case "help", "" -> out.print(USAGE);
+                default -> throw new Failure(2, "unknown command '" + command + "'\n" + USAGE);
+            }
+            return 0;
+        } catch (Failure f) {
+            err.println("atrium: " + f.getMessage());
+            return f.status;
+        }
+    }
+
+    private static Map<String, String> parse(String[] args, List<String> words) throws Failure {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.startsWith("--")) {
+                String name = a.substring(2);
+                String value;
+                int eq = name.indexOf('=');
+                if (eq >= 0) {
+                    value = name.substring(eq + 1);
+                    name = name.substring(0, eq);
+                } else if (i + 1 < args.length) {
+                    value = args[++i];
+                } else {
+                    throw new Failure(2, "option --" + name + " needs a value");
+                }
+                options.put(name, value);
+            } else {
+                words.add(a);
+            }
+        }
+        return options;
+    }
+
+    private void tokenCreate(Map<String, String> options) throws Failure {
+        String user = options.get("user");
+        if (user == null || user.isBlank()) {
+            throw new Failure(2, "token create needs --user NAME");
+        }
+        Admin admin = admin(options);
+        Map<String, Object> userBody = Map.of("username", user);
+        JsonNode created = admin.post("/admin/users", userBody);
+        Map<String, Object> tokenBody = new LinkedHashMap<>();
+        tokenBody.put("scopes", options.getOrDefault("scopes", "*"));
+        tokenBody.put("name", options.getOrDefault("name", "cli"));
+        if (options.containsKey("expires-at")) {
+            tokenBody.put("expiresAt", options.get("expires-at"));
+        }
+        JsonNode token = admin.post("/admin/users/" + user + "/tokens", tokenBody);
+        out.println("user " + created.path("user").path("username").asText() + " (" + created.path("user").path("id").asText()
+                + "), default workspace " + created.path("space").path("slug").asText());
+        out.println("token " + token.path("id").asText() + " with scopes " + token.path("scopes").asText()
+                + (token.path("expires_at").isNull() ? "" : ", expires " + token.path("expires_at").asText()));
+        out.println(token.path("token").asText());
+    }
+
+    private Admin admin(Map<String, String> options) throws Failure {
+        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080"));
+        Path data = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data")));
+        Path tokenFile = data.resolve("operator.token");
+        try {
+            return new Admin(url.replaceAll("/+$", ""), Files.readString(tokenFile).trim());
+        } catch (NoSuchFileException e) {
+            throw new Failure(1, "no operator token at " + tokenFile.toAbsolutePath()
+                    + " (start the server with this --data first, or pass --data)");
+        } catch (IOException e) {
+            throw new Failure(1, "cannot read " + tokenFile + ": " + e.getMessage());
+        }
+    }
+
+    private static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? dflt : v;
+    }
+
+    private final class Admin {
+        private final String url;
+        private final String token;
+
+        Admin(String url, String token) {
+            this.url = url;
+            this.token = token;
+        }
+
+        JsonNode post(String path, Object body) throws Failure {
+            try {
+                HttpRequest request = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))).build();
+                HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                JsonNode answer = response.body().length == 0 ? json.createObjectNode() : json.readTree(response.body());
+                if (response.statusCode() >= 300) {
+                    String message = answer.path("error").path("message").asText("HTTP " + response.statusCode());
+                    throw new Failure(1, "the server refused " + path + ": " + message + " (HTTP " + response.statusCode() + ")");
+                }
+                return answer;
+            } catch (ConnectException e) {
+                throw new Failure(1, "no server answers at " + url + " (is it running? start it with ./atrium run)");
+            } catch (IOException e) {
+                throw new Failure(1, "talking to " + url + " failed: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Failure(1, "interrupted");
+            } catch (IllegalArgumentException e) {
+                throw new Failure(2, "bad --url " + url + ": " + e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * The real runtime, launched once per test run with {@code ./atrium run} on a free loopback port, a fresh
+ * data directory and a fresh database, and stopped with SIGTERM when the run ends. Test classes receive it
+ * as a parameter: {@code @ExtendWith(AtriumServer.Extension.class)}.
+ */
+final class AtriumServer implements ExtensionContext.Store.CloseableResource {
+
+    static final Path ROOT = Path.of(System.getProperty("atrium.root", "..")).toAbsolutePath().normalize();
+    private static final AtomicInteger USERS = new AtomicInteger();
+
+    final TestDatabase db;
+    final Path data;
+    final int port;
+    final Process process;
+    final long startMillis;
+    private final Path log;
+
+    private AtriumServer(TestDatabase db, Path data, int port, Process process, long startMillis, Path log) {
+        this.db = db;
+        this.data = data;
+        this.port = port;
+        this.process = process;
+        this.startMillis = startMillis;
+        this.log = log;
+    }
+
+    /**
+     * Runs {@code ./atrium run} on a free port with {@code data}, on {@code db} or, when it is null, on the
+     * embedded PostgreSQL; returns once {@code /healthz} answers 200.
+     */
+    static AtriumServer launch(Path data, TestDatabase db) throws Exception {
+        int port = freePort();
+        Path log = ROOT.resolve("itests/target/server-" + port + ".log");
+        Files.createDirectories(log.getParent());
+        List<String> command = new java.util.ArrayList<>(
+                List.of(ROOT.resolve("atrium").toString(), "run", "--port", "" + port, "--data", data.toString()));
+        if (db != null) {
+            command.addAll(List.of("--db-url", db.url()));
+        }
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("ATRIUM_NO_BUILD", "1");
+        pb.environment().remove("ATRIUM_DB_URL");
+        long started = System.nanoTime();
+        Process p = pb.start();
+        AtriumServer server = new AtriumServer(db, data, port, p, 0, log);
+        long ms = server.awaitHealthy(Duration.ofSeconds(90), started);
+        return new AtriumServer(db, data, port, p, ms, log);
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Waits for {@code GET /healthz} 200; returns the milliseconds since {@code startedNanos}. */
+    long awaitHealthy(Duration timeout, long startedNanos) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the server exited with " + process.exitValue() + ":\n" + tail());
+            }
+            try {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base() + "/healthz"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return (System.nanoTime() - startedNanos) / 1_000_000;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("the server did not become healthy in " + timeout + ":\n" + tail());
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    String operatorToken() {
+        try {
+            return Files.readString(data.resolve("operator.token")).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    Http anonymous() {
+        return new Http(base(), null);
+    }
+
+    Http operator() {
+        return new Http(base(), operatorToken());
+    }
+
+    /** A new local Principal with its default workspace, and a client holding a PAT with {@code scopes}. */
+    User newUser(String scopes) {
+        String name = "user" + USERS.incrementAndGet() + "x" + Long.toString(System.nanoTime() % 100000, 36);
+        Http.Reply created = operator().post("/admin/users", Map.of("username", name));
+        assertEquals(201, created.status(), created.body());
+        Http.Reply token = operator().post("/admin/users/" + name + "/tokens", Map.of("scopes", scopes));
+        assertEquals(201, token.status(), token.body());
+        return new User(name, created.json().path("user").path("id").asText(), created.json().path("space").path("id").asText(),
+                new Http(base(), token.json().path("token").asText()));
+    }
+
+    User newUser() {
+        return newUser("*");
+    }
+
+    record User(String username, String principalId, String defaultSpaceId, Http http) {
+    }
+
+    /** SIGTERM, as Ctrl-C or a service manager would send; returns the exit code. */
+    int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the server did not stop within 30 s of SIGTERM:\n" + tail());
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws Throwable {
+        try {
+            if (process.isAlive()) {
+                stop();
+            }
+        } finally {
+            if (db != null) {
+                db.close();
+            }
+            deleteTree(data.toFile());
+        }
+    }
+
+    static void deleteTree(File f) {
+        File[] children = f.listFiles();
+        if (children != null) {
+            for (File c : children) {
+                deleteTree(c);
+            }
+        }
+        f.delete();
+    }
+
+    /** Shares one server among all test classes of the run. */
+    static final class Extension implements ParameterResolver {
+        @Override
+        public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
+            return p.getParameter().getType() == AtriumServer.class;
+        }
+
+        @Override
+        public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+            return e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL).getOrComputeIfAbsent(AtriumServer.class, k -> {
+                try {
+                    return launch(Files.createTempDirectory("atrium-it-"), TestDatabase.create());
+                } catch (Exception ex) {
+                    throw new IllegalStateException("cannot start the server: " + ex.getMessage(), ex);
+                }
+            }, AtriumServer.class);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code ./atrium run} with no database URL: a real embedded PostgreSQL in {@code <data>/pg}, stopped with the
+ * server on SIGTERM, and the same data and operator token after a restart.
+ */
+class LauncherTest {
+
+    @Test
+    void runOnTheEmbeddedDatabaseServesKeepsDataAndStopsWithoutOrphans() throws Exception {
+        Path data = Files.createTempDirectory("atrium-embedded-");
+        try {
+            AtriumServer first = startEmbedded(data);
+            System.out.println("cold start to /healthz 200 on embedded PostgreSQL (first run, initdb): " + first.startMillis + " ms");
+            assertTrue(Files.exists(data.resolve("pg/PG_VERSION")), "the database lives in <data>/pg");
+            Path tokenFile = data.resolve("operator.token");
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tokenFile)));
+            String operator = Files.readString(tokenFile);
+            AtriumServer.User u = first.newUser();
+            String memory = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "survives restarts"))
+                    .get("memory").get("id").asText();
+            String token = u.http().get("/api/me").raw().request().headers().firstValue("Authorization").orElseThrow();
+
+            System.out.println("exit code after SIGTERM: " + first.stop());
+            assertEquals(List.of(), postgresProcessesUsing(data), "no PostgreSQL is left running");
+
+            AtriumServer second = startEmbedded(data);
+            System.out.println("warm start to /healthz 200 on embedded PostgreSQL: " + second.startMillis + " ms");
+            assertEquals(operator, Files.readString(tokenFile), "the operator token is kept");
+            Http again = new Http(second.base(), token.substring("Bearer ".length()));
+            Http.Reply kept = again.get("/api/memories/" + memory);
+            assertEquals(200, kept.status(), kept.body());
+            assertEquals("survives restarts", kept.get("memory").get("content").asText());
+            second.stop();
+            assertEquals(List.of(), postgresProcessesUsing(data));
+        } finally {
+            for (long pid : postgresProcessesUsing(data)) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            AtriumServer.deleteTree(data.toFile());
+        }
+    }
+
+    private static AtriumServer startEmbedded(Path data) throws Exception {
+        return AtriumServer.launch(data, null);
+    }
+
+    /** PIDs of processes whose command line names {@code data} (postgres is started with {@code -D <data>/pg}). */
+    static List<Long> postgresProcessesUsing(Path data) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        String needle = data.toAbsolutePath().resolve("pg").toString();
+        try (var procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String cmd = new String(Files.readAllBytes(proc.resolve("cmdline"))).replace('\0', ' ');
+                    if (cmd.contains("postgres") && cmd.contains(needle)) {
+                        pids.add(Long.parseLong(proc.getFileName().toString()));
+                    }
+                } catch (IOException gone) {
+                    // the process ended while we looked
+                }
+            }
+        }
+        return pids;
+    }
+}
