@@ -2,6 +2,7 @@ package dev.atrium.database.internal;
 
 import java.io.File;
 import java.io.IOException;
+import java.util.Hashtable;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -24,8 +25,9 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * Owns the process's connection pool and, with no external URL configured, the embedded PostgreSQL it
- * points at. The DataSource is registered only once the database answers, and unregistered before the
- * pool closes and the embedded server stops, so no consumer ever holds a dead pool.
+ * points at. Both come up on a thread of their own so the rest of the runtime starts meanwhile; the
+ * DataSource is registered only once the database answers, and unregistered before the pool closes and the
+ * embedded server stops, so no consumer ever holds a dead pool.
  */
 @Component(configurationPid = "dev.atrium.database", configurationPolicy = ConfigurationPolicy.OPTIONAL, service = {})
 @Designate(ocd = DatabaseConfig.class)
@@ -33,49 +35,87 @@ public class Database {
 
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
 
-    private final EmbeddedPostgres embedded;
-    private final HikariDataSource pool;
-    private final ServiceRegistration<DataSource> registration;
+    private final Thread starter;
+    private EmbeddedPostgres embedded;
+    private HikariDataSource pool;
+    private ServiceRegistration<DataSource> registration;
+    private boolean stopped;
 
     @Activate
-    public Database(BundleContext context, DatabaseConfig config) throws IOException {
-        String url = firstNonBlank(config.url(), context.getProperty("atrium.db.url"), System.getenv("ATRIUM_DB_URL"));
-        PGSimpleDataSource target = new PGSimpleDataSource();
-        String kind;
-        if (url != null) {
-            target.setURL(url);
-            embedded = null;
-            kind = "external";
-        } else {
-            embedded = startEmbedded(dataDirectory(context));
-            target.setServerNames(new String[] { "127.0.0.1" });
-            target.setPortNumbers(new int[] { embedded.getPort() });
-            target.setDatabaseName("postgres");
-            target.setUser("postgres");
-            kind = "embedded";
-        }
-        HikariConfig hc = new HikariConfig();
-        hc.setPoolName("atrium");
-        hc.setDataSource(target);
-        hc.setMaximumPoolSize(config.maxPoolSize());
-        hc.setConnectionTimeout(config.connectionTimeoutMs());
-        hc.setInitializationFailTimeout(30_000);
+    public Database(BundleContext context, DatabaseConfig config) {
+        starter = new Thread(() -> start(context, config), "atrium-database-start");
+        starter.start();
+    }
+
+    private void start(BundleContext context, DatabaseConfig config) {
         try {
-            pool = new HikariDataSource(hc);
-        } catch (RuntimeException e) {
-            stopEmbedded();
-            throw e;
+            String url = firstNonBlank(config.url(), context.getProperty("atrium.db.url"), System.getenv("ATRIUM_DB_URL"));
+            PGSimpleDataSource target = new PGSimpleDataSource();
+            EmbeddedPostgres pg = null;
+            if (url != null) {
+                target.setURL(url);
+            } else {
+                pg = startEmbedded(dataDirectory(context));
+                target.setServerNames(new String[] { "127.0.0.1" });
+                target.setPortNumbers(new int[] { pg.getPort() });
+                target.setDatabaseName("postgres");
+                target.setUser("postgres");
+            }
+            HikariConfig hc = new HikariConfig();
+            hc.setPoolName("atrium");
+            hc.setDataSource(target);
+            hc.setMaximumPoolSize(config.maxPoolSize());
+            hc.setConnectionTimeout(config.connectionTimeoutMs());
+            hc.setInitializationFailTimeout(30_000);
+            HikariDataSource ds = new HikariDataSource(hc);
+            synchronized (this) {
+                embedded = pg;
+                pool = ds;
+                if (stopped) {
+                    return;
+                }
+                String kind = pg == null ? "external" : "embedded";
+                registration = context.registerService(DataSource.class, ds, new Hashtable<>(Map.of("atrium.database", kind)));
+                LOG.info("database ready ({}{})", kind, pg == null ? "" : ", port " + pg.getPort());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("the database could not be started; nothing that needs it will run", e);
+        } finally {
+            synchronized (this) {
+                if (stopped) {
+                    release();
+                }
+            }
         }
-        registration = context.registerService(DataSource.class, pool,
-                new java.util.Hashtable<>(Map.of("atrium.database", kind)));
-        LOG.info("database ready ({}{})", kind, embedded == null ? "" : ", port " + embedded.getPort());
     }
 
     @Deactivate
-    void deactivate() {
-        registration.unregister();
-        pool.close();
-        stopEmbedded();
+    void deactivate() throws InterruptedException {
+        synchronized (this) {
+            stopped = true;
+            release();
+        }
+        starter.join(60_000);
+    }
+
+    /** Unregisters, closes the pool and stops the embedded server, each at most once; called holding the lock. */
+    private void release() {
+        if (registration != null) {
+            registration.unregister();
+            registration = null;
+        }
+        if (pool != null) {
+            pool.close();
+            pool = null;
+        }
+        if (embedded != null) {
+            try {
+                embedded.close();
+            } catch (IOException e) {
+                LOG.warn("embedded PostgreSQL did not stop cleanly", e);
+            }
+            embedded = null;
+        }
     }
 
     private static File dataDirectory(BundleContext context) {
@@ -96,16 +136,6 @@ public class Database {
                 .start();
         LOG.info("embedded PostgreSQL started in {} ms in {}", (System.nanoTime() - started) / 1_000_000, pgData);
         return pg;
-    }
-
-    private void stopEmbedded() {
-        if (embedded != null) {
-            try {
-                embedded.close();
-            } catch (IOException e) {
-                LOG.warn("embedded PostgreSQL did not stop cleanly", e);
-            }
-        }
     }
 
     private static String firstNonBlank(String... values) {

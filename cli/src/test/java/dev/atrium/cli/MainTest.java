@@ -1,0 +1,31 @@
+package dev.atrium.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final Main main = new Main(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    @Test
+    void helpPrintsUsage() {
+        assertEquals(0, main.run(new String[] { "help" }));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("token create"));
+    }
+
+    @Test
+    void badUsageExitsTwoWithAReason() {
+        assertEquals(2, main.run(new String[] { "token", "create" }));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--user"));
+        assertEquals(2, main.run(new String[] { "token", "create", "--user" }));
+        assertEquals(2, main.run(new String[] { "dance" }));
+    }
+}
