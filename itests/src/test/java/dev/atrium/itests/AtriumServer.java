@@ -66,8 +66,13 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         long started = System.nanoTime();
         Process p = pb.start();
         AtriumServer server = new AtriumServer(db, data, port, p, 0, log);
-        long ms = server.awaitHealthy(Duration.ofSeconds(90), started);
-        return new AtriumServer(db, data, port, p, ms, log);
+        try {
+            long ms = server.awaitHealthy(Duration.ofSeconds(90), started);
+            return new AtriumServer(db, data, port, p, ms, log);
+        } catch (Exception | Error e) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw e;
+        }
     }
 
     static int freePort() throws IOException {

@@ -22,8 +22,9 @@ class LauncherTest {
     @Test
     void runOnTheEmbeddedDatabaseServesKeepsDataAndStopsWithoutOrphans() throws Exception {
         Path data = Files.createTempDirectory("atrium-embedded-");
+        List<AtriumServer> started = new ArrayList<>();
         try {
-            AtriumServer first = startEmbedded(data);
+            AtriumServer first = startEmbedded(data, started);
             System.out.println("cold start to /healthz 200 on embedded PostgreSQL (first run, initdb): " + first.startMillis + " ms");
             assertTrue(Files.exists(data.resolve("pg/PG_VERSION")), "the database lives in <data>/pg");
             Path tokenFile = data.resolve("operator.token");
@@ -37,7 +38,7 @@ class LauncherTest {
             System.out.println("exit code after SIGTERM: " + first.stop());
             assertEquals(List.of(), postgresProcessesUsing(data), "no PostgreSQL is left running");
 
-            AtriumServer second = startEmbedded(data);
+            AtriumServer second = startEmbedded(data, started);
             System.out.println("warm start to /healthz 200 on embedded PostgreSQL: " + second.startMillis + " ms");
             assertEquals(operator, Files.readString(tokenFile), "the operator token is kept");
             Http again = new Http(second.base(), token.substring("Bearer ".length()));
@@ -47,6 +48,11 @@ class LauncherTest {
             second.stop();
             assertEquals(List.of(), postgresProcessesUsing(data));
         } finally {
+            for (AtriumServer s : started) {
+                if (s.process.isAlive()) {
+                    s.process.destroyForcibly().waitFor();
+                }
+            }
             for (long pid : postgresProcessesUsing(data)) {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
             }
@@ -54,8 +60,10 @@ class LauncherTest {
         }
     }
 
-    private static AtriumServer startEmbedded(Path data) throws Exception {
-        return AtriumServer.launch(data, null);
+    private static AtriumServer startEmbedded(Path data, List<AtriumServer> started) throws Exception {
+        AtriumServer server = AtriumServer.launch(data, null);
+        started.add(server);
+        return server;
     }
 
     /** PIDs of processes whose command line names {@code data} (postgres is started with {@code -D <data>/pg}). */

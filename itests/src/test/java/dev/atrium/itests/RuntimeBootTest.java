@@ -109,12 +109,31 @@ class RuntimeBootTest {
                             HttpResponse.BodyHandlers.ofString());
                 }
                 assertEquals(200, health.statusCode(), health.body());
+
+                Bundle memories = installed.stream().filter(b -> b.getSymbolicName().equals("dev.atrium.memories")).findFirst().orElseThrow();
+                memories.stop();
+                HttpResponse<String> degraded = health(port);
+                assertEquals(503, degraded.statusCode(), degraded.body());
+                assertTrue(degraded.body().contains("\"SERVICE_UNAVAILABLE\"") && degraded.body().contains("dev.atrium.memories is not active"),
+                        degraded.body());
+                memories.start();
+                health = health(port);
+                while (System.currentTimeMillis() < deadline + 30_000 && health.statusCode() != 200) {
+                    Thread.sleep(100);
+                    health = health(port);
+                }
+                assertEquals(200, health.statusCode(), health.body());
             } finally {
                 framework.stop();
                 framework.waitForStop(30_000);
                 Thread.currentThread().setContextClassLoader(testLoader);
             }
         }
+    }
+
+    private static HttpResponse<String> health(int port) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** Bundles that are not ACTIVE (fragments: not RESOLVED) and DS components that are not satisfied or active. */

@@ -33,9 +33,6 @@ public final class Sql {
             super(cause.getMessage(), cause);
         }
 
-        public String sqlState() {
-            return ((SQLException) getCause()).getSQLState();
-        }
     }
 
     private final DataSource dataSource;

@@ -93,8 +93,9 @@ public class Workspaces implements OwnerScope {
         return sql.tx(c -> create(c, ownerId, name, slug, description, securityPosture, false));
     }
 
+    /** The parts of a workspace to change; null parts stay as they are. */
     public record Change(String name, String slug, String description, String securityPosture, String aiModel,
-            String aiProvider, boolean clearModel) {
+            String aiProvider) {
     }
 
     /** Applies the non-null parts of {@code change} to a workspace the caller owns. */
@@ -110,11 +111,9 @@ public class Workspaces implements OwnerScope {
             }
             Sql.update(c, "UPDATE workspaces SET name = coalesce(?, name), slug = coalesce(?, slug), "
                     + "description = coalesce(?, description), security_posture = coalesce(?, security_posture), "
-                    + "ai_model = CASE WHEN ? THEN ? ELSE coalesce(?, ai_model) END, "
-                    + "ai_provider = CASE WHEN ? THEN ? ELSE coalesce(?, ai_provider) END, updated_at = now() WHERE id = ?",
-                    change.name(), change.slug(), change.description(), change.securityPosture(),
-                    change.clearModel(), change.aiModel(), change.aiModel(),
-                    change.clearModel(), change.aiProvider(), change.aiProvider(), w.id());
+                    + "ai_model = coalesce(?, ai_model), ai_provider = coalesce(?, ai_provider), updated_at = now() WHERE id = ?",
+                    change.name(), change.slug(), change.description(), change.securityPosture(), change.aiModel(),
+                    change.aiProvider(), w.id());
             return Sql.one(c, "SELECT " + WorkspaceRecord.COLUMNS + " FROM workspaces w WHERE w.id = ?", WorkspaceRecord::of,
                     w.id()).orElseThrow();
         });

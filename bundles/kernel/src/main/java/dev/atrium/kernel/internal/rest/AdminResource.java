@@ -18,6 +18,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
@@ -72,7 +73,7 @@ public class AdminResource {
     @Path("{username}/tokens")
     public Response token(@PathParam("username") String username, JsonNode body) {
         PrincipalRecord p = local(username);
-        JsonBody b = body == null || body.isNull() || body.isMissingNode() ? JsonBody.of(JsonBodyDefaults.EMPTY) : JsonBody.of(body);
+        JsonBody b = JsonBody.of(body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);
         return Response.status(201).entity(MeResource.createToken(tokens, p.id(), b, "cli").toJson()).build();
     }
 
@@ -94,9 +95,5 @@ public class AdminResource {
 
     private PrincipalRecord local(String username) {
         return principals.byUsername(username).orElseThrow(() -> ApiException.notFound("no user named '" + username + "'"));
-    }
-
-    private static final class JsonBodyDefaults {
-        static final JsonNode EMPTY = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
     }
 }

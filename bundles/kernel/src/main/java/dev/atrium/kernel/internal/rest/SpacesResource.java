@@ -135,7 +135,7 @@ public class SpacesResource {
                 b.optionalText("description", 0, 2000).orElse(null),
                 b.oneOf("security_posture", POSTURES).orElse(null),
                 b.optionalText("ai_model", 1, 200).orElse(null),
-                b.optionalText("ai_provider", 1, 200).orElse(null), false);
+                b.optionalText("ai_provider", 1, 200).orElse(null));
         return space(workspaces.update(caller, spaceId, change));
     }
 
@@ -159,7 +159,7 @@ public class SpacesResource {
         JsonBody b = JsonBody.of(body);
         String model = b.optionalText("model", 1, 200).orElse(null);
         String provider = b.optionalText("provider", 1, 200).orElse(null);
-        return workspaces.update(caller, spaceId, new Workspaces.Change(null, null, null, null, model, provider, false)).modelJson();
+        return workspaces.update(caller, spaceId, new Workspaces.Change(null, null, null, null, model, provider)).modelJson();
     }
 
     @GET
