@@ -1,5 +1,9 @@
 package dev.atrium.kernel.api;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * {@code limit} and {@code offset} of a list request, the same on every list: limit defaults to 20 and
  * may not exceed 100, offset defaults to 0.
@@ -20,6 +24,16 @@ public record PageRequest(int limit, int offset) {
             throw ApiException.badRequest("offset must not be negative");
         }
         return new PageRequest(l, o);
+    }
+
+    /** The list body every list answers with: {@code {<name>: items, total, limit, offset}}. */
+    public Map<String, Object> body(String name, List<?> items, long total) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put(name, items);
+        m.put("total", total);
+        m.put("limit", limit);
+        m.put("offset", offset);
+        return m;
     }
 
     private static int parse(String name, String value, int dflt) {

@@ -14,6 +14,11 @@ class PageRequestTest {
     }
 
     @Test
+    void theListBodyNamesItsItemsAndEchoesThePage() {
+        assertEquals("{things=[a], total=7, limit=5, offset=2}", PageRequest.of("5", "2").body("things", java.util.List.of("a"), 7).toString());
+    }
+
+    @Test
     void limitIsOneToOneHundredAndOffsetNotNegative() {
         assertEquals(new PageRequest(100, 7), PageRequest.of("100", "7"));
         for (String[] bad : new String[][] { { "0", "0" }, { "101", "0" }, { "x", "0" }, { "5", "-1" }, { "5", "1.5" } }) {

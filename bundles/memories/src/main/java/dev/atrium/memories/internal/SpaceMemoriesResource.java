@@ -57,12 +57,8 @@ public class SpaceMemoriesResource {
             @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("memories", store.list(space.id(), page.limit(), page.offset()).stream().map(Memory::toJson).toList());
-        m.put("total", store.count(space.id()));
-        m.put("limit", page.limit());
-        m.put("offset", page.offset());
-        return m;
+        return page.body("memories", store.list(space.id(), page.limit(), page.offset()).stream().map(Memory::toJson).toList(),
+                store.count(space.id()));
     }
 
     @GET

@@ -85,12 +85,8 @@ public class SpacesResource {
     public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         Caller caller = Caller.from(sc);
         PageRequest page = PageRequest.of(limit, offset);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("spaces", workspaces.list(caller.principalId(), page.limit(), page.offset()).stream().map(WorkspaceRecord::toJson).toList());
-        m.put("total", workspaces.count(caller.principalId()));
-        m.put("limit", page.limit());
-        m.put("offset", page.offset());
-        return m;
+        return page.body("spaces", workspaces.list(caller.principalId(), page.limit(), page.offset()).stream()
+                .map(WorkspaceRecord::toJson).toList(), workspaces.count(caller.principalId()));
     }
 
     @POST
