@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,6 +29,9 @@ public final class Main {
     static final String USAGE = """
             usage:
               atrium token create --user NAME [--scopes '*'] [--name NAME] [--expires-at ISO-8601] [--url URL] [--data DIR]
+              atrium features [--url URL] [--data DIR]
+              atrium feature enable|disable NAME [--url URL] [--data DIR]
+              atrium bundles [--url URL] [--data DIR]
             options:
               --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
               --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
@@ -65,8 +69,16 @@ public final class Main {
             String command = String.join(" ", words);
             switch (command) {
                 case "token create" -> tokenCreate(options);
+                case "features" -> features(options);
+                case "bundles" -> bundles(options);
                 case "help", "" -> out.print(USAGE);
-                default -> throw new Failure(2, "unknown command '" + command + "'\n" + USAGE);
+                default -> {
+                    if (words.size() == 3 && words.get(0).equals("feature") && Set.of("enable", "disable").contains(words.get(1))) {
+                        feature(options, words.get(1), words.get(2));
+                    } else {
+                        throw new Failure(2, "unknown command '" + command + "'\n" + USAGE);
+                    }
+                }
             }
             return 0;
         } catch (Failure f) {
@@ -121,6 +133,55 @@ public final class Main {
         out.println(token.path("token").asText());
     }
 
+    private void features(Map<String, String> options) throws Failure {
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("FEATURE", "STATE", "BUNDLES"));
+        for (JsonNode f : admin(options).get("/admin/features").path("features")) {
+            rows.add(featureRow(f));
+        }
+        table(rows);
+    }
+
+    private static List<String> featureRow(JsonNode f) {
+        List<String> bundles = new ArrayList<>();
+        for (JsonNode b : f.path("bundles")) {
+            bundles.add(b.path("symbolic_name").asText() + " (" + b.path("state").asText() + ")");
+        }
+        return List.of(f.path("name").asText(), f.path("enabled").asBoolean() ? "enabled" : "disabled", String.join(", ", bundles));
+    }
+
+    private void feature(Map<String, String> options, String action, String name) throws Failure {
+        JsonNode f = admin(options).post("/admin/features/" + name + "/" + action, Map.of()).path("feature");
+        out.println("feature " + f.path("name").asText() + " is " + (f.path("enabled").asBoolean() ? "enabled" : "disabled"));
+    }
+
+    private void bundles(Map<String, String> options) throws Failure {
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("ID", "SYMBOLIC NAME", "VERSION", "STATE", "FEATURE"));
+        for (JsonNode b : admin(options).get("/admin/bundles").path("bundles")) {
+            rows.add(List.of(b.path("id").asText(), b.path("symbolic_name").asText(), b.path("version").asText(),
+                    b.path("state").asText(), b.path("feature").isNull() ? "-" : b.path("feature").asText()));
+        }
+        table(rows);
+    }
+
+    /** Prints rows as left-aligned columns separated by two spaces; the first row is the header. */
+    void table(List<List<String>> rows) {
+        int[] widths = new int[rows.get(0).size()];
+        for (List<String> row : rows) {
+            for (int i = 0; i < row.size(); i++) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < row.size(); i++) {
+                line.append(i == row.size() - 1 ? row.get(i) : String.format("%-" + widths[i] + "s  ", row.get(i)));
+            }
+            out.println(line.toString().stripTrailing());
+        }
+    }
+
     private Admin admin(Map<String, String> options) throws Failure {
         String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080"));
         Path data = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data")));
@@ -149,11 +210,22 @@ public final class Main {
             this.token = token;
         }
 
+        JsonNode get(String path) throws Failure {
+            return send(path, HttpRequest.newBuilder(URI.create(url + path)).GET());
+        }
+
         JsonNode post(String path, Object body) throws Failure {
             try {
-                HttpRequest request = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
-                        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))).build();
+                return send(path, HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
+            } catch (IOException e) {
+                throw new Failure(2, "cannot encode the request: " + e.getMessage());
+            }
+        }
+
+        private JsonNode send(String path, HttpRequest.Builder builder) throws Failure {
+            try {
+                HttpRequest request = builder.timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token).build();
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
                 JsonNode answer = response.body().length == 0 ? json.createObjectNode() : json.readTree(response.body());
                 if (response.statusCode() >= 300) {

@@ -27,5 +27,12 @@ class MainTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--user"));
         assertEquals(2, main.run(new String[] { "token", "create", "--user" }));
         assertEquals(2, main.run(new String[] { "dance" }));
+        assertEquals(2, main.run(new String[] { "feature", "toggle", "memories" }));
+    }
+
+    @Test
+    void tablesAlignTheirColumns() {
+        main.table(java.util.List.of(java.util.List.of("ID", "NAME"), java.util.List.of("12", "kernel"), java.util.List.of("3", "x")));
+        assertEquals("ID  NAME\n12  kernel\n3   x\n", out.toString(StandardCharsets.UTF_8));
     }
 }

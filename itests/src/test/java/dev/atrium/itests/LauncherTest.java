@@ -34,6 +34,7 @@ class LauncherTest {
             String memory = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "survives restarts"))
                     .get("memory").get("id").asText();
             String token = u.http().get("/api/me").raw().request().headers().firstValue("Authorization").orElseThrow();
+            assertEquals(200, first.operator().post("/admin/features/memories/disable", Map.of()).status());
 
             System.out.println("exit code after SIGTERM: " + first.stop());
             assertEquals(List.of(), postgresProcessesUsing(data), "no PostgreSQL is left running");
@@ -42,6 +43,11 @@ class LauncherTest {
             System.out.println("warm start to /healthz 200 on embedded PostgreSQL: " + second.startMillis + " ms");
             assertEquals(operator, Files.readString(tokenFile), "the operator token is kept");
             Http again = new Http(second.base(), token.substring("Bearer ".length()));
+            Http.Reply stillDisabled = again.get("/api/memories/" + memory);
+            assertEquals(404, stillDisabled.status(), "the disabled set is restored at start: " + stillDisabled.body());
+            assertTrue(stillDisabled.body().contains("memories capability is disabled"), stillDisabled.body());
+            assertEquals(200, second.operator().post("/admin/features/memories/enable", Map.of()).status());
+            FeatureSwitchTest.await(again, "/api/memories/" + memory, 200);
             Http.Reply kept = again.get("/api/memories/" + memory);
             assertEquals(200, kept.status(), kept.body());
             assertEquals("survives restarts", kept.get("memory").get("content").asText());

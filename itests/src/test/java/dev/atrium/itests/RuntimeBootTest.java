@@ -111,7 +111,7 @@ class RuntimeBootTest {
                 assertEquals(200, health.statusCode(), health.body());
 
                 Bundle memories = installed.stream().filter(b -> b.getSymbolicName().equals("dev.atrium.memories")).findFirst().orElseThrow();
-                memories.stop();
+                memories.stop(Bundle.STOP_TRANSIENT); // as if it had failed: it is still meant to run
                 HttpResponse<String> degraded = health(port);
                 assertEquals(503, degraded.statusCode(), degraded.body());
                 assertTrue(degraded.body().contains("\"SERVICE_UNAVAILABLE\"") && degraded.body().contains("dev.atrium.memories is not active"),

@@ -31,6 +31,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.internal.auth.AuthenticatedCaller;
 import dev.atrium.kernel.internal.auth.OperatorToken;

@@ -53,8 +53,10 @@ public class Readiness {
         List<String> problems = new ArrayList<>();
         List<Bundle> atrium = new ArrayList<>();
         for (Bundle b : context.getBundles()) {
+            // a bundle the operator stopped (a disabled feature) is not persistently started and is not expected to run
             if (b.getSymbolicName() != null && b.getSymbolicName().startsWith(ATRIUM)
-                    && b.getHeaders().get("Fragment-Host") == null) {
+                    && b.getHeaders().get("Fragment-Host") == null
+                    && b.adapt(org.osgi.framework.startlevel.BundleStartLevel.class).isPersistentlyStarted()) {
                 atrium.add(b);
                 if (b.getState() != Bundle.ACTIVE) {
                     problems.add(b.getSymbolicName() + " is not active");

@@ -27,7 +27,7 @@ import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
 import dev.atrium.kernel.internal.domain.PrincipalRecord;
 import dev.atrium.kernel.internal.domain.Principals;
 import dev.atrium.kernel.internal.domain.Workspaces;
-import dev.atrium.kernel.internal.http.OperatorOnly;
+import dev.atrium.kernel.api.OperatorOnly;
 
 /** The operator's user administration, used by {@code ./atrium token create}. */
 @Component(service = AdminResource.class)

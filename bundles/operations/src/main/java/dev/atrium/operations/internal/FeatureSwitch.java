@@ -1,0 +1,191 @@
+package dev.atrium.operations.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.atrium.kernel.api.ApiException;
+
+/**
+ * Turns features on and off at run time by starting and stopping their bundles (persistently, so the
+ * framework does not start them again at the next start level). The disabled set lives in
+ * {@code <data>/features.json} and is applied on activation, before capabilities start (this bundle starts
+ * on an earlier start level). Disabling keeps a capability's data; enabling serves it again.
+ */
+@Component(service = FeatureSwitch.class)
+public class FeatureSwitch {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FeatureSwitch.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final BundleContext context;
+    private final Map<String, Feature> features;
+    private final Path stateFile;
+    private final Set<String> disabled = new TreeSet<>();
+
+    @Activate
+    public FeatureSwitch(BundleContext context) throws IOException {
+        this.context = context;
+        this.features = load(context.getBundle());
+        String data = context.getProperty("atrium.data");
+        if (data == null || data.isBlank()) {
+            data = Optional.ofNullable(System.getenv("ATRIUM_DATA")).orElse("data");
+        }
+        this.stateFile = Path.of(data).toAbsolutePath().resolve("features.json");
+        if (Files.exists(stateFile)) {
+            for (JsonNode name : JSON.readTree(stateFile.toFile()).path("disabled")) {
+                if (features.containsKey(name.asText())) {
+                    disabled.add(name.asText());
+                } else {
+                    LOG.warn("{} names an unknown feature '{}'; ignored", stateFile, name.asText());
+                }
+            }
+        }
+        for (String name : disabled) {
+            stopBundles(features.get(name));
+            LOG.info("feature {} is disabled", name);
+        }
+    }
+
+    private static Map<String, Feature> load(Bundle own) throws IOException {
+        Map<String, Feature> out = new TreeMap<>();
+        Enumeration<URL> files = own.findEntries("features", "*.json", false);
+        for (URL url : files == null ? List.<URL>of() : Collections.list(files)) {
+            try (InputStream in = url.openStream()) {
+                JsonNode f = JSON.readTree(in);
+                String file = url.getPath().substring(url.getPath().lastIndexOf('/') + 1);
+                List<String> bsns = new ArrayList<>();
+                for (JsonNode b : f.path("bundles")) {
+                    String[] gav = b.path("id").asText().split(":");
+                    if (gav.length < 3) {
+                        throw new IOException(file + ": bundle id must be groupId:artifactId:version, got " + b);
+                    }
+                    bsns.add(gav[0] + "." + gav[1]);
+                }
+                List<String> routes = new ArrayList<>();
+                for (JsonNode r : f.path("extensions").path("atrium-routes").path("json")) {
+                    routes.add(r.asText());
+                }
+                String name = file.substring(0, file.length() - ".json".length());
+                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(bsns), List.copyOf(routes)));
+            }
+        }
+        return out;
+    }
+
+    public synchronized List<Feature> features() {
+        return List.copyOf(features.values());
+    }
+
+    public synchronized boolean isEnabled(String name) {
+        return !disabled.contains(name);
+    }
+
+    /** The disabled feature that owns {@code path}, if any. */
+    public synchronized Optional<Feature> disabledOwner(String path) {
+        for (String name : disabled) {
+            Feature f = features.get(name);
+            if (f.owns(path)) {
+                return Optional.of(f);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The feature a bundle belongs to, if any. */
+    public Optional<Feature> featureOf(String symbolicName) {
+        return features.values().stream().filter(f -> f.symbolicNames().contains(symbolicName)).findFirst();
+    }
+
+    public synchronized Feature enable(String name) {
+        Feature f = feature(name);
+        if (disabled.remove(name)) {
+            save();
+            for (Bundle b : bundles(f)) {
+                try {
+                    b.start();
+                } catch (BundleException e) {
+                    disabled.add(name);
+                    save();
+                    stopBundles(f);
+                    throw new ApiException(409, "CONFLICT", "feature " + name + " could not be started: " + e.getMessage());
+                }
+            }
+            LOG.info("feature {} enabled", name);
+        }
+        return f;
+    }
+
+    public synchronized Feature disable(String name) {
+        Feature f = feature(name);
+        if (disabled.add(name)) {
+            save();
+            stopBundles(f);
+            LOG.info("feature {} disabled", name);
+        }
+        return f;
+    }
+
+    private Feature feature(String name) {
+        Feature f = features.get(name);
+        if (f == null) {
+            throw ApiException.notFound("no feature named '" + name + "' (features: " + String.join(", ", features.keySet())
+                    + "; the kernel is not a feature)");
+        }
+        return f;
+    }
+
+    List<Bundle> bundles(Feature f) {
+        List<Bundle> out = new ArrayList<>();
+        for (Bundle b : context.getBundles()) {
+            if (f.symbolicNames().contains(b.getSymbolicName())) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    private void stopBundles(Feature f) {
+        for (Bundle b : bundles(f)) {
+            try {
+                b.stop();
+            } catch (BundleException e) {
+                LOG.error("could not stop {} of feature {}", b.getSymbolicName(), f.name(), e);
+            }
+        }
+    }
+
+    private void save() {
+        try {
+            Files.createDirectories(stateFile.getParent());
+            Path tmp = stateFile.resolveSibling("features.json.tmp");
+            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), Map.of("disabled", disabled));
+            Files.move(tmp, stateFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + stateFile + ": " + e.getMessage(), e);
+        }
+    }
+}

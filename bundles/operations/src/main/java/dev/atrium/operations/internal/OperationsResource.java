@@ -1,0 +1,106 @@
+package dev.atrium.operations.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OperatorOnly;
+
+/** The operator's view of capabilities: {@code /admin/features} and {@code /admin/bundles}. */
+@Component(service = OperationsResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/admin")
+@Produces(MediaType.APPLICATION_JSON)
+@OperatorOnly
+public class OperationsResource {
+
+    private final FeatureSwitch features;
+    private final BundleContext context;
+
+    @Activate
+    public OperationsResource(@Reference FeatureSwitch features, BundleContext context) {
+        this.features = features;
+        this.context = context;
+    }
+
+    @GET
+    @Path("features")
+    public Map<String, Object> features() {
+        return Map.of("features", features.features().stream().map(this::json).toList());
+    }
+
+    @POST
+    @Path("features/{name}/enable")
+    public Map<String, Object> enable(@PathParam("name") String name) {
+        return Map.of("feature", json(features.enable(name)));
+    }
+
+    @POST
+    @Path("features/{name}/disable")
+    public Map<String, Object> disable(@PathParam("name") String name) {
+        return Map.of("feature", json(features.disable(name)));
+    }
+
+    @GET
+    @Path("bundles")
+    public Map<String, Object> bundles() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Bundle b : context.getBundles()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", b.getBundleId());
+            m.put("symbolic_name", b.getSymbolicName());
+            m.put("version", b.getVersion().toString());
+            m.put("state", state(b.getState()));
+            m.put("feature", features.featureOf(b.getSymbolicName()).map(Feature::name).orElse(null));
+            out.add(m);
+        }
+        return Map.of("bundles", out);
+    }
+
+    private Map<String, Object> json(Feature f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", f.name());
+        m.put("enabled", features.isEnabled(f.name()));
+        m.put("description", f.description());
+        List<Map<String, Object>> bundles = new ArrayList<>();
+        for (String bsn : f.symbolicNames()) {
+            Bundle b = features.bundles(f).stream().filter(x -> bsn.equals(x.getSymbolicName())).findFirst().orElse(null);
+            Map<String, Object> bm = new LinkedHashMap<>();
+            bm.put("symbolic_name", bsn);
+            bm.put("state", b == null ? "MISSING" : state(b.getState()));
+            bundles.add(bm);
+        }
+        m.put("bundles", bundles);
+        return m;
+    }
+
+    static String state(int state) {
+        return switch (state) {
+            case Bundle.UNINSTALLED -> "UNINSTALLED";
+            case Bundle.INSTALLED -> "INSTALLED";
+            case Bundle.RESOLVED -> "RESOLVED";
+            case Bundle.STARTING -> "STARTING";
+            case Bundle.STOPPING -> "STOPPING";
+            case Bundle.ACTIVE -> "ACTIVE";
+            default -> String.valueOf(state);
+        };
+    }
+}

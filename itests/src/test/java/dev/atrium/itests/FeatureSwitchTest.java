@@ -1,0 +1,132 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.itests.AtriumServer.User;
+
+/** Operators switch capabilities off and on at run time; a disabled capability's data stays. */
+@ExtendWith(AtriumServer.Extension.class)
+class FeatureSwitchTest {
+
+    static JsonNode feature(AtriumServer server, String name) {
+        for (JsonNode f : server.operator().get("/admin/features").get("features")) {
+            if (f.get("name").asText().equals(name)) {
+                return f;
+            }
+        }
+        throw new AssertionError("no feature " + name);
+    }
+
+    /** Polls until {@code path} answers {@code status} (a bundle start and the whiteboard's rebuild take a moment). */
+    static Http.Reply await(Http http, String path, int status) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 20_000;
+        Http.Reply r = http.get(path);
+        while (r.status() != status && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+            r = http.get(path);
+        }
+        return r;
+    }
+
+    @Test
+    void aDisabledCapabilityAnswers404NamingItAndServesTheSameDataWhenEnabledAgain(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String space = "/api/spaces/" + u.defaultSpaceId();
+        String memory = u.http().post(space + "/memories", Map.of("content", "kept while disabled")).get("memory").get("id").asText();
+        assertTrue(feature(server, "memories").get("enabled").asBoolean());
+        try {
+            Http.Reply off = server.operator().post("/admin/features/memories/disable", Map.of());
+            assertEquals(200, off.status(), off.body());
+            assertFalse(off.get("feature").get("enabled").asBoolean());
+            for (String path : List.of(space + "/memories", space + "/memories/search?q=kept", "/api/memories/" + memory)) {
+                Http.Reply r = u.http().get(path);
+                BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+                assertTrue(r.json().get("error").get("message").asText().contains("memories capability is disabled"), r.body());
+            }
+            BadInputTest.assertSpecError(u.http().post(space + "/memories", Map.of("content", "x")), 404, "NOT_FOUND");
+            assertEquals(200, u.http().get(space).status(), "other capabilities keep serving");
+            Http.Reply health = await(server.anonymous(), "/healthz", 200);
+            assertEquals(200, health.status(), "a disabled feature does not keep the server unhealthy: " + health.body());
+            assertFalse(u.http().get(space + "/sidebar-items").body().contains("memories"));
+            assertTrue(Files.readString(server.data.resolve("features.json")).contains("memories"), "the disabled set is persisted");
+            JsonNode bundle = bundle(server, "dev.atrium.memories");
+            assertEquals("RESOLVED", bundle.get("state").asText());
+            assertEquals("memories", bundle.get("feature").asText());
+        } finally {
+            Http.Reply on = server.operator().post("/admin/features/memories/enable", Map.of());
+            assertEquals(200, on.status(), on.body());
+        }
+        assertTrue(feature(server, "memories").get("enabled").asBoolean());
+        Http.Reply back = await(u.http(), space + "/memories", 200);
+        assertEquals(200, back.status(), back.body());
+        assertEquals("kept while disabled", back.get("memories").get(0).get("content").asText());
+        assertEquals(200, await(u.http(), "/api/memories/" + memory, 200).status());
+        assertEquals("ACTIVE", bundle(server, "dev.atrium.memories").get("state").asText());
+    }
+
+    static JsonNode bundle(AtriumServer server, String symbolicName) {
+        for (JsonNode b : server.operator().get("/admin/bundles").get("bundles")) {
+            if (b.get("symbolic_name").asText().equals(symbolicName)) {
+                return b;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
+    }
+
+    @Test
+    void featureAdministrationIsForTheOperatorOnly(AtriumServer server) {
+        User u = server.newUser();
+        BadInputTest.assertSpecError(u.http().get("/admin/features"), 401, "UNAUTHORIZED");
+        BadInputTest.assertSpecError(u.http().post("/admin/features/memories/disable", Map.of()), 401, "UNAUTHORIZED");
+        BadInputTest.assertSpecError(server.anonymous().get("/admin/bundles"), 401, "UNAUTHORIZED");
+        Http.Reply unknown = server.operator().post("/admin/features/kernel/disable", Map.of());
+        BadInputTest.assertSpecError(unknown, 404, "NOT_FOUND");
+        assertTrue(unknown.body().contains("the kernel is not a feature"), unknown.body());
+        assertTrue(feature(server, "memories").get("enabled").asBoolean());
+    }
+
+    @Test
+    void theCliListsAndSwitchesFeaturesAndListsBundles(AtriumServer server) throws Exception {
+        String[] at = { "--url", server.base(), "--data", server.data.toString() };
+        Commands.Result features = Commands.atrium(concat(new String[] { "features" }, at));
+        assertEquals(0, features.exit(), features.stderr());
+        assertTrue(features.stdout().startsWith("FEATURE"), features.stdout());
+        assertTrue(features.stdout().matches("(?s).*\\nmemories +enabled +dev\\.atrium\\.memories \\(ACTIVE\\).*"), features.stdout());
+
+        Commands.Result bundles = Commands.atrium(concat(new String[] { "bundles" }, at));
+        assertEquals(0, bundles.exit(), bundles.stderr());
+        assertTrue(bundles.stdout().matches("(?s).*dev\\.atrium\\.kernel +\\S+ +ACTIVE +-.*"), bundles.stdout());
+        assertTrue(bundles.stdout().matches("(?s).*dev\\.atrium\\.memories +\\S+ +ACTIVE +memories.*"), bundles.stdout());
+
+        Commands.Result off = Commands.atrium(concat(new String[] { "feature", "disable", "memories" }, at));
+        try {
+            assertEquals(0, off.exit(), off.stderr());
+            assertEquals("feature memories is disabled", off.lastLine());
+        } finally {
+            Commands.Result on = Commands.atrium(concat(new String[] { "feature", "enable", "memories" }, at));
+            assertEquals(0, on.exit(), on.stderr());
+            assertEquals("feature memories is enabled", on.lastLine());
+        }
+        Commands.Result unknown = Commands.atrium(concat(new String[] { "feature", "enable", "nothing" }, at));
+        assertEquals(1, unknown.exit());
+        assertTrue(unknown.stderr().contains("no feature named 'nothing'"), unknown.stderr());
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = new String[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
