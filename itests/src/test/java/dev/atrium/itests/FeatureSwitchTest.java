@@ -85,6 +85,15 @@ class FeatureSwitchTest {
     }
 
     @Test
+    void adminHealthListsWhatIsNotReady(AtriumServer server) {
+        JsonNode health = server.operator().get("/admin/health").json();
+        assertEquals("ok", health.get("status").asText(), health.toString());
+        assertEquals(0, health.get("problems").size());
+        assertTrue(health.get("capabilities").toString().contains("dev.atrium.memories"), health.toString());
+        BadInputTest.assertSpecError(server.newUser().http().get("/admin/health"), 401, "UNAUTHORIZED");
+    }
+
+    @Test
     void featureAdministrationIsForTheOperatorOnly(AtriumServer server) {
         User u = server.newUser();
         BadInputTest.assertSpecError(u.http().get("/admin/features"), 401, "UNAUTHORIZED");

@@ -72,6 +72,7 @@ class RuntimeBootTest {
             config.put(Constants.FRAMEWORK_BEGINNING_STARTLEVEL, "20");
             config.put("org.osgi.service.http.port", "" + port);
             config.put("atrium.data", tmp.resolve("data").toString());
+            config.put("felix.fileinstall.dir", Files.createDirectories(tmp.resolve("data/deploy")).toString());
             config.put("atrium.db.url", db.url());
 
             // Framework threads inherit this thread's context class loader; give them none of the test's classes,
