@@ -32,6 +32,7 @@ public final class Main {
               atrium features [--url URL] [--data DIR]
               atrium feature enable|disable NAME [--url URL] [--data DIR]
               atrium bundles [--url URL] [--data DIR]
+              atrium bundle update PATH.jar [--url URL] [--data DIR]
             options:
               --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
               --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
@@ -75,6 +76,8 @@ public final class Main {
                 default -> {
                     if (words.size() == 3 && words.get(0).equals("feature") && Set.of("enable", "disable").contains(words.get(1))) {
                         feature(options, words.get(1), words.get(2));
+                    } else if (words.size() == 3 && words.get(0).equals("bundle") && words.get(1).equals("update")) {
+                        bundleUpdate(options, Path.of(words.get(2)));
                     } else {
                         throw new Failure(2, "unknown command '" + command + "'\n" + USAGE);
                     }
@@ -165,6 +168,25 @@ public final class Main {
         table(rows);
     }
 
+    private void bundleUpdate(Map<String, String> options, Path jar) throws Failure {
+        String symbolicName;
+        byte[] bytes;
+        try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+            java.util.jar.Manifest manifest = file.getManifest();
+            String bsn = manifest == null ? null : manifest.getMainAttributes().getValue("Bundle-SymbolicName");
+            if (bsn == null) {
+                throw new Failure(1, jar + " is not an OSGi bundle (no Bundle-SymbolicName in its manifest)");
+            }
+            symbolicName = bsn.split(";")[0].trim();
+            bytes = Files.readAllBytes(jar);
+        } catch (IOException e) {
+            throw new Failure(1, "cannot read " + jar + " as a jar: " + e.getMessage());
+        }
+        JsonNode b = admin(options).postBytes("/admin/bundles/" + symbolicName + "/update", bytes).path("bundle");
+        out.println("bundle " + symbolicName + " updated from " + b.path("previous_version").asText() + " to "
+                + b.path("version").asText());
+    }
+
     /** Prints rows as left-aligned columns separated by two spaces; the first row is the header. */
     void table(List<List<String>> rows) {
         int[] widths = new int[rows.get(0).size()];
@@ -211,21 +233,27 @@ public final class Main {
         }
 
         JsonNode get(String path) throws Failure {
-            return send(path, HttpRequest.newBuilder(URI.create(url + path)).GET());
+            return send(path, HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30)).GET());
         }
 
         JsonNode post(String path, Object body) throws Failure {
             try {
-                return send(path, HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/json")
+                return send(path, HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
+                        .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
             } catch (IOException e) {
                 throw new Failure(2, "cannot encode the request: " + e.getMessage());
             }
         }
 
+        JsonNode postBytes(String path, byte[] body) throws Failure {
+            return send(path, HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/java-archive")
+                    .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+        }
+
         private JsonNode send(String path, HttpRequest.Builder builder) throws Failure {
             try {
-                HttpRequest request = builder.timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token).build();
+                HttpRequest request = builder.header("Authorization", "Bearer " + token).build();
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
                 JsonNode answer = response.body().length == 0 ? json.createObjectNode() : json.readTree(response.body());
                 if (response.statusCode() >= 300) {

@@ -5,6 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import java.io.IOException;
+import java.io.InputStream;
+
+import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -20,6 +24,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
+import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 
@@ -32,13 +37,29 @@ import dev.atrium.kernel.api.OperatorOnly;
 @OperatorOnly
 public class OperationsResource {
 
+    /** Largest jar accepted by an update. */
+    static final int MAX_JAR_BYTES = 100 * 1024 * 1024;
+
     private final FeatureSwitch features;
+    private final BundleUpdates updates;
     private final BundleContext context;
 
     @Activate
-    public OperationsResource(@Reference FeatureSwitch features, BundleContext context) {
+    public OperationsResource(@Reference FeatureSwitch features, @Reference BundleUpdates updates, BundleContext context) {
         this.features = features;
+        this.updates = updates;
         this.context = context;
+    }
+
+    @POST
+    @Path("bundles/{symbolicName}/update")
+    @Consumes({ "application/java-archive", MediaType.APPLICATION_OCTET_STREAM })
+    public Map<String, Object> update(@PathParam("symbolicName") String symbolicName, InputStream body) throws IOException {
+        byte[] jar = body.readNBytes(MAX_JAR_BYTES + 1);
+        if (jar.length > MAX_JAR_BYTES) {
+            throw new ApiException(413, "PAYLOAD_TOO_LARGE", "a bundle jar may be at most " + MAX_JAR_BYTES + " bytes");
+        }
+        return Map.of("bundle", updates.update(symbolicName, jar));
     }
 
     @GET

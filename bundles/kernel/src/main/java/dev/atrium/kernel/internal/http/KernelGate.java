@@ -8,6 +8,7 @@ import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.WebApplicationException;
 import javax.ws.rs.container.ContainerRequestContext;
 import javax.ws.rs.container.ContainerRequestFilter;
+import javax.ws.rs.container.ContainerResponseFilter;
 import javax.ws.rs.container.ResourceInfo;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.HttpHeaders;
@@ -45,13 +46,15 @@ import dev.atrium.kernel.internal.http.RequestEnvelope.BodyTooLargeException;
  * enforces {@link Anonymous}, {@link RequiresScope} and {@link OperatorOnly}, and turns every exception into the
  * spec's error body.
  */
-@Component(service = { ContainerRequestFilter.class, ExceptionMapper.class })
+@Component(service = { ContainerRequestFilter.class, ContainerResponseFilter.class, ExceptionMapper.class })
 @JaxrsExtension
 @JaxrsName(KernelExtensions.NAME)
-public class KernelGate implements ContainerRequestFilter, ExceptionMapper<Throwable> {
+public class KernelGate implements ContainerRequestFilter, ContainerResponseFilter, ExceptionMapper<Throwable> {
 
     private static final Logger LOG = LoggerFactory.getLogger(KernelGate.class);
     private static final String BEARER = "bearer ";
+    /** Which bundle (and version) served a request: operators see an upgrade take effect. */
+    static final String SERVED_BY = "X-Atrium-Bundle";
 
     private final PersonalAccessTokens tokens;
     private final OperatorToken operator;
@@ -92,6 +95,16 @@ public class KernelGate implements ContainerRequestFilter, ExceptionMapper<Throw
         RequiresScope scope = annotation(method, type, RequiresScope.class);
         if (scope != null && !caller.hasScope(scope.value())) {
             throw ApiException.forbidden("this token lacks the scope " + scope.value());
+        }
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, javax.ws.rs.container.ContainerResponseContext response) {
+        Class<?> type = resourceInfo.getResourceClass();
+        // not cached per class: a cache would keep old bundle revisions' class loaders alive after an update
+        org.osgi.framework.Bundle b = type == null ? null : org.osgi.framework.FrameworkUtil.getBundle(type);
+        if (b != null) {
+            response.getHeaders().putSingle(SERVED_BY, b.getSymbolicName() + "/" + b.getVersion());
         }
     }
 

@@ -21,13 +21,15 @@ import org.osgi.service.jaxrs.runtime.JaxrsServiceRuntime;
 import org.osgi.service.jaxrs.runtime.dto.ResourceDTO;
 import org.osgi.service.jaxrs.runtime.dto.RuntimeDTO;
 
+import dev.atrium.kernel.api.ServerReadiness;
+
 /**
  * Whether the server is ready: every Atrium bundle is active, every enabled component of it is satisfied or
  * active, and every JAX-RS resource it registers is served by the whiteboard. A first 200 from some route
  * proves none of that.
  */
-@Component(service = Readiness.class)
-public class Readiness {
+@Component(service = { Readiness.class, ServerReadiness.class })
+public class Readiness implements ServerReadiness {
 
     private static final String ATRIUM = "dev.atrium.";
     /** Aries rebuilds the application after its DTO already lists a resource: wait until it has been quiet this long. */
@@ -48,7 +50,7 @@ public class Readiness {
         this.scr = scr;
     }
 
-    /** What is not ready yet; empty when everything is. */
+    @Override
     public List<String> notReady() {
         List<String> problems = new ArrayList<>();
         List<Bundle> atrium = new ArrayList<>();

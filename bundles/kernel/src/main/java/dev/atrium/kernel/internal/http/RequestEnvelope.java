@@ -25,6 +25,7 @@ import javax.servlet.http.HttpServletResponseWrapper;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
@@ -58,10 +59,12 @@ public class RequestEnvelope implements Filter {
     private static final Pattern CLIENT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final long maxJsonBody;
+    private final UpdateGate gate;
 
     @Activate
-    public RequestEnvelope(Config config) {
+    public RequestEnvelope(Config config, @Reference UpdateGate gate) {
         this.maxJsonBody = config.maxJsonBodyBytes();
+        this.gate = gate;
     }
 
     @Override
@@ -97,9 +100,25 @@ public class RequestEnvelope implements Filter {
         }
         ErrorCapture capture = new ErrorCapture(response);
         HttpServletRequest wrapped = isJson(request) ? new LimitedBody(request, maxJsonBody) : request;
+        boolean api = path.startsWith("/api/");
+        if (api) {
+            try {
+                long held = gate.enter();
+                if (held > 0) {
+                    response.setHeader("X-Atrium-Held-Ms", Long.toString(held));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                writeError(response, 503, "the server is shutting down");
+                return;
+            }
+        }
         try {
             chain.doFilter(wrapped, capture);
         } finally {
+            if (api) {
+                gate.exit();
+            }
             capture.finish(request, id);
         }
     }

@@ -1,0 +1,157 @@
+package dev.atrium.kernel.internal.http;
+
+import java.util.Collection;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.hooks.bundle.EventHook;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds API requests while a capability bundle is stopped, updated or started, so none of them meets the
+ * JAX-RS application half rebuilt (Aries rebuilds the whole application when any resource changes).
+ * A bundle event hook sees STOPPING before SCR removes a single service: the gate closes there and waits
+ * (bounded) for in-flight API requests to finish. It opens again once readiness reports every resource
+ * served and the whiteboard settled, or when the hold bound is reached. Updates that do not come through
+ * the admin API (FileInstall) are covered the same way.
+ */
+@Component(service = { EventHook.class, UpdateGate.class }, configurationPid = "dev.atrium.kernel.gate",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = UpdateGate.Config.class)
+public class UpdateGate implements EventHook {
+
+    @ObjectClassDefinition(name = "Atrium update gate")
+    public @interface Config {
+        @AttributeDefinition(description = "Longest time in milliseconds a request is held while a capability changes")
+        long maxHoldMillis() default 5000;
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(UpdateGate.class);
+
+    private final long maxHoldNanos;
+    private final Readiness readiness;
+    private final ExecutorService opener = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-update-gate"));
+    private final Object lock = new Object();
+    private int inFlight;
+    private boolean closed;
+    private long closedAt;
+    private long generation;
+
+    @Activate
+    public UpdateGate(Config config, @Reference Readiness readiness, BundleContext context) {
+        this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(config.maxHoldMillis());
+        this.readiness = readiness;
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        opener.shutdownNow();
+        opener.awaitTermination(5, TimeUnit.SECONDS);
+        open(generation);
+    }
+
+    @Override
+    public void event(BundleEvent event, Collection<BundleContext> contexts) {
+        Bundle b = event.getBundle();
+        if (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium.")) {
+            return;
+        }
+        if (event.getType() == BundleEvent.STOPPING) {
+            close(b);
+        } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
+            scheduleOpen();
+        }
+    }
+
+    private void close(Bundle b) {
+        long deadline = System.nanoTime() + maxHoldNanos;
+        synchronized (lock) {
+            if (!closed) {
+                closed = true;
+                closedAt = System.nanoTime();
+                generation++;
+                LOG.info("holding API requests while {} changes", b.getSymbolicName());
+            }
+            while (inFlight > 0 && System.nanoTime() < deadline) {
+                waitUntil(deadline);
+            }
+        }
+    }
+
+    private void scheduleOpen() {
+        long gen;
+        synchronized (lock) {
+            if (!closed) {
+                return;
+            }
+            gen = generation;
+        }
+        opener.execute(() -> {
+            long deadline;
+            synchronized (lock) {
+                deadline = closedAt + maxHoldNanos;
+            }
+            try {
+                while (System.nanoTime() < deadline && !readiness.notReady().isEmpty()) {
+                    Thread.sleep(10);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            open(gen);
+        });
+    }
+
+    private void open(long gen) {
+        synchronized (lock) {
+            if (closed && gen == generation) {
+                closed = false;
+                LOG.info("API requests flow again after {} ms", (System.nanoTime() - closedAt) / 1_000_000);
+                lock.notifyAll();
+            }
+        }
+    }
+
+    /** Called by the envelope before an API request; waits (bounded) while the gate is closed. Returns the hold in ms. */
+    long enter() throws InterruptedException {
+        long started = System.nanoTime();
+        synchronized (lock) {
+            long deadline = started + maxHoldNanos;
+            while (closed && System.nanoTime() < deadline) {
+                lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
+            inFlight++;
+        }
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    void exit() {
+        synchronized (lock) {
+            inFlight--;
+            if (inFlight == 0) {
+                lock.notifyAll();
+            }
+        }
+    }
+
+    private void waitUntil(long deadline) {
+        try {
+            lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package dev.atrium.operations.internal;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.ServerReadiness;
+
+/**
+ * Replaces a bundle with a new jar at run time and checks the result: the bundle must become ACTIVE and every
+ * Declarative Services component of it satisfied, within a bound. Otherwise the previous revision, kept
+ * as a jar before the update, is put back and the failure is reported. Requests to the capability are held
+ * by the kernel's update gate meanwhile, so clients see no failure either way.
+ */
+@Component(service = BundleUpdates.class)
+public class BundleUpdates {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BundleUpdates.class);
+    /** Parts of the kernel: replaced by a restart, never under their own feet. */
+    private static final Set<String> KERNEL = Set.of("dev.atrium.kernel", "dev.atrium.kernel.api", "dev.atrium.operations",
+            "dev.atrium.database");
+    private static final long VERIFY_MILLIS = 15_000;
+
+    private final BundleContext context;
+    private final ServiceComponentRuntime scr;
+    private final ServerReadiness readiness;
+
+    @Activate
+    public BundleUpdates(BundleContext context, @Reference ServiceComponentRuntime scr, @Reference ServerReadiness readiness) {
+        this.context = context;
+        this.scr = scr;
+        this.readiness = readiness;
+    }
+
+    /** Updates the bundle {@code symbolicName} to {@code jar}; 409 with the reason when it had to be rolled back. */
+    public synchronized Map<String, Object> update(String symbolicName, byte[] jar) {
+        String jarName = symbolicNameOf(jar);
+        if (!symbolicName.equals(jarName)) {
+            throw ApiException.badRequest("the jar's Bundle-SymbolicName is " + jarName + ", not " + symbolicName);
+        }
+        if (KERNEL.contains(symbolicName)) {
+            throw ApiException.conflict(symbolicName + " is part of the kernel: upgrade it with a restart");
+        }
+        Bundle bundle = find(symbolicName);
+        String previousVersion = bundle.getVersion().toString();
+        byte[] previous = snapshot(bundle);
+        String problem = apply(bundle, jar);
+        if (problem != null) {
+            LOG.warn("update of {} failed ({}); rolling back to {}", symbolicName, problem, previousVersion);
+            String rollback = apply(bundle, previous);
+            throw ApiException.conflict("the update of " + symbolicName + " failed and was rolled back to " + previousVersion + ": "
+                    + problem + (rollback == null ? "" : "; the rollback also failed: " + rollback));
+        }
+        LOG.info("updated {} from {} to {}", symbolicName, previousVersion, bundle.getVersion());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("symbolic_name", symbolicName);
+        m.put("version", bundle.getVersion().toString());
+        m.put("previous_version", previousVersion);
+        m.put("state", OperationsResource.state(bundle.getState()));
+        return m;
+    }
+
+    private Bundle find(String symbolicName) {
+        for (Bundle b : context.getBundles()) {
+            if (symbolicName.equals(b.getSymbolicName())) {
+                return b;
+            }
+        }
+        throw ApiException.notFound("no bundle named " + symbolicName);
+    }
+
+    /** Installs {@code jar} as the bundle's new revision and waits for it to run; returns what went wrong, or null. */
+    private String apply(Bundle bundle, byte[] jar) {
+        boolean wasActive = bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING;
+        try {
+            bundle.update(new ByteArrayInputStream(jar));
+            if (!wasActive) {
+                return null;
+            }
+            if (bundle.getState() != Bundle.ACTIVE) {
+                bundle.start();
+            }
+        } catch (BundleException | IllegalStateException e) {
+            return e.getMessage();
+        }
+        long deadline = System.currentTimeMillis() + VERIFY_MILLIS;
+        List<String> problems = problems(bundle);
+        while (!problems.isEmpty() && System.currentTimeMillis() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+            problems = problems(bundle);
+        }
+        if (!problems.isEmpty()) {
+            return String.join("; ", problems);
+        }
+        // done when the server serves again (the kernel holds requests until then); another bundle's trouble
+        // is not this update's failure, so a timeout here is only logged
+        while (!readiness.notReady().isEmpty() && System.currentTimeMillis() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+        }
+        if (!readiness.notReady().isEmpty()) {
+            LOG.warn("{} runs, but the server is not ready: {}", bundle.getSymbolicName(), readiness.notReady());
+        }
+        return null;
+    }
+
+    private List<String> problems(Bundle bundle) {
+        List<String> out = new ArrayList<>();
+        if (bundle.getState() != Bundle.ACTIVE) {
+            out.add("the bundle is not active");
+            return out;
+        }
+        for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs(bundle)) {
+            for (ComponentConfigurationDTO c : scr.getComponentConfigurationDTOs(d)) {
+                if (c.state == ComponentConfigurationDTO.FAILED_ACTIVATION) {
+                    out.add("component " + d.name + " failed to activate" + (c.failure == null ? "" : ": " + firstLine(c.failure)));
+                } else if (c.state != ComponentConfigurationDTO.ACTIVE && c.state != ComponentConfigurationDTO.SATISFIED) {
+                    List<String> refs = new ArrayList<>();
+                    for (var u : c.unsatisfiedReferences) {
+                        refs.add(u.name);
+                    }
+                    out.add("component " + d.name + " is not satisfied" + (refs.isEmpty() ? "" : " (waiting for " + refs + ")"));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String firstLine(String s) {
+        int n = s.indexOf('\n');
+        return n < 0 ? s : s.substring(0, n);
+    }
+
+    static String symbolicNameOf(byte[] jar) {
+        try (JarInputStream in = new JarInputStream(new ByteArrayInputStream(jar))) {
+            Manifest m = in.getManifest();
+            String bsn = m == null ? null : m.getMainAttributes().getValue("Bundle-SymbolicName");
+            if (bsn == null) {
+                throw ApiException.badRequest("the body is not an OSGi bundle jar (no Bundle-SymbolicName in its manifest)");
+            }
+            return bsn.split(";")[0].trim();
+        } catch (IOException e) {
+            throw ApiException.badRequest("the body is not a readable jar: " + e.getMessage());
+        }
+    }
+
+    /** The bundle's current revision as a jar, to put back if the update fails. */
+    private static byte[] snapshot(Bundle bundle) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (InputStream mf = bundle.getEntry("META-INF/MANIFEST.MF").openStream();
+                    JarOutputStream out = new JarOutputStream(bytes, new Manifest(mf))) {
+                Enumeration<URL> entries = bundle.findEntries("/", "*", true);
+                for (URL url : entries == null ? List.<URL>of() : Collections.list(entries)) {
+                    String path = url.getPath().startsWith("/") ? url.getPath().substring(1) : url.getPath();
+                    if (path.endsWith("/") || path.equals("META-INF/MANIFEST.MF")) {
+                        continue;
+                    }
+                    out.putNextEntry(new JarEntry(path));
+                    try (InputStream in = url.openStream()) {
+                        in.transferTo(out);
+                    }
+                    out.closeEntry();
+                }
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot keep a copy of " + bundle.getSymbolicName() + ": " + e.getMessage(), e);
+        }
+    }
+}
