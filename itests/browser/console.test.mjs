@@ -1,0 +1,50 @@
+// Opens the operator console in headless Chromium, signs in with the operator token, disables and enables the
+// memories feature by clicking, and checks after each click that the admin API agrees.
+// Usage: node console.test.mjs BASE_URL OPERATOR_TOKEN SCREENSHOT_PATH
+import { chromium } from 'playwright-core';
+
+const [base, token, screenshot] = process.argv.slice(2);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+
+async function memoriesEnabled() {
+  const response = await fetch(base + '/admin/features', { headers: { Authorization: 'Bearer ' + token } });
+  const body = await response.json();
+  return body.features.find((f) => f.name === 'memories').enabled;
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+try {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(15000);
+  await page.goto(base + '/admin/console');
+  await page.fill('#token', token);
+  await page.click('#login button[type=submit]');
+  const row = () => page.locator('#features tr[data-feature="memories"]');
+  await row().locator('td.enabled').waitFor();
+  check(await memoriesEnabled(), 'memories should start enabled');
+
+  await row().getByRole('button', { name: 'Disable' }).click();
+  await row().locator('td.disabled').waitFor();
+  check(!(await memoriesEnabled()), 'the API should report memories disabled after clicking Disable');
+  check((await page.textContent('#message')).includes('memories disabled'), 'the console should confirm the change');
+
+  await row().getByRole('button', { name: 'Enable' }).click();
+  await row().locator('td.enabled').waitFor();
+  check(await memoriesEnabled(), 'the API should report memories enabled after clicking Enable');
+
+  await page.reload();
+  await row().waitFor();
+  check(await page.isHidden('#login'), 'the token is kept for the browser session');
+  check((await page.textContent('#bundles')).includes('dev.atrium.kernel'), 'the bundle list is shown');
+  await page.screenshot({ path: screenshot, fullPage: true });
+  console.log('console test passed');
+} finally {
+  await browser.close();
+}
