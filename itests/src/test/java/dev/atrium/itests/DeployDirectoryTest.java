@@ -39,7 +39,8 @@ class DeployDirectoryTest {
             Files.deleteIfExists(deployed);
         }
         await(server, Optional::isEmpty);
-        assertEquals(200, server.anonymous().get("/healthz").status());
+        Http.Reply health = FeatureSwitchTest.await(server.anonymous(), "/healthz", 200);
+        assertEquals(200, health.status(), "ready again after the uninstall (FileInstall refreshes packages): " + health.body());
     }
 
     private static JsonNode await(AtriumServer server, Predicate<Optional<JsonNode>> condition) throws InterruptedException {
