@@ -151,6 +151,26 @@ class BundleUpdateTest {
     }
 
     @Test
+    void theCliRefusesWhatIsNotABundleAndSaysWhenNoServerAnswers(AtriumServer server) throws Exception {
+        Path notAJar = Files.createTempFile("not-a-bundle", ".jar");
+        try {
+            Files.writeString(notAJar, "plain text");
+            Commands.Result bad = Commands.atrium("bundle", "update", notAJar.toString(), "--url", server.base(), "--data", server.data.toString());
+            assertEquals(1, bad.exit());
+            assertTrue(bad.stderr().contains("cannot read") || bad.stderr().contains("not an OSGi bundle"), bad.stderr());
+        } finally {
+            Files.delete(notAJar);
+        }
+        Commands.Result down = Commands.atrium("bundle", "update", MEMORIES.toString(), "--url", "http://127.0.0.1:" + AtriumServer.freePort(),
+                "--data", server.data.toString());
+        assertEquals(1, down.exit());
+        assertTrue(down.stderr().contains("no server answers"), down.stderr());
+        Commands.Result ok = Commands.atrium("bundle", "update", MEMORIES.toString(), "--url", server.base(), "--data", server.data.toString());
+        assertEquals(0, ok.exit(), ok.stderr());
+        assertTrue(ok.lastLine().startsWith("bundle dev.atrium.memories updated from "), ok.stdout());
+    }
+
+    @Test
     void updatesThatAreNotBundlesOrNotThatBundleAreRefused(AtriumServer server) throws Exception {
         BadInputTest.assertSpecError(upload(server, "not a jar".getBytes(StandardCharsets.UTF_8)), 400, "BAD_REQUEST");
         try (InputStream other = Files.newInputStream(Path.of(System.getProperty("atrium.testBundles"), "org.osgi.util.converter-1.0.9.jar"))) {
