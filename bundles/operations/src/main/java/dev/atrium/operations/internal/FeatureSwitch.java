@@ -45,6 +45,11 @@ public class FeatureSwitch {
     private final Map<String, Feature> features;
     private final Path stateFile;
     private final Set<String> disabled = new TreeSet<>();
+    /**
+     * What request threads read, without the lock: enable/disable hold the lock while bundles stop, and a stop
+     * waits (in the kernel's update gate) for in-flight requests, which must not wait for the lock in turn.
+     */
+    private volatile Set<String> disabledNow = Set.of();
 
     @Activate
     public FeatureSwitch(BundleContext context) throws IOException {
@@ -64,6 +69,7 @@ public class FeatureSwitch {
                 }
             }
         }
+        disabledNow = Set.copyOf(disabled);
         for (String name : disabled) {
             stopBundles(features.get(name));
             LOG.info("feature {} is disabled", name);
@@ -96,17 +102,17 @@ public class FeatureSwitch {
         return out;
     }
 
-    public synchronized List<Feature> features() {
+    public List<Feature> features() {
         return List.copyOf(features.values());
     }
 
-    public synchronized boolean isEnabled(String name) {
-        return !disabled.contains(name);
+    public boolean isEnabled(String name) {
+        return !disabledNow.contains(name);
     }
 
     /** The disabled feature that owns {@code path}, if any. */
-    public synchronized Optional<Feature> disabledOwner(String path) {
-        for (String name : disabled) {
+    public Optional<Feature> disabledOwner(String path) {
+        for (String name : disabledNow) {
             Feature f = features.get(name);
             if (f.owns(path)) {
                 return Optional.of(f);
@@ -178,7 +184,9 @@ public class FeatureSwitch {
         }
     }
 
+    /** Writes the disabled set and publishes it to request threads; called holding the lock. */
     private void save() {
+        disabledNow = Set.copyOf(disabled);
         try {
             Files.createDirectories(stateFile.getParent());
             Path tmp = stateFile.resolveSibling("features.json.tmp");

@@ -94,7 +94,6 @@ public class RequestEnvelope implements Filter {
             return;
         }
         if (isJson(request) && request.getContentLengthLong() > maxJsonBody) {
-            request.setAttribute("atrium.bodyRefused", Boolean.TRUE);
             writeError(response, 413, "request body is larger than " + maxJsonBody + " bytes");
             return;
         }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Holds API requests while a capability bundle is stopped, updated or started, so none of them meets the
  * JAX-RS application half rebuilt (Aries rebuilds the whole application when any resource changes).
- * A bundle event hook sees STOPPING before SCR removes a single service: the gate closes there and waits
+ * A bundle event hook sees STOPPING (and STARTING) before SCR removes or adds a single service: the gate closes there and waits
  * (bounded) for in-flight API requests to finish. It opens again once readiness reports every resource
  * served and the whiteboard settled, or when the hold bound is reached. Updates that do not come through
  * the admin API (FileInstall) are covered the same way.
@@ -69,7 +69,8 @@ public class UpdateGate implements EventHook {
         if (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium.")) {
             return;
         }
-        if (event.getType() == BundleEvent.STOPPING) {
+        // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop
+        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING) {
             close(b);
         } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
             scheduleOpen();
