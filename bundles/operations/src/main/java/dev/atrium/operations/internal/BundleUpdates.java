@@ -127,7 +127,7 @@ public class BundleUpdates {
         // is not this update's failure, so a timeout here is only logged
         while (!readiness.notReady().isEmpty() && System.currentTimeMillis() < deadline) {
             try {
-                Thread.sleep(10);
+                Thread.sleep(25);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return "interrupted";

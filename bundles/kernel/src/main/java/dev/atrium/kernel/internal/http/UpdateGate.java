@@ -41,8 +41,12 @@ public class UpdateGate implements EventHook {
 
     private static final Logger LOG = LoggerFactory.getLogger(UpdateGate.class);
 
+    /** How often the opener asks readiness; each answer builds the whiteboard's runtime DTO, so not too often. */
+    private static final long POLL_MILLIS = 25;
+
     private final long maxHoldNanos;
     private final Readiness readiness;
+    private final Bundle framework;
     private final ExecutorService opener = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-update-gate"));
     private final Object lock = new Object();
     private int inFlight;
@@ -54,6 +58,7 @@ public class UpdateGate implements EventHook {
     public UpdateGate(Config config, @Reference Readiness readiness, BundleContext context) {
         this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(config.maxHoldMillis());
         this.readiness = readiness;
+        this.framework = context.getBundle(0);
     }
 
     @Deactivate
@@ -69,8 +74,10 @@ public class UpdateGate implements EventHook {
         if (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium.")) {
             return;
         }
-        // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop
-        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING) {
+        // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop; not
+        // while the framework itself starts, when nothing is served yet
+        boolean running = framework.getState() == Bundle.ACTIVE;
+        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING && running) {
             close(b);
         } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
             scheduleOpen();
@@ -107,7 +114,7 @@ public class UpdateGate implements EventHook {
             }
             try {
                 while (System.nanoTime() < deadline && !readiness.notReady().isEmpty()) {
-                    Thread.sleep(10);
+                    Thread.sleep(POLL_MILLIS);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
