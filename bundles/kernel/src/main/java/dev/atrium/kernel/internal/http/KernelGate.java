@@ -31,14 +31,13 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.internal.auth.AuthenticatedCaller;
 import dev.atrium.kernel.internal.auth.OperatorToken;
-import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
-import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Suspended;
-import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Valid;
+import dev.atrium.kernel.internal.auth.TokenAuthenticator;
 import dev.atrium.kernel.internal.http.RequestEnvelope.BodyTooLargeException;
 
 /**
@@ -56,7 +55,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     /** Which bundle (and version) served a request: operators see an upgrade take effect. */
     static final String SERVED_BY = "X-Atrium-Bundle";
 
-    private final PersonalAccessTokens tokens;
+    private final TokenAuthenticator tokens;
     private final OperatorToken operator;
 
     @Context
@@ -66,7 +65,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     HttpServletRequest servletRequest;
 
     @Activate
-    public KernelGate(@Reference PersonalAccessTokens tokens, @Reference OperatorToken operator) {
+    public KernelGate(@Reference TokenAuthenticator tokens, @Reference OperatorToken operator) {
         this.tokens = tokens;
         this.operator = operator;
     }
@@ -75,13 +74,13 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     public void filter(ContainerRequestContext request) {
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
-        AuthenticatedCaller caller = authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+        Caller caller = authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
         if (caller != null) {
             boolean secure = request.getSecurityContext() != null && request.getSecurityContext().isSecure();
             request.setSecurityContext(new CallerContext(caller, secure));
         }
         if (annotation(method, type, OperatorOnly.class) != null) {
-            if (caller == null || !caller.isOperator()) {
+            if (!(caller instanceof AuthenticatedCaller ac && ac.isOperator())) {
                 throw ApiException.unauthorized("the operator token is required");
             }
             return;
@@ -108,7 +107,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         }
     }
 
-    private AuthenticatedCaller authenticate(String header) {
+    private Caller authenticate(String header) {
         if (header == null) {
             return null;
         }
@@ -119,14 +118,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (operator.matches(secret)) {
             return AuthenticatedCaller.operator();
         }
-        PersonalAccessTokens.Outcome outcome = tokens.authenticate(secret);
-        if (outcome instanceof Valid v) {
-            return v.caller();
-        }
-        if (outcome instanceof Suspended) {
-            throw ApiException.forbidden("this Principal is suspended");
-        }
-        throw ApiException.unauthorized("the token is invalid, expired or revoked");
+        return tokens.authenticate(secret);
     }
 
     private static <A extends Annotation> A annotation(Method method, Class<?> type, Class<A> annotation) {
@@ -211,7 +203,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         return null;
     }
 
-    private record CallerContext(AuthenticatedCaller caller, boolean secure) implements SecurityContext {
+    private record CallerContext(Caller caller, boolean secure) implements SecurityContext {
         @Override
         public Principal getUserPrincipal() {
             return caller;

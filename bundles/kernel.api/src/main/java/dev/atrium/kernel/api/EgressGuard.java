@@ -1,0 +1,26 @@
+package dev.atrium.kernel.api;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * The server-side request forgery guard: every outbound connection the server makes on a user's behalf (an
+ * import from a remote Git URL, a tool's HTTP fetch) asks it first, and again for every redirect it follows.
+ * It refuses non-HTTP(S) schemes, host names under {@code .local}, {@code .internal} and {@code .localhost},
+ * and any host that resolves to a loopback, private, link-local, unique-local, multicast or unspecified IPv4
+ * or IPv6 address. Callers connect only to the addresses it returns, so a second DNS answer cannot change the
+ * target after the check.
+ */
+@ProviderType
+public interface EgressGuard {
+
+    /**
+     * @param url the absolute URL about to be fetched
+     * @return the host's addresses, all of them allowed, in resolver order
+     * @throws ApiException 400 {@code BAD_REQUEST} naming the reason when the URL may not be fetched
+     */
+    List<InetAddress> check(URI url);
+}

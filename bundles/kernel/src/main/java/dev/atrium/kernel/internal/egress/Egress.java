@@ -1,0 +1,82 @@
+package dev.atrium.kernel.internal.egress;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Locale;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+
+/** The kernel's {@link EgressGuard}. */
+@Component(configurationPid = "dev.atrium.kernel.egress", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = Egress.Config.class)
+public class Egress implements EgressGuard {
+
+    @ObjectClassDefinition(name = "Atrium egress guard")
+    public @interface Config {
+        @AttributeDefinition(description = "Allow loopback targets. For tests only: a server on a shared host must never enable it."
+                + " Also set by the framework property atrium.egress.allowLoopback or ATRIUM_EGRESS_ALLOW_LOOPBACK=true.")
+        boolean allowLoopback() default false;
+    }
+
+    private final boolean allowLoopback;
+
+    @Activate
+    public Egress(Config config, BundleContext context) {
+        this(config.allowLoopback() || "true".equalsIgnoreCase(context.getProperty("atrium.egress.allowLoopback"))
+                || "true".equalsIgnoreCase(System.getenv("ATRIUM_EGRESS_ALLOW_LOOPBACK")));
+    }
+
+    Egress(boolean allowLoopback) {
+        this.allowLoopback = allowLoopback;
+    }
+
+    @Override
+    public List<InetAddress> check(URI url) {
+        if (url == null || !url.isAbsolute()) {
+            throw ApiException.badRequest("the URL must be absolute");
+        }
+        String scheme = url.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw ApiException.badRequest("only http and https URLs may be fetched, not " + scheme);
+        }
+        if (url.getRawUserInfo() != null) {
+            throw ApiException.badRequest("credentials inside the URL are not allowed; pass them separately");
+        }
+        String host = url.getHost();
+        if (host == null || host.isEmpty()) {
+            throw ApiException.badRequest("the URL has no host");
+        }
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        String refusedName = AddressPolicy.refuseName(host);
+        if (refusedName != null && !(allowLoopback && host.equalsIgnoreCase("localhost"))) {
+            throw ApiException.badRequest("the URL may not be fetched: " + refusedName);
+        }
+        InetAddress[] addresses;
+        try {
+            addresses = InetAddress.getAllByName(host);
+        } catch (UnknownHostException e) {
+            throw ApiException.badRequest("the host " + host + " does not resolve");
+        }
+        for (InetAddress address : addresses) {
+            String refused = AddressPolicy.refuseAddress(address, allowLoopback);
+            if (refused != null) {
+                throw ApiException.badRequest("the URL may not be fetched: " + host + " resolves to " + address.getHostAddress()
+                        + "; " + refused);
+            }
+        }
+        return List.of(addresses);
+    }
+}

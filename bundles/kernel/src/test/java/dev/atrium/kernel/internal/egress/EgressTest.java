@@ -1,0 +1,47 @@
+package dev.atrium.kernel.internal.egress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import dev.atrium.kernel.api.ApiException;
+
+class EgressTest {
+
+    private final Egress strict = new Egress(false);
+    private final Egress forTests = new Egress(true);
+
+    @ParameterizedTest
+    @ValueSource(strings = { "http://127.0.0.1/", "http://127.9.9.9:8080/x", "http://[::1]/", "http://10.0.0.1/",
+            "http://172.16.5.4/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/",
+            "http://[fd00::1]/", "http://[fc00::2]/", "http://0.0.0.0/", "http://[::]/", "http://[::ffff:127.0.0.1]/",
+            "http://[::ffff:10.1.2.3]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/", "http://100.64.0.1/",
+            "http://224.0.0.1/", "http://255.255.255.255/", "http://localhost/", "http://LOCALHOST./",
+            "http://metadata.google.internal/", "http://printer.local/", "http://app.localhost/", "ftp://93.184.216.34/",
+            "file:///etc/passwd", "gopher://93.184.216.34/", "http://user:pw@93.184.216.34/" })
+    void refusesNonPublicTargets(String url) {
+        ApiException e = assertThrows(ApiException.class, () -> strict.check(URI.create(url)));
+        assertEquals(400, e.status());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "http://93.184.216.34/", "https://1.1.1.1/dns-query", "http://[2606:4700:4700::1111]/" })
+    void allowsPublicAddresses(String url) {
+        assertTrue(!strict.check(URI.create(url)).isEmpty());
+    }
+
+    @Test
+    void theTestSettingAllowsLoopbackButNothingElsePrivate() {
+        assertEquals(1, forTests.check(URI.create("http://127.0.0.1:9/")).size());
+        forTests.check(URI.create("http://localhost:9/"));
+        assertThrows(ApiException.class, () -> forTests.check(URI.create("http://10.0.0.1/")));
+        assertThrows(ApiException.class, () -> forTests.check(URI.create("http://169.254.169.254/")));
+        assertThrows(ApiException.class, () -> forTests.check(URI.create("http://x.internal/")));
+    }
+}
