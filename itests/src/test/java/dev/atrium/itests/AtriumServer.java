@@ -52,6 +52,11 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
      * embedded PostgreSQL; returns once {@code /healthz} answers 200.
      */
     static AtriumServer launch(Path data, TestDatabase db) throws Exception {
+        return launch(data, db, Map.of());
+    }
+
+    /** As {@link #launch(Path, TestDatabase)}, with extra environment variables for the server process. */
+    static AtriumServer launch(Path data, TestDatabase db, Map<String, String> env) throws Exception {
         int port = freePort();
         Path log = ROOT.resolve("itests/target/server-" + port + ".log");
         Files.createDirectories(log.getParent());
@@ -63,6 +68,9 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("ATRIUM_NO_BUILD", "1");
         pb.environment().remove("ATRIUM_DB_URL");
+        // test peers (fake Git remotes, model servers) listen on loopback, which production refuses
+        pb.environment().put("ATRIUM_EGRESS_ALLOW_LOOPBACK", "true");
+        pb.environment().putAll(env);
         long started = System.nanoTime();
         Process p = pb.start();
         AtriumServer server = new AtriumServer(db, data, port, p, 0, log);
