@@ -73,6 +73,8 @@ final class GitReads {
             throw ApiException.badRequest("'" + ref + "' is ambiguous");
         } catch (org.eclipse.jgit.errors.IncorrectObjectTypeException e) {
             throw ApiException.notFound("ref " + ref + " does not name a commit");
+        } catch (org.eclipse.jgit.errors.MissingObjectException e) {
+            throw ApiException.notFound("ref " + ref + " not found");
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

@@ -184,11 +184,12 @@ public class ReposResource {
 
     @POST
     @Path("{repoId}/fork")
+    @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
-    public Response fork(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, JsonNode body) {
+    public Response fork(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, String raw) {
         Caller caller = Caller.from(sc);
         Located source = access.readable(caller, repoId);
-        JsonBody b = body == null || body.isNull() || body.isMissingNode() ? null : JsonBody.of(body);
+        JsonBody b = optionalBody(raw);
         String spaceId = b == null ? null : b.optionalText("space_id", 1, 200).orElse(null);
         if (spaceId == null) {
             if (!source.owned()) {
@@ -206,6 +207,20 @@ public class ReposResource {
         }
         Repository fork = repositories.fork(source.repo(), target.id(), name);
         return Response.status(201).entity(Map.of("repository", RepoAccess.json(fork, target, uri.getBaseUri(), 0))).build();
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** A body that may be left out entirely (no Content-Type either); when present it must be a JSON object. */
+    static JsonBody optionalBody(String raw) {
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        try {
+            return JsonBody.of(JSON.readTree(raw));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
+        }
     }
 
     // ----------------------------------------------------------------------------------------------- branches

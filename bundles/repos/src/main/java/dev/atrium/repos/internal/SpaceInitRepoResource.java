@@ -19,8 +19,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
@@ -52,10 +50,11 @@ public class SpaceInitRepoResource {
     }
 
     @POST
+    @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
-    public Response init(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Response init(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, String raw) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
-        JsonBody b = body == null || body.isNull() || body.isMissingNode() ? null : JsonBody.of(body);
+        JsonBody b = ReposResource.optionalBody(raw);
         String name = b == null ? space.slug() : b.optionalText("name", 1, 100).orElse(space.slug());
         String branch = b == null ? "main" : b.optionalText("default_branch", 1, 200).orElse("main");
         if (repositories.store().defaultOf(space.id()).isPresent()) {
