@@ -211,7 +211,11 @@ final class GitReads {
                     e.put("mode", String.format("%06o", mode.getBits()));
                     e.put("sha", tw.getObjectId(0).name());
                     if (FileMode.REGULAR_FILE.equals(mode) || FileMode.EXECUTABLE_FILE.equals(mode)) {
-                        e.put("size", reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB));
+                        try {
+                            e.put("size", reader.getObjectSize(tw.getObjectId(0), Constants.OBJ_BLOB));
+                        } catch (org.eclipse.jgit.errors.MissingObjectException partialImport) {
+                            e.put("size", null);
+                        }
                     }
                     entries.add(e);
                 }
@@ -259,7 +263,12 @@ final class GitReads {
                 if (FileMode.TREE.equals(mode) || FileMode.GITLINK.equals(mode)) {
                     throw ApiException.badRequest(path + " is not a file; list it with /tree");
                 }
-                return new Blob(path, tw.getObjectId(0).name(), String.format("%06o", mode.getBits()), git.open(tw.getObjectId(0)));
+                try {
+                    return new Blob(path, tw.getObjectId(0).name(), String.format("%06o", mode.getBits()), git.open(tw.getObjectId(0)));
+                } catch (org.eclipse.jgit.errors.MissingObjectException e) {
+                    throw ApiException.notFound("the content of " + path + " is not stored here: the repository was imported with "
+                            + "a blobless partial fetch");
+                }
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);

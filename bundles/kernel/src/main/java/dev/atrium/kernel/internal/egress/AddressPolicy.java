@@ -10,6 +10,10 @@ import java.util.Locale;
 final class AddressPolicy {
 
     private static final String[] BLOCKED_SUFFIXES = { ".local", ".internal", ".localhost" };
+    /** Host names made only of numbers (decimal, octal, hex) and dots: IPv4 in a form some resolvers read. */
+    private static final java.util.regex.Pattern NUMERIC = java.util.regex.Pattern.compile("(0x[0-9a-f]*|[0-9]+)(\\.(0x[0-9a-f]*|[0-9]+))*\\.?");
+    private static final java.util.regex.Pattern CANONICAL_IPV4 = java.util.regex.Pattern.compile(
+            "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
 
     private AddressPolicy() {
     }
@@ -19,6 +23,9 @@ final class AddressPolicy {
         String h = host.toLowerCase(Locale.ROOT);
         if (h.endsWith(".")) {
             h = h.substring(0, h.length() - 1);
+        }
+        if (NUMERIC.matcher(h).matches() && !CANONICAL_IPV4.matcher(h).matches()) {
+            return "IPv4 addresses must be written as four decimal numbers (no octal, hex or single-number forms)";
         }
         if (h.equals("localhost")) {
             return "the host localhost is not allowed";

@@ -24,7 +24,10 @@ class EgressTest {
             "http://[::ffff:10.1.2.3]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/", "http://100.64.0.1/",
             "http://224.0.0.1/", "http://255.255.255.255/", "http://localhost/", "http://LOCALHOST./",
             "http://metadata.google.internal/", "http://printer.local/", "http://app.localhost/", "ftp://93.184.216.34/",
-            "file:///etc/passwd", "gopher://93.184.216.34/", "http://user:pw@93.184.216.34/" })
+            "file:///etc/passwd", "gopher://93.184.216.34/", "http://user:pw@93.184.216.34/", "http://2130706433/",
+            "http://017700000001/", "http://0177.0.0.1/", "http://0x7f.0.0.1/", "http://0x7f000001/", "http://127.1/",
+            "http://10.1/", "http://010.0.0.1/", "http://[::ffff:7f00:1]/", "http://[0:0:0:0:0:ffff:a9fe:a9fe]/",
+            "http://[fe80::1%25eth0]/", "http://a.b.internal./", "http://[::127.0.0.1]/" })
     void refusesNonPublicTargets(String url) {
         ApiException e = assertThrows(ApiException.class, () -> strict.check(URI.create(url)));
         assertEquals(400, e.status());
