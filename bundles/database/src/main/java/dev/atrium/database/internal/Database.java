@@ -65,6 +65,9 @@ public class Database {
             hc.setPoolName("atrium");
             hc.setDataSource(target);
             hc.setMaximumPoolSize(config.maxPoolSize());
+            // idle connections count against the server's max_connections, shared by every instance
+            hc.setMinimumIdle(Math.min(config.minIdle(), config.maxPoolSize()));
+            hc.setIdleTimeout(60_000);
             hc.setConnectionTimeout(config.connectionTimeoutMs());
             hc.setInitializationFailTimeout(30_000);
             HikariDataSource ds = new HikariDataSource(hc);

@@ -12,6 +12,9 @@ public @interface DatabaseConfig {
     @AttributeDefinition(description = "Maximum connections in the pool")
     int maxPoolSize() default 16;
 
+    @AttributeDefinition(description = "Connections kept open while idle")
+    int minIdle() default 2;
+
     @AttributeDefinition(description = "Milliseconds a caller waits for a pooled connection")
     long connectionTimeoutMs() default 10_000;
 }
