@@ -42,6 +42,11 @@ final class Http {
         return base;
     }
 
+    /** The bearer token this client sends, or null. */
+    String token() {
+        return token;
+    }
+
     Reply get(String path) {
         return send("GET", path, null, "application/json");
     }

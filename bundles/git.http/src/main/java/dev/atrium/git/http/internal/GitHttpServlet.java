@@ -1,0 +1,298 @@
+package dev.atrium.git.http.internal;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.eclipse.jgit.http.server.GitServlet;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.PersonIdent;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.transport.ReceivePack;
+import org.eclipse.jgit.transport.UploadPack;
+import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Authenticator;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry;
+import dev.atrium.repos.api.RepositoryRegistry.PushLock;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
+import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+/**
+ * Git smart HTTP at {@code /git/:owner/:repo.git/...} (protocol v0 and v2) on JGit's {@link GitServlet}. Who
+ * may read or push is decided here, before JGit sees the request, from the kernel's answers: anyone clones a
+ * public repository; a private one and every push need HTTP Basic with a Principal token as the password.
+ */
+@Component(service = Servlet.class, configurationPid = "dev.atrium.git.http", configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        property = { "osgi.http.whiteboard.servlet.pattern=/git/*", "osgi.http.whiteboard.servlet.name=atrium-git" })
+@Designate(ocd = GitHttpServlet.Config.class)
+public class GitHttpServlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(GitHttpServlet.class);
+    private static final Pattern PATH = Pattern.compile("^/([^/]+)/([^/]+?)(?:\\.git)?/(info/refs|git-upload-pack|git-receive-pack)$");
+    private static final String UPLOAD = "git-upload-pack";
+    private static final String RECEIVE = "git-receive-pack";
+    private static final String REPOSITORY = GitHttpServlet.class.getName() + ".repository";
+    private static final String CALLER = GitHttpServlet.class.getName() + ".caller";
+
+    @ObjectClassDefinition(name = "Atrium Git smart HTTP")
+    public @interface Config {
+        @AttributeDefinition(description = "Largest request body (a pushed pack) in bytes; ATRIUM_GIT_MAX_BODY_BYTES overrides")
+        long maxBodyBytes() default 2L << 30;
+
+        @AttributeDefinition(description = "Seconds a push waits for another push to the same repository before 409")
+        int pushWaitSeconds() default 30;
+
+        @AttributeDefinition(description = "Seconds of client silence before a Git transfer is abandoned")
+        int timeoutSeconds() default 300;
+    }
+
+    private final transient SpaceDirectory spaces;
+    private final transient OwnerScope ownerScope;
+    private final transient Authenticator authenticator;
+    private final transient RepositoryRegistry repositories;
+    private final long maxBodyBytes;
+    private final Duration pushWait;
+    private final int timeoutSeconds;
+    private final transient GitServlet git = new GitServlet();
+
+    @Activate
+    public GitHttpServlet(@Reference SpaceDirectory spaces, @Reference OwnerScope ownerScope, @Reference Authenticator authenticator,
+            @Reference RepositoryRegistry repositories, Config config) {
+        this.spaces = spaces;
+        this.ownerScope = ownerScope;
+        this.authenticator = authenticator;
+        this.repositories = repositories;
+        String env = System.getenv("ATRIUM_GIT_MAX_BODY_BYTES");
+        this.maxBodyBytes = env != null && env.matches("\\d+") ? Long.parseLong(env) : config.maxBodyBytes();
+        this.pushWait = Duration.ofSeconds(config.pushWaitSeconds());
+        this.timeoutSeconds = config.timeoutSeconds();
+        git.setRepositoryResolver((req, name) -> {
+            Repository r = (Repository) req.getAttribute(REPOSITORY);
+            if (r == null) {
+                throw new ServiceNotEnabledException();
+            }
+            try {
+                return new FileRepositoryBuilder().setGitDir(repositories.directory(r).toFile()).setMustExist(true).build();
+            } catch (IOException e) {
+                throw new IllegalStateException("the Git directory of " + r.id() + " cannot be opened", e);
+            }
+        });
+        git.setUploadPackFactory((req, db) -> {
+            UploadPack up = new UploadPack(db);
+            up.setTimeout(timeoutSeconds);
+            // protocol v2 is asked for in this header ("version=2", parameters separated by ':')
+            String protocol = req.getHeader("Git-Protocol");
+            if (protocol != null) {
+                up.setExtraParameters(java.util.Arrays.asList(protocol.split(":")));
+            }
+            return up;
+        });
+        git.setReceivePackFactory((req, db) -> receivePack(req, db));
+    }
+
+    @Override
+    public void init(ServletConfig config) throws ServletException {
+        super.init(config);
+        git.init(config);
+    }
+
+    @Override
+    public void destroy() {
+        git.destroy();
+        super.destroy();
+    }
+
+    private ReceivePack receivePack(HttpServletRequest req, org.eclipse.jgit.lib.Repository db) {
+        Repository r = (Repository) req.getAttribute(REPOSITORY);
+        Caller caller = (Caller) req.getAttribute(CALLER);
+        ReceivePack rp = new ReceivePack(db);
+        rp.setTimeout(timeoutSeconds);
+        rp.setAllowNonFastForwards(r.allowForcePush());
+        rp.setAllowDeletes(true);
+        rp.setAtomic(true);
+        rp.setMaxPackSizeLimit(maxBodyBytes);
+        rp.setRefLogIdent(new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium"));
+        rp.setPreReceiveHook((pack, commands) -> {
+            for (ReceiveCommand c : commands) {
+                if (c.getType() == ReceiveCommand.Type.DELETE && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
+                    c.setResult(ReceiveCommand.Result.REJECTED_NODELETE, "the default branch cannot be deleted");
+                }
+            }
+        });
+        rp.setPostReceiveHook((pack, commands) -> {
+            List<RefChange> changes = new ArrayList<>();
+            for (ReceiveCommand c : commands) {
+                if (c.getResult() == ReceiveCommand.Result.OK) {
+                    changes.add(new RefChange(c.getRefName(), c.getOldId().name(), c.getNewId().name()));
+                }
+            }
+            repositories.pushed(r, caller.principalId(), changes);
+        });
+        return rp;
+    }
+
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        String path = req.getPathInfo();
+        Matcher m = path == null ? null : PATH.matcher(path);
+        if (m == null || !m.matches()) {
+            fail(resp, 404, "not a Git smart HTTP path: expected /git/:owner/:repo.git/info/refs, git-upload-pack or git-receive-pack");
+            return;
+        }
+        String owner = m.group(1);
+        String name = m.group(2);
+        String endpoint = m.group(3);
+        String service;
+        if (endpoint.equals("info/refs")) {
+            if (!"GET".equals(req.getMethod()) && !"HEAD".equals(req.getMethod())) {
+                fail(resp, 405, "info/refs answers GET");
+                return;
+            }
+            service = req.getParameter("service");
+            if (!UPLOAD.equals(service) && !RECEIVE.equals(service)) {
+                fail(resp, 403, "only the smart protocol is served: ?service= must be git-upload-pack or git-receive-pack");
+                return;
+            }
+        } else {
+            if (!"POST".equals(req.getMethod())) {
+                fail(resp, 405, endpoint + " answers POST");
+                return;
+            }
+            service = endpoint;
+        }
+        long length = req.getContentLengthLong();
+        if (length > maxBodyBytes) {
+            fail(resp, 413, "the request body is " + length + " bytes; the limit is " + maxBodyBytes);
+            return;
+        }
+        boolean push = RECEIVE.equals(service);
+        Caller caller;
+        try {
+            caller = authenticate(req.getHeader("Authorization"));
+        } catch (ApiException e) {
+            if (e.status() == 401) {
+                challenge(resp, e.getMessage());
+            } else {
+                fail(resp, e.status(), e.getMessage());
+            }
+            return;
+        }
+        Optional<SpaceRef> space = spaces.byOwnerName(owner);
+        Optional<Repository> repo = space.flatMap(s -> repositories.find(s.id(), name));
+        boolean owned = repo.isPresent() && caller != null && owns(caller, repo.get().spaceId());
+        boolean readable = repo.isPresent() && (owned || repo.get().isPublic());
+        if (caller == null && (push || !readable)) {
+            // anonymous: a private repository and a missing one look the same, and both ask for credentials
+            challenge(resp, push ? "pushing needs authentication: a personal access token as the password"
+                    : "authentication required");
+            return;
+        }
+        if (!readable) {
+            fail(resp, 404, "repository not found");
+            return;
+        }
+        if (push && !owned) {
+            fail(resp, 403, "only the owner of this repository may push to it");
+            return;
+        }
+        if (caller != null && !caller.hasScope(push ? "repos:write" : "repos:read")) {
+            fail(resp, 403, "this token lacks the scope " + (push ? "repos:write" : "repos:read"));
+            return;
+        }
+        req.setAttribute(REPOSITORY, repo.get());
+        if (caller != null) {
+            req.setAttribute(CALLER, caller);
+        }
+        if (push && !endpoint.equals("info/refs")) {
+            PushLock lock;
+            try {
+                lock = repositories.lockForPush(repo.get(), pushWait);
+            } catch (ApiException e) {
+                fail(resp, e.status(), e.getMessage());
+                return;
+            }
+            try (lock) {
+                git.service(req, resp);
+            }
+            return;
+        }
+        git.service(req, resp);
+    }
+
+    private boolean owns(Caller caller, String spaceId) {
+        try {
+            ownerScope.require(caller, spaceId);
+            return true;
+        } catch (ApiException notOwner) {
+            return false;
+        }
+    }
+
+    /** The caller of an {@code Authorization} header (Basic with the token as password, or Bearer); null without one. */
+    private Caller authenticate(String header) {
+        if (header == null || header.isBlank()) {
+            return null;
+        }
+        String secret;
+        if (header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            String decoded;
+            try {
+                decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.unauthorized("the Basic credentials are not valid base64");
+            }
+            int colon = decoded.indexOf(':');
+            secret = colon < 0 ? decoded : decoded.substring(colon + 1);
+        } else if (header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            secret = header.substring(7).trim();
+        } else {
+            throw ApiException.unauthorized("use HTTP Basic with a personal access token as the password");
+        }
+        return authenticator.authenticate(secret);
+    }
+
+    private static void challenge(HttpServletResponse resp, String message) throws IOException {
+        resp.setHeader("WWW-Authenticate", "Basic realm=\"atrium\"");
+        fail(resp, 401, message);
+    }
+
+    private static void fail(HttpServletResponse resp, int status, String message) throws IOException {
+        if (resp.isCommitted()) {
+            LOG.warn("Git response already committed; could not send {} {}", status, message);
+            return;
+        }
+        resp.setStatus(status);
+        resp.setContentType("text/plain; charset=utf-8");
+        resp.setHeader("Cache-Control", "no-cache");
+        resp.getWriter().println(message);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.atrium.repos.api;
+
+/**
+ * EventAdmin topics repositories publish (for federation and workflows). Every event carries
+ * {@link #REPO_ID}, {@link #SPACE_ID}, {@link #NAME}; ref events carry {@link #REF}, {@link #OLD_ID},
+ * {@link #NEW_ID}; pushes carry {@link #REFS} (one "ref old new" line per change) and {@link #COMMITS}
+ * (the pushed commits, newest first, at most 100, each a map of sha, message, author_name, author_email,
+ * time).
+ */
+public final class RepositoryEvents {
+
+    public static final String CREATED = "atrium/repo/created";
+    public static final String UPDATED = "atrium/repo/updated";
+    public static final String DELETED = "atrium/repo/deleted";
+    public static final String PUSHED = "atrium/repo/pushed";
+    public static final String BRANCH_CREATED = "atrium/repo/branch_created";
+    public static final String BRANCH_DELETED = "atrium/repo/branch_deleted";
+    public static final String TAG_CREATED = "atrium/repo/tag_created";
+    public static final String TAG_DELETED = "atrium/repo/tag_deleted";
+
+    public static final String REPO_ID = "repo_id";
+    public static final String SPACE_ID = "space_id";
+    public static final String NAME = "name";
+    public static final String PRINCIPAL_ID = "principal_id";
+    public static final String REF = "ref";
+    public static final String OLD_ID = "old_id";
+    public static final String NEW_ID = "new_id";
+    public static final String REFS = "refs";
+    public static final String COMMITS = "commits";
+
+    private RepositoryEvents() {
+    }
+}

@@ -1,0 +1,47 @@
+package dev.atrium.repos.api;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/** The repositories bundle's service for bundles that serve or react to repositories. */
+@ProviderType
+public interface RepositoryRegistry {
+
+    /** The repository named {@code name} in workspace {@code spaceId} (a trailing {@code .git} is ignored). */
+    Optional<Repository> find(String spaceId, String name);
+
+    /** The bare Git directory of a repository. */
+    Path directory(Repository repository);
+
+    /**
+     * Takes the repository's push lock, shared by every server instance on the database: one push at a time
+     * per repository.
+     *
+     * @param wait how long to wait for a push in progress
+     * @return the lock; closing it releases it
+     * @throws dev.atrium.kernel.api.ApiException 409 {@code CONFLICT} when another push still holds it after {@code wait}
+     */
+    PushLock lockForPush(Repository repository, Duration wait);
+
+    /** Publishes {@link RepositoryEvents#PUSHED} and branch/tag events for ref updates a push made. */
+    void pushed(Repository repository, String pusherPrincipalId, List<RefChange> changes);
+
+    /** The held push lock of a repository. */
+    interface PushLock extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * One ref a push changed.
+     *
+     * @param oldId the previous object id, or 40 zeros when the ref was created
+     * @param newId the new object id, or 40 zeros when the ref was deleted
+     */
+    record RefChange(String ref, String oldId, String newId) {
+    }
+}

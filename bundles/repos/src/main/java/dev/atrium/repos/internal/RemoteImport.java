@@ -1,0 +1,267 @@
+package dev.atrium.repos.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.eclipse.jgit.api.FetchCommand;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.lib.ProgressMonitor;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+
+/**
+ * Fetches a remote repository over smart HTTP into a local one, following the spec's source resolution: a
+ * full fetch within limits first; a blobless partial fetch only when the full one failed on a limit and the
+ * remote advertises {@code filter} and {@code allow-reachable-sha1-in-want}. Every URL, redirects included,
+ * passes the kernel's {@link EgressGuard} before anything connects to it.
+ */
+final class RemoteImport {
+
+    private static final int MAX_REDIRECTS = 5;
+    private static final String INFO_REFS = "/info/refs";
+
+    /** Limits of one import, from {@code ATRIUM_APP_DEPLOY_REMOTE_*}. */
+    record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {
+        static Limits fromEnvironment() {
+            return new Limits(env("ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES", 1L << 30),
+                    env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS", 5_000_000L),
+                    (int) env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS", 300L));
+        }
+
+        private static long env(String name, long dflt) {
+            String v = System.getenv(name);
+            if (v == null || v.isBlank()) {
+                return dflt;
+            }
+            try {
+                return Long.parseLong(v.trim());
+            } catch (NumberFormatException e) {
+                return dflt;
+            }
+        }
+    }
+
+    /** How the import went. */
+    record Outcome(boolean partial, String url) {
+    }
+
+    private RemoteImport() {
+    }
+
+    static Outcome run(EgressGuard guard, URI url, String token, Limits limits, Repository into) {
+        Probe probe = resolve(guard, url, token);
+        URI base = probe.base();
+        Set<String> capabilities = probe.capabilities();
+        try {
+            fetch(into, base, token, limits, false);
+            return new Outcome(false, base.toString());
+        } catch (LimitExceeded limit) {
+            if (!capabilities.contains("filter") || !capabilities.contains("allow-reachable-sha1-in-want")) {
+                throw ApiException.badRequest(limit.getMessage() + "; the remote does not offer a blobless partial fetch "
+                        + "(it must advertise filter and allow-reachable-sha1-in-want)");
+            }
+            try {
+                fetch(into, base, token, limits, true);
+                return new Outcome(true, base.toString());
+            } catch (LimitExceeded again) {
+                throw ApiException.badRequest(again.getMessage() + ", even for a blobless partial fetch");
+            }
+        }
+    }
+
+    /** Where the repository turned out to be, and what its upload-pack offers. */
+    record Probe(URI base, Set<String> capabilities) {
+    }
+
+    /** Follows redirects of the ref advertisement by hand, checking each target. */
+    static Probe resolve(EgressGuard guard, URI url, String token) {
+        String s = url.toString();
+        while (s.endsWith("/")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        URI base = URI.create(s);
+        HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
+            guard.check(base);
+            URI probe = URI.create(base + INFO_REFS + "?service=git-upload-pack");
+            HttpRequest.Builder rb = HttpRequest.newBuilder(probe).timeout(Duration.ofSeconds(30)).GET();
+            if (token != null) {
+                rb.header("Authorization", "Basic " + Base64.getEncoder()
+                        .encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8)));
+            }
+            HttpResponse<InputStream> r;
+            try {
+                r = client.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
+            } catch (IOException e) {
+                throw ApiException.badRequest("the remote " + base.getHost() + " cannot be reached: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw ApiException.badRequest("interrupted while contacting the remote");
+            }
+            int status = r.statusCode();
+            if (status >= 300 && status < 400) {
+                close(r);
+                String location = r.headers().firstValue("Location")
+                        .orElseThrow(() -> ApiException.badRequest("the remote redirected without a Location"));
+                URI next = probe.resolve(location);
+                String path = next.getRawPath();
+                if (path == null || !path.endsWith(INFO_REFS)) {
+                    throw ApiException.badRequest("the remote redirected somewhere that is not a Git repository: " + next);
+                }
+                base = URI.create(next.getScheme() + "://" + next.getRawAuthority() + path.substring(0, path.length() - INFO_REFS.length()));
+                continue;
+            }
+            try (InputStream in = r.body()) {
+                if (status == 401 || status == 403) {
+                    throw ApiException.badRequest("the remote refused access (" + status + "); pass auth.token for a private repository");
+                }
+                if (status != 200) {
+                    throw ApiException.badRequest("the remote answered " + status + " for " + probe + ": not a Git repository");
+                }
+                String contentType = r.headers().firstValue("Content-Type").orElse("");
+                if (!contentType.startsWith("application/x-git-upload-pack-advertisement")) {
+                    throw ApiException.badRequest("the remote does not speak Git smart HTTP (Content-Type " + contentType + ")");
+                }
+                return new Probe(base, capabilities(in.readNBytes(64 << 10)));
+            } catch (IOException e) {
+                throw ApiException.badRequest("reading the remote's refs failed: " + e.getMessage());
+            }
+        }
+        throw ApiException.badRequest("the remote redirected more than " + MAX_REDIRECTS + " times");
+    }
+
+    /** The capabilities after the first ref of a protocol v0 advertisement. */
+    static Set<String> capabilities(byte[] advertisement) {
+        String text = new String(advertisement, StandardCharsets.ISO_8859_1);
+        int nul = text.indexOf('\0');
+        if (nul < 0) {
+            return Set.of();
+        }
+        int end = text.indexOf('\n', nul);
+        String caps = text.substring(nul + 1, end < 0 ? text.length() : end);
+        Set<String> out = new HashSet<>();
+        for (String c : caps.trim().split(" ")) {
+            int eq = c.indexOf('=');
+            out.add(eq < 0 ? c : c.substring(0, eq));
+        }
+        return out;
+    }
+
+    private static void fetch(Repository into, URI base, String token, Limits limits, boolean partial) {
+        Counting monitor = new Counting(limits.maxObjects());
+        try (Git git = Git.wrap(into)) {
+            StoredConfig config = into.getConfig();
+            // redirects were followed and checked above; JGit must not follow any others on its own
+            config.setString("http", null, "followRedirects", "false");
+            config.save();
+            FetchCommand fetch = git.fetch().setRemote(base.toString())
+                    .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*"))
+                    .setTimeout(limits.timeoutSeconds()).setProgressMonitor(monitor);
+            if (token != null) {
+                fetch.setCredentialsProvider(new UsernamePasswordCredentialsProvider("x-access-token", token));
+            }
+            if (partial) {
+                org.eclipse.jgit.transport.FilterSpec blobless = org.eclipse.jgit.transport.FilterSpec.fromFilterLine("blob:none");
+                fetch.setTransportConfigCallback(t -> t.setFilterSpec(blobless));
+            }
+            fetch.call();
+        } catch (GitAPIException | IOException | RuntimeException e) {
+            if (monitor.exceeded) {
+                throw new LimitExceeded("the repository has " + monitor.announced + " objects, more than the limit of "
+                        + limits.maxObjects());
+            }
+            if (e instanceof ApiException api) {
+                throw api;
+            }
+            throw ApiException.badRequest("fetching from the remote failed: " + e.getMessage());
+        }
+        long packBytes = packBytes(into.getDirectory().toPath());
+        if (packBytes > limits.maxPackBytes()) {
+            throw new LimitExceeded("the fetched pack is " + packBytes + " bytes, more than the limit of " + limits.maxPackBytes());
+        }
+    }
+
+    private static long packBytes(Path gitDir) {
+        try (Stream<Path> s = Files.walk(gitDir.resolve("objects"))) {
+            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static void close(HttpResponse<InputStream> r) {
+        try {
+            r.body().close();
+        } catch (IOException ignored) {
+            // nothing to release
+        }
+    }
+
+    /** A fetch that stopped on a size or count limit: the only failure that may fall back to a partial fetch. */
+    static final class LimitExceeded extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        LimitExceeded(String message) {
+            super(message);
+        }
+    }
+
+    /** Cancels the fetch as soon as the pack announces more objects than allowed. */
+    private static final class Counting implements ProgressMonitor {
+        private final long max;
+        volatile boolean exceeded;
+        volatile long announced;
+
+        Counting(long max) {
+            this.max = max;
+        }
+
+        @Override
+        public void start(int totalTasks) {
+        }
+
+        @Override
+        public void beginTask(String title, int totalWork) {
+            if (title != null && title.toLowerCase().contains("receiving") && totalWork > max) {
+                announced = totalWork;
+                exceeded = true;
+            }
+        }
+
+        @Override
+        public void update(int completed) {
+        }
+
+        @Override
+        public void endTask() {
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return exceeded;
+        }
+
+        @Override
+        public void showDuration(boolean enabled) {
+        }
+    }
+}

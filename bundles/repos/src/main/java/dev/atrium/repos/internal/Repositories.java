@@ -1,0 +1,341 @@
+package dev.atrium.repos.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import javax.sql.DataSource;
+
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.RefUpdate;
+import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevWalk;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.transport.RefSpec;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.event.Event;
+import org.osgi.service.event.EventAdmin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryEvents;
+import dev.atrium.repos.api.RepositoryRegistry;
+
+/**
+ * Repositories as rows and bare Git directories under {@code <data>/git/<id>.git}, the cross-instance push lock
+ * and the events repositories publish.
+ */
+@Component(service = { RepositoryRegistry.class, Repositories.class })
+public class Repositories implements RepositoryRegistry {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Repositories.class);
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+    static final String ZERO = ObjectId.zeroId().name();
+
+    private final RepositoryStore store;
+    private final DataSource dataSource;
+    private final Path root;
+    private volatile EventAdmin events;
+
+    @Activate
+    public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, BundleContext context) throws IOException {
+        this.store = store;
+        this.dataSource = dataSource;
+        String data = context.getProperty("atrium.data");
+        if (data == null || data.isBlank()) {
+            data = System.getenv("ATRIUM_DATA");
+        }
+        this.root = Path.of(data == null || data.isBlank() ? "data" : data).toAbsolutePath().resolve("git");
+        Files.createDirectories(root);
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void setEvents(EventAdmin events) {
+        this.events = events;
+    }
+
+    void unsetEvents(EventAdmin events) {
+        if (this.events == events) {
+            this.events = null;
+        }
+    }
+
+    RepositoryStore store() {
+        return store;
+    }
+
+    /** 400 unless {@code name} is a usable repository name. */
+    static String checkName(String name) {
+        if (!NAME.matcher(name).matches() || name.endsWith(".git") || name.contains("..")) {
+            throw ApiException.badRequest("name must be 1-100 characters of letters, digits, '.', '_' or '-', start with a letter or "
+                    + "digit, and not end in .git");
+        }
+        return name;
+    }
+
+    /** 400 unless {@code branch} is a valid branch name. */
+    static String checkBranch(String branch) {
+        if (branch.length() > 200 || !org.eclipse.jgit.lib.Repository.isValidRefName(Constants.R_HEADS + branch)) {
+            throw ApiException.badRequest("'" + branch + "' is not a valid branch name");
+        }
+        return branch;
+    }
+
+    @Override
+    public Optional<Repository> find(String spaceId, String name) {
+        String n = name.endsWith(".git") ? name.substring(0, name.length() - 4) : name;
+        return store.byName(spaceId, n);
+    }
+
+    @Override
+    public Path directory(Repository repository) {
+        return root.resolve(repository.id() + ".git");
+    }
+
+    /** Opens the repository's Git directory; the caller closes it. */
+    org.eclipse.jgit.lib.Repository open(Repository repository) {
+        try {
+            return new FileRepositoryBuilder().setGitDir(directory(repository).toFile()).setMustExist(true).build();
+        } catch (IOException e) {
+            throw new IllegalStateException("the Git directory of " + repository.id() + " cannot be opened", e);
+        }
+    }
+
+    /** Creates a row and an empty bare repository whose HEAD names {@code defaultBranch}. */
+    Repository create(String spaceId, String name, String description, String visibility, String defaultBranch, boolean isDefault,
+            String forkedFrom) {
+        checkName(name);
+        checkBranch(defaultBranch);
+        String id = store.newId();
+        Path dir = root.resolve(id + ".git");
+        try (Git git = Git.init().setBare(true).setGitDir(dir.toFile()).setDirectory(dir.toFile()).setInitialBranch(defaultBranch).call()) {
+            StoredConfig config = git.getRepository().getConfig();
+            config.setBoolean("core", null, "logAllRefUpdates", true);
+            config.setBoolean("receive", null, "fsckObjects", true);
+            config.setInt("protocol", null, "version", 2);
+            config.setBoolean("uploadpack", null, "allowFilter", true);
+            config.setBoolean("uploadpack", null, "allowReachableSHA1InWant", true);
+            config.save();
+        } catch (GitAPIException | IOException e) {
+            deleteDirectory(dir);
+            throw new IllegalStateException("cannot create the Git directory", e);
+        }
+        try {
+            Repository r = store.insert(id, spaceId, name, description, visibility, defaultBranch, isDefault, forkedFrom);
+            publish(RepositoryEvents.CREATED, r, Map.of());
+            return r;
+        } catch (RuntimeException e) {
+            deleteDirectory(dir);
+            throw e;
+        }
+    }
+
+    Repository update(Repository r, String name, String description, String visibility, String defaultBranch, Boolean allowForcePush) {
+        if (name != null) {
+            checkName(name);
+        }
+        if (defaultBranch != null) {
+            setHead(r, checkBranch(defaultBranch));
+        }
+        Repository updated = store.update(r.id(), name, description, visibility, defaultBranch, allowForcePush);
+        publish(RepositoryEvents.UPDATED, updated, Map.of());
+        return updated;
+    }
+
+    /** Points HEAD at a branch, which must exist unless the repository has no commits yet. */
+    void setHead(Repository r, String branch) {
+        try (org.eclipse.jgit.lib.Repository git = open(r)) {
+            boolean empty = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).isEmpty();
+            if (!empty && git.exactRef(Constants.R_HEADS + branch) == null) {
+                throw ApiException.notFound("branch " + branch + " does not exist");
+            }
+            RefUpdate u = git.updateRef(Constants.HEAD);
+            u.disableRefLog();
+            u.link(Constants.R_HEADS + branch);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    void delete(Repository r) {
+        if (store.delete(r.id())) {
+            deleteDirectory(directory(r));
+            publish(RepositoryEvents.DELETED, r, Map.of());
+        }
+    }
+
+    /** Copies every branch and tag of {@code source} into a new repository; the source is only read. */
+    Repository fork(Repository source, String spaceId, String name) {
+        Repository fork = create(spaceId, name, source.description(), source.visibility(), source.defaultBranch(), false, source.id());
+        try (Git git = Git.wrap(open(fork))) {
+            git.fetch().setRemote(directory(source).toUri().toString())
+                    .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*")).call();
+        } catch (GitAPIException | RuntimeException e) {
+            delete(fork);
+            throw new IllegalStateException("the fork could not copy " + source.id(), e);
+        }
+        return fork;
+    }
+
+    static void deleteDirectory(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            LOG.warn("could not remove {} completely: {}", dir, e.toString());
+        }
+    }
+
+    @Override
+    public PushLock lockForPush(Repository repository, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        Connection c = null;
+        try {
+            c = dataSource.getConnection();
+            c.setAutoCommit(true);
+            while (true) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(hashtext('atrium.repo.push'), hashtext(?))")) {
+                    ps.setString(1, repository.id());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        if (rs.getBoolean(1)) {
+                            Connection held = c;
+                            c = null;
+                            return () -> release(held, repository.id());
+                        }
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw ApiException.conflict("another push to this repository is in progress; try again");
+                }
+                Thread.sleep(50);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("the push lock is unavailable", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.conflict("interrupted while waiting for another push");
+        } finally {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // the pool discards it
+                }
+            }
+        }
+    }
+
+    private static void release(Connection c, String repoId) {
+        try (c; PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(hashtext('atrium.repo.push'), hashtext(?))")) {
+            ps.setString(1, repoId);
+            ps.execute();
+        } catch (SQLException e) {
+            LOG.warn("releasing the push lock of {}: {}", repoId, e.toString());
+        }
+    }
+
+    @Override
+    public void pushed(Repository repository, String pusherPrincipalId, List<RefChange> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        List<String> refs = new ArrayList<>();
+        List<Map<String, Object>> commits = new ArrayList<>();
+        try (org.eclipse.jgit.lib.Repository git = open(repository); RevWalk walk = new RevWalk(git)) {
+            for (RefChange ch : changes) {
+                refs.add(ch.ref() + " " + ch.oldId() + " " + ch.newId());
+                if (!ZERO.equals(ch.newId())) {
+                    try {
+                        walk.markStart(walk.parseCommit(ObjectId.fromString(ch.newId())));
+                    } catch (IOException notACommit) {
+                        // a tag of a tree or blob: no commits to report
+                    }
+                }
+                if (!ZERO.equals(ch.oldId())) {
+                    try {
+                        walk.markUninteresting(walk.parseCommit(ObjectId.fromString(ch.oldId())));
+                    } catch (IOException gone) {
+                        // the old commit may be unreachable after a force push
+                    }
+                }
+            }
+            for (RevCommit c : walk) {
+                if (commits.size() == 100) {
+                    break;
+                }
+                Map<String, Object> m = new HashMap<>();
+                m.put("sha", c.name());
+                m.put("message", c.getFullMessage());
+                m.put("author_name", c.getAuthorIdent().getName());
+                m.put("author_email", c.getAuthorIdent().getEmailAddress());
+                m.put("time", c.getAuthorIdent().getWhenAsInstant().toString());
+                commits.add(m);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("reading pushed commits of {}: {}", repository.id(), e.toString());
+        }
+        Map<String, Object> props = new HashMap<>();
+        props.put(RepositoryEvents.REFS, refs);
+        props.put(RepositoryEvents.COMMITS, commits);
+        if (pusherPrincipalId != null) {
+            props.put(RepositoryEvents.PRINCIPAL_ID, pusherPrincipalId);
+        }
+        publish(RepositoryEvents.PUSHED, repository, props);
+        for (RefChange ch : changes) {
+            boolean created = ZERO.equals(ch.oldId());
+            boolean deleted = ZERO.equals(ch.newId());
+            String topic = null;
+            if (ch.ref().startsWith(Constants.R_HEADS) && (created || deleted)) {
+                topic = created ? RepositoryEvents.BRANCH_CREATED : RepositoryEvents.BRANCH_DELETED;
+            } else if (ch.ref().startsWith(Constants.R_TAGS) && (created || deleted)) {
+                topic = created ? RepositoryEvents.TAG_CREATED : RepositoryEvents.TAG_DELETED;
+            }
+            if (topic != null) {
+                publish(topic, repository, Map.of(RepositoryEvents.REF, ch.ref(), RepositoryEvents.OLD_ID, ch.oldId(),
+                        RepositoryEvents.NEW_ID, ch.newId()));
+            }
+        }
+    }
+
+    void publish(String topic, Repository r, Map<String, Object> extra) {
+        EventAdmin admin = events;
+        if (admin == null) {
+            return;
+        }
+        Map<String, Object> props = new HashMap<>(extra);
+        props.put(RepositoryEvents.REPO_ID, r.id());
+        props.put(RepositoryEvents.SPACE_ID, r.spaceId());
+        props.put(RepositoryEvents.NAME, r.name());
+        admin.postEvent(new Event(topic, props));
+    }
+}

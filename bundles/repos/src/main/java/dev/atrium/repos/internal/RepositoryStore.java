@@ -1,0 +1,194 @@
+package dev.atrium.repos.internal;
+
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.repos.api.Repository;
+
+/** The repositories and stars tables, which this bundle owns. Workspaces are known by id only. */
+@Component(service = RepositoryStore.class)
+public class RepositoryStore {
+
+    private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+    private static final String COLUMNS = "id, space_id, name, description, visibility, default_branch, is_default, forked_from, "
+            + "allow_force_push, created_at, updated_at";
+
+    private final DataSource dataSource;
+    private final SecureRandom random = new SecureRandom();
+
+    @Activate
+    public RepositoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+        this.dataSource = dataSource;
+        migrations.apply(context.getBundle());
+    }
+
+    String newId() {
+        StringBuilder id = new StringBuilder("repo_");
+        for (int i = 0; i < 20; i++) {
+            id.append(ALPHABET[random.nextInt(ALPHABET.length)]);
+        }
+        return id.toString();
+    }
+
+    /** Inserts a repository row; 409 when the workspace already has one of that name (or a default one). */
+    Repository insert(String id, String spaceId, String name, String description, String visibility, String defaultBranch,
+            boolean isDefault, String forkedFrom) {
+        try {
+            return one("INSERT INTO repositories (id, space_id, name, description, visibility, default_branch, is_default, forked_from) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                    id, spaceId, name, description, visibility, defaultBranch, isDefault, forkedFrom).orElseThrow();
+        } catch (ApiException e) {
+            throw e;
+        } catch (UniqueViolation e) {
+            throw ApiException.conflict(isDefault && e.getMessage().contains("one_default")
+                    ? "this workspace already has a default repository"
+                    : "a repository named " + name + " already exists in this workspace");
+        }
+    }
+
+    Optional<Repository> byId(String id) {
+        return one("SELECT " + COLUMNS + " FROM repositories WHERE id = ?", id);
+    }
+
+    Optional<Repository> byName(String spaceId, String name) {
+        return one("SELECT " + COLUMNS + " FROM repositories WHERE space_id = ? AND name = ?", spaceId, name);
+    }
+
+    Optional<Repository> defaultOf(String spaceId) {
+        return one("SELECT " + COLUMNS + " FROM repositories WHERE space_id = ? AND is_default", spaceId);
+    }
+
+    List<Repository> list(String spaceId) {
+        return list("SELECT " + COLUMNS + " FROM repositories WHERE space_id = ? ORDER BY created_at, id", spaceId);
+    }
+
+    /** Applies the non-null parts; 409 on a name clash. */
+    Repository update(String id, String name, String description, String visibility, String defaultBranch, Boolean allowForcePush) {
+        try {
+            return one("UPDATE repositories SET name = coalesce(?, name), description = coalesce(?, description), "
+                    + "visibility = coalesce(?, visibility), default_branch = coalesce(?, default_branch), "
+                    + "allow_force_push = coalesce(?, allow_force_push), updated_at = now() WHERE id = ? RETURNING " + COLUMNS,
+                    name, description, visibility, defaultBranch, allowForcePush, id)
+                    .orElseThrow(() -> ApiException.notFound("repository not found"));
+        } catch (UniqueViolation e) {
+            throw ApiException.conflict("a repository named " + name + " already exists in this workspace");
+        }
+    }
+
+    boolean delete(String id) {
+        return update("DELETE FROM repositories WHERE id = ?", id) > 0;
+    }
+
+    void star(String repoId, String principalId) {
+        update("INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING", repoId, principalId);
+    }
+
+    void unstar(String repoId, String principalId) {
+        update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId);
+    }
+
+    boolean starred(String repoId, String principalId) {
+        return count("SELECT count(*) FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId) > 0;
+    }
+
+    long stars(String repoId) {
+        return count("SELECT count(*) FROM repository_stars WHERE repo_id = ?", repoId);
+    }
+
+    /** The repositories a Principal starred, newest star first. */
+    List<Repository> starredBy(String principalId, int limit, int offset) {
+        return list("SELECT " + prefixed("r") + " FROM repositories r JOIN repository_stars s ON s.repo_id = r.id "
+                + "WHERE s.principal_id = ? ORDER BY s.created_at DESC, r.id LIMIT ? OFFSET ?", principalId, limit, offset);
+    }
+
+    long countStarredBy(String principalId) {
+        return count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
+    }
+
+    private static String prefixed(String alias) {
+        StringBuilder b = new StringBuilder();
+        for (String c : COLUMNS.split(", ")) {
+            b.append(b.length() == 0 ? "" : ", ").append(alias).append('.').append(c);
+        }
+        return b.toString();
+    }
+
+    private static Repository row(ResultSet rs) throws SQLException {
+        return new Repository(rs.getString("id"), rs.getString("space_id"), rs.getString("name"), rs.getString("description"),
+                rs.getString("visibility"), rs.getString("default_branch"), rs.getBoolean("is_default"), rs.getString("forked_from"),
+                rs.getBoolean("allow_force_push"), rs.getTimestamp("created_at").toInstant(), rs.getTimestamp("updated_at").toInstant());
+    }
+
+    private Optional<Repository> one(String sql, Object... args) {
+        List<Repository> rows = list(sql, args);
+        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+    }
+
+    private List<Repository> list(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+            List<Repository> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(row(rs));
+            }
+            return out;
+        } catch (SQLException e) {
+            throw translate(e);
+        }
+    }
+
+    private long count(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw translate(e);
+        }
+    }
+
+    private int update(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = prepare(c, sql, args)) {
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw translate(e);
+        }
+    }
+
+    private static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+        return ps;
+    }
+
+    private static RuntimeException translate(SQLException e) {
+        if ("23505".equals(e.getSQLState())) {
+            return new UniqueViolation(e.getMessage());
+        }
+        return new IllegalStateException("database failure: " + e.getMessage(), e);
+    }
+
+    /** A unique constraint refused a row. */
+    static final class UniqueViolation extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UniqueViolation(String message) {
+            super(message);
+        }
+    }
+}

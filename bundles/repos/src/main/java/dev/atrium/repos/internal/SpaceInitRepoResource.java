@@ -1,0 +1,67 @@
+package dev.atrium.repos.internal;
+
+import java.util.Map;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
+
+/**
+ * {@code POST /api/spaces/:spaceId/init-repo}: creates the workspace's default repository, the one
+ * {@code /api/spaces/:spaceId/git/*} acts on. A workspace never gets one implicitly.
+ */
+@Component(service = SpaceInitRepoResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/spaces/{spaceId}/init-repo")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class SpaceInitRepoResource {
+
+    private final OwnerScope ownerScope;
+    private final Repositories repositories;
+
+    @Activate
+    public SpaceInitRepoResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories) {
+        this.ownerScope = ownerScope;
+        this.repositories = repositories;
+    }
+
+    @POST
+    @RequiresScope("repos:write")
+    public Response init(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+        SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
+        JsonBody b = body == null || body.isNull() || body.isMissingNode() ? null : JsonBody.of(body);
+        String name = b == null ? space.slug() : b.optionalText("name", 1, 100).orElse(space.slug());
+        String branch = b == null ? "main" : b.optionalText("default_branch", 1, 200).orElse("main");
+        if (repositories.store().defaultOf(space.id()).isPresent()) {
+            throw ApiException.conflict("this workspace already has a default repository");
+        }
+        Repository r = repositories.create(space.id(), name, "", "private", branch, true, null);
+        return Response.status(201).entity(Map.of("repository", RepoAccess.json(r, space, uri.getBaseUri(), 0))).build();
+    }
+}
