@@ -600,6 +600,12 @@ median() { tr ' ' '\n' | { grep -vx -e '' -e '-' || true; } | sort -n | awk '{ v
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == "" || b == "" || b <= 0) print "-"; else printf "%.2fx\n", a / b }'; }
 
+# cpu_sum TARGET OP: median server CPU + median client CPU, "-" when not measured.
+cpu_sum() {
+  awk -v s="$(median <<<"${SERVER_CPU["$1 $2"]:-}")" -v c="$(median <<<"${CLIENT_CPU["$1 $2"]:-}")" \
+    'BEGIN { if (s == "-" || c == "-") print "-"; else printf "%.2f\n", s + c }'
+}
+
 verdict() {
   awk -v r="${1%x}" -v t="$TARGET_RATIO" 'BEGIN { if (r == "-") print "n/a"; else print (r <= t) ? "PASS" : "MISS" }'
 }
@@ -642,6 +648,10 @@ print_report() {
     "$(verdict "$rc")" "$(verdict "$rp")"
   printf '  %-28s %9s %9s\n' "Atrium / file:// floor" "$(ratio "$clone_a" "$clone_f")" "$(ratio "$push_a" "$push_f")"
   printf '  %-28s %9s %9s\n' "http-backend / file:// floor" "$(ratio "$clone_h" "$clone_f")" "$(ratio "$push_h" "$push_f")"
+  # CPU is steadier than wall time on a shared machine: informational, no target
+  printf '  %-28s %9s %9s   (server + client CPU, no target)\n' "CPU Atrium / http-backend" \
+    "$(ratio "$(cpu_sum atrium clone)" "$(cpu_sum http-backend clone)")" \
+    "$(ratio "$(cpu_sum atrium push)" "$(cpu_sum http-backend push)")"
   has_target atrium || echo "  (Atrium was not run: BENCH_GIT_TARGETS=\"$TARGETS\")"
   echo
   echo "every run (s):"
