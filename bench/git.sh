@@ -174,9 +174,22 @@ stop_process() {
 
 # run_tracked COMMAND...: runs COMMAND in the background and waits for it, so that a SIGTERM/SIGINT to this
 # script is handled at once (bash defers traps while a foreground command runs) and the cleanup stops it.
+# Its own output goes where this shell's goes; run_logged LOG COMMAND... appends COMMAND's to LOG instead
+# (redirecting the run_tracked call itself would also send the trap's messages to LOG).
 run_tracked() {
   local pid rc=0
   "$@" &
+  pid=$!
+  STARTED_PIDS+=("$pid")
+  wait "$pid" || rc=$?
+  forget_pid "$pid"
+  return "$rc"
+}
+
+run_logged() {
+  local pid rc=0 logfile="$1"
+  shift
+  "$@" >>"$logfile" 2>&1 &
   pid=$!
   STARTED_PIDS+=("$pid")
   wait "$pid" || rc=$?
@@ -512,7 +525,7 @@ timed() {
   c0=$(children_cpu_ms)
   [ -n "${SERVER_PIDS[$target]:-}" ] && s0=$(server_cpu_ticks "$target")
   t0=$(now_ms)
-  run_tracked timeout "$OP_TIMEOUT_S" "$@" >>"$logfile" 2>&1 || rc=$?
+  run_logged "$logfile" timeout "$OP_TIMEOUT_S" "$@" || rc=$?
   t1=$(now_ms)
   [ -n "${SERVER_PIDS[$target]:-}" ] && s1=$(server_cpu_ticks "$target")
   save_times
@@ -585,7 +598,7 @@ verify_clone() {
   cmp -s "$WORK_DIR/source.revs" "$WORK_DIR/clone.revs" || die "clone via $target: git rev-parse --all differs from the source's"
   if [ "$FSCK" = 1 ]; then
     log "  $target: git fsck of the clone ..."
-    run_tracked git -C "$dest" fsck --strict --no-progress >"$WORK_DIR/logs/$target-fsck.log" 2>&1 \
+    run_logged "$WORK_DIR/logs/$target-fsck.log" git -C "$dest" fsck --strict --no-progress \
       || { tail -n 20 "$WORK_DIR/logs/$target-fsck.log" >&2; die "git fsck of the clone via $target failed"; }
     fsck="git fsck --strict passed"
   fi
