@@ -45,7 +45,6 @@ GEN_TMP=""
 STARTED_PIDS=()
 CREATED_DBS=()
 LAST_PID=""
-ELAPSED_MS=""
 
 # Per-target state, filled by the setup_* functions.
 declare -A LABEL=([atrium]="Atrium" [http-backend]="git http-backend (nginx)" [file]="file:// floor (--no-local)")
@@ -169,7 +168,6 @@ stop_process() {
     log "processes $left (started by $pid) ignored SIGTERM; sending SIGKILL"
     for p in $left; do kill -KILL "$p" 2>/dev/null || true; done
   fi
-  ELAPSED_MS=$(( $(now_ms) - started ))
 }
 
 # run_tracked COMMAND...: runs COMMAND in the background and waits for it, so that a SIGTERM/SIGINT to this
