@@ -285,6 +285,22 @@ class LoginTest {
     }
 
     @Test
+    void userAddPrintsAGeneratedPasswordThatSignsIn() throws Exception {
+        String name = user("cli");
+        Commands.Result r = Commands.atrium("user", "add", name, "--url", server.base(), "--data", server.data.toString());
+        assertEquals(0, r.exit(), r.stderr());
+        String password = r.lastLine();
+        Browser b = new Browser(server.base());
+        HttpResponse<String> ok = b.send("POST", "/auth/login/local", "application/x-www-form-urlencoded",
+                "username=" + name + "&password=" + java.net.URLEncoder.encode(password, StandardCharsets.UTF_8), Map.of());
+        assertEquals(302, ok.statusCode(), r.stdout());
+        assertEquals(200, b.get("/api/me").statusCode());
+        Commands.Result again = Commands.atrium("user", "add", name, "--url", server.base(), "--data", server.data.toString());
+        assertEquals(1, again.exit());
+        assertTrue(again.stderr().contains("exists"), again.stderr());
+    }
+
+    @Test
     void theConsentPageWorksWithTheBrowserSession() throws Exception {
         provider("mock", "idp-a");
         Browser b = new Browser(server.base());
