@@ -451,7 +451,6 @@ class OAuthServerTest {
         assertEquals(new Scope("threads:read"), info.getScope());
         assertEquals(client.id(), info.getClientID());
         assertEquals(user.principalId(), info.getSubject().getValue());
-        assertEquals(user.username(), info.getUsername());
         assertTrue(info.getExpirationTime().getTime() > System.currentTimeMillis());
 
         // another client cannot learn about this client's tokens

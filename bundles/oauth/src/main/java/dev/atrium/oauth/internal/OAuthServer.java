@@ -124,6 +124,32 @@ public class OAuthServer {
         return new Registered(client, secret, registrationToken);
     }
 
+    /**
+     * Client authentication reads clients through a cache of a few seconds: the token and introspection endpoints
+     * are the hot path. This instance drops an entry when the client changes; another instance may accept a
+     * deleted client or an old secret for at most {@link #CLIENT_CACHE}.
+     */
+    private static final Duration CLIENT_CACHE = Duration.ofSeconds(5);
+    private final java.util.concurrent.ConcurrentHashMap<String, CachedClient> clientCache = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record CachedClient(Optional<Client> client, Instant at) {
+    }
+
+    private Optional<Client> cachedClient(String clientId) {
+        CachedClient c = clientCache.get(clientId == null ? "" : clientId);
+        if (c != null && c.at().plus(CLIENT_CACHE).isAfter(Instant.now())) {
+            return c.client();
+        }
+        Optional<Client> fresh = client(clientId);
+        if (clientCache.size() > 10_000) {
+            clientCache.clear();
+        }
+        if (clientId != null && fresh.isPresent()) {
+            clientCache.put(clientId, new CachedClient(fresh, Instant.now()));
+        }
+        return fresh;
+    }
+
     Optional<Client> client(String clientId) {
         if (clientId == null || clientId.length() > 100) {
             return Optional.empty();
@@ -161,6 +187,7 @@ public class OAuthServer {
                 + "updated_at = now() WHERE client_id = ? RETURNING " + Client.COLUMNS, Client::of, spec.name().trim(),
                 String.join("\n", spec.redirectUris()), ScopeSet.join(spec.scopes()), spec.clientUri(), spec.logoUri(), clientId)
                 .orElseThrow();
+        clientCache.remove(clientId);
         audit(principalId, clientId, "client_updated", null);
         return updated;
     }
@@ -168,6 +195,7 @@ public class OAuthServer {
     void delete(String principalId, String clientId) {
         ownedClient(principalId, clientId);
         sql.update("DELETE FROM oauth_clients WHERE client_id = ?", clientId);
+        clientCache.remove(clientId);
         audit(principalId, clientId, "client_deleted", null);
     }
 
@@ -202,7 +230,7 @@ public class OAuthServer {
         if (clientId == null || clientId.isBlank()) {
             throw OAuthError.invalidClient("client authentication failed: no client_id");
         }
-        Client client = client(clientId).orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
+        Client client = cachedClient(clientId).orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
         if (client.isPublic()) {
             if (secret != null && !secret.isEmpty()) {
                 throw OAuthError.invalidClient("client authentication failed");
@@ -688,7 +716,6 @@ public class OAuthServer {
         m.put("iat", t.createdAt().getEpochSecond());
         if (t.principalId() != null) {
             m.put("sub", t.principalId());
-            principals.get(t.principalId()).map(PrincipalDirectory.Entry::username).ifPresent(u -> m.put("username", u));
         }
         m.put("aud", t.clientId());
         m.put("iss", issuer);
