@@ -442,8 +442,7 @@ public class OAuthServer {
             throw OAuthError.invalidGrant("code_verifier sent for a request without code_challenge");
         }
         requireActive(row.principalId());
-        audit(row.principalId(), client.clientId(), "code_exchanged", ScopeSet.join(row.scopes()));
-        return issue(issuer, client, row.principalId(), row.scopes(), row.familyId(), true, row.nonce());
+        return issue(issuer, client, row.principalId(), row.scopes(), row.familyId(), true, row.nonce(), "code_exchanged");
     }
 
     private static CodeRow codeRow(java.sql.ResultSet rs) throws SQLException {
@@ -495,8 +494,7 @@ public class OAuthServer {
         if (row.principalId() != null) {
             requireActive(row.principalId());
         }
-        audit(row.principalId(), client.clientId(), "token_refreshed", ScopeSet.join(scopes));
-        return issue(issuer, client, row.principalId(), scopes, row.familyId(), true, null);
+        return issue(issuer, client, row.principalId(), scopes, row.familyId(), true, null, "token_refreshed");
     }
 
     private Map<String, Object> clientCredentials(Client client, Map<String, String> p) {
@@ -506,13 +504,16 @@ public class OAuthServer {
         if (granted.isEmpty() && !scopes.isEmpty() && p.get("scope") != null) {
             throw OAuthError.invalidScope("openid, profile and email need a user: not with client_credentials");
         }
-        audit(client.ownerPrincipalId(), client.clientId(), "client_credentials_granted", ScopeSet.join(granted));
-        return issue(null, client, client.ownerPrincipalId(), granted, Secrets.random("fam_", 20), false, null);
+        return issue(null, client, client.ownerPrincipalId(), granted, Secrets.random("fam_", 20), false, null,
+                "client_credentials_granted");
     }
 
-    /** Issues an access token (and a refresh token, and an ID token for {@code openid}) in {@code familyId}. */
+    /**
+     * Issues an access token (and a refresh token, and an ID token for {@code openid}) in {@code familyId}, with its
+     * audit entry in the same transaction (one commit per grant).
+     */
     private Map<String, Object> issue(String issuer, Client client, String principalId, Set<String> scopes, String familyId,
-            boolean withRefresh, String nonce) {
+            boolean withRefresh, String nonce, String auditEvent) {
         String access = Secrets.random("ato_", 40);
         String refresh = withRefresh ? Secrets.random("atr_", 48) : null;
         Instant now = Instant.now();
@@ -525,6 +526,7 @@ public class OAuthServer {
                         + "VALUES (?, 'refresh', ?, ?, ?, ?, ?)", Secrets.sha256(refresh), client.clientId(), principalId,
                         ScopeSet.join(scopes), familyId, now.plus(REFRESH_TTL));
             }
+            auditIn(c, principalId, client.clientId(), auditEvent, ScopeSet.join(scopes));
             return null;
         });
         Map<String, Object> m = new LinkedHashMap<>();
@@ -693,8 +695,7 @@ public class OAuthServer {
             throw OAuthError.invalidGrant("the device code was already used");
         }
         requireActive(row.principalId());
-        audit(row.principalId(), client.clientId(), "device_code_exchanged", ScopeSet.join(row.scopes()));
-        return issue(issuer, client, row.principalId(), row.scopes(), Secrets.random("fam_", 20), true, null);
+        return issue(issuer, client, row.principalId(), row.scopes(), Secrets.random("fam_", 20), true, null, "device_code_exchanged");
     }
 
     // ---------------------------------------------------------------- introspection, revocation, bearer use
