@@ -196,6 +196,7 @@ public class OAuthServer {
         ownedClient(principalId, clientId);
         sql.update("DELETE FROM oauth_clients WHERE client_id = ?", clientId);
         clientCache.remove(clientId);
+        forgetCached(t -> clientId.equals(t.clientId()));
         audit(principalId, clientId, "client_deleted", null);
     }
 
@@ -587,6 +588,7 @@ public class OAuthServer {
     }
 
     int revokeFamily(String familyId) {
+        forgetCached(t -> t.familyId().equals(familyId));
         return sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE family_id = ? AND revoked_at IS NULL", familyId);
     }
 
@@ -700,10 +702,41 @@ public class OAuthServer {
 
     // ---------------------------------------------------------------- introspection, revocation, bearer use
 
+    /**
+     * Introspection answers for access tokens come from a cache of {@link #INTROSPECTION_CACHE}: resource servers
+     * ask about the same token again and again. Revocation on this instance drops the entries at once; another
+     * instance's revocation is seen within that time. Expiry is checked on every answer.
+     */
+    private static final Duration INTROSPECTION_CACHE = Duration.ofSeconds(2);
+    private final java.util.concurrent.ConcurrentHashMap<String, CachedToken> tokenCache = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record CachedToken(TokenRow row, Instant at) {
+    }
+
+    private Optional<TokenRow> introspected(String token) {
+        byte[] hash = Secrets.sha256(token);
+        String key = Secrets.b64url(hash);
+        CachedToken cached = tokenCache.get(key);
+        if (cached != null && cached.at().plus(INTROSPECTION_CACHE).isAfter(Instant.now())) {
+            return Optional.of(cached.row());
+        }
+        Optional<TokenRow> row = sql.one("SELECT " + TOKEN_COLUMNS + " FROM oauth_tokens WHERE token_hash = ?", OAuthServer::tokenRow,
+                (Object) hash);
+        if (row.isPresent() && "access".equals(row.get().kind()) && row.get().active()) {
+            if (tokenCache.size() > 50_000) {
+                tokenCache.clear();
+            }
+            tokenCache.put(key, new CachedToken(row.get(), Instant.now()));
+        }
+        return row;
+    }
+
+    private void forgetCached(java.util.function.Predicate<TokenRow> which) {
+        tokenCache.values().removeIf(c -> which.test(c.row()));
+    }
+
     Map<String, Object> introspect(String issuer, Client client, String token) {
-        Optional<TokenRow> row = token == null ? Optional.empty()
-                : sql.one("SELECT " + TOKEN_COLUMNS + " FROM oauth_tokens WHERE token_hash = ?", OAuthServer::tokenRow,
-                        (Object) Secrets.sha256(token));
+        Optional<TokenRow> row = token == null ? Optional.empty() : introspected(token);
         if (row.isEmpty() || !row.get().active() || !row.get().clientId().equals(client.clientId())) {
             return Map.of("active", false);
         }
@@ -738,6 +771,7 @@ public class OAuthServer {
         } else {
             sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE token_hash = ? AND revoked_at IS NULL",
                     (Object) Secrets.sha256(token));
+            tokenCache.remove(Secrets.b64url(Secrets.sha256(token)));
         }
         audit(row.get().principalId(), client.clientId(), "token_revoked", row.get().kind());
     }
@@ -783,6 +817,7 @@ public class OAuthServer {
                 Sql.update(c, "DELETE FROM oauth_consents WHERE principal_id = ? AND client_id = ?", principalId, clientId),
                 Sql.update(c, "UPDATE oauth_tokens SET revoked_at = now() WHERE principal_id = ? AND client_id = ? AND revoked_at IS NULL",
                         principalId, clientId) });
+        forgetCached(t -> principalId.equals(t.principalId()) && clientId.equals(t.clientId()));
         if (counts[0] == 0 && counts[1] == 0) {
             return false;
         }
