@@ -124,16 +124,7 @@ public class OAuthEndpoints {
 
     // ---------------------------------------------------------------- token, device authorization, introspection, revocation
 
-    @POST
-    @Path("token")
-    public Response token(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
-        try {
-            Map<String, String> p = Requests.body(headers, body);
-            return Requests.json(200, server.token(Requests.issuer(uri), authenticate(headers, p), p));
-        } catch (OAuthError e) {
-            return Requests.error(e);
-        }
-    }
+    // POST /oauth/token, /oauth/introspect and /oauth/revoke are served by TokenServlet, outside JAX-RS.
 
     @POST
     @Path("device_authorization")
@@ -141,34 +132,6 @@ public class OAuthEndpoints {
         try {
             Map<String, String> p = Requests.body(headers, body);
             return Requests.json(200, server.deviceAuthorization(Requests.issuer(uri), authenticate(headers, p), p));
-        } catch (OAuthError e) {
-            return Requests.error(e);
-        }
-    }
-
-    @POST
-    @Path("introspect")
-    public Response introspect(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
-        try {
-            Map<String, String> p = Requests.body(headers, body);
-            Client client = authenticate(headers, p);
-            String token = p.get("token");
-            if (token == null || token.isEmpty()) {
-                throw OAuthError.invalidRequest("token is required");
-            }
-            return Requests.json(200, server.introspect(Requests.issuer(uri), client, token));
-        } catch (OAuthError e) {
-            return Requests.error(e);
-        }
-    }
-
-    @POST
-    @Path("revoke")
-    public Response revoke(@Context HttpHeaders headers, String body) {
-        try {
-            Map<String, String> p = Requests.body(headers, body);
-            server.revoke(authenticate(headers, p), p.get("token"));
-            return Response.ok().header("Cache-Control", "no-store").build();
         } catch (OAuthError e) {
             return Requests.error(e);
         }

@@ -24,7 +24,20 @@ final class Requests {
 
     /** The body's parameters: {@code application/x-www-form-urlencoded} (RFC 6749) or a JSON object of strings. */
     static Map<String, String> body(HttpHeaders headers, String body) {
-        MediaType type = headers.getMediaType();
+        return body(headers.getMediaType(), body);
+    }
+
+    static Map<String, String> body(String contentType, String body) {
+        MediaType type;
+        try {
+            type = contentType == null || contentType.isBlank() ? null : MediaType.valueOf(contentType);
+        } catch (IllegalArgumentException e) {
+            throw OAuthError.invalidRequest("unreadable Content-Type");
+        }
+        return body(type, body);
+    }
+
+    static Map<String, String> body(MediaType type, String body) {
         String b = body == null ? "" : body;
         if (type != null && type.isCompatible(MediaType.APPLICATION_JSON_TYPE)) {
             JsonNode node;
