@@ -101,11 +101,23 @@ K="http://127.0.0.1:$K_PORT"
 wait_for "$K/realms/master/.well-known/openid-configuration" 300 || die "Keycloak did not start (log: $WORK/keycloak.log)"
 ADMIN=$(curl -sf -X POST "$K/realms/master/protocol/openid-connect/token" \
   -d 'grant_type=password&client_id=admin-cli&username=admin&password=admin' | json 'd["access_token"]')
-curl -s -o /dev/null -X POST "$K/admin/realms/master/clients" -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
-  -d '{"clientId":"bench","secret":"bench-secret","publicClient":false,"serviceAccountsEnabled":true,"standardFlowEnabled":false,"directAccessGrantsEnabled":false}'
+# the client is made afresh; Keycloak 26 introspects a token only for a client in its audience, hence the mapper
+OLD_ID=$(curl -sf "$K/admin/realms/master/clients?clientId=bench" -H "Authorization: Bearer $ADMIN" | json 'd[0]["id"] if d else ""')
+[ -z "$OLD_ID" ] || curl -sf -o /dev/null -X DELETE "$K/admin/realms/master/clients/$OLD_ID" -H "Authorization: Bearer $ADMIN"
+curl -sf -o /dev/null -X POST "$K/admin/realms/master/clients" -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
+  -d '{"clientId":"bench","secret":"bench-secret","publicClient":false,"serviceAccountsEnabled":true,"standardFlowEnabled":false,
+       "directAccessGrantsEnabled":false,"protocolMappers":[{"name":"audience-bench","protocol":"openid-connect",
+       "protocolMapper":"oidc-audience-mapper","config":{"included.client.audience":"bench","access.token.claim":"true",
+       "introspection.token.claim":"true"}}]}'
 K_AUTH="Basic $(printf 'bench:bench-secret' | base64 -w0)"
 K_TOKEN=$(curl -sf -X POST "$K/realms/master/protocol/openid-connect/token" -H "Authorization: $K_AUTH" \
   -d 'grant_type=client_credentials' | json 'd["access_token"]')
+
+# both servers must find the measured token active, or the introspection figures mean nothing
+curl -sf -X POST "$A/oauth/introspect" -H "Authorization: $A_AUTH" -d "token=$A_TOKEN" | grep -q '"active":true' \
+  || die "Atrium does not report its token active"
+curl -sf -X POST "$K/realms/master/protocol/openid-connect/token/introspect" -H "Authorization: $K_AUTH" -d "token=$K_TOKEN" \
+  | grep -q '"active":true' || die "Keycloak does not report its token active"
 
 # ------------------------------------------------------------------------------------------ runs
 # run NAME URL AUTH BODY: prints requests/s and checks every answer was 2xx
