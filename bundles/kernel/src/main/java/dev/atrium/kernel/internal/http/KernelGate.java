@@ -20,6 +20,8 @@ import javax.ws.rs.ext.ExceptionMapper;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtension;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsName;
 import org.slf4j.Logger;
@@ -35,6 +37,7 @@ import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SessionVerifier;
 import dev.atrium.kernel.internal.auth.AuthenticatedCaller;
 import dev.atrium.kernel.internal.auth.OperatorToken;
 import dev.atrium.kernel.internal.auth.TokenAuthenticator;
@@ -57,6 +60,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
 
     private final TokenAuthenticator tokens;
     private final OperatorToken operator;
+    private final java.util.List<SessionVerifier> sessions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final java.util.Set<String> SAFE_METHODS = java.util.Set.of("GET", "HEAD", "OPTIONS");
 
     @Context
     ResourceInfo resourceInfo;
@@ -70,11 +75,24 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         this.operator = operator;
     }
 
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addSessionVerifier(SessionVerifier verifier) {
+        sessions.add(verifier);
+    }
+
+    void removeSessionVerifier(SessionVerifier verifier) {
+        sessions.remove(verifier);
+    }
+
     @Override
     public void filter(ContainerRequestContext request) {
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
-        Caller caller = authenticate(request.getHeaderString(HttpHeaders.AUTHORIZATION));
+        if (annotation(method, type, dev.atrium.kernel.api.SelfAuthenticated.class) != null) {
+            return;
+        }
+        String authorization = request.getHeaderString(HttpHeaders.AUTHORIZATION);
+        Caller caller = authorization != null ? authenticate(authorization) : session(request);
         if (caller != null) {
             boolean secure = request.getSecurityContext() != null && request.getSecurityContext().isSecure();
             request.setSecurityContext(new CallerContext(caller, secure));
@@ -95,6 +113,11 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (scope != null && !caller.hasScope(scope.value())) {
             throw ApiException.forbidden("this token lacks the scope " + scope.value());
         }
+        // an OAuth access token carries only the scopes a user granted to a third party: an endpoint that
+        // declares no scope (tokens, username, workspaces) it may read but never change
+        if (scope == null && "oauth".equals(caller.authMethod()) && !SAFE_METHODS.contains(request.getMethod())) {
+            throw ApiException.forbidden("an OAuth access token cannot call " + request.getMethod() + " on an endpoint without a scope");
+        }
     }
 
     @Override
@@ -107,10 +130,36 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         }
     }
 
-    private Caller authenticate(String header) {
-        if (header == null) {
+    /**
+     * The caller of the session cookie, when a {@link SessionVerifier} knows it. A cookie-authenticated request that
+     * changes something must carry the session's CSRF token in {@link SessionVerifier#CSRF_HEADER}: a cross-site
+     * form or script can make the browser send the cookie, but cannot read the token.
+     */
+    private Caller session(ContainerRequestContext request) {
+        javax.ws.rs.core.Cookie cookie = request.getCookies().get(SessionVerifier.COOKIE);
+        if (cookie == null || cookie.getValue() == null || cookie.getValue().isBlank() || sessions.isEmpty()) {
             return null;
         }
+        for (SessionVerifier verifier : sessions) {
+            SessionVerifier.Session session = verifier.verify(cookie.getValue());
+            if (session == null || session.caller() == null || session.caller().principalId() == null) {
+                continue;
+            }
+            if (!SAFE_METHODS.contains(request.getMethod())) {
+                String presented = request.getHeaderString(SessionVerifier.CSRF_HEADER);
+                if (presented == null || session.csrfToken() == null || !java.security.MessageDigest.isEqual(
+                        presented.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        session.csrfToken().getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                    throw ApiException.forbidden("a cookie-authenticated " + request.getMethod() + " needs the session's CSRF token in "
+                            + SessionVerifier.CSRF_HEADER);
+                }
+            }
+            return session.caller();
+        }
+        return null;
+    }
+
+    private Caller authenticate(String header) {
         if (header.length() <= BEARER.length() || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
         }

@@ -1,0 +1,26 @@
+package dev.atrium.kernel.api;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * Verifies browser session cookies (the spec's session-cookie mode). The kernel consults it for a request to a
+ * JAX-RS resource that carries no {@code Authorization} header but the cookie {@link #COOKIE}. A
+ * cookie-authenticated request with a method other than GET, HEAD or OPTIONS must also send the session's CSRF
+ * token in the header {@link #CSRF_HEADER}, or the kernel answers 403.
+ */
+@ConsumerType
+public interface SessionVerifier {
+
+    /** The session cookie's name. */
+    String COOKIE = "atrium_session";
+
+    /** The request header that carries the session's CSRF token on mutating requests. */
+    String CSRF_HEADER = "X-CSRF-Token";
+
+    /** A live session: its caller (auth method {@code session}) and its CSRF token. */
+    record Session(Caller caller, String csrfToken) {
+    }
+
+    /** @return the live session of the cookie's value, or {@code null} when it is unknown, expired or ended */
+    Session verify(String cookieValue);
+}

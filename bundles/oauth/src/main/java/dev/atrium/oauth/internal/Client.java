@@ -1,0 +1,54 @@
+package dev.atrium.oauth.internal;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** A registered OAuth client. A public client ({@code token_endpoint_auth_method=none}) has no secret and must use PKCE. */
+record Client(String clientId, byte[] secretHash, String ownerPrincipalId, String name, List<String> redirectUris,
+        Set<String> grantTypes, Set<String> scopes, String authMethod, String clientUri, String logoUri, Instant createdAt,
+        Instant updatedAt) {
+
+    static final String COLUMNS = "client_id, secret_hash, owner_principal_id, client_name, redirect_uris, grant_types, scopes, "
+            + "token_endpoint_auth_method, client_uri, logo_uri, created_at, updated_at";
+
+    static Client of(ResultSet rs) throws SQLException {
+        List<String> uris = new ArrayList<>();
+        for (String u : rs.getString("redirect_uris").split("\n")) {
+            if (!u.isEmpty()) {
+                uris.add(u);
+            }
+        }
+        return new Client(rs.getString("client_id"), rs.getBytes("secret_hash"), rs.getString("owner_principal_id"),
+                rs.getString("client_name"), uris, ScopeSet.column(rs.getString("grant_types")),
+                ScopeSet.column(rs.getString("scopes")), rs.getString("token_endpoint_auth_method"), rs.getString("client_uri"),
+                rs.getString("logo_uri"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+    }
+
+    boolean isPublic() {
+        return "none".equals(authMethod);
+    }
+
+    /** RFC 7591 client metadata; never the secret (only the create response carries it). */
+    Map<String, Object> toJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("client_id", clientId);
+        m.put("client_id_issued_at", createdAt.getEpochSecond());
+        m.put("client_name", name);
+        m.put("redirect_uris", redirectUris);
+        m.put("grant_types", grantTypes);
+        m.put("response_types", grantTypes.contains("authorization_code") ? List.of("code") : List.of());
+        m.put("scope", ScopeSet.join(scopes));
+        m.put("token_endpoint_auth_method", authMethod);
+        m.put("client_uri", clientUri);
+        m.put("logo_uri", logoUri);
+        m.put("created_at", createdAt.toString());
+        m.put("updated_at", updatedAt.toString());
+        return m;
+    }
+}

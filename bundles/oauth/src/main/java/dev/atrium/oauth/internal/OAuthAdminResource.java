@@ -1,0 +1,41 @@
+package dev.atrium.oauth.internal;
+
+import java.time.Duration;
+import java.util.Map;
+
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OperatorOnly;
+
+/** {@code POST /admin/oauth/keys/rotate} (operator): a new ID token signing key; the old one stays published. */
+@Component(service = OAuthAdminResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/admin/oauth")
+@Produces(MediaType.APPLICATION_JSON)
+@OperatorOnly
+public class OAuthAdminResource {
+
+    private final SigningKeys keys;
+
+    @Activate
+    public OAuthAdminResource(@Reference SigningKeys keys) {
+        this.keys = keys;
+    }
+
+    @POST
+    @Path("keys/rotate")
+    public Map<String, Object> rotate() {
+        return Map.of("kid", keys.rotate(OAuthServer.ID_TOKEN_TTL.plusMinutes(5)));
+    }
+}

@@ -1,0 +1,89 @@
+package dev.atrium.oauth.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.SelfAuthenticated;
+
+/** RFC 8414 and OpenID Connect discovery, and the JWKS that verifies ID tokens. */
+@Component(service = WellKnownResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@SelfAuthenticated
+@Path("/.well-known")
+public class WellKnownResource {
+
+    private final SigningKeys keys;
+
+    @Activate
+    public WellKnownResource(@Reference SigningKeys keys) {
+        this.keys = keys;
+    }
+
+    @GET
+    @Path("oauth-authorization-server")
+    public Response authorizationServer(@Context UriInfo uri) {
+        return metadata(Requests.issuer(uri), false);
+    }
+
+    @GET
+    @Path("openid-configuration")
+    public Response openid(@Context UriInfo uri) {
+        return metadata(Requests.issuer(uri), true);
+    }
+
+    @GET
+    @Path("jwks.json")
+    public Response jwks() {
+        return Response.ok(keys.jwks(), MediaType.APPLICATION_JSON_TYPE).header("Cache-Control", "public, max-age=300").build();
+    }
+
+    static Map<String, Object> metadata(String issuer) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("issuer", issuer);
+        m.put("authorization_endpoint", issuer + "/oauth/authorize");
+        m.put("token_endpoint", issuer + "/oauth/token");
+        m.put("device_authorization_endpoint", issuer + "/oauth/device_authorization");
+        m.put("introspection_endpoint", issuer + "/oauth/introspect");
+        m.put("revocation_endpoint", issuer + "/oauth/revoke");
+        m.put("registration_endpoint", issuer + "/oauth/register");
+        m.put("userinfo_endpoint", issuer + "/oauth/userinfo");
+        m.put("jwks_uri", issuer + "/.well-known/jwks.json");
+        m.put("scopes_supported", new ArrayList<>(ScopeSet.KNOWN.keySet()));
+        m.put("response_types_supported", List.of("code"));
+        m.put("response_modes_supported", List.of("query"));
+        m.put("grant_types_supported", List.of("authorization_code", "refresh_token", "client_credentials", OAuthServer.DEVICE_GRANT));
+        m.put("token_endpoint_auth_methods_supported", List.of("client_secret_basic", "client_secret_post", "none"));
+        m.put("introspection_endpoint_auth_methods_supported", List.of("client_secret_basic", "client_secret_post"));
+        m.put("revocation_endpoint_auth_methods_supported", List.of("client_secret_basic", "client_secret_post", "none"));
+        m.put("code_challenge_methods_supported", List.of("S256"));
+        return m;
+    }
+
+    private Response metadata(String issuer, boolean openid) {
+        Map<String, Object> m = metadata(issuer);
+        if (openid) {
+            m.put("subject_types_supported", List.of("public"));
+            m.put("id_token_signing_alg_values_supported", List.of(SigningKeys.ALGORITHM));
+            m.put("claims_supported", List.of("iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "azp",
+                    "name", "preferred_username", "picture", "email"));
+        }
+        return Response.ok(m, MediaType.APPLICATION_JSON_TYPE).build();
+    }
+}
