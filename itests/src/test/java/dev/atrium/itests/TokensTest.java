@@ -88,6 +88,19 @@ class TokensTest {
     }
 
     @Test
+    void aLimitedTokenCannotMintItselfMoreOrChangeTheAccount(AtriumServer server) {
+        User reader = server.newUser("threads:read");
+        assertEquals(200, reader.http().get("/api/me").status(), "reading the account is fine");
+        assertEquals(200, reader.http().get("/api/me/personal-access-tokens").status());
+        Http.Reply mint = reader.http().post("/api/me/personal-access-tokens", Map.of("name", "escalate", "scopes", "*"));
+        assertEquals(403, mint.status(), mint.body());
+        assertEquals("FORBIDDEN", mint.errorCode());
+        assertEquals(403, reader.http().post("/api/spaces", Map.of("name", "more")).status());
+        assertEquals(403, reader.http().patch("/api/me/username", Map.of("username", "renamed" + System.nanoTime() % 1000)).status());
+        assertEquals(1, reader.http().get("/api/me/personal-access-tokens").get("tokens").size(), "nothing was created");
+    }
+
+    @Test
     void requestsWithoutValidCredentialsAre401WithAChallenge(AtriumServer server) {
         Http.Reply none = server.anonymous().get("/api/me");
         assertEquals(401, none.status());

@@ -113,10 +113,14 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (scope != null && !caller.hasScope(scope.value())) {
             throw ApiException.forbidden("this token lacks the scope " + scope.value());
         }
-        // an OAuth access token carries only the scopes a user granted to a third party: an endpoint that
-        // declares no scope (tokens, username, workspaces) it may read but never change
-        if (scope == null && "oauth".equals(caller.authMethod()) && !SAFE_METHODS.contains(request.getMethod())) {
-            throw ApiException.forbidden("an OAuth access token cannot call " + request.getMethod() + " on an endpoint without a scope");
+        // a token limited to some scopes (an OAuth access token always is, a PAT may be) reaches only what they
+        // cover: an endpoint that declares no scope (tokens, username, workspaces) it may read but never change,
+        // or a threads:read token could mint itself a '*' token
+        if (scope == null && !caller.scopes().contains(dev.atrium.kernel.api.Caller.ALL_SCOPES)
+                && !SAFE_METHODS.contains(request.getMethod())) {
+            throw ApiException.forbidden("oauth".equals(caller.authMethod())
+                    ? "an OAuth access token cannot call " + request.getMethod() + " on an endpoint without a scope"
+                    : "this endpoint changes the account or its workspaces: it needs a token with scope *");
         }
     }
 
