@@ -76,13 +76,15 @@ public class Dispatcher {
         this.models = models;
         this.threads = threads;
         this.tools = tools;
-        this.workers = Executors.newFixedThreadPool(settings.workers, r -> new Thread(r, "atrium-run-worker"));
+        this.workers = Executors.newFixedThreadPool(Math.max(1, settings.workers), r -> new Thread(r, "atrium-run-worker"));
         this.slots = new Semaphore(settings.workers);
         hub.onQueued(onQueued);
         hub.onCancel(onCancel);
         this.loop = new Thread(this::dispatch, "atrium-runs-dispatcher");
         loop.setDaemon(true);
-        loop.start();
+        if (settings.workers > 0) {
+            loop.start();
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)

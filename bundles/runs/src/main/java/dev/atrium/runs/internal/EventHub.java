@@ -180,6 +180,11 @@ public class EventHub {
         Subscription s = new Subscription(runId, afterId, sink);
         channels.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(s);
         s.deliver(store.allEvents(runId, afterId));
+        if (!s.closed() && store.get(runId).map(RunStore.Run::terminal).orElse(true)) {
+            // finished before (or while) we looked: whatever is left, then the end of the stream
+            s.deliver(store.allEvents(runId, s.last()));
+            s.close(true);
+        }
         return s;
     }
 

@@ -17,7 +17,7 @@ public class RunsSettings {
 
     @ObjectClassDefinition(name = "Atrium runs")
     public @interface Config {
-        @AttributeDefinition(description = "Runs executed at once by this instance (ATRIUM_RUNS_WORKERS)")
+        @AttributeDefinition(description = "Runs executed at once by this instance; 0: it executes none (ATRIUM_RUNS_WORKERS)")
         int workers() default 4;
 
         @AttributeDefinition(description = "Model turns a run may take before it fails (ATRIUM_RUNS_STEP_LIMIT)")
@@ -61,7 +61,7 @@ public class RunsSettings {
 
     @Activate
     public RunsSettings(Config config) {
-        workers = (int) num("ATRIUM_RUNS_WORKERS", config.workers());
+        workers = (int) Math.max(0, numOrZero("ATRIUM_RUNS_WORKERS", config.workers()));
         stepLimit = (int) num("ATRIUM_RUNS_STEP_LIMIT", config.stepLimit());
         heartbeatMillis = num("ATRIUM_RUNS_HEARTBEAT_MS", config.heartbeatMillis());
         pollMillis = num("ATRIUM_RUNS_POLL_MS", config.pollMillis());
@@ -82,6 +82,16 @@ public class RunsSettings {
         String v = System.getenv(env);
         try {
             return v == null || v.isBlank() ? dflt : Math.max(1, Long.parseLong(v.trim()));
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    /** As {@link #num}, but 0 is allowed (workers: 0 means this instance serves the API and never executes runs). */
+    private static long numOrZero(String env, long dflt) {
+        String v = System.getenv(env);
+        try {
+            return v == null || v.isBlank() ? dflt : Math.max(0, Long.parseLong(v.trim()));
         } catch (NumberFormatException e) {
             return dflt;
         }
