@@ -82,13 +82,28 @@ public class RunStore {
         }
     }
 
-    public record Event(String runId, long id, String type, JsonNode data, Instant createdAt) {
+    /** A run event; its JSON text is made once, since every subscriber of the run sends the same bytes. */
+    public record Event(String runId, long id, String type, JsonNode data, Instant createdAt, String json) {
         static Event of(ResultSet rs) throws SQLException {
             try {
-                return new Event(rs.getString("run_id"), rs.getLong("id"), rs.getString("type"), JSON.readTree(rs.getString("data")),
+                return of(rs.getString("run_id"), rs.getLong("id"), rs.getString("type"), JSON.readTree(rs.getString("data")),
                         rs.getTimestamp("created_at").toInstant());
             } catch (JsonProcessingException e) {
                 throw new SQLException(e);
+            }
+        }
+
+        static Event of(String runId, long id, String type, JsonNode data, Instant createdAt) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("run_id", runId);
+            m.put("type", type);
+            m.put("data", data);
+            m.put("created_at", createdAt.toString());
+            try {
+                return new Event(runId, id, type, data, createdAt, JSON.writeValueAsString(m));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
             }
         }
 
@@ -107,11 +122,7 @@ public class RunStore {
         }
 
         String toJsonText() {
-            try {
-                return JSON.writeValueAsString(toJson());
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
+            return json;
         }
     }
 
