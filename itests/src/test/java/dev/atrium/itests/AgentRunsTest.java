@@ -428,6 +428,28 @@ class AgentRunsTest {
     }
 
     @Test
+    void theMemoryToolsAreAbsentWhileTheMemoriesCapabilityIsDisabled() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        fake.script(model, body -> FakeModelServer.openAiText("with memories"), body -> FakeModelServer.openAiText("without"));
+        String threadId = thread(u);
+        assertEquals("completed", awaitFinished(u.http(), run(u, threadId, "one")).path("status").asText());
+        assertTrue(toolNames(fake.received(model).get(0), false).containsAll(List.of("memory_add", "memory_search")));
+        String memories = "/api/spaces/" + u.defaultSpaceId() + "/memories";
+        assertEquals(200, server.operator().post("/admin/features/memories/disable", Map.of()).status());
+        try {
+            assertEquals(404, FeatureSwitchTest.await(u.http(), memories, 404).status());
+            assertEquals("completed", awaitFinished(u.http(), run(u, threadId, "two")).path("status").asText());
+            List<String> offered = toolNames(fake.received(model).get(1), false);
+            assertFalse(offered.contains("memory_add") || offered.contains("memory_search"), offered.toString());
+            assertTrue(offered.contains("http_fetch"), offered.toString());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/memories/enable", Map.of()).status());
+            assertEquals(200, FeatureSwitchTest.await(u.http(), memories, 200).status());
+        }
+    }
+
+    @Test
     void aRunCreatedOnOneInstanceStreamsToAnSseClientOnAnother() throws Exception {
         Map<String, String> env = new java.util.HashMap<>(env());
         env.put("ATRIUM_RUNS_WORKERS", "0"); // the second instance serves the API only: the run executes on the first
