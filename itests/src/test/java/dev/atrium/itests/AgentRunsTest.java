@@ -428,6 +428,45 @@ class AgentRunsTest {
     }
 
     @Test
+    void aRunningRunIsCancelledMidStreamAndRunsAreListedWithActiveOnlyAndACursor() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        List<String> frames = new ArrayList<>(FakeModelServer.openAiText("first ", "never"));
+        frames.add(2, "SLEEP:15000"); // after the first fragment the model stalls
+        fake.script(model, body -> frames);
+        String threadId = thread(u);
+        String runId = run(u, threadId, "a long answer please");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!types(events(u.http(), runId)).contains("message.delta") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        JsonNode active = u.http().get("/api/threads/" + threadId + "/runs?active_only=true").json();
+        assertEquals(1, active.path("runs").size());
+        long started = System.nanoTime();
+        assertEquals(200, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
+        JsonNode run = awaitFinished(u.http(), runId);
+        assertEquals("cancelled", run.path("status").asText(), run.toString());
+        assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "cancelling does not wait for the model");
+        List<String> types = types(events(u.http(), runId));
+        assertEquals("run.cancelled", types.get(types.size() - 1));
+        assertEquals(409, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
+        assertEquals(0, u.http().get("/api/threads/" + threadId + "/runs?active_only=true").json().path("runs").size());
+
+        // a queued run is cancelled at once; listing pages newest first with a cursor
+        fake.script(model);
+        for (int i = 0; i < 2; i++) {
+            run(u, threadId, "more " + i);
+        }
+        JsonNode page1 = u.http().get("/api/threads/" + threadId + "/runs?limit=2").json();
+        assertEquals(2, page1.path("runs").size());
+        JsonNode page2 = u.http().get("/api/threads/" + threadId + "/runs?limit=2&cursor=" + page1.path("next_cursor").asText()).json();
+        assertEquals(1, page2.path("runs").size());
+        assertEquals(runId, page2.path("runs").get(0).path("id").asText());
+        assertTrue(page2.path("next_cursor").isNull());
+        assertEquals(400, u.http().get("/api/threads/" + threadId + "/runs?cursor=%25%25").status());
+    }
+
+    @Test
     void theMemoryToolsAreAbsentWhileTheMemoriesCapabilityIsDisabled() throws Exception {
         String model = model();
         User u = user("openai", model);

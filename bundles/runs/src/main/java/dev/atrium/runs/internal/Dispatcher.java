@@ -58,6 +58,7 @@ public class Dispatcher {
     private final Map<String, Thread> active = new ConcurrentHashMap<>();
     private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
     private final ExecutorService workers;
+    private final ExecutorService modelCalls = Executors.newCachedThreadPool(r -> new Thread(r, "atrium-run-model"));
     private final Semaphore slots;
     private final Object wake = new Object();
     private final Thread loop;
@@ -104,6 +105,7 @@ public class Dispatcher {
         loop.interrupt();
         loop.join(5_000);
         workers.shutdownNow();
+        modelCalls.shutdownNow();
         workers.awaitTermination(10, TimeUnit.SECONDS);
         for (String runId : store.runningOn(hub.instanceId)) {
             store.finish(runId, "failed", "the server stopped while the run was running");
@@ -232,8 +234,13 @@ public class Dispatcher {
                 List<ModelProvider.Tool> offered = tools.offered(grants);
                 String runId = run.id();
                 int s = step;
-                Reply reply = provider.complete(new ModelProvider.Request(model, system.toString(), List.copyOf(conversation), offered, 4096),
-                        delta -> store.append(runId, "message.delta", Map.of("text", delta, "step", s)));
+                Reply reply = callModel(run, provider, new ModelProvider.Request(model, system.toString(), List.copyOf(conversation),
+                        offered, 4096), delta -> {
+                            if (cancelled.contains(runId)) {
+                                throw new java.util.concurrent.CancellationException();
+                            }
+                            store.append(runId, "message.delta", Map.of("text", delta, "step", s));
+                        });
                 Map<String, Object> done = new LinkedHashMap<>();
                 done.put("text", reply.text());
                 done.put("step", step);
@@ -277,6 +284,50 @@ public class Dispatcher {
         } catch (RuntimeException e) {
             LOG.error("run {} failed", run.id(), e);
             store.finish(run.id(), "failed", "internal error");
+        }
+    }
+
+    /**
+     * One model turn on a thread of its own, so that a cancel (NOTIFY, or the run row's flag looked at every second
+     * as a fallback) ends the wait at once even while the provider's stream is stalled.
+     */
+    private Reply callModel(Run run, ModelProvider provider, ModelProvider.Request request, ModelProvider.Listener listener)
+            throws IOException, InterruptedException, Stop {
+        java.util.concurrent.Future<Reply> call = modelCalls.submit(() -> provider.complete(request, listener));
+        long lastLook = System.nanoTime();
+        try {
+            while (true) {
+                try {
+                    return call.get(200, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException stillStreaming) {
+                    if (System.nanoTime() - lastLook > TimeUnit.SECONDS.toNanos(1)) {
+                        lastLook = System.nanoTime();
+                        if (store.cancelRequested(run.id())) {
+                            cancelled.add(run.id());
+                        }
+                    }
+                    if (cancelled.contains(run.id())) {
+                        throw new Stop("cancelled", null);
+                    }
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof java.util.concurrent.CancellationException || cancelled.contains(run.id())) {
+                throw new Stop("cancelled", null);
+            }
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof InterruptedException ie) {
+                throw ie;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException(cause);
+        } finally {
+            call.cancel(true);
         }
     }
 
