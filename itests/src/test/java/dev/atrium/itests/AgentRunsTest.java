@@ -281,6 +281,86 @@ class AgentRunsTest {
         assertEquals(2, tail.path("events").size());
     }
 
+    /** Reads a run's WebSocket: text messages until the server closes or {@code max} arrived (then the client closes). */
+    static List<JsonNode> webSocket(String url, String token, int max, int[] closeCode) throws Exception {
+        List<JsonNode> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
+        StringBuilder partial = new StringBuilder();
+        java.net.http.WebSocket ws = java.net.http.HttpClient.newHttpClient().newWebSocketBuilder()
+                .header("Authorization", "Bearer " + token)
+                .buildAsync(java.net.URI.create(url), new java.net.http.WebSocket.Listener() {
+                    @Override
+                    public java.util.concurrent.CompletionStage<?> onText(java.net.http.WebSocket w, CharSequence data, boolean last) {
+                        partial.append(data);
+                        if (last) {
+                            try {
+                                got.add(Http.JSON.readTree(partial.toString()));
+                            } catch (java.io.IOException e) {
+                                closed.completeExceptionally(e);
+                            }
+                            partial.setLength(0);
+                            if (got.size() >= max) {
+                                w.sendClose(1000, "enough");
+                                closed.complete(-1);
+                            }
+                        }
+                        w.request(1);
+                        return null;
+                    }
+
+                    @Override
+                    public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w, int status, String reason) {
+                        closed.complete(status);
+                        return null;
+                    }
+
+                    @Override
+                    public void onError(java.net.http.WebSocket w, Throwable error) {
+                        closed.completeExceptionally(error);
+                    }
+                }).get(10, TimeUnit.SECONDS);
+        closeCode[0] = closed.get(30, TimeUnit.SECONDS);
+        ws.abort();
+        return got;
+    }
+
+    @Test
+    void aWebSocketDeliversEventsInOrderAndResumesAfterTheLastEventId() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        String[] parts = new String[30];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = "ws" + i + " ";
+        }
+        fake.script(model, body -> FakeModelServer.paced(25, FakeModelServer.openAiText(parts)));
+        String runId = run(u, thread(u), "Stream over a WebSocket");
+        String url = "ws://127.0.0.1:" + server.port + "/api/runs/" + runId + "/ws";
+        int[] code = new int[1];
+        List<JsonNode> first = webSocket(url, token(u), 10, code);
+        assertEquals(10, first.size());
+        long last = first.get(9).path("id").asLong();
+        List<JsonNode> rest = webSocket(url + "?last_event_id=" + last, token(u), Integer.MAX_VALUE, code);
+        assertEquals(1000, code[0], "the server closes normally after the terminal event");
+        List<JsonNode> all = new ArrayList<>(first);
+        all.addAll(rest);
+        for (int i = 0; i < all.size(); i++) {
+            assertEquals(i + 1, all.get(i).path("id").asLong(), "no gaps, no duplicates");
+        }
+        assertEquals("run.completed", all.get(all.size() - 1).path("type").asText());
+        assertEquals(events(u.http(), runId), all, "the WebSocket carries exactly the stored events");
+
+        // a stranger's handshake is refused as for a missing run; no token is 401
+        User stranger = server.newUser();
+        java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> webSocket(url, token(stranger), 1, code));
+        assertEquals(404, ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
+        refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> webSocket(url, "atp_wrong", 1, code));
+        assertEquals(401, ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
+        // the other run routes still reach JAX-RS through the filter
+        assertEquals(200, u.http().get("/api/runs/" + runId + "/events").status());
+    }
+
     static String token(User u) {
         try {
             var f = Http.class.getDeclaredField("token");
