@@ -63,7 +63,7 @@ public class HttpFetchTool implements AgentTool {
         }
         URI uri;
         try {
-            uri = new URI(MemoryTools.text(MemoryTools.args(arguments), "url"));
+            uri = new URI(ToolArgs.text(ToolArgs.parse(arguments), "url"));
         } catch (URISyntaxException e) {
             throw new IOException("url is not a valid URL");
         }

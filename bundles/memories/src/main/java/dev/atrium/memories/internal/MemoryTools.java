@@ -1,4 +1,4 @@
-package dev.atrium.runs.internal;
+package dev.atrium.memories.internal;
 
 import java.io.IOException;
 import java.util.Set;
@@ -10,10 +10,15 @@ import org.osgi.service.component.annotations.Reference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.atrium.memories.api.Memories;
 import dev.atrium.runs.api.AgentTool;
 
-/** The memory tools, present only while the memories capability's service is (its bundle may be disabled). */
+/**
+ * The agent's memory tools ({@code memory_search}, {@code memory_add}), registered by this bundle as
+ * {@link AgentTool} services: they exist exactly while the memories capability runs. They live here rather than in
+ * the runs bundle so that no other bundle wires to a package of this one: an updated memories bundle would otherwise
+ * stay pinned (old revision and class loader) by its importer until a refresh. The run's tool executor has proven the
+ * requester and the workspace ({@link AgentTool.Context#spaceId()}) just before the call.
+ */
 final class MemoryTools {
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -40,11 +45,11 @@ final class MemoryTools {
 
     @Component(service = AgentTool.class)
     public static class Search implements AgentTool {
-        private final Memories memories;
+        private final MemoryStore store;
 
         @Activate
-        public Search(@Reference Memories memories) {
-            this.memories = memories;
+        public Search(@Reference MemoryStore store) {
+            this.store = store;
         }
 
         @Override
@@ -69,18 +74,22 @@ final class MemoryTools {
 
         @Override
         public String execute(Context context, String arguments) throws Exception {
-            var found = memories.search(context.spaceId(), text(args(arguments), "query"), 10);
+            String query = text(args(arguments), "query");
+            if (query.length() > 1000) {
+                throw new IOException("query must be at most 1000 characters");
+            }
+            var found = store.search(context.spaceId(), query, 10, 0);
             return JSON.writeValueAsString(found.stream().map(n -> java.util.Map.of("id", n.id(), "content", n.content())).toList());
         }
     }
 
     @Component(service = AgentTool.class)
     public static class Add implements AgentTool {
-        private final Memories memories;
+        private final MemoryStore store;
 
         @Activate
-        public Add(@Reference Memories memories) {
-            this.memories = memories;
+        public Add(@Reference MemoryStore store) {
+            this.store = store;
         }
 
         @Override
@@ -105,7 +114,11 @@ final class MemoryTools {
 
         @Override
         public String execute(Context context, String arguments) throws Exception {
-            var note = memories.add(context.spaceId(), text(args(arguments), "content"));
+            String content = text(args(arguments), "content").trim();
+            if (content.codePointCount(0, content.length()) > MemoryResource.MAX_CONTENT) {
+                throw new IOException("content must be at most " + MemoryResource.MAX_CONTENT + " characters");
+            }
+            var note = store.create(context.spaceId(), content);
             return JSON.writeValueAsString(java.util.Map.of("id", note.id(), "content", note.content()));
         }
     }
