@@ -69,4 +69,19 @@ class ThreadsIsolationTest {
         assertEquals(404, stranger.http().get("/api/threads/th_doesnotexist").status());
         assertEquals(404, stranger.http().get("/api/runs/run_doesnotexist").status());
     }
+
+    @Test
+    void runRoutesNeedTheRunScopesAndThreadRoutesTheThreadScopes(AtriumServer server) {
+        User threadsOnly = server.newUser("threads:read threads:write");
+        String thread = threadsOnly.http().post("/api/spaces/" + threadsOnly.defaultSpaceId() + "/threads", Map.of("title", "t"))
+                .json().path("thread").path("id").asText();
+        assertEquals(200, threadsOnly.http().get("/api/threads/" + thread + "/history").status());
+        Http.Reply denied = threadsOnly.http().post("/api/threads/" + thread + "/runs", Map.of());
+        assertEquals(403, denied.status(), denied.body());
+        assertEquals("FORBIDDEN", denied.errorCode());
+        assertEquals(403, threadsOnly.http().get("/api/threads/" + thread + "/runs").status());
+
+        User runsOnly = server.newUser("runs:read");
+        assertEquals(403, runsOnly.http().get("/api/spaces/" + runsOnly.defaultSpaceId() + "/threads").status());
+    }
 }

@@ -40,7 +40,7 @@ public class ArtifactResource {
     }
 
     @GET
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         Artifact a = store.artifact(id).orElseThrow(() -> ApiException.notFound("artifact not found"));
         try {

@@ -58,7 +58,7 @@ public class RunResource {
     }
 
     @GET
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         return Map.of("run", access.owned(Caller.from(sc), id).toJson());
     }
@@ -66,7 +66,7 @@ public class RunResource {
     /** A queued run is cancelled at once; a running one when its loop next looks (between streamed turns and tool calls). */
     @POST
     @Path("cancel")
-    @RequiresScope("threads:write")
+    @RequiresScope("runs:write")
     public Map<String, Object> cancel(@Context SecurityContext sc, @PathParam("id") String id) {
         Run run = access.owned(Caller.from(sc), id);
         if (run.terminal()) {
@@ -80,7 +80,7 @@ public class RunResource {
 
     @GET
     @Path("events")
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public Map<String, Object> events(@Context SecurityContext sc, @PathParam("id") String id,
             @QueryParam("last_event_id") String lastEventId, @QueryParam("limit") String limit) {
         Run run = access.owned(Caller.from(sc), id);
@@ -97,7 +97,7 @@ public class RunResource {
     /** Replay from {@code cursor} (an event id; the {@code next_cursor} of the previous page). */
     @GET
     @Path("replay")
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public Map<String, Object> replay(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
         Run run = access.owned(Caller.from(sc), id);
@@ -121,7 +121,7 @@ public class RunResource {
     @GET
     @Path("sse")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public void sse(@Context SecurityContext sc, @PathParam("id") String id, @HeaderParam("Last-Event-ID") String header,
             @QueryParam("last_event_id") String query, @Context SseEventSink sink, @Context Sse sse) {
         Run run = access.owned(Caller.from(sc), id);
@@ -159,7 +159,7 @@ public class RunResource {
 
     @GET
     @Path("artifacts")
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public Map<String, Object> artifacts(@Context SecurityContext sc, @PathParam("id") String id) {
         Run run = access.owned(Caller.from(sc), id);
         return Map.of("artifacts", store.artifacts(run.id()).stream().map(a -> a.toJson(false)).toList());
@@ -167,7 +167,7 @@ public class RunResource {
 
     @POST
     @Path("artifacts")
-    @RequiresScope("threads:write")
+    @RequiresScope("runs:write")
     public Response addArtifact(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
         Run run = access.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);

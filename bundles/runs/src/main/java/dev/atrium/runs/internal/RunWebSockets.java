@@ -112,8 +112,8 @@ public class RunWebSockets implements Filter {
                 throw ApiException.unauthorized("authentication required");
             }
             Caller caller = authenticator.authenticate(auth.substring(7).trim());
-            if (!caller.hasScope("threads:read")) {
-                throw ApiException.forbidden("this token lacks the scope threads:read");
+            if (!caller.hasScope("runs:read")) {
+                throw ApiException.forbidden("this token lacks the scope runs:read");
             }
             Run run = access.owned(caller, m.group(1));
             String header = request.getHeader("Last-Event-ID");

@@ -60,7 +60,7 @@ public class ThreadRunsResource {
     }
 
     @GET
-    @RequiresScope("threads:read")
+    @RequiresScope("runs:read")
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("threadId") String threadId,
             @QueryParam("active_only") String activeOnly, @QueryParam("cursor") String cursor, @QueryParam("limit") String limit) {
         ThreadRef t = threads.require(Caller.from(sc), threadId);
@@ -87,7 +87,7 @@ public class ThreadRunsResource {
     }
 
     @POST
-    @RequiresScope("threads:write")
+    @RequiresScope("runs:write")
     public Response create(@Context SecurityContext sc, @PathParam("threadId") String threadId, JsonNode body) {
         Caller caller = Caller.from(sc);
         ThreadRef t = threads.require(caller, threadId);
