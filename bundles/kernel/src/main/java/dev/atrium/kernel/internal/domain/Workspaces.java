@@ -16,14 +16,15 @@ import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.WorkspaceModels;
 import dev.atrium.kernel.internal.db.Sql;
 
 /**
  * Workspaces and the owner-scope proof. Every read of a workspace, by the kernel itself or by a
  * capability, goes through {@link #find}: one query that checks Principal, workspace and witness together.
  */
-@Component(service = { OwnerScope.class, Workspaces.class })
-public class Workspaces implements OwnerScope {
+@Component(service = { OwnerScope.class, WorkspaceModels.class, Workspaces.class })
+public class Workspaces implements OwnerScope, WorkspaceModels {
 
     public static final String NOT_FOUND = "workspace not found";
 
@@ -42,6 +43,12 @@ public class Workspaces implements OwnerScope {
     @Override
     public SpaceRef require(Caller caller, String spaceIdOrSlug) {
         return get(caller, spaceIdOrSlug).ref();
+    }
+
+    @Override
+    public Choice model(Caller caller, String spaceIdOrSlug) {
+        WorkspaceRecord w = get(caller, spaceIdOrSlug);
+        return new Choice(w.aiModel(), w.aiProvider());
     }
 
     /** The caller's workspace by id or slug, or 404 exactly as for one that does not exist. */

@@ -1,0 +1,7 @@
+/**
+ * The agent-run SPIs: {@link dev.atrium.runs.api.ModelProvider} (a model API the run loop talks to) and
+ * {@link dev.atrium.runs.api.AgentTool} (a tool the model may call). Both are registered as OSGi services.
+ */
+@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.bundle.Export
+package dev.atrium.runs.api;

@@ -1,0 +1,342 @@
+package dev.atrium.runs.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.WorkspaceModels;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ModelProvider;
+import dev.atrium.runs.api.ModelProvider.Message;
+import dev.atrium.runs.api.ModelProvider.Reply;
+import dev.atrium.runs.api.ModelProvider.ToolCall;
+import dev.atrium.runs.internal.RunStore.Run;
+import dev.atrium.threads.api.Threads;
+
+/**
+ * Takes queued runs from PostgreSQL ({@code FOR UPDATE SKIP LOCKED}, so several instances share one queue) and runs
+ * the agent loop. Fail closed: a run without a recorded requester is never claimed; the requester Principal and its
+ * owner witness are proven again through the kernel before the run starts and before every tool call, and the run
+ * fails with a reason when either became invalid.
+ */
+@Component(service = Dispatcher.class, immediate = true)
+public class Dispatcher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    static final String SYSTEM_PROMPT = "You are the assistant of an Atrium workspace. Use the tools when they help.";
+
+    private final RunStore store;
+    private final EventHub hub;
+    private final RunsSettings settings;
+    private final OwnerScope ownerScope;
+    private final WorkspaceModels models;
+    private final Threads threads;
+    private final ToolExecutor tools;
+    private final Map<String, ModelProvider> providers = new ConcurrentHashMap<>();
+    private final Map<String, Thread> active = new ConcurrentHashMap<>();
+    private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+    private final ExecutorService workers;
+    private final ExecutorService modelCalls = Executors.newCachedThreadPool(r -> new Thread(r, "atrium-run-model"));
+    private final Semaphore slots;
+    private final Object wake = new Object();
+    private final Thread loop;
+    private final Runnable onQueued = this::wake;
+    private final Consumer<String> onCancel = this::cancelLocal;
+    private volatile boolean running = true;
+
+    @Activate
+    public Dispatcher(@Reference RunStore store, @Reference EventHub hub, @Reference RunsSettings settings,
+            @Reference OwnerScope ownerScope, @Reference WorkspaceModels models, @Reference Threads threads,
+            @Reference ToolExecutor tools) {
+        this.store = store;
+        this.hub = hub;
+        this.settings = settings;
+        this.ownerScope = ownerScope;
+        this.models = models;
+        this.threads = threads;
+        this.tools = tools;
+        this.workers = Executors.newFixedThreadPool(Math.max(1, settings.workers), r -> new Thread(r, "atrium-run-worker"));
+        this.slots = new Semaphore(settings.workers);
+        hub.onQueued(onQueued);
+        hub.onCancel(onCancel);
+        this.loop = new Thread(this::dispatch, "atrium-runs-dispatcher");
+        loop.setDaemon(true);
+        if (settings.workers > 0) {
+            loop.start();
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addProvider(ModelProvider p) {
+        providers.put(p.name(), p);
+    }
+
+    void removeProvider(ModelProvider p) {
+        providers.remove(p.name(), p);
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        running = false;
+        hub.removeListeners(onQueued, onCancel);
+        wake();
+        loop.interrupt();
+        loop.join(5_000);
+        workers.shutdownNow();
+        modelCalls.shutdownNow();
+        workers.awaitTermination(10, TimeUnit.SECONDS);
+        for (String runId : store.runningOn(hub.instanceId)) {
+            store.finish(runId, "failed", "the server stopped while the run was running");
+        }
+    }
+
+    void wake() {
+        synchronized (wake) {
+            wake.notifyAll();
+        }
+    }
+
+    void cancelLocal(String runId) {
+        Thread t = active.get(runId);
+        if (t != null) {
+            cancelled.add(runId);
+            t.interrupt();
+        }
+    }
+
+    private void dispatch() {
+        while (running) {
+            try {
+                slots.acquire();
+                Optional<Run> claimed = Optional.empty();
+                try {
+                    if (hub.connected()) {
+                        claimed = store.claim(hub.instanceId);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("claiming a queued run failed", e);
+                }
+                if (claimed.isEmpty()) {
+                    slots.release();
+                    synchronized (wake) {
+                        wake.wait(settings.pollMillis);
+                    }
+                    continue;
+                }
+                Run run = claimed.get();
+                workers.execute(() -> {
+                    active.put(run.id(), Thread.currentThread());
+                    try {
+                        execute(run);
+                    } finally {
+                        active.remove(run.id());
+                        cancelled.remove(run.id());
+                        Thread.interrupted();
+                        slots.release();
+                        wake();
+                    }
+                });
+            } catch (InterruptedException e) {
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                return;
+            }
+        }
+    }
+
+    /** A run stops with this reason. */
+    static final class Stop extends Exception {
+        private static final long serialVersionUID = 1L;
+        final String status;
+
+        Stop(String status, String reason) {
+            super(reason, null, false, false);
+            this.status = status;
+        }
+    }
+
+    /** Proves the requester again through the kernel; the workspace it returns says which grants the run holds. */
+    SpaceRef verify(Run run) throws Stop {
+        if (run.requester() == null) {
+            throw new Stop("failed", "the run has no recorded requester");
+        }
+        RunCaller caller = new RunCaller(run.requester());
+        try {
+            SpaceRef space = ownerScope.require(caller, run.spaceId());
+            threads.require(caller, run.threadId());
+            return space;
+        } catch (ApiException e) {
+            throw new Stop("failed", "the requester may no longer act in this workspace (Principal, workspace or owner witness no "
+                    + "longer valid, or the thread is gone)");
+        }
+    }
+
+    private void checkCancel(Run run) throws Stop {
+        if (cancelled.contains(run.id()) || store.cancelRequested(run.id())) {
+            throw new Stop("cancelled", null);
+        }
+    }
+
+    void execute(Run run) {
+        try {
+            SpaceRef space = verify(run);
+            WorkspaceModels.Choice choice = models.model(new RunCaller(run.requester()), run.spaceId());
+            String providerName = first(run.provider(), choice.provider(), settings.defaultProvider);
+            String model = first(run.model(), choice.model(), settings.defaultModel);
+            if (providerName == null) {
+                throw new Stop("failed", "no model provider is configured for this workspace (PATCH /api/spaces/:spaceId/model)");
+            }
+            ModelProvider provider = providers.get(providerName);
+            if (provider == null) {
+                throw new Stop("failed", "unknown model provider '" + providerName + "'");
+            }
+            if (model == null) {
+                throw new Stop("failed", "no model is configured for this workspace (PATCH /api/spaces/:spaceId/model)");
+            }
+            Set<String> grants = ToolExecutor.grants(space.securityPosture());
+            List<Message> conversation = new ArrayList<>();
+            StringBuilder system = new StringBuilder(SYSTEM_PROMPT);
+            for (Threads.Message m : threads.messages(run.threadId())) {
+                switch (m.role()) {
+                    case "user" -> conversation.add(Message.user(m.content()));
+                    case "assistant" -> conversation.add(Message.assistant(m.content(), List.of()));
+                    default -> system.append("\n\n").append(m.content());
+                }
+            }
+            if (conversation.isEmpty()) {
+                throw new Stop("failed", "the thread has no message to answer");
+            }
+            store.append(run.id(), "run.model", Map.of("provider", providerName, "model", model));
+            for (int step = 1; step <= settings.stepLimit; step++) {
+                checkCancel(run);
+                List<ModelProvider.Tool> offered = tools.offered(grants);
+                String runId = run.id();
+                int s = step;
+                Reply reply = callModel(run, provider, new ModelProvider.Request(model, system.toString(), List.copyOf(conversation),
+                        offered, 4096), delta -> {
+                            if (cancelled.contains(runId)) {
+                                throw new java.util.concurrent.CancellationException();
+                            }
+                            store.append(runId, "message.delta", Map.of("text", delta, "step", s));
+                        });
+                Map<String, Object> done = new LinkedHashMap<>();
+                done.put("text", reply.text());
+                done.put("step", step);
+                done.put("stop_reason", reply.stopReason());
+                store.append(run.id(), "message.completed", done);
+                conversation.add(Message.assistant(reply.text(), reply.toolCalls()));
+                if (reply.toolCalls().isEmpty()) {
+                    if (reply.text() != null && !reply.text().isBlank()) {
+                        threads.append(run.threadId(), "assistant", reply.text(), run.id());
+                    }
+                    store.finish(run.id(), "completed", null);
+                    return;
+                }
+                for (ToolCall call : reply.toolCalls()) {
+                    checkCancel(run);
+                    SpaceRef proven = verify(run);
+                    Set<String> now = ToolExecutor.grants(proven.securityPosture());
+                    store.append(run.id(), "tool.call", Map.of("id", call.id(), "name", call.name(), "arguments", call.arguments()));
+                    ToolExecutor.Result result = tools.execute(call,
+                            new AgentTool.Context(run.id(), run.threadId(), proven.id(), run.requester(), now));
+                    store.append(run.id(), "tool.result",
+                            Map.of("id", call.id(), "name", call.name(), "result", result.text(), "is_error", result.error()));
+                    conversation.add(Message.tool(call.id(), result.text()));
+                }
+            }
+            throw new Stop("failed", "the step limit of " + settings.stepLimit + " model turns was reached");
+        } catch (Stop stop) {
+            store.finish(run.id(), stop.status, stop.getMessage());
+        } catch (InterruptedException e) {
+            if (cancelled.contains(run.id()) || store.cancelRequested(run.id())) {
+                store.finish(run.id(), "cancelled", null);
+            } else {
+                store.finish(run.id(), "failed", "the server stopped while the run was running");
+            }
+        } catch (IOException e) {
+            if (cancelled.contains(run.id())) {
+                store.finish(run.id(), "cancelled", null);
+            } else {
+                store.finish(run.id(), "failed", "model provider error: " + e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            LOG.error("run {} failed", run.id(), e);
+            store.finish(run.id(), "failed", "internal error");
+        }
+    }
+
+    /**
+     * One model turn on a thread of its own, so that a cancel (NOTIFY, or the run row's flag looked at every second
+     * as a fallback) ends the wait at once even while the provider's stream is stalled.
+     */
+    private Reply callModel(Run run, ModelProvider provider, ModelProvider.Request request, ModelProvider.Listener listener)
+            throws IOException, InterruptedException, Stop {
+        java.util.concurrent.Future<Reply> call = modelCalls.submit(() -> provider.complete(request, listener));
+        long lastLook = System.nanoTime();
+        try {
+            while (true) {
+                try {
+                    return call.get(200, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException stillStreaming) {
+                    if (System.nanoTime() - lastLook > TimeUnit.SECONDS.toNanos(1)) {
+                        lastLook = System.nanoTime();
+                        if (store.cancelRequested(run.id())) {
+                            cancelled.add(run.id());
+                        }
+                    }
+                    if (cancelled.contains(run.id())) {
+                        throw new Stop("cancelled", null);
+                    }
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof java.util.concurrent.CancellationException || cancelled.contains(run.id())) {
+                throw new Stop("cancelled", null);
+            }
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof InterruptedException ie) {
+                throw ie;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException(cause);
+        } finally {
+            call.cancel(true);
+        }
+    }
+
+    private static String first(String... values) {
+        for (String v : values) {
+            if (v != null && !v.isBlank()) {
+                return v;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,335 @@
+package dev.atrium.runs.internal;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.runs.internal.RunStore.Event;
+
+/**
+ * This instance's link to the others through PostgreSQL. One dedicated connection LISTENs on the run channels and
+ * holds a session advisory lock named after this instance (its liveness: a dead process's lock is gone, so its
+ * orphaned {@code running} runs can be failed at once). Run events reach local subscribers (SSE, WebSocket) from
+ * the table, in id order, without gaps or duplicates, whichever instance appended them.
+ */
+@Component(service = EventHub.class)
+public class EventHub {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
+    private static final int LOCK_CLASS = 0x41545231; // "ATR1"
+
+    /** Where a subscription's events go. Implementations must not block for long. */
+    interface Sink {
+        /** Sends one event; false when the client is gone. */
+        boolean send(Event event);
+
+        /** Sends a keep-alive; false when the client is gone. */
+        boolean heartbeat();
+
+        void close(boolean terminal);
+    }
+
+    final class Subscription {
+        final String runId;
+        final Sink sink;
+        private long last;
+        private volatile boolean closed;
+
+        Subscription(String runId, long after, Sink sink) {
+            this.runId = runId;
+            this.last = after;
+            this.sink = sink;
+        }
+
+        long last() {
+            return last;
+        }
+
+        synchronized void deliver(List<Event> events) {
+            for (Event e : events) {
+                if (closed) {
+                    return;
+                }
+                if (e.id() <= last) {
+                    continue;
+                }
+                if (e.id() > last + 1) {
+                    // a gap (a notification raced the backlog): fill it from the table, in order
+                    deliver(store.events(runId, last, (int) Math.min(10_000, e.id() - last - 1)));
+                    if (closed || e.id() <= last) {
+                        continue;
+                    }
+                }
+                if (!sink.send(e)) {
+                    close(false);
+                    return;
+                }
+                last = e.id();
+                if (e.terminal()) {
+                    close(true);
+                    return;
+                }
+            }
+        }
+
+        void close(boolean terminal) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            List<Subscription> subs = channels.get(runId);
+            if (subs != null) {
+                subs.remove(this);
+                channels.computeIfPresent(runId, (k, v) -> v.isEmpty() ? null : v);
+            }
+            try {
+                sink.close(terminal);
+            } catch (RuntimeException e) {
+                LOG.debug("closing a subscriber of {}", runId, e);
+            }
+        }
+
+        boolean closed() {
+            return closed;
+        }
+    }
+
+    final String instanceId = "inst_" + UUID.randomUUID().toString().replace("-", "");
+    private final RunStore store;
+    private final DataSource dataSource;
+    private final Map<String, List<Subscription>> channels = new ConcurrentHashMap<>();
+    private final List<Runnable> queueListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> cancelListeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService fanout = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-runs-fanout"));
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "atrium-runs-heartbeat"));
+    private final Thread listener;
+    private volatile boolean running = true;
+    private volatile boolean connected;
+
+    @Activate
+    public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
+        this.store = store;
+        this.dataSource = dataSource;
+        this.listener = new Thread(this::listen, "atrium-runs-listener");
+        listener.setDaemon(true);
+        listener.start();
+        timer.scheduleWithFixedDelay(this::heartbeats, settings.heartbeatMillis, settings.heartbeatMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        running = false;
+        listener.interrupt();
+        listener.join(5_000);
+        timer.shutdownNow();
+        fanout.shutdownNow();
+        for (List<Subscription> subs : channels.values()) {
+            for (Subscription s : List.copyOf(subs)) {
+                s.close(false);
+            }
+        }
+        channels.clear();
+    }
+
+    boolean connected() {
+        return connected;
+    }
+
+    void onQueued(Runnable r) {
+        queueListeners.add(r);
+    }
+
+    void onCancel(Consumer<String> c) {
+        cancelListeners.add(c);
+    }
+
+    void removeListeners(Runnable queued, Consumer<String> cancel) {
+        queueListeners.remove(queued);
+        cancelListeners.remove(cancel);
+    }
+
+    /**
+     * Subscribes to a run's events after {@code afterId}: the backlog first, then live events, each exactly once and
+     * in order; the sink is closed after the terminal event.
+     */
+    Subscription subscribe(String runId, long afterId, Sink sink) {
+        Subscription s = new Subscription(runId, afterId, sink);
+        channels.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(s);
+        s.deliver(store.allEvents(runId, afterId));
+        if (!s.closed() && store.get(runId).map(RunStore.Run::terminal).orElse(true)) {
+            // finished before (or while) we looked: whatever is left, then the end of the stream
+            s.deliver(store.allEvents(runId, s.last()));
+            s.close(true);
+        }
+        return s;
+    }
+
+    int subscribers() {
+        return channels.values().stream().mapToInt(List::size).sum();
+    }
+
+    private void heartbeats() {
+        for (List<Subscription> subs : channels.values()) {
+            for (Subscription s : subs) {
+                try {
+                    if (!s.sink.heartbeat()) {
+                        s.close(false);
+                    }
+                } catch (RuntimeException e) {
+                    s.close(false);
+                }
+            }
+        }
+    }
+
+    private void fanOut(String runId) {
+        List<Subscription> subs = channels.get(runId);
+        if (subs == null || subs.isEmpty()) {
+            return;
+        }
+        long from = subs.stream().mapToLong(Subscription::last).min().orElse(0);
+        List<Event> events = store.events(runId, from, 10_000);
+        for (Subscription s : subs) {
+            try {
+                s.deliver(events);
+            } catch (RuntimeException e) {
+                LOG.warn("delivering events of {} failed", runId, e);
+                s.close(false);
+            }
+        }
+    }
+
+    private void listen() {
+        long lastReap = 0;
+        while (running) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                try (Statement st = c.createStatement()) {
+                    st.execute("LISTEN " + RunStore.EVENTS_CHANNEL);
+                    st.execute("LISTEN " + RunStore.QUEUE_CHANNEL);
+                    st.execute("LISTEN " + RunStore.CANCEL_CHANNEL);
+                    st.execute("SELECT pg_advisory_lock(" + LOCK_CLASS + ", hashtext('" + instanceId + "'))");
+                }
+                PGConnection pg = c.unwrap(PGConnection.class);
+                connected = true;
+                // anything missed while (re)connecting: catch every channel up, and look at the queue
+                channels.keySet().forEach(runId -> fanout.execute(() -> fanOut(runId)));
+                queueListeners.forEach(Runnable::run);
+                try {
+                    while (running) {
+                        PGNotification[] ns = pg.getNotifications(500);
+                        if (ns != null) {
+                            handle(ns);
+                        }
+                        if (System.currentTimeMillis() - lastReap > 5_000) {
+                            lastReap = System.currentTimeMillis();
+                            reapOrphans(c);
+                        }
+                    }
+                } finally {
+                    connected = false;
+                    try (Statement st = c.createStatement()) {
+                        st.execute("UNLISTEN *");
+                        st.execute("SELECT pg_advisory_unlock_all()");
+                    } catch (SQLException ignored) {
+                        // the connection is going away anyway
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (running) {
+                    LOG.warn("run event listener connection lost; reconnecting", e);
+                    try {
+                        Thread.sleep(1_000);
+                    } catch (InterruptedException ie) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    private void handle(PGNotification[] ns) {
+        Set<String> runs = new java.util.LinkedHashSet<>();
+        boolean queued = false;
+        for (PGNotification n : ns) {
+            switch (n.getName()) {
+                case RunStore.EVENTS_CHANNEL -> {
+                    String p = n.getParameter();
+                    int colon = p.lastIndexOf(':');
+                    runs.add(colon < 0 ? p : p.substring(0, colon));
+                }
+                case RunStore.QUEUE_CHANNEL -> queued = true;
+                case RunStore.CANCEL_CHANNEL -> cancelListeners.forEach(l -> l.accept(n.getParameter()));
+                default -> {
+                }
+            }
+        }
+        for (String runId : runs) {
+            if (channels.containsKey(runId)) {
+                fanout.execute(() -> fanOut(runId));
+            }
+        }
+        if (queued) {
+            queueListeners.forEach(Runnable::run);
+        }
+    }
+
+    /**
+     * A run is {@code running} on an instance that holds its advisory lock. When another instance's lock can be
+     * taken, that process is gone: its running runs fail with a reason instead of staying running for ever.
+     */
+    private void reapOrphans(Connection c) throws SQLException {
+        List<String> dead = new ArrayList<>();
+        for (String inst : store.runningInstances()) {
+            if (inst.equals(instanceId)) {
+                continue;
+            }
+            try (var ps = c.prepareStatement("SELECT pg_try_advisory_lock(?, hashtext(?))")) {
+                ps.setInt(1, LOCK_CLASS);
+                ps.setString(2, inst);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        dead.add(inst);
+                        try (var un = c.prepareStatement("SELECT pg_advisory_unlock(?, hashtext(?))")) {
+                            un.setInt(1, LOCK_CLASS);
+                            un.setString(2, inst);
+                            un.execute();
+                        }
+                    }
+                }
+            }
+        }
+        for (String inst : dead) {
+            for (String runId : store.runningOn(inst)) {
+                if (store.finish(runId, "failed", "the server process running this run stopped before it finished")) {
+                    LOG.info("run {} of a stopped instance marked failed", runId);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package dev.atrium.runs.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.atrium.runs.api.ModelProvider;
+
+/**
+ * OpenAI-compatible chat completions ({@code POST <base>/chat/completions}, {@code stream: true}): text arrives in
+ * {@code choices[0].delta.content}, tool calls in {@code delta.tool_calls} fragments keyed by index.
+ */
+@Component(service = ModelProvider.class)
+public class OpenAiProvider implements ModelProvider {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final RunsSettings settings;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @Activate
+    public OpenAiProvider(@Reference RunsSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public String name() {
+        return "openai";
+    }
+
+    static ObjectNode body(Request request) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("model", request.model());
+        body.put("stream", true);
+        body.put("max_tokens", request.maxTokens());
+        ArrayNode messages = body.putArray("messages");
+        if (request.system() != null) {
+            messages.addObject().put("role", "system").put("content", request.system());
+        }
+        for (Message m : request.messages()) {
+            ObjectNode o = messages.addObject();
+            switch (m.role()) {
+                case "tool" -> o.put("role", "tool").put("tool_call_id", m.toolCallId()).put("content", m.text());
+                case "assistant" -> {
+                    o.put("role", "assistant");
+                    if (m.text() == null || m.text().isEmpty()) {
+                        o.putNull("content");
+                    } else {
+                        o.put("content", m.text());
+                    }
+                    if (!m.toolCalls().isEmpty()) {
+                        ArrayNode calls = o.putArray("tool_calls");
+                        for (ToolCall c : m.toolCalls()) {
+                            ObjectNode call = calls.addObject().put("id", c.id()).put("type", "function");
+                            call.putObject("function").put("name", c.name()).put("arguments", c.arguments());
+                        }
+                    }
+                }
+                default -> o.put("role", "user").put("content", m.text());
+            }
+        }
+        if (!request.tools().isEmpty()) {
+            ArrayNode tools = body.putArray("tools");
+            for (Tool t : request.tools()) {
+                ObjectNode f = tools.addObject().put("type", "function").putObject("function");
+                f.put("name", t.name()).put("description", t.description());
+                try {
+                    f.set("parameters", JSON.readTree(t.parametersSchema()));
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("tool " + t.name() + " has an invalid schema", e);
+                }
+            }
+        }
+        return body;
+    }
+
+    @Override
+    public Reply complete(Request request, Listener listener) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(settings.openaiBaseUrl + "/chat/completions"))
+                .timeout(Duration.ofMinutes(5)).header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body(request))));
+        if (!settings.openaiApiKey.isEmpty()) {
+            b.header("Authorization", "Bearer " + settings.openaiApiKey);
+        }
+        HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (r.statusCode() / 100 != 2) {
+            try (InputStream in = r.body()) {
+                throw new IOException("openai answered " + r.statusCode() + ": " + abbreviate(new String(in.readNBytes(2000), StandardCharsets.UTF_8)));
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        TreeMap<Integer, String[]> calls = new TreeMap<>(); // index -> id, name, arguments
+        String[] finish = { null };
+        try (InputStream in = r.body()) {
+            SseReader.read(in, (event, data) -> {
+                if (data.equals("[DONE]")) {
+                    return false;
+                }
+                JsonNode chunk = JSON.readTree(data);
+                if (chunk.has("error")) {
+                    throw new IOException("openai stream error: " + chunk.path("error").path("message").asText());
+                }
+                JsonNode choice = chunk.path("choices").path(0);
+                JsonNode delta = choice.path("delta");
+                String content = delta.path("content").isTextual() ? delta.path("content").asText() : null;
+                if (content != null && !content.isEmpty()) {
+                    text.append(content);
+                    listener.text(content);
+                }
+                for (JsonNode tc : delta.path("tool_calls")) {
+                    String[] c = calls.computeIfAbsent(tc.path("index").asInt(calls.size()), k -> new String[] { null, null, "" });
+                    if (tc.path("id").isTextual()) {
+                        c[0] = tc.path("id").asText();
+                    }
+                    JsonNode f = tc.path("function");
+                    if (f.path("name").isTextual()) {
+                        c[1] = f.path("name").asText();
+                    }
+                    if (f.path("arguments").isTextual()) {
+                        c[2] += f.path("arguments").asText();
+                    }
+                }
+                if (choice.path("finish_reason").isTextual()) {
+                    finish[0] = choice.path("finish_reason").asText();
+                }
+                return true;
+            });
+        }
+        List<ToolCall> out = new ArrayList<>();
+        for (var e : calls.entrySet()) {
+            String[] c = e.getValue();
+            out.add(new ToolCall(c[0] == null ? "call_" + e.getKey() : c[0], c[1], c[2].isEmpty() ? "{}" : c[2]));
+        }
+        return new Reply(text.toString(), out, finish[0]);
+    }
+
+    static String abbreviate(String s) {
+        return s.length() > 500 ? s.substring(0, 500) + "…" : s;
+    }
+}

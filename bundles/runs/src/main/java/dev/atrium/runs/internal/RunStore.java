@@ -1,0 +1,301 @@
+package dev.atrium.runs.internal;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.atrium.kernel.api.SchemaMigrations;
+
+/**
+ * The runs, run_events and run_artifacts tables. Events get ids 1, 2, 3, … per run: the next id is taken from the
+ * run row under its row lock in the inserting transaction, which also sends {@code NOTIFY atrium_run_events} so
+ * every instance's subscribers hear of it when it commits.
+ */
+@Component(service = RunStore.class)
+public class RunStore {
+
+    static final String EVENTS_CHANNEL = "atrium_run_events";
+    static final String QUEUE_CHANNEL = "atrium_runs_queued";
+    static final String CANCEL_CHANNEL = "atrium_run_cancel";
+    static final Set<String> TERMINAL = Set.of("completed", "failed", "cancelled");
+    static final Set<String> TERMINAL_EVENTS = Set.of("run.completed", "run.failed", "run.cancelled");
+
+    static final String COLUMNS = "id, thread_id, space_id, requester_principal_id, status, provider, model, error, instance_id, "
+            + "cancel_requested, last_event_id, created_at, started_at, finished_at";
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    final Db db;
+
+    @Activate
+    public RunStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+        this.db = new Db(dataSource);
+        migrations.apply(context.getBundle());
+    }
+
+    public record Run(String id, String threadId, String spaceId, String requester, String status, String provider, String model,
+            String error, String instanceId, boolean cancelRequested, long lastEventId, Instant createdAt, Instant startedAt,
+            Instant finishedAt) {
+        static Run of(ResultSet rs) throws SQLException {
+            return new Run(rs.getString("id"), rs.getString("thread_id"), rs.getString("space_id"), rs.getString("requester_principal_id"),
+                    rs.getString("status"), rs.getString("provider"), rs.getString("model"), rs.getString("error"),
+                    rs.getString("instance_id"), rs.getBoolean("cancel_requested"), rs.getLong("last_event_id"),
+                    instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")), instant(rs.getTimestamp("finished_at")));
+        }
+
+        boolean terminal() {
+            return TERMINAL.contains(status);
+        }
+
+        Map<String, Object> toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("thread_id", threadId);
+            m.put("space_id", spaceId);
+            m.put("status", status);
+            m.put("provider", provider);
+            m.put("model", model);
+            m.put("error", error);
+            m.put("last_event_id", lastEventId);
+            m.put("created_at", str(createdAt));
+            m.put("started_at", str(startedAt));
+            m.put("finished_at", str(finishedAt));
+            return m;
+        }
+    }
+
+    /** A run event; its JSON text is made once, since every subscriber of the run sends the same bytes. */
+    public record Event(String runId, long id, String type, JsonNode data, Instant createdAt, String json) {
+        static Event of(ResultSet rs) throws SQLException {
+            try {
+                return of(rs.getString("run_id"), rs.getLong("id"), rs.getString("type"), JSON.readTree(rs.getString("data")),
+                        rs.getTimestamp("created_at").toInstant());
+            } catch (JsonProcessingException e) {
+                throw new SQLException(e);
+            }
+        }
+
+        static Event of(String runId, long id, String type, JsonNode data, Instant createdAt) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("run_id", runId);
+            m.put("type", type);
+            m.put("data", data);
+            m.put("created_at", createdAt.toString());
+            try {
+                return new Event(runId, id, type, data, createdAt, JSON.writeValueAsString(m));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        boolean terminal() {
+            return TERMINAL_EVENTS.contains(type);
+        }
+
+        Map<String, Object> toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("run_id", runId);
+            m.put("type", type);
+            m.put("data", data);
+            m.put("created_at", createdAt.toString());
+            return m;
+        }
+
+        String toJsonText() {
+            return json;
+        }
+    }
+
+    public record Artifact(String id, String runId, String name, String contentType, String content, Instant createdAt) {
+        static Artifact of(ResultSet rs) throws SQLException {
+            return new Artifact(rs.getString("id"), rs.getString("run_id"), rs.getString("name"), rs.getString("content_type"),
+                    rs.getString("content"), rs.getTimestamp("created_at").toInstant());
+        }
+
+        Map<String, Object> toJson(boolean withContent) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("run_id", runId);
+            m.put("name", name);
+            m.put("content_type", contentType);
+            if (withContent) {
+                m.put("content", content);
+            }
+            m.put("size", content.length());
+            m.put("created_at", createdAt.toString());
+            return m;
+        }
+    }
+
+    static Instant instant(Timestamp t) {
+        return t == null ? null : t.toInstant();
+    }
+
+    static String str(Instant i) {
+        return i == null ? null : i.toString();
+    }
+
+    /** A queued run for {@code requester}; the first event is {@code run.queued}. Wakes every instance's dispatcher. */
+    public Run create(String threadId, String spaceId, String requester, String provider, String model) {
+        String id = Ids.id("run");
+        return db.tx(c -> {
+            Db.update(c, "INSERT INTO runs (id, thread_id, space_id, requester_principal_id, provider, model) VALUES (?, ?, ?, ?, ?, ?)",
+                    id, threadId, spaceId, requester, provider, model);
+            append(c, id, "run.queued", Map.of("status", "queued"));
+            Db.exec(c, "SELECT pg_notify(?, ?)", QUEUE_CHANNEL, id);
+            return Db.list(c, "SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id).get(0);
+        });
+    }
+
+    public Optional<Run> get(String id) {
+        return db.one("SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id);
+    }
+
+    public List<Run> list(String threadId, boolean activeOnly, Instant beforeCreated, String beforeId, int limit) {
+        return db.list("SELECT " + COLUMNS + " FROM runs WHERE thread_id = ? AND (NOT ? OR status IN ('queued', 'running')) "
+                + "AND (?::timestamptz IS NULL OR (created_at, id) < (?::timestamptz, ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
+                Run::of, threadId, activeOnly, ts(beforeCreated), ts(beforeCreated), beforeId, limit);
+    }
+
+    private static Timestamp ts(Instant i) {
+        return i == null ? null : Timestamp.from(i);
+    }
+
+    /**
+     * Claims the oldest queued run that has a requester, for this instance. Rows without a requester are never
+     * claimed (fail closed). {@code FOR UPDATE SKIP LOCKED}: instances never claim the same row.
+     */
+    public Optional<Run> claim(String instanceId) {
+        return db.tx(c -> {
+            List<Run> runs = Db.list(c, "UPDATE runs SET status = 'running', instance_id = ?, started_at = now() WHERE id = "
+                    + "(SELECT id FROM runs WHERE status = 'queued' AND requester_principal_id IS NOT NULL "
+                    + "ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " + COLUMNS, Run::of, instanceId);
+            if (runs.isEmpty()) {
+                return Optional.<Run>empty();
+            }
+            append(c, runs.get(0).id(), "run.started", Map.of("status", "running"));
+            return Optional.of(runs.get(0));
+        });
+    }
+
+    /**
+     * Moves a run that is not yet terminal to a terminal state and appends the matching event, in one transaction.
+     * Returns false when it was already terminal (someone else finished it).
+     */
+    public boolean finish(String runId, String status, String error) {
+        return finishFrom(runId, null, status, error);
+    }
+
+    /** As {@link #finish}, only when the run is in state {@code from} (null: queued or running). */
+    public boolean finishFrom(String runId, String from, String status, String error) {
+        return db.tx(c -> {
+            int n = Db.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
+                    + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)", status, error, runId, from, from);
+            if (n == 0) {
+                return false;
+            }
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("status", status);
+            if (error != null) {
+                data.put("reason", error);
+            }
+            append(c, runId, "run." + status, data);
+            return true;
+        });
+    }
+
+    /** The ids of this instance's runs still marked running. */
+    public List<String> runningOn(String instanceId) {
+        return db.list("SELECT id FROM runs WHERE status = 'running' AND instance_id = ?", rs -> rs.getString(1), instanceId);
+    }
+
+    public List<String> runningInstances() {
+        return db.list("SELECT DISTINCT instance_id FROM runs WHERE status = 'running' AND instance_id IS NOT NULL", rs -> rs.getString(1));
+    }
+
+    public boolean requestCancel(String runId) {
+        return db.tx(c -> {
+            int n = Db.update(c, "UPDATE runs SET cancel_requested = true WHERE id = ? AND status = 'running'", runId);
+            if (n == 1) {
+                Db.exec(c, "SELECT pg_notify(?, ?)", CANCEL_CHANNEL, runId);
+            }
+            return n == 1;
+        });
+    }
+
+    public boolean cancelRequested(String runId) {
+        return db.one("SELECT cancel_requested FROM runs WHERE id = ?", rs -> rs.getBoolean(1), runId).orElse(true);
+    }
+
+    public Event append(String runId, String type, Map<String, ?> data) {
+        return db.tx(c -> append(c, runId, type, data));
+    }
+
+    static Event append(java.sql.Connection c, String runId, String type, Map<String, ?> data) throws SQLException {
+        String json;
+        try {
+            json = JSON.writeValueAsString(data);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+        Event e = Db.list(c, "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id) "
+                + "INSERT INTO run_events (run_id, id, type, data) SELECT ?, last_event_id, ?, ?::jsonb FROM n "
+                + "RETURNING run_id, id, type, data::text AS data, created_at", Event::of, runId, runId, type, json).get(0);
+        Db.exec(c, "SELECT pg_notify(?, ?)", EVENTS_CHANNEL, runId + ":" + e.id());
+        return e;
+    }
+
+    /** Events after {@code afterId}, in order. */
+    public List<Event> events(String runId, long afterId, int limit) {
+        return db.list("SELECT run_id, id, type, data::text AS data, created_at FROM run_events WHERE run_id = ? AND id > ? "
+                + "ORDER BY id LIMIT ?", Event::of, runId, afterId, limit);
+    }
+
+    public List<Event> allEvents(String runId, long afterId) {
+        List<Event> out = new ArrayList<>();
+        long after = afterId;
+        while (true) {
+            List<Event> page = events(runId, after, 1000);
+            out.addAll(page);
+            if (page.size() < 1000) {
+                return out;
+            }
+            after = page.get(page.size() - 1).id();
+        }
+    }
+
+    public Artifact addArtifact(String runId, String name, String contentType, String content) {
+        return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) VALUES (?, ?, ?, ?, ?) "
+                + "RETURNING id, run_id, name, content_type, content, created_at", Artifact::of, Ids.id("art"), runId, name, contentType,
+                content).orElseThrow();
+    }
+
+    public List<Artifact> artifacts(String runId) {
+        return db.list("SELECT id, run_id, name, content_type, content, created_at FROM run_artifacts WHERE run_id = ? "
+                + "ORDER BY created_at, id", Artifact::of, runId);
+    }
+
+    public Optional<Artifact> artifact(String id) {
+        return db.one("SELECT id, run_id, name, content_type, content, created_at FROM run_artifacts WHERE id = ?", Artifact::of, id);
+    }
+}

@@ -1,0 +1,103 @@
+package dev.atrium.runs.internal;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * Operator configuration of runs (ConfigAdmin pid {@code dev.atrium.runs}); every value can be overridden by the
+ * {@code ATRIUM_*} environment variable named in its description.
+ */
+@Component(service = RunsSettings.class, configurationPid = "dev.atrium.runs", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = RunsSettings.Config.class)
+public class RunsSettings {
+
+    @ObjectClassDefinition(name = "Atrium runs")
+    public @interface Config {
+        @AttributeDefinition(description = "Runs executed at once by this instance; 0: it executes none (ATRIUM_RUNS_WORKERS)")
+        int workers() default 4;
+
+        @AttributeDefinition(description = "Model turns a run may take before it fails (ATRIUM_RUNS_STEP_LIMIT)")
+        int stepLimit() default 8;
+
+        @AttributeDefinition(description = "Milliseconds between SSE/WebSocket heartbeats (ATRIUM_RUNS_HEARTBEAT_MS)")
+        long heartbeatMillis() default 15_000;
+
+        @AttributeDefinition(description = "Milliseconds between queue polls besides NOTIFY wake-ups (ATRIUM_RUNS_POLL_MS)")
+        long pollMillis() default 1_000;
+
+        @AttributeDefinition(description = "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (ATRIUM_OPENAI_BASE_URL)")
+        String openaiBaseUrl() default "https://api.openai.com/v1";
+
+        @AttributeDefinition(description = "OpenAI API key (ATRIUM_OPENAI_API_KEY)")
+        String openaiApiKey() default "";
+
+        @AttributeDefinition(description = "Anthropic base URL (ATRIUM_ANTHROPIC_BASE_URL)")
+        String anthropicBaseUrl() default "https://api.anthropic.com";
+
+        @AttributeDefinition(description = "Anthropic API key (ATRIUM_ANTHROPIC_API_KEY)")
+        String anthropicApiKey() default "";
+
+        @AttributeDefinition(description = "Provider of workspaces that chose none (ATRIUM_RUNS_DEFAULT_PROVIDER)")
+        String defaultProvider() default "";
+
+        @AttributeDefinition(description = "Model of workspaces that chose none (ATRIUM_RUNS_DEFAULT_MODEL)")
+        String defaultModel() default "";
+    }
+
+    final int workers;
+    final int stepLimit;
+    final long heartbeatMillis;
+    final long pollMillis;
+    final String openaiBaseUrl;
+    final String openaiApiKey;
+    final String anthropicBaseUrl;
+    final String anthropicApiKey;
+    final String defaultProvider;
+    final String defaultModel;
+
+    @Activate
+    public RunsSettings(Config config) {
+        workers = (int) Math.max(0, numOrZero("ATRIUM_RUNS_WORKERS", config.workers()));
+        stepLimit = (int) num("ATRIUM_RUNS_STEP_LIMIT", config.stepLimit());
+        heartbeatMillis = num("ATRIUM_RUNS_HEARTBEAT_MS", config.heartbeatMillis());
+        pollMillis = num("ATRIUM_RUNS_POLL_MS", config.pollMillis());
+        openaiBaseUrl = trimSlash(str("ATRIUM_OPENAI_BASE_URL", config.openaiBaseUrl()));
+        openaiApiKey = str("ATRIUM_OPENAI_API_KEY", config.openaiApiKey());
+        anthropicBaseUrl = trimSlash(str("ATRIUM_ANTHROPIC_BASE_URL", config.anthropicBaseUrl()));
+        anthropicApiKey = str("ATRIUM_ANTHROPIC_API_KEY", config.anthropicApiKey());
+        defaultProvider = str("ATRIUM_RUNS_DEFAULT_PROVIDER", config.defaultProvider());
+        defaultModel = str("ATRIUM_RUNS_DEFAULT_MODEL", config.defaultModel());
+    }
+
+    private static String str(String env, String dflt) {
+        String v = System.getenv(env);
+        return v == null || v.isBlank() ? dflt : v.trim();
+    }
+
+    private static long num(String env, long dflt) {
+        String v = System.getenv(env);
+        try {
+            return v == null || v.isBlank() ? dflt : Math.max(1, Long.parseLong(v.trim()));
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    /** As {@link #num}, but 0 is allowed (workers: 0 means this instance serves the API and never executes runs). */
+    private static long numOrZero(String env, long dflt) {
+        String v = System.getenv(env);
+        try {
+            return v == null || v.isBlank() ? dflt : Math.max(0, Long.parseLong(v.trim()));
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    private static String trimSlash(String s) {
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.atrium.runs.internal;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ModelProvider;
+
+/**
+ * Offers and runs the registered {@link AgentTool}s, each only to a run that holds every grant it needs. A tool
+ * the run may not use is neither offered nor executed, even when the model names it.
+ */
+@Component(service = ToolExecutor.class)
+public class ToolExecutor {
+
+    /** Every grant of DESIGN §2. */
+    static final Set<String> ALL_GRANTS = Set.of("storage.read", "storage.write", "repo.read", "repo.write", "egress.http",
+            "oauth.exchange", "vectorize.write", "queue.write", "analytics.write", "workflow.invoke", "durable_object.use",
+            "billing.meter");
+    static final int MAX_RESULT = 20_000;
+
+    private final Map<String, AgentTool> tools = new ConcurrentHashMap<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addTool(AgentTool tool) {
+        tools.put(tool.name(), tool);
+    }
+
+    void removeTool(AgentTool tool) {
+        tools.remove(tool.name(), tool);
+    }
+
+    /** The grants of a run in a workspace of {@code securityPosture}: {@code restricted_egress} drops {@code egress.http}. */
+    static Set<String> grants(String securityPosture) {
+        if ("restricted_egress".equals(securityPosture)) {
+            Set<String> g = new java.util.HashSet<>(ALL_GRANTS);
+            g.remove("egress.http");
+            return Set.copyOf(g);
+        }
+        return ALL_GRANTS;
+    }
+
+    List<ModelProvider.Tool> offered(Set<String> grants) {
+        List<ModelProvider.Tool> out = new ArrayList<>();
+        tools.values().stream().filter(t -> grants.containsAll(t.requiredGrants())).sorted(Comparator.comparing(AgentTool::name))
+                .forEach(t -> out.add(new ModelProvider.Tool(t.name(), t.description(), t.parametersSchema())));
+        return out;
+    }
+
+    record Result(String text, boolean error) {
+    }
+
+    Result execute(ModelProvider.ToolCall call, AgentTool.Context context) {
+        AgentTool tool = tools.get(call.name());
+        if (tool == null || !context.grants().containsAll(tool.requiredGrants())) {
+            return new Result("tool '" + call.name() + "' is not available to this run", true);
+        }
+        try {
+            String r = tool.execute(context, call.arguments() == null || call.arguments().isBlank() ? "{}" : call.arguments());
+            return new Result(truncate(r == null ? "" : r), false);
+        } catch (Exception e) {
+            return new Result(truncate("error: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())), true);
+        }
+    }
+
+    private static String truncate(String s) {
+        return s.length() <= MAX_RESULT ? s : s.substring(0, MAX_RESULT) + "\n[truncated]";
+    }
+}

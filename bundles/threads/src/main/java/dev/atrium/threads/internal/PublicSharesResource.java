@@ -1,0 +1,105 @@
+package dev.atrium.threads.internal;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.threads.internal.ThreadStore.Share;
+import dev.atrium.threads.internal.ThreadStore.Thread;
+
+/**
+ * {@code /api/public/thread-shares/:token}: a shared thread without a session. It shows that one thread's title
+ * and messages and nothing of its workspace. Unknown or revoked: 404; expired: 410; password needed or wrong: 401.
+ */
+@Component(service = PublicSharesResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/public/thread-shares/{token}")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class PublicSharesResource {
+
+    private final ThreadStore store;
+    private final ThreadsService threads;
+
+    @Activate
+    public PublicSharesResource(@Reference ThreadStore store, @Reference ThreadsService threads) {
+        this.store = store;
+        this.threads = threads;
+    }
+
+    @GET
+    @Anonymous
+    public Map<String, Object> view(@PathParam("token") String token) {
+        Share share = live(token);
+        if (share.passwordHash() != null) {
+            throw ApiException.unauthorized("this share needs a password: POST it to /api/public/thread-shares/:token/access");
+        }
+        return body(share);
+    }
+
+    @POST
+    @Path("access")
+    @Anonymous
+    public Map<String, Object> access(@PathParam("token") String token, JsonNode body) {
+        Share share = live(token);
+        if (share.passwordHash() != null) {
+            String password = JsonBody.of(body).string("password").orElse("");
+            if (!Passwords.verify(password, share.passwordHash())) {
+                throw ApiException.unauthorized("wrong password");
+            }
+        }
+        return body(share);
+    }
+
+    private Share live(String token) {
+        Share share = token == null || !token.startsWith("ats_") ? null : store.shareByTokenHash(Passwords.sha256(token)).orElse(null);
+        if (share == null || share.revokedAt() != null) {
+            throw ApiException.notFound("share not found");
+        }
+        if (share.expiresAt() != null && !share.expiresAt().isAfter(Instant.now())) {
+            throw ApiException.gone("this share has expired");
+        }
+        return share;
+    }
+
+    private Map<String, Object> body(Share share) {
+        Thread t = store.get(share.threadId()).orElseThrow(() -> ApiException.notFound("share not found"));
+        Map<String, Object> thread = new LinkedHashMap<>();
+        thread.put("id", t.id());
+        thread.put("title", t.title());
+        thread.put("created_at", t.createdAt().toString());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("thread", thread);
+        m.put("messages", threads.messages(t.id()).stream().map(msg -> {
+            Map<String, Object> j = new LinkedHashMap<>();
+            j.put("id", msg.id());
+            j.put("role", msg.role());
+            j.put("content", msg.content());
+            j.put("created_at", msg.createdAt());
+            return j;
+        }).toList());
+        m.put("share", Map.of("mode", share.mode(), "expires_at", share.expiresAt() == null ? "" : share.expiresAt().toString()));
+        return m;
+    }
+}

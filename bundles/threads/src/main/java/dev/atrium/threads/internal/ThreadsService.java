@@ -1,0 +1,72 @@
+package dev.atrium.threads.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.threads.api.Threads;
+import dev.atrium.threads.internal.ThreadStore.StoredMessage;
+import dev.atrium.threads.internal.ThreadStore.Thread;
+
+/** {@link Threads} for other capabilities, and the owner-scope lookup every by-id route of this bundle uses. */
+@Component(service = { Threads.class, ThreadsService.class })
+public class ThreadsService implements Threads {
+
+    static final String NOT_FOUND = "thread not found";
+    static final Set<String> ROLES = Set.of("user", "assistant", "system");
+
+    private final OwnerScope ownerScope;
+    private final ThreadStore store;
+
+    @Activate
+    public ThreadsService(@Reference OwnerScope ownerScope, @Reference ThreadStore store) {
+        this.ownerScope = ownerScope;
+        this.store = store;
+    }
+
+    /** The thread, when the caller owns its workspace; a stranger gets the same 404 as a missing id. */
+    Thread owned(Caller caller, String id) {
+        Thread t = store.get(id).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
+        try {
+            ownerScope.require(caller, t.spaceId());
+        } catch (ApiException e) {
+            throw ApiException.notFound(NOT_FOUND);
+        }
+        return t;
+    }
+
+    @Override
+    public ThreadRef require(Caller caller, String threadId) {
+        Thread t = owned(caller, threadId);
+        return new ThreadRef(t.id(), t.spaceId(), t.title());
+    }
+
+    @Override
+    public List<Message> messages(String threadId) {
+        List<Message> out = new ArrayList<>();
+        long after = 0;
+        while (true) {
+            List<StoredMessage> page = store.messages(threadId, after, 500);
+            page.forEach(m -> out.add(m.message()));
+            if (page.size() < 500) {
+                return out;
+            }
+            after = page.get(page.size() - 1).seq();
+        }
+    }
+
+    @Override
+    public Message append(String threadId, String role, String content, String runId) {
+        if (!ROLES.contains(role)) {
+            throw ApiException.badRequest("role must be one of assistant, system, user");
+        }
+        return store.append(threadId, role, content, runId).message();
+    }
+}

@@ -1,0 +1,202 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.itests.AtriumServer.User;
+
+@ExtendWith(AtriumServer.Extension.class)
+class ThreadsTest {
+
+    static String thread(User u, String title) {
+        Http.Reply r = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/threads", Map.of("title", title));
+        assertEquals(201, r.status(), r.body());
+        return r.json().path("thread").path("id").asText();
+    }
+
+    @Test
+    void threadsAreCreatedListedByStatusUpdatedArchivedAndDeleted(AtriumServer server) {
+        User u = server.newUser();
+        String base = "/api/spaces/" + u.username() + "/threads";
+        Http.Reply created = u.http().post(base, Map.of("title", "  Release planning  "));
+        assertEquals(201, created.status(), created.body());
+        JsonNode t = created.get("thread");
+        assertTrue(WorkspacesTest.fields(t).containsAll(Set.of("id", "title", "created_at")));
+        assertEquals("Release planning", t.path("title").asText());
+        String id = t.path("id").asText();
+        thread(u, "Second");
+        assertEquals(t, u.http().get("/api/threads/" + id).get("thread"));
+
+        JsonNode patched = u.http().patch("/api/threads/" + id, Map.of("title", "Release 2", "locale", "en-GB", "context_window", 8000))
+                .get("thread");
+        assertEquals("Release 2", patched.path("title").asText());
+        assertEquals("en-GB", patched.path("locale").asText());
+        assertEquals(8000, patched.path("context_window").asInt());
+        assertEquals(400, u.http().patch("/api/threads/" + id, Map.of("status", "sleeping")).status());
+        assertEquals(400, u.http().patch("/api/threads/" + id, Map.of("context_window", "big")).status());
+
+        assertEquals("archived", u.http().post("/api/threads/" + id + "/archive", Map.of()).get("thread").path("status").asText());
+        assertEquals(1, u.http().get(base + "?status=archived").json().path("total").asInt());
+        assertEquals(1, u.http().get(base + "?status=active").json().path("total").asInt());
+        assertEquals(2, u.http().get(base).json().path("total").asInt());
+        assertEquals(400, u.http().get(base + "?status=nope").status());
+        assertEquals("active", u.http().post("/api/threads/" + id + "/unarchive", Map.of()).get("thread").path("status").asText());
+        assertEquals(2, u.http().get(base + "?status=active").json().path("total").asInt());
+
+        assertEquals(200, u.http().delete("/api/threads/" + id).status());
+        assertEquals(404, u.http().get("/api/threads/" + id).status());
+        assertEquals(400, u.http().post(base, Map.of("title", "")).status());
+    }
+
+    @Test
+    void messagesArePagedWithACursorAndSearchable(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "Timeline");
+        for (int i = 0; i < 25; i++) {
+            Http.Reply m = u.http().post("/api/threads/" + id + "/messages", Map.of("content", "message number " + i));
+            assertEquals(201, m.status(), m.body());
+        }
+        assertEquals(201, u.http().post("/api/threads/" + id + "/messages",
+                Map.of("role", "assistant", "content", "The kubernetes cluster restarts nightly")).status());
+        assertEquals(400, u.http().post("/api/threads/" + id + "/messages", Map.of("role", "robot", "content", "x")).status());
+        List<String> contents = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JsonNode page = u.http().get("/api/threads/" + id + "/messages?limit=10" + (cursor == null ? "" : "&cursor=" + cursor)).json();
+            page.path("messages").forEach(m -> contents.add(m.path("content").asText()));
+            cursor = page.path("next_cursor").isNull() ? null : page.path("next_cursor").asText();
+            pages++;
+        } while (cursor != null);
+        assertEquals(3, pages);
+        assertEquals(26, contents.size());
+        assertEquals("message number 0", contents.get(0));
+        assertEquals("The kubernetes cluster restarts nightly", contents.get(25));
+        assertEquals(400, u.http().get("/api/threads/" + id + "/messages?cursor=abc").status());
+
+        JsonNode found = u.http().get("/api/threads/" + id + "/messages/search?q=restarting").json();
+        assertEquals(1, found.path("messages").size());
+        // keyword search over threads: titles and message text, stemmed, inside the workspace only
+        String other = thread(u, "Unrelated");
+        JsonNode threads = u.http().get("/api/spaces/" + u.defaultSpaceId() + "/threads/search?q=cluster").json();
+        assertEquals(1, threads.path("threads").size());
+        assertEquals(id, threads.path("threads").get(0).path("id").asText());
+        assertEquals(other, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/threads/search?q=unrelated").json()
+                .path("threads").get(0).path("id").asText());
+        User stranger = server.newUser();
+        assertEquals(404, stranger.http().get("/api/spaces/" + u.defaultSpaceId() + "/threads/search?q=cluster").status());
+        assertEquals(400, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/threads/search").status());
+    }
+
+    @Test
+    void sharesArePublicPasswordProtectedOrExpiringAndShowOnlyTheirThread(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String id = thread(u, "Shared notes");
+        thread(u, "Private notes");
+        u.http().post("/api/threads/" + id + "/messages", Map.of("content", "visible to the share"));
+        Http anon = server.anonymous();
+
+        JsonNode pub = u.http().post("/api/threads/" + id + "/share", Map.of()).get("share");
+        String token = pub.path("token").asText();
+        JsonNode view = anon.get("/api/public/thread-shares/" + token).json();
+        assertEquals(Set.of("id", "title", "created_at"), WorkspacesTest.fields(view.path("thread")));
+        assertEquals("Shared notes", view.path("thread").path("title").asText());
+        assertEquals(1, view.path("messages").size());
+        assertEquals("visible to the share", view.path("messages").get(0).path("content").asText());
+        assertFalse(view.toString().contains(u.defaultSpaceId()), "the public view names no workspace");
+        assertFalse(view.toString().contains("Private notes"));
+
+        Http.Reply locked = u.http().post("/api/threads/" + id + "/share", Map.of("mode", "password", "password", "correct horse"));
+        assertEquals(201, locked.status(), locked.body());
+        String lockedToken = locked.json().path("share").path("token").asText();
+        assertEquals(401, anon.get("/api/public/thread-shares/" + lockedToken).status());
+        Http.Reply wrong = anon.post("/api/public/thread-shares/" + lockedToken + "/access", Map.of("password", "wrong horse"));
+        assertEquals(401, wrong.status());
+        assertEquals("UNAUTHORIZED", wrong.errorCode());
+        Http.Reply right = anon.post("/api/public/thread-shares/" + lockedToken + "/access", Map.of("password", "correct horse"));
+        assertEquals(200, right.status(), right.body());
+        assertEquals("Shared notes", right.json().path("thread").path("title").asText());
+        assertEquals(400, u.http().post("/api/threads/" + id + "/share", Map.of("mode", "password", "password", "short")).status());
+
+        String expiring = u.http().post("/api/threads/" + id + "/share", Map.of("expires_in", 1)).json().path("share").path("token").asText();
+        assertEquals(200, anon.get("/api/public/thread-shares/" + expiring).status());
+        Thread.sleep(1_300);
+        Http.Reply gone = anon.get("/api/public/thread-shares/" + expiring);
+        assertEquals(410, gone.status());
+        assertEquals("GONE", gone.errorCode());
+        assertEquals(400, u.http().post("/api/threads/" + id + "/share", Map.of("expires_at", "2001-01-01T00:00:00Z")).status());
+
+        JsonNode shares = u.http().get("/api/threads/" + id + "/shares").json().path("shares");
+        assertEquals(3, shares.size());
+        shares.forEach(s -> assertTrue(s.path("token").isMissingNode(), "a share's token is shown once"));
+        String shareId = pub.path("id").asText();
+        assertEquals(200, u.http().post("/api/threads/" + id + "/shares/" + shareId + "/revoke", Map.of()).status());
+        Http.Reply revoked = anon.get("/api/public/thread-shares/" + token);
+        assertEquals(404, revoked.status());
+        assertEquals("NOT_FOUND", revoked.errorCode());
+        assertEquals(404, anon.get("/api/public/thread-shares/ats_doesnotexist").status());
+    }
+
+    @Test
+    void exportIsMarkdownOrARealPdf(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String id = thread(u, "Export (me)");
+        u.http().post("/api/threads/" + id + "/messages", Map.of("content", "First line of the export"));
+        Http.Reply md = u.http().get("/api/threads/" + id + "/export?format=markdown");
+        assertEquals(200, md.status());
+        assertTrue(md.raw().headers().firstValue("Content-Type").orElse("").startsWith("text/markdown"));
+        assertTrue(md.body().startsWith("# Export (me)\n"));
+        assertTrue(md.body().contains("First line of the export"));
+        assertEquals(400, u.http().get("/api/threads/" + id + "/export?format=docx").status());
+
+        HttpResponse<byte[]> pdf = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server.base() + "/api/threads/" + id
+                + "/export?format=pdf")).header("Authorization", "Bearer " + AgentRunsTest.token(u)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, pdf.statusCode());
+        assertEquals("application/pdf", pdf.headers().firstValue("Content-Type").orElse(""));
+        String text = new String(pdf.body(), StandardCharsets.ISO_8859_1);
+        assertTrue(text.startsWith("%PDF-1."));
+        assertTrue(text.endsWith("%%EOF\n"));
+        // the cross-reference table is where startxref says, and each object is where the table says
+        int startxref = Integer.parseInt(text.substring(text.lastIndexOf("startxref") + 10, text.lastIndexOf("%%EOF")).trim());
+        assertTrue(text.startsWith("xref", startxref));
+        String[] rows = text.substring(startxref).split("\n");
+        int objects = Integer.parseInt(rows[1].split(" ")[1]);
+        for (int i = 1; i < objects; i++) {
+            int offset = Integer.parseInt(rows[2 + i].substring(0, 10));
+            assertTrue(text.startsWith(i + " 0 obj", offset), "object " + i);
+        }
+        assertTrue(text.contains("(First line of the export) Tj"));
+        assertTrue(text.contains("(Export \\(me\\)) Tj"));
+    }
+
+    @Test
+    void historyListsMessagesAndRunsInOrder(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "History");
+        u.http().post("/api/threads/" + id + "/messages", Map.of("content", "before the run"));
+        Http.Reply run = u.http().post("/api/threads/" + id + "/runs", Map.of());
+        assertEquals(201, run.status(), run.body());
+        JsonNode items = u.http().get("/api/threads/" + id + "/history").json().path("items");
+        assertEquals(2, items.size());
+        assertEquals("message", items.get(0).path("kind").asText());
+        assertEquals("run", items.get(1).path("kind").asText());
+        assertEquals(run.json().path("run").path("id").asText(), items.get(1).path("id").asText());
+    }
+}
