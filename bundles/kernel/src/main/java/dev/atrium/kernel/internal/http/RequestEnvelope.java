@@ -94,7 +94,10 @@ public class RequestEnvelope implements Filter {
             return;
         }
         if (isJson(request) && request.getContentLengthLong() > maxJsonBody) {
+            response.setHeader("Connection", "close");
             writeError(response, 413, "request body is larger than " + maxJsonBody + " bytes");
+            response.flushBuffer();
+            discardModestBody(request);
             return;
         }
         ErrorCapture capture = new ErrorCapture(response);
@@ -370,6 +373,24 @@ public class RequestEnvelope implements Filter {
             return stream;
         }
     }
+
+    /**
+     * Reads and drops a refused body of up to {@link #DRAIN_LIMIT} bytes. Closing the connection while the client
+     * is still sending makes TCP reset it, and the client may lose the 413 it was sent; a larger body is not
+     * worth reading, so that client takes its chances.
+     */
+    private static void discardModestBody(HttpServletRequest request) {
+        if (request.getContentLengthLong() > DRAIN_LIMIT) {
+            return;
+        }
+        try (var in = request.getInputStream()) {
+            in.skipNBytes(request.getContentLengthLong());
+        } catch (IOException | RuntimeException gone) {
+            // the client went away: nothing left to protect
+        }
+    }
+
+    private static final long DRAIN_LIMIT = 16L << 20;
 
     /** Thrown while reading a body past the limit; the kernel's exception mapper answers it with 413. */
     public static final class BodyTooLargeException extends IOException {
