@@ -546,6 +546,11 @@ class OAuthServerTest {
         assertEquals("FORBIDDEN", write.errorCode());
         String runsOnly = codeFlow(client, new Scope("runs:read")).getTokens().getAccessToken().getValue();
         assertEquals(403, new Http(server.base(), runsOnly).get(space).status(), "an endpoint of another scope");
+        Http.Reply repos = reader.get("/api/spaces/" + user.defaultSpaceId() + "/repos");
+        assertEquals(403, repos.status(), "a threads:read token on a repos:read endpoint: " + repos.body());
+        assertEquals(403, reader.post("/api/spaces/" + user.defaultSpaceId() + "/threads", Map.of("title", "t")).status(),
+                "a threads:read token on the threads:write endpoint");
+        assertEquals(200, user.http().get("/api/spaces/" + user.defaultSpaceId() + "/repos").status(), "a PAT with * may");
         // an OAuth token cannot mint itself a personal access token, nor manage OAuth clients
         assertEquals(403, reader.post("/api/me/personal-access-tokens", Map.of("name", "x", "scopes", "*")).status());
         assertEquals(403, reader.get("/api/me/oauth/clients").status());
