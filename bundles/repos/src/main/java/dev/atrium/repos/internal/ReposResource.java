@@ -75,7 +75,10 @@ import dev.atrium.repos.internal.RepoAccess.Located;
 @Consumes(MediaType.APPLICATION_JSON)
 public class ReposResource {
 
+    /** A Git bundle upload, streamed to a temporary file. */
     static final long MAX_IMPORT_BYTES = 1L << 30;
+    /** An archive's unpacked files, held in memory until they are one commit. */
+    static final long MAX_ARCHIVE_BYTES = 256L << 20;
     private static final Duration PUSH_WAIT = Duration.ofSeconds(30);
 
     private final Repositories repositories;
@@ -549,7 +552,7 @@ public class ReposResource {
                 return Response.ok(importBundle(l.repo(), caller, body)).build();
             }
             case "application/zip", "application/gzip", "application/x-gzip", "application/x-tar+gzip" -> {
-                List<FileChange> files = Archives.read(body, type.equals("application/zip") ? "zip" : "tar.gz", MAX_IMPORT_BYTES);
+                List<FileChange> files = Archives.read(body, type.equals("application/zip") ? "zip" : "tar.gz", MAX_ARCHIVE_BYTES);
                 String msg = message == null || message.isBlank() ? "Import archive" : message;
                 PersonIdent author = new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium");
                 CommitRequest req = new CommitRequest(l.repo().defaultBranch(), null, msg, author, files, true);
