@@ -94,7 +94,7 @@ public class OAuthEndpoints {
                 + "<button id=\"approve\" onclick=\"decide(true)\">Approve</button><button id=\"deny\" onclick=\"decide(false)\">Deny</button>"
                 + "<p id=\"status\" class=\"err\"></p>" + Html.SCRIPT + "<script>var params=" + json + ";async function decide(ok){"
                 + "var b=Object.assign({},params,{approve:ok});var j=await post('/api/oauth/authorize/decision',b);"
-                + "if(j&&j.redirect_to){window.location.href=j.redirect_to}}</script>");
+                + "if(j&&j.redirect_to&&!/^(javascript|data|vbscript|file|blob):/i.test(j.redirect_to.trim())){window.location.href=j.redirect_to}}</script>");
     }
 
     // ---------------------------------------------------------------- device verification page

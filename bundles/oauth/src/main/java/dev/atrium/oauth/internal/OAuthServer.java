@@ -100,13 +100,44 @@ public class OAuthServer {
                 if (!uri.isAbsolute() || uri.getFragment() != null || u.length() > 2000) {
                     throw invalid.apply("redirect_uris must be absolute URIs without a fragment: " + u);
                 }
+                String refused = refusedRedirectScheme(uri);
+                if (refused != null) {
+                    throw invalid.apply(refused + ": " + u);
+                }
             } catch (URISyntaxException e) {
                 throw invalid.apply("redirect_uris holds an invalid URI: " + u);
+            }
+        }
+        for (String u : java.util.Arrays.asList(spec.clientUri(), spec.logoUri())) {
+            if (u != null && !u.isEmpty() && !(u.startsWith("https://") || u.startsWith("http://"))) {
+                throw invalid.apply("client_uri and logo_uri must be http(s) URLs: " + u);
             }
         }
         if (spec.scopes().isEmpty()) {
             throw invalid.apply("scope must name at least one scope");
         }
+    }
+
+    /**
+     * Why a redirect URI's scheme is refused, or null: https anywhere, http only on a loopback host (RFC 8252
+     * §7.3), or a private-use scheme in reverse-domain form (RFC 8252 §7.1, {@code com.example.app:/cb}). Anything
+     * else ({@code javascript:}, {@code data:}, {@code file:}, …) would run or read something in the user's browser
+     * when the server redirects there.
+     */
+    static String refusedRedirectScheme(URI uri) {
+        String scheme = uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+        String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(java.util.Locale.ROOT);
+        if (scheme.equals("https")) {
+            return host.isEmpty() ? "an https redirect URI needs a host" : null;
+        }
+        if (scheme.equals("http")) {
+            boolean loopback = host.equals("127.0.0.1") || host.equals("[::1]") || host.equals("::1") || host.equals("localhost");
+            return loopback ? null : "plain http redirect URIs are allowed on loopback hosts only; use https";
+        }
+        if (scheme.contains(".")) {
+            return null;
+        }
+        return "redirect URIs must use https, http on a loopback host, or a reverse-domain private-use scheme";
     }
 
     Registered register(String ownerPrincipalId, ClientSpec spec, boolean dynamic) {
