@@ -179,7 +179,7 @@ class LoginTest {
     }
 
     @Test
-    void aCodeFromAnotherLoginIsRefused() {
+    void aCodeFromAnotherLoginIsRefused() throws Exception {
         provider("mock", "idp-a");
         Browser b = new Browser(server.base());
         HttpResponse<String> first = b.get("/auth/login?provider=mock");
@@ -191,6 +191,9 @@ class LoginTest {
         String code = URLUtils.parseParameters(URI.create(atIdp.headers().firstValue("Location").orElseThrow()).getRawQuery())
                 .get("code").get(0);
         // the second login's code delivered with the first login's state: its PKCE verifier and nonce do not fit
+        // (the browser-binding cookie names the first flow, so the check that refuses is the verifier's and nonce's)
+        b.cookies.put("atrium_signin_flow", java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+                java.security.MessageDigest.getInstance("SHA-256").digest(firstState.getBytes(StandardCharsets.UTF_8))));
         HttpResponse<String> swapped = b.get("/auth/callback?code=" + code + "&state=" + firstState);
         assertEquals(401, swapped.statusCode(), swapped.body());
         assertFalse(b.cookies.containsKey("atrium_session"));
@@ -282,6 +285,34 @@ class LoginTest {
         assertTrue(b.get("/api/me").body().contains("\"username\":\"" + name + "\""));
         Http.Reply again = server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", "another-password"));
         assertEquals(409, again.status());
+    }
+
+    @Test
+    void noSiteCanSignABrowserIntoAnotherAccount() {
+        String name = user("forced");
+        Http.Reply created = server.operator().post("/admin/identity/local-users", Map.of("username", name));
+        assertEquals(201, created.status(), created.body());
+        String password = created.json().path("password").asText();
+        Browser b = new Browser(server.base());
+        HttpResponse<String> cross = b.send("POST", "/auth/login/local", "application/x-www-form-urlencoded",
+                "username=" + name + "&password=" + java.net.URLEncoder.encode(password, StandardCharsets.UTF_8),
+                Map.of("Origin", "https://evil.example"));
+        assertEquals(403, cross.statusCode(), cross.body());
+        assertFalse(b.cookies.containsKey("atrium_session"));
+        HttpResponse<String> nulls = b.send("POST", "/auth/login/local", "application/json", "{\"username\":null,\"password\":null}", Map.of());
+        assertEquals(401, nulls.statusCode(), nulls.body());
+
+        // an OIDC callback URL an attacker obtained for their own account does not sign in the victim's browser
+        idp.enqueueCallback(new DefaultOAuth2TokenCallback("idp-a", "subject-forced-" + suffix, "JWT", null, Map.of()));
+        Browser attacker = new Browser(server.base());
+        HttpResponse<String> start = attacker.get("/auth/login?provider=mock&return_to=/welcome");
+        HttpResponse<String> atIdp = attacker.get(start.headers().firstValue("Location").orElseThrow());
+        String callback = atIdp.headers().firstValue("Location").orElseThrow();
+        Browser victim = new Browser(server.base());
+        HttpResponse<String> forced = victim.get(callback);
+        assertEquals(400, forced.statusCode(), forced.body());
+        assertFalse(victim.cookies.containsKey("atrium_session"));
+        assertEquals(302, attacker.get(callback).statusCode(), "the browser that started it finishes it");
     }
 
     @Test

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.net.http.HttpResponse;
 import java.net.URL;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,6 +32,7 @@ import com.nimbusds.oauth2.sdk.AuthorizationGrant;
 import com.nimbusds.oauth2.sdk.AuthorizationRequest;
 import com.nimbusds.oauth2.sdk.AuthorizationResponse;
 import com.nimbusds.oauth2.sdk.AuthorizationSuccessResponse;
+import com.nimbusds.oauth2.sdk.AccessTokenResponse;
 import com.nimbusds.oauth2.sdk.ClientCredentialsGrant;
 import com.nimbusds.oauth2.sdk.ErrorObject;
 import com.nimbusds.oauth2.sdk.RefreshTokenGrant;
@@ -500,6 +502,60 @@ class OAuthServerTest {
         assertEquals(200, new TokenRevocationRequest(endpoint("/oauth/revoke"), other.basic(), more.getTokens().getAccessToken())
                 .toHTTPRequest().send().getStatusCode());
         assertTrue(active(client, more.getTokens().getAccessToken()));
+    }
+
+    @Test
+    void redirectUrisThatWouldRunScriptOrLeaveLoopbackInClearAreRefused() throws Exception {
+        for (String bad : List.of("javascript:alert(document.domain)//", "data:text/html,hi", "file:///etc/passwd",
+                "vbscript:x//", "http://example.com/cb")) {
+            Http.Reply r = user.http().post("/api/me/oauth/clients", Map.of("client_name", "x", "redirect_uris", List.of(bad)));
+            assertEquals(400, r.status(), bad + ": " + r.body());
+            HttpResponse<String> dcr = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(endpoint("/oauth/register"))
+                    .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                            "{\"redirect_uris\":[\"" + bad + "\"],\"scope\":\"threads:read\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, dcr.statusCode(), bad + ": " + dcr.body());
+            assertTrue(dcr.body().contains("invalid_redirect_uri"), dcr.body());
+        }
+        for (String ok : List.of("https://app.example.com/cb", "http://127.0.0.1:5000/cb", "http://[::1]/cb", "com.example.app:/cb")) {
+            assertEquals(201, user.http().post("/api/me/oauth/clients", Map.of("client_name", "ok", "redirect_uris", List.of(ok))).status(), ok);
+        }
+        assertEquals(400, user.http().post("/api/me/oauth/clients", Map.of("client_name", "x", "redirect_uris", List.of(REDIRECT),
+                "logo_uri", "javascript:alert(1)")).status());
+    }
+
+    @Test
+    void malformedClientCredentialsAndRepeatedParametersAre4xx() throws Exception {
+        String basic = java.util.Base64.getEncoder().encodeToString("%zz:%zz".getBytes());
+        HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(endpoint("/oauth/token"))
+                .header("Authorization", "Basic " + basic).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("grant_type=client_credentials")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, r.statusCode(), r.body());
+        assertTrue(r.body().contains("invalid_client"), r.body());
+        Registered client = client(Map.of());
+        Http.Reply repeated = user.http().get("/api/oauth/authorize/context?client_id=" + client.id().getValue() + "&client_id=x"
+                + "&response_type=code&redirect_uri=" + java.net.URLEncoder.encode(REDIRECT, java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(400, repeated.status(), repeated.body());
+    }
+
+    @Test
+    void aSuspendedPrincipalsTokensAreNotActive() throws Exception {
+        AtriumServer.User other = server.newUser();
+        Http.Reply made = other.http().post("/api/me/oauth/clients", Map.of("client_name", "Soon suspended", "redirect_uris", List.of(REDIRECT),
+                "scope", "threads:read"));
+        assertEquals(201, made.status(), made.body());
+        Registered client = new Registered(new ClientID(made.json().path("client").path("client_id").asText()),
+                new Secret(made.json().path("client").path("client_secret").asText()));
+        HTTPResponse http = new TokenRequest(endpoint("/oauth/token"), client.basic(), new ClientCredentialsGrant(), new Scope("threads:read"))
+                .toHTTPRequest().send();
+        assertEquals(200, http.getStatusCode(), http.getBody());
+        AccessToken access = AccessTokenResponse.parse(http).getTokens().getAccessToken();
+        assertTrue(active(client, access));
+        assertEquals(200, server.operator().post("/admin/users/" + other.username() + "/suspend", Map.of()).status());
+        Thread.sleep(2100); // the introspection cache keeps an active answer at most 2 s
+        assertFalse(active(client, access));
+        HTTPResponse refused = new TokenRequest(endpoint("/oauth/token"), client.basic(), new ClientCredentialsGrant(), new Scope("threads:read"))
+                .toHTTPRequest().send();
+        assertEquals(400, refused.getStatusCode(), refused.getBody());
     }
 
     @Test

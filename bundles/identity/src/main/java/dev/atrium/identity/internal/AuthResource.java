@@ -68,6 +68,26 @@ public class AuthResource {
                 || System.getenv("ATRIUM_PUBLIC_URL") != null && System.getenv("ATRIUM_PUBLIC_URL").startsWith("https:");
     }
 
+    static final String FLOW_COOKIE = "atrium_signin_flow";
+
+    static String flowBinding(String state) {
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(
+                    (state == null ? "" : state).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(h);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether the callback's {@code state} is the one this browser's sign-in started with. */
+    private static boolean sameBrowser(HttpHeaders headers, String state) {
+        javax.ws.rs.core.Cookie c = headers.getCookies().get(FLOW_COOKIE);
+        return c != null && java.security.MessageDigest.isEqual(
+                c.getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                flowBinding(state).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
     private static String cookie(HttpHeaders headers) {
         javax.ws.rs.core.Cookie c = headers.getCookies().get(SessionVerifier.COOKIE);
         return c == null ? null : c.getValue();
@@ -88,7 +108,7 @@ public class AuthResource {
 
     @GET
     @Path("login")
-    public Response login(@Context UriInfo uri, @QueryParam("provider") String provider, @QueryParam("return_to") String returnTo,
+    public Response login(@Context UriInfo uri, @Context HttpHeaders headers, @QueryParam("provider") String provider, @QueryParam("return_to") String returnTo,
             @QueryParam("error") String error) {
         String back = Util.safeReturn(returnTo);
         if (provider == null || provider.isEmpty()) {
@@ -106,13 +126,18 @@ public class AuthResource {
         if (p == null) {
             return error(404, "unknown identity provider '" + provider + "'");
         }
-        return redirectTo(uri, p, "login", back, null, base(uri) + "/auth/callback");
+        return redirectTo(uri, headers, p, "login", back, null, base(uri) + "/auth/callback");
     }
 
-    private Response redirectTo(UriInfo uri, OidcClient.Provider p, String mode, String back, String principalId, String redirectUri) {
+    private Response redirectTo(UriInfo uri, HttpHeaders headers, OidcClient.Provider p, String mode, String back, String principalId,
+            String redirectUri) {
         IdentityService.Flow flow = identity.startFlow(p.name(), mode, back, principalId);
         try {
+            // the flow belongs to this browser: the callback must come back with this cookie (RFC 6749 §10.12),
+            // or a callback URL someone else started would sign this browser into their account
             return Response.status(302).header("Location", identity.oidc.authorizationUrl(p, redirectUri, flow.state(), flow.nonce(), flow.verifier()))
+                    .header("Set-Cookie", FLOW_COOKIE + "=" + flowBinding(flow.state()) + "; Path=/auth; Max-Age=900; HttpOnly; SameSite=Lax"
+                            + (secure(uri, headers) ? "; Secure" : ""))
                     .header("Cache-Control", "no-store").build();
         } catch (OidcClient.Refused e) {
             LOG.warn("identity provider {}: {}", p.name(), e.getMessage());
@@ -158,14 +183,41 @@ public class AuthResource {
         } else {
             form = Util.form(body);
         }
+        if (!sameOrigin(uri, headers)) {
+            // a cross-site form post would sign the browser into someone else's account (login CSRF)
+            return error(403, "sign-in forms are accepted from this server's own pages only");
+        }
         String back = Util.safeReturn(form.get("return_to"));
-        String username = form.getOrDefault("username", "").trim().toLowerCase(java.util.Locale.ROOT);
-        String password = form.getOrDefault("password", "");
+        String username = form.get("username") == null ? "" : form.get("username").trim().toLowerCase(java.util.Locale.ROOT);
+        String password = form.get("password") == null ? "" : form.get("password");
         var principal = identity.checkPassword(username, password.toCharArray());
         if (principal.isEmpty()) {
             return html(401, localForm(back, "wrong username or password"));
         }
         return signedIn(uri, headers, principal.get(), IdentityService.LOCAL, back);
+    }
+
+    /**
+     * Whether a browser request comes from this server's own pages: browsers send {@code Origin} on POSTs (and
+     * {@code Sec-Fetch-Site}); a request without either (curl, a test client) is not a cross-site browser post.
+     */
+    static boolean sameOrigin(UriInfo uri, HttpHeaders headers) {
+        String site = headers.getHeaderString("Sec-Fetch-Site");
+        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+            return false;
+        }
+        String origin = headers.getHeaderString("Origin");
+        if (origin == null || origin.isEmpty()) {
+            return true;
+        }
+        String host = headers.getHeaderString("Host");
+        String own = host != null ? host : uri.getBaseUri().getRawAuthority();
+        try {
+            // the authority only: behind a TLS-terminating proxy the scheme seen here differs from the browser's
+            return own.equalsIgnoreCase(new java.net.URI(origin).getRawAuthority());
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
     }
 
     /** Starts a fresh session (ending the browser's previous one) and sends the browser on. */
@@ -194,6 +246,9 @@ public class AuthResource {
     @Path("callback")
     public Response callback(@Context UriInfo uri, @Context HttpHeaders headers, @QueryParam("code") String code,
             @QueryParam("state") String state, @QueryParam("error") String error) {
+        if (!sameBrowser(headers, state)) {
+            return error(400, "this sign-in was not started in this browser; start again");
+        }
         IdentityService.Flow flow = identity.takeFlow(state).filter(f -> "login".equals(f.mode())).orElse(null);
         if (flow == null) {
             return error(400, "this sign-in is unknown or has expired; start again");
@@ -231,7 +286,7 @@ public class AuthResource {
         if (p == null) {
             return error(404, "unknown identity provider '" + provider + "'");
         }
-        return redirectTo(uri, p, "link", Util.safeReturn(returnTo), session.principalId(),
+        return redirectTo(uri, headers, p, "link", Util.safeReturn(returnTo), session.principalId(),
                 base(uri) + "/auth/link/" + p.name() + "/callback");
     }
 
@@ -239,6 +294,9 @@ public class AuthResource {
     @Path("link/{provider}/callback")
     public Response linkCallback(@Context UriInfo uri, @Context HttpHeaders headers, @PathParam("provider") String provider,
             @QueryParam("code") String code, @QueryParam("state") String state, @QueryParam("error") String error) {
+        if (!sameBrowser(headers, state)) {
+            return error(400, "this account link was not started in this browser");
+        }
         IdentityService.Flow flow = identity.takeFlow(state).filter(f -> "link".equals(f.mode()) && f.provider().equals(provider))
                 .orElse(null);
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);

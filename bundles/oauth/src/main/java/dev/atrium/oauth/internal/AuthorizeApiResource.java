@@ -55,7 +55,13 @@ public class AuthorizeApiResource {
     @Path("authorize/context")
     public Map<String, Object> context(@Context SecurityContext sc, @Context UriInfo uri) {
         Signin.requireFullAccess(Caller.from(sc));
-        OAuthServer.AuthorizeRequest r = check(Requests.query(uri));
+        Map<String, String> query;
+        try {
+            query = Requests.query(uri);
+        } catch (OAuthError e) {
+            throw ApiException.badRequest(e.error + ": " + e.getMessage());
+        }
+        OAuthServer.AuthorizeRequest r = check(query);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("client", clientJson(r.client()));
         m.put("scopes", scopesJson(r.scopes()));

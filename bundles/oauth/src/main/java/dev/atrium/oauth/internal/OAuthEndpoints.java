@@ -161,7 +161,7 @@ public class OAuthEndpoints {
         String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
         String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : null;
         OAuthServer.Bearer bearer = server.bearer(token).orElse(null);
-        if (bearer == null || bearer.principalId() == null) {
+        if (bearer == null || bearer.principalId() == null || !server.principalActive(bearer.principalId())) {
             return Requests.error(OAuthError.invalidToken("the access token is invalid, expired or revoked"));
         }
         if (!bearer.scopes().contains("openid")) {

@@ -128,16 +128,16 @@ public class OAuthServer {
         String scheme = uri.getScheme().toLowerCase(java.util.Locale.ROOT);
         String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(java.util.Locale.ROOT);
         if (scheme.equals("https")) {
-            return host.isEmpty() ? "an https redirect URI needs a host" : null;
+            return host.isEmpty() ? "redirect_uris: an https redirect URI needs a host" : null;
         }
         if (scheme.equals("http")) {
             boolean loopback = host.equals("127.0.0.1") || host.equals("[::1]") || host.equals("::1") || host.equals("localhost");
-            return loopback ? null : "plain http redirect URIs are allowed on loopback hosts only; use https";
+            return loopback ? null : "redirect_uris: plain http is allowed on loopback hosts only; use https";
         }
         if (scheme.contains(".")) {
             return null;
         }
-        return "redirect URIs must use https, http on a loopback host, or a reverse-domain private-use scheme";
+        return "redirect_uris must use https, http on a loopback host, or a reverse-domain private-use scheme";
     }
 
     Registered register(String ownerPrincipalId, ClientSpec spec, boolean dynamic) {
@@ -251,12 +251,17 @@ public class OAuthServer {
             if (colon < 0) {
                 throw OAuthError.invalidClient("malformed Basic credentials");
             }
-            String basicId = urlDecode(decoded.substring(0, colon));
+            String basicId;
+            try {
+                basicId = urlDecode(decoded.substring(0, colon));
+                secret = urlDecode(decoded.substring(colon + 1));
+            } catch (IllegalArgumentException e) {
+                throw OAuthError.invalidClient("malformed Basic credentials: bad %-escape");
+            }
             if (bodyClientId != null && !bodyClientId.equals(basicId) || bodySecret != null) {
                 throw OAuthError.invalidRequest("send the client credentials in one way only");
             }
             clientId = basicId;
-            secret = urlDecode(decoded.substring(colon + 1));
             basic = true;
         }
         if (clientId == null || clientId.isBlank()) {
@@ -438,9 +443,11 @@ public class OAuthServer {
     private Map<String, Object> codeGrant(String issuer, Client client, Map<String, String> p) {
         String code = required(p, "code");
         byte[] hash = Secrets.sha256(code);
-        Optional<CodeRow> claimed = sql.one("UPDATE oauth_codes SET used_at = now() WHERE code_hash = ? AND used_at IS NULL "
+        // only the client the code was issued to can use it up: a leaked code in another client's hands burns nothing
+        Optional<CodeRow> claimed = sql.one("UPDATE oauth_codes SET used_at = now() WHERE code_hash = ? AND client_id = ? "
+                + "AND used_at IS NULL "
                 + "RETURNING client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, family_id, expires_at, used_at",
-                OAuthServer::codeRow, (Object) hash);
+                OAuthServer::codeRow, hash, client.clientId());
         if (claimed.isEmpty()) {
             Optional<CodeRow> used = sql.one("SELECT client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, family_id, "
                     + "expires_at, used_at FROM oauth_codes WHERE code_hash = ?", OAuthServer::codeRow, (Object) hash);
@@ -529,7 +536,14 @@ public class OAuthServer {
         return issue(issuer, client, row.principalId(), scopes, row.familyId(), true, null, "token_refreshed");
     }
 
+    boolean principalActive(String principalId) {
+        return principals.get(principalId).map(PrincipalDirectory.Entry::active).orElse(false);
+    }
+
     private Map<String, Object> clientCredentials(Client client, Map<String, String> p) {
+        if (!principalActive(client.ownerPrincipalId())) {
+            throw new OAuthError("unauthorized_client", "the client's owner is suspended", 400);
+        }
         Set<String> scopes = requestedScopes(p.get("scope"), client, OAuthError::invalidScope);
         Set<String> granted = new LinkedHashSet<>(scopes);
         granted.removeAll(Set.of("openid", "profile", "email"));
@@ -753,6 +767,10 @@ public class OAuthServer {
         }
         Optional<TokenRow> row = sql.one("SELECT " + TOKEN_COLUMNS + " FROM oauth_tokens WHERE token_hash = ?", OAuthServer::tokenRow,
                 (Object) hash);
+        if (row.isPresent() && row.get().principalId() != null && !principalActive(row.get().principalId())) {
+            // a suspended Principal's tokens are not active, here as on /api
+            return Optional.empty();
+        }
         if (row.isPresent() && "access".equals(row.get().kind()) && row.get().active()) {
             if (tokenCache.size() > 50_000) {
                 tokenCache.clear();
