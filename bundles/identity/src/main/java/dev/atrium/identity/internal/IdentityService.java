@@ -177,7 +177,14 @@ public class IdentityService implements SessionVerifier {
     // ---------------------------------------------------------------- local users
 
     /** Creates a local user (Principal and default workspace) with a password; 409 when the name is taken. */
-    PrincipalDirectory.Entry addLocalUser(String username, char[] password) {
+    PrincipalDirectory.Entry addLocalUser(String requested, char[] password) {
+        String username = requested == null ? "" : requested.trim().toLowerCase(java.util.Locale.ROOT);
+        // the kernel's handle rule, checked before anything is created (sign-in lowercases what users type)
+        if (username.length() < 3 || username.length() > 39 || !username.matches("[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
+                || username.contains("--")) {
+            throw ApiException.badRequest("username must be 3 to 39 lowercase letters, digits and single hyphens, "
+                    + "starting and ending with a letter or digit");
+        }
         if (password.length < 8) {
             throw ApiException.badRequest("the password must be at least 8 characters");
         }

@@ -481,7 +481,9 @@ public class OAuthServer {
             throw OAuthError.invalidGrant("code_verifier sent for a request without code_challenge");
         }
         requireActive(row.principalId());
-        return issue(issuer, client, row.principalId(), row.scopes(), row.familyId(), true, row.nonce(), "code_exchanged");
+        // a refresh token only for a client registered for the refresh_token grant
+        boolean refresh = client.grantTypes().contains("refresh_token");
+        return issue(issuer, client, row.principalId(), row.scopes(), row.familyId(), refresh, row.nonce(), "code_exchanged");
     }
 
     private static CodeRow codeRow(java.sql.ResultSet rs) throws SQLException {
@@ -742,7 +744,8 @@ public class OAuthServer {
             throw OAuthError.invalidGrant("the device code was already used");
         }
         requireActive(row.principalId());
-        return issue(issuer, client, row.principalId(), row.scopes(), Secrets.random("fam_", 20), true, null, "device_code_exchanged");
+        boolean refresh = client.grantTypes().contains("refresh_token");
+        return issue(issuer, client, row.principalId(), row.scopes(), Secrets.random("fam_", 20), refresh, null, "device_code_exchanged");
     }
 
     // ---------------------------------------------------------------- introspection, revocation, bearer use
