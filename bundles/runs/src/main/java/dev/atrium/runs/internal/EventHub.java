@@ -41,6 +41,7 @@ public class EventHub {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
     private static final int LOCK_CLASS = 0x41545231; // "ATR1"
+    static final int BACKLOG_PAGE = 500;
 
     /** Where a subscription's events go. Implementations must not block for long. */
     interface Sink {
@@ -179,13 +180,25 @@ public class EventHub {
     Subscription subscribe(String runId, long afterId, Sink sink) {
         Subscription s = new Subscription(runId, afterId, sink);
         channels.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(s);
-        s.deliver(store.allEvents(runId, afterId));
+        deliverBacklog(s);
         if (!s.closed() && store.get(runId).map(RunStore.Run::terminal).orElse(true)) {
             // finished before (or while) we looked: whatever is left, then the end of the stream
-            s.deliver(store.allEvents(runId, s.last()));
+            deliverBacklog(s);
             s.close(true);
         }
         return s;
+    }
+
+    /** The backlog in bounded pages, never the whole history in memory at once. */
+    private void deliverBacklog(Subscription s) {
+        while (!s.closed()) {
+            long before = s.last();
+            List<Event> page = store.events(s.runId, before, BACKLOG_PAGE);
+            s.deliver(page);
+            if (page.size() < BACKLOG_PAGE || s.last() == before) {
+                return;
+            }
+        }
     }
 
     int subscribers() {

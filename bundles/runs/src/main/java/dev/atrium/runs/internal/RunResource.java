@@ -126,35 +126,16 @@ public class RunResource {
             @QueryParam("last_event_id") String query, @Context SseEventSink sink, @Context Sse sse) {
         Run run = access.owned(Caller.from(sc), id);
         long after = RunAccess.nonNegative("Last-Event-ID", header != null && !header.isBlank() ? header : query);
-        hub.subscribe(run.id(), after, new EventHub.Sink() {
-            @Override
-            public boolean send(Event event) {
-                if (sink.isClosed()) {
-                    return false;
-                }
-                sink.send(sse.newEventBuilder().id(Long.toString(event.id())).name(event.type()).mediaType(MediaType.TEXT_PLAIN_TYPE)
-                        .data(String.class, event.toJsonText()).build());
-                return true;
-            }
-
-            @Override
-            public boolean heartbeat() {
-                if (sink.isClosed()) {
-                    return false;
-                }
-                sink.send(sse.newEventBuilder().comment("heartbeat").build());
-                return true;
-            }
-
-            @Override
-            public void close(boolean terminal) {
-                try {
-                    sink.close();
-                } catch (Exception e) {
-                    // already gone
-                }
-            }
-        });
+        SseSink out = new SseSink(sink,
+                event -> sse.newEventBuilder().id(Long.toString(event.id())).name(event.type()).mediaType(MediaType.TEXT_PLAIN_TYPE)
+                        .data(String.class, event.toJsonText()).build(),
+                () -> sse.newEventBuilder().comment("heartbeat").build());
+        EventHub.Subscription s = hub.subscribe(run.id(), after, out);
+        // a send that fails later (queue full, client gone) ends the subscription: the client resumes with Last-Event-ID
+        out.onFailure(() -> s.close(false));
+        if (out.failed()) {
+            s.close(false);
+        }
     }
 
     @GET

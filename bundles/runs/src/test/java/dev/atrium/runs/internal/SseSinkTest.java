@@ -1,0 +1,78 @@
+package dev.atrium.runs.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.ws.rs.sse.OutboundSseEvent;
+import javax.ws.rs.sse.SseEventSink;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
+import dev.atrium.runs.internal.RunStore.Event;
+
+class SseSinkTest {
+
+    /** An SseEventSink whose sends complete with the given stage. */
+    static final class FakeSink implements SseEventSink {
+        CompletableFuture<Object> next = CompletableFuture.completedFuture(null);
+        int sends;
+        boolean closed;
+
+        @Override
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public CompletionStage<?> send(OutboundSseEvent event) {
+            sends++;
+            return next;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    static Event event(long id) {
+        return Event.of("run_1", id, "message.delta", JsonNodeFactory.instance.objectNode(), Instant.now());
+    }
+
+    @Test
+    void aSendRefusedByAFullQueueIsNotReportedAsDeliveredAndClosesTheStream() {
+        FakeSink fake = new FakeSink();
+        SseSink sink = new SseSink(fake, e -> null, () -> null);
+        assertTrue(sink.send(event(1)));
+        fake.next = CompletableFuture.failedFuture(new IllegalStateException("queue full"));
+        assertFalse(sink.send(event(2)), "an event the sink refused must not count as sent");
+        assertTrue(fake.closed, "the stream closes so that the client resumes with Last-Event-ID");
+        fake.next = CompletableFuture.completedFuture(null);
+        assertFalse(sink.send(event(3)), "nothing is sent after a dropped event");
+        assertEquals(2, fake.sends);
+    }
+
+    @Test
+    void aSendThatFailsLaterEndsTheSubscription() {
+        FakeSink fake = new FakeSink();
+        SseSink sink = new SseSink(fake, e -> null, () -> null);
+        AtomicInteger ended = new AtomicInteger();
+        sink.onFailure(ended::incrementAndGet);
+        CompletableFuture<Object> pending = new CompletableFuture<>();
+        fake.next = pending;
+        assertTrue(sink.send(event(1)));
+        pending.completeExceptionally(new IllegalStateException("client gone"));
+        assertEquals(1, ended.get());
+        assertTrue(fake.closed);
+        assertFalse(sink.send(event(2)));
+        assertFalse(sink.heartbeat());
+    }
+}
