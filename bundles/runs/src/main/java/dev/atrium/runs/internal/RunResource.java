@@ -150,6 +150,7 @@ public class RunResource {
     @Path("artifacts")
     @RequiresScope("runs:write")
     public Response addArtifact(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Run run = access.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
         String name = b.text("name", 1, 200);

@@ -207,7 +207,8 @@ public class RunStore {
     }
 
     /** As {@link #finish}, only when the run is in state {@code from} (null: queued or running). */
-    public boolean finishFrom(String runId, String from, String status, String error) {
+    public boolean finishFrom(String runId, String from, String status, String reason) {
+        String error = NulText.clean(reason);
         return db.tx(c -> {
             int n = Db.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
                     + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)", status, error, runId, from, from);

@@ -62,6 +62,7 @@ public class PublicSharesResource {
     @Path("access")
     @Anonymous
     public Map<String, Object> access(@PathParam("token") String token, JsonNode body) {
+        NulText.reject(body);
         Share share = live(token);
         if (share.passwordHash() != null) {
             String password = JsonBody.of(body).string("password").orElse("");

@@ -53,6 +53,9 @@ import dev.atrium.threads.internal.ThreadStore.Thread;
 @Consumes(MediaType.APPLICATION_JSON)
 public class ThreadResource {
 
+    /** A share lives at most 366 days (expires_in and expires_at alike). */
+    static final long MAX_SHARE_SECONDS = 366L * 86400;
+
     static final int MAX_CONTENT = 100_000;
     static final Set<String> SHARE_MODES = Set.of("public", "password");
 
@@ -74,6 +77,7 @@ public class ThreadResource {
     @PATCH
     @RequiresScope("threads:write")
     public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
         String title = b.optionalText("title", 1, SpaceThreadsResource.MAX_TITLE).orElse(null);
@@ -133,6 +137,7 @@ public class ThreadResource {
     @Path("messages")
     @RequiresScope("threads:write")
     public Response addMessage(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
         String role = b.oneOf("role", ThreadsService.ROLES).orElse("user");
@@ -164,6 +169,7 @@ public class ThreadResource {
     @Path("share")
     @RequiresScope("threads:write")
     public Response share(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body == null || body.isNull() ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode() : body);
         String mode = b.oneOf("mode", SHARE_MODES).orElse(b.has("password") ? "password" : "public");
@@ -186,13 +192,16 @@ public class ThreadResource {
             }
         } else if (b.has("expires_in")) {
             JsonNode v = body.get("expires_in");
-            if (!v.canConvertToLong() || !v.isIntegralNumber() || v.asLong() < 1 || v.asLong() > 366L * 86400) {
+            if (!v.canConvertToLong() || !v.isIntegralNumber() || v.asLong() < 1 || v.asLong() > MAX_SHARE_SECONDS) {
                 throw ApiException.badRequest("expires_in must be a number of seconds between 1 and 31622400");
             }
             expires = Instant.now().plusSeconds(v.asLong());
         }
         if (expires != null && !expires.isAfter(Instant.now())) {
             throw ApiException.badRequest("expires_at must lie in the future");
+        }
+        if (expires != null && expires.isAfter(Instant.now().plusSeconds(MAX_SHARE_SECONDS))) {
+            throw ApiException.badRequest("expires_at must lie at most 366 days ahead");
         }
         String token = Ids.random("ats", 32);
         Share share = store.createShare(t.id(), Passwords.sha256(token), token.substring(0, 12), mode, passwordHash, expires);
