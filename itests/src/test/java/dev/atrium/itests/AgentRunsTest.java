@@ -53,7 +53,8 @@ class AgentRunsTest {
     static Map<String, String> env() {
         return Map.of("ATRIUM_OPENAI_BASE_URL", fake.openAiBase(), "ATRIUM_OPENAI_API_KEY", "sk-test-openai",
                 "ATRIUM_ANTHROPIC_BASE_URL", fake.anthropicBase(), "ATRIUM_ANTHROPIC_API_KEY", "sk-test-anthropic",
-                "ATRIUM_RUNS_HEARTBEAT_MS", "300", "ATRIUM_RUNS_POLL_MS", "200");
+                "ATRIUM_RUNS_HEARTBEAT_MS", "300", "ATRIUM_RUNS_POLL_MS", "200", "ATRIUM_RUNS_FETCH_TIMEOUT_S", "4",
+                "ATRIUM_RUNS_TURN_TIMEOUT_S", "8");
     }
 
     @AfterAll
@@ -453,6 +454,94 @@ class AgentRunsTest {
         assertEquals(0, stale.path("last_event_id").asLong());
         assertEquals(1, fake.received(model).size(), "the model saw only the run with a requester");
         assertEquals(0, count("SELECT count(*) FROM runs WHERE id = ? AND (requester_principal_id IS NOT NULL OR instance_id IS NOT NULL)", legacy));
+    }
+
+    @Test
+    void aMalformedToolCallABinaryFetchAndNulTextFromTheModelDoNotFailTheRun() throws Exception {
+        HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        target.createContext("/blob", ex -> {
+            byte[] b = { 'P', 'K', 0, 0, 3, 4, (byte) 0xff, 0, 'z' };
+            ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        target.start();
+        try {
+            String model = model();
+            User u = user("openai", model);
+            String args = "{\"url\":\"http://127.0.0.1:" + target.getAddress().getPort() + "/blob\"}";
+            fake.script(model, body -> FakeModelServer.openAiToolCall(null, null, "{not json"),
+                    body -> FakeModelServer.openAiToolCall("call_bad_args", "memory_search", "[1, 2"),
+                    body -> FakeModelServer.openAiToolCall("call_blob", "http_fetch", args),
+                    body -> FakeModelServer.openAiText("binary\u0000 seen"));
+            String threadId = thread(u);
+            String runId = run(u, threadId, "fetch the blob");
+            JsonNode run = awaitFinished(u.http(), runId);
+            assertEquals("completed", run.path("status").asText(), run.toString());
+            List<JsonNode> results = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result")).toList();
+            assertEquals(3, results.size(), results.toString());
+            assertTrue(results.get(0).path("data").path("is_error").asBoolean(), results.get(0).toString());
+            assertFalse(results.get(0).path("data").path("id").asText().isEmpty(), "a call without an id gets one");
+            assertTrue(results.get(1).path("data").path("is_error").asBoolean(), results.get(1).toString());
+            assertTrue(results.get(1).path("data").path("result").asText().contains("not valid JSON"), results.get(1).toString());
+            String fetched = results.get(2).path("data").path("result").asText();
+            assertFalse(results.get(2).path("data").path("is_error").asBoolean(), fetched);
+            assertTrue(fetched.contains("PK\uFFFD\uFFFD"), fetched);
+            JsonNode messages = u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
+            assertEquals("binary\uFFFD seen", messages.get(messages.size() - 1).path("content").asText());
+
+            Http.Reply artifact = u.http().post("/api/runs/" + runId + "/artifacts", Map.of("name", "a\u0000", "content", "x"));
+            assertEquals(400, artifact.status(), artifact.body());
+        } finally {
+            target.stop(0);
+        }
+    }
+
+    @Test
+    void aTricklingFetchBodyAndAStalledModelTurnEndAtTheirDeadlinesInsteadOfLeavingTheRunRunning() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        target.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        target.createContext("/slow", ex -> {
+            ex.sendResponseHeaders(200, 0);
+            try {
+                for (int i = 0; i < 60 && release.getCount() > 0; i++) {
+                    ex.getResponseBody().write('x');
+                    ex.getResponseBody().flush();
+                    release.await(1, TimeUnit.SECONDS);
+                }
+            } catch (Exception e) {
+                // the client went away
+            }
+            ex.close();
+        });
+        target.start();
+        try {
+            String model = model();
+            User u = user("openai", model);
+            String args = "{\"url\":\"http://127.0.0.1:" + target.getAddress().getPort() + "/slow\"}";
+            fake.script(model, body -> FakeModelServer.openAiToolCall("call_slow", "http_fetch", args),
+                    body -> { // the second turn stalls after its first frame
+                        List<String> frames = new ArrayList<>(FakeModelServer.openAiText("thinking", "never"));
+                        frames.add(2, "SLEEP:30000");
+                        return frames;
+                    });
+            long start = System.nanoTime();
+            String runId = run(u, thread(u), "fetch the slow page");
+            JsonNode run = awaitFinished(u.http(), runId);
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            assertEquals("failed", run.path("status").asText(), run.toString());
+            assertTrue(run.path("error").asText().contains("model turn took longer"), run.toString());
+            JsonNode result = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result"))
+                    .findFirst().orElseThrow();
+            assertTrue(result.path("data").path("is_error").asBoolean(), result.toString());
+            assertTrue(result.path("data").path("result").asText().contains("took longer"), result.toString());
+            assertTrue(seconds < 25, "ended after " + seconds + " s");
+        } finally {
+            release.countDown();
+            target.stop(0);
+        }
     }
 
     @Test
