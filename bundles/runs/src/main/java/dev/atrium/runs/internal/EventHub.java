@@ -42,6 +42,8 @@ public class EventHub {
     private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
     private static final int LOCK_CLASS = 0x41545231; // "ATR1"
     static final int BACKLOG_PAGE = 500;
+    static final long REAP_MILLIS = 5_000;
+    static final long DEAD_AFTER_MILLIS = 4_000;
 
     /** Where a subscription's events go. Implementations must not block for long. */
     interface Sink {
@@ -102,11 +104,11 @@ public class EventHub {
                 return;
             }
             closed = true;
-            List<Subscription> subs = channels.get(runId);
-            if (subs != null) {
-                subs.remove(this);
-                channels.computeIfPresent(runId, (k, v) -> v.isEmpty() ? null : v);
-            }
+            // atomically with subscribe(): a list emptied here is never one a new subscription was just added to
+            channels.computeIfPresent(runId, (k, v) -> {
+                v.remove(this);
+                return v.isEmpty() ? null : v;
+            });
             try {
                 sink.close(terminal);
             } catch (RuntimeException e) {
@@ -130,6 +132,8 @@ public class EventHub {
     private final Thread listener;
     private volatile boolean running = true;
     private volatile boolean connected;
+    /** Instances whose liveness lock was free on the last reap, and since when (listener thread only). */
+    private final Map<String, Long> suspects = new java.util.HashMap<>();
 
     @Activate
     public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
@@ -179,7 +183,11 @@ public class EventHub {
      */
     Subscription subscribe(String runId, long afterId, Sink sink) {
         Subscription s = new Subscription(runId, afterId, sink);
-        channels.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(s);
+        channels.compute(runId, (k, v) -> {
+            List<Subscription> subs = v == null ? new CopyOnWriteArrayList<>() : v;
+            subs.add(s);
+            return subs;
+        });
         deliverBacklog(s);
         if (!s.closed() && store.get(runId).map(RunStore.Run::terminal).orElse(true)) {
             // finished before (or while) we looked: whatever is left, then the end of the stream
@@ -254,13 +262,26 @@ public class EventHub {
                 queueListeners.forEach(Runnable::run);
                 try {
                     while (running) {
+                        // only a lost connection leaves this loop: dropping it would drop this instance's liveness lock,
+                        // and another instance's reaper could then fail runs that are still executing here
                         PGNotification[] ns = pg.getNotifications(500);
                         if (ns != null) {
-                            handle(ns);
+                            try {
+                                handle(ns);
+                            } catch (RuntimeException e) {
+                                LOG.warn("handling run notifications failed", e);
+                            }
                         }
-                        if (System.currentTimeMillis() - lastReap > 5_000) {
+                        if (System.currentTimeMillis() - lastReap > REAP_MILLIS) {
                             lastReap = System.currentTimeMillis();
-                            reapOrphans(c);
+                            try {
+                                reapOrphans(c);
+                            } catch (SQLException | RuntimeException e) {
+                                if (!c.isValid(2)) {
+                                    throw e;
+                                }
+                                LOG.warn("reaping orphaned runs failed", e);
+                            }
                         }
                     }
                 } finally {
@@ -317,6 +338,8 @@ public class EventHub {
      */
     private void reapOrphans(Connection c) throws SQLException {
         List<String> dead = new ArrayList<>();
+        Map<String, Long> lockable = new java.util.HashMap<>();
+        long now = System.nanoTime();
         for (String inst : store.runningInstances()) {
             if (inst.equals(instanceId)) {
                 continue;
@@ -327,7 +350,13 @@ public class EventHub {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (rs.getBoolean(1)) {
-                        dead.add(inst);
+                        // dead only when its lock was free on an earlier reap too, some seconds ago: a live instance
+                        // that is reconnecting its listener holds its lock again within moments
+                        Long since = suspects.get(inst);
+                        lockable.put(inst, since == null ? now : since);
+                        if (since != null && now - since >= TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS)) {
+                            dead.add(inst);
+                        }
                         try (var un = c.prepareStatement("SELECT pg_advisory_unlock(?, hashtext(?))")) {
                             un.setInt(1, LOCK_CLASS);
                             un.setString(2, inst);
@@ -337,7 +366,10 @@ public class EventHub {
                 }
             }
         }
+        suspects.clear();
+        suspects.putAll(lockable);
         for (String inst : dead) {
+            suspects.remove(inst);
             for (String runId : store.runningOn(inst)) {
                 if (store.finish(runId, "failed", "the server process running this run stopped before it finished")) {
                     LOG.info("run {} of a stopped instance marked failed", runId);
