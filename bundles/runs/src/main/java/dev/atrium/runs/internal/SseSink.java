@@ -76,7 +76,7 @@ final class SseSink implements EventHub.Sink {
     private void fail() {
         if (!failed) {
             failed = true;
-            closeQuietly();
+            CompletableFuture.runAsync(this::closeQuietly);
         }
     }
 
@@ -86,7 +86,8 @@ final class SseSink implements EventHub.Sink {
 
     @Override
     public void close(boolean terminal) {
-        closeQuietly();
+        // CXF's close may wait for queued events to flush: never on the fan-out thread
+        CompletableFuture.runAsync(this::closeQuietly);
     }
 
     private void closeQuietly() {

@@ -24,7 +24,7 @@ class SseSinkTest {
     static final class FakeSink implements SseEventSink {
         CompletableFuture<Object> next = CompletableFuture.completedFuture(null);
         int sends;
-        boolean closed;
+        volatile boolean closed;
 
         @Override
         public boolean isClosed() {
@@ -47,6 +47,14 @@ class SseSinkTest {
         return Event.of("run_1", id, "message.delta", JsonNodeFactory.instance.objectNode(), Instant.now());
     }
 
+    static boolean closes(FakeSink fake) {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!fake.closed && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return fake.closed;
+    }
+
     @Test
     void aSendRefusedByAFullQueueIsNotReportedAsDeliveredAndClosesTheStream() {
         FakeSink fake = new FakeSink();
@@ -54,7 +62,7 @@ class SseSinkTest {
         assertTrue(sink.send(event(1)));
         fake.next = CompletableFuture.failedFuture(new IllegalStateException("queue full"));
         assertFalse(sink.send(event(2)), "an event the sink refused must not count as sent");
-        assertTrue(fake.closed, "the stream closes so that the client resumes with Last-Event-ID");
+        assertTrue(closes(fake), "the stream closes so that the client resumes with Last-Event-ID");
         fake.next = CompletableFuture.completedFuture(null);
         assertFalse(sink.send(event(3)), "nothing is sent after a dropped event");
         assertEquals(2, fake.sends);
@@ -71,7 +79,7 @@ class SseSinkTest {
         assertTrue(sink.send(event(1)));
         pending.completeExceptionally(new IllegalStateException("client gone"));
         assertEquals(1, ended.get());
-        assertTrue(fake.closed);
+        assertTrue(closes(fake));
         assertFalse(sink.send(event(2)));
         assertFalse(sink.heartbeat());
     }
