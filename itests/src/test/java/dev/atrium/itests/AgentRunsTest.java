@@ -362,6 +362,46 @@ class AgentRunsTest {
         assertEquals(200, u.http().get("/api/runs/" + runId + "/events").status());
     }
 
+    @Test
+    void aWebSocketClientThatStopsReadingDoesNotStallAnotherClientsStream() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        String[] parts = new String[3000];
+        String filler = "x".repeat(300);
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = i + filler;
+        }
+        fake.script(model, body -> {
+            List<String> frames = new ArrayList<>(FakeModelServer.openAiText(parts));
+            frames.add(0, "SLEEP:1500"); // both clients are subscribed before the stream starts
+            return frames;
+        });
+        String runId = run(u, thread(u), "Stream a lot");
+        // a client that completes the handshake and then never reads, on a tiny receive buffer
+        try (java.net.Socket stalled = new java.net.Socket()) {
+            stalled.setReceiveBufferSize(1024);
+            stalled.connect(new InetSocketAddress("127.0.0.1", server.port), 5_000);
+            stalled.getOutputStream().write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
+                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer " + token(u) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            byte[] head = new byte[12];
+            assertEquals(12, stalled.getInputStream().readNBytes(head, 0, 12));
+            assertTrue(new String(head, StandardCharsets.US_ASCII).contains("101"), new String(head, StandardCharsets.US_ASCII));
+
+            SseClient.Result all = SseClient.read(server.base() + "/api/runs/" + runId + "/sse", token(u), null, Integer.MAX_VALUE,
+                    Duration.ofSeconds(60));
+            long ended = System.nanoTime();
+            assertEquals("run.completed", all.events().get(all.events().size() - 1).type());
+            for (int i = 0; i < all.events().size(); i++) {
+                assertEquals(i + 1, all.events().get(i).id(), "no gaps, no duplicates");
+            }
+            JsonNode run = u.http().get("/api/runs/" + runId).json().path("run");
+            long lag = java.time.Duration.between(java.time.Instant.parse(run.path("finished_at").asText()), java.time.Instant.now()).toMillis()
+                    - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - ended);
+            assertTrue(lag < 5_000, "the SSE client got the end " + lag + " ms after the run finished");
+        }
+    }
+
     static String token(User u) {
         try {
             var f = Http.class.getDeclaredField("token");
