@@ -65,7 +65,10 @@ class ThreadsIsolationTest {
         assertEquals("Mine", owner.http().get("/api/threads/" + thread).json().path("thread").path("title").asText());
         assertEquals(1, owner.http().get("/api/threads/" + thread + "/messages").json().path("messages").size());
         assertEquals(1, owner.http().get("/api/threads/" + thread + "/runs").json().path("runs").size());
-        assertEquals(1, owner.http().get("/api/runs/" + run + "/artifacts").json().path("artifacts").size());
+        com.fasterxml.jackson.databind.JsonNode listed = owner.http().get("/api/runs/" + run + "/artifacts").json().path("artifacts");
+        assertEquals(1, listed.size());
+        assertEquals(5, listed.get(0).path("size").asLong(), "a list reports each content's size without loading it");
+        org.junit.jupiter.api.Assertions.assertTrue(listed.get(0).path("content").isMissingNode());
         assertEquals(404, stranger.http().get("/api/threads/th_doesnotexist").status());
         assertEquals(404, stranger.http().get("/api/runs/run_doesnotexist").status());
     }

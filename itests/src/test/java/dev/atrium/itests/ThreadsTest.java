@@ -131,6 +131,29 @@ class ThreadsTest {
     }
 
     @Test
+    void aPublicShareAndAnExportAreReadInPages(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "Long shared thread");
+        for (int i = 1; i <= 3; i++) {
+            assertEquals(201, u.http().post("/api/threads/" + id + "/messages", Map.of("content", "message " + i)).status());
+        }
+        String token = u.http().post("/api/threads/" + id + "/share", Map.of()).json().path("share").path("token").asText();
+        Http anon = server.anonymous();
+        JsonNode first = anon.get("/api/public/thread-shares/" + token + "?limit=2").json();
+        assertEquals(2, first.path("messages").size());
+        assertEquals("message 1", first.path("messages").get(0).path("content").asText());
+        JsonNode rest = anon.get("/api/public/thread-shares/" + token + "?limit=2&cursor=" + first.path("next_cursor").asText()).json();
+        assertEquals(1, rest.path("messages").size());
+        assertEquals("message 3", rest.path("messages").get(0).path("content").asText());
+        assertTrue(rest.path("next_cursor").isNull());
+        assertEquals(3, anon.get("/api/public/thread-shares/" + token).json().path("messages").size());
+        assertEquals(400, anon.get("/api/public/thread-shares/" + token + "?limit=0").status());
+        assertEquals(400, anon.get("/api/public/thread-shares/" + token + "?cursor=x").status());
+        String md = u.http().get("/api/threads/" + id + "/export?format=markdown").body();
+        assertTrue(md.contains("message 1") && md.contains("message 3"), md);
+    }
+
+    @Test
     void sharesArePublicPasswordProtectedOrExpiringAndShowOnlyTheirThread(AtriumServer server) throws Exception {
         User u = server.newUser();
         String id = thread(u, "Shared notes");

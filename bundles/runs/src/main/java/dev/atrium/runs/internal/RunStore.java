@@ -126,10 +126,11 @@ public class RunStore {
         }
     }
 
-    public record Artifact(String id, String runId, String name, String contentType, String content, Instant createdAt) {
+    /** An artifact; {@code content} is null when it was listed (a list reads only each content's size). */
+    public record Artifact(String id, String runId, String name, String contentType, String content, long size, Instant createdAt) {
         static Artifact of(ResultSet rs) throws SQLException {
             return new Artifact(rs.getString("id"), rs.getString("run_id"), rs.getString("name"), rs.getString("content_type"),
-                    rs.getString("content"), rs.getTimestamp("created_at").toInstant());
+                    rs.getString("content"), rs.getLong("size"), rs.getTimestamp("created_at").toInstant());
         }
 
         Map<String, Object> toJson(boolean withContent) {
@@ -141,7 +142,7 @@ public class RunStore {
             if (withContent) {
                 m.put("content", content);
             }
-            m.put("size", content.length());
+            m.put("size", size);
             m.put("created_at", createdAt.toString());
             return m;
         }
@@ -287,16 +288,18 @@ public class RunStore {
 
     public Artifact addArtifact(String runId, String name, String contentType, String content) {
         return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) VALUES (?, ?, ?, ?, ?) "
-                + "RETURNING id, run_id, name, content_type, content, created_at", Artifact::of, Ids.id("art"), runId, name, contentType,
+                + "RETURNING id, run_id, name, content_type, content, length(content) AS size, created_at", Artifact::of, Ids.id("art"), runId, name, contentType,
                 content).orElseThrow();
     }
 
     public List<Artifact> artifacts(String runId) {
-        return db.list("SELECT id, run_id, name, content_type, content, created_at FROM run_artifacts WHERE run_id = ? "
+        return db.list("SELECT id, run_id, name, content_type, NULL AS content, length(content) AS size, created_at FROM run_artifacts "
+                + "WHERE run_id = ? "
                 + "ORDER BY created_at, id", Artifact::of, runId);
     }
 
     public Optional<Artifact> artifact(String id) {
-        return db.one("SELECT id, run_id, name, content_type, content, created_at FROM run_artifacts WHERE id = ?", Artifact::of, id);
+        return db.one("SELECT id, run_id, name, content_type, content, length(content) AS size, created_at FROM run_artifacts WHERE id = ?",
+                Artifact::of, id);
     }
 }

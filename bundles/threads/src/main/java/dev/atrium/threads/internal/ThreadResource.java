@@ -55,6 +55,8 @@ public class ThreadResource {
 
     /** A share lives at most 366 days (expires_in and expires_at alike). */
     static final long MAX_SHARE_SECONDS = 366L * 86400;
+    static final int MAX_EXPORT_MESSAGES = 10_000;
+    static final long MAX_EXPORT_CHARS = 8L * 1024 * 1024;
 
     static final int MAX_CONTENT = 100_000;
     static final Set<String> SHARE_MODES = Set.of("public", "password");
@@ -234,8 +236,30 @@ public class ThreadResource {
     public Response export(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("format") String format) {
         Thread t = threads.owned(Caller.from(sc), id);
         String f = format == null ? "markdown" : format;
+        // in pages, up to a cap: an export never holds an unbounded thread in memory
         List<StoredMessage> all = new ArrayList<>();
-        threads.messages(t.id()).forEach(m -> all.add(new StoredMessage(0, m)));
+        long chars = 0;
+        boolean truncated = false;
+        long after = 0;
+        while (true) {
+            List<StoredMessage> page = store.messages(t.id(), after, 500);
+            for (StoredMessage m : page) {
+                chars += m.message().content().length();
+                if (all.size() >= MAX_EXPORT_MESSAGES || chars > MAX_EXPORT_CHARS) {
+                    truncated = true;
+                    break;
+                }
+                all.add(m);
+            }
+            if (truncated || page.size() < 500) {
+                break;
+            }
+            after = page.get(page.size() - 1).seq();
+        }
+        if (truncated) {
+            all.add(new StoredMessage(0, new dev.atrium.threads.api.Threads.Message("", t.id(), "system",
+                    "[export truncated after " + all.size() + " messages]", null, java.time.Instant.now().toString())));
+        }
         String file = t.id() + (f.equals("pdf") ? ".pdf" : ".md");
         switch (f) {
             case "markdown", "md" -> {
