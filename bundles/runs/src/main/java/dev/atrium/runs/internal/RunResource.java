@@ -159,7 +159,9 @@ public class RunResource {
         if (content.length() > 512 * 1024) {
             throw ApiException.badRequest("content must be at most 524288 characters");
         }
-        Artifact a = store.addArtifact(run.id(), name, type, content);
+        Artifact a = store.addArtifact(run.id(), name, type, content).orElseThrow(() -> ApiException
+                .conflict("the run has already finished (" + store.get(run.id()).map(Run::status).orElse("gone") + "): artifacts are added "
+                        + "while it is queued or running"));
         store.append(run.id(), "artifact.created", Map.of("artifact_id", a.id(), "name", a.name()));
         return Response.status(201).entity(Map.of("artifact", a.toJson(true))).build();
     }

@@ -286,10 +286,12 @@ public class RunStore {
         }
     }
 
-    public Artifact addArtifact(String runId, String name, String contentType, String content) {
-        return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) VALUES (?, ?, ?, ?, ?) "
-                + "RETURNING id, run_id, name, content_type, content, length(content) AS size, created_at", Artifact::of, Ids.id("art"), runId, name, contentType,
-                content).orElseThrow();
+    /** Adds an artifact to a run that has not finished; empty when it has (atomically with the run's status). */
+    public Optional<Artifact> addArtifact(String runId, String name, String contentType, String content) {
+        return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) SELECT ?, id, ?, ?, ? FROM runs "
+                + "WHERE id = ? AND status IN ('queued', 'running') "
+                + "RETURNING id, run_id, name, content_type, content, length(content) AS size, created_at", Artifact::of, Ids.id("art"),
+                name, contentType, content, runId);
     }
 
     public List<Artifact> artifacts(String runId) {
