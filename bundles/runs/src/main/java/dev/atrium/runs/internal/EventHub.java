@@ -132,8 +132,7 @@ public class EventHub {
     private final Thread listener;
     private volatile boolean running = true;
     private volatile boolean connected;
-    /** Instances whose liveness lock was free on the last reap, and since when (listener thread only). */
-    private final Map<String, Long> suspects = new java.util.HashMap<>();
+    private final Liveness liveness = new Liveness(TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS));
 
     @Activate
     public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
@@ -337,9 +336,7 @@ public class EventHub {
      * taken, that process is gone: its running runs fail with a reason instead of staying running for ever.
      */
     private void reapOrphans(Connection c) throws SQLException {
-        List<String> dead = new ArrayList<>();
-        Map<String, Long> lockable = new java.util.HashMap<>();
-        long now = System.nanoTime();
+        Set<String> free = new java.util.HashSet<>();
         for (String inst : store.runningInstances()) {
             if (inst.equals(instanceId)) {
                 continue;
@@ -350,13 +347,7 @@ public class EventHub {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (rs.getBoolean(1)) {
-                        // dead only when its lock was free on an earlier reap too, some seconds ago: a live instance
-                        // that is reconnecting its listener holds its lock again within moments
-                        Long since = suspects.get(inst);
-                        lockable.put(inst, since == null ? now : since);
-                        if (since != null && now - since >= TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS)) {
-                            dead.add(inst);
-                        }
+                        free.add(inst);
                         try (var un = c.prepareStatement("SELECT pg_advisory_unlock(?, hashtext(?))")) {
                             un.setInt(1, LOCK_CLASS);
                             un.setString(2, inst);
@@ -366,15 +357,40 @@ public class EventHub {
                 }
             }
         }
-        suspects.clear();
-        suspects.putAll(lockable);
-        for (String inst : dead) {
-            suspects.remove(inst);
+        for (String inst : liveness.dead(free, System.nanoTime())) {
             for (String runId : store.runningOn(inst)) {
                 if (store.finish(runId, "failed", "the server process running this run stopped before it finished")) {
                     LOG.info("run {} of a stopped instance marked failed", runId);
                 }
             }
+        }
+    }
+
+    /**
+     * Which instances are dead: those whose liveness lock was free on a reap and on every reap since, for at least
+     * {@code deadAfterNanos}. A live instance that is reconnecting its listener holds its lock again within moments,
+     * so one free look is never enough.
+     */
+    static final class Liveness {
+        private final long deadAfterNanos;
+        private final Map<String, Long> freeSince = new java.util.HashMap<>();
+
+        Liveness(long deadAfterNanos) {
+            this.deadAfterNanos = deadAfterNanos;
+        }
+
+        /** {@code free}: the instances whose lock could be taken now. Returns the dead ones (each once). */
+        synchronized List<String> dead(Set<String> free, long now) {
+            freeSince.keySet().retainAll(free);
+            List<String> dead = new ArrayList<>();
+            for (String inst : free) {
+                Long since = freeSince.putIfAbsent(inst, now);
+                if (since != null && now - since >= deadAfterNanos) {
+                    dead.add(inst);
+                    freeSince.remove(inst);
+                }
+            }
+            return dead;
         }
     }
 }
