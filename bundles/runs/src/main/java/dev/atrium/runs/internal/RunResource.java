@@ -49,12 +49,22 @@ public class RunResource {
     private final RunAccess access;
     private final RunStore store;
     private final EventHub hub;
+    private final java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "atrium-sse-close");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Activate
     public RunResource(@Reference RunAccess access, @Reference RunStore store, @Reference EventHub hub) {
         this.access = access;
         this.store = store;
         this.hub = hub;
+    }
+
+    @org.osgi.service.component.annotations.Deactivate
+    void deactivate() {
+        closer.shutdown();
     }
 
     @GET
@@ -129,7 +139,7 @@ public class RunResource {
         SseSink out = new SseSink(sink,
                 event -> sse.newEventBuilder().id(Long.toString(event.id())).name(event.type()).mediaType(MediaType.TEXT_PLAIN_TYPE)
                         .data(String.class, event.toJsonText()).build(),
-                () -> sse.newEventBuilder().comment("heartbeat").build());
+                () -> sse.newEventBuilder().comment("heartbeat").build(), closer);
         EventHub.Subscription s = hub.subscribe(run.id(), after, out);
         // a send that fails later (queue full, client gone) ends the subscription: the client resumes with Last-Event-ID
         out.onFailure(() -> s.close(false));

@@ -2,6 +2,7 @@ package dev.atrium.runs.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -20,11 +21,14 @@ final class SseSink implements EventHub.Sink {
     private final SseEventSink sink;
     private final Function<Event, OutboundSseEvent> event;
     private final Supplier<OutboundSseEvent> heartbeat;
+    private final Executor closer;
     private volatile boolean failed;
     private volatile Runnable onFailure = () -> {
     };
 
-    SseSink(SseEventSink sink, Function<Event, OutboundSseEvent> event, Supplier<OutboundSseEvent> heartbeat) {
+    /** {@code closer} runs CXF's close, which may wait for queued events to flush: never on the fan-out thread. */
+    SseSink(SseEventSink sink, Function<Event, OutboundSseEvent> event, Supplier<OutboundSseEvent> heartbeat, Executor closer) {
+        this.closer = closer;
         this.sink = sink;
         this.event = event;
         this.heartbeat = heartbeat;
@@ -76,7 +80,7 @@ final class SseSink implements EventHub.Sink {
     private void fail() {
         if (!failed) {
             failed = true;
-            CompletableFuture.runAsync(this::closeQuietly);
+            closeAsync();
         }
     }
 
@@ -86,8 +90,15 @@ final class SseSink implements EventHub.Sink {
 
     @Override
     public void close(boolean terminal) {
-        // CXF's close may wait for queued events to flush: never on the fan-out thread
-        CompletableFuture.runAsync(this::closeQuietly);
+        closeAsync();
+    }
+
+    private void closeAsync() {
+        try {
+            closer.execute(this::closeQuietly);
+        } catch (RuntimeException e) { // shutting down
+            closeQuietly();
+        }
     }
 
     private void closeQuietly() {

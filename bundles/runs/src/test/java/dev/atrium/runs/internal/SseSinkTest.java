@@ -58,7 +58,7 @@ class SseSinkTest {
     @Test
     void aSendRefusedByAFullQueueIsNotReportedAsDeliveredAndClosesTheStream() {
         FakeSink fake = new FakeSink();
-        SseSink sink = new SseSink(fake, e -> null, () -> null);
+        SseSink sink = new SseSink(fake, e -> null, () -> null, Runnable::run);
         assertTrue(sink.send(event(1)));
         fake.next = CompletableFuture.failedFuture(new IllegalStateException("queue full"));
         assertFalse(sink.send(event(2)), "an event the sink refused must not count as sent");
@@ -71,7 +71,7 @@ class SseSinkTest {
     @Test
     void aSendThatFailsLaterEndsTheSubscription() {
         FakeSink fake = new FakeSink();
-        SseSink sink = new SseSink(fake, e -> null, () -> null);
+        SseSink sink = new SseSink(fake, e -> null, () -> null, Runnable::run);
         AtomicInteger ended = new AtomicInteger();
         sink.onFailure(ended::incrementAndGet);
         CompletableFuture<Object> pending = new CompletableFuture<>();
