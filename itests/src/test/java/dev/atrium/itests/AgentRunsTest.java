@@ -53,7 +53,8 @@ class AgentRunsTest {
     static Map<String, String> env() {
         return Map.of("ATRIUM_OPENAI_BASE_URL", fake.openAiBase(), "ATRIUM_OPENAI_API_KEY", "sk-test-openai",
                 "ATRIUM_ANTHROPIC_BASE_URL", fake.anthropicBase(), "ATRIUM_ANTHROPIC_API_KEY", "sk-test-anthropic",
-                "ATRIUM_RUNS_HEARTBEAT_MS", "300", "ATRIUM_RUNS_POLL_MS", "200");
+                "ATRIUM_RUNS_HEARTBEAT_MS", "300", "ATRIUM_RUNS_POLL_MS", "200", "ATRIUM_RUNS_FETCH_TIMEOUT_S", "4",
+                "ATRIUM_RUNS_TURN_TIMEOUT_S", "8");
     }
 
     @AfterAll
@@ -361,6 +362,46 @@ class AgentRunsTest {
         assertEquals(200, u.http().get("/api/runs/" + runId + "/events").status());
     }
 
+    @Test
+    void aWebSocketClientThatStopsReadingDoesNotStallAnotherClientsStream() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        String[] parts = new String[3000];
+        String filler = "x".repeat(300);
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = i + filler;
+        }
+        fake.script(model, body -> {
+            List<String> frames = new ArrayList<>(FakeModelServer.openAiText(parts));
+            frames.add(0, "SLEEP:1500"); // both clients are subscribed before the stream starts
+            return frames;
+        });
+        String runId = run(u, thread(u), "Stream a lot");
+        // a client that completes the handshake and then never reads, on a tiny receive buffer
+        try (java.net.Socket stalled = new java.net.Socket()) {
+            stalled.setReceiveBufferSize(1024);
+            stalled.connect(new InetSocketAddress("127.0.0.1", server.port), 5_000);
+            stalled.getOutputStream().write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
+                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer " + token(u) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            byte[] head = new byte[12];
+            assertEquals(12, stalled.getInputStream().readNBytes(head, 0, 12));
+            assertTrue(new String(head, StandardCharsets.US_ASCII).contains("101"), new String(head, StandardCharsets.US_ASCII));
+
+            SseClient.Result all = SseClient.read(server.base() + "/api/runs/" + runId + "/sse", token(u), null, Integer.MAX_VALUE,
+                    Duration.ofSeconds(60));
+            long ended = System.nanoTime();
+            assertEquals("run.completed", all.events().get(all.events().size() - 1).type());
+            for (int i = 0; i < all.events().size(); i++) {
+                assertEquals(i + 1, all.events().get(i).id(), "no gaps, no duplicates");
+            }
+            JsonNode run = u.http().get("/api/runs/" + runId).json().path("run");
+            long lag = java.time.Duration.between(java.time.Instant.parse(run.path("finished_at").asText()), java.time.Instant.now()).toMillis()
+                    - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - ended);
+            assertTrue(lag < 5_000, "the SSE client got the end " + lag + " ms after the run finished");
+        }
+    }
+
     static String token(User u) {
         try {
             var f = Http.class.getDeclaredField("token");
@@ -453,6 +494,94 @@ class AgentRunsTest {
         assertEquals(0, stale.path("last_event_id").asLong());
         assertEquals(1, fake.received(model).size(), "the model saw only the run with a requester");
         assertEquals(0, count("SELECT count(*) FROM runs WHERE id = ? AND (requester_principal_id IS NOT NULL OR instance_id IS NOT NULL)", legacy));
+    }
+
+    @Test
+    void aMalformedToolCallABinaryFetchAndNulTextFromTheModelDoNotFailTheRun() throws Exception {
+        HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        target.createContext("/blob", ex -> {
+            byte[] b = { 'P', 'K', 0, 0, 3, 4, (byte) 0xff, 0, 'z' };
+            ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+        target.start();
+        try {
+            String model = model();
+            User u = user("openai", model);
+            String args = "{\"url\":\"http://127.0.0.1:" + target.getAddress().getPort() + "/blob\"}";
+            fake.script(model, body -> FakeModelServer.openAiToolCall(null, null, "{not json"),
+                    body -> FakeModelServer.openAiToolCall("call_bad_args", "memory_search", "[1, 2"),
+                    body -> FakeModelServer.openAiToolCall("call_blob", "http_fetch", args),
+                    body -> FakeModelServer.openAiText("binary\u0000 seen"));
+            String threadId = thread(u);
+            String runId = run(u, threadId, "fetch the blob");
+            JsonNode run = awaitFinished(u.http(), runId);
+            assertEquals("completed", run.path("status").asText(), run.toString());
+            List<JsonNode> results = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result")).toList();
+            assertEquals(3, results.size(), results.toString());
+            assertTrue(results.get(0).path("data").path("is_error").asBoolean(), results.get(0).toString());
+            assertFalse(results.get(0).path("data").path("id").asText().isEmpty(), "a call without an id gets one");
+            assertTrue(results.get(1).path("data").path("is_error").asBoolean(), results.get(1).toString());
+            assertTrue(results.get(1).path("data").path("result").asText().contains("not valid JSON"), results.get(1).toString());
+            String fetched = results.get(2).path("data").path("result").asText();
+            assertFalse(results.get(2).path("data").path("is_error").asBoolean(), fetched);
+            assertTrue(fetched.contains("PK\uFFFD\uFFFD"), fetched);
+            JsonNode messages = u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
+            assertEquals("binary\uFFFD seen", messages.get(messages.size() - 1).path("content").asText());
+
+            Http.Reply artifact = u.http().post("/api/runs/" + runId + "/artifacts", Map.of("name", "a\u0000", "content", "x"));
+            assertEquals(400, artifact.status(), artifact.body());
+        } finally {
+            target.stop(0);
+        }
+    }
+
+    @Test
+    void aTricklingFetchBodyAndAStalledModelTurnEndAtTheirDeadlinesInsteadOfLeavingTheRunRunning() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        target.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        target.createContext("/slow", ex -> {
+            ex.sendResponseHeaders(200, 0);
+            try {
+                for (int i = 0; i < 60 && release.getCount() > 0; i++) {
+                    ex.getResponseBody().write('x');
+                    ex.getResponseBody().flush();
+                    release.await(1, TimeUnit.SECONDS);
+                }
+            } catch (Exception e) {
+                // the client went away
+            }
+            ex.close();
+        });
+        target.start();
+        try {
+            String model = model();
+            User u = user("openai", model);
+            String args = "{\"url\":\"http://127.0.0.1:" + target.getAddress().getPort() + "/slow\"}";
+            fake.script(model, body -> FakeModelServer.openAiToolCall("call_slow", "http_fetch", args),
+                    body -> { // the second turn stalls after its first frame
+                        List<String> frames = new ArrayList<>(FakeModelServer.openAiText("thinking", "never"));
+                        frames.add(2, "SLEEP:30000");
+                        return frames;
+                    });
+            long start = System.nanoTime();
+            String runId = run(u, thread(u), "fetch the slow page");
+            JsonNode run = awaitFinished(u.http(), runId);
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            assertEquals("failed", run.path("status").asText(), run.toString());
+            assertTrue(run.path("error").asText().contains("model turn took longer"), run.toString());
+            JsonNode result = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result"))
+                    .findFirst().orElseThrow();
+            assertTrue(result.path("data").path("is_error").asBoolean(), result.toString());
+            assertTrue(result.path("data").path("result").asText().contains("took longer"), result.toString());
+            assertTrue(seconds < 25, "ended after " + seconds + " s");
+        } finally {
+            release.countDown();
+            target.stop(0);
+        }
     }
 
     @Test

@@ -15,14 +15,20 @@ import dev.atrium.itests.AtriumServer.User;
 class ThreadsIsolationTest {
 
     @Test
-    void everyThreadRunArtifactAndShareRouteIsNotFoundForAStranger(AtriumServer server) {
+    void everyThreadRunArtifactAndShareRouteIsNotFoundForAStranger(AtriumServer server) throws Exception {
         User owner = server.newUser();
         User stranger = server.newUser();
         String thread = owner.http().post("/api/spaces/" + owner.defaultSpaceId() + "/threads", Map.of("title", "Mine"))
                 .json().path("thread").path("id").asText();
         owner.http().post("/api/threads/" + thread + "/messages", Map.of("content", "secret plans"));
         String run = owner.http().post("/api/threads/" + thread + "/runs", Map.of()).json().path("run").path("id").asText();
-        Http.Reply art = owner.http().post("/api/runs/" + run + "/artifacts", Map.of("name", "notes.txt", "content", "hello"));
+        // artifacts go to a run that has not finished: a queued run without a requester stays queued (never dispatched)
+        String other = owner.http().post("/api/spaces/" + owner.defaultSpaceId() + "/threads", Map.of("title", "Held"))
+                .json().path("thread").path("id").asText();
+        String held = "run_held" + Long.toHexString(System.nanoTime());
+        server.db.execute("INSERT INTO runs (id, thread_id, space_id, status) VALUES (?, ?, ?, 'queued')", held, other,
+                owner.defaultSpaceId());
+        Http.Reply art = owner.http().post("/api/runs/" + held + "/artifacts", Map.of("name", "notes.txt", "content", "hello"));
         assertEquals(201, art.status(), art.body());
         String artifact = art.json().path("artifact").path("id").asText();
         String share = owner.http().post("/api/threads/" + thread + "/share", Map.of()).json().path("share").path("id").asText();
@@ -65,7 +71,19 @@ class ThreadsIsolationTest {
         assertEquals("Mine", owner.http().get("/api/threads/" + thread).json().path("thread").path("title").asText());
         assertEquals(1, owner.http().get("/api/threads/" + thread + "/messages").json().path("messages").size());
         assertEquals(1, owner.http().get("/api/threads/" + thread + "/runs").json().path("runs").size());
-        assertEquals(1, owner.http().get("/api/runs/" + run + "/artifacts").json().path("artifacts").size());
+        com.fasterxml.jackson.databind.JsonNode listed = owner.http().get("/api/runs/" + held + "/artifacts").json().path("artifacts");
+        assertEquals(1, listed.size());
+        assertEquals(5, listed.get(0).path("size").asLong(), "a list reports each content's size without loading it");
+        org.junit.jupiter.api.Assertions.assertTrue(listed.get(0).path("content").isMissingNode());
+        // a finished run takes no more artifacts
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!java.util.Set.of("completed", "failed", "cancelled").contains(
+                owner.http().get("/api/runs/" + run).json().path("run").path("status").asText()) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        Http.Reply late = owner.http().post("/api/runs/" + run + "/artifacts", Map.of("name", "late.txt", "content", "too late"));
+        assertEquals(409, late.status(), late.body());
+        assertEquals(0, owner.http().get("/api/runs/" + run + "/artifacts").json().path("artifacts").size());
         assertEquals(404, stranger.http().get("/api/threads/th_doesnotexist").status());
         assertEquals(404, stranger.http().get("/api/runs/run_doesnotexist").status());
     }

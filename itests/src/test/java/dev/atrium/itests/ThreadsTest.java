@@ -105,6 +105,55 @@ class ThreadsTest {
     }
 
     @Test
+    void nulCharactersAndFarFutureShareExpiriesAreRefusedWith400(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "Binary-safe");
+        String base = "/api/spaces/" + u.defaultSpaceId() + "/threads";
+        Http.Reply title = u.http().post(base, Map.of("title", "a\u0000b"));
+        assertEquals(400, title.status(), title.body());
+        assertEquals("BAD_REQUEST", title.errorCode(), title.body());
+        assertTrue(title.body().contains("NUL"), title.body());
+        Http.Reply content = u.http().post("/api/threads/" + id + "/messages", Map.of("content", "x\u0000y"));
+        assertEquals(400, content.status(), content.body());
+        assertTrue(content.body().contains("content"), content.body());
+        assertEquals(400, u.http().patch("/api/threads/" + id, Map.of("title", "\u0000")).status());
+        assertEquals(400, u.http().get(base + "/search?q=a%00b").status());
+        assertEquals(400, u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "m\u0000")).status());
+
+        Http.Reply far = u.http().post("/api/threads/" + id + "/share", Map.of("expires_at", "+300000-01-01T00:00:00Z"));
+        assertEquals(400, far.status(), far.body());
+        assertEquals(400, u.http().post("/api/threads/" + id + "/share",
+                Map.of("expires_at", java.time.Instant.now().plus(java.time.Duration.ofDays(400)).toString())).status());
+        Http.Reply near = u.http().post("/api/threads/" + id + "/share",
+                Map.of("expires_at", java.time.Instant.now().plus(java.time.Duration.ofDays(300)).toString()));
+        assertEquals(201, near.status(), near.body());
+        assertEquals(0, u.http().get("/api/threads/" + id + "/messages").json().path("messages").size());
+    }
+
+    @Test
+    void aPublicShareAndAnExportAreReadInPages(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "Long shared thread");
+        for (int i = 1; i <= 3; i++) {
+            assertEquals(201, u.http().post("/api/threads/" + id + "/messages", Map.of("content", "message " + i)).status());
+        }
+        String token = u.http().post("/api/threads/" + id + "/share", Map.of()).json().path("share").path("token").asText();
+        Http anon = server.anonymous();
+        JsonNode first = anon.get("/api/public/thread-shares/" + token + "?limit=2").json();
+        assertEquals(2, first.path("messages").size());
+        assertEquals("message 1", first.path("messages").get(0).path("content").asText());
+        JsonNode rest = anon.get("/api/public/thread-shares/" + token + "?limit=2&cursor=" + first.path("next_cursor").asText()).json();
+        assertEquals(1, rest.path("messages").size());
+        assertEquals("message 3", rest.path("messages").get(0).path("content").asText());
+        assertTrue(rest.path("next_cursor").isNull());
+        assertEquals(3, anon.get("/api/public/thread-shares/" + token).json().path("messages").size());
+        assertEquals(400, anon.get("/api/public/thread-shares/" + token + "?limit=0").status());
+        assertEquals(400, anon.get("/api/public/thread-shares/" + token + "?cursor=x").status());
+        String md = u.http().get("/api/threads/" + id + "/export?format=markdown").body();
+        assertTrue(md.contains("message 1") && md.contains("message 3"), md);
+    }
+
+    @Test
     void sharesArePublicPasswordProtectedOrExpiringAndShowOnlyTheirThread(AtriumServer server) throws Exception {
         User u = server.newUser();
         String id = thread(u, "Shared notes");

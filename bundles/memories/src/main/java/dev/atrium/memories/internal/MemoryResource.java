@@ -62,6 +62,7 @@ public class MemoryResource {
     @PATCH
     @RequiresScope("threads:write")
     public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Memory memory = owned(Caller.from(sc), id);
         String content = JsonBody.of(body).text("content", 1, MAX_CONTENT);
         return Map.of("memory", store.update(memory.id(), content).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());

@@ -80,7 +80,7 @@ public class MemoryStore {
                 return rs.getInt(1);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 
@@ -100,7 +100,7 @@ public class MemoryStore {
             ps.setString(1, id);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 
@@ -121,7 +121,7 @@ public class MemoryStore {
                 return out;
             }
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 }

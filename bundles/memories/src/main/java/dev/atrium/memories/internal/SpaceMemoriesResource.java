@@ -85,6 +85,7 @@ public class SpaceMemoriesResource {
     @POST
     @RequiresScope("threads:write")
     public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+        NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         String content = JsonBody.of(body).text("content", 1, MemoryResource.MAX_CONTENT);
         return Response.status(201).entity(Map.of("memory", store.create(space.id(), content).toJson())).build();

@@ -31,7 +31,7 @@ final class Db {
         try (Connection c = dataSource.getConnection()) {
             return list(c, sql, row, args);
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 
@@ -56,7 +56,7 @@ final class Db {
         try (Connection c = dataSource.getConnection()) {
             return update(c, sql, args);
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 
@@ -89,7 +89,7 @@ final class Db {
                 c.setAutoCommit(auto);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 

@@ -57,6 +57,15 @@ public class Dispatcher {
     private final Map<String, ModelProvider> providers = new ConcurrentHashMap<>();
     private final Map<String, Thread> active = new ConcurrentHashMap<>();
     private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+    /** Runs this instance claimed and whose worker has not ended yet. */
+    private final Set<String> owned = ConcurrentHashMap.newKeySet();
+    /** Runs the sweeper found running here without a worker; failed when seen so twice. */
+    private final Set<String> suspects = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "atrium-runs-sweeper");
+        t.setDaemon(true);
+        return t;
+    });
     private final ExecutorService workers;
     private final ExecutorService modelCalls = Executors.newCachedThreadPool(r -> new Thread(r, "atrium-run-model"));
     private final Semaphore slots;
@@ -86,6 +95,32 @@ public class Dispatcher {
         if (settings.workers > 0) {
             loop.start();
         }
+        sweeper.scheduleWithFixedDelay(this::sweep, 10, 10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Runs marked running on this instance that no worker of it executes (the end could not be recorded, e.g. the
+     * database was briefly unreachable) fail once seen so on two sweeps in a row.
+     */
+    void sweep() {
+        try {
+            Set<String> seen = new java.util.HashSet<>();
+            for (String runId : store.runningOn(hub.instanceId)) {
+                if (owned.contains(runId)) {
+                    continue;
+                }
+                seen.add(runId);
+                if (suspects.contains(runId) && !owned.contains(runId)) {
+                    if (store.finish(runId, "failed", "the run's worker ended without recording its end")) {
+                        LOG.warn("run {} was running here without a worker; marked failed", runId);
+                    }
+                }
+            }
+            suspects.clear();
+            suspects.addAll(seen);
+        } catch (RuntimeException e) {
+            LOG.debug("sweeping runs failed", e);
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -104,6 +139,7 @@ public class Dispatcher {
         wake();
         loop.interrupt();
         loop.join(5_000);
+        sweeper.shutdownNow();
         workers.shutdownNow();
         modelCalls.shutdownNow();
         workers.awaitTermination(10, TimeUnit.SECONDS);
@@ -146,11 +182,21 @@ public class Dispatcher {
                     continue;
                 }
                 Run run = claimed.get();
+                owned.add(run.id());
                 workers.execute(() -> {
                     active.put(run.id(), Thread.currentThread());
                     try {
                         execute(run);
+                    } catch (Throwable t) {
+                        // an Error, or the store failing while recording the end: the run must not stay running
+                        LOG.error("run {} failed", run.id(), t);
+                        try {
+                            store.finish(run.id(), "failed", "internal error");
+                        } catch (Throwable again) {
+                            LOG.warn("recording the end of run {} failed; the sweeper will", run.id(), again);
+                        }
                     } finally {
+                        owned.remove(run.id());
                         active.remove(run.id());
                         cancelled.remove(run.id());
                         Thread.interrupted();
@@ -194,9 +240,21 @@ public class Dispatcher {
     }
 
     private void checkCancel(Run run) throws Stop {
-        if (cancelled.contains(run.id()) || store.cancelRequested(run.id())) {
+        if (cancelled.contains(run.id())) {
             throw new Stop("cancelled", null);
         }
+        Optional<Run> now = store.get(run.id());
+        if (now.isEmpty() || now.get().cancelRequested()) {
+            throw new Stop("cancelled", null);
+        }
+        if (!ours(now.get())) {
+            // finished (e.g. failed by a reaper) or taken over: stop working on it; finish() leaves a terminal run alone
+            throw new Stop("failed", "the run is no longer running on this instance");
+        }
+    }
+
+    private boolean ours(Run now) {
+        return "running".equals(now.status()) && hub.instanceId.equals(now.instanceId());
     }
 
     void execute(Run run) {
@@ -239,8 +297,9 @@ public class Dispatcher {
                             if (cancelled.contains(runId)) {
                                 throw new java.util.concurrent.CancellationException();
                             }
-                            store.append(runId, "message.delta", Map.of("text", delta, "step", s));
+                            store.append(runId, "message.delta", Map.of("text", NulText.clean(String.valueOf(delta)), "step", s));
                         });
+                reply = sanitise(reply, step);
                 Map<String, Object> done = new LinkedHashMap<>();
                 done.put("text", reply.text());
                 done.put("step", step);
@@ -258,12 +317,21 @@ public class Dispatcher {
                     checkCancel(run);
                     SpaceRef proven = verify(run);
                     Set<String> now = ToolExecutor.grants(proven.securityPosture());
-                    store.append(run.id(), "tool.call", Map.of("id", call.id(), "name", call.name(), "arguments", call.arguments()));
+                    Map<String, Object> callEvent = new LinkedHashMap<>();
+                    callEvent.put("id", call.id());
+                    callEvent.put("name", call.name());
+                    callEvent.put("arguments", call.arguments());
+                    store.append(run.id(), "tool.call", callEvent);
                     ToolExecutor.Result result = tools.execute(call,
                             new AgentTool.Context(run.id(), run.threadId(), proven.id(), run.requester(), now));
-                    store.append(run.id(), "tool.result",
-                            Map.of("id", call.id(), "name", call.name(), "result", result.text(), "is_error", result.error()));
-                    conversation.add(Message.tool(call.id(), result.text()));
+                    String text = NulText.clean(result.text());
+                    Map<String, Object> resultEvent = new LinkedHashMap<>();
+                    resultEvent.put("id", call.id());
+                    resultEvent.put("name", call.name());
+                    resultEvent.put("result", text);
+                    resultEvent.put("is_error", result.error());
+                    store.append(run.id(), "tool.result", resultEvent);
+                    conversation.add(Message.tool(call.id(), text));
                 }
             }
             throw new Stop("failed", "the step limit of " + settings.stepLimit + " model turns was reached");
@@ -295,6 +363,7 @@ public class Dispatcher {
             throws IOException, InterruptedException, Stop {
         java.util.concurrent.Future<Reply> call = modelCalls.submit(() -> provider.complete(request, listener));
         long lastLook = System.nanoTime();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(1, settings.turnTimeoutSeconds));
         try {
             while (true) {
                 try {
@@ -302,12 +371,13 @@ public class Dispatcher {
                 } catch (java.util.concurrent.TimeoutException stillStreaming) {
                     if (System.nanoTime() - lastLook > TimeUnit.SECONDS.toNanos(1)) {
                         lastLook = System.nanoTime();
-                        if (store.cancelRequested(run.id())) {
-                            cancelled.add(run.id());
-                        }
+                        checkCancel(run);
                     }
                     if (cancelled.contains(run.id())) {
                         throw new Stop("cancelled", null);
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new Stop("failed", "the model turn took longer than " + settings.turnTimeoutSeconds + " seconds");
                     }
                 }
             }
@@ -329,6 +399,27 @@ public class Dispatcher {
         } finally {
             call.cancel(true);
         }
+    }
+
+    /**
+     * The model's reply as the run may use it: U+0000 replaced (PostgreSQL cannot store it), and every tool call with
+     * an id and a name (a malformed call gets a made-up id and an empty name, so that it is answered with an error
+     * result instead of failing the run).
+     */
+    static Reply sanitise(Reply reply, int step) {
+        List<ToolCall> calls = new ArrayList<>();
+        int n = 0;
+        for (ToolCall c : reply.toolCalls() == null ? List.<ToolCall>of() : reply.toolCalls()) {
+            n++;
+            if (c == null) {
+                continue;
+            }
+            String id = c.id() == null || c.id().isBlank() ? "call_atrium_" + step + "_" + n : NulText.clean(c.id());
+            String name = c.name() == null ? "" : NulText.clean(c.name());
+            String arguments = c.arguments() == null ? "" : NulText.clean(c.arguments());
+            calls.add(new ToolCall(id, name, arguments));
+        }
+        return new Reply(NulText.clean(reply.text() == null ? "" : reply.text()), List.copyOf(calls), reply.stopReason());
     }
 
     private static String first(String... values) {

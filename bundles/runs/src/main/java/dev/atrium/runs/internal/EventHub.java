@@ -41,6 +41,9 @@ public class EventHub {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
     private static final int LOCK_CLASS = 0x41545231; // "ATR1"
+    static final int BACKLOG_PAGE = 500;
+    static final long REAP_MILLIS = 5_000;
+    static final long DEAD_AFTER_MILLIS = 4_000;
 
     /** Where a subscription's events go. Implementations must not block for long. */
     interface Sink {
@@ -101,11 +104,11 @@ public class EventHub {
                 return;
             }
             closed = true;
-            List<Subscription> subs = channels.get(runId);
-            if (subs != null) {
-                subs.remove(this);
-                channels.computeIfPresent(runId, (k, v) -> v.isEmpty() ? null : v);
-            }
+            // atomically with subscribe(): a list emptied here is never one a new subscription was just added to
+            channels.computeIfPresent(runId, (k, v) -> {
+                v.remove(this);
+                return v.isEmpty() ? null : v;
+            });
             try {
                 sink.close(terminal);
             } catch (RuntimeException e) {
@@ -129,6 +132,7 @@ public class EventHub {
     private final Thread listener;
     private volatile boolean running = true;
     private volatile boolean connected;
+    private final Liveness liveness = new Liveness(TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS));
 
     @Activate
     public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
@@ -178,14 +182,30 @@ public class EventHub {
      */
     Subscription subscribe(String runId, long afterId, Sink sink) {
         Subscription s = new Subscription(runId, afterId, sink);
-        channels.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(s);
-        s.deliver(store.allEvents(runId, afterId));
+        channels.compute(runId, (k, v) -> {
+            List<Subscription> subs = v == null ? new CopyOnWriteArrayList<>() : v;
+            subs.add(s);
+            return subs;
+        });
+        deliverBacklog(s);
         if (!s.closed() && store.get(runId).map(RunStore.Run::terminal).orElse(true)) {
             // finished before (or while) we looked: whatever is left, then the end of the stream
-            s.deliver(store.allEvents(runId, s.last()));
+            deliverBacklog(s);
             s.close(true);
         }
         return s;
+    }
+
+    /** The backlog in bounded pages, never the whole history in memory at once. */
+    private void deliverBacklog(Subscription s) {
+        while (!s.closed()) {
+            long before = s.last();
+            List<Event> page = store.events(s.runId, before, BACKLOG_PAGE);
+            s.deliver(page);
+            if (page.size() < BACKLOG_PAGE || s.last() == before) {
+                return;
+            }
+        }
     }
 
     int subscribers() {
@@ -241,13 +261,26 @@ public class EventHub {
                 queueListeners.forEach(Runnable::run);
                 try {
                     while (running) {
+                        // only a lost connection leaves this loop: dropping it would drop this instance's liveness lock,
+                        // and another instance's reaper could then fail runs that are still executing here
                         PGNotification[] ns = pg.getNotifications(500);
                         if (ns != null) {
-                            handle(ns);
+                            try {
+                                handle(ns);
+                            } catch (RuntimeException e) {
+                                LOG.warn("handling run notifications failed", e);
+                            }
                         }
-                        if (System.currentTimeMillis() - lastReap > 5_000) {
+                        if (System.currentTimeMillis() - lastReap > REAP_MILLIS) {
                             lastReap = System.currentTimeMillis();
-                            reapOrphans(c);
+                            try {
+                                reapOrphans(c);
+                            } catch (SQLException | RuntimeException e) {
+                                if (!c.isValid(2)) {
+                                    throw e;
+                                }
+                                LOG.warn("reaping orphaned runs failed", e);
+                            }
                         }
                     }
                 } finally {
@@ -303,7 +336,7 @@ public class EventHub {
      * taken, that process is gone: its running runs fail with a reason instead of staying running for ever.
      */
     private void reapOrphans(Connection c) throws SQLException {
-        List<String> dead = new ArrayList<>();
+        Set<String> free = new java.util.HashSet<>();
         for (String inst : store.runningInstances()) {
             if (inst.equals(instanceId)) {
                 continue;
@@ -314,7 +347,7 @@ public class EventHub {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (rs.getBoolean(1)) {
-                        dead.add(inst);
+                        free.add(inst);
                         try (var un = c.prepareStatement("SELECT pg_advisory_unlock(?, hashtext(?))")) {
                             un.setInt(1, LOCK_CLASS);
                             un.setString(2, inst);
@@ -324,12 +357,40 @@ public class EventHub {
                 }
             }
         }
-        for (String inst : dead) {
+        for (String inst : liveness.dead(free, System.nanoTime())) {
             for (String runId : store.runningOn(inst)) {
                 if (store.finish(runId, "failed", "the server process running this run stopped before it finished")) {
                     LOG.info("run {} of a stopped instance marked failed", runId);
                 }
             }
+        }
+    }
+
+    /**
+     * Which instances are dead: those whose liveness lock was free on a reap and on every reap since, for at least
+     * {@code deadAfterNanos}. A live instance that is reconnecting its listener holds its lock again within moments,
+     * so one free look is never enough.
+     */
+    static final class Liveness {
+        private final long deadAfterNanos;
+        private final Map<String, Long> freeSince = new java.util.HashMap<>();
+
+        Liveness(long deadAfterNanos) {
+            this.deadAfterNanos = deadAfterNanos;
+        }
+
+        /** {@code free}: the instances whose lock could be taken now. Returns the dead ones (each once). */
+        synchronized List<String> dead(Set<String> free, long now) {
+            freeSince.keySet().retainAll(free);
+            List<String> dead = new ArrayList<>();
+            for (String inst : free) {
+                Long since = freeSince.putIfAbsent(inst, now);
+                if (since != null && now - since >= deadAfterNanos) {
+                    dead.add(inst);
+                    freeSince.remove(inst);
+                }
+            }
+            return dead;
         }
     }
 }

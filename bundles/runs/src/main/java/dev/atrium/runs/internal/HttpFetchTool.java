@@ -10,9 +10,17 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
@@ -28,12 +36,24 @@ public class HttpFetchTool implements AgentTool {
 
     static final int MAX_BYTES = 64 * 1024;
     private final EgressGuard guard;
+    private final long deadlineSeconds;
+    private final ExecutorService fetches = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "atrium-http-fetch");
+        t.setDaemon(true);
+        return t;
+    });
     private final HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
     @Activate
-    public HttpFetchTool(@Reference EgressGuard guard) {
+    public HttpFetchTool(@Reference EgressGuard guard, @Reference RunsSettings settings) {
         this.guard = guard;
+        this.deadlineSeconds = Math.max(1, settings.fetchTimeoutSeconds);
+    }
+
+    @Deactivate
+    void deactivate() {
+        fetches.shutdownNow();
     }
 
     @Override
@@ -67,6 +87,34 @@ public class HttpFetchTool implements AgentTool {
         } catch (URISyntaxException e) {
             throw new IOException("url is not a valid URL");
         }
+        URI start = uri;
+        AtomicReference<InputStream> open = new AtomicReference<>();
+        // a wall-clock deadline over everything, body included (HttpRequest.timeout covers only the headers)
+        Future<String> fetch = fetches.submit(() -> fetch(start, open));
+        try {
+            return fetch.get(deadlineSeconds, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("the fetch took longer than " + deadlineSeconds + " seconds");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception ex) {
+                throw ex;
+            }
+            throw new IOException(String.valueOf(e.getCause()));
+        } finally {
+            fetch.cancel(true);
+            InputStream in = open.get();
+            if (in != null) {
+                try {
+                    in.close();
+                } catch (IOException ignored) {
+                    // the fetch is abandoned anyway
+                }
+            }
+        }
+    }
+
+    private String fetch(URI start, AtomicReference<InputStream> open) throws IOException, InterruptedException {
+        URI uri = start;
         for (int hop = 0; hop <= 5; hop++) {
             try {
                 guard.check(uri);
@@ -75,6 +123,7 @@ public class HttpFetchTool implements AgentTool {
             }
             HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).GET().build(),
                     HttpResponse.BodyHandlers.ofInputStream());
+            open.set(r.body());
             int status = r.statusCode();
             if (status >= 300 && status < 400 && r.headers().firstValue("Location").isPresent()) {
                 r.body().close();
@@ -84,7 +133,7 @@ public class HttpFetchTool implements AgentTool {
             try (InputStream in = r.body()) {
                 byte[] body = in.readNBytes(MAX_BYTES);
                 return "status: " + status + "\ncontent-type: " + r.headers().firstValue("Content-Type").orElse("") + "\n\n"
-                        + new String(body, StandardCharsets.UTF_8);
+                        + NulText.clean(new String(body, StandardCharsets.UTF_8));
             }
         }
         throw new IOException("too many redirects");

@@ -49,12 +49,22 @@ public class RunResource {
     private final RunAccess access;
     private final RunStore store;
     private final EventHub hub;
+    private final java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "atrium-sse-close");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Activate
     public RunResource(@Reference RunAccess access, @Reference RunStore store, @Reference EventHub hub) {
         this.access = access;
         this.store = store;
         this.hub = hub;
+    }
+
+    @org.osgi.service.component.annotations.Deactivate
+    void deactivate() {
+        closer.shutdown();
     }
 
     @GET
@@ -126,35 +136,16 @@ public class RunResource {
             @QueryParam("last_event_id") String query, @Context SseEventSink sink, @Context Sse sse) {
         Run run = access.owned(Caller.from(sc), id);
         long after = RunAccess.nonNegative("Last-Event-ID", header != null && !header.isBlank() ? header : query);
-        hub.subscribe(run.id(), after, new EventHub.Sink() {
-            @Override
-            public boolean send(Event event) {
-                if (sink.isClosed()) {
-                    return false;
-                }
-                sink.send(sse.newEventBuilder().id(Long.toString(event.id())).name(event.type()).mediaType(MediaType.TEXT_PLAIN_TYPE)
-                        .data(String.class, event.toJsonText()).build());
-                return true;
-            }
-
-            @Override
-            public boolean heartbeat() {
-                if (sink.isClosed()) {
-                    return false;
-                }
-                sink.send(sse.newEventBuilder().comment("heartbeat").build());
-                return true;
-            }
-
-            @Override
-            public void close(boolean terminal) {
-                try {
-                    sink.close();
-                } catch (Exception e) {
-                    // already gone
-                }
-            }
-        });
+        SseSink out = new SseSink(sink,
+                event -> sse.newEventBuilder().id(Long.toString(event.id())).name(event.type()).mediaType(MediaType.TEXT_PLAIN_TYPE)
+                        .data(String.class, event.toJsonText()).build(),
+                () -> sse.newEventBuilder().comment("heartbeat").build(), closer);
+        EventHub.Subscription s = hub.subscribe(run.id(), after, out);
+        // a send that fails later (queue full, client gone) ends the subscription: the client resumes with Last-Event-ID
+        out.onFailure(() -> s.close(false));
+        if (out.failed()) {
+            s.close(false);
+        }
     }
 
     @GET
@@ -169,6 +160,7 @@ public class RunResource {
     @Path("artifacts")
     @RequiresScope("runs:write")
     public Response addArtifact(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Run run = access.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
         String name = b.text("name", 1, 200);
@@ -177,7 +169,9 @@ public class RunResource {
         if (content.length() > 512 * 1024) {
             throw ApiException.badRequest("content must be at most 524288 characters");
         }
-        Artifact a = store.addArtifact(run.id(), name, type, content);
+        Artifact a = store.addArtifact(run.id(), name, type, content).orElseThrow(() -> ApiException
+                .conflict("the run has already finished (" + store.get(run.id()).map(Run::status).orElse("gone") + "): artifacts are added "
+                        + "while it is queued or running"));
         store.append(run.id(), "artifact.created", Map.of("artifact_id", a.id(), "name", a.name()));
         return Response.status(201).entity(Map.of("artifact", a.toJson(true))).build();
     }

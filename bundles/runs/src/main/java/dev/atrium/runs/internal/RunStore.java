@@ -126,10 +126,11 @@ public class RunStore {
         }
     }
 
-    public record Artifact(String id, String runId, String name, String contentType, String content, Instant createdAt) {
+    /** An artifact; {@code content} is null when it was listed (a list reads only each content's size). */
+    public record Artifact(String id, String runId, String name, String contentType, String content, long size, Instant createdAt) {
         static Artifact of(ResultSet rs) throws SQLException {
             return new Artifact(rs.getString("id"), rs.getString("run_id"), rs.getString("name"), rs.getString("content_type"),
-                    rs.getString("content"), rs.getTimestamp("created_at").toInstant());
+                    rs.getString("content"), rs.getLong("size"), rs.getTimestamp("created_at").toInstant());
         }
 
         Map<String, Object> toJson(boolean withContent) {
@@ -141,7 +142,7 @@ public class RunStore {
             if (withContent) {
                 m.put("content", content);
             }
-            m.put("size", content.length());
+            m.put("size", size);
             m.put("created_at", createdAt.toString());
             return m;
         }
@@ -207,7 +208,8 @@ public class RunStore {
     }
 
     /** As {@link #finish}, only when the run is in state {@code from} (null: queued or running). */
-    public boolean finishFrom(String runId, String from, String status, String error) {
+    public boolean finishFrom(String runId, String from, String status, String reason) {
+        String error = NulText.clean(reason);
         return db.tx(c -> {
             int n = Db.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
                     + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)", status, error, runId, from, from);
@@ -284,18 +286,22 @@ public class RunStore {
         }
     }
 
-    public Artifact addArtifact(String runId, String name, String contentType, String content) {
-        return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) VALUES (?, ?, ?, ?, ?) "
-                + "RETURNING id, run_id, name, content_type, content, created_at", Artifact::of, Ids.id("art"), runId, name, contentType,
-                content).orElseThrow();
+    /** Adds an artifact to a run that has not finished; empty when it has (atomically with the run's status). */
+    public Optional<Artifact> addArtifact(String runId, String name, String contentType, String content) {
+        return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) SELECT ?, id, ?, ?, ? FROM runs "
+                + "WHERE id = ? AND status IN ('queued', 'running') "
+                + "RETURNING id, run_id, name, content_type, content, length(content) AS size, created_at", Artifact::of, Ids.id("art"),
+                name, contentType, content, runId);
     }
 
     public List<Artifact> artifacts(String runId) {
-        return db.list("SELECT id, run_id, name, content_type, content, created_at FROM run_artifacts WHERE run_id = ? "
+        return db.list("SELECT id, run_id, name, content_type, NULL AS content, length(content) AS size, created_at FROM run_artifacts "
+                + "WHERE run_id = ? "
                 + "ORDER BY created_at, id", Artifact::of, runId);
     }
 
     public Optional<Artifact> artifact(String id) {
-        return db.one("SELECT id, run_id, name, content_type, content, created_at FROM run_artifacts WHERE id = ?", Artifact::of, id);
+        return db.one("SELECT id, run_id, name, content_type, content, length(content) AS size, created_at FROM run_artifacts WHERE id = ?",
+                Artifact::of, id);
     }
 }

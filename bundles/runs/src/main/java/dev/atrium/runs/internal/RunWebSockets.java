@@ -146,12 +146,17 @@ public class RunWebSockets implements Filter {
         }
     }
 
+    /** Frames a WebSocket client may have queued and unsent before it counts as too slow and is dropped. */
+    static final int MAX_PENDING = 256;
+
     /** One client: a subscription to the run's events. */
     public final class Endpoint implements Session.Listener.AutoDemanding {
         private final String runId;
         private final long after;
         private volatile Session session;
         private volatile EventHub.Subscription subscription;
+        private final java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile boolean failed;
 
         Endpoint(String runId, long after) {
             this.runId = runId;
@@ -182,19 +187,30 @@ public class RunWebSockets implements Filter {
             });
         }
 
+        /**
+         * Never blocks the fan-out thread: the frame is queued with Jetty and its outcome arrives later. A client with
+         * {@link #MAX_PENDING} frames still unsent is too slow: it is dropped (and resumes with Last-Event-ID); a frame
+         * that fails closes the session, and no later frame is sent after it.
+         */
         private boolean await(java.util.function.Consumer<Callback> send) {
             Session s = session;
-            if (s == null || !s.isOpen()) {
+            if (s == null || !s.isOpen() || failed) {
                 return false;
             }
-            Callback.Completable done = new Callback.Completable();
-            send.accept(done);
-            try {
-                done.get(10, TimeUnit.SECONDS);
-                return true;
-            } catch (Exception e) {
+            if (pending.incrementAndGet() > MAX_PENDING) {
+                pending.decrementAndGet();
+                failed = true;
                 return false;
             }
+            send.accept(Callback.from(pending::decrementAndGet, error -> {
+                pending.decrementAndGet();
+                failed = true;
+                EventHub.Subscription sub = subscription;
+                if (sub != null) {
+                    sub.close(false);
+                }
+            }));
+            return !failed;
         }
 
         @Override

@@ -29,6 +29,12 @@ public class RunsSettings {
         @AttributeDefinition(description = "Milliseconds between queue polls besides NOTIFY wake-ups (ATRIUM_RUNS_POLL_MS)")
         long pollMillis() default 1_000;
 
+        @AttributeDefinition(description = "Seconds one model turn may take, streaming included, before the run fails (ATRIUM_RUNS_TURN_TIMEOUT_S)")
+        long turnTimeoutSeconds() default 300;
+
+        @AttributeDefinition(description = "Seconds one http_fetch may take, body included (ATRIUM_RUNS_FETCH_TIMEOUT_S)")
+        long fetchTimeoutSeconds() default 30;
+
         @AttributeDefinition(description = "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (ATRIUM_OPENAI_BASE_URL)")
         String openaiBaseUrl() default "https://api.openai.com/v1";
 
@@ -52,6 +58,8 @@ public class RunsSettings {
     final int stepLimit;
     final long heartbeatMillis;
     final long pollMillis;
+    final long turnTimeoutSeconds;
+    final long fetchTimeoutSeconds;
     final String openaiBaseUrl;
     final String openaiApiKey;
     final String anthropicBaseUrl;
@@ -65,6 +73,8 @@ public class RunsSettings {
         stepLimit = (int) num("ATRIUM_RUNS_STEP_LIMIT", config.stepLimit());
         heartbeatMillis = num("ATRIUM_RUNS_HEARTBEAT_MS", config.heartbeatMillis());
         pollMillis = num("ATRIUM_RUNS_POLL_MS", config.pollMillis());
+        turnTimeoutSeconds = num("ATRIUM_RUNS_TURN_TIMEOUT_S", config.turnTimeoutSeconds());
+        fetchTimeoutSeconds = num("ATRIUM_RUNS_FETCH_TIMEOUT_S", config.fetchTimeoutSeconds());
         openaiBaseUrl = trimSlash(str("ATRIUM_OPENAI_BASE_URL", config.openaiBaseUrl()));
         openaiApiKey = str("ATRIUM_OPENAI_API_KEY", config.openaiApiKey());
         anthropicBaseUrl = trimSlash(str("ATRIUM_ANTHROPIC_BASE_URL", config.anthropicBaseUrl()));

@@ -89,6 +89,7 @@ public class ThreadRunsResource {
     @POST
     @RequiresScope("runs:write")
     public Response create(@Context SecurityContext sc, @PathParam("threadId") String threadId, JsonNode body) {
+        NulText.reject(body);
         Caller caller = Caller.from(sc);
         ThreadRef t = threads.require(caller, threadId);
         JsonBody b = JsonBody.of(body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);

@@ -60,14 +60,25 @@ public class ToolExecutor {
     }
 
     Result execute(ModelProvider.ToolCall call, AgentTool.Context context) {
+        if (call.name() == null || call.name().isBlank()) {
+            return new Result("error: the tool call names no tool", true);
+        }
         AgentTool tool = tools.get(call.name());
         if (tool == null || !context.grants().containsAll(tool.requiredGrants())) {
             return new Result("tool '" + call.name() + "' is not available to this run", true);
         }
+        String arguments = call.arguments() == null || call.arguments().isBlank() ? "{}" : call.arguments();
         try {
-            String r = tool.execute(context, call.arguments() == null || call.arguments().isBlank() ? "{}" : call.arguments());
+            if (!RunStore.JSON.readTree(arguments).isObject()) {
+                return new Result("error: the arguments must be a JSON object", true);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return new Result("error: the arguments are not valid JSON", true);
+        }
+        try {
+            String r = tool.execute(context, arguments);
             return new Result(truncate(r == null ? "" : r), false);
-        } catch (Exception e) {
+        } catch (Exception | LinkageError | StackOverflowError e) {
             return new Result(truncate("error: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())), true);
         }
     }

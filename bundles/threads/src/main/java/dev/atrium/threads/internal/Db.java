@@ -34,7 +34,7 @@ final class Db {
                 return out;
             }
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 
@@ -47,7 +47,7 @@ final class Db {
             bind(ps, args);
             return ps.executeUpdate();
         } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            throw NulText.failure(e);
         }
     }
 

@@ -88,6 +88,7 @@ public class SpaceThreadsResource {
     @POST
     @RequiresScope("threads:write")
     public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+        NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
         String title = b.text("title", 1, MAX_TITLE);

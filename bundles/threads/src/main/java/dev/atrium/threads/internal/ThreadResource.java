@@ -53,6 +53,11 @@ import dev.atrium.threads.internal.ThreadStore.Thread;
 @Consumes(MediaType.APPLICATION_JSON)
 public class ThreadResource {
 
+    /** A share lives at most 366 days (expires_in and expires_at alike). */
+    static final long MAX_SHARE_SECONDS = 366L * 86400;
+    static final int MAX_EXPORT_MESSAGES = 10_000;
+    static final long MAX_EXPORT_CHARS = 8L * 1024 * 1024;
+
     static final int MAX_CONTENT = 100_000;
     static final Set<String> SHARE_MODES = Set.of("public", "password");
 
@@ -74,6 +79,7 @@ public class ThreadResource {
     @PATCH
     @RequiresScope("threads:write")
     public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
         String title = b.optionalText("title", 1, SpaceThreadsResource.MAX_TITLE).orElse(null);
@@ -133,6 +139,7 @@ public class ThreadResource {
     @Path("messages")
     @RequiresScope("threads:write")
     public Response addMessage(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
         String role = b.oneOf("role", ThreadsService.ROLES).orElse("user");
@@ -164,6 +171,7 @@ public class ThreadResource {
     @Path("share")
     @RequiresScope("threads:write")
     public Response share(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body == null || body.isNull() ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode() : body);
         String mode = b.oneOf("mode", SHARE_MODES).orElse(b.has("password") ? "password" : "public");
@@ -186,13 +194,16 @@ public class ThreadResource {
             }
         } else if (b.has("expires_in")) {
             JsonNode v = body.get("expires_in");
-            if (!v.canConvertToLong() || !v.isIntegralNumber() || v.asLong() < 1 || v.asLong() > 366L * 86400) {
+            if (!v.canConvertToLong() || !v.isIntegralNumber() || v.asLong() < 1 || v.asLong() > MAX_SHARE_SECONDS) {
                 throw ApiException.badRequest("expires_in must be a number of seconds between 1 and 31622400");
             }
             expires = Instant.now().plusSeconds(v.asLong());
         }
         if (expires != null && !expires.isAfter(Instant.now())) {
             throw ApiException.badRequest("expires_at must lie in the future");
+        }
+        if (expires != null && expires.isAfter(Instant.now().plusSeconds(MAX_SHARE_SECONDS))) {
+            throw ApiException.badRequest("expires_at must lie at most 366 days ahead");
         }
         String token = Ids.random("ats", 32);
         Share share = store.createShare(t.id(), Passwords.sha256(token), token.substring(0, 12), mode, passwordHash, expires);
@@ -225,8 +236,30 @@ public class ThreadResource {
     public Response export(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("format") String format) {
         Thread t = threads.owned(Caller.from(sc), id);
         String f = format == null ? "markdown" : format;
+        // in pages, up to a cap: an export never holds an unbounded thread in memory
         List<StoredMessage> all = new ArrayList<>();
-        threads.messages(t.id()).forEach(m -> all.add(new StoredMessage(0, m)));
+        long chars = 0;
+        boolean truncated = false;
+        long after = 0;
+        while (true) {
+            List<StoredMessage> page = store.messages(t.id(), after, 500);
+            for (StoredMessage m : page) {
+                chars += m.message().content().length();
+                if (all.size() >= MAX_EXPORT_MESSAGES || chars > MAX_EXPORT_CHARS) {
+                    truncated = true;
+                    break;
+                }
+                all.add(m);
+            }
+            if (truncated || page.size() < 500) {
+                break;
+            }
+            after = page.get(page.size() - 1).seq();
+        }
+        if (truncated) {
+            all.add(new StoredMessage(0, new dev.atrium.threads.api.Threads.Message("", t.id(), "system",
+                    "[export truncated after " + all.size() + " messages]", null, java.time.Instant.now().toString())));
+        }
         String file = t.id() + (f.equals("pdf") ? ".pdf" : ".md");
         switch (f) {
             case "markdown", "md" -> {
