@@ -1,5 +1,6 @@
 package dev.atrium.identity.internal;
 
+import dev.atrium.kernel.api.Sql;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package dev.atrium.memories.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.util.Map;
 
 import javax.ws.rs.Consumes;

@@ -1,5 +1,6 @@
 package dev.atrium.memories.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,5 +1,6 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;

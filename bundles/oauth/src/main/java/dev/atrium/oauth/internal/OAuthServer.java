@@ -1,5 +1,6 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.Sql;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.Sql;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

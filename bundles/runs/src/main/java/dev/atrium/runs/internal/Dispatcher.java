@@ -1,5 +1,6 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;

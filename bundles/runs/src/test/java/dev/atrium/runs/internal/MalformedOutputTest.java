@@ -1,5 +1,6 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.NulText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,6 @@
 package dev.atrium.threads.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

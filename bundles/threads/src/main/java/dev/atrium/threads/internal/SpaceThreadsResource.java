@@ -1,5 +1,6 @@
 package dev.atrium.threads.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;

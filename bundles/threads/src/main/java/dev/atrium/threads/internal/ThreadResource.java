@@ -1,5 +1,6 @@
 package dev.atrium.threads.internal;
 
+import dev.atrium.kernel.api.NulText;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

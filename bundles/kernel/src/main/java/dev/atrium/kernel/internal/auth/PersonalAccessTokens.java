@@ -18,7 +18,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.internal.domain.Ids;
 
 /**

@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.db;
 
+import dev.atrium.kernel.api.Sql;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;

@@ -14,7 +14,7 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /** A workspace's common environment variables, which its services link to. Secret values are never read back. */
 @Component(service = CommonEnvironment.class)

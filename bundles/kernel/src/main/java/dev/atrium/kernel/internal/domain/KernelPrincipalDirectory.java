@@ -11,7 +11,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /** {@link PrincipalDirectory} over the kernel's principals table: identity bundles create Principals through it. */
 @Component(service = PrincipalDirectory.class)

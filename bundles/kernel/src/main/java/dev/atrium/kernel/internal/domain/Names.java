@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /**
  * The one namespace shared by usernames and workspace slugs (a Git {@code :owner} is either). A name is

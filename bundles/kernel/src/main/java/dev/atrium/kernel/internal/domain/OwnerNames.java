@@ -11,7 +11,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /** The kernel's {@link SpaceDirectory}: the same three-way proof as the owner scope, keyed by a public name. */
 @Component(service = SpaceDirectory.class)

@@ -10,7 +10,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /** Principals: one per (identity provider, subject), each with exactly one default workspace. */
 @Component(service = Principals.class)

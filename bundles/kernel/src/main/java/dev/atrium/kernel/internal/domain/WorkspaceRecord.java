@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /** A workspace row; {@link #toJson()} is the spec's workspace body and nothing more. */
 public record WorkspaceRecord(String id, String ownerPrincipalId, String name, String slug, String description,

@@ -17,7 +17,7 @@ import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.WorkspaceModels;
-import dev.atrium.kernel.internal.db.Sql;
+import dev.atrium.kernel.api.Sql;
 
 /**
  * Workspaces and the owner-scope proof. Every read of a workspace, by the kernel itself or by a

@@ -1,4 +1,4 @@
-package dev.atrium.runs.internal;
+package dev.atrium.kernel.api;
 
 import java.sql.SQLException;
 import java.util.Iterator;
@@ -6,19 +6,18 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * PostgreSQL text and jsonb cannot hold U+0000. Input carrying it is refused with 400 naming the field (never a 500);
  * text the server produces itself (model and tool output) has it replaced instead.
  */
-final class NulText {
+public final class NulText {
 
     private NulText() {
     }
 
     /** 400 when any string or field name in {@code body} contains U+0000. */
-    static void reject(JsonNode body) {
+    public static void reject(JsonNode body) {
         String where = find(body, "body");
         if (where != null) {
             throw ApiException.badRequest(where + " must not contain NUL (U+0000) characters");
@@ -26,7 +25,7 @@ final class NulText {
     }
 
     /** 400 when {@code value} (a path or query parameter) contains U+0000. */
-    static void reject(String name, String value) {
+    public static void reject(String name, String value) {
         if (value != null && value.indexOf('\0') >= 0) {
             throw ApiException.badRequest(name + " must not contain NUL (U+0000) characters");
         }
@@ -63,7 +62,7 @@ final class NulText {
     }
 
     /** Replaces U+0000 with U+FFFD. */
-    static String clean(String s) {
+    public static String clean(String s) {
         return s == null || s.indexOf('\0') < 0 ? s : s.replace('\0', '\uFFFD');
     }
 
@@ -71,7 +70,7 @@ final class NulText {
      * A database failure as the exception to throw: PostgreSQL's refusal of U+0000 (22021 in text, 22P05 in jsonb)
      * is the caller's bad input, 400; anything else stays an internal error.
      */
-    static RuntimeException failure(SQLException e) {
+    public static RuntimeException failure(SQLException e) {
         for (SQLException s = e; s != null; s = s.getNextException()) {
             if ("22021".equals(s.getSQLState()) || "22P05".equals(s.getSQLState())) {
                 return ApiException.badRequest("text must not contain NUL (U+0000) characters");

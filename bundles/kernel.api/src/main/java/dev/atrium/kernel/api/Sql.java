@@ -1,4 +1,4 @@
-package dev.atrium.oauth.internal;
+package dev.atrium.kernel.api;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,8 +12,11 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
-/** Thin JDBC helper: parameterised statements, row mapping and transactions, nothing more. */
-final class Sql {
+/**
+ * Thin JDBC helper for the tables a bundle owns: parameterised statements, row mapping and transactions, nothing
+ * more. Shared so that capabilities do not each carry a copy.
+ */
+public final class Sql {
 
     @FunctionalInterface
     public interface Row<T> {
