@@ -2,10 +2,10 @@
 # bench/sse-latency.sh: run event append -> SSE client latency with many subscribers on one run (informational).
 # Starts Atrium on a fresh database (the PostgreSQL on 127.0.0.1:5432, else embedded) with ATRIUM_RUNS_WORKERS=0,
 # so the benchmark's run stays queued (open) while events are appended to it, then runs bench/SseLatency.java.
-#   bench/sse-latency.sh [SUBSCRIBERS] [EVENTS]
+#   bench/sse-latency.sh [SUBSCRIBERS] [EVENTS] [READER_THREADS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-subscribers="${1:-1000}"; events="${2:-200}"
+subscribers="${1:-1000}"; events="${2:-200}"; readers="${3:-1}"
 work="$(mktemp -d)"; db=""; pid=""
 cleanup() {
   [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
@@ -29,4 +29,4 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 token=$(ATRIUM_NO_BUILD=1 "$root/atrium" token create --user bench --url "http://127.0.0.1:$port" --data "$work/data" | tail -n 1)
-java -Xss512k "$root/bench/SseLatency.java" "http://127.0.0.1:$port" "$token" "$subscribers" "$events"
+java -Xss512k "$root/bench/SseLatency.java" "http://127.0.0.1:$port" "$token" "$subscribers" "$events" "$readers"

@@ -287,6 +287,48 @@ class LoginTest {
         assertEquals(409, again.status());
     }
 
+    /**
+     * A browser's EventSource and WebSocket cannot send an Authorization header: the run streams accept the session
+     * cookie, as JAX-RS routes do, but never for a script of another site.
+     */
+    @Test
+    void aBrowserSessionReadsItsRunsEventStreamButNotFromAnotherSite() throws Exception {
+        String name = user("sse");
+        Http.Reply created = server.operator().post("/admin/identity/local-users", Map.of("username", name));
+        assertEquals(201, created.status(), created.body());
+        Browser b = new Browser(server.base());
+        b.get("/auth/login?provider=local");
+        assertEquals(302, b.send("POST", "/auth/login/local", "application/x-www-form-urlencoded",
+                "username=" + name + "&password=" + created.json().path("password").asText(), Map.of()).statusCode());
+        Map<String, String> csrf = Map.of("X-CSRF-Token", b.csrf());
+        String space = Http.JSON.readTree(b.get("/api/spaces").body()).path("spaces").get(0).path("id").asText();
+        HttpResponse<String> thread = b.send("POST", "/api/spaces/" + space + "/threads", "application/json", "{\"title\":\"t\"}", csrf);
+        assertEquals(201, thread.statusCode(), thread.body());
+        String threadId = Http.JSON.readTree(thread.body()).path("thread").path("id").asText();
+        HttpResponse<String> run = b.send("POST", "/api/threads/" + threadId + "/runs", "application/json", "{}", csrf);
+        assertEquals(201, run.statusCode(), run.body());
+        String runId = Http.JSON.readTree(run.body()).path("run").path("id").asText();
+        // no model provider is configured here: the run fails at once, and its stream ends after the terminal event
+        HttpResponse<String> stream = b.send("GET", "/api/runs/" + runId + "/sse", null, null, Map.of("Accept", "text/event-stream"));
+        assertEquals(200, stream.statusCode(), stream.body());
+        assertTrue(stream.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
+        assertTrue(stream.body().startsWith("id: 1\nevent: run.queued\n"), stream.body());
+        assertTrue(stream.body().contains("event: run.failed\n"), stream.body());
+
+        String origin = server.base();
+        assertEquals(200, b.send("GET", "/api/runs/" + runId + "/sse", null, null, Map.of("Origin", origin)).statusCode(),
+                "the server's own pages may");
+        HttpResponse<String> foreign = b.send("GET", "/api/runs/" + runId + "/sse", null, null, Map.of("Origin", "https://evil.example"));
+        assertEquals(403, foreign.statusCode(), foreign.body());
+        assertTrue(foreign.body().contains("\"code\":\"FORBIDDEN\""), foreign.body());
+        HttpResponse<String> ws = b.send("GET", "/api/runs/" + runId + "/ws", null, null, Map.of("Origin", "https://evil.example"));
+        assertEquals(403, ws.statusCode(), ws.body());
+
+        Browser stranger = new Browser(server.base());
+        stranger.cookies.put("atrium_session", "not-a-session");
+        assertEquals(401, stranger.send("GET", "/api/runs/" + runId + "/sse", null, null, Map.of()).statusCode());
+    }
+
     @Test
     void noSiteCanSignABrowserIntoAnotherAccount() {
         String name = user("forced");

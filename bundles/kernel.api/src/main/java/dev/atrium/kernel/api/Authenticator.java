@@ -4,7 +4,7 @@ import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * Authenticates a secret presented outside the JAX-RS pipeline (the password of Git's HTTP Basic
- * authentication, a WebSocket handshake). Inside JAX-RS the kernel has already done this and resources read
+ * authentication, a WebSocket handshake, an event stream). Inside JAX-RS the kernel has already done this and resources read
  * {@link Caller#from(javax.ws.rs.core.SecurityContext)}.
  */
 @ProviderType
@@ -16,4 +16,19 @@ public interface Authenticator {
      * @throws ApiException 401 when the secret is unknown, expired or revoked; 403 when its Principal is suspended
      */
     Caller authenticate(String secret);
+
+    /**
+     * Authenticates a reading request (GET or HEAD) served outside JAX-RS the way the kernel authenticates one inside
+     * it: by its {@code Authorization: Bearer} token when it has one, else by the browser session cookie
+     * ({@link SessionVerifier#COOKIE}) in its {@code Cookie} header. Never use it for a request that changes
+     * something: a cookie-authenticated change also needs the CSRF check of the JAX-RS path.
+     *
+     * @param authorization the {@code Authorization} header, or null
+     * @param cookies the {@code Cookie} header, or null
+     * @return the caller (always with a Principal), or null when the request carries no credential at all
+     * @throws ApiException 401 when the header is not a bearer token or the token or session is unknown, expired or
+     *         revoked; 403 when its Principal is suspended
+     * @since 1.3
+     */
+    Caller authenticateReading(String authorization, String cookies);
 }

@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,8 +95,7 @@ public class AnthropicProvider implements ModelProvider {
         HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() / 100 != 2) {
             try (InputStream in = r.body()) {
-                throw new IOException("anthropic answered " + r.statusCode() + ": "
-                        + OpenAiProvider.abbreviate(new String(in.readNBytes(2000), StandardCharsets.UTF_8)));
+                throw new IOException(ProviderErrors.describe("anthropic", r.statusCode(), ProviderErrors.read(in), settings.anthropicApiKey));
             }
         }
         StringBuilder text = new StringBuilder();
@@ -135,7 +133,8 @@ public class AnthropicProvider implements ModelProvider {
                             stop[0] = e.path("delta").path("stop_reason").asText();
                         }
                     }
-                    case "error" -> throw new IOException("anthropic stream error: " + e.path("error").path("message").asText());
+                    case "error" -> throw new IOException(ProviderErrors.describeStreamError("anthropic", e.path("error").path("message").asText(),
+                            settings.anthropicApiKey));
                     case "message_stop" -> {
                         return false;
                     }

@@ -59,13 +59,16 @@ public class EventHub {
     final class Subscription {
         final String runId;
         final Sink sink;
-        private long last;
+        /** The fan-out lane that writes to this subscriber: always the same one, so its events stay in order. */
+        final int lane;
+        private volatile long last;
         private volatile boolean closed;
 
-        Subscription(String runId, long after, Sink sink) {
+        Subscription(String runId, long after, Sink sink, int lane) {
             this.runId = runId;
             this.last = after;
             this.sink = sink;
+            this.lane = lane;
         }
 
         long last() {
@@ -127,17 +130,31 @@ public class EventHub {
     private final Map<String, List<Subscription>> channels = new ConcurrentHashMap<>();
     private final List<Runnable> queueListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> cancelListeners = new CopyOnWriteArrayList<>();
+    /** Reads events a notification announced (one query for all of a run's subscribers), then hands them to the lanes. */
     private final ExecutorService fanout = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-runs-fanout"));
+    /**
+     * Write one event to a run's subscribers in parallel, each lane to its share: a thousand subscribers are a
+     * thousand socket writes, and one thread doing them all kept the last subscriber waiting for the others.
+     */
+    private final ExecutorService[] lanes;
+    private final java.util.concurrent.atomic.AtomicInteger nextLane = new java.util.concurrent.atomic.AtomicInteger();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "atrium-runs-heartbeat"));
     private final Thread listener;
     private volatile boolean running = true;
     private volatile boolean connected;
+    private final Consumer<Event> committedHere = this::committedHere;
     private final Liveness liveness = new Liveness(TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS));
 
     @Activate
     public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
         this.store = store;
         this.dataSource = dataSource;
+        this.lanes = new ExecutorService[settings.fanoutThreads];
+        for (int i = 0; i < lanes.length; i++) {
+            String name = "atrium-runs-fanout-" + i;
+            lanes[i] = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+        }
+        store.onCommitted(committedHere);
         this.listener = new Thread(this::listen, "atrium-runs-listener");
         listener.setDaemon(true);
         listener.start();
@@ -146,11 +163,15 @@ public class EventHub {
 
     @Deactivate
     void deactivate() throws InterruptedException {
+        store.removeCommitted(committedHere);
         running = false;
         listener.interrupt();
         listener.join(5_000);
         timer.shutdownNow();
         fanout.shutdownNow();
+        for (ExecutorService lane : lanes) {
+            lane.shutdownNow();
+        }
         for (List<Subscription> subs : channels.values()) {
             for (Subscription s : List.copyOf(subs)) {
                 s.close(false);
@@ -181,7 +202,7 @@ public class EventHub {
      * in order; the sink is closed after the terminal event.
      */
     Subscription subscribe(String runId, long afterId, Sink sink) {
-        Subscription s = new Subscription(runId, afterId, sink);
+        Subscription s = new Subscription(runId, afterId, sink, Math.floorMod(nextLane.getAndIncrement(), lanes.length));
         channels.compute(runId, (k, v) -> {
             List<Subscription> subs = v == null ? new CopyOnWriteArrayList<>() : v;
             subs.add(s);
@@ -226,14 +247,50 @@ public class EventHub {
         }
     }
 
-    private void fanOut(String runId) {
+    /** An event appended by this instance has committed: its subscribers here get it now, from memory. */
+    private void committedHere(Event event) {
+        if (channels.containsKey(event.runId())) {
+            deliver(event.runId(), List.of(event));
+        }
+    }
+
+    /**
+     * A notification said the run has events up to {@code upTo} (0: unknown). Subscribers that already have them
+     * (this instance appended them and delivered them from memory) cost no query.
+     */
+    private void fanOut(String runId, long upTo) {
         List<Subscription> subs = channels.get(runId);
         if (subs == null || subs.isEmpty()) {
             return;
         }
         long from = subs.stream().mapToLong(Subscription::last).min().orElse(0);
-        List<Event> events = store.events(runId, from, 10_000);
+        if (upTo > 0 && from >= upTo) {
+            return;
+        }
+        deliver(runId, store.events(runId, from, 10_000));
+    }
+
+    /** Hands events to every lane; each writes them to its share of the run's subscribers. */
+    private void deliver(String runId, List<Event> events) {
+        List<Subscription> subs = channels.get(runId);
+        if (subs == null || events.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < lanes.length; i++) {
+            int lane = i;
+            try {
+                lanes[i].execute(() -> deliver(runId, subs, lane, events));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                return; // stopping
+            }
+        }
+    }
+
+    private static void deliver(String runId, List<Subscription> subs, int lane, List<Event> events) {
         for (Subscription s : subs) {
+            if (s.lane != lane) {
+                continue;
+            }
             try {
                 s.deliver(events);
             } catch (RuntimeException e) {
@@ -257,7 +314,7 @@ public class EventHub {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 connected = true;
                 // anything missed while (re)connecting: catch every channel up, and look at the queue
-                channels.keySet().forEach(runId -> fanout.execute(() -> fanOut(runId)));
+                channels.keySet().forEach(runId -> fanout.execute(() -> fanOut(runId, 0)));
                 queueListeners.forEach(Runnable::run);
                 try {
                     while (running) {
@@ -306,14 +363,22 @@ public class EventHub {
     }
 
     private void handle(PGNotification[] ns) {
-        Set<String> runs = new java.util.LinkedHashSet<>();
+        Map<String, Long> runs = new java.util.LinkedHashMap<>();
         boolean queued = false;
         for (PGNotification n : ns) {
             switch (n.getName()) {
                 case RunStore.EVENTS_CHANNEL -> {
                     String p = n.getParameter();
                     int colon = p.lastIndexOf(':');
-                    runs.add(colon < 0 ? p : p.substring(0, colon));
+                    long id = 0;
+                    if (colon > 0) {
+                        try {
+                            id = Long.parseLong(p.substring(colon + 1));
+                        } catch (NumberFormatException e) {
+                            id = 0;
+                        }
+                    }
+                    runs.merge(colon < 0 ? p : p.substring(0, colon), id, (a, b) -> a == 0 || b == 0 ? 0 : Math.max(a, b));
                 }
                 case RunStore.QUEUE_CHANNEL -> queued = true;
                 case RunStore.CANCEL_CHANNEL -> cancelListeners.forEach(l -> l.accept(n.getParameter()));
@@ -321,11 +386,11 @@ public class EventHub {
                 }
             }
         }
-        for (String runId : runs) {
+        runs.forEach((runId, upTo) -> {
             if (channels.containsKey(runId)) {
-                fanout.execute(() -> fanOut(runId));
+                fanout.execute(() -> fanOut(runId, upTo));
             }
-        }
+        });
         if (queued) {
             queueListeners.forEach(Runnable::run);
         }

@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +100,7 @@ public class OpenAiProvider implements ModelProvider {
         HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() / 100 != 2) {
             try (InputStream in = r.body()) {
-                throw new IOException("openai answered " + r.statusCode() + ": " + abbreviate(new String(in.readNBytes(2000), StandardCharsets.UTF_8)));
+                throw new IOException(ProviderErrors.describe("openai", r.statusCode(), ProviderErrors.read(in), settings.openaiApiKey));
             }
         }
         StringBuilder text = new StringBuilder();
@@ -114,7 +113,8 @@ public class OpenAiProvider implements ModelProvider {
                 }
                 JsonNode chunk = JSON.readTree(data);
                 if (chunk.has("error")) {
-                    throw new IOException("openai stream error: " + chunk.path("error").path("message").asText());
+                    throw new IOException(ProviderErrors.describeStreamError("openai", chunk.path("error").path("message").asText(),
+                            settings.openaiApiKey));
                 }
                 JsonNode choice = chunk.path("choices").path(0);
                 JsonNode delta = choice.path("delta");
@@ -148,9 +148,5 @@ public class OpenAiProvider implements ModelProvider {
             out.add(new ToolCall(c[0] == null ? "call_" + e.getKey() : c[0], c[1], c[2].isEmpty() ? "{}" : c[2]));
         }
         return new Reply(text.toString(), out, finish[0]);
-    }
-
-    static String abbreviate(String s) {
-        return s.length() > 500 ? s.substring(0, 500) + "…" : s;
     }
 }

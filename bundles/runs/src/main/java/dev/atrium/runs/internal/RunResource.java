@@ -7,7 +7,6 @@ import java.util.Map;
 
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
-import javax.ws.rs.HeaderParam;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
@@ -17,8 +16,6 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.sse.Sse;
-import javax.ws.rs.sse.SseEventSink;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -38,7 +35,10 @@ import dev.atrium.runs.internal.RunStore.Artifact;
 import dev.atrium.runs.internal.RunStore.Event;
 import dev.atrium.runs.internal.RunStore.Run;
 
-/** {@code /api/runs/:id}: detail, cancel, events, Server-Sent Events, replay and artifacts. Every route proves the run's workspace. */
+/**
+ * {@code /api/runs/:id}: detail, cancel, events, replay and artifacts. Every route proves the run's workspace. The
+ * event streams ({@code sse}, {@code ws}) are {@link RunEventStreams} and {@link RunWebSockets}.
+ */
 @Component(service = RunResource.class)
 @JaxrsResource
 @JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
@@ -50,22 +50,11 @@ public class RunResource {
     private final RunAccess access;
     private final RunStore store;
     private final EventHub hub;
-    private final java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "atrium-sse-close");
-        t.setDaemon(true);
-        return t;
-    });
-
     @Activate
     public RunResource(@Reference RunAccess access, @Reference RunStore store, @Reference EventHub hub) {
         this.access = access;
         this.store = store;
         this.hub = hub;
-    }
-
-    @org.osgi.service.component.annotations.Deactivate
-    void deactivate() {
-        closer.shutdown();
     }
 
     @GET
@@ -122,31 +111,6 @@ public class RunResource {
         m.put("next_cursor", more ? Long.toString(items.get(items.size() - 1).id()) : null);
         m.put("limit", page.limit());
         return m;
-    }
-
-    /**
-     * Server-Sent Events: {@code id} is the event id, {@code event} its type, {@code data} the event as JSON. Resumes
-     * after {@code Last-Event-ID} (or {@code last_event_id}); comments keep the connection alive; the stream ends
-     * after the run's terminal event.
-     */
-    @GET
-    @Path("sse")
-    @Produces(MediaType.SERVER_SENT_EVENTS)
-    @RequiresScope("runs:read")
-    public void sse(@Context SecurityContext sc, @PathParam("id") String id, @HeaderParam("Last-Event-ID") String header,
-            @QueryParam("last_event_id") String query, @Context SseEventSink sink, @Context Sse sse) {
-        Run run = access.owned(Caller.from(sc), id);
-        long after = RunAccess.nonNegative("Last-Event-ID", header != null && !header.isBlank() ? header : query);
-        SseSink out = new SseSink(sink,
-                event -> sse.newEventBuilder().id(Long.toString(event.id())).name(event.type()).mediaType(MediaType.TEXT_PLAIN_TYPE)
-                        .data(String.class, event.toJsonText()).build(),
-                () -> sse.newEventBuilder().comment("heartbeat").build(), closer);
-        EventHub.Subscription s = hub.subscribe(run.id(), after, out);
-        // a send that fails later (queue full, client gone) ends the subscription: the client resumes with Last-Event-ID
-        out.onFailure(() -> s.close(false));
-        if (out.failed()) {
-            s.close(false);
-        }
     }
 
     @GET

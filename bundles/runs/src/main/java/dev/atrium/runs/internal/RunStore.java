@@ -45,6 +45,7 @@ public class RunStore {
     static final ObjectMapper JSON = new ObjectMapper();
 
     final Db db;
+    private final java.util.List<java.util.function.Consumer<Event>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Activate
     public RunStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
@@ -157,16 +158,43 @@ public class RunStore {
         return i == null ? null : i.toString();
     }
 
+    /**
+     * Hears of every event this instance appends, right after its transaction commits: local subscribers get it
+     * without waiting for the notification's round trip through PostgreSQL (which still tells the other instances).
+     */
+    void onCommitted(java.util.function.Consumer<Event> listener) {
+        committed.add(listener);
+    }
+
+    void removeCommitted(java.util.function.Consumer<Event> listener) {
+        committed.remove(listener);
+    }
+
+    private <T> T published(T result, Event event) {
+        if (event != null) {
+            for (java.util.function.Consumer<Event> l : committed) {
+                try {
+                    l.accept(event);
+                } catch (RuntimeException e) {
+                    org.slf4j.LoggerFactory.getLogger(RunStore.class).warn("a run event listener failed", e);
+                }
+            }
+        }
+        return result;
+    }
+
     /** A queued run for {@code requester}; the first event is {@code run.queued}. Wakes every instance's dispatcher. */
     public Run create(String threadId, String spaceId, String requester, String provider, String model) {
         String id = Ids.id("run");
-        return db.tx(c -> {
+        Event[] queued = new Event[1];
+        Run run = db.tx(c -> {
             Db.update(c, "INSERT INTO runs (id, thread_id, space_id, requester_principal_id, provider, model) VALUES (?, ?, ?, ?, ?, ?)",
                     id, threadId, spaceId, requester, provider, model);
-            append(c, id, "run.queued", Map.of("status", "queued"));
+            queued[0] = append(c, id, "run.queued", Map.of("status", "queued"));
             Db.exec(c, "SELECT pg_notify(?, ?)", QUEUE_CHANNEL, id);
             return Db.list(c, "SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id).get(0);
         });
+        return published(run, queued[0]);
     }
 
     public Optional<Run> get(String id) {
@@ -188,16 +216,18 @@ public class RunStore {
      * claimed (fail closed). {@code FOR UPDATE SKIP LOCKED}: instances never claim the same row.
      */
     public Optional<Run> claim(String instanceId) {
-        return db.tx(c -> {
+        Event[] started = new Event[1];
+        Optional<Run> claimed = db.tx(c -> {
             List<Run> runs = Db.list(c, "UPDATE runs SET status = 'running', instance_id = ?, started_at = now() WHERE id = "
                     + "(SELECT id FROM runs WHERE status = 'queued' AND requester_principal_id IS NOT NULL "
                     + "ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " + COLUMNS, Run::of, instanceId);
             if (runs.isEmpty()) {
                 return Optional.<Run>empty();
             }
-            append(c, runs.get(0).id(), "run.started", Map.of("status", "running"));
+            started[0] = append(c, runs.get(0).id(), "run.started", Map.of("status", "running"));
             return Optional.of(runs.get(0));
         });
+        return published(claimed, started[0]);
     }
 
     /**
@@ -211,7 +241,8 @@ public class RunStore {
     /** As {@link #finish}, only when the run is in state {@code from} (null: queued or running). */
     public boolean finishFrom(String runId, String from, String status, String reason) {
         String error = NulText.clean(reason);
-        return db.tx(c -> {
+        Event[] terminal = new Event[1];
+        boolean finished = db.tx(c -> {
             int n = Db.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
                     + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)", status, error, runId, from, from);
             if (n == 0) {
@@ -222,9 +253,10 @@ public class RunStore {
             if (error != null) {
                 data.put("reason", error);
             }
-            append(c, runId, "run." + status, data);
+            terminal[0] = append(c, runId, "run." + status, data);
             return true;
         });
+        return published(finished, terminal[0]);
     }
 
     /** The ids of this instance's runs still marked running. */
@@ -251,7 +283,8 @@ public class RunStore {
     }
 
     public Event append(String runId, String type, Map<String, ?> data) {
-        return db.tx(c -> append(c, runId, type, data));
+        Event e = db.tx(c -> append(c, runId, type, data));
+        return published(e, e);
     }
 
     static Event append(java.sql.Connection c, String runId, String type, Map<String, ?> data) throws SQLException {

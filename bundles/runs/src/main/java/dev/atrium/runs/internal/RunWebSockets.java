@@ -32,11 +32,9 @@ import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPatter
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
-import dev.atrium.kernel.api.Caller;
 import dev.atrium.runs.internal.RunStore.Event;
 import dev.atrium.runs.internal.RunStore.Run;
 
@@ -45,7 +43,7 @@ import dev.atrium.runs.internal.RunStore.Run;
  * id order, resuming after {@code Last-Event-ID} or {@code ?last_event_id}; pings keep it alive; closed with 1000
  * after the terminal event, with 1012 when this bundle stops (clients reconnect to the new version). A servlet
  * filter in front of the JAX-RS servlet (ranked before the kernel's, which wraps responses) authenticates the
- * handshake with the kernel's {@link Authenticator}, proves the run's workspace, and upgrades through Jetty's
+ * handshake with the kernel's {@link Authenticator} (bearer token or browser session, see {@link StreamRequests}), proves the run's workspace, and upgrades through Jetty's
  * WebSocket container; every other request passes on untouched.
  */
 @Component(service = Filter.class, property = "service.ranking:Integer=1000")
@@ -56,7 +54,6 @@ public class RunWebSockets implements Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunWebSockets.class);
     private static final Pattern ROUTE = Pattern.compile("/api/runs/([^/]+)/ws/?");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Authenticator authenticator;
     private final RunAccess access;
@@ -107,17 +104,8 @@ public class RunWebSockets implements Filter {
             if (!open) {
                 throw new ApiException(503, "SERVICE_UNAVAILABLE", "run streams are restarting");
             }
-            String auth = request.getHeader("Authorization");
-            if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-                throw ApiException.unauthorized("authentication required");
-            }
-            Caller caller = authenticator.authenticate(auth.substring(7).trim());
-            if (!caller.hasScope("runs:read")) {
-                throw ApiException.forbidden("this token lacks the scope runs:read");
-            }
-            Run run = access.owned(caller, m.group(1));
-            String header = request.getHeader("Last-Event-ID");
-            long after = RunAccess.nonNegative("Last-Event-ID", header != null && !header.isBlank() ? header : request.getParameter("last_event_id"));
+            Run run = StreamRequests.authorize(authenticator, access, request, m.group(1));
+            long after = StreamRequests.resumeAfter(request);
             if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
                 throw new ApiException(426, "UPGRADE_REQUIRED", "this route is a WebSocket: send Upgrade: websocket");
             }
@@ -136,13 +124,7 @@ public class RunWebSockets implements Filter {
                 }
             }
         } catch (ApiException e) {
-            if (!response.isCommitted()) {
-                byte[] body = JSON.writeValueAsBytes(java.util.Map.of("error", java.util.Map.of("code", e.code(), "message", e.getMessage())));
-                response.setStatus(e.status());
-                response.setContentType("application/json");
-                response.setContentLength(body.length);
-                response.getOutputStream().write(body);
-            }
+            StreamRequests.writeError(response, e);
         }
     }
 

@@ -26,6 +26,9 @@ public class RunsSettings {
         @AttributeDefinition(description = "Milliseconds between SSE/WebSocket heartbeats (ATRIUM_RUNS_HEARTBEAT_MS)")
         long heartbeatMillis() default 15_000;
 
+        @AttributeDefinition(description = "Threads that write one event to a run's subscribers; 0: one per processor (ATRIUM_RUNS_FANOUT_THREADS)")
+        int fanoutThreads() default 0;
+
         @AttributeDefinition(description = "Milliseconds between queue polls besides NOTIFY wake-ups (ATRIUM_RUNS_POLL_MS)")
         long pollMillis() default 1_000;
 
@@ -58,6 +61,7 @@ public class RunsSettings {
     final int stepLimit;
     final long heartbeatMillis;
     final long pollMillis;
+    final int fanoutThreads;
     final long turnTimeoutSeconds;
     final long fetchTimeoutSeconds;
     final String openaiBaseUrl;
@@ -73,6 +77,8 @@ public class RunsSettings {
         stepLimit = (int) num("ATRIUM_RUNS_STEP_LIMIT", config.stepLimit());
         heartbeatMillis = num("ATRIUM_RUNS_HEARTBEAT_MS", config.heartbeatMillis());
         pollMillis = num("ATRIUM_RUNS_POLL_MS", config.pollMillis());
+        long fanout = numOrZero("ATRIUM_RUNS_FANOUT_THREADS", config.fanoutThreads());
+        fanoutThreads = (int) Math.min(64, fanout == 0 ? Runtime.getRuntime().availableProcessors() : fanout);
         turnTimeoutSeconds = num("ATRIUM_RUNS_TURN_TIMEOUT_S", config.turnTimeoutSeconds());
         fetchTimeoutSeconds = num("ATRIUM_RUNS_FETCH_TIMEOUT_S", config.fetchTimeoutSeconds());
         openaiBaseUrl = trimSlash(str("ATRIUM_OPENAI_BASE_URL", config.openaiBaseUrl()));

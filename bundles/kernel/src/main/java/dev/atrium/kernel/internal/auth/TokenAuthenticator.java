@@ -12,16 +12,22 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.SessionVerifier;
 import dev.atrium.kernel.api.TokenVerifier;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Suspended;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Valid;
 
-/** Verifies Principal tokens: personal access tokens here, other prefixes through {@link TokenVerifier}s. */
+/**
+ * Verifies Principal tokens (personal access tokens here, other prefixes through {@link TokenVerifier}s) and browser
+ * session cookies (through {@link SessionVerifier}s).
+ */
 @Component(service = { Authenticator.class, TokenAuthenticator.class })
 public class TokenAuthenticator implements Authenticator {
 
     private final PersonalAccessTokens tokens;
     private final List<TokenVerifier> verifiers = new CopyOnWriteArrayList<>();
+    private final List<SessionVerifier> sessions = new CopyOnWriteArrayList<>();
+    private static final String BEARER = "bearer ";
 
     @Activate
     public TokenAuthenticator(@Reference PersonalAccessTokens tokens) {
@@ -35,6 +41,66 @@ public class TokenAuthenticator implements Authenticator {
 
     void removeVerifier(TokenVerifier verifier) {
         verifiers.remove(verifier);
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addSessionVerifier(SessionVerifier verifier) {
+        sessions.add(verifier);
+    }
+
+    void removeSessionVerifier(SessionVerifier verifier) {
+        sessions.remove(verifier);
+    }
+
+    /** The live session of a session cookie's value, or null. */
+    public SessionVerifier.Session session(String cookieValue) {
+        if (cookieValue == null || cookieValue.isBlank()) {
+            return null;
+        }
+        for (SessionVerifier verifier : sessions) {
+            SessionVerifier.Session session = verifier.verify(cookieValue);
+            if (session != null && session.caller() != null && session.caller().principalId() != null) {
+                return session;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Caller authenticateReading(String authorization, String cookies) {
+        if (authorization != null) {
+            if (authorization.length() <= BEARER.length() || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+                throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
+            }
+            return authenticate(authorization.substring(BEARER.length()).trim());
+        }
+        String value = cookie(cookies, SessionVerifier.COOKIE);
+        if (value == null) {
+            return null;
+        }
+        SessionVerifier.Session session = session(value);
+        if (session == null) {
+            throw ApiException.unauthorized("the session has ended: sign in again");
+        }
+        return session.caller();
+    }
+
+    /** The value of cookie {@code name} in a {@code Cookie} header ({@code a=1; b=2}), or null. */
+    static String cookie(String header, String name) {
+        if (header == null) {
+            return null;
+        }
+        for (String part : header.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq > 0 && part.substring(0, eq).trim().equals(name)) {
+                String v = part.substring(eq + 1).trim();
+                if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+                    v = v.substring(1, v.length() - 1);
+                }
+                return v.isEmpty() ? null : v;
+            }
+        }
+        return null;
     }
 
     @Override

@@ -20,8 +20,6 @@ import javax.ws.rs.ext.ExceptionMapper;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtension;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsName;
 import org.slf4j.Logger;
@@ -60,7 +58,6 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
 
     private final TokenAuthenticator tokens;
     private final OperatorToken operator;
-    private final java.util.List<SessionVerifier> sessions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private static final java.util.Set<String> SAFE_METHODS = java.util.Set.of("GET", "HEAD", "OPTIONS");
 
     @Context
@@ -73,15 +70,6 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     public KernelGate(@Reference TokenAuthenticator tokens, @Reference OperatorToken operator) {
         this.tokens = tokens;
         this.operator = operator;
-    }
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addSessionVerifier(SessionVerifier verifier) {
-        sessions.add(verifier);
-    }
-
-    void removeSessionVerifier(SessionVerifier verifier) {
-        sessions.remove(verifier);
     }
 
     @Override
@@ -141,14 +129,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
      */
     private Caller session(ContainerRequestContext request) {
         javax.ws.rs.core.Cookie cookie = request.getCookies().get(SessionVerifier.COOKIE);
-        if (cookie == null || cookie.getValue() == null || cookie.getValue().isBlank() || sessions.isEmpty()) {
-            return null;
-        }
-        for (SessionVerifier verifier : sessions) {
-            SessionVerifier.Session session = verifier.verify(cookie.getValue());
-            if (session == null || session.caller() == null || session.caller().principalId() == null) {
-                continue;
-            }
+        SessionVerifier.Session session = cookie == null ? null : tokens.session(cookie.getValue());
+        if (session != null) {
             if (!SAFE_METHODS.contains(request.getMethod())) {
                 String presented = request.getHeaderString(SessionVerifier.CSRF_HEADER);
                 if (presented == null || session.csrfToken() == null || !java.security.MessageDigest.isEqual(
