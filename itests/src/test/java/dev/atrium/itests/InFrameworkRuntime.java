@@ -51,6 +51,11 @@ final class InFrameworkRuntime implements AutoCloseable {
     }
 
     static InFrameworkRuntime start(Path tmp) throws Exception {
+        return start(tmp, Map.of());
+    }
+
+    /** As {@link #start(Path)}, with extra framework properties (settings bundles read with {@code BundleContext.getProperty}). */
+    static InFrameworkRuntime start(Path tmp, Map<String, String> properties) throws Exception {
         Path jar = Path.of(System.getProperty("atrium.jar"));
         List<Path> bundles = new ArrayList<>();
         Properties launch = new Properties();
@@ -83,6 +88,7 @@ final class InFrameworkRuntime implements AutoCloseable {
         config.put("atrium.data", data.toString());
         config.put("felix.fileinstall.dir", Files.createDirectories(data.resolve("deploy")).toString());
         config.put("atrium.db.url", db.url());
+        config.putAll(properties);
 
         // Framework threads inherit this thread's context class loader; give them none of the test's classes,
         // as the real launcher does (CXF serves nothing otherwise).

@@ -2,10 +2,12 @@ package dev.atrium.threads.internal;
 
 import dev.atrium.kernel.api.NulText;
 import java.time.Instant;
+import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -13,7 +15,9 @@ import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -27,13 +31,16 @@ import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.threads.internal.ThreadStore.Share;
 import dev.atrium.threads.internal.ThreadStore.StoredMessage;
 import dev.atrium.threads.internal.ThreadStore.Thread;
 
 /**
  * {@code /api/public/thread-shares/:token}: a shared thread without a session. It shows that one thread's title
- * and messages and nothing of its workspace. Unknown or revoked: 404; expired: 410; password needed or wrong: 401.
+ * and messages and nothing of its workspace. Unknown or revoked, or its workspace deleted, suspended or no longer
+ * proven to its active owner (the kernel's {@link SpaceDirectory} says): 404, all alike; expired: 410; password
+ * needed or wrong: 401; too many wrong passwords for the share or from the client: 429 with {@code Retry-After}.
  */
 @Component(service = PublicSharesResource.class)
 @JaxrsResource
@@ -47,54 +54,94 @@ public class PublicSharesResource {
     static final int PAGE = 500;
 
     private final ThreadStore store;
-    private final ThreadsService threads;
+    private final SpaceDirectory spaces;
+    private final ShareAccessLimiter limiter;
 
     @Activate
-    public PublicSharesResource(@Reference ThreadStore store, @Reference ThreadsService threads) {
+    public PublicSharesResource(@Reference ThreadStore store, @Reference SpaceDirectory spaces, @Reference ShareAccessLimiter limiter) {
         this.store = store;
-        this.threads = threads;
+        this.spaces = spaces;
+        this.limiter = limiter;
+    }
+
+    private record Live(Share share, Thread thread) {
     }
 
     @GET
     @Anonymous
     public Map<String, Object> view(@PathParam("token") String token, @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
-        Share share = live(token);
-        if (share.passwordHash() != null) {
+        Live live = live(token);
+        if (live.share().passwordHash() != null) {
             throw ApiException.unauthorized("this share needs a password: POST it to /api/public/thread-shares/:token/access");
         }
-        return body(share, cursor, limit);
+        return body(live, cursor, limit);
     }
 
     @POST
     @Path("access")
     @Anonymous
-    public Map<String, Object> access(@PathParam("token") String token, @QueryParam("cursor") String cursor,
-            @QueryParam("limit") String limit, JsonNode body) {
+    public Response access(@PathParam("token") String token, @QueryParam("cursor") String cursor,
+            @QueryParam("limit") String limit, @Context HttpServletRequest request, JsonNode body) {
         NulText.reject(body);
-        Share share = live(token);
+        Live live = live(token);
+        Share share = live.share();
         if (share.passwordHash() != null) {
             String password = JsonBody.of(body).string("password").orElse("");
+            String client = clientAddress(request);
+            long retryAfter = limiter.attempt(share.id(), client);
+            if (retryAfter > 0) {
+                // the kernel's error mapper sets no headers, so the spec's error body is built here with Retry-After
+                return Response.status(429).type(MediaType.APPLICATION_JSON_TYPE).header("Retry-After", Long.toString(retryAfter))
+                        .entity(Map.of("error", Map.of("code", "RATE_LIMITED", "message",
+                                "too many wrong passwords for this share: try again in " + retryAfter + " s")))
+                        .build();
+            }
             if (!Passwords.verify(password, share.passwordHash())) {
                 throw ApiException.unauthorized("wrong password");
             }
+            limiter.succeeded(share.id(), client);
         }
-        return body(share, cursor, limit);
+        return Response.ok(body(live, cursor, limit)).build();
     }
 
-    private Share live(String token) {
+    /**
+     * The client: Atrium listens on loopback only, so a request carrying {@code X-Forwarded-For} came through the
+     * operator's reverse proxy, whose own entry (the last) names the peer it saw; otherwise the peer itself.
+     */
+    static String clientAddress(HttpServletRequest request) {
+        String last = null;
+        for (Enumeration<String> e = request.getHeaders("X-Forwarded-For"); e != null && e.hasMoreElements();) {
+            last = e.nextElement();
+        }
+        if (last != null) {
+            String hop = last.substring(last.lastIndexOf(',') + 1).trim();
+            if (!hop.isEmpty() && hop.length() <= 100) {
+                return hop;
+            }
+        }
+        return String.valueOf(request.getRemoteAddr());
+    }
+
+    private Live live(String token) {
         Share share = token == null || !token.startsWith("ats_") ? null : store.shareByTokenHash(Passwords.sha256(token)).orElse(null);
         if (share == null || share.revokedAt() != null) {
+            throw ApiException.notFound("share not found");
+        }
+        Thread t = store.get(share.threadId()).orElseThrow(() -> ApiException.notFound("share not found"));
+        // the kernel proves the workspace active, its owner active and the owner witness in place; a share outlives none
+        if (spaces.byId(t.spaceId()).isEmpty()) {
             throw ApiException.notFound("share not found");
         }
         if (share.expiresAt() != null && !share.expiresAt().isAfter(Instant.now())) {
             throw ApiException.gone("this share has expired");
         }
-        return share;
+        return new Live(share, t);
     }
 
     /** A page of the shared thread's messages, oldest first: {@code limit} 1–500 (default 500), {@code cursor} the previous page's {@code next_cursor}. */
-    private Map<String, Object> body(Share share, String cursor, String limit) {
+    private Map<String, Object> body(Live live, String cursor, String limit) {
+        Share share = live.share();
         long after = ThreadResource.cursor(cursor);
         int max = PAGE;
         if (limit != null && !limit.isBlank()) {
@@ -107,7 +154,7 @@ public class PublicSharesResource {
                 throw ApiException.badRequest("limit must be between 1 and " + PAGE);
             }
         }
-        Thread t = store.get(share.threadId()).orElseThrow(() -> ApiException.notFound("share not found"));
+        Thread t = live.thread();
         Map<String, Object> thread = new LinkedHashMap<>();
         thread.put("id", t.id());
         thread.put("title", t.title());

@@ -1,10 +1,13 @@
 package dev.atrium.threads.internal;
 
 import dev.atrium.kernel.api.NulText;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +26,7 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.StreamingOutput;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -38,6 +42,7 @@ import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.threads.api.Threads.Message;
 import dev.atrium.threads.internal.ThreadStore.Share;
 import dev.atrium.threads.internal.ThreadStore.StoredMessage;
 import dev.atrium.threads.internal.ThreadStore.Thread;
@@ -64,11 +69,13 @@ public class ThreadResource {
 
     private final ThreadsService threads;
     private final ThreadStore store;
+    private final PdfFonts fonts;
 
     @Activate
-    public ThreadResource(@Reference ThreadsService threads, @Reference ThreadStore store) {
+    public ThreadResource(@Reference ThreadsService threads, @Reference ThreadStore store, @Reference PdfFonts fonts) {
         this.threads = threads;
         this.store = store;
+        this.fonts = fonts;
     }
 
     @GET
@@ -237,48 +244,58 @@ public class ThreadResource {
     public Response export(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("format") String format) {
         Thread t = threads.owned(Caller.from(sc), id);
         String f = format == null ? "markdown" : format;
-        // in pages, up to a cap: an export never holds an unbounded thread in memory
-        List<StoredMessage> all = new ArrayList<>();
+        // both formats are written while the messages are read, a page of rows at a time: an export never holds the thread
+        switch (f) {
+            case "markdown", "md" -> {
+                StreamingOutput body = out -> {
+                    Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
+                    w.append("# ").append(t.title()).append("\n\n");
+                    exported(t, m -> w.append("**").append(m.role()).append("** (").append(m.createdAt()).append("):\n\n")
+                            .append(m.content()).append("\n\n"));
+                    w.flush();
+                };
+                return Response.ok(body, "text/markdown; charset=utf-8")
+                        .header("Content-Disposition", "attachment; filename=\"" + t.id() + ".md\"").build();
+            }
+            case "pdf" -> {
+                StreamingOutput body = out -> {
+                    try (ThreadPdf pdf = new ThreadPdf(fonts, t.title())) {
+                        exported(t, m -> pdf.message(m.role(), m.createdAt(), m.content()));
+                        pdf.writeTo(out);
+                    }
+                };
+                return Response.ok(body, "application/pdf")
+                        .header("Content-Disposition", "attachment; filename=\"" + t.id() + ".pdf\"").build();
+            }
+            default -> throw ApiException.badRequest("format must be markdown or pdf");
+        }
+    }
+
+    private interface Sink {
+        void accept(Message m) throws IOException;
+    }
+
+    /** The thread's messages oldest first, read 500 at a time, up to the export caps and then a truncation line. */
+    private void exported(Thread t, Sink sink) throws IOException {
+        long count = 0;
         long chars = 0;
-        boolean truncated = false;
         long after = 0;
         while (true) {
             List<StoredMessage> page = store.messages(t.id(), after, 500);
             for (StoredMessage m : page) {
                 chars += m.message().content().length();
-                if (all.size() >= MAX_EXPORT_MESSAGES || chars > MAX_EXPORT_CHARS) {
-                    truncated = true;
-                    break;
+                if (count >= MAX_EXPORT_MESSAGES || chars > MAX_EXPORT_CHARS) {
+                    sink.accept(new Message("", t.id(), "system", "[export truncated after " + count + " messages]", null,
+                            Instant.now().toString()));
+                    return;
                 }
-                all.add(m);
+                sink.accept(m.message());
+                count++;
             }
-            if (truncated || page.size() < 500) {
-                break;
+            if (page.size() < 500) {
+                return;
             }
             after = page.get(page.size() - 1).seq();
-        }
-        if (truncated) {
-            all.add(new StoredMessage(0, new dev.atrium.threads.api.Threads.Message("", t.id(), "system",
-                    "[export truncated after " + all.size() + " messages]", null, java.time.Instant.now().toString())));
-        }
-        String file = t.id() + (f.equals("pdf") ? ".pdf" : ".md");
-        switch (f) {
-            case "markdown", "md" -> {
-                StringBuilder md = new StringBuilder("# ").append(t.title()).append("\n\n");
-                for (StoredMessage m : all) {
-                    md.append("**").append(m.message().role()).append("** (").append(m.message().createdAt()).append("):\n\n")
-                            .append(m.message().content()).append("\n\n");
-                }
-                return Response.ok(md.toString().getBytes(StandardCharsets.UTF_8), "text/markdown; charset=utf-8")
-                        .header("Content-Disposition", "attachment; filename=\"" + file + "\"").build();
-            }
-            case "pdf" -> {
-                List<String> paragraphs = all.stream()
-                        .map(m -> m.message().role() + " (" + m.message().createdAt() + "):\n" + m.message().content()).toList();
-                return Response.ok(Pdf.render(t.title(), paragraphs), "application/pdf")
-                        .header("Content-Disposition", "attachment; filename=\"" + file + "\"").build();
-            }
-            default -> throw ApiException.badRequest("format must be markdown or pdf");
         }
     }
 
