@@ -1,6 +1,7 @@
 package dev.atrium.runs.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Set;
@@ -15,10 +16,8 @@ import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.FilterConfig;
 import javax.servlet.ServletException;
-import javax.servlet.ServletOutputStream;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
-import javax.servlet.WriteListener;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
@@ -113,20 +112,63 @@ public class RunEventStreams implements Filter {
             }
             Run run = StreamRequests.authorize(authenticator, access, request, m.group(1));
             long after = StreamRequests.resumeAfter(request);
+            org.eclipse.jetty.server.Response connection = JettyOutput.connectionOf(res);
             response.setStatus(200);
             response.setContentType("text/event-stream;charset=UTF-8");
             response.setHeader("Cache-Control", "no-cache, no-store");
             response.setHeader("X-Accel-Buffering", "no");
             AsyncContext async = request.startAsync(request, response);
             async.setTimeout(0);
-            Stream stream = new Stream(async, response.getOutputStream(), frames, sink -> hub.subscribe(run.id(), after, sink),
+            Stream stream = new Stream(async, new JettyOutput(connection), frames, sink -> hub.subscribe(run.id(), after, sink),
                     streams::remove);
             streams.add(stream);
             async.addListener(stream);
-            // the first onWritePossible subscribes: the backlog is written as the connection takes it
-            response.getOutputStream().setWriteListener(stream);
+            stream.start();
         } catch (ApiException e) {
             StreamRequests.writeError(response, e);
+        }
+    }
+
+    /** Where a stream's bytes go: one write at a time, its outcome reported once, possibly before write returns. */
+    interface Output {
+        void write(ByteBuffer bytes, Runnable done, java.util.function.Consumer<Throwable> failed);
+    }
+
+    /**
+     * Jetty's own response, below the servlet layer: a write is one call that goes to the socket at once (or reports
+     * later when the socket is full). Through {@code ServletOutputStream} the same frame took five calls into the
+     * servlet output's state machine (readiness, aggregation, flush); at a thousand subscribers per event that was a
+     * third of the fan-out's CPU. Headers and the end of the response still go through the servlet API.
+     */
+    static final class JettyOutput implements Output {
+        private final org.eclipse.jetty.server.Response response;
+
+        JettyOutput(org.eclipse.jetty.server.Response response) {
+            this.response = response;
+        }
+
+        /** The Jetty response under Felix's javax wrapper; a 503 if this server is not the Jetty 12 it is built for. */
+        static org.eclipse.jetty.server.Response connectionOf(ServletResponse res) {
+            try {
+                jakarta.servlet.ServletResponse jres = ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) unwrap(res)).getResponse();
+                return org.eclipse.jetty.ee10.servlet.ServletContextResponse.getServletContextResponse(jres);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("event streams need the Jetty 12 HTTP service", e);
+                throw new ApiException(503, "SERVICE_UNAVAILABLE", "event streams are not available on this HTTP service");
+            }
+        }
+
+        private static ServletResponse unwrap(ServletResponse res) {
+            ServletResponse r = res;
+            while (r instanceof javax.servlet.ServletResponseWrapper w) {
+                r = w.getResponse();
+            }
+            return r;
+        }
+
+        @Override
+        public void write(ByteBuffer bytes, Runnable done, java.util.function.Consumer<Throwable> failed) {
+            response.write(false, bytes, org.eclipse.jetty.util.Callback.from(done, failed));
         }
     }
 
@@ -149,32 +191,51 @@ public class RunEventStreams implements Filter {
     }
 
     /**
-     * One client. Frames queue here and are written while the connection is ready, never blocking the thread that
-     * hands them over; a client that leaves {@link #MAX_QUEUED_BYTES} unread is dropped.
+     * One client. Frames queue here and go out in one write when the previous write is done, never blocking the
+     * thread that hands them over; a client that leaves {@link #MAX_QUEUED_BYTES} unread is dropped.
      */
-    static final class Stream implements EventHub.Sink, WriteListener, AsyncListener {
+    static final class Stream implements EventHub.Sink, AsyncListener {
+        private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
         private final java.util.function.Function<Stream, EventHub.Subscription> subscribe;
         private final java.util.function.Consumer<Stream> ended;
         private final Frames frames;
         private final AsyncContext async;
-        private final ServletOutputStream out;
+        private final Output out;
         private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
         private int queuedBytes;
-        private boolean flushNeeded = true; // the headers go out at once, before any event
         private boolean started;
+        private boolean writing;
         private boolean closing;
         private boolean completed;
         private volatile boolean failed;
         private volatile EventHub.Subscription subscription;
 
-        /** {@code subscribe} is called once, when the connection first takes output; {@code ended} when the stream ends. */
-        Stream(AsyncContext async, ServletOutputStream out, Frames frames, java.util.function.Function<Stream, EventHub.Subscription> subscribe,
+        /** {@code subscribe} is called once, by {@link #start}; {@code ended} when the stream ends. */
+        Stream(AsyncContext async, Output out, Frames frames, java.util.function.Function<Stream, EventHub.Subscription> subscribe,
                 java.util.function.Consumer<Stream> ended) {
             this.async = async;
             this.out = out;
             this.frames = frames;
             this.subscribe = subscribe;
             this.ended = ended;
+        }
+
+        /** Sends the headers, then subscribes: the backlog and live events follow. */
+        void start() {
+            synchronized (this) {
+                if (started) {
+                    return;
+                }
+                started = true;
+                writing = true;
+                out.write(NOTHING, this::written, this::writeFailed);
+            }
+            // outside this stream's lock: a fan-out holds the subscription's lock and then takes this one
+            EventHub.Subscription s = subscribe.apply(this);
+            subscription = s;
+            if (failed && s != null) {
+                s.close(false);
+            }
         }
 
         @Override
@@ -188,14 +249,12 @@ public class RunEventStreams implements Filter {
         }
 
         @Override
-        public void close(boolean terminal) {
-            synchronized (this) {
-                closing = true;
-                if (failed) {
-                    complete();
-                } else {
-                    drain();
-                }
+        public synchronized void close(boolean terminal) {
+            closing = true;
+            if (failed) {
+                complete();
+            } else {
+                drain();
             }
         }
 
@@ -213,56 +272,50 @@ public class RunEventStreams implements Filter {
             return !failed;
         }
 
-        /** Writes what is queued while the connection is ready; holds the lock. */
+        /** Starts the next write (everything queued, in order, as one buffer) unless one is under way; holds the lock. */
         private void drain() {
-            if (!started || completed || failed) {
+            if (!started || writing || completed || failed) {
                 return;
             }
-            try {
-                while (out.isReady()) {
-                    byte[] next = queue.poll();
-                    if (next != null) {
-                        queuedBytes -= next.length;
-                        out.write(next);
-                        flushNeeded = true;
-                    } else if (flushNeeded) {
-                        flushNeeded = false;
-                        out.flush();
-                    } else {
-                        if (closing) {
-                            complete();
-                        }
-                        return;
-                    }
+            if (queue.isEmpty()) {
+                if (closing) {
+                    complete();
                 }
-            } catch (IOException | RuntimeException e) {
+                return;
+            }
+            ByteBuffer batch;
+            if (queue.size() == 1) {
+                batch = ByteBuffer.wrap(queue.poll());
+            } else {
+                batch = ByteBuffer.allocate(queuedBytes);
+                for (byte[] f; (f = queue.poll()) != null;) {
+                    batch.put(f);
+                }
+                batch.flip();
+            }
+            queuedBytes = 0;
+            writing = true;
+            try {
+                out.write(batch, this::written, this::writeFailed);
+            } catch (RuntimeException e) {
                 fail();
             }
         }
 
-        @Override
-        public void onWritePossible() {
-            boolean first;
-            synchronized (this) {
-                first = !started;
-                started = true;
-            }
-            if (first) {
-                // outside this stream's lock: a fan-out holds the subscription's lock and then takes this one
-                EventHub.Subscription s = subscribe.apply(this);
-                subscription = s;
-                if (failed && s != null) {
-                    s.close(false);
-                }
-            }
-            synchronized (this) {
+        private synchronized void written() {
+            writing = false;
+            if (failed) {
+                complete();
+            } else {
                 drain();
             }
         }
 
-        @Override
-        public void onError(Throwable t) {
-            synchronized (this) {
+        private synchronized void writeFailed(Throwable t) {
+            writing = false;
+            if (failed) {
+                complete();
+            } else {
                 fail();
             }
         }
@@ -283,8 +336,8 @@ public class RunEventStreams implements Filter {
         }
 
         private void complete() {
-            if (completed) {
-                return;
+            if (completed || writing) {
+                return; // a write under way: its outcome completes the stream
             }
             completed = true;
             ended.accept(this);
@@ -296,10 +349,8 @@ public class RunEventStreams implements Filter {
         }
 
         /** This bundle stops: the client reconnects (to the new version) and resumes with Last-Event-ID. */
-        void end() {
-            synchronized (this) {
-                fail();
-            }
+        synchronized void end() {
+            fail();
         }
 
         @Override

@@ -7,17 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import javax.servlet.AsyncContext;
 import javax.servlet.AsyncListener;
 import javax.servlet.ServletContext;
-import javax.servlet.ServletOutputStream;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
-import javax.servlet.WriteListener;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,49 +30,45 @@ import dev.atrium.runs.internal.RunStore.Event;
 
 /**
  * The per-client queue of {@link RunEventStreams.Stream}: what it writes, in which order, and when it gives a client
- * up. The connection is a servlet output stream whose readiness the test sets, as a congested socket would.
+ * up. The connection completes writes at once, or holds them as a congested socket does, as the test says.
  */
 class EventStreamTest {
 
-    /** Non-blocking servlet output: while not ready, a write would be an error (as in a real container). */
-    static final class Connection extends ServletOutputStream {
+    /** One write at a time, like Jetty's response: a second write while one is pending is an error. */
+    static final class Connection implements RunEventStreams.Output {
         final ByteArrayOutputStream written = new ByteArrayOutputStream();
-        boolean ready = true;
-        int flushes;
-        WriteListener listener;
+        boolean congested;
+        final ArrayDeque<Runnable> pending = new ArrayDeque<>();
+        Consumer<Throwable> lastFailure;
+        int writes;
+        boolean inFlight;
 
         @Override
-        public boolean isReady() {
-            return ready;
-        }
-
-        @Override
-        public void setWriteListener(WriteListener l) {
-            listener = l;
-        }
-
-        @Override
-        public void write(int b) {
-            if (!ready) {
-                throw new IllegalStateException("write while not ready");
+        public void write(ByteBuffer bytes, Runnable done, Consumer<Throwable> failed) {
+            if (inFlight) {
+                throw new IllegalStateException("write pending");
             }
-            written.write(b);
+            writes++;
+            byte[] b = new byte[bytes.remaining()];
+            bytes.get(b);
+            written.write(b, 0, b.length);
+            lastFailure = failed;
+            if (congested) {
+                inFlight = true;
+                pending.add(() -> {
+                    inFlight = false;
+                    done.run();
+                });
+            } else {
+                done.run();
+            }
         }
 
-        @Override
-        public void write(byte[] b, int off, int len) {
-            if (!ready) {
-                throw new IllegalStateException("write while not ready");
+        void relieve() {
+            congested = false;
+            while (!pending.isEmpty()) {
+                pending.poll().run();
             }
-            written.write(b, off, len);
-        }
-
-        @Override
-        public void flush() throws IOException {
-            if (!ready) {
-                throw new IllegalStateException("flush while not ready");
-            }
-            flushes++;
         }
 
         String text() {
@@ -149,6 +146,10 @@ class EventStreamTest {
         return Event.of("run_1", id, "message.delta", JsonNodeFactory.instance.objectNode().put("text", text), Instant.parse("2026-01-01T00:00:00Z"));
     }
 
+    static String frame(Event e) {
+        return "id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.toJsonText() + "\n\n";
+    }
+
     final Connection connection = new Connection();
     final Completion async = new Completion();
     final AtomicInteger subscribed = new AtomicInteger();
@@ -159,43 +160,40 @@ class EventStreamTest {
     }, s -> ended.incrementAndGet());
 
     @Test
-    void nothingIsWrittenBeforeTheConnectionFirstTakesOutputAndThenHeadersGoOutAtOnce() {
-        assertTrue(stream.send(event(1, "a")));
-        assertEquals("", connection.text());
-        assertEquals(0, subscribed.get());
-        stream.onWritePossible();
-        assertEquals(1, subscribed.get());
-        assertEquals("id: 1\nevent: message.delta\ndata: " + event(1, "a").toJsonText() + "\n\n", connection.text());
-        assertTrue(connection.flushes >= 1, "the headers and the first frame are flushed, not left in a buffer");
-        stream.onWritePossible();
+    void theHeadersGoOutFirstThenTheSubscriptionStartsOnce() {
+        assertTrue(stream.send(event(1, "early")), "accepted before start: it waits");
+        assertEquals(0, connection.writes);
+        stream.start();
+        stream.start();
         assertEquals(1, subscribed.get(), "subscribed once");
+        assertTrue(connection.writes >= 2, "an empty write commits the headers, then the frame");
+        assertEquals(frame(event(1, "early")), connection.text());
     }
 
     @Test
-    void framesQueuedWhileTheConnectionIsBusyGoOutInOrderWhenItIsReadyAgain() {
-        stream.onWritePossible();
-        connection.ready = false;
-        for (int i = 1; i <= 5; i++) {
+    void framesQueuedWhileAWriteIsUnderWayGoOutInOrderAsOneWrite() {
+        stream.start();
+        connection.congested = true;
+        assertTrue(stream.send(event(1, "t1")));
+        int writes = connection.writes;
+        for (int i = 2; i <= 5; i++) {
             assertTrue(stream.send(event(i, "t" + i)));
         }
         assertTrue(stream.heartbeat());
-        assertEquals("", connection.text());
-        connection.ready = true;
-        stream.onWritePossible();
-        String text = connection.text();
-        int last = -1;
+        assertEquals(writes, connection.writes, "nothing more while the socket has not taken the first");
+        connection.relieve();
+        assertEquals(writes + 1, connection.writes, "what queued meanwhile is one write");
+        StringBuilder expected = new StringBuilder();
         for (int i = 1; i <= 5; i++) {
-            int at = text.indexOf("id: " + i + "\n");
-            assertTrue(at > last, "event " + i + " in order: " + text);
-            last = at;
+            expected.append(frame(event(i, "t" + i)));
         }
-        assertTrue(text.endsWith(": heartbeat\n\n"));
+        assertEquals(expected + ": heartbeat\n\n", connection.text());
     }
 
     @Test
     void aClientThatLeavesTooMuchUnreadIsDroppedAndGetsNothingAfterTheGap() {
-        stream.onWritePossible();
-        connection.ready = false;
+        stream.start();
+        connection.congested = true;
         String big = "x".repeat(64 * 1024);
         int accepted = 0;
         boolean refused = false;
@@ -207,38 +205,40 @@ class EventStreamTest {
             }
         }
         assertTrue(refused, "a client that reads nothing cannot make the server queue without bound");
-        assertTrue(accepted * 64 * 1024 <= RunEventStreams.MAX_QUEUED_BYTES + 64 * 1024);
+        assertTrue(accepted * 64 * 1024 <= RunEventStreams.MAX_QUEUED_BYTES + 2 * 64 * 1024);
+        assertEquals(0, async.completed.get(), "not while a write is under way");
+        int writes = connection.writes;
+        connection.relieve();
+        assertEquals(writes, connection.writes, "nothing is written after a dropped event");
         assertEquals(1, async.completed.get(), "the response ends, so the client reconnects with Last-Event-ID");
         assertEquals(1, ended.get());
-        connection.ready = true;
-        stream.onWritePossible();
         assertFalse(stream.send(event(999, "late")));
         assertFalse(stream.heartbeat());
-        assertEquals("", connection.text(), "nothing is written after a dropped event");
     }
 
     @Test
     void aTerminalCloseEndsTheResponseOnlyAfterEveryQueuedFrameWentOut() {
-        stream.onWritePossible();
-        connection.ready = false;
+        stream.start();
+        connection.congested = true;
         stream.send(event(1, "a"));
         stream.send(event(2, "b"));
         stream.close(true);
         assertEquals(0, async.completed.get(), "queued frames are not cut off");
         assertFalse(stream.send(event(3, "c")), "nothing is accepted after close");
-        connection.ready = true;
-        stream.onWritePossible();
+        connection.relieve();
         assertTrue(connection.text().contains("id: 2\n"));
         assertFalse(connection.text().contains("id: 3\n"));
         assertEquals(1, async.completed.get());
     }
 
     @Test
-    void aWriteErrorEndsTheStream() {
-        stream.onWritePossible();
-        stream.onError(new IOException("connection reset"));
+    void aFailedWriteEndsTheStream() {
+        stream.start();
+        connection.congested = true;
+        stream.send(event(1, "a"));
+        connection.lastFailure.accept(new IOException("connection reset"));
         assertEquals(1, async.completed.get());
-        assertFalse(stream.send(event(1, "a")));
+        assertFalse(stream.send(event(2, "b")));
     }
 
     @Test
@@ -246,7 +246,6 @@ class EventStreamTest {
         Frames frames = new Frames();
         Event e = event(7, "same");
         assertSame(frames.of(e), frames.of(e));
-        assertEquals("id: 8\nevent: message.delta\ndata: " + event(8, "other").toJsonText() + "\n\n",
-                new String(frames.of(event(8, "other")), StandardCharsets.UTF_8));
+        assertEquals(frame(event(8, "other")), new String(frames.of(event(8, "other")), StandardCharsets.UTF_8));
     }
 }

@@ -1,0 +1,361 @@
+/*
+ * bench/sse-subscribers.c: the load side of bench/sse-latency.sh, in C so that a thousand subscribers cost the
+ * machine (which the server shares) one epoll wait and one read per delivery, not a client library's overhead.
+ *
+ * Opens SUBSCRIBERS connections to GET /api/runs/RUN/sse, waits until every one has its response headers, then
+ * appends EVENTS events to the run (POST /api/runs/RUN/artifacts over one keep-alive connection, one every 20 ms)
+ * and measures, for every (event, subscriber) pair, arrival time minus the event's created_at (PostgreSQL's clock,
+ * the same machine's). Prints median, p90, p99 and max, deliveries lost, and its own CPU time per event.
+ *
+ *   sse-subscribers HOST PORT TOKEN RUN_ID SUBSCRIBERS EVENTS [SERVER_PID]
+ * With SERVER_PID it also prints the server process's CPU time per event (from /proc).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TAIL_MAX 65536
+
+struct conn {
+    int fd;
+    int headers_done;
+    size_t tail_len;
+    char tail[TAIL_MAX];
+};
+
+static long long *latencies;
+static atomic_long received;
+static long capacity;
+static int connected;
+
+static long long now_micros(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* "2026-11-22T05:21:26.122749Z" (fraction optional, 0-9 digits) -> microseconds since the epoch */
+static long long parse_stamp(const char *s, size_t n) {
+    static char last[64];
+    static long long last_micros;
+    if (n < 20 || n >= sizeof last) {
+        return -1;
+    }
+    if (memcmp(last, s, n) == 0 && last[n] == 0) {
+        return last_micros;
+    }
+    struct tm tm = {0};
+    tm.tm_year = atoi(s) - 1900;
+    tm.tm_mon = atoi(s + 5) - 1;
+    tm.tm_mday = atoi(s + 8);
+    tm.tm_hour = atoi(s + 11);
+    tm.tm_min = atoi(s + 14);
+    tm.tm_sec = atoi(s + 17);
+    long long micros = (long long)timegm(&tm) * 1000000LL;
+    if (n > 20 && s[19] == '.') {
+        long frac = 0;
+        int digits = 0;
+        for (size_t i = 20; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (digits < 6) {
+                frac = frac * 10 + (s[i] - '0');
+                digits++;
+            }
+        }
+        while (digits++ < 6) {
+            frac *= 10;
+        }
+        micros += frac;
+    }
+    memcpy(last, s, n);
+    last[n] = 0;
+    last_micros = micros;
+    return micros;
+}
+
+static const char MARK[] = "\"type\":\"artifact.created\"";
+static const char CREATED[] = "\"created_at\":\"";
+
+/* Scans complete SSE frames ("\n\n"-terminated) in buf; returns the number of bytes consumed. */
+static size_t scan(char *buf, size_t len, long long arrived) {
+    size_t from = 0;
+    for (;;) {
+        char *end = memmem(buf + from, len - from, "\n\n", 2);
+        if (end == NULL) {
+            return from;
+        }
+        size_t frame_len = (size_t)(end - (buf + from));
+        char *mark = memmem(buf + from, frame_len, MARK, sizeof MARK - 1);
+        if (mark != NULL) {
+            char *c = memmem(mark, (size_t)(end - mark), CREATED, sizeof CREATED - 1);
+            if (c != NULL) {
+                char *start = c + sizeof CREATED - 1;
+                char *stop = memchr(start, '"', (size_t)(end - start));
+                if (stop != NULL) {
+                    long long created = parse_stamp(start, (size_t)(stop - start));
+                    long i = atomic_fetch_add(&received, 1);
+                    if (i < capacity && created > 0) {
+                        latencies[i] = arrived - created;
+                    }
+                }
+            }
+        }
+        from = (size_t)(end - buf) + 2;
+    }
+}
+
+static int dial(const char *host, int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, host, &a.sin_addr);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        perror("connect");
+        exit(1);
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void write_all(int fd, const char *s, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            perror("write");
+            exit(1);
+        }
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* One request on a keep-alive connection; reads the answer (Content-Length body) and returns its status. */
+static char last_answer[65536];
+
+static int post(int fd, const char *request, size_t n) {
+    char *buf = last_answer;
+    write_all(fd, request, n);
+    size_t have = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + have, sizeof last_answer - 1 - have);
+        if (r <= 0) {
+            fprintf(stderr, "the append connection closed\n");
+            exit(1);
+        }
+        have += (size_t)r;
+        buf[have] = 0;
+        char *end = strstr(buf, "\r\n\r\n");
+        if (end == NULL) {
+            continue;
+        }
+        size_t head = (size_t)(end + 4 - buf);
+        char *te = strcasestr(buf, "\r\nTransfer-Encoding: chunked");
+        if (te != NULL && te < end) {
+            /* a small JSON answer: done at the last chunk */
+            if (have >= head + 5 && memcmp(buf + have - 5, "0\r\n\r\n", 5) == 0) {
+                return atoi(buf + 9);
+            }
+            continue;
+        }
+        char *cl = strcasestr(buf, "\r\nContent-Length:");
+        size_t body = cl != NULL && cl < end ? (size_t)atol(cl + 17) : 0;
+        if (have >= head + body) {
+            return atoi(buf + 9);
+        }
+    }
+}
+
+/* utime + stime of a process in milliseconds (from /proc), or -1 */
+static double process_cpu_ms(int pid) {
+    char path[64], stat[4096];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = 0;
+    char *p = strrchr(stat, ')');
+    if (p == NULL) {
+        return -1;
+    }
+    unsigned long ut = 0, st = 0;
+    /* after ") ": state is field 3; utime and stime are fields 14 and 15 */
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) {
+        return -1;
+    }
+    return (ut + st) * 1000.0 / sysconf(_SC_CLK_TCK);
+}
+
+static int cmp(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double cpu_ms(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec * 1e3 + u.ru_utime.tv_usec / 1e3 + u.ru_stime.tv_sec * 1e3 + u.ru_stime.tv_usec / 1e3;
+}
+
+struct reader_args {
+    int epfd;
+    int subscribers;
+};
+
+static void *reader(void *p) {
+    struct reader_args *ra = p;
+    struct epoll_event events[1024];
+    static char buf[TAIL_MAX + 262144];
+    for (;;) {
+        int n = epoll_wait(ra->epfd, events, 1024, -1);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            perror("epoll_wait");
+            exit(1);
+        }
+        for (int i = 0; i < n; i++) {
+            struct conn *c = events[i].data.ptr;
+            memcpy(buf, c->tail, c->tail_len);
+            ssize_t r = read(c->fd, buf + c->tail_len, sizeof buf - c->tail_len);
+            if (r <= 0) {
+                if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+                    continue;
+                }
+                epoll_ctl(ra->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+                close(c->fd);
+                continue;
+            }
+            long long arrived = now_micros();
+            size_t len = c->tail_len + (size_t)r;
+            size_t from = 0;
+            if (!c->headers_done) {
+                char *h = memmem(buf, len, "\r\n\r\n", 4);
+                if (h == NULL) {
+                    c->tail_len = len < TAIL_MAX ? len : 0;
+                    if (c->tail_len) {
+                        memcpy(c->tail, buf, len);
+                    }
+                    continue;
+                }
+                if (strncmp(buf, "HTTP/1.1 200", 12) != 0) {
+                    fprintf(stderr, "a subscriber got: %.*s\n", (int)(len < 200 ? len : 200), buf);
+                    exit(1);
+                }
+                c->headers_done = 1;
+                __atomic_add_fetch(&connected, 1, __ATOMIC_SEQ_CST);
+                from = (size_t)(h - buf) + 4;
+            }
+            size_t used = from + scan(buf + from, len - from, arrived);
+            size_t rest = len - used;
+            c->tail_len = rest < TAIL_MAX ? rest : 0;
+            if (c->tail_len) {
+                memmove(c->tail, buf + used, rest);
+            }
+        }
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s HOST PORT TOKEN RUN_ID SUBSCRIBERS EVENTS\n", argv[0]);
+        return 2;
+    }
+    const char *host = argv[1];
+    int port = atoi(argv[2]);
+    const char *token = argv[3];
+    const char *run = argv[4];
+    int subscribers = atoi(argv[5]);
+    int events = atoi(argv[6]);
+    int server_pid = argc > 7 ? atoi(argv[7]) : -1;
+    capacity = (long)subscribers * events;
+    latencies = calloc((size_t)capacity, sizeof *latencies);
+
+    char request[4096];
+    int n = snprintf(request, sizeof request,
+                     "GET /api/runs/%s/sse HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n",
+                     run, host, port, token);
+    int epfd = epoll_create1(0);
+    long long t0 = now_micros();
+    for (int i = 0; i < subscribers; i++) {
+        struct conn *c = calloc(1, sizeof *c);
+        c->fd = dial(host, port);
+        write_all(c->fd, request, (size_t)n);
+        fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev);
+    }
+    pthread_t t;
+    struct reader_args ra = {epfd, subscribers};
+    pthread_create(&t, NULL, reader, &ra);
+    for (int i = 0; i < 12000 && __atomic_load_n(&connected, __ATOMIC_SEQ_CST) < subscribers; i++) {
+        usleep(10000);
+    }
+    printf("%d of %d subscribers connected in %lld ms\n", __atomic_load_n(&connected, __ATOMIC_SEQ_CST), subscribers,
+           (now_micros() - t0) / 1000);
+    fflush(stdout);
+    usleep(2000000); /* every subscription registered and its backlog read */
+
+    int appender = dial(host, port);
+    double cpu0 = cpu_ms();
+    double server0 = server_pid > 0 ? process_cpu_ms(server_pid) : -1;
+    long long wall0 = now_micros();
+    for (int i = 0; i < events; i++) {
+        char body[128], req[4096];
+        int bl = snprintf(body, sizeof body, "{\"name\":\"a%d\",\"content\":\"x\"}", i);
+        int rl = snprintf(req, sizeof req,
+                          "POST /api/runs/%s/artifacts HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\n"
+                          "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+                          run, host, port, token, bl, body);
+        int status = post(appender, req, (size_t)rl);
+        if (status != 201) {
+            fprintf(stderr, "appending an event answered %d: %s\n", status, last_answer);
+            return 1;
+        }
+        usleep(20000);
+    }
+    for (int i = 0; i < 300 && atomic_load(&received) < capacity; i++) {
+        usleep(100000);
+    }
+    double cpu = cpu_ms() - cpu0;
+    double server = server0 >= 0 ? process_cpu_ms(server_pid) - server0 : -1;
+    long got = atomic_load(&received);
+    if (got > capacity) {
+        got = capacity;
+    }
+    printf("CPU per event over %.1f s: this client %.2f ms", (now_micros() - wall0) / 1e6, cpu / events);
+    if (server >= 0) {
+        printf(", server %.2f ms", server / events);
+    }
+    printf("\n");
+    printf("events appended: %d, subscribers: %d, deliveries: %ld of %ld (lost %ld)\n", events, subscribers, got, capacity,
+           capacity - got);
+    if (got > 0) {
+        qsort(latencies, (size_t)got, sizeof *latencies, cmp);
+        long p99 = (long)(got * 0.99);
+        printf("append -> SSE client latency: median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms (target p99 <= 20 ms)\n",
+               latencies[got / 2] / 1000.0, latencies[(long)(got * 0.90)] / 1000.0, latencies[p99 < got ? p99 : got - 1] / 1000.0,
+               latencies[got - 1] / 1000.0);
+    }
+    fflush(stdout);
+    _exit(0);
+}
