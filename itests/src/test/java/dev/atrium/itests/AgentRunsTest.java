@@ -133,6 +133,39 @@ class AgentRunsTest {
         return names;
     }
 
+    /** A long thread is not sent whole: the model sees its system messages and the newest turns that fit the window. */
+    @Test
+    void theThreadsContextWindowBoundsWhatTheModelSees() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        fake.script(model, body -> FakeModelServer.openAiText("D'accord."));
+        String threadId = thread(u);
+        assertEquals(200, u.http().patch("/api/threads/" + threadId, Map.of("context_window", 50)).status());
+        String old = "An old question. " + "x".repeat(400);
+        for (Object[] m : new Object[][] { { "system", "Answer in French." }, { "user", old }, { "assistant", "An old answer." } }) {
+            Http.Reply r = u.http().post("/api/threads/" + threadId + "/messages", Map.of("role", m[0], "content", m[1]));
+            assertEquals(201, r.status(), r.body());
+        }
+        String runId = run(u, threadId, "A new question?");
+        assertEquals("completed", awaitFinished(u.http(), runId).path("status").asText());
+
+        JsonNode sent = fake.received(model).get(0).path("messages");
+        List<String> contents = new ArrayList<>();
+        sent.forEach(m -> contents.add(m.path("role").asText() + ": " + m.path("content").asText()));
+        assertTrue(contents.get(0).startsWith("system: ") && contents.get(0).contains("Answer in French."), contents.toString());
+        assertEquals("user: A new question?", contents.get(contents.size() - 1), contents.toString());
+        assertFalse(contents.stream().anyMatch(c -> c.contains("An old question")), "over the window: " + contents);
+        assertFalse(contents.stream().anyMatch(c -> c.startsWith("assistant: ")),
+                "a conversation starts with the user's turn, so the answer to a dropped question goes too: " + contents);
+
+        assertEquals(200, u.http().patch("/api/threads/" + threadId, Map.of("context_window", 100_000)).status());
+        fake.script(model, body -> FakeModelServer.openAiText("Oui."));
+        String second = run(u, threadId, "And again?");
+        assertEquals("completed", awaitFinished(u.http(), second).path("status").asText());
+        JsonNode all = fake.received(model).get(0).path("messages");
+        assertTrue(all.toString().contains("An old question") && all.toString().contains("An old answer."), all.toString());
+    }
+
     @Test
     void anOpenAiRunStreamsTextAndItsToolCallResultReachesTheModel() throws Exception {
         String model = model();

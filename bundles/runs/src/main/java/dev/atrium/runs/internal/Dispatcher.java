@@ -47,6 +47,8 @@ public class Dispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     static final String SYSTEM_PROMPT = "You are the assistant of an Atrium workspace. Use the tools when they help.";
+    /** Thread messages a model turn sees at most; the thread's context_window may make it fewer. */
+    static final int MAX_CONTEXT_MESSAGES = 1_000;
 
     private final RunStore store;
     private final EventHub hub;
@@ -277,7 +279,7 @@ public class Dispatcher {
             Set<String> grants = ToolExecutor.grants(space.securityPosture());
             List<Message> conversation = new ArrayList<>();
             StringBuilder system = new StringBuilder(SYSTEM_PROMPT);
-            for (Threads.Message m : threads.messages(run.threadId())) {
+            for (Threads.Message m : threads.context(run.threadId(), MAX_CONTEXT_MESSAGES)) {
                 switch (m.role()) {
                     case "user" -> conversation.add(Message.user(m.content()));
                     case "assistant" -> conversation.add(Message.assistant(m.content(), List.of()));

@@ -16,6 +16,16 @@ public interface Threads {
     /** The whole timeline of a thread, oldest first (the thread must have been proven by the caller of this). */
     List<Message> messages(String threadId);
 
+    /**
+     * What a model should see of a thread (proven by the caller of this), oldest first: every system message, then
+     * the newest user and assistant messages that fit the thread's {@code context_window} (tokens, estimated as one
+     * per four characters; without one, a server default) and {@code maxMessages}, starting with a user message.
+     * The newest message is always included, however long.
+     *
+     * @since 1.1
+     */
+    List<Message> context(String threadId, int maxMessages);
+
     /** Appends a message to a thread (proven by the caller of this); role is user, assistant or system. */
     Message append(String threadId, String role, String content, String runId);
 

@@ -153,6 +153,12 @@ public class ThreadStore {
                 StoredMessage::of, threadId, afterSeq, limit);
     }
 
+    /** Messages before {@code beforeSeq}, newest first; {@code system}: only system messages, else only the others. */
+    public List<StoredMessage> newestMessages(String threadId, long beforeSeq, boolean system, int limit) {
+        return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? AND seq < ? AND (role = 'system') = ? "
+                + "ORDER BY seq DESC LIMIT ?", StoredMessage::of, threadId, beforeSeq, system, limit);
+    }
+
     public long messageCount(String threadId) {
         return db.count("SELECT count(*) FROM thread_messages WHERE thread_id = ?", threadId);
     }

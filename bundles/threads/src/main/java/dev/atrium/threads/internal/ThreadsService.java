@@ -62,6 +62,47 @@ public class ThreadsService implements Threads {
         }
     }
 
+    /** The context budget of a thread without a {@code context_window}, in estimated tokens. */
+    static final long DEFAULT_CONTEXT_TOKENS = 100_000;
+    /** System messages a model sees at most (the newest of them). */
+    static final int MAX_SYSTEM_MESSAGES = 50;
+
+    @Override
+    public List<Message> context(String threadId, int maxMessages) {
+        Thread t = store.get(threadId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
+        long budget = 4 * (t.contextWindow() == null ? DEFAULT_CONTEXT_TOKENS : t.contextWindow());
+        List<Message> system = new ArrayList<>();
+        store.newestMessages(threadId, Long.MAX_VALUE, true, MAX_SYSTEM_MESSAGES).forEach(m -> system.add(0, m.message()));
+        long used = system.stream().mapToLong(m -> m.content().length()).sum();
+        List<Message> picked = new ArrayList<>();
+        long before = Long.MAX_VALUE;
+        pages:
+        while (picked.size() < maxMessages) {
+            int want = Math.min(200, maxMessages - picked.size());
+            List<StoredMessage> page = store.newestMessages(threadId, before, false, want);
+            for (StoredMessage m : page) {
+                long size = m.message().content().length();
+                if (!picked.isEmpty() && used + size > budget) {
+                    break pages;
+                }
+                picked.add(m.message());
+                used += size;
+            }
+            if (page.size() < want) {
+                break;
+            }
+            before = page.get(page.size() - 1).seq();
+        }
+        java.util.Collections.reverse(picked);
+        // a conversation a model accepts starts with the user's turn
+        while (picked.size() > 1 && !"user".equals(picked.get(0).role())) {
+            picked.remove(0);
+        }
+        List<Message> out = new ArrayList<>(system);
+        out.addAll(picked);
+        return out;
+    }
+
     @Override
     public Message append(String threadId, String role, String content, String runId) {
         if (!ROLES.contains(role)) {
