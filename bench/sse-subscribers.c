@@ -1,14 +1,14 @@
 /*
- * bench/sse-subscribers.c: the load side of bench/sse-latency.sh, in C so that a thousand subscribers cost the
- * machine (which the server shares) one epoll wait and one read per delivery, not a client library's overhead.
+ * bench/sse-subscribers.c: the subscriber side of bench/sse-latency.sh, in C so that a thousand subscribers cost
+ * the machine (which the server shares) one epoll wait and one read per delivery, not a client library's overhead.
  *
- * Opens SUBSCRIBERS connections to GET /api/runs/RUN/sse, waits until every one has its response headers, then
- * appends EVENTS events to the run (POST /api/runs/RUN/artifacts over one keep-alive connection, one every 20 ms)
- * and measures, for every (event, subscriber) pair, arrival time minus the event's created_at (PostgreSQL's clock,
- * the same machine's). Prints median, p90, p99 and max, deliveries lost, and its own CPU time per event.
+ * Opens SUBSCRIBERS connections to GET /api/runs/RUN/sse of a run whose model (bench/fake-model.py) is holding its
+ * answer, waits until every one has its response headers, tells the model to go (GET /go on MODEL_PORT), and
+ * measures, for every measured `message.delta` event (text "m<i> ", after the model's warm-up deltas "w<i> ") and
+ * every subscriber, arrival time minus the event's created_at (PostgreSQL's clock, the same machine's). Prints
+ * median, p90, p99 and max, deliveries lost, and CPU time per event of itself and of the server.
  *
- *   sse-subscribers HOST PORT TOKEN RUN_ID SUBSCRIBERS EVENTS [SERVER_PID]
- * With SERVER_PID it also prints the server process's CPU time per event (from /proc).
+ *   sse-subscribers HOST PORT TOKEN RUN_ID SUBSCRIBERS WARMUP EVENTS MODEL_PORT [SERVER_PID]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -85,8 +85,9 @@ static long long parse_stamp(const char *s, size_t n) {
     return micros;
 }
 
-static const char MARK[] = "\"type\":\"artifact.created\"";
+static const char MARK[] = "\"type\":\"message.delta\"";
 static const char CREATED[] = "\"created_at\":\"";
+static const char MEASURED[] = "\"text\":\"m"; /* warm-up deltas are w<i>, measured ones m<i> */
 
 /* Scans complete SSE frames ("\n\n"-terminated) in buf; returns the number of bytes consumed. */
 static size_t scan(char *buf, size_t len, long long arrived) {
@@ -98,8 +99,8 @@ static size_t scan(char *buf, size_t len, long long arrived) {
         }
         size_t frame_len = (size_t)(end - (buf + from));
         char *mark = memmem(buf + from, frame_len, MARK, sizeof MARK - 1);
-        if (mark != NULL) {
-            char *c = memmem(mark, (size_t)(end - mark), CREATED, sizeof CREATED - 1);
+        if (mark != NULL && memmem(buf + from, frame_len, MEASURED, sizeof MEASURED - 1) != NULL) {
+            char *c = memmem(buf + from, frame_len, CREATED, sizeof CREATED - 1);
             if (c != NULL) {
                 char *start = c + sizeof CREATED - 1;
                 char *stop = memchr(start, '"', (size_t)(end - start));
@@ -145,41 +146,6 @@ static void write_all(int fd, const char *s, size_t n) {
 }
 
 /* One request on a keep-alive connection; reads the answer (Content-Length body) and returns its status. */
-static char last_answer[65536];
-
-static int post(int fd, const char *request, size_t n) {
-    char *buf = last_answer;
-    write_all(fd, request, n);
-    size_t have = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + have, sizeof last_answer - 1 - have);
-        if (r <= 0) {
-            fprintf(stderr, "the append connection closed\n");
-            exit(1);
-        }
-        have += (size_t)r;
-        buf[have] = 0;
-        char *end = strstr(buf, "\r\n\r\n");
-        if (end == NULL) {
-            continue;
-        }
-        size_t head = (size_t)(end + 4 - buf);
-        char *te = strcasestr(buf, "\r\nTransfer-Encoding: chunked");
-        if (te != NULL && te < end) {
-            /* a small JSON answer: done at the last chunk */
-            if (have >= head + 5 && memcmp(buf + have - 5, "0\r\n\r\n", 5) == 0) {
-                return atoi(buf + 9);
-            }
-            continue;
-        }
-        char *cl = strcasestr(buf, "\r\nContent-Length:");
-        size_t body = cl != NULL && cl < end ? (size_t)atol(cl + 17) : 0;
-        if (have >= head + body) {
-            return atoi(buf + 9);
-        }
-    }
-}
-
 /* utime + stime of a process in milliseconds (from /proc), or -1 */
 static double process_cpu_ms(int pid) {
     char path[64], stat[4096];
@@ -276,8 +242,8 @@ static void *reader(void *p) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 7) {
-        fprintf(stderr, "usage: %s HOST PORT TOKEN RUN_ID SUBSCRIBERS EVENTS\n", argv[0]);
+    if (argc < 9) {
+        fprintf(stderr, "usage: %s HOST PORT TOKEN RUN_ID SUBSCRIBERS WARMUP EVENTS MODEL_PORT [SERVER_PID]\n", argv[0]);
         return 2;
     }
     const char *host = argv[1];
@@ -285,8 +251,10 @@ int main(int argc, char **argv) {
     const char *token = argv[3];
     const char *run = argv[4];
     int subscribers = atoi(argv[5]);
-    int events = atoi(argv[6]);
-    int server_pid = argc > 7 ? atoi(argv[7]) : -1;
+    int warmup = atoi(argv[6]);
+    int events = atoi(argv[7]);
+    int model_port = atoi(argv[8]);
+    int server_pid = argc > 9 ? atoi(argv[9]) : -1;
     capacity = (long)subscribers * events;
     latencies = calloc((size_t)capacity, sizeof *latencies);
 
@@ -315,23 +283,16 @@ int main(int argc, char **argv) {
     fflush(stdout);
     usleep(2000000); /* every subscription registered and its backlog read */
 
-    int appender = dial(host, port);
     double cpu0 = cpu_ms();
     double server0 = server_pid > 0 ? process_cpu_ms(server_pid) : -1;
     long long wall0 = now_micros();
-    for (int i = 0; i < events; i++) {
-        char body[128], req[4096];
-        int bl = snprintf(body, sizeof body, "{\"name\":\"a%d\",\"content\":\"x\"}", i);
-        int rl = snprintf(req, sizeof req,
-                          "POST /api/runs/%s/artifacts HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\n"
-                          "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-                          run, host, port, token, bl, body);
-        int status = post(appender, req, (size_t)rl);
-        if (status != 201) {
-            fprintf(stderr, "appending an event answered %d: %s\n", status, last_answer);
-            return 1;
-        }
-        usleep(20000);
+    int model = dial(host, model_port);
+    const char go[] = "GET /go HTTP/1.0\r\n\r\n";
+    write_all(model, go, sizeof go - 1);
+    close(model);
+    /* the warm-up deltas come first (the server's JIT compiles the fan-out path meanwhile), then the measured ones */
+    for (int i = 0; i < 6000 && atomic_load(&received) < capacity; i++) {
+        usleep(10000);
     }
     for (int i = 0; i < 300 && atomic_load(&received) < capacity; i++) {
         usleep(100000);
@@ -342,12 +303,12 @@ int main(int argc, char **argv) {
     if (got > capacity) {
         got = capacity;
     }
-    printf("CPU per event over %.1f s: this client %.2f ms", (now_micros() - wall0) / 1e6, cpu / events);
+    printf("CPU per event (warm-up included) over %.1f s: this client %.2f ms", (now_micros() - wall0) / 1e6, cpu / (warmup + events));
     if (server >= 0) {
-        printf(", server %.2f ms", server / events);
+        printf(", server %.2f ms", server / (warmup + events));
     }
     printf("\n");
-    printf("events appended: %d, subscribers: %d, deliveries: %ld of %ld (lost %ld)\n", events, subscribers, got, capacity,
+    printf("measured events: %d, subscribers: %d, deliveries: %ld of %ld (lost %ld)\n", events, subscribers, got, capacity,
            capacity - got);
     if (got > 0) {
         qsort(latencies, (size_t)got, sizeof *latencies, cmp);
