@@ -76,7 +76,8 @@ public class EventHub {
         }
 
         synchronized void deliver(List<Event> events) {
-            for (Event e : events) {
+            for (int i = 0, n = events.size(); i < n; i++) { // no iterator: this runs once per subscriber per event
+                Event e = events.get(i);
                 if (closed) {
                     return;
                 }
@@ -287,7 +288,7 @@ public class EventHub {
     }
 
     private static void deliver(String runId, List<Subscription> subs, int lane, List<Event> events) {
-        for (Subscription s : subs) {
+        for (Subscription s : subs) { // a CopyOnWriteArrayList: its iterator is the snapshot this event goes to
             if (s.lane != lane) {
                 continue;
             }

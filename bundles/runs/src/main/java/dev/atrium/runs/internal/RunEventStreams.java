@@ -151,7 +151,12 @@ public class RunEventStreams implements Filter {
         static org.eclipse.jetty.server.Response connectionOf(ServletResponse res) {
             try {
                 jakarta.servlet.ServletResponse jres = ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) unwrap(res)).getResponse();
-                return org.eclipse.jetty.ee10.servlet.ServletContextResponse.getServletContextResponse(jres);
+                org.eclipse.jetty.server.Response r = org.eclipse.jetty.ee10.servlet.ServletContextResponse.getServletContextResponse(jres);
+                // the connection's own response: raw frames need no context scope or wrapper on every write
+                while (r instanceof org.eclipse.jetty.server.Response.Wrapper w) {
+                    r = w.getWrapped();
+                }
+                return r;
             } catch (RuntimeException | LinkageError e) {
                 LOG.warn("event streams need the Jetty 12 HTTP service", e);
                 throw new ApiException(503, "SERVICE_UNAVAILABLE", "event streams are not available on this HTTP service");
@@ -166,9 +171,19 @@ public class RunEventStreams implements Filter {
             return r;
         }
 
+        private Runnable done;
+        private java.util.function.Consumer<Throwable> failed;
+        private org.eclipse.jetty.util.Callback callback;
+
         @Override
         public void write(ByteBuffer bytes, Runnable done, java.util.function.Consumer<Throwable> failed) {
-            response.write(false, bytes, org.eclipse.jetty.util.Callback.from(done, failed));
+            if (done != this.done || failed != this.failed) {
+                // one stateless callback for the stream's writes, not one per frame (a thousand per event)
+                this.done = done;
+                this.failed = failed;
+                this.callback = org.eclipse.jetty.util.Callback.from(done, failed);
+            }
+            response.write(false, bytes, callback);
         }
     }
 
@@ -209,6 +224,8 @@ public class RunEventStreams implements Filter {
         private boolean completed;
         private volatile boolean failed;
         private volatile EventHub.Subscription subscription;
+        private final Runnable onWritten = this::written;
+        private final java.util.function.Consumer<Throwable> onWriteFailed = this::writeFailed;
 
         /** {@code subscribe} is called once, by {@link #start}; {@code ended} when the stream ends. */
         Stream(AsyncContext async, Output out, Frames frames, java.util.function.Function<Stream, EventHub.Subscription> subscribe,
@@ -228,7 +245,7 @@ public class RunEventStreams implements Filter {
                 }
                 started = true;
                 writing = true;
-                out.write(NOTHING, this::written, this::writeFailed);
+                out.write(NOTHING, onWritten, onWriteFailed);
             }
             // outside this stream's lock: a fan-out holds the subscription's lock and then takes this one
             EventHub.Subscription s = subscribe.apply(this);
@@ -296,7 +313,7 @@ public class RunEventStreams implements Filter {
             queuedBytes = 0;
             writing = true;
             try {
-                out.write(batch, this::written, this::writeFailed);
+                out.write(batch, onWritten, onWriteFailed);
             } catch (RuntimeException e) {
                 fail();
             }
