@@ -69,7 +69,7 @@ final class MemoryTools {
 
         @Override
         public Set<String> requiredGrants() {
-            return Set.of();
+            return Set.of("storage.read"); // DESIGN §2: reading the workspace's stored data
         }
 
         @Override
@@ -109,7 +109,7 @@ final class MemoryTools {
 
         @Override
         public Set<String> requiredGrants() {
-            return Set.of();
+            return Set.of("storage.write"); // DESIGN §2: changing the workspace's stored data
         }
 
         @Override

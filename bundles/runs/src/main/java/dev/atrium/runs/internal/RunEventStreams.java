@@ -43,7 +43,7 @@ import dev.atrium.runs.internal.RunStore.Run;
  * <p>
  * Served by a servlet filter behind the kernel's envelope (request id, error bodies, update gate) and in front of
  * JAX-RS, not by a JAX-RS resource: one event goes to every subscriber of a run, and writing the same prepared bytes
- * to each connection with non-blocking servlet output costs a few microseconds per subscriber, where JAX-RS's
+ * to each connection through Jetty's response costs a few microseconds per subscriber, where JAX-RS's
  * {@code SseEventSink} serialised and dispatched every event once per subscriber on the container's pool (a
  * thousand subscribers waited tens of milliseconds for the last one). The kernel still decides who the caller is
  * ({@link Authenticator#authenticateReading}) and whose run it is ({@link RunAccess}).
