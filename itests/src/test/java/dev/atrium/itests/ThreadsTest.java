@@ -244,4 +244,32 @@ class ThreadsTest {
         assertEquals("run", items.get(1).path("kind").asText());
         assertEquals(run.json().path("run").path("id").asText(), items.get(1).path("id").asText());
     }
+
+    /** A long thread's history comes in pages: every item once, in order, whatever the page size. */
+    @Test
+    void historyIsPagedWithoutGapsOrRepeats(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "Paged history");
+        List<String> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            expected.add(u.http().post("/api/threads/" + id + "/messages", Map.of("content", "m" + i)).json().path("message").path("id").asText());
+            if (i % 3 == 0) {
+                expected.add(u.http().post("/api/threads/" + id + "/runs", Map.of()).json().path("run").path("id").asText());
+            }
+        }
+        for (int size : new int[] { 1, 2, 4, 100 }) {
+            List<String> seen = new java.util.ArrayList<>();
+            String cursor = null;
+            for (int pages = 0; pages < 50; pages++) {
+                JsonNode page = u.http().get("/api/threads/" + id + "/history?limit=" + size + (cursor == null ? "" : "&cursor=" + cursor)).json();
+                page.path("items").forEach(i -> seen.add(i.path("id").asText()));
+                cursor = page.path("next_cursor").isNull() ? null : page.path("next_cursor").asText();
+                if (cursor == null) {
+                    break;
+                }
+            }
+            assertEquals(expected, seen, "page size " + size);
+        }
+        assertEquals(400, u.http().get("/api/threads/" + id + "/history?cursor=not-a-cursor").status());
+    }
 }

@@ -207,6 +207,13 @@ public class RunStore {
                 Run::of, threadId, activeOnly, ts(beforeCreated), ts(beforeCreated), beforeId, limit);
     }
 
+    /** A thread's runs after {@code (created_at, id)}, oldest first; a null instant starts at the beginning. */
+    public List<Run> listAfter(String threadId, Instant after, String afterId, int limit) {
+        return db.list("SELECT " + COLUMNS + " FROM runs WHERE thread_id = ? "
+                + "AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) ORDER BY created_at, id LIMIT ?",
+                Run::of, threadId, ts(after), ts(after), afterId == null ? "" : afterId, limit);
+    }
+
     private static Timestamp ts(Instant i) {
         return i == null ? null : Timestamp.from(i);
     }

@@ -13,7 +13,13 @@ public interface Threads {
     /** The thread, when the caller owns its workspace; otherwise 404 {@code NOT_FOUND}, as for a missing id. */
     ThreadRef require(Caller caller, String threadId);
 
-    /** The whole timeline of a thread, oldest first (the thread must have been proven by the caller of this). */
+    /**
+     * The whole timeline of a thread, oldest first (the thread must have been proven by the caller of this).
+     *
+     * @deprecated it holds a thread of any length in memory at once: use {@link #messagesAfter} (pages) or
+     *             {@link #context} (what a model should see)
+     */
+    @Deprecated
     List<Message> messages(String threadId);
 
     /**
@@ -25,6 +31,15 @@ public interface Threads {
      * @since 1.1
      */
     List<Message> context(String threadId, int maxMessages);
+
+    /**
+     * A page of a thread's timeline (proven by the caller of this) in {@code (created_at, id)} order, after the
+     * position {@code (afterCreatedAt, afterId)} (both null: from the start; an empty {@code afterId}: every message
+     * of that instant).
+     *
+     * @since 1.1
+     */
+    List<Message> messagesAfter(String threadId, java.time.Instant afterCreatedAt, String afterId, int limit);
 
     /** Appends a message to a thread (proven by the caller of this); role is user, assistant or system. */
     Message append(String threadId, String role, String content, String runId);

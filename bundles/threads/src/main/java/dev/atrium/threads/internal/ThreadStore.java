@@ -153,6 +153,14 @@ public class ThreadStore {
                 StoredMessage::of, threadId, afterSeq, limit);
     }
 
+    /** Messages after {@code (created_at, id)} in that order; a null instant starts at the beginning. */
+    public List<StoredMessage> messagesAfter(String threadId, java.time.Instant after, String afterId, int limit) {
+        java.sql.Timestamp t = after == null ? null : java.sql.Timestamp.from(after);
+        return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? "
+                + "AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) ORDER BY created_at, id LIMIT ?",
+                StoredMessage::of, threadId, t, t, afterId == null ? "" : afterId, limit);
+    }
+
     /** Messages before {@code beforeSeq}, newest first; {@code system}: only system messages, else only the others. */
     public List<StoredMessage> newestMessages(String threadId, long beforeSeq, boolean system, int limit) {
         return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? AND seq < ? AND (role = 'system') = ? "

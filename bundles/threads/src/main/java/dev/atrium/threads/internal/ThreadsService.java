@@ -62,6 +62,11 @@ public class ThreadsService implements Threads {
         }
     }
 
+    @Override
+    public List<Message> messagesAfter(String threadId, java.time.Instant afterCreatedAt, String afterId, int limit) {
+        return store.messagesAfter(threadId, afterCreatedAt, afterId, limit).stream().map(StoredMessage::message).toList();
+    }
+
     /** The context budget of a thread without a {@code context_window}, in estimated tokens. */
     static final long DEFAULT_CONTEXT_TOKENS = 100_000;
     /** System messages a model sees at most (the newest of them). */
