@@ -2,7 +2,7 @@
 """bench/fake-model.py: an OpenAI-compatible chat-completions server for bench/sse-latency.sh, on loopback.
 
 A request to POST /v1/chat/completions gets a streaming answer (SSE `data:` chunks, then `data: [DONE]`) whose
-deltas wait until GET /go, then come one every INTERVAL_MS: WARMUP deltas "w<i> " and EVENTS deltas "m<i> ".
+deltas wait until GET /go, then come with INTERVAL_MS between them: WARMUP deltas "w<i> " and EVENTS deltas "m<i> ".
 Each delta becomes one `message.delta` run event in Atrium, as a real model's tokens do.
     fake-model.py PORT_FILE WARMUP EVENTS [INTERVAL_MS]
 """
@@ -46,11 +46,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(chunk({"role": "assistant", "content": ""}))
         self.wfile.flush()
         go.wait(600)
-        due = time.monotonic()
         for prefix, n in (("w", warmup), ("m", events)):
             for i in range(n):
-                due += interval
-                time.sleep(max(0.0, due - time.monotonic()))
+                # a pause after each delta, never a catch-up burst: this process shares the cores with the server
+                # and falls behind when they are busy, and a burst of its own making is not a model's behaviour
+                time.sleep(interval)
                 self.wfile.write(chunk({"content": "%s%d " % (prefix, i)}))
                 self.wfile.flush()
         self.wfile.write(chunk({}, "stop"))

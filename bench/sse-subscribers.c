@@ -37,6 +37,9 @@ struct conn {
 };
 
 static long long *latencies;
+/* per measured event: earliest and latest arrival latency over the subscribers */
+static long long *event_first, *event_last;
+static int measured_events;
 static atomic_long received;
 static long capacity;
 static int connected;
@@ -109,6 +112,13 @@ static size_t scan(char *buf, size_t len, long long arrived) {
                     long i = atomic_fetch_add(&received, 1);
                     if (i < capacity && created > 0) {
                         latencies[i] = arrived - created;
+                        char *num = memmem(buf + from, frame_len, MEASURED, sizeof MEASURED - 1);
+                        int e = num ? atoi(num + sizeof MEASURED - 1) : -1;
+                        if (e >= 0 && e < measured_events) {
+                            long long l = arrived - created;
+                            if (event_first[e] == 0 || l < event_first[e]) event_first[e] = l;
+                            if (l > event_last[e]) event_last[e] = l;
+                        }
                     }
                 }
             }
@@ -257,6 +267,9 @@ int main(int argc, char **argv) {
     int server_pid = argc > 9 ? atoi(argv[9]) : -1;
     capacity = (long)subscribers * events;
     latencies = calloc((size_t)capacity, sizeof *latencies);
+    measured_events = events;
+    event_first = calloc((size_t)events, sizeof *event_first);
+    event_last = calloc((size_t)events, sizeof *event_last);
 
     char request[4096];
     int n = snprintf(request, sizeof request,
@@ -317,6 +330,22 @@ int main(int argc, char **argv) {
                latencies[got / 2] / 1000.0, latencies[(long)(got * 0.90)] / 1000.0, latencies[p99 < got ? p99 : got - 1] / 1000.0,
                latencies[got - 1] / 1000.0);
     }
+    /* whether the slow deliveries are whole events that came late to everyone, or the tail of a fan-out */
+    int worst[5] = {-1, -1, -1, -1, -1};
+    for (int e = 0; e < events; e++) {
+        for (int k = 0; k < 5; k++) {
+            if (worst[k] < 0 || event_last[e] > event_last[worst[k]]) {
+                for (int j = 4; j > k; j--) worst[j] = worst[j - 1];
+                worst[k] = e;
+                break;
+            }
+        }
+    }
+    printf("slowest events (first / last subscriber):");
+    for (int k = 0; k < 5 && worst[k] >= 0; k++) {
+        printf(" m%d %.1f/%.1f ms", worst[k], event_first[worst[k]] / 1000.0, event_last[worst[k]] / 1000.0);
+    }
+    printf("\n");
     fflush(stdout);
     _exit(0);
 }
