@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # bench/sse-latency.sh: run event -> SSE client latency with many subscribers on one run (informational).
 # A real run streams a model's answer: bench/fake-model.py is an OpenAI-compatible chat-completions server on
-# loopback whose deltas come one every 20 ms once told to go; each becomes a `message.delta` event that Atrium's
+# loopback whose deltas come with INTERVAL_MS (20) between them once told to go; each becomes a `message.delta` event that Atrium's
 # dispatcher appends to the run (a PostgreSQL transaction) and fans out. bench/sse-subscribers.c (built here with
 # gcc) holds SUBSCRIBERS connections on GET /api/runs/:id/sse and measures arrival minus the event's created_at.
 # WARMUP deltas come first and are not measured (the server's JIT compiles the fan-out path meanwhile).
 # Atrium runs on a fresh database (the PostgreSQL on 127.0.0.1:5432, else embedded).
-#   bench/sse-latency.sh [SUBSCRIBERS] [EVENTS] [WARMUP]
+#   bench/sse-latency.sh [SUBSCRIBERS] [EVENTS] [WARMUP] [INTERVAL_MS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-subscribers="${1:-1000}"; events="${2:-500}"; warmup="${3:-250}"
+subscribers="${1:-1000}"; events="${2:-500}"; warmup="${3:-250}"; interval="${4:-20}"
 work="$(mktemp -d)"; db=""; pid=""; model=""
 cleanup() {
   [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
@@ -23,7 +23,7 @@ command -v gcc >/dev/null || { echo "gcc is needed to build the subscriber clien
 gcc -O2 -o "$work/sse-subscribers" "$root/bench/sse-subscribers.c" -lpthread
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-python3 "$root/bench/fake-model.py" "$work/model.port" "$warmup" "$events" 20 &
+python3 "$root/bench/fake-model.py" "$work/model.port" "$warmup" "$events" "$interval" &
 model=$!
 for _ in $(seq 1 100); do [ -s "$work/model.port" ] && break; sleep 0.05; done
 model_port=$(cat "$work/model.port")

@@ -300,7 +300,7 @@ public class Dispatcher {
                             if (cancelled.contains(runId)) {
                                 throw new java.util.concurrent.CancellationException();
                             }
-                            store.append(runId, "message.delta", Map.of("text", NulText.clean(String.valueOf(delta)), "step", s));
+                            store.append(runId, RunStore.STREAMED, Map.of("text", NulText.clean(String.valueOf(delta)), "step", s));
                         });
                 reply = sanitise(reply, step);
                 Map<String, Object> done = new LinkedHashMap<>();
