@@ -192,7 +192,6 @@ static double cpu_ms(void) {
 
 struct reader_args {
     int epfd;
-    int subscribers;
 };
 
 static void *reader(void *p) {
@@ -286,7 +285,7 @@ int main(int argc, char **argv) {
         epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev);
     }
     pthread_t t;
-    struct reader_args ra = {epfd, subscribers};
+    struct reader_args ra = {epfd};
     pthread_create(&t, NULL, reader, &ra);
     for (int i = 0; i < 12000 && __atomic_load_n(&connected, __ATOMIC_SEQ_CST) < subscribers; i++) {
         usleep(10000);

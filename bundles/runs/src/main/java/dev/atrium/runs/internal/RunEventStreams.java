@@ -129,9 +129,14 @@ public class RunEventStreams implements Filter {
         }
     }
 
-    /** Where a stream's bytes go: one write at a time, its outcome reported once, possibly before write returns. */
+    /**
+     * Where a stream's bytes go: one write at a time, each reported once to what {@link #bind} gave, possibly before
+     * {@code write} returns.
+     */
     interface Output {
-        void write(ByteBuffer bytes, Runnable done, java.util.function.Consumer<Throwable> failed);
+        void bind(Runnable done, java.util.function.Consumer<Throwable> failed);
+
+        void write(ByteBuffer bytes);
     }
 
     /**
@@ -171,18 +176,16 @@ public class RunEventStreams implements Filter {
             return r;
         }
 
-        private Runnable done;
-        private java.util.function.Consumer<Throwable> failed;
+        /** One stateless callback for all the stream's writes, not one per frame (a thousand per event). */
         private org.eclipse.jetty.util.Callback callback;
 
         @Override
-        public void write(ByteBuffer bytes, Runnable done, java.util.function.Consumer<Throwable> failed) {
-            if (done != this.done || failed != this.failed) {
-                // one stateless callback for the stream's writes, not one per frame (a thousand per event)
-                this.done = done;
-                this.failed = failed;
-                this.callback = org.eclipse.jetty.util.Callback.from(done, failed);
-            }
+        public void bind(Runnable done, java.util.function.Consumer<Throwable> failed) {
+            callback = org.eclipse.jetty.util.Callback.from(done, failed);
+        }
+
+        @Override
+        public void write(ByteBuffer bytes) {
             response.write(false, bytes, callback);
         }
     }
@@ -224,8 +227,6 @@ public class RunEventStreams implements Filter {
         private boolean completed;
         private volatile boolean failed;
         private volatile EventHub.Subscription subscription;
-        private final Runnable onWritten = this::written;
-        private final java.util.function.Consumer<Throwable> onWriteFailed = this::writeFailed;
 
         /** {@code subscribe} is called once, by {@link #start}; {@code ended} when the stream ends. */
         Stream(AsyncContext async, Output out, Frames frames, java.util.function.Function<Stream, EventHub.Subscription> subscribe,
@@ -235,6 +236,7 @@ public class RunEventStreams implements Filter {
             this.frames = frames;
             this.subscribe = subscribe;
             this.ended = ended;
+            out.bind(this::written, this::writeFailed);
         }
 
         /** Sends the headers, then subscribes: the backlog and live events follow. */
@@ -245,7 +247,7 @@ public class RunEventStreams implements Filter {
                 }
                 started = true;
                 writing = true;
-                out.write(NOTHING, onWritten, onWriteFailed);
+                out.write(NOTHING);
             }
             // outside this stream's lock: a fan-out holds the subscription's lock and then takes this one
             EventHub.Subscription s = subscribe.apply(this);
@@ -313,7 +315,7 @@ public class RunEventStreams implements Filter {
             queuedBytes = 0;
             writing = true;
             try {
-                out.write(batch, onWritten, onWriteFailed);
+                out.write(batch);
             } catch (RuntimeException e) {
                 fail();
             }

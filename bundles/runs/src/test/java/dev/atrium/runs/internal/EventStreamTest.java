@@ -39,12 +39,19 @@ class EventStreamTest {
         final ByteArrayOutputStream written = new ByteArrayOutputStream();
         boolean congested;
         final ArrayDeque<Runnable> pending = new ArrayDeque<>();
+        Runnable done;
         Consumer<Throwable> lastFailure;
         int writes;
         boolean inFlight;
 
         @Override
-        public void write(ByteBuffer bytes, Runnable done, Consumer<Throwable> failed) {
+        public void bind(Runnable done, Consumer<Throwable> failed) {
+            this.done = done;
+            this.lastFailure = failed;
+        }
+
+        @Override
+        public void write(ByteBuffer bytes) {
             if (inFlight) {
                 throw new IllegalStateException("write pending");
             }
@@ -52,7 +59,6 @@ class EventStreamTest {
             byte[] b = new byte[bytes.remaining()];
             bytes.get(b);
             written.write(b, 0, b.length);
-            lastFailure = failed;
             if (congested) {
                 inFlight = true;
                 pending.add(() -> {
