@@ -37,8 +37,6 @@ struct conn {
 };
 
 static long long *latencies;
-/* per measured event: earliest and latest arrival latency over the subscribers */
-static long long *event_first, *event_last;
 static int measured_events;
 static atomic_long received;
 static long capacity;
@@ -52,8 +50,8 @@ static long long now_micros(void) {
 
 /* "2026-11-22T05:21:26.122749Z" (fraction optional, 0-9 digits) -> microseconds since the epoch */
 static long long parse_stamp(const char *s, size_t n) {
-    static char last[64];
-    static long long last_micros;
+    static __thread char last[64];
+    static __thread long long last_micros;
     if (n < 20 || n >= sizeof last) {
         return -1;
     }
@@ -92,8 +90,15 @@ static const char MARK[] = "\"type\":\"message.delta\"";
 static const char CREATED[] = "\"created_at\":\"";
 static const char MEASURED[] = "\"text\":\"m"; /* warm-up deltas are w<i>, measured ones m<i> */
 
+/* One reader thread: its own epoll set of connections, and per measured event its earliest and latest latency. */
+struct reader_args {
+    int epfd;
+    long long *event_first, *event_last;
+};
+
 /* Scans complete SSE frames ("\n\n"-terminated) in buf; returns the number of bytes consumed. */
-static size_t scan(char *buf, size_t len, long long arrived) {
+static size_t scan(struct reader_args *ra, char *buf, size_t len, long long arrived) {
+    long long *event_first = ra->event_first, *event_last = ra->event_last;
     size_t from = 0;
     for (;;) {
         char *end = memmem(buf + from, len - from, "\n\n", 2);
@@ -179,6 +184,23 @@ static double process_cpu_ms(int pid) {
     return (ut + st) * 1000.0 / sysconf(_SC_CLK_TCK);
 }
 
+/* the machine's CPU time so far, in clock ticks: all of it, and what the hypervisor stole (another guest ran) */
+static void machine_ticks(unsigned long long *total, unsigned long long *steal) {
+    unsigned long long v[8] = {0};
+    *total = *steal = 0;
+    FILE *f = fopen("/proc/stat", "r");
+    if (f == NULL) {
+        return;
+    }
+    if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+        for (int i = 0; i < 8; i++) {
+            *total += v[i];
+        }
+        *steal = v[7];
+    }
+    fclose(f);
+}
+
 static int cmp(const void *a, const void *b) {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return x < y ? -1 : x > y;
@@ -190,14 +212,11 @@ static double cpu_ms(void) {
     return u.ru_utime.tv_sec * 1e3 + u.ru_utime.tv_usec / 1e3 + u.ru_stime.tv_sec * 1e3 + u.ru_stime.tv_usec / 1e3;
 }
 
-struct reader_args {
-    int epfd;
-};
-
 static void *reader(void *p) {
     struct reader_args *ra = p;
     struct epoll_event events[1024];
-    static char buf[TAIL_MAX + 262144];
+    char *buf = malloc(TAIL_MAX + 262144);
+    const size_t buf_size = TAIL_MAX + 262144;
     for (;;) {
         int n = epoll_wait(ra->epfd, events, 1024, -1);
         if (n < 0) {
@@ -210,7 +229,7 @@ static void *reader(void *p) {
         for (int i = 0; i < n; i++) {
             struct conn *c = events[i].data.ptr;
             memcpy(buf, c->tail, c->tail_len);
-            ssize_t r = read(c->fd, buf + c->tail_len, sizeof buf - c->tail_len);
+            ssize_t r = read(c->fd, buf + c->tail_len, buf_size - c->tail_len);
             if (r <= 0) {
                 if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
                     continue;
@@ -239,7 +258,7 @@ static void *reader(void *p) {
                 __atomic_add_fetch(&connected, 1, __ATOMIC_SEQ_CST);
                 from = (size_t)(h - buf) + 4;
             }
-            size_t used = from + scan(buf + from, len - from, arrived);
+            size_t used = from + scan(ra, buf + from, len - from, arrived);
             size_t rest = len - used;
             c->tail_len = rest < TAIL_MAX ? rest : 0;
             if (c->tail_len) {
@@ -267,14 +286,25 @@ int main(int argc, char **argv) {
     capacity = (long)subscribers * events;
     latencies = calloc((size_t)capacity, sizeof *latencies);
     measured_events = events;
-    event_first = calloc((size_t)events, sizeof *event_first);
-    event_last = calloc((size_t)events, sizeof *event_last);
+    /* reader threads (SSE_READERS, default 1), each with its share of the connections: with the server on the same
+       two cores, a second reader cost more CPU per event than it saved in waiting; on a machine of its own, the
+       subscribers can use every core */
+    int readers = 1;
+    const char *readers_env = getenv("SSE_READERS");
+    if (readers_env != NULL && atoi(readers_env) > 0) {
+        readers = atoi(readers_env);
+    }
+    struct reader_args *ra = calloc((size_t)readers, sizeof *ra);
+    for (int r = 0; r < readers; r++) {
+        ra[r].epfd = epoll_create1(0);
+        ra[r].event_first = calloc((size_t)events, sizeof(long long));
+        ra[r].event_last = calloc((size_t)events, sizeof(long long));
+    }
 
     char request[4096];
     int n = snprintf(request, sizeof request,
                      "GET /api/runs/%s/sse HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n",
                      run, host, port, token);
-    int epfd = epoll_create1(0);
     long long t0 = now_micros();
     for (int i = 0; i < subscribers; i++) {
         struct conn *c = calloc(1, sizeof *c);
@@ -282,11 +312,12 @@ int main(int argc, char **argv) {
         write_all(c->fd, request, (size_t)n);
         fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-        epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev);
+        epoll_ctl(ra[i % readers].epfd, EPOLL_CTL_ADD, c->fd, &ev);
     }
-    pthread_t t;
-    struct reader_args ra = {epfd};
-    pthread_create(&t, NULL, reader, &ra);
+    for (int r = 0; r < readers; r++) {
+        pthread_t t;
+        pthread_create(&t, NULL, reader, &ra[r]);
+    }
     for (int i = 0; i < 12000 && __atomic_load_n(&connected, __ATOMIC_SEQ_CST) < subscribers; i++) {
         usleep(10000);
     }
@@ -298,6 +329,8 @@ int main(int argc, char **argv) {
     double cpu0 = cpu_ms();
     double server0 = server_pid > 0 ? process_cpu_ms(server_pid) : -1;
     long long wall0 = now_micros();
+    unsigned long long ticks0, steal0;
+    machine_ticks(&ticks0, &steal0);
     int model = dial(host, model_port);
     const char go[] = "GET /go HTTP/1.0\r\n\r\n";
     write_all(model, go, sizeof go - 1);
@@ -310,6 +343,8 @@ int main(int argc, char **argv) {
         usleep(100000);
     }
     double cpu = cpu_ms() - cpu0;
+    unsigned long long ticks1, steal1;
+    machine_ticks(&ticks1, &steal1);
     double server = server0 >= 0 ? process_cpu_ms(server_pid) - server0 : -1;
     long got = atomic_load(&received);
     if (got > capacity) {
@@ -320,14 +355,26 @@ int main(int argc, char **argv) {
         printf(", server %.2f ms", server / (warmup + events));
     }
     printf("\n");
-    printf("measured events: %d, subscribers: %d, deliveries: %ld of %ld (lost %ld)\n", events, subscribers, got, capacity,
-           capacity - got);
+    if (ticks1 > ticks0) {
+        /* a virtual machine's CPUs can stop while the host runs other guests: everything late during such a pause */
+        printf("CPU time stolen by the hypervisor meanwhile: %.1f%% of the machine's\n", 100.0 * (double)(steal1 - steal0) / (double)(ticks1 - ticks0));
+    }
+    printf("measured events: %d, subscribers: %d (%d reader threads), deliveries: %ld of %ld (lost %ld)\n", events, subscribers, readers, got,
+           capacity, capacity - got);
     if (got > 0) {
         qsort(latencies, (size_t)got, sizeof *latencies, cmp);
         long p99 = (long)(got * 0.99);
         printf("append -> SSE client latency: median %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms (target p99 <= 20 ms)\n",
                latencies[got / 2] / 1000.0, latencies[(long)(got * 0.90)] / 1000.0, latencies[p99 < got ? p99 : got - 1] / 1000.0,
                latencies[got - 1] / 1000.0);
+    }
+    long long *event_first = calloc((size_t)events, sizeof(long long)), *event_last = calloc((size_t)events, sizeof(long long));
+    for (int r = 0; r < readers; r++) {
+        for (int e = 0; e < events; e++) {
+            long long f = ra[r].event_first[e], l = ra[r].event_last[e];
+            if (f != 0 && (event_first[e] == 0 || f < event_first[e])) event_first[e] = f;
+            if (l > event_last[e]) event_last[e] = l;
+        }
     }
     /* whether the slow deliveries are whole events that came late to everyone, or the tail of a fan-out */
     int worst[5] = {-1, -1, -1, -1, -1};

@@ -435,6 +435,70 @@ class AgentRunsTest {
         }
     }
 
+    @Test
+    void anEventStreamIsChunkedHttpThatLeavesItsConnectionReadyForTheNextRequest() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        String[] parts = new String[400];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = i + "x".repeat(500);
+        }
+        fake.script(model, body -> {
+            List<String> frames = new ArrayList<>(FakeModelServer.openAiText(parts));
+            frames.add(0, "SLEEP:1000"); // subscribed before the stream starts
+            return frames;
+        });
+        String runId = run(u, thread(u), "Stream past a full socket");
+        String auth = "Authorization: Bearer " + token(u) + "\r\n";
+        try (java.net.Socket socket = new java.net.Socket()) {
+            // a client that does not read until the run is over: the server's writes find the socket full
+            socket.setReceiveBufferSize(1024);
+            socket.connect(new InetSocketAddress("127.0.0.1", server.port), 5_000);
+            socket.setSoTimeout(10_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+            out.write(("GET /api/runs/" + runId + "/sse HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!u.http().get("/api/runs/" + runId).json().path("run").path("status").asText().equals("completed")) {
+                assertTrue(System.nanoTime() < deadline, "the run completes while its stream's client reads nothing");
+                Thread.sleep(100);
+            }
+            RawHttp.Response stream = RawHttp.read(in);
+            assertEquals(200, stream.status());
+            assertEquals("chunked", stream.header("transfer-encoding"));
+            List<JsonNode> got = sseData(stream.body());
+            assertEquals(events(u.http(), runId), got, "every event, once, in order, in well-formed chunks ending with the last chunk");
+            assertTrue(got.size() > parts.length);
+
+            // the same connection serves the next request
+            out.write(("GET /api/runs/" + runId + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            RawHttp.Response next = RawHttp.read(in);
+            assertEquals(200, next.status());
+            assertEquals(runId, Http.JSON.readTree(next.body()).path("run").path("id").asText());
+
+            // a client that closes after the response gets the stream without chunks, ended by the connection's end
+            out.write(("GET /api/runs/" + runId + "/sse?last_event_id=" + (got.size() - 2) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            RawHttp.Response last = RawHttp.read(in);
+            assertEquals(200, last.status());
+            assertEquals(null, last.header("transfer-encoding"));
+            assertEquals(got.subList(got.size() - 2, got.size()), sseData(last.body()));
+        }
+    }
+
+    /** The {@code data} of each SSE event in a stream's body. */
+    static List<JsonNode> sseData(byte[] body) throws java.io.IOException {
+        List<JsonNode> data = new ArrayList<>();
+        for (String frame : new String(body, StandardCharsets.UTF_8).split("\n\n")) {
+            for (String line : frame.split("\n")) {
+                if (line.startsWith("data: ")) {
+                    data.add(Http.JSON.readTree(line.substring(6)));
+                }
+            }
+        }
+        return data;
+    }
+
     static String token(User u) {
         try {
             var f = Http.class.getDeclaredField("token");

@@ -54,6 +54,13 @@ public class EventHub {
         boolean heartbeat();
 
         void close(boolean terminal);
+
+        /** Events follow at once: until {@link #release}, the sink may keep them for one write. Calls nest. */
+        default void hold() {
+        }
+
+        default void release() {
+        }
     }
 
     final class Subscription {
@@ -76,6 +83,19 @@ public class EventHub {
         }
 
         synchronized void deliver(List<Event> events) {
+            if (events.size() == 1) {
+                deliverEach(events);
+                return;
+            }
+            sink.hold();
+            try {
+                deliverEach(events);
+            } finally {
+                sink.release();
+            }
+        }
+
+        private void deliverEach(List<Event> events) {
             for (int i = 0, n = events.size(); i < n; i++) { // no iterator: this runs once per subscriber per event
                 Event e = events.get(i);
                 if (closed) {
@@ -110,8 +130,12 @@ public class EventHub {
             closed = true;
             // atomically with subscribe(): a list emptied here is never one a new subscription was just added to
             channels.computeIfPresent(runId, (k, v) -> {
-                v.remove(this);
-                return v.isEmpty() ? null : v;
+                v.byLane[lane].remove(this);
+                if (v.isEmpty()) {
+                    deliveredHere.remove(runId);
+                    return null;
+                }
+                return v;
             });
             try {
                 sink.close(terminal);
@@ -128,7 +152,9 @@ public class EventHub {
     final String instanceId = "inst_" + UUID.randomUUID().toString().replace("-", "");
     private final RunStore store;
     private final DataSource dataSource;
-    private final Map<String, List<Subscription>> channels = new ConcurrentHashMap<>();
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    /** Per run with subscribers here: the last event this instance appended and handed to them from memory. */
+    private final Map<String, Long> deliveredHere = new ConcurrentHashMap<>();
     private final List<Runnable> queueListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> cancelListeners = new CopyOnWriteArrayList<>();
     /** Reads events a notification announced (one query for all of a run's subscribers), then hands them to the lanes. */
@@ -137,7 +163,7 @@ public class EventHub {
      * Write one event to a run's subscribers in parallel, each lane to its share: a thousand subscribers are a
      * thousand socket writes, and one thread doing them all kept the last subscriber waiting for the others.
      */
-    private final ExecutorService[] lanes;
+    private final Lane[] lanes;
     private final java.util.concurrent.atomic.AtomicInteger nextLane = new java.util.concurrent.atomic.AtomicInteger();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "atrium-runs-heartbeat"));
     private final Thread listener;
@@ -150,10 +176,9 @@ public class EventHub {
     public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
         this.store = store;
         this.dataSource = dataSource;
-        this.lanes = new ExecutorService[settings.fanoutThreads];
+        this.lanes = new Lane[settings.fanoutThreads];
         for (int i = 0; i < lanes.length; i++) {
-            String name = "atrium-runs-fanout-" + i;
-            lanes[i] = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+            lanes[i] = new Lane(i);
         }
         store.onCommitted(committedHere);
         this.listener = new Thread(this::listen, "atrium-runs-listener");
@@ -170,15 +195,16 @@ public class EventHub {
         listener.join(5_000);
         timer.shutdownNow();
         fanout.shutdownNow();
-        for (ExecutorService lane : lanes) {
-            lane.shutdownNow();
+        for (Lane lane : lanes) {
+            lane.thread.shutdownNow();
         }
-        for (List<Subscription> subs : channels.values()) {
-            for (Subscription s : List.copyOf(subs)) {
+        for (Channel channel : channels.values()) {
+            for (Subscription s : channel.all()) {
                 s.close(false);
             }
         }
         channels.clear();
+        deliveredHere.clear();
     }
 
     boolean connected() {
@@ -205,9 +231,9 @@ public class EventHub {
     Subscription subscribe(String runId, long afterId, Sink sink) {
         Subscription s = new Subscription(runId, afterId, sink, Math.floorMod(nextLane.getAndIncrement(), lanes.length));
         channels.compute(runId, (k, v) -> {
-            List<Subscription> subs = v == null ? new CopyOnWriteArrayList<>() : v;
-            subs.add(s);
-            return subs;
+            Channel channel = v == null ? new Channel(lanes.length) : v;
+            channel.byLane[s.lane].add(s);
+            return channel;
         });
         deliverBacklog(s);
         if (!s.closed() && store.get(runId).map(RunStore.Run::terminal).orElse(true)) {
@@ -231,12 +257,12 @@ public class EventHub {
     }
 
     int subscribers() {
-        return channels.values().stream().mapToInt(List::size).sum();
+        return channels.values().stream().mapToInt(c -> c.all().size()).sum();
     }
 
     private void heartbeats() {
-        for (List<Subscription> subs : channels.values()) {
-            for (Subscription s : subs) {
+        for (Channel channel : channels.values()) {
+            for (Subscription s : channel.all()) {
                 try {
                     if (!s.sink.heartbeat()) {
                         s.close(false);
@@ -251,6 +277,7 @@ public class EventHub {
     /** An event appended by this instance has committed: its subscribers here get it now, from memory. */
     private void committedHere(Event event) {
         if (channels.containsKey(event.runId())) {
+            deliveredHere.merge(event.runId(), event.id(), Math::max);
             deliver(event.runId(), List.of(event));
         }
     }
@@ -260,11 +287,12 @@ public class EventHub {
      * (this instance appended them and delivered them from memory) cost no query.
      */
     private void fanOut(String runId, long upTo) {
-        List<Subscription> subs = channels.get(runId);
-        if (subs == null || subs.isEmpty()) {
+        Channel channel = channels.get(runId);
+        if (channel == null || channel.isEmpty() || upTo > 0 && upTo <= deliveredHere.getOrDefault(runId, 0L)) {
+            // every subscriber here has those: from memory, or from the table if it subscribed later
             return;
         }
-        long from = subs.stream().mapToLong(Subscription::last).min().orElse(0);
+        long from = channel.all().stream().mapToLong(Subscription::last).min().orElse(0);
         if (upTo > 0 && from >= upTo) {
             return;
         }
@@ -273,25 +301,112 @@ public class EventHub {
 
     /** Hands events to every lane; each writes them to its share of the run's subscribers. */
     private void deliver(String runId, List<Event> events) {
-        List<Subscription> subs = channels.get(runId);
-        if (subs == null || events.isEmpty()) {
+        Channel channel = channels.get(runId);
+        if (channel == null || events.isEmpty()) {
             return;
         }
-        for (int i = 0; i < lanes.length; i++) {
-            int lane = i;
+        for (Lane lane : lanes) {
+            List<Subscription> subs = channel.byLane[lane.index];
+            if (subs.isEmpty()) {
+                continue; // one who subscribes now reads these from the table
+            }
             try {
-                lanes[i].execute(() -> deliver(runId, subs, lane, events));
+                lane.add(runId, subs, events);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 return; // stopping
             }
         }
     }
 
-    private static void deliver(String runId, List<Subscription> subs, int lane, List<Event> events) {
-        for (Subscription s : subs) { // a CopyOnWriteArrayList: its iterator is the snapshot this event goes to
-            if (s.lane != lane) {
-                continue;
+    /** A run's subscribers here, by the lane that writes to them: a lane goes over its own only. */
+    private static final class Channel {
+        final List<Subscription>[] byLane;
+
+        @SuppressWarnings("unchecked")
+        Channel(int lanes) {
+            byLane = new List[lanes];
+            for (int i = 0; i < lanes; i++) {
+                byLane[i] = new CopyOnWriteArrayList<>();
             }
+        }
+
+        boolean isEmpty() {
+            for (List<Subscription> subs : byLane) {
+                if (!subs.isEmpty()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** A snapshot of all of them. */
+        List<Subscription> all() {
+            List<Subscription> all = new ArrayList<>();
+            for (List<Subscription> subs : byLane) {
+                all.addAll(subs);
+            }
+            return all;
+        }
+    }
+
+    /**
+     * One fan-out thread and the events waiting for it. Events that arrive while the lane still writes earlier ones
+     * go out together, each subscriber's in one write: a lane that fell behind (a burst from the model, a moment
+     * without CPU) catches up in one pass over its subscribers, not one pass per event.
+     */
+    private static final class Lane implements Runnable {
+        private record Batch(String runId, List<Subscription> subs, List<Event> events) {
+        }
+
+        final ExecutorService thread;
+        final int index;
+        private List<Batch> waiting = new ArrayList<>();
+        private boolean scheduled;
+
+        Lane(int index) {
+            this.index = index;
+            String name = "atrium-runs-fanout-" + index;
+            this.thread = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+        }
+
+        void add(String runId, List<Subscription> subs, List<Event> events) {
+            synchronized (this) {
+                waiting.add(new Batch(runId, subs, events));
+                if (scheduled) {
+                    return;
+                }
+                scheduled = true;
+            }
+            thread.execute(this);
+        }
+
+        @Override
+        public void run() {
+            List<Batch> batches;
+            synchronized (this) {
+                batches = waiting;
+                waiting = new ArrayList<>();
+                scheduled = false;
+            }
+            for (int i = 0; i < batches.size();) {
+                Batch b = batches.get(i);
+                List<Event> events = b.events;
+                int next = i + 1;
+                // one run's consecutive batches are one (its subscribers skip what they have and fill gaps in order)
+                for (; next < batches.size() && batches.get(next).subs == b.subs; next++) {
+                    if (events == b.events) {
+                        events = new ArrayList<>(b.events);
+                    }
+                    events.addAll(batches.get(next).events);
+                }
+                deliver(b.runId, b.subs, events);
+                i = next;
+            }
+        }
+    }
+
+    private static void deliver(String runId, List<Subscription> subs, List<Event> events) {
+        for (Subscription s : subs) { // a CopyOnWriteArrayList: its iterator is the snapshot this event goes to
             try {
                 s.deliver(events);
             } catch (RuntimeException e) {

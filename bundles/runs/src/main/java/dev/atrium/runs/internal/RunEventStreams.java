@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -21,6 +23,9 @@ import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.EndPoint;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -43,7 +48,7 @@ import dev.atrium.runs.internal.RunStore.Run;
  * <p>
  * Served by a servlet filter behind the kernel's envelope (request id, error bodies, update gate) and in front of
  * JAX-RS, not by a JAX-RS resource: one event goes to every subscriber of a run, and writing the same prepared bytes
- * to each connection through Jetty's response costs a few microseconds per subscriber, where JAX-RS's
+ * to each connection ({@link JettyOutput}) costs a few microseconds per subscriber, where JAX-RS's
  * {@code SseEventSink} serialised and dispatched every event once per subscriber on the container's pool (a
  * thousand subscribers waited tens of milliseconds for the last one). The kernel still decides who the caller is
  * ({@link Authenticator#authenticateReading}) and whose run it is ({@link RunAccess}).
@@ -56,7 +61,7 @@ public class RunEventStreams implements Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunEventStreams.class);
     private static final Pattern ROUTE = Pattern.compile("/api/runs/([^/]+)/sse/?");
-    private static final byte[] HEARTBEAT = ": heartbeat\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final Frame HEARTBEAT = new Frame(": heartbeat\n\n".getBytes(StandardCharsets.US_ASCII));
     /** Bytes a client may leave unread before it counts as too slow and is dropped (it resumes with Last-Event-ID). */
     static final int MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
@@ -130,23 +135,37 @@ public class RunEventStreams implements Filter {
     }
 
     /**
-     * Where a stream's bytes go: one write at a time, each reported once to what {@link #bind} gave, possibly before
-     * {@code write} returns.
+     * Where a stream's bytes go: the headers first ({@link #open}), then one write at a time, each reported once to
+     * what {@link #bind} gave, possibly before the call returns.
      */
     interface Output {
         void bind(Runnable done, java.util.function.Consumer<Throwable> failed);
 
-        void write(ByteBuffer bytes);
+        /** Sends the response's headers. */
+        void open();
+
+        void write(Frame frame);
+
+        /** The frames, in order, as one write. */
+        void write(List<Frame> frames);
     }
 
     /**
-     * Jetty's own response, below the servlet layer: a write is one call that goes to the socket at once (or reports
-     * later when the socket is full). Through {@code ServletOutputStream} the same frame took five calls into the
-     * servlet output's state machine (readiness, aggregation, flush); at a thousand subscribers per event that was a
-     * third of the fan-out's CPU. Headers and the end of the response still go through the servlet API.
+     * The response on Jetty's connection. The headers go out through Jetty's response; on a persistent HTTP/1.1
+     * connection (the usual case, where Jetty frames the body as chunks) every frame after them is written straight to
+     * the connection's {@link EndPoint} as one chunk from direct memory, the same bytes for every subscriber. Through
+     * Jetty's response each write also passed its channel state, its chunk generator and a pooled header buffer, and
+     * the socket write copied the frame out of the heap: at a thousand subscribers per event that was about a third
+     * of the fan-out's CPU. Jetty still ends the response (the last chunk), so the connection stays usable; on any
+     * other framing (HTTP/1.0, {@code Connection: close}, HTTP/2) every write goes through Jetty's response.
      */
     static final class JettyOutput implements Output {
+        private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
         private final org.eclipse.jetty.server.Response response;
+        private org.eclipse.jetty.util.Callback callback;
+        private Runnable done;
+        /** Set once the headers went out, if the body is chunked HTTP/1.1 on a persistent connection. */
+        private volatile EndPoint direct;
 
         JettyOutput(org.eclipse.jetty.server.Response response) {
             this.response = response;
@@ -176,34 +195,126 @@ public class RunEventStreams implements Filter {
             return r;
         }
 
-        /** One stateless callback for all the stream's writes, not one per frame (a thousand per event). */
-        private org.eclipse.jetty.util.Callback callback;
-
         @Override
         public void bind(Runnable done, java.util.function.Consumer<Throwable> failed) {
-            callback = org.eclipse.jetty.util.Callback.from(done, failed);
+            this.done = done;
+            // one stateless callback for all the stream's writes, not one per frame (a thousand per event)
+            this.callback = org.eclipse.jetty.util.Callback.from(done, failed);
         }
 
         @Override
-        public void write(ByteBuffer bytes) {
-            response.write(false, bytes, callback);
+        public void open() {
+            response.write(false, NOTHING, org.eclipse.jetty.util.Callback.from(() -> {
+                direct = chunkedEndPoint();
+                done.run();
+            }, callback::failed));
+        }
+
+        /**
+         * The connection's end point if Jetty chose chunks for this body: HTTP/1.1, persistent, no length (Jetty's
+         * {@code HttpGenerator} chunks exactly then). Jetty has written nothing of the body, so it owes no chunk's CRLF.
+         */
+        private EndPoint chunkedEndPoint() {
+            org.eclipse.jetty.server.ConnectionMetaData meta = response.getRequest().getConnectionMetaData();
+            if (meta.getHttpVersion() != HttpVersion.HTTP_1_1 || !meta.isPersistent()
+                    || response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
+                return null;
+            }
+            return meta.getConnection().getEndPoint();
+        }
+
+        @Override
+        public void write(Frame frame) {
+            EndPoint e = direct;
+            if (e != null) {
+                flush(e, frame.chunk());
+            } else {
+                response.write(false, ByteBuffer.wrap(frame.text), callback);
+            }
+        }
+
+        @Override
+        public void write(List<Frame> frames) {
+            EndPoint e = direct;
+            if (e != null) {
+                ByteBuffer[] chunks = new ByteBuffer[frames.size()];
+                for (int i = 0; i < chunks.length; i++) {
+                    chunks[i] = frames.get(i).chunk();
+                }
+                flush(e, chunks);
+            } else {
+                int size = 0;
+                for (Frame f : frames) {
+                    size += f.text.length;
+                }
+                ByteBuffer batch = ByteBuffer.allocate(size);
+                for (Frame f : frames) {
+                    batch.put(f.text);
+                }
+                response.write(false, batch.flip(), callback);
+            }
+        }
+
+        /** Writes what the socket takes now; the rest waits for the socket in Jetty's write flusher. */
+        private void flush(EndPoint e, ByteBuffer... bytes) {
+            try {
+                if (e.flush(bytes)) {
+                    done.run();
+                } else {
+                    e.write(callback, bytes);
+                }
+            } catch (IOException | RuntimeException x) {
+                callback.failed(x);
+            }
         }
     }
 
-    /** The SSE bytes of an event, made once for all the run's subscribers (they are handed the same event in turn). */
-    static final class Frames {
-        private record Made(Event event, byte[] frame) {
+    /** An event's SSE bytes, made once for all the run's subscribers. */
+    static final class Frame {
+        private static final byte[] CRLF = {'\r', '\n'};
+        final byte[] text;
+        private volatile ByteBuffer chunk;
+
+        Frame(byte[] text) {
+            this.text = text;
         }
 
-        private volatile Made last;
-
-        byte[] of(Event e) {
-            Made m = last;
-            if (m != null && m.event == e) {
-                return m.frame;
+        /**
+         * The frame as one HTTP/1.1 chunk, in direct memory so that a socket write copies nothing; each call a view
+         * of its own (a write moves the view's position), the bytes shared.
+         */
+        ByteBuffer chunk() {
+            ByteBuffer c = chunk;
+            if (c == null) {
+                byte[] size = (Integer.toHexString(text.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+                ByteBuffer b = ByteBuffer.allocateDirect(size.length + text.length + CRLF.length);
+                b.put(size).put(text).put(CRLF).flip();
+                chunk = c = b.asReadOnlyBuffer(); // made twice at worst, by two lanes at once: the same bytes
             }
-            byte[] frame = ("id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.toJsonText() + "\n\n").getBytes(StandardCharsets.UTF_8);
-            last = new Made(e, frame);
+            return c.duplicate();
+        }
+    }
+
+    /**
+     * The frames of the events being fanned out: each lane hands one event to its share of the subscribers, so a few
+     * events (one per lane, or one per streaming run) are asked for again and again at the same time.
+     */
+    static final class Frames {
+        private record Made(Event event, Frame frame) {
+        }
+
+        private final java.util.concurrent.atomic.AtomicReferenceArray<Made> recent = new java.util.concurrent.atomic.AtomicReferenceArray<>(8);
+        private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+
+        Frame of(Event e) {
+            for (int i = 0; i < recent.length(); i++) {
+                Made m = recent.get(i);
+                if (m != null && m.event == e) {
+                    return m.frame;
+                }
+            }
+            Frame frame = new Frame(("id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.toJsonText() + "\n\n").getBytes(StandardCharsets.UTF_8));
+            recent.set(Math.floorMod(next.getAndIncrement(), recent.length()), new Made(e, frame));
             return frame;
         }
     }
@@ -213,15 +324,15 @@ public class RunEventStreams implements Filter {
      * thread that hands them over; a client that leaves {@link #MAX_QUEUED_BYTES} unread is dropped.
      */
     static final class Stream implements EventHub.Sink, AsyncListener {
-        private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
         private final java.util.function.Function<Stream, EventHub.Subscription> subscribe;
         private final java.util.function.Consumer<Stream> ended;
         private final Frames frames;
         private final AsyncContext async;
         private final Output out;
-        private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+        private final ArrayDeque<Frame> queue = new ArrayDeque<>();
         private int queuedBytes;
         private boolean started;
+        private int held;
         private boolean writing;
         private boolean closing;
         private boolean completed;
@@ -247,7 +358,7 @@ public class RunEventStreams implements Filter {
                 }
                 started = true;
                 writing = true;
-                out.write(NOTHING);
+                out.open();
             }
             // outside this stream's lock: a fan-out holds the subscription's lock and then takes this one
             EventHub.Subscription s = subscribe.apply(this);
@@ -268,6 +379,18 @@ public class RunEventStreams implements Filter {
         }
 
         @Override
+        public synchronized void hold() {
+            held++;
+        }
+
+        @Override
+        public synchronized void release() {
+            if (--held == 0) {
+                drain();
+            }
+        }
+
+        @Override
         public synchronized void close(boolean terminal) {
             closing = true;
             if (failed) {
@@ -277,23 +400,23 @@ public class RunEventStreams implements Filter {
             }
         }
 
-        private synchronized boolean offer(byte[] frame) {
+        private synchronized boolean offer(Frame frame) {
             if (failed || closing) {
                 return false;
             }
-            if (queuedBytes + frame.length > MAX_QUEUED_BYTES) {
+            if (queuedBytes + frame.text.length > MAX_QUEUED_BYTES) {
                 fail();
                 return false;
             }
             queue.add(frame);
-            queuedBytes += frame.length;
+            queuedBytes += frame.text.length;
             drain();
             return !failed;
         }
 
-        /** Starts the next write (everything queued, in order, as one buffer) unless one is under way; holds the lock. */
+        /** Starts the next write (everything queued, in order, as one write) unless one is under way; holds the lock. */
         private void drain() {
-            if (!started || writing || completed || failed) {
+            if (!started || writing || held > 0 || completed || failed) {
                 return;
             }
             if (queue.isEmpty()) {
@@ -302,20 +425,16 @@ public class RunEventStreams implements Filter {
                 }
                 return;
             }
-            ByteBuffer batch;
-            if (queue.size() == 1) {
-                batch = ByteBuffer.wrap(queue.poll());
-            } else {
-                batch = ByteBuffer.allocate(queuedBytes);
-                for (byte[] f; (f = queue.poll()) != null;) {
-                    batch.put(f);
-                }
-                batch.flip();
-            }
             queuedBytes = 0;
             writing = true;
             try {
-                out.write(batch);
+                if (queue.size() == 1) {
+                    out.write(queue.poll());
+                } else {
+                    List<Frame> batch = new ArrayList<>(queue);
+                    queue.clear();
+                    out.write(batch);
+                }
             } catch (RuntimeException e) {
                 fail();
             }

@@ -291,30 +291,40 @@ public class RunStore {
         return db.one("SELECT cancel_requested FROM runs WHERE id = ?", rs -> rs.getBoolean(1), runId).orElse(true);
     }
 
+    /** Appends one event in one statement: numbering, row and notification are one round trip and one transaction. */
     public Event append(String runId, String type, Map<String, ?> data) {
-        Event e = db.tx(c -> append(c, runId, type, data));
+        Event e = db.list(appendStatement(type), Event::of, appendArguments(runId, type, data)).get(0);
         return published(e, e);
     }
 
     static Event append(java.sql.Connection c, String runId, String type, Map<String, ?> data) throws SQLException {
+        return Db.list(c, appendStatement(type), Event::of, appendArguments(runId, type, data)).get(0);
+    }
+
+    private static final String APPEND = "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id), "
+            + "e AS (INSERT INTO run_events (run_id, id, type, data) SELECT ?, last_event_id, ?, ?::jsonb FROM n "
+            + "RETURNING run_id, id, type, data::text AS data, created_at) "
+            + "SELECT e.*, pg_notify(?, e.run_id || ':' || e.id) FROM e";
+    /**
+     * A model's streamed fragment: its commit does not wait for the WAL flush (a 20-500 ms stall on a busy disk was
+     * the whole tail of the streams' latency). The next event that is not a fragment (the message's completion
+     * carries its whole text, or the run's end) flushes the WAL past it, so what can be lost is only fragments of a
+     * run the database crashed under. The setting is the transaction's own: the statement's when it is one.
+     */
+    private static final String APPEND_STREAMED = APPEND + " CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed";
+
+    private static String appendStatement(String type) {
+        return STREAMED.equals(type) ? APPEND_STREAMED : APPEND;
+    }
+
+    private static Object[] appendArguments(String runId, String type, Map<String, ?> data) {
         String json;
         try {
             json = JSON.writeValueAsString(data);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
-        if (STREAMED.equals(type)) {
-            // a model's streamed fragment: its commit does not wait for the WAL flush (a 20-500 ms stall on a busy
-            // disk was the whole tail of the streams' latency). The next event that is not a fragment (the message's
-            // completion carries its whole text, or the run's end) flushes the WAL past it, so what can be lost
-            // is only fragments of a run the database crashed under.
-            Db.exec(c, "SET LOCAL synchronous_commit = off");
-        }
-        Event e = Db.list(c, "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id) "
-                + "INSERT INTO run_events (run_id, id, type, data) SELECT ?, last_event_id, ?, ?::jsonb FROM n "
-                + "RETURNING run_id, id, type, data::text AS data, created_at", Event::of, runId, runId, type, json).get(0);
-        Db.exec(c, "SELECT pg_notify(?, ?)", EVENTS_CHANNEL, runId + ":" + e.id());
-        return e;
+        return new Object[] {runId, runId, type, json, EVENTS_CHANNEL};
     }
 
     /** Events after {@code afterId}, in order. */

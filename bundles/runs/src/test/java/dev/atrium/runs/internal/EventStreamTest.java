@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
+import dev.atrium.runs.internal.RunEventStreams.Frame;
 import dev.atrium.runs.internal.RunEventStreams.Frames;
 import dev.atrium.runs.internal.RunEventStreams.Stream;
 import dev.atrium.runs.internal.RunStore.Event;
@@ -51,14 +53,36 @@ class EventStreamTest {
         }
 
         @Override
-        public void write(ByteBuffer bytes) {
+        public void open() {
+            write(new ByteBuffer[0]);
+        }
+
+        @Override
+        public void write(Frame frame) {
+            write(frame.chunk());
+        }
+
+        @Override
+        public void write(List<Frame> frames) {
+            write(frames.stream().map(Frame::chunk).toArray(ByteBuffer[]::new));
+        }
+
+        /** Keeps the chunks' contents: what a client reads after taking the chunked framing off. */
+        private void write(ByteBuffer... chunks) {
             if (inFlight) {
                 throw new IllegalStateException("write pending");
             }
             writes++;
-            byte[] b = new byte[bytes.remaining()];
-            bytes.get(b);
-            written.write(b, 0, b.length);
+            for (ByteBuffer c : chunks) {
+                byte[] b = new byte[c.remaining()];
+                c.get(b);
+                String chunk = new String(b, StandardCharsets.UTF_8);
+                int size = chunk.indexOf("\r\n");
+                assertTrue(chunk.endsWith("\r\n"), chunk);
+                byte[] data = chunk.substring(size + 2, chunk.length() - 2).getBytes(StandardCharsets.UTF_8);
+                assertEquals(Integer.parseInt(chunk.substring(0, size), 16), data.length, "the chunk's size is its data's");
+                written.write(data, 0, data.length);
+            }
             if (congested) {
                 inFlight = true;
                 pending.add(() -> {
@@ -197,6 +221,21 @@ class EventStreamTest {
     }
 
     @Test
+    void eventsHandedOverTogetherGoOutAsOneWrite() {
+        stream.start();
+        int writes = connection.writes;
+        stream.hold();
+        stream.hold();
+        assertTrue(stream.send(event(1, "a")));
+        stream.release();
+        assertTrue(stream.send(event(2, "b")));
+        assertEquals(writes, connection.writes, "held until the outermost release");
+        stream.release();
+        assertEquals(writes + 1, connection.writes);
+        assertEquals(frame(event(1, "a")) + frame(event(2, "b")), connection.text());
+    }
+
+    @Test
     void aClientThatLeavesTooMuchUnreadIsDroppedAndGetsNothingAfterTheGap() {
         stream.start();
         connection.congested = true;
@@ -252,6 +291,20 @@ class EventStreamTest {
         Frames frames = new Frames();
         Event e = event(7, "same");
         assertSame(frames.of(e), frames.of(e));
-        assertEquals(frame(event(8, "other")), new String(frames.of(event(8, "other")), StandardCharsets.UTF_8));
+        assertEquals(frame(event(8, "other")), new String(frames.of(event(8, "other")).text, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aFrameIsOneHttpChunkWhoseViewsWriteIndependently() {
+        Event e = event(9, "grüße");
+        Frame f = new Frames().of(e);
+        byte[] text = frame(e).getBytes(StandardCharsets.UTF_8);
+        ByteBuffer one = f.chunk();
+        ByteBuffer two = f.chunk();
+        assertTrue(one.isDirect(), "a socket write copies nothing");
+        byte[] got = new byte[one.remaining()];
+        one.get(got);
+        assertEquals(Integer.toHexString(text.length) + "\r\n" + frame(e) + "\r\n", new String(got, StandardCharsets.UTF_8));
+        assertEquals(got.length, two.remaining(), "one subscriber's write does not move another's view");
     }
 }
