@@ -144,6 +144,15 @@ final class InFrameworkRuntime implements AutoCloseable {
         return health;
     }
 
+    /** Waits for {@code /healthz} 200; else fails naming what the server said and what is not running. */
+    void assertHealthy(long millis) throws Exception {
+        HttpResponse<String> health = awaitHealthy(millis);
+        if (health == null || health.statusCode() != 200) {
+            org.junit.jupiter.api.Assertions.fail("not healthy after " + millis + " ms: "
+                    + (health == null ? "no answer" : health.statusCode() + " " + health.body()) + "; " + problems());
+        }
+    }
+
     /** Bundles that are not ACTIVE (fragments: not RESOLVED) and DS components that are not satisfied or active. */
     List<String> problems() throws Exception {
         BundleContext context = framework.getBundleContext();

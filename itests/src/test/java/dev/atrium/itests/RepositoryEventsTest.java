@@ -36,7 +36,7 @@ class RepositoryEventsTest {
     @Test
     void pushesBranchesTagsAndRepositoryChangesAreEvents() throws Exception {
         try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp)) {
-            assertEquals(200, runtime.awaitHealthy(90_000).statusCode());
+            runtime.assertHealthy(90_000);
             BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
             ServiceRegistration<?> handler = register(runtime, seen);
             try {

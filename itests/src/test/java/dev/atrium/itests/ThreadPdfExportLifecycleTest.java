@@ -43,7 +43,7 @@ class ThreadPdfExportLifecycleTest {
         }
         try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"),
                 Map.of("atrium.threads.pdfFontDirs", fonts.toString(), "atrium.threads.pdfMemoryBytes", "65536"))) {
-            assertEquals(200, runtime.awaitHealthy(90_000).statusCode());
+            runtime.assertHealthy(90_000);
             Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
             assertEquals(201, operator.post("/admin/users", Map.of("username", "pdf-check")).status());
             Http user = operator.as(operator.post("/admin/users/pdf-check/tokens", Map.of()).get("token").asText());
@@ -77,7 +77,7 @@ class ThreadPdfExportLifecycleTest {
             assertEquals(List.of(), threadsOf(loader), "no thread of the stopped bundle");
 
             threads.start();
-            assertEquals(200, runtime.awaitHealthy(30_000).statusCode());
+            runtime.assertHealthy(30_000);
             assertTrue(text(export(runtime, user, thread)).contains(ARMENIAN), "the restarted bundle exports again");
             assertEquals(List.of(), openFilesUnder(fonts, scratch));
         }

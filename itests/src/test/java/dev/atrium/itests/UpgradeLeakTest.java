@@ -22,7 +22,7 @@ class UpgradeLeakTest {
     @Test
     void fiftyUpdatesLeaveNoThreadsAndNoOldClassLoaderBehind(@TempDir Path tmp) throws Exception {
         try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp)) {
-            assertEquals(200, runtime.awaitHealthy(60_000).statusCode());
+            runtime.assertHealthy(60_000);
             Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
             assertEquals(201, operator.post("/admin/users", Map.of("username", "leak-check")).status());
             Http user = operator.as(operator.post("/admin/users/leak-check/tokens", Map.of()).get("token").asText());

@@ -42,6 +42,7 @@ public class EventHub {
     private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
     private static final int LOCK_CLASS = 0x41545231; // "ATR1"
     static final int BACKLOG_PAGE = 500;
+    static final int FANOUT_PAGE = 10_000;
     static final long REAP_MILLIS = 5_000;
     static final long DEAD_AFTER_MILLIS = 4_000;
 
@@ -104,12 +105,13 @@ public class EventHub {
                 if (e.id() <= last) {
                     continue;
                 }
-                if (e.id() > last + 1) {
-                    // a gap (a notification raced the backlog): fill it from the table, in order
-                    deliver(store.events(runId, last, (int) Math.min(10_000, e.id() - last - 1)));
-                    if (closed || e.id() <= last) {
-                        continue;
-                    }
+                // a gap (a notification raced the backlog): fill it from the table, in order, a page at a time
+                for (long before = -1; !closed && e.id() > last + 1 && last != before;) {
+                    before = last;
+                    deliver(store.events(runId, last, (int) Math.min(BACKLOG_PAGE, e.id() - last - 1)));
+                }
+                if (closed || e.id() <= last) {
+                    continue;
                 }
                 if (!sink.send(e)) {
                     close(false);
@@ -276,8 +278,11 @@ public class EventHub {
 
     /** An event appended by this instance has committed: its subscribers here get it now, from memory. */
     private void committedHere(Event event) {
-        if (channels.containsKey(event.runId())) {
-            deliveredHere.merge(event.runId(), event.id(), Math::max);
+        // the mark only while the run has subscribers here (atomically with the last one leaving)
+        if (channels.computeIfPresent(event.runId(), (runId, channel) -> {
+            deliveredHere.merge(runId, event.id(), Math::max);
+            return channel;
+        }) != null) {
             deliver(event.runId(), List.of(event));
         }
     }
@@ -293,10 +298,15 @@ public class EventHub {
             return;
         }
         long from = channel.all().stream().mapToLong(Subscription::last).min().orElse(0);
-        if (upTo > 0 && from >= upTo) {
-            return;
+        // every page up to the announced event (or to the end when none was named), so nothing waits for a next one
+        while (upTo <= 0 || from < upTo) {
+            List<Event> page = store.events(runId, from, FANOUT_PAGE);
+            deliver(runId, page);
+            if (page.size() < FANOUT_PAGE) {
+                return;
+            }
+            from = page.get(page.size() - 1).id();
         }
-        deliver(runId, store.events(runId, from, 10_000));
     }
 
     /** Hands events to every lane; each writes them to its share of the run's subscribers. */

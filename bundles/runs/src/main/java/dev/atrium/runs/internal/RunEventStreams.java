@@ -152,20 +152,21 @@ public class RunEventStreams implements Filter {
 
     /**
      * The response on Jetty's connection. The headers go out through Jetty's response; on a persistent HTTP/1.1
-     * connection (the usual case, where Jetty frames the body as chunks) every frame after them is written straight to
-     * the connection's {@link EndPoint} as one chunk from direct memory, the same bytes for every subscriber. Through
-     * Jetty's response each write also passed its channel state, its chunk generator and a pooled header buffer, and
-     * the socket write copied the frame out of the heap: at a thousand subscribers per event that was about a third
-     * of the fan-out's CPU. Jetty still ends the response (the last chunk), so the connection stays usable; on any
-     * other framing (HTTP/1.0, {@code Connection: close}, HTTP/2) every write goes through Jetty's response.
+     * connection (the usual case, where Jetty frames the body as chunks) every frame after them goes straight to the
+     * connection's {@link EndPoint} ({@link ChunkedEndPointOutput}). Through Jetty's response each write also passed
+     * its channel state, its chunk generator and a pooled header buffer, and the socket write copied the frame out of
+     * the heap: at a thousand subscribers per event that was about a third of the fan-out's CPU. Jetty still ends the
+     * response (the last chunk), so the connection stays usable; on any other framing (HTTP/1.0,
+     * {@code Connection: close}, HTTP/2) every write goes through Jetty's response.
      */
     static final class JettyOutput implements Output {
         private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
         private final org.eclipse.jetty.server.Response response;
         private org.eclipse.jetty.util.Callback callback;
         private Runnable done;
+        private java.util.function.Consumer<Throwable> failed;
         /** Set once the headers went out, if the body is chunked HTTP/1.1 on a persistent connection. */
-        private volatile EndPoint direct;
+        private volatile ChunkedEndPointOutput direct;
 
         JettyOutput(org.eclipse.jetty.server.Response response) {
             this.response = response;
@@ -198,6 +199,7 @@ public class RunEventStreams implements Filter {
         @Override
         public void bind(Runnable done, java.util.function.Consumer<Throwable> failed) {
             this.done = done;
+            this.failed = failed;
             // one stateless callback for all the stream's writes, not one per frame (a thousand per event)
             this.callback = org.eclipse.jetty.util.Callback.from(done, failed);
         }
@@ -205,9 +207,16 @@ public class RunEventStreams implements Filter {
         @Override
         public void open() {
             response.write(false, NOTHING, org.eclipse.jetty.util.Callback.from(() -> {
-                direct = chunkedEndPoint();
+                EndPoint endPoint = chunkedEndPoint();
+                if (endPoint != null) {
+                    ChunkedEndPointOutput out = new ChunkedEndPointOutput(endPoint);
+                    out.bind(done, failed);
+                    // Jetty fails only its own pending writes on the connection's idle timeout, not ours
+                    response.getRequest().addIdleTimeoutListener(out::idleTimedOut);
+                    direct = out;
+                }
                 done.run();
-            }, callback::failed));
+            }, failed));
         }
 
         /**
@@ -225,9 +234,9 @@ public class RunEventStreams implements Filter {
 
         @Override
         public void write(Frame frame) {
-            EndPoint e = direct;
-            if (e != null) {
-                flush(e, frame.chunk());
+            ChunkedEndPointOutput d = direct;
+            if (d != null) {
+                d.write(frame);
             } else {
                 response.write(false, ByteBuffer.wrap(frame.text), callback);
             }
@@ -235,33 +244,89 @@ public class RunEventStreams implements Filter {
 
         @Override
         public void write(List<Frame> frames) {
-            EndPoint e = direct;
-            if (e != null) {
-                ByteBuffer[] chunks = new ByteBuffer[frames.size()];
-                for (int i = 0; i < chunks.length; i++) {
-                    chunks[i] = frames.get(i).chunk();
-                }
-                flush(e, chunks);
-            } else {
-                int size = 0;
-                for (Frame f : frames) {
-                    size += f.text.length;
-                }
-                ByteBuffer batch = ByteBuffer.allocate(size);
-                for (Frame f : frames) {
-                    batch.put(f.text);
-                }
-                response.write(false, batch.flip(), callback);
+            ChunkedEndPointOutput d = direct;
+            if (d != null) {
+                d.write(frames);
+                return;
             }
+            int size = 0;
+            for (Frame f : frames) {
+                size += f.text.length;
+            }
+            ByteBuffer batch = ByteBuffer.allocate(size);
+            for (Frame f : frames) {
+                batch.put(f.text);
+            }
+            response.write(false, batch.flip(), callback);
+        }
+    }
+
+    /**
+     * Frames as HTTP/1.1 chunks, written straight to a connection whose response headers went out already: each
+     * write one {@code EndPoint.flush} of chunks in direct memory shared by every subscriber; what the socket does not
+     * take at once waits in the end point's write flusher (which also applies the connection's idle timeout).
+     */
+    static final class ChunkedEndPointOutput implements Output {
+        private final EndPoint endPoint;
+        private Runnable done;
+        private org.eclipse.jetty.util.Callback callback;
+        /** A write waits for the socket. */
+        private volatile boolean pending;
+
+        ChunkedEndPointOutput(EndPoint endPoint) {
+            this.endPoint = endPoint;
         }
 
-        /** Writes what the socket takes now; the rest waits for the socket in Jetty's write flusher. */
-        private void flush(EndPoint e, ByteBuffer... bytes) {
+        @Override
+        public void bind(Runnable done, java.util.function.Consumer<Throwable> failed) {
+            this.done = done;
+            this.callback = org.eclipse.jetty.util.Callback.from(() -> {
+                pending = false;
+                done.run();
+            }, x -> {
+                pending = false;
+                failed.accept(x);
+            });
+        }
+
+        /**
+         * The connection was idle for its idle timeout. With a write waiting all that while, the client reads nothing
+         * (or is gone without a word): the connection closes, which fails the write and ends the stream. A stream
+         * that merely has nothing to say stays (heartbeats keep it from idling).
+         */
+        boolean idleTimedOut(java.util.concurrent.TimeoutException timeout) {
+            if (pending) {
+                endPoint.close(timeout);
+            }
+            return false;
+        }
+
+        @Override
+        public void open() {
+            done.run(); // the headers went out already
+        }
+
+        @Override
+        public void write(Frame frame) {
+            flush(frame.chunk());
+        }
+
+        @Override
+        public void write(List<Frame> frames) {
+            ByteBuffer[] chunks = new ByteBuffer[frames.size()];
+            for (int i = 0; i < chunks.length; i++) {
+                chunks[i] = frames.get(i).chunk();
+            }
+            flush(chunks);
+        }
+
+        private void flush(ByteBuffer... bytes) {
             try {
-                if (e.flush(bytes)) {
+                if (endPoint.flush(bytes)) {
                     done.run();
                 } else {
-                    e.write(callback, bytes);
+                    pending = true;
+                    endPoint.write(callback, bytes);
                 }
             } catch (IOException | RuntimeException x) {
                 callback.failed(x);
@@ -296,15 +361,24 @@ public class RunEventStreams implements Filter {
     }
 
     /**
-     * The frames of the events being fanned out: each lane hands one event to its share of the subscribers, so a few
-     * events (one per lane, or one per streaming run) are asked for again and again at the same time.
+     * Frames shared by the subscribers of an event. The few events being fanned out right now (one per lane, or one
+     * per streaming run) are asked for again and again at the same time: a lock-free ring of the last ones, by
+     * identity. Behind it, frames by run, id and time, for events read from the table once per subscriber (backlogs
+     * after a reconnect, a lane catching up on more events than the ring holds): up to {@link #SHARED_BYTES}.
      */
     static final class Frames {
+        static final int SHARED_BYTES = 8 * 1024 * 1024;
+
         private record Made(Event event, Frame frame) {
+        }
+
+        private record Key(String runId, long id, java.time.Instant createdAt) {
         }
 
         private final java.util.concurrent.atomic.AtomicReferenceArray<Made> recent = new java.util.concurrent.atomic.AtomicReferenceArray<>(8);
         private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.LinkedHashMap<Key, Frame> shared = new java.util.LinkedHashMap<>(256, 0.75f, true);
+        private long sharedBytes;
 
         Frame of(Event e) {
             for (int i = 0; i < recent.length(); i++) {
@@ -313,7 +387,26 @@ public class RunEventStreams implements Filter {
                     return m.frame;
                 }
             }
-            Frame frame = new Frame(("id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.toJsonText() + "\n\n").getBytes(StandardCharsets.UTF_8));
+            Key key = new Key(e.runId(), e.id(), e.createdAt());
+            Frame frame;
+            synchronized (shared) {
+                frame = shared.get(key);
+            }
+            if (frame == null) {
+                frame = new Frame(("id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.toJsonText() + "\n\n").getBytes(StandardCharsets.UTF_8));
+                synchronized (shared) {
+                    Frame earlier = shared.putIfAbsent(key, frame);
+                    if (earlier != null) {
+                        frame = earlier;
+                    } else {
+                        sharedBytes += frame.text.length;
+                        for (var oldest = shared.entrySet().iterator(); sharedBytes > SHARED_BYTES && oldest.hasNext();) {
+                            sharedBytes -= oldest.next().getValue().text.length;
+                            oldest.remove();
+                        }
+                    }
+                }
+            }
             recent.set(Math.floorMod(next.getAndIncrement(), recent.length()), new Made(e, frame));
             return frame;
         }
@@ -435,8 +528,12 @@ public class RunEventStreams implements Filter {
                     queue.clear();
                     out.write(batch);
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // an Error too (no direct memory left): the stream must not stay "writing"
+                writing = false;
                 fail();
+                if (e instanceof Error err) {
+                    throw err;
+                }
             }
         }
 

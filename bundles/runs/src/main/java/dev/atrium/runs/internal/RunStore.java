@@ -293,12 +293,13 @@ public class RunStore {
 
     /** Appends one event in one statement: numbering, row and notification are one round trip and one transaction. */
     public Event append(String runId, String type, Map<String, ?> data) {
-        Event e = db.list(appendStatement(type), Event::of, appendArguments(runId, type, data)).get(0);
+        Event e = db.list(STREAMED.equals(type) ? APPEND_STREAMED : APPEND, Event::of, appendArguments(runId, type, data)).get(0);
         return published(e, e);
     }
 
+    /** Appends one event inside the caller's transaction, which commits durably whatever the event's type. */
     static Event append(java.sql.Connection c, String runId, String type, Map<String, ?> data) throws SQLException {
-        return Db.list(c, appendStatement(type), Event::of, appendArguments(runId, type, data)).get(0);
+        return Db.list(c, APPEND, Event::of, appendArguments(runId, type, data)).get(0);
     }
 
     private static final String APPEND = "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id), "
@@ -309,13 +310,10 @@ public class RunStore {
      * A model's streamed fragment: its commit does not wait for the WAL flush (a 20-500 ms stall on a busy disk was
      * the whole tail of the streams' latency). The next event that is not a fragment (the message's completion
      * carries its whole text, or the run's end) flushes the WAL past it, so what can be lost is only fragments of a
-     * run the database crashed under. The setting is the transaction's own: the statement's when it is one.
+     * run the database crashed under. Only for an append that is its own transaction: the setting holds until the
+     * end of the transaction it runs in.
      */
     private static final String APPEND_STREAMED = APPEND + " CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed";
-
-    private static String appendStatement(String type) {
-        return STREAMED.equals(type) ? APPEND_STREAMED : APPEND;
-    }
 
     private static Object[] appendArguments(String runId, String type, Map<String, ?> data) {
         String json;

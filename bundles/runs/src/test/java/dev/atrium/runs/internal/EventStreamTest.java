@@ -21,6 +21,7 @@ import javax.servlet.ServletContext;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 
+import org.eclipse.jetty.io.ByteArrayEndPoint;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -284,6 +285,100 @@ class EventStreamTest {
         connection.lastFailure.accept(new IOException("connection reset"));
         assertEquals(1, async.completed.get());
         assertFalse(stream.send(event(2, "b")));
+    }
+
+    /** Takes the HTTP/1.1 chunks off a body, strictly: each size line, its data, its CRLF. */
+    static String dechunk(String body) {
+        StringBuilder data = new StringBuilder();
+        int at = 0;
+        while (at < body.length()) {
+            int eol = body.indexOf("\r\n", at);
+            assertTrue(eol > at, "a chunk size line at " + at);
+            int size = Integer.parseInt(body.substring(at, eol), 16);
+            int from = eol + 2;
+            byte[] rest = body.substring(from).getBytes(StandardCharsets.UTF_8);
+            String chunk = new String(rest, 0, size, StandardCharsets.UTF_8);
+            data.append(chunk);
+            at = from + chunk.length();
+            assertEquals("\r\n", body.substring(at, at + 2), "CRLF after a chunk's data");
+            at += 2;
+        }
+        return data.toString();
+    }
+
+    @Test
+    void writesTheConnectionCannotTakeAtOnceFinishAsItDrainsAndEverythingArrivesInOrder() throws Exception {
+        // Jetty's own end point with room for 100 bytes: every frame is a partial write the write flusher completes
+        ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
+        socket.setGrowOutput(false);
+        Stream direct = new Stream(async, new RunEventStreams.ChunkedEndPointOutput(socket), new Frames(), s -> null, s -> ended.incrementAndGet());
+        direct.start();
+        StringBuilder expected = new StringBuilder();
+        for (int i = 1; i <= 30; i++) {
+            Event e = event(i, "grüße " + "z".repeat(i * 7));
+            assertTrue(direct.send(e));
+            expected.append(frame(e));
+            if (i % 10 == 0) {
+                assertTrue(direct.heartbeat());
+                expected.append(": heartbeat\n\n");
+            }
+        }
+        direct.close(true);
+        assertEquals(0, async.completed.get(), "not complete while bytes wait for the socket");
+        java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+        for (int reads = 0; reads < 10_000 && (async.completed.get() == 0 || socket.getOutput().hasRemaining()); reads++) {
+            ByteBuffer read = socket.takeOutput(); // the client reads: the pending write goes on
+            byte[] bytes = new byte[read.remaining()];
+            read.get(bytes);
+            wire.write(bytes);
+        }
+        assertEquals(1, async.completed.get(), "the response ends once the last frame went out");
+        assertEquals(expected.toString(), dechunk(wire.toString(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void aConnectionThatBreaksEndsTheStream() {
+        ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
+        socket.setGrowOutput(false);
+        Stream direct = new Stream(async, new RunEventStreams.ChunkedEndPointOutput(socket), new Frames(), s -> null, s -> ended.incrementAndGet());
+        direct.start();
+        assertTrue(direct.send(event(1, "x".repeat(300))), "partly written, the rest pending");
+        socket.close(); // the client went away: the pending write fails
+        assertEquals(1, async.completed.get());
+        assertEquals(1, ended.get());
+        assertFalse(direct.send(event(2, "after")));
+    }
+
+    @Test
+    void aWriteStillWaitingAtTheIdleTimeoutClosesTheConnectionAndEndsTheStream() {
+        ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
+        socket.setGrowOutput(false);
+        RunEventStreams.ChunkedEndPointOutput out = new RunEventStreams.ChunkedEndPointOutput(socket);
+        Stream direct = new Stream(async, out, new Frames(), s -> null, s -> ended.incrementAndGet());
+        direct.start();
+        assertFalse(out.idleTimedOut(new java.util.concurrent.TimeoutException()), "Jetty's own handling goes on");
+        assertTrue(socket.isOpen(), "a stream with nothing to write is left alone");
+        assertTrue(direct.send(event(1, "x".repeat(300))));
+        assertFalse(out.idleTimedOut(new java.util.concurrent.TimeoutException()));
+        assertFalse(socket.isOpen(), "a client that read nothing for the whole idle timeout is disconnected");
+        assertEquals(1, async.completed.get());
+        assertFalse(direct.send(event(2, "after")));
+    }
+
+    @Test
+    void anEventReadFromTheTableAgainSharesItsFrame() {
+        Frames frames = new Frames();
+        Event e = event(7, "same");
+        Event again = event(7, "same");
+        assertSame(frames.of(e), frames.of(again), "each subscriber's backlog reads its own copy of the row");
+        Event other = Event.of("run_1", 7, "message.delta", JsonNodeFactory.instance.objectNode().put("text", "same"),
+                Instant.parse("2026-01-01T00:00:01Z"));
+        assertEquals(frame(other), new String(frames.of(other).text, StandardCharsets.UTF_8));
+        for (int i = 0; i < 200; i++) { // more events than the ring of recent ones holds
+            frames.of(event(100 + i, "x".repeat(100_000)));
+        }
+        assertEquals(frame(event(7, "same")), new String(frames.of(event(7, "same")).text, StandardCharsets.UTF_8),
+                "the shared frames stay within their bytes: an evicted one is made again");
     }
 
     @Test
