@@ -479,6 +479,52 @@ class AgentRunsTest {
         }
     }
 
+    @Test
+    void anSseClientThatStopsReadingIsDisconnectedAtTheIdleTimeout() throws Exception {
+        Map<String, String> env = new java.util.HashMap<>(env());
+        env.put("ATRIUM_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -Dorg.apache.felix.http.timeout=3000"); // connections idle out after 3 s
+        AtriumServer quick = AtriumServer.launch(Files.createTempDirectory("atrium-runs-idle-"), db, env);
+        try (java.net.Socket stalled = new java.net.Socket()) {
+            String model = model();
+            User u = user(quick, "openai", model, null);
+            String[] parts = new String[2500];
+            for (int i = 0; i < parts.length; i++) {
+                parts[i] = i + "y".repeat(2000); // 5 MB: more than the sockets hold, the rest waits in the server
+            }
+            fake.script(model, body -> FakeModelServer.openAiText(parts));
+            String runId = run(u, thread(u), "Stream to a client that reads nothing");
+            stalled.setReceiveBufferSize(4096);
+            stalled.connect(new InetSocketAddress("127.0.0.1", quick.port), 5_000);
+            stalled.getOutputStream().write(("GET /api/runs/" + runId + "/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                    + token(u) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!u.http().get("/api/runs/" + runId).json().path("run").path("status").asText().equals("completed")) {
+                assertTrue(System.nanoTime() < deadline, "the run completes whatever its watchers do");
+                Thread.sleep(100);
+            }
+            Thread.sleep(5_000); // the stalled write makes no progress for longer than the idle timeout
+            // what the sockets held is still there to read, and then the connection's end: the server closed it with
+            // the response unfinished, instead of holding the write until the client read again and then ending it
+            stalled.setSoTimeout(20_000);
+            java.io.InputStream in = stalled.getInputStream();
+            java.io.ByteArrayOutputStream tail = new java.io.ByteArrayOutputStream();
+            byte[] buffer = new byte[65536];
+            try {
+                for (int n; (n = in.read(buffer)) >= 0;) {
+                    tail.reset();
+                    tail.write(buffer, Math.max(0, n - 16), Math.min(n, 16));
+                }
+            } catch (java.net.SocketException reset) {
+                // closed with data unread: a reset is an end too
+            }
+            assertFalse(tail.toString(StandardCharsets.US_ASCII).endsWith("\r\n0\r\n\r\n"),
+                    "the response was cut off at the idle timeout, not finished after the client came back");
+        } finally {
+            quick.stop(); // not close(): that would drop the shared database
+            AtriumServer.deleteTree(quick.data.toFile());
+        }
+    }
+
     /** The {@code data} of each SSE event in a stream's body. */
     static List<JsonNode> sseData(byte[] body) throws java.io.IOException {
         List<JsonNode> data = new ArrayList<>();
