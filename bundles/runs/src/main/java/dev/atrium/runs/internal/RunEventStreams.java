@@ -264,7 +264,7 @@ public class RunEventStreams implements Filter {
     /**
      * Frames as HTTP/1.1 chunks, written straight to a connection whose response headers went out already: each
      * write one {@code EndPoint.flush} of chunks in direct memory shared by every subscriber; what the socket does not
-     * take at once waits in the end point's write flusher (which also applies the connection's idle timeout).
+     * take at once waits in the end point's write flusher, until the connection's idle timeout ({@link #idleTimedOut}).
      */
     static final class ChunkedEndPointOutput implements Output {
         private final EndPoint endPoint;
