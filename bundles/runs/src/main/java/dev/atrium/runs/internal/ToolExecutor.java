@@ -59,7 +59,11 @@ public class ToolExecutor {
     record Result(String text, boolean error) {
     }
 
-    Result execute(ModelProvider.ToolCall call, AgentTool.Context context) {
+    /**
+     * Runs a tool call; whatever the tool throws becomes an error result the model sees, except an interruption
+     * (the run was cancelled, or this instance stops), which ends the run.
+     */
+    Result execute(ModelProvider.ToolCall call, AgentTool.Context context) throws InterruptedException {
         if (call.name() == null || call.name().isBlank()) {
             return new Result("error: the tool call names no tool", true);
         }
@@ -78,6 +82,8 @@ public class ToolExecutor {
         try {
             String r = tool.execute(context, arguments);
             return new Result(truncate(r == null ? "" : r), false);
+        } catch (InterruptedException e) {
+            throw e;
         } catch (Exception | LinkageError | StackOverflowError e) {
             return new Result(truncate("error: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())), true);
         }

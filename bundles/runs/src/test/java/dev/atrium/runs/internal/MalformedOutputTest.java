@@ -51,7 +51,7 @@ class MalformedOutputTest {
     static final AgentTool.Context CONTEXT = new AgentTool.Context("run_1", "th_1", "sp_1", "pr_1", ToolExecutor.ALL_GRANTS);
 
     @Test
-    void aToolCallWithoutANameOrWithInvalidArgumentsIsAnErrorResultAndTheToolDoesNotRun() {
+    void aToolCallWithoutANameOrWithInvalidArgumentsIsAnErrorResultAndTheToolDoesNotRun() throws InterruptedException {
         ToolExecutor tools = new ToolExecutor();
         Echo echo = new Echo();
         tools.addTool(echo);
@@ -67,6 +67,38 @@ class MalformedOutputTest {
         assertFalse(ok.error());
         assertEquals(List.of("{}"), echo.seen);
         assertEquals("bin\uFFFDary", NulText.clean(ok.text()));
+    }
+
+    @Test
+    void anInterruptedToolEndsTheRunInsteadOfBecomingAnErrorResult() {
+        ToolExecutor tools = new ToolExecutor();
+        tools.addTool(new AgentTool() {
+            @Override
+            public String name() {
+                return "wait";
+            }
+
+            @Override
+            public String description() {
+                return "waits until interrupted";
+            }
+
+            @Override
+            public String parametersSchema() {
+                return "{\"type\":\"object\"}";
+            }
+
+            @Override
+            public java.util.Set<String> requiredGrants() {
+                return java.util.Set.of();
+            }
+
+            @Override
+            public String execute(Context context, String arguments) throws InterruptedException {
+                throw new InterruptedException("cancelled");
+            }
+        });
+        org.junit.jupiter.api.Assertions.assertThrows(InterruptedException.class, () -> tools.execute(new ToolCall("c1", "wait", "{}"), CONTEXT));
     }
 
     @Test
