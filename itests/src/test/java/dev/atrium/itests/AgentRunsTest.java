@@ -294,14 +294,7 @@ class AgentRunsTest {
 
         // the stored events, a replay in pages, and the stream are the same sequence
         List<JsonNode> stored = events(u.http(), runId);
-        List<JsonNode> replayed = new ArrayList<>();
-        String cursor = "";
-        do {
-            JsonNode page = u.http().get("/api/runs/" + runId + "/replay?limit=7&cursor=" + cursor).json();
-            page.path("events").forEach(replayed::add);
-            cursor = page.path("next_cursor").isNull() ? null : page.path("next_cursor").asText();
-        } while (cursor != null);
-        assertEquals(stored, replayed);
+        assertEquals(stored, replayed(u.http(), runId));
         assertEquals(stored.size(), all.size());
         for (int i = 0; i < all.size(); i++) {
             assertEquals(stored.get(i), all.get(i).data());
@@ -313,6 +306,18 @@ class AgentRunsTest {
         // the query parameter is the same as the header; last_event_id on /events too
         JsonNode tail = u.http().get("/api/runs/" + runId + "/events?last_event_id=" + (all.size() - 2)).json();
         assertEquals(2, tail.path("events").size());
+    }
+
+    /** A run's events through {@code /replay}, a page of 7 at a time. */
+    static List<JsonNode> replayed(Http http, String runId) {
+        List<JsonNode> replayed = new ArrayList<>();
+        String cursor = "";
+        do {
+            JsonNode page = http.get("/api/runs/" + runId + "/replay?limit=7&cursor=" + cursor).json();
+            page.path("events").forEach(replayed::add);
+            cursor = page.path("next_cursor").isNull() ? null : page.path("next_cursor").asText();
+        } while (cursor != null);
+        return replayed;
     }
 
     /** Reads a run's WebSocket: text messages until the server closes or {@code max} arrived (then the client closes). */
@@ -382,6 +387,7 @@ class AgentRunsTest {
         }
         assertEquals("run.completed", all.get(all.size() - 1).path("type").asText());
         assertEquals(events(u.http(), runId), all, "the WebSocket carries exactly the stored events");
+        assertEquals(replayed(u.http(), runId), all, "and a replay is the same sequence");
 
         // a stranger's handshake is refused as for a missing run; no token is 401
         User stranger = server.newUser();
@@ -550,34 +556,64 @@ class AgentRunsTest {
 
     @Test
     void suspendingThePrincipalMidRunStopsItAndNoFurtherToolCallRuns() throws Exception {
+        User[] suspended = new User[1];
+        Ended ended = aToolCallRunsThenAuthorityEnds(u -> {
+            suspended[0] = u;
+            assertEquals(200, server.operator().post("/admin/users/" + u.username() + "/suspend", Map.of()).status());
+        });
+        assertTrue(ended.run().path("error").asText().contains("requester"), ended.run().toString());
+        assertEquals(403, suspended[0].http().get("/api/runs/" + ended.runId()).status());
+    }
+
+    @Test
+    void revokingTheOwnerWitnessMidRunStopsItAndNoFurtherToolCallRuns() throws Exception {
+        Ended ended = aToolCallRunsThenAuthorityEnds(
+                u -> db.execute("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", u.defaultSpaceId()));
+        assertTrue(ended.run().path("error").asText().contains("requester"), ended.run().toString());
+    }
+
+    /**
+     * A run whose first tool call runs; while the model answers the next turn (with another tool call), {@code end}
+     * takes the requester's authority away. The run fails and the second tool call never runs.
+     */
+    private Ended aToolCallRunsThenAuthorityEnds(AuthorityEnd end) throws Exception {
         String model = model();
         User u = user("openai", model);
-        CountDownLatch suspended = new CountDownLatch(1);
-        fake.script(model, body -> {
-            try {
-                suspended.await(20, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return FakeModelServer.openAiToolCall("call_9", "memory_add", "{\"content\":\"written after suspension\"}");
-        }, body -> FakeModelServer.openAiText("should never be asked"));
-        String threadId = thread(u);
-        String runId = run(u, threadId, "Remember something");
+        CountDownLatch ended = new CountDownLatch(1);
+        fake.script(model, body -> FakeModelServer.openAiToolCall("call_1", "memory_add", "{\"content\":\"written while allowed\"}"),
+                body -> {
+                    try {
+                        ended.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return FakeModelServer.openAiToolCall("call_2", "memory_add", "{\"content\":\"written after the end\"}");
+                }, body -> FakeModelServer.openAiText("should never be asked"));
+        String runId = run(u, thread(u), "Remember two things");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (fake.received(model).isEmpty() && System.nanoTime() < deadline) {
+        while (fake.received(model).size() < 2 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertEquals(1, fake.received(model).size());
-        assertEquals(200, server.operator().post("/admin/users/" + u.username() + "/suspend", Map.of()).status());
-        suspended.countDown();
+        assertEquals(2, fake.received(model).size(), "the model is answering the second turn");
+        assertEquals(1, count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()), "the first tool call ran");
+        end.end(u);
+        ended.countDown();
 
         JsonNode run = awaitFinishedInDb(runId);
         assertEquals("failed", run.path("status").asText());
-        assertTrue(run.path("error").asText().contains("requester"), run.toString());
-        assertEquals(0, count("SELECT count(*) FROM run_events WHERE run_id = ? AND type = 'tool.call'", runId));
-        assertEquals(0, count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()));
-        assertEquals(1, fake.received(model).size(), "the model is not asked again");
-        assertEquals(403, u.http().get("/api/runs/" + runId).status());
+        assertEquals(1, count("SELECT count(*) FROM run_events WHERE run_id = ? AND type = 'tool.call'", runId));
+        assertEquals(1, count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()), "the second one did not");
+        assertEquals(2, fake.received(model).size(), "the model is not asked again");
+        return new Ended(runId, run);
+    }
+
+    /** A run that ended, as the database has it. */
+    record Ended(String runId, JsonNode run) {
+    }
+
+    /** Takes a user's authority away (suspension, a revoked witness). */
+    interface AuthorityEnd {
+        void end(User u) throws Exception;
     }
 
     /** The run as the database has it (the suspended requester can no longer read it through the API). */
@@ -797,7 +833,7 @@ class AgentRunsTest {
         assertEquals(409, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
         assertEquals(0, u.http().get("/api/threads/" + threadId + "/runs?active_only=true").json().path("runs").size());
 
-        // a queued run is cancelled at once; listing pages newest first with a cursor
+        // listing pages newest first with a cursor
         fake.script(model);
         for (int i = 0; i < 2; i++) {
             run(u, threadId, "more " + i);
@@ -809,6 +845,90 @@ class AgentRunsTest {
         assertEquals(runId, page2.path("runs").get(0).path("id").asText());
         assertTrue(page2.path("next_cursor").isNull());
         assertEquals(400, u.http().get("/api/threads/" + threadId + "/runs?cursor=%25%25").status());
+    }
+
+    @Test
+    void aQueuedRunIsCancelledAtOnceAndNeverDispatched() throws Exception {
+        int workers = 4; // ATRIUM_RUNS_WORKERS's default: the test server's workers, every one held by a stalled run
+        String model = model();
+        User u = user("openai", model);
+        FakeModelServer.Turn stall = body -> {
+            List<String> frames = new ArrayList<>(FakeModelServer.openAiText("busy ", "never"));
+            frames.add(2, "SLEEP:20000");
+            return frames;
+        };
+        fake.script(model, java.util.Collections.nCopies(workers, stall).toArray(FakeModelServer.Turn[]::new));
+        List<String> stalled = new ArrayList<>();
+        for (int i = 0; i < workers; i++) {
+            stalled.add(run(u, thread(u), "stall " + i));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (fake.received(model).size() < workers && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(workers, fake.received(model).size(), "every worker is busy");
+
+        String queued = run(u, thread(u), "wait your turn");
+        assertEquals(200, u.http().post("/api/runs/" + queued + "/cancel", Map.of()).status());
+        assertEquals("cancelled", u.http().get("/api/runs/" + queued).json().path("run").path("status").asText(), "at once");
+        for (String id : stalled) {
+            assertEquals(200, u.http().post("/api/runs/" + id + "/cancel", Map.of()).status());
+        }
+        for (String id : stalled) {
+            assertEquals("cancelled", awaitFinished(u.http(), id).path("status").asText());
+        }
+        Thread.sleep(1_000); // the workers are free again
+        assertEquals(workers, fake.received(model).size(), "the cancelled run never reached the model");
+        List<String> types = types(events(u.http(), queued));
+        assertEquals("run.cancelled", types.get(types.size() - 1));
+        assertFalse(types.contains("message.delta") || types.contains("tool.call"), types.toString());
+    }
+
+    @Test
+    void aRunStopsAtTheStepLimit() throws Exception {
+        int limit = 8; // ATRIUM_RUNS_STEP_LIMIT's default
+        String model = model();
+        User u = user("openai", model);
+        FakeModelServer.Turn again = body -> FakeModelServer.openAiToolCall("call_again", "memory_search", "{\"query\":\"once more\"}");
+        fake.script(model, java.util.Collections.nCopies(limit + 1, again).toArray(FakeModelServer.Turn[]::new));
+        String runId = run(u, thread(u), "search for ever");
+        JsonNode run = awaitFinished(u.http(), runId);
+        assertEquals("failed", run.path("status").asText(), run.toString());
+        assertTrue(run.path("error").asText().contains("step limit of " + limit), run.toString());
+        assertEquals(limit, fake.received(model).size(), "the model is asked " + limit + " times, not more");
+        assertEquals(limit, count("SELECT count(*) FROM run_events WHERE run_id = ? AND type = 'tool.result'", runId));
+    }
+
+    @Test
+    void twoExecutingInstancesRunEveryQueuedRunExactlyOnce() throws Exception {
+        AtriumServer second = AtriumServer.launch(Files.createTempDirectory("atrium-runs-3-"), db, env());
+        try {
+            int runs = 12; // more than one instance's four workers take at once
+            String model = model();
+            User u = user("openai", model);
+            FakeModelServer.Turn answer = body -> FakeModelServer.paced(150, FakeModelServer.openAiText("done ", "here"));
+            fake.script(model, java.util.Collections.nCopies(runs, answer).toArray(FakeModelServer.Turn[]::new));
+            List<String> ids = new ArrayList<>();
+            List<String> prompts = new ArrayList<>();
+            for (int i = 0; i < runs; i++) {
+                prompts.add("job " + i);
+                ids.add(run(u, thread(u), "job " + i));
+            }
+            for (String id : ids) {
+                assertEquals("completed", awaitFinished(u.http(), id).path("status").asText());
+            }
+            // a run claimed twice would ask the model twice (and find its script used up)
+            List<String> asked = fake.received(model).stream().map(b -> {
+                JsonNode messages = b.path("messages");
+                return messages.get(messages.size() - 1).path("content").asText();
+            }).sorted().toList();
+            assertEquals(prompts.stream().sorted().toList(), asked, "every run reached the model exactly once");
+            assertEquals(2, count("SELECT count(DISTINCT instance_id) FROM runs WHERE space_id = ?", u.defaultSpaceId()),
+                    "both instances executed runs");
+        } finally {
+            second.stop(); // not close(): that would drop the shared database
+            AtriumServer.deleteTree(second.data.toFile());
+        }
     }
 
     @Test

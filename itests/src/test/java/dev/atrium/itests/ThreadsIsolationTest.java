@@ -32,7 +32,9 @@ class ThreadsIsolationTest {
         assertEquals(201, art.status(), art.body());
         String artifact = art.json().path("artifact").path("id").asText();
         String share = owner.http().post("/api/threads/" + thread + "/share", Map.of()).json().path("share").path("id").asText();
-        assertEquals(200, owner.http().get("/api/artifacts/" + artifact).status());
+        com.fasterxml.jackson.databind.JsonNode read = owner.http().get("/api/artifacts/" + artifact).get("artifact");
+        assertEquals("notes.txt", read.path("name").asText());
+        assertEquals("hello", read.path("content").asText());
 
         String space = "/api/spaces/" + owner.defaultSpaceId();
         List<Http.Reply> replies = List.of(

@@ -51,6 +51,8 @@ class ThreadsTest {
         assertEquals("en-GB", patched.path("locale").asText());
         assertEquals(8000, patched.path("context_window").asInt());
         assertEquals(400, u.http().patch("/api/threads/" + id, Map.of("status", "sleeping")).status());
+        assertEquals("archived", u.http().patch("/api/threads/" + id, Map.of("status", "archived")).get("thread").path("status").asText());
+        assertEquals("active", u.http().patch("/api/threads/" + id, Map.of("status", "active")).get("thread").path("status").asText());
         assertEquals(400, u.http().patch("/api/threads/" + id, Map.of("context_window", "big")).status());
 
         assertEquals("archived", u.http().post("/api/threads/" + id + "/archive", Map.of()).get("thread").path("status").asText());
@@ -159,7 +161,8 @@ class ThreadsTest {
     void sharesArePublicPasswordProtectedOrExpiringAndShowOnlyTheirThread(AtriumServer server) throws Exception {
         User u = server.newUser();
         String id = thread(u, "Shared notes");
-        thread(u, "Private notes");
+        String other = thread(u, "Private notes");
+        u.http().post("/api/threads/" + other + "/messages", Map.of("content", "written in another thread"));
         u.http().post("/api/threads/" + id + "/messages", Map.of("content", "visible to the share"));
         Http anon = server.anonymous();
 
@@ -172,6 +175,7 @@ class ThreadsTest {
         assertEquals("visible to the share", view.path("messages").get(0).path("content").asText());
         assertFalse(view.toString().contains(u.defaultSpaceId()), "the public view names no workspace");
         assertFalse(view.toString().contains("Private notes"));
+        assertFalse(view.toString().contains("written in another thread"), "the view holds only its own thread's messages");
 
         Http.Reply locked = u.http().post("/api/threads/" + id + "/share", Map.of("mode", "password", "password", "correct horse"));
         assertEquals(201, locked.status(), locked.body());
@@ -183,6 +187,7 @@ class ThreadsTest {
         Http.Reply right = anon.post("/api/public/thread-shares/" + lockedToken + "/access", Map.of("password", "correct horse"));
         assertEquals(200, right.status(), right.body());
         assertEquals("Shared notes", right.json().path("thread").path("title").asText());
+        assertFalse(right.body().contains("written in another thread"), right.body());
         assertEquals(400, u.http().post("/api/threads/" + id + "/share", Map.of("mode", "password", "password", "short")).status());
 
         String expiring = u.http().post("/api/threads/" + id + "/share", Map.of("expires_in", 1)).json().path("share").path("token").asText();
