@@ -32,8 +32,10 @@ class DeployDirectoryTest {
             Path next = server.data.resolve("converter.jar.tmp");
             Files.copy(bundles.resolve("org.osgi.util.converter-1.0.9.jar"), next);
             Files.move(next, deployed, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            JsonNode upgraded = await(server, b -> b.isPresent() && b.get().get("version").asText().startsWith("1.0.9"));
-            assertEquals("ACTIVE", upgraded.get("state").asText());
+            // The new version shows as soon as Bundle.update() installs it, while the bundle is still being
+            // restarted and then refreshed; so the test waits for the new version to be ACTIVE.
+            JsonNode upgraded = await(server, b -> b.isPresent() && b.get().get("version").asText().startsWith("1.0.9")
+                    && b.get().get("state").asText().equals("ACTIVE"));
             assertEquals(installed.get("id"), upgraded.get("id"), "upgraded in place, not installed a second time");
         } finally {
             Files.deleteIfExists(deployed);
