@@ -1,7 +1,9 @@
 package dev.atrium.kernel.api;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.List;
 
 import org.osgi.annotation.versioning.ProviderType;
@@ -23,4 +25,20 @@ public interface EgressGuard {
      * @throws ApiException 400 {@code BAD_REQUEST} naming the reason when the URL may not be fetched
      */
     List<InetAddress> check(URI url);
+
+    /**
+     * The addresses a connection to {@code host:port} may go to: for an HTTP client's name resolver, so that the
+     * answer checked is the answer connected to.
+     *
+     * @throws ApiException 400 {@code BAD_REQUEST} naming the reason when nothing there may be connected to
+     */
+    default List<InetSocketAddress> addresses(String host, int port) {
+        URI uri;
+        try {
+            uri = new URI("http", null, host, port, "/", null, null);
+        } catch (URISyntaxException e) {
+            throw ApiException.badRequest("the address " + host + ":" + port + " is not valid");
+        }
+        return check(uri).stream().map(a -> new InetSocketAddress(a, port)).toList();
+    }
 }

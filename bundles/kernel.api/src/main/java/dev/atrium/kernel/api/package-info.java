@@ -3,6 +3,6 @@
  * whether they may touch a workspace ({@link dev.atrium.kernel.api.OwnerScope}), the spec's error
  * ({@link dev.atrium.kernel.api.ApiException}), request-body reading, pagination and schema migrations.
  */
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

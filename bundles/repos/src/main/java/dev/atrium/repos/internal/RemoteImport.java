@@ -2,18 +2,23 @@ package dev.atrium.repos.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+
+import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpHeader;
 
 import org.eclipse.jgit.api.FetchCommand;
 import org.eclipse.jgit.api.Git;
@@ -21,7 +26,9 @@ import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.ProgressMonitor;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
+import org.eclipse.jgit.transport.FilterSpec;
 import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 
 import dev.atrium.kernel.api.ApiException;
@@ -31,7 +38,8 @@ import dev.atrium.kernel.api.EgressGuard;
  * Fetches a remote repository over smart HTTP into a local one, following the spec's source resolution: a
  * full fetch within limits first; a blobless partial fetch only when the full one failed on a limit and the
  * remote advertises {@code filter} and {@code allow-reachable-sha1-in-want}. Every URL, redirects included,
- * passes the kernel's {@link EgressGuard} before anything connects to it.
+ * passes the kernel's {@link EgressGuard} before anything connects to it, and every connection, JGit's included,
+ * goes only to the addresses the guard approved for it ({@link GuardedHttp}).
  */
 final class RemoteImport {
 
@@ -67,22 +75,24 @@ final class RemoteImport {
     }
 
     static Outcome run(EgressGuard guard, URI url, String token, Limits limits, Repository into) {
-        Probe probe = resolve(guard, url, token);
-        URI base = probe.base();
-        Set<String> capabilities = probe.capabilities();
-        try {
-            fetch(into, base, token, limits, false);
-            return new Outcome(false, base.toString());
-        } catch (LimitExceeded limit) {
-            if (!capabilities.contains("filter") || !capabilities.contains("allow-reachable-sha1-in-want")) {
-                throw ApiException.badRequest(limit.getMessage() + "; the remote does not offer a blobless partial fetch "
-                        + "(it must advertise filter and allow-reachable-sha1-in-want)");
-            }
+        try (GuardedHttp http = new GuardedHttp(guard)) {
+            Probe probe = resolve(http, guard, url, token);
+            URI base = probe.base();
+            Set<String> capabilities = probe.capabilities();
             try {
-                fetch(into, base, token, limits, true);
-                return new Outcome(true, base.toString());
-            } catch (LimitExceeded again) {
-                throw ApiException.badRequest(again.getMessage() + ", even for a blobless partial fetch");
+                fetch(http, into, base, token, limits, false);
+                return new Outcome(false, base.toString());
+            } catch (LimitExceeded limit) {
+                if (!capabilities.contains("filter") || !capabilities.contains("allow-reachable-sha1-in-want")) {
+                    throw ApiException.badRequest(limit.getMessage() + "; the remote does not offer a blobless partial fetch "
+                            + "(it must advertise filter and allow-reachable-sha1-in-want)");
+                }
+                try {
+                    fetch(http, into, base, token, limits, true);
+                    return new Outcome(true, base.toString());
+                } catch (LimitExceeded again) {
+                    throw ApiException.badRequest(again.getMessage() + ", even for a blobless partial fetch");
+                }
             }
         }
     }
@@ -92,58 +102,65 @@ final class RemoteImport {
     }
 
     /** Follows redirects of the ref advertisement by hand, checking each target. */
-    static Probe resolve(EgressGuard guard, URI url, String token) {
+    static Probe resolve(GuardedHttp http, EgressGuard guard, URI url, String token) {
         String s = url.toString();
         while (s.endsWith("/")) {
             s = s.substring(0, s.length() - 1);
         }
         URI base = URI.create(s);
-        HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(Duration.ofSeconds(10)).build();
         for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-            guard.check(base);
+            guard.check(base); // the whole URL (scheme, credentials, name); the client's resolver checks the addresses again
             URI probe = URI.create(base + INFO_REFS + "?service=git-upload-pack");
-            HttpRequest.Builder rb = HttpRequest.newBuilder(probe).timeout(Duration.ofSeconds(30)).GET();
+            Request request = http.client().newRequest(probe).timeout(30, TimeUnit.SECONDS);
             if (token != null) {
-                rb.header("Authorization", "Basic " + Base64.getEncoder()
-                        .encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8)));
+                request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Basic " + Base64.getEncoder()
+                        .encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8))));
             }
-            HttpResponse<InputStream> r;
-            try {
-                r = client.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
-            } catch (IOException e) {
-                throw ApiException.badRequest("the remote " + base.getHost() + " cannot be reached: " + e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw ApiException.badRequest("interrupted while contacting the remote");
-            }
-            int status = r.statusCode();
-            if (status >= 300 && status < 400) {
-                close(r);
-                String location = r.headers().firstValue("Location")
-                        .orElseThrow(() -> ApiException.badRequest("the remote redirected without a Location"));
-                URI next = probe.resolve(location);
-                String path = next.getRawPath();
-                if (path == null || !path.endsWith(INFO_REFS)) {
-                    throw ApiException.badRequest("the remote redirected somewhere that is not a Git repository: " + next);
+            try (InputStreamResponseListener listener = new InputStreamResponseListener()) { // closing it drops what is left
+                request.send(listener);
+                Response r = listener.get(30, TimeUnit.SECONDS);
+                int status = r.getStatus();
+                if (status >= 300 && status < 400) {
+                    String location = r.getHeaders().get(HttpHeader.LOCATION);
+                    if (location == null) {
+                        throw ApiException.badRequest("the remote redirected without a Location");
+                    }
+                    URI next = probe.resolve(location);
+                    String path = next.getRawPath();
+                    if (path == null || !path.endsWith(INFO_REFS)) {
+                        throw ApiException.badRequest("the remote redirected somewhere that is not a Git repository: " + next);
+                    }
+                    base = URI.create(next.getScheme() + "://" + next.getRawAuthority() + path.substring(0, path.length() - INFO_REFS.length()));
+                    continue;
                 }
-                base = URI.create(next.getScheme() + "://" + next.getRawAuthority() + path.substring(0, path.length() - INFO_REFS.length()));
-                continue;
-            }
-            try (InputStream in = r.body()) {
                 if (status == 401 || status == 403) {
                     throw ApiException.badRequest("the remote refused access (" + status + "); pass auth.token for a private repository");
                 }
                 if (status != 200) {
                     throw ApiException.badRequest("the remote answered " + status + " for " + probe + ": not a Git repository");
                 }
-                String contentType = r.headers().firstValue("Content-Type").orElse("");
-                if (!contentType.startsWith("application/x-git-upload-pack-advertisement")) {
+                String contentType = r.getHeaders().get(HttpHeader.CONTENT_TYPE);
+                if (contentType == null || !contentType.startsWith("application/x-git-upload-pack-advertisement")) {
                     throw ApiException.badRequest("the remote does not speak Git smart HTTP (Content-Type " + contentType + ")");
                 }
-                return new Probe(base, capabilities(in.readNBytes(64 << 10)));
-            } catch (IOException e) {
-                throw ApiException.badRequest("reading the remote's refs failed: " + e.getMessage());
+                try (InputStream in = listener.getInputStream()) {
+                    return new Probe(base, capabilities(in.readNBytes(64 << 10)));
+                }
+            } catch (InterruptedException | InterruptedIOException e) {
+                Thread.currentThread().interrupt();
+                throw ApiException.badRequest("interrupted while contacting the remote");
+            } catch (TimeoutException e) {
+                throw ApiException.badRequest("the remote " + base.getHost() + " did not answer within 30 seconds");
+            } catch (ExecutionException | IOException e) {
+                GuardedHttp.Refused refused = GuardedHttp.refusal(e);
+                if (refused != null) {
+                    throw ApiException.badRequest(refused.getMessage());
+                }
+                Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+                throw ApiException.badRequest("the remote " + base.getHost() + " cannot be reached: "
+                        + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
+            } finally {
+                request.abort(new IOException("the probe ended")); // nothing once the exchange completed
             }
         }
         throw ApiException.badRequest("the remote redirected more than " + MAX_REDIRECTS + " times");
@@ -166,7 +183,7 @@ final class RemoteImport {
         return out;
     }
 
-    private static void fetch(Repository into, URI base, String token, Limits limits, boolean partial) {
+    private static void fetch(GuardedHttp http, Repository into, URI base, String token, Limits limits, boolean partial) {
         Counting monitor = new Counting(limits.maxObjects());
         try (Git git = Git.wrap(into)) {
             StoredConfig config = into.getConfig();
@@ -179,10 +196,14 @@ final class RemoteImport {
             if (token != null) {
                 fetch.setCredentialsProvider(new UsernamePasswordCredentialsProvider("x-access-token", token));
             }
-            if (partial) {
-                org.eclipse.jgit.transport.FilterSpec blobless = org.eclipse.jgit.transport.FilterSpec.fromFilterLine("blob:none");
-                fetch.setTransportConfigCallback(t -> t.setFilterSpec(blobless));
-            }
+            FilterSpec filter = partial ? FilterSpec.fromFilterLine("blob:none") : FilterSpec.NO_FILTER;
+            fetch.setTransportConfigCallback(t -> {
+                if (!(t instanceof TransportHttp transport)) {
+                    throw ApiException.badRequest("the remote must be an http or https URL");
+                }
+                transport.setHttpConnectionFactory(http);
+                t.setFilterSpec(filter);
+            });
             fetch.call();
         } catch (GitAPIException | IOException | RuntimeException e) {
             if (monitor.exceeded) {
@@ -191,6 +212,10 @@ final class RemoteImport {
             }
             if (e instanceof ApiException api) {
                 throw api;
+            }
+            GuardedHttp.Refused refused = GuardedHttp.refusal(e);
+            if (refused != null) {
+                throw ApiException.badRequest(refused.getMessage());
             }
             throw ApiException.badRequest("fetching from the remote failed: " + e.getMessage());
         }
@@ -205,14 +230,6 @@ final class RemoteImport {
             return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         } catch (IOException e) {
             return 0;
-        }
-    }
-
-    private static void close(HttpResponse<InputStream> r) {
-        try {
-            r.body().close();
-        } catch (IOException ignored) {
-            // nothing to release
         }
     }
 

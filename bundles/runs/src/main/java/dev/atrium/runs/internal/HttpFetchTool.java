@@ -170,12 +170,10 @@ public class HttpFetchTool implements AgentTool {
         try {
             client.getExecutor().execute(() -> {
                 try {
-                    List<InetSocketAddress> addresses = guard.check(new URI("http", null, host, port, "/", null, null)).stream()
-                            .map(a -> new InetSocketAddress(a, port)).toList();
-                    promise.succeeded(addresses);
+                    promise.succeeded(guard.addresses(host, port));
                 } catch (ApiException e) {
                     promise.failed(new Refused(e.getMessage()));
-                } catch (URISyntaxException | RuntimeException e) {
+                } catch (RuntimeException e) {
                     promise.failed(new Refused("the address " + host + ":" + port + " is not valid"));
                 }
             });
