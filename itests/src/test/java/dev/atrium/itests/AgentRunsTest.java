@@ -393,12 +393,39 @@ class AgentRunsTest {
         User stranger = server.newUser();
         java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class, () -> webSocket(url, token(stranger), 1, code));
-        assertEquals(404, ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
+        java.net.http.HttpResponse<?> notFound = ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse();
+        assertEquals(404, notFound.statusCode());
+        assertTrue(notFound.headers().firstValue("X-Request-Id").isPresent(), "a refused handshake has a request id");
         refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> webSocket(url, "atp_wrong", 1, code));
         assertEquals(401, ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
         // the other run routes still reach JAX-RS through the filter
         assertEquals(200, u.http().get("/api/runs/" + runId + "/events").status());
+    }
+
+    @Test
+    void aWebSocketHandshakeGoesThroughTheKernelsEnvelope() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        fake.script(model, body -> FakeModelServer.openAiText("done"));
+        String runId = run(u, thread(u), "A short run");
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), server.port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
+                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer " + token(u)
+                    + "\r\nX-Request-Id: ws-handshake-1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            java.io.BufferedReader in = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            String status = in.readLine();
+            List<String> headers = new ArrayList<>();
+            for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                headers.add(line.toLowerCase(java.util.Locale.ROOT));
+            }
+            assertTrue(status.startsWith("HTTP/1.1 101"), status + " " + headers);
+            assertTrue(headers.contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="), headers.toString());
+            assertTrue(headers.contains("x-request-id: ws-handshake-1"), "the kernel's envelope saw the handshake: " + headers);
+        }
     }
 
     @Test

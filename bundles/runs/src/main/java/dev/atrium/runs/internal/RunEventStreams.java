@@ -175,7 +175,7 @@ public class RunEventStreams implements Filter {
         /** The Jetty response under Felix's javax wrapper; a 503 if this server is not the Jetty 12 it is built for. */
         static org.eclipse.jetty.server.Response connectionOf(ServletResponse res) {
             try {
-                jakarta.servlet.ServletResponse jres = ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) unwrap(res)).getResponse();
+                jakarta.servlet.ServletResponse jres = ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) StreamRequests.unwrap(res)).getResponse();
                 org.eclipse.jetty.server.Response r = org.eclipse.jetty.ee10.servlet.ServletContextResponse.getServletContextResponse(jres);
                 // the connection's own response: raw frames need no context scope or wrapper on every write
                 while (r instanceof org.eclipse.jetty.server.Response.Wrapper w) {
@@ -186,14 +186,6 @@ public class RunEventStreams implements Filter {
                 LOG.warn("event streams need the Jetty 12 HTTP service", e);
                 throw new ApiException(503, "SERVICE_UNAVAILABLE", "event streams are not available on this HTTP service");
             }
-        }
-
-        private static ServletResponse unwrap(ServletResponse res) {
-            ServletResponse r = res;
-            while (r instanceof javax.servlet.ServletResponseWrapper w) {
-                r = w.getResponse();
-            }
-            return r;
         }
 
         @Override

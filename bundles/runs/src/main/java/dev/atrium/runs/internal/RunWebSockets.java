@@ -42,11 +42,11 @@ import dev.atrium.runs.internal.RunStore.Run;
  * {@code GET /api/runs/:id/ws}: the run's events over a WebSocket, one text message (the event JSON) per event, in
  * id order, resuming after {@code Last-Event-ID} or {@code ?last_event_id}; pings keep it alive; closed with 1000
  * after the terminal event, with 1012 when this bundle stops (clients reconnect to the new version). A servlet
- * filter in front of the JAX-RS servlet (ranked before the kernel's, which wraps responses) authenticates the
- * handshake with the kernel's {@link Authenticator} (bearer token or browser session, see {@link StreamRequests}), proves the run's workspace, and upgrades through Jetty's
+ * filter behind the kernel's envelope (request id, error bodies, update gate) and in front of the JAX-RS servlet
+ * authenticates the handshake with the kernel's {@link Authenticator} (bearer token or browser session, see {@link StreamRequests}), proves the run's workspace, and upgrades through Jetty's
  * WebSocket container; every other request passes on untouched.
  */
-@Component(service = Filter.class, property = "service.ranking:Integer=1000")
+@Component(service = Filter.class, property = "service.ranking:Integer=-1000")
 @HttpWhiteboardFilterPattern("/api/runs/*")
 @HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
@@ -109,10 +109,11 @@ public class RunWebSockets implements Filter {
             if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
                 throw new ApiException(426, "UPGRADE_REQUIRED", "this route is a WebSocket: send Upgrade: websocket");
             }
+            // Jetty upgrades the container's own exchange; the 101 goes out on it, past the kernel's error capture
             jakarta.servlet.http.HttpServletRequest jreq = (jakarta.servlet.http.HttpServletRequest)
-                    ((org.apache.felix.http.javaxwrappers.ServletRequestWrapper) req).getRequest();
+                    ((org.apache.felix.http.javaxwrappers.ServletRequestWrapper) StreamRequests.unwrap(req)).getRequest();
             jakarta.servlet.http.HttpServletResponse jres = (jakarta.servlet.http.HttpServletResponse)
-                    ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) res).getResponse();
+                    ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) StreamRequests.unwrap(res)).getResponse();
             ServletContextHandler handler = ServletContextHandler.getCurrentServletContextHandler();
             JettyWebSocketServerContainer container = JettyWebSocketServerContainer.getContainer(handler.getServletContext());
             if (container == null) {

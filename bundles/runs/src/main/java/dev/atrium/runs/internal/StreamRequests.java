@@ -59,6 +59,24 @@ final class StreamRequests {
         return RunAccess.nonNegative("Last-Event-ID", header != null && !header.isBlank() ? header : request.getParameter("last_event_id"));
     }
 
+    /** The request under the kernel's javax wrappers: Felix's wrapper of the container's jakarta request. */
+    static javax.servlet.ServletRequest unwrap(javax.servlet.ServletRequest req) {
+        javax.servlet.ServletRequest r = req;
+        while (r instanceof javax.servlet.ServletRequestWrapper w) {
+            r = w.getRequest();
+        }
+        return r;
+    }
+
+    /** The response under the kernel's javax wrappers (its error capture): Felix's wrapper of the jakarta response. */
+    static javax.servlet.ServletResponse unwrap(javax.servlet.ServletResponse res) {
+        javax.servlet.ServletResponse r = res;
+        while (r instanceof javax.servlet.ServletResponseWrapper w) {
+            r = w.getResponse();
+        }
+        return r;
+    }
+
     static void writeError(HttpServletResponse response, ApiException e) throws IOException {
         if (response.isCommitted()) {
             return;
