@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
 import java.net.ProtocolException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URL;
 import java.security.KeyManagementException;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -68,13 +70,14 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         client.setConnectTimeout(10_000);
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Atrium git-import"));
-        // JGit asks for gzip and decodes it itself; Jetty decoding it first would leave JGit ungzipping plain bytes
-        client.getContentDecoderFactories().clear();
         try {
             client.start();
         } catch (Exception e) {
-            throw new IllegalStateException("the import's HTTP client did not start", e);
+            close();
+            throw new ApiException(503, "SERVICE_UNAVAILABLE", "the import's HTTP client did not start: " + e.getMessage());
         }
+        // JGit asks for gzip where it wants it and decodes it itself; the client adds its gzip decoder on start
+        client.getContentDecoderFactories().clear();
     }
 
     HttpClient client() {
@@ -255,9 +258,9 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
                 byte[] body = buffered == null ? null : buffered.toByteArray();
                 send(body == null ? null : new BytesRequestContent(headers.getOrDefault("Content-Type", "application/octet-stream"), body));
             }
+            // the read timeout bounds the wait for the headers as it bounds every read
+            long wait = readTimeoutMillis > 0 ? readTimeoutMillis : TimeUnit.MINUTES.toMillis(5);
             try {
-                // the read timeout bounds the wait for the headers as it bounds every read
-                long wait = readTimeoutMillis > 0 ? readTimeoutMillis : TimeUnit.MINUTES.toMillis(5);
                 response = listener.get(wait, TimeUnit.MILLISECONDS);
                 return response;
             } catch (InterruptedException e) {
@@ -266,13 +269,20 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
                 throw new InterruptedIOException("interrupted while waiting for " + url.getHost());
             } catch (TimeoutException e) {
                 request.abort(e);
-                throw new IOException(url.getHost() + " did not answer in time");
+                // JGit reads a SocketTimeoutException as a timeout (and, say, does not take it for refused credentials)
+                throw new SocketTimeoutException(url.getHost() + " did not answer within " + wait + " ms");
             } catch (ExecutionException e) {
                 Refused refused = refusal(e);
                 if (refused != null) {
                     throw refused;
                 }
                 Throwable cause = e.getCause() == null ? e : e.getCause();
+                if (cause instanceof TimeoutException) {
+                    throw new SocketTimeoutException(url.getHost() + " did not answer within " + wait + " ms");
+                }
+                if (cause instanceof IOException io) {
+                    throw io; // its type tells JGit what happened (a refused connection, a reset, a timeout)
+                }
                 throw new IOException(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage(), cause);
             }
         }
@@ -296,7 +306,7 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         /** Header names are case-insensitive (RFC 9110), as JGit expects of HttpURLConnection. */
         @Override
         public Map<String, List<String>> getHeaderFields() {
-            Map<String, List<String>> out = new LinkedHashMap<>();
+            Map<String, List<String>> out = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
             Response r = answered();
             if (r != null) {
                 for (HttpField f : r.getHeaders()) {

@@ -125,7 +125,12 @@ final class RemoteImport {
                     if (location == null) {
                         throw ApiException.badRequest("the remote redirected without a Location");
                     }
-                    URI next = probe.resolve(location);
+                    URI next;
+                    try {
+                        next = probe.resolve(location);
+                    } catch (IllegalArgumentException e) {
+                        throw ApiException.badRequest("the remote redirected to an invalid URL: " + location);
+                    }
                     String path = next.getRawPath();
                     if (path == null || !path.endsWith(INFO_REFS)) {
                         throw ApiException.badRequest("the remote redirected somewhere that is not a Git repository: " + next);

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
 
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.ObjectId;
@@ -57,6 +58,9 @@ class RemoteImportTest {
     private ExecutorService serving;
     private final List<String> requests = new CopyOnWriteArrayList<>();
     private final AtomicBoolean advertised = new AtomicBoolean();
+    private final List<String> acceptEncodings = new CopyOnWriteArrayList<>();
+    /** Once the remote has advertised its refs, later requests wait this long before they are answered. */
+    private volatile long stallAfterAdvertisingMillis;
 
     @BeforeEach
     void serve() throws Exception {
@@ -71,6 +75,11 @@ class RemoteImportTest {
         serving = Executors.newCachedThreadPool();
         server.setExecutor(serving);
         server.createContext("/repo.git/", this::smartHttp);
+        server.createContext("/bad.git/", ex -> {
+            ex.getResponseHeaders().set("Location", "http://a b/x/info/refs");
+            ex.sendResponseHeaders(302, -1);
+            ex.close();
+        });
         server.start();
     }
 
@@ -85,13 +94,26 @@ class RemoteImportTest {
     private void smartHttp(HttpExchange ex) throws IOException {
         String path = ex.getRequestURI().getPath();
         requests.add(ex.getRequestMethod() + " " + path);
+        acceptEncodings.add(String.valueOf(ex.getRequestHeaders().getFirst("Accept-Encoding")));
         ex.getResponseHeaders().set("Connection", "close");
+        if (advertised.get() && stallAfterAdvertisingMillis > 0) {
+            try {
+                Thread.sleep(stallAfterAdvertisingMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         UploadPack up = new UploadPack(upstream);
         up.setBiDirectionalPipe(false);
         if (path.endsWith("/info/refs")) {
             ex.getResponseHeaders().set("Content-Type", "application/x-git-upload-pack-advertisement");
+            // as real servers do: gzip for a client that asks for it
+            boolean gzip = "gzip".equals(ex.getRequestHeaders().getFirst("Accept-Encoding"));
+            if (gzip) {
+                ex.getResponseHeaders().set("Content-Encoding", "gzip");
+            }
             ex.sendResponseHeaders(200, 0);
-            try (OutputStream out = ex.getResponseBody()) {
+            try (OutputStream out = gzip ? new GZIPOutputStream(ex.getResponseBody()) : ex.getResponseBody()) {
                 PacketLineOut pck = new PacketLineOut(out);
                 pck.writeString("# service=git-upload-pack\n");
                 pck.end();
@@ -145,6 +167,8 @@ class RemoteImportTest {
         }
         assertTrue(requests.stream().anyMatch(r -> r.startsWith("POST ") && r.endsWith("/git-upload-pack")),
                 "JGit's fetch went through the guarded client: " + requests);
+        assertEquals("null", acceptEncodings.get(0), "the probe reads the advertisement as it is");
+        assertEquals("gzip", acceptEncodings.get(1), "JGit asks for gzip and decodes it itself");
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (importThreads() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
@@ -189,6 +213,32 @@ class RemoteImportTest {
             assertEquals(null, into.exactRef("refs/heads/main"), "nothing was fetched");
         }
         assertEquals(List.of("GET /repo.git/info/refs"), requests, "only the probe reached the remote");
+    }
+
+    @Test
+    void aRemoteThatStopsAnsweringEndsTheImportSayingSo() throws Exception {
+        stallAfterAdvertisingMillis = 3_000;
+        EgressGuard loopback = uri -> List.of(InetAddress.getLoopbackAddress());
+        try (Repository into = local()) {
+            long start = System.nanoTime();
+            ApiException late = assertThrows(ApiException.class,
+                    () -> RemoteImport.run(loopback, remote(REMOTE), null, new RemoteImport.Limits(1L << 30, 5_000_000, 1), into));
+            assertEquals(400, late.status());
+            // JGit words a SocketTimeoutException as its own "Connection time out: <host>"
+            assertTrue(late.getMessage().contains("time out: " + REMOTE), late.getMessage());
+            assertTrue(System.nanoTime() - start < 2_900_000_000L, "the import gave up at its timeout");
+        }
+    }
+
+    @Test
+    void aRedirectToAnInvalidUrlIsABadRequest() throws Exception {
+        EgressGuard loopback = uri -> List.of(InetAddress.getLoopbackAddress());
+        URI bad = URI.create("http://" + REMOTE + ":" + server.getAddress().getPort() + "/bad.git");
+        try (Repository into = local()) {
+            ApiException refused = assertThrows(ApiException.class, () -> RemoteImport.run(loopback, bad, null, LIMITS, into));
+            assertEquals(400, refused.status());
+            assertTrue(refused.getMessage().contains("invalid URL"), refused.getMessage());
+        }
     }
 
     @Test
