@@ -62,35 +62,74 @@ final class AddressPolicy {
             return "multicast addresses are not allowed";
         }
         byte[] b = address.getAddress();
-        if (address instanceof Inet4Address) {
-            int a0 = b[0] & 0xff;
-            int a1 = b[1] & 0xff;
-            if (a0 == 0 || a0 >= 240) {
-                return "reserved addresses are not allowed";
-            }
-            if (a0 == 100 && (a1 & 0xc0) == 64) {
-                return "shared (carrier-grade NAT) addresses are not allowed";
-            }
-            if (a0 == 198 && (a1 == 18 || a1 == 19)) {
-                return "benchmarking addresses are not allowed";
-            }
-            if (a0 == 192 && a1 == 0 && (b[2] & 0xff) == 0) {
-                return "IETF protocol addresses are not allowed";
-            }
-        } else {
-            int first = b[0] & 0xff;
-            if ((first & 0xfe) == 0xfc) {
-                return "unique-local addresses are not allowed";
-            }
-            if (first == 0xfe && (b[1] & 0xc0) == 0xc0) {
-                return "site-local addresses are not allowed";
-            }
-            if (first == 0 && !address.isLoopbackAddress()) {
-                return "reserved addresses are not allowed";
+        for (Block block : address instanceof Inet4Address ? V4_BLOCKS : V6_BLOCKS) {
+            if (block.contains(b)) {
+                return block.reason();
             }
         }
         return null;
     }
+
+    /** An address range that is never a public unicast destination, with the reason given when refusing it. */
+    record Block(byte[] prefix, int bits, String reason) {
+        static Block of(String cidr, String reason) {
+            int slash = cidr.indexOf('/');
+            try {
+                return new Block(InetAddress.getByName(cidr.substring(0, slash)).getAddress(), Integer.parseInt(cidr.substring(slash + 1)),
+                        reason);
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException(cidr, e);
+            }
+        }
+
+        boolean contains(byte[] address) {
+            if (address.length != prefix.length) {
+                return false;
+            }
+            int full = bits / 8;
+            for (int i = 0; i < full; i++) {
+                if (address[i] != prefix[i]) {
+                    return false;
+                }
+            }
+            int rest = bits % 8;
+            if (rest == 0) {
+                return true;
+            }
+            int mask = (0xff << (8 - rest)) & 0xff;
+            return (address[full] & mask) == (prefix[full] & mask);
+        }
+    }
+
+    /**
+     * IANA's special-purpose registries (RFC 6890 and successors) beyond what {@link InetAddress} classifies itself:
+     * none of these is a public server a user may point the server at.
+     */
+    private static final java.util.List<Block> V4_BLOCKS = java.util.List.of(
+            Block.of("0.0.0.0/8", "reserved addresses are not allowed"),
+            Block.of("240.0.0.0/4", "reserved addresses are not allowed"),
+            Block.of("100.64.0.0/10", "shared (carrier-grade NAT) addresses are not allowed"),
+            Block.of("198.18.0.0/15", "benchmarking addresses are not allowed"),
+            Block.of("192.0.0.0/24", "IETF protocol addresses are not allowed"),
+            Block.of("192.0.2.0/24", "documentation (TEST-NET) addresses are not allowed"),
+            Block.of("198.51.100.0/24", "documentation (TEST-NET) addresses are not allowed"),
+            Block.of("203.0.113.0/24", "documentation (TEST-NET) addresses are not allowed"),
+            Block.of("192.88.99.0/24", "the deprecated 6to4 relay anycast addresses are not allowed"));
+
+    private static final java.util.List<Block> V6_BLOCKS = java.util.List.of(
+            Block.of("fc00::/7", "unique-local addresses are not allowed"),
+            Block.of("fec0::/10", "site-local addresses are not allowed"),
+            Block.of("::/8", "reserved addresses are not allowed"),
+            Block.of("100::/64", "discard-only addresses are not allowed"),
+            // Teredo (2001::/32), ORCHID, AMT, AS112 and the other IETF protocol assignments: tunnels and
+            // protocol plumbing, never a server the user means
+            Block.of("2001::/23", "IETF protocol addresses (Teredo and others) are not allowed"),
+            Block.of("2001:db8::/32", "documentation addresses are not allowed"),
+            Block.of("3fff::/20", "documentation addresses are not allowed"),
+            // NAT64: only the well-known 64:ff9b::/96 is translated (its IPv4 address is checked instead); the rest
+            // of 64:ff9b::/32, local-use 64:ff9b:1::/48 included, may reach anything inside a network
+            Block.of("64:ff9b::/32", "NAT64 addresses outside 64:ff9b::/96 are not allowed"),
+            Block.of("5f00::/16", "segment-routing addresses are not allowed"));
 
     /** The IPv4 address inside an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address, or null. */
     static InetAddress embeddedIpv4(byte[] v6) {
@@ -103,6 +142,9 @@ final class AddressPolicy {
                 return InetAddress.getByAddress(new byte[] { v6[12], v6[13], v6[14], v6[15] });
             }
             boolean nat64 = (v6[0] & 0xff) == 0x00 && (v6[1] & 0xff) == 0x64 && (v6[2] & 0xff) == 0xff && (v6[3] & 0xff) == 0x9b;
+            for (int i = 4; i < 12 && nat64; i++) {
+                nat64 = v6[i] == 0;
+            }
             if (nat64) {
                 return InetAddress.getByAddress(new byte[] { v6[12], v6[13], v6[14], v6[15] });
             }

@@ -29,7 +29,16 @@ public class Egress implements EgressGuard {
         boolean allowLoopback() default false;
     }
 
+    /** How long the machine's own interface addresses are trusted before they are listed again (DHCP, new interfaces). */
+    static final long LOCAL_ADDRESSES_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+
     private final boolean allowLoopback;
+    private final java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses;
+    private volatile LocalAddresses local;
+
+    /** The machine's own addresses as last listed, and when. */
+    private record LocalAddresses(java.util.Set<InetAddress> addresses, long listedAtNanos) {
+    }
 
     @Activate
     public Egress(Config config, BundleContext context) {
@@ -38,7 +47,44 @@ public class Egress implements EgressGuard {
     }
 
     Egress(boolean allowLoopback) {
+        this(allowLoopback, Egress::listInterfaceAddresses);
+    }
+
+    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses) {
         this.allowLoopback = allowLoopback;
+        this.interfaceAddresses = interfaceAddresses;
+    }
+
+    /**
+     * The addresses of this machine's interfaces: a public address of the server itself reaches its own services
+     * (the database, an admin port) as well as loopback would.
+     */
+    private java.util.Set<InetAddress> ownAddresses() {
+        LocalAddresses known = local;
+        long now = System.nanoTime();
+        if (known == null || now - known.listedAtNanos() > LOCAL_ADDRESSES_TTL_NANOS) {
+            known = new LocalAddresses(interfaceAddresses.get(), now);
+            local = known;
+        }
+        return known.addresses();
+    }
+
+    static java.util.Set<InetAddress> listInterfaceAddresses() {
+        java.util.Set<InetAddress> all = new java.util.HashSet<>();
+        try {
+            for (java.util.Enumeration<java.net.NetworkInterface> e = java.net.NetworkInterface.getNetworkInterfaces(); e != null
+                    && e.hasMoreElements();) {
+                for (java.util.Enumeration<InetAddress> a = e.nextElement().getInetAddresses(); a.hasMoreElements();) {
+                    InetAddress address = a.nextElement();
+                    // compared without the scope id (fe80::1%eth0 equals fe80::1 as a destination)
+                    all.add(InetAddress.getByAddress(address.getAddress()));
+                }
+            }
+        } catch (java.io.IOException e) {
+            // no list: the other rules still apply; the next check lists again
+            return java.util.Set.of();
+        }
+        return java.util.Set.copyOf(all);
     }
 
     @Override
@@ -72,11 +118,22 @@ public class Egress implements EgressGuard {
         }
         for (InetAddress address : addresses) {
             String refused = AddressPolicy.refuseAddress(address, allowLoopback);
+            if (refused == null && !address.isLoopbackAddress() && ownAddresses().contains(unscoped(address))) {
+                refused = "the server's own addresses are not allowed";
+            }
             if (refused != null) {
                 throw ApiException.badRequest("the URL may not be fetched: " + host + " resolves to " + address.getHostAddress()
                         + "; " + refused);
             }
         }
         return List.of(addresses);
+    }
+
+    private static InetAddress unscoped(InetAddress address) {
+        try {
+            return InetAddress.getByAddress(address.getAddress());
+        } catch (UnknownHostException e) {
+            return address;
+        }
     }
 }

@@ -34,6 +34,43 @@ class EgressTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = { "http://192.0.2.1/", "http://198.51.100.7/", "http://203.0.113.200/", "http://198.18.0.1/",
+            "http://198.19.255.254/", "http://192.88.99.1/", "http://[2001::1]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+            "http://[2001:1ff::1]/", "http://[2001:db8::1]/", "http://[3fff::1]/", "http://[3fff:fff::1]/", "http://[100::1]/",
+            "http://[64:ff9b:1::a00:1]/", "http://[64:ff9b:0:0:1::5db8:d822]/", "http://[64:ff9b::c000:201]/" })
+    void refusesDocumentationBenchmarkingAndProtocolRanges(String url) {
+        ApiException e = assertThrows(ApiException.class, () -> strict.check(URI.create(url)));
+        assertEquals(400, e.status());
+    }
+
+    @Test
+    void nat64OfAPublicAddressAndAddressesNextToTheBlockedRangesAreAllowed() {
+        assertTrue(!strict.check(URI.create("http://[64:ff9b::5db8:d822]/")).isEmpty());
+        assertTrue(!strict.check(URI.create("http://[2001:200::1]/")).isEmpty());
+        assertTrue(!strict.check(URI.create("http://198.20.0.1/")).isEmpty());
+        assertTrue(!strict.check(URI.create("http://203.0.114.1/")).isEmpty());
+    }
+
+    @Test
+    void theServersOwnInterfaceAddressesAreRefusedAndListedAgainLater() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger listed = new java.util.concurrent.atomic.AtomicInteger();
+        java.net.InetAddress own = java.net.InetAddress.getByName("93.184.216.34");
+        Egress guard = new Egress(false, () -> {
+            listed.incrementAndGet();
+            return java.util.Set.of(own);
+        });
+        ApiException e = assertThrows(ApiException.class, () -> guard.check(URI.create("http://93.184.216.34/")));
+        assertTrue(e.getMessage().contains("own addresses"), e.getMessage());
+        guard.check(URI.create("http://1.1.1.1/"));
+        assertEquals(1, listed.get(), "the list is cached between checks");
+    }
+
+    @Test
+    void theRealInterfaceListIncludesLoopback() {
+        assertTrue(Egress.listInterfaceAddresses().stream().anyMatch(java.net.InetAddress::isLoopbackAddress));
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = { "http://93.184.216.34/", "https://1.1.1.1/dns-query", "http://[2606:4700:4700::1111]/" })
     void allowsPublicAddresses(String url) {
         assertTrue(!strict.check(URI.create(url)).isEmpty());
