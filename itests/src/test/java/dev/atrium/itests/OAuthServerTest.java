@@ -368,6 +368,19 @@ class OAuthServerTest {
     }
 
     @Test
+    void aRefreshRefusedForInvalidScopeLeavesTheRefreshTokenAndTheGrantUsable() throws Exception {
+        Registered client = client(Map.of());
+        OIDCTokenResponse first = codeFlow(client, new Scope("threads:read"));
+        RefreshToken refresh = first.getTokens().getRefreshToken();
+        TokenResponse widened = send(new TokenRequest(endpoint("/oauth/token"), client.basic(),
+                new RefreshTokenGrant(refresh), new Scope("threads:read", "threads:write")));
+        assertEquals("invalid_scope", error(widened).getCode());
+        assertTrue(active(client, first.getTokens().getAccessToken()), "an invalid_scope refresh must not revoke the grant");
+        TokenResponse again = send(new TokenRequest(endpoint("/oauth/token"), client.basic(), new RefreshTokenGrant(refresh)));
+        assertTrue(again.indicatesSuccess(), "the refresh token is still usable after an invalid_scope refusal");
+    }
+
+    @Test
     void reusingACodeIsInvalidGrantAndRevokesTheTokensItGave() throws Exception {
         Registered client = client(Map.of());
         CodeVerifier verifier = new CodeVerifier();

@@ -511,6 +511,18 @@ public class OAuthServer {
     private Map<String, Object> refreshGrant(String issuer, Client client, Map<String, String> p) {
         String refresh = required(p, "refresh_token");
         byte[] hash = Secrets.sha256(refresh);
+        // the requested scope is checked against the token before the token is claimed: a refresh refused for
+        // invalid_scope leaves the token usable and the grant alone (a token's scopes never change)
+        Set<String> narrowed = null;
+        if (p.get("scope") != null && !p.get("scope").isBlank()) {
+            narrowed = ScopeSet.parse(p.get("scope"));
+            Optional<TokenRow> presented = sql.one("SELECT " + TOKEN_COLUMNS + " FROM oauth_tokens WHERE token_hash = ? AND kind = 'refresh' "
+                    + "AND client_id = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()", OAuthServer::tokenRow, hash,
+                    client.clientId());
+            if (presented.isPresent() && (narrowed == null || !presented.get().scopes().containsAll(narrowed))) {
+                throw OAuthError.invalidScope("a refresh may only narrow the granted scopes");
+            }
+        }
         Optional<TokenRow> claimed = sql.one("UPDATE oauth_tokens SET used_at = now() WHERE token_hash = ? AND kind = 'refresh' "
                 + "AND client_id = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now() RETURNING " + TOKEN_COLUMNS,
                 OAuthServer::tokenRow, hash, client.clientId());
@@ -527,7 +539,6 @@ public class OAuthServer {
         TokenRow row = claimed.get();
         Set<String> scopes = row.scopes();
         if (p.get("scope") != null && !p.get("scope").isBlank()) {
-            Set<String> narrowed = ScopeSet.parse(p.get("scope"));
             if (narrowed == null || !row.scopes().containsAll(narrowed)) {
                 throw OAuthError.invalidScope("a refresh may only narrow the granted scopes");
             }
