@@ -25,6 +25,34 @@ final class RawHttp {
     private RawHttp() {
     }
 
+    /**
+     * One request over a new connection from {@code localAddress} (e.g. 127.0.0.7: Linux routes all of 127/8 to the
+     * loopback interface, so the server sees a distinct client address per test).
+     */
+    static Response exchange(String base, String localAddress, String method, String target, Map<String, String> headers, byte[] body)
+            throws IOException {
+        java.net.URI uri = java.net.URI.create(base);
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.bind(new java.net.InetSocketAddress(java.net.InetAddress.getByName(localAddress), 0));
+            s.connect(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()), 5_000);
+            s.setSoTimeout(30_000);
+            StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: ")
+                    .append(uri.getHost()).append(':').append(uri.getPort()).append("\r\nConnection: close\r\n");
+            headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+            if (body != null) {
+                head.append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            head.append("\r\n");
+            var out = s.getOutputStream();
+            out.write(head.toString().getBytes(StandardCharsets.UTF_8));
+            if (body != null) {
+                out.write(body);
+            }
+            out.flush();
+            return read(s.getInputStream());
+        }
+    }
+
     /** One response: by its chunks, else by its Content-Length, else up to the end of the connection. */
     static Response read(InputStream in) throws IOException {
         String statusLine = line(in);

@@ -1,8 +1,9 @@
 /**
  * The kernel's contract with capability bundles: who is calling ({@link dev.atrium.kernel.api.Caller}),
  * whether they may touch a workspace ({@link dev.atrium.kernel.api.OwnerScope}), the spec's error
- * ({@link dev.atrium.kernel.api.ApiException}), request-body reading, pagination and schema migrations.
+ * ({@link dev.atrium.kernel.api.ApiException}), request-body reading and limits ({@link dev.atrium.kernel.api.BodyLimit}),
+ * pagination and schema migrations.
  */
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

@@ -53,6 +53,7 @@ public class OperationsResource {
 
     @POST
     @Path("bundles/{symbolicName}/update")
+    @dev.atrium.kernel.api.BodyLimit(MAX_JAR_BYTES)
     @Consumes({ "application/java-archive", MediaType.APPLICATION_OCTET_STREAM })
     public Map<String, Object> update(@PathParam("symbolicName") String symbolicName, InputStream body) throws IOException {
         byte[] jar = body.readNBytes(MAX_JAR_BYTES + 1);

@@ -540,6 +540,7 @@ public class ReposResource {
      */
     @POST
     @Path("{repoId}/import")
+    @dev.atrium.kernel.api.BodyLimit(MAX_IMPORT_BYTES)
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
     public Response importUpload(@Context SecurityContext sc, @PathParam("repoId") String repoId,

@@ -31,6 +31,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.BodyLimit;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
@@ -76,6 +77,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     public void filter(ContainerRequestContext request) {
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
+        limitBody(request, annotation(method, type, BodyLimit.class));
         if (annotation(method, type, dev.atrium.kernel.api.SelfAuthenticated.class) != null) {
             return;
         }
@@ -119,6 +121,23 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         org.osgi.framework.Bundle b = type == null ? null : org.osgi.framework.FrameworkUtil.getBundle(type);
         if (b != null) {
             response.getHeaders().putSingle(SERVED_BY, b.getSymbolicName() + "/" + b.getVersion());
+        }
+    }
+
+    /**
+     * The route's body limit: the envelope's unless the method declares a larger one. A declared Content-Length over
+     * it is refused before the body is read; a chunked body is cut off by the envelope's counting stream.
+     */
+    private void limitBody(ContainerRequestContext request, BodyLimit declared) {
+        Object attribute = servletRequest == null ? null : servletRequest.getAttribute(RequestEnvelope.BODY_ALLOWANCE);
+        if (!(attribute instanceof RequestEnvelope.BodyAllowance allowance)) {
+            return;
+        }
+        if (declared != null) {
+            allowance.allow(declared.value());
+        }
+        if (request.getLength() > allowance.limit()) {
+            throw new ApiException(413, ErrorBody.codeFor(413), "request body is larger than " + allowance.limit() + " bytes");
         }
     }
 

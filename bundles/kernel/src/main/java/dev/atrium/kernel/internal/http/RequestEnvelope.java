@@ -36,9 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs in front of every servlet, JAX-RS included. It gives each request an id ({@code X-Request-Id}), refuses
- * JSON bodies over the limit with 413, and makes every error answer under {@code /api}, {@code /admin} and
- * {@code /healthz} the spec's error body, whoever produced it (CXF's own 404 and 405 included).
+ * Runs in front of every servlet, JAX-RS included. It gives each request an id ({@code X-Request-Id}) and refuses
+ * ambiguous request targets (encoded separators, dot segments, control characters, bad UTF-8) on every path. Under
+ * {@code /api}, {@code /admin}, {@code /healthz}, {@code /oauth} and {@code /auth} it refuses bodies over the limit
+ * with 413 whatever their type, charsets other than UTF-8 with 415, and text bodies with bad UTF-8, NUL or lone
+ * surrogates with 400. Every error answer under {@code /api}, {@code /admin} and {@code /healthz} is made the spec's
+ * error body, whoever produced it (CXF's own 404 and 405 included); an exception nobody handled is a JSON 500.
  */
 @Component(service = Filter.class, configurationPid = "dev.atrium.kernel.http", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @HttpWhiteboardFilterPattern("/*")
@@ -49,7 +52,7 @@ public class RequestEnvelope implements Filter {
 
     @ObjectClassDefinition(name = "Atrium HTTP envelope")
     public @interface Config {
-        @AttributeDefinition(description = "Largest JSON request body in bytes")
+        @AttributeDefinition(description = "Largest request body in bytes, of any type, unless a route declares more with @BodyLimit")
         long maxJsonBodyBytes() default 1024 * 1024;
     }
 
@@ -88,21 +91,63 @@ public class RequestEnvelope implements Filter {
         request.setAttribute(REQUEST_ID, id);
         response.setHeader("X-Request-Id", id);
 
-        String path = request.getRequestURI();
-        if (!covered(path)) {
-            chain.doFilter(request, response);
+        // every path, not only the covered ones: Jetty resolves /static/../api/x and /ap%69/x to /api/x after
+        // this filter has looked at the raw target
+        String rawPath = request.getRequestURI();
+        String refused = UriCheck.pathProblem(rawPath);
+        Area area = Area.of(refused == null ? UriCheck.decodedPath(rawPath) : rawPath);
+        if (refused == null) {
+            refused = UriCheck.queryProblem(request.getQueryString());
+        }
+        if (refused != null) {
+            refuse(response, area, 400, refused);
             return;
         }
-        if (isJson(request) && request.getContentLengthLong() > maxJsonBody) {
-            response.setHeader("Connection", "close");
-            writeError(response, 413, "request body is larger than " + maxJsonBody + " bytes");
-            response.flushBuffer();
-            discardModestBody(request);
+        if (area == Area.OTHER) {
+            guarded(request, response, area, id, () -> chain.doFilter(request, response));
             return;
         }
-        ErrorCapture capture = new ErrorCapture(response);
-        HttpServletRequest wrapped = isJson(request) ? new LimitedBody(request, maxJsonBody) : request;
-        boolean api = path.startsWith("/api/");
+        String contentType = request.getContentType();
+        refused = BodyCheck.charsetProblem(contentType);
+        if (refused != null) {
+            refuse(response, area, 415, refused);
+            return;
+        }
+        BodyCheck.Kind kind = BodyCheck.Kind.of(contentType);
+        boolean hasBody = request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+        HttpServletRequest wrapped;
+        if (kind != BodyCheck.Kind.OTHER && hasBody) {
+            // text bodies (JSON, forms, plain text) are read here whole, at most the limit, and checked once for all
+            // routes; a route may raise the limit for binary uploads only (see BodyLimit)
+            if (request.getContentLengthLong() > maxJsonBody) {
+                tooLarge(request, response, area, maxJsonBody);
+                return;
+            }
+            byte[] body;
+            try {
+                body = readAtMost(request.getInputStream(), maxJsonBody);
+            } catch (BodyTooLargeException e) {
+                tooLarge(request, response, area, maxJsonBody);
+                return;
+            }
+            refused = BodyCheck.problem(body, kind);
+            if (refused != null) {
+                refuse(response, area, 400, refused);
+                return;
+            }
+            wrapped = new BufferedBody(request, body);
+        } else {
+            if (area != Area.API && request.getContentLengthLong() > maxJsonBody) {
+                // no route under /oauth or /auth declares a larger limit: refuse before any is chosen
+                tooLarge(request, response, area, maxJsonBody);
+                return;
+            }
+            BodyAllowance allowance = new BodyAllowance(maxJsonBody);
+            request.setAttribute(BODY_ALLOWANCE, allowance);
+            wrapped = new LimitedBody(request, allowance);
+        }
+        boolean api = rawPath.startsWith("/api/") || rawPath.equals("/api");
+        ErrorCapture capture = area == Area.API ? new ErrorCapture(response) : null;
         if (api) {
             try {
                 long held = gate.enter();
@@ -111,28 +156,129 @@ public class RequestEnvelope implements Filter {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                writeError(response, 503, "the server is shutting down");
+                refuse(response, area, 503, "the server is shutting down");
                 return;
             }
         }
+        HttpServletResponse out = capture == null ? response : capture;
+        boolean failed = true;
         try {
-            chain.doFilter(wrapped, capture);
+            failed = !guarded(wrapped, response, area, id, () -> chain.doFilter(wrapped, out));
         } finally {
             if (api) {
                 gate.exit();
             }
-            capture.finish(request, id);
+            if (capture != null && !failed) {
+                capture.finish(request, id);
+            }
         }
+    }
+
+    /** Which answers a path gets: the API's error body, OAuth's, or neither (the envelope only numbers them). */
+    enum Area {
+        /** {@code /api}, {@code /admin}, {@code /healthz}: every error is the spec's body. */
+        API,
+        /** {@code /oauth}: OAuth's {@code {"error","error_description"}}. */
+        OAUTH,
+        /** {@code /auth}: sign-in pages; the envelope's own refusals are the spec's body. */
+        AUTH,
+        OTHER;
+
+        static Area of(String path) {
+            if (covered(path)) {
+                return API;
+            }
+            if (path.equals("/oauth") || path.startsWith("/oauth/")) {
+                return OAUTH;
+            }
+            if (path.equals("/auth") || path.startsWith("/auth/")) {
+                return AUTH;
+            }
+            return OTHER;
+        }
+    }
+
+    private interface Step {
+        void run() throws IOException, ServletException;
+    }
+
+    /**
+     * Runs the rest of the chain so that an exception nobody handled still ends as a JSON 500 (or 413 for a body
+     * over the limit), never Jetty's HTML page with a stack trace. Returns whether the chain ended normally.
+     */
+    private static boolean guarded(HttpServletRequest request, HttpServletResponse response, Area area, String id, Step step)
+            throws IOException {
+        try {
+            step.run();
+            return true;
+        } catch (IOException | ServletException | RuntimeException e) {
+            BodyTooLargeException tooLarge = find(e, BodyTooLargeException.class);
+            if (tooLarge == null) {
+                LOG.error("request {} {} {} failed", id, request.getMethod(), request.getRequestURI(), e);
+            }
+            if (response.isCommitted()) {
+                return false;
+            }
+            response.reset();
+            response.setHeader("X-Request-Id", id);
+            if (tooLarge != null) {
+                response.setHeader("Connection", "close");
+                refuse(response, area, 413, tooLarge.getMessage());
+            } else {
+                refuse(response, area, 500, "internal error (request " + id + ")");
+            }
+            return false;
+        }
+    }
+
+    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+            t = t.getCause() == null && t instanceof ServletException se ? se.getRootCause() : t.getCause();
+        }
+        return null;
+    }
+
+    private static void tooLarge(HttpServletRequest request, HttpServletResponse response, Area area, long limit) throws IOException {
+        response.setHeader("Connection", "close");
+        refuse(response, area, 413, "request body is larger than " + limit + " bytes");
+        response.flushBuffer();
+        discardModestBody(request);
+    }
+
+    /** The envelope's own refusal, in the error format of the path's area. */
+    static void refuse(HttpServletResponse response, Area area, int status, String message) throws IOException {
+        if (area == Area.OAUTH) {
+            java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+            m.put("error", status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
+            m.put("error_description", message);
+            byte[] body = OAUTH_JSON.writeValueAsBytes(m);
+            response.setStatus(status);
+            response.setContentType("application/json");
+            response.setHeader("Cache-Control", "no-store");
+            response.setContentLength(body.length);
+            response.getOutputStream().write(body);
+            return;
+        }
+        writeError(response, status, message);
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper OAUTH_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** At most {@code limit} bytes of the body; more is {@link BodyTooLargeException}. */
+    static byte[] readAtMost(java.io.InputStream in, long limit) throws IOException {
+        byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+        if (body.length > limit) {
+            throw new BodyTooLargeException(limit);
+        }
+        return body;
     }
 
     static boolean covered(String path) {
         return path.equals("/healthz") || path.startsWith("/api/") || path.equals("/api") || path.startsWith("/admin/")
                 || path.equals("/admin");
-    }
-
-    private static boolean isJson(HttpServletRequest request) {
-        String type = request.getContentType();
-        return type == null || type.toLowerCase().contains("json");
     }
 
     static void writeError(HttpServletResponse response, int status, String message) throws IOException {
@@ -311,15 +457,113 @@ public class RequestEnvelope implements Filter {
         }
     }
 
-    /** Refuses to read more than the limit from a chunked JSON body. */
+    /**
+     * How many bytes of a binary body a route may read: the envelope's limit unless the route declares a larger one
+     * with {@link dev.atrium.kernel.api.BodyLimit} (the kernel's JAX-RS filter raises it once the route is known).
+     */
+    public static final class BodyAllowance {
+        private volatile long limit;
+
+        BodyAllowance(long limit) {
+            this.limit = limit;
+        }
+
+        public long limit() {
+            return limit;
+        }
+
+        public void allow(long bytes) {
+            limit = bytes;
+        }
+    }
+
+    /** The request attribute holding the request's {@link BodyAllowance}. */
+    public static final String BODY_ALLOWANCE = "atrium.bodyAllowance";
+
+    /** A text body the envelope has read and checked, replayed to the route. */
+    private static final class BufferedBody extends HttpServletRequestWrapper {
+
+        private final byte[] body;
+        private ServletInputStream stream;
+        private java.io.BufferedReader reader;
+
+        BufferedBody(HttpServletRequest request, byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public int getContentLength() {
+            return body.length;
+        }
+
+        @Override
+        public long getContentLengthLong() {
+            return body.length;
+        }
+
+        @Override
+        public String getCharacterEncoding() {
+            return "UTF-8";
+        }
+
+        @Override
+        public ServletInputStream getInputStream() {
+            if (stream == null) {
+                java.io.ByteArrayInputStream in = new java.io.ByteArrayInputStream(body);
+                stream = new ServletInputStream() {
+                    @Override
+                    public int read() {
+                        return in.read();
+                    }
+
+                    @Override
+                    public int read(byte[] b, int off, int len) {
+                        return in.read(b, off, len);
+                    }
+
+                    @Override
+                    public boolean isFinished() {
+                        return in.available() == 0;
+                    }
+
+                    @Override
+                    public boolean isReady() {
+                        return true;
+                    }
+
+                    @Override
+                    public void setReadListener(ReadListener listener) {
+                        try {
+                            listener.onDataAvailable();
+                            listener.onAllDataRead();
+                        } catch (IOException e) {
+                            listener.onError(e);
+                        }
+                    }
+                };
+            }
+            return stream;
+        }
+
+        @Override
+        public java.io.BufferedReader getReader() {
+            if (reader == null) {
+                reader = new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+            }
+            return reader;
+        }
+    }
+
+    /** Refuses to read more than the allowance from a binary (or chunked) body. */
     private static final class LimitedBody extends HttpServletRequestWrapper {
 
-        private final long limit;
+        private final BodyAllowance allowance;
         private ServletInputStream stream;
 
-        LimitedBody(HttpServletRequest request, long limit) {
+        LimitedBody(HttpServletRequest request, BodyAllowance allowance) {
             super(request);
-            this.limit = limit;
+            this.allowance = allowance;
         }
 
         @Override
@@ -349,6 +593,7 @@ public class RequestEnvelope implements Filter {
 
                     private void count(int n) throws BodyTooLargeException {
                         read += n;
+                        long limit = allowance.limit();
                         if (read > limit) {
                             throw new BodyTooLargeException(limit);
                         }
@@ -396,7 +641,7 @@ public class RequestEnvelope implements Filter {
     public static final class BodyTooLargeException extends IOException {
         private static final long serialVersionUID = 1L;
 
-        BodyTooLargeException(long limit) {
+        public BodyTooLargeException(long limit) {
             super("request body is larger than " + limit + " bytes");
         }
     }
