@@ -42,13 +42,18 @@ import dev.atrium.kernel.api.PrincipalDirectory;
 @Path("/oauth")
 public class OAuthEndpoints {
 
+    /** The largest registration body: metadata of at most 20 redirect URIs and a few short fields fits many times. */
+    static final int MAX_REGISTRATION_BODY = 64 * 1024;
+
     private final OAuthServer server;
     private final Signin signin;
+    private final RegistrationLimiter limiter;
 
     @Activate
-    public OAuthEndpoints(@Reference OAuthServer server, @Reference Signin signin) {
+    public OAuthEndpoints(@Reference OAuthServer server, @Reference Signin signin, @Reference RegistrationLimiter limiter) {
         this.server = server;
         this.signin = signin;
+        this.limiter = limiter;
     }
 
     // ---------------------------------------------------------------- authorize
@@ -177,7 +182,16 @@ public class OAuthEndpoints {
 
     @POST
     @Path("register")
-    public Response register(@Context UriInfo uri, String body) {
+    public Response register(@Context UriInfo uri, @Context javax.servlet.http.HttpServletRequest request, String body) {
+        RegistrationLimiter.Refusal refused = limiter.attempt(request.getRemoteAddr());
+        if (refused != null) {
+            return Response.fromResponse(Requests.error(new OAuthError("temporarily_unavailable", refused.reason()
+                    + "; try again in " + refused.retryAfterSeconds() + " s", 429)))
+                    .header("Retry-After", Long.toString(refused.retryAfterSeconds())).build();
+        }
+        if (body != null && body.length() > MAX_REGISTRATION_BODY) {
+            return registrationError("invalid_client_metadata", "the client metadata is larger than " + MAX_REGISTRATION_BODY + " bytes");
+        }
         JsonNode node;
         try {
             node = body == null || body.isBlank() ? null : Requests.JSON.readTree(body);
@@ -188,9 +202,10 @@ public class OAuthEndpoints {
             return registrationError("invalid_client_metadata", "the body must be a JSON object of client metadata");
         }
         try {
-            OAuthServer.ClientSpec spec = spec(node, msg -> new OAuthError("invalid_client_metadata", msg, 400), true);
-            OAuthServer.checkSpec(spec, msg -> new OAuthError(msg.startsWith("redirect_uris") ? "invalid_redirect_uri"
-                    : "invalid_client_metadata", msg, 400));
+            java.util.function.Function<String, RuntimeException> invalid = msg -> new OAuthError(
+                    msg.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata", msg, 400);
+            OAuthServer.ClientSpec spec = spec(node, invalid, true);
+            OAuthServer.checkSpec(spec, invalid);
             return Requests.json(201, server.register(null, spec, true).toJson(Requests.issuer(uri)));
         } catch (OAuthError e) {
             return registrationError(e.error, e.getMessage());
@@ -218,6 +233,9 @@ public class OAuthEndpoints {
             if (!r.isArray()) {
                 throw invalid.apply("redirect_uris must be an array of URIs");
             }
+            if (r.size() > OAuthServer.MAX_REDIRECT_URIS) {
+                throw invalid.apply("redirect_uris may hold at most " + OAuthServer.MAX_REDIRECT_URIS + " URIs");
+            }
             for (JsonNode u : r) {
                 if (!u.isTextual()) {
                     throw invalid.apply("redirect_uris must be an array of URIs");
@@ -232,8 +250,8 @@ public class OAuthEndpoints {
         Set<String> grants = new LinkedHashSet<>();
         JsonNode g = node.get("grant_types");
         if (g != null && !g.isNull()) {
-            if (!g.isArray()) {
-                throw invalid.apply("grant_types must be an array");
+            if (!g.isArray() || g.size() > 10) {
+                throw invalid.apply("grant_types must be an array of at most 10 grant types");
             }
             g.forEach(x -> grants.add(x.asText()));
         } else {
@@ -256,6 +274,9 @@ public class OAuthEndpoints {
                 value = sb.toString();
             } else {
                 value = s.asText();
+            }
+            if (value.length() > 1000) {
+                throw invalid.apply("scope must be at most 1000 characters");
             }
             scopes = ScopeSet.parse(value);
             if (scopes == null) {

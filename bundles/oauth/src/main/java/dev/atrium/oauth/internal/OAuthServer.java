@@ -76,6 +76,9 @@ public class OAuthServer {
         }
     }
 
+    /** The most redirect URIs a client may register: a real client has one or a few. */
+    static final int MAX_REDIRECT_URIS = 20;
+
     /** Checks registration metadata; {@code invalid} builds the caller's error (RFC 7591 or the API's 400). */
     static void checkSpec(ClientSpec spec, java.util.function.Function<String, RuntimeException> invalid) {
         if (spec.name() == null || spec.name().isBlank() || spec.name().length() > 200) {
@@ -92,13 +95,22 @@ public class OAuthServer {
         if ("none".equals(spec.authMethod()) && spec.grantTypes().contains("client_credentials")) {
             throw invalid.apply("a public client cannot use client_credentials");
         }
+        if (spec.redirectUris().size() > MAX_REDIRECT_URIS) {
+            throw invalid.apply("redirect_uris may hold at most " + MAX_REDIRECT_URIS + " URIs");
+        }
+        if (spec.authMethod() != null && spec.authMethod().length() > 100) {
+            throw invalid.apply("token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none");
+        }
         if (spec.grantTypes().contains("authorization_code") && spec.redirectUris().isEmpty()) {
             throw invalid.apply("redirect_uris must name at least one URI for the authorization_code grant");
         }
         for (String u : spec.redirectUris()) {
             try {
                 URI uri = new URI(u);
-                if (!uri.isAbsolute() || uri.getFragment() != null || u.length() > 2000) {
+                if (u.length() > 2000) {
+                    throw invalid.apply("redirect_uris: each URI must be at most 2000 characters");
+                }
+                if (!uri.isAbsolute() || uri.getFragment() != null) {
                     throw invalid.apply("redirect_uris must be absolute URIs without a fragment: " + u);
                 }
                 String refused = refusedRedirectScheme(uri);
@@ -110,6 +122,9 @@ public class OAuthServer {
             }
         }
         for (String u : java.util.Arrays.asList(spec.clientUri(), spec.logoUri())) {
+            if (u != null && u.length() > 2000) {
+                throw invalid.apply("client_uri and logo_uri must be at most 2000 characters");
+            }
             if (u != null && !u.isEmpty() && !(u.startsWith("https://") || u.startsWith("http://"))) {
                 throw invalid.apply("client_uri and logo_uri must be http(s) URLs: " + u);
             }
