@@ -70,6 +70,9 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         pb.environment().remove("ATRIUM_DB_URL");
         // test peers (fake Git remotes, model servers) listen on loopback, which production refuses
         pb.environment().put("ATRIUM_EGRESS_ALLOW_LOOPBACK", "true");
+        // tests send share-password failures back to back; the growing delay between one address's guesses is
+        // covered by SharePasswordsTest
+        pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
         pb.environment().putAll(env);
         long started = System.nanoTime();
         Process p = pb.start();
@@ -113,6 +116,15 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
 
     String base() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** The server's whole log. */
+    String fullLog() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
     }
 
     String tail() {

@@ -56,12 +56,15 @@ public class PublicSharesResource {
     private final ThreadStore store;
     private final SpaceDirectory spaces;
     private final ShareAccessLimiter limiter;
+    private final ThreadsSettings settings;
 
     @Activate
-    public PublicSharesResource(@Reference ThreadStore store, @Reference SpaceDirectory spaces, @Reference ShareAccessLimiter limiter) {
+    public PublicSharesResource(@Reference ThreadStore store, @Reference SpaceDirectory spaces, @Reference ShareAccessLimiter limiter,
+            @Reference ThreadsSettings settings) {
         this.store = store;
         this.spaces = spaces;
         this.limiter = limiter;
+        this.settings = settings;
     }
 
     private record Live(Share share, Thread thread) {
@@ -88,13 +91,13 @@ public class PublicSharesResource {
         Share share = live.share();
         if (share.passwordHash() != null) {
             String password = JsonBody.of(body).string("password").orElse("");
-            String client = clientAddress(request);
+            String client = clientAddress(request, settings.trustForwardedFor);
             long retryAfter = limiter.attempt(share.id(), client);
             if (retryAfter > 0) {
                 // the kernel's error mapper sets no headers, so the spec's error body is built here with Retry-After
                 return Response.status(429).type(MediaType.APPLICATION_JSON_TYPE).header("Retry-After", Long.toString(retryAfter))
                         .entity(Map.of("error", Map.of("code", "RATE_LIMITED", "message",
-                                "too many wrong passwords for this share: try again in " + retryAfter + " s")))
+                                "too many wrong passwords from this address: try again in " + retryAfter + " s")))
                         .build();
             }
             if (!Passwords.verify(password, share.passwordHash())) {
@@ -106,10 +109,14 @@ public class PublicSharesResource {
     }
 
     /**
-     * The client: Atrium listens on loopback only, so a request carrying {@code X-Forwarded-For} came through the
-     * operator's reverse proxy, whose own entry (the last) names the peer it saw; otherwise the peer itself.
+     * The client: the peer itself, unless the operator said a reverse proxy sets {@code X-Forwarded-For}; then its
+     * own entry (the last) names the peer it saw. Trusted by default, the header would let every guess name a new
+     * address.
      */
-    static String clientAddress(HttpServletRequest request) {
+    static String clientAddress(HttpServletRequest request, boolean trustForwardedFor) {
+        if (!trustForwardedFor) {
+            return String.valueOf(request.getRemoteAddr());
+        }
         String last = null;
         for (Enumeration<String> e = request.getHeaders("X-Forwarded-For"); e != null && e.hasMoreElements();) {
             last = e.nextElement();

@@ -35,8 +35,8 @@ public class ThreadsSettings {
                 + "(ATRIUM_THREADS_PDF_MEMORY_BYTES)")
         long pdfMemoryBytes() default 4L << 20;
 
-        @AttributeDefinition(description = "Wrong passwords a password share takes in the window before it answers 429 "
-                + "(ATRIUM_THREADS_SHARE_MAX_FAILURES)")
+        @AttributeDefinition(description = "Wrong passwords one client address may send for one share in the window before it answers "
+                + "that address 429; other addresses are not affected (ATRIUM_THREADS_SHARE_MAX_FAILURES)")
         int shareMaxFailures() default 10;
 
         @AttributeDefinition(description = "Wrong share passwords one client address may send in the window, over all shares "
@@ -46,6 +46,24 @@ public class ThreadsSettings {
         @AttributeDefinition(description = "Seconds a wrong share password counts against its share and address "
                 + "(ATRIUM_THREADS_SHARE_FAILURE_WINDOW_S)")
         long shareFailureWindowSeconds() default 900;
+
+        @AttributeDefinition(description = "Wrong share passwords the whole server takes in the window, from all addresses, before "
+                + "every password attempt answers 429 (ATRIUM_THREADS_SHARE_MAX_GLOBAL_FAILURES)")
+        int shareMaxGlobalFailures() default 1000;
+
+        @AttributeDefinition(description = "Wrong share passwords from one address before its attempts are spaced by a delay "
+                + "that doubles with each further one (ATRIUM_THREADS_SHARE_DELAY_AFTER_FAILURES)")
+        int shareDelayAfterFailures() default 3;
+
+        @AttributeDefinition(description = "The first delay in milliseconds; 0 turns delays off (ATRIUM_THREADS_SHARE_DELAY_BASE_MS)")
+        long shareDelayBaseMillis() default 1000;
+
+        @AttributeDefinition(description = "The longest delay in seconds (ATRIUM_THREADS_SHARE_DELAY_MAX_S)")
+        long shareDelayMaxSeconds() default 60;
+
+        @AttributeDefinition(description = "Take the client address from the last X-Forwarded-For entry: only behind a reverse proxy "
+                + "that sets it, else any client names itself (ATRIUM_THREADS_TRUST_FORWARDED_FOR)")
+        boolean trustForwardedFor() default false;
     }
 
     final List<Path> pdfFontDirs;
@@ -53,6 +71,11 @@ public class ThreadsSettings {
     final int shareMaxFailures;
     final int shareMaxAddressFailures;
     final long shareFailureWindowSeconds;
+    final int shareMaxGlobalFailures;
+    final int shareDelayAfterFailures;
+    final long shareDelayBaseMillis;
+    final long shareDelayMaxSeconds;
+    final boolean trustForwardedFor;
 
     @Activate
     public ThreadsSettings(BundleContext context, Config config) {
@@ -65,6 +88,21 @@ public class ThreadsSettings {
                 num(context, "ATRIUM_THREADS_SHARE_MAX_ADDRESS_FAILURES", "shareMaxAddressFailures", config.shareMaxAddressFailures()));
         this.shareFailureWindowSeconds = num(context, "ATRIUM_THREADS_SHARE_FAILURE_WINDOW_S", "shareFailureWindowSeconds",
                 config.shareFailureWindowSeconds());
+        this.shareMaxGlobalFailures = (int) Math.min(Integer.MAX_VALUE,
+                num(context, "ATRIUM_THREADS_SHARE_MAX_GLOBAL_FAILURES", "shareMaxGlobalFailures", config.shareMaxGlobalFailures()));
+        this.shareDelayAfterFailures = (int) Math.min(Integer.MAX_VALUE,
+                num(context, "ATRIUM_THREADS_SHARE_DELAY_AFTER_FAILURES", "shareDelayAfterFailures", config.shareDelayAfterFailures()));
+        String base = str(context, "ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "shareDelayBaseMillis", null);
+        long baseMillis;
+        try {
+            baseMillis = base == null ? config.shareDelayBaseMillis() : Math.max(0, Long.parseLong(base));
+        } catch (NumberFormatException e) {
+            baseMillis = config.shareDelayBaseMillis();
+        }
+        this.shareDelayBaseMillis = baseMillis;
+        this.shareDelayMaxSeconds = num(context, "ATRIUM_THREADS_SHARE_DELAY_MAX_S", "shareDelayMaxSeconds", config.shareDelayMaxSeconds());
+        String trust = str(context, "ATRIUM_THREADS_TRUST_FORWARDED_FOR", "trustForwardedFor", Boolean.toString(config.trustForwardedFor()));
+        this.trustForwardedFor = "true".equalsIgnoreCase(trust);
     }
 
     static List<Path> dirs(String value) {
