@@ -48,24 +48,23 @@ public class AuthResource {
 
     private final IdentityService identity;
 
+    private final dev.atrium.kernel.api.PublicUrls urls;
+
     @Activate
-    public AuthResource(@Reference IdentityService identity) {
+    public AuthResource(@Reference IdentityService identity, @Reference dev.atrium.kernel.api.PublicUrls urls) {
         this.identity = identity;
+        this.urls = urls;
     }
 
-    private static String base(UriInfo uri) {
-        String configured = System.getenv("ATRIUM_PUBLIC_URL");
-        if (configured != null && !configured.isBlank()) {
-            return configured.replaceAll("/+$", "");
-        }
-        java.net.URI b = uri.getBaseUri();
-        return b.getScheme() + "://" + b.getRawAuthority();
+    /** The operator's public base URL, else (the kernel warned at start) this request's scheme and Host. */
+    private String base(UriInfo uri) {
+        return urls.base(uri.getBaseUri());
     }
 
-    private static boolean secure(UriInfo uri, HttpHeaders headers) {
+    private boolean secure(UriInfo uri, HttpHeaders headers) {
         return "https".equalsIgnoreCase(uri.getBaseUri().getScheme())
                 || "https".equalsIgnoreCase(headers.getHeaderString("X-Forwarded-Proto"))
-                || System.getenv("ATRIUM_PUBLIC_URL") != null && System.getenv("ATRIUM_PUBLIC_URL").startsWith("https:");
+                || urls.configured().map(u -> u.startsWith("https:")).orElse(false);
     }
 
     static final String FLOW_COOKIE = "atrium_signin_flow";
@@ -201,7 +200,7 @@ public class AuthResource {
      * Whether a browser request comes from this server's own pages: browsers send {@code Origin} on POSTs (and
      * {@code Sec-Fetch-Site}); a request without either (curl, a test client) is not a cross-site browser post.
      */
-    static boolean sameOrigin(UriInfo uri, HttpHeaders headers) {
+    boolean sameOrigin(UriInfo uri, HttpHeaders headers) {
         String site = headers.getHeaderString("Sec-Fetch-Site");
         if (site != null && !site.equals("same-origin") && !site.equals("none")) {
             return false;
@@ -210,8 +209,10 @@ public class AuthResource {
         if (origin == null || origin.isEmpty()) {
             return true;
         }
-        String host = headers.getHeaderString("Host");
-        String own = host != null ? host : uri.getBaseUri().getRawAuthority();
+        String own = urls.configured().map(u -> java.net.URI.create(u).getRawAuthority()).orElseGet(() -> {
+            String host = headers.getHeaderString("Host");
+            return host != null ? host : uri.getBaseUri().getRawAuthority();
+        });
         try {
             // the authority only: behind a TLS-terminating proxy the scheme seen here differs from the browser's
             return own.equalsIgnoreCase(new java.net.URI(origin).getRawAuthority());

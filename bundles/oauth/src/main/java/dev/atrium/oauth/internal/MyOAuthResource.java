@@ -78,7 +78,7 @@ public class MyOAuthResource {
         }
         OAuthServer.ClientSpec spec = OAuthEndpoints.spec(body, ApiException::badRequest, false);
         OAuthServer.checkSpec(spec, ApiException::badRequest);
-        Map<String, Object> client = server.register(caller.principalId(), spec, false).toJson(Requests.issuer(uri));
+        Map<String, Object> client = server.register(caller.principalId(), spec, false).toJson(server.issuer(uri.getBaseUri()));
         return Response.status(201).entity(Map.of("client", client)).build();
     }
 

@@ -136,7 +136,7 @@ public class OAuthEndpoints {
     public Response deviceAuthorization(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
         try {
             Map<String, String> p = Requests.body(headers, body);
-            return Requests.json(200, server.deviceAuthorization(Requests.issuer(uri), authenticate(headers, p), p));
+            return Requests.json(200, server.deviceAuthorization(server.issuer(uri.getBaseUri()), authenticate(headers, p), p));
         } catch (OAuthError e) {
             return Requests.error(e);
         }
@@ -206,7 +206,7 @@ public class OAuthEndpoints {
                     msg.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata", msg, 400);
             OAuthServer.ClientSpec spec = spec(node, invalid, true);
             OAuthServer.checkSpec(spec, invalid);
-            return Requests.json(201, server.register(null, spec, true).toJson(Requests.issuer(uri)));
+            return Requests.json(201, server.register(null, spec, true).toJson(server.issuer(uri.getBaseUri())));
         } catch (OAuthError e) {
             return registrationError(e.error, e.getMessage());
         }

@@ -47,12 +47,27 @@ public class OAuthServer {
     private final Sql sql;
     private final SigningKeys keys;
     private final PrincipalDirectory principals;
+    private final dev.atrium.kernel.api.PublicUrls urls;
 
     @Activate
-    public OAuthServer(@Reference DataSource dataSource, @Reference SigningKeys keys, @Reference PrincipalDirectory principals) {
+    public OAuthServer(@Reference DataSource dataSource, @Reference SigningKeys keys, @Reference PrincipalDirectory principals,
+            @Reference dev.atrium.kernel.api.PublicUrls urls) {
         this.sql = new Sql(dataSource);
         this.keys = keys;
         this.principals = principals;
+        this.urls = urls;
+    }
+
+    /**
+     * The issuer, and base of every URL the server publishes: {@code ATRIUM_OAUTH_ISSUER} when set, else the
+     * operator's public base URL, else (and the kernel warned at start) the request's own scheme and Host.
+     */
+    String issuer(java.net.URI requestBase) {
+        String configured = System.getenv("ATRIUM_OAUTH_ISSUER");
+        if (configured != null && !configured.isBlank()) {
+            return configured.replaceAll("/+$", "");
+        }
+        return urls.base(requestBase);
     }
 
     // ---------------------------------------------------------------- clients

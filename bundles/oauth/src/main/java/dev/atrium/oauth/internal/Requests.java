@@ -111,16 +111,6 @@ final class Requests {
         return out;
     }
 
-    /** The issuer: {@code ATRIUM_OAUTH_ISSUER} when set, else this request's scheme, host and port. */
-    static String issuer(UriInfo uri) {
-        String configured = System.getenv("ATRIUM_OAUTH_ISSUER");
-        if (configured != null && !configured.isBlank()) {
-            return configured.replaceAll("/+$", "");
-        }
-        java.net.URI base = uri.getBaseUri();
-        return base.getScheme() + "://" + base.getRawAuthority();
-    }
-
     static Response json(int status, Object body) {
         return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body).header("Cache-Control", "no-store")
                 .header("Pragma", "no-cache").build();

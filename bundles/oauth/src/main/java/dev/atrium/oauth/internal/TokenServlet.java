@@ -95,14 +95,16 @@ public class TokenServlet extends HttpServlet {
         }
     }
 
-    /** As {@link Requests#issuer}: {@code ATRIUM_OAUTH_ISSUER}, else this request's scheme and Host. */
-    private static String issuer(HttpServletRequest req) {
-        String configured = System.getenv("ATRIUM_OAUTH_ISSUER");
-        if (configured != null && !configured.isBlank()) {
-            return configured.replaceAll("/+$", "");
-        }
+    /** As {@link OAuthServer#issuer}, from this request's scheme and Host when nothing is configured. */
+    private String issuer(HttpServletRequest req) {
         String host = req.getHeader("Host");
-        return req.getScheme() + "://" + (host == null || host.isBlank() ? req.getServerName() + ":" + req.getServerPort() : host);
+        java.net.URI base;
+        try {
+            base = new java.net.URI(req.getScheme() + "://" + (host == null || host.isBlank() ? req.getServerName() + ":" + req.getServerPort() : host));
+        } catch (java.net.URISyntaxException e) {
+            base = java.net.URI.create(req.getScheme() + "://" + req.getServerName() + ":" + req.getServerPort());
+        }
+        return server.issuer(base);
     }
 
     private static void write(HttpServletResponse res, int status, Object body) throws IOException {

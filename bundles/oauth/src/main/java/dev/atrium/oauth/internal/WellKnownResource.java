@@ -30,22 +30,24 @@ import dev.atrium.kernel.api.SelfAuthenticated;
 public class WellKnownResource {
 
     private final SigningKeys keys;
+    private final OAuthServer server;
 
     @Activate
-    public WellKnownResource(@Reference SigningKeys keys) {
+    public WellKnownResource(@Reference SigningKeys keys, @Reference OAuthServer server) {
         this.keys = keys;
+        this.server = server;
     }
 
     @GET
     @Path("oauth-authorization-server")
     public Response authorizationServer(@Context UriInfo uri) {
-        return metadata(Requests.issuer(uri), false);
+        return metadata(server.issuer(uri.getBaseUri()), false);
     }
 
     @GET
     @Path("openid-configuration")
     public Response openid(@Context UriInfo uri) {
-        return metadata(Requests.issuer(uri), true);
+        return metadata(server.issuer(uri.getBaseUri()), true);
     }
 
     @GET

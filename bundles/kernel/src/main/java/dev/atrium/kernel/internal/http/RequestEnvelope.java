@@ -54,6 +54,11 @@ public class RequestEnvelope implements Filter {
     public @interface Config {
         @AttributeDefinition(description = "Largest request body in bytes, of any type, unless a route declares more with @BodyLimit")
         long maxJsonBodyBytes() default 1024 * 1024;
+
+        @AttributeDefinition(description = "The URL clients reach this server at, e.g. https://atrium.example.com (also the framework "
+                + "property atrium.publicBaseUrl or ATRIUM_PUBLIC_URL). Unset: each request's Host header decides the OAuth issuer "
+                + "and the URLs the server publishes")
+        String publicBaseUrl() default "";
     }
 
     public static final String REQUEST_ID = "atrium.requestId";
@@ -213,7 +218,10 @@ public class RequestEnvelope implements Filter {
             return true;
         } catch (IOException | ServletException | RuntimeException e) {
             BodyTooLargeException tooLarge = find(e, BodyTooLargeException.class);
-            if (tooLarge == null) {
+            if (tooLarge == null && e instanceof IOException && response.isCommitted()) {
+                // mostly a client that went away mid-answer: nothing to answer, nothing of ours broken
+                LOG.debug("request {} {} {}: {}", id, request.getMethod(), request.getRequestURI(), e.toString());
+            } else if (tooLarge == null) {
                 LOG.error("request {} {} {} failed", id, request.getMethod(), request.getRequestURI(), e);
             }
             if (response.isCommitted()) {
