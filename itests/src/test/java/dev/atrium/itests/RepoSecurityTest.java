@@ -234,6 +234,25 @@ class RepoSecurityTest {
                 "the failed import left no repository behind");
     }
 
+    @Test
+    void aRemoteWhoseHistoryHasADotDotTreeEntryIsRefusedAndLeavesNoRepository(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        GitClient git = git();
+        Path work = git.newWorkingCopy(tmp.resolve("slip-remote-work"), "README.md", "hello\n");
+        commitWithEntry(git, work, "..");
+        Path bare = tmp.resolve("slip-remote.git");
+        git.ok(tmp, "clone", "-q", "--bare", "--no-local", work.toString(), bare.toString());
+        HttpServer remote = hostileRemote(bare, List.of());
+        try {
+            String url = "http://127.0.0.1:" + remote.getAddress().getPort() + "/hostile.git";
+            Http.Reply r = u.http().post("/api/repos/import-external", Map.of("url", url, "space_id", u.defaultSpaceId(), "name", "slip"));
+            assertError(400, r, "a remote whose tree has a '..' entry");
+        } finally {
+            remote.stop(0);
+        }
+        assertEquals(0, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/repos").get("repositories").size());
+    }
+
     /**
      * Git smart HTTP (protocol v0) over {@code bare}, served by the real {@code git upload-pack}, with
      * {@code extraRefs} ("sha name") added to the ref advertisement as a hostile server would.

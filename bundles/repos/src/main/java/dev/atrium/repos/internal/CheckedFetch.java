@@ -43,6 +43,17 @@ final class CheckedFetch {
      */
     static FetchResult fetch(Git git, String remote, boolean force, Setup setup, TransportConfigCallback configure,
             org.eclipse.jgit.lib.ProgressMonitor monitor) throws GitAPIException {
+        return fetch(git, remote, force, setup, configure, monitor, false);
+    }
+
+    /**
+     * As {@link #fetch(Git, String, boolean, Setup, TransportConfigCallback, org.eclipse.jgit.lib.ProgressMonitor)};
+     * {@code partial}: a blobless fetch into a repository nobody else uses yet. JGit insists on a complete object
+     * graph whenever a fetch has an object checker, so the commits, trees and tags of a partial fetch are checked
+     * right after it instead (the caller deletes the new repository when that fails).
+     */
+    static FetchResult fetch(Git git, String remote, boolean force, Setup setup, TransportConfigCallback configure,
+            org.eclipse.jgit.lib.ProgressMonitor monitor, boolean partial) throws GitAPIException {
         LsRemoteCommand list = git.lsRemote().setRemote(remote).setHeads(false).setTags(false);
         setup.apply(list);
         list.setTransportConfigCallback(configure);
@@ -71,9 +82,49 @@ final class CheckedFetch {
             if (configure != null) {
                 configure.configure(t);
             }
-            t.setObjectChecker(GitNames.newObjectChecker());
+            if (!partial) {
+                t.setObjectChecker(GitNames.newObjectChecker());
+            }
         });
-        return fetch.call();
+        FetchResult result = fetch.call();
+        if (partial) {
+            List<org.eclipse.jgit.lib.ObjectId> tips = new ArrayList<>();
+            for (Ref r : result.getAdvertisedRefs()) {
+                if (r.getObjectId() != null && (r.getName().startsWith(Constants.R_HEADS) || r.getName().startsWith(Constants.R_TAGS))) {
+                    tips.add(r.getObjectId());
+                }
+            }
+            checkReachable(git.getRepository(), tips);
+        }
+        return result;
+    }
+
+    /** Runs every commit, tree and tag reachable from {@code tips} through the checker; blobs may be absent. */
+    static void checkReachable(org.eclipse.jgit.lib.Repository repo, List<org.eclipse.jgit.lib.ObjectId> tips) {
+        org.eclipse.jgit.lib.ObjectChecker checker = GitNames.newObjectChecker();
+        try (org.eclipse.jgit.revwalk.ObjectWalk walk = new org.eclipse.jgit.revwalk.ObjectWalk(repo)) {
+            org.eclipse.jgit.lib.ObjectReader reader = walk.getObjectReader();
+            for (org.eclipse.jgit.lib.ObjectId tip : tips) {
+                org.eclipse.jgit.revwalk.RevObject o = walk.parseAny(tip);
+                while (o instanceof org.eclipse.jgit.revwalk.RevTag tag) {
+                    checker.check(tag, Constants.OBJ_TAG, reader.open(tag, Constants.OBJ_TAG).getCachedBytes());
+                    o = walk.parseAny(tag.getObject());
+                }
+                walk.markStart(o);
+            }
+            for (org.eclipse.jgit.revwalk.RevCommit c; (c = walk.next()) != null;) {
+                checker.check(c, Constants.OBJ_COMMIT, reader.open(c, Constants.OBJ_COMMIT).getCachedBytes());
+            }
+            for (org.eclipse.jgit.revwalk.RevObject o; (o = walk.nextObject()) != null;) {
+                if (o.getType() == Constants.OBJ_TREE) {
+                    checker.check(o, Constants.OBJ_TREE, reader.open(o, Constants.OBJ_TREE).getCachedBytes());
+                }
+            }
+        } catch (org.eclipse.jgit.errors.CorruptObjectException e) {
+            throw ApiException.badRequest("the source holds an object git fsck refuses, so nothing was imported: " + e.getMessage());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("checking the fetched objects: " + e.getMessage(), e);
+        }
     }
 
     /**

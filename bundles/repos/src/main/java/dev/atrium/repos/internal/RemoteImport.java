@@ -205,7 +205,7 @@ final class RemoteImport {
                 }
                 transport.setHttpConnectionFactory(http);
                 t.setFilterSpec(filter);
-            }, monitor);
+            }, monitor, partial);
         } catch (GitAPIException | IOException | RuntimeException e) {
             if (monitor.exceeded) {
                 throw new LimitExceeded("the repository has " + monitor.announced + " objects, more than the limit of "
