@@ -167,8 +167,9 @@ final class Archives {
     static List<FileChange> read(InputStream in, String format, long maxBytes) {
         try {
             return unpack(in, format, maxBytes);
-        } catch (IOException e) {
-            // the bytes came from the client: a damaged, truncated or mislabelled archive is its error
+        } catch (IOException | IllegalArgumentException e) {
+            // the bytes came from the client: a damaged, truncated or mislabelled archive is its error (ZipInputStream
+            // reports an entry name that is not UTF-8 with an IllegalArgumentException)
             throw ApiException.badRequest("the body is not a readable " + (format.equals("zip") ? "zip" : "tar.gz") + " archive: "
                     + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
@@ -298,21 +299,30 @@ final class Archives {
         return true;
     }
 
-    private static String cString(byte[] b, int at, int len) {
+    /** A NUL-terminated UTF-8 field; malformed UTF-8 is refused rather than turned into U+FFFD. */
+    private static String cString(byte[] b, int at, int len) throws IOException {
         int end = at;
         while (end < at + len && end < b.length && b[end] != 0) {
             end++;
         }
-        return new String(b, at, end - at, StandardCharsets.UTF_8);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b, at, end - at)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IOException("an entry name is not valid UTF-8");
+        }
     }
 
-    private static long parseOctal(byte[] b, int at, int len) {
+    private static long parseOctal(byte[] b, int at, int len) throws IOException {
         String s = cString(b, at, len).trim();
         if (s.isEmpty()) {
             return 0;
         }
         try {
-            return Long.parseLong(s, 8);
+            long v = Long.parseLong(s, 8);
+            if (v < 0) {
+                throw new NumberFormatException("negative");
+            }
+            return v;
         } catch (NumberFormatException e) {
             throw ApiException.badRequest("the archive is not a valid tar.gz");
         }

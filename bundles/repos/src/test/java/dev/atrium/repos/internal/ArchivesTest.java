@@ -68,6 +68,19 @@ class ArchivesTest {
     }
 
     @Test
+    void aZipEntryNameThatIsNotUtf8IsABadRequest() throws IOException {
+        byte[] zip = zip("ab.txt", "x");
+        // the name appears in the local header and the central directory; make it invalid UTF-8 in both
+        for (int i = 0; i + 1 < zip.length; i++) {
+            if (zip[i] == 'a' && zip[i + 1] == 'b') {
+                zip[i] = (byte) 0xC3;
+                zip[i + 1] = (byte) 0x28;
+            }
+        }
+        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(zip), "zip", 1000)).status());
+    }
+
+    @Test
     void archivePathsThatJGitWouldRefuseAreABadRequest() throws IOException {
         for (String bad : List.of("/etc/passwd", ".GIT/config", ".git./x", "GIT~1/x", "sub/.git")) {
             byte[] archive = zip(bad, "x", "ok.txt", "y");
