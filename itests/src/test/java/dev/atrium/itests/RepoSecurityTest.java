@@ -345,6 +345,35 @@ class RepoSecurityTest {
         }
     }
 
+    @Test
+    void historyStoredBeforeTheChecksIsNeitherExportedNorForked(AtriumServer server) throws IOException {
+        User u = server.newUser();
+        String id = repo(u, "legacy");
+        GitClient git = git();
+        Path work = git.newWorkingCopy(tmp.resolve("legacy-work"), "README.md", "hello\n");
+        commitWithEntry(git, work, "..");
+        // written straight into the data directory, as history from before the checks would be
+        Path bare = server.data.resolve("git").resolve(id + ".git");
+        git.ok(bare, "fetch", "-q", work.toString(), "+main:refs/heads/main");
+        List<String> cleanup = new ArrayList<>(List.of(id));
+        try {
+            for (String format : List.of("zip", "tar.gz")) {
+                Http.Reply export = u.http().get("/api/repos/" + id + "/export?format=" + format);
+                assertError(409, export, "an export of a tree with a '..' entry as " + format);
+            }
+            Http.Reply fork = u.http().post("/api/repos/" + id + "/fork", Map.of("name", "legacy-fork"));
+            if (fork.status() == 201) {
+                cleanup.add(fork.get("repository").get("id").asText());
+            }
+            assertError(409, fork, "a fork of history with a '..' entry");
+            assertEquals(1, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/repos").get("repositories").size(),
+                    "the failed fork left no repository behind");
+        } finally {
+            // the shared server's repositories must pass git fsck at the end of the suite (RepositoriesFsckTest)
+            cleanup.forEach(r -> u.http().delete("/api/repos/" + r));
+        }
+    }
+
     private static List<String> zipNames(byte[] zip) throws IOException {
         List<String> names = new ArrayList<>();
         try (ZipInputStream in = new ZipInputStream(new java.io.ByteArrayInputStream(zip))) {

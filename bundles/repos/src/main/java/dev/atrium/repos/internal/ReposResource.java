@@ -590,7 +590,7 @@ public class ReposResource {
                 FetchResult result = CheckedFetch.fetch(g, tmp.toString(), false, c -> {
                 }, null, null);
                 if (result == null) {
-                    throw ApiException.badRequest("the bundle holds no branches or tags");
+                    return Map.of("refs", List.of()); // no branches or tags: nothing to import
                 }
                 List<RefChange> changes = new ArrayList<>();
                 List<Map<String, Object>> refs = new ArrayList<>();

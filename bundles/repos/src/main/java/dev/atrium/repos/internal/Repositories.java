@@ -206,6 +206,13 @@ public class Repositories implements RepositoryRegistry {
             throw e;
         } catch (GitAPIException | RuntimeException e) {
             delete(fork);
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof org.eclipse.jgit.errors.CorruptObjectException corrupt) {
+                    // history stored before objects were checked on the way in: the fork would carry it on
+                    throw ApiException.conflict("the repository holds an object git fsck refuses, so it cannot be forked: "
+                            + corrupt.getMessage());
+                }
+            }
             throw new IllegalStateException("the fork could not copy " + source.id(), e);
         }
         return fork;
