@@ -30,6 +30,18 @@ public interface RepositoryRegistry {
     /** Publishes {@link RepositoryEvents#PUSHED} and branch/tag events for ref updates a push made. */
     void pushed(Repository repository, String pusherPrincipalId, List<RefChange> changes);
 
+    /**
+     * What is wrong with a full ref name ({@code refs/heads/main}) by the rules every way into a repository
+     * shares ({@code git check-ref-format}, no lone surrogates), or null when it may be written.
+     */
+    String refNameProblem(String refName);
+
+    /**
+     * A new checker for objects that enter a repository (git fsck --strict rules, the HFS and NTFS forms of
+     * {@code .git} included); one per transfer, it is not thread-safe.
+     */
+    org.eclipse.jgit.lib.ObjectChecker newObjectChecker();
+
     /** The held push lock of a repository. */
     interface PushLock extends AutoCloseable {
         @Override

@@ -31,13 +31,45 @@ final class Archives {
     private Archives() {
     }
 
-    /** Streams the tree of {@code commit} under the directory {@code prefix}. */
+    /**
+     * 409 when the tree holds an entry that would unpack outside its directory or into a {@code .git} (a tree
+     * that came in before names were checked): such an archive is never produced.
+     */
+    static void checkExportable(Repository git, ObjectId tree) {
+        try (TreeWalk tw = new TreeWalk(git)) {
+            tw.addTree(tree);
+            tw.setRecursive(false);
+            while (tw.next()) {
+                String problem = GitNames.entryNameProblem(tw.getNameString());
+                if (problem != null) {
+                    throw ApiException.conflict("the tree cannot be exported safely: the entry " + tw.getPathString() + " is unsafe ("
+                            + problem + ")");
+                }
+                if (tw.isSubtree()) {
+                    tw.enterSubtree();
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String entryName(String prefix, TreeWalk tw) throws IOException {
+        for (String segment : tw.getPathString().split("/", -1)) {
+            if (GitNames.entryNameProblem(segment) != null) {
+                throw new IOException("refusing to export the unsafe entry " + tw.getPathString());
+            }
+        }
+        return prefix + tw.getPathString();
+    }
+
+    /** Streams the tree of {@code commit} under the directory {@code prefix}; see {@link #checkExportable}. */
     static void export(Repository git, ObjectId tree, String prefix, String format, long mtimeSeconds, OutputStream out)
             throws IOException {
         if (format.equals("zip")) {
             try (ZipOutputStream zip = new ZipOutputStream(out); TreeWalk tw = walk(git, tree)) {
                 while (tw.next()) {
-                    ZipEntry e = new ZipEntry(prefix + tw.getPathString());
+                    ZipEntry e = new ZipEntry(entryName(prefix, tw));
                     e.setTime(mtimeSeconds * 1000);
                     zip.putNextEntry(e);
                     git.open(tw.getObjectId(0)).copyTo(zip);
@@ -50,7 +82,7 @@ final class Archives {
         try (TreeWalk tw = walk(git, tree)) {
             while (tw.next()) {
                 FileMode mode = tw.getFileMode(0);
-                String name = prefix + tw.getPathString();
+                String name = entryName(prefix, tw);
                 ObjectLoader loader = git.open(tw.getObjectId(0));
                 if (FileMode.SYMLINK.equals(mode)) {
                     String target = new String(loader.getCachedBytes(), StandardCharsets.UTF_8);
@@ -132,7 +164,18 @@ final class Archives {
      * The regular files of a zip or tar.gz upload. A single directory that holds everything (as archives of a
      * project usually have) is stripped. Bounded in files and bytes; anything else is 400.
      */
-    static List<FileChange> read(InputStream in, String format, long maxBytes) throws IOException {
+    static List<FileChange> read(InputStream in, String format, long maxBytes) {
+        try {
+            return unpack(in, format, maxBytes);
+        } catch (IOException | IllegalArgumentException e) {
+            // the bytes came from the client: a damaged, truncated or mislabelled archive is its error (ZipInputStream
+            // reports an entry name that is not UTF-8 with an IllegalArgumentException)
+            throw ApiException.badRequest("the body is not a readable " + (format.equals("zip") ? "zip" : "tar.gz") + " archive: "
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        }
+    }
+
+    private static List<FileChange> unpack(InputStream in, String format, long maxBytes) throws IOException {
         List<FileChange> files = new ArrayList<>();
         long[] total = { 0 };
         if (format.equals("zip")) {
@@ -203,9 +246,9 @@ final class Archives {
             }
         }
         for (FileChange f : cleaned) {
-            String p = GitReads.checkPath(f.path());
-            if (p.isEmpty() || p.equals(".git") || p.startsWith(".git/") || p.contains("/.git/")) {
-                throw ApiException.badRequest("the archive holds an unusable path: " + f.path());
+            String problem = GitNames.storedPathProblem(f.path());
+            if (problem != null) {
+                throw ApiException.badRequest("the archive holds an unusable path: " + problem);
             }
         }
         return cleaned;
@@ -256,21 +299,30 @@ final class Archives {
         return true;
     }
 
-    private static String cString(byte[] b, int at, int len) {
+    /** A NUL-terminated UTF-8 field; malformed UTF-8 is refused rather than turned into U+FFFD. */
+    private static String cString(byte[] b, int at, int len) throws IOException {
         int end = at;
         while (end < at + len && end < b.length && b[end] != 0) {
             end++;
         }
-        return new String(b, at, end - at, StandardCharsets.UTF_8);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b, at, end - at)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IOException("an entry name is not valid UTF-8");
+        }
     }
 
-    private static long parseOctal(byte[] b, int at, int len) {
+    private static long parseOctal(byte[] b, int at, int len) throws IOException {
         String s = cString(b, at, len).trim();
         if (s.isEmpty()) {
             return 0;
         }
         try {
-            return Long.parseLong(s, 8);
+            long v = Long.parseLong(s, 8);
+            if (v < 0) {
+                throw new NumberFormatException("negative");
+            }
+            return v;
         } catch (NumberFormatException e) {
             throw ApiException.badRequest("the archive is not a valid tar.gz");
         }

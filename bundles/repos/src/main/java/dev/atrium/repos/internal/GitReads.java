@@ -18,7 +18,6 @@ import org.eclipse.jgit.diff.DiffFormatter;
 import org.eclipse.jgit.diff.Edit;
 import org.eclipse.jgit.diff.RawText;
 import org.eclipse.jgit.diff.RawTextComparator;
-import org.eclipse.jgit.errors.RevisionSyntaxException;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
@@ -56,23 +55,32 @@ final class GitReads {
     private GitReads() {
     }
 
-    /** The commit a ref, tag or (abbreviated) id names; 404 when nothing matches, 400 for a malformed one. */
+    /**
+     * The commit a branch, tag, full ref name, HEAD or (abbreviated) commit id names; 400 for anything else
+     * ({@link GitNames#revisionProblem}). A commit id counts only when a ref of this repository reaches it: what
+     * a force push or a deleted branch left behind (still in the reflog or the object store) is 404, as a missing
+     * one is.
+     */
     static RevCommit commit(Repository git, RevWalk walk, String ref) {
-        if (ref == null || ref.isBlank() || ref.length() > 256 || ref.contains("..") || ref.startsWith("-")) {
-            throw ApiException.badRequest("'" + ref + "' is not a valid ref");
-        }
+        GitNames.checkRevision(ref);
         try {
-            ObjectId id = git.resolve(ref + "^{commit}");
+            boolean byId = ref.length() == Constants.OBJECT_ID_STRING_LENGTH && GitNames.looksLikeId(ref);
+            ObjectId id = byId ? ObjectId.fromString(ref.toLowerCase(java.util.Locale.ROOT)) : byName(git, ref);
+            if (id == null && GitNames.looksLikeId(ref)) {
+                id = byAbbreviation(git, ref);
+                byId = id != null;
+            }
             if (id == null) {
                 throw ApiException.notFound("ref " + ref + " not found");
             }
-            return walk.parseCommit(id);
-        } catch (RevisionSyntaxException e) {
-            throw ApiException.badRequest("'" + ref + "' is not a valid ref");
-        } catch (org.eclipse.jgit.errors.AmbiguousObjectException e) {
-            throw ApiException.badRequest("'" + ref + "' is ambiguous");
-        } catch (org.eclipse.jgit.errors.IncorrectObjectTypeException e) {
-            throw ApiException.notFound("ref " + ref + " does not name a commit");
+            org.eclipse.jgit.revwalk.RevObject o = walk.peel(walk.parseAny(id));
+            if (!(o instanceof RevCommit c)) {
+                throw ApiException.notFound("ref " + ref + " does not name a commit");
+            }
+            if (byId && !reachable(git, c)) {
+                throw ApiException.notFound("ref " + ref + " not found");
+            }
+            return c;
         } catch (org.eclipse.jgit.errors.MissingObjectException e) {
             throw ApiException.notFound("ref " + ref + " not found");
         } catch (IOException e) {
@@ -80,24 +88,63 @@ final class GitReads {
         }
     }
 
-    /** 400 unless the path is a plain relative path inside the tree. */
-    static String checkPath(String path) {
-        if (path == null) {
-            return "";
-        }
-        String p = path.startsWith("/") ? path.substring(1) : path;
-        if (p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        if (p.length() > 4096) {
-            throw ApiException.badRequest("path is too long");
-        }
-        for (String segment : p.isEmpty() ? new String[0] : p.split("/", -1)) {
-            if (segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.indexOf('\0') >= 0) {
-                throw ApiException.badRequest("'" + path + "' is not a valid path");
+    /** A ref by the names git would try for it (tags before branches, as git does), or null. */
+    private static ObjectId byName(Repository git, String name) throws IOException {
+        List<String> candidates = name.equals(Constants.HEAD) || name.startsWith(Constants.R_REFS) ? List.of(name)
+                : List.of(Constants.R_REFS + name, Constants.R_TAGS + name, Constants.R_HEADS + name);
+        for (String candidate : candidates) {
+            Ref r = git.exactRef(candidate);
+            if (r != null && r.getObjectId() != null) {
+                return r.getObjectId();
             }
         }
-        return p;
+        return null;
+    }
+
+    private static ObjectId byAbbreviation(Repository git, String hex) throws IOException {
+        try (ObjectReader reader = git.newObjectReader()) {
+            java.util.Collection<ObjectId> matches = reader.resolve(org.eclipse.jgit.lib.AbbreviatedObjectId.fromString(
+                    hex.toLowerCase(java.util.Locale.ROOT)));
+            if (matches.size() > 1) {
+                throw ApiException.badRequest("'" + hex + "' is ambiguous: give more of the commit id");
+            }
+            return matches.isEmpty() ? null : matches.iterator().next();
+        }
+    }
+
+    /** Whether some ref of the repository reaches {@code target}. */
+    static boolean reachable(Repository git, RevCommit target) throws IOException {
+        try (RevWalk w = new RevWalk(git)) {
+            w.setRetainBody(false);
+            RevCommit wanted = w.parseCommit(target);
+            for (Ref r : git.getRefDatabase().getRefs()) {
+                if (r.getObjectId() == null) {
+                    continue;
+                }
+                try {
+                    org.eclipse.jgit.revwalk.RevObject tip = w.peel(w.parseAny(r.getObjectId()));
+                    if (tip instanceof RevCommit c) {
+                        if (c.equals(wanted)) {
+                            return true;
+                        }
+                        w.markStart(c);
+                    }
+                } catch (org.eclipse.jgit.errors.MissingObjectException partial) {
+                    // a tip a blobless import did not bring: nothing to walk from it
+                }
+            }
+            for (RevCommit c; (c = w.next()) != null;) {
+                if (c.equals(wanted)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** 400 unless the path is a plain relative path inside the tree; see {@link GitNames#checkLookupPath}. */
+    static String checkPath(String path) {
+        return GitNames.checkLookupPath(path);
     }
 
     static Map<String, Object> person(PersonIdent p) {

@@ -49,7 +49,7 @@ final class GitWrites {
      */
     static RefChange commit(Repository git, CommitRequest req) {
         String refName = Constants.R_HEADS + req.branch();
-        try (RevWalk walk = new RevWalk(git); ObjectInserter inserter = git.newObjectInserter()) {
+        try (RevWalk walk = new RevWalk(git); ObjectInserter inserter = new CheckedInserter(git.newObjectInserter())) {
             Ref current = git.exactRef(refName);
             ObjectId currentId = current == null ? ObjectId.zeroId() : current.getObjectId();
             if (req.expectedParent() != null) {
@@ -113,6 +113,8 @@ final class GitWrites {
             inserter.flush();
             update(git, refName, currentId, commit, "commit: " + firstLine(req.message()), false);
             return new RefChange(refName, currentId.name(), commit.name());
+        } catch (org.eclipse.jgit.errors.CorruptObjectException e) {
+            throw ApiException.badRequest("the commit would not pass git fsck: " + e.getMessage());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -133,7 +135,7 @@ final class GitWrites {
     }
 
     static RefChange deleteBranch(Repository git, String branch) {
-        String refName = Constants.R_HEADS + branch;
+        String refName = Constants.R_HEADS + GitNames.checkBranch(branch);
         try {
             Ref ref = git.exactRef(refName);
             if (ref == null) {
@@ -176,6 +178,18 @@ final class GitWrites {
         return ObjectId.fromString(hex.toLowerCase());
     }
 
+    /** A name or email that git fsck accepts in an author line: no '<', '>', line breaks, NUL or lone surrogates. */
+    private static String identityPart(String field, String value) {
+        String problem = GitNames.textProblem(value);
+        if (problem != null) {
+            throw ApiException.badRequest(field + ": " + problem);
+        }
+        if (value.indexOf('<') >= 0 || value.indexOf('>') >= 0 || value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
+            throw ApiException.badRequest(field + " must not contain '<', '>' or line breaks");
+        }
+        return value;
+    }
+
     private static String firstLine(String s) {
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
@@ -193,15 +207,7 @@ final class GitWrites {
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (com.fasterxml.jackson.databind.JsonNode ch : node) {
             dev.atrium.kernel.api.JsonBody b = dev.atrium.kernel.api.JsonBody.of(ch);
-            String path = GitReads.checkPath(b.requiredString("path"));
-            if (path.isEmpty()) {
-                throw ApiException.badRequest("path must not be empty");
-            }
-            for (String segment : path.split("/")) {
-                if (segment.equalsIgnoreCase(".git")) {
-                    throw ApiException.badRequest("paths may not contain a .git component: " + path);
-                }
-            }
+            String path = GitNames.checkStoredPath(b.requiredString("path"));
             if (!seen.add(path)) {
                 throw ApiException.badRequest(path + " appears twice in changes");
             }
@@ -234,7 +240,7 @@ final class GitWrites {
      */
     static CommitRequest request(com.fasterxml.jackson.databind.JsonNode body, String defaultBranch, dev.atrium.kernel.api.Caller caller) {
         dev.atrium.kernel.api.JsonBody b = dev.atrium.kernel.api.JsonBody.of(body);
-        String branch = Repositories.checkBranch(b.optionalText("branch", 1, 200).orElse(defaultBranch));
+        String branch = GitNames.checkBranch(b.optionalText("branch", 1, 200).orElse(defaultBranch));
         String parent = b.string("parent").orElse(null);
         if (parent != null) {
             parseId(parent, "parent");
@@ -245,8 +251,12 @@ final class GitWrites {
         com.fasterxml.jackson.databind.JsonNode author = body.get("author");
         if (author != null && !author.isNull()) {
             dev.atrium.kernel.api.JsonBody a = dev.atrium.kernel.api.JsonBody.of(author);
-            name = a.text("name", 1, 200);
-            email = a.text("email", 3, 320);
+            name = identityPart("author.name", a.text("name", 1, 200));
+            email = identityPart("author.email", a.text("email", 3, 320));
+        }
+        String messageProblem = GitNames.textProblem(message);
+        if (messageProblem != null) {
+            throw ApiException.badRequest("message: " + messageProblem);
         }
         return new CommitRequest(branch, parent, message, new PersonIdent(name, email), changes(body.get("changes")), false);
     }

@@ -20,14 +20,12 @@ import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpHeader;
 
-import org.eclipse.jgit.api.FetchCommand;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.ProgressMonitor;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.transport.FilterSpec;
-import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 
@@ -195,21 +193,19 @@ final class RemoteImport {
             // redirects were followed and checked above; JGit must not follow any others on its own
             config.setString("http", null, "followRedirects", "false");
             config.save();
-            FetchCommand fetch = git.fetch().setRemote(base.toString())
-                    .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*"))
-                    .setTimeout(limits.timeoutSeconds()).setProgressMonitor(monitor);
-            if (token != null) {
-                fetch.setCredentialsProvider(new UsernamePasswordCredentialsProvider("x-access-token", token));
-            }
             FilterSpec filter = partial ? FilterSpec.fromFilterLine("blob:none") : FilterSpec.NO_FILTER;
-            fetch.setTransportConfigCallback(t -> {
+            CheckedFetch.fetch(git, base.toString(), true, command -> {
+                command.setTimeout(limits.timeoutSeconds());
+                if (token != null) {
+                    command.setCredentialsProvider(new UsernamePasswordCredentialsProvider("x-access-token", token));
+                }
+            }, t -> {
                 if (!(t instanceof TransportHttp transport)) {
                     throw ApiException.badRequest("the remote must be an http or https URL");
                 }
                 transport.setHttpConnectionFactory(http);
                 t.setFilterSpec(filter);
-            });
-            fetch.call();
+            }, monitor, partial);
         } catch (GitAPIException | IOException | RuntimeException e) {
             if (monitor.exceeded) {
                 throw new LimitExceeded("the repository has " + monitor.announced + " objects, more than the limit of "
@@ -222,7 +218,8 @@ final class RemoteImport {
             if (refused != null) {
                 throw ApiException.badRequest(refused.getMessage());
             }
-            throw ApiException.badRequest("fetching from the remote failed: " + e.getMessage());
+            throw ApiException.badRequest("fetching from the remote failed: "
+                    + CheckedFetch.describe(e, into.getDirectory().getAbsolutePath(), into.getDirectory().getParent()));
         }
         long packBytes = packBytes(into.getDirectory().toPath());
         if (packBytes > limits.maxPackBytes()) {

@@ -40,7 +40,6 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.FetchResult;
-import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.TrackingRefUpdate;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -245,7 +244,7 @@ public class ReposResource {
         Caller caller = Caller.from(sc);
         Located l = access.writable(caller, repoId);
         JsonBody b = JsonBody.of(body);
-        String name = Repositories.checkBranch(b.text("name", 1, 200));
+        String name = GitNames.checkBranch(b.text("name", 1, 200));
         String from = b.optionalText("from", 1, 256).orElse(l.repo().defaultBranch());
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
             RefChange change = GitWrites.createBranch(git, name, from);
@@ -264,6 +263,7 @@ public class ReposResource {
     public Map<String, Object> deleteBranch(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("branch") String branch) {
         Caller caller = Caller.from(sc);
         Located l = access.writable(caller, repoId);
+        GitNames.checkBranch(branch); // before anything touches the disk: the name arrives raw, '..' segments included
         if (branch.equals(l.repo().defaultBranch())) {
             throw ApiException.conflict("the default branch cannot be deleted; make another branch the default first");
         }
@@ -279,7 +279,7 @@ public class ReposResource {
     public Map<String, Object> setDefault(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId,
             @PathParam("branch") String branch) {
         Located l = access.writable(Caller.from(sc), repoId);
-        Repository r = repositories.update(l.repo(), null, null, null, Repositories.checkBranch(branch), null);
+        Repository r = repositories.update(l.repo(), null, null, null, GitNames.checkBranch(branch), null);
         return Map.of("repository", json(new Located(r, l.space(), true), uri));
     }
 
@@ -491,6 +491,7 @@ public class ReposResource {
             String prefix = l.repo().name() + "-" + c.abbreviate(12).name() + "/";
             long time = c.getCommitTime();
             ObjectId tree = c.getTree();
+            Archives.checkExportable(git, tree);
             org.eclipse.jgit.lib.Repository streamed = git;
             git = null;
             StreamingOutput body = out -> {
@@ -555,6 +556,9 @@ public class ReposResource {
             case "application/zip", "application/gzip", "application/x-gzip", "application/x-tar+gzip" -> {
                 List<FileChange> files = Archives.read(body, type.equals("application/zip") ? "zip" : "tar.gz", MAX_ARCHIVE_BYTES);
                 String msg = message == null || message.isBlank() ? "Import archive" : message;
+                if (GitNames.textProblem(msg) != null) {
+                    throw ApiException.badRequest("message: " + GitNames.textProblem(msg));
+                }
                 PersonIdent author = new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium");
                 CommitRequest req = new CommitRequest(l.repo().defaultBranch(), null, msg, author, files, true);
                 return Response.status(201).entity(commit(l.repo(), caller, req)).build();
@@ -584,8 +588,11 @@ public class ReposResource {
             }
             try (org.eclipse.jgit.lib.Repository git = repositories.open(r); Git g = Git.wrap(git);
                     var lock = repositories.lockForPush(r, PUSH_WAIT)) {
-                FetchResult result = g.fetch().setRemote(tmp.toString())
-                        .setRefSpecs(new RefSpec("refs/heads/*:refs/heads/*"), new RefSpec("refs/tags/*:refs/tags/*")).call();
+                FetchResult result = CheckedFetch.fetch(g, tmp.toString(), false, c -> {
+                }, null, null);
+                if (result == null) {
+                    return Map.of("refs", List.of()); // no branches or tags: nothing to import
+                }
                 List<RefChange> changes = new ArrayList<>();
                 List<Map<String, Object>> refs = new ArrayList<>();
                 List<String> rejected = new ArrayList<>();
@@ -613,7 +620,8 @@ public class ReposResource {
                 }
                 return Map.of("refs", refs);
             } catch (GitAPIException e) {
-                throw ApiException.badRequest("the bundle could not be read: " + e.getMessage());
+                throw ApiException.badRequest("the bundle could not be imported: "
+                        + CheckedFetch.describe(e, tmp.toUri().toString(), tmp.toString(), tmp.getParent().toString()));
             }
         } finally {
             java.nio.file.Files.deleteIfExists(tmp);
@@ -624,7 +632,17 @@ public class ReposResource {
         byte[] buf = new byte[1 << 16];
         long total = 0;
         int n;
-        while ((n = in.read(buf)) > 0) {
+        while (true) {
+            try {
+                n = in.read(buf);
+            } catch (IOException e) {
+                // the client's body ended early or broke off: its error, not the server's
+                throw ApiException.badRequest("the upload could not be read to its end: "
+                        + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            }
+            if (n <= 0) {
+                break;
+            }
             total += n;
             if (total > max) {
                 throw new ApiException(413, "PAYLOAD_TOO_LARGE", "the upload is larger than " + max + " bytes");

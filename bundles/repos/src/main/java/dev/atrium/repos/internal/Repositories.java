@@ -28,7 +28,6 @@ import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
-import org.eclipse.jgit.transport.RefSpec;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -100,10 +99,17 @@ public class Repositories implements RepositoryRegistry {
 
     /** 400 unless {@code branch} is a valid branch name. */
     static String checkBranch(String branch) {
-        if (branch.length() > 200 || !org.eclipse.jgit.lib.Repository.isValidRefName(Constants.R_HEADS + branch)) {
-            throw ApiException.badRequest("'" + branch + "' is not a valid branch name");
-        }
-        return branch;
+        return GitNames.checkBranch(branch);
+    }
+
+    @Override
+    public String refNameProblem(String refName) {
+        return GitNames.refNameProblem(refName);
+    }
+
+    @Override
+    public org.eclipse.jgit.lib.ObjectChecker newObjectChecker() {
+        return GitNames.newObjectChecker();
     }
 
     @Override
@@ -193,10 +199,20 @@ public class Repositories implements RepositoryRegistry {
     Repository fork(Repository source, String spaceId, String name) {
         Repository fork = create(spaceId, name, source.description(), source.visibility(), source.defaultBranch(), false, source.id());
         try (Git git = Git.wrap(open(fork))) {
-            git.fetch().setRemote(directory(source).toUri().toString())
-                    .setRefSpecs(new RefSpec("+refs/heads/*:refs/heads/*"), new RefSpec("+refs/tags/*:refs/tags/*")).call();
+            CheckedFetch.fetch(git, directory(source).toUri().toString(), true, c -> {
+            }, null, null);
+        } catch (ApiException e) {
+            delete(fork);
+            throw e;
         } catch (GitAPIException | RuntimeException e) {
             delete(fork);
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof org.eclipse.jgit.errors.CorruptObjectException corrupt) {
+                    // history stored before objects were checked on the way in: the fork would carry it on
+                    throw ApiException.conflict("the repository holds an object git fsck refuses, so it cannot be forked: "
+                            + corrupt.getMessage());
+                }
+            }
             throw new IllegalStateException("the fork could not copy " + source.id(), e);
         }
         return fork;

@@ -141,8 +141,15 @@ public class GitHttpServlet extends HttpServlet {
         rp.setAtomic(true);
         rp.setMaxPackSizeLimit(maxBodyBytes);
         rp.setRefLogIdent(new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium"));
+        // the same fsck rules and ref-name rules as every other way into a repository (bundle, import, fork)
+        rp.setObjectChecker(repositories.newObjectChecker());
         rp.setPreReceiveHook((pack, commands) -> {
             for (ReceiveCommand c : commands) {
+                String problem = repositories.refNameProblem(c.getRefName());
+                if (problem != null) {
+                    c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, problem);
+                    continue;
+                }
                 if (c.getType() == ReceiveCommand.Type.DELETE && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
                     c.setResult(ReceiveCommand.Result.REJECTED_NODELETE, "the default branch cannot be deleted");
                 }
