@@ -93,6 +93,27 @@ class PublicBaseUrlTest {
     }
 
     @Test
+    void cloneUrlsUseTheConfiguredUrl() throws Exception {
+        AtriumServer.User u = configured.newUser("*");
+        Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "published"));
+        assertEquals(201, created.status(), created.body());
+        String id = created.json().path("repository").path("id").asText();
+        assertEquals(PUBLIC + "/git/" + u.username() + "/published.git", created.json().path("repository").path("clone_url").asText());
+        String token = u.http().token();
+        java.net.URI base = java.net.URI.create(configured.base());
+        RawHttp.Response r;
+        try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET /api/repos/" + id + " HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer " + token
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            r = RawHttp.read(s.getInputStream());
+        }
+        JsonNode repo = Http.JSON.readTree(r.body());
+        assertEquals(200, r.status(), repo.toString());
+        assertEquals(PUBLIC + "/git/" + u.username() + "/published.git", repo.path("repository").path("clone_url").asText(), repo.toString());
+    }
+
+    @Test
     void withoutAConfiguredUrlTheHostHeaderDecidesAndTheServerWarnedAtStart() throws Exception {
         JsonNode meta = get(shared, "/.well-known/openid-configuration", "somewhere.example:8443");
         assertEquals("http://somewhere.example:8443", meta.path("issuer").asText());

@@ -12,6 +12,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.Repository;
@@ -29,12 +30,15 @@ public class RepoAccess {
     private final OwnerScope ownerScope;
     private final SpaceDirectory spaces;
     private final RepositoryStore store;
+    private final PublicUrls urls;
 
     @Activate
-    public RepoAccess(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference RepositoryStore store) {
+    public RepoAccess(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference RepositoryStore store,
+            @Reference PublicUrls urls) {
         this.ownerScope = ownerScope;
         this.spaces = spaces;
         this.store = store;
+        this.urls = urls;
     }
 
     /** A repository with the workspace it belongs to. */
@@ -72,7 +76,9 @@ public class RepoAccess {
         }
     }
 
-    static Map<String, Object> json(Repository r, SpaceRef space, URI base, long stars) {
+    /** The repository's wire form; {@code clone_url} uses the operator's public base URL, the request's only when unset. */
+    Map<String, Object> json(Repository r, SpaceRef space, URI requestBase, long stars) {
+        String base = urls.base(requestBase);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", r.id());
         m.put("space_id", r.spaceId());
@@ -83,7 +89,7 @@ public class RepoAccess {
         m.put("is_default", r.isDefault());
         m.put("forked_from", r.forkedFrom());
         m.put("allow_force_push", r.allowForcePush());
-        m.put("clone_url", base.resolve("/git/" + space.slug() + "/" + r.name() + ".git").toString());
+        m.put("clone_url", base + "/git/" + space.slug() + "/" + r.name() + ".git");
         m.put("stars", stars);
         m.put("created_at", r.createdAt().toString());
         m.put("updated_at", r.updatedAt().toString());

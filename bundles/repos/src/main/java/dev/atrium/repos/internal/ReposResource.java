@@ -95,7 +95,7 @@ public class ReposResource {
     }
 
     private Map<String, Object> json(Located l, UriInfo uri) {
-        return RepoAccess.json(l.repo(), l.space(), uri.getBaseUri(), repositories.store().stars(l.repo().id()));
+        return access.json(l.repo(), l.space(), uri.getBaseUri(), repositories.store().stars(l.repo().id()));
     }
 
     // ------------------------------------------------------------------------------------------- repository
@@ -208,7 +208,7 @@ public class ReposResource {
             }
         }
         Repository fork = repositories.fork(source.repo(), target.id(), name);
-        return Response.status(201).entity(Map.of("repository", RepoAccess.json(fork, target, uri.getBaseUri(), 0))).build();
+        return Response.status(201).entity(Map.of("repository", access.json(fork, target, uri.getBaseUri(), 0))).build();
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
@@ -689,7 +689,7 @@ public class ReposResource {
             throw e;
         }
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("repository", RepoAccess.json(r, space, uri.getBaseUri(), 0));
+        m.put("repository", access.json(r, space, uri.getBaseUri(), 0));
         m.put("partial", outcome.partial());
         m.put("source_url", outcome.url());
         return Response.status(201).entity(m).build();

@@ -42,9 +42,11 @@ public class SpaceInitRepoResource {
 
     private final OwnerScope ownerScope;
     private final Repositories repositories;
+    private final RepoAccess access;
 
     @Activate
-    public SpaceInitRepoResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories) {
+    public SpaceInitRepoResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories, @Reference RepoAccess access) {
+        this.access = access;
         this.ownerScope = ownerScope;
         this.repositories = repositories;
     }
@@ -61,6 +63,6 @@ public class SpaceInitRepoResource {
             throw ApiException.conflict("this workspace already has a default repository");
         }
         Repository r = repositories.create(space.id(), name, "", "private", branch, true, null);
-        return Response.status(201).entity(Map.of("repository", RepoAccess.json(r, space, uri.getBaseUri(), 0))).build();
+        return Response.status(201).entity(Map.of("repository", access.json(r, space, uri.getBaseUri(), 0))).build();
     }
 }

@@ -46,9 +46,11 @@ public class SpaceReposResource {
 
     private final OwnerScope ownerScope;
     private final Repositories repositories;
+    private final RepoAccess access;
 
     @Activate
-    public SpaceReposResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories) {
+    public SpaceReposResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories, @Reference RepoAccess access) {
+        this.access = access;
         this.ownerScope = ownerScope;
         this.repositories = repositories;
     }
@@ -77,6 +79,6 @@ public class SpaceReposResource {
         String visibility = b.oneOf("visibility", VISIBILITIES).orElse("private");
         String branch = b.optionalText("default_branch", 1, 200).orElse("main");
         Repository r = repositories.create(space.id(), name, description, visibility, branch, false, null);
-        return Response.status(201).entity(Map.of("repository", RepoAccess.json(r, space, uri.getBaseUri(), 0))).build();
+        return Response.status(201).entity(Map.of("repository", access.json(r, space, uri.getBaseUri(), 0))).build();
     }
 }
