@@ -39,6 +39,17 @@ class BadInputTest {
     }
 
     @Test
+    void aMethodAPlainServletDoesNotImplementIs405WithTheSpecBody(AtriumServer server) {
+        for (String path : List.of("/healthz", "/admin/console/", "/admin/console/console.js")) {
+            for (String method : List.of("PATCH", "FOO")) {
+                Http.Reply r = server.operator().send(method, path, method.equals("PATCH") ? "{}" : null, "application/json");
+                assertSpecError(r, 405, "METHOD_NOT_ALLOWED");
+                assertTrue(r.json().path("error").path("message").asText().contains(method), r.body());
+            }
+        }
+    }
+
+    @Test
     void malformedJsonWrongTypesAndUnknownValuesAre400AndChangeNothing(AtriumServer server) {
         User u = server.newUser();
         u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "original"));
