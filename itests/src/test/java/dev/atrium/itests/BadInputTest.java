@@ -50,6 +50,18 @@ class BadInputTest {
     }
 
     @Test
+    void cxfsOwnServletAndItsServiceListAreNotServed(AtriumServer server) {
+        for (String path : List.of("/cxf/services", "/cxf/services/", "/cxf", "/cxf/")) {
+            Http.Reply r = server.anonymous().get(path);
+            assertEquals(404, r.status(), path + " -> " + r.body());
+            assertTrue(!r.body().contains("Service list") && !r.body().contains("RESTful services"), r.body());
+        }
+        Http.Reply routes = server.operator().get("/admin/routes");
+        assertEquals(200, routes.status(), routes.body());
+        routes.json().path("routes").forEach(route -> assertTrue(!route.path("path").asText().startsWith("/cxf"), route.toString()));
+    }
+
+    @Test
     void malformedJsonWrongTypesAndUnknownValuesAre400AndChangeNothing(AtriumServer server) {
         User u = server.newUser();
         u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "original"));
