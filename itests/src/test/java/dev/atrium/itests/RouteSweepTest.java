@@ -114,6 +114,7 @@ class RouteSweepTest {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
             .build();
     private final AtomicInteger sent = new AtomicInteger();
+    private final Map<String, Long> routeMillis = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
     private AtriumServer server;
     private SweepFixtures fx;
@@ -167,15 +168,22 @@ class RouteSweepTest {
             probes.addAll(corpus(r, methodProbed));
         }
         List<Probe> deletes = probes.stream().filter(p -> p.method().equals("DELETE")).toList();
-        // one route's probes run one after another: a route that is slow on purpose (a password hash, a key
-        // generation) then holds one thread, not all of them
+        // a route's probes run a dozen at a time in order: a route that is slow on purpose (a password hash, a key
+        // generation) then holds one or a few threads, not all of them
         Map<String, List<Probe>> byRoute = new LinkedHashMap<>();
         probes.stream().filter(p -> !p.method().equals("DELETE")).forEach(p -> byRoute.computeIfAbsent(p.route().label(), k -> new ArrayList<>()).add(p));
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> running = new ArrayList<>();
-            byRoute.values().stream().sorted((x, y) -> y.size() - x.size())
-                    .forEach(batch -> running.add(pool.submit(() -> batch.forEach(this::check))));
+            List<List<Probe>> batches = new ArrayList<>();
+            for (List<Probe> route : byRoute.values()) {
+                for (int i = 0; i < route.size(); i += 12) {
+                    batches.add(route.subList(i, Math.min(route.size(), i + 12)));
+                }
+            }
+            for (List<Probe> batch : batches) {
+                running.add(pool.submit(() -> batch.forEach(this::check)));
+            }
             for (Future<?> f : running) {
                 f.get();
             }
@@ -449,10 +457,13 @@ class RouteSweepTest {
     }
 
     private void check(Probe p) {
+        long t0 = System.nanoTime();
         try {
             judge(p, send(p));
         } catch (Exception e) {
             failures.add(new Failure("NO ANSWER", p.route(), p.kase(), p.method() + " " + p.target() + ": " + e));
+        } finally {
+            routeMillis.merge(p.route().label(), (System.nanoTime() - t0) / 1_000_000, Long::sum);
         }
     }
 
@@ -677,7 +688,10 @@ class RouteSweepTest {
         sb.append("non-spec bodies: ").append(byCategory.getOrDefault("NON-SPEC BODY", 0)).append('\n');
         sb.append("no answer: ").append(byCategory.getOrDefault("NO ANSWER", 0)).append('\n');
         fx.notes.forEach(n -> sb.append("note: ").append(n).append('\n'));
-        sb.append("took: ").append((System.nanoTime() - started) / 1_000_000).append(" ms\n");
+        sb.append("took: ").append((System.nanoTime() - started) / 1_000_000).append(" ms\n");        sb.append("slowest routes (ms spent in their corpus): ");
+        routeMillis.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(5)
+                .forEach(e -> sb.append(e.getKey()).append(' ').append(e.getValue()).append("; "));
+        sb.append('\n');
         if (!lines.isEmpty()) {
             sb.append("---- failures by category | bundle | case ----\n");
             byCase.forEach((k, v) -> sb.append(String.format("%5d  %s%n", v, k)));
