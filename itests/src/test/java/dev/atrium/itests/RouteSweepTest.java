@@ -677,7 +677,7 @@ class RouteSweepTest {
             }
             lines = failures.stream().map(Failure::toString).sorted().toList();
         }
-        StringBuilder sb = new StringBuilder("\n==== route-wide sweep (issue 13) ====\n");
+        StringBuilder sb = new StringBuilder("\n==== route-wide sweep (issue 13), run at " + java.time.Instant.now() + " ====\n");
         long jaxrs = routes.stream().filter(r -> r.kind().equals("jaxrs")).count();
         sb.append("routes covered: ").append(routes.size()).append(" (").append(jaxrs).append(" JAX-RS resource methods, ")
                 .append(routes.size() - jaxrs).append(" servlets)\n");
