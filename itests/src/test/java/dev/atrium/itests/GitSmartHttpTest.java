@@ -240,12 +240,29 @@ class GitSmartHttpTest {
         GitClient git = git(u);
         Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "hello\n");
         git.ok(work, "push", url(server, u.username(), "garbage"), "main");
-        for (String body : List.of("zzzzgarbage0000", "gggg0000")) {
+        // a first length that is not hex is refused before JGit; a hex length JGit cannot parse is refused by it
+        for (String body : List.of("zzzzgarbage0000", "0003", "0002xx", "0001")) {
             HttpResponse<String> r = post(url(server, u.username(), "garbage") + "/git-upload-pack", u.http().token(),
                     "application/x-git-upload-pack-request", body);
             assertEquals(400, r.statusCode(), body + " -> " + r.body());
-            assertTrue(r.body().contains("not a valid upload-pack request"), r.body());
+            assertTrue(r.body().contains(body.startsWith("z") ? "not a Git pkt-line stream" : "not a valid upload-pack request"), r.body());
         }
+    }
+
+    @Test
+    void aReceivePackBodyThatIsNotPktLinesIs400NotAnInternalError(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        createRepo(u, "garbage-push", "private");
+        for (String body : List.of("zzzzgarbage0000", "gggg", "", "0")) {
+            HttpResponse<String> r = post(url(server, u.username(), "garbage-push") + "/git-receive-pack", u.http().token(),
+                    "application/x-git-receive-pack-request", body);
+            assertEquals(400, r.statusCode(), body + " -> " + r.body());
+            assertTrue(r.body().contains("not a Git pkt-line stream"), r.body());
+        }
+        // a real push still works through the re-readable body
+        GitClient git = git(u);
+        Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "hello\n");
+        git.ok(work, "push", url(server, u.username(), "garbage-push"), "main");
     }
 
     @Test

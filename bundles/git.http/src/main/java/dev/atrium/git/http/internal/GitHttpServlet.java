@@ -1,5 +1,6 @@
 package dev.atrium.git.http.internal;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -49,9 +50,12 @@ import dev.atrium.repos.api.RepositoryRegistry.PushLock;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**
@@ -166,6 +170,63 @@ public class GitHttpServlet extends HttpServlet {
         }
         StackTraceElement[] at = t.getStackTrace();
         return t instanceof IOException && at.length > 0 && at[0].getClassName().equals(PacketLineIn.class.getName());
+    }
+
+    /**
+     * The request, with its body readable from the start again, when the body starts as every Git request does
+     * (four hex digits, a pkt-line length); null when it does not.
+     */
+    static HttpServletRequest startingWithPktLine(HttpServletRequest req) throws IOException {
+        BufferedInputStream in = new BufferedInputStream(req.getInputStream(), 8192);
+        in.mark(4);
+        byte[] head = in.readNBytes(4);
+        in.reset();
+        if (head.length < 4) {
+            return null;
+        }
+        for (byte b : head) {
+            if (Character.digit(b, 16) < 0) {
+                return null;
+            }
+        }
+        ServletInputStream body = new ServletInputStream() {
+            private boolean finished;
+
+            @Override
+            public int read() throws IOException {
+                int b = in.read();
+                finished = b < 0;
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = in.read(b, off, len);
+                finished = n < 0;
+                return n;
+            }
+
+            @Override
+            public boolean isFinished() {
+                return finished;
+            }
+
+            @Override
+            public boolean isReady() {
+                return true;
+            }
+
+            @Override
+            public void setReadListener(ReadListener listener) {
+                throw new UnsupportedOperationException("Git bodies are read blocking");
+            }
+        };
+        return new HttpServletRequestWrapper(req) {
+            @Override
+            public ServletInputStream getInputStream() {
+                return body;
+            }
+        };
     }
 
     /** Whether every %-escape of {@code query} is well formed and the bytes they make are UTF-8 (Jetty throws otherwise). */
@@ -320,6 +381,14 @@ public class GitHttpServlet extends HttpServlet {
         req.setAttribute(REPOSITORY, repo.get());
         if (caller != null) {
             req.setAttribute(CALLER, caller);
+        }
+        if (!endpoint.equals("info/refs") && req.getHeader("Content-Encoding") == null) {
+            req = startingWithPktLine(req);
+            if (req == null) {
+                // receive-pack has no error handler of ours: JGit would answer this 500 "Internal server error"
+                fail(resp, 400, "the body is not a Git pkt-line stream: it must start with a 4-digit hex length");
+                return;
+            }
         }
         if (push && !endpoint.equals("info/refs")) {
             PushLock lock;
