@@ -115,6 +115,7 @@ class RouteSweepTest {
             .build();
     private final AtomicInteger sent = new AtomicInteger();
     private final Map<String, Long> routeMillis = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Set<String> unmapped = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
     private AtriumServer server;
     private SweepFixtures fx;
@@ -227,6 +228,9 @@ class RouteSweepTest {
         boolean owned = false;
         for (int i = 0; i < names.size(); i++) {
             String value = fx.value(r.path(), previous.get(i), names.get(i));
+            if (value == null) {
+                return 0; // reported once, by mineFor
+            }
             mine.put(names.get(i), value);
             if (SweepFixtures.kindOf(previous.get(i), names.get(i)) != SweepFixtures.Kind.NONE) {
                 owned = true;
@@ -580,7 +584,15 @@ class RouteSweepTest {
         List<String> previous = previousSegments(r.path());
         Map<String, String> out = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i++) {
-            out.put(names.get(i), fx.value(r.path(), previous.get(i), names.get(i)));
+            String value = fx.value(r.path(), previous.get(i), names.get(i));
+            if (value == null) {
+                if (unmapped.add(r.label())) {
+                    failures.add(new Failure("UNMAPPED PARAMETER", r, "{" + names.get(i) + "}",
+                            "SweepFixtures has no value for it: map it to an object A owns, or exempt the route saying why"));
+                }
+                value = "sweep-" + names.get(i).replaceAll("[^A-Za-z0-9]", "");
+            }
+            out.put(names.get(i), value);
         }
         return out;
     }
@@ -694,7 +706,7 @@ class RouteSweepTest {
         sb.append("leaks: ").append(byCategory.getOrDefault("LEAK", 0)).append('\n');
         sb.append("5xx: ").append(byCategory.getOrDefault("5xx", 0)).append('\n');
         sb.append("non-spec bodies: ").append(byCategory.getOrDefault("NON-SPEC BODY", 0)).append('\n');
-        sb.append("no answer: ").append(byCategory.getOrDefault("NO ANSWER", 0)).append('\n');
+        sb.append("no answer: ").append(byCategory.getOrDefault("NO ANSWER", 0)).append('\n');        sb.append("unmapped parameters: ").append(byCategory.getOrDefault("UNMAPPED PARAMETER", 0)).append('\n');
         fx.notes.forEach(n -> sb.append("note: ").append(n).append('\n'));
         sb.append("took: ").append((System.nanoTime() - started) / 1_000_000).append(" ms\n");        sb.append("slowest routes (ms spent in their corpus): ");
         routeMillis.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(5)
