@@ -39,6 +39,29 @@ class BadInputTest {
     }
 
     @Test
+    void aMethodAPlainServletDoesNotImplementIs405WithTheSpecBody(AtriumServer server) {
+        for (String path : List.of("/healthz", "/admin/console/", "/admin/console/console.js")) {
+            for (String method : List.of("PATCH", "FOO")) {
+                Http.Reply r = server.operator().send(method, path, method.equals("PATCH") ? "{}" : null, "application/json");
+                assertSpecError(r, 405, "METHOD_NOT_ALLOWED");
+                assertTrue(r.json().path("error").path("message").asText().contains(method), r.body());
+            }
+        }
+    }
+
+    @Test
+    void cxfsOwnServletAndItsServiceListAreNotServed(AtriumServer server) {
+        for (String path : List.of("/cxf/services", "/cxf/services/", "/cxf", "/cxf/")) {
+            Http.Reply r = server.anonymous().get(path);
+            assertEquals(404, r.status(), path + " -> " + r.body());
+            assertTrue(!r.body().contains("Service list") && !r.body().contains("RESTful services"), r.body());
+        }
+        Http.Reply routes = server.operator().get("/admin/routes");
+        assertEquals(200, routes.status(), routes.body());
+        routes.json().path("routes").forEach(route -> assertTrue(!route.path("path").asText().startsWith("/cxf"), route.toString()));
+    }
+
+    @Test
     void malformedJsonWrongTypesAndUnknownValuesAre400AndChangeNothing(AtriumServer server) {
         User u = server.newUser();
         u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "original"));

@@ -233,6 +233,72 @@ class GitSmartHttpTest {
         git.ok(onDisk, "fsck", "--strict");
     }
 
+    @Test
+    void garbagePktLinesToUploadPackAre400NotAnInternalError(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        createRepo(u, "garbage", "private");
+        GitClient git = git(u);
+        Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "hello\n");
+        git.ok(work, "push", url(server, u.username(), "garbage"), "main");
+        // a first length that is not hex is refused before JGit; a hex length JGit cannot parse is refused by it
+        for (String body : List.of("zzzzgarbage0000", "0003", "0002xx", "0001")) {
+            HttpResponse<String> r = post(url(server, u.username(), "garbage") + "/git-upload-pack", u.http().token(),
+                    "application/x-git-upload-pack-request", body);
+            assertEquals(400, r.statusCode(), body + " -> " + r.body());
+            assertTrue(r.body().contains(body.startsWith("z") ? "not a Git pkt-line stream" : "not a valid upload-pack request"), r.body());
+        }
+    }
+
+    @Test
+    void aReceivePackBodyThatIsNotPktLinesIs400NotAnInternalError(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        createRepo(u, "garbage-push", "private");
+        for (String body : List.of("zzzzgarbage0000", "gggg", "", "0")) {
+            HttpResponse<String> r = post(url(server, u.username(), "garbage-push") + "/git-receive-pack", u.http().token(),
+                    "application/x-git-receive-pack-request", body);
+            assertEquals(400, r.statusCode(), body + " -> " + r.body());
+            assertTrue(r.body().contains("not a Git pkt-line stream"), r.body());
+        }
+        // a real push still works through the re-readable body
+        GitClient git = git(u);
+        Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "hello\n");
+        git.ok(work, "push", url(server, u.username(), "garbage-push"), "main");
+    }
+
+    @Test
+    void aNonGitContentTypeIs415InGitsTermsNotTheContainersPage(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        createRepo(u, "typed", "private");
+        for (String service : List.of("git-upload-pack", "git-receive-pack")) {
+            for (String type : List.of("application/json", "text/plain")) {
+                HttpResponse<String> r = post(url(server, u.username(), "typed") + "/" + service, u.http().token(), type, "0000");
+                assertEquals(415, r.statusCode(), r.body());
+                assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), r.headers().toString());
+                assertTrue(r.body().contains("application/x-" + service + "-request"), r.body());
+            }
+        }
+    }
+
+    @Test
+    void aQueryThatIsNotUtf8Is400NotAContainerError(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        createRepo(u, "query", "public");
+        String base = url(server, u.username(), "query");
+        for (String query : List.of("service=%ff", "service=git-upload-pack&x=%ff", "x=%c3", "service=%ed%a0%80")) {
+            HttpResponse<String> r = raw("GET", base + "/info/refs?" + query, u.http().token());
+            assertEquals(400, r.statusCode(), query + " -> " + r.body());
+            assertTrue(r.body().contains("query string is not valid"), r.body());
+        }
+        assertEquals(200, status("GET", base + "/info/refs?service=git-upload-pack", null));
+    }
+
+    static HttpResponse<String> post(String url, String token, String type, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).header("Content-Type", type)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        b.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(("x:" + token).getBytes()));
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     static int status(String method, String url, String token) throws Exception {
         return raw(method, url, token).statusCode();
     }

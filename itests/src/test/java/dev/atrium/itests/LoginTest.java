@@ -330,6 +330,23 @@ class LoginTest {
     }
 
     @Test
+    void aSignInBodyThatIsNotAnObjectOfStringsIsAFailedSignInNotA500() {
+        Browser b = new Browser(server.base());
+        for (String body : List.of("", "null", "[]", "\"x\"", "123", "{\"username\":[1]}")) {
+            HttpResponse<String> r = b.send("POST", "/auth/login/local", "application/json", body, Map.of());
+            assertEquals(401, r.statusCode(), body + " -> " + r.body());
+        }
+        assertFalse(b.cookies.containsKey("atrium_session"));
+    }
+
+    @Test
+    void aProviderNameWithNulIsUnknownNotA500() {
+        HttpResponse<String> r = new Browser(server.base()).get("/auth/login?provider=%00");
+        assertEquals(404, r.statusCode(), r.body());
+        assertTrue(r.body().contains("unknown identity provider"), r.body());
+    }
+
+    @Test
     void noSiteCanSignABrowserIntoAnotherAccount() {
         String name = user("forced");
         Http.Reply created = server.operator().post("/admin/identity/local-users", Map.of("username", name));

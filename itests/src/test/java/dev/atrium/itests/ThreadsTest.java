@@ -250,6 +250,19 @@ class ThreadsTest {
         assertEquals(run.json().path("run").path("id").asText(), items.get(1).path("id").asText());
     }
 
+    /** A cursor that decodes but holds an instant the database cannot store is bad input, not a 500. */
+    @Test
+    void cursorsWithOutOfRangeInstantsAre400OnRunsAndHistory(AtriumServer server) {
+        User u = server.newUser();
+        String id = thread(u, "Cursors");
+        for (String decoded : List.of("+1000000000-01-01T00:00:00Z|run|x", "-1000000000-01-01T00:00:00Z|message|x",
+                "+1000000000-01-01T00:00:00Z|run_x", "-0001-01-01T00:00:00Z|run_x")) {
+            String cursor = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(decoded.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            BadInputTest.assertSpecError(u.http().get("/api/threads/" + id + "/history?cursor=" + cursor), 400, "BAD_REQUEST");
+            BadInputTest.assertSpecError(u.http().get("/api/threads/" + id + "/runs?cursor=" + cursor), 400, "BAD_REQUEST");
+        }
+    }
+
     /** A long thread's history comes in pages: every item once, in order, whatever the page size. */
     @Test
     void historyIsPagedWithoutGapsOrRepeats(AtriumServer server) {

@@ -177,6 +177,10 @@ public class AuthResource {
             try {
                 form = Jwt.JSON.convertValue(Jwt.JSON.readTree(body), Jwt.JSON.getTypeFactory().constructMapType(Map.class, String.class, String.class));
             } catch (java.io.IOException | IllegalArgumentException e) {
+                form = null;
+            }
+            if (form == null) {
+                // an empty body, JSON null, or not an object of strings: no credentials
                 form = Map.of();
             }
         } else {

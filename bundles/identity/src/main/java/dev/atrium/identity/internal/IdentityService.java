@@ -86,6 +86,10 @@ public class IdentityService implements SessionVerifier {
     }
 
     Optional<OidcClient.Provider> provider(String name) {
+        if (name == null || name.indexOf('\0') >= 0) {
+            // no stored name holds NUL, and PostgreSQL refuses it as a parameter: a 500 for a query like ?provider=%00
+            return Optional.empty();
+        }
         return sql.one("SELECT name, issuer, client_id, client_secret, scopes FROM identity_providers WHERE name = ?",
                 rs -> new OidcClient.Provider(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)), name);
     }

@@ -28,7 +28,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 
-/** The operator's view of capabilities: {@code /admin/features} and {@code /admin/bundles}. */
+/** The operator's view of capabilities: {@code /admin/features}, {@code /admin/bundles} and {@code /admin/routes}. */
 @Component(service = OperationsResource.class)
 @JaxrsResource
 @JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
@@ -43,12 +43,22 @@ public class OperationsResource {
     private final FeatureSwitch features;
     private final BundleUpdates updates;
     private final BundleContext context;
+    private final RouteCatalog routes;
 
     @Activate
-    public OperationsResource(@Reference FeatureSwitch features, @Reference BundleUpdates updates, BundleContext context) {
+    public OperationsResource(@Reference FeatureSwitch features, @Reference BundleUpdates updates, @Reference RouteCatalog routes,
+            BundleContext context) {
         this.features = features;
         this.updates = updates;
+        this.routes = routes;
         this.context = context;
+    }
+
+    /** Every route of the running server, from the whiteboards' runtime records (the route-wide test sweep reads it). */
+    @GET
+    @Path("routes")
+    public Map<String, Object> routes() {
+        return Map.of("routes", routes.routes().stream().map(RouteCatalog.Route::json).toList());
     }
 
     @POST

@@ -56,12 +56,25 @@ public class RunAccess {
         return Base64.getUrlEncoder().withoutPadding().encodeToString((createdAt + "|" + id).getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Earliest and latest instants a cursor may hold: PostgreSQL's timestamptz cannot hold all of {@link Instant}'s range. */
+    private static final Instant CURSOR_MIN = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant CURSOR_MAX = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+    /** The instant of a cursor; an {@link IllegalArgumentException} when it is not one the database can compare. */
+    static Instant cursorInstant(String text) {
+        Instant at = Instant.parse(text);
+        if (at.isBefore(CURSOR_MIN) || at.isAfter(CURSOR_MAX)) {
+            throw new IllegalArgumentException("cursor instant out of range: " + text);
+        }
+        return at;
+    }
+
     /** {created_at, id} of a runs cursor; 400 when it is not one. */
     static Object[] parseCursor(String cursor) {
         try {
             String s = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
             int bar = s.indexOf('|');
-            return new Object[] { Instant.parse(s.substring(0, bar)), s.substring(bar + 1) };
+            return new Object[] { cursorInstant(s.substring(0, bar)), s.substring(bar + 1) };
         } catch (RuntimeException e) {
             throw ApiException.badRequest("cursor is not valid");
         }

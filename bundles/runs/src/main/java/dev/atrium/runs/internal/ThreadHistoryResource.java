@@ -66,7 +66,7 @@ public class ThreadHistoryResource {
                 if (p.length != 3 || !(p[1].equals("run") || p[1].equals("message")) || p[2].isEmpty()) {
                     throw new IllegalArgumentException();
                 }
-                return new Position(Instant.parse(p[0]), p[1].equals("run"), p[2]);
+                return new Position(RunAccess.cursorInstant(p[0]), p[1].equals("run"), p[2]);
             } catch (RuntimeException e) {
                 throw ApiException.badRequest("cursor is not valid");
             }

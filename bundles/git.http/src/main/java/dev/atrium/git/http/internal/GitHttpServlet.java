@@ -1,6 +1,11 @@
 package dev.atrium.git.http.internal;
 
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,13 +15,18 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.http.server.GitServlet;
+import org.eclipse.jgit.http.server.GitSmartHttpTools;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 import org.eclipse.jgit.transport.ReceiveCommand;
+import org.eclipse.jgit.transport.PacketLineIn;
 import org.eclipse.jgit.transport.ReceivePack;
+import org.eclipse.jgit.transport.ServiceMayNotContinueException;
 import org.eclipse.jgit.transport.UploadPack;
+import org.eclipse.jgit.transport.UploadPackInternalServerErrorException;
 import org.eclipse.jgit.transport.resolver.ServiceNotEnabledException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -40,9 +50,12 @@ import dev.atrium.repos.api.RepositoryRegistry.PushLock;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**
@@ -117,6 +130,133 @@ public class GitHttpServlet extends HttpServlet {
             return up;
         });
         git.setReceivePackFactory((req, db) -> receivePack(req, db));
+        git.setUploadPackErrorHandler(GitHttpServlet::upload);
+    }
+
+    /**
+     * JGit's own handler, except that a request the client got wrong (pkt-lines that do not parse, a body that
+     * ends early) is a 400 saying so, not a 500 "Internal server error" logged as ours.
+     */
+    private static void upload(HttpServletRequest req, HttpServletResponse rsp, org.eclipse.jgit.http.server.UploadPackErrorHandler.UploadPackRunnable r)
+            throws IOException {
+        try {
+            r.upload();
+        } catch (ServiceMayNotContinueException e) {
+            if (!e.isOutput() && !rsp.isCommitted()) {
+                rsp.reset();
+                GitSmartHttpTools.sendError(req, rsp, e.getStatusCode(), e.getMessage());
+            }
+        } catch (Throwable e) {
+            boolean client = clientsFault(e);
+            if (client) {
+                LOG.debug("malformed upload-pack request to {}", req.getRequestURI(), e);
+            } else {
+                LOG.error("upload-pack failed for {}", req.getRequestURI(), e);
+            }
+            if (!rsp.isCommitted()) {
+                rsp.reset();
+                Throwable cause = e instanceof UploadPackInternalServerErrorException && e.getCause() != null ? e.getCause() : e;
+                GitSmartHttpTools.sendError(req, rsp, client ? 400 : org.eclipse.jgit.http.server.UploadPackErrorHandler.statusCodeForThrowable(e),
+                        client ? "not a valid upload-pack request: " + cause.getMessage() : null);
+            }
+        }
+    }
+
+    /** Whether an upload-pack failure comes from the request's bytes (parsing its pkt-lines), not from the server. */
+    static boolean clientsFault(Throwable e) {
+        Throwable t = e instanceof UploadPackInternalServerErrorException && e.getCause() != null ? e.getCause() : e;
+        if (t instanceof PackProtocolException || t instanceof EOFException) {
+            return true;
+        }
+        StackTraceElement[] at = t.getStackTrace();
+        return t instanceof IOException && at.length > 0 && at[0].getClassName().equals(PacketLineIn.class.getName());
+    }
+
+    /**
+     * The request, with its body readable from the start again, when the body starts as every Git request does
+     * (four hex digits, a pkt-line length); null when it does not.
+     */
+    static HttpServletRequest startingWithPktLine(HttpServletRequest req) throws IOException {
+        BufferedInputStream in = new BufferedInputStream(req.getInputStream(), 8192);
+        in.mark(4);
+        byte[] head = in.readNBytes(4);
+        in.reset();
+        if (head.length < 4) {
+            return null;
+        }
+        for (byte b : head) {
+            if (Character.digit(b, 16) < 0) {
+                return null;
+            }
+        }
+        ServletInputStream body = new ServletInputStream() {
+            private boolean finished;
+
+            @Override
+            public int read() throws IOException {
+                int b = in.read();
+                finished = b < 0;
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = in.read(b, off, len);
+                finished = n < 0;
+                return n;
+            }
+
+            @Override
+            public boolean isFinished() {
+                return finished;
+            }
+
+            @Override
+            public boolean isReady() {
+                return true;
+            }
+
+            @Override
+            public void setReadListener(ReadListener listener) {
+                throw new UnsupportedOperationException("Git bodies are read blocking");
+            }
+        };
+        return new HttpServletRequestWrapper(req) {
+            @Override
+            public ServletInputStream getInputStream() {
+                return body;
+            }
+        };
+    }
+
+    /** Whether every %-escape of {@code query} is well formed and the bytes they make are UTF-8 (Jetty throws otherwise). */
+    static boolean validQuery(String query) {
+        if (query == null) {
+            return true;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        for (int i = 0; i < query.length(); i++) {
+            char c = query.charAt(i);
+            if (c == '%') {
+                int hi = i + 2 < query.length() ? Character.digit(query.charAt(i + 1), 16) : -1;
+                int lo = i + 2 < query.length() ? Character.digit(query.charAt(i + 2), 16) : -1;
+                if (hi < 0 || lo < 0) {
+                    return false;
+                }
+                bytes.write(hi << 4 | lo);
+                i += 2;
+            } else if (c > 0x7f) {
+                return false;
+            } else {
+                bytes.write(c);
+            }
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.toByteArray()));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     @Override
@@ -178,6 +318,10 @@ public class GitHttpServlet extends HttpServlet {
         String owner = m.group(1);
         String name = m.group(2);
         String endpoint = m.group(3);
+        if (!validQuery(req.getQueryString())) {
+            fail(resp, 400, "the query string is not valid: a %-escape is malformed or the bytes are not UTF-8");
+            return;
+        }
         String service;
         if (endpoint.equals("info/refs")) {
             if (!"GET".equals(req.getMethod()) && !"HEAD".equals(req.getMethod())) {
@@ -195,6 +339,12 @@ public class GitHttpServlet extends HttpServlet {
                 return;
             }
             service = endpoint;
+            String type = "application/x-" + service + "-request";
+            // JGit answers any other type with the container's own 415 page (HTML or JSON); say it in Git's terms
+            if (!type.equals(req.getContentType())) {
+                fail(resp, 415, endpoint + " takes Content-Type: " + type);
+                return;
+            }
         }
         long length = req.getContentLengthLong();
         if (length > maxBodyBytes) {
@@ -238,6 +388,14 @@ public class GitHttpServlet extends HttpServlet {
         req.setAttribute(REPOSITORY, repo.get());
         if (caller != null) {
             req.setAttribute(CALLER, caller);
+        }
+        if (!endpoint.equals("info/refs") && req.getHeader("Content-Encoding") == null) {
+            req = startingWithPktLine(req);
+            if (req == null) {
+                // receive-pack has no error handler of ours: JGit would answer this 500 "Internal server error"
+                fail(resp, 400, "the body is not a Git pkt-line stream: it must start with a 4-digit hex length");
+                return;
+            }
         }
         if (push && !endpoint.equals("info/refs")) {
             PushLock lock;

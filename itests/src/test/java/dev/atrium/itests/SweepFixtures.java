@@ -1,0 +1,162 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.itests.AtriumServer.User;
+
+/**
+ * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
+ * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
+ * and a file, token, OAuth client, share, variable), Principal B (the stranger), and a third Principal the
+ * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
+ */
+final class SweepFixtures {
+
+    /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
+    enum Kind {
+        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NONE
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+    final User a;
+    final User b;
+    final User adminTarget;
+    final String operatorToken;
+    final Map<Kind, String> ids = new LinkedHashMap<>();
+    final String messageId;
+    final String shareToken;
+    final String commit;
+    final String clonePath;
+    final List<String> notes = new ArrayList<>();
+
+    SweepFixtures(AtriumServer server) {
+        operatorToken = server.operatorToken();
+        a = server.newUser();
+        b = server.newUser();
+        adminTarget = server.newUser();
+        Http http = a.http();
+        String space = a.defaultSpaceId();
+        ids.put(Kind.SPACE, space);
+        ok(http.patch("/api/spaces/" + space + "/model", Map.of("provider", "openai", "model", "sweep-model")), 200);
+        ok(http.put("/api/spaces/" + space + "/common-env", Map.of("name", "SWEEP_VAR", "value", "kept")), 200);
+
+        String thread = ok(http.post("/api/spaces/" + space + "/threads", Map.of("title", "swept thread")), 201).path("thread").path("id").asText();
+        ids.put(Kind.THREAD, thread);
+        messageId = ok(http.post("/api/threads/" + thread + "/messages", Map.of("content", "kept message")), 201).path("message").path("id")
+                .asText();
+        JsonNode share = ok(http.post("/api/threads/" + thread + "/share", Map.of()), 201).path("share");
+        ids.put(Kind.SHARE, share.path("id").asText());
+        shareToken = share.path("token").asText();
+        ids.put(Kind.MEMORY, ok(http.post("/api/spaces/" + space + "/memories", Map.of("content", "kept memory")), 201).path("memory")
+                .path("id").asText());
+
+        // no model answers on the shared server, so a run fails at once; an artifact gets in only while it is queued
+        String run = null;
+        String artifact = null;
+        for (int i = 0; i < 20 && artifact == null; i++) {
+            run = ok(http.post("/api/threads/" + thread + "/runs", Map.of("input", "hello")), 201).path("run").path("id").asText();
+            Http.Reply added = http.post("/api/runs/" + run + "/artifacts", Map.of("name", "kept.txt", "content", "x"));
+            if (added.status() == 201) {
+                artifact = added.json().path("artifact").path("id").asText(null);
+            }
+        }
+        ids.put(Kind.RUN, run);
+        if (artifact == null) {
+            artifact = "art_" + random(20);
+            notes.add("no artifact could be added while a run was queued: /api/artifacts/{id} is swept with a random id");
+        }
+        ids.put(Kind.ARTIFACT, artifact);
+
+        ids.put(Kind.TOKEN, ok(http.post("/api/me/personal-access-tokens", Map.of("name", "swept")), 201).path("id").asText());
+        ids.put(Kind.OAUTH_CLIENT, ok(http.post("/api/me/oauth/clients",
+                Map.of("client_name", "Swept app", "redirect_uris", List.of("http://127.0.0.1:9/cb"))), 201).path("client").path("client_id")
+                .asText());
+
+        JsonNode repo = ok(http.post("/api/spaces/" + space + "/init-repo", null), 201).path("repository");
+        String repoId = repo.path("id").asText();
+        ids.put(Kind.REPO, repoId);
+        clonePath = java.net.URI.create(repo.path("clone_url").asText()).getPath();
+        commit = ok(http.post("/api/spaces/" + space + "/git/commit",
+                Map.of("message", "kept", "changes", List.of(Map.of("path", "README.md", "content", "kept\n")))), 201).path("commit")
+                .path("sha").asText();
+        ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
+        ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
+    }
+
+    private static JsonNode ok(Http.Reply r, int... expected) {
+        for (int e : expected) {
+            if (r.status() == e) {
+                return r.json();
+            }
+        }
+        assertEquals(expected[0], r.status(), r.body());
+        return r.json();
+    }
+
+    /** The kind of object a path parameter names, from the literal segment before it. */
+    static Kind kindOf(String previousSegment, String param) {
+        return switch (previousSegment) {
+            case "spaces" -> Kind.SPACE;
+            case "threads" -> Kind.THREAD;
+            case "memories" -> Kind.MEMORY;
+            case "runs" -> Kind.RUN;
+            case "artifacts" -> Kind.ARTIFACT;
+            case "personal-access-tokens" -> Kind.TOKEN;
+            case "clients", "consents", "register" -> Kind.OAUTH_CLIENT;
+            case "shares" -> Kind.SHARE;
+            case "repos" -> Kind.REPO;
+            default -> Kind.NONE;
+        };
+    }
+
+    /**
+     * A's value for {@code param} after {@code previousSegment} in {@code template}; null for a parameter the sweep
+     * does not know yet (the sweep fails on it until it is mapped here or its route is exempted).
+     */
+    String value(String template, String previousSegment, String param) {
+        Kind kind = kindOf(previousSegment, param);
+        if (kind != Kind.NONE) {
+            return ids.get(kind);
+        }
+        String name = param.contains(":") ? param.substring(0, param.indexOf(':')).trim() : param;
+        return switch (name) {
+            case "token" -> shareToken;
+            case "ref" -> "main";
+            case "branch" -> "feature";
+            case "path" -> template.contains("/git/history/") ? "README.md" : "README.md";
+            case "baseHead" -> "main...feature";
+            case "commitId" -> commit;
+            case "username" -> template.startsWith("/admin/") ? adminTarget.username() : b.username();
+            case "name" -> template.startsWith("/admin/features") ? "sweep-no-such-feature"
+                    : template.startsWith("/admin/identity") ? "sweep-no-such-provider" : "SWEEP_VAR";
+            case "symbolicName" -> "dev.atrium.sweep.no.such.bundle";
+            case "provider" -> "sweep-no-such-provider";
+            default -> null;
+        };
+    }
+
+    /** A well-formed id of the same shape as {@code id} (its prefix kept, the rest random) that names nothing. */
+    static String missingLike(String id) {
+        int underscore = id.indexOf('_');
+        String prefix = underscore >= 0 && underscore < 8 ? id.substring(0, underscore + 1) : "";
+        return prefix + random(id.length() - prefix.length());
+    }
+
+    static String random(int n) {
+        StringBuilder sb = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            sb.append(BASE62.charAt(RANDOM.nextInt(BASE62.length())));
+        }
+        return sb.toString();
+    }
+}
