@@ -340,10 +340,10 @@ class LoginTest {
     }
 
     @Test
-    void aProviderNameWithNulIsUnknownNotA500() {
+    void aProviderNameWithNulIsABadRequestNotA500() {
         HttpResponse<String> r = new Browser(server.base()).get("/auth/login?provider=%00");
-        assertEquals(404, r.statusCode(), r.body());
-        assertTrue(r.body().contains("unknown identity provider"), r.body());
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains("must not contain NUL"), r.body());
     }
 
     @Test

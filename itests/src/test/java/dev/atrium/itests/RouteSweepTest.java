@@ -117,6 +117,8 @@ class RouteSweepTest {
     private final Map<String, Long> routeMillis = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> unmapped = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
+    /** Answers to an encoded NUL in the path, which Jetty's parser refuses before any filter (see {@link #judge}). */
+    private final java.util.concurrent.atomic.AtomicInteger jettyNulRefusals = new java.util.concurrent.atomic.AtomicInteger();
     private AtriumServer server;
     private SweepFixtures fx;
 
@@ -477,6 +479,14 @@ class RouteSweepTest {
             failures.add(new Failure("5xx", p.route(), p.kase(), where + " -> " + x.status() + " " + excerpt(x.text())));
             return;
         }
+        // Jetty refuses %00 in a path while parsing the request, in every URI compliance mode, and answers with its
+        // server-level error handler, which Felix HTTP does not let a bundle replace: a 400 text/html page with no
+        // application content. Counted and printed, not hidden; UriRejectionTest pins it so a change in Jetty shows.
+        if (p.kase().startsWith("raw path") && p.kase().endsWith("%00") && x.status() == 400
+                && String.valueOf(x.contentType()).startsWith("text/html") && !x.text().contains("Exception")) {
+            jettyNulRefusals.incrementAndGet();
+            return;
+        }
         boolean page = p.route().produces().contains("text/html") || BROWSER_PAGES.contains(p.route().path());
         String problem = bodyProblem(p.target(), page, x);
         if (problem != null) {
@@ -705,6 +715,8 @@ class RouteSweepTest {
         sb.append("cases sent: ").append(sent.get()).append(" (stranger: ").append(strangerCases).append(")\n");
         sb.append("leaks: ").append(byCategory.getOrDefault("LEAK", 0)).append('\n');
         sb.append("5xx: ").append(byCategory.getOrDefault("5xx", 0)).append('\n');
+        sb.append("encoded NUL in the path refused by Jetty's parser with its own HTML 400 (known, see docs/security.md): ")
+                .append(jettyNulRefusals.get()).append('\n');
         sb.append("non-spec bodies: ").append(byCategory.getOrDefault("NON-SPEC BODY", 0)).append('\n');
         sb.append("no answer: ").append(byCategory.getOrDefault("NO ANSWER", 0)).append('\n');        sb.append("unmapped parameters: ").append(byCategory.getOrDefault("UNMAPPED PARAMETER", 0)).append('\n');
         fx.notes.forEach(n -> sb.append("note: ").append(n).append('\n'));
