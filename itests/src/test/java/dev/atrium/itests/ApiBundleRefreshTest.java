@@ -83,6 +83,15 @@ class ApiBundleRefreshTest {
             firstRevisions.put(REPOS, firstRevision(runtime, REPOS, "dev.atrium.repos.internal.Repositories"));
             firstRevisions.put(RUNS + " (refreshed)", firstRevision(runtime, RUNS, "dev.atrium.runs.internal.Dispatcher"));
 
+            // threads.api 1.2 while threads still imports [1.1,1.2): threads cannot resolve after the refresh, so the
+            // update is rolled back, and the rollback's refresh brings threads and runs back
+            Http.Reply refused = operator.send("POST", "/admin/bundles/" + THREADS_API + "/update", apiBuilds[0], "application/java-archive");
+            assertEquals(409, refused.status(), refused.body());
+            assertTrue(refused.body().contains("rolled back") && refused.body().contains(THREADS), refused.body());
+            runtime.assertHealthy(15_000);
+            assertEquals(List.of(), runtime.problems(), "everything runs again after the rollback");
+            assertEquals(200, user.get("/api/threads/" + thread + "/runs").status());
+
             Load load = new Load(runtime.base(), user.token(), thread, git, remote, tmp);
             load.start();
             Map<String, List<Long>> durations = new LinkedHashMap<>();
