@@ -14,7 +14,6 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.runtime.ServiceComponentRuntime;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -47,7 +46,6 @@ public class UpdateGate implements EventHook {
 
     private final long maxHoldNanos;
     private final Readiness readiness;
-    private final ServiceComponentRuntime scr;
     private final Bundle framework;
     private final ExecutorService opener = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-update-gate"));
     private final Object lock = new Object();
@@ -57,10 +55,9 @@ public class UpdateGate implements EventHook {
     private long generation;
 
     @Activate
-    public UpdateGate(Config config, @Reference Readiness readiness, @Reference ServiceComponentRuntime scr, BundleContext context) {
+    public UpdateGate(Config config, @Reference Readiness readiness, BundleContext context) {
         this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(config.maxHoldMillis());
         this.readiness = readiness;
-        this.scr = scr;
         this.framework = context.getBundle(0);
     }
 
@@ -119,7 +116,7 @@ public class UpdateGate implements EventHook {
                 deadline = closedAt + maxHoldNanos;
             }
             try {
-                while (System.nanoTime() < deadline && (!componentsKnown() || !readiness.notReady().isEmpty())) {
+                while (System.nanoTime() < deadline && !readiness.notReady().isEmpty()) {
                     Thread.sleep(POLL_MILLIS);
                 }
             } catch (InterruptedException e) {
@@ -127,21 +124,6 @@ public class UpdateGate implements EventHook {
             }
             open(gen);
         });
-    }
-
-    /**
-     * False while SCR has not yet taken up an active Atrium bundle's components: right after STARTED it has not,
-     * and readiness, which sees no component and no resource of that bundle, would call the server ready (after a
-     * refresh the whiteboard has long been quiet, so its settle time does not cover that moment).
-     */
-    private boolean componentsKnown() {
-        for (Bundle b : framework.getBundleContext().getBundles()) {
-            if (b.getState() == Bundle.ACTIVE && b.getSymbolicName() != null && b.getSymbolicName().startsWith("dev.atrium.")
-                    && b.getHeaders().get("Service-Component") != null && scr.getComponentDescriptionDTOs(b).isEmpty()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private void open(long gen) {
