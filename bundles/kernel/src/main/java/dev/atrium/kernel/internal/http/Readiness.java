@@ -116,7 +116,14 @@ public class Readiness implements ServerReadiness {
         if (resources == null) {
             return List.of();
         }
-        RuntimeDTO dto = runtime.getRuntimeDTO();
+        RuntimeDTO dto;
+        try {
+            dto = runtime.getRuntimeDTO();
+        } catch (RuntimeException changing) {
+            // Aries builds the DTO from state it is still changing (an NPE seen under load at start-up): not ready yet,
+            // and the next probe asks again
+            return List.of("the JAX-RS whiteboard is still applying changes (" + changing.getClass().getSimpleName() + ")");
+        }
         Set<Long> served = new HashSet<>();
         if (dto.defaultApplication != null) {
             for (ResourceDTO r : dto.defaultApplication.resourceDTOs) {
