@@ -75,6 +75,23 @@ class FeatureSwitchTest {
         assertEquals("ACTIVE", bundle(server, "dev.atrium.memories").get("state").asText());
     }
 
+    @Test
+    void disablingACapabilityLeavesItsApiBundleActiveForTheCapabilitiesWiredToIt(AtriumServer server) throws Exception {
+        try {
+            Http.Reply off = server.operator().post("/admin/features/threads/disable", Map.of());
+            assertEquals(200, off.status(), off.body());
+            assertEquals("RESOLVED", bundle(server, "dev.atrium.threads").get("state").asText());
+            JsonNode api = bundle(server, "dev.atrium.threads.api");
+            assertEquals("ACTIVE", api.get("state").asText(), "runs is wired to it");
+            assertEquals("threads", api.get("feature").asText());
+            assertEquals("ACTIVE", bundle(server, "dev.atrium.runs").get("state").asText(), "runs stays resolved and started");
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/threads/enable", Map.of()).status());
+        }
+        Http.Reply health = await(server.anonymous(), "/healthz", 200);
+        assertEquals(200, health.status(), health.body());
+    }
+
     static JsonNode bundle(AtriumServer server, String symbolicName) {
         for (JsonNode b : server.operator().get("/admin/bundles").get("bundles")) {
             if (b.get("symbolic_name").asText().equals(symbolicName)) {

@@ -12,6 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.jar.JarEntry;
 import java.util.jar.JarInputStream;
 import java.util.jar.JarOutputStream;
@@ -20,6 +23,8 @@ import java.util.jar.Manifest;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.wiring.FrameworkWiring;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -37,6 +42,10 @@ import dev.atrium.kernel.api.ServerReadiness;
  * Declarative Services component of it satisfied, within a bound. Otherwise the previous revision, kept
  * as a jar before the update, is put back and the failure is reported. Requests to the capability are held
  * by the kernel's update gate meanwhile, so clients see no failure either way.
+ * <p>
+ * Bundles wired to the old revision (users of an API bundle's packages) are refreshed with it, so they are
+ * re-wired to the new revision and the old one's class loader can go; they must come back ACTIVE and
+ * satisfied too.
  */
 @Component(service = BundleUpdates.class)
 public class BundleUpdates {
@@ -46,6 +55,7 @@ public class BundleUpdates {
     private static final Set<String> KERNEL = Set.of("dev.atrium.kernel", "dev.atrium.kernel.api", "dev.atrium.operations",
             "dev.atrium.database");
     private static final long VERIFY_MILLIS = 15_000;
+    private static final long REFRESH_MILLIS = 30_000;
 
     private final BundleContext context;
     private final ServiceComponentRuntime scr;
@@ -70,10 +80,20 @@ public class BundleUpdates {
         Bundle bundle = find(symbolicName);
         String previousVersion = bundle.getVersion().toString();
         byte[] previous = snapshot(bundle);
-        String problem = apply(bundle, jar);
+        boolean wasActive = bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING;
+        FrameworkWiring wiring = context.getBundle(0).adapt(FrameworkWiring.class);
+        // the bundles wired to the current revision that run now: refreshed with it, they must run again after
+        // the update and after a rollback alike
+        List<Bundle> dependants = new ArrayList<>();
+        for (Bundle b : wiring.getDependencyClosure(List.of(bundle))) {
+            if (b.getBundleId() != bundle.getBundleId() && b.getState() == Bundle.ACTIVE) {
+                dependants.add(b);
+            }
+        }
+        String problem = apply(wiring, bundle, jar, wasActive, dependants);
         if (problem != null) {
             LOG.warn("update of {} failed ({}); rolling back to {}", symbolicName, problem, previousVersion);
-            String rollback = apply(bundle, previous);
+            String rollback = apply(wiring, bundle, previous, wasActive, dependants);
             throw ApiException.conflict("the update of " + symbolicName + " failed and was rolled back to " + previousVersion + ": "
                     + problem + (rollback == null ? "" : "; the rollback also failed: " + rollback));
         }
@@ -95,22 +115,42 @@ public class BundleUpdates {
         throw ApiException.notFound("no bundle named " + symbolicName);
     }
 
-    /** Installs {@code jar} as the bundle's new revision and waits for it to run; returns what went wrong, or null. */
-    private String apply(Bundle bundle, byte[] jar) {
-        boolean wasActive = bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING;
+    /**
+     * Installs {@code jar} as the bundle's new revision, refreshes the bundles wired to the old one and waits for
+     * all of them to run; returns what went wrong, or null. The bundle stays stopped from before the update until
+     * the refresh is done, so readiness (and with it the kernel's update gate) cannot report ready in between,
+     * and the new revision is started once, on its final wiring.
+     */
+    private String apply(FrameworkWiring wiring, Bundle bundle, byte[] jar, boolean wasActive, List<Bundle> dependants) {
         try {
+            if (bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING) {
+                bundle.stop(Bundle.STOP_TRANSIENT);
+            }
             bundle.update(new ByteArrayInputStream(jar));
+            String refreshed = refresh(wiring, bundle);
+            if (refreshed != null) {
+                return refreshed;
+            }
             if (!wasActive) {
                 return null;
             }
-            if (bundle.getState() != Bundle.ACTIVE) {
-                bundle.start();
-            }
+            bundle.start();
         } catch (BundleException | IllegalStateException e) {
             return e.getMessage();
         }
+        // the refresh restarts the dependants it stopped; one it could not start before (a rollback after a
+        // failed update) is started here
+        for (Bundle d : dependants) {
+            if (d.getState() != Bundle.ACTIVE && d.getState() != Bundle.STARTING) {
+                try {
+                    d.start();
+                } catch (BundleException | IllegalStateException e) {
+                    return d.getSymbolicName() + " (wired to it) does not start: " + e.getMessage();
+                }
+            }
+        }
         long deadline = System.currentTimeMillis() + VERIFY_MILLIS;
-        List<String> problems = problems(bundle);
+        List<String> problems = problems(bundle, dependants);
         while (!problems.isEmpty() && System.currentTimeMillis() < deadline) {
             try {
                 Thread.sleep(20);
@@ -118,7 +158,7 @@ public class BundleUpdates {
                 Thread.currentThread().interrupt();
                 return "interrupted";
             }
-            problems = problems(bundle);
+            problems = problems(bundle, dependants);
         }
         if (!problems.isEmpty()) {
             return String.join("; ", problems);
@@ -137,6 +177,42 @@ public class BundleUpdates {
             LOG.warn("{} runs, but the server is not ready: {}", bundle.getSymbolicName(), readiness.notReady());
         }
         return null;
+    }
+
+    /** Refreshes {@code bundle} and everything wired to it, waiting (bounded) until the framework is done; null when it was. */
+    private static String refresh(FrameworkWiring wiring, Bundle bundle) {
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        wiring.refreshBundles(List.of(bundle), event -> {
+            if (event.getType() == FrameworkEvent.ERROR) {
+                error.compareAndSet(null, event.getThrowable());
+            } else if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
+                done.countDown();
+            }
+        });
+        try {
+            if (!done.await(REFRESH_MILLIS, TimeUnit.MILLISECONDS)) {
+                return "the bundles wired to it were not refreshed within " + REFRESH_MILLIS + " ms";
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+        // an ERROR during the refresh (a dependant that failed to start again) shows in the checks that follow
+        if (error.get() != null) {
+            LOG.warn("refreshing the bundles wired to {} reported: {}", bundle.getSymbolicName(), error.get().toString());
+        }
+        return null;
+    }
+
+    private List<String> problems(Bundle bundle, List<Bundle> dependants) {
+        List<String> out = problems(bundle);
+        for (Bundle d : dependants) {
+            for (String p : problems(d)) {
+                out.add(d.getSymbolicName() + " (wired to it): " + p);
+            }
+        }
+        return out;
     }
 
     private List<String> problems(Bundle bundle) {

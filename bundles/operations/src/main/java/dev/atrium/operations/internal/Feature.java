@@ -10,9 +10,11 @@ import java.util.List;
  * @param name          the file name without {@code .json}
  * @param description   the feature's description
  * @param symbolicNames bundle symbolic names ({@code <groupId>.<artifactId>} of each bundle id)
+ * @param apiSymbolicNames those of its bundles marked {@code "atrium-api": true}: API bundles, which stay active while
+ *                      the feature is disabled
  * @param routes        path patterns; {@code *} matches one path segment, a pattern matches its sub-paths too
  */
-record Feature(String name, String description, List<String> symbolicNames, List<String> routes) {
+record Feature(String name, String description, List<String> symbolicNames, List<String> apiSymbolicNames, List<String> routes) {
 
     boolean owns(String path) {
         String[] p = path.split("/");

@@ -84,19 +84,24 @@ public class FeatureSwitch {
                 JsonNode f = JSON.readTree(in);
                 String file = url.getPath().substring(url.getPath().lastIndexOf('/') + 1);
                 List<String> bsns = new ArrayList<>();
+                List<String> apis = new ArrayList<>();
                 for (JsonNode b : f.path("bundles")) {
                     String[] gav = b.path("id").asText().split(":");
                     if (gav.length < 3) {
                         throw new IOException(file + ": bundle id must be groupId:artifactId:version, got " + b);
                     }
                     bsns.add(gav[0] + "." + gav[1]);
+                    if (b.path("atrium-api").asBoolean(false)) {
+                        apis.add(gav[0] + "." + gav[1]);
+                    }
                 }
                 List<String> routes = new ArrayList<>();
                 for (JsonNode r : f.path("extensions").path("atrium-routes").path("json")) {
                     routes.add(r.asText());
                 }
                 String name = file.substring(0, file.length() - ".json".length());
-                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(bsns), List.copyOf(routes)));
+                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(bsns), List.copyOf(apis),
+                        List.copyOf(routes)));
             }
         }
         return out;
@@ -176,6 +181,9 @@ public class FeatureSwitch {
 
     private void stopBundles(Feature f) {
         for (Bundle b : bundles(f)) {
+            if (f.apiSymbolicNames().contains(b.getSymbolicName())) {
+                continue; // other features' bundles are wired to it, and it runs nothing of its own
+            }
             try {
                 b.stop();
             } catch (BundleException e) {

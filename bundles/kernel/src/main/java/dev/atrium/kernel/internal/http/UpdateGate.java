@@ -89,10 +89,13 @@ public class UpdateGate implements EventHook {
         synchronized (lock) {
             if (!closed) {
                 closed = true;
-                closedAt = System.nanoTime();
-                generation++;
                 LOG.info("holding API requests while {} changes", b.getSymbolicName());
             }
+            // the hold bound counts from the latest change: a refresh stops and starts several bundles, and an
+            // update right after another must not inherit the earlier one's deadline (each request still waits
+            // at most the bound); the openers scheduled before are superseded by those its events schedule
+            closedAt = System.nanoTime();
+            generation++;
             while (inFlight > 0 && System.nanoTime() < deadline) {
                 waitUntil(deadline);
             }
