@@ -32,6 +32,9 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -86,12 +89,18 @@ public class GitHttpServlet extends HttpServlet {
 
         @AttributeDefinition(description = "Seconds of client silence before a Git transfer is abandoned")
         int timeoutSeconds() default 300;
+
+        @AttributeDefinition(description = "Milliseconds a request waits for the repositories capability while it is being updated, before 503")
+        long registryWaitMillis() default 10_000;
     }
 
     private final transient SpaceDirectory spaces;
     private final transient OwnerScope ownerScope;
     private final transient Authenticator authenticator;
-    private final transient RepositoryRegistry repositories;
+    /** Dynamic: the servlet outlives an update of the repos bundle, and requests wait for its new revision. */
+    private transient volatile RepositoryRegistry registry;
+    private final transient Object registryLock = new Object();
+    private final long registryWaitMillis;
     private final long maxBodyBytes;
     private final Duration pushWait;
     private final int timeoutSeconds;
@@ -99,11 +108,11 @@ public class GitHttpServlet extends HttpServlet {
 
     @Activate
     public GitHttpServlet(@Reference SpaceDirectory spaces, @Reference OwnerScope ownerScope, @Reference Authenticator authenticator,
-            @Reference RepositoryRegistry repositories, Config config) {
+            Config config) {
         this.spaces = spaces;
         this.ownerScope = ownerScope;
         this.authenticator = authenticator;
-        this.repositories = repositories;
+        this.registryWaitMillis = config.registryWaitMillis();
         String env = System.getenv("ATRIUM_GIT_MAX_BODY_BYTES");
         this.maxBodyBytes = env != null && env.matches("\\d+") ? Long.parseLong(env) : config.maxBodyBytes();
         this.pushWait = Duration.ofSeconds(config.pushWaitSeconds());
@@ -114,7 +123,7 @@ public class GitHttpServlet extends HttpServlet {
                 throw new ServiceNotEnabledException();
             }
             try {
-                return new FileRepositoryBuilder().setGitDir(repositories.directory(r).toFile()).setMustExist(true).build();
+                return new FileRepositoryBuilder().setGitDir(repositories().directory(r).toFile()).setMustExist(true).build();
             } catch (IOException e) {
                 throw new IllegalStateException("the Git directory of " + r.id() + " cannot be opened", e);
             }
@@ -282,10 +291,10 @@ public class GitHttpServlet extends HttpServlet {
         rp.setMaxPackSizeLimit(maxBodyBytes);
         rp.setRefLogIdent(new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium"));
         // the same fsck rules and ref-name rules as every other way into a repository (bundle, import, fork)
-        rp.setObjectChecker(repositories.newObjectChecker());
+        rp.setObjectChecker(repositories().newObjectChecker());
         rp.setPreReceiveHook((pack, commands) -> {
             for (ReceiveCommand c : commands) {
-                String problem = repositories.refNameProblem(c.getRefName());
+                String problem = repositories().refNameProblem(c.getRefName());
                 if (problem != null) {
                     c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, problem);
                     continue;
@@ -302,13 +311,73 @@ public class GitHttpServlet extends HttpServlet {
                     changes.add(new RefChange(c.getRefName(), c.getOldId().name(), c.getNewId().name()));
                 }
             }
-            repositories.pushed(r, caller.principalId(), changes);
+            repositories().pushed(r, caller.principalId(), changes);
         });
         return rp;
     }
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void bindRepositories(RepositoryRegistry r) {
+        synchronized (registryLock) {
+            registry = r;
+            registryLock.notifyAll();
+        }
+    }
+
+    void unbindRepositories(RepositoryRegistry r) {
+        synchronized (registryLock) {
+            if (registry == r) {
+                registry = null;
+            }
+        }
+    }
+
+    /** The repositories capability, waiting (bounded) while it restarts; {@link RegistryGone} when it does not come back. */
+    private RepositoryRegistry repositories() {
+        RepositoryRegistry current = registry;
+        if (current != null) {
+            return current;
+        }
+        synchronized (registryLock) {
+            long deadline = System.nanoTime() + registryWaitMillis * 1_000_000;
+            while (registry == null) {
+                long left = (deadline - System.nanoTime()) / 1_000_000;
+                if (left <= 0) {
+                    throw new RegistryGone();
+                }
+                try {
+                    registryLock.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new RegistryGone();
+                }
+            }
+            return registry;
+        }
+    }
+
+    /** The repositories capability is disabled or did not come back from an update in time. */
+    private static final class RegistryGone extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RegistryGone() {
+            super("repositories are not available on this server right now", null, false, false);
+        }
+    }
+
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        try {
+            serveGit(req, resp);
+        } catch (RegistryGone e) {
+            if (!resp.isCommitted()) {
+                resp.setHeader("Retry-After", "5");
+                fail(resp, 503, e.getMessage());
+            }
+        }
+    }
+
+    private void serveGit(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
         String path = req.getPathInfo();
         Matcher m = path == null ? null : PATH.matcher(path);
         if (m == null || !m.matches()) {
@@ -364,7 +433,7 @@ public class GitHttpServlet extends HttpServlet {
             return;
         }
         Optional<SpaceRef> space = spaces.byOwnerName(owner);
-        Optional<Repository> repo = space.flatMap(s -> repositories.find(s.id(), name));
+        Optional<Repository> repo = space.flatMap(s -> repositories().find(s.id(), name));
         boolean owned = repo.isPresent() && caller != null && owns(caller, repo.get().spaceId());
         boolean readable = repo.isPresent() && (owned || repo.get().isPublic());
         if (caller == null && (push || !readable)) {
@@ -400,7 +469,7 @@ public class GitHttpServlet extends HttpServlet {
         if (push && !endpoint.equals("info/refs")) {
             PushLock lock;
             try {
-                lock = repositories.lockForPush(repo.get(), pushWait);
+                lock = repositories().lockForPush(repo.get(), pushWait);
             } catch (ApiException e) {
                 fail(resp, e.status(), e.getMessage());
                 return;
