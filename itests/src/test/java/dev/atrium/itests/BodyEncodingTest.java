@@ -149,4 +149,22 @@ class BodyEncodingTest {
         assertNotEquals(413, update.status(), update.body());
         assertTrue(update.status() < 500, update.body());
     }
+
+    /**
+     * A refusal made before the body is read (a bad charset, a bad request target) says {@code Connection: close}:
+     * Jetty closes a connection whose request body was left unread, and a client reusing it would send its next
+     * request into nothing.
+     */
+    @Test
+    void aRefusalBeforeTheBodyIsReadSaysTheConnectionCloses() throws Exception {
+        String token = server.newUser().http().token();
+        for (String head : new String[] { "POST /api/spaces HTTP/1.1\r\nContent-Type: application/json; charset=bogus\r\n",
+                "POST /api/spa%2fces HTTP/1.1\r\nContent-Type: application/json\r\n" }) {
+            byte[] request = (head + "Host: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\nContent-Length: 13\r\n\r\n{\"name\":\"x\"}")
+                    .getBytes(StandardCharsets.ISO_8859_1);
+            RawHttp.Response r = UriRejectionTest.send(server, request);
+            assertTrue(r.status() == 415 || r.status() == 400, head + " -> " + r.status());
+            assertEquals("close", String.valueOf(r.header("connection")).toLowerCase(java.util.Locale.ROOT), head + " -> " + r.headers());
+        }
+    }
 }

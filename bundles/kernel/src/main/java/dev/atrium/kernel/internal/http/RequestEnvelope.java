@@ -105,7 +105,7 @@ public class RequestEnvelope implements Filter {
             refused = UriCheck.queryProblem(request.getQueryString());
         }
         if (refused != null) {
-            refuse(response, area, 400, refused);
+            refuseUnread(request, response, area, 400, refused);
             return;
         }
         if (area == Area.OTHER) {
@@ -115,7 +115,7 @@ public class RequestEnvelope implements Filter {
         String contentType = request.getContentType();
         refused = BodyCheck.charsetProblem(contentType);
         if (refused != null) {
-            refuse(response, area, 415, refused);
+            refuseUnread(request, response, area, 415, refused);
             return;
         }
         BodyCheck.Kind kind = BodyCheck.Kind.of(contentType);
@@ -254,6 +254,24 @@ public class RequestEnvelope implements Filter {
         refuse(response, area, 413, "request body is larger than " + limit + " bytes");
         response.flushBuffer();
         discardModestBody(request);
+    }
+
+    /**
+     * A refusal before the body was read: Jetty closes a connection whose request body is left unread, so say so
+     * ({@code Connection: close}) rather than let the client send its next request into a closed connection; a modest
+     * body is drained first.
+     */
+    private static void refuseUnread(HttpServletRequest request, HttpServletResponse response, Area area, int status, String message)
+            throws IOException {
+        boolean hasBody = request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+        if (hasBody) {
+            response.setHeader("Connection", "close");
+        }
+        refuse(response, area, status, message);
+        if (hasBody) {
+            response.flushBuffer();
+            discardModestBody(request);
+        }
     }
 
     /** The envelope's own refusal, in the error format of the path's area. */
