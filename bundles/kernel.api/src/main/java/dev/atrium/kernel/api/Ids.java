@@ -26,12 +26,17 @@ public final class Ids {
 
     /** {@code prefix} exactly as given (it carries its own {@code _}, or is empty) followed by {@code length} random base62 characters. */
     public static String random(String prefix, int length) {
-        if (length < 0) {
-            throw new IllegalArgumentException("length must not be negative");
+        return prefix + randomChars(BASE62, length);
+    }
+
+    /** {@code length} characters drawn uniformly from {@code alphabet}, for codes with an alphabet of their own. */
+    public static String randomChars(String alphabet, int length) {
+        if (length < 0 || alphabet.isEmpty()) {
+            throw new IllegalArgumentException("length must not be negative and the alphabet not empty");
         }
-        StringBuilder sb = new StringBuilder(prefix.length() + length).append(prefix);
+        StringBuilder sb = new StringBuilder(length);
         for (int i = 0; i < length; i++) {
-            sb.append(BASE62.charAt(RANDOM.nextInt(BASE62.length())));
+            sb.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
         }
         return sb.toString();
     }

@@ -28,6 +28,11 @@ class IdsTest {
     }
 
     @Test
+    void randomCharsComeOnlyFromTheGivenAlphabet() {
+        assertTrue(Ids.randomChars("BCDF", 200).matches("[BCDF]{200}"));
+    }
+
+    @Test
     void randomBytesHaveTheAskedLength() {
         assertEquals(16, Ids.randomBytes(16).length);
     }
