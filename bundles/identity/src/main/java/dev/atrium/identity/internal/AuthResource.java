@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SessionVerifier;
 
@@ -70,21 +71,13 @@ public class AuthResource {
     static final String FLOW_COOKIE = "atrium_signin_flow";
 
     static String flowBinding(String state) {
-        try {
-            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(
-                    (state == null ? "" : state).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(h);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return Digests.sha256Base64Url(state == null ? "" : state);
     }
 
     /** Whether the callback's {@code state} is the one this browser's sign-in started with. */
     private static boolean sameBrowser(HttpHeaders headers, String state) {
         javax.ws.rs.core.Cookie c = headers.getCookies().get(FLOW_COOKIE);
-        return c != null && java.security.MessageDigest.isEqual(
-                c.getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                flowBinding(state).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return c != null && Digests.constantTimeEquals(c.getValue(), flowBinding(state));
     }
 
     private static String cookie(HttpHeaders headers) {
@@ -361,8 +354,7 @@ public class AuthResource {
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
         String port = form.get("port");
         String state = form.get("state");
-        if (session == null || form.get("csrf") == null || !java.security.MessageDigest.isEqual(form.get("csrf").getBytes(),
-                session.csrf().getBytes())) {
+        if (session == null || !Digests.constantTimeEquals(form.get("csrf"), session.csrf())) {
             return error(403, "this approval did not come from your session");
         }
         if (port == null || !port.matches("\\d{2,5}") || state == null || !state.matches("[A-Za-z0-9_-]{8,128}")) {

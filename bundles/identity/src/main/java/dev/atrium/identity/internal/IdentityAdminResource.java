@@ -22,6 +22,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
@@ -71,7 +72,7 @@ public class IdentityAdminResource {
         String password = b.string("password").orElse(null);
         boolean generated = password == null || password.isEmpty();
         if (generated) {
-            password = Util.random("", 20);
+            password = Ids.random("", 20);
         }
         if (password.length() > 200) {
             throw ApiException.badRequest("the password is too long");

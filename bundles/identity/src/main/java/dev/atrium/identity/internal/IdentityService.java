@@ -20,6 +20,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.PasswordHasher;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SessionVerifier;
@@ -112,7 +115,7 @@ public class IdentityService implements SessionVerifier {
     }
 
     Flow startFlow(String provider, String mode, String returnTo, String principalId) {
-        Flow f = new Flow(Util.random("", 32), provider, mode, Util.random("", 32), Util.random("", 64), returnTo, principalId);
+        Flow f = new Flow(Ids.random("", 32), provider, mode, Ids.random("", 32), Ids.random("", 64), returnTo, principalId);
         sql.update("DELETE FROM identity_login_states WHERE expires_at < now()");
         sql.update("INSERT INTO identity_login_states (state, provider, mode, nonce, code_verifier, return_to, principal_id, expires_at) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", f.state(), provider, mode, f.nonce(), f.verifier(), returnTo, principalId,
@@ -200,10 +203,9 @@ public class IdentityService implements SessionVerifier {
         if (!username.equals(e.username())) {
             throw ApiException.conflict("username '" + username + "' is already taken");
         }
-        byte[] salt = Passwords.salt();
+        PasswordHasher.Hash hash = PasswordHasher.hash(password);
         sql.update("INSERT INTO identity_local_users (username, principal_id, password_hash, salt, iterations) VALUES (?, ?, ?, ?, ?) "
-                + "ON CONFLICT (username) DO NOTHING", username, e.id(), Passwords.hash(password, salt, Passwords.ITERATIONS), salt,
-                Passwords.ITERATIONS);
+                + "ON CONFLICT (username) DO NOTHING", username, e.id(), hash.key(), hash.salt(), hash.iterations());
         return e;
     }
 
@@ -214,10 +216,10 @@ public class IdentityService implements SessionVerifier {
         Optional<Row> row = sql.one("SELECT principal_id, password_hash, salt, iterations FROM identity_local_users WHERE username = ?",
                 rs -> new Row(rs.getString(1), rs.getBytes(2), rs.getBytes(3), rs.getInt(4)), username == null ? "" : username);
         if (row.isEmpty()) {
-            Passwords.hash(password, new byte[16], Passwords.ITERATIONS);
+            PasswordHasher.verifyNothing(password);
             return Optional.empty();
         }
-        return Passwords.matches(password, row.get().salt(), row.get().iterations(), row.get().hash())
+        return PasswordHasher.verify(password, new PasswordHasher.Hash(row.get().iterations(), row.get().salt(), row.get().hash()))
                 ? Optional.of(row.get().principalId()) : Optional.empty();
     }
 
@@ -231,11 +233,11 @@ public class IdentityService implements SessionVerifier {
         if (previousCookie != null) {
             endSession(previousCookie);
         }
-        String cookie = Util.random("ats_", 43);
-        String csrf = Util.random("", 32);
+        String cookie = Ids.random("ats_", 43);
+        String csrf = Ids.random("", 32);
         Instant expires = Instant.now().plus(SESSION_TTL);
         sql.update("INSERT INTO identity_sessions (id_hash, principal_id, provider, csrf_token, expires_at) VALUES (?, ?, ?, ?, ?)",
-                Util.sha256(cookie), principalId, provider, csrf, expires);
+                Digests.sha256(cookie), principalId, provider, csrf, expires);
         return new NewSession(cookie, csrf, expires);
     }
 
@@ -244,7 +246,7 @@ public class IdentityService implements SessionVerifier {
             return false;
         }
         return sql.update("UPDATE identity_sessions SET ended_at = now() WHERE id_hash = ? AND ended_at IS NULL",
-                (Object) Util.sha256(cookie)) == 1;
+                (Object) Digests.sha256(cookie)) == 1;
     }
 
     record Live(String principalId, String provider, String csrf, Instant expiresAt) {
@@ -256,7 +258,7 @@ public class IdentityService implements SessionVerifier {
         }
         return sql.one("SELECT principal_id, provider, csrf_token, expires_at FROM identity_sessions WHERE id_hash = ? "
                 + "AND ended_at IS NULL AND expires_at > now()", rs -> new Live(rs.getString(1), rs.getString(2), rs.getString(3),
-                        Sql.instant(rs, "expires_at")), (Object) Util.sha256(cookie));
+                        Sql.instant(rs, "expires_at")), (Object) Digests.sha256(cookie));
     }
 
     @Override

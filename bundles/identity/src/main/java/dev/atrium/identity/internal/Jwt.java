@@ -17,6 +17,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.atrium.kernel.api.Digests;
+
 /** A compact JWS as an ID token arrives: its header, claims and signature, verified against a JWK (RS*, ES256). */
 final class Jwt {
 
@@ -41,12 +43,12 @@ final class Jwt {
             throw new IllegalArgumentException("not a compact JWS");
         }
         try {
-            JsonNode header = JSON.readTree(Util.unb64url(parts[0]));
-            JsonNode claims = JSON.readTree(Util.unb64url(parts[1]));
+            JsonNode header = JSON.readTree(Digests.fromBase64Url(parts[0]));
+            JsonNode claims = JSON.readTree(Digests.fromBase64Url(parts[1]));
             if (header == null || !header.isObject() || claims == null || !claims.isObject()) {
                 throw new IllegalArgumentException("not a JWT");
             }
-            return new Jwt(header, claims, parts[0] + "." + parts[1], Util.unb64url(parts[2]));
+            return new Jwt(header, claims, parts[0] + "." + parts[1], Digests.fromBase64Url(parts[2]));
         } catch (java.io.IOException | IllegalArgumentException e) {
             throw new IllegalArgumentException("malformed JWT", e);
         }
@@ -73,7 +75,7 @@ final class Jwt {
                         return false;
                     }
                     key = KeyFactory.getInstance("RSA").generatePublic(new RSAPublicKeySpec(
-                            new BigInteger(1, Util.unb64url(jwk.path("n").asText())), new BigInteger(1, Util.unb64url(jwk.path("e").asText()))));
+                            new BigInteger(1, Digests.fromBase64Url(jwk.path("n").asText())), new BigInteger(1, Digests.fromBase64Url(jwk.path("e").asText()))));
                     javaAlg = "SHA" + alg.substring(2) + "withRSA";
                 }
                 case "ES256" -> {
@@ -84,7 +86,7 @@ final class Jwt {
                     params.init(new ECGenParameterSpec("secp256r1"));
                     ECParameterSpec spec = params.getParameterSpec(ECParameterSpec.class);
                     key = KeyFactory.getInstance("EC").generatePublic(new ECPublicKeySpec(new ECPoint(
-                            new BigInteger(1, Util.unb64url(jwk.path("x").asText())), new BigInteger(1, Util.unb64url(jwk.path("y").asText()))), spec));
+                            new BigInteger(1, Digests.fromBase64Url(jwk.path("x").asText())), new BigInteger(1, Digests.fromBase64Url(jwk.path("y").asText()))), spec));
                     javaAlg = "SHA256withECDSA";
                     sig = der(sig);
                 }

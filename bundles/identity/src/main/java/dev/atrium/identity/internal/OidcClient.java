@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.atrium.kernel.api.Digests;
+
 /**
  * The relying-party side of OpenID Connect: discovery, the authorization request with PKCE and nonce, the code
  * exchange, and ID token validation (signature by the provider's JWKS, issuer, audience, expiry, nonce).
@@ -62,7 +64,7 @@ final class OidcClient {
         if (endpoint == null) {
             throw new Refused("the provider has no authorization_endpoint");
         }
-        String challenge = Util.b64url(Util.sha256(verifier.getBytes(StandardCharsets.US_ASCII)));
+        String challenge = Digests.sha256Base64Url(verifier);
         return Util.withQuery(endpoint, "response_type", "code", "client_id", p.clientId(), "redirect_uri", redirectUri,
                 "scope", p.scopes(), "state", state, "nonce", nonce, "code_challenge", challenge, "code_challenge_method", "S256");
     }

@@ -3,48 +3,13 @@ package dev.atrium.identity.internal;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Secrets, hashes, encodings and tiny pages for the identity bundle. */
+/** Form and URL encodings and tiny pages for the identity bundle. */
 final class Util {
 
-    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
-    static final SecureRandom RANDOM = new SecureRandom();
-
     private Util() {
-    }
-
-    static String random(String prefix, int length) {
-        StringBuilder sb = new StringBuilder(prefix);
-        for (int i = 0; i < length; i++) {
-            sb.append(ALPHABET[RANDOM.nextInt(ALPHABET.length)]);
-        }
-        return sb.toString();
-    }
-
-    static byte[] sha256(byte[] value) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(value);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static byte[] sha256(String value) {
-        return sha256(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static String b64url(byte[] bytes) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    }
-
-    static byte[] unb64url(String s) {
-        return Base64.getUrlDecoder().decode(s);
     }
 
     static String enc(String s) {

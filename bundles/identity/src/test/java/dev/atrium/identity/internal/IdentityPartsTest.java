@@ -18,10 +18,12 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.atrium.kernel.api.Digests;
+
 class IdentityPartsTest {
 
     private static String b64(byte[] b) {
-        return Util.b64url(b);
+        return Digests.base64Url(b);
     }
 
     private static byte[] unsigned(BigInteger v, int len) {
@@ -77,14 +79,5 @@ class IdentityPartsTest {
         assertEquals("/", Util.safeReturn("https://evil.example/"));
         assertEquals("/", Util.safeReturn("/\\evil.example"));
         assertEquals("/", Util.safeReturn(null));
-    }
-
-    @Test
-    void passwordsHashSlowlyAndCompare() {
-        byte[] salt = Passwords.salt();
-        byte[] hash = Passwords.hash("correct horse".toCharArray(), salt, 1000);
-        assertTrue(Passwords.matches("correct horse".toCharArray(), salt, 1000, hash));
-        assertFalse(Passwords.matches("wrong horse".toCharArray(), salt, 1000, hash));
-        assertEquals(600_000, Passwords.ITERATIONS);
     }
 }

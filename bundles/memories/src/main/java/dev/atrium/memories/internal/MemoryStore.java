@@ -1,7 +1,6 @@
 package dev.atrium.memories.internal;
 
 import dev.atrium.kernel.api.NulText;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,17 +18,16 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 
 /** The memories table, which this bundle owns. It knows workspaces only by id; ownership is the kernel's. */
 @Component(service = MemoryStore.class)
 public class MemoryStore {
 
-    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
     private static final String COLUMNS = "id, space_id, content, created_at, updated_at";
 
     private final DataSource dataSource;
-    private final SecureRandom random = new SecureRandom();
 
     @Activate
     public MemoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
@@ -55,12 +53,8 @@ public class MemoryStore {
     }
 
     public Memory create(String spaceId, String content) {
-        StringBuilder id = new StringBuilder("mem_");
-        for (int i = 0; i < 20; i++) {
-            id.append(ALPHABET[random.nextInt(ALPHABET.length)]);
-        }
         return one("INSERT INTO memories (id, space_id, content) VALUES (?, ?, ?) RETURNING " + COLUMNS,
-                id.toString(), spaceId, content).orElseThrow();
+                Ids.id("mem"), spaceId, content).orElseThrow();
     }
 
     public Optional<Memory> get(String id) {

@@ -24,6 +24,8 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.PrincipalDirectory;
 
 /**
@@ -172,16 +174,16 @@ public class OAuthServer {
     }
 
     Registered register(String ownerPrincipalId, ClientSpec spec, boolean dynamic) {
-        String clientId = Secrets.random("atc_", 24);
-        String secret = "none".equals(spec.authMethod()) ? null : Secrets.random("atcs_", 40);
-        String registrationToken = dynamic ? Secrets.random("atg_", 40) : null;
+        String clientId = Ids.random("atc_", 24);
+        String secret = "none".equals(spec.authMethod()) ? null : Ids.random("atcs_", 40);
+        String registrationToken = dynamic ? Ids.random("atg_", 40) : null;
         Client client = sql.one("INSERT INTO oauth_clients (client_id, secret_hash, owner_principal_id, client_name, redirect_uris, "
                 + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS, Client::of, clientId,
-                secret == null ? null : Secrets.sha256(secret), ownerPrincipalId, spec.name().trim(),
+                secret == null ? null : Digests.sha256(secret), ownerPrincipalId, spec.name().trim(),
                 String.join("\n", spec.redirectUris()), ScopeSet.join(spec.grantTypes()), ScopeSet.join(spec.scopes()),
                 spec.authMethod(), spec.clientUri(), spec.logoUri(),
-                registrationToken == null ? null : Secrets.sha256(registrationToken)).orElseThrow();
+                registrationToken == null ? null : Digests.sha256(registrationToken)).orElseThrow();
         audit(ownerPrincipalId, clientId, "client_created", dynamic ? "dynamic registration" : null);
         return new Registered(client, secret, registrationToken);
     }
@@ -225,7 +227,7 @@ public class OAuthServer {
             return Optional.empty();
         }
         return sql.one("SELECT " + Client.COLUMNS + " FROM oauth_clients WHERE client_id = ? AND registration_token_hash = ?",
-                Client::of, clientId, Secrets.sha256(token));
+                Client::of, clientId, Digests.sha256(token));
     }
 
     List<Client> owned(String principalId) {
@@ -306,7 +308,7 @@ public class OAuthServer {
             return client;
         }
         if (secret == null || client.secretHash() == null
-                || !java.security.MessageDigest.isEqual(client.secretHash(), Secrets.sha256(secret))) {
+                || !Digests.constantTimeEquals(client.secretHash(), Digests.sha256(secret))) {
             throw OAuthError.invalidClient("client authentication failed");
         }
         if (!basic && "client_secret_basic".equals(client.authMethod()) || basic && "client_secret_post".equals(client.authMethod())) {
@@ -415,12 +417,12 @@ public class OAuthServer {
 
     /** The user approved: records the consent and returns the redirect carrying a fresh code. */
     String approve(String principalId, AuthorizeRequest r) {
-        String code = Secrets.random("atac_", 40);
+        String code = Ids.random("atac_", 40);
         sql.tx(c -> {
             Sql.update(c, "INSERT INTO oauth_codes (code_hash, client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, "
-                    + "family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", Secrets.sha256(code), r.client().clientId(),
+                    + "family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(code), r.client().clientId(),
                     principalId, r.redirectUriGiven() ? r.redirectUri() : null, ScopeSet.join(r.scopes()), r.codeChallenge(),
-                    r.nonce(), Secrets.random("fam_", 20), Instant.now().plus(CODE_TTL));
+                    r.nonce(), Ids.random("fam_", 20), Instant.now().plus(CODE_TTL));
             consent(c, principalId, r.client().clientId(), r.scopes());
             return null;
         });
@@ -473,7 +475,7 @@ public class OAuthServer {
 
     private Map<String, Object> codeGrant(String issuer, Client client, Map<String, String> p) {
         String code = required(p, "code");
-        byte[] hash = Secrets.sha256(code);
+        byte[] hash = Digests.sha256(code);
         // only the client the code was issued to can use it up: a leaked code in another client's hands burns nothing
         Optional<CodeRow> claimed = sql.one("UPDATE oauth_codes SET used_at = now() WHERE code_hash = ? AND client_id = ? "
                 + "AND used_at IS NULL "
@@ -505,7 +507,7 @@ public class OAuthServer {
             if (verifier == null || !verifier.matches("[A-Za-z0-9._~-]{43,128}")) {
                 throw OAuthError.invalidGrant("code_verifier is missing or malformed");
             }
-            if (!Secrets.constantEquals(Secrets.s256(verifier), row.challenge())) {
+            if (!Digests.constantTimeEquals(Digests.sha256Base64Url(verifier), row.challenge())) {
                 throw OAuthError.invalidGrant("code_verifier does not match the code_challenge");
             }
         } else if (verifier != null) {
@@ -540,7 +542,7 @@ public class OAuthServer {
 
     private Map<String, Object> refreshGrant(String issuer, Client client, Map<String, String> p) {
         String refresh = required(p, "refresh_token");
-        byte[] hash = Secrets.sha256(refresh);
+        byte[] hash = Digests.sha256(refresh);
         // the requested scope is checked against the token before the token is claimed: a refresh refused for
         // invalid_scope leaves the token usable and the grant alone (a token's scopes never change)
         Set<String> narrowed = null;
@@ -594,7 +596,7 @@ public class OAuthServer {
         if (granted.isEmpty() && !scopes.isEmpty() && p.get("scope") != null) {
             throw OAuthError.invalidScope("openid, profile and email need a user: not with client_credentials");
         }
-        return issue(null, client, client.ownerPrincipalId(), granted, Secrets.random("fam_", 20), false, null,
+        return issue(null, client, client.ownerPrincipalId(), granted, Ids.random("fam_", 20), false, null,
                 "client_credentials_granted");
     }
 
@@ -604,16 +606,16 @@ public class OAuthServer {
      */
     private Map<String, Object> issue(String issuer, Client client, String principalId, Set<String> scopes, String familyId,
             boolean withRefresh, String nonce, String auditEvent) {
-        String access = Secrets.random("ato_", 40);
-        String refresh = withRefresh ? Secrets.random("atr_", 48) : null;
+        String access = Ids.random("ato_", 40);
+        String refresh = withRefresh ? Ids.random("atr_", 48) : null;
         Instant now = Instant.now();
         sql.tx(c -> {
             Sql.update(c, "INSERT INTO oauth_tokens (token_hash, kind, client_id, principal_id, scopes, family_id, expires_at) "
-                    + "VALUES (?, 'access', ?, ?, ?, ?, ?)", Secrets.sha256(access), client.clientId(), principalId,
+                    + "VALUES (?, 'access', ?, ?, ?, ?, ?)", Digests.sha256(access), client.clientId(), principalId,
                     ScopeSet.join(scopes), familyId, now.plus(ACCESS_TTL));
             if (refresh != null) {
                 Sql.update(c, "INSERT INTO oauth_tokens (token_hash, kind, client_id, principal_id, scopes, family_id, expires_at) "
-                        + "VALUES (?, 'refresh', ?, ?, ?, ?, ?)", Secrets.sha256(refresh), client.clientId(), principalId,
+                        + "VALUES (?, 'refresh', ?, ?, ?, ?, ?)", Digests.sha256(refresh), client.clientId(), principalId,
                         ScopeSet.join(scopes), familyId, now.plus(REFRESH_TTL));
             }
             auditIn(c, principalId, client.clientId(), auditEvent, ScopeSet.join(scopes));
@@ -646,8 +648,8 @@ public class OAuthServer {
         if (nonce != null) {
             claims.put("nonce", nonce);
         }
-        byte[] h = Secrets.sha256(access);
-        claims.put("at_hash", Secrets.b64url(java.util.Arrays.copyOf(h, 16)));
+        byte[] h = Digests.sha256(access);
+        claims.put("at_hash", Digests.base64Url(java.util.Arrays.copyOf(h, 16)));
         claims.putAll(profileClaims(principalId, scopes));
         return keys.sign(claims);
     }
@@ -696,13 +698,13 @@ public class OAuthServer {
             throw OAuthError.unauthorizedClient("this client may not use the device_code grant");
         }
         Set<String> scopes = requestedScopes(p.get("scope"), client, OAuthError::invalidScope);
-        String deviceCode = Secrets.random("atd_", 40);
+        String deviceCode = Ids.random("atd_", 40);
         String userCode = null;
         for (int attempt = 0; userCode == null && attempt < 5; attempt++) {
-            String candidate = Secrets.userCode();
+            String candidate = UserCodes.generate();
             try {
                 sql.update("INSERT INTO oauth_device_codes (device_code_hash, user_code, client_id, scopes, interval_seconds, expires_at) "
-                        + "VALUES (?, ?, ?, ?, ?, ?)", Secrets.sha256(deviceCode), candidate, client.clientId(), ScopeSet.join(scopes),
+                        + "VALUES (?, ?, ?, ?, ?, ?)", Digests.sha256(deviceCode), candidate, client.clientId(), ScopeSet.join(scopes),
                         DEVICE_INTERVAL, Instant.now().plus(DEVICE_TTL));
                 userCode = candidate;
             } catch (RuntimeException collision) {
@@ -737,7 +739,7 @@ public class OAuthServer {
     /** A pending device request by its user code, for the verification page; 404 when unknown or expired. */
     DeviceRow pendingDevice(String userCode) {
         return sql.one("SELECT " + DEVICE_COLUMNS + " FROM oauth_device_codes WHERE user_code = ? AND status = 'pending' "
-                + "AND expires_at > now()", OAuthServer::deviceRow, Secrets.normalizeUserCode(userCode))
+                + "AND expires_at > now()", OAuthServer::deviceRow, UserCodes.normalize(userCode))
                 .orElseThrow(() -> ApiException.notFound("no pending device request has this code"));
     }
 
@@ -759,7 +761,7 @@ public class OAuthServer {
     }
 
     private Map<String, Object> deviceGrant(String issuer, Client client, Map<String, String> p) {
-        byte[] hash = Secrets.sha256(required(p, "device_code"));
+        byte[] hash = Digests.sha256(required(p, "device_code"));
         DeviceRow row = sql.one("SELECT " + DEVICE_COLUMNS + " FROM oauth_device_codes WHERE device_code_hash = ?",
                 OAuthServer::deviceRow, (Object) hash).filter(r -> r.clientId().equals(client.clientId()))
                 .orElseThrow(() -> OAuthError.invalidGrant("unknown device_code"));
@@ -787,7 +789,7 @@ public class OAuthServer {
         }
         requireActive(row.principalId());
         boolean refresh = client.grantTypes().contains("refresh_token");
-        return issue(issuer, client, row.principalId(), row.scopes(), Secrets.random("fam_", 20), refresh, null, "device_code_exchanged");
+        return issue(issuer, client, row.principalId(), row.scopes(), Ids.random("fam_", 20), refresh, null, "device_code_exchanged");
     }
 
     // ---------------------------------------------------------------- introspection, revocation, bearer use
@@ -804,8 +806,8 @@ public class OAuthServer {
     }
 
     private Optional<TokenRow> introspected(String token) {
-        byte[] hash = Secrets.sha256(token);
-        String key = Secrets.b64url(hash);
+        byte[] hash = Digests.sha256(token);
+        String key = Digests.base64Url(hash);
         CachedToken cached = tokenCache.get(key);
         if (cached != null && cached.at().plus(INTROSPECTION_CACHE).isAfter(Instant.now())) {
             return Optional.of(cached.row());
@@ -856,7 +858,7 @@ public class OAuthServer {
             throw OAuthError.invalidRequest("token is required");
         }
         Optional<TokenRow> row = sql.one("SELECT " + TOKEN_COLUMNS + " FROM oauth_tokens WHERE token_hash = ?",
-                OAuthServer::tokenRow, (Object) Secrets.sha256(token));
+                OAuthServer::tokenRow, (Object) Digests.sha256(token));
         if (row.isEmpty() || !row.get().clientId().equals(client.clientId())) {
             return;
         }
@@ -864,8 +866,8 @@ public class OAuthServer {
             revokeFamily(row.get().familyId());
         } else {
             sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE token_hash = ? AND revoked_at IS NULL",
-                    (Object) Secrets.sha256(token));
-            tokenCache.remove(Secrets.b64url(Secrets.sha256(token)));
+                    (Object) Digests.sha256(token));
+            tokenCache.remove(Digests.base64Url(Digests.sha256(token)));
         }
         audit(row.get().principalId(), client.clientId(), "token_revoked", row.get().kind());
     }
@@ -880,7 +882,7 @@ public class OAuthServer {
         }
         return sql.one("SELECT principal_id, client_id, scopes FROM oauth_tokens WHERE token_hash = ? AND kind = 'access' "
                 + "AND revoked_at IS NULL AND expires_at > now()", rs -> new Bearer(rs.getString("principal_id"),
-                        rs.getString("client_id"), ScopeSet.column(rs.getString("scopes"))), (Object) Secrets.sha256(token));
+                        rs.getString("client_id"), ScopeSet.column(rs.getString("scopes"))), (Object) Digests.sha256(token));
     }
 
     PrincipalDirectory principals() {
@@ -945,7 +947,7 @@ public class OAuthServer {
 
     private static void auditIn(Connection c, String principalId, String clientId, String event, String detail) throws SQLException {
         Sql.update(c, "INSERT INTO oauth_audit_logs (id, principal_id, client_id, event, detail) VALUES (?, ?, ?, ?, ?)",
-                Secrets.random("oal_", 20), principalId, clientId, event, detail);
+                Ids.random("oal_", 20), principalId, clientId, event, detail);
     }
 
     // ---------------------------------------------------------------- helpers

@@ -29,6 +29,8 @@ import org.osgi.service.component.annotations.Reference;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
@@ -75,7 +77,7 @@ public class SigningKeys {
             KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
             g.initialize(2048);
             KeyPair pair = g.generateKeyPair();
-            String kid = Secrets.random("k", 16);
+            String kid = Ids.random("k", 16);
             Sql.update(c, "INSERT INTO oauth_signing_keys (kid, algorithm, private_key, public_key) VALUES (?, ?, ?, ?)",
                     kid, ALGORITHM, pair.getPrivate().getEncoded(), pair.getPublic().getEncoded());
         } catch (GeneralSecurityException e) {
@@ -135,8 +137,8 @@ public class SigningKeys {
             jwk.put("use", "sig");
             jwk.put("alg", ALGORITHM);
             jwk.put("kid", k.kid());
-            jwk.put("n", Secrets.b64url(unsigned(k.publicKey().getModulus())));
-            jwk.put("e", Secrets.b64url(unsigned(k.publicKey().getPublicExponent())));
+            jwk.put("n", Digests.base64Url(unsigned(k.publicKey().getModulus())));
+            jwk.put("e", Digests.base64Url(unsigned(k.publicKey().getPublicExponent())));
             out.add(jwk);
         }
         return Map.of("keys", out);
@@ -150,11 +152,11 @@ public class SigningKeys {
             header.put("alg", ALGORITHM);
             header.put("typ", "JWT");
             header.put("kid", key.kid());
-            String input = Secrets.b64url(json.writeValueAsBytes(header)) + "." + Secrets.b64url(json.writeValueAsBytes(claims));
+            String input = Digests.base64Url(json.writeValueAsBytes(header)) + "." + Digests.base64Url(json.writeValueAsBytes(claims));
             Signature s = Signature.getInstance("SHA256withRSA");
             s.initSign(key.privateKey());
             s.update(input.getBytes(StandardCharsets.US_ASCII));
-            return input + "." + Secrets.b64url(s.sign());
+            return input + "." + Digests.base64Url(s.sign());
         } catch (JsonProcessingException | GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

@@ -9,11 +9,13 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import dev.atrium.kernel.api.Digests;
+
 class ProtocolPartsTest {
 
     @Test
     void pkceS256MatchesTheRfc7636Example() {
-        assertEquals("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", Secrets.s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"));
+        assertEquals("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", Digests.sha256Base64Url("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"));
     }
 
     @Test
@@ -33,9 +35,9 @@ class ProtocolPartsTest {
 
     @Test
     void userCodesAreEightConsonantsAndNormalize() {
-        String code = Secrets.userCode();
+        String code = UserCodes.generate();
         assertTrue(code.matches("[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}"), code);
-        assertEquals(code, Secrets.normalizeUserCode(code.toLowerCase().replace("-", " ")));
+        assertEquals(code, UserCodes.normalize(code.toLowerCase().replace("-", " ")));
     }
 
     @Test

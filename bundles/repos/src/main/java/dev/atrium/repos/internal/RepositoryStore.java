@@ -1,6 +1,5 @@
 package dev.atrium.repos.internal;
 
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,6 +16,7 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.repos.api.Repository;
 
@@ -24,12 +24,10 @@ import dev.atrium.repos.api.Repository;
 @Component(service = RepositoryStore.class)
 public class RepositoryStore {
 
-    private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
     private static final String COLUMNS = "id, space_id, name, description, visibility, default_branch, is_default, forked_from, "
             + "allow_force_push, created_at, updated_at";
 
     private final DataSource dataSource;
-    private final SecureRandom random = new SecureRandom();
 
     @Activate
     public RepositoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
@@ -37,12 +35,9 @@ public class RepositoryStore {
         migrations.apply(context.getBundle());
     }
 
+    /** A new repository id: {@code repo_} and 20 base62 characters (20 lower-case base36 ones before issue 14; both parse alike). */
     String newId() {
-        StringBuilder id = new StringBuilder("repo_");
-        for (int i = 0; i < 20; i++) {
-            id.append(ALPHABET[random.nextInt(ALPHABET.length)]);
-        }
-        return id.toString();
+        return Ids.id("repo");
     }
 
     /** Inserts a repository row; 409 when the workspace already has one of that name (or a default one). */

@@ -31,6 +31,7 @@ import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.PasswordHasher;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.threads.internal.ThreadStore.Share;
 import dev.atrium.threads.internal.ThreadStore.StoredMessage;
@@ -100,7 +101,7 @@ public class PublicSharesResource {
                                 "too many wrong passwords from this address: try again in " + retryAfter + " s")))
                         .build();
             }
-            if (!Passwords.verify(password, share.passwordHash())) {
+            if (!PasswordHasher.verify(password.toCharArray(), share.passwordHash())) {
                 throw ApiException.unauthorized("wrong password");
             }
             limiter.succeeded(share.id(), client);
@@ -131,7 +132,7 @@ public class PublicSharesResource {
     }
 
     private Live live(String token) {
-        Share share = token == null || !token.startsWith("ats_") ? null : store.shareByTokenHash(Passwords.sha256(token)).orElse(null);
+        Share share = token == null || !token.startsWith("ats_") ? null : store.shareByTokenHash(ThreadStore.shareTokenHash(token)).orElse(null);
         if (share == null || share.revokedAt() != null) {
             throw ApiException.notFound("share not found");
         }

@@ -15,8 +15,8 @@ import org.osgi.service.component.annotations.Reference;
  * for each share and over all shares, with a growing delay between one address's attempts, and over the whole
  * server. A share is never locked for everyone: its rightful reader, from another address, still gets in while one
  * address is refused (before this, ten wrong guesses from anywhere locked the share for 15 minutes). Refused
- * attempts cost no hashing (each costs a PBKDF2 of 210,000 iterations). An attempt counts as a failure from the
- * moment it starts, so concurrent guesses cannot overshoot a limit; a right password takes its count back. Memory
+ * attempts cost no hashing (each costs a PBKDF2 of 600,000 iterations, 210,000 for a share made before the hasher
+ * moved to kernel.api). An attempt counts as a failure from the moment it starts, so concurrent guesses cannot overshoot a limit; a right password takes its count back. Memory
  * stays bounded: at most {@link #MAX_KEYS} addresses (the least recently used dropped), each holding at most its
  * limit of times, and the server-wide count at most its budget.
  */

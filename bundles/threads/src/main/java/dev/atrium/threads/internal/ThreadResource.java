@@ -38,9 +38,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PasswordHasher;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.threads.api.Threads.Message;
 import dev.atrium.threads.internal.ThreadStore.Share;
@@ -189,7 +191,7 @@ public class ThreadResource {
             if (password.length() < 8 || password.length() > 200) {
                 throw ApiException.badRequest("password must be 8 to 200 characters");
             }
-            passwordHash = Passwords.hash(password);
+            passwordHash = PasswordHasher.hash(password.toCharArray()).encoded();
         } else if (b.has("password")) {
             throw ApiException.badRequest("a public share takes no password");
         }
@@ -213,8 +215,8 @@ public class ThreadResource {
         if (expires != null && expires.isAfter(Instant.now().plusSeconds(MAX_SHARE_SECONDS))) {
             throw ApiException.badRequest("expires_at must lie at most 366 days ahead");
         }
-        String token = Ids.random("ats", 32);
-        Share share = store.createShare(t.id(), Passwords.sha256(token), token.substring(0, 12), mode, passwordHash, expires);
+        String token = Ids.random("ats_", 32);
+        Share share = store.createShare(t.id(), ThreadStore.shareTokenHash(token), token.substring(0, 12), mode, passwordHash, expires);
         Map<String, Object> json = share.toJson();
         json.put("token", token);
         json.put("url", "/api/public/thread-shares/" + token);

@@ -4,6 +4,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.threads.api.Threads.Message;
 
@@ -190,6 +193,11 @@ public class ThreadStore {
     public Optional<Share> revoke(String threadId, String shareId) {
         return db.one("UPDATE thread_shares SET revoked_at = coalesce(revoked_at, now()) WHERE thread_id = ? AND id = ? RETURNING "
                 + SHARE_COLUMNS, Share::of, threadId, shareId);
+    }
+
+    /** The stored form of a share token: its SHA-256 in standard base64 without padding (as since the first share). */
+    static String shareTokenHash(String token) {
+        return Base64.getEncoder().withoutPadding().encodeToString(Digests.sha256(token));
     }
 
     public Optional<Share> shareByTokenHash(String tokenHash) {

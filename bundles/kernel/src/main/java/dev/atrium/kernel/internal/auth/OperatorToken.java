@@ -6,13 +6,13 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 
-import dev.atrium.kernel.internal.domain.Ids;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
 
 /**
  * The operator's credential for {@code /admin}: made at first start, written to {@code <data>/operator.token}
@@ -29,16 +29,16 @@ public class OperatorToken {
         Files.createDirectories(file.getParent());
         String token;
         try {
-            token = Ids.random("atop", 43);
+            token = Ids.random("atop_", 43);
             Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
                     token + "\n", StandardCharsets.UTF_8);
         } catch (FileAlreadyExistsException e) {
             token = Files.readString(file, StandardCharsets.UTF_8).trim();
         }
-        this.hash = PersonalAccessTokens.hash(token);
+        this.hash = Digests.sha256(token);
     }
 
     public boolean matches(String presented) {
-        return MessageDigest.isEqual(hash, PersonalAccessTokens.hash(presented));
+        return presented != null && Digests.constantTimeEquals(hash, Digests.sha256(presented));
     }
 }

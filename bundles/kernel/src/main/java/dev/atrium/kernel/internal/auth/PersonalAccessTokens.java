@@ -1,8 +1,5 @@
 package dev.atrium.kernel.internal.auth;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,9 +14,10 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
-import dev.atrium.kernel.internal.domain.Ids;
 
 /**
  * Personal access tokens {@code atp_…}. Only the SHA-256 of a token is stored; the token itself is
@@ -64,12 +62,12 @@ public class PersonalAccessTokens {
         if (expiresAt != null && !expiresAt.isAfter(Instant.now())) {
             throw ApiException.badRequest("expiresAt must be in the future");
         }
-        String secret = Ids.random(PREFIX, 40);
+        String secret = Ids.random(PREFIX + "_", 40);
         String id = Ids.id("pat");
         String scopeColumn = String.join(" ", scopes);
         Token token = sql.one("INSERT INTO personal_access_tokens (id, principal_id, name, token_hash, token_prefix, scopes, expires_at) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, name, scopes, token_prefix, expires_at, created_at",
-                PersonalAccessTokens::token, id, principalId, name, hash(secret), secret.substring(0, PREFIX_SHOWN),
+                PersonalAccessTokens::token, id, principalId, name, Digests.sha256(secret), secret.substring(0, PREFIX_SHOWN),
                 scopeColumn, expiresAt).orElseThrow();
         return new Created(token, secret);
     }
@@ -107,20 +105,12 @@ public class PersonalAccessTokens {
                         ? new Valid(new AuthenticatedCaller(rs.getString("principal_id"), "pat",
                                 Scopes.fromColumn(rs.getString("scopes")), rs.getString("id")))
                         : new Suspended(),
-                (Object) hash(secret));
+                (Object) Digests.sha256(secret));
         return found.orElseGet(Unknown::new);
     }
 
     private static Token token(java.sql.ResultSet rs) throws java.sql.SQLException {
         return new Token(rs.getString("id"), rs.getString("name"), rs.getString("scopes"), rs.getString("token_prefix"),
                 Sql.instant(rs, "expires_at"), Sql.instant(rs, "created_at"));
-    }
-
-    static byte[] hash(String secret) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

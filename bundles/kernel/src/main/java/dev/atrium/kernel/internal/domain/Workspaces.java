@@ -13,11 +13,12 @@ import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.kernel.api.WorkspaceModels;
 import dev.atrium.kernel.api.Sql;
+import dev.atrium.kernel.api.WorkspaceModels;
 
 /**
  * Workspaces and the owner-scope proof. Every read of a workspace, by the kernel itself or by a

@@ -33,6 +33,7 @@ import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.BodyLimit;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
@@ -152,9 +153,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (session != null) {
             if (!SAFE_METHODS.contains(request.getMethod())) {
                 String presented = request.getHeaderString(SessionVerifier.CSRF_HEADER);
-                if (presented == null || session.csrfToken() == null || !java.security.MessageDigest.isEqual(
-                        presented.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        session.csrfToken().getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                if (!Digests.constantTimeEquals(presented, session.csrfToken())) {
                     throw ApiException.forbidden("a cookie-authenticated " + request.getMethod() + " needs the session's CSRF token in "
                             + SessionVerifier.CSRF_HEADER);
                 }
