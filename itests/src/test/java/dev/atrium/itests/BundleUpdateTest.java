@@ -181,6 +181,13 @@ class BundleUpdateTest {
         Http.Reply kernel = server.operator().send("POST", "/admin/bundles/dev.atrium.kernel/update", variant("k", null, s -> s),
                 "application/java-archive");
         BadInputTest.assertSpecError(kernel, 400, "BAD_REQUEST");
+        // the kernel's own jars declare the atrium.kernel capability: refused, replaced only by a restart
+        for (String[] part : new String[][] { { "kernel", "dev.atrium.kernel" }, { "database", "dev.atrium.database" } }) {
+            byte[] jar = Files.readAllBytes(AtriumServer.ROOT.resolve("bundles/" + part[0] + "/target/" + part[0] + "-0.1.0-SNAPSHOT.jar"));
+            Http.Reply refused = server.operator().send("POST", "/admin/bundles/" + part[1] + "/update", jar, "application/java-archive");
+            BadInputTest.assertSpecError(refused, 409, "CONFLICT");
+            assertTrue(refused.body().contains("part of the kernel"), refused.body());
+        }
         BadInputTest.assertSpecError(server.newUser().http().send("POST", "/admin/bundles/" + BSN + "/update", Files.readAllBytes(MEMORIES),
                 "application/java-archive"), 401, "UNAUTHORIZED");
     }

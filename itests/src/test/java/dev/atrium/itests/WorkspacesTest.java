@@ -170,6 +170,15 @@ class WorkspacesTest {
         String path = "/api/spaces/" + u.defaultSpaceId();
         JsonNode items = u.http().get(path + "/sidebar-items").get("items");
         assertTrue(items.findValuesAsText("id").contains("memories"), items.toString());
+        // each capability bundle's atrium.capability: its name, its label, its path under the workspace
+        // (another test may disable memories meanwhile: the others are looked at)
+        Map<String, String> labels = new java.util.TreeMap<>();
+        for (JsonNode item : items) {
+            labels.put(item.get("id").asText(), item.get("label").asText() + " " + item.get("path").asText());
+        }
+        assertEquals("Repositories " + path + "/repos", labels.get("repos"), items.toString());
+        assertEquals("Runs " + path + "/runs", labels.get("runs"), items.toString());
+        assertEquals("Threads " + path + "/threads", labels.get("threads"), items.toString());
         assertEquals(200, u.http().put(path + "/common-env", Map.of("name", "API_KEY", "value", "s3cret", "secret", true)).status());
         JsonNode export = u.http().get(path + "/export").json();
         assertEquals(u.defaultSpaceId(), export.get("space").get("id").asText());

@@ -11,7 +11,6 @@ import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,6 +23,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.wiring.BundleRevision;
 import org.osgi.framework.wiring.FrameworkWiring;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -51,9 +51,8 @@ import dev.atrium.kernel.api.ServerReadiness;
 public class BundleUpdates {
 
     private static final Logger LOG = LoggerFactory.getLogger(BundleUpdates.class);
-    /** Parts of the kernel: replaced by a restart, never under their own feet. */
-    private static final Set<String> KERNEL = Set.of("dev.atrium.kernel", "dev.atrium.kernel.api", "dev.atrium.operations",
-            "dev.atrium.database");
+    /** The capability the kernel's own bundles declare (their bnd.bnd): replaced by a restart, never under their own feet. */
+    static final String KERNEL_NAMESPACE = "atrium.kernel";
     private static final long VERIFY_MILLIS = 15_000;
     private static final long REFRESH_MILLIS = 30_000;
 
@@ -74,10 +73,10 @@ public class BundleUpdates {
         if (!symbolicName.equals(jarName)) {
             throw ApiException.badRequest("the jar's Bundle-SymbolicName is " + jarName + ", not " + symbolicName);
         }
-        if (KERNEL.contains(symbolicName)) {
+        Bundle bundle = find(symbolicName);
+        if (isKernel(bundle)) {
             throw ApiException.conflict(symbolicName + " is part of the kernel: upgrade it with a restart");
         }
-        Bundle bundle = find(symbolicName);
         String previousVersion = bundle.getVersion().toString();
         byte[] previous = snapshot(bundle);
         boolean wasActive = bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING;
@@ -104,6 +103,12 @@ public class BundleUpdates {
         m.put("previous_version", previousVersion);
         m.put("state", OperationsResource.state(bundle.getState()));
         return m;
+    }
+
+    /** Whether the installed bundle declares the {@code atrium.kernel} capability. */
+    static boolean isKernel(Bundle bundle) {
+        BundleRevision revision = bundle.adapt(BundleRevision.class);
+        return revision != null && !revision.getDeclaredCapabilities(KERNEL_NAMESPACE).isEmpty();
     }
 
     private Bundle find(String symbolicName) {

@@ -3,20 +3,40 @@ package dev.atrium.operations.internal;
 import java.util.List;
 
 /**
- * A capability as an operator sees it: one OSGi Feature file ({@code features/<name>.json}) naming its bundles,
- * and the request paths it owns (the feature's {@code atrium-routes} extension), so a disabled capability can
- * be named in the 404 its routes answer.
+ * A capability as an operator sees it: one OSGi Feature file ({@code features/<name>.json}) naming its bundles by
+ * their Maven ids. The request paths it owns are not here: each bundle declares them in its
+ * {@code atrium.capability} capability, read from the installed bundles (see {@link FeatureSwitch#routes}).
  *
- * @param name          the file name without {@code .json}
- * @param description   the feature's description
- * @param symbolicNames bundle symbolic names ({@code <groupId>.<artifactId>} of each bundle id)
- * @param apiSymbolicNames those of its bundles marked {@code "atrium-api": true}: API bundles, which stay active while
- *                      the feature is disabled
- * @param routes        path patterns; {@code *} matches one path segment, a pattern matches its sub-paths too
+ * @param name        the file name without {@code .json}
+ * @param description the feature's description
+ * @param members     its bundles, by Maven {@code groupId:artifactId}
+ * @param legacyRoutes path patterns of the feature file's {@code atrium-routes} extension, for a bundle that does not
+ *                    declare an {@code atrium.capability} yet (only oauth); empty for every other feature
  */
-record Feature(String name, String description, List<String> symbolicNames, List<String> apiSymbolicNames, List<String> routes) {
+record Feature(String name, String description, List<Member> members, List<String> legacyRoutes) {
 
-    boolean owns(String path) {
+    /**
+     * One bundle of a feature.
+     *
+     * @param groupId    its Maven groupId
+     * @param artifactId its Maven artifactId
+     * @param api        marked {@code "atrium-api": true}: an API bundle, which stays active while the feature is
+     *                   disabled (other features' bundles are wired to it)
+     */
+    record Member(String groupId, String artifactId, boolean api) {
+
+        /** Where Maven's jar plugin puts the descriptor of the artifact a bundle was built as. */
+        String pomProperties() {
+            return "META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+        }
+
+        String id() {
+            return groupId + ":" + artifactId;
+        }
+    }
+
+    /** Whether one of {@code routes} matches {@code path}; {@code *} matches one path segment, a route its sub-paths too. */
+    static boolean owns(List<String> routes, String path) {
         String[] p = path.split("/");
         for (String route : routes) {
             String[] r = route.split("/");

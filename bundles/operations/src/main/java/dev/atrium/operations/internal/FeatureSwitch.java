@@ -19,6 +19,9 @@ import java.util.TreeSet;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
+import org.osgi.framework.wiring.BundleCapability;
+import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.framework.wiring.BundleWiring;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.slf4j.Logger;
@@ -40,6 +43,8 @@ public class FeatureSwitch {
 
     private static final Logger LOG = LoggerFactory.getLogger(FeatureSwitch.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The capability each capability bundle declares itself with, once, in its manifest (its bnd.bnd). */
+    static final String CAPABILITY_NAMESPACE = "atrium.capability";
 
     private final BundleContext context;
     private final Map<String, Feature> features;
@@ -50,6 +55,8 @@ public class FeatureSwitch {
      * waits (in the kernel's update gate) for in-flight requests, which must not wait for the lock in turn.
      */
     private volatile Set<String> disabledNow = Set.of();
+    /** The routes of each disabled feature, read from its bundles' capabilities when it was disabled. */
+    private volatile Map<String, List<String>> disabledRoutes = Map.of();
 
     @Activate
     public FeatureSwitch(BundleContext context) throws IOException {
@@ -69,7 +76,7 @@ public class FeatureSwitch {
                 }
             }
         }
-        disabledNow = Set.copyOf(disabled);
+        publish();
         for (String name : disabled) {
             stopBundles(features.get(name));
             LOG.info("feature {} is disabled", name);
@@ -83,25 +90,20 @@ public class FeatureSwitch {
             try (InputStream in = url.openStream()) {
                 JsonNode f = JSON.readTree(in);
                 String file = url.getPath().substring(url.getPath().lastIndexOf('/') + 1);
-                List<String> bsns = new ArrayList<>();
-                List<String> apis = new ArrayList<>();
+                List<Feature.Member> members = new ArrayList<>();
                 for (JsonNode b : f.path("bundles")) {
                     String[] gav = b.path("id").asText().split(":");
                     if (gav.length < 3) {
                         throw new IOException(file + ": bundle id must be groupId:artifactId:version, got " + b);
                     }
-                    bsns.add(gav[0] + "." + gav[1]);
-                    if (b.path("atrium-api").asBoolean(false)) {
-                        apis.add(gav[0] + "." + gav[1]);
-                    }
+                    members.add(new Feature.Member(gav[0], gav[1], b.path("atrium-api").asBoolean(false)));
                 }
-                List<String> routes = new ArrayList<>();
+                List<String> legacyRoutes = new ArrayList<>();
                 for (JsonNode r : f.path("extensions").path("atrium-routes").path("json")) {
-                    routes.add(r.asText());
+                    legacyRoutes.add(r.asText());
                 }
                 String name = file.substring(0, file.length() - ".json".length());
-                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(bsns), List.copyOf(apis),
-                        List.copyOf(routes)));
+                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(members), List.copyOf(legacyRoutes)));
             }
         }
         return out;
@@ -117,18 +119,58 @@ public class FeatureSwitch {
 
     /** The disabled feature that owns {@code path}, if any. */
     public Optional<Feature> disabledOwner(String path) {
-        for (String name : disabledNow) {
-            Feature f = features.get(name);
-            if (f.owns(path)) {
-                return Optional.of(f);
+        for (Map.Entry<String, List<String>> e : disabledRoutes.entrySet()) {
+            if (Feature.owns(e.getValue(), path)) {
+                return Optional.of(features.get(e.getKey()));
             }
         }
         return Optional.empty();
     }
 
     /** The feature a bundle belongs to, if any. */
-    public Optional<Feature> featureOf(String symbolicName) {
-        return features.values().stream().filter(f -> f.symbolicNames().contains(symbolicName)).findFirst();
+    public Optional<Feature> featureOf(Bundle bundle) {
+        return features.values().stream().filter(f -> member(f, bundle).isPresent()).findFirst();
+    }
+
+    /**
+     * The feature's member that {@code bundle} was built as: the bundle carries that artifact's Maven descriptor
+     * ({@code META-INF/maven/<groupId>/<artifactId>/pom.properties}), a real link rather than a guessed name.
+     */
+    static Optional<Feature.Member> member(Feature f, Bundle bundle) {
+        for (Feature.Member m : f.members()) {
+            if (bundle.getEntry(m.pomProperties()) != null) {
+                return Optional.of(m);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The path patterns the feature's installed bundles declare in their {@code atrium.capability} capabilities. */
+    List<String> routes(Feature f) {
+        List<String> out = new ArrayList<>(f.legacyRoutes());
+        for (Bundle b : bundles(f)) {
+            out.addAll(declaredRoutes(b));
+        }
+        return List.copyOf(out);
+    }
+
+    /** The {@code routes} attribute (a typed {@code List<String>}) of a bundle's {@code atrium.capability} capabilities. */
+    static List<String> declaredRoutes(Bundle bundle) {
+        List<BundleCapability> caps;
+        BundleWiring wiring = bundle.adapt(BundleWiring.class);
+        if (wiring != null) {
+            caps = wiring.getCapabilities(CAPABILITY_NAMESPACE);
+        } else {
+            BundleRevision revision = bundle.adapt(BundleRevision.class);
+            caps = revision == null ? List.of() : revision.getDeclaredCapabilities(CAPABILITY_NAMESPACE);
+        }
+        List<String> out = new ArrayList<>();
+        for (BundleCapability cap : caps == null ? List.<BundleCapability>of() : caps) {
+            if (cap.getAttributes().get("routes") instanceof List<?> routes) {
+                routes.forEach(r -> out.add(String.valueOf(r)));
+            }
+        }
+        return out;
     }
 
     public synchronized Feature enable(String name) {
@@ -172,7 +214,7 @@ public class FeatureSwitch {
     List<Bundle> bundles(Feature f) {
         List<Bundle> out = new ArrayList<>();
         for (Bundle b : context.getBundles()) {
-            if (f.symbolicNames().contains(b.getSymbolicName())) {
+            if (member(f, b).isPresent()) {
                 out.add(b);
             }
         }
@@ -181,7 +223,7 @@ public class FeatureSwitch {
 
     private void stopBundles(Feature f) {
         for (Bundle b : bundles(f)) {
-            if (f.apiSymbolicNames().contains(b.getSymbolicName())) {
+            if (member(f, b).map(Feature.Member::api).orElse(false)) {
                 continue; // other features' bundles are wired to it, and it runs nothing of its own
             }
             try {
@@ -192,9 +234,19 @@ public class FeatureSwitch {
         }
     }
 
+    /** Publishes the disabled set and the routes its features' bundles declare now to request threads. */
+    private void publish() {
+        Map<String, List<String>> routes = new TreeMap<>();
+        for (String name : disabled) {
+            routes.put(name, routes(features.get(name)));
+        }
+        disabledRoutes = Map.copyOf(routes);
+        disabledNow = Set.copyOf(disabled);
+    }
+
     /** Writes the disabled set and publishes it to request threads; called holding the lock. */
     private void save() {
-        disabledNow = Set.copyOf(disabled);
+        publish();
         try {
             Files.createDirectories(stateFile.getParent());
             Path tmp = stateFile.resolveSibling("features.json.tmp");

@@ -101,7 +101,7 @@ public class OperationsResource {
             m.put("symbolic_name", b.getSymbolicName());
             m.put("version", b.getVersion().toString());
             m.put("state", state(b.getState()));
-            m.put("feature", features.featureOf(b.getSymbolicName()).map(Feature::name).orElse(null));
+            m.put("feature", features.featureOf(b).map(Feature::name).orElse(null));
             out.add(m);
         }
         return Map.of("bundles", out);
@@ -113,10 +113,12 @@ public class OperationsResource {
         m.put("enabled", features.isEnabled(f.name()));
         m.put("description", f.description());
         List<Map<String, Object>> bundles = new ArrayList<>();
-        for (String bsn : f.symbolicNames()) {
-            Bundle b = features.bundles(f).stream().filter(x -> bsn.equals(x.getSymbolicName())).findFirst().orElse(null);
+        List<Bundle> installed = features.bundles(f);
+        for (Feature.Member member : f.members()) {
+            Bundle b = installed.stream().filter(x -> member.equals(FeatureSwitch.member(f, x).orElse(null))).findFirst().orElse(null);
             Map<String, Object> bm = new LinkedHashMap<>();
-            bm.put("symbolic_name", bsn);
+            bm.put("id", member.id());
+            bm.put("symbolic_name", b == null ? null : b.getSymbolicName());
             bm.put("state", b == null ? "MISSING" : state(b.getState()));
             bundles.add(bm);
         }

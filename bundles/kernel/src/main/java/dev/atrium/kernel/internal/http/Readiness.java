@@ -170,11 +170,11 @@ public class Readiness implements ServerReadiness {
         };
     }
 
-    /** Capability bundles (those with an {@code Atrium-Capability} header) that are active. */
+    /** Capability bundles (those providing an {@code atrium.capability} capability) that are active. */
     public List<Bundle> activeCapabilities() {
         List<Bundle> out = new ArrayList<>();
         for (Bundle b : context.getBundles()) {
-            if (b.getState() == Bundle.ACTIVE && b.getHeaders().get("Atrium-Capability") != null) {
+            if (b.getState() == Bundle.ACTIVE && CapabilityDeclaration.of(b).isPresent()) {
                 out.add(b);
             }
         }

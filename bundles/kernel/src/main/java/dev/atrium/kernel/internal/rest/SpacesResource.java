@@ -43,6 +43,7 @@ import dev.atrium.kernel.internal.domain.PrincipalRecord;
 import dev.atrium.kernel.internal.domain.Principals;
 import dev.atrium.kernel.internal.domain.WorkspaceRecord;
 import dev.atrium.kernel.internal.domain.Workspaces;
+import dev.atrium.kernel.internal.http.CapabilityDeclaration;
 import dev.atrium.kernel.internal.http.Readiness;
 
 /** Workspaces (wire name: spaces), their model settings, sidebar, export, members and common environment. */
@@ -164,20 +165,14 @@ public class SpacesResource {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         List<Map<String, Object>> items = new ArrayList<>();
         for (Bundle b : readiness.activeCapabilities()) {
-            String[] header = b.getHeaders().get("Atrium-Capability").split(";");
-            String id = header[0].trim();
-            String label = id.substring(0, 1).toUpperCase() + id.substring(1);
-            for (int i = 1; i < header.length; i++) {
-                String[] kv = header[i].split("=", 2);
-                if (kv.length == 2 && kv[0].trim().equals("label")) {
-                    label = kv[1].trim().replace("\"", "");
-                }
-            }
-            Map<String, Object> item = new LinkedHashMap<>();
-            item.put("id", id);
-            item.put("label", label);
-            item.put("path", "/api/spaces/" + w.id() + "/" + id);
-            items.add(item);
+            // empty only if the bundle was replaced by one without the capability since the list was made
+            CapabilityDeclaration.of(b).ifPresent(capability -> {
+                Map<String, Object> item = new LinkedHashMap<>();
+                item.put("id", capability.id());
+                item.put("label", capability.label());
+                item.put("path", "/api/spaces/" + w.id() + "/" + capability.id());
+                items.add(item);
+            });
         }
         items.sort((x, y) -> ((String) x.get("id")).compareTo((String) y.get("id")));
         return Map.of("items", items);
