@@ -199,7 +199,9 @@ public final class Main {
     private static List<String> featureRow(JsonNode f) {
         List<String> bundles = new ArrayList<>();
         for (JsonNode b : f.path("bundles")) {
-            bundles.add(b.path("symbolic_name").asText() + " (" + b.path("state").asText() + ")");
+            // a missing bundle has no symbolic name: its Maven id says which one
+            String name = b.path("symbolic_name").isTextual() ? b.path("symbolic_name").asText() : b.path("id").asText();
+            bundles.add(name + " (" + b.path("state").asText() + ")");
         }
         return List.of(f.path("name").asText(), f.path("enabled").asBoolean() ? "enabled" : "disabled", String.join(", ", bundles));
     }
