@@ -3,8 +3,6 @@ package dev.atrium.repos.internal;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +12,6 @@ import java.util.Set;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
-import javax.ws.rs.HeaderParam;
 import javax.ws.rs.PATCH;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -52,14 +49,15 @@ import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-import dev.atrium.repos.internal.GitReads.LogQuery;
 import dev.atrium.repos.internal.GitWrites.CommitRequest;
 import dev.atrium.repos.internal.RepoAccess.Located;
 
 /**
- * {@code /api/repos/...}: a repository addressed by its id. Access is decided by {@link RepoAccess}. Stars, branches and
- * uploads have their own resources with more specific roots ({@link RepoStarsResource}, {@link RepoBranchesResource},
- * {@link RepoImportResource}): JAX-RS picks one root resource per request, so no two share a root.
+ * {@code /api/repos/...}: a repository addressed by its id. Access is decided by {@link RepoAccess}. Stars, branches,
+ * history, trees, blobs and uploads have their own resources with more specific roots ({@link RepoStarsResource},
+ * {@link RepoBranchesResource}, {@link RepoCommitsResource}, {@link RepoLogResource}, {@link RepoTreeResource},
+ * {@link RepoBlobResource}, {@link RepoImportResource}): JAX-RS picks one root resource per request, so no two share a
+ * root.
  */
 @Component(service = ReposResource.class)
 @JaxrsResource
@@ -174,128 +172,6 @@ public class ReposResource {
             return JsonBody.of(JSON.readTree(raw));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
-        }
-    }
-
-    // -------------------------------------------------------------------------------------------- history
-
-    @GET
-    @Path("{repoId}/commits")
-    @RequiresScope("repos:read")
-    public Map<String, Object> commits(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("path") String path, @QueryParam("author") String author, @QueryParam("since") String since,
-            @QueryParam("until") String until, @QueryParam("limit") String limit, @QueryParam("offset") String offset,
-            @QueryParam("cursor") String cursor) {
-        return log(sc, repoId, ref, path, author, since, until, limit, cursor != null && offset == null ? cursor : offset);
-    }
-
-    @GET
-    @Path("{repoId}/log")
-    @RequiresScope("repos:read")
-    public Map<String, Object> log(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
-        return log(sc, repoId, ref, path, null, null, null, limit, offset);
-    }
-
-    @GET
-    @Path("{repoId}/log/{ref}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> logOfRef(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
-        return log(sc, repoId, ref, null, null, null, null, limit, offset);
-    }
-
-    @GET
-    @Path("{repoId}/log/{ref}/{path: .+}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> logOfPath(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
-        return log(sc, repoId, ref, path, null, null, null, limit, offset);
-    }
-
-    private Map<String, Object> log(SecurityContext sc, String repoId, String ref, String path, String author, String since,
-            String until, String limit, String offset) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        PageRequest page = PageRequest.of(limit, offset);
-        LogQuery q = new LogQuery(ref, path, author, instant("since", since), instant("until", until), page.limit(), page.offset());
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.log(git, l.repo().defaultBranch(), q);
-        }
-    }
-
-    static Instant instant(String name, String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Instant.parse(value.trim());
-        } catch (DateTimeParseException e) {
-            try {
-                return java.time.LocalDate.parse(value.trim()).atStartOfDay(java.time.ZoneOffset.UTC).toInstant();
-            } catch (DateTimeParseException e2) {
-                throw ApiException.badRequest(name + " must be an ISO-8601 date or instant, e.g. 2026-01-31 or 2026-01-31T12:00:00Z");
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ trees, blobs
-
-    @GET
-    @Path("{repoId}/tree/{ref}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> treeRoot(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref) {
-        return tree(sc, repoId, ref, "");
-    }
-
-    @GET
-    @Path("{repoId}/tree/{ref}/{path: .+}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> tree(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.tree(git, ref, path);
-        }
-    }
-
-    @GET
-    @Path("{repoId}/blob/{ref}")
-    @RequiresScope("repos:read")
-    public Response blobWithoutPath(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        access.readable(Caller.from(sc), repoId);
-        throw ApiException.badRequest("a file path is required: /blob/:ref/:path");
-    }
-
-    @GET
-    @Path("{repoId}/blob/{ref}/{path: .+}")
-    @Produces({ MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM })
-    @RequiresScope("repos:read")
-    public Response blob(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path, @QueryParam("format") String format, @HeaderParam("Accept") String accept) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        boolean raw = "raw".equals(format) || (format == null && accept != null && accept.startsWith(MediaType.APPLICATION_OCTET_STREAM));
-        if (format != null && !format.equals("raw") && !format.equals("json")) {
-            throw ApiException.badRequest("format must be raw or json");
-        }
-        org.eclipse.jgit.lib.Repository git = repositories.open(l.repo());
-        try {
-            GitReads.Blob b = GitReads.blob(git, ref, path);
-            if (!raw) {
-                return Response.ok(GitReads.blobJson(b), MediaType.APPLICATION_JSON).build();
-            }
-            org.eclipse.jgit.lib.Repository streamed = git;
-            git = null;
-            StreamingOutput body = out -> {
-                try (streamed) {
-                    b.loader().copyTo(out);
-                }
-            };
-            return Response.ok(body, MediaType.APPLICATION_OCTET_STREAM).header("Content-Length", b.loader().getSize())
-                    .header("X-Content-Type-Options", "nosniff").build();
-        } finally {
-            if (git != null) {
-                git.close();
-            }
         }
     }
 
