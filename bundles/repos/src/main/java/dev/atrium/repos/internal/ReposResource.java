@@ -22,13 +22,11 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.core.StreamingOutput;
 import javax.ws.rs.core.UriInfo;
 
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Ref;
-import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -54,10 +52,11 @@ import dev.atrium.repos.internal.RepoAccess.Located;
 
 /**
  * {@code /api/repos/...}: a repository addressed by its id. Access is decided by {@link RepoAccess}. Stars, branches,
- * history, trees, blobs and uploads have their own resources with more specific roots ({@link RepoStarsResource},
- * {@link RepoBranchesResource}, {@link RepoCommitsResource}, {@link RepoLogResource}, {@link RepoTreeResource},
- * {@link RepoBlobResource}, {@link RepoImportResource}): JAX-RS picks one root resource per request, so no two share a
- * root.
+ * history, trees, blobs, diffs, blame, exports and uploads have their own resources with more specific roots
+ * ({@link RepoStarsResource}, {@link RepoBranchesResource}, {@link RepoCommitsResource}, {@link RepoLogResource},
+ * {@link RepoTreeResource}, {@link RepoBlobResource}, {@link RepoDiffResource}, {@link RepoBlameResource},
+ * {@link RepoExportResource}, {@link RepoImportResource}): JAX-RS picks one root resource per request, so no two share
+ * a root.
  */
 @Component(service = ReposResource.class)
 @JaxrsResource
@@ -175,43 +174,7 @@ public class ReposResource {
         }
     }
 
-    // ----------------------------------------------------------------------------------- diff, blame, status
-
-    @GET
-    @Path("{repoId}/diff/{baseHead: .+}")
-    @Produces({ MediaType.APPLICATION_JSON, "text/x-diff" })
-    @RequiresScope("repos:read")
-    public Response diff(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("baseHead") String baseHead,
-            @QueryParam("format") String format) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            StringBuilder patch = new StringBuilder();
-            Map<String, Object> body = GitReads.diff(git, baseHead, false, patch);
-            if ("patch".equals(format)) {
-                return Response.ok(patch.toString(), "text/x-diff; charset=utf-8").build();
-            }
-            return Response.ok(body, MediaType.APPLICATION_JSON).build();
-        }
-    }
-
-    @GET
-    @Path("{repoId}/blame/{ref}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> blameWithoutPath(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        access.readable(Caller.from(sc), repoId);
-        throw ApiException.badRequest("a file path is required: /blame/:ref/:path");
-    }
-
-    @GET
-    @Path("{repoId}/blame/{ref}/{path: .+}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> blame(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.blame(git, ref, path);
-        }
-    }
+    // ------------------------------------------------------------------------------------------ status, search
 
     @GET
     @Path("{repoId}/status")
@@ -241,41 +204,6 @@ public class ReposResource {
         PageRequest page = PageRequest.of(limit, null);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
             return GitReads.search(git, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref, q, type, page.limit());
-        }
-    }
-
-    @GET
-    @Path("{repoId}/export")
-    @Produces({ "application/gzip", "application/zip", MediaType.APPLICATION_JSON })
-    @RequiresScope("repos:read")
-    public Response export(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("format") String format) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        String f = format == null || format.isBlank() ? "tar.gz" : format;
-        if (!f.equals("tar.gz") && !f.equals("zip")) {
-            throw ApiException.badRequest("format must be tar.gz or zip");
-        }
-        org.eclipse.jgit.lib.Repository git = repositories.open(l.repo());
-        try (RevWalk walk = new RevWalk(git)) {
-            RevCommit c = GitReads.commit(git, walk, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref);
-            String prefix = l.repo().name() + "-" + c.abbreviate(12).name() + "/";
-            long time = c.getCommitTime();
-            ObjectId tree = c.getTree();
-            Archives.checkExportable(git, tree);
-            org.eclipse.jgit.lib.Repository streamed = git;
-            git = null;
-            StreamingOutput body = out -> {
-                try (streamed) {
-                    Archives.export(streamed, tree, prefix, f, time, out);
-                }
-            };
-            String file = l.repo().name() + "-" + c.abbreviate(12).name() + "." + f;
-            return Response.ok(body, f.equals("zip") ? "application/zip" : "application/gzip")
-                    .header("Content-Disposition", "attachment; filename=\"" + file + "\"").build();
-        } finally {
-            if (git != null) {
-                git.close();
-            }
         }
     }
 
