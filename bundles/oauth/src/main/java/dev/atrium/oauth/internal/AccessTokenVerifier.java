@@ -35,7 +35,7 @@ public class AccessTokenVerifier implements TokenVerifier {
 
     @Override
     public Caller verify(String token) {
-        OAuthServer.Bearer bearer = server.bearer(token).orElse(null);
+        IssuedTokens.Bearer bearer = server.bearer(token).orElse(null);
         if (bearer == null || bearer.principalId() == null) {
             return null;
         }

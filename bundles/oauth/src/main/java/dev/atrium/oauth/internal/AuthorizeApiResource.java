@@ -61,7 +61,7 @@ public class AuthorizeApiResource {
         } catch (OAuthError e) {
             throw ApiException.badRequest(e.error + ": " + e.getMessage());
         }
-        OAuthServer.AuthorizeRequest r = check(query);
+        Authorizations.AuthorizeRequest r = check(query);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("client", clientJson(r.client()));
         m.put("scopes", scopesJson(r.scopes()));
@@ -86,10 +86,10 @@ public class AuthorizeApiResource {
                 params.put(e.getKey(), e.getValue().asText());
             }
         }
-        OAuthServer.AuthorizeRequest r;
+        Authorizations.AuthorizeRequest r;
         try {
             r = server.checkAuthorize(params);
-        } catch (OAuthServer.RedirectError e) {
+        } catch (Authorizations.RedirectError e) {
             return Map.of("redirect_to", e.location());
         } catch (OAuthError e) {
             throw ApiException.badRequest(e.error + ": " + e.getMessage());
@@ -105,7 +105,7 @@ public class AuthorizeApiResource {
         if (userCode == null || userCode.isBlank()) {
             throw ApiException.badRequest("user_code is required");
         }
-        OAuthServer.DeviceRow row = server.pendingDevice(userCode);
+        DeviceFlow.DeviceRow row = server.pendingDevice(userCode);
         Client client = server.client(row.clientId()).orElseThrow(() -> ApiException.notFound("no pending device request has this code"));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("user_code", row.userCode());
@@ -127,12 +127,12 @@ public class AuthorizeApiResource {
         return Map.of("status", approve ? "approved" : "denied");
     }
 
-    private OAuthServer.AuthorizeRequest check(Map<String, String> params) {
+    private Authorizations.AuthorizeRequest check(Map<String, String> params) {
         try {
             return server.checkAuthorize(params);
         } catch (OAuthError e) {
             throw ApiException.badRequest(e.error + ": " + e.getMessage());
-        } catch (OAuthServer.RedirectError e) {
+        } catch (Authorizations.RedirectError e) {
             throw ApiException.badRequest(e.error + ": " + e.getMessage());
         }
     }

@@ -76,8 +76,8 @@ public class MyOAuthResource {
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
         }
-        OAuthServer.ClientSpec spec = OAuthEndpoints.spec(body, ApiException::badRequest, false);
-        OAuthServer.checkSpec(spec, ApiException::badRequest);
+        OAuthClients.ClientSpec spec = OAuthEndpoints.spec(body, ApiException::badRequest, false);
+        OAuthClients.checkSpec(spec, ApiException::badRequest);
         Map<String, Object> client = server.register(caller.principalId(), spec, false).toJson(server.issuer(uri.getBaseUri()));
         return Response.status(201).entity(Map.of("client", client)).build();
     }
@@ -89,7 +89,7 @@ public class MyOAuthResource {
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
         }
-        OAuthServer.ClientSpec given = OAuthEndpoints.spec(body, ApiException::badRequest, false);
+        OAuthClients.ClientSpec given = OAuthEndpoints.spec(body, ApiException::badRequest, false);
         String name = body.has("client_name") ? given.name() : null;
         List<String> uris = body.has("redirect_uris") ? given.redirectUris() : null;
         Set<String> scopes = body.has("scope") || body.has("scopes") ? given.scopes() : null;

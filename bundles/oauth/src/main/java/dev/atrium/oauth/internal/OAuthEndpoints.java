@@ -61,12 +61,12 @@ public class OAuthEndpoints {
     @GET
     @Path("authorize")
     public Response authorize(@Context UriInfo uri, @Context HttpHeaders headers) {
-        OAuthServer.AuthorizeRequest request;
+        Authorizations.AuthorizeRequest request;
         try {
             request = server.checkAuthorize(Requests.query(uri));
         } catch (OAuthError e) {
             return Requests.html(400, Html.error(e.error, e.getMessage()));
-        } catch (OAuthServer.RedirectError e) {
+        } catch (Authorizations.RedirectError e) {
             return Response.status(302).header("Location", e.location()).header("Cache-Control", "no-store").build();
         }
         Caller user = signin.user(headers);
@@ -78,7 +78,7 @@ public class OAuthEndpoints {
         return Requests.html(200, consentPage(request, Requests.query(uri), user));
     }
 
-    private String consentPage(OAuthServer.AuthorizeRequest r, Map<String, String> params, Caller user) {
+    private String consentPage(Authorizations.AuthorizeRequest r, Map<String, String> params, Caller user) {
         StringBuilder scopes = new StringBuilder("<ul id=\"scopes\">");
         for (String s : r.scopes()) {
             scopes.append("<li data-scope=\"").append(Html.esc(s)).append("\"><code>").append(Html.esc(s)).append("</code> ")
@@ -165,7 +165,7 @@ public class OAuthEndpoints {
     private Response userinfoOf(HttpHeaders headers) {
         String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
         String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : null;
-        OAuthServer.Bearer bearer = server.bearer(token).orElse(null);
+        IssuedTokens.Bearer bearer = server.bearer(token).orElse(null);
         if (bearer == null || bearer.principalId() == null || !server.principalActive(bearer.principalId())) {
             return Requests.error(OAuthError.invalidToken("the access token is invalid, expired or revoked"));
         }
@@ -204,8 +204,8 @@ public class OAuthEndpoints {
         try {
             java.util.function.Function<String, RuntimeException> invalid = msg -> new OAuthError(
                     msg.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata", msg, 400);
-            OAuthServer.ClientSpec spec = spec(node, invalid, true);
-            OAuthServer.checkSpec(spec, invalid);
+            OAuthClients.ClientSpec spec = spec(node, invalid, true);
+            OAuthClients.checkSpec(spec, invalid);
             return Requests.json(201, server.register(null, spec, true).toJson(server.issuer(uri.getBaseUri())));
         } catch (OAuthError e) {
             return registrationError(e.error, e.getMessage());
@@ -226,15 +226,15 @@ public class OAuthEndpoints {
     }
 
     /** Client metadata from JSON: RFC 7591 names ({@code redirect_uris}, {@code scope}) or the API's. */
-    static OAuthServer.ClientSpec spec(JsonNode node, java.util.function.Function<String, RuntimeException> invalid, boolean dynamic) {
+    static OAuthClients.ClientSpec spec(JsonNode node, java.util.function.Function<String, RuntimeException> invalid, boolean dynamic) {
         List<String> uris = new ArrayList<>();
         JsonNode r = node.get("redirect_uris");
         if (r != null && !r.isNull()) {
             if (!r.isArray()) {
                 throw invalid.apply("redirect_uris must be an array of URIs");
             }
-            if (r.size() > OAuthServer.MAX_REDIRECT_URIS) {
-                throw invalid.apply("redirect_uris may hold at most " + OAuthServer.MAX_REDIRECT_URIS + " URIs");
+            if (r.size() > OAuthClients.MAX_REDIRECT_URIS) {
+                throw invalid.apply("redirect_uris may hold at most " + OAuthClients.MAX_REDIRECT_URIS + " URIs");
             }
             for (JsonNode u : r) {
                 if (!u.isTextual()) {
@@ -287,7 +287,7 @@ public class OAuthEndpoints {
         if (name == null && dynamic) {
             name = "Unnamed client";
         }
-        return new OAuthServer.ClientSpec(name, uris, grants, scopes, authMethod, text(node, "client_uri", invalid),
+        return new OAuthClients.ClientSpec(name, uris, grants, scopes, authMethod, text(node, "client_uri", invalid),
                 text(node, "logo_uri", invalid));
     }
 

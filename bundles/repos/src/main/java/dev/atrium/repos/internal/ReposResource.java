@@ -1,13 +1,8 @@
 package dev.atrium.repos.internal;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +12,6 @@ import java.util.Set;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
-import javax.ws.rs.HeaderParam;
 import javax.ws.rs.PATCH;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -28,19 +22,12 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.core.StreamingOutput;
 import javax.ws.rs.core.UriInfo;
 
-import org.eclipse.jgit.api.Git;
-import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.Ref;
-import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
-import org.eclipse.jgit.transport.FetchResult;
-import org.eclipse.jgit.transport.TrackingRefUpdate;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -60,12 +47,17 @@ import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-import dev.atrium.repos.internal.GitReads.LogQuery;
 import dev.atrium.repos.internal.GitWrites.CommitRequest;
-import dev.atrium.repos.internal.GitWrites.FileChange;
 import dev.atrium.repos.internal.RepoAccess.Located;
 
-/** {@code /api/repos/...}: a repository addressed by its id. Access is decided by {@link RepoAccess}. */
+/**
+ * {@code /api/repos/...}: a repository addressed by its id. Access is decided by {@link RepoAccess}. Stars, branches,
+ * history, trees, blobs, diffs, blame, exports and uploads have their own resources with more specific roots
+ * ({@link RepoStarsResource}, {@link RepoBranchesResource}, {@link RepoCommitsResource}, {@link RepoLogResource},
+ * {@link RepoTreeResource}, {@link RepoBlobResource}, {@link RepoDiffResource}, {@link RepoBlameResource},
+ * {@link RepoExportResource}, {@link RepoImportResource}): JAX-RS picks one root resource per request, so no two share
+ * a root.
+ */
 @Component(service = ReposResource.class)
 @JaxrsResource
 @JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
@@ -73,12 +65,6 @@ import dev.atrium.repos.internal.RepoAccess.Located;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class ReposResource {
-
-    /** A Git bundle upload, streamed to a temporary file. */
-    static final long MAX_IMPORT_BYTES = 1L << 30;
-    /** An archive's unpacked files, held in memory until they are one commit. */
-    static final long MAX_ARCHIVE_BYTES = 256L << 20;
-    private static final Duration PUSH_WAIT = Duration.ofSeconds(30);
 
     private final Repositories repositories;
     private final RepoAccess access;
@@ -147,43 +133,6 @@ public class ReposResource {
         repositories.delete(access.writable(Caller.from(sc), repoId).repo());
         return Map.of("success", true);
     }
-
-    @GET
-    @Path("{repoId}/star")
-    @RequiresScope("repos:read")
-    public Map<String, Object> starState(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        Caller caller = Caller.from(sc);
-        Located l = access.readable(caller, repoId);
-        return starBody(l.repo(), caller);
-    }
-
-    @POST
-    @Path("{repoId}/star")
-    @RequiresScope("repos:write")
-    public Map<String, Object> star(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        Caller caller = Caller.from(sc);
-        Located l = access.readable(caller, repoId);
-        repositories.store().star(l.repo().id(), caller.principalId());
-        return starBody(l.repo(), caller);
-    }
-
-    @DELETE
-    @Path("{repoId}/star")
-    @RequiresScope("repos:write")
-    public Map<String, Object> unstar(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        Caller caller = Caller.from(sc);
-        Located l = access.readable(caller, repoId);
-        repositories.store().unstar(l.repo().id(), caller.principalId());
-        return starBody(l.repo(), caller);
-    }
-
-    private Map<String, Object> starBody(Repository r, Caller caller) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("starred", repositories.store().starred(r.id(), caller.principalId()));
-        m.put("stars", repositories.store().stars(r.id()));
-        return m;
-    }
-
     @POST
     @Path("{repoId}/fork")
     @Consumes(MediaType.WILDCARD)
@@ -225,223 +174,7 @@ public class ReposResource {
         }
     }
 
-    // ----------------------------------------------------------------------------------------------- branches
-
-    @GET
-    @Path("{repoId}/branches")
-    @RequiresScope("repos:read")
-    public Map<String, Object> branches(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return Map.of("branches", GitReads.branches(git, l.repo().defaultBranch()));
-        }
-    }
-
-    @POST
-    @Path("{repoId}/branches")
-    @RequiresScope("repos:write")
-    public Response createBranch(@Context SecurityContext sc, @PathParam("repoId") String repoId, JsonNode body) {
-        Caller caller = Caller.from(sc);
-        Located l = access.writable(caller, repoId);
-        JsonBody b = JsonBody.of(body);
-        String name = GitNames.checkBranch(b.text("name", 1, 200));
-        String from = b.optionalText("from", 1, 256).orElse(l.repo().defaultBranch());
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            RefChange change = GitWrites.createBranch(git, name, from);
-            repositories.pushed(l.repo(), caller.principalId(), List.of(change));
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("name", name);
-            m.put("commit", change.newId());
-            m.put("is_default", name.equals(l.repo().defaultBranch()));
-            return Response.status(201).entity(Map.of("branch", m)).build();
-        }
-    }
-
-    @DELETE
-    @Path("{repoId}/branches/{branch: .+}")
-    @RequiresScope("repos:write")
-    public Map<String, Object> deleteBranch(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("branch") String branch) {
-        Caller caller = Caller.from(sc);
-        Located l = access.writable(caller, repoId);
-        GitNames.checkBranch(branch); // before anything touches the disk: the name arrives raw, '..' segments included
-        if (branch.equals(l.repo().defaultBranch())) {
-            throw ApiException.conflict("the default branch cannot be deleted; make another branch the default first");
-        }
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            repositories.pushed(l.repo(), caller.principalId(), List.of(GitWrites.deleteBranch(git, branch)));
-        }
-        return Map.of("success", true);
-    }
-
-    @POST
-    @Path("{repoId}/branches/{branch: .+}/default")
-    @RequiresScope("repos:write")
-    public Map<String, Object> setDefault(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId,
-            @PathParam("branch") String branch) {
-        Located l = access.writable(Caller.from(sc), repoId);
-        Repository r = repositories.update(l.repo(), null, null, null, GitNames.checkBranch(branch), null);
-        return Map.of("repository", json(new Located(r, l.space(), true), uri));
-    }
-
-    // -------------------------------------------------------------------------------------------- history
-
-    @GET
-    @Path("{repoId}/commits")
-    @RequiresScope("repos:read")
-    public Map<String, Object> commits(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("path") String path, @QueryParam("author") String author, @QueryParam("since") String since,
-            @QueryParam("until") String until, @QueryParam("limit") String limit, @QueryParam("offset") String offset,
-            @QueryParam("cursor") String cursor) {
-        return log(sc, repoId, ref, path, author, since, until, limit, cursor != null && offset == null ? cursor : offset);
-    }
-
-    @GET
-    @Path("{repoId}/log")
-    @RequiresScope("repos:read")
-    public Map<String, Object> log(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
-        return log(sc, repoId, ref, path, null, null, null, limit, offset);
-    }
-
-    @GET
-    @Path("{repoId}/log/{ref}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> logOfRef(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
-        return log(sc, repoId, ref, null, null, null, null, limit, offset);
-    }
-
-    @GET
-    @Path("{repoId}/log/{ref}/{path: .+}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> logOfPath(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
-        return log(sc, repoId, ref, path, null, null, null, limit, offset);
-    }
-
-    private Map<String, Object> log(SecurityContext sc, String repoId, String ref, String path, String author, String since,
-            String until, String limit, String offset) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        PageRequest page = PageRequest.of(limit, offset);
-        LogQuery q = new LogQuery(ref, path, author, instant("since", since), instant("until", until), page.limit(), page.offset());
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.log(git, l.repo().defaultBranch(), q);
-        }
-    }
-
-    static Instant instant(String name, String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Instant.parse(value.trim());
-        } catch (DateTimeParseException e) {
-            try {
-                return java.time.LocalDate.parse(value.trim()).atStartOfDay(java.time.ZoneOffset.UTC).toInstant();
-            } catch (DateTimeParseException e2) {
-                throw ApiException.badRequest(name + " must be an ISO-8601 date or instant, e.g. 2026-01-31 or 2026-01-31T12:00:00Z");
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ trees, blobs
-
-    @GET
-    @Path("{repoId}/tree/{ref}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> treeRoot(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref) {
-        return tree(sc, repoId, ref, "");
-    }
-
-    @GET
-    @Path("{repoId}/tree/{ref}/{path: .+}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> tree(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.tree(git, ref, path);
-        }
-    }
-
-    @GET
-    @Path("{repoId}/blob/{ref}")
-    @RequiresScope("repos:read")
-    public Response blobWithoutPath(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        access.readable(Caller.from(sc), repoId);
-        throw ApiException.badRequest("a file path is required: /blob/:ref/:path");
-    }
-
-    @GET
-    @Path("{repoId}/blob/{ref}/{path: .+}")
-    @Produces({ MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM })
-    @RequiresScope("repos:read")
-    public Response blob(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path, @QueryParam("format") String format, @HeaderParam("Accept") String accept) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        boolean raw = "raw".equals(format) || (format == null && accept != null && accept.startsWith(MediaType.APPLICATION_OCTET_STREAM));
-        if (format != null && !format.equals("raw") && !format.equals("json")) {
-            throw ApiException.badRequest("format must be raw or json");
-        }
-        org.eclipse.jgit.lib.Repository git = repositories.open(l.repo());
-        try {
-            GitReads.Blob b = GitReads.blob(git, ref, path);
-            if (!raw) {
-                return Response.ok(GitReads.blobJson(b), MediaType.APPLICATION_JSON).build();
-            }
-            org.eclipse.jgit.lib.Repository streamed = git;
-            git = null;
-            StreamingOutput body = out -> {
-                try (streamed) {
-                    b.loader().copyTo(out);
-                }
-            };
-            return Response.ok(body, MediaType.APPLICATION_OCTET_STREAM).header("Content-Length", b.loader().getSize())
-                    .header("X-Content-Type-Options", "nosniff").build();
-        } finally {
-            if (git != null) {
-                git.close();
-            }
-        }
-    }
-
-    // ----------------------------------------------------------------------------------- diff, blame, status
-
-    @GET
-    @Path("{repoId}/diff/{baseHead: .+}")
-    @Produces({ MediaType.APPLICATION_JSON, "text/x-diff" })
-    @RequiresScope("repos:read")
-    public Response diff(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("baseHead") String baseHead,
-            @QueryParam("format") String format) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            StringBuilder patch = new StringBuilder();
-            Map<String, Object> body = GitReads.diff(git, baseHead, false, patch);
-            if ("patch".equals(format)) {
-                return Response.ok(patch.toString(), "text/x-diff; charset=utf-8").build();
-            }
-            return Response.ok(body, MediaType.APPLICATION_JSON).build();
-        }
-    }
-
-    @GET
-    @Path("{repoId}/blame/{ref}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> blameWithoutPath(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        access.readable(Caller.from(sc), repoId);
-        throw ApiException.badRequest("a file path is required: /blame/:ref/:path");
-    }
-
-    @GET
-    @Path("{repoId}/blame/{ref}/{path: .+}")
-    @RequiresScope("repos:read")
-    public Map<String, Object> blame(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.blame(git, ref, path);
-        }
-    }
+    // ------------------------------------------------------------------------------------------ status, search
 
     @GET
     @Path("{repoId}/status")
@@ -474,41 +207,6 @@ public class ReposResource {
         }
     }
 
-    @GET
-    @Path("{repoId}/export")
-    @Produces({ "application/gzip", "application/zip", MediaType.APPLICATION_JSON })
-    @RequiresScope("repos:read")
-    public Response export(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("format") String format) {
-        Located l = access.readable(Caller.from(sc), repoId);
-        String f = format == null || format.isBlank() ? "tar.gz" : format;
-        if (!f.equals("tar.gz") && !f.equals("zip")) {
-            throw ApiException.badRequest("format must be tar.gz or zip");
-        }
-        org.eclipse.jgit.lib.Repository git = repositories.open(l.repo());
-        try (RevWalk walk = new RevWalk(git)) {
-            RevCommit c = GitReads.commit(git, walk, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref);
-            String prefix = l.repo().name() + "-" + c.abbreviate(12).name() + "/";
-            long time = c.getCommitTime();
-            ObjectId tree = c.getTree();
-            Archives.checkExportable(git, tree);
-            org.eclipse.jgit.lib.Repository streamed = git;
-            git = null;
-            StreamingOutput body = out -> {
-                try (streamed) {
-                    Archives.export(streamed, tree, prefix, f, time, out);
-                }
-            };
-            String file = l.repo().name() + "-" + c.abbreviate(12).name() + "." + f;
-            return Response.ok(body, f.equals("zip") ? "application/zip" : "application/gzip")
-                    .header("Content-Disposition", "attachment; filename=\"" + file + "\"").build();
-        } finally {
-            if (git != null) {
-                git.close();
-            }
-        }
-    }
-
     // ------------------------------------------------------------------------------------------- writes
 
     @POST
@@ -532,124 +230,6 @@ public class ReposResource {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /**
-     * {@code POST /api/repos/:id/import}: a Git bundle ({@code application/x-git-bundle}) adds its branches and
-     * tags (no branch is rewritten: a non-fast-forward is 409); a {@code application/zip} or
-     * {@code application/gzip} archive becomes one commit on the default branch holding exactly its files.
-     */
-    @POST
-    @Path("{repoId}/import")
-    @dev.atrium.kernel.api.BodyLimit(MAX_IMPORT_BYTES)
-    @Consumes(MediaType.WILDCARD)
-    @RequiresScope("repos:write")
-    public Response importUpload(@Context SecurityContext sc, @PathParam("repoId") String repoId,
-            @HeaderParam("Content-Type") String contentType, @QueryParam("message") String message, InputStream body) throws IOException {
-        Caller caller = Caller.from(sc);
-        Located l = access.writable(caller, repoId);
-        String type = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase();
-        switch (type) {
-            case "application/x-git-bundle" -> {
-                return Response.ok(importBundle(l.repo(), caller, body)).build();
-            }
-            case "application/zip", "application/gzip", "application/x-gzip", "application/x-tar+gzip" -> {
-                List<FileChange> files = Archives.read(body, type.equals("application/zip") ? "zip" : "tar.gz", MAX_ARCHIVE_BYTES);
-                String msg = message == null || message.isBlank() ? "Import archive" : message;
-                if (GitNames.textProblem(msg) != null) {
-                    throw ApiException.badRequest("message: " + GitNames.textProblem(msg));
-                }
-                PersonIdent author = new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium");
-                CommitRequest req = new CommitRequest(l.repo().defaultBranch(), null, msg, author, files, true);
-                return Response.status(201).entity(commit(l.repo(), caller, req)).build();
-            }
-            default -> throw ApiException.badRequest(
-                    "Content-Type must be application/x-git-bundle, application/zip or application/gzip (a .tar.gz)");
-        }
-    }
-
-    private Map<String, Object> importBundle(Repository r, Caller caller, InputStream body) throws IOException {
-        java.nio.file.Path tmp = java.nio.file.Files.createTempFile("atrium-import-", ".bundle");
-        try {
-            long size;
-            try (var out = java.nio.file.Files.newOutputStream(tmp)) {
-                size = copyBounded(body, out, MAX_IMPORT_BYTES);
-            }
-            if (size == 0) {
-                throw ApiException.badRequest("the body is empty: send a Git bundle");
-            }
-            byte[] head = new byte[16];
-            try (InputStream in = java.nio.file.Files.newInputStream(tmp)) {
-                int n = in.readNBytes(head, 0, head.length);
-                String start = new String(head, 0, n, StandardCharsets.US_ASCII);
-                if (!start.startsWith("# v2 git bundle") && !start.startsWith("# v3 git bundle")) {
-                    throw ApiException.badRequest("the body is not a Git bundle (it must start with '# v2 git bundle')");
-                }
-            }
-            try (org.eclipse.jgit.lib.Repository git = repositories.open(r); Git g = Git.wrap(git);
-                    var lock = repositories.lockForPush(r, PUSH_WAIT)) {
-                FetchResult result = CheckedFetch.fetch(g, tmp.toString(), false, c -> {
-                }, null, null);
-                if (result == null) {
-                    return Map.of("refs", List.of()); // no branches or tags: nothing to import
-                }
-                List<RefChange> changes = new ArrayList<>();
-                List<Map<String, Object>> refs = new ArrayList<>();
-                List<String> rejected = new ArrayList<>();
-                for (TrackingRefUpdate u : result.getTrackingRefUpdates()) {
-                    switch (u.getResult()) {
-                        case NEW, FAST_FORWARD, FORCED -> {
-                            changes.add(new RefChange(u.getLocalName(), u.getOldObjectId().name(), u.getNewObjectId().name()));
-                            refs.add(Map.of("ref", u.getLocalName(), "commit", u.getNewObjectId().name()));
-                        }
-                        case NO_CHANGE -> {
-                        }
-                        default -> rejected.add(u.getLocalName() + " (" + u.getResult() + ")");
-                    }
-                }
-                repositories.pushed(r, caller.principalId(), changes);
-                if (!rejected.isEmpty()) {
-                    throw ApiException.conflict("the bundle would rewrite " + String.join(", ", rejected)
-                            + (changes.isEmpty() ? "" : "; the other refs were imported"));
-                }
-                if (git.exactRef(Constants.HEAD) != null && git.exactRef(Constants.HEAD).getObjectId() == null) {
-                    Ref first = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).stream().findFirst().orElse(null);
-                    if (first != null && git.exactRef(Constants.R_HEADS + r.defaultBranch()) == null) {
-                        repositories.update(r, null, null, null, first.getName().substring(Constants.R_HEADS.length()), null);
-                    }
-                }
-                return Map.of("refs", refs);
-            } catch (GitAPIException e) {
-                throw ApiException.badRequest("the bundle could not be imported: "
-                        + CheckedFetch.describe(e, tmp.toUri().toString(), tmp.toString(), tmp.getParent().toString()));
-            }
-        } finally {
-            java.nio.file.Files.deleteIfExists(tmp);
-        }
-    }
-
-    private static long copyBounded(InputStream in, java.io.OutputStream out, long max) throws IOException {
-        byte[] buf = new byte[1 << 16];
-        long total = 0;
-        int n;
-        while (true) {
-            try {
-                n = in.read(buf);
-            } catch (IOException e) {
-                // the client's body ended early or broke off: its error, not the server's
-                throw ApiException.badRequest("the upload could not be read to its end: "
-                        + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-            }
-            if (n <= 0) {
-                break;
-            }
-            total += n;
-            if (total > max) {
-                throw new ApiException(413, "PAYLOAD_TOO_LARGE", "the upload is larger than " + max + " bytes");
-            }
-            out.write(buf, 0, n);
-        }
-        return total;
     }
 
     /** {@code POST /api/repos/import-external}: a new repository in the caller's workspace, fetched from a remote URL. */

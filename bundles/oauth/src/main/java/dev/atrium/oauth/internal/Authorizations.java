@@ -1,0 +1,151 @@
+package dev.atrium.oauth.internal;
+
+import java.net.URI;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.Sql;
+
+/**
+ * Authorization requests (RFC 6749 §4.1 with PKCE): checking a request, and the user's approval (a fresh code and
+ * the consent) or denial, each sent back to the client's redirect URI.
+ */
+@Component(service = Authorizations.class)
+public class Authorizations {
+
+    private final Sql sql;
+    private final OAuthClients clients;
+    private final OAuthConsents consents;
+    private final OAuthAuditLog audit;
+
+    @Activate
+    public Authorizations(@Reference DataSource dataSource, @Reference OAuthClients clients, @Reference OAuthConsents consents,
+            @Reference OAuthAuditLog audit) {
+        this.sql = new Sql(dataSource);
+        this.clients = clients;
+        this.consents = consents;
+        this.audit = audit;
+    }
+
+    /** A checked authorization request. */
+    record AuthorizeRequest(Client client, String redirectUri, boolean redirectUriGiven, Set<String> scopes, String state,
+            String codeChallenge, String nonce) {
+    }
+
+    /** An authorization error sent back to the client's redirect URI (RFC 6749 §4.1.2.1). */
+    static final class RedirectError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final String error;
+        final String redirectUri;
+        final String state;
+
+        RedirectError(String error, String description, String redirectUri, String state) {
+            super(description);
+            this.error = error;
+            this.redirectUri = redirectUri;
+            this.state = state;
+        }
+
+        String location() {
+            return OAuthServer.withQuery(redirectUri, "error", error, "error_description", getMessage(), "state", state);
+        }
+    }
+
+    /**
+     * Checks an authorization request. An unknown client or a redirect URI that is not registered exactly is an
+     * {@link OAuthError} shown to the user (never a redirect to an unverified URI); everything after that is a
+     * {@link RedirectError}.
+     */
+    AuthorizeRequest checkAuthorize(Map<String, String> p) {
+        String clientId = p.get("client_id");
+        Client client = clients.client(clientId).orElseThrow(() -> new OAuthError("invalid_client", "unknown client_id", 400));
+        String given = p.get("redirect_uri");
+        String redirectUri;
+        if (given == null || given.isEmpty()) {
+            if (client.redirectUris().size() != 1) {
+                throw OAuthError.invalidRequest("redirect_uri is required: the client registered several");
+            }
+            redirectUri = client.redirectUris().get(0);
+        } else if (client.redirectUris().contains(given)) {
+            redirectUri = given;
+        } else {
+            throw OAuthError.unauthorizedClient("the redirect_uri is not registered for this client");
+        }
+        String state = p.get("state");
+        if (!"code".equals(p.get("response_type"))) {
+            throw new RedirectError("unsupported_response_type", "response_type must be code", redirectUri, state);
+        }
+        if (!client.grantTypes().contains("authorization_code")) {
+            throw new RedirectError("unauthorized_client", "this client may not use the authorization_code grant", redirectUri, state);
+        }
+        Set<String> scopes = requestedScopes(p.get("scope"), client,
+                msg -> new RedirectError("invalid_scope", msg, redirectUri, state));
+        String challenge = p.get("code_challenge");
+        String method = p.get("code_challenge_method");
+        if (challenge == null || challenge.isEmpty()) {
+            if (client.isPublic()) {
+                throw new RedirectError("invalid_request", "a public client must use PKCE (code_challenge with S256)", redirectUri, state);
+            }
+            challenge = null;
+        } else {
+            if (!"S256".equals(method)) {
+                throw new RedirectError("invalid_request", "code_challenge_method must be S256", redirectUri, state);
+            }
+            if (!challenge.matches("[A-Za-z0-9_-]{43}")) {
+                throw new RedirectError("invalid_request", "code_challenge must be a base64url SHA-256", redirectUri, state);
+            }
+        }
+        String nonce = p.get("nonce");
+        if (nonce != null && nonce.length() > 500) {
+            throw new RedirectError("invalid_request", "nonce is too long", redirectUri, state);
+        }
+        return new AuthorizeRequest(client, redirectUri, given != null && !given.isEmpty(), scopes, state, challenge, nonce);
+    }
+
+    /** The requested scopes: known, within the client's, and the client's own when none are named. */
+    static Set<String> requestedScopes(String requested, Client client, java.util.function.Function<String, RuntimeException> invalid) {
+        Set<String> scopes = ScopeSet.parse(requested);
+        if (scopes == null) {
+            throw invalid.apply("unknown scope in '" + requested + "'");
+        }
+        if (scopes.isEmpty()) {
+            return client.scopes();
+        }
+        for (String s : scopes) {
+            if (!client.scopes().contains(s)) {
+                throw invalid.apply("scope '" + s + "' is not registered for this client");
+            }
+        }
+        return scopes;
+    }
+
+    /** The user approved: records the consent and returns the redirect carrying a fresh code. */
+    String approve(String principalId, AuthorizeRequest r) {
+        String code = Ids.random("atac_", 40);
+        sql.tx(c -> {
+            Sql.update(c, "INSERT INTO oauth_codes (code_hash, client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, "
+                    + "family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(code), r.client().clientId(),
+                    principalId, r.redirectUriGiven() ? r.redirectUri() : null, ScopeSet.join(r.scopes()), r.codeChallenge(),
+                    r.nonce(), Ids.random("fam_", 20), Instant.now().plus(OAuthServer.CODE_TTL));
+            consents.consent(c, principalId, r.client().clientId(), r.scopes());
+            return null;
+        });
+        audit.audit(principalId, r.client().clientId(), "authorization_granted", ScopeSet.join(r.scopes()));
+        return OAuthServer.withQuery(r.redirectUri(), "code", code, "state", r.state());
+    }
+
+    String deny(String principalId, AuthorizeRequest r) {
+        audit.audit(principalId, r.client().clientId(), "authorization_denied", ScopeSet.join(r.scopes()));
+        return OAuthServer.withQuery(r.redirectUri(), "error", "access_denied", "error_description", "the user denied the request",
+                "state", r.state());
+    }
+}

@@ -1,0 +1,51 @@
+package dev.atrium.repos.internal;
+
+import java.util.Map;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.SecurityContext;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.RequiresScope;
+
+/** {@code /api/repos/:id/commits}: a branch's history, filtered by path, author and dates. */
+@Component(service = RepoCommitsResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/repos/{repoId}/commits")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class RepoCommitsResource {
+
+    private final Repositories repositories;
+    private final RepoAccess access;
+
+    @Activate
+    public RepoCommitsResource(@Reference Repositories repositories, @Reference RepoAccess access) {
+        this.repositories = repositories;
+        this.access = access;
+    }
+
+    @GET
+    @RequiresScope("repos:read")
+    public Map<String, Object> commits(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
+            @QueryParam("path") String path, @QueryParam("author") String author, @QueryParam("since") String since,
+            @QueryParam("until") String until, @QueryParam("limit") String limit, @QueryParam("offset") String offset,
+            @QueryParam("cursor") String cursor) {
+        return RepoHistory.log(access, repositories, sc, repoId, ref, path, author, since, until, limit,
+                cursor != null && offset == null ? cursor : offset);
+    }
+}

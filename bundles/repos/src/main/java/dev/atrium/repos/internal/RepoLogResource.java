@@ -1,0 +1,64 @@
+package dev.atrium.repos.internal;
+
+import java.util.Map;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.SecurityContext;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.RequiresScope;
+
+/** {@code /api/repos/:id/log[/:ref[/:path]]}: the history of a ref, or of one path in it. */
+@Component(service = RepoLogResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/repos/{repoId}/log")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class RepoLogResource {
+
+    private final Repositories repositories;
+    private final RepoAccess access;
+
+    @Activate
+    public RepoLogResource(@Reference Repositories repositories, @Reference RepoAccess access) {
+        this.repositories = repositories;
+        this.access = access;
+    }
+
+    @GET
+    @RequiresScope("repos:read")
+    public Map<String, Object> log(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
+            @QueryParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+        return RepoHistory.log(access, repositories, sc, repoId, ref, path, null, null, null, limit, offset);
+    }
+
+    @GET
+    @Path("{ref}")
+    @RequiresScope("repos:read")
+    public Map<String, Object> logOfRef(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
+            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+        return RepoHistory.log(access, repositories, sc, repoId, ref, null, null, null, null, limit, offset);
+    }
+
+    @GET
+    @Path("{ref}/{path: .+}")
+    @RequiresScope("repos:read")
+    public Map<String, Object> logOfPath(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
+            @PathParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+        return RepoHistory.log(access, repositories, sc, repoId, ref, path, null, null, null, limit, offset);
+    }
+}

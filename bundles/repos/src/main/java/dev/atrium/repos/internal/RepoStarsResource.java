@@ -1,0 +1,80 @@
+package dev.atrium.repos.internal;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.SecurityContext;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.internal.RepoAccess.Located;
+
+/** {@code /api/repos/:id/star}: the caller's star on a repository, and its star count. */
+@Component(service = RepoStarsResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/repos/{repoId}/star")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class RepoStarsResource {
+
+    private final Repositories repositories;
+    private final RepoAccess access;
+
+    @Activate
+    public RepoStarsResource(@Reference Repositories repositories, @Reference RepoAccess access) {
+        this.repositories = repositories;
+        this.access = access;
+    }
+
+    @GET
+    @RequiresScope("repos:read")
+    public Map<String, Object> starState(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
+        Caller caller = Caller.from(sc);
+        Located l = access.readable(caller, repoId);
+        return starBody(l.repo(), caller);
+    }
+
+    @POST
+    @RequiresScope("repos:write")
+    public Map<String, Object> star(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
+        Caller caller = Caller.from(sc);
+        Located l = access.readable(caller, repoId);
+        repositories.store().star(l.repo().id(), caller.principalId());
+        return starBody(l.repo(), caller);
+    }
+
+    @DELETE
+    @RequiresScope("repos:write")
+    public Map<String, Object> unstar(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
+        Caller caller = Caller.from(sc);
+        Located l = access.readable(caller, repoId);
+        repositories.store().unstar(l.repo().id(), caller.principalId());
+        return starBody(l.repo(), caller);
+    }
+
+    private Map<String, Object> starBody(Repository r, Caller caller) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("starred", repositories.store().starred(r.id(), caller.principalId()));
+        m.put("stars", repositories.store().stars(r.id()));
+        return m;
+    }
+
+}
