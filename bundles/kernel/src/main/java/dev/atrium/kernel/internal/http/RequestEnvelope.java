@@ -250,10 +250,7 @@ public class RequestEnvelope implements Filter {
     }
 
     private static void tooLarge(HttpServletRequest request, HttpServletResponse response, Area area, long limit) throws IOException {
-        response.setHeader("Connection", "close");
-        refuse(response, area, 413, "request body is larger than " + limit + " bytes");
-        response.flushBuffer();
-        discardModestBody(request);
+        refuseUnread(request, response, area, 413, "request body is larger than " + limit + " bytes");
     }
 
     /**
