@@ -14,7 +14,6 @@ import org.osgi.service.cm.ConfigurationEvent;
 import org.osgi.service.cm.ConfigurationListener;
 import org.osgi.service.cm.ConfigurationPlugin;
 import org.osgi.util.tracker.ServiceTracker;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -27,7 +26,6 @@ public final class Activator implements BundleActivator {
 
     /** The plugin's {@code config.plugin.id}, named in the framework property {@code felix.cm.config.plugins}. */
     static final String PLUGIN_ID = "dev.atrium.config";
-    private static final Logger LOG = LoggerFactory.getLogger(Activator.class);
 
     private final Map<String, List<Setting>> settings = Settings.all();
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
@@ -70,7 +68,9 @@ public final class Activator implements BundleActivator {
                 configuration.update(new Hashtable<>());
             }
         } catch (IOException | IllegalStateException e) {
-            LOG.error("no configuration could be made for {}: its component sees no environment settings", pid, e);
+            // looked up here, not in a static field: SLF4J binds at its first use, and this bundle starts before the provider
+            LoggerFactory.getLogger(Activator.class).error("no configuration could be made for {}: its component sees no "
+                    + "environment settings", pid, e);
         }
     }
 }

@@ -22,8 +22,6 @@ import org.slf4j.LoggerFactory;
  */
 final class EnvironmentDefaults implements ConfigurationPlugin {
 
-    private static final Logger LOG = LoggerFactory.getLogger(EnvironmentDefaults.class);
-
     private final Map<String, List<Setting>> settings;
     private final UnaryOperator<String> environment;
     private final UnaryOperator<String> properties;
@@ -62,12 +60,17 @@ final class EnvironmentDefaults implements ConfigurationPlugin {
             try {
                 return convert(setting.kind(), raw.trim());
             } catch (IllegalArgumentException e) {
-                LOG.warn("{}='{}' is not a {}; {} keeps its default", source, raw, setting.kind().name().toLowerCase(Locale.ROOT),
+                log().warn("{}='{}' is not a {}; {} keeps its default", source, raw, setting.kind().name().toLowerCase(Locale.ROOT),
                         setting.property());
                 return setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
             }
         }
         return setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
+    }
+
+    /** Not a static field: this class loads at start level 1, before the logging provider, and SLF4J binds once. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(EnvironmentDefaults.class);
     }
 
     private static Object convert(Setting.Kind kind, String text) {
