@@ -3,7 +3,6 @@ package dev.atrium.config.internal;
 import java.nio.file.Path;
 import java.util.Dictionary;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -60,8 +59,7 @@ final class EnvironmentDefaults implements ConfigurationPlugin {
             try {
                 return convert(setting.kind(), raw.trim());
             } catch (IllegalArgumentException e) {
-                log().warn("{}='{}' is not a {}; {} keeps its default", source, raw, setting.kind().name().toLowerCase(Locale.ROOT),
-                        setting.property());
+                log().warn("{}='{}' is not {}; {} keeps its default", source, raw, setting.kind().expected, setting.property());
                 return setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
             }
         }

@@ -11,9 +11,15 @@ record Setting(String property, Kind kind, List<Source> sources, String fallback
 
     /** How the text of a source becomes the typed value the component's configuration record expects. */
     enum Kind {
-        STRING, INTEGER, LONG, BOOLEAN,
+        STRING("a string"), INTEGER("an integer"), LONG("an integer"), BOOLEAN("true or false"),
         /** A directory, made absolute against the process's working directory. */
-        DIRECTORY
+        DIRECTORY("a directory");
+
+        final String expected;
+
+        Kind(String expected) {
+            this.expected = expected;
+        }
     }
 
     /** An environment variable or a framework (else system) property. */
