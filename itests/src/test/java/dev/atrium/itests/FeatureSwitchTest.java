@@ -76,6 +76,21 @@ class FeatureSwitchTest {
     }
 
     @Test
+    void theOAuthServersRoutesComeFromItsBundlesDeclarationLikeEveryOthers(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        assertEquals(200, u.http().get("/api/me/oauth/consents").status());
+        try {
+            assertEquals(200, server.operator().post("/admin/features/oauth/disable", Map.of()).status());
+            Http.Reply r = u.http().get("/api/me/oauth/consents");
+            BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+            assertTrue(r.json().get("error").get("message").asText().contains("oauth capability is disabled"), r.body());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/oauth/enable", Map.of()).status());
+        }
+        assertEquals(200, await(u.http(), "/api/me/oauth/consents", 200).status());
+    }
+
+    @Test
     void disablingACapabilityLeavesItsApiBundleActiveForTheCapabilitiesWiredToIt(AtriumServer server) throws Exception {
         try {
             Http.Reply off = server.operator().post("/admin/features/threads/disable", Map.of());

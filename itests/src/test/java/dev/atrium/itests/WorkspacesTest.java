@@ -179,6 +179,7 @@ class WorkspacesTest {
         assertEquals("Repositories " + path + "/repos", labels.get("repos"), items.toString());
         assertEquals("Runs " + path + "/runs", labels.get("runs"), items.toString());
         assertEquals("Threads " + path + "/threads", labels.get("threads"), items.toString());
+        assertFalse(labels.containsKey("oauth"), "the OAuth server declares sidebar=false: " + items);
         assertEquals(200, u.http().put(path + "/common-env", Map.of("name", "API_KEY", "value", "s3cret", "secret", true)).status());
         JsonNode export = u.http().get(path + "/export").json();
         assertEquals(u.defaultSpaceId(), export.get("space").get("id").asText());

@@ -10,10 +10,8 @@ import java.util.List;
  * @param name        the file name without {@code .json}
  * @param description the feature's description
  * @param members     its bundles, by Maven {@code groupId:artifactId}
- * @param legacyRoutes path patterns of the feature file's {@code atrium-routes} extension, for a bundle that does not
- *                    declare an {@code atrium.capability} yet (only oauth); empty for every other feature
  */
-record Feature(String name, String description, List<Member> members, List<String> legacyRoutes) {
+record Feature(String name, String description, List<Member> members) {
 
     /**
      * One bundle of a feature.

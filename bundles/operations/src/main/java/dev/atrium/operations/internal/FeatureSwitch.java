@@ -105,12 +105,8 @@ public class FeatureSwitch {
                     }
                     members.add(new Feature.Member(gav[0], gav[1], b.path("atrium-api").asBoolean(false)));
                 }
-                List<String> legacyRoutes = new ArrayList<>();
-                for (JsonNode r : f.path("extensions").path("atrium-routes").path("json")) {
-                    legacyRoutes.add(r.asText());
-                }
                 String name = file.substring(0, file.length() - ".json".length());
-                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(members), List.copyOf(legacyRoutes)));
+                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(members)));
             }
         }
         return out;
@@ -154,7 +150,7 @@ public class FeatureSwitch {
 
     /** The path patterns the feature's installed bundles declare in their {@code atrium.capability} capabilities. */
     List<String> routes(Feature f) {
-        List<String> out = new ArrayList<>(f.legacyRoutes());
+        List<String> out = new ArrayList<>();
         for (Bundle b : bundles(f)) {
             out.addAll(declaredRoutes(b));
         }

@@ -40,7 +40,7 @@ class CapabilityAttributesTest {
     @Test
     void aFeatureMemberIsTheBundleCarryingItsMavenDescriptorWhateverItsSymbolicName() throws Exception {
         Feature repos = new Feature("repos", "", List.of(new Feature.Member("dev.atrium", "repos.api", true),
-                new Feature.Member("dev.atrium", "repos", false)), List.of());
+                new Feature.Member("dev.atrium", "repos", false)));
         Bundle api = bundle(Map.of(), Map.of("META-INF/maven/dev.atrium/repos.api/pom.properties", new URL("file:/p")));
         Bundle other = bundle(Map.of(), Map.of("META-INF/maven/dev.atrium/git.http/pom.properties", new URL("file:/p")));
         assertEquals(Optional.of(new Feature.Member("dev.atrium", "repos.api", true)), FeatureSwitch.member(repos, api));

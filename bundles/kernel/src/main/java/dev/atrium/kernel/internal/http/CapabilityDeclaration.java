@@ -17,8 +17,10 @@ import org.osgi.framework.wiring.BundleWiring;
  * @param id     the capability's name, also its path segment under {@code /api/spaces/:spaceId/}
  * @param label  what a sidebar shows
  * @param routes the path patterns it serves
+ * @param sidebar whether a workspace's sidebar lists it ({@code sidebar=false} for one that serves no
+ *                workspace, such as the OAuth server)
  */
-public record CapabilityDeclaration(String id, String label, List<String> routes) {
+public record CapabilityDeclaration(String id, String label, List<String> routes, boolean sidebar) {
 
     public static final String NAMESPACE = "atrium.capability";
 
@@ -35,7 +37,10 @@ public record CapabilityDeclaration(String id, String label, List<String> routes
         return caps == null || caps.isEmpty() ? Optional.empty() : Optional.of(from(caps.get(0).getAttributes()));
     }
 
-    /** The declaration these capability attributes make; a missing label is the id capitalised, missing routes none. */
+    /**
+     * The declaration these capability attributes make; a missing label is the id capitalised, missing routes none,
+     * a missing sidebar attribute true.
+     */
     static CapabilityDeclaration from(Map<String, Object> attributes) {
         Object id = attributes.get(NAMESPACE);
         if (!(id instanceof String name) || name.isBlank()) {
@@ -46,6 +51,6 @@ public record CapabilityDeclaration(String id, String label, List<String> routes
         List<String> routes = attributes.get("routes") instanceof List<?> list
                 ? list.stream().map(String::valueOf).toList()
                 : List.of();
-        return new CapabilityDeclaration(name, label, routes);
+        return new CapabilityDeclaration(name, label, routes, !"false".equals(attributes.get("sidebar")));
     }
 }

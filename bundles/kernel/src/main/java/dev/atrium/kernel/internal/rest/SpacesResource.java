@@ -166,7 +166,7 @@ public class SpacesResource {
         List<Map<String, Object>> items = new ArrayList<>();
         for (Bundle b : readiness.activeCapabilities()) {
             // empty only if the bundle was replaced by one without the capability since the list was made
-            CapabilityDeclaration.of(b).ifPresent(capability -> {
+            CapabilityDeclaration.of(b).filter(CapabilityDeclaration::sidebar).ifPresent(capability -> {
                 Map<String, Object> item = new LinkedHashMap<>();
                 item.put("id", capability.id());
                 item.put("label", capability.label());

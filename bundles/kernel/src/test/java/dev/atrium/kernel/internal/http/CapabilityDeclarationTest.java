@@ -1,6 +1,7 @@
 package dev.atrium.kernel.internal.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,12 +23,17 @@ class CapabilityDeclarationTest {
     @Test
     void theTypedAttributesOfAnAtriumCapabilityAreItsDeclaration() {
         CapabilityDeclaration d = CapabilityDeclaration.from(MEMORIES);
-        assertEquals(new CapabilityDeclaration("memories", "Memories", List.of("/api/spaces/*/memories", "/api/memories")), d);
+        assertEquals(new CapabilityDeclaration("memories", "Memories", List.of("/api/spaces/*/memories", "/api/memories"), true), d);
     }
 
     @Test
     void aCapabilityWithoutLabelOrRoutesIsLabelledByItsCapitalisedName() {
-        assertEquals(new CapabilityDeclaration("runs", "Runs", List.of()), CapabilityDeclaration.from(Map.of("atrium.capability", "runs")));
+        assertEquals(new CapabilityDeclaration("runs", "Runs", List.of(), true), CapabilityDeclaration.from(Map.of("atrium.capability", "runs")));
+    }
+
+    @Test
+    void aCapabilityCanKeepOutOfTheSidebar() {
+        assertFalse(CapabilityDeclaration.from(Map.of("atrium.capability", "oauth", "sidebar", "false")).sidebar());
     }
 
     @Test
