@@ -48,4 +48,9 @@ public class ApiException extends RuntimeException {
     public static ApiException gone(String message) {
         return new ApiException(410, "GONE", message);
     }
+
+    /** 503: the server cannot answer now but may on a retry (a database timeout, a capability restarting). */
+    public static ApiException unavailable(String message) {
+        return new ApiException(503, "SERVICE_UNAVAILABLE", message);
+    }
 }

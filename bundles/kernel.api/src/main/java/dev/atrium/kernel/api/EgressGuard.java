@@ -1,10 +1,13 @@
 package dev.atrium.kernel.api;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -40,5 +43,47 @@ public interface EgressGuard {
             throw ApiException.badRequest("the address " + host + ":" + port + " is not valid");
         }
         return check(uri).stream().map(a -> new InetSocketAddress(a, port)).toList();
+    }
+
+    /**
+     * {@link #addresses} for an asynchronous HTTP client's name resolver (Jetty's {@code SocketAddressResolver}): run
+     * on {@code executor}, since a connection may be opened from a thread that must not wait for DNS. The future fails
+     * with {@link Refused} when the guard refuses, or with the executor's refusal when it is stopping.
+     */
+    default CompletableFuture<List<InetSocketAddress>> resolve(String host, int port, Executor executor) {
+        CompletableFuture<List<InetSocketAddress>> answer = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    answer.complete(addresses(host, port));
+                } catch (ApiException e) {
+                    answer.completeExceptionally(new Refused(e.getMessage()));
+                } catch (RuntimeException e) {
+                    answer.completeExceptionally(new Refused("the address " + host + ":" + port + " is not valid"));
+                }
+            });
+        } catch (RuntimeException stopping) {
+            answer.completeExceptionally(stopping);
+        }
+        return answer;
+    }
+
+    /** The guard refused the addresses a connection would have gone to; the message says why. */
+    final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public Refused(String message) {
+            super(message);
+        }
+
+        /** The guard's refusal somewhere in a failure's causes, or null. */
+        public static Refused in(Throwable failure) {
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                if (t instanceof Refused r) {
+                    return r;
+                }
+            }
+            return null;
+        }
     }
 }

@@ -67,15 +67,12 @@ public final class NulText {
     }
 
     /**
-     * A database failure as the exception to throw: PostgreSQL's refusal of U+0000 (22021 in text, 22P05 in jsonb)
-     * is the caller's bad input, 400; anything else stays an internal error.
+     * A database failure as the exception to throw.
+     *
+     * @deprecated the policy is {@link Sql#translate}, which this now is: PostgreSQL's refusal of U+0000 is 400 there too
      */
+    @Deprecated
     public static RuntimeException failure(SQLException e) {
-        for (SQLException s = e; s != null; s = s.getNextException()) {
-            if ("22021".equals(s.getSQLState()) || "22P05".equals(s.getSQLState())) {
-                return ApiException.badRequest("text must not contain NUL (U+0000) characters");
-            }
-        }
-        return new IllegalStateException(e);
+        return Sql.translate(e);
     }
 }

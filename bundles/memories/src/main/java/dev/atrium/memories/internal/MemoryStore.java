@@ -1,11 +1,7 @@
 package dev.atrium.memories.internal;
 
-import dev.atrium.kernel.api.NulText;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +16,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 
 /** The memories table, which this bundle owns. It knows workspaces only by id; ownership is the kernel's. */
 @Component(service = MemoryStore.class)
@@ -27,11 +24,11 @@ public class MemoryStore {
 
     private static final String COLUMNS = "id, space_id, content, created_at, updated_at";
 
-    private final DataSource dataSource;
+    private final Sql sql;
 
     @Activate
     public MemoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
-        this.dataSource = dataSource;
+        this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 
@@ -67,16 +64,7 @@ public class MemoryStore {
     }
 
     public int count(String spaceId) {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM memories WHERE space_id = ?")) {
-            ps.setString(1, spaceId);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        } catch (SQLException e) {
-            throw NulText.failure(e);
-        }
+        return (int) sql.count("SELECT count(*) FROM memories WHERE space_id = ?", spaceId);
     }
 
     /** Full-text search in PostgreSQL, best matches first; the query uses web-search syntax (words, "phrases", -not, or). */
@@ -91,32 +79,14 @@ public class MemoryStore {
     }
 
     public boolean delete(String id) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("DELETE FROM memories WHERE id = ?")) {
-            ps.setString(1, id);
-            return ps.executeUpdate() == 1;
-        } catch (SQLException e) {
-            throw NulText.failure(e);
-        }
+        return sql.update("DELETE FROM memories WHERE id = ?", id) == 1;
     }
 
-    private Optional<Memory> one(String sql, Object... args) {
-        return query(sql, args).stream().findFirst();
+    private Optional<Memory> one(String statement, Object... args) {
+        return sql.one(statement, Memory::of, args);
     }
 
-    private List<Memory> query(String sql, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                List<Memory> out = new ArrayList<>();
-                while (rs.next()) {
-                    out.add(Memory.of(rs));
-                }
-                return out;
-            }
-        } catch (SQLException e) {
-            throw NulText.failure(e);
-        }
+    private List<Memory> query(String statement, Object... args) {
+        return sql.list(statement, Memory::of, args);
     }
 }

@@ -7,10 +7,10 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ToolArguments;
 
 /**
  * The agent's memory tools ({@code memory_search}, {@code memory_add}), registered by this bundle as
@@ -22,26 +22,6 @@ import dev.atrium.runs.api.AgentTool;
 final class MemoryTools {
 
     static final ObjectMapper JSON = new ObjectMapper();
-
-    static JsonNode args(String arguments) throws IOException {
-        try {
-            JsonNode n = JSON.readTree(arguments);
-            if (n == null || !n.isObject()) {
-                throw new IOException("arguments must be a JSON object");
-            }
-            return n;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IOException("arguments are not valid JSON");
-        }
-    }
-
-    static String text(JsonNode args, String field) throws IOException {
-        JsonNode v = args.get(field);
-        if (v == null || !v.isTextual() || v.asText().isBlank()) {
-            throw new IOException(field + " (a non-empty string) is required");
-        }
-        return v.asText();
-    }
 
     @Component(service = AgentTool.class)
     public static class Search implements AgentTool {
@@ -74,7 +54,7 @@ final class MemoryTools {
 
         @Override
         public String execute(Context context, String arguments) throws Exception {
-            String query = text(args(arguments), "query");
+            String query = ToolArguments.text(ToolArguments.parse(arguments), "query");
             if (query.length() > 1000) {
                 throw new IOException("query must be at most 1000 characters");
             }
@@ -114,7 +94,7 @@ final class MemoryTools {
 
         @Override
         public String execute(Context context, String arguments) throws Exception {
-            String content = text(args(arguments), "content").trim();
+            String content = ToolArguments.text(ToolArguments.parse(arguments), "content").trim();
             if (content.codePointCount(0, content.length()) > MemoryResource.MAX_CONTENT) {
                 throw new IOException("content must be at most " + MemoryResource.MAX_CONTENT + " characters");
             }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Proxy;
 import java.net.ProtocolException;
 import java.net.SocketTimeoutException;
@@ -35,7 +34,6 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.eclipse.jgit.transport.http.HttpConnection;
@@ -65,7 +63,8 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         client = new HttpClient();
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler(THREADS + "-timer", true));
-        client.setSocketAddressResolver(this::resolve);
+        // the guard's answer for this connection, or the connection fails; on the client's threads, as Jetty resolves
+        client.setSocketAddressResolver((host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
         client.setFollowRedirects(false); // the probe follows redirects by hand, checking each; JGit must follow none
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         client.setConnectTimeout(10_000);
@@ -91,42 +90,6 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         } catch (Exception e) {
             // stopping aborts what is still open; nothing else to release
         }
-    }
-
-    /** The guard's answer for this connection, or the connection fails; on the client's threads, as Jetty resolves. */
-    private void resolve(String host, int port, Promise<List<InetSocketAddress>> promise) {
-        try {
-            client.getExecutor().execute(() -> {
-                try {
-                    promise.succeeded(guard.addresses(host, port));
-                } catch (ApiException e) {
-                    promise.failed(new Refused(e.getMessage()));
-                } catch (RuntimeException e) {
-                    promise.failed(new Refused("the address " + host + ":" + port + " is not valid"));
-                }
-            });
-        } catch (RuntimeException stopping) {
-            promise.failed(stopping);
-        }
-    }
-
-    /** The guard refused the addresses a connection would have gone to. */
-    static final class Refused extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        Refused(String message) {
-            super(message);
-        }
-    }
-
-    /** The guard's refusal somewhere in a failure's causes, if there is one. */
-    static Refused refusal(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof Refused r) {
-                return r;
-            }
-        }
-        return null;
     }
 
     @Override
@@ -272,7 +235,7 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
                 // JGit reads a SocketTimeoutException as a timeout (and, say, does not take it for refused credentials)
                 throw new SocketTimeoutException(url.getHost() + " did not answer within " + wait + " ms");
             } catch (ExecutionException e) {
-                Refused refused = refusal(e);
+                EgressGuard.Refused refused = EgressGuard.Refused.in(e);
                 if (refused != null) {
                     throw refused;
                 }

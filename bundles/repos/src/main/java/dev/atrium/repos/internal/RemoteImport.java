@@ -138,7 +138,7 @@ final class RemoteImport {
             } catch (TimeoutException e) {
                 throw ApiException.badRequest("the remote " + base.getHost() + " did not answer within 30 seconds");
             } catch (ExecutionException | IOException e) {
-                GuardedHttp.Refused refused = GuardedHttp.refusal(e);
+                EgressGuard.Refused refused = EgressGuard.Refused.in(e);
                 if (refused != null) {
                     throw ApiException.badRequest(refused.getMessage());
                 }
@@ -197,7 +197,7 @@ final class RemoteImport {
             if (e instanceof ApiException api) {
                 throw api;
             }
-            GuardedHttp.Refused refused = GuardedHttp.refusal(e);
+            EgressGuard.Refused refused = EgressGuard.Refused.in(e);
             if (refused != null) {
                 throw ApiException.badRequest(refused.getMessage());
             }

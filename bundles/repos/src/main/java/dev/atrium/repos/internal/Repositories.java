@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +42,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryEvents;
 import dev.atrium.repos.api.RepositoryRegistry;
@@ -262,16 +261,11 @@ public class Repositories implements RepositoryRegistry {
             c = dataSource.getConnection();
             c.setAutoCommit(true);
             while (true) {
-                try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(hashtext('atrium.repo.push'), hashtext(?))")) {
-                    ps.setString(1, repository.id());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        if (rs.getBoolean(1)) {
-                            Connection held = c;
-                            c = null;
-                            return () -> release(held, repository.id());
-                        }
-                    }
+                if (Sql.one(c, "SELECT pg_try_advisory_lock(hashtext('atrium.repo.push'), hashtext(?))", rs -> rs.getBoolean(1),
+                        repository.id()).orElse(false)) {
+                    Connection held = c;
+                    c = null;
+                    return () -> release(held, repository.id());
                 }
                 if (System.nanoTime() > deadline) {
                     throw ApiException.conflict("another push to this repository is in progress; try again");
@@ -279,7 +273,7 @@ public class Repositories implements RepositoryRegistry {
                 Thread.sleep(50);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("the push lock is unavailable", e);
+            throw Sql.translate(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.conflict("interrupted while waiting for another push");
@@ -295,9 +289,8 @@ public class Repositories implements RepositoryRegistry {
     }
 
     private static void release(Connection c, String repoId) {
-        try (c; PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(hashtext('atrium.repo.push'), hashtext(?))")) {
-            ps.setString(1, repoId);
-            ps.execute();
+        try (c) {
+            Sql.exec(c, "SELECT pg_advisory_unlock(hashtext('atrium.repo.push'), hashtext(?))", repoId);
         } catch (SQLException e) {
             LOG.warn("releasing the push lock of {}: {}", repoId, e.toString());
         }

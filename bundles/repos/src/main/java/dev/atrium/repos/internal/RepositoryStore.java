@@ -1,10 +1,7 @@
 package dev.atrium.repos.internal;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,6 +15,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
 
 /** The repositories and stars tables, which this bundle owns. Workspaces are known by id only. */
@@ -27,11 +25,11 @@ public class RepositoryStore {
     private static final String COLUMNS = "id, space_id, name, description, visibility, default_branch, is_default, forked_from, "
             + "allow_force_push, created_at, updated_at";
 
-    private final DataSource dataSource;
+    private final Sql sql;
 
     @Activate
     public RepositoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
-        this.dataSource = dataSource;
+        this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 
@@ -47,10 +45,8 @@ public class RepositoryStore {
             return one("INSERT INTO repositories (id, space_id, name, description, visibility, default_branch, is_default, forked_from) "
                     + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
                     id, spaceId, name, description, visibility, defaultBranch, isDefault, forkedFrom).orElseThrow();
-        } catch (ApiException e) {
-            throw e;
-        } catch (UniqueViolation e) {
-            throw ApiException.conflict(isDefault && e.getMessage().contains("one_default")
+        } catch (Sql.Conflict e) {
+            throw ApiException.conflict(isDefault && e.constraint().equals("repositories_one_default")
                     ? "this workspace already has a default repository"
                     : "a repository named " + name + " already exists in this workspace");
         }
@@ -80,29 +76,29 @@ public class RepositoryStore {
                     + "allow_force_push = coalesce(?, allow_force_push), updated_at = now() WHERE id = ? RETURNING " + COLUMNS,
                     name, description, visibility, defaultBranch, allowForcePush, id)
                     .orElseThrow(() -> ApiException.notFound("repository not found"));
-        } catch (UniqueViolation e) {
+        } catch (Sql.Conflict e) {
             throw ApiException.conflict("a repository named " + name + " already exists in this workspace");
         }
     }
 
     boolean delete(String id) {
-        return update("DELETE FROM repositories WHERE id = ?", id) > 0;
+        return sql.update("DELETE FROM repositories WHERE id = ?", id) > 0;
     }
 
     void star(String repoId, String principalId) {
-        update("INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING", repoId, principalId);
+        sql.update("INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING", repoId, principalId);
     }
 
     void unstar(String repoId, String principalId) {
-        update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId);
+        sql.update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId);
     }
 
     boolean starred(String repoId, String principalId) {
-        return count("SELECT count(*) FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId) > 0;
+        return sql.count("SELECT count(*) FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId) > 0;
     }
 
     long stars(String repoId) {
-        return count("SELECT count(*) FROM repository_stars WHERE repo_id = ?", repoId);
+        return sql.count("SELECT count(*) FROM repository_stars WHERE repo_id = ?", repoId);
     }
 
     /** The repositories a Principal starred, newest star first. */
@@ -112,7 +108,7 @@ public class RepositoryStore {
     }
 
     long countStarredBy(String principalId) {
-        return count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
+        return sql.count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
     }
 
     private static String prefixed(String alias) {
@@ -129,61 +125,11 @@ public class RepositoryStore {
                 rs.getBoolean("allow_force_push"), rs.getTimestamp("created_at").toInstant(), rs.getTimestamp("updated_at").toInstant());
     }
 
-    private Optional<Repository> one(String sql, Object... args) {
-        List<Repository> rows = list(sql, args);
-        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+    private Optional<Repository> one(String statement, Object... args) {
+        return sql.one(statement, RepositoryStore::row, args);
     }
 
-    private List<Repository> list(String sql, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
-            List<Repository> out = new ArrayList<>();
-            while (rs.next()) {
-                out.add(row(rs));
-            }
-            return out;
-        } catch (SQLException e) {
-            throw translate(e);
-        }
-    }
-
-    private long count(String sql, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw translate(e);
-        }
-    }
-
-    private int update(String sql, Object... args) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = prepare(c, sql, args)) {
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            throw translate(e);
-        }
-    }
-
-    private static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(sql);
-        for (int i = 0; i < args.length; i++) {
-            ps.setObject(i + 1, args[i]);
-        }
-        return ps;
-    }
-
-    private static RuntimeException translate(SQLException e) {
-        if ("23505".equals(e.getSQLState())) {
-            return new UniqueViolation(e.getMessage());
-        }
-        return new IllegalStateException("database failure: " + e.getMessage(), e);
-    }
-
-    /** A unique constraint refused a row. */
-    static final class UniqueViolation extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        UniqueViolation(String message) {
-            super(message);
-        }
+    private List<Repository> list(String statement, Object... args) {
+        return sql.list(statement, RepositoryStore::row, args);
     }
 }

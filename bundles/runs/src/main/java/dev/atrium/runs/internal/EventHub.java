@@ -1,7 +1,6 @@
 package dev.atrium.runs.internal;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -28,6 +27,7 @@ import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.Sql;
 import dev.atrium.runs.internal.RunStore.Event;
 
 /**
@@ -435,8 +435,8 @@ public class EventHub {
                     st.execute("LISTEN " + RunStore.EVENTS_CHANNEL);
                     st.execute("LISTEN " + RunStore.QUEUE_CHANNEL);
                     st.execute("LISTEN " + RunStore.CANCEL_CHANNEL);
-                    st.execute("SELECT pg_advisory_lock(" + LOCK_CLASS + ", hashtext('" + instanceId + "'))");
                 }
+                Sql.exec(c, "SELECT pg_advisory_lock(?, hashtext(?))", LOCK_CLASS, instanceId);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 connected = true;
                 // anything missed while (re)connecting: catch every channel up, and look at the queue
@@ -532,20 +532,9 @@ public class EventHub {
             if (inst.equals(instanceId)) {
                 continue;
             }
-            try (var ps = c.prepareStatement("SELECT pg_try_advisory_lock(?, hashtext(?))")) {
-                ps.setInt(1, LOCK_CLASS);
-                ps.setString(2, inst);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        free.add(inst);
-                        try (var un = c.prepareStatement("SELECT pg_advisory_unlock(?, hashtext(?))")) {
-                            un.setInt(1, LOCK_CLASS);
-                            un.setString(2, inst);
-                            un.execute();
-                        }
-                    }
-                }
+            if (Sql.one(c, "SELECT pg_try_advisory_lock(?, hashtext(?))", rs -> rs.getBoolean(1), LOCK_CLASS, inst).orElse(false)) {
+                free.add(inst);
+                Sql.exec(c, "SELECT pg_advisory_unlock(?, hashtext(?))", LOCK_CLASS, inst);
             }
         }
         for (String inst : liveness.dead(free, System.nanoTime())) {

@@ -4,12 +4,10 @@ import dev.atrium.kernel.api.NulText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +20,6 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.osgi.service.component.annotations.Activate;
@@ -33,6 +30,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ToolArguments;
 
 /**
  * {@code http_fetch}: GET a URL for the model. Needs the {@code egress.http} grant; every URL, and every redirect
@@ -68,7 +66,8 @@ public class HttpFetchTool implements AgentTool {
         client = new HttpClient();
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler(THREADS + "-timer", true));
-        client.setSocketAddressResolver(this::resolve);
+        // Jetty's resolver: the guard's answer for this connection, or the connection fails
+        client.setSocketAddressResolver((host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
         client.setFollowRedirects(false);
         client.setHttpCookieStore(new HttpCookieStore.Empty()); // one user's cookies must never go out on another's fetch
         client.setConnectTimeout(10_000);
@@ -108,7 +107,7 @@ public class HttpFetchTool implements AgentTool {
         }
         URI uri;
         try {
-            uri = new URI(ToolArgs.text(ToolArgs.parse(arguments), "url"));
+            uri = new URI(ToolArguments.text(ToolArguments.parse(arguments), "url"));
         } catch (URISyntaxException e) {
             throw new IOException("url is not a valid URL");
         }
@@ -162,26 +161,6 @@ public class HttpFetchTool implements AgentTool {
         throw new IOException("too many redirects");
     }
 
-    /**
-     * Jetty's resolver: the guard's answer for this connection, or the connection fails. On the client's own threads,
-     * as Jetty's resolver does it: a connection may be opened from a thread that must not wait for DNS.
-     */
-    private void resolve(String host, int port, Promise<List<InetSocketAddress>> promise) {
-        try {
-            client.getExecutor().execute(() -> {
-                try {
-                    promise.succeeded(guard.addresses(host, port));
-                } catch (ApiException e) {
-                    promise.failed(new Refused(e.getMessage()));
-                } catch (RuntimeException e) {
-                    promise.failed(new Refused("the address " + host + ":" + port + " is not valid"));
-                }
-            });
-        } catch (RuntimeException stopping) {
-            promise.failed(stopping);
-        }
-    }
-
     private IOException tookTooLong() {
         return new IOException("the fetch took longer than " + TimeUnit.NANOSECONDS.toSeconds(deadlineNanos) + " seconds");
     }
@@ -222,7 +201,7 @@ public class HttpFetchTool implements AgentTool {
     /** What the model is told: the guard's refusal, a deadline, or the transport's own reason. */
     private IOException failure(Exception e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof Refused r) {
+            if (t instanceof EgressGuard.Refused r) {
                 return new IOException("refused: " + r.getMessage());
             }
             if (t instanceof TimeoutException) {
@@ -231,12 +210,5 @@ public class HttpFetchTool implements AgentTool {
         }
         Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
         return new IOException("the fetch failed: " + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
-    }
-
-    /** The guard refused the addresses a connection would have gone to. */
-    private static final class Refused extends IOException {
-        Refused(String message) {
-            super(message);
-        }
     }
 }

@@ -25,6 +25,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 
 /**
  * The runs, run_events and run_artifacts tables. Events get ids 1, 2, 3, … per run: the next id is taken from the
@@ -47,12 +48,12 @@ public class RunStore {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    final Db db;
+    final Sql db;
     private final java.util.List<java.util.function.Consumer<Event>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Activate
     public RunStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
-        this.db = new Db(dataSource);
+        this.db = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 
@@ -191,11 +192,11 @@ public class RunStore {
         String id = Ids.id("run");
         Event[] queued = new Event[1];
         Run run = db.tx(c -> {
-            Db.update(c, "INSERT INTO runs (id, thread_id, space_id, requester_principal_id, provider, model) VALUES (?, ?, ?, ?, ?, ?)",
+            Sql.update(c, "INSERT INTO runs (id, thread_id, space_id, requester_principal_id, provider, model) VALUES (?, ?, ?, ?, ?, ?)",
                     id, threadId, spaceId, requester, provider, model);
             queued[0] = append(c, id, "run.queued", Map.of("status", "queued"));
-            Db.exec(c, "SELECT pg_notify(?, ?)", QUEUE_CHANNEL, id);
-            return Db.list(c, "SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id).get(0);
+            Sql.exec(c, "SELECT pg_notify(?, ?)", QUEUE_CHANNEL, id);
+            return Sql.list(c, "SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id).get(0);
         });
         return published(run, queued[0]);
     }
@@ -228,7 +229,7 @@ public class RunStore {
     public Optional<Run> claim(String instanceId) {
         Event[] started = new Event[1];
         Optional<Run> claimed = db.tx(c -> {
-            List<Run> runs = Db.list(c, "UPDATE runs SET status = 'running', instance_id = ?, started_at = now() WHERE id = "
+            List<Run> runs = Sql.list(c, "UPDATE runs SET status = 'running', instance_id = ?, started_at = now() WHERE id = "
                     + "(SELECT id FROM runs WHERE status = 'queued' AND requester_principal_id IS NOT NULL "
                     + "ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " + COLUMNS, Run::of, instanceId);
             if (runs.isEmpty()) {
@@ -253,7 +254,7 @@ public class RunStore {
         String error = NulText.clean(reason);
         Event[] terminal = new Event[1];
         boolean finished = db.tx(c -> {
-            int n = Db.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
+            int n = Sql.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
                     + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)", status, error, runId, from, from);
             if (n == 0) {
                 return false;
@@ -280,9 +281,9 @@ public class RunStore {
 
     public boolean requestCancel(String runId) {
         return db.tx(c -> {
-            int n = Db.update(c, "UPDATE runs SET cancel_requested = true WHERE id = ? AND status = 'running'", runId);
+            int n = Sql.update(c, "UPDATE runs SET cancel_requested = true WHERE id = ? AND status = 'running'", runId);
             if (n == 1) {
-                Db.exec(c, "SELECT pg_notify(?, ?)", CANCEL_CHANNEL, runId);
+                Sql.exec(c, "SELECT pg_notify(?, ?)", CANCEL_CHANNEL, runId);
             }
             return n == 1;
         });
@@ -300,7 +301,7 @@ public class RunStore {
 
     /** Appends one event inside the caller's transaction, which commits durably whatever the event's type. */
     static Event append(java.sql.Connection c, String runId, String type, Map<String, ?> data) throws SQLException {
-        return Db.list(c, APPEND, Event::of, appendArguments(runId, type, data)).get(0);
+        return Sql.list(c, APPEND, Event::of, appendArguments(runId, type, data)).get(0);
     }
 
     private static final String APPEND = "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id), "

@@ -20,6 +20,7 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import dev.atrium.threads.api.Threads.Message;
 
 /** The threads, thread_messages and thread_shares tables, which this bundle owns. */
@@ -30,11 +31,11 @@ public class ThreadStore {
     static final String MESSAGE_COLUMNS = "seq, id, thread_id, role, content, run_id, created_at";
     static final String SHARE_COLUMNS = "id, thread_id, token_prefix, mode, password_hash, expires_at, revoked_at, created_at";
 
-    private final Db db;
+    private final Sql db;
 
     @Activate
     public ThreadStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
-        this.db = new Db(dataSource);
+        this.db = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 

@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,11 +39,11 @@ public class SchemaMigrator implements SchemaMigrations {
     /** Serialises migrations across instances that start together on one database. */
     private static final long LOCK_KEY = 0x41747269756dL;
 
-    private final DataSource dataSource;
+    private final Sql sql;
 
     @Activate
     public SchemaMigrator(@Reference DataSource dataSource, BundleContext context) {
-        this.dataSource = dataSource;
+        this.sql = new Sql(dataSource);
         apply(context.getBundle());
     }
 
@@ -53,30 +51,28 @@ public class SchemaMigrator implements SchemaMigrations {
     public int apply(Bundle bundle) {
         List<Migration> migrations = find(bundle);
         String owner = bundle.getSymbolicName();
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try (Statement s = c.createStatement()) {
-                s.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
-                s.execute("CREATE TABLE IF NOT EXISTS schema_migrations (bundle text NOT NULL, version int NOT NULL, "
+        try {
+            return sql.tx(c -> {
+                Sql.exec(c, "SELECT pg_advisory_xact_lock(?)", LOCK_KEY);
+                Sql.exec(c, "CREATE TABLE IF NOT EXISTS schema_migrations (bundle text NOT NULL, version int NOT NULL, "
                         + "script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (bundle, version))");
-            }
-            Set<Integer> applied = Set.copyOf(Sql.list(c, "SELECT version FROM schema_migrations WHERE bundle = ?",
-                    rs -> rs.getInt(1), owner));
-            int count = 0;
-            for (Migration m : migrations) {
-                if (applied.contains(m.version)) {
-                    continue;
+                Set<Integer> applied = Set.copyOf(Sql.list(c, "SELECT version FROM schema_migrations WHERE bundle = ?",
+                        rs -> rs.getInt(1), owner));
+                int count = 0;
+                for (Migration m : migrations) {
+                    if (applied.contains(m.version)) {
+                        continue;
+                    }
+                    try (Statement s = c.createStatement()) { // a script is several statements, which a prepared one cannot be
+                        s.execute(m.sql);
+                    }
+                    Sql.update(c, "INSERT INTO schema_migrations (bundle, version, script) VALUES (?, ?, ?)", owner, m.version, m.name);
+                    count++;
+                    LOG.info("applied migration {} of {}", m.name, owner);
                 }
-                try (Statement s = c.createStatement()) {
-                    s.execute(m.sql);
-                }
-                Sql.update(c, "INSERT INTO schema_migrations (bundle, version, script) VALUES (?, ?, ?)", owner, m.version, m.name);
-                count++;
-                LOG.info("applied migration {} of {}", m.name, owner);
-            }
-            c.commit();
-            return count;
-        } catch (SQLException e) {
+                return count;
+            });
+        } catch (RuntimeException e) {
             throw new IllegalStateException("migrations of " + owner + " failed: " + e.getMessage(), e);
         }
     }
