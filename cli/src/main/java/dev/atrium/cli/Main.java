@@ -34,6 +34,8 @@ public final class Main {
               atrium feature enable|disable NAME [--url URL] [--data DIR]
               atrium bundles [--url URL] [--data DIR]
               atrium bundle update PATH.jar [--url URL] [--data DIR]
+              atrium repo gc REPO_ID [--url URL] [--data DIR]       maintain a repository now (in the background)
+              atrium repo gc-status REPO_ID [--url URL] [--data DIR]
             options:
               --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
               --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
@@ -80,6 +82,8 @@ public final class Main {
                         userAdd(options, words.get(2));
                     } else if (words.size() == 3 && words.get(0).equals("feature") && Set.of("enable", "disable").contains(words.get(1))) {
                         feature(options, words.get(1), words.get(2));
+                    } else if (words.size() == 3 && words.get(0).equals("repo") && Set.of("gc", "gc-status").contains(words.get(1))) {
+                        repoGc(options, words.get(1).equals("gc"), words.get(2));
                     } else if (words.size() == 3 && words.get(0).equals("bundle") && words.get(1).equals("update")) {
                         bundleUpdate(options, Path.of(words.get(2)));
                     } else {
@@ -209,6 +213,17 @@ public final class Main {
     private void feature(Map<String, String> options, String action, String name) throws Failure {
         JsonNode f = admin(options).post("/admin/features/" + name + "/" + action, Map.of()).path("feature");
         out.println("feature " + f.path("name").asText() + " is " + (f.path("enabled").asBoolean() ? "enabled" : "disabled"));
+    }
+
+    private void repoGc(Map<String, String> options, boolean now, String repoId) throws Failure {
+        String path = "/admin/repos/" + java.net.URLEncoder.encode(repoId, java.nio.charset.StandardCharsets.UTF_8) + "/gc";
+        JsonNode gc = (now ? admin(options).post(path, Map.of()) : admin(options).get(path)).path("gc");
+        out.println("repository " + repoId + ": " + gc.path("state").asText()
+                + (gc.path("last_run_at").isTextual()
+                        ? "; last maintained " + gc.path("last_run_at").asText() + " in " + gc.path("duration_ms").asText() + " ms ("
+                                + gc.path("reason").asText() + ")" + (gc.path("error").isTextual() ? ", failed: " + gc.path("error").asText() : "")
+                                + ", " + gc.path("packs").asText() + " pack(s), " + gc.path("bitmaps").asText() + " bitmap(s)"
+                        : "; never maintained"));
     }
 
     private void bundles(Map<String, String> options) throws Failure {

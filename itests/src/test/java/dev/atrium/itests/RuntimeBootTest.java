@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
+import org.osgi.framework.ServiceRegistration;
 
 /**
  * Boots the full runtime in this JVM, from exactly the bundles the exported {@code atrium.jar} launches, and
@@ -38,6 +41,25 @@ class RuntimeBootTest {
             assertTrue(degraded.body().contains("\"SERVICE_UNAVAILABLE\"") && degraded.body().contains("dev.atrium.memories is not active"),
                     degraded.body());
             memories.start();
+            health = runtime.awaitHealthy(30_000);
+            assertEquals(200, health.statusCode(), health.body());
+
+            // readiness is worked out on change, not per probe: a service event alone (an Atrium resource that needs a
+            // missing extension) must show on the very next probe, and its removal likewise
+            Bundle threads = runtime.bundle("dev.atrium.threads");
+            ServiceRegistration<Object> unservable = threads.getBundleContext().registerService(Object.class, new Object(),
+                    new Hashtable<>(Map.of("osgi.jaxrs.resource", "true", "component.name", "unservable-probe",
+                            "osgi.jaxrs.extension.select", "(osgi.jaxrs.name=no-such-extension)")));
+            degraded = runtime.health();
+            assertEquals(503, degraded.statusCode(), degraded.body());
+            // the whiteboard may still be taking it in (then it says so); then it names the resource
+            for (long until = System.currentTimeMillis() + 2_000; System.currentTimeMillis() < until
+                    && !degraded.body().contains("unservable-probe"); Thread.sleep(20)) {
+                degraded = runtime.health();
+                assertEquals(503, degraded.statusCode(), degraded.body());
+            }
+            assertTrue(degraded.body().contains("unservable-probe is not served"), degraded.body());
+            unservable.unregister();
             health = runtime.awaitHealthy(30_000);
             assertEquals(200, health.statusCode(), health.body());
         }

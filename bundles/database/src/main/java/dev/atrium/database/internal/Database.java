@@ -49,13 +49,13 @@ public class Database {
 
     private void start(BundleContext context, DatabaseConfig config) {
         try {
-            String url = firstNonBlank(config.url(), context.getProperty("atrium.db.url"), System.getenv("ATRIUM_DB_URL"));
+            String url = config.url().isBlank() ? null : config.url().trim();
             PGSimpleDataSource target = new PGSimpleDataSource();
             EmbeddedPostgres pg = null;
             if (url != null) {
                 target.setURL(url);
             } else {
-                pg = startEmbedded(dataDirectory(context));
+                pg = startEmbedded(new File(config.dataDirectory()).getAbsoluteFile());
                 target.setServerNames(new String[] { "127.0.0.1" });
                 target.setPortNumbers(new int[] { pg.getPort() });
                 target.setDatabaseName("postgres");
@@ -121,11 +121,6 @@ public class Database {
         }
     }
 
-    private static File dataDirectory(BundleContext context) {
-        String data = firstNonBlank(context.getProperty("atrium.data"), System.getenv("ATRIUM_DATA"));
-        return new File(data == null ? "data" : data).getAbsoluteFile();
-    }
-
     private static EmbeddedPostgres startEmbedded(File data) throws IOException {
         File pgData = new File(data, "pg");
         if (!pgData.isDirectory() && !pgData.mkdirs()) {
@@ -139,14 +134,5 @@ public class Database {
                 .start();
         LOG.info("embedded PostgreSQL started in {} ms in {}", (System.nanoTime() - started) / 1_000_000, pgData);
         return pg;
-    }
-
-    private static String firstNonBlank(String... values) {
-        for (String v : values) {
-            if (v != null && !v.isBlank()) {
-                return v.trim();
-            }
-        }
-        return null;
     }
 }

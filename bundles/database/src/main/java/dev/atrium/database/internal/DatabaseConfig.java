@@ -6,8 +6,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 @ObjectClassDefinition(name = "Atrium database", description = "Where Atrium keeps its records")
 public @interface DatabaseConfig {
 
-    @AttributeDefinition(description = "JDBC URL of an external PostgreSQL; empty: the framework property or ATRIUM_DB_URL, else embedded")
+    @AttributeDefinition(description = "JDBC URL of an external PostgreSQL (--db-url, ATRIUM_DB_URL); empty: embedded in <data>/pg")
     String url() default "";
+
+    @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); the embedded PostgreSQL lives in its pg/")
+    String dataDirectory() default "data";
 
     @AttributeDefinition(description = "Maximum connections in the pool")
     int maxPoolSize() default 16;

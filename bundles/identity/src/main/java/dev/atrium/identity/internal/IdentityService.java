@@ -13,7 +13,11 @@ import javax.sql.DataSource;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -29,8 +33,29 @@ import dev.atrium.kernel.api.SessionVerifier;
  * Sign-in state: configured providers, the (provider, subject) → Principal links, local passwords, flows in flight
  * and browser sessions. It is the kernel's {@link SessionVerifier}.
  */
-@Component(service = { IdentityService.class, SessionVerifier.class })
+@Component(service = { IdentityService.class, SessionVerifier.class }, configurationPid = "dev.atrium.identity",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = IdentityService.Config.class)
 public class IdentityService implements SessionVerifier {
+
+    /** An OIDC provider set up at start (issuer and client id both set), besides those added through the admin API. */
+    @ObjectClassDefinition(name = "Atrium sign-in")
+    public @interface Config {
+        @AttributeDefinition(description = "Issuer of the OIDC provider configured at start (ATRIUM_OIDC_ISSUER)")
+        String oidcIssuer() default "";
+
+        @AttributeDefinition(description = "Its client id (ATRIUM_OIDC_CLIENT_ID)")
+        String oidcClientId() default "";
+
+        @AttributeDefinition(description = "Its client secret (ATRIUM_OIDC_CLIENT_SECRET)")
+        String oidcClientSecret() default "";
+
+        @AttributeDefinition(description = "Its provider name (ATRIUM_OIDC_NAME)")
+        String oidcName() default "oidc";
+
+        @AttributeDefinition(description = "Scopes asked of it (ATRIUM_OIDC_SCOPES)")
+        String oidcScopes() default "openid profile email";
+    }
 
     static final String LOCAL = "local";
     static final Duration SESSION_TTL = Duration.ofDays(14);
@@ -42,21 +67,18 @@ public class IdentityService implements SessionVerifier {
 
     @Activate
     public IdentityService(@Reference DataSource dataSource, @Reference SchemaMigrations migrations,
-            @Reference PrincipalDirectory directory, BundleContext context) {
+            @Reference PrincipalDirectory directory, BundleContext context, Config config) {
         migrations.apply(context.getBundle());
         this.sql = new Sql(dataSource);
         this.directory = directory;
-        bootstrapFromEnvironment();
+        bootstrapProvider(config);
     }
 
-    /** {@code ATRIUM_OIDC_ISSUER}, {@code _CLIENT_ID}, {@code _CLIENT_SECRET}, {@code _NAME} (default {@code oidc}). */
-    private void bootstrapFromEnvironment() {
-        String issuer = System.getenv("ATRIUM_OIDC_ISSUER");
-        String clientId = System.getenv("ATRIUM_OIDC_CLIENT_ID");
-        if (issuer != null && !issuer.isBlank() && clientId != null && !clientId.isBlank()) {
-            String name = Optional.ofNullable(System.getenv("ATRIUM_OIDC_NAME")).filter(s -> !s.isBlank()).orElse("oidc");
-            putProvider(name, issuer, clientId, System.getenv("ATRIUM_OIDC_CLIENT_SECRET"),
-                    Optional.ofNullable(System.getenv("ATRIUM_OIDC_SCOPES")).orElse("openid profile email"));
+    private void bootstrapProvider(Config config) {
+        if (!config.oidcIssuer().isBlank() && !config.oidcClientId().isBlank()) {
+            putProvider(config.oidcName().isBlank() ? "oidc" : config.oidcName().trim(), config.oidcIssuer().trim(),
+                    config.oidcClientId().trim(), config.oidcClientSecret().isBlank() ? null : config.oidcClientSecret(),
+                    config.oidcScopes());
         }
     }
 

@@ -9,7 +9,11 @@ import java.util.Set;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.PublicUrls;
@@ -20,8 +24,15 @@ import dev.atrium.kernel.api.PublicUrls;
  * {@link DeviceFlow}, {@link IssuedTokens}, {@link OAuthConsents}, {@link OAuthAuditLog}). Resources translate HTTP to
  * these calls; every failure of the protocol is an {@link OAuthError}.
  */
-@Component(service = OAuthServer.class)
+@Component(service = OAuthServer.class, configurationPid = "dev.atrium.oauth", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = OAuthServer.Config.class)
 public class OAuthServer {
+
+    @ObjectClassDefinition(name = "Atrium OAuth server")
+    public @interface Config {
+        @AttributeDefinition(description = "The issuer, when it differs from the public base URL (ATRIUM_OAUTH_ISSUER)")
+        String issuer() default "";
+    }
 
     static final Duration CODE_TTL = Duration.ofSeconds(60);
     static final Duration ACCESS_TTL = Duration.ofHours(1);
@@ -42,11 +53,12 @@ public class OAuthServer {
     private final IssuedTokens tokens;
     private final OAuthConsents consents;
     private final OAuthAuditLog audit;
+    private final String configuredIssuer;
 
     @Activate
     public OAuthServer(@Reference PrincipalDirectory principals, @Reference PublicUrls urls, @Reference OAuthClients clients,
             @Reference Authorizations authorizations, @Reference TokenGrants grants, @Reference DeviceFlow devices,
-            @Reference IssuedTokens tokens, @Reference OAuthConsents consents, @Reference OAuthAuditLog audit) {
+            @Reference IssuedTokens tokens, @Reference OAuthConsents consents, @Reference OAuthAuditLog audit, Config config) {
         this.principals = principals;
         this.urls = urls;
         this.clients = clients;
@@ -56,18 +68,15 @@ public class OAuthServer {
         this.tokens = tokens;
         this.consents = consents;
         this.audit = audit;
+        this.configuredIssuer = config.issuer().isBlank() ? null : config.issuer().trim().replaceAll("/+$", "");
     }
 
     /**
-     * The issuer, and base of every URL the server publishes: {@code ATRIUM_OAUTH_ISSUER} when set, else the
+     * The issuer, and base of every URL the server publishes: the configured one ({@code ATRIUM_OAUTH_ISSUER}), else the
      * operator's public base URL, else (and the kernel warned at start) the request's own scheme and Host.
      */
     String issuer(java.net.URI requestBase) {
-        String configured = System.getenv("ATRIUM_OAUTH_ISSUER");
-        if (configured != null && !configured.isBlank()) {
-            return configured.replaceAll("/+$", "");
-        }
-        return urls.base(requestBase);
+        return configuredIssuer != null ? configuredIssuer : urls.base(requestBase);
     }
 
     // ---------------------------------------------------------------- clients

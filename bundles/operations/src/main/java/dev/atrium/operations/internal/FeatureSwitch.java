@@ -24,6 +24,10 @@ import org.osgi.framework.wiring.BundleRevision;
 import org.osgi.framework.wiring.BundleWiring;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +42,15 @@ import dev.atrium.kernel.api.ApiException;
  * {@code <data>/features.json} and is applied on activation, before capabilities start (this bundle starts
  * on an earlier start level). Disabling keeps a capability's data; enabling serves it again.
  */
-@Component(service = FeatureSwitch.class)
+@Component(service = FeatureSwitch.class, configurationPid = "dev.atrium.operations", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = FeatureSwitch.Config.class)
 public class FeatureSwitch {
+
+    @ObjectClassDefinition(name = "Atrium features")
+    public @interface Config {
+        @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA) that holds features.json")
+        String dataDirectory() default "data";
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(FeatureSwitch.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,14 +70,10 @@ public class FeatureSwitch {
     private volatile Map<String, List<String>> disabledRoutes = Map.of();
 
     @Activate
-    public FeatureSwitch(BundleContext context) throws IOException {
+    public FeatureSwitch(BundleContext context, Config config) throws IOException {
         this.context = context;
         this.features = load(context.getBundle());
-        String data = context.getProperty("atrium.data");
-        if (data == null || data.isBlank()) {
-            data = Optional.ofNullable(System.getenv("ATRIUM_DATA")).orElse("data");
-        }
-        this.stateFile = Path.of(data).toAbsolutePath().resolve("features.json");
+        this.stateFile = Path.of(config.dataDirectory()).toAbsolutePath().resolve("features.json");
         if (Files.exists(stateFile)) {
             for (JsonNode name : JSON.readTree(stateFile.toFile()).path("disabled")) {
                 if (features.containsKey(name.asText())) {

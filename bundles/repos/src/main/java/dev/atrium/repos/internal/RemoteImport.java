@@ -44,25 +44,8 @@ final class RemoteImport {
     private static final int MAX_REDIRECTS = 5;
     private static final String INFO_REFS = "/info/refs";
 
-    /** Limits of one import, from {@code ATRIUM_APP_DEPLOY_REMOTE_*}. */
+    /** Limits of one import (the {@code remoteImport*} settings of {@link Repositories.Config}). */
     record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {
-        static Limits fromEnvironment() {
-            return new Limits(env("ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES", 1L << 30),
-                    env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS", 5_000_000L),
-                    (int) env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS", 300L));
-        }
-
-        private static long env(String name, long dflt) {
-            String v = System.getenv(name);
-            if (v == null || v.isBlank()) {
-                return dflt;
-            }
-            try {
-                return Long.parseLong(v.trim());
-            } catch (NumberFormatException e) {
-                return dflt;
-            }
-        }
     }
 
     /** How the import went. */

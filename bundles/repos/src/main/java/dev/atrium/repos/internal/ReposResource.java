@@ -259,7 +259,7 @@ public class ReposResource {
         Repository r = repositories.create(space.id(), name, description, visibility, "main", false, null);
         RemoteImport.Outcome outcome;
         try (org.eclipse.jgit.lib.Repository git = repositories.open(r)) {
-            outcome = RemoteImport.run(egress, remote, token, RemoteImport.Limits.fromEnvironment(), git);
+            outcome = RemoteImport.run(egress, remote, token, repositories.importLimits(), git);
             String head = remoteHead(git);
             if (head != null && !head.equals(r.defaultBranch())) {
                 r = repositories.update(r, null, null, null, head, null);

@@ -28,15 +28,18 @@ import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.event.Event;
 import org.osgi.service.event.EventAdmin;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +52,25 @@ import dev.atrium.repos.api.RepositoryRegistry;
  * Repositories as rows and bare Git directories under {@code <data>/git/<id>.git}, the cross-instance push lock
  * and the events repositories publish.
  */
-@Component(service = { RepositoryRegistry.class, Repositories.class })
+@Component(service = { RepositoryRegistry.class, Repositories.class }, configurationPid = "dev.atrium.repos",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = Repositories.Config.class)
 public class Repositories implements RepositoryRegistry {
+
+    @ObjectClassDefinition(name = "Atrium repositories")
+    public @interface Config {
+        @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); repositories live in its git/")
+        String dataDirectory() default "data";
+
+        @AttributeDefinition(description = "Largest pack one remote import fetches (ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES)")
+        long remoteImportMaxPackBytes() default 1L << 30;
+
+        @AttributeDefinition(description = "Most objects one remote import fetches (ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS)")
+        long remoteImportMaxObjects() default 5_000_000L;
+
+        @AttributeDefinition(description = "Seconds one remote import may take (ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS)")
+        int remoteImportTimeoutSeconds() default 300;
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(Repositories.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
@@ -59,18 +79,21 @@ public class Repositories implements RepositoryRegistry {
     private final RepositoryStore store;
     private final DataSource dataSource;
     private final Path root;
+    private final RemoteImport.Limits importLimits;
     private volatile EventAdmin events;
 
     @Activate
-    public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, BundleContext context) throws IOException {
+    public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, Config config) throws IOException {
         this.store = store;
         this.dataSource = dataSource;
-        String data = context.getProperty("atrium.data");
-        if (data == null || data.isBlank()) {
-            data = System.getenv("ATRIUM_DATA");
-        }
-        this.root = Path.of(data == null || data.isBlank() ? "data" : data).toAbsolutePath().resolve("git");
+        this.root = Path.of(config.dataDirectory()).toAbsolutePath().resolve("git");
+        this.importLimits = new RemoteImport.Limits(config.remoteImportMaxPackBytes(), config.remoteImportMaxObjects(),
+                config.remoteImportTimeoutSeconds());
         Files.createDirectories(root);
+    }
+
+    RemoteImport.Limits importLimits() {
+        return importLimits;
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)

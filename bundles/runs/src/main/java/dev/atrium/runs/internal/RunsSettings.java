@@ -8,8 +8,8 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
- * Operator configuration of runs (ConfigAdmin pid {@code dev.atrium.runs}); every value can be overridden by the
- * {@code ATRIUM_*} environment variable named in its description.
+ * Operator configuration of runs (ConfigAdmin pid {@code dev.atrium.runs}); where the operator's configuration sets
+ * nothing, the {@code ATRIUM_*} environment variable named in a description supplies the value (bundles/config).
  */
 @Component(service = RunsSettings.class, configurationPid = "dev.atrium.runs", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = RunsSettings.Config.class)
@@ -73,44 +73,20 @@ public class RunsSettings {
 
     @Activate
     public RunsSettings(Config config) {
-        workers = (int) Math.max(0, numOrZero("ATRIUM_RUNS_WORKERS", config.workers()));
-        stepLimit = (int) num("ATRIUM_RUNS_STEP_LIMIT", config.stepLimit());
-        heartbeatMillis = num("ATRIUM_RUNS_HEARTBEAT_MS", config.heartbeatMillis());
-        pollMillis = num("ATRIUM_RUNS_POLL_MS", config.pollMillis());
-        long fanout = numOrZero("ATRIUM_RUNS_FANOUT_THREADS", config.fanoutThreads());
-        fanoutThreads = (int) Math.min(64, fanout == 0 ? Runtime.getRuntime().availableProcessors() : fanout);
-        turnTimeoutSeconds = num("ATRIUM_RUNS_TURN_TIMEOUT_S", config.turnTimeoutSeconds());
-        fetchTimeoutSeconds = num("ATRIUM_RUNS_FETCH_TIMEOUT_S", config.fetchTimeoutSeconds());
-        openaiBaseUrl = trimSlash(str("ATRIUM_OPENAI_BASE_URL", config.openaiBaseUrl()));
-        openaiApiKey = str("ATRIUM_OPENAI_API_KEY", config.openaiApiKey());
-        anthropicBaseUrl = trimSlash(str("ATRIUM_ANTHROPIC_BASE_URL", config.anthropicBaseUrl()));
-        anthropicApiKey = str("ATRIUM_ANTHROPIC_API_KEY", config.anthropicApiKey());
-        defaultProvider = str("ATRIUM_RUNS_DEFAULT_PROVIDER", config.defaultProvider());
-        defaultModel = str("ATRIUM_RUNS_DEFAULT_MODEL", config.defaultModel());
-    }
-
-    private static String str(String env, String dflt) {
-        String v = System.getenv(env);
-        return v == null || v.isBlank() ? dflt : v.trim();
-    }
-
-    private static long num(String env, long dflt) {
-        String v = System.getenv(env);
-        try {
-            return v == null || v.isBlank() ? dflt : Math.max(1, Long.parseLong(v.trim()));
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
-    }
-
-    /** As {@link #num}, but 0 is allowed (workers: 0 means this instance serves the API and never executes runs). */
-    private static long numOrZero(String env, long dflt) {
-        String v = System.getenv(env);
-        try {
-            return v == null || v.isBlank() ? dflt : Math.max(0, Long.parseLong(v.trim()));
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
+        workers = Math.max(0, config.workers());
+        stepLimit = Math.max(1, config.stepLimit());
+        heartbeatMillis = Math.max(1, config.heartbeatMillis());
+        pollMillis = Math.max(1, config.pollMillis());
+        int fanout = Math.max(0, config.fanoutThreads());
+        fanoutThreads = Math.min(64, fanout == 0 ? Runtime.getRuntime().availableProcessors() : fanout);
+        turnTimeoutSeconds = Math.max(1, config.turnTimeoutSeconds());
+        fetchTimeoutSeconds = Math.max(1, config.fetchTimeoutSeconds());
+        openaiBaseUrl = trimSlash(config.openaiBaseUrl().trim());
+        openaiApiKey = config.openaiApiKey().trim();
+        anthropicBaseUrl = trimSlash(config.anthropicBaseUrl().trim());
+        anthropicApiKey = config.anthropicApiKey().trim();
+        defaultProvider = config.defaultProvider().trim();
+        defaultModel = config.defaultModel().trim();
     }
 
     private static String trimSlash(String s) {

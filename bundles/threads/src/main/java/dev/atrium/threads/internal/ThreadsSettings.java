@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -14,9 +13,9 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
- * Operator configuration of threads (ConfigAdmin pid {@code dev.atrium.threads}). Each value is taken from the
- * {@code ATRIUM_THREADS_*} environment variable named in its description, else the framework (or system) property
- * {@code atrium.threads.<attribute>}, else the configuration.
+ * Operator configuration of threads (ConfigAdmin pid {@code dev.atrium.threads}). Where the operator's configuration
+ * sets nothing, the {@code ATRIUM_THREADS_*} environment variable named in a description supplies the value, else the
+ * framework property {@code atrium.threads.<attribute>} (bundles/config).
  */
 @Component(service = ThreadsSettings.class, configurationPid = "dev.atrium.threads", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = ThreadsSettings.Config.class)
@@ -78,31 +77,17 @@ public class ThreadsSettings {
     final boolean trustForwardedFor;
 
     @Activate
-    public ThreadsSettings(BundleContext context, Config config) {
-        String dirs = str(context, "ATRIUM_THREADS_PDF_FONT_DIRS", "pdfFontDirs", config.pdfFontDirs());
-        this.pdfFontDirs = dirs(dirs);
-        this.pdfMemoryBytes = num(context, "ATRIUM_THREADS_PDF_MEMORY_BYTES", "pdfMemoryBytes", config.pdfMemoryBytes());
-        this.shareMaxFailures = (int) Math.min(Integer.MAX_VALUE,
-                num(context, "ATRIUM_THREADS_SHARE_MAX_FAILURES", "shareMaxFailures", config.shareMaxFailures()));
-        this.shareMaxAddressFailures = (int) Math.min(Integer.MAX_VALUE,
-                num(context, "ATRIUM_THREADS_SHARE_MAX_ADDRESS_FAILURES", "shareMaxAddressFailures", config.shareMaxAddressFailures()));
-        this.shareFailureWindowSeconds = num(context, "ATRIUM_THREADS_SHARE_FAILURE_WINDOW_S", "shareFailureWindowSeconds",
-                config.shareFailureWindowSeconds());
-        this.shareMaxGlobalFailures = (int) Math.min(Integer.MAX_VALUE,
-                num(context, "ATRIUM_THREADS_SHARE_MAX_GLOBAL_FAILURES", "shareMaxGlobalFailures", config.shareMaxGlobalFailures()));
-        this.shareDelayAfterFailures = (int) Math.min(Integer.MAX_VALUE,
-                num(context, "ATRIUM_THREADS_SHARE_DELAY_AFTER_FAILURES", "shareDelayAfterFailures", config.shareDelayAfterFailures()));
-        String base = str(context, "ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "shareDelayBaseMillis", null);
-        long baseMillis;
-        try {
-            baseMillis = base == null ? config.shareDelayBaseMillis() : Math.max(0, Long.parseLong(base));
-        } catch (NumberFormatException e) {
-            baseMillis = config.shareDelayBaseMillis();
-        }
-        this.shareDelayBaseMillis = baseMillis;
-        this.shareDelayMaxSeconds = num(context, "ATRIUM_THREADS_SHARE_DELAY_MAX_S", "shareDelayMaxSeconds", config.shareDelayMaxSeconds());
-        String trust = str(context, "ATRIUM_THREADS_TRUST_FORWARDED_FOR", "trustForwardedFor", Boolean.toString(config.trustForwardedFor()));
-        this.trustForwardedFor = "true".equalsIgnoreCase(trust);
+    public ThreadsSettings(Config config) {
+        this.pdfFontDirs = dirs(config.pdfFontDirs());
+        this.pdfMemoryBytes = Math.max(1, config.pdfMemoryBytes());
+        this.shareMaxFailures = Math.max(1, config.shareMaxFailures());
+        this.shareMaxAddressFailures = Math.max(1, config.shareMaxAddressFailures());
+        this.shareFailureWindowSeconds = Math.max(1, config.shareFailureWindowSeconds());
+        this.shareMaxGlobalFailures = Math.max(1, config.shareMaxGlobalFailures());
+        this.shareDelayAfterFailures = Math.max(1, config.shareDelayAfterFailures());
+        this.shareDelayBaseMillis = Math.max(0, config.shareDelayBaseMillis());
+        this.shareDelayMaxSeconds = Math.max(1, config.shareDelayMaxSeconds());
+        this.trustForwardedFor = config.trustForwardedFor();
     }
 
     static List<Path> dirs(String value) {
@@ -116,22 +101,5 @@ public class ThreadsSettings {
             }
         }
         return out;
-    }
-
-    private static String str(BundleContext context, String env, String attribute, String dflt) {
-        String v = System.getenv(env);
-        if (v == null || v.isBlank()) {
-            v = context.getProperty("atrium.threads." + attribute);
-        }
-        return v == null || v.isBlank() ? dflt : v.trim();
-    }
-
-    private static long num(BundleContext context, String env, String attribute, long dflt) {
-        String v = str(context, env, attribute, null);
-        try {
-            return v == null ? Math.max(1, dflt) : Math.max(1, Long.parseLong(v));
-        } catch (NumberFormatException e) {
-            return Math.max(1, dflt);
-        }
     }
 }

@@ -81,7 +81,7 @@ public class GitHttpServlet extends HttpServlet {
 
     @ObjectClassDefinition(name = "Atrium Git smart HTTP")
     public @interface Config {
-        @AttributeDefinition(description = "Largest request body (a pushed pack) in bytes; ATRIUM_GIT_MAX_BODY_BYTES overrides")
+        @AttributeDefinition(description = "Largest request body (a pushed pack) in bytes (by default ATRIUM_GIT_MAX_BODY_BYTES)")
         long maxBodyBytes() default 2L << 30;
 
         @AttributeDefinition(description = "Seconds a push waits for another push to the same repository before 409")
@@ -113,8 +113,7 @@ public class GitHttpServlet extends HttpServlet {
         this.ownerScope = ownerScope;
         this.authenticator = authenticator;
         this.registryWaitMillis = config.registryWaitMillis();
-        String env = System.getenv("ATRIUM_GIT_MAX_BODY_BYTES");
-        this.maxBodyBytes = env != null && env.matches("\\d+") ? Long.parseLong(env) : config.maxBodyBytes();
+        this.maxBodyBytes = config.maxBodyBytes();
         this.pushWait = Duration.ofSeconds(config.pushWaitSeconds());
         this.timeoutSeconds = config.timeoutSeconds();
         git.setRepositoryResolver((req, name) -> {

@@ -6,7 +6,6 @@ import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Locale;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -25,7 +24,7 @@ public class Egress implements EgressGuard {
     @ObjectClassDefinition(name = "Atrium egress guard")
     public @interface Config {
         @AttributeDefinition(description = "Allow loopback targets. For tests only: a server on a shared host must never enable it."
-                + " Also set by the framework property atrium.egress.allowLoopback or ATRIUM_EGRESS_ALLOW_LOOPBACK=true.")
+                + " By default ATRIUM_EGRESS_ALLOW_LOOPBACK (or the framework property atrium.egress.allowLoopback).")
         boolean allowLoopback() default false;
     }
 
@@ -41,9 +40,8 @@ public class Egress implements EgressGuard {
     }
 
     @Activate
-    public Egress(Config config, BundleContext context) {
-        this(config.allowLoopback() || "true".equalsIgnoreCase(context.getProperty("atrium.egress.allowLoopback"))
-                || "true".equalsIgnoreCase(System.getenv("ATRIUM_EGRESS_ALLOW_LOOPBACK")));
+    public Egress(Config config) {
+        this(config.allowLoopback());
     }
 
     Egress(boolean allowLoopback) {

@@ -5,7 +5,6 @@ import java.net.URISyntaxException;
 import java.util.Locale;
 import java.util.Optional;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -15,8 +14,8 @@ import org.slf4j.LoggerFactory;
 import dev.atrium.kernel.api.PublicUrls;
 
 /**
- * The kernel's {@link PublicUrls}: the {@code publicBaseUrl} of the kernel's HTTP configuration, else the framework
- * property {@code atrium.publicBaseUrl}, else {@code ATRIUM_PUBLIC_URL}. It shares the envelope's configuration
+ * The kernel's {@link PublicUrls}: the {@code publicBaseUrl} of the kernel's HTTP configuration (by default
+ * {@code ATRIUM_PUBLIC_URL}, see bundles/config). It shares the envelope's configuration
  * ({@link RequestEnvelope.Config}): one PID for the server's HTTP settings.
  */
 @Component(configurationPid = "dev.atrium.kernel.http", configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -27,8 +26,8 @@ public class PublicBaseUrl implements PublicUrls {
     private final Optional<String> configured;
 
     @Activate
-    public PublicBaseUrl(RequestEnvelope.Config config, BundleContext context) {
-        String value = first(config.publicBaseUrl(), context.getProperty("atrium.publicBaseUrl"), System.getenv("ATRIUM_PUBLIC_URL"));
+    public PublicBaseUrl(RequestEnvelope.Config config) {
+        String value = config.publicBaseUrl().isBlank() ? null : config.publicBaseUrl().trim();
         Optional<String> parsed = Optional.empty();
         if (value != null) {
             try {
@@ -53,15 +52,6 @@ public class PublicBaseUrl implements PublicUrls {
     @Override
     public Optional<String> configured() {
         return configured;
-    }
-
-    private static String first(String... values) {
-        for (String v : values) {
-            if (v != null && !v.isBlank()) {
-                return v.trim();
-            }
-        }
-        return null;
     }
 
     /** An absolute http(s) URL with a host, no user info, query or fragment, without the trailing slash. */

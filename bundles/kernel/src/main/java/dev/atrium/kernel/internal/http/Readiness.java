@@ -5,12 +5,20 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
 import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceEvent;
+import org.osgi.framework.ServiceListener;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.SynchronousBundleListener;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -27,6 +35,12 @@ import dev.atrium.kernel.api.ServerReadiness;
  * Whether the server is ready: every Atrium bundle is active, every enabled component of it is satisfied or
  * active, and every JAX-RS resource it registers is served by the whiteboard. A first 200 from some route
  * proves none of that.
+ * <p>
+ * Working that out walks every bundle, component and the whiteboard's runtime DTO, so it is done when something
+ * changes, not per probe: every bundle and service event (the whiteboard's change count is a service property, so its
+ * changes are service events too) marks the last answer stale, and a probe in between answers from it. An answer
+ * that is not ready is worked out again after a short while even without an event (some of what it waits for, like
+ * the whiteboard settling, changes by time alone), and a ready one after a longer while as a backstop.
  */
 @Component(service = { Readiness.class, ServerReadiness.class })
 public class Readiness implements ServerReadiness {
@@ -35,23 +49,68 @@ public class Readiness implements ServerReadiness {
     /** Aries rebuilds the application after its DTO already lists a resource: wait until it has been quiet this long. */
     private static final long SETTLE_NANOS = 300_000_000L;
 
+    /** How long a not-ready answer is reused without an event. */
+    private static final long NOT_READY_REUSE_NANOS = 50_000_000L;
+    /** How long a ready answer is reused without an event: a backstop for a change no event announces. */
+    private static final long READY_REUSE_NANOS = 5_000_000_000L;
+
     private final BundleContext context;
     private final ServiceComponentRuntime scr;
+    private final AtomicLong changes = new AtomicLong();
+    private final Object computing = new Object();
+    private final SynchronousBundleListener bundleEvents = (BundleEvent e) -> changes.incrementAndGet();
+    private final ServiceListener serviceEvents = (ServiceEvent e) -> changes.incrementAndGet();
+    private volatile Answer last = new Answer(-1, List.of("readiness not yet worked out"), 0);
+
+    /** An answer and when it stops being reusable: the change count it was worked out at and a time. */
+    private record Answer(long changes, List<String> problems, long reusableUntil) {
+        boolean reusable(long currentChanges, long now) {
+            return changes == currentChanges && now - reusableUntil < 0;
+        }
+    }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile JaxrsServiceRuntime jaxrs;
 
-    private final java.util.concurrent.atomic.AtomicReference<long[]> lastChange = new java.util.concurrent.atomic.AtomicReference<>(
-            new long[] { -1, 0 });
+    /** The whiteboard's change count last seen and when it was first seen. */
+    private final AtomicReference<long[]> lastChange = new AtomicReference<>(new long[] { -1, 0 });
 
     @Activate
     public Readiness(BundleContext context, @Reference ServiceComponentRuntime scr) {
         this.context = context;
         this.scr = scr;
+        // synchronous, so a change is counted in the thread that makes it, before anyone can ask about it
+        context.addBundleListener(bundleEvents);
+        context.addServiceListener(serviceEvents);
+    }
+
+    @Deactivate
+    void deactivate() {
+        context.removeServiceListener(serviceEvents);
+        context.removeBundleListener(bundleEvents);
     }
 
     @Override
     public List<String> notReady() {
+        Answer answer = last;
+        if (answer.reusable(changes.get(), System.nanoTime())) {
+            return answer.problems();
+        }
+        synchronized (computing) {
+            answer = last;
+            long seen = changes.get();
+            if (answer.reusable(seen, System.nanoTime())) {
+                return answer.problems();
+            }
+            // the count is read before the state: an event during the walk makes the next probe walk again
+            List<String> problems = List.copyOf(workOut());
+            long now = System.nanoTime();
+            last = new Answer(seen, problems, now + (problems.isEmpty() ? READY_REUSE_NANOS : NOT_READY_REUSE_NANOS));
+            return problems;
+        }
+    }
+
+    private List<String> workOut() {
         List<String> problems = new ArrayList<>();
         List<Bundle> atrium = new ArrayList<>();
         for (Bundle b : context.getBundles()) {
@@ -92,7 +151,11 @@ public class Readiness implements ServerReadiness {
         return problems;
     }
 
-    /** True once the whiteboard's change count has stayed the same for the settle time. */
+    /**
+     * True once the whiteboard's change count, as this sees it when it works readiness out, has stayed the same for
+     * the settle time. Counted from when a change is first seen here, not from the change itself: Aries bumps the
+     * count before it has rebuilt the application, and under load the rebuild takes longer than the settle time.
+     */
     private boolean settled() {
         ServiceReference<JaxrsServiceRuntime> ref = context.getServiceReference(JaxrsServiceRuntime.class);
         Object count = ref == null ? null : ref.getProperty("service.changecount");

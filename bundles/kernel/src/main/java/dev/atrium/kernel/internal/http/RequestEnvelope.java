@@ -55,8 +55,8 @@ public class RequestEnvelope implements Filter {
         @AttributeDefinition(description = "Largest request body in bytes, of any type, unless a route declares more with @BodyLimit")
         long maxJsonBodyBytes() default 1024 * 1024;
 
-        @AttributeDefinition(description = "The URL clients reach this server at, e.g. https://atrium.example.com (also the framework "
-                + "property atrium.publicBaseUrl or ATRIUM_PUBLIC_URL). Unset: each request's Host header decides the OAuth issuer "
+        @AttributeDefinition(description = "The URL clients reach this server at, e.g. https://atrium.example.com (by default "
+                + "ATRIUM_PUBLIC_URL, or the framework property atrium.publicBaseUrl). Unset: each request's Host header decides the OAuth issuer "
                 + "and the URLs the server publishes")
         String publicBaseUrl() default "";
     }

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
@@ -49,8 +50,9 @@ public class UpdateGate implements EventHook {
     private final Bundle framework;
     private final ExecutorService opener = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-update-gate"));
     private final Object lock = new Object();
-    private int inFlight;
-    private boolean closed;
+    /** API requests in flight; counted without the lock, so an open gate costs a request two atomic updates. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean closed;
     private long closedAt;
     private long generation;
 
@@ -96,7 +98,9 @@ public class UpdateGate implements EventHook {
             // at most the bound); the openers scheduled before are superseded by those its events schedule
             closedAt = System.nanoTime();
             generation++;
-            while (inFlight > 0 && System.nanoTime() < deadline) {
+            // a request counts itself before it reads the flag and the flag is set before this reads the count
+            // (both volatile), so every request either sees the gate closed or is counted here
+            while (inFlight.get() > 0 && System.nanoTime() < deadline) {
                 waitUntil(deadline);
             }
         }
@@ -138,21 +142,25 @@ public class UpdateGate implements EventHook {
 
     /** Called by the envelope before an API request; waits (bounded) while the gate is closed. Returns the hold in ms. */
     long enter() throws InterruptedException {
+        inFlight.incrementAndGet();
+        if (!closed) {
+            return 0;
+        }
+        exit();
         long started = System.nanoTime();
         synchronized (lock) {
             long deadline = started + maxHoldNanos;
             while (closed && System.nanoTime() < deadline) {
                 lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
-            inFlight++;
+            inFlight.incrementAndGet();
         }
         return (System.nanoTime() - started) / 1_000_000;
     }
 
     void exit() {
-        synchronized (lock) {
-            inFlight--;
-            if (inFlight == 0) {
+        if (inFlight.decrementAndGet() == 0 && closed) {
+            synchronized (lock) {
                 lock.notifyAll();
             }
         }

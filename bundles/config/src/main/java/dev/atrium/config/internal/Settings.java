@@ -1,0 +1,95 @@
+package dev.atrium.config.internal;
+
+import static dev.atrium.config.internal.Setting.Kind.BOOLEAN;
+import static dev.atrium.config.internal.Setting.Kind.DIRECTORY;
+import static dev.atrium.config.internal.Setting.Kind.INTEGER;
+import static dev.atrium.config.internal.Setting.Kind.LONG;
+import static dev.atrium.config.internal.Setting.Kind.STRING;
+import static dev.atrium.config.internal.Setting.Source.env;
+import static dev.atrium.config.internal.Setting.Source.property;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.atrium.config.internal.Setting.Kind;
+import dev.atrium.config.internal.Setting.Source;
+
+/**
+ * Every {@code ATRIUM_*} environment variable and {@code atrium.*} framework property, by the PID and property it
+ * configures. The documented names (README.md) are kept exactly; this table is the only place that knows them.
+ */
+final class Settings {
+
+    /** {@code <data>}: {@code --data} of {@code ./atrium run} (the framework property), else ATRIUM_DATA, else ./data. */
+    static final Setting DATA_DIRECTORY = new Setting("dataDirectory", DIRECTORY,
+            List.of(property("atrium.data"), env("ATRIUM_DATA")), "data");
+
+    private Settings() {
+    }
+
+    static Map<String, List<Setting>> all() {
+        Map<String, List<Setting>> pids = new LinkedHashMap<>();
+        pids.put("dev.atrium.database", List.of(
+                Setting.of("url", STRING, property("atrium.db.url"), env("ATRIUM_DB_URL")),
+                DATA_DIRECTORY));
+        pids.put("dev.atrium.kernel.http", List.of(
+                Setting.of("publicBaseUrl", STRING, property("atrium.publicBaseUrl"), env("ATRIUM_PUBLIC_URL"))));
+        pids.put("dev.atrium.kernel.egress", List.of(
+                Setting.of("allowLoopback", BOOLEAN, property("atrium.egress.allowLoopback"), env("ATRIUM_EGRESS_ALLOW_LOOPBACK"))));
+        pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
+        pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));
+        pids.put("dev.atrium.repos", List.of(
+                DATA_DIRECTORY,
+                Setting.of("remoteImportMaxPackBytes", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES")),
+                Setting.of("remoteImportMaxObjects", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS")),
+                Setting.of("remoteImportTimeoutSeconds", INTEGER, env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
+        pids.put("dev.atrium.git.http", List.of(
+                Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
+        pids.put("dev.atrium.threads", threads());
+        pids.put("dev.atrium.runs", List.of(
+                Setting.of("workers", INTEGER, env("ATRIUM_RUNS_WORKERS")),
+                Setting.of("stepLimit", INTEGER, env("ATRIUM_RUNS_STEP_LIMIT")),
+                Setting.of("heartbeatMillis", LONG, env("ATRIUM_RUNS_HEARTBEAT_MS")),
+                Setting.of("fanoutThreads", INTEGER, env("ATRIUM_RUNS_FANOUT_THREADS")),
+                Setting.of("pollMillis", LONG, env("ATRIUM_RUNS_POLL_MS")),
+                Setting.of("turnTimeoutSeconds", LONG, env("ATRIUM_RUNS_TURN_TIMEOUT_S")),
+                Setting.of("fetchTimeoutSeconds", LONG, env("ATRIUM_RUNS_FETCH_TIMEOUT_S")),
+                Setting.of("openaiBaseUrl", STRING, env("ATRIUM_OPENAI_BASE_URL")),
+                Setting.of("openaiApiKey", STRING, env("ATRIUM_OPENAI_API_KEY")),
+                Setting.of("anthropicBaseUrl", STRING, env("ATRIUM_ANTHROPIC_BASE_URL")),
+                Setting.of("anthropicApiKey", STRING, env("ATRIUM_ANTHROPIC_API_KEY")),
+                Setting.of("defaultProvider", STRING, env("ATRIUM_RUNS_DEFAULT_PROVIDER")),
+                Setting.of("defaultModel", STRING, env("ATRIUM_RUNS_DEFAULT_MODEL"))));
+        pids.put("dev.atrium.identity", List.of(
+                Setting.of("oidcIssuer", STRING, env("ATRIUM_OIDC_ISSUER")),
+                Setting.of("oidcClientId", STRING, env("ATRIUM_OIDC_CLIENT_ID")),
+                Setting.of("oidcClientSecret", STRING, env("ATRIUM_OIDC_CLIENT_SECRET")),
+                Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
+                Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
+        pids.put("dev.atrium.oauth", List.of(
+                Setting.of("issuer", STRING, env("ATRIUM_OAUTH_ISSUER"))));
+        return pids;
+    }
+
+    /** Each threads setting: its ATRIUM_THREADS_* variable, else the framework property atrium.threads.<property>. */
+    private static List<Setting> threads() {
+        List<Setting> out = new ArrayList<>();
+        out.add(threads("pdfFontDirs", STRING, "ATRIUM_THREADS_PDF_FONT_DIRS"));
+        out.add(threads("pdfMemoryBytes", LONG, "ATRIUM_THREADS_PDF_MEMORY_BYTES"));
+        out.add(threads("shareMaxFailures", INTEGER, "ATRIUM_THREADS_SHARE_MAX_FAILURES"));
+        out.add(threads("shareMaxAddressFailures", INTEGER, "ATRIUM_THREADS_SHARE_MAX_ADDRESS_FAILURES"));
+        out.add(threads("shareFailureWindowSeconds", LONG, "ATRIUM_THREADS_SHARE_FAILURE_WINDOW_S"));
+        out.add(threads("shareMaxGlobalFailures", INTEGER, "ATRIUM_THREADS_SHARE_MAX_GLOBAL_FAILURES"));
+        out.add(threads("shareDelayAfterFailures", INTEGER, "ATRIUM_THREADS_SHARE_DELAY_AFTER_FAILURES"));
+        out.add(threads("shareDelayBaseMillis", LONG, "ATRIUM_THREADS_SHARE_DELAY_BASE_MS"));
+        out.add(threads("shareDelayMaxSeconds", LONG, "ATRIUM_THREADS_SHARE_DELAY_MAX_S"));
+        out.add(threads("trustForwardedFor", BOOLEAN, "ATRIUM_THREADS_TRUST_FORWARDED_FOR"));
+        return List.copyOf(out);
+    }
+
+    private static Setting threads(String property, Kind kind, String variable) {
+        return Setting.of(property, kind, Source.env(variable), Source.property("atrium.threads." + property));
+    }
+}

@@ -1,0 +1,58 @@
+package dev.atrium.repos.internal;
+
+import java.util.Map;
+
+import javax.ws.rs.GET;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OperatorOnly;
+import dev.atrium.repos.api.Repository;
+
+/**
+ * {@code /admin/repos/:id/gc}: the operator's view of a repository's maintenance ({@code GET}) and a request for a
+ * collection now ({@code POST}, 202: it runs in the background, one repository at a time).
+ */
+@Component(service = RepoMaintenanceResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/admin/repos/{repoId}/gc")
+@Produces(MediaType.APPLICATION_JSON)
+@OperatorOnly
+public class RepoMaintenanceResource {
+
+    private final RepositoryStore store;
+    private final RepositoryMaintenance maintenance;
+
+    @Activate
+    public RepoMaintenanceResource(@Reference RepositoryStore store, @Reference RepositoryMaintenance maintenance) {
+        this.store = store;
+        this.maintenance = maintenance;
+    }
+
+    @GET
+    public Map<String, Object> status(@PathParam("repoId") String repoId) {
+        return Map.of("gc", RepositoryMaintenance.body(maintenance.status(repository(repoId))));
+    }
+
+    @POST
+    public Response collect(@PathParam("repoId") String repoId) {
+        return Response.accepted(Map.of("gc", RepositoryMaintenance.body(maintenance.request(repository(repoId))))).build();
+    }
+
+    private Repository repository(String repoId) {
+        return store.byId(repoId).orElseThrow(() -> ApiException.notFound("repository not found"));
+    }
+}

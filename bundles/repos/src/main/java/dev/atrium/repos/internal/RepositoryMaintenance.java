@@ -1,0 +1,242 @@
+package dev.atrium.repos.internal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.event.Event;
+import org.osgi.service.event.EventConstants;
+import org.osgi.service.event.EventHandler;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryEvents;
+import dev.atrium.repos.api.RepositoryRegistry.PushLock;
+
+/**
+ * Keeps repositories maintained: JGit's garbage collection with reachability bitmaps, without which serving a clone
+ * walks every commit and tree of the history. A push that leaves a repository needing it (no bitmap yet over enough
+ * objects, too many packs, too many loose objects) queues it, an hourly sweep catches what pushes did not, and the
+ * operator can ask for it. One repository at a time on one thread of its own, under the repository's push lock
+ * (pushes wait; reads never do: old packs stay readable until their readers close them).
+ */
+@Component(service = { RepositoryMaintenance.class, EventHandler.class }, configurationPid = "dev.atrium.repos.maintenance",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL, property = EventConstants.EVENT_TOPIC + "=" + RepositoryEvents.PUSHED)
+@Designate(ocd = RepositoryMaintenance.Config.class)
+public class RepositoryMaintenance implements EventHandler {
+
+    @ObjectClassDefinition(name = "Atrium repository maintenance")
+    public @interface Config {
+        @AttributeDefinition(description = "A repository of at least this many objects without a bitmap is collected")
+        long bitmapMinObjects() default 2000;
+
+        @AttributeDefinition(description = "A repository with more pack files than this is collected")
+        int maxPacks() default 16;
+
+        @AttributeDefinition(description = "A repository with more loose objects than this is collected")
+        long maxLooseObjects() default 2000;
+
+        @AttributeDefinition(description = "Minutes between sweeps over every repository; 0: no sweeps")
+        long sweepMinutes() default 60;
+
+        @AttributeDefinition(description = "Longest wait in seconds for a push in progress before a collection is retried later")
+        long lockWaitSeconds() default 60;
+    }
+
+    /** Where a repository stands: idle, queued or running, and what the last run did. */
+    public record Status(String state, Instant lastRunAt, Long durationMs, String reason, String error, Integer packs,
+            Integer bitmaps, Long looseObjects) {
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(RepositoryMaintenance.class);
+
+    private final Config config;
+    private final RepositoryStore store;
+    private final Repositories repositories;
+    private final Sql sql;
+    /** Repository id → "queued" or "running"; absent when idle. */
+    private final Map<String, String> pending = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "atrium-repo-maintenance");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        return t;
+    });
+
+    @Activate
+    public RepositoryMaintenance(Config config, @Reference RepositoryStore store, @Reference Repositories repositories,
+            @Reference DataSource dataSource) {
+        this.config = config;
+        this.store = store;
+        this.repositories = repositories;
+        this.sql = new Sql(dataSource);
+        if (config.sweepMinutes() > 0) {
+            worker.scheduleWithFixedDelay(this::sweep, config.sweepMinutes(), config.sweepMinutes(), TimeUnit.MINUTES);
+        }
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        worker.shutdownNow();
+        // a collection in progress stops at its next check of the interrupt flag; JGit leaves no half pack behind
+        worker.awaitTermination(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void handleEvent(Event event) {
+        Object id = event.getProperty(RepositoryEvents.REPO_ID);
+        if (id instanceof String repoId) {
+            submit(repoId, false, "push");
+        }
+    }
+
+    /** Queues a collection of the repository now, whatever its state; the operator's request. */
+    public Status request(Repository repository) {
+        submit(repository.id(), true, "operator");
+        return status(repository);
+    }
+
+    public Status status(Repository repository) {
+        String state = pending.getOrDefault(repository.id(), "idle");
+        return sql.one("SELECT last_run_at, duration_ms, reason, error, packs, bitmaps, loose_objects FROM repository_maintenance WHERE repo_id = ?",
+                rs -> new Status(state, Sql.instant(rs, "last_run_at"), rs.getLong("duration_ms"), rs.getString("reason"),
+                        rs.getString("error"), (Integer) rs.getObject("packs"), (Integer) rs.getObject("bitmaps"),
+                        (Long) rs.getObject("loose_objects")),
+                repository.id()).orElse(new Status(state, null, null, null, null, null, null, null));
+    }
+
+    private void submit(String repoId, boolean always, String reason) {
+        if (pending.putIfAbsent(repoId, "queued") != null) {
+            return;
+        }
+        try {
+            worker.execute(() -> maintain(repoId, always, reason));
+        } catch (RejectedExecutionException stopping) {
+            pending.remove(repoId);
+        }
+    }
+
+    private void sweep() {
+        for (String id : sql.list("SELECT id FROM repositories ORDER BY id", rs -> rs.getString(1))) {
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
+            submit(id, false, "sweep");
+        }
+    }
+
+    private void maintain(String repoId, boolean always, String reason) {
+        try {
+            Optional<Repository> repo = store.byId(repoId);
+            if (repo.isEmpty()) {
+                return;
+            }
+            Path dir = repositories.directory(repo.get());
+            try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder().setGitDir(dir.toFile()).setMustExist(true).build()) {
+                Properties before = Git.wrap(git).gc().getStatistics();
+                String why = always ? reason : needs(before);
+                if (why == null) {
+                    return;
+                }
+                collect(repo.get(), git, always ? reason : reason + ": " + why);
+            }
+        } catch (IOException | GitAPIException | RuntimeException e) {
+            LOG.warn("maintaining repository {} failed: {}", repoId, e.toString());
+        } finally {
+            pending.remove(repoId);
+        }
+    }
+
+    /** Why the repository needs a collection, or null. */
+    private String needs(Properties stats) {
+        long packed = number(stats, "numberOfPackedObjects");
+        long loose = number(stats, "numberOfLooseObjects");
+        if (number(stats, "numberOfBitmaps") == 0 && packed + loose >= config.bitmapMinObjects()) {
+            return (packed + loose) + " objects and no bitmap";
+        }
+        if (number(stats, "numberOfPackFiles") > config.maxPacks()) {
+            return number(stats, "numberOfPackFiles") + " pack files";
+        }
+        if (loose > config.maxLooseObjects()) {
+            return loose + " loose objects";
+        }
+        return null;
+    }
+
+    private void collect(Repository repo, org.eclipse.jgit.lib.Repository git, String reason) {
+        pending.put(repo.id(), "running");
+        long started = System.nanoTime();
+        String error = null;
+        Properties after = null;
+        PushLock lock;
+        try {
+            lock = repositories.lockForPush(repo, Duration.ofSeconds(config.lockWaitSeconds()));
+        } catch (ApiException busy) {
+            LOG.info("repository {} is busy with a push; its maintenance waits for the next push or sweep", repo.id());
+            return;
+        }
+        try (lock) {
+            // one thread: maintenance must not take the cores requests need
+            git.getConfig().setInt("pack", null, "threads", 1);
+            Git.wrap(git).gc().setExpire(java.util.Date.from(Instant.now().minus(Duration.ofHours(1)))).call();
+            after = Git.wrap(git).gc().getStatistics();
+        } catch (GitAPIException | RuntimeException e) {
+            error = e.toString();
+            LOG.warn("garbage collection of repository {} failed: {}", repo.id(), error);
+        }
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        LOG.info("repository {} maintained in {} ms ({})", repo.id(), ms, reason);
+        Integer packs = after == null ? null : (int) number(after, "numberOfPackFiles");
+        Integer bitmaps = after == null ? null : (int) number(after, "numberOfBitmaps");
+        Long loose = after == null ? null : number(after, "numberOfLooseObjects");
+        sql.update("INSERT INTO repository_maintenance (repo_id, last_run_at, duration_ms, reason, error, packs, bitmaps, loose_objects) "
+                + "SELECT id, now(), ?, ?, ?, ?, ?, ? FROM repositories WHERE id = ? "
+                + "ON CONFLICT (repo_id) DO UPDATE SET last_run_at = now(), duration_ms = EXCLUDED.duration_ms, reason = EXCLUDED.reason, "
+                + "error = EXCLUDED.error, packs = EXCLUDED.packs, bitmaps = EXCLUDED.bitmaps, loose_objects = EXCLUDED.loose_objects",
+                ms, reason, error, packs, bitmaps, loose, repo.id());
+    }
+
+    private static long number(Properties stats, String key) {
+        Object v = stats.get(key);
+        return v instanceof Number n ? n.longValue() : v == null ? 0 : Long.parseLong(v.toString());
+    }
+
+    static Map<String, Object> body(Status s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("state", s.state());
+        m.put("last_run_at", s.lastRunAt() == null ? null : s.lastRunAt().toString());
+        m.put("duration_ms", s.durationMs());
+        m.put("reason", s.reason());
+        m.put("error", s.error());
+        m.put("packs", s.packs());
+        m.put("bitmaps", s.bitmaps());
+        m.put("loose_objects", s.looseObjects());
+        return m;
+    }
+}
