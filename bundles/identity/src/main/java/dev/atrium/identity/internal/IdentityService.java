@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -23,7 +22,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.PasswordHasher;
@@ -285,35 +283,7 @@ public class IdentityService implements SessionVerifier {
 
     @Override
     public Session verify(String cookieValue) {
-        Live live = live(cookieValue).orElse(null);
-        if (live == null) {
-            return null;
-        }
-        PrincipalDirectory.Entry p = directory.get(live.principalId()).orElse(null);
-        if (p == null) {
-            return null;
-        }
-        if (!p.active()) {
-            throw ApiException.forbidden("this Principal is suspended");
-        }
-        return new Session(new SessionCaller(live.principalId()), live.csrf());
-    }
-
-    /** A browser session's caller: the user themself, with every scope. */
-    record SessionCaller(String principalId) implements Caller {
-        @Override
-        public String authMethod() {
-            return "session";
-        }
-
-        @Override
-        public Set<String> scopes() {
-            return Set.of(Caller.ALL_SCOPES);
-        }
-
-        @Override
-        public String getName() {
-            return principalId;
-        }
+        // the kernel checks the Principal is active and makes the session's caller
+        return live(cookieValue).map(live -> new Session(live.principalId(), live.csrf())).orElse(null);
     }
 }

@@ -15,9 +15,9 @@ public interface OwnerScope {
      *
      * @param caller          the authenticated caller
      * @param spaceIdOrSlug   a workspace id or slug
-     * @return the workspace
+     * @return the workspace, {@link SpaceRef#provenFor() proven for} the caller's Principal
      * @throws ApiException 404 {@code NOT_FOUND} when any part of the proof fails, exactly as for a
-     *                      workspace that does not exist
+     *                      workspace that does not exist; a caller the kernel did not make fails the proof
      */
     SpaceRef require(Caller caller, String spaceIdOrSlug);
 }

@@ -17,10 +17,18 @@ public interface SessionVerifier {
     /** The request header that carries the session's CSRF token on mutating requests. */
     String CSRF_HEADER = "X-CSRF-Token";
 
-    /** A live session: its caller (auth method {@code session}) and its CSRF token. */
-    record Session(Caller caller, String csrfToken) {
+    /**
+     * A live session: the Principal it is for and its CSRF token. The kernel checks the Principal is active and makes
+     * its {@link Caller} (auth method {@code session}, every scope).
+     *
+     * @since 2.0
+     */
+    record Session(String principalId, String csrfToken) {
     }
 
-    /** @return the live session of the cookie's value, or {@code null} when it is unknown, expired or ended */
+    /**
+     * @return the live session of the cookie's value, or {@code null} when it is unknown, expired or ended; the kernel
+     *         answers 403 when its Principal is suspended
+     */
     Session verify(String cookieValue);
 }

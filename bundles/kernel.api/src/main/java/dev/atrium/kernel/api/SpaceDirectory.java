@@ -7,7 +7,7 @@ import org.osgi.annotation.versioning.ProviderType;
 /**
  * Finds workspaces by public names, without a caller: Git's {@code /git/:owner/:repo.git} names its owner by
  * a username or a workspace slug, and anonymous clones of public repositories have no caller at all. It only
- * names the workspace; reading private data still goes through {@link OwnerScope}.
+ * names the workspace ({@link SpaceRef#provenFor()} is null); reading private data still goes through {@link OwnerScope}.
  */
 @ProviderType
 public interface SpaceDirectory {

@@ -1,11 +1,11 @@
 /**
- * The kernel's contract with capability bundles: who is calling ({@link dev.atrium.kernel.api.Caller}),
+ * The kernel's contract with capability bundles: who is calling ({@link dev.atrium.kernel.api.Caller}, made only by the kernel),
  * whether they may touch a workspace ({@link dev.atrium.kernel.api.OwnerScope}), the spec's error
  * ({@link dev.atrium.kernel.api.ApiException}), request-body reading and limits ({@link dev.atrium.kernel.api.BodyLimit}),
  * pagination and schema migrations, outbound connections ({@link dev.atrium.kernel.api.EgressGuard}), and the one way
  * every bundle reads and writes its tables ({@link dev.atrium.kernel.api.Sql}), makes ids ({@link dev.atrium.kernel.api.Ids}),
  * hashes secrets ({@link dev.atrium.kernel.api.Digests}) and hashes passwords ({@link dev.atrium.kernel.api.PasswordHasher}).
  */
-@org.osgi.annotation.versioning.Version("1.7.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

@@ -1,16 +1,11 @@
 package dev.atrium.oauth.internal;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
 import javax.ws.rs.core.Cookie;
 import javax.ws.rs.core.HttpHeaders;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
@@ -26,20 +21,10 @@ import dev.atrium.kernel.api.SessionVerifier;
 public class Signin {
 
     private final Authenticator authenticator;
-    private final List<SessionVerifier> sessions = new CopyOnWriteArrayList<>();
 
     @Activate
     public Signin(@Reference Authenticator authenticator) {
         this.authenticator = authenticator;
-    }
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addSession(SessionVerifier v) {
-        sessions.add(v);
-    }
-
-    void removeSession(SessionVerifier v) {
-        sessions.remove(v);
     }
 
     /** The signed-in user, or null. */
@@ -55,16 +40,11 @@ public class Signin {
         }
         Cookie cookie = headers.getCookies().get(SessionVerifier.COOKIE);
         if (cookie != null) {
-            for (SessionVerifier v : sessions) {
-                SessionVerifier.Session s;
-                try {
-                    s = v.verify(cookie.getValue());
-                } catch (ApiException suspended) {
-                    return null;
-                }
-                if (s != null && s.caller() != null && s.caller().principalId() != null) {
-                    return s.caller();
-                }
+            // the kernel verifies the session and makes its caller
+            try {
+                return authenticator.authenticateReading(null, SessionVerifier.COOKIE + "=" + cookie.getValue());
+            } catch (ApiException endedOrSuspended) {
+                return null;
             }
         }
         return null;

@@ -25,6 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Callers;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.WorkspaceModels;
@@ -53,7 +55,14 @@ public class Dispatcher {
     private final RunStore store;
     private final EventHub hub;
     private final RunsSettings settings;
+    /**
+     * What a run may do as its requester: read and write threads. The kernel makes the caller for the recorded
+     * requester (auth method {@code run}); its owner scope proves it again every time the run starts or calls a tool.
+     */
+    static final Set<String> RUN_SCOPES = Set.of("threads:read", "threads:write");
+
     private final OwnerScope ownerScope;
+    private final Callers callers;
     private final WorkspaceModels models;
     private final Threads threads;
     private final ToolExecutor tools;
@@ -81,8 +90,9 @@ public class Dispatcher {
     @Activate
     public Dispatcher(@Reference RunStore store, @Reference EventHub hub, @Reference RunsSettings settings,
             @Reference OwnerScope ownerScope, @Reference WorkspaceModels models, @Reference Threads threads,
-            @Reference ToolExecutor tools) {
+            @Reference ToolExecutor tools, @Reference Callers callers) {
         this.store = store;
+        this.callers = callers;
         this.hub = hub;
         this.settings = settings;
         this.ownerScope = ownerScope;
@@ -231,14 +241,22 @@ public class Dispatcher {
         if (run.requester() == null) {
             throw new Stop("failed", "the run has no recorded requester");
         }
-        RunCaller caller = new RunCaller(run.requester());
         try {
+            Caller caller = callers.actingFor(run.requester(), RUN_SCOPES);
             SpaceRef space = ownerScope.require(caller, run.spaceId());
             threads.require(caller, run.threadId());
             return space;
         } catch (ApiException e) {
             throw new Stop("failed", "the requester may no longer act in this workspace (Principal, workspace or owner witness no "
                     + "longer valid, or the thread is gone)");
+        }
+    }
+
+    private WorkspaceModels.Choice model(Run run) throws Stop {
+        try {
+            return models.model(callers.actingFor(run.requester(), RUN_SCOPES), run.spaceId());
+        } catch (ApiException e) {
+            throw new Stop("failed", "the requester may no longer act in this workspace");
         }
     }
 
@@ -263,7 +281,7 @@ public class Dispatcher {
     void execute(Run run) {
         try {
             SpaceRef space = verify(run);
-            WorkspaceModels.Choice choice = models.model(new RunCaller(run.requester()), run.spaceId());
+            WorkspaceModels.Choice choice = model(run);
             String providerName = first(run.provider(), choice.provider(), settings.defaultProvider);
             String model = first(run.model(), choice.model(), settings.defaultModel);
             if (providerName == null) {

@@ -85,7 +85,7 @@ public class PersonalAccessTokens {
     public sealed interface Outcome permits Valid, Unknown, Suspended {
     }
 
-    public record Valid(AuthenticatedCaller caller) implements Outcome {
+    public record Valid(dev.atrium.kernel.api.Caller caller) implements Outcome {
     }
 
     public record Unknown() implements Outcome {
@@ -102,8 +102,7 @@ public class PersonalAccessTokens {
                 + "JOIN principals p ON p.id = t.principal_id "
                 + "WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > now())",
                 rs -> "active".equals(rs.getString("status"))
-                        ? new Valid(new AuthenticatedCaller(rs.getString("principal_id"), "pat",
-                                Scopes.fromColumn(rs.getString("scopes")), rs.getString("id")))
+                        ? new Valid(Mint.KERNEL.pat(rs.getString("principal_id"), Scopes.fromColumn(rs.getString("scopes"))))
                         : new Suspended(),
                 (Object) Digests.sha256(secret));
         return found.orElseGet(Unknown::new);

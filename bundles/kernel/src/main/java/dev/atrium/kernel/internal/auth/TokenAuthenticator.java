@@ -16,6 +16,8 @@ import dev.atrium.kernel.api.SessionVerifier;
 import dev.atrium.kernel.api.TokenVerifier;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Suspended;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Valid;
+import dev.atrium.kernel.internal.domain.PrincipalRecord;
+import dev.atrium.kernel.internal.domain.Principals;
 
 /**
  * Verifies Principal tokens (personal access tokens here, other prefixes through {@link TokenVerifier}s) and browser
@@ -25,13 +27,15 @@ import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Valid;
 public class TokenAuthenticator implements Authenticator {
 
     private final PersonalAccessTokens tokens;
+    private final Principals principals;
     private final List<TokenVerifier> verifiers = new CopyOnWriteArrayList<>();
     private final List<SessionVerifier> sessions = new CopyOnWriteArrayList<>();
     private static final String BEARER = "bearer ";
 
     @Activate
-    public TokenAuthenticator(@Reference PersonalAccessTokens tokens) {
+    public TokenAuthenticator(@Reference PersonalAccessTokens tokens, @Reference Principals principals) {
         this.tokens = tokens;
+        this.principals = principals;
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -52,18 +56,34 @@ public class TokenAuthenticator implements Authenticator {
         sessions.remove(verifier);
     }
 
-    /** The live session of a session cookie's value, or null. */
-    public SessionVerifier.Session session(String cookieValue) {
+    /** A live session: the kernel's caller for it and its CSRF token. */
+    public record LiveSession(Caller caller, String csrfToken) {
+    }
+
+    /** The live session of a session cookie's value, or null; 403 when its Principal is suspended. */
+    public LiveSession session(String cookieValue) {
         if (cookieValue == null || cookieValue.isBlank()) {
             return null;
         }
         for (SessionVerifier verifier : sessions) {
             SessionVerifier.Session session = verifier.verify(cookieValue);
-            if (session != null && session.caller() != null && session.caller().principalId() != null) {
-                return session;
+            if (session != null && session.principalId() != null && activePrincipal(session.principalId())) {
+                return new LiveSession(Mint.KERNEL.session(session.principalId()), session.csrfToken());
             }
         }
         return null;
+    }
+
+    /** Whether the Principal exists and is active: false when it is unknown, 403 when it is suspended. */
+    private boolean activePrincipal(String principalId) {
+        PrincipalRecord p = principals.get(principalId).orElse(null);
+        if (p == null) {
+            return false;
+        }
+        if (!"active".equals(p.status())) {
+            throw ApiException.forbidden("this Principal is suspended");
+        }
+        return true;
     }
 
     @Override
@@ -78,7 +98,7 @@ public class TokenAuthenticator implements Authenticator {
         if (value == null) {
             return null;
         }
-        SessionVerifier.Session session = session(value);
+        LiveSession session = session(value);
         if (session == null) {
             throw ApiException.unauthorized("the session has ended: sign in again");
         }
@@ -119,9 +139,10 @@ public class TokenAuthenticator implements Authenticator {
         } else {
             for (TokenVerifier verifier : verifiers) {
                 if (secret.startsWith(verifier.prefix())) {
-                    Caller caller = verifier.verify(secret);
-                    if (caller != null && caller.principalId() != null) {
-                        return caller;
+                    TokenVerifier.Verified verified = verifier.verify(secret);
+                    if (verified != null && verified.principalId() != null && verified.authMethod() != null
+                            && !Mint.KERNEL_METHODS.contains(verified.authMethod()) && activePrincipal(verified.principalId())) {
+                        return Mint.KERNEL.verified(verified.principalId(), verified.authMethod(), verified.scopes());
                     }
                     break;
                 }

@@ -36,7 +36,7 @@ public class OwnerNames implements SpaceDirectory {
         }
         // slugs and usernames share one namespace, so at most one of the two branches matches
         return sql.one(PROVEN + "AND (w.slug = ? OR (w.is_default AND p.username = ?)) LIMIT 1",
-                WorkspaceRecord::of, usernameOrSlug, usernameOrSlug).map(WorkspaceRecord::ref);
+                WorkspaceRecord::of, usernameOrSlug, usernameOrSlug).map(w -> w.ref(null));
     }
 
     @Override
@@ -44,6 +44,6 @@ public class OwnerNames implements SpaceDirectory {
         if (spaceId == null || spaceId.isEmpty()) {
             return Optional.empty();
         }
-        return sql.one(PROVEN + "AND w.id = ?", WorkspaceRecord::of, spaceId).map(WorkspaceRecord::ref);
+        return sql.one(PROVEN + "AND w.id = ?", WorkspaceRecord::of, spaceId).map(w -> w.ref(null));
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
+import dev.atrium.kernel.internal.auth.Mint;
 
 /** A workspace row; {@link #toJson()} is the spec's workspace body and nothing more. */
 public record WorkspaceRecord(String id, String ownerPrincipalId, String name, String slug, String description,
@@ -43,7 +44,8 @@ public record WorkspaceRecord(String id, String ownerPrincipalId, String name, S
         return m;
     }
 
-    public SpaceRef ref() {
-        return new SpaceRef(id, slug, ownerPrincipalId, securityPosture, isDefault);
+    /** The reference the owner scope hands out, proven for {@code provenFor} (null: named, proven for nobody). */
+    public SpaceRef ref(String provenFor) {
+        return Mint.KERNEL.workspace(id, slug, ownerPrincipalId, securityPosture, isDefault, provenFor);
     }
 }

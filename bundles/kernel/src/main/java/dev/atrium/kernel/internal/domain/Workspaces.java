@@ -19,6 +19,7 @@ import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.api.WorkspaceModels;
+import dev.atrium.kernel.internal.auth.Mint;
 
 /**
  * Workspaces and the owner-scope proof. Every read of a workspace, by the kernel itself or by a
@@ -43,7 +44,7 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
 
     @Override
     public SpaceRef require(Caller caller, String spaceIdOrSlug) {
-        return get(caller, spaceIdOrSlug).ref();
+        return get(caller, spaceIdOrSlug).ref(caller.principalId());
     }
 
     @Override
@@ -52,8 +53,14 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
         return new Choice(w.aiModel(), w.aiProvider());
     }
 
-    /** The caller's workspace by id or slug, or 404 exactly as for one that does not exist. */
+    /**
+     * The caller's workspace by id or slug, or 404 exactly as for one that does not exist. A caller the kernel did not
+     * make (a capability's forgery) is answered the same 404: a 401 would tell it which workspaces exist.
+     */
     public WorkspaceRecord get(Caller caller, String spaceIdOrSlug) {
+        if (!Mint.KERNEL.genuine(caller)) {
+            throw ApiException.notFound(NOT_FOUND);
+        }
         return find(caller.principalId(), spaceIdOrSlug).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
     }
 

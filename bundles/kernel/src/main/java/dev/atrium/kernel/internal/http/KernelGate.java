@@ -38,7 +38,7 @@ import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SessionVerifier;
-import dev.atrium.kernel.internal.auth.AuthenticatedCaller;
+import dev.atrium.kernel.internal.auth.Mint;
 import dev.atrium.kernel.internal.auth.OperatorToken;
 import dev.atrium.kernel.internal.auth.TokenAuthenticator;
 import dev.atrium.kernel.internal.http.RequestEnvelope.BodyTooLargeException;
@@ -89,7 +89,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             request.setSecurityContext(new CallerContext(caller, secure));
         }
         if (annotation(method, type, OperatorOnly.class) != null) {
-            if (!(caller instanceof AuthenticatedCaller ac && ac.isOperator())) {
+            if (!Mint.KERNEL.isOperator(caller)) {
                 throw ApiException.unauthorized("the operator token is required");
             }
             return;
@@ -149,7 +149,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
      */
     private Caller session(ContainerRequestContext request) {
         javax.ws.rs.core.Cookie cookie = request.getCookies().get(SessionVerifier.COOKIE);
-        SessionVerifier.Session session = cookie == null ? null : tokens.session(cookie.getValue());
+        TokenAuthenticator.LiveSession session = cookie == null ? null : tokens.session(cookie.getValue());
         if (session != null) {
             if (!SAFE_METHODS.contains(request.getMethod())) {
                 String presented = request.getHeaderString(SessionVerifier.CSRF_HEADER);
@@ -169,7 +169,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         }
         String secret = header.substring(BEARER.length()).trim();
         if (operator.matches(secret)) {
-            return AuthenticatedCaller.operator();
+            return Mint.KERNEL.operator();
         }
         return tokens.authenticate(secret);
     }

@@ -10,6 +10,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
 
 class ScopesTest {
 
@@ -22,10 +23,18 @@ class ScopesTest {
 
     @Test
     void theWildcardGrantsEveryScope() {
-        AuthenticatedCaller all = new AuthenticatedCaller("pr_x", "pat", Scopes.fromColumn("*"), "pat_x");
-        AuthenticatedCaller reader = new AuthenticatedCaller("pr_x", "pat", Scopes.fromColumn("threads:read"), "pat_y");
+        Caller all = Mint.KERNEL.pat("pr_x", Scopes.fromColumn("*"));
+        Caller reader = Mint.KERNEL.pat("pr_x", Scopes.fromColumn("threads:read"));
         assertTrue(all.hasScope("repos:write"));
         assertTrue(reader.hasScope("threads:read"));
         assertFalse(reader.hasScope("threads:write"));
+    }
+
+    @Test
+    void aCapabilityTokenNeverHoldsEveryScope() {
+        Caller oauth = Mint.KERNEL.verified("pr_x", "oauth", Set.of("*", "threads:read"));
+        assertFalse(oauth.hasScope("repos:write"));
+        assertFalse(oauth.hasScope(Caller.ALL_SCOPES));
+        assertTrue(oauth.hasScope("threads:read"));
     }
 }
