@@ -71,10 +71,10 @@ class ApiBundleRefreshTest {
             Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "served through updates\n");
             git.ok(work, "push", "-q", remote, "main");
 
-            // threads built to accept threads.api 1.1 and 1.2 (the 1.2 addition is a new interface it need not
-            // implement), and threads.api 1.2: the minor addition the API bundle's updates carry
-            byte[][] threadsBuilds = { variant(THREADS, "implA", acceptThreadsApi12()), variant(THREADS, "implB", acceptThreadsApi12()) };
-            byte[][] apiBuilds = { threadsApi12("apiA"), threadsApi12("apiB") };
+            // threads built to accept threads.api 2.0 and 2.1 (the 2.1 addition is a new interface it need not
+            // implement), and threads.api 2.1: the minor addition the API bundle's updates carry
+            byte[][] threadsBuilds = { variant(THREADS, "implA", acceptThreadsApi21()), variant(THREADS, "implB", acceptThreadsApi21()) };
+            byte[][] apiBuilds = { threadsApi21("apiA"), threadsApi21("apiB") };
             byte[][] reposBuilds = { variant(REPOS, "reposA", m -> m), variant(REPOS, "reposB", m -> m) };
 
             Map<String, WeakReference<Class<?>>> firstRevisions = new LinkedHashMap<>();
@@ -83,7 +83,7 @@ class ApiBundleRefreshTest {
             firstRevisions.put(REPOS, firstRevision(runtime, REPOS, "dev.atrium.repos.internal.Repositories"));
             firstRevisions.put(RUNS + " (refreshed)", firstRevision(runtime, RUNS, "dev.atrium.runs.internal.Dispatcher"));
 
-            // threads.api 1.2 while threads still imports [1.1,1.2): threads cannot resolve after the refresh, so the
+            // threads.api 2.1 while threads still imports [2.0,2.1): threads cannot resolve after the refresh, so the
             // update is rolled back, and the rollback's refresh brings threads and runs back
             Http.Reply refused = operator.send("POST", "/admin/bundles/" + THREADS_API + "/update", apiBuilds[0], "application/java-archive");
             assertEquals(409, refused.status(), refused.body());
@@ -211,25 +211,25 @@ class ApiBundleRefreshTest {
         throw new AssertionError("after the deploy directory's update runs is wired to " + wiredTo + " of threads.api");
     }
 
-    /** The threads build, importing threads.api up to (excluding) 1.3 instead of 1.2. */
-    private static UnaryOperator<Manifest> acceptThreadsApi12() {
+    /** The threads build, importing threads.api up to (excluding) 2.2 instead of 2.1. */
+    private static UnaryOperator<Manifest> acceptThreadsApi21() {
         return m -> {
             Attributes a = m.getMainAttributes();
             String imports = a.getValue("Import-Package");
-            String widened = imports.replace("dev.atrium.threads.api;version=\"[1.1,1.2)\"", "dev.atrium.threads.api;version=\"[1.1,1.3)\"");
+            String widened = imports.replace("dev.atrium.threads.api;version=\"[2.0,2.1)\"", "dev.atrium.threads.api;version=\"[2.0,2.2)\"");
             assertTrue(!widened.equals(imports), "threads imports threads.api as " + imports);
             a.putValue("Import-Package", widened);
             return m;
         };
     }
 
-    /** threads.api with a minor addition: one more interface, the package exported as 1.2.0. */
-    private byte[] threadsApi12(String qualifier) throws IOException {
-        Path src = tmp.resolve("api12/src/dev/atrium/threads/api/ThreadsRevisionProbe.java");
-        Path classes = tmp.resolve("api12/classes");
+    /** threads.api with a minor addition: one more interface, the package exported as 2.1.0. */
+    private byte[] threadsApi21(String qualifier) throws IOException {
+        Path src = tmp.resolve("api21/src/dev/atrium/threads/api/ThreadsRevisionProbe.java");
+        Path classes = tmp.resolve("api21/classes");
         if (!Files.exists(classes.resolve("dev/atrium/threads/api/ThreadsRevisionProbe.class"))) {
             Files.createDirectories(src.getParent());
-            Files.writeString(src, "package dev.atrium.threads.api;\n/** Added in 1.2. */\npublic interface ThreadsRevisionProbe {\n"
+            Files.writeString(src, "package dev.atrium.threads.api;\n/** Added in 2.1. */\npublic interface ThreadsRevisionProbe {\n"
                     + "    String revision();\n}\n");
             JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
             assertNotNull(javac, "a JDK compiler");
@@ -239,7 +239,7 @@ class ApiBundleRefreshTest {
         return variant(THREADS_API, qualifier, m -> {
             Attributes a = m.getMainAttributes();
             String exports = a.getValue("Export-Package");
-            String bumped = exports.replace("dev.atrium.threads.api;version=\"1.1.0\"", "dev.atrium.threads.api;version=\"1.2.0\"");
+            String bumped = exports.replace("dev.atrium.threads.api;version=\"2.0.0\"", "dev.atrium.threads.api;version=\"2.1.0\"");
             assertTrue(!bumped.equals(exports), "threads.api exports " + exports);
             a.putValue("Export-Package", bumped);
             return m;

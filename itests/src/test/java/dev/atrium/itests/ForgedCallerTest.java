@@ -69,6 +69,41 @@ class ForgedCallerTest {
             }
             // and the kernel still serves the real user
             assertEquals(200, user.get("/api/spaces/forge-victim").status());
+
+            // a thread reference the threads capability did not prove is refused by every method that takes one
+            String thread = user.post("/api/spaces/forge-victim/threads", Map.of("title", "victim's")).get("thread").get("id").asText();
+            assertEquals(201, user.post("/api/threads/" + thread + "/messages", Map.of("role", "user", "content", "private")).status());
+            Bundle api = runtime.bundle("dev.atrium.threads.api");
+            Class<?> threadRef = api.loadClass("dev.atrium.threads.api.Threads$ThreadRef");
+            Object forged = java.lang.reflect.Proxy.newProxyInstance(threadRef.getClassLoader(), new Class<?>[] { threadRef },
+                    (p, m, a) -> switch (m.getName()) {
+                        case "id" -> thread;
+                        case "spaceId" -> user.get("/api/spaces/forge-victim").get("space").get("id").asText();
+                        case "title" -> "victim's";
+                        case "hashCode" -> 1;
+                        case "equals" -> p == a[0];
+                        default -> "forged";
+                    });
+            // as the runs capability sees it (the test's own class path has another copy of the API)
+            BundleContext ctx = runtime.bundle("dev.atrium.runs").getBundleContext();
+            Object threads = ctx.getService(ctx.getServiceReference("dev.atrium.threads.api.Threads"));
+            Class<?> api2 = api.loadClass("dev.atrium.threads.api.Threads");
+            List<String> refused = new ArrayList<>();
+            for (Object[] call : List.<Object[]>of(new Object[] { "context", new Class<?>[] { threadRef, int.class }, new Object[] { forged, 10 } },
+                    new Object[] { "messagesAfter", new Class<?>[] { threadRef, java.time.Instant.class, String.class, int.class },
+                            new Object[] { forged, null, null, 10 } },
+                    new Object[] { "append", new Class<?>[] { threadRef, String.class, String.class, String.class },
+                            new Object[] { forged, "user", "planted", null } })) {
+                try {
+                    Object result = api2.getMethod((String) call[0], (Class<?>[]) call[1]).invoke(threads, (Object[]) call[2]);
+                    refused.add(call[0] + ": ACCEPTED " + result);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    Object status = e.getCause().getClass().getMethod("status").invoke(e.getCause());
+                    refused.add(call[0] + ": " + status);
+                }
+            }
+            assertEquals(List.of("context: 404", "messagesAfter: 404", "append: 404"), refused);
+            assertEquals(1, user.get("/api/threads/" + thread + "/messages").get("messages").size(), "nothing was planted");
         }
     }
 

@@ -37,6 +37,7 @@ import dev.atrium.runs.api.ModelProvider.Reply;
 import dev.atrium.runs.api.ModelProvider.ToolCall;
 import dev.atrium.runs.internal.RunStore.Run;
 import dev.atrium.threads.api.Threads;
+import dev.atrium.threads.api.Threads.ThreadRef;
 
 /**
  * Takes queued runs from PostgreSQL ({@code FOR UPDATE SKIP LOCKED}, so several instances share one queue) and runs
@@ -236,16 +237,19 @@ public class Dispatcher {
         }
     }
 
+    /** The run's workspace and thread, proven for its requester. */
+    record Proven(SpaceRef space, ThreadRef thread) {
+    }
+
     /** Proves the requester again through the kernel; the workspace it returns says which grants the run holds. */
-    SpaceRef verify(Run run) throws Stop {
+    Proven verify(Run run) throws Stop {
         if (run.requester() == null) {
             throw new Stop("failed", "the run has no recorded requester");
         }
         try {
             Caller caller = callers.actingFor(run.requester(), RUN_SCOPES);
             SpaceRef space = ownerScope.require(caller, run.spaceId());
-            threads.require(caller, run.threadId());
-            return space;
+            return new Proven(space, threads.require(caller, run.threadId()));
         } catch (ApiException e) {
             throw new Stop("failed", "the requester may no longer act in this workspace (Principal, workspace or owner witness no "
                     + "longer valid, or the thread is gone)");
@@ -280,7 +284,8 @@ public class Dispatcher {
 
     void execute(Run run) {
         try {
-            SpaceRef space = verify(run);
+            Proven start = verify(run);
+            SpaceRef space = start.space();
             WorkspaceModels.Choice choice = model(run);
             String providerName = first(run.provider(), choice.provider(), settings.defaultProvider);
             String model = first(run.model(), choice.model(), settings.defaultModel);
@@ -297,7 +302,7 @@ public class Dispatcher {
             Set<String> grants = ToolExecutor.grants(space.securityPosture());
             List<Message> conversation = new ArrayList<>();
             StringBuilder system = new StringBuilder(SYSTEM_PROMPT);
-            for (Threads.Message m : threads.context(run.threadId(), MAX_CONTEXT_MESSAGES)) {
+            for (Threads.Message m : threads.context(start.thread(), MAX_CONTEXT_MESSAGES)) {
                 switch (m.role()) {
                     case "user" -> conversation.add(Message.user(m.content()));
                     case "assistant" -> conversation.add(Message.assistant(m.content(), List.of()));
@@ -329,14 +334,14 @@ public class Dispatcher {
                 conversation.add(Message.assistant(reply.text(), reply.toolCalls()));
                 if (reply.toolCalls().isEmpty()) {
                     if (reply.text() != null && !reply.text().isBlank()) {
-                        threads.append(run.threadId(), "assistant", reply.text(), run.id());
+                        threads.append(verify(run).thread(), "assistant", reply.text(), run.id());
                     }
                     store.finish(run.id(), "completed", null);
                     return;
                 }
                 for (ToolCall call : reply.toolCalls()) {
                     checkCancel(run);
-                    SpaceRef proven = verify(run);
+                    SpaceRef proven = verify(run).space();
                     Set<String> now = ToolExecutor.grants(proven.securityPosture());
                     Map<String, Object> callEvent = new LinkedHashMap<>();
                     callEvent.put("id", call.id());

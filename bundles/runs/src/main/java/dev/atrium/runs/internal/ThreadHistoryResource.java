@@ -89,7 +89,7 @@ public class ThreadHistoryResource {
         // runs at that instant come after a message cursor, all of them, and after a run cursor by id
         Instant messagesAfter = from == null ? null : from.run() ? from.at().plusNanos(1_000) : from.at();
         String messageId = from == null || from.run() ? "" : from.id();
-        for (Threads.Message m : threads.messagesAfter(t.id(), messagesAfter, messageId, n)) {
+        for (Threads.Message m : threads.messagesAfter(t, messagesAfter, messageId, n)) {
             Map<String, Object> i = new LinkedHashMap<>();
             i.put("kind", "message");
             i.put("id", m.id());

@@ -98,7 +98,7 @@ public class ThreadRunsResource {
         String provider = b.optionalText("provider", 1, 100).orElse(null);
         String model = b.optionalText("model", 1, 200).orElse(null);
         if (input != null) {
-            threads.append(t.id(), "user", input, null);
+            threads.append(t, "user", input, null);
         }
         Run run = store.create(t.id(), t.spaceId(), caller.principalId(), provider, model);
         return Response.status(201).entity(Map.of("run", run.toJson())).build();

@@ -1,12 +1,17 @@
 package dev.atrium.threads.api;
 
+import java.time.Instant;
 import java.util.List;
 
 import org.osgi.annotation.versioning.ProviderType;
 
 import dev.atrium.kernel.api.Caller;
 
-/** A workspace's threads for other capabilities; every lookup by a caller goes through the kernel's owner scope. */
+/**
+ * A workspace's threads for other capabilities. Every use starts with {@link #require}, which proves the caller owns
+ * the thread's workspace through the kernel's owner scope; the other methods take the {@link ThreadRef} it returned,
+ * never a raw id, and refuse a reference this service did not make (404, as for a missing thread).
+ */
 @ProviderType
 public interface Threads {
 
@@ -14,37 +19,34 @@ public interface Threads {
     ThreadRef require(Caller caller, String threadId);
 
     /**
-     * The whole timeline of a thread, oldest first (the thread must have been proven by the caller of this).
-     *
-     * @deprecated it holds a thread of any length in memory at once: use {@link #messagesAfter} (pages) or
-     *             {@link #context} (what a model should see)
+     * What a model should see of a thread, oldest first: every system message, then the newest user and assistant
+     * messages that fit the thread's {@code context_window} (tokens, estimated as one per four characters; without
+     * one, a server default) and {@code maxMessages}, starting with a user message. The newest message is always
+     * included, however long.
      */
-    @Deprecated
-    List<Message> messages(String threadId);
+    List<Message> context(ThreadRef thread, int maxMessages);
 
     /**
-     * What a model should see of a thread (proven by the caller of this), oldest first: every system message, then
-     * the newest user and assistant messages that fit the thread's {@code context_window} (tokens, estimated as one
-     * per four characters; without one, a server default) and {@code maxMessages}, starting with a user message.
-     * The newest message is always included, however long.
-     *
-     * @since 1.1
+     * A page of a thread's timeline in {@code (created_at, id)} order, after the position
+     * {@code (afterCreatedAt, afterId)} (both null: from the start; an empty {@code afterId}: every message of that
+     * instant).
      */
-    List<Message> context(String threadId, int maxMessages);
+    List<Message> messagesAfter(ThreadRef thread, Instant afterCreatedAt, String afterId, int limit);
+
+    /** Appends a message to a thread; role is user, assistant or system. */
+    Message append(ThreadRef thread, String role, String content, String runId);
 
     /**
-     * A page of a thread's timeline (proven by the caller of this) in {@code (created_at, id)} order, after the
-     * position {@code (afterCreatedAt, afterId)} (both null: from the start; an empty {@code afterId}: every message
-     * of that instant).
-     *
-     * @since 1.1
+     * A thread proven by {@link #require} for one caller. Only the threads capability implements it; a reference made
+     * anywhere else is refused by every method of {@link Threads}.
      */
-    List<Message> messagesAfter(String threadId, java.time.Instant afterCreatedAt, String afterId, int limit);
+    @ProviderType
+    interface ThreadRef {
+        String id();
 
-    /** Appends a message to a thread (proven by the caller of this); role is user, assistant or system. */
-    Message append(String threadId, String role, String content, String runId);
+        String spaceId();
 
-    record ThreadRef(String id, String spaceId, String title) {
+        String title();
     }
 
     record Message(String id, String threadId, String role, String content, String runId, String createdAt) {

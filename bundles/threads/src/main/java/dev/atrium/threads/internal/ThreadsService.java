@@ -42,29 +42,27 @@ public class ThreadsService implements Threads {
         return t;
     }
 
+    /** A {@link ThreadRef} this service made in {@link #require}: the only kind its other methods accept. */
+    private record ProvenThread(String id, String spaceId, String title) implements ThreadRef {
+    }
+
     @Override
     public ThreadRef require(Caller caller, String threadId) {
         Thread t = owned(caller, threadId);
-        return new ThreadRef(t.id(), t.spaceId(), t.title());
+        return new ProvenThread(t.id(), t.spaceId(), t.title());
     }
 
-    @Override
-    public List<Message> messages(String threadId) {
-        List<Message> out = new ArrayList<>();
-        long after = 0;
-        while (true) {
-            List<StoredMessage> page = store.messages(threadId, after, 500);
-            page.forEach(m -> out.add(m.message()));
-            if (page.size() < 500) {
-                return out;
-            }
-            after = page.get(page.size() - 1).seq();
+    /** The id of a reference this service proved; any other reference is answered as a missing thread. */
+    private static String proven(ThreadRef thread) {
+        if (thread instanceof ProvenThread p) {
+            return p.id();
         }
+        throw ApiException.notFound(NOT_FOUND);
     }
 
     @Override
-    public List<Message> messagesAfter(String threadId, java.time.Instant afterCreatedAt, String afterId, int limit) {
-        return store.messagesAfter(threadId, afterCreatedAt, afterId, limit).stream().map(StoredMessage::message).toList();
+    public List<Message> messagesAfter(ThreadRef thread, java.time.Instant afterCreatedAt, String afterId, int limit) {
+        return store.messagesAfter(proven(thread), afterCreatedAt, afterId, limit).stream().map(StoredMessage::message).toList();
     }
 
     /** The context budget of a thread without a {@code context_window}, in estimated tokens. */
@@ -73,7 +71,8 @@ public class ThreadsService implements Threads {
     static final int MAX_SYSTEM_MESSAGES = 50;
 
     @Override
-    public List<Message> context(String threadId, int maxMessages) {
+    public List<Message> context(ThreadRef thread, int maxMessages) {
+        String threadId = proven(thread);
         Thread t = store.get(threadId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
         long budget = 4 * (t.contextWindow() == null ? DEFAULT_CONTEXT_TOKENS : t.contextWindow());
         List<Message> system = new ArrayList<>();
@@ -109,7 +108,8 @@ public class ThreadsService implements Threads {
     }
 
     @Override
-    public Message append(String threadId, String role, String content, String runId) {
+    public Message append(ThreadRef thread, String role, String content, String runId) {
+        String threadId = proven(thread);
         if (!ROLES.contains(role)) {
             throw ApiException.badRequest("role must be one of assistant, system, user");
         }
