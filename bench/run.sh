@@ -523,7 +523,7 @@ print_report() {
   if [ -n "${R[this external]:-}" ]; then
     start_row "external PostgreSQL, fresh database" external
   fi
-  start_row "stop (SIGTERM to exit, with the archive)" stop
+  start_row "stop of the second server (SIGTERM to exit)" stop
   echo "  The first start of a jar has no class-data archive yet: 'atrium run' writes it when that server stops"
   echo "  (hence the first row, whose stop also writes it), and every later start maps it."
   echo "  AppCDS archive: this commit: ${R[this cds]:-?}; parent: ${R[parent cds]:-?}"
