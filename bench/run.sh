@@ -598,7 +598,7 @@ bench_commit() {
   if [ -n "$archive" ]; then
     R[$name cds]="written by the first start ($(( $(stat -c %s "$archive") / 1048576 )) MB)"
   else
-    R[$name cds]="none (its 'atrium run' writes none)"
+    R[$name cds]="none written (its 'atrium run' writes none, or ATRIUM_CDS=off)"
   fi
   log "[$name] cold start, fresh data dir, with the archive ..."
   cold_start "$port" "$WORK_DIR/$name-embedded" "$WORK_DIR/$name-embedded.log"
