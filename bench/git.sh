@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # bench/git.sh: clone and push of a generated repository (~100 MiB packed, ~20k commits) through Atrium's smart
 # HTTP (/git/:owner/:repo.git), through `git http-backend` behind nginx + fcgiwrap, and through
-# `git clone --no-local file://` (the floor), in one run; prints the medians and the ratios next to the target
-# (Atrium <= 1.05x http-backend on clone and push). Informational only: it never gates CI. See bench/README.md.
+# `git clone --no-local file://` (the floor), in one run; prints the medians and the ratios next to the targets
+# (Atrium / http-backend: clone <= 1.05x; push <= 1.5x, or <= 1.05x with ATRIUM_GIT_SHA1=fast) and the server's
+# RSS after five clones (<= 800 MB). Atrium's clones read the repository the warm-up push filled, once Atrium's
+# own maintenance has given it a bitmap; http-backend's and file://'s read theirs after `git repack -adb`.
+# Informational only: it never gates CI. See bench/README.md.
 #
 #   bench/git.sh                                                   # needs launcher/target/atrium.jar + cli jar
 #   BENCH_GIT_COMMITS=2000 BENCH_GIT_MIB=10 bench/git.sh           # a quick run on a small repository
@@ -37,7 +40,11 @@ PG_HOST="${BENCH_PG_HOST:-127.0.0.1}"
 PG_PORT="${BENCH_PG_PORT:-5432}"
 PG_USER="${BENCH_PG_USER:-postgres}"
 KEEP="${BENCH_KEEP:-0}"
-TARGET_RATIO=1.05
+GC_TIMEOUT_S="${BENCH_GIT_GC_TIMEOUT:-900}"       # wait for Atrium's maintenance after a push
+RSS_CLONES="${BENCH_GIT_RSS_CLONES:-5}"          # Atrium clones before the RSS figure (extra untimed ones if needed)
+TARGET_CLONE=1.05
+if [ "${ATRIUM_GIT_SHA1:-}" = fast ]; then TARGET_PUSH=1.05; else TARGET_PUSH=1.5; fi
+TARGET_RSS_MB=800
 
 # State the cleanup trap works from.
 WORK_DIR=""
@@ -54,7 +61,11 @@ declare -A MEASURED=()         # "target op" -> space-separated seconds of the m
 declare -A SERVER_CPU=()       # "target op" -> space-separated server CPU seconds of the measured runs
 declare -A CLIENT_CPU=()       # "target op" -> space-separated client CPU seconds of the measured runs
 declare -A VERIFIED=()         # target -> correctness summary
-ATRIUM_PORT=""; ATRIUM_DATA=""; ATRIUM_TOKEN=""; ATRIUM_SPACE=""; ATRIUM_AUTH=""
+ATRIUM_PORT=""; ATRIUM_DATA=""; ATRIUM_TOKEN=""; ATRIUM_SPACE=""; ATRIUM_AUTH=""; ATRIUM_OPERATOR=""
+ATRIUM_CLONES=0                # clones Atrium served so far
+declare -A MEM=()              # Atrium JVM RSS (MB) at: idle, clones, peak
+MAINTENANCE=""                 # what Atrium's maintenance of the warm-up repository did
+MAINTENANCE_WAITS=""           # seconds waited for it after each push
 HTTP_PORT=""
 
 log() { echo "bench: $*" >&2; }
@@ -255,6 +266,21 @@ stop_orphan_embedded_pg() {
   for _ in $(seq 1 100); do is_running "$pid" || return 0; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
 }
+
+# server_jvm_pid PID: the server's JVM: PID itself when `atrium run` exec'd java, else its java child (the run that
+# writes the CDS archive keeps the script waiting for java).
+server_jvm_pid() {
+  local kid
+  [ "$(cat "/proc/$1/comm" 2>/dev/null)" = java ] && { echo "$1"; return 0; }
+  for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    [ "$(cat "/proc/$kid/comm" 2>/dev/null)" = java ] && { echo "$kid"; return 0; }
+  done
+  echo "$1"
+}
+
+# rss_mb PID: resident set size of the server's JVM in MB (ps -o rss, KiB); peak_rss_mb PID: its high-water mark.
+rss_mb() { ps -o rss= -p "$(server_jvm_pid "$1")" | awk '{ printf "%d", $1 / 1024 }'; }
+peak_rss_mb() { awk '/^VmHWM:/ { printf "%d", $2 / 1024 }' "/proc/$(server_jvm_pid "$1")/status" 2>/dev/null; }
 
 # ------------------------------------------------------------------------------------------- database
 
@@ -473,7 +499,9 @@ setup_atrium() {
       || { tail -n 30 "$WORK_DIR/atrium.log" >&2; die "no /healthz 200 within ${START_TIMEOUT_S}s"; }
     sleep "$POLL_INTERVAL_S"
   done
-  log "  healthy after $(( $(now_ms) - started )) ms"
+  log "  healthy after $(( $(now_ms) - started )) ms${ATRIUM_GIT_SHA1:+ (ATRIUM_GIT_SHA1=$ATRIUM_GIT_SHA1)}"
+  ATRIUM_OPERATOR=$(cat "$ATRIUM_DATA/operator.token" 2>/dev/null || true)
+  [ -n "$ATRIUM_OPERATOR" ] || die "no operator token in $ATRIUM_DATA/operator.token"
 
   out="$WORK_DIR/token.out"
   ATRIUM_NO_BUILD=1 timeout 60 "$ROOT/atrium" token create --user "$GIT_USER" --url "http://127.0.0.1:$ATRIUM_PORT" \
@@ -488,6 +516,8 @@ setup_atrium() {
   # git sends it on every request; any user name, the personal access token as password
   ATRIUM_AUTH="Authorization: Basic $(printf '%s:%s' "$GIT_USER" "$ATRIUM_TOKEN" | base64 -w0)"
   log "  user $GIT_USER, space $ATRIUM_SPACE"
+  sleep 5
+  MEM[idle]=$(rss_mb "${SERVER_PIDS[atrium]}")
 }
 
 # new_repo_atrium NAME: POST /api/spaces/<space>/repos (public); prints the Git URL.
@@ -499,7 +529,45 @@ new_repo_atrium() {
     "http://127.0.0.1:$ATRIUM_PORT/api/spaces/$ATRIUM_SPACE/repos" || true)
   [ "$status" = 201 ] || die "POST /api/spaces/$ATRIUM_SPACE/repos answered ${status:-nothing}: $(head -c 300 "$body" 2>/dev/null)" \
     "(does this build serve Git yet? BENCH_GIT_TARGETS=\"http-backend file\" leaves Atrium out)"
+  # {"repository":{"id":"...",...}}: the first "id" is the repository's; wait_maintained reads it from here
+  grep -o '"id":"[^"]*"' "$body" | head -n 1 | sed 's/"id":"\(.*\)"/\1/' >"$WORK_DIR/repo-id-$1"
+  [ -s "$WORK_DIR/repo-id-$1" ] || die "POST /api/spaces/$ATRIUM_SPACE/repos gave no repository id: $(head -c 300 "$body")"
   echo "http://127.0.0.1:$ATRIUM_PORT/git/$GIT_USER/$name.git"
+}
+
+# wait_maintained NAME: waits until Atrium's own maintenance has collected the repository the push filled: polls
+# GET /admin/repos/<id>/gc (operator token) until "bitmaps" > 0 and "state" is idle. Never asks for a collection
+# (no POST): the point is that it happens without the operator. Sets GC_STATUS (the last answer) and GC_WAIT_S.
+GC_STATUS=""; GC_WAIT_S=""
+wait_maintained() {
+  local id started url state bitmaps
+  id=$(cat "$WORK_DIR/repo-id-$1")
+  url="http://127.0.0.1:$ATRIUM_PORT/admin/repos/$id/gc"
+  started=$(now_ms)
+  while :; do
+    GC_STATUS=$(curl -s --max-time 10 -H "Authorization: Bearer $ATRIUM_OPERATOR" "$url" || true)
+    state=$(sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' <<<"$GC_STATUS")
+    bitmaps=$(sed -n 's/.*"bitmaps":\([0-9]*\).*/\1/p' <<<"$GC_STATUS")
+    [ "$state" = idle ] && [ "${bitmaps:-0}" -gt 0 ] && break
+    [ "$(( $(now_ms) - started ))" -lt "$(( GC_TIMEOUT_S * 1000 ))" ] \
+      || die "Atrium's maintenance gave repository $id no bitmap within ${GC_TIMEOUT_S}s after the push (last: $GC_STATUS)"
+    sleep 0.5
+  done
+  GC_WAIT_S=$(awk -v ms=$(( $(now_ms) - started )) 'BEGIN { printf "%.1f", ms / 1000 }')
+}
+
+# repack_with_bitmap TARGET: http-backend's and file://'s copy of the warm-up push, repacked as one pack with a
+# bitmap index (git repack -adb), so that git serves it at its best, as Atrium's maintenance leaves Atrium's.
+repack_with_bitmap() {
+  local repo
+  case "$1" in
+    http-backend) repo="$WORK_DIR/http/root/$GIT_USER/push-0.git" ;;
+    file) repo="$WORK_DIR/file/push-0.git" ;;
+    *) return 0 ;;
+  esac
+  run_logged "$WORK_DIR/logs/$1-repack.log" git -C "$repo" repack -a -d -b -q \
+    || { tail -n 20 "$WORK_DIR/logs/$1-repack.log" >&2; die "git repack -adb of $repo failed"; }
+  ls "$repo"/objects/pack/*.bitmap >/dev/null 2>&1 || die "git repack -adb left no bitmap in $repo"
 }
 
 drop_repo_atrium() { :; }   # the whole data dir and database go at the end
@@ -556,9 +624,21 @@ push_run() {
   "${GIT_CMD[@]}" ls-remote --refs "$url" | awk '{ print $1, $2 }' >"$WORK_DIR/ls-remote.refs" \
     || die "git ls-remote $url failed"
   check_refs "$target" "push $round" "$WORK_DIR/ls-remote.refs"
+  # Atrium collects a pushed repository in the background: wait for it after every push, so that no collection
+  # runs during a later measurement (and the clones read a maintained repository)
+  if [ "$target" = atrium ]; then
+    wait_maintained "push-$round"
+    MAINTENANCE_WAITS+="$GC_WAIT_S "
+  fi
   if [ "$round" = 0 ]; then
     CLONE_URL[$target]="$url"
     log "  $target: warm-up push $OP_S s"
+    if [ "$target" = atrium ]; then
+      MAINTENANCE="$GC_STATUS"
+      log "  atrium: maintained $GC_WAIT_S s after the push: $GC_STATUS"
+    else
+      repack_with_bitmap "$target"
+    fi
   else
     MEASURED["$target push"]+="$OP_S "
     SERVER_CPU["$target push"]+="$OP_SERVER_S "
@@ -574,6 +654,7 @@ clone_run() {
   local extra=()
   [ "$target" = file ] && extra=(--no-local)
   timed "$target" clone "$logfile" git clone --bare --quiet "${extra[@]}" "${CLONE_URL[$target]}" "$dest"
+  [ "$target" = atrium ] && ATRIUM_CLONES=$(( ATRIUM_CLONES + 1 ))
   if [ "$round" = 0 ]; then
     log "  $target: warm-up clone $OP_S s"
   else
@@ -617,8 +698,23 @@ cpu_sum() {
     'BEGIN { if (s == "-" || c == "-") print "-"; else printf "%.2f\n", s + c }'
 }
 
+# verdict RATIO TARGET
 verdict() {
-  awk -v r="${1%x}" -v t="$TARGET_RATIO" 'BEGIN { if (r == "-") print "n/a"; else print (r <= t) ? "PASS" : "MISS" }'
+  awk -v r="${1%x}" -v t="$2" 'BEGIN { if (r == "-") print "n/a"; else print (r <= t) ? "PASS" : "MISS" }'
+}
+
+# rss_after_clones: untimed clones from Atrium until it has served RSS_CLONES, then its JVM's RSS.
+rss_after_clones() {
+  local dest="$WORK_DIR/clone-rss.git"
+  while [ "$ATRIUM_CLONES" -lt "$RSS_CLONES" ]; do
+    log "  atrium: untimed clone $(( ATRIUM_CLONES + 1 )) of $RSS_CLONES (for the RSS figure) ..."
+    run_logged "$WORK_DIR/logs/atrium-clone-rss.log" timeout "$OP_TIMEOUT_S" git clone --bare --quiet "${CLONE_URL[atrium]}" "$dest" \
+      || die "clone via atrium failed (log $WORK_DIR/logs/atrium-clone-rss.log)"
+    rm -rf "$dest"
+    ATRIUM_CLONES=$(( ATRIUM_CLONES + 1 ))
+  done
+  MEM[clones]=$(rss_mb "${SERVER_PIDS[atrium]}")
+  MEM[peak]=$(peak_rss_mb "${SERVER_PIDS[atrium]}")
 }
 
 print_report() {
@@ -635,7 +731,10 @@ print_report() {
     "(bench/git/gen-repo.py $COMMITS $MIB, cached in $SOURCE_REPO)"
   echo "$(git --version), protocol v$(git_plain config --get protocol.version || echo 2);" \
     "median of $RUNS runs after 1 warm-up run, targets interleaved"
-  echo "clone: git clone --bare (file:// adds --no-local) of the repository the warm-up push filled"
+  echo "Atrium: ${ATRIUM_JAVA_OPTS+ATRIUM_JAVA_OPTS=\"$ATRIUM_JAVA_OPTS\", }JGit SHA-1" \
+    "$([ "${ATRIUM_GIT_SHA1:-}" = fast ] && echo 'without collision detection (ATRIUM_GIT_SHA1=fast)' || echo 'with collision detection (default)')"
+  echo "clone: git clone --bare (file:// adds --no-local) of the repository the warm-up push filled, maintained by"
+  echo "       Atrium itself (JGit GC with bitmaps); repacked with 'git repack -adb' for http-backend and file://"
   echo "push:  git push --mirror of the generated repository into a new empty repository"
   echo
   printf '  %-28s %18s %20s %20s\n' "" "wall time, s" "server CPU, s" "client CPU, s"
@@ -655,8 +754,10 @@ print_report() {
   clone_h=$(median <<<"${MEASURED["http-backend clone"]:-}"); push_h=$(median <<<"${MEASURED["http-backend push"]:-}")
   clone_f=$(median <<<"${MEASURED["file clone"]:-}"); push_f=$(median <<<"${MEASURED["file push"]:-}")
   rc=$(ratio "$clone_a" "$clone_h"); rp=$(ratio "$push_a" "$push_h")
-  printf '  %-28s %9s %9s   target <= %sx: clone %s, push %s\n' "Atrium / http-backend" "$rc" "$rp" "$TARGET_RATIO" \
-    "$(verdict "$rc")" "$(verdict "$rp")"
+  printf '  %-28s %9s %9s   target clone <= %sx: %s; push <= %sx%s: %s\n' "Atrium / http-backend" "$rc" "$rp" \
+    "$TARGET_CLONE" "$(verdict "$rc" "$TARGET_CLONE")" "$TARGET_PUSH" \
+    "$([ "${ATRIUM_GIT_SHA1:-}" = fast ] && echo ' (ATRIUM_GIT_SHA1=fast)' || echo ' (SHA-1 collision detection on)')" \
+    "$(verdict "$rp" "$TARGET_PUSH")"
   printf '  %-28s %9s %9s\n' "Atrium / file:// floor" "$(ratio "$clone_a" "$clone_f")" "$(ratio "$push_a" "$push_f")"
   printf '  %-28s %9s %9s\n' "http-backend / file:// floor" "$(ratio "$clone_h" "$clone_f")" "$(ratio "$push_h" "$push_f")"
   # CPU is steadier than wall time on a shared machine: informational, no target
@@ -664,6 +765,17 @@ print_report() {
     "$(ratio "$(cpu_sum atrium clone)" "$(cpu_sum http-backend clone)")" \
     "$(ratio "$(cpu_sum atrium push)" "$(cpu_sum http-backend push)")"
   has_target atrium || echo "  (Atrium was not run: BENCH_GIT_TARGETS=\"$TARGETS\")"
+  if has_target atrium; then
+    echo
+    echo "Atrium's JVM, RSS (ps -o rss):"
+    printf '  %-44s %6s MB   (no target)\n' "idle, 5 s after start" "${MEM[idle]:--}"
+    printf '  %-44s %6s MB   target <= %d MB: %s\n' "after $ATRIUM_CLONES clones of the repository" "${MEM[clones]:--}" \
+      "$TARGET_RSS_MB" "$(awk -v v="${MEM[clones]:-}" -v t="$TARGET_RSS_MB" 'BEGIN { print (v == "") ? "n/a" : (v <= t) ? "PASS" : "MISS" }')"
+    printf '  %-44s %6s MB   (VmHWM, no target)\n' "peak over the whole run" "${MEM[peak]:--}"
+    echo "Atrium's maintenance of the warm-up repository (GET /admin/repos/:id/gc, never POSTed):"
+    echo "  $MAINTENANCE"
+    echo "  seconds from the end of each push to bitmaps > 0 and idle (not in any figure): $MAINTENANCE_WAITS"
+  fi
   echo
   echo "every run (s):"
   for t in atrium http-backend file; do
@@ -707,6 +819,7 @@ main() {
     for t in $TARGETS; do push_run "$t" "$round"; done
     for t in $TARGETS; do clone_run "$t" "$round"; done
   done
+  has_target atrium && rss_after_clones
 
   print_report
 }

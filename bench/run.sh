@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# bench/run.sh: prints Atrium's cold-start and throughput figures next to their targets.
+# bench/run.sh: prints Atrium's cold-start, throughput and memory figures next to their targets, in one run, for
+# this commit and for its parent (built in a temporary git worktree), beside a one-line Aries JAX-RS resource in
+# the same runtime and a bare Jetty handler answering the same bytes.
 # Informational only: it never gates CI. See bench/README.md for what it measures and how to read it.
 #
-#   bench/run.sh                 # needs launcher/target/atrium.jar and cli/target/atrium-cli.jar built
-#   BENCH_KEEP=1 bench/run.sh    # keep the temp dir (server logs, wrk output) instead of removing it
+#   bench/run.sh                     # needs launcher/target/atrium.jar and cli/target/atrium-cli.jar built
+#   BENCH_BASE=<rev> bench/run.sh    # compare with another commit than HEAD^
+#   BENCH_KEEP=1 bench/run.sh        # keep the temp dir (server logs, wrk output) instead of removing it
 #
 # Everything binds to 127.0.0.1. Every process it starts is stopped (SIGTERM, then waited for), every
 # database it creates is dropped and its temp dir removed, also when interrupted (trap on EXIT/INT/TERM).
@@ -15,12 +18,18 @@ SERVER_JAR="$ROOT/launcher/target/atrium.jar"
 CLI_JAR="$ROOT/cli/target/atrium-cli.jar"
 BARE_DIR="$BENCH_DIR/bare-jetty"
 BARE_JAR="$BARE_DIR/target/bare-jetty.jar"
+CEILING_DIR="$BENCH_DIR/aries-ceiling"
+CEILING_JAR="$CEILING_DIR/target/aries-ceiling.jar"
 
 # Settings; the BENCH_* environment variables override them.
 WRK_THREADS="${BENCH_WRK_THREADS:-2}"
 WRK_CONNECTIONS="${BENCH_WRK_CONNECTIONS:-32}"
-WRK_DURATION="${BENCH_WRK_DURATION:-15s}"
-WRK_WARMUP="${BENCH_WRK_WARMUP:-60s}"
+WRK_DURATION="${BENCH_WRK_DURATION:-10s}"
+WRK_WARMUP="${BENCH_WRK_WARMUP:-20s}"              # before the authenticated GET on each commit (JIT warm-up)
+WRK_WARMUP_EXTRA="${BENCH_WRK_WARMUP_EXTRA:-10s}"  # before /healthz, the Aries resource and bare Jetty
+IDLE_SETTLE_S="${BENCH_IDLE_SETTLE:-5}"            # pause after start before the idle RSS is read
+BASE_REV="${BENCH_BASE:-HEAD^}"                    # the commit compared with
+BASE_CACHE="${BENCH_BASE_CACHE:-$BENCH_DIR/.cache/base}"
 START_TIMEOUT_S="${BENCH_START_TIMEOUT:-120}"   # per server start
 STOP_TIMEOUT_S="${BENCH_STOP_TIMEOUT:-30}"      # SIGTERM grace before SIGKILL
 POLL_INTERVAL_S=0.02                            # /healthz polling period
@@ -29,7 +38,10 @@ PG_PORT="${BENCH_PG_PORT:-5432}"
 PG_USER="${BENCH_PG_USER:-postgres}"
 KEEP="${BENCH_KEEP:-0}"
 TARGET_START_MS=4000
-TARGET_RATIO_PCT=60
+TARGET_PARENT_X=2.5        # authenticated GET, this commit / parent
+TARGET_CEILING_PCT=50      # authenticated GET, this commit / the one-line Aries resource
+TARGET_HEALTHZ_RPS=10000
+TARGET_IDLE_RSS_MB=300
 
 # State the cleanup trap works from.
 WORK_DIR=""
@@ -38,6 +50,10 @@ CREATED_DBS=()
 LAST_PID=""     # set by start_atrium / start_bare_jetty (no subshell, so the cleanup list stays right)
 ELAPSED_MS=""   # set by wait_healthy, cold_start and stop_process
 SEEN_CODES=""   # set by wait_healthy: the /healthz answers before the first 200, e.g. "000x101 404x16 503x2"
+BASE_WORKTREE=""           # the temporary git worktree the parent is built in, while it exists
+SERVER_ROOT="$ROOT"        # the tree whose ./atrium and jars start_atrium and create_token use
+CDS_DIR=""                 # ATRIUM_CDS_DIR for the servers started (one per commit, in the temp dir)
+declare -A R=()            # results: "<commit> <figure>" -> value
 
 log() { echo "bench: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -66,7 +82,7 @@ ensure_apt_package() {
 
 check_prerequisites() {
   local c
-  for c in java mvn curl timeout awk; do
+  for c in java mvn git curl timeout awk; do
     command -v "$c" >/dev/null || die "$c is required"
   done
   if [ ! -f "$SERVER_JAR" ] || [ ! -f "$CLI_JAR" ]; then
@@ -84,6 +100,64 @@ build_bare_jetty() {
   log "building bench/bare-jetty (mvn package) ..."
   run_tracked timeout 600 mvn -B -q -f "$BARE_DIR/pom.xml" package >"$WORK_DIR/bare-jetty-build.log" 2>&1 \
     || { tail -n 30 "$WORK_DIR/bare-jetty-build.log" >&2; die "bare-jetty build failed"; }
+}
+
+# build_ceiling: packages bench/aries-ceiling (standalone Maven project, a bundle) when missing or stale; from
+# scratch, so that no component description of a removed class lingers in target/.
+build_ceiling() {
+  if [ -f "$CEILING_JAR" ] && [ -z "$(find "$CEILING_DIR/pom.xml" "$CEILING_DIR/src" -type f -newer "$CEILING_JAR" -print -quit)" ]; then
+    return 0
+  fi
+  log "building bench/aries-ceiling (mvn package) ..."
+  rm -rf "$CEILING_DIR/target"
+  run_tracked timeout 600 mvn -B -q -f "$CEILING_DIR/pom.xml" package >"$WORK_DIR/aries-ceiling-build.log" 2>&1 \
+    || { tail -n 30 "$WORK_DIR/aries-ceiling-build.log" >&2; die "aries-ceiling build failed"; }
+}
+
+# warn_if_stale: the jars are what is measured as "this commit"; say so when sources changed after they were built.
+warn_if_stale() {
+  local newer
+  newer=$(find "$ROOT/pom.xml" "$ROOT/bnd.bnd" "$ROOT/cnf" "$ROOT/bundles" "$ROOT/launcher" "$ROOT/cli" \
+    -type f -newer "$SERVER_JAR" -not -path '*/target/*' -print -quit 2>/dev/null || true)
+  [ -z "$newer" ] || log "WARNING: $newer is newer than launcher/target/atrium.jar: rebuild, or the figures are not this commit's"
+  [ -z "$(git -C "$ROOT" status --porcelain -- bundles launcher cli pom.xml cnf bnd.bnd 2>/dev/null)" ] \
+    || log "WARNING: uncommitted changes to the server's sources: 'this commit' is the working tree"
+}
+
+# prepare_base: builds the parent commit (BENCH_BASE, default HEAD^) in a temporary git worktree with
+# `mvn package` (never install) and keeps ./atrium and the two jars in BASE_CACHE/<sha>/, the layout ./atrium
+# expects; later runs reuse them. Sets BASE_SHA and BASE_ROOT.
+prepare_base() {
+  local src stage
+  BASE_SHA=$(git -C "$ROOT" rev-parse --verify --quiet "$BASE_REV^{commit}") || die "BENCH_BASE=$BASE_REV is not a commit"
+  BASE_ROOT="$BASE_CACHE/$BASE_SHA"
+  if [ -f "$BASE_ROOT/bench-complete" ]; then
+    log "parent $BASE_REV = ${BASE_SHA:0:10}: using the build cached in $BASE_ROOT"
+    return 0
+  fi
+  src="$WORK_DIR/base-src"
+  log "parent $BASE_REV = ${BASE_SHA:0:10}: building in a temporary git worktree (mvn package, about a minute) ..."
+  git -C "$ROOT" worktree add --detach --quiet "$src" "$BASE_SHA" >>"$WORK_DIR/base-build.log" 2>&1 \
+    || { cat "$WORK_DIR/base-build.log" >&2; die "git worktree add of $BASE_SHA failed"; }
+  BASE_WORKTREE="$src"
+  run_tracked timeout 1800 mvn -B -q -DskipTests -f "$src/pom.xml" -pl launcher,cli -am package >>"$WORK_DIR/base-build.log" 2>&1 \
+    || { tail -n 30 "$WORK_DIR/base-build.log" >&2; die "building the parent ${BASE_SHA:0:10} failed"; }
+  stage="$BASE_CACHE/.tmp-$BASE_SHA-$$"
+  mkdir -p "$stage/launcher/target" "$stage/cli/target"
+  cp "$src/atrium" "$stage/"
+  cp "$src/launcher/target/atrium.jar" "$stage/launcher/target/"
+  cp "$src/cli/target/atrium-cli.jar" "$stage/cli/target/"
+  touch "$stage/bench-complete"
+  rm -rf "$BASE_ROOT"
+  mv "$stage" "$BASE_ROOT"
+  remove_base_worktree
+}
+
+remove_base_worktree() {
+  [ -n "$BASE_WORKTREE" ] || return 0
+  git -C "$ROOT" worktree remove --force "$BASE_WORKTREE" >/dev/null 2>&1 || rm -rf "$BASE_WORKTREE"
+  git -C "$ROOT" worktree prune >/dev/null 2>&1 || true
+  BASE_WORKTREE=""
 }
 
 # port_in_use PORT: true when something accepts connections on 127.0.0.1:PORT.
@@ -165,8 +239,8 @@ start_atrium() {
   local args=(run --port "$port" --data "$data")
   [ -n "$db_url" ] && args+=(--db-url "$db_url")
   echo "=== $(date -u +%FT%TZ) atrium ${args[*]}" >>"$logfile"
-  # `atrium run` execs java, so $! is the server's own pid.
-  ATRIUM_NO_BUILD=1 "$ROOT/atrium" "${args[@]}" >>"$logfile" 2>&1 </dev/null &
+  # `atrium run` execs java once a CDS archive exists; before that it waits for java (see server_jvm_pid)
+  ATRIUM_NO_BUILD=1 ATRIUM_CDS_DIR="$CDS_DIR" "$SERVER_ROOT/atrium" "${args[@]}" >>"$logfile" 2>&1 </dev/null &
   LAST_PID=$!
   STARTED_PIDS+=("$LAST_PID")
 }
@@ -193,6 +267,20 @@ wait_healthy() {
     sleep "$POLL_INTERVAL_S"
   done
 }
+
+# server_jvm_pid PID: the server's JVM: PID itself when `atrium run` exec'd java, else its java child (the run that
+# writes the CDS archive keeps the script waiting for java).
+server_jvm_pid() {
+  local kid
+  [ "$(cat "/proc/$1/comm" 2>/dev/null)" = java ] && { echo "$1"; return 0; }
+  for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    [ "$(cat "/proc/$kid/comm" 2>/dev/null)" = java ] && { echo "$kid"; return 0; }
+  done
+  echo "$1"
+}
+
+# rss_mb PID: resident set size of the server's JVM in MB (ps -o rss, KiB).
+rss_mb() { ps -o rss= -p "$(server_jvm_pid "$1")" | awk '{ printf "%d", $1 / 1024 }'; }
 
 # cold_start PORT DATA_DIR LOG [JDBC_URL]: starts the server; sets LAST_PID and ELAPSED_MS (to first 200).
 cold_start() {
@@ -234,11 +322,12 @@ cleanup() {
     stop_process "$pid"
   done
   if [ -n "$WORK_DIR" ]; then
-    for dir in "$WORK_DIR"/embedded "$WORK_DIR"/throughput-embedded; do
-      [ -d "$dir" ] && stop_orphan_embedded_pg "$dir"
+    for dir in "$WORK_DIR"/*/; do
+      [ -d "$dir/pg" ] && stop_orphan_embedded_pg "${dir%/}"
     done
   fi
   for db in "${CREATED_DBS[@]}"; do drop_database "$db"; done
+  remove_base_worktree
   if [ -n "$WORK_DIR" ] && [ -d "$WORK_DIR" ]; then
     if [ "$KEEP" = 1 ]; then log "kept $WORK_DIR (BENCH_KEEP=1)"; else rm -rf "$WORK_DIR"; fi
   fi
@@ -250,7 +339,7 @@ cleanup() {
 # create_token PORT DATA_DIR: creates user benchuser and a personal access token; prints the token.
 create_token() {
   local out="$WORK_DIR/token.out"
-  ATRIUM_NO_BUILD=1 timeout 60 "$ROOT/atrium" token create --user benchuser --url "http://127.0.0.1:$1" --data "$2" \
+  ATRIUM_NO_BUILD=1 timeout 60 "$SERVER_ROOT/atrium" token create --user benchuser --url "http://127.0.0.1:$1" --data "$2" \
     >"$out" 2>>"$WORK_DIR/token.err" </dev/null || { cat "$WORK_DIR/token.err" >&2; die "atrium token create failed"; }
   tail -n 1 "$out"
 }
@@ -284,14 +373,17 @@ start_bare_jetty() {
   done
 }
 
-# run_wrk URL TOKEN OUTFILE SERVER_PID: a warm-up run (discarded), then the measured run with --latency into
-# OUTFILE, and where the CPU went during it into OUTFILE.cpu.
+# run_wrk URL TOKEN OUTFILE SERVER_PID WARMUP: a warm-up run (discarded), then the measured run with --latency into
+# OUTFILE, and where the CPU went during it into OUTFILE.cpu. An empty TOKEN sends no Authorization header.
 run_wrk() {
-  local url="$1" token="$2" out="$3" server_pid="$4" guard
-  local common=(-t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -H "Authorization: Bearer $token")
-  guard=$(( ${WRK_DURATION%s} + ${WRK_WARMUP%s} + 60 ))
-  run_tracked timeout "$guard" wrk "${common[@]}" -d"$WRK_WARMUP" "$url" >"$out.warmup" 2>&1 \
-    || die "wrk warm-up failed: $(cat "$out.warmup")"
+  local url="$1" token="$2" out="$3" server_pid="$4" warmup="$5" guard
+  local common=(-t"$WRK_THREADS" -c"$WRK_CONNECTIONS")
+  [ -n "$token" ] && common+=(-H "Authorization: Bearer $token")
+  guard=$(( ${WRK_DURATION%s} + ${warmup%s} + 60 ))
+  if [ "${warmup%s}" -gt 0 ]; then
+    run_tracked timeout "$guard" wrk "${common[@]}" -d"$warmup" "$url" >"$out.warmup" 2>&1 \
+      || die "wrk warm-up failed: $(cat "$out.warmup")"
+  fi
   cpu_share_start "$server_pid"
   run_tracked timeout "$guard" wrk "${common[@]}" -d"$WRK_DURATION" --latency "$url" >"$out" 2>&1 \
     || die "wrk failed: $(cat "$out")"
@@ -351,9 +443,11 @@ cpu_share_end() {
 
 # ----------------------------------------------------------------------------------------------- report
 
-# verdict VALUE OP TARGET: "met" or "MISSED".
+# verdict VALUE OP TARGET: "met" or "MISSED" ("n/a" without a value).
 verdict() {
-  awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN { ok = (op == "<=") ? (v <= t) : (v >= t); print ok ? "met" : "MISSED" }'
+  awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
+    if (v == "" || v == "-") { print "n/a"; exit }
+    ok = (op == "<=") ? (v + 0 <= t + 0) : (v + 0 >= t + 0); print ok ? "met" : "MISSED" }'
 }
 
 # summarize_log LOG NAME: counts warnings/errors in a server log and shows the distinct messages.
@@ -362,72 +456,223 @@ summarize_log() {
   [ -f "$logfile" ] || return 0
   errors=$(grep -cE 'SEVERE|ERROR|Exception' "$logfile" || true)
   warnings=$(grep -cE 'WARN' "$logfile" || true)
-  printf '  %-26s %4s error/exception lines, %4s warning lines\n' "$name" "$errors" "$warnings"
+  printf '  %-34s %4s error/exception lines, %4s warning lines\n' "$name" "$errors" "$warnings"
   # the message line after java.util.logging's two-line format, or the line itself for slf4j-simple
   grep -E -A1 'SEVERE|ERROR|WARN|Exception' "$logfile" | grep -vE '^--$|^[A-Z][a-z]{2} [0-9]+, [0-9]{4} |^[[:space:]]+(at |\.\.\. )' \
     | sed -E 's/^[0-9-]+ [0-9:.]+ //; s/https?:\/\/127\.0\.0\.1:[0-9]+/http:\/\/127.0.0.1:PORT/g; s/_[A-Za-z0-9]{20,}/_ID/g' \
     | cut -c1-160 | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/      /' || true
 }
 
-# print_cpu_share LABEL CPU_FILE OTHER_LABEL: one line from a cpu_share_end file.
+# print_cpu_share LABEL CPU_FILE: one line from a cpu_share_end file.
 print_cpu_share() {
   local busy server wrk irq other
+  [ -f "$2" ] || return 0
   read -r busy server wrk irq other <"$2"
-  printf '    %-16s busy %4s%%: server %4s%%, wrk %4s%%, kernel irq %3s%%, %s %s%%\n' \
-    "$1" "$busy" "$server" "$wrk" "$irq" "$3" "$other"
+  printf '    %-34s busy %4s%%: server %4s%%, wrk %4s%%, kernel irq %3s%%, rest %3s%%\n' \
+    "$1" "$busy" "$server" "$wrk" "$irq" "$other"
+}
+
+# wrk_row LABEL FILE: one throughput line (or "not measured").
+wrk_row() {
+  if [ ! -f "$2" ]; then printf '  %-44s %12s\n' "$1" "not measured"; return 0; fi
+  printf '  %-44s %12s %9s %9s   %s / %s\n' "$1" "$(wrk_field "$2" rps)" "$(wrk_field "$2" p50)" "$(wrk_field "$2" p99)" \
+    "$(wrk_field "$2" non2xx | grep . || echo 0)" "$(wrk_field "$2" errors | grep . || echo none)"
+}
+
+rps_of() { [ -f "$1" ] && wrk_field "$1" rps || echo ""; }
+quotient() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (a == "" || b == "" || b <= 0) print "-"; else printf f, a / b }'; }
+# start_row LABEL KEY [TARGET]: one cold-start line for both commits; the target's verdict is this commit's.
+start_row() {
+  local this="${R[this $2]:--}" parent="${R[parent $2]:--}"
+  printf '  %-50s %9s %9s' "$1" "$this" "$parent"
+  if [ -n "${3:-}" ]; then printf '   target <= %d ms: %s\n' "$3" "$(verdict "$this" '<=' "$3")"; else echo "   (no target)"; fi
 }
 
 print_report() {
-  local fresh="$1" warm="$2" external="$3" stop_ms="$4" tp_label="$5" atrium_out="$6" bare_out="$7" body_bytes="$8"
-  local fresh_seen="$9" warm_seen="${10}" external_seen="${11}"
-  local a_rps b_rps ratio
-  a_rps=$(wrk_field "$atrium_out" rps)
-  b_rps=$(wrk_field "$bare_out" rps)
-  ratio=$(awk -v a="$a_rps" -v b="$b_rps" 'BEGIN { printf "%.1f", (b > 0) ? 100 * a / b : 0 }')
+  local body_bytes="$1"
+  local this_api parent_api ceiling_api bare_api this_hz
+  this_api=$(rps_of "$WORK_DIR/this-wrk-api.txt"); parent_api=$(rps_of "$WORK_DIR/parent-wrk-api.txt")
+  ceiling_api=$(rps_of "$WORK_DIR/this-wrk-ceiling.txt"); bare_api=$(rps_of "$WORK_DIR/wrk-bare.txt")
+  this_hz=$(rps_of "$WORK_DIR/this-wrk-healthz.txt")
+  local x_parent pct_ceiling pct_bare
+  x_parent=$(quotient "$this_api" "$parent_api" "%.2f")
+  pct_ceiling=$(quotient "$this_api" "$ceiling_api" "%.3f" | awk '{ print ($1 == "-") ? "-" : sprintf("%.1f", 100 * $1) }')
+  pct_bare=$(quotient "$this_api" "$bare_api" "%.3f" | awk '{ print ($1 == "-") ? "-" : sprintf("%.1f", 100 * $1) }')
 
   echo
   echo "==================================== Atrium benchmark ===================================="
   echo "$(date -u +%FT%TZ), $(nproc) CPUs shared by wrk, the servers and whatever else runs on this machine"
-  echo "load average (1/5/15 min) before the benchmark started: $LOAD_AT_START"
-  echo
-  echo "Cold start: launch of 'atrium run' to the first GET /healthz 200 (polled every ~20 ms)"
-  printf '  %-44s %8s ms   target <= %d ms: %s\n' "embedded PostgreSQL, fresh data dir (initdb)" "$fresh" \
-    "$TARGET_START_MS" "$(verdict "$fresh" '<=' "$TARGET_START_MS")"
-  printf '  %-44s %8s ms   target <= %d ms: %s\n' "embedded PostgreSQL, same data dir again" "$warm" \
-    "$TARGET_START_MS" "$(verdict "$warm" '<=' "$TARGET_START_MS")"
-  if [ -n "$external" ]; then
-    printf '  %-44s %8s ms   (no target)\n' "external PostgreSQL, fresh database" "$external"
+  echo "load average (1/5/15 min) before the benchmark started: $LOAD_AT_START; at the end: $(load_average)"
+  echo "this commit: $(git -C "$ROOT" log -1 --format='%h %s' HEAD | cut -c1-100)"
+  echo "             (launcher/target/atrium.jar of $(date -u -r "$SERVER_JAR" +%FT%TZ))"
+  echo "parent:      $(git -C "$ROOT" log -1 --format='%h %s' "$BASE_SHA" | cut -c1-100)"
+  echo "             (BENCH_BASE=$BASE_REV, built in a temporary git worktree, kept in $BASE_ROOT)"
+  git -C "$ROOT" diff --quiet "$BASE_SHA" HEAD -- bundles launcher cli pom.xml cnf bnd.bnd atrium 2>/dev/null \
+    && echo "  NOTE: the two commits have the same server sources; set BENCH_BASE to the commit to compare with"
+  if [ -n "${ATRIUM_JAVA_OPTS+set}" ]; then
+    echo "JVM options: ATRIUM_JAVA_OPTS=$ATRIUM_JAVA_OPTS (both commits)"
   else
-    printf '  %-44s %8s\n' "external PostgreSQL, fresh database" "skipped (no PostgreSQL at $PG_HOST:$PG_PORT)"
+    echo "JVM options: each commit's own 'atrium run' defaults"
   fi
-  printf '  %-44s %8s ms   (SIGTERM to exit, embedded, informational)\n' "stop" "$stop_ms"
-  echo "  /healthz answers before the first 200 (code x count; 000 = no connection yet):"
-  echo "    embedded fresh: ${fresh_seen:-none}; embedded again: ${warm_seen:-none}; external: ${external_seen:-n/a}"
   echo
-  echo "Throughput: wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d$WRK_DURATION --latency after a $WRK_WARMUP warm-up,"
-  echo "  GET /api/spaces/<id> with a Bearer token; bare Jetty answers the same $body_bytes body bytes"
-  printf '  %-30s %12s %10s %10s   %s\n' "" "requests/s" "p50" "p99" "non-2xx / socket errors"
-  printf '  %-30s %12s %10s %10s   %s / %s\n' "Atrium ($tp_label)" "$a_rps" \
-    "$(wrk_field "$atrium_out" p50)" "$(wrk_field "$atrium_out" p99)" \
-    "$(wrk_field "$atrium_out" non2xx | grep . || echo 0)" "$(wrk_field "$atrium_out" errors | grep . || echo none)"
-  printf '  %-30s %12s %10s %10s   %s / %s\n' "bare Jetty 12.0.32 handler" "$b_rps" \
-    "$(wrk_field "$bare_out" p50)" "$(wrk_field "$bare_out" p99)" \
-    "$(wrk_field "$bare_out" non2xx | grep . || echo 0)" "$(wrk_field "$bare_out" errors | grep . || echo none)"
-  printf '  %-30s %11s%%   target >= %d%%: %s\n' "Atrium / bare Jetty" "$ratio" \
-    "$TARGET_RATIO_PCT" "$(verdict "$ratio" '>=' "$TARGET_RATIO_PCT")"
-  echo "  CPU during each measured run, in % of one CPU ($(( $(nproc) * 100 ))% = all $(nproc)):"
-  print_cpu_share "Atrium run" "$atrium_out.cpu" "rest (PostgreSQL, other processes)"
-  print_cpu_share "bare Jetty run" "$bare_out.cpu" "rest (other processes)"
+  echo "Cold start: launch of 'atrium run' to the first GET /healthz 200 (polled every ~20 ms), embedded PostgreSQL"
+  printf '  %-50s %9s %9s\n' "" "this, ms" "parent, ms"
+  start_row "fresh data dir, no CDS archive (writes it at stop)" prime
+  start_row "fresh data dir, with that archive" fresh "$TARGET_START_MS"
+  start_row "same data dir again, with the archive" again "$TARGET_START_MS"
+  if [ -n "${R[this external]:-}" ]; then
+    start_row "external PostgreSQL, fresh database" external
+  fi
+  start_row "stop of the second server (SIGTERM to exit)" stop
+  echo "  The first start of a jar has no class-data archive yet: 'atrium run' writes it when that server stops"
+  echo "  (hence the first row, whose stop also writes it), and every later start maps it."
+  echo "  AppCDS archive: this commit: ${R[this cds]:-?}; parent: ${R[parent cds]:-?}"
+  echo "  /healthz answers before the first 200 (code x count; 000 = no connection yet):"
+  echo "    this: ${R[this seen]:-none}; parent: ${R[parent seen]:-none}"
+  echo
+  echo "Throughput: wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d$WRK_DURATION --latency on the ${R[this db]:-?} server," \
+    "after a warm-up of $WRK_WARMUP (API)"
+  echo "  or $WRK_WARMUP_EXTRA (the others); the Aries resource and bare Jetty answer the same $body_bytes body bytes"
+  printf '  %-44s %12s %9s %9s   %s\n' "" "requests/s" "p50" "p99" "non-2xx / socket errors"
+  wrk_row "GET /api/spaces/<id> (Bearer PAT), this" "$WORK_DIR/this-wrk-api.txt"
+  wrk_row "GET /api/spaces/<id> (Bearer PAT), parent" "$WORK_DIR/parent-wrk-api.txt"
+  wrk_row "one-line Aries JAX-RS resource, same runtime" "$WORK_DIR/this-wrk-ceiling.txt"
+  wrk_row "bare Jetty 12.0.32 handler" "$WORK_DIR/wrk-bare.txt"
+  wrk_row "GET /healthz, this" "$WORK_DIR/this-wrk-healthz.txt"
+  wrk_row "GET /healthz, parent" "$WORK_DIR/parent-wrk-healthz.txt"
+  echo
+  printf '  %-44s %12s   target >= %sx: %s\n' "API this / parent" "${x_parent}x" "$TARGET_PARENT_X" \
+    "$(verdict "$x_parent" '>=' "$TARGET_PARENT_X")"
+  printf '  %-44s %11s%%   target >= %d%%: %s\n' "API this / one-line Aries resource" "$pct_ceiling" "$TARGET_CEILING_PCT" \
+    "$(verdict "$pct_ceiling" '>=' "$TARGET_CEILING_PCT")"
+  printf '  %-44s %12s   target >= %d: %s\n' "/healthz requests/s, this" "${this_hz:--}" "$TARGET_HEALTHZ_RPS" \
+    "$(verdict "$this_hz" '>=' "$TARGET_HEALTHZ_RPS")"
+  printf '  %-44s %11s%%   (no target: the 60%% one was withdrawn, issue 15)\n' "API this / bare Jetty" "$pct_bare"
+  echo "  CPU during each measured run, in % of one CPU ($(( $(nproc) * 100 ))% = all $(nproc)); rest = PostgreSQL, other processes:"
+  print_cpu_share "API, this" "$WORK_DIR/this-wrk-api.txt.cpu"
+  print_cpu_share "API, parent" "$WORK_DIR/parent-wrk-api.txt.cpu"
+  print_cpu_share "Aries resource" "$WORK_DIR/this-wrk-ceiling.txt.cpu"
+  print_cpu_share "bare Jetty" "$WORK_DIR/wrk-bare.txt.cpu"
+  print_cpu_share "/healthz, this" "$WORK_DIR/this-wrk-healthz.txt.cpu"
+  print_cpu_share "/healthz, parent" "$WORK_DIR/parent-wrk-healthz.txt.cpu"
+  echo
+  echo "Memory: RSS of the throughput server's JVM (ps -o rss; ${R[this db]:-?}, so PostgreSQL is not in it)"
+  printf '  %-50s %9s %9s\n' "" "this, MB" "parent, MB"
+  printf '  %-50s %9s %9s   target <= %d MB: %s\n' "idle, ${IDLE_SETTLE_S} s after the first /healthz 200" \
+    "${R[this rss_idle]:--}" "${R[parent rss_idle]:--}" "$TARGET_IDLE_RSS_MB" "$(verdict "${R[this rss_idle]:-}" '<=' "$TARGET_IDLE_RSS_MB")"
+  printf '  %-50s %9s %9s   (no target)\n' "after the API load ($WRK_WARMUP + $WRK_DURATION)" \
+    "${R[this rss_api]:--}" "${R[parent rss_api]:--}"
+  printf '  %-50s %9s %9s   (no target)\n' "after every load (+ /healthz, Aries resource)" \
+    "${R[this rss_end]:--}" "${R[parent rss_end]:--}"
+  echo "  (RSS after five clones of the big repository: bench/git.sh)"
   echo
   echo "Server logs (stdout+stderr of each process):"
-  summarize_log "$WORK_DIR/embedded.log" "atrium, embedded PG"
-  summarize_log "$WORK_DIR/external.log" "atrium, external PG"
-  summarize_log "$WORK_DIR/throughput-embedded.log" "atrium, throughput server"
+  local c f
+  for c in this parent; do
+    for f in "$WORK_DIR/$c"-*.log; do
+      [ -f "$f" ] && summarize_log "$f" "$(basename "$f" .log)"
+    done
+  done
   summarize_log "$WORK_DIR/bare-jetty.log" "bare Jetty"
   echo "=========================================================================================="
 }
 
 # ------------------------------------------------------------------------------------------------ main
+
+# bench_commit NAME ROOT: every figure of one commit (NAME this|parent), its ./atrium and jars under ROOT.
+# Results go to R["NAME <figure>"], wrk output to $WORK_DIR/NAME-wrk-*.txt, logs to $WORK_DIR/NAME-*.log.
+bench_commit() {
+  local name="$1" port db tp_port tp_data tp_log token space_id url body pid archive
+  SERVER_ROOT="$2"
+  CDS_DIR="$WORK_DIR/cds-$name"
+  port=$(free_port)
+
+  # 1. Embedded PostgreSQL: a first start without a CDS archive (it writes one when it stops), then a fresh data
+  #    dir with that archive, then the same data dir again.
+  log "[$name] cold start, fresh data dir, no CDS archive yet ..."
+  cold_start "$port" "$WORK_DIR/$name-prime" "$WORK_DIR/$name-prime.log"
+  R[$name prime]=$ELAPSED_MS
+  stop_process "$LAST_PID"
+  log "  ${R[$name prime]} ms to /healthz 200; stopped (archive written) in $ELAPSED_MS ms"
+  archive=$(ls "$CDS_DIR"/*.jsa 2>/dev/null | head -n 1 || true)
+  if [ -n "$archive" ]; then
+    R[$name cds]="written by the first start ($(( $(stat -c %s "$archive") / 1048576 )) MB)"
+  else
+    R[$name cds]="none written (its 'atrium run' writes none, or ATRIUM_CDS=off)"
+  fi
+  log "[$name] cold start, fresh data dir, with the archive ..."
+  cold_start "$port" "$WORK_DIR/$name-embedded" "$WORK_DIR/$name-embedded.log"
+  R[$name fresh]=$ELAPSED_MS
+  R[$name seen]=$SEEN_CODES
+  stop_process "$LAST_PID"
+  log "  ${R[$name fresh]} ms (stopped in $ELAPSED_MS ms)"
+  log "[$name] cold start, same data dir again ..."
+  cold_start "$port" "$WORK_DIR/$name-embedded" "$WORK_DIR/$name-embedded.log"
+  R[$name again]=$ELAPSED_MS
+  stop_process "$LAST_PID"
+  R[$name stop]=$ELAPSED_MS
+  log "  ${R[$name again]} ms (stopped in $ELAPSED_MS ms)"
+
+  # 2. The throughput server: external PostgreSQL on a fresh database when there is one, else embedded.
+  tp_port=$(free_port)
+  tp_data="$WORK_DIR/$name-throughput"
+  tp_log="$WORK_DIR/$name-throughput.log"
+  if external_pg_available; then
+    db="bench_${name}_$(date +%s)_$$"
+    create_database "$db"
+    log "[$name] cold start, external PostgreSQL, fresh database $db ..."
+    cold_start "$tp_port" "$tp_data" "$tp_log" "$(jdbc_url "$db")"
+    R[$name external]=$ELAPSED_MS
+    R[$name db]="external PostgreSQL"
+    log "  $ELAPSED_MS ms"
+  else
+    log "[$name] no PostgreSQL at $PG_HOST:$PG_PORT: the throughput server embeds one"
+    cold_start "$tp_port" "$tp_data" "$tp_log"
+    R[$name db]="embedded PostgreSQL"
+  fi
+  pid=$LAST_PID
+  token=$(create_token "$tp_port" "$tp_data")
+  space_id=$(space_id_of "$tp_port" "$token")
+  [ -n "$space_id" ] || die "GET /api/spaces/me gave no space id"
+  url="http://127.0.0.1:$tp_port/api/spaces/$space_id"
+  body="$WORK_DIR/$name-body.json"
+  fetch_body "$url" "$token" "$body"
+  log "[$name] benchmarked request: GET /api/spaces/$space_id ($(wc -c <"$body") bytes)"
+  sleep "$IDLE_SETTLE_S"
+  R[$name rss_idle]=$(rss_mb "$pid")
+
+  log "[$name] wrk GET /api/spaces/<id> ($WRK_WARMUP warm-up + $WRK_DURATION) ..."
+  run_wrk "$url" "$token" "$WORK_DIR/$name-wrk-api.txt" "$pid" "$WRK_WARMUP"
+  R[$name rss_api]=$(rss_mb "$pid")
+  log "[$name] wrk GET /healthz ($WRK_WARMUP_EXTRA warm-up + $WRK_DURATION) ..."
+  run_wrk "http://127.0.0.1:$tp_port/healthz" "" "$WORK_DIR/$name-wrk-healthz.txt" "$pid" "$WRK_WARMUP_EXTRA"
+
+  # 3. This commit only: the one-line Aries resource, deployed into the running server, same bytes.
+  if [ "$name" = this ]; then
+    deploy_ceiling "$tp_port" "$tp_data" "$body" "$pid" "$tp_log"
+    log "[$name] wrk GET /bench/ceiling ($WRK_WARMUP_EXTRA warm-up + $WRK_DURATION) ..."
+    run_wrk "http://127.0.0.1:$tp_port/bench/ceiling" "" "$WORK_DIR/$name-wrk-ceiling.txt" "$pid" "$WRK_WARMUP_EXTRA"
+  fi
+  R[$name rss_end]=$(rss_mb "$pid")
+  stop_process "$pid"
+}
+
+# deploy_ceiling PORT DATA_DIR BODY PID LOG: writes the body where the bundle reads it, drops the bundle into
+# <data>/deploy (fileinstall), waits until /bench/ceiling answers those bytes and /healthz is 200 again.
+deploy_ceiling() {
+  local port="$1" data="$2" body="$3" pid="$4" logfile="$5" deadline headers="$WORK_DIR/ceiling.headers"
+  cp "$body" "$data/bench-ceiling.json"
+  cp "$CEILING_JAR" "$data/deploy/"
+  deadline=$(( $(now_ms) + 60000 ))
+  until curl -s --max-time 5 -D "$headers" "http://127.0.0.1:$port/bench/ceiling" 2>/dev/null | cmp -s - "$body" \
+      && [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/healthz")" = 200 ]; do
+    is_running "$pid" || die "the server exited after the Aries resource was deployed"
+    [ "$(now_ms)" -lt "$deadline" ] || { tail -n 20 "$logfile" >&2; die "/bench/ceiling did not answer the body within 60 s"; }
+    sleep 0.2
+  done
+  grep -qi '^content-type: application/json' "$headers" || die "/bench/ceiling is not application/json"
+  log "the one-line Aries resource answers GET /bench/ceiling ($(wc -c <"$body") bytes)"
+}
 
 main() {
   trap cleanup EXIT
@@ -435,71 +680,26 @@ main() {
   WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/atrium-bench.XXXXXX")"
   LOAD_AT_START="$(load_average)"
   check_prerequisites
+  warn_if_stale
   build_bare_jetty
+  build_ceiling
+  prepare_base
 
-  local port fresh_ms warm_ms external_ms="" stop_ms db tp_port tp_data tp_label
-  local fresh_seen warm_seen external_seen=""
-  local token space_id url body bare_port atrium_pid
+  local body bare_port
+  bench_commit this "$ROOT"
+  bench_commit parent "$BASE_ROOT"
 
-  # 1. Embedded PostgreSQL: fresh data dir (initdb), then the same data dir again.
-  port=$(free_port)
-  log "cold start, embedded PostgreSQL, fresh data dir ..."
-  cold_start "$port" "$WORK_DIR/embedded" "$WORK_DIR/embedded.log"
-  fresh_ms=$ELAPSED_MS
-  fresh_seen=$SEEN_CODES
-  stop_process "$LAST_PID"
-  stop_ms=$ELAPSED_MS
-  log "  $fresh_ms ms (stopped in $stop_ms ms)"
-  log "cold start, embedded PostgreSQL, same data dir ..."
-  cold_start "$port" "$WORK_DIR/embedded" "$WORK_DIR/embedded.log"
-  warm_ms=$ELAPSED_MS
-  warm_seen=$SEEN_CODES
-  stop_process "$LAST_PID"
-  stop_ms=$ELAPSED_MS
-  log "  $warm_ms ms (stopped in $stop_ms ms)"
-
-  # 2. External PostgreSQL, fresh database; this server then serves the throughput run.
-  tp_port=$(free_port)
-  if external_pg_available; then
-    db="bench_$(date +%s)_$$"
-    create_database "$db"
-    log "cold start, external PostgreSQL, fresh database $db ..."
-    tp_data="$WORK_DIR/external"
-    cold_start "$tp_port" "$tp_data" "$WORK_DIR/external.log" "$(jdbc_url "$db")"
-    external_ms=$ELAPSED_MS
-    external_seen=$SEEN_CODES
-    log "  $external_ms ms"
-    tp_label="external PG"
-  else
-    log "no PostgreSQL at $PG_HOST:$PG_PORT: external cold start skipped, throughput on embedded PostgreSQL"
-    tp_data="$WORK_DIR/throughput-embedded"
-    cold_start "$tp_port" "$tp_data" "$WORK_DIR/throughput-embedded.log"
-    tp_label="embedded PG"
-  fi
-
-  # 3. Throughput: Atrium, then the bare Jetty baseline answering the very same body bytes.
-  atrium_pid=$LAST_PID
-  token=$(create_token "$tp_port" "$tp_data")
-  space_id=$(space_id_of "$tp_port" "$token")
-  [ -n "$space_id" ] || die "GET /api/spaces/me gave no space id"
-  url="http://127.0.0.1:$tp_port/api/spaces/$space_id"
-  body="$WORK_DIR/body.json"
-  fetch_body "$url" "$token" "$body"
-  log "benchmarked request: GET /api/spaces/$space_id ($(wc -c <"$body") bytes)"
-
-  log "wrk against Atrium ($WRK_WARMUP warm-up + $WRK_DURATION) ..."
-  run_wrk "$url" "$token" "$WORK_DIR/wrk-atrium.txt" "$atrium_pid"
-
+  # bare Jetty answering this commit's very body bytes
+  body="$WORK_DIR/this-body.json"
   bare_port=$(free_port)
   start_bare_jetty "$bare_port" "$body" "$WORK_DIR/bare-jetty.log"
-  curl -s --max-time 5 "http://127.0.0.1:$bare_port/api/spaces/$space_id" | cmp -s - "$body" \
+  curl -s --max-time 5 "http://127.0.0.1:$bare_port/api/spaces/x" | cmp -s - "$body" \
     || die "bare Jetty does not answer the same body bytes"
-  log "wrk against bare Jetty ($WRK_WARMUP warm-up + $WRK_DURATION) ..."
-  run_wrk "http://127.0.0.1:$bare_port/api/spaces/$space_id" "$token" "$WORK_DIR/wrk-bare.txt" "$LAST_PID"
+  log "wrk against bare Jetty ($WRK_WARMUP_EXTRA warm-up + $WRK_DURATION) ..."
+  run_wrk "http://127.0.0.1:$bare_port/api/spaces/x" "" "$WORK_DIR/wrk-bare.txt" "$LAST_PID" "$WRK_WARMUP_EXTRA"
+  stop_process "$LAST_PID"
 
-  print_report "$fresh_ms" "$warm_ms" "$external_ms" "$stop_ms" "$tp_label" \
-    "$WORK_DIR/wrk-atrium.txt" "$WORK_DIR/wrk-bare.txt" "$(wc -c <"$body")" \
-    "$fresh_seen" "$warm_seen" "$external_seen"
+  print_report "$(wc -c <"$body")"
 }
 
 main "$@"
