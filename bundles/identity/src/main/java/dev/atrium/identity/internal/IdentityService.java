@@ -284,6 +284,6 @@ public class IdentityService implements SessionVerifier {
     @Override
     public Session verify(String cookieValue) {
         // the kernel checks the Principal is active and makes the session's caller
-        return live(cookieValue).map(live -> new Session(live.principalId(), live.csrf())).orElse(null);
+        return live(cookieValue).map(live -> new Session(live.principalId(), live.csrf(), live.expiresAt())).orElse(null);
     }
 }

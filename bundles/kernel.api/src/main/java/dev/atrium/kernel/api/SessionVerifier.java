@@ -19,11 +19,12 @@ public interface SessionVerifier {
 
     /**
      * A live session: the Principal it is for and its CSRF token. The kernel checks the Principal is active and makes
-     * its {@link Caller} (auth method {@code session}, every scope).
+     * its {@link Caller} (auth method {@code session}, every scope), and keeps what it proves no longer than
+     * {@code expiresAt} (null: no end of its own).
      *
      * @since 2.0
      */
-    record Session(String principalId, String csrfToken) {
+    record Session(String principalId, String csrfToken, java.time.Instant expiresAt) {
     }
 
     /**

@@ -25,9 +25,11 @@ public interface TokenVerifier {
      * @param scopes      the granted scopes; {@link Caller#ALL_SCOPES} in it grants nothing: such a token reaches only
      *                    what its scopes name
      * @param clientId    the client the token was issued to, or null
+     * @param expiresAt   when the token stops working, or null for never: the kernel keeps what a token proves no
+     *                    longer than this (and, for a revocation, until the database says so)
      * @since 2.0
      */
-    record Verified(String principalId, String authMethod, Set<String> scopes, String clientId) {
+    record Verified(String principalId, String authMethod, Set<String> scopes, String clientId, java.time.Instant expiresAt) {
     }
 
     /**

@@ -35,6 +35,6 @@ public class AccessTokenVerifier implements TokenVerifier {
         if (bearer == null || bearer.principalId() == null) {
             return null;
         }
-        return new Verified(bearer.principalId(), AUTH_METHOD, bearer.scopes(), bearer.clientId());
+        return new Verified(bearer.principalId(), AUTH_METHOD, bearer.scopes(), bearer.clientId(), bearer.expiresAt());
     }
 }

@@ -113,7 +113,7 @@ public class IssuedTokens {
         audit.audit(row.get().principalId(), client.clientId(), "token_revoked", row.get().kind());
     }
 
-    record Bearer(String principalId, String clientId, Set<String> scopes) {
+    record Bearer(String principalId, String clientId, Set<String> scopes, java.time.Instant expiresAt) {
     }
 
     /** An active access token's grant, or empty. */
@@ -121,9 +121,10 @@ public class IssuedTokens {
         if (token == null || !token.startsWith("ato_") || token.length() > 200) {
             return Optional.empty();
         }
-        return sql.one("SELECT principal_id, client_id, scopes FROM oauth_tokens WHERE token_hash = ? AND kind = 'access' "
+        return sql.one("SELECT principal_id, client_id, scopes, expires_at FROM oauth_tokens WHERE token_hash = ? AND kind = 'access' "
                 + "AND revoked_at IS NULL AND expires_at > now()", rs -> new Bearer(rs.getString("principal_id"),
-                        rs.getString("client_id"), ScopeSet.column(rs.getString("scopes"))), (Object) Digests.sha256(token));
+                        rs.getString("client_id"), ScopeSet.column(rs.getString("scopes")), Sql.instant(rs, "expires_at")),
+                (Object) Digests.sha256(token));
     }
 
     int revokeFamily(String familyId) {

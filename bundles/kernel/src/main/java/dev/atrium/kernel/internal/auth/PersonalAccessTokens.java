@@ -21,8 +21,8 @@ import dev.atrium.kernel.api.Sql;
 
 /**
  * Personal access tokens {@code atp_…}. Only the SHA-256 of a token is stored; the token itself is
- * shown once, in the create response. Every request looks the hash up again, so a deleted or expired
- * token, or one whose Principal was suspended, stops working at once.
+ * shown once, in the create response. What a token proves is kept by the {@link AccessCache} no longer than the
+ * token lives, and forgotten on every instance when a token is deleted or its Principal suspended.
  */
 @Component(service = PersonalAccessTokens.class)
 public class PersonalAccessTokens {
@@ -85,7 +85,8 @@ public class PersonalAccessTokens {
     public sealed interface Outcome permits Valid, Unknown, Suspended {
     }
 
-    public record Valid(dev.atrium.kernel.api.Caller caller) implements Outcome {
+    /** A valid token's caller, and when the token expires (null: never). */
+    public record Valid(dev.atrium.kernel.api.Caller caller, Instant expiresAt) implements Outcome {
     }
 
     public record Unknown() implements Outcome {
@@ -98,11 +99,12 @@ public class PersonalAccessTokens {
         if (!secret.startsWith(PREFIX + "_") || secret.length() > 200) {
             return new Unknown();
         }
-        Optional<Outcome> found = sql.one("SELECT t.id, t.principal_id, t.scopes, p.status FROM personal_access_tokens t "
+        Optional<Outcome> found = sql.one("SELECT t.id, t.principal_id, t.scopes, t.expires_at, p.status FROM personal_access_tokens t "
                 + "JOIN principals p ON p.id = t.principal_id "
                 + "WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > now())",
                 rs -> "active".equals(rs.getString("status"))
-                        ? new Valid(Mint.KERNEL.pat(rs.getString("principal_id"), Scopes.fromColumn(rs.getString("scopes"))))
+                        ? new Valid(Mint.KERNEL.pat(rs.getString("principal_id"), Scopes.fromColumn(rs.getString("scopes"))),
+                                Sql.instant(rs, "expires_at"))
                         : new Suspended(),
                 (Object) Digests.sha256(secret));
         return found.orElseGet(Unknown::new);

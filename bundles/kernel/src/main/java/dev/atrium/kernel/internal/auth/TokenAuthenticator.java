@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.auth;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -12,6 +13,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.SessionVerifier;
 import dev.atrium.kernel.api.TokenVerifier;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Suspended;
@@ -28,14 +30,16 @@ public class TokenAuthenticator implements Authenticator {
 
     private final PersonalAccessTokens tokens;
     private final Principals principals;
+    private final AccessCache access;
     private final List<TokenVerifier> verifiers = new CopyOnWriteArrayList<>();
     private final List<SessionVerifier> sessions = new CopyOnWriteArrayList<>();
     private static final String BEARER = "bearer ";
 
     @Activate
-    public TokenAuthenticator(@Reference PersonalAccessTokens tokens, @Reference Principals principals) {
+    public TokenAuthenticator(@Reference PersonalAccessTokens tokens, @Reference Principals principals, @Reference AccessCache access) {
         this.tokens = tokens;
         this.principals = principals;
+        this.access = access;
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -45,6 +49,8 @@ public class TokenAuthenticator implements Authenticator {
 
     void removeVerifier(TokenVerifier verifier) {
         verifiers.remove(verifier);
+        // what it proved must not outlive it (its feature disabled, its bundle updated)
+        access.forgetAll();
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
@@ -54,6 +60,7 @@ public class TokenAuthenticator implements Authenticator {
 
     void removeSessionVerifier(SessionVerifier verifier) {
         sessions.remove(verifier);
+        access.forgetAll();
     }
 
     /** A live session: the kernel's caller for it and its CSRF token. */
@@ -65,10 +72,19 @@ public class TokenAuthenticator implements Authenticator {
         if (cookieValue == null || cookieValue.isBlank()) {
             return null;
         }
+        Proof proof = access.get("s:" + Digests.sha256Base64Url(cookieValue), () -> proveSession(cookieValue), Proof::expiresAt);
+        return proof == null ? null : new LiveSession(proof.caller(), proof.csrfToken());
+    }
+
+    /** What a token or session proved: its caller, its CSRF token (sessions) and when it ends. */
+    private record Proof(Caller caller, String csrfToken, Instant expiresAt) {
+    }
+
+    private Proof proveSession(String cookieValue) {
         for (SessionVerifier verifier : sessions) {
             SessionVerifier.Session session = verifier.verify(cookieValue);
             if (session != null && session.principalId() != null && activePrincipal(session.principalId())) {
-                return new LiveSession(Mint.KERNEL.session(session.principalId()), session.csrfToken());
+                return new Proof(Mint.KERNEL.session(session.principalId()), session.csrfToken(), session.expiresAt());
             }
         }
         return null;
@@ -128,26 +144,36 @@ public class TokenAuthenticator implements Authenticator {
         if (secret == null || secret.isBlank()) {
             throw ApiException.unauthorized("authentication required");
         }
+        Proof proof = access.get("t:" + Digests.sha256Base64Url(secret), () -> proveToken(secret), Proof::expiresAt);
+        if (proof == null) {
+            throw ApiException.unauthorized("the token is invalid, expired or revoked");
+        }
+        return proof.caller();
+    }
+
+    /** What a token proves, or null when it is unknown, expired or revoked; 403 when its Principal is suspended. */
+    private Proof proveToken(String secret) {
         if (secret.startsWith(PersonalAccessTokens.PREFIX + "_")) {
             PersonalAccessTokens.Outcome outcome = tokens.authenticate(secret);
             if (outcome instanceof Valid v) {
-                return v.caller();
+                return new Proof(v.caller(), null, v.expiresAt());
             }
             if (outcome instanceof Suspended) {
                 throw ApiException.forbidden("this Principal is suspended");
             }
-        } else {
-            for (TokenVerifier verifier : verifiers) {
-                if (secret.startsWith(verifier.prefix())) {
-                    TokenVerifier.Verified verified = verifier.verify(secret);
-                    if (verified != null && verified.principalId() != null && verified.authMethod() != null
-                            && !Mint.KERNEL_METHODS.contains(verified.authMethod()) && activePrincipal(verified.principalId())) {
-                        return Mint.KERNEL.verified(verified.principalId(), verified.authMethod(), verified.scopes());
-                    }
-                    break;
+            return null;
+        }
+        for (TokenVerifier verifier : verifiers) {
+            if (secret.startsWith(verifier.prefix())) {
+                TokenVerifier.Verified verified = verifier.verify(secret);
+                if (verified != null && verified.principalId() != null && verified.authMethod() != null
+                        && !Mint.KERNEL_METHODS.contains(verified.authMethod()) && activePrincipal(verified.principalId())) {
+                    return new Proof(Mint.KERNEL.verified(verified.principalId(), verified.authMethod(), verified.scopes()), null,
+                            verified.expiresAt());
                 }
+                return null;
             }
         }
-        throw ApiException.unauthorized("the token is invalid, expired or revoked");
+        return null;
     }
 }

@@ -19,6 +19,7 @@ import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.api.WorkspaceModels;
+import dev.atrium.kernel.internal.auth.AccessCache;
 import dev.atrium.kernel.internal.auth.Mint;
 
 /**
@@ -36,10 +37,12 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
             + "WHERE w.owner_principal_id = ? AND p.status = 'active' AND w.status = 'active' AND o.status = 'active'";
 
     private final Sql sql;
+    private final AccessCache access;
 
     @Activate
-    public Workspaces(@Reference DataSource dataSource, @Reference SchemaMigrations migrated) {
+    public Workspaces(@Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
         this.sql = new Sql(dataSource);
+        this.access = access;
     }
 
     @Override
@@ -61,7 +64,13 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
         if (!Mint.KERNEL.genuine(caller)) {
             throw ApiException.notFound(NOT_FOUND);
         }
-        return find(caller.principalId(), spaceIdOrSlug).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
+        String principalId = caller.principalId();
+        WorkspaceRecord w = spaceIdOrSlug == null ? null
+                : access.get("w:" + principalId + "\n" + spaceIdOrSlug, () -> find(principalId, spaceIdOrSlug).orElse(null), r -> null);
+        if (w == null) {
+            throw ApiException.notFound(NOT_FOUND);
+        }
+        return w;
     }
 
     public Optional<WorkspaceRecord> find(String principalId, String spaceIdOrSlug) {
