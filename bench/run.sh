@@ -268,19 +268,8 @@ wait_healthy() {
   done
 }
 
-# server_jvm_pid PID: the server's JVM: PID itself when `atrium run` exec'd java, else its java child (the run that
-# writes the CDS archive keeps the script waiting for java).
-server_jvm_pid() {
-  local kid
-  [ "$(cat "/proc/$1/comm" 2>/dev/null)" = java ] && { echo "$1"; return 0; }
-  for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-    [ "$(cat "/proc/$kid/comm" 2>/dev/null)" = java ] && { echo "$kid"; return 0; }
-  done
-  echo "$1"
-}
-
-# rss_mb PID: resident set size of the server's JVM in MB (ps -o rss, KiB).
-rss_mb() { ps -o rss= -p "$(server_jvm_pid "$1")" | awk '{ printf "%d", $1 / 1024 }'; }
+# server_jvm_pid, rss_mb, peak_rss_mb
+source "$BENCH_DIR/lib/jvm.sh"
 
 # cold_start PORT DATA_DIR LOG [JDBC_URL]: starts the server; sets LAST_PID and ELAPSED_MS (to first 200).
 cold_start() {
