@@ -44,14 +44,19 @@ class AccessInvalidationTest {
             String space = "/api/spaces/" + u.defaultSpaceId();
             warm(onTwo, space);
             String tokenId = u.http().get("/api/me/personal-access-tokens").get("tokens").get(0).get("id").asText();
+            warm(u.http(), space);
             assertEquals(200, u.http().send("DELETE", "/api/me/personal-access-tokens/" + tokenId, null, null).status());
+            // on the instance that made the change, at once (it forgets before it answers), not a notification later
+            assertEquals(401, u.http().get(space).status());
             timings.add("token deleted: " + refusedWithin(onTwo, space, 401));
 
             // a Principal suspended on instance 1
             User v = one.newUser();
             Http vOnTwo = new Http(two.base(), v.http().token());
             warm(vOnTwo, "/api/spaces/" + v.defaultSpaceId());
+            warm(v.http(), "/api/spaces/" + v.defaultSpaceId());
             assertEquals(200, one.operator().post("/admin/users/" + v.username() + "/suspend", Map.of()).status());
+            assertEquals(403, v.http().get("/api/spaces/" + v.defaultSpaceId()).status());
             timings.add("Principal suspended: " + refusedWithin(vOnTwo, "/api/spaces/" + v.defaultSpaceId(), 403));
 
             // a workspace deleted on instance 1 (the token still works; the workspace is gone)

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
@@ -29,6 +32,13 @@ public final class Activator implements BundleActivator {
 
     private final Map<String, List<Setting>> settings = Settings.all();
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
+    /** How long after a deletion the empty configuration is made again. */
+    private static final long RECREATE_DELAY_MILLIS = 500;
+    private final ScheduledExecutorService recreate = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "atrium-config-recreate");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Override
     public void start(BundleContext context) {
@@ -49,7 +59,9 @@ public final class Activator implements BundleActivator {
     }
 
     @Override
-    public void stop(BundleContext context) {
+    public void stop(BundleContext context) throws InterruptedException {
+        recreate.shutdownNow();
+        recreate.awaitTermination(5, TimeUnit.SECONDS);
         admins.close();
     }
 
@@ -57,7 +69,9 @@ public final class Activator implements BundleActivator {
         ConfigurationAdmin admin = admins.getService();
         if (event.getType() == ConfigurationEvent.CM_DELETED && event.getFactoryPid() == null && settings.containsKey(event.getPid())
                 && admin != null) {
-            ensure(admin, event.getPid());
+            // not at once: SCR hears of the deletion through its own listener, and a configuration made again before it
+            // has is taken for the deleted one (its change count is lower, so SCR keeps the deleted values)
+            recreate.schedule(() -> ensure(admin, event.getPid()), RECREATE_DELAY_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -15,6 +15,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -22,6 +24,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.PasswordHasher;
@@ -265,9 +268,19 @@ public class IdentityService implements SessionVerifier {
         if (cookie == null || cookie.length() > 200) {
             return false;
         }
-        return sql.update("UPDATE identity_sessions SET ended_at = now() WHERE id_hash = ? AND ended_at IS NULL",
+        boolean ended = sql.update("UPDATE identity_sessions SET ended_at = now() WHERE id_hash = ? AND ended_at IS NULL",
                 (Object) Digests.sha256(cookie)) == 1;
+        // the ended session stops working on this instance before the answer leaves, not when the notification arrives
+        Authenticator kernel = authenticator;
+        if (kernel != null) {
+            kernel.accessChanged();
+        }
+        return ended;
     }
+
+    /** Optional and dynamic: the kernel's authenticator itself uses this service as its session verifier. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile Authenticator authenticator;
 
     record Live(String principalId, String provider, String csrf, Instant expiresAt) {
     }

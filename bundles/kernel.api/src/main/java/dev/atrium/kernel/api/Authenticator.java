@@ -31,4 +31,14 @@ public interface Authenticator {
      * @since 1.3
      */
     Caller authenticateReading(String authorization, String cookies);
+
+    /**
+     * Tells the kernel that a change the calling bundle has just committed may take access away (a session ended, a
+     * token revoked), so that what the kernel keeps about callers is forgotten on this instance now; other instances
+     * forget it when the database's notification reaches them.
+     *
+     * @since 2.1
+     */
+    default void accessChanged() {
+    }
 }

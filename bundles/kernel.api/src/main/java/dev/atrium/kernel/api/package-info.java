@@ -6,6 +6,6 @@
  * every bundle reads and writes its tables ({@link dev.atrium.kernel.api.Sql}), makes ids ({@link dev.atrium.kernel.api.Ids}),
  * hashes secrets ({@link dev.atrium.kernel.api.Digests}) and hashes passwords ({@link dev.atrium.kernel.api.PasswordHasher}).
  */
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

@@ -12,7 +12,10 @@ import javax.sql.DataSource;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferenceCardinality;
 
+import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.Sql;
@@ -109,8 +112,21 @@ public class IssuedTokens {
             sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE token_hash = ? AND revoked_at IS NULL",
                     (Object) Digests.sha256(token));
             tokenCache.remove(Digests.base64Url(Digests.sha256(token)));
+            kernelForgets();
         }
         audit.audit(row.get().principalId(), client.clientId(), "token_revoked", row.get().kind());
+    }
+
+    /** Optional: revocations must not wait for the kernel, and the kernel's authenticator uses this bundle's verifier. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile Authenticator authenticator;
+
+    /** This instance's kernel forgets what it kept about callers now; the others hear the database's trigger. */
+    void kernelForgets() {
+        Authenticator a = authenticator;
+        if (a != null) {
+            a.accessChanged();
+        }
     }
 
     record Bearer(String principalId, String clientId, Set<String> scopes, java.time.Instant expiresAt) {
@@ -129,7 +145,9 @@ public class IssuedTokens {
 
     int revokeFamily(String familyId) {
         forgetCached(t -> t.familyId().equals(familyId));
-        return sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE family_id = ? AND revoked_at IS NULL", familyId);
+        int revoked = sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE family_id = ? AND revoked_at IS NULL", familyId);
+        kernelForgets();
+        return revoked;
     }
 
     boolean principalActive(String principalId) {

@@ -55,6 +55,7 @@ public class OAuthConsents {
                 Sql.update(c, "UPDATE oauth_tokens SET revoked_at = now() WHERE principal_id = ? AND client_id = ? AND revoked_at IS NULL",
                         principalId, clientId) });
         tokens.forgetCached(t -> principalId.equals(t.principalId()) && clientId.equals(t.clientId()));
+        tokens.kernelForgets();
         if (counts[0] == 0 && counts[1] == 0) {
             return false;
         }

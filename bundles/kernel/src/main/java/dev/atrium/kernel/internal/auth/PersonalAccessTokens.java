@@ -31,10 +31,12 @@ public class PersonalAccessTokens {
     private static final int PREFIX_SHOWN = 12;
 
     private final Sql sql;
+    private final AccessCache access;
 
     @Activate
-    public PersonalAccessTokens(@Reference DataSource dataSource, @Reference SchemaMigrations migrated) {
+    public PersonalAccessTokens(@Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
         this.sql = new Sql(dataSource);
+        this.access = access;
     }
 
     public record Token(String id, String name, String scopes, String tokenPrefix, Instant expiresAt, Instant createdAt) {
@@ -78,7 +80,9 @@ public class PersonalAccessTokens {
     }
 
     public boolean delete(String principalId, String id) {
-        return sql.update("DELETE FROM personal_access_tokens WHERE id = ? AND principal_id = ?", id, principalId) == 1;
+        boolean deleted = sql.update("DELETE FROM personal_access_tokens WHERE id = ? AND principal_id = ?", id, principalId) == 1;
+        access.forgetAll();
+        return deleted;
     }
 
     /** The result of presenting a token. */

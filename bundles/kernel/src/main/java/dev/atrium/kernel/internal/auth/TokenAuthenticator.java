@@ -140,6 +140,11 @@ public class TokenAuthenticator implements Authenticator {
     }
 
     @Override
+    public void accessChanged() {
+        access.forgetAll();
+    }
+
+    @Override
     public Caller authenticate(String secret) {
         if (secret == null || secret.isBlank()) {
             throw ApiException.unauthorized("authentication required");

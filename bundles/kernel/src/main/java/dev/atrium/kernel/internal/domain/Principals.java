@@ -12,6 +12,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
+import dev.atrium.kernel.internal.auth.AccessCache;
 
 /** Principals: one per (identity provider, subject), each with exactly one default workspace. */
 @Component(service = Principals.class)
@@ -20,10 +21,12 @@ public class Principals {
     public static final String LOCAL_PROVIDER = "local";
 
     private final Sql sql;
+    private final AccessCache access;
 
     @Activate
-    public Principals(@Reference DataSource dataSource, @Reference SchemaMigrations migrated) {
+    public Principals(@Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
         this.sql = new Sql(dataSource);
+        this.access = access;
     }
 
     public Optional<PrincipalRecord> get(String id) {
@@ -92,6 +95,8 @@ public class Principals {
     }
 
     public boolean setStatus(String username, String status) {
-        return sql.update("UPDATE principals SET status = ?, updated_at = now() WHERE username = ?", status, username) == 1;
+        boolean changed = sql.update("UPDATE principals SET status = ?, updated_at = now() WHERE username = ?", status, username) == 1;
+        access.forgetAll();
+        return changed;
     }
 }

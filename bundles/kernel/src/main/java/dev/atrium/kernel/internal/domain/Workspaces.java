@@ -13,6 +13,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Callers;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SchemaMigrations;
@@ -65,7 +66,9 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
             throw ApiException.notFound(NOT_FOUND);
         }
         String principalId = caller.principalId();
+        // a run proves its requester's authority again before each step: from the database, never from what was kept
         WorkspaceRecord w = spaceIdOrSlug == null ? null
+                : Callers.ACTING_FOR.equals(caller.authMethod()) ? find(principalId, spaceIdOrSlug).orElse(null)
                 : access.get("w:" + principalId + "\n" + spaceIdOrSlug, () -> find(principalId, spaceIdOrSlug).orElse(null), r -> null);
         if (w == null) {
             throw ApiException.notFound(NOT_FOUND);
@@ -124,7 +127,7 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
 
     /** Applies the non-null parts of {@code change} to a workspace the caller owns. */
     public WorkspaceRecord update(Caller caller, String spaceIdOrSlug, Change change) {
-        return sql.tx(c -> {
+        WorkspaceRecord updated = sql.tx(c -> {
             WorkspaceRecord w = Sql.one(c, OWNED + " AND (w.id = ? OR w.slug = ?) FOR UPDATE OF w", WorkspaceRecord::of,
                     caller.principalId(), spaceIdOrSlug, spaceIdOrSlug).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
             if (change.slug() != null && !change.slug().equals(w.slug())) {
@@ -141,6 +144,9 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
             return Sql.one(c, "SELECT " + WorkspaceRecord.COLUMNS + " FROM workspaces w WHERE w.id = ?", WorkspaceRecord::of,
                     w.id()).orElseThrow();
         });
+        // this instance answers from the new state at once; the others when the trigger's notification arrives
+        access.forgetAll();
+        return updated;
     }
 
     /** Deletes a workspace the caller owns; its default workspace cannot be deleted (409). */
@@ -153,5 +159,6 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
             }
             return Sql.update(c, "DELETE FROM workspaces WHERE id = ?", w.id());
         });
+        access.forgetAll();
     }
 }
