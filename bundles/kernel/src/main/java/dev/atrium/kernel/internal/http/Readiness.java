@@ -48,6 +48,12 @@ public class Readiness implements ServerReadiness {
     private static final String ATRIUM = "dev.atrium.";
     /** Aries rebuilds the application after its DTO already lists a resource: wait until it has been quiet this long. */
     private static final long SETTLE_NANOS = 300_000_000L;
+    private static final String SETTLING = "the JAX-RS whiteboard is still applying changes";
+
+    /** Whether the only thing not ready is the whiteboard's settle time. */
+    static boolean onlySettling(List<String> problems) {
+        return problems.size() == 1 && SETTLING.equals(problems.get(0));
+    }
 
     /** How long a not-ready answer is reused without an event. */
     private static final long NOT_READY_REUSE_NANOS = 50_000_000L;
@@ -146,7 +152,7 @@ public class Readiness implements ServerReadiness {
         }
         problems.addAll(unservedResources());
         if (problems.isEmpty() && !settled()) {
-            problems.add("the JAX-RS whiteboard is still applying changes");
+            problems.add(SETTLING);
         }
         return problems;
     }

@@ -151,7 +151,8 @@ public class RequestEnvelope implements Filter {
             request.setAttribute(BODY_ALLOWANCE, allowance);
             wrapped = new LimitedBody(request, allowance);
         }
-        boolean api = rawPath.startsWith("/api/") || rawPath.equals("/api");
+        // the update gate's own probe of the rebuilt application must pass the gate it is about to open
+        boolean api = (rawPath.startsWith("/api/") || rawPath.equals("/api")) && !gate.isProbe(request.getHeader(WhiteboardProbe.HEADER));
         ErrorCapture capture = area == Area.API ? new ErrorCapture(response) : null;
         if (api) {
             try {

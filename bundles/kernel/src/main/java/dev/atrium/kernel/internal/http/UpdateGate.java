@@ -1,6 +1,8 @@
 package dev.atrium.kernel.internal.http;
 
 import java.util.Collection;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +49,9 @@ public class UpdateGate implements EventHook {
 
     private final long maxHoldNanos;
     private final Readiness readiness;
+    private final WhiteboardProbe probe;
+    /** The JAX-RS resources registered when the gate closed: those registered after are probed before it opens. */
+    private volatile Set<Long> resourcesAtClose = Set.of();
     private final Bundle framework;
     private final ExecutorService opener = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-update-gate"));
     private final Object lock = new Object();
@@ -57,7 +62,8 @@ public class UpdateGate implements EventHook {
     private long generation;
 
     @Activate
-    public UpdateGate(Config config, @Reference Readiness readiness, BundleContext context) {
+    public UpdateGate(Config config, @Reference Readiness readiness, @Reference WhiteboardProbe probe, BundleContext context) {
+        this.probe = probe;
         this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(config.maxHoldMillis());
         this.readiness = readiness;
         this.framework = context.getBundle(0);
@@ -90,6 +96,7 @@ public class UpdateGate implements EventHook {
         long deadline = System.nanoTime() + maxHoldNanos;
         synchronized (lock) {
             if (!closed) {
+                resourcesAtClose = probe.resources();
                 closed = true;
                 LOG.info("holding API requests while {} changes", b.getSymbolicName());
             }
@@ -120,7 +127,13 @@ public class UpdateGate implements EventHook {
                 deadline = closedAt + maxHoldNanos;
             }
             try {
-                while (System.nanoTime() < deadline && !readiness.notReady().isEmpty()) {
+                while (System.nanoTime() < deadline) {
+                    List<String> problems = readiness.notReady();
+                    // ready, or everything registered and listed and the application answering the new resources:
+                    // the settle time is only what the gate waits when it cannot ask the application
+                    if (problems.isEmpty() || Readiness.onlySettling(problems) && probe.newResourcesServed(resourcesAtClose)) {
+                        break;
+                    }
                     Thread.sleep(POLL_MILLIS);
                 }
             } catch (InterruptedException e) {
@@ -138,6 +151,11 @@ public class UpdateGate implements EventHook {
                 lock.notifyAll();
             }
         }
+    }
+
+    /** Whether a request carries the gate's probe secret (and so passes the gate). */
+    boolean isProbe(String headerValue) {
+        return headerValue != null && probe.isProbe(headerValue);
     }
 
     /** Called by the envelope before an API request; waits (bounded) while the gate is closed. Returns the hold in ms. */
