@@ -74,7 +74,6 @@ public class AccessCache {
     private final AtomicLong generation = new AtomicLong();
     private volatile boolean listening;
     private volatile boolean running = true;
-    private volatile Connection listenerConnection;
     private final Thread listener;
 
     @Activate
@@ -94,14 +93,7 @@ public class AccessCache {
     void deactivate() throws InterruptedException {
         running = false;
         listening = false;
-        Connection c = listenerConnection;
-        if (c != null) {
-            try {
-                c.unwrap(PGConnection.class).cancelQuery();
-            } catch (SQLException ignored) {
-                // it is closing anyway
-            }
-        }
+        // the listener sees the flag at its next poll, within a second
         listener.interrupt();
         listener.join(5_000);
         entries.clear();
@@ -152,10 +144,6 @@ public class AccessCache {
         entries.clear();
     }
 
-    boolean listening() {
-        return listening;
-    }
-
     private void listen() {
         while (running) {
             try (Connection c = dataSource.getConnection()) {
@@ -165,7 +153,6 @@ public class AccessCache {
                     st.execute("LISTEN " + CHANNEL);
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
-                listenerConnection = c;
                 // whatever changed while no one listened: start from nothing
                 forgetAll();
                 listening = true;
@@ -179,7 +166,6 @@ public class AccessCache {
                 } finally {
                     listening = false;
                     forgetAll();
-                    listenerConnection = null;
                     try (Statement st = c.createStatement()) {
                         st.execute("UNLISTEN *");
                         st.execute("RESET application_name");
