@@ -42,6 +42,27 @@ public interface RepositoryRegistry {
      */
     org.eclipse.jgit.lib.ObjectChecker newObjectChecker();
 
+    /**
+     * Opens a repository's Git directory to receive a push. Objects that arrive in a pack are hashed with the JDK's
+     * SHA-1 while another thread runs SHA-1 collision detection (git's sha1dc, as JGit implements it) over the same
+     * bytes, so detection costs a push little wall time. Before any ref is updated, {@link #awaitCollisionCheck}
+     * must pass. Where the operator turned detection off ({@code ATRIUM_GIT_SHA1=fast}) this is a plain open.
+     *
+     * @return the repository; the caller closes it
+     * @since 1.2
+     */
+    org.eclipse.jgit.lib.Repository openForPush(Repository repository) throws java.io.IOException;
+
+    /**
+     * Waits until every object that a repository opened by {@link #openForPush} has received was checked for a
+     * SHA-1 collision attack; returns at once for a repository opened otherwise.
+     *
+     * @throws org.eclipse.jgit.errors.CorruptObjectException naming the object when one is an attack (or its
+     *                                                        check could not finish): refuse the push
+     * @since 1.2
+     */
+    void awaitCollisionCheck(org.eclipse.jgit.lib.Repository opened) throws java.io.IOException;
+
     /** The held push lock of a repository. */
     interface PushLock extends AutoCloseable {
         @Override

@@ -29,6 +29,7 @@ import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -80,6 +81,12 @@ public class Repositories implements RepositoryRegistry {
     private final Path root;
     private final RemoteImport.Limits importLimits;
     private volatile EventAdmin events;
+    /** One thread per push being received, checking its objects for SHA-1 collision attacks. */
+    private final java.util.concurrent.ExecutorService collisionChecks = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "atrium-sha1-collision-check");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Activate
     public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, Config config) throws IOException {
@@ -89,6 +96,11 @@ public class Repositories implements RepositoryRegistry {
         this.importLimits = new RemoteImport.Limits(config.remoteImportMaxPackBytes(), config.remoteImportMaxObjects(),
                 config.remoteImportTimeoutSeconds());
         Files.createDirectories(root);
+    }
+
+    @Deactivate
+    void deactivate() {
+        collisionChecks.shutdownNow();
     }
 
     RemoteImport.Limits importLimits() {
@@ -132,6 +144,18 @@ public class Repositories implements RepositoryRegistry {
     @Override
     public org.eclipse.jgit.lib.ObjectChecker newObjectChecker() {
         return GitNames.newObjectChecker();
+    }
+
+    @Override
+    public org.eclipse.jgit.lib.Repository openForPush(Repository repository) throws IOException {
+        return PushRepository.open(directory(repository).toFile(), collisionChecks);
+    }
+
+    @Override
+    public void awaitCollisionCheck(org.eclipse.jgit.lib.Repository opened) throws IOException {
+        if (opened instanceof PushRepository push) {
+            push.awaitCollisionCheck();
+        }
     }
 
     @Override

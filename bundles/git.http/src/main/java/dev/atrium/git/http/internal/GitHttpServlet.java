@@ -122,6 +122,9 @@ public class GitHttpServlet extends HttpServlet {
                 throw new ServiceNotEnabledException();
             }
             try {
+                if (req.getRequestURI().endsWith("/git-receive-pack")) {
+                    return repositories().openForPush(r);
+                }
                 return new FileRepositoryBuilder().setGitDir(repositories().directory(r).toFile()).setMustExist(true).build();
             } catch (IOException e) {
                 throw new IllegalStateException("the Git directory of " + r.id() + " cannot be opened", e);
@@ -292,7 +295,12 @@ public class GitHttpServlet extends HttpServlet {
         // the same fsck rules and ref-name rules as every other way into a repository (bundle, import, fork)
         rp.setObjectChecker(repositories().newObjectChecker());
         rp.setPreReceiveHook((pack, commands) -> {
+            String attack = collisionProblem(db);
             for (ReceiveCommand c : commands) {
+                if (attack != null) {
+                    c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, attack);
+                    continue;
+                }
                 String problem = repositories().refNameProblem(c.getRefName());
                 if (problem != null) {
                     c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, problem);
@@ -313,6 +321,16 @@ public class GitHttpServlet extends HttpServlet {
             repositories().pushed(r, caller.principalId(), changes);
         });
         return rp;
+    }
+
+    /** What the SHA-1 collision check found in the objects this push sent, or null when they passed. */
+    private String collisionProblem(org.eclipse.jgit.lib.Repository db) {
+        try {
+            repositories().awaitCollisionCheck(db);
+            return null;
+        } catch (IOException e) {
+            return e.getMessage();
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)

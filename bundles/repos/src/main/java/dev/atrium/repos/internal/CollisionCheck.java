@@ -1,0 +1,230 @@
+package dev.atrium.repos.internal;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+
+import org.eclipse.jgit.lib.MutableObjectId;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.util.sha1.SHA1;
+import org.eclipse.jgit.util.sha1.Sha1CollisionException;
+
+/**
+ * SHA-1 collision detection for the objects of one received pack, run beside the parse. The parser hashes with the
+ * JDK's SHA-1 through {@link #hasher()}, which hands every byte it hashes to a thread of its own that runs JGit's
+ * collision-detecting SHA-1 (git's sha1dc) over the same bytes. Detection then costs the push a second core rather
+ * than its wall time (JGit's pure-Java sha1dc is several times slower than the JDK's SHA-1 with the CPU's SHA
+ * instructions). The detecting hash of each object must also equal the JDK's: anything else (a bug, bytes changed
+ * under the check) refuses the push like an attack, so a fault here can only refuse, never let an attack through.
+ */
+final class CollisionCheck implements Runnable {
+
+    /** Bytes the parse may run ahead of the check before it waits; bounds the memory the check holds. */
+    private static final int BUDGET_KIB = 64 * 1024;
+    /**
+     * Arrays longer than this are handed over without a copy: PackParser passes whole inflated objects (never written
+     * to again) and reuses only its 8 KiB buffers, which are copied. Were that ever to change, the digests would
+     * differ and the push be refused.
+     */
+    private static final int SHARE_ABOVE = 64 * 1024;
+
+    private static final Object BEGIN = new Object();
+    private static final Object FINISH = new Object();
+
+    private record Chunk(byte[] bytes, int offset, int length, int permits) {
+    }
+
+    private record End(byte[] id) {
+    }
+
+    private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private final Semaphore budget = new Semaphore(BUDGET_KIB);
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile String problem;
+    private volatile boolean abandoned;
+    private long objects;
+
+    private CollisionCheck() {
+    }
+
+    /** Starts a check on {@code executor}; null when it cannot run there (the bundle is stopping). */
+    static CollisionCheck start(Executor executor) {
+        CollisionCheck check = new CollisionCheck();
+        try {
+            executor.execute(check);
+            return check;
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    /** The hasher the pack parser uses in place of its own. */
+    SHA1 hasher() {
+        return new Tee();
+    }
+
+    /**
+     * Waits until every object handed over so far is checked.
+     *
+     * @return what was wrong (an attack, or a check that could not finish), or null when every object passed
+     */
+    String await() throws InterruptedException {
+        queue.add(FINISH);
+        done.await();
+        return problem;
+    }
+
+    /** Stops the check without waiting for it (the transfer failed or was abandoned). */
+    void abandon() {
+        abandoned = true;
+        queue.add(FINISH);
+    }
+
+    long objectsChecked() {
+        return objects;
+    }
+
+    @Override
+    public void run() {
+        try {
+            SHA1 detecting = SHA1.newInstance().setDetectCollision(true);
+            for (;;) {
+                Object item = queue.take();
+                if (item == FINISH) {
+                    return;
+                }
+                if (abandoned || problem != null) {
+                    if (item instanceof Chunk c) {
+                        budget.release(c.permits());
+                    }
+                    continue;
+                }
+                if (item == BEGIN) {
+                    detecting.reset();
+                } else if (item instanceof Chunk c) {
+                    detecting.update(c.bytes(), c.offset(), c.length());
+                    budget.release(c.permits());
+                } else if (item instanceof End e) {
+                    objects++;
+                    try {
+                        if (!Arrays.equals(detecting.digest(), e.id())) {
+                            problem = "the collision-detecting SHA-1 of object " + ObjectId.fromRaw(e.id()).name()
+                                    + " differs from its id";
+                        }
+                    } catch (Sha1CollisionException x) {
+                        problem = "object " + ObjectId.fromRaw(e.id()).name() + " is a SHA-1 collision attack";
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            problem = "the SHA-1 collision check was interrupted";
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            problem = "the SHA-1 collision check failed: " + e;
+        } finally {
+            // a parse still running must not wait for budget the check will never release
+            budget.release(BUDGET_KIB);
+            done.countDown();
+        }
+    }
+
+    /** The JDK's SHA-1 for the parser, each byte also queued for the detecting hash. */
+    private final class Tee extends SHA1 {
+        private final MessageDigest jdk;
+        private final byte[] small = new byte[256];
+        private int smallCount;
+
+        Tee() {
+            try {
+                jdk = MessageDigest.getInstance("SHA-1");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("the JDK has no SHA-1", e);
+            }
+        }
+
+        @Override
+        public void update(byte b) {
+            jdk.update(b);
+            if (smallCount == small.length) {
+                flushSmall();
+            }
+            small[smallCount++] = b;
+        }
+
+        @Override
+        public void update(byte[] in) {
+            update(in, 0, in.length);
+        }
+
+        @Override
+        public void update(byte[] in, int p, int len) {
+            jdk.update(in, p, len);
+            if (len <= small.length - smallCount) {
+                System.arraycopy(in, p, small, smallCount, len);
+                smallCount += len;
+                return;
+            }
+            flushSmall();
+            if (in.length > SHARE_ABOVE) {
+                hand(in, p, len);
+            } else {
+                hand(Arrays.copyOfRange(in, p, p + len), 0, len);
+            }
+        }
+
+        private void flushSmall() {
+            if (smallCount > 0) {
+                hand(Arrays.copyOf(small, smallCount), 0, smallCount);
+                smallCount = 0;
+            }
+        }
+
+        private void hand(byte[] bytes, int offset, int length) {
+            int permits = Math.min(BUDGET_KIB, 1 + length / 1024);
+            budget.acquireUninterruptibly(permits);
+            queue.add(new Chunk(bytes, offset, length, permits));
+        }
+
+        @Override
+        public byte[] digest() {
+            flushSmall();
+            byte[] id = jdk.digest();
+            queue.add(new End(id));
+            return id.clone();
+        }
+
+        @Override
+        public ObjectId toObjectId() {
+            return ObjectId.fromRaw(digest());
+        }
+
+        @Override
+        public void digest(MutableObjectId id) {
+            id.fromRaw(digest());
+        }
+
+        @Override
+        public SHA1 reset() {
+            jdk.reset();
+            smallCount = 0;
+            queue.add(BEGIN);
+            return this;
+        }
+
+        @Override
+        public SHA1 setDetectCollision(boolean detect) {
+            return this;
+        }
+
+        @Override
+        public boolean hasCollision() {
+            return false;
+        }
+    }
+}
