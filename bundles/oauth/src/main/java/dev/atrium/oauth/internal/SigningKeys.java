@@ -18,6 +18,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import javax.sql.DataSource;
 
@@ -34,7 +37,7 @@ import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
- * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start and stored in PostgreSQL (so every
+ * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and stored in PostgreSQL (so every
  * instance signs with the same key). Rotation makes a new signing key; the old one stays in the JWKS until the ID
  * tokens it signed have expired.
  */
@@ -47,6 +50,8 @@ public class SigningKeys {
     private final Sql sql;
     private final ObjectMapper json = new ObjectMapper();
     private volatile Loaded loaded;
+    /** Making the first key (an RSA key pair costs a cold JVM a good part of a second) is kept off the start path. */
+    private final CompletableFuture<Void> firstKey;
 
     record Key(String kid, PrivateKey privateKey, RSAPublicKey publicKey, boolean active, Instant createdAt) {
     }
@@ -58,7 +63,11 @@ public class SigningKeys {
     public SigningKeys(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         migrations.apply(context.getBundle());
         this.sql = new Sql(dataSource);
-        ensureKey();
+        this.firstKey = CompletableFuture.runAsync(this::ensureKey, r -> {
+            Thread t = new Thread(r, "atrium-oauth-first-key");
+            t.setDaemon(true);
+            t.start();
+        });
     }
 
     private void ensureKey() {
@@ -101,6 +110,11 @@ public class SigningKeys {
     }
 
     private List<Key> keys() {
+        try {
+            firstKey.join();
+        } catch (CompletionException | CancellationException e) {
+            // signingKey() makes one when there is none
+        }
         Loaded l = loaded;
         if (l == null || l.at().plus(RELOAD).isBefore(Instant.now())) {
             List<Key> keys = sql.list("SELECT kid, private_key, public_key, active, created_at FROM oauth_signing_keys "
