@@ -1,0 +1,158 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * The runtime's BlobStore: the filesystem store by default, the S3 one when (and only when) a bucket is configured,
+ * which consumers then get instead; switching is configuration. Both used through the service, in the real runtime.
+ */
+class BlobStoresTest {
+
+    private static final String BLOB_STORE = "dev.atrium.blob.api.BlobStore";
+
+    @Test
+    void theFilesystemStoreServesByDefaultAndTheUnconfiguredS3StoreIsNoProblem(@TempDir Path tmp) throws Exception {
+        try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp)) {
+            runtime.assertHealthy(60_000);
+            assertEquals(List.of(), runtime.problems());
+            BundleContext context = runtime.framework.getBundleContext();
+            assertEquals(List.of("fs"), backends(context), "one BlobStore, the filesystem's");
+
+            byte[] bytes = "kept on disk".getBytes(StandardCharsets.UTF_8);
+            String key = put(context, "itest", bytes);
+            String hash = sha256(bytes);
+            assertEquals("itest/" + hash, key);
+            Path file = runtime.data.resolve("blobs/itest").resolve(hash.substring(0, 2)).resolve(hash.substring(2, 4)).resolve(hash);
+            assertTrue(Files.isRegularFile(file), file + " holds the blob");
+            assertTrue(Files.isDirectory(runtime.data.resolve("blobs/.tmp")));
+        }
+    }
+
+    @Test
+    void configuringABucketSwitchesConsumersToTheS3Store(@TempDir Path tmp) throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Path s3data = Files.createDirectories(tmp.resolve("s3"));
+        Files.createDirectories(s3data.resolve("atrium")); // the filesystem backend's bucket is a directory
+        String secret = "itest-secret-" + System.nanoTime();
+        Path properties = tmp.resolve("s3proxy.properties");
+        Files.writeString(properties, String.join("\n", "s3proxy.endpoint=http://127.0.0.1:" + port, "s3proxy.authorization=aws-v2-or-v4",
+                "s3proxy.identity=itest", "s3proxy.credential=" + secret, "jclouds.provider=filesystem-nio2",
+                "jclouds.filesystem.basedir=" + s3data, "jclouds.identity=itest", "jclouds.credential=" + secret, ""));
+        Process s3proxy = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar",
+                System.getProperty("s3proxy.jar"), "--properties", properties.toString()).redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("s3proxy.log").toFile()).start();
+        try {
+            awaitPort(port, s3proxy);
+            Map<String, String> configured = Map.of("atrium.blob.s3.endpoint", "http://127.0.0.1:" + port, "atrium.blob.s3.bucket", "atrium",
+                    "atrium.blob.s3.accessKey", "itest", "atrium.blob.s3.secretKey", secret);
+            try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"), configured)) {
+                runtime.assertHealthy(60_000);
+                BundleContext context = runtime.framework.getBundleContext();
+                long deadline = System.currentTimeMillis() + 30_000;
+                while (backends(context).size() < 2 && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertEquals(List.of("s3", "fs"), backends(context), "both, the S3 store ranked first");
+
+                byte[] bytes = "kept in the bucket".getBytes(StandardCharsets.UTF_8);
+                String hash = sha256(bytes);
+                assertEquals("itest/" + hash, put(context, "itest", bytes), "the store a consumer gets is the S3 one");
+                assertTrue(Files.isRegularFile(s3data.resolve("atrium/itest").resolve(hash)), "the object is in the bucket");
+                assertFalse(Files.exists(runtime.data.resolve("blobs/itest")), "nothing went to the filesystem store");
+                try (InputStream in = (InputStream) method(service(context), "open", 1).invoke(service(context), "itest/" + hash)) {
+                    assertEquals("kept in the bucket", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                }
+            }
+        } finally {
+            s3proxy.destroy();
+            if (!s3proxy.waitFor(10, TimeUnit.SECONDS)) {
+                s3proxy.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    /** The {@code atrium.blob.store} of each BlobStore service, highest ranked first (the order getServiceReference picks). */
+    private static List<String> backends(BundleContext context) throws Exception {
+        ServiceReference<?>[] refs = context.getAllServiceReferences(BLOB_STORE, null);
+        List<ServiceReference<?>> sorted = new ArrayList<>(refs == null ? List.of() : List.of(refs));
+        sorted.sort((a, b) -> b.compareTo(a));
+        return sorted.stream().map(r -> String.valueOf(r.getProperty("atrium.blob.store"))).toList();
+    }
+
+    /** The BlobStore a consumer that takes "the" BlobStore gets: the highest ranked. */
+    private static Object service(BundleContext context) throws Exception {
+        // getAll…: the system bundle, whose context this is, does not wire to blob.api, so the assignability filter would hide it
+        ServiceReference<?>[] refs = context.getAllServiceReferences(BLOB_STORE, null);
+        assertNotNull(refs, "a BlobStore is registered");
+        ServiceReference<?> first = refs[0];
+        for (ServiceReference<?> ref : refs) {
+            if (ref.compareTo(first) > 0) {
+                first = ref;
+            }
+        }
+        return context.getService(first);
+    }
+
+    /** Puts through the service; blob.api's classes are the framework's, not this test's, so by reflection. */
+    private static String put(BundleContext context, String namespace, byte[] bytes) throws Exception {
+        Object store = service(context);
+        Object blob = store.getClass().getMethod("put", String.class, InputStream.class, long.class).invoke(store, namespace,
+                new ByteArrayInputStream(bytes), (long) bytes.length);
+        Method key = blob.getClass().getMethod("key");
+        return (String) key.invoke(blob);
+    }
+
+    private static Method method(Object target, String name, int parameters) {
+        for (Method m : target.getClass().getMethods()) {
+            if (m.getName().equals(name) && m.getParameterCount() == parameters) {
+                return m;
+            }
+        }
+        throw new IllegalStateException(target.getClass() + " has no " + name);
+    }
+
+    private static void awaitPort(int port, Process process) throws Exception {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (true) {
+            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                return;
+            } catch (java.io.IOException notYet) {
+                if (!process.isAlive() || System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("s3proxy did not start");
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    }
+}
