@@ -138,17 +138,19 @@ public final class S3BlobStore implements BlobStore {
         removeSpoolFiles();
         this.s3 = client(config);
         String where = config.endpoint().isBlank() ? "AWS " + config.region() : config.endpoint().trim();
-        try {
-            s3.headBucket(b -> b.bucket(bucket));
-            LOG.info("blobs are kept in S3 bucket '{}' at {}{}", bucket, where, config.pathStyle() ? " (path-style)" : "");
-        } catch (SdkException e) {
-            // not fatal: the store may come up after this instance; every operation says what fails
-            LOG.warn("S3 bucket '{}' at {} does not answer yet: {}", bucket, where, e.getMessage());
-        }
         sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "atrium-blob-s3-sweep");
             t.setDaemon(true);
             return t;
+        });
+        // off the activating thread: an endpoint that does not answer must not hold up the start of the runtime
+        sweeper.execute(() -> {
+            try {
+                s3.headBucket(b -> b.bucket(bucket));
+                LOG.info("blobs are kept in S3 bucket '{}' at {}{}", bucket, where, config.pathStyle() ? " (path-style)" : "");
+            } catch (SdkException e) {
+                LOG.warn("S3 bucket '{}' at {} does not answer: {}", bucket, where, e.getMessage());
+            }
         });
         long period = Math.min(3600, Math.max(10, staleUpload.toSeconds() / 2));
         sweeper.scheduleWithFixedDelay(() -> {
@@ -248,10 +250,12 @@ public final class S3BlobStore implements BlobStore {
         String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key).contentType("application/octet-stream")).uploadId();
         try {
             List<CompletedPart> parts = new ArrayList<>();
+            // S3 takes at most 10,000 parts: a blob bigger than that many configured parts goes up in bigger ones
+            long each = Math.max(partSize, (size + 9_999) / 10_000);
             int number = 1;
-            for (long offset = 0; offset < size; offset += partSize, number++) {
+            for (long offset = 0; offset < size; offset += each, number++) {
                 long from = offset;
-                long length = Math.min(partSize, size - offset);
+                long length = Math.min(each, size - offset);
                 int part = number;
                 String etag = s3.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(part).contentLength(length),
                         RequestBody.fromContentProvider(() -> slice(file, from, length), length, "application/octet-stream")).eTag();

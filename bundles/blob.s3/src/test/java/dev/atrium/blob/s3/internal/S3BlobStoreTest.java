@@ -107,7 +107,12 @@ class S3BlobStoreTest extends BlobStoreContract {
         store.list(ns).close();
         assertTrue(store.delete(ns + "/" + sha256(random(1000, 2))));
         // surefire sends this JVM's SLF4J output, the SDK's at DEBUG included, to this file (pom.xml)
-        String log = Files.readString(Path.of(System.getProperty("org.slf4j.simpleLogger.logFile")));
+        Path file = Path.of(System.getProperty("org.slf4j.simpleLogger.logFile"));
+        String log = Files.readString(file);
+        for (long until = System.currentTimeMillis() + 10_000; !log.contains("blobs are kept in S3 bucket")
+                && System.currentTimeMillis() < until; log = Files.readString(file)) {
+            Thread.sleep(50); // the store says where it keeps blobs once the bucket answered, off the activating thread
+        }
         assertTrue(log.contains("blobs are kept in S3 bucket"), "the log is where the store writes");
         assertFalse(log.contains(S3Proxy.SECRET_KEY), "the secret key is in the log");
     }
