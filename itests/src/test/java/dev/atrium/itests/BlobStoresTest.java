@@ -54,24 +54,10 @@ class BlobStoresTest {
 
     @Test
     void configuringABucketSwitchesConsumersToTheS3Store(@TempDir Path tmp) throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = free.getLocalPort();
-        }
-        Path s3data = Files.createDirectories(tmp.resolve("s3"));
-        Files.createDirectories(s3data.resolve("atrium")); // the filesystem backend's bucket is a directory
-        String secret = "itest-secret-" + System.nanoTime();
-        Path properties = tmp.resolve("s3proxy.properties");
-        Files.writeString(properties, String.join("\n", "s3proxy.endpoint=http://127.0.0.1:" + port, "s3proxy.authorization=aws-v2-or-v4",
-                "s3proxy.identity=itest", "s3proxy.credential=" + secret, "jclouds.provider=filesystem-nio2",
-                "jclouds.filesystem.basedir=" + s3data, "jclouds.identity=itest", "jclouds.credential=" + secret, ""));
-        Process s3proxy = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar",
-                System.getProperty("s3proxy.jar"), "--properties", properties.toString()).redirectErrorStream(true)
-                .redirectOutput(tmp.resolve("s3proxy.log").toFile()).start();
+        S3 s3 = S3.start(tmp);
         try {
-            awaitPort(port, s3proxy);
-            Map<String, String> configured = Map.of("atrium.blob.s3.endpoint", "http://127.0.0.1:" + port, "atrium.blob.s3.bucket", "atrium",
-                    "atrium.blob.s3.accessKey", "itest", "atrium.blob.s3.secretKey", secret);
+            Map<String, String> configured = Map.of("atrium.blob.s3.endpoint", s3.endpoint(), "atrium.blob.s3.bucket", "atrium",
+                    "atrium.blob.s3.accessKey", "itest", "atrium.blob.s3.secretKey", s3.secret);
             try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"), configured)) {
                 runtime.assertHealthy(60_000);
                 BundleContext context = runtime.framework.getBundleContext();
@@ -84,16 +70,95 @@ class BlobStoresTest {
                 byte[] bytes = "kept in the bucket".getBytes(StandardCharsets.UTF_8);
                 String hash = sha256(bytes);
                 assertEquals("itest/" + hash, put(context, "itest", bytes), "the store a consumer gets is the S3 one");
-                assertTrue(Files.isRegularFile(s3data.resolve("atrium/itest").resolve(hash)), "the object is in the bucket");
+                assertTrue(Files.isRegularFile(s3.data.resolve("atrium/itest").resolve(hash)), "the object is in the bucket");
                 assertFalse(Files.exists(runtime.data.resolve("blobs/itest")), "nothing went to the filesystem store");
-                try (InputStream in = (InputStream) method(service(context), "open", 1).invoke(service(context), "itest/" + hash)) {
+                Object store = service(context);
+                try (InputStream in = (InputStream) method(store, "open", 1).invoke(store, "itest/" + hash)) {
                     assertEquals("kept in the bucket", new String(in.readAllBytes(), StandardCharsets.UTF_8));
                 }
             }
         } finally {
-            s3proxy.destroy();
-            if (!s3proxy.waitFor(10, TimeUnit.SECONDS)) {
-                s3proxy.destroyForcibly().waitFor();
+            s3.close();
+        }
+    }
+
+    @Test
+    void theServerTakesS3FromTheEnvironmentAndGoesBackToTheFilesystemWhenTheBucketIsUnset(@TempDir Path tmp) throws Throwable {
+        S3 s3 = S3.start(tmp);
+        TestDatabase db = TestDatabase.create();
+        Path data = tmp.resolve("data");
+        try {
+            AtriumServer withBucket = AtriumServer.launch(data, db, Map.of("ATRIUM_BLOB_S3_ENDPOINT", s3.endpoint(),
+                    "ATRIUM_BLOB_S3_BUCKET", "atrium", "ATRIUM_BLOB_S3_ACCESS_KEY", "itest", "ATRIUM_BLOB_S3_SECRET_KEY", s3.secret));
+            String log;
+            try {
+                log = awaitLog(withBucket, "blobs are kept in S3 bucket 'atrium' at " + s3.endpoint());
+            } finally {
+                withBucket.stop(); // not close(): that would delete the data directory the next start reuses
+            }
+            assertFalse(log.contains(s3.secret), "the secret key is not in the server's log");
+
+            // the configuration made for the bucket is removed with it: the S3 store does not come back empty and fail
+            AtriumServer without = AtriumServer.launch(data, db, Map.of());
+            try {
+                Thread.sleep(2_000);
+                assertFalse(without.fullLog().contains("S3 bucket"), without.tail());
+                assertFalse(without.fullLog().contains("dev.atrium.blob.s3"), without.tail());
+            } finally {
+                without.close();
+            }
+        } finally {
+            s3.close();
+            db.close();
+        }
+    }
+
+    private static String awaitLog(AtriumServer server, String line) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (!server.fullLog().contains(line) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(server.fullLog().contains(line), server.tail());
+        return server.fullLog();
+    }
+
+    /** s3proxy (Maven Central) on a free loopback port, its own process, its filesystem backend with a bucket "atrium". */
+    private record S3(Process process, int port, Path data, String secret) implements AutoCloseable {
+        static S3 start(Path tmp) throws Exception {
+            int port;
+            try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = free.getLocalPort();
+            }
+            Path data = Files.createDirectories(tmp.resolve("s3"));
+            Files.createDirectories(data.resolve("atrium")); // the filesystem backend's bucket is a directory
+            String secret = "itest-secret-" + System.nanoTime();
+            Path properties = tmp.resolve("s3proxy.properties");
+            Files.writeString(properties, String.join("\n", "s3proxy.endpoint=http://127.0.0.1:" + port,
+                    "s3proxy.authorization=aws-v2-or-v4", "s3proxy.identity=itest", "s3proxy.credential=" + secret,
+                    "jclouds.provider=filesystem-nio2", "jclouds.filesystem.basedir=" + data, "jclouds.identity=itest",
+                    "jclouds.credential=" + secret, ""));
+            Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar",
+                    System.getProperty("s3proxy.jar"), "--properties", properties.toString()).redirectErrorStream(true)
+                    .redirectOutput(tmp.resolve("s3proxy.log").toFile()).start();
+            S3 s3 = new S3(process, port, data, secret);
+            try {
+                awaitPort(port, process);
+            } catch (Exception e) {
+                s3.close();
+                throw e;
+            }
+            return s3;
+        }
+
+        String endpoint() {
+            return "http://127.0.0.1:" + port;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
             }
         }
     }
