@@ -89,22 +89,16 @@ public final class Activator implements BundleActivator {
                 }
                 return;
             }
-            // a component that exists only when configured: made while the environment configures it, removed when an
-            // empty configuration made earlier is all that is left of that
+            // a component that exists only when configured: made only while the environment (or a framework property)
+            // configures it. Nothing made here outlives a run: the launcher starts with a clean framework storage.
             boolean set = settings.get(pid).stream().filter(s -> s.property().equals(required)).anyMatch(s -> defaults.resolve(s) != null);
             if (set && stored == null) {
                 configuration.update(new Hashtable<>());
-            } else if (!set && stored != null && blank(stored.get(required))) {
-                configuration.delete();
             }
         } catch (IOException | IllegalStateException e) {
             // looked up here, not in a static field: SLF4J binds at its first use, and this bundle starts before the provider
             LoggerFactory.getLogger(Activator.class).error("no configuration could be made for {}: its component sees no "
                     + "environment settings", pid, e);
         }
-    }
-
-    private static boolean blank(Object value) {
-        return value == null || value instanceof String s && s.isBlank();
     }
 }

@@ -34,8 +34,7 @@ final class Settings {
     /**
      * The PIDs whose component exists only when configured (ConfigurationPolicy.REQUIRE), each with the property that
      * says it is: their configuration is made only while the environment or the framework properties set that
-     * property, and an empty one made earlier is removed when they no longer do. A configuration the operator wrote
-     * with the property is theirs and stays.
+     * property (an operator may still write one).
      */
     static Map<String, String> madeOnlyWhenSet() {
         return Map.of(BLOB_S3, "bucket");
