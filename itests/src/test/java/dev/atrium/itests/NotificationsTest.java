@@ -50,8 +50,10 @@ class NotificationsTest {
     static void start() throws Exception {
         fake = new FakeModelServer();
         db = TestDatabase.create();
-        one = AtriumServer.launch(Files.createTempDirectory("atrium-notify-one-"), db, AgentRunsTest.env());
-        two = AtriumServer.launch(Files.createTempDirectory("atrium-notify-two-"), db, AgentRunsTest.env());
+        Map<String, String> env = Map.of("ATRIUM_OPENAI_BASE_URL", fake.openAiBase(), "ATRIUM_OPENAI_API_KEY", "sk-test-openai",
+                "ATRIUM_RUNS_POLL_MS", "200");
+        one = AtriumServer.launch(Files.createTempDirectory("atrium-notify-one-"), db, env);
+        two = AtriumServer.launch(Files.createTempDirectory("atrium-notify-two-"), db, env);
     }
 
     @AfterAll
@@ -314,7 +316,7 @@ class NotificationsTest {
         assertEquals(0, u.http().get("/api/notifications").json().path("total").asInt(), "a type turned off is not stored");
 
         assertEquals(200, u.http().patch("/api/notifications/preferences", Map.of("types", Map.of("run.failed", true))).status());
-        String until = Instant.now().plusSeconds(3600).toString();
+        String until = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString();
         Http.Reply muted = u.http().patch("/api/notifications/settings", Map.of("muted_until", until));
         assertEquals(200, muted.status(), muted.body());
         assertEquals(Instant.parse(until), Instant.parse(muted.get("settings").path("muted_until").asText()));

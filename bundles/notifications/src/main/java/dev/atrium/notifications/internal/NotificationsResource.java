@@ -83,14 +83,24 @@ public class NotificationsResource {
         return Map.of("unread_count", store.count(Caller.from(sc).principalId(), false, type(type)));
     }
 
+    /** The body is optional ({@code {"read": false}} marks it unread again): a bare PATCH marks it read. */
     @PATCH
     @Path("{id}/read")
-    public Map<String, Object> markRead(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @Consumes(MediaType.WILDCARD)
+    public Map<String, Object> markRead(@Context SecurityContext sc, @PathParam("id") String id, String raw) {
         String principal = Caller.from(sc).principalId();
         boolean read = true;
-        if (body != null && !body.isMissingNode() && !body.isNull()) {
+        if (raw != null && !raw.isBlank()) {
+            JsonNode body;
+            try {
+                body = NotificationStore.JSON.readTree(raw);
+            } catch (java.io.IOException e) {
+                throw ApiException.badRequest("the body must be JSON: {\"read\": true|false}");
+            }
             NulText.reject(body);
-            read = JsonBody.of(body).bool("read").orElse(true);
+            JsonBody b = JsonBody.of(body);
+            rejectUnknown(body, Set.of("read"));
+            read = b.bool("read").orElse(true);
         }
         Notification n = store.markRead(principal, id, read).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
         Map<String, Object> m = new LinkedHashMap<>();
