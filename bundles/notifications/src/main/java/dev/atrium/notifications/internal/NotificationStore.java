@@ -36,7 +36,7 @@ public class NotificationStore {
     static final ObjectMapper JSON = new ObjectMapper();
     static final String CHANNEL = "atrium_notifications";
     /** The types this server posts, shown in the preferences with their default (on). */
-    static final List<String> KNOWN_TYPES = List.of("run.finished", "run.failed", "reminder.fired", "share.accessed");
+    static final List<String> KNOWN_TYPES = List.of("run.finished", "run.failed", "reminder.fired", "share.accessed", "notification.test");
 
     private static final String COLUMNS = "id, principal_id, seq, space_id, type, title, body, link, data::text AS data, silent, read_at, created_at";
 

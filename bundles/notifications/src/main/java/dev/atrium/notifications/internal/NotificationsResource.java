@@ -36,6 +36,8 @@ import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.notifications.api.Notice;
+import dev.atrium.notifications.api.Notifications;
 import dev.atrium.notifications.internal.NotificationStore.Notification;
 import dev.atrium.notifications.internal.NotificationStore.Settings;
 
@@ -57,10 +59,51 @@ public class NotificationsResource {
     private static final String NOT_FOUND = "notification not found";
 
     private final NotificationStore store;
+    private final Notifications notifications;
 
     @Activate
-    public NotificationsResource(@Reference NotificationStore store) {
+    public NotificationsResource(@Reference NotificationStore store, @Reference Notifications notifications) {
         this.store = store;
+        this.notifications = notifications;
+    }
+
+    /**
+     * Sends the caller a test notification (type {@code notification.test}) through the same service other
+     * capabilities post with: what "send a test notification" in a settings page does. The body is optional
+     * ({@code {title, body}}). 201 with the notification; 200 with {@code notification: null} when the caller's
+     * preferences turn notifications (or this type) off.
+     */
+    @POST
+    @Path("test")
+    @Consumes(MediaType.WILDCARD)
+    public javax.ws.rs.core.Response test(@Context SecurityContext sc, String raw) {
+        String principal = Caller.from(sc).principalId();
+        String title = "Test notification";
+        String text = null;
+        if (raw != null && !raw.isBlank()) {
+            JsonNode body = parse(raw, "{\"title\": \"...\", \"body\": \"...\"}");
+            NulText.reject(body);
+            JsonBody b = JsonBody.of(body);
+            rejectUnknown(body, Set.of("title", "body"));
+            title = b.optionalText("title", 1, 200).orElse(title);
+            text = b.optionalText("body", 0, 4_000).filter(t -> !t.isEmpty()).orElse(null);
+        }
+        var id = notifications.post(Notice.toPrincipal(principal, "notification.test", title).withBody(text));
+        if (id.isEmpty()) {
+            Map<String, Object> none = new LinkedHashMap<>();
+            none.put("notification", null);
+            return javax.ws.rs.core.Response.ok(none).build();
+        }
+        return javax.ws.rs.core.Response.status(201)
+                .entity(Map.of("notification", store.get(principal, id.get()).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson())).build();
+    }
+
+    private static JsonNode parse(String raw, String shape) {
+        try {
+            return NotificationStore.JSON.readTree(raw);
+        } catch (java.io.IOException e) {
+            throw ApiException.badRequest("the body must be JSON: " + shape);
+        }
     }
 
     @GET
@@ -91,12 +134,7 @@ public class NotificationsResource {
         String principal = Caller.from(sc).principalId();
         boolean read = true;
         if (raw != null && !raw.isBlank()) {
-            JsonNode body;
-            try {
-                body = NotificationStore.JSON.readTree(raw);
-            } catch (java.io.IOException e) {
-                throw ApiException.badRequest("the body must be JSON: {\"read\": true|false}");
-            }
+            JsonNode body = parse(raw, "{\"read\": true|false}");
             NulText.reject(body);
             JsonBody b = JsonBody.of(body);
             rejectUnknown(body, Set.of("read"));
