@@ -52,6 +52,13 @@ public class NotificationHub {
         boolean heartbeat();
 
         void close();
+
+        /** More follow at once: until {@link #release}, the sink may keep them for one write. */
+        default void hold() {
+        }
+
+        default void release() {
+        }
     }
 
     final class Subscription {
@@ -69,6 +76,19 @@ public class NotificationHub {
         }
 
         synchronized void deliver(List<Notification> ns) {
+            if (ns.size() == 1) {
+                deliverEach(ns);
+                return;
+            }
+            sink.hold();
+            try {
+                deliverEach(ns);
+            } finally {
+                sink.release();
+            }
+        }
+
+        private void deliverEach(List<Notification> ns) {
             for (int i = 0, size = ns.size(); i < size && !closed; i++) {
                 Notification n = ns.get(i);
                 // a gap (a notification raced the backlog): fill it from the table, in order
@@ -122,7 +142,7 @@ public class NotificationHub {
     private final Map<String, Long> deliveredHere = new ConcurrentHashMap<>();
     private final ExecutorService fanout = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-notifications-fanout"));
     /** Subscribers are split over lanes (one thread each) so that one notification's writes use every processor. */
-    private final ExecutorService[] lanes;
+    private final Lane[] lanes;
     private final AtomicInteger nextLane = new AtomicInteger();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "atrium-notifications-heartbeat"));
     private final Thread listener;
@@ -133,10 +153,9 @@ public class NotificationHub {
     public NotificationHub(@Reference NotificationStore store, @Reference DataSource dataSource) {
         this.store = store;
         this.dataSource = dataSource;
-        this.lanes = new ExecutorService[Math.max(1, Math.min(16, Runtime.getRuntime().availableProcessors()))];
+        this.lanes = new Lane[Math.max(1, Math.min(16, Runtime.getRuntime().availableProcessors()))];
         for (int i = 0; i < lanes.length; i++) {
-            String name = "atrium-notifications-lane-" + i;
-            lanes[i] = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+            lanes[i] = new Lane("atrium-notifications-lane-" + i);
         }
         store.onCommitted(committedHere);
         listener = new Thread(this::listen, "atrium-notifications-listener");
@@ -153,8 +172,8 @@ public class NotificationHub {
         listener.join(5_000);
         timer.shutdownNow();
         fanout.shutdownNow();
-        for (ExecutorService lane : lanes) {
-            lane.shutdownNow();
+        for (Lane lane : lanes) {
+            lane.thread.shutdownNow();
         }
         for (List<Subscription> subs : channels.values()) {
             for (Subscription s : subs) {
@@ -247,18 +266,74 @@ public class NotificationHub {
                 continue;
             }
             try {
-                lanes[i].execute(() -> {
-                    for (Subscription s : share) {
-                        try {
-                            s.deliver(ns);
-                        } catch (RuntimeException e) {
-                            LOG.warn("delivering notifications of {} failed", principalId, e);
-                            s.close();
-                        }
-                    }
-                });
+                lanes[i].add(principalId, share, ns);
             } catch (RejectedExecutionException e) {
                 return; // stopping
+            }
+        }
+    }
+
+    /**
+     * One fan-out thread and the notifications waiting for it, as the run streams' lanes: what reaches a lane while
+     * it still writes earlier ones goes to each subscriber in one write, so a lane that fell behind (a burst, a
+     * moment without CPU) catches up in one pass over its subscribers rather than one pass per notification.
+     */
+    private static final class Lane implements Runnable {
+        private record Batch(String principalId, List<Subscription> subs, List<Notification> ns) {
+        }
+
+        final ExecutorService thread;
+        private List<Batch> waiting = new ArrayList<>();
+        private boolean scheduled;
+
+        Lane(String name) {
+            this.thread = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+        }
+
+        void add(String principalId, List<Subscription> subs, List<Notification> ns) {
+            synchronized (this) {
+                waiting.add(new Batch(principalId, subs, ns));
+                if (scheduled) {
+                    return;
+                }
+                scheduled = true;
+            }
+            thread.execute(this);
+        }
+
+        @Override
+        public void run() {
+            List<Batch> batches;
+            synchronized (this) {
+                batches = waiting;
+                waiting = new ArrayList<>();
+                scheduled = false;
+            }
+            // each Principal's batches as one: its subscribers skip what they have and fill gaps in order
+            Map<String, List<Batch>> byPrincipal = new LinkedHashMap<>();
+            for (Batch b : batches) {
+                byPrincipal.computeIfAbsent(b.principalId, k -> new ArrayList<>()).add(b);
+            }
+            for (List<Batch> group : byPrincipal.values()) {
+                List<Notification> ns = group.get(0).ns;
+                java.util.Collection<Subscription> subs = group.get(0).subs;
+                if (group.size() > 1) {
+                    ns = new ArrayList<>();
+                    subs = new java.util.LinkedHashSet<>();
+                    for (Batch b : group) {
+                        ns.addAll(b.ns);
+                        subs.addAll(b.subs);
+                    }
+                    ns.sort(java.util.Comparator.comparingLong(Notification::seq));
+                }
+                for (Subscription s : subs) {
+                    try {
+                        s.deliver(ns);
+                    } catch (RuntimeException e) {
+                        LOG.warn("delivering notifications of {} failed", group.get(0).principalId, e);
+                        s.close();
+                    }
+                }
             }
         }
     }

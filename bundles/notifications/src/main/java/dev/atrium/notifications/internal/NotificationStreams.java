@@ -184,6 +184,7 @@ public class NotificationStreams implements Filter {
         private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
         final Runnable end = this::end;
         private int queuedBytes;
+        private int held;
         private boolean writing;
         private boolean completed;
         private volatile boolean failed;
@@ -218,6 +219,18 @@ public class NotificationStreams implements Filter {
         }
 
         @Override
+        public synchronized void hold() {
+            held++;
+        }
+
+        @Override
+        public synchronized void release() {
+            if (--held == 0) {
+                drain();
+            }
+        }
+
+        @Override
         public synchronized void close() {
             failed = true;
             queue.clear();
@@ -239,7 +252,7 @@ public class NotificationStreams implements Filter {
         }
 
         private void drain() {
-            if (writing || failed || queue.isEmpty()) {
+            if (writing || held > 0 || failed || queue.isEmpty()) {
                 return;
             }
             ByteBuffer bytes;
