@@ -299,6 +299,33 @@ class NotificationsTest {
     }
 
     @Test
+    void aTestNotificationGoesThroughTheServiceToTheCallersStreams() throws Exception {
+        User u = one.newUser();
+        try (Stream stream = sse(one, u, null)) {
+            Http.Reply posted = u.http().post("/api/notifications/test", Map.of("title", "Hello", "body", "from the settings page"));
+            assertEquals(201, posted.status(), posted.body());
+            JsonNode n = posted.get("notification");
+            assertEquals("notification.test", n.path("type").asText());
+            assertEquals("Hello", n.path("title").asText());
+            Stream.Event e = stream.next(5_000);
+            assertNotNull(e);
+            assertEquals(n.path("id").asText(), e.data().path("id").asText());
+            assertEquals(n.path("seq").asLong(), e.id());
+        }
+        assertEquals(201, u.http().send("POST", "/api/notifications/test", null, null).status(), "the body is optional");
+        assertEquals(200, u.http().patch("/api/notifications/preferences", Map.of("enabled", false)).status());
+        Http.Reply off = u.http().post("/api/notifications/test", Map.of());
+        assertEquals(200, off.status(), off.body());
+        assertTrue(off.get("notification").isNull(), "notifications turned off: nothing stored");
+        assertEquals(2, u.http().get("/api/notifications").json().path("total").asInt());
+        for (Object body : List.of(Map.of("title", ""), Map.of("title", 5), Map.of("colour", "red"), Map.of("body", "x".repeat(4_001)))) {
+            BadInputTest.assertSpecError(u.http().post("/api/notifications/test", body), 400, "BAD_REQUEST");
+        }
+        BadInputTest.assertSpecError(u.http().send("POST", "/api/notifications/test", "{", "application/json"), 400, "BAD_REQUEST");
+        assertEquals(2, u.http().get("/api/notifications").json().path("total").asInt());
+    }
+
+    @Test
     void preferencesDecideWhatIsStoredAndAMuteMakesItSilent() throws Exception {
         User u = user("notify-unscripted-" + (++models));
         JsonNode prefs = u.http().get("/api/notifications/preferences").get("preferences");
