@@ -291,10 +291,20 @@ class NotificationsTest {
             assertEquals(4, live.id());
             assertEquals(4, query.next(5_000).id());
         }
+        // a Last-Event-ID past the last position (another database's) resumes from the present, not from that id
+        try (Stream ahead = sse(one, u, "99999")) {
+            assertEquals(200, ahead.status, ahead.body);
+            assertEquals(null, ahead.next(300));
+            failingRun(u);
+            Stream.Event next = ahead.next(5_000);
+            assertNotNull(next, "a stream resumed past the end stayed silent");
+            assertEquals(5, next.id());
+        }
         // the WebSocket resumes the same way
         int[] close = new int[1];
         List<JsonNode> ws = AgentRunsTest.webSocket(two.base().replace("http", "ws") + "/api/notifications/ws?last_event_id=2", u.http().token(), 2, close);
         assertEquals(List.of(3L, 4L), ws.stream().map(n -> n.path("seq").asLong()).toList());
+        assertEquals(5, u.http().get("/api/notifications").json().path("total").asInt());
         assertEquals("run.failed", ws.get(0).path("type").asText());
     }
 
@@ -418,6 +428,11 @@ class NotificationsTest {
             BadInputTest.assertSpecError(u.http().patch("/api/notifications/settings", body), 400, "BAD_REQUEST");
         }
         BadInputTest.assertSpecError(u.http().patch("/api/notifications/preferences", Map.of("muted_until", "2030-01-01T00:00:00Z")), 400, "BAD_REQUEST");
+        Map<String, Object> many = new java.util.HashMap<>();
+        for (int i = 0; i < 101; i++) {
+            many.put("custom.type" + i, false);
+        }
+        BadInputTest.assertSpecError(u.http().patch("/api/notifications/preferences", Map.of("types", many)), 400, "BAD_REQUEST");
         assertEquals(settingsBefore, u.http().get("/api/notifications/settings").body());
         assertEquals(1, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
         try (Stream s = new Stream(one.base() + "/api/notifications/sse", u.http().token(), "-1")) {

@@ -56,6 +56,8 @@ public class NotificationsResource {
 
     static final Pattern TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*");
     static final int MAX_IDS = 500;
+    /** Types a Principal may set, all PATCHes together. */
+    static final int MAX_TYPES = 100;
     private static final String NOT_FOUND = "notification not found";
 
     private final NotificationStore store;
@@ -198,8 +200,19 @@ public class NotificationsResource {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         rejectUnknown(body, Set.of("enabled", "types"));
-        Settings s = store.update(Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), false, null);
+        Settings s = update(Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), false, null);
         return Map.of("preferences", preferencesJson(s));
+    }
+
+    private Settings update(String principal, Boolean enabled, Map<String, Boolean> types, boolean setMute, Instant mutedUntil) {
+        if (types != null) {
+            java.util.Set<String> all = new java.util.HashSet<>(store.settings(principal).types().keySet());
+            all.addAll(types.keySet());
+            if (all.size() > MAX_TYPES) {
+                throw ApiException.badRequest("at most " + MAX_TYPES + " notification types may be set");
+            }
+        }
+        return store.update(principal, enabled, types, setMute, mutedUntil);
     }
 
     @GET
@@ -227,7 +240,7 @@ public class NotificationsResource {
                 throw ApiException.badRequest("muted_until is too far in the future");
             }
         }
-        Settings s = store.update(Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), setMute, mutedUntil);
+        Settings s = update(Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), setMute, mutedUntil);
         return Map.of("settings", settingsJson(s));
     }
 

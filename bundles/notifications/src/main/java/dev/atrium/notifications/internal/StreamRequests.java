@@ -60,7 +60,9 @@ final class StreamRequests {
         try {
             long v = Long.parseLong(value.trim());
             if (v >= 0) {
-                return v;
+                // past the Principal's last position (an id of another server's database): resume from the present,
+                // or the stream would stay silent until the positions caught up with it
+                return Math.min(v, store.lastSeq(principalId));
             }
         } catch (NumberFormatException e) {
             // answered below
