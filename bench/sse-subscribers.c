@@ -86,9 +86,10 @@ static long long parse_stamp(const char *s, size_t n) {
     return micros;
 }
 
-static const char MARK[] = "\"type\":\"message.delta\"";
+/* what a measured frame holds; bench/notifications.sh sets SSE_MARK and SSE_MEASURED (and SSE_PATH) for its stream */
+static const char *MARK = "\"type\":\"message.delta\"";
 static const char CREATED[] = "\"created_at\":\"";
-static const char MEASURED[] = "\"text\":\"m"; /* warm-up deltas are w<i>, measured ones m<i> */
+static const char *MEASURED = "\"text\":\"m"; /* warm-up deltas are w<i>, measured ones m<i> */
 
 /* One reader thread: its own epoll set of connections, and per measured event its earliest and latest latency. */
 struct reader_args {
@@ -106,8 +107,8 @@ static size_t scan(struct reader_args *ra, char *buf, size_t len, long long arri
             return from;
         }
         size_t frame_len = (size_t)(end - (buf + from));
-        char *mark = memmem(buf + from, frame_len, MARK, sizeof MARK - 1);
-        if (mark != NULL && memmem(buf + from, frame_len, MEASURED, sizeof MEASURED - 1) != NULL) {
+        char *mark = memmem(buf + from, frame_len, MARK, strlen(MARK));
+        if (mark != NULL && memmem(buf + from, frame_len, MEASURED, strlen(MEASURED)) != NULL) {
             char *c = memmem(buf + from, frame_len, CREATED, sizeof CREATED - 1);
             if (c != NULL) {
                 char *start = c + sizeof CREATED - 1;
@@ -117,8 +118,8 @@ static size_t scan(struct reader_args *ra, char *buf, size_t len, long long arri
                     long i = atomic_fetch_add(&received, 1);
                     if (i < capacity && created > 0) {
                         latencies[i] = arrived - created;
-                        char *num = memmem(buf + from, frame_len, MEASURED, sizeof MEASURED - 1);
-                        int e = num ? atoi(num + sizeof MEASURED - 1) : -1;
+                        char *num = memmem(buf + from, frame_len, MEASURED, strlen(MEASURED));
+                        int e = num ? atoi(num + strlen(MEASURED)) : -1;
                         if (e >= 0 && e < measured_events) {
                             long long l = arrived - created;
                             if (event_first[e] == 0 || l < event_first[e]) event_first[e] = l;
@@ -301,10 +302,22 @@ int main(int argc, char **argv) {
         ra[r].event_last = calloc((size_t)events, sizeof(long long));
     }
 
+    if (getenv("SSE_MARK") != NULL) {
+        MARK = getenv("SSE_MARK");
+    }
+    if (getenv("SSE_MEASURED") != NULL) {
+        MEASURED = getenv("SSE_MEASURED");
+    }
+    char path[1024];
+    if (getenv("SSE_PATH") != NULL) {
+        snprintf(path, sizeof path, "%s", getenv("SSE_PATH"));
+    } else {
+        snprintf(path, sizeof path, "/api/runs/%s/sse", run);
+    }
     char request[4096];
     int n = snprintf(request, sizeof request,
-                     "GET /api/runs/%s/sse HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n",
-                     run, host, port, token);
+                     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n",
+                     path, host, port, token);
     long long t0 = now_micros();
     for (int i = 0; i < subscribers; i++) {
         struct conn *c = calloc(1, sizeof *c);

@@ -75,6 +75,85 @@ class FeatureSwitchTest {
         assertEquals("ACTIVE", bundle(server, "dev.atrium.memories").get("state").asText());
     }
 
+    /** A run that fails at once (the shared server's model answers nobody); returns when it has. */
+    static void failedRun(User u) throws InterruptedException {
+        String thread = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/threads", Map.of("title", "t")).get("thread").get("id").asText();
+        String run = u.http().post("/api/threads/" + thread + "/runs", Map.of("input", "hi")).get("run").get("id").asText();
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (!u.http().get("/api/runs/" + run).get("run").get("status").asText().equals("failed")) {
+            assertTrue(System.currentTimeMillis() < deadline, "run " + run + " did not fail");
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void notificationsCanBeDisabledWhileRunsGoOnAndComeBackWithTheirData(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        assertEquals(200, u.http().patch("/api/spaces/" + u.defaultSpaceId() + "/model", Map.of("provider", "openai", "model", "nobody")).status());
+        assertTrue(server.operator().get("/admin/routes").body().contains("/api/notifications/unread-count"), "the sweep sees the routes");
+        failedRun(u);
+        Http.Reply before = await(u.http(), "/api/notifications/unread-count", 200);
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (u.http().get("/api/notifications/unread-count").get("unread_count").asInt() < 1 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+        String kept = u.http().get("/api/notifications").get("notifications").get(0).get("id").asText();
+        assertEquals(200, u.http().patch("/api/notifications/settings", Map.of("types", Map.of("run.finished", false))).status());
+        assertTrue(feature(server, "notifications").get("enabled").asBoolean());
+        try {
+            Http.Reply off = server.operator().post("/admin/features/notifications/disable", Map.of());
+            assertEquals(200, off.status(), off.body());
+            for (String path : List.of("/api/notifications", "/api/notifications/unread-count", "/api/notifications/settings", "/api/notifications/sse")) {
+                Http.Reply r = await(u.http(), path, 404);
+                BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+                assertTrue(r.json().get("error").get("message").asText().contains("notifications capability is disabled"), r.body());
+            }
+            assertEquals("ACTIVE", bundle(server, "dev.atrium.notifications.api").get("state").asText(), "runs is wired to it");
+            // a run's end while notifications are off: the run fails as it would, posting is skipped without an error
+            failedRun(u);
+            Http.Reply health = await(server.anonymous(), "/healthz", 200);
+            assertEquals(200, health.status(), "runs stays ready without notifications: " + health.body());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/notifications/enable", Map.of()).status());
+        }
+        Http.Reply back = await(u.http(), "/api/notifications", 200);
+        assertEquals(200, back.status(), back.body());
+        assertEquals(1, back.get("total").asInt(), "kept, and nothing posted while disabled: " + back.body());
+        assertEquals(kept, back.get("notifications").get(0).get("id").asText());
+        assertFalse(u.http().get("/api/notifications/settings").get("settings").get("types").get("run.finished").asBoolean());
+        failedRun(u);
+        deadline = System.currentTimeMillis() + 10_000;
+        while (u.http().get("/api/notifications").get("total").asInt() < 2 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(2, u.http().get("/api/notifications").get("total").asInt(), "posting works again once enabled");
+        assertEquals(200, before.status());
+    }
+
+    @Test
+    void shortcutsCanBeDisabledAndComeBackWithTheirData(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String groups = "/api/spaces/" + u.defaultSpaceId() + "/shortcuts/groups";
+        String shortcut = u.http().post("/api/shortcuts", Map.of("title", "kept", "url", "/kept")).get("shortcut").get("id").asText();
+        String group = u.http().post(groups, Map.of("name", "kept", "items", List.of(Map.of("title", "i", "url", "/i")))).get("group").get("id").asText();
+        String listed = u.http().get("/api/shortcuts").body() + u.http().get(groups).body();
+        try {
+            assertEquals(200, server.operator().post("/admin/features/shortcuts/disable", Map.of()).status());
+            for (String path : List.of("/api/shortcuts", groups, groups + "/" + group)) {
+                Http.Reply r = await(u.http(), path, 404);
+                BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+                assertTrue(r.json().get("error").get("message").asText().contains("shortcuts capability is disabled"), r.body());
+            }
+            BadInputTest.assertSpecError(u.http().send("DELETE", "/api/shortcuts/" + shortcut, null, null), 404, "NOT_FOUND");
+            assertEquals(200, u.http().get("/api/spaces/" + u.defaultSpaceId()).status(), "other capabilities keep serving");
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/shortcuts/enable", Map.of()).status());
+        }
+        assertEquals(200, await(u.http(), groups, 200).status());
+        assertEquals(200, await(u.http(), "/api/shortcuts", 200).status());
+        assertEquals(listed, u.http().get("/api/shortcuts").body() + u.http().get(groups).body());
+    }
+
     @Test
     void theOAuthServersRoutesComeFromItsBundlesDeclarationLikeEveryOthers(AtriumServer server) throws Exception {
         User u = server.newUser();

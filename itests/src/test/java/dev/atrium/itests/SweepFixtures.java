@@ -15,14 +15,14 @@ import dev.atrium.itests.AtriumServer.User;
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
  * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
- * and a file, token, OAuth client, share, variable), Principal B (the stranger), and a third Principal the
+ * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item), Principal B (the stranger), and a third Principal the
  * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
  */
 final class SweepFixtures {
 
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
-        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NONE
+        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, NONE
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -76,6 +76,31 @@ final class SweepFixtures {
             notes.add("no artifact could be added while a run was queued: /api/artifacts/{id} is swept with a random id");
         }
         ids.put(Kind.ARTIFACT, artifact);
+        // the failed runs notified A (run.failed): one of those is A's notification
+        String notification = null;
+        for (int i = 0; i < 100 && notification == null; i++) {
+            JsonNode n = http.get("/api/notifications?limit=1").json().path("notifications");
+            if (n.size() > 0) {
+                notification = n.get(0).path("id").asText();
+            } else {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        if (notification == null) {
+            notification = "ntf_" + random(20);
+            notes.add("no notification arrived for the failed runs: /api/notifications/{id} is swept with a random id");
+        }
+        ids.put(Kind.NOTIFICATION, notification);
+        ids.put(Kind.SHORTCUT, ok(http.post("/api/shortcuts", Map.of("title", "kept", "url", "/kept")), 201).path("shortcut").path("id").asText());
+        JsonNode group = ok(http.post("/api/spaces/" + space + "/shortcuts/groups",
+                Map.of("name", "kept", "items", List.of(Map.of("title", "kept", "url", "/kept")))), 201).path("group");
+        ids.put(Kind.SHORTCUT_GROUP, group.path("id").asText());
+        ids.put(Kind.SHORTCUT_ITEM, group.path("items").get(0).path("id").asText());
 
         ids.put(Kind.TOKEN, ok(http.post("/api/me/personal-access-tokens", Map.of("name", "swept")), 201).path("id").asText());
         ids.put(Kind.OAUTH_CLIENT, ok(http.post("/api/me/oauth/clients",
@@ -115,6 +140,10 @@ final class SweepFixtures {
             case "clients", "consents", "register" -> Kind.OAUTH_CLIENT;
             case "shares" -> Kind.SHARE;
             case "repos" -> Kind.REPO;
+            case "notifications" -> Kind.NOTIFICATION;
+            case "shortcuts" -> Kind.SHORTCUT;
+            case "groups" -> Kind.SHORTCUT_GROUP;
+            case "items" -> Kind.SHORTCUT_ITEM;
             default -> Kind.NONE;
         };
     }
