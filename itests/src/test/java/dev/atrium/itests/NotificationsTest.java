@@ -302,8 +302,8 @@ class NotificationsTest {
         }
         // the WebSocket resumes the same way
         int[] close = new int[1];
-        List<JsonNode> ws = AgentRunsTest.webSocket(two.base().replace("http", "ws") + "/api/notifications/ws?last_event_id=2", u.http().token(), 2, close);
-        assertEquals(List.of(3L, 4L), ws.stream().map(n -> n.path("seq").asLong()).toList());
+        List<JsonNode> ws = AgentRunsTest.webSocket(two.base().replace("http", "ws") + "/api/notifications/ws?last_event_id=2", u.http().token(), 3, close);
+        assertEquals(List.of(3L, 4L, 5L), ws.stream().map(n -> n.path("seq").asLong()).toList());
         assertEquals(5, u.http().get("/api/notifications").json().path("total").asInt());
         assertEquals("run.failed", ws.get(0).path("type").asText());
     }
