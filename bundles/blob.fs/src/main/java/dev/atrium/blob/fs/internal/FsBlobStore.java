@@ -1,5 +1,6 @@
 package dev.atrium.blob.fs.internal;
 
+import org.apache.commons.io.input.BoundedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -207,7 +208,7 @@ public final class FsBlobStore implements BlobStore {
                 throw new IllegalArgumentException("range " + offset + "+" + length + " is not within the blob's " + size + " bytes");
             }
             in.position(offset);
-            return new BoundedInputStream(Channels.newInputStream(in), length == -1 ? size - offset : length);
+            return BoundedInputStream.builder().setInputStream(Channels.newInputStream(in)).setMaxCount(length == -1 ? size - offset : length).get();
         } catch (IOException | RuntimeException e) {
             in.close();
             throw e;

@@ -1,5 +1,6 @@
 package dev.atrium.blob.s3.internal;
 
+import org.apache.commons.io.input.BoundedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -276,7 +277,7 @@ public final class S3BlobStore implements BlobStore {
         try {
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
             channel.position(offset);
-            return new BoundedInputStream(Channels.newInputStream(channel), length);
+            return BoundedInputStream.builder().setInputStream(Channels.newInputStream(channel)).setMaxCount(length).get();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
