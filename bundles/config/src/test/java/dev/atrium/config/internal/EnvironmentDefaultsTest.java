@@ -57,7 +57,8 @@ class EnvironmentDefaultsTest {
     @Test
     void theDataDirectoryIsResolvedOnceForEveryPidThatNeedsIt() {
         Map<String, String> env = Map.of("ATRIUM_DATA", "/env/data");
-        for (String pid : new String[] { "dev.atrium.database", "dev.atrium.kernel.operator", "dev.atrium.operations", "dev.atrium.repos" }) {
+        for (String pid : new String[] { "dev.atrium.database", "dev.atrium.kernel.operator", "dev.atrium.operations", "dev.atrium.repos",
+                "dev.atrium.blob.fs" }) {
             assertEquals("/flag/data", deliver(env, Map.of("atrium.data", "/flag/data"), pid, Map.of()).get("dataDirectory"));
             assertEquals("/env/data", deliver(env, Map.of(), pid, Map.of()).get("dataDirectory"));
             assertEquals(Path.of("data").toAbsolutePath().toString(), deliver(Map.of(), Map.of(), pid, Map.of()).get("dataDirectory"));
