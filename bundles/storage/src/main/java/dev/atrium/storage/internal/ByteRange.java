@@ -56,7 +56,7 @@ record ByteRange(long first, long last) {
                 return new ByteRange(Math.max(0, size - suffix), size - 1);
             }
             long first = digits(a);
-            long last = b.isEmpty() ? size - 1 : digits(b);
+            long last = b.isEmpty() ? Long.MAX_VALUE : digits(b);
             if (last < first) {
                 throw new Unsatisfiable("malformed range: the last byte comes before the first");
             }
