@@ -304,8 +304,8 @@ public class StorageResource {
     /**
      * The file's bytes as an attachment, whole or one {@code Range}. With a bearer token the owner scope decides (a
      * stranger gets 404 even with a valid signature). Without one, {@code expires} and {@code signature} from
-     * {@code download-url} must be valid for this workspace id and file; an expired link is 410, a changed one 403,
-     * a deleted file 404.
+     * {@code download-url} must be valid for this workspace id and file; an expired link is 410, a changed one or one
+     * of a deleted file the same 404 as a missing file.
      */
     @GET
     @Path("download/{fileId}")
@@ -346,8 +346,9 @@ public class StorageResource {
             throw ApiException.badRequest("a signed download URL needs expires (seconds since the epoch) and signature");
         }
         long until = Long.parseLong(expires);
+        // a signature made for another file, workspace or expiry is the same 404 as a missing file: no oracle
         if (!storage.signer().verify(spaceId, fileId, until, signature)) {
-            throw ApiException.forbidden("the download URL's signature is not valid");
+            throw Storage.notFound();
         }
         if (Instant.now().getEpochSecond() > until) {
             throw ApiException.gone("the download URL has expired");
