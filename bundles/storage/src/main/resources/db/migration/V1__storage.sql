@@ -31,3 +31,29 @@ CREATE TABLE storage_secrets (
     value      text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- What each workspace holds, kept by a trigger in the same transaction as the rows, so a quota check is one row
+-- read instead of a sum over the workspace. An unconfirmed upload counts at least the size it announced.
+CREATE TABLE storage_usage (
+    space_id text PRIMARY KEY,
+    entries  bigint NOT NULL DEFAULT 0,
+    bytes    bigint NOT NULL DEFAULT 0
+);
+
+CREATE FUNCTION storage_usage_track() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        UPDATE storage_usage SET entries = entries - 1,
+            bytes = bytes - CASE WHEN OLD.status = 'ready' THEN OLD.size ELSE greatest(OLD.size, coalesce(OLD.declared_size, 0)) END
+            WHERE space_id = OLD.space_id;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        INSERT INTO storage_usage AS u (space_id, entries, bytes)
+            VALUES (NEW.space_id, 1, CASE WHEN NEW.status = 'ready' THEN NEW.size ELSE greatest(NEW.size, coalesce(NEW.declared_size, 0)) END)
+            ON CONFLICT (space_id) DO UPDATE SET entries = u.entries + 1, bytes = u.bytes + EXCLUDED.bytes;
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER storage_usage_track AFTER INSERT OR DELETE OR UPDATE OF space_id, status, size, declared_size ON storage_files
+    FOR EACH ROW EXECUTE FUNCTION storage_usage_track();

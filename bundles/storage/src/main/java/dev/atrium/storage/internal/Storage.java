@@ -367,8 +367,8 @@ public class Storage {
     }
 
     private static long[] usage(Connection c, String spaceId) throws SQLException {
-        return Sql.one(c, "SELECT count(*), coalesce(sum(CASE WHEN status = 'ready' THEN size ELSE greatest(size, coalesce(declared_size, 0)) END), 0) "
-                + "FROM storage_files WHERE space_id = ?", rs -> new long[] { rs.getLong(1), rs.getLong(2) }, spaceId).orElseThrow();
+        return Sql.one(c, "SELECT entries, bytes FROM storage_usage WHERE space_id = ?", rs -> new long[] { rs.getLong(1), rs.getLong(2) },
+                spaceId).orElse(new long[] { 0, 0 });
     }
 
     private void checkQuota(Connection c, String spaceId, long entries, long bytes) throws SQLException {
