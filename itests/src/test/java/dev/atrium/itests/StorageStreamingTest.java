@@ -33,7 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.tools.attach.VirtualMachine;
 
 import dev.atrium.itests.AtriumServer.User;
 
@@ -101,20 +100,13 @@ class StorageStreamingTest {
         return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The server JVM's heap, through its local management agent (the Attach API starts it on demand). */
+    /** The server JVM's heap, through the JMX agent it was started with on a loopback port ({@link #jmxOptions}). */
     static final class Heap implements AutoCloseable {
         private final JMXConnector connector;
         private final MemoryMXBean memory;
 
-        Heap(long pid) throws Exception {
-            VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
-            String address;
-            try {
-                address = vm.startLocalManagementAgent();
-            } finally {
-                vm.detach();
-            }
-            connector = JMXConnectorFactory.connect(new JMXServiceURL(address));
+        Heap(int port) throws Exception {
+            connector = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi"));
             MBeanServerConnection mbeans = connector.getMBeanServerConnection();
             memory = ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class);
         }
@@ -131,6 +123,14 @@ class StorageStreamingTest {
         }
     }
 
+    /** The server's default JVM options (the atrium script's) and a JMX agent on {@code port}, loopback only, for the test. */
+    static String jmxOptions(int port) {
+        return "-XX:+UseSerialGC -Xms64m -Xmx768m -XX:MaxMetaspaceSize=192m -XX:ReservedCodeCacheSize=96m"
+                + " -Dcom.sun.management.jmxremote.port=" + port + " -Dcom.sun.management.jmxremote.rmi.port=" + port
+                + " -Dcom.sun.management.jmxremote.host=127.0.0.1 -Djava.rmi.server.hostname=127.0.0.1"
+                + " -Dcom.sun.management.jmxremote.authenticate=false -Dcom.sun.management.jmxremote.ssl=false";
+    }
+
     /** Samples the retained heap every half second while {@code transfer} runs; returns the highest sample. */
     static long peakWhile(Heap heap, CompletableFuture<?> transfer) throws Exception {
         long peak = 0;
@@ -143,10 +143,11 @@ class StorageStreamingTest {
     }
 
     @Test
-    void twoGibibytesStreamUpAndDownWithTheHeapGrowingLessThan64MiBAndTheSameSha256() throws Exception {
+    void twoGibibytesStreamUpAndDownWithTheHeapGrowingLessThan64MiBAndTheSameSha256() throws Throwable {
         TestDatabase db = TestDatabase.create();
-        AtriumServer server = AtriumServer.launch(tmp.resolve("data"), db);
-        try (Heap heap = new Heap(server.process.pid())) {
+        int jmx = AtriumServer.freePort();
+        AtriumServer server = AtriumServer.launch(tmp.resolve("data"), db, Map.of("ATRIUM_JAVA_OPTS", jmxOptions(jmx)));
+        try (Heap heap = new Heap(jmx)) {
             User u = server.newUser();
             String id = StorageTest.createFile(u, "big/two.bin", "").path("id").asText();
             long baseline = heap.retained();
@@ -199,7 +200,7 @@ class StorageStreamingTest {
     }
 
     @Test
-    void aServerKilledMidUploadListsNoPartialFileKeepsNoOrphanBlobAndTakesTheUploadAgain() throws Exception {
+    void aServerKilledMidUploadListsNoPartialFileKeepsNoOrphanBlobAndTakesTheUploadAgain() throws Throwable {
         TestDatabase db = TestDatabase.create();
         Path data = tmp.resolve("crash");
         Map<String, String> env = Map.of("ATRIUM_STORAGE_SWEEP_S", "1", "ATRIUM_STORAGE_ORPHAN_GRACE_S", "2", "ATRIUM_BLOB_FS_STALE_TEMP_S", "1");
