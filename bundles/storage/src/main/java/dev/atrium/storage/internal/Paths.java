@@ -26,7 +26,7 @@ final class Paths {
         if (raw == null) {
             throw ApiException.badRequest(field + " is required");
         }
-        if (raw.startsWith("/") || raw.startsWith("\\") || (raw.length() >= 2 && raw.charAt(1) == ':')) {
+        if (raw.startsWith("/") || raw.startsWith("\\") || drive(raw)) {
             throw ApiException.badRequest(field + " must be relative to the workspace's root, not absolute");
         }
         String text = Normalizer.normalize(raw, Normalizer.Form.NFC);
@@ -44,6 +44,12 @@ final class Paths {
             throw ApiException.badRequest(field + " must name a file or folder, not the root");
         }
         return String.join("/", names);
+    }
+
+    /** {@code C:}, {@code C:/…}: a Windows drive, which an extracting client would take for an absolute path. */
+    private static boolean drive(String raw) {
+        return raw.length() >= 2 && raw.charAt(1) == ':' && Character.isLetter(raw.charAt(0))
+                && (raw.length() == 2 || raw.charAt(2) == '/' || raw.charAt(2) == '\\');
     }
 
     /** A single name (no slash), normalised to NFC. */

@@ -14,6 +14,7 @@ class PathsTest {
         assertEquals("docs/a.txt", Paths.normalise("path", "docs//./a.txt/", false));
         assertEquals("", Paths.normalise("path", "", true));
         assertEquals("caf\u00e9", Paths.normalise("path", "cafe\u0301", false));
+        assertEquals("a:b.txt", Paths.normalise("path", "a:b.txt", false));
     }
 
     @Test
