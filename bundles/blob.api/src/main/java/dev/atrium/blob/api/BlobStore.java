@@ -28,7 +28,8 @@ public interface BlobStore {
     /**
      * Reads {@code content} to its end and keeps the bytes.
      *
-     * @param namespace a capability's namespace: letters, digits, {@code . _ -}, 1 to 128 characters
+     * @param namespace a capability's namespace: letters, digits, {@code . _ -}, 1 to 128 characters, starting with a letter
+     *                  or digit (so never {@code .}, {@code ..} or a hidden name)
      * @param content   the bytes; the caller closes it
      * @param maxBytes  the most bytes to accept
      * @return the blob, with its key, size and SHA-256

@@ -1,6 +1,7 @@
 package dev.atrium.config.internal;
 
 import java.io.IOException;
+import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,8 @@ public final class Activator implements BundleActivator {
     static final String PLUGIN_ID = "dev.atrium.config";
 
     private final Map<String, List<Setting>> settings = Settings.all();
+    private final Map<String, String> madeOnlyWhenSet = Settings.madeOnlyWhenSet();
+    private EnvironmentDefaults defaults;
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
     /** How long after a deletion the empty configuration is made again. */
     private static final long RECREATE_DELAY_MILLIS = 500;
@@ -44,8 +47,8 @@ public final class Activator implements BundleActivator {
     public void start(BundleContext context) {
         Hashtable<String, Object> pluginProperties = new Hashtable<>();
         pluginProperties.put("config.plugin.id", PLUGIN_ID);
-        context.registerService(ConfigurationPlugin.class, new EnvironmentDefaults(settings, System::getenv, context::getProperty),
-                pluginProperties);
+        defaults = new EnvironmentDefaults(settings, System::getenv, context::getProperty);
+        context.registerService(ConfigurationPlugin.class, defaults, pluginProperties);
         context.registerService(ConfigurationListener.class, this::configurationChanged, null);
         admins = new ServiceTracker<>(context, ConfigurationAdmin.class, null) {
             @Override
@@ -75,10 +78,21 @@ public final class Activator implements BundleActivator {
         }
     }
 
-    private static void ensure(ConfigurationAdmin admin, String pid) {
+    private void ensure(ConfigurationAdmin admin, String pid) {
         try {
             Configuration configuration = admin.getConfiguration(pid, "?");
-            if (configuration.getProperties() == null) {
+            Dictionary<String, Object> stored = configuration.getProperties();
+            String required = madeOnlyWhenSet.get(pid);
+            if (required == null) {
+                if (stored == null) {
+                    configuration.update(new Hashtable<>());
+                }
+                return;
+            }
+            // a component that exists only when configured: made only while the environment (or a framework property)
+            // configures it. Nothing made here outlives a run: the launcher starts with a clean framework storage.
+            boolean set = settings.get(pid).stream().filter(s -> s.property().equals(required)).anyMatch(s -> defaults.resolve(s) != null);
+            if (set && stored == null) {
                 configuration.update(new Hashtable<>());
             }
         } catch (IOException | IllegalStateException e) {

@@ -26,7 +26,18 @@ final class Settings {
     static final Setting DATA_DIRECTORY = new Setting("dataDirectory", DIRECTORY,
             List.of(property("atrium.data"), env("ATRIUM_DATA")), "data");
 
+    static final String BLOB_S3 = "dev.atrium.blob.s3";
+
     private Settings() {
+    }
+
+    /**
+     * The PIDs whose component exists only when configured (ConfigurationPolicy.REQUIRE), each with the property that
+     * says it is: their configuration is made only while the environment or the framework properties set that
+     * property (an operator may still write one).
+     */
+    static Map<String, String> madeOnlyWhenSet() {
+        return Map.of(BLOB_S3, "bucket");
     }
 
     static Map<String, List<Setting>> all() {
@@ -48,6 +59,7 @@ final class Settings {
         pids.put("dev.atrium.blob.fs", List.of(
                 DATA_DIRECTORY,
                 Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S"))));
+        pids.put(BLOB_S3, blobS3());
         pids.put("dev.atrium.git.http", List.of(
                 Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());
@@ -82,6 +94,27 @@ final class Settings {
                 Setting.of("sweepSeconds", LONG, env("ATRIUM_STORAGE_SWEEP_S")),
                 Setting.of("downloadUrlKey", STRING, env("ATRIUM_STORAGE_URL_KEY"))));
         return pids;
+    }
+
+    /**
+     * The S3 BlobStore exists only when configured (its component requires a configuration): each setting from its
+     * ATRIUM_BLOB_S3_* variable, else the framework property atrium.blob.s3.<property>.
+     */
+    private static List<Setting> blobS3() {
+        return List.of(
+                blobS3("endpoint", STRING, "ATRIUM_BLOB_S3_ENDPOINT"),
+                blobS3("region", STRING, "ATRIUM_BLOB_S3_REGION"),
+                blobS3("bucket", STRING, "ATRIUM_BLOB_S3_BUCKET"),
+                blobS3("accessKey", STRING, "ATRIUM_BLOB_S3_ACCESS_KEY"),
+                blobS3("secretKey", STRING, "ATRIUM_BLOB_S3_SECRET_KEY"),
+                blobS3("pathStyle", BOOLEAN, "ATRIUM_BLOB_S3_PATH_STYLE"),
+                blobS3("partSizeMiB", INTEGER, "ATRIUM_BLOB_S3_PART_SIZE_MIB"),
+                blobS3("staleUploadSeconds", LONG, "ATRIUM_BLOB_S3_STALE_UPLOAD_S"),
+                DATA_DIRECTORY);
+    }
+
+    private static Setting blobS3(String property, Kind kind, String variable) {
+        return Setting.of(property, kind, Source.env(variable), Source.property("atrium.blob.s3." + property));
     }
 
     /** Each threads setting: its ATRIUM_THREADS_* variable, else the framework property atrium.threads.<property>. */

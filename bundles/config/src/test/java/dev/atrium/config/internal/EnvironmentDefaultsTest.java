@@ -21,6 +21,22 @@ class EnvironmentDefaultsTest {
     }
 
     @Test
+    void theS3BlobStoreIsConfiguredByItsVariablesOrFrameworkProperties() {
+        Dictionary<String, Object> s3 = deliver(Map.of("ATRIUM_BLOB_S3_ENDPOINT", "http://127.0.0.1:9000", "ATRIUM_BLOB_S3_BUCKET", "blobs",
+                "ATRIUM_BLOB_S3_ACCESS_KEY", "id", "ATRIUM_BLOB_S3_SECRET_KEY", "secret", "ATRIUM_BLOB_S3_PATH_STYLE", "false",
+                "ATRIUM_BLOB_S3_PART_SIZE_MIB", "16"), Map.of("atrium.blob.s3.region", "eu-west-3"), "dev.atrium.blob.s3", Map.of());
+        assertEquals("http://127.0.0.1:9000", s3.get("endpoint"));
+        assertEquals("blobs", s3.get("bucket"));
+        assertEquals("id", s3.get("accessKey"));
+        assertEquals("secret", s3.get("secretKey"));
+        assertEquals(Boolean.FALSE, s3.get("pathStyle"));
+        assertEquals(16, s3.get("partSizeMiB"));
+        assertEquals("eu-west-3", s3.get("region"));
+        assertEquals(Path.of("data").toAbsolutePath().toString(), s3.get("dataDirectory"));
+        assertEquals(Map.of("dev.atrium.blob.s3", "bucket"), Settings.madeOnlyWhenSet(), "only a bucket makes the S3 store exist");
+    }
+
+    @Test
     void environmentValuesArriveTyped() {
         Dictionary<String, Object> runs = deliver(Map.of("ATRIUM_RUNS_WORKERS", " 0 ", "ATRIUM_RUNS_HEARTBEAT_MS", "250",
                 "ATRIUM_OPENAI_API_KEY", "sk"), Map.of(), "dev.atrium.runs", Map.of());

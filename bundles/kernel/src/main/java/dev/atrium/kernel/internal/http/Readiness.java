@@ -136,7 +136,8 @@ public class Readiness implements ServerReadiness {
                     continue;
                 }
                 var configs = scr.getComponentConfigurationDTOs(d);
-                if (configs.isEmpty()) {
+                // a component that requires a configuration nobody gave (the S3 BlobStore, unconfigured) was not asked for
+                if (configs.isEmpty() && !"require".equals(d.configurationPolicy)) {
                     problems.add(d.name + " has no configuration");
                 }
                 for (ComponentConfigurationDTO c : configs) {
