@@ -29,8 +29,12 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -42,14 +46,39 @@ import dev.atrium.itests.AtriumServer.User;
  * same SHA-256. A server killed with SIGKILL in the middle of a 500 MiB upload lists no partial file after its
  * restart, keeps no blob that no file refers to, and takes the same upload again.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StorageStreamingTest {
 
     static final long GIB = 1L << 30;
     static final long MIB = 1L << 20;
     static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    @TempDir
-    Path tmp;
+    /** One server for both tests (a launch costs seconds): a JMX agent for the heap, a quick sweep for the crash. */
+    static TestDatabase db;
+    static Path data;
+    static int jmx;
+    static Map<String, String> env;
+    static AtriumServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        db = TestDatabase.create();
+        data = Files.createTempDirectory("atrium-storage-streaming-");
+        jmx = AtriumServer.freePort();
+        env = Map.of("ATRIUM_JAVA_OPTS", jmxOptions(jmx), "ATRIUM_STORAGE_SWEEP_S", "1", "ATRIUM_STORAGE_ORPHAN_GRACE_S", "2",
+                "ATRIUM_BLOB_FS_STALE_TEMP_S", "1");
+        server = AtriumServer.launch(data, db, env);
+    }
+
+    @AfterAll
+    static void stop() throws Throwable {
+        if (server.process.isAlive()) {
+            server.close();
+        } else {
+            db.close();
+            AtriumServer.deleteTree(data.toFile());
+        }
+    }
 
     /** {@code length} bytes made on the fly from a seeded 1 MiB block, hashed as they are read. */
     static final class Generated extends InputStream {
@@ -143,10 +172,8 @@ class StorageStreamingTest {
     }
 
     @Test
+    @Order(1)
     void twoGibibytesStreamUpAndDownWithTheHeapGrowingLessThan64MiBAndTheSameSha256() throws Throwable {
-        TestDatabase db = TestDatabase.create();
-        int jmx = AtriumServer.freePort();
-        AtriumServer server = AtriumServer.launch(tmp.resolve("data"), db, Map.of("ATRIUM_JAVA_OPTS", jmxOptions(jmx)));
         try (Heap heap = new Heap(jmx)) {
             User u = server.newUser();
             String id = StorageTest.createFile(u, "big/two.bin", "").path("id").asText();
@@ -194,77 +221,60 @@ class StorageStreamingTest {
             assertTrue(downloadPeak - baseline < 64 * MIB, "download: heap grew by " + (downloadPeak - baseline) / MIB + " MiB");
             System.out.printf("heap: baseline %d MiB, upload peak +%d MiB, download peak +%d MiB%n", baseline / MIB, (uploadPeak - baseline) / MIB,
                     (downloadPeak - baseline) / MIB);
-        } finally {
-            server.close();
         }
     }
 
     @Test
+    @Order(2)
     void aServerKilledMidUploadListsNoPartialFileKeepsNoOrphanBlobAndTakesTheUploadAgain() throws Throwable {
-        TestDatabase db = TestDatabase.create();
-        Path data = tmp.resolve("crash");
-        Map<String, String> env = Map.of("ATRIUM_STORAGE_SWEEP_S", "1", "ATRIUM_STORAGE_ORPHAN_GRACE_S", "2", "ATRIUM_BLOB_FS_STALE_TEMP_S", "1");
-        AtriumServer server = AtriumServer.launch(data, db, env);
-        AtriumServer restarted = null;
-        try {
-            User u = server.newUser();
-            long size = 500 * MIB;
-            String id = StorageTest.createFile(u, "crash/big.bin", "").path("id").asText();
-            String announced = u.http().post(base(u) + "/upload-url", Map.of("path", "crash/direct.bin", "size", size)).get("file_id").asText();
-            AtomicLong sent = new AtomicLong();
-            Generated body = new Generated(size, 7, sent);
-            String url = server.base() + base(u) + "/" + id + "/content";
-            CompletableFuture<Integer> upload = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return put(url, u.http().token(), body, size).statusCode();
-                } catch (Exception e) {
-                    return -1; // the connection died with the server
-                }
-            });
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (sent.get() < 200 * MIB) {
-                assertTrue(System.currentTimeMillis() < deadline && !upload.isDone(), "the upload ended before the kill: " + upload.getNow(null));
-                Thread.sleep(5);
+        User u = server.newUser();
+        long size = 500 * MIB;
+        String id = StorageTest.createFile(u, "crash/big.bin", "").path("id").asText();
+        String announced = u.http().post(base(u) + "/upload-url", Map.of("path", "crash/direct.bin", "size", size)).get("file_id").asText();
+        AtomicLong sent = new AtomicLong();
+        Generated body = new Generated(size, 7, sent);
+        String url = server.base() + base(u) + "/" + id + "/content";
+        CompletableFuture<Integer> upload = CompletableFuture.supplyAsync(() -> {
+            try {
+                return put(url, u.http().token(), body, size).statusCode();
+            } catch (Exception e) {
+                return -1; // the connection died with the server
             }
-            ProcessHandle.of(server.process.pid()).ifPresent(ProcessHandle::destroyForcibly);
-            server.process.waitFor();
-            assertEquals(-1, upload.get());
-
-            restarted = AtriumServer.launch(data, db, env);
-            Http http = new Http(restarted.base(), u.http().token());
-            JsonNode listed = http.get(base(u) + "?path=crash").json();
-            assertEquals(List.of("big.bin"), List.of(listed.path("files").get(0).path("name").asText()), listed.toString());
-            assertEquals(1, listed.path("total").asInt(), listed.toString());
-            assertEquals(0, listed.path("files").get(0).path("size").asLong(), "the file kept its old (empty) content: " + listed);
-
-            long until = System.currentTimeMillis() + 30_000;
-            while ((!StorageLimitsTest.notReferenced(db, data).isEmpty() || temps(data) > 0) && System.currentTimeMillis() < until) {
-                Thread.sleep(250);
-            }
-            assertEquals(List.of(), StorageLimitsTest.notReferenced(db, data), "no blob that no file refers to");
-            assertEquals(0, temps(data), "no temp file of the interrupted put");
-
-            Generated again = new Generated(size, 7, new AtomicLong());
-            HttpResponse<String> retried = put(restarted.base() + base(u) + "/" + id + "/content", u.http().token(), again, size);
-            assertEquals(200, retried.statusCode(), retried.body());
-            assertEquals(again.sha256(), Http.JSON.readTree(retried.body()).path("file").path("sha256").asText());
-            // the direct upload announced before the crash still takes its bytes
-            Generated direct = new Generated(size, 7, new AtomicLong());
-            HttpResponse<String> up = put(restarted.base() + base(u) + "/upload/" + announced, u.http().token(), direct, size);
-            assertEquals(200, up.statusCode(), up.body());
-            Http.Reply confirmed = http.post(base(u) + "/confirm-upload", Map.of("file_id", announced, "size", size, "sha256", direct.sha256()));
-            assertEquals(200, confirmed.status(), confirmed.body());
-            assertEquals(2, http.get(base(u) + "?path=crash").json().path("total").asInt());
-        } finally {
-            if (server.process.isAlive()) {
-                server.process.destroyForcibly().waitFor();
-            }
-            if (restarted != null) {
-                restarted.close();
-            } else {
-                db.close();
-            }
+        });
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (sent.get() < 200 * MIB) {
+            assertTrue(System.currentTimeMillis() < deadline && !upload.isDone(), "the upload ended before the kill: " + upload.getNow(null));
+            Thread.sleep(5);
         }
+        ProcessHandle.of(server.process.pid()).ifPresent(ProcessHandle::destroyForcibly);
+        server.process.waitFor();
+        assertEquals(-1, upload.get());
+
+        server = AtriumServer.launch(data, db, env);
+        Http http = new Http(server.base(), u.http().token());
+        JsonNode listed = http.get(base(u) + "?path=crash").json();
+        assertEquals(List.of("big.bin"), List.of(listed.path("files").get(0).path("name").asText()), listed.toString());
+        assertEquals(1, listed.path("total").asInt(), listed.toString());
+        assertEquals(0, listed.path("files").get(0).path("size").asLong(), "the file kept its old (empty) content: " + listed);
+
+        long until = System.currentTimeMillis() + 30_000;
+        while ((!StorageLimitsTest.notReferenced(db, data).isEmpty() || temps(data) > 0) && System.currentTimeMillis() < until) {
+            Thread.sleep(250);
+        }
+        assertEquals(List.of(), StorageLimitsTest.notReferenced(db, data), "no blob that no file refers to");
+        assertEquals(0, temps(data), "no temp file of the interrupted put");
+
+        Generated again = new Generated(size, 7, new AtomicLong());
+        HttpResponse<String> retried = put(server.base() + base(u) + "/" + id + "/content", u.http().token(), again, size);
+        assertEquals(200, retried.statusCode(), retried.body());
+        assertEquals(again.sha256(), Http.JSON.readTree(retried.body()).path("file").path("sha256").asText());
+        // the direct upload announced before the crash still takes its bytes
+        Generated direct = new Generated(size, 7, new AtomicLong());
+        HttpResponse<String> up = put(server.base() + base(u) + "/upload/" + announced, u.http().token(), direct, size);
+        assertEquals(200, up.statusCode(), up.body());
+        Http.Reply confirmed = http.post(base(u) + "/confirm-upload", Map.of("file_id", announced, "size", size, "sha256", direct.sha256()));
+        assertEquals(200, confirmed.status(), confirmed.body());
+        assertEquals(2, http.get(base(u) + "?path=crash").json().path("total").asInt());
     }
 
     static long temps(Path data) throws IOException {
