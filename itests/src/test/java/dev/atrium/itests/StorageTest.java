@@ -3,7 +3,6 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -612,11 +611,4 @@ class StorageTest {
         assertEquals(n, entries);
     }
 
-    static String hex(byte[] b) {
-        return HexFormat.of().formatHex(b);
-    }
-
-    static void assertNoBody(Raw r) {
-        assertNull(r.header("Content-Range"));
-    }
 }

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +59,7 @@ public class Storage {
 
     static final String PID = "dev.atrium.storage";
     static final String NAMESPACE = "storage";
+    private static final int SWEEP_BATCH = 500;
     private static final Logger LOG = LoggerFactory.getLogger(Storage.class);
 
     @ObjectClassDefinition(name = "Atrium workspace storage")
@@ -429,24 +429,20 @@ public class Storage {
 
     /** Renames or moves an entry (a folder with everything under it); 409 when the new path is taken. */
     Entry move(String spaceId, String id, String newParentPath, String newName) {
-        Moved moved = sql.tx(c -> {
+        return sql.tx(c -> {
             lockSpace(c, spaceId);
             return move(c, spaceId, id, newParentPath, newName);
         });
-        return moved.entry();
     }
 
-    record Moved(Entry entry) {
-    }
-
-    private Moved move(Connection c, String spaceId, String id, String newParentPath, String newName) throws SQLException {
+    private Entry move(Connection c, String spaceId, String id, String newParentPath, String newName) throws SQLException {
         Entry e = Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready' FOR UPDATE",
                 Entry::of, id, spaceId).orElseThrow(Storage::notFound);
         String parentPath = newParentPath == null ? Paths.parent(e.path()) : newParentPath;
         String name = newName == null ? e.name() : newName;
         String path = Paths.join(parentPath, name);
         if (path.equals(e.path())) {
-            return new Moved(e);
+            return e;
         }
         if (e.folder() && Paths.within(parentPath, e.path())) {
             throw ApiException.badRequest("a folder cannot move into itself");
@@ -473,8 +469,8 @@ public class Storage {
             Sql.update(c, "UPDATE storage_files SET path = ? || substr(path, ?) WHERE space_id = ? AND path >= ? AND path < ?", path,
                     e.path().length() + 1, spaceId, e.path() + "/", e.path() + "0");
         }
-        return new Moved(Sql.one(c, "UPDATE storage_files SET parent_id = ?, name = ?, path = ?, updated_at = now() WHERE id = ? RETURNING "
-                + Entry.COLUMNS, Entry::of, parentId, name, path, id).orElseThrow());
+        return Sql.one(c, "UPDATE storage_files SET parent_id = ?, name = ?, path = ?, updated_at = now() WHERE id = ? RETURNING "
+                + Entry.COLUMNS, Entry::of, parentId, name, path, id).orElseThrow();
     }
 
     /** Deletes entries (folders with everything under them), all or none: 404 when one is not there. */
@@ -510,7 +506,7 @@ public class Storage {
             lockSpace(c, spaceId);
             List<Entry> out = new ArrayList<>();
             for (String id : new LinkedHashSet<>(ids)) {
-                out.add(move(c, spaceId, id, parentPath, null).entry());
+                out.add(move(c, spaceId, id, parentPath, null));
             }
             return out;
         });
@@ -522,7 +518,7 @@ public class Storage {
             lockSpace(c, spaceId);
             List<Entry> out = new ArrayList<>();
             for (Map.Entry<String, String> r : renames) {
-                out.add(move(c, spaceId, r.getKey(), null, r.getValue()).entry());
+                out.add(move(c, spaceId, r.getKey(), null, r.getValue()));
             }
             return out;
         });
@@ -669,12 +665,18 @@ public class Storage {
             expired.stream().filter(k -> k != null).distinct().forEach(this::release);
             Instant spareAfter = Instant.now().minus(Duration.ofSeconds(config.orphanGraceSeconds()));
             List<String> orphans = new ArrayList<>();
+            List<String> candidates = new ArrayList<>();
             try (Stream<Blob> all = blobs.list(NAMESPACE + "/")) {
-                all.filter(b -> b.created() != null && b.created().isBefore(spareAfter)).forEach(b -> {
-                    if (sql.count("SELECT count(*) FROM storage_files WHERE blob_key = ?", b.key()) == 0) {
-                        orphans.add(b.key());
+                for (java.util.Iterator<Blob> it = all.iterator(); it.hasNext();) {
+                    Blob b = it.next();
+                    if (b.created() != null && b.created().isBefore(spareAfter)) {
+                        candidates.add(b.key());
                     }
-                });
+                    if (candidates.size() == SWEEP_BATCH || (!it.hasNext() && !candidates.isEmpty())) {
+                        orphans.addAll(unreferenced(candidates));
+                        candidates.clear();
+                    }
+                }
             }
             orphans.forEach(this::release);
             if (!expired.isEmpty() || !orphans.isEmpty()) {
@@ -683,6 +685,20 @@ public class Storage {
         } catch (Exception e) {
             LOG.warn("storage sweep failed; it runs again in {} s", config.sweepSeconds(), e);
         }
+    }
+
+    /** Of {@code keys}, those no entry refers to; one query per batch. */
+    private List<String> unreferenced(List<String> keys) {
+        return sql.run(c -> {
+            java.sql.Array array = c.createArrayOf("text", keys.toArray());
+            try {
+                List<String> referenced = Sql.list(c, "SELECT DISTINCT blob_key FROM storage_files WHERE blob_key = ANY(?)", rs -> rs.getString(1),
+                        array);
+                return keys.stream().filter(k -> !referenced.contains(k)).toList();
+            } finally {
+                array.free();
+            }
+        });
     }
 
     // ---------------------------------------------------------------- content types
