@@ -258,8 +258,8 @@ public class StorageResource {
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
             @HeaderParam(HttpHeaders.CONTENT_LENGTH) String length, InputStream body) throws IOException {
         SpaceRef space = space(sc, spaceId);
-        Entry file = storage.write(space.id(), null, fileId, false, body, length(length), contentType == null ? null : contentType(contentType),
-                ifMatch);
+        Entry file = storage.write(space.id(), null, fileId, false, new FullReads(body), length(length),
+                contentType == null ? null : contentType(contentType), ifMatch);
         return Response.ok(Map.of("file", file.toJson())).header(HttpHeaders.ETAG, file.etag()).build();
     }
 
@@ -501,7 +501,7 @@ public class StorageResource {
     public Map<String, Object> upload(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
             @HeaderParam(HttpHeaders.CONTENT_LENGTH) String length, InputStream body) throws IOException {
         SpaceRef space = space(sc, spaceId);
-        Entry received = storage.receiveUpload(space.id(), fileId, body, length(length));
+        Entry received = storage.receiveUpload(space.id(), fileId, new FullReads(body), length(length));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("file_id", received.id());
         m.put("size", received.size());
