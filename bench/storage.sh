@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/storage.sh: upload and download MB/s of one file (1 GiB by default) through Atrium's workspace storage API
 # (PUT /api/spaces/:id/storage/:fileId/content, GET .../storage/download/:fileId), beside the raw disk
-# (dd ... conv=fsync of the same file into the same temp dir) and beside nginx serving the same file statically, in
-# one run; prints the medians and the ratios next to the targets (download >= 80% of nginx, upload >= 70% of the raw
+# (dd ... conv=fsync of the same file into the same temp dir) and beside nginx serving the same file statically (and,
+# for comparison, nginx with sendfile off, copying through user space as a servlet container must), in one run; prints the medians and the ratios next to the targets (download >= 80% of nginx, upload >= 70% of the raw
 # disk write). Informational only: it never gates CI. See bench/README.md.
 #
 #   bench/storage.sh                          # needs launcher/target/atrium.jar + cli jar; installs nginx with apt-get if missing
@@ -107,6 +107,7 @@ SHA=$(sha256sum "$FILE" | cut -d' ' -f1)
 
 # nginx: the same file, statically, as this user
 NGINX_PORT=$(free_port)
+NGINX_COPY_PORT=$(free_port)
 user_line=""; [ "$(id -u)" = 0 ] && user_line="user root root;"
 cat >"$WORK_DIR/nginx/nginx.conf" <<EOF
 $user_line
@@ -124,6 +125,8 @@ http {
   uwsgi_temp_path $WORK_DIR/nginx/tmp/uwsgi;
   scgi_temp_path $WORK_DIR/nginx/tmp/scgi;
   server { listen 127.0.0.1:$NGINX_PORT; root $WORK_DIR/www; }
+  # for comparison only: nginx copying through user space as a servlet container must (no sendfile)
+  server { listen 127.0.0.1:$NGINX_COPY_PORT; root $WORK_DIR/www; sendfile off; output_buffers 2 256k; }
 }
 EOF
 nginx -e "$WORK_DIR/nginx/error.log" -p "$WORK_DIR/nginx" -c "$WORK_DIR/nginx/nginx.conf" >>"$WORK_DIR/nginx/out.log" 2>&1 </dev/null &
@@ -166,10 +169,11 @@ log "Atrium on http://127.0.0.1:$ATRIUM_PORT (healthy after $(( $(now_ms) - star
 
 # --------------------------------------------------------------------------------------------- measure
 
-disk=""; nginx_down=""; api_up=""; api_down=""
+disk=""; nginx_down=""; nginx_copy=""; api_up=""; api_down=""
 log "warm-up: one upload and one download of each kind, not counted"
 cat "$FILE" >/dev/null
 curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/file.bin"
+curl -s -o /dev/null "http://127.0.0.1:$NGINX_COPY_PORT/file.bin"
 curl -sf -o /dev/null -X PUT -H "$AUTH" -H 'Content-Type: application/octet-stream' -T "$FILE" "$API/$FILE_ID/content"
 curl -sf -o /dev/null -H "$AUTH" "$API/download/$FILE_ID"
 for run in $(seq 1 "$RUNS"); do
@@ -179,6 +183,7 @@ for run in $(seq 1 "$RUNS"); do
   rm -f "$WORK_DIR/dd.out"
   disk+=" $(awk -v b="$SIZE" -v ms="$(( t1 - t0 ))" 'BEGIN {printf "%.0f", b / 1000 / ms}')"
   nginx_down+=" $(mbs "$(curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$NGINX_PORT/file.bin")")"
+  nginx_copy+=" $(mbs "$(curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$NGINX_COPY_PORT/file.bin")")"
   out=$(curl -s -o "$WORK_DIR/put.json" -w '%{http_code} %{speed_upload}' -X PUT -H "$AUTH" -H 'Content-Type: application/octet-stream' \
     -T "$FILE" "$API/$FILE_ID/content")
   [ "${out%% *}" = 200 ] || die "upload answered ${out%% *}: $(head -c 300 "$WORK_DIR/put.json")"
@@ -191,9 +196,8 @@ for run in $(seq 1 "$RUNS"); do
   log "run $run: disk write$(echo "$disk" | awk '{print " " $NF}') MB/s, nginx$(echo "$nginx_down" | awk '{print " " $NF}') MB/s," \
     "API upload$(echo "$api_up" | awk '{print " " $NF}') MB/s, API download$(echo "$api_down" | awk '{print " " $NF}') MB/s"
 done
-curl -sf -o /dev/null -H "$AUTH" "$API/download/$FILE_ID" -r 0-0 || true
 
-m_disk=$(echo "$disk" | median); m_nginx=$(echo "$nginx_down" | median)
+m_disk=$(echo "$disk" | median); m_nginx=$(echo "$nginx_down" | median); m_copy=$(echo "$nginx_copy" | median)
 m_up=$(echo "$api_up" | median); m_down=$(echo "$api_down" | median)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 verdict() { awk -v r="$1" -v t="$2" 'BEGIN {print (r >= t) ? "meets" : "MISSES"}'; }
@@ -201,7 +205,9 @@ r_up=$(ratio "$m_up" "$m_disk"); r_down=$(ratio "$m_down" "$m_nginx")
 echo
 echo "storage bench: ${MIB} MiB file, median of $RUNS runs, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  %-44s %8s MB/s\n' "raw disk write (dd bs=1M conv=fsync)" "$m_disk" "nginx static download" "$m_nginx" \
+  "nginx static download, sendfile off" "$m_copy" \
   "Atrium upload (PUT .../:fileId/content)" "$m_up" "Atrium download (GET .../download/:fileId)" "$m_down"
 echo "  upload / raw disk:   $r_up (target >= $TARGET_UPLOAD: $(verdict "$r_up" "$TARGET_UPLOAD"))"
 echo "  download / nginx:    $r_down (target >= $TARGET_DOWNLOAD: $(verdict "$r_down" "$TARGET_DOWNLOAD"))"
-echo "  all runs: disk [$disk ], nginx [$nginx_down ], upload [$api_up ], download [$api_down ]"
+echo "  download / nginx without sendfile: $(ratio "$m_down" "$m_copy") (for comparison)"
+echo "  all runs: disk [$disk ], nginx [$nginx_down ], nginx no sendfile [$nginx_copy ], upload [$api_up ], download [$api_down ]"
