@@ -284,6 +284,44 @@ class StorageTest {
         }
     }
 
+    /** A read racing a write that replaces the content (and releases the old bytes) answers the old or the new bytes, never a 5xx. */
+    @Test
+    void readsRacingWritesOfTheSameFileAnswerOneWholeVersion(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String id = createFile(u, "raced.txt", "version 0").path("id").asText();
+        String content = server.base() + base(u) + "/" + id + "/content";
+        String download = server.base() + base(u) + "/download/" + id;
+        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            Future<?> writer = pool.submit(() -> {
+                for (int i = 1; i <= 150; i++) {
+                    Raw w = raw("PUT", content, u.http().token(), ("version " + i).getBytes(), "Content-Type", "text/plain");
+                    assertEquals(200, w.status(), w.text());
+                }
+                writing.set(false);
+            });
+            List<Future<?>> readers = new ArrayList<>();
+            for (String url : List.of(content, download)) {
+                readers.add(pool.submit(() -> {
+                    while (writing.get()) {
+                        Raw r = raw("GET", url, u.http().token(), null);
+                        assertEquals(200, r.status(), url + ": " + r.text());
+                        assertTrue(r.text().matches("version [0-9]+"), r.text());
+                        assertEquals("\"" + sha256(r.body()) + "\"", r.header("ETag"), "the ETag names the bytes served");
+                    }
+                    return null;
+                }));
+            }
+            writer.get();
+            for (Future<?> f : readers) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
     @Test
     void aSignedDownloadUrlWorksWithoutATokenUntilItExpiresOrTheFileIsDeleted(AtriumServer server) throws Exception {
         User u = server.newUser();

@@ -77,6 +77,7 @@ public class StorageResource {
     private static final int MAX_CONTENT_TYPE = 255;
     private static final long DEFAULT_URL_SECONDS = 3600;
     private static final int COPY_BUFFER = 256 * 1024;
+    private static final int MAX_OPEN_ATTEMPTS = 5;
 
     private final OwnerScope ownerScope;
     private final Storage storage;
@@ -238,15 +239,35 @@ public class StorageResource {
     @Produces({ MediaType.WILDCARD })
     @RequiresScope(READ)
     public Response content(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
-            @HeaderParam(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch) {
+            @HeaderParam(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch) throws IOException {
         SpaceRef space = space(sc, spaceId);
-        Entry file = file(space, fileId);
-        if (ifNoneMatch != null && (ifNoneMatch.trim().equals("*") || List.of(ifNoneMatch.split(",")).stream()
-                .map(t -> t.trim().startsWith("W/") ? t.trim().substring(2) : t.trim()).anyMatch(file.etag()::equals))) {
-            return Response.notModified().header(HttpHeaders.ETAG, file.etag()).build();
+        for (int attempt = 1;; attempt++) {
+            Entry file = file(space, fileId);
+            if (ifNoneMatch != null && (ifNoneMatch.trim().equals("*") || List.of(ifNoneMatch.split(",")).stream()
+                    .map(t -> t.trim().startsWith("W/") ? t.trim().substring(2) : t.trim()).anyMatch(file.etag()::equals))) {
+                return Response.notModified().header(HttpHeaders.ETAG, file.etag()).build();
+            }
+            InputStream in = open(file, 0, -1, attempt);
+            if (in != null) {
+                return Response.ok(stream(in), file.contentType()).header(HttpHeaders.ETAG, file.etag())
+                        .header(HttpHeaders.CONTENT_LENGTH, file.size()).build();
+            }
         }
-        return Response.ok(stream(file, 0, -1), file.contentType()).header(HttpHeaders.ETAG, file.etag())
-                .header(HttpHeaders.CONTENT_LENGTH, file.size()).build();
+    }
+
+    /**
+     * The file's bytes, opened before the answer is made so that its headers describe them; null when the blob went
+     * away since the row was read (a write replaced the content and released the old bytes): read the row again.
+     */
+    private InputStream open(Entry file, long offset, long length, int attempt) throws IOException {
+        try {
+            return storage.open(file, offset, length);
+        } catch (NoSuchBlobException replacedMeanwhile) {
+            if (attempt >= MAX_OPEN_ATTEMPTS) {
+                throw ApiException.unavailable("the file changes too often to be read now; try again");
+            }
+            return null;
+        }
     }
 
     @PUT
@@ -291,9 +312,9 @@ public class StorageResource {
         return file;
     }
 
-    private StreamingOutput stream(Entry file, long offset, long length) {
+    private static StreamingOutput stream(InputStream opened) {
         return out -> {
-            try (InputStream in = storage.open(file, offset, length)) {
+            try (InputStream in = opened) {
                 copy(in, out);
             }
         };
@@ -313,32 +334,39 @@ public class StorageResource {
     @Anonymous
     public Response download(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
             @QueryParam("expires") String expires, @QueryParam("signature") String signature, @HeaderParam("Range") String range,
-            @HeaderParam("If-Range") String ifRange) {
-        Entry file;
+            @HeaderParam("If-Range") String ifRange) throws IOException {
+        java.util.function.Supplier<Entry> lookup;
         if (sc != null && sc.getUserPrincipal() instanceof Caller caller && caller.principalId() != null) {
             SpaceRef space = ownerScope.require(caller, spaceId);
             if (!caller.hasScope(READ)) {
                 throw ApiException.forbidden("this token lacks the scope " + READ);
             }
-            file = file(space, fileId);
+            lookup = () -> file(space, fileId);
         } else if (signature == null && expires == null) {
             throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token> or use a signed download URL");
         } else {
-            file = signed(spaceId, fileId, expires, signature);
+            lookup = () -> signed(spaceId, fileId, expires, signature);
         }
-        ByteRange r;
-        try {
-            r = ifRange != null && !ifRange.trim().equals(file.etag()) ? null : ByteRange.parse(range, file.size());
-        } catch (ByteRange.Unsatisfiable e) {
-            return Response.status(416).type(MediaType.APPLICATION_JSON)
-                    .entity(Map.of("error", Map.of("code", "RANGE_NOT_SATISFIABLE", "message", e.getMessage())))
-                    .header("Content-Range", "bytes */" + file.size()).build();
+        for (int attempt = 1;; attempt++) {
+            Entry file = lookup.get();
+            ByteRange r;
+            try {
+                r = ifRange != null && !ifRange.trim().equals(file.etag()) ? null : ByteRange.parse(range, file.size());
+            } catch (ByteRange.Unsatisfiable e) {
+                return Response.status(416).type(MediaType.APPLICATION_JSON)
+                        .entity(Map.of("error", Map.of("code", "RANGE_NOT_SATISFIABLE", "message", e.getMessage())))
+                        .header("Content-Range", "bytes */" + file.size()).build();
+            }
+            InputStream in = r == null ? open(file, 0, -1, attempt) : open(file, r.first(), r.length(), attempt);
+            if (in == null) {
+                continue;
+            }
+            Response.ResponseBuilder b = r == null ? Response.ok(stream(in)).header(HttpHeaders.CONTENT_LENGTH, file.size())
+                    : Response.status(206).entity(stream(in)).header(HttpHeaders.CONTENT_LENGTH, r.length())
+                            .header("Content-Range", r.contentRange(file.size()));
+            return b.type(file.contentType()).header("Accept-Ranges", "bytes").header(HttpHeaders.ETAG, file.etag())
+                    .header("Content-Disposition", disposition(file.name())).header("X-Content-Type-Options", "nosniff").build();
         }
-        Response.ResponseBuilder b = r == null ? Response.ok(stream(file, 0, -1)).header(HttpHeaders.CONTENT_LENGTH, file.size())
-                : Response.status(206).entity(stream(file, r.first(), r.length())).header(HttpHeaders.CONTENT_LENGTH, r.length())
-                        .header("Content-Range", r.contentRange(file.size()));
-        return b.type(file.contentType()).header("Accept-Ranges", "bytes").header(HttpHeaders.ETAG, file.etag())
-                .header("Content-Disposition", disposition(file.name())).header("X-Content-Type-Options", "nosniff").build();
     }
 
     private Entry signed(String spaceId, String fileId, String expires, String signature) {
@@ -445,18 +473,37 @@ public class StorageResource {
                     zip.closeEntry();
                     continue;
                 }
-                try (InputStream in = storage.open(e, 0, -1)) {
+                InputStream in = openCurrent(spaceId, e);
+                if (in == null) {
+                    continue; // deleted while the archive was being written: left out
+                }
+                try (in) {
                     zip.putNextEntry(entry(name, e));
                     copy(in, zip);
                     zip.closeEntry();
-                } catch (NoSuchBlobException deletedMeanwhile) {
-                    // the file was deleted while the archive was being written: it is left out
                 }
             }
             after = page.get(page.size() - 1).path();
         }
         zip.finish();
         zip.flush();
+    }
+
+    /** The bytes of {@code e} as they are now: a content replaced since the page was read is read again; null once deleted. */
+    private InputStream openCurrent(String spaceId, Entry e) throws IOException {
+        Entry current = e;
+        for (int attempt = 1; attempt <= MAX_OPEN_ATTEMPTS; attempt++) {
+            try {
+                return storage.open(current, 0, -1);
+            } catch (NoSuchBlobException replacedOrDeleted) {
+                try {
+                    current = storage.get(spaceId, e.id());
+                } catch (ApiException gone) {
+                    return null;
+                }
+            }
+        }
+        return null;
     }
 
     private static ZipEntry entry(String name, Entry e) {

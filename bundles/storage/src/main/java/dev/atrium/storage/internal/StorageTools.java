@@ -82,15 +82,21 @@ final class StorageTools {
         @Override
         public String execute(Context context, String arguments) throws Exception {
             String path = path(ToolArguments.parse(arguments), false);
-            Entry file = storage.byPath(context.spaceId(), path).orElseThrow(() -> new IOException("no file at " + path));
-            if (file.folder()) {
-                throw new IOException(path + " is a folder: use storage_list");
-            }
-            if (file.size() > MAX_TEXT_BYTES) {
-                throw new IOException(path + " has " + file.size() + " bytes; at most " + MAX_TEXT_BYTES + " can be read");
-            }
-            try (InputStream in = storage.open(file, 0, -1)) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            for (int attempt = 1;; attempt++) {
+                Entry file = storage.byPath(context.spaceId(), path).orElseThrow(() -> new IOException("no file at " + path));
+                if (file.folder()) {
+                    throw new IOException(path + " is a folder: use storage_list");
+                }
+                if (file.size() > MAX_TEXT_BYTES) {
+                    throw new IOException(path + " has " + file.size() + " bytes; at most " + MAX_TEXT_BYTES + " can be read");
+                }
+                try (InputStream in = storage.open(file, 0, -1)) {
+                    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                } catch (dev.atrium.blob.api.NoSuchBlobException replacedMeanwhile) {
+                    if (attempt >= 5) {
+                        throw new IOException(path + " changes too often to be read now");
+                    }
+                }
             }
         }
     }
