@@ -102,6 +102,19 @@ class S3BlobStoreTest extends BlobStoreContract {
     }
 
     @Test
+    void aSpoolFileACrashLeftIsRemovedAtActivation() throws Exception {
+        Path spool = Files.createDirectories(dir.resolve("spool-crashed"));
+        Path left = Files.write(spool.resolve("put-123.part"), random(1000, 3));
+        S3BlobStore restarted = new S3BlobStore(config(proxy, 16, 86_400), spool);
+        try {
+            assertFalse(Files.exists(left), "the half-spooled put of the crashed process is gone");
+            assertEquals(List.of(), keys(ns));
+        } finally {
+            restarted.close();
+        }
+    }
+
+    @Test
     void theSecretKeyIsNeverLogged() throws Exception {
         store.put(ns, new ByteArrayInputStream(random(1000, 2)), 1000);
         store.list(ns).close();
