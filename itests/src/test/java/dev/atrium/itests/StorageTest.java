@@ -295,7 +295,7 @@ class StorageTest {
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
             Future<?> writer = pool.submit(() -> {
-                for (int i = 1; i <= 150; i++) {
+                for (int i = 1; i <= 100; i++) {
                     Raw w = raw("PUT", content, u.http().token(), ("version " + i).getBytes(), "Content-Type", "text/plain");
                     assertEquals(200, w.status(), w.text());
                 }
