@@ -958,6 +958,31 @@ class AgentRunsTest {
         }
     }
 
+    /** storage_write, storage_list and storage_read act on the run's workspace storage, as the API then shows. */
+    @Test
+    void theStorageToolsWriteListAndReadTheWorkspacesFiles() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        fake.script(model,
+                body -> FakeModelServer.openAiToolCall("call_1", "storage_write", "{\"path\":\"notes/plan.md\",\"content\":\"# Plan\\nship it\"}"),
+                body -> FakeModelServer.openAiToolCall("call_2", "storage_list", "{\"path\":\"notes\"}"),
+                body -> FakeModelServer.openAiToolCall("call_3", "storage_read", "{\"path\":\"notes/plan.md\"}"),
+                body -> FakeModelServer.openAiText("Written."));
+        String threadId = thread(u);
+        JsonNode run = awaitFinished(u.http(), run(u, threadId, "Write the plan"));
+        assertEquals("completed", run.path("status").asText(), run.toString());
+        List<JsonNode> received = fake.received(model);
+        assertTrue(toolNames(received.get(0), false).containsAll(List.of("storage_read", "storage_list", "storage_write")));
+        JsonNode listed = received.get(2).path("messages");
+        assertTrue(listed.get(listed.size() - 1).path("content").asText().contains("notes/plan.md"), listed.toString());
+        JsonNode read = received.get(3).path("messages");
+        assertEquals("# Plan\nship it", read.get(read.size() - 1).path("content").asText());
+        JsonNode files = u.http().get("/api/spaces/" + u.defaultSpaceId() + "/storage?path=notes").get("files");
+        assertEquals(1, files.size(), files.toString());
+        String id = files.get(0).path("id").asText();
+        assertEquals("# Plan\nship it", u.http().get("/api/spaces/" + u.defaultSpaceId() + "/storage/" + id + "/content").body());
+    }
+
     @Test
     void theMemoryToolsAreAbsentWhileTheMemoriesCapabilityIsDisabled() throws Exception {
         String model = model();

@@ -22,7 +22,7 @@ final class SweepFixtures {
 
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
-        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, NONE
+        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE, NONE
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -59,6 +59,8 @@ final class SweepFixtures {
         shareToken = share.path("token").asText();
         ids.put(Kind.MEMORY, ok(http.post("/api/spaces/" + space + "/memories", Map.of("content", "kept memory")), 201).path("memory")
                 .path("id").asText());
+        ids.put(Kind.FILE, ok(http.post("/api/spaces/" + space + "/storage/files", Map.of("path", "swept/kept.txt", "content", "kept file")),
+                201).path("file").path("id").asText());
 
         // no model answers on the shared server, so a run fails at once; an artifact gets in only while it is queued
         String run = null;
@@ -130,6 +132,9 @@ final class SweepFixtures {
 
     /** The kind of object a path parameter names, from the literal segment before it. */
     static Kind kindOf(String previousSegment, String param) {
+        if (param.startsWith("fileId")) {
+            return Kind.FILE; // storage's /storage/{fileId}, /storage/download/{fileId}, /storage/upload/{fileId}
+        }
         return switch (previousSegment) {
             case "spaces" -> Kind.SPACE;
             case "threads" -> Kind.THREAD;

@@ -85,6 +85,14 @@ final class Settings {
                 Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
         pids.put("dev.atrium.oauth", List.of(
                 Setting.of("issuer", STRING, env("ATRIUM_OAUTH_ISSUER"))));
+        pids.put("dev.atrium.storage", List.of(
+                Setting.of("maxFileBytes", LONG, env("ATRIUM_STORAGE_MAX_FILE_BYTES")),
+                Setting.of("quotaBytes", LONG, env("ATRIUM_STORAGE_QUOTA_BYTES")),
+                Setting.of("quotaFiles", LONG, env("ATRIUM_STORAGE_QUOTA_FILES")),
+                Setting.of("uploadTtlSeconds", LONG, env("ATRIUM_STORAGE_UPLOAD_TTL_S")),
+                Setting.of("orphanGraceSeconds", LONG, env("ATRIUM_STORAGE_ORPHAN_GRACE_S")),
+                Setting.of("sweepSeconds", LONG, env("ATRIUM_STORAGE_SWEEP_S")),
+                Setting.of("downloadUrlKey", STRING, env("ATRIUM_STORAGE_URL_KEY"))));
         return pids;
     }
 

@@ -1,0 +1,82 @@
+package dev.atrium.storage.internal;
+
+/**
+ * One byte range of a {@code Range: bytes=...} header, resolved against the file's size (RFC 9110 §14.1.2).
+ *
+ * @param first the first byte
+ * @param last  the last byte, inclusive
+ */
+record ByteRange(long first, long last) {
+
+    /** The header could not be served: malformed, another unit, several ranges, or none of it inside the file. */
+    static final class Unsatisfiable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unsatisfiable(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    long length() {
+        return last - first + 1;
+    }
+
+    String contentRange(long size) {
+        return "bytes " + first + "-" + last + "/" + size;
+    }
+
+    /**
+     * The range {@code header} asks for in a file of {@code size} bytes; null when there is no header. A suffix
+     * ({@code bytes=-500}) longer than the file is the whole file, an end past the file is cut to it (RFC 9110).
+     */
+    static ByteRange parse(String header, long size) throws Unsatisfiable {
+        if (header == null) {
+            return null;
+        }
+        String h = header.trim();
+        if (!h.regionMatches(true, 0, "bytes=", 0, 6)) {
+            throw new Unsatisfiable("only byte ranges are served: Range must be bytes=FIRST-LAST");
+        }
+        String spec = h.substring(6).trim();
+        if (spec.indexOf(',') >= 0) {
+            throw new Unsatisfiable("only one range per request is served");
+        }
+        int dash = spec.indexOf('-');
+        if (dash < 0) {
+            throw new Unsatisfiable("malformed range: " + shorten(spec));
+        }
+        String a = spec.substring(0, dash).trim();
+        String b = spec.substring(dash + 1).trim();
+        try {
+            if (a.isEmpty()) {
+                long suffix = digits(b);
+                if (suffix == 0 || size == 0) {
+                    throw new Unsatisfiable("the range lies outside the file (" + size + " bytes)");
+                }
+                return new ByteRange(Math.max(0, size - suffix), size - 1);
+            }
+            long first = digits(a);
+            long last = b.isEmpty() ? Long.MAX_VALUE : digits(b);
+            if (last < first) {
+                throw new Unsatisfiable("malformed range: the last byte comes before the first");
+            }
+            if (first >= size) {
+                throw new Unsatisfiable("the range lies outside the file (" + size + " bytes)");
+            }
+            return new ByteRange(first, Math.min(last, size - 1));
+        } catch (NumberFormatException e) {
+            throw new Unsatisfiable("malformed range: " + shorten(spec));
+        }
+    }
+
+    private static long digits(String s) {
+        if (s.isEmpty() || s.length() > 18 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new NumberFormatException(s);
+        }
+        return Long.parseLong(s);
+    }
+
+    private static String shorten(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "…" : s;
+    }
+}
