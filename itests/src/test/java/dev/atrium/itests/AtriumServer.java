@@ -86,6 +86,20 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         }
     }
 
+    /**
+     * SIGKILL to the server's JVM, as a crash would. Not only to the launched process: while it writes its class-data
+     * archive, the atrium script stays the JVM's parent instead of becoming it.
+     */
+    void killHard() throws Exception {
+        java.util.List<ProcessHandle> jvms = process.toHandle().descendants().toList();
+        jvms.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle jvm : jvms) {
+            jvm.onExit().get();
+        }
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

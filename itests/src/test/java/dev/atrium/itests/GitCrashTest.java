@@ -59,8 +59,7 @@ class GitCrashTest {
                 assertTrue(!push.isDone(), "the push finished before the server could be killed: " + push.getNow(null));
                 Thread.sleep(5);
             }
-            ProcessHandle.of(server.process.pid()).ifPresent(ProcessHandle::destroyForcibly);
-            server.process.waitFor();
+            server.killHard();
             GitClient.Result interrupted = push.get();
             assertTrue(interrupted.exit() != 0, "the push failed with the server: " + interrupted.both());
 

@@ -246,7 +246,7 @@ class StorageStreamingTest {
             assertTrue(System.currentTimeMillis() < deadline && !upload.isDone(), "the upload ended before the kill: " + upload.getNow(null));
             Thread.sleep(5);
         }
-        killHard(server);
+        server.killHard();
         assertEquals(-1, upload.get());
 
         server = AtriumServer.launch(data, db, env);
@@ -274,20 +274,6 @@ class StorageStreamingTest {
         Http.Reply confirmed = http.post(base(u) + "/confirm-upload", Map.of("file_id", announced, "size", size, "sha256", direct.sha256()));
         assertEquals(200, confirmed.status(), confirmed.body());
         assertEquals(2, http.get(base(u) + "?path=crash").json().path("total").asInt());
-    }
-
-    /**
-     * SIGKILL to the server's JVM. Not only to the launched process: while it writes its class-data archive, the
-     * atrium script stays the JVM's parent instead of becoming it.
-     */
-    static void killHard(AtriumServer s) throws Exception {
-        List<ProcessHandle> jvms = s.process.toHandle().descendants().toList();
-        jvms.forEach(ProcessHandle::destroyForcibly);
-        for (ProcessHandle jvm : jvms) {
-            jvm.onExit().get();
-        }
-        s.process.destroyForcibly();
-        s.process.waitFor();
     }
 
     static long temps(Path data) throws IOException {
