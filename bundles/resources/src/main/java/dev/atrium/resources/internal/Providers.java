@@ -25,7 +25,7 @@ import dev.atrium.resource.api.ResourceProvider;
 public class Providers {
 
     /** A running provider and its service properties. */
-    public record Registered(String type, String backend, int ranking, ResourceProvider provider) {
+    public record Registered(String type, String backend, int ranking, long serviceId, ResourceProvider provider) {
     }
 
     private final Map<ResourceProvider, Registered> providers = new ConcurrentHashMap<>();
@@ -37,7 +37,8 @@ public class Providers {
         Object backend = properties.get(ResourceProvider.BACKEND);
         if (type instanceof String t && backend instanceof String b && !t.isBlank() && !b.isBlank()) {
             Object ranking = properties.get(Constants.SERVICE_RANKING);
-            providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, provider));
+            Object serviceId = properties.get(Constants.SERVICE_ID);
+            providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
         }
     }
 
@@ -61,10 +62,14 @@ public class Providers {
                 + "') is not running; the resource and its data are kept and it works again once that provider is installed");
     }
 
-    /** The backend a new resource of {@code type} gets when the request names none: the highest-ranked running one. */
+    /**
+     * The backend a new resource of {@code type} gets when the request names none: the highest {@code service.ranking},
+     * and among equals the one registered first (the server's own providers start before any plugin, so a plugin never
+     * silently becomes the default; an operator who wants that gives it a ranking).
+     */
     public Optional<String> defaultBackend(String type) {
         return providers.values().stream().filter(r -> r.type().equals(type))
-                .max(Comparator.comparingInt(Registered::ranking).thenComparing(Registered::backend, Comparator.reverseOrder()))
+                .max(Comparator.comparingInt(Registered::ranking).thenComparing(Registered::serviceId, Comparator.reverseOrder()))
                 .map(Registered::backend);
     }
 
