@@ -70,6 +70,9 @@ class ResourcePluginTest {
             assertEquals(200, ResourcesTest.putBytes(u.http(), entry, "hello").status());
             assertEquals("hello", u.http().get(entry).body());
             assertEquals("1.0.0", version(u, id));
+            // the same kv contract as the server's own PostgreSQL backend
+            ResourcesTest.kvContract(u.http(), u.http().post("/api/resources", Map.of("name", "plugin-contract", "type", "kv", "backend", "files"))
+                    .get("resource").get("id").asText());
 
             // update in place: the same bundle, a new version; the data stays, the new version answers
             Path next = server.data.resolve("files-kv.jar.tmp");

@@ -122,6 +122,42 @@ class ResourcesTest {
                 + u.http().get("/api/resources/" + id + "/tokens").body()).replaceAll("\"usage\":\\{[^}]*}", "");
     }
 
+    /**
+     * The kv contract every kv backend passes, over HTTP: put/get/replace, prefix listing with cursors in key order,
+     * TTLs (a live entry shows its expiry), delete of a live and of a missing key, keys with '/', spaces and non-ASCII.
+     */
+    static void kvContract(Http http, String id) {
+        String entries = "/api/resources/" + id + "/kv/entries";
+        for (String key : List.of("b/2", "b/1", "a", "b/3", "c d", "b/\u00e9t\u00e9")) {
+            assertEquals(200, putBytes(http, entries + "/" + java.net.URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20")
+                    .replace("%2F", "/"), "v:" + key).status(), key);
+        }
+        assertEquals("v:a", http.get(entries + "/a").body());
+        assertEquals(200, putBytes(http, entries + "/a", "replaced").status());
+        assertEquals("replaced", http.get(entries + "/a").body());
+        assertEquals("v:c d", http.get(entries + "/c%20d").body());
+        JsonNode first = http.get(entries + "?prefix=b/&limit=2").json();
+        assertEquals(List.of("b/1", "b/2"), names(first.get("keys")));
+        assertFalse(first.get("list_complete").asBoolean());
+        JsonNode second = http.get(entries + "?prefix=b/&limit=2&cursor=" + first.get("cursor").asText()).json();
+        assertEquals(List.of("b/3", "b/\u00e9t\u00e9"), names(second.get("keys")));
+        assertTrue(second.get("list_complete").asBoolean(), second.toString());
+        assertEquals(List.of("a", "b/1", "b/2", "b/3", "b/\u00e9t\u00e9", "c d"), names(http.get(entries).json().get("keys")));
+        assertEquals(200, putBytes(http, entries + "/ttl?expiration_ttl=3600", "t").status());
+        JsonNode ttl = http.get(entries + "?prefix=ttl").json().get("keys").get(0);
+        assertTrue(java.time.Instant.parse(ttl.get("expires_at").asText()).isAfter(java.time.Instant.now().plusSeconds(3000)), ttl.toString());
+        assertEquals(200, http.delete(entries + "/ttl").status());
+        assertEquals(404, http.delete(entries + "/ttl").status());
+        assertEquals(404, http.get(entries + "/ttl").status());
+        assertEquals(404, http.get(entries + "/never-written").status());
+    }
+
+    @Test
+    void theKvContractHoldsOnPostgres(AtriumServer server) {
+        User u = server.newUser();
+        kvContract(u.http(), create(u, "contract-pg", "kv"));
+    }
+
     private static List<String> names(JsonNode keys) {
         return keys.findValuesAsText("name");
     }
