@@ -168,10 +168,11 @@ class ResourcesTest {
         User b = server.newUser();
         String kv = create(a, "secret-kv", "kv");
         String r2 = create(a, "secret-r2", "r2");
+        String d1 = create(a, "secret-d1", "d1");
         assertEquals(200, putBytes(a.http(), "/api/resources/" + kv + "/kv/entries/k", "v").status());
         String token = a.http().post("/api/resources/" + kv + "/tokens", Map.of("permission", "read")).get("token").get("id").asText();
         String before = state(a, kv);
-        for (String id : List.of(kv, r2)) {
+        for (String id : List.of(kv, r2, d1)) {
             String missing = "res_" + "x".repeat(20);
             for (String[] route : routes(token, a.defaultSpaceId())) {
                 // a well-formed body, so that nothing but the resource's owner decides the answer
