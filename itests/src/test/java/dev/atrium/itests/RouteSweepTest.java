@@ -309,7 +309,7 @@ class RouteSweepTest {
         if (node instanceof ObjectNode o) {
             for (Iterator<String> it = o.fieldNames(); it.hasNext();) {
                 String f = it.next();
-                if (f.startsWith("last_used") || f.equals("updated_at") || f.equals("last_seen_at")) {
+                if (f.startsWith("last_used") || f.equals("updated_at") || f.equals("last_seen_at") || f.equals("usage")) {
                     it.remove();
                 } else {
                     strip(o.get(f));

@@ -22,7 +22,8 @@ final class SweepFixtures {
 
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
-        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE, NONE
+        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE,
+        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, NONE
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -118,7 +119,23 @@ final class SweepFixtures {
                 .path("sha").asText();
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
         ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
+
+        // a kv resource with an entry, a binding and a token; its second workspace holds a read grant
+        String resource = ok(http.post("/api/resources", Map.of("name", RESOURCE_NAME, "type", "kv")), 201).path("resource").path("id").asText();
+        ids.put(Kind.RESOURCE, resource);
+        ids.put(Kind.RESOURCE_NAME, RESOURCE_NAME);
+        ok(http.send("PUT", "/api/resources/" + resource + "/kv/entries/" + KV_KEY, "kept".getBytes(), "application/octet-stream"), 200);
+        ok(http.post("/api/resources/" + resource + "/bind", Map.of("service_id", SERVICE_ID)), 201);
+        ids.put(Kind.RESOURCE_TOKEN, ok(http.post("/api/resources/" + resource + "/tokens", Map.of("permission", "read")), 201).path("token")
+                .path("id").asText());
+        grantedSpace = ok(http.post("/api/spaces", Map.of("name", "sweep granted")), 201).path("space").path("id").asText();
+        ok(http.post("/api/resources/" + resource + "/access", Map.of("space_id", grantedSpace, "permission", "read")), 201);
     }
+
+    static final String RESOURCE_NAME = "swept-kv";
+    static final String KV_KEY = "kept-key";
+    static final String SERVICE_ID = "svc_swept";
+    String grantedSpace;
 
     private static JsonNode ok(Http.Reply r, int... expected) {
         for (int e : expected) {
@@ -149,6 +166,10 @@ final class SweepFixtures {
             case "shortcuts" -> Kind.SHORTCUT;
             case "groups" -> Kind.SHORTCUT_GROUP;
             case "items" -> Kind.SHORTCUT_ITEM;
+            case "resources" -> Kind.RESOURCE;
+            case "shared" -> Kind.SPACE;
+            case "tokens" -> Kind.RESOURCE_TOKEN;
+            case "by-name" -> Kind.RESOURCE_NAME;
             default -> Kind.NONE;
         };
     }
@@ -163,6 +184,24 @@ final class SweepFixtures {
             return ids.get(kind);
         }
         String name = param.contains(":") ? param.substring(0, param.indexOf(':')).trim() : param;
+        if (template.startsWith("/api/resources/")) {
+            switch (name) {
+                case "name":
+                    return RESOURCE_NAME;
+                case "spaceId":
+                    return grantedSpace;
+                case "serviceId":
+                    return SERVICE_ID;
+                case "key":
+                    return KV_KEY;
+                case "type":
+                    return "kv";
+                case "tableName":
+                    return "sweep_table";
+                default:
+                    break;
+            }
+        }
         return switch (name) {
             case "token" -> shareToken;
             case "ref" -> "main";

@@ -1,0 +1,82 @@
+package dev.atrium.resources.internal;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.osgi.framework.Constants;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.resource.api.ResourceProvider;
+
+/**
+ * The resource providers that are running now, by type and backend. Providers come and go at run time (a plugin
+ * dropped into {@code deploy/}, a bundle stopped or updated): a resource is looked up on every call, never kept.
+ */
+@Component(service = Providers.class)
+public class Providers {
+
+    /** A running provider and its service properties. */
+    public record Registered(String type, String backend, int ranking, long serviceId, ResourceProvider provider) {
+    }
+
+    private final Map<ResourceProvider, Registered> providers = new ConcurrentHashMap<>();
+
+    @Reference(service = ResourceProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void add(ResourceProvider provider, Map<String, Object> properties) {
+        Object type = properties.get(ResourceProvider.TYPE);
+        Object backend = properties.get(ResourceProvider.BACKEND);
+        if (type instanceof String t && backend instanceof String b && !t.isBlank() && !b.isBlank()) {
+            Object ranking = properties.get(Constants.SERVICE_RANKING);
+            Object serviceId = properties.get(Constants.SERVICE_ID);
+            providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
+        }
+    }
+
+    void remove(ResourceProvider provider) {
+        providers.remove(provider);
+    }
+
+    /** The provider of {@code type} on {@code backend}, if one is running. */
+    public Optional<ResourceProvider> find(String type, String backend) {
+        return providers.values().stream().filter(r -> r.type().equals(type) && r.backend().equals(backend))
+                .max(Comparator.comparingInt(Registered::ranking)).map(Registered::provider);
+    }
+
+    /** The provider of {@code type} on {@code backend}, or 503 naming the one that is missing. */
+    public ResourceProvider require(String type, String backend) {
+        return find(type, backend).orElseThrow(() -> missing(type, backend));
+    }
+
+    static ApiException missing(String type, String backend) {
+        return ApiException.unavailable("the resource provider " + type + "/" + backend + " (type '" + type + "', backend '" + backend
+                + "') is not running; the resource and its data are kept and it works again once that provider is installed");
+    }
+
+    /**
+     * The backend a new resource of {@code type} gets when the request names none: the highest {@code service.ranking},
+     * and among equals the one registered first (the server's own providers start before any plugin, so a plugin never
+     * silently becomes the default; an operator who wants that gives it a ranking).
+     */
+    public Optional<String> defaultBackend(String type) {
+        return providers.values().stream().filter(r -> r.type().equals(type))
+                .max(Comparator.comparingInt(Registered::ranking).thenComparing(Registered::serviceId, Comparator.reverseOrder()))
+                .map(Registered::backend);
+    }
+
+    /** Every running provider, by type then backend. */
+    public List<Registered> all() {
+        List<Registered> out = new ArrayList<>(providers.values());
+        out.sort(Comparator.comparing(Registered::type).thenComparing(Registered::backend));
+        return out;
+    }
+}

@@ -1,0 +1,171 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.itests.AtriumServer.User;
+
+/**
+ * The plugin promise: {@code examples/resource-provider-example}, built by its own Maven build against only the
+ * resource.api jar, dropped into a running server's {@code <data>/deploy/}, serves a resource type backend at once;
+ * replacing its jar upgrades it in place (data kept, new version visible); removing it makes its resources answer 503
+ * naming it (nothing deleted); putting it back makes them work again. Other routes fail no request meanwhile.
+ */
+@ExtendWith(AtriumServer.Extension.class)
+@Timeout(600)
+class ResourcePluginTest {
+
+    @Test
+    void aThirdPartyProviderDroppedIntoDeployWorksUpgradesInPlaceAnswers503WhenRemovedAndWorksWhenBack(AtriumServer server) throws Exception {
+        Path v1 = build("1.0.0");
+        Path v2 = build("1.1.0");
+        User u = server.newUser();
+        Path deployed = server.data.resolve("deploy").resolve("files-kv.jar");
+
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger requests = new AtomicInteger();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        String kvOnPostgres = ResourcesTest.create(u, "steady-kv", "kv");
+        Thread load = new Thread(() -> {
+            while (running.get()) {
+                for (String path : List.of("/api/spaces", "/api/resources", "/api/resources/" + kvOnPostgres)) {
+                    Http.Reply r = u.http().get(path);
+                    requests.incrementAndGet();
+                    if (r.status() != 200) {
+                        failures.add(path + " " + r.status() + " " + r.body());
+                    }
+                }
+            }
+        }, "other-routes-load");
+        load.start();
+        try {
+            Files.copy(v1, deployed, StandardCopyOption.REPLACE_EXISTING);
+            await(() -> u.http().get("/api/resources/providers"), r -> r.body().contains("\"backend\":\"files\""), "the plugin registers");
+            // a plugin never silently becomes the default backend of its type
+            Http.Reply dflt = u.http().post("/api/resources", Map.of("name", "default-kv", "type", "kv"));
+            assertEquals("postgres", dflt.get("resource").get("backend").asText(), dflt.body());
+
+            Http.Reply created = u.http().post("/api/resources", Map.of("name", "plugin-kv", "type", "kv", "backend", "files"));
+            assertEquals(201, created.status(), created.body());
+            String id = created.get("resource").get("id").asText();
+            String entry = "/api/resources/" + id + "/kv/entries/greeting";
+            assertEquals(200, ResourcesTest.putBytes(u.http(), entry, "hello").status());
+            assertEquals("hello", u.http().get(entry).body());
+            assertEquals("1.0.0", version(u, id));
+            // the same kv contract as the server's own PostgreSQL backend
+            ResourcesTest.kvContract(u.http(), u.http().post("/api/resources", Map.of("name", "plugin-contract", "type", "kv", "backend", "files"))
+                    .get("resource").get("id").asText());
+
+            // update in place: the same bundle, a new version; the data stays, the new version answers
+            Path next = server.data.resolve("files-kv.jar.tmp");
+            Files.copy(v2, next, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(next, deployed, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            await(() -> u.http().get("/api/resources/" + id + "/connection"), r -> r.status() == 200 && r.body().contains("1.1.0"),
+                    "the upgraded plugin serves");
+            assertEquals("hello", u.http().get(entry).body());
+
+            // removed: 503 naming the provider, nothing deleted
+            Files.delete(deployed);
+            Http.Reply gone = await(() -> u.http().get(entry), r -> r.status() == 503, "resources answer 503 without their provider");
+            BadInputTest.assertSpecError(gone, 503, "SERVICE_UNAVAILABLE");
+            assertTrue(gone.json().get("error").get("message").asText().contains("kv/files"), gone.body());
+            JsonNode detail = u.http().get("/api/resources/" + id).get("resource");
+            assertEquals("provider_missing", detail.get("status").asText());
+
+            // back: works again, with its data
+            Files.copy(v2, deployed, StandardCopyOption.REPLACE_EXISTING);
+            Http.Reply back = await(() -> u.http().get(entry), r -> r.status() == 200, "the resource works again");
+            assertEquals("hello", back.body());
+            assertEquals(200, u.http().delete("/api/resources/" + id).status());
+        } finally {
+            running.set(false);
+            load.join(30_000);
+            Files.deleteIfExists(deployed);
+        }
+        assertTrue(requests.get() > 0);
+        assertEquals(List.of(), failures, "requests to other routes failed during install, upgrade and removal of the plugin");
+    }
+
+    private static String version(User u, String id) {
+        return u.http().get("/api/resources/" + id + "/connection").get("connection").get("connection").get("provider_version").asText();
+    }
+
+    private static Http.Reply await(java.util.function.Supplier<Http.Reply> call, Predicate<Http.Reply> done, String what)
+            throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        Http.Reply r = call.get();
+        while (!done.test(r) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            r = call.get();
+        }
+        assertTrue(done.test(r), what + " in time: " + r.status() + " " + r.body());
+        return r;
+    }
+
+    /**
+     * Builds the example as its author would: its own {@code mvn package}, in a copy of its directory, against the
+     * resource.api jar of this build, which is installed into the local Maven repository first (only that jar, with a
+     * POM of its own that names no parent).
+     */
+    static Path build(String version) throws Exception {
+        Path example = AtriumServer.ROOT.resolve("examples/resource-provider-example");
+        Path api = AtriumServer.ROOT.resolve("bundles/resource.api/target/resource.api-0.1.0-SNAPSHOT.jar");
+        assertTrue(Files.isRegularFile(api), "the main build made " + api);
+        mvn(AtriumServer.ROOT, "install:install-file", "-Dfile=" + api, "-DpomFile=" + example.resolve("resource-api.pom"));
+        Path copy = Files.createTempDirectory("atrium-example-");
+        copyTree(example, copy);
+        mvn(copy, "package", "-DskipTests", "-Drevision=" + version);
+        Path jar = copy.resolve("target/files-kv-" + version + ".jar");
+        assertTrue(Files.isRegularFile(jar), "the example's build made " + jar);
+        Path out = Files.createTempFile("files-kv-" + version + "-", ".jar");
+        Files.copy(jar, out, StandardCopyOption.REPLACE_EXISTING);
+        AtriumServer.deleteTree(copy.toFile());
+        return out;
+    }
+
+    private static void mvn(Path dir, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("mvn", "-B", "-q"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "mvn did not finish");
+        assertEquals(0, p.exitValue(), String.join(" ", command) + " in " + dir + ":\n" + new String(out, StandardCharsets.UTF_8));
+    }
+
+    private static void copyTree(Path from, Path to) throws Exception {
+        try (var walk = Files.walk(from)) {
+            for (Path p : walk.toList()) {
+                Path rel = from.relativize(p);
+                if (rel.toString().startsWith("target")) {
+                    continue;
+                }
+                Path dest = to.resolve(rel.toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(dest);
+                } else {
+                    Files.copy(p, dest, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+}
