@@ -12,6 +12,8 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
 import org.osgi.framework.hooks.bundle.EventHook;
+import org.osgi.framework.startlevel.BundleStartLevel;
+import org.osgi.framework.startlevel.FrameworkStartLevel;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -83,13 +85,31 @@ public class UpdateGate implements EventHook {
             return;
         }
         // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop; not
-        // while the framework itself starts, when nothing is served yet
-        boolean running = framework.getState() == Bundle.ACTIVE;
-        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING && running) {
+        // while the framework itself starts, when nothing is served yet and /healthz says so
+        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING && !frameworkStarting()) {
             close(b);
         } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
             scheduleOpen();
         }
+    }
+
+    /**
+     * Whether the framework is still raising its start level to bundles not yet started. Felix reports the framework
+     * ACTIVE from the first level on; a gate closed then held requests through the whole start and, asking the
+     * application about every resource at once, opened only at its hold bound.
+     */
+    private boolean frameworkStarting() {
+        if (framework.getState() != Bundle.ACTIVE) {
+            return true;
+        }
+        int active = framework.adapt(FrameworkStartLevel.class).getStartLevel();
+        for (Bundle b : framework.getBundleContext().getBundles()) {
+            BundleStartLevel level = b.adapt(BundleStartLevel.class);
+            if (level != null && level.getStartLevel() > active && level.isPersistentlyStarted()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void close(Bundle b) {
@@ -129,10 +149,15 @@ public class UpdateGate implements EventHook {
             try {
                 while (System.nanoTime() < deadline) {
                     List<String> problems = readiness.notReady();
-                    // ready, or everything registered and listed and the application answering the new resources:
-                    // the settle time is only what the gate waits when it cannot ask the application
-                    if (problems.isEmpty() || Readiness.onlySettling(problems) && probe.newResourcesServed(resourcesAtClose)) {
-                        break;
+                    // everything registered and listed, and the application answering the new resources: Aries lists
+                    // a resource before its rebuilt application serves it, so a settled whiteboard alone is not
+                    // enough while there is a new resource to ask about; the settle time is what the gate waits
+                    // only when it cannot ask
+                    if (problems.isEmpty() || Readiness.onlySettling(problems)) {
+                        Boolean served = probe.newResourcesServed(resourcesAtClose);
+                        if (served == null ? problems.isEmpty() : served) {
+                            break;
+                        }
                     }
                     Thread.sleep(POLL_MILLIS);
                 }

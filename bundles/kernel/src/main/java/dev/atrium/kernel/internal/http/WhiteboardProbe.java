@@ -71,18 +71,22 @@ public class WhiteboardProbe {
         return ids;
     }
 
-    /** True when every resource not in {@code before} is served by the live application; false when unsure. */
-    boolean newResourcesServed(Set<Long> before) {
+    /**
+     * Whether every resource not in {@code before} is served by the live application: TRUE when each answers, FALSE
+     * when one still meets an application without it, null when there is nothing to ask (no resource is new, one has
+     * no path to ask, or the runtime is not there).
+     */
+    Boolean newResourcesServed(Set<Long> before) {
         JaxrsServiceRuntime runtime = jaxrs;
         String base = endpoint();
         if (runtime == null || base == null) {
-            return false;
+            return null;
         }
         RuntimeDTO dto;
         try {
             dto = runtime.getRuntimeDTO();
         } catch (RuntimeException changing) {
-            return false;
+            return Boolean.FALSE;
         }
         List<ResourceDTO> fresh = new ArrayList<>();
         if (dto.defaultApplication != null) {
@@ -93,15 +97,18 @@ public class WhiteboardProbe {
             }
         }
         if (fresh.isEmpty()) {
-            return false;
+            return null;
         }
         for (ResourceDTO r : fresh) {
             String path = path(r);
-            if (path == null || !answers(base + path)) {
-                return false;
+            if (path == null) {
+                return null;
+            }
+            if (!answers(base + path)) {
+                return Boolean.FALSE;
             }
         }
-        return true;
+        return Boolean.TRUE;
     }
 
     private boolean answers(String url) {
