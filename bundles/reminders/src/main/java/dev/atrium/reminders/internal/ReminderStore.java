@@ -157,7 +157,8 @@ public class ReminderStore {
                 boolean fire = decide.test(r);
                 Instant next;
                 try {
-                    next = r.schedule().nextAfter(now.isAfter(r.nextFireAt()) ? now : r.nextFireAt());
+                    // a one-off fires once, whatever its time says; a recurrence goes on after now
+                    next = r.schedule().fireAt() != null ? null : r.schedule().nextAfter(now.isAfter(r.nextFireAt()) ? now : r.nextFireAt());
                 } catch (RuntimeException e) {
                     next = null; // a rule this version no longer reads: it stops rather than fires in a loop
                 }
