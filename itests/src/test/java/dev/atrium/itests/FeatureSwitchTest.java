@@ -176,6 +176,7 @@ class FeatureSwitchTest {
             assertEquals(200, server.operator().post("/admin/features/reminders/enable", Map.of()).status());
         }
         assertEquals(before, await(u.http(), "/api/reminders/" + id, 200).body());
+        assertEquals(200, await(server.anonymous(), "/healthz", 200).status(), "ready again once its routes are served");
     }
 
     @Test
@@ -199,6 +200,7 @@ class FeatureSwitchTest {
         assertEquals(200, await(u.http(), skills, 200).status());
         assertEquals(200, await(u.http(), "/api/spaces/" + u.defaultSpaceId() + "/skills-context", 200).status());
         assertEquals(before, u.http().get(skills).body() + u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").body());
+        assertEquals(200, await(server.anonymous(), "/healthz", 200).status(), "ready again once its routes are served");
     }
 
     @Test

@@ -82,8 +82,8 @@ class SkillsTest {
         assertTrue(context.path("context").asText().contains("## voice") && context.path("context").asText().contains("in French"));
         assertFalse(context.path("truncated").asBoolean());
 
-        // PATCH toggles: with no body it flips, with {"enabled": b} it sets
-        Http.Reply off = u.http().patch(spaces + "/voice", null);
+        // PATCH toggles: {} flips it, {"enabled": b} sets it
+        Http.Reply off = u.http().patch(spaces + "/voice", Map.of());
         assertEquals(200, off.status(), off.body());
         assertFalse(off.get("skill").path("enabled").asBoolean());
         assertEquals(List.of("review"), names(u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").get("skills")));
@@ -111,7 +111,8 @@ class SkillsTest {
         String before = owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/skills").body();
         for (String root : List.of("/api/spaces/", "/api/workspaces/")) {
             String skills = root + owner.defaultSpaceId() + "/skills";
-            for (String path : List.of(skills, skills + "/id/" + id, skills + "/kept")) {
+            BadInputTest.assertSpecError(stranger.http().get(skills), 404, "NOT_FOUND");
+            for (String path : List.of(skills + "/id/" + id, skills + "/kept")) {
                 BadInputTest.assertSpecError(stranger.http().get(path), 404, "NOT_FOUND");
                 BadInputTest.assertSpecError(stranger.http().patch(path, Map.of("enabled", false)), 404, "NOT_FOUND");
                 BadInputTest.assertSpecError(stranger.http().put(path, skill("kept", "theirs")), 404, "NOT_FOUND");

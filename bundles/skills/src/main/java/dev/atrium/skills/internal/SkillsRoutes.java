@@ -141,22 +141,20 @@ public abstract class SkillsRoutes {
         return store.byName(space.id(), name).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
     }
 
-    /** {@code {"enabled": true|false}} sets it; no body (or {@code {}}) flips it. */
+    /** {@code {"enabled": true|false}} sets it; {@code {}} flips it. */
     private Map<String, Object> toggle(Skill skill, JsonNode body) {
         boolean enabled = !skill.enabled();
-        if (body != null && !body.isMissingNode() && !body.isNull()) {
-            JsonBody b = JsonBody.of(body);
-            NulText.reject(body);
-            body.fieldNames().forEachRemaining(f -> {
-                if (!"enabled".equals(f)) {
-                    throw ApiException.badRequest("PATCH takes only enabled (replace a skill with PUT)");
-                }
-            });
-            if (body.has("enabled") && body.get("enabled").isNull()) {
-                throw ApiException.badRequest("enabled must be a boolean");
+        JsonBody b = JsonBody.of(body);
+        NulText.reject(body);
+        body.fieldNames().forEachRemaining(f -> {
+            if (!"enabled".equals(f)) {
+                throw ApiException.badRequest("PATCH takes only enabled (replace a skill with PUT)");
             }
-            enabled = b.bool("enabled").orElse(enabled);
+        });
+        if (body.has("enabled") && body.get("enabled").isNull()) {
+            throw ApiException.badRequest("enabled must be a boolean");
         }
+        enabled = b.bool("enabled").orElse(enabled);
         return Map.of("skill", store.setEnabled(skill.id(), enabled).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());
     }
 
