@@ -78,7 +78,9 @@ public class ReminderScheduler {
                 }
             }
             try {
-                Thread.sleep(pollMillis);
+                // every instance looks on the same wall-clock ticks, so a reminder fires on the first tick after it is due
+                // whichever instance claims it (the claim, not luck in timing, keeps it to one)
+                Thread.sleep(pollMillis - System.currentTimeMillis() % pollMillis);
             } catch (InterruptedException e) {
                 return;
             }
