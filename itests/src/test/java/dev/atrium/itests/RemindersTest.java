@@ -175,6 +175,48 @@ class RemindersTest {
     }
 
     @Test
+    @Order(2)
+    void aReminderThatAsksForARunStartsOneOnItsThreadForItsOwnerAndNeverOnAStrangersThread() throws Exception {
+        User u = one.newUser();
+        User other = one.newUser();
+        String thread = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/threads", Map.of("title", "Daily digest")).get("thread").path("id")
+                .asText();
+        String theirs = other.http().post("/api/spaces/" + other.defaultSpaceId() + "/threads", Map.of("title", "theirs")).get("thread")
+                .path("id").asText();
+        String id = create(u, Map.of("title", "Digest", "at", Instant.now().plusSeconds(2).toString(), "thread_id", thread, "run_input",
+                "Summarize today's news.")).path("id").asText();
+        long deadline = System.currentTimeMillis() + 15_000;
+        JsonNode r = u.http().get("/api/reminders/" + id).get("reminder");
+        while (r.path("last_run_id").isNull() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            r = u.http().get("/api/reminders/" + id).get("reminder");
+        }
+        String runId = r.path("last_run_id").asText(null);
+        assertNotNull(runId, r.toString());
+        JsonNode run = u.http().get("/api/runs/" + runId).get("run");
+        assertEquals(thread, run.path("thread_id").asText(), run.toString());
+        assertTrue(u.http().get("/api/threads/" + thread + "/messages").body().contains("Summarize today's news."));
+
+        Http.Reply triggered = u.http().post("/api/reminders/" + id + "/trigger", null);
+        assertEquals(200, triggered.status(), triggered.body());
+        assertTrue(triggered.get("run_id").asText().startsWith("run_"), triggered.body());
+        assertEquals(triggered.get("run_id"), triggered.get("reminder").path("last_run_id"));
+
+        // another Principal's thread: the reminder fires, the kernel refuses the run
+        JsonNode pointed = u.http().patch("/api/reminders/" + id, Map.of("thread_id", theirs)).get("reminder");
+        assertEquals(theirs, pointed.path("thread_id").asText());
+        Http.Reply refused = u.http().post("/api/reminders/" + id + "/trigger", null);
+        assertEquals(200, refused.status(), refused.body());
+        assertTrue(refused.get("run_id").isNull(), refused.body());
+        assertTrue(refused.get("run_error").asText().contains("not found"), refused.body());
+        assertTrue(other.http().get("/api/threads/" + theirs + "/runs").get("runs").isEmpty());
+        assertFalse(other.http().get("/api/threads/" + theirs + "/messages").body().contains("Summarize"));
+        Map<String, Object> none = new HashMap<>();
+        none.put("thread_id", null);
+        assertTrue(u.http().patch("/api/reminders/" + id, none).get("reminder").path("run_input").isNull());
+    }
+
+    @Test
     @Order(3)
     void aSuspendedPrincipalsReminderNeverFiresAndNorDoesOneWhoseOwnerWitnessIsSuspended() throws Exception {
         User suspended = one.newUser();
@@ -242,6 +284,9 @@ class RemindersTest {
         bodies.add(Map.of("title", "x", "at", future, "time_zone", "+05:00"));
         bodies.add(Map.of("title", "x", "at", future, "enabled", "yes"));
         bodies.add(Map.of("title", "x", "at", future, "thread_id", "thr_x"));
+        bodies.add(Map.of("title", "x", "at", future, "run_input", "hello"));
+        bodies.add(Map.of("title", "x", "at", future, "thread_id", "thr_x", "run_input", ""));
+        bodies.add(Map.of("title", "x", "at", future, "colour", "red"));
         bodies.add(Map.of("title", "x", "at", "+999999999-12-31T23:59:59Z"));
         bodies.add(Map.of("title", "x", "body", "y".repeat(4001), "at", future));
         bodies.add("[1]");

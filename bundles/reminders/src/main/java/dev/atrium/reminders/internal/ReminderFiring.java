@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -12,29 +13,62 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.ApiException;
 import dev.atrium.notifications.api.Notice;
 import dev.atrium.notifications.api.Notifications;
 import dev.atrium.reminders.internal.ReminderStore.Reminder;
+import dev.atrium.runs.api.RunStarter;
 
 /**
- * What firing a reminder does: a {@code reminder.fired} notification to its workspace's owner. The {@link Notifications}
- * service is referenced optionally and dynamically (its package imported optionally), as runs' {@code RunNotices} does:
- * with the notifications capability disabled a reminder still fires (its row records it) and nothing is posted.
+ * What firing a reminder does: a {@code reminder.fired} notification to its workspace's owner and, when the reminder
+ * asks for one, a run on its thread. Both services are referenced optionally and dynamically (their packages imported
+ * optionally), as runs' {@code RunNotices} does: with notifications or runs disabled a reminder still fires (its row
+ * records it) and what is missing is simply not done.
  */
 @Component(service = ReminderFiring.class)
 public class ReminderFiring {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReminderFiring.class);
 
+    private final ReminderStore store;
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
     private volatile Notifications notifications;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    private volatile RunStarter runs;
 
-    /**
-     * Posts the notification for {@code reminder} to {@code ownerPrincipalId} (the kernel's answer for its workspace).
-     *
-     * @return the notification's id; empty when nothing was posted (notifications disabled, turned off by the owner)
-     */
-    Optional<String> fire(Reminder reminder, String ownerPrincipalId, boolean manual) {
+    @Activate
+    public ReminderFiring(@Reference ReminderStore store) {
+        this.store = store;
+    }
+
+    /** What a firing did: the notification's id, the run's id, or why the run did not start (each may be null). */
+    record Fired(String notificationId, String runId, String runError) {
+    }
+
+    /** Fires {@code reminder} for {@code ownerPrincipalId} (the kernel's answer for its workspace). */
+    Fired fire(Reminder reminder, String ownerPrincipalId, boolean manual) {
+        String notification = notify(reminder, ownerPrincipalId, manual).orElse(null);
+        if (reminder.run() == null) {
+            return new Fired(notification, null, null);
+        }
+        RunStarter starter = runs;
+        if (starter == null) {
+            return new Fired(notification, null, "the runs capability is disabled");
+        }
+        try {
+            String runId = starter.start(ownerPrincipalId, reminder.spaceId(), reminder.run().threadId(), reminder.run().input());
+            store.recordRun(reminder.id(), runId);
+            return new Fired(notification, runId, null);
+        } catch (ApiException e) {
+            // the thread was deleted, or is not the owner's: the reminder fired, its run could not start
+            return new Fired(notification, null, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warn("starting the run of reminder {} failed", reminder.id(), e);
+            return new Fired(notification, null, "the run could not be started");
+        }
+    }
+
+    private Optional<String> notify(Reminder reminder, String ownerPrincipalId, boolean manual) {
         Notifications to = notifications;
         if (to == null) {
             return Optional.empty();

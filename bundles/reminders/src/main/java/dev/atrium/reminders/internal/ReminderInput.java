@@ -16,6 +16,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.reminders.internal.ReminderStore.Reminder;
+import dev.atrium.reminders.internal.ReminderStore.RunRequest;
 import dev.atrium.reminders.internal.ReminderStore.Schedule;
 
 /**
@@ -23,12 +24,15 @@ import dev.atrium.reminders.internal.ReminderStore.Schedule;
  * (at most 4,000, null clears it), {@code time_zone} (an IANA name, default UTC), and either {@code at} (one-off: an
  * ISO-8601 date-time with an offset, or a local one read in the time zone; in the future) or {@code rrule} (see
  * {@link Recurrence}) with {@code starts_at} (a local date-time in the time zone, default now), and {@code enabled}.
+ * {@code thread_id} with {@code run_input} (1-100,000) asks for a run on that thread each time it fires.
  */
-record ReminderInput(String title, String body, Schedule schedule, boolean enabled) {
+record ReminderInput(String title, String body, Schedule schedule, boolean enabled, RunRequest run) {
 
     static final int MAX_TITLE = 200;
     static final int MAX_BODY = 4_000;
-    private static final Set<String> FIELDS = Set.of("title", "body", "time_zone", "at", "rrule", "starts_at", "enabled");
+    static final int MAX_RUN_INPUT = 100_000;
+    private static final Set<String> FIELDS = Set.of("title", "body", "time_zone", "at", "rrule", "starts_at", "enabled", "thread_id",
+            "run_input");
 
     /** A new reminder. */
     static ReminderInput create(JsonNode node, Instant now) {
@@ -40,14 +44,14 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
             throw ApiException.badRequest("a reminder needs at (a one-off time) or rrule (a recurrence)");
         }
         Schedule schedule = schedule(body, zone, null, now);
-        return new ReminderInput(title, text, schedule, body.bool("enabled").orElse(true));
+        return new ReminderInput(title, text, schedule, body.bool("enabled").orElse(true), run(node, body, null));
     }
 
     /** {@code current} with what the body changes; a body that changes nothing is 400. */
     static ReminderInput patch(JsonNode node, Reminder current, Instant now) {
         JsonBody body = checked(node);
         if (!node.fieldNames().hasNext()) {
-            throw ApiException.badRequest("the body changes nothing: give title, body, time_zone, at, rrule, starts_at or enabled");
+            throw ApiException.badRequest("the body changes nothing: give title, body, time_zone, at, rrule, starts_at, enabled, thread_id or run_input");
         }
         String title = body.has("title") ? body.text("title", 1, MAX_TITLE) : current.title();
         if (node.has("title") && node.get("title").isNull()) {
@@ -64,7 +68,29 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
         if (node.has("enabled") && node.get("enabled").isNull()) {
             throw ApiException.badRequest("enabled must be a boolean");
         }
-        return new ReminderInput(title, text, schedule, body.bool("enabled").orElse(current.enabled()));
+        return new ReminderInput(title, text, schedule, body.bool("enabled").orElse(current.enabled()), run(node, body, current.run()));
+    }
+
+    /**
+     * The run to start: {@code thread_id} and {@code run_input} go together; on a PATCH either may change alone, and
+     * {@code thread_id: null} removes the run.
+     */
+    private static RunRequest run(JsonNode node, JsonBody body, RunRequest current) {
+        if (node.has("thread_id") && node.get("thread_id").isNull()) {
+            if (body.has("run_input")) {
+                throw ApiException.badRequest("run_input goes with a thread_id");
+            }
+            return null;
+        }
+        String thread = body.has("thread_id") ? body.text("thread_id", 1, 100) : current == null ? null : current.threadId();
+        String input = body.has("run_input") ? body.text("run_input", 1, MAX_RUN_INPUT) : current == null ? null : current.input();
+        if (node.has("run_input") && node.get("run_input").isNull()) {
+            throw ApiException.badRequest("run_input must not be null (remove the run with thread_id: null)");
+        }
+        if ((thread == null) != (input == null)) {
+            throw ApiException.badRequest("thread_id and run_input go together: the run is run_input on thread thread_id");
+        }
+        return thread == null ? null : new RunRequest(thread, input);
     }
 
     private static JsonBody checked(JsonNode node) {
@@ -73,7 +99,7 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
         for (Iterator<String> it = node.fieldNames(); it.hasNext();) {
             String f = it.next();
             if (!FIELDS.contains(f)) {
-                throw ApiException.badRequest("unknown field " + f + " (fields: title, body, time_zone, at, rrule, starts_at, enabled)");
+                throw ApiException.badRequest("unknown field " + f + " (fields: " + String.join(", ", new java.util.TreeSet<>(FIELDS)) + ")");
             }
         }
         return body;

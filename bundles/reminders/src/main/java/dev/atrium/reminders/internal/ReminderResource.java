@@ -3,7 +3,6 @@ package dev.atrium.reminders.internal;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
@@ -69,7 +68,7 @@ public class ReminderResource {
     public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
         Reminder current = owned(Caller.from(sc), id).reminder();
         ReminderInput in = ReminderInput.patch(body, current, Instant.now());
-        return Map.of("reminder", store.update(current.id(), in.title(), in.body(), in.schedule(), in.enabled())
+        return Map.of("reminder", store.update(current.id(), in.title(), in.body(), in.schedule(), in.enabled(), in.run())
                 .orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());
     }
 
@@ -82,17 +81,22 @@ public class ReminderResource {
         return Map.of("success", true);
     }
 
-    /** Fires now, whatever the schedule says (which stays as it is); answers the reminder and the notification's id. */
+    /**
+     * Fires now, whatever the schedule says (which stays as it is); answers the reminder, the notification's id and the
+     * run's id (or why it could not start).
+     */
     @POST
     @Path("trigger")
     @RequiresScope("threads:write")
     public Map<String, Object> trigger(@Context SecurityContext sc, @PathParam("id") String id) {
         Owned owned = owned(Caller.from(sc), id);
         Reminder fired = store.recordTrigger(owned.reminder().id()).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
-        Optional<String> notification = firing.fire(fired, owned.space().ownerPrincipalId(), true);
+        ReminderFiring.Fired outcome = firing.fire(fired, owned.space().ownerPrincipalId(), true);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("reminder", fired.toJson());
-        m.put("notification_id", notification.orElse(null));
+        m.put("reminder", outcome.runId() == null ? fired.toJson() : store.get(fired.id()).orElse(fired).toJson());
+        m.put("notification_id", outcome.notificationId());
+        m.put("run_id", outcome.runId());
+        m.put("run_error", outcome.runError());
         return m;
     }
 

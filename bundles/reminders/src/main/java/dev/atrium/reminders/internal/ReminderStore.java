@@ -29,7 +29,7 @@ public class ReminderStore {
 
     static final int MAX_PER_SPACE = 500;
     private static final String COLUMNS = "id, space_id, title, body, time_zone, fire_at, rrule, starts_at, enabled, next_fire_at, "
-            + "last_fired_at, fire_count, last_outcome, created_at, updated_at";
+            + "last_fired_at, fire_count, last_outcome, thread_id, run_input, last_run_id, created_at, updated_at";
 
     private final Sql sql;
 
@@ -50,15 +50,21 @@ public class ReminderStore {
         }
     }
 
+    /** The run a reminder starts when it fires: {@code input} as a user message on {@code threadId}. */
+    record RunRequest(String threadId, String input) {
+    }
+
     public record Reminder(String id, String spaceId, String title, String body, Schedule schedule, boolean enabled, Instant nextFireAt,
-            Instant lastFiredAt, int fireCount, String lastOutcome, Instant createdAt, Instant updatedAt) {
+            Instant lastFiredAt, int fireCount, String lastOutcome, RunRequest run, String lastRunId, Instant createdAt, Instant updatedAt) {
         static Reminder of(ResultSet rs) throws SQLException {
             LocalDateTime starts = rs.getObject("starts_at", LocalDateTime.class);
             return new Reminder(rs.getString("id"), rs.getString("space_id"), rs.getString("title"), rs.getString("body"),
                     new Schedule(ZoneId.of(rs.getString("time_zone")), Sql.instant(rs, "fire_at"), rs.getString("rrule"),
                             starts),
                     rs.getBoolean("enabled"), Sql.instant(rs, "next_fire_at"), Sql.instant(rs, "last_fired_at"), rs.getInt("fire_count"),
-                    rs.getString("last_outcome"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+                    rs.getString("last_outcome"),
+                    rs.getString("thread_id") == null ? null : new RunRequest(rs.getString("thread_id"), rs.getString("run_input")),
+                    rs.getString("last_run_id"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
         }
 
         public Map<String, Object> toJson() {
@@ -76,6 +82,9 @@ public class ReminderStore {
             m.put("last_fired_at", text(lastFiredAt));
             m.put("fire_count", fireCount);
             m.put("last_outcome", lastOutcome);
+            m.put("thread_id", run == null ? null : run.threadId());
+            m.put("run_input", run == null ? null : run.input());
+            m.put("last_run_id", lastRunId);
             m.put("created_at", text(createdAt));
             m.put("updated_at", text(updatedAt));
             return m;
@@ -95,17 +104,18 @@ public class ReminderStore {
         return enabled ? schedule.nextAfter(now) : null;
     }
 
-    public Reminder create(String spaceId, String title, String body, Schedule s, boolean enabled) {
+    public Reminder create(String spaceId, String title, String body, Schedule s, boolean enabled, RunRequest run) {
         return sql.tx(c -> {
             // one workspace's creations queue on its lock so the cap holds under concurrent posts
             Sql.exec(c, "SELECT pg_advisory_xact_lock(hashtext('reminders:' || ?))", spaceId);
             if (Sql.count(c, "SELECT count(*) FROM reminders WHERE space_id = ?", spaceId) >= MAX_PER_SPACE) {
                 throw dev.atrium.kernel.api.ApiException.conflict("a workspace has at most " + MAX_PER_SPACE + " reminders");
             }
-            return Sql.one(c, "INSERT INTO reminders (id, space_id, title, body, time_zone, fire_at, rrule, starts_at, enabled, next_fire_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS, Reminder::of,
+            return Sql.one(c, "INSERT INTO reminders (id, space_id, title, body, time_zone, fire_at, rrule, starts_at, enabled, next_fire_at, "
+                    + "thread_id, run_input) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS, Reminder::of,
                     Ids.id("rem"), spaceId, title, body, s.zone().getId(), ts(s.fireAt()), s.rrule(),
-                    s.startsAt(), enabled, ts(next(s, enabled, Instant.now()))).orElseThrow();
+                    s.startsAt(), enabled, ts(next(s, enabled, Instant.now())), run == null ? null : run.threadId(),
+                    run == null ? null : run.input()).orElseThrow();
         });
     }
 
@@ -123,15 +133,20 @@ public class ReminderStore {
     }
 
     /** Replaces what may change; the next firing is computed again from now. */
-    public Optional<Reminder> update(String id, String title, String body, Schedule s, boolean enabled) {
+    public Optional<Reminder> update(String id, String title, String body, Schedule s, boolean enabled, RunRequest run) {
         return sql.one("UPDATE reminders SET title = ?, body = ?, time_zone = ?, fire_at = ?, rrule = ?, starts_at = ?, enabled = ?, "
-                + "next_fire_at = ?, updated_at = now() WHERE id = ? RETURNING " + COLUMNS, Reminder::of,
+                + "next_fire_at = ?, thread_id = ?, run_input = ?, updated_at = now() WHERE id = ? RETURNING " + COLUMNS, Reminder::of,
                 title, body, s.zone().getId(), ts(s.fireAt()), s.rrule(), s.startsAt(),
-                enabled, ts(next(s, enabled, Instant.now())), id);
+                enabled, ts(next(s, enabled, Instant.now())), run == null ? null : run.threadId(), run == null ? null : run.input(), id);
     }
 
     public boolean delete(String id) {
         return sql.update("DELETE FROM reminders WHERE id = ?", id) == 1;
+    }
+
+    /** Records the run the last firing started. */
+    public Optional<Reminder> recordRun(String id, String runId) {
+        return sql.one("UPDATE reminders SET last_run_id = ? WHERE id = ? RETURNING " + COLUMNS, Reminder::of, runId, id);
     }
 
     /** Records a manual firing (the schedule is left as it is). */

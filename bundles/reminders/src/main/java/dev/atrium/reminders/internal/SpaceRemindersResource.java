@@ -64,7 +64,7 @@ public class SpaceRemindersResource {
     public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         ReminderInput in = ReminderInput.create(body, Instant.now());
-        Reminder created = store.create(space.id(), in.title(), in.body(), in.schedule(), in.enabled());
+        Reminder created = store.create(space.id(), in.title(), in.body(), in.schedule(), in.enabled(), in.run());
         return Response.status(201).entity(Map.of("reminder", created.toJson())).build();
     }
 }
