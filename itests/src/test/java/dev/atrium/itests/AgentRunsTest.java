@@ -166,6 +166,26 @@ class AgentRunsTest {
         assertTrue(all.toString().contains("An old question") && all.toString().contains("An old answer."), all.toString());
     }
 
+    /** The skills capability's context (the workspace's enabled skills) is part of a run's system prompt. */
+    @Test
+    void aRunsSystemPromptHoldsTheWorkspacesEnabledSkillsOnly() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        String skills = "/api/spaces/" + u.defaultSpaceId() + "/skills";
+        assertEquals(201, u.http().post(skills, Map.of("name", "pirate", "description", "Tone", "instructions", "Talk like a pirate.")).status());
+        assertEquals(201, u.http().post(skills, Map.of("name", "off", "description", "Unused", "instructions", "Never shown.", "enabled", false))
+                .status());
+        fake.script(model, body -> FakeModelServer.openAiText("Arr."));
+        String runId = run(u, thread(u), "Hello?");
+        assertEquals("completed", awaitFinished(u.http(), runId).path("status").asText());
+        JsonNode system = fake.received(model).get(0).path("messages").get(0);
+        assertEquals("system", system.path("role").asText());
+        String prompt = system.path("content").asText();
+        assertTrue(prompt.contains(u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").get("context").asText()), prompt);
+        assertTrue(prompt.contains("## pirate") && prompt.contains("Talk like a pirate."), prompt);
+        assertFalse(prompt.contains("Never shown."), prompt);
+    }
+
     @Test
     void anOpenAiRunStreamsTextAndItsToolCallResultReachesTheModel() throws Exception {
         String model = model();

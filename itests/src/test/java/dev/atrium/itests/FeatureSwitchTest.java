@@ -155,6 +155,55 @@ class FeatureSwitchTest {
     }
 
     @Test
+    void remindersCanBeDisabledAndComeBackWithTheirData(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String list = "/api/spaces/" + u.defaultSpaceId() + "/reminders";
+        String id = u.http().post(list, Map.of("title", "kept", "rrule", "FREQ=DAILY", "time_zone", "Europe/Paris")).get("reminder").get("id")
+                .asText();
+        String before = u.http().get("/api/reminders/" + id).body();
+        try {
+            assertEquals(200, server.operator().post("/admin/features/reminders/disable", Map.of()).status());
+            for (String path : List.of(list, "/api/reminders/" + id)) {
+                Http.Reply r = await(u.http(), path, 404);
+                BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+                assertTrue(r.json().get("error").get("message").asText().contains("reminders capability is disabled"), r.body());
+            }
+            BadInputTest.assertSpecError(u.http().post("/api/reminders/" + id + "/trigger", null), 404, "NOT_FOUND");
+            assertEquals("RESOLVED", bundle(server, "dev.atrium.reminders").get("state").asText(), "its scheduler stopped with it");
+            Http.Reply health = await(server.anonymous(), "/healthz", 200);
+            assertEquals(200, health.status(), health.body());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/reminders/enable", Map.of()).status());
+        }
+        assertEquals(before, await(u.http(), "/api/reminders/" + id, 200).body());
+        assertEquals(200, await(server.anonymous(), "/healthz", 200).status(), "ready again once its routes are served");
+    }
+
+    @Test
+    void skillsCanBeDisabledAndComeBackWithTheirData(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String skills = "/api/spaces/" + u.defaultSpaceId() + "/skills";
+        assertEquals(201, u.http().post(skills, Map.of("name", "kept", "description", "d", "instructions", "i")).status());
+        String before = u.http().get(skills).body() + u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").body();
+        try {
+            assertEquals(200, server.operator().post("/admin/features/skills/disable", Map.of()).status());
+            for (String path : List.of(skills, skills + "/kept", "/api/workspaces/" + u.defaultSpaceId() + "/skills",
+                    "/api/spaces/" + u.defaultSpaceId() + "/official-skills", "/api/spaces/" + u.defaultSpaceId() + "/skills-context")) {
+                Http.Reply r = await(u.http(), path, 404);
+                BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+                assertTrue(r.json().get("error").get("message").asText().contains("skills capability is disabled"), r.body());
+            }
+            assertEquals(200, u.http().get("/api/spaces/" + u.defaultSpaceId()).status(), "other capabilities keep serving");
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/skills/enable", Map.of()).status());
+        }
+        assertEquals(200, await(u.http(), skills, 200).status());
+        assertEquals(200, await(u.http(), "/api/spaces/" + u.defaultSpaceId() + "/skills-context", 200).status());
+        assertEquals(before, u.http().get(skills).body() + u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").body());
+        assertEquals(200, await(server.anonymous(), "/healthz", 200).status(), "ready again once its routes are served");
+    }
+
+    @Test
     void theOAuthServersRoutesComeFromItsBundlesDeclarationLikeEveryOthers(AtriumServer server) throws Exception {
         User u = server.newUser();
         assertEquals(200, u.http().get("/api/me/oauth/consents").status());

@@ -15,7 +15,7 @@ import dev.atrium.itests.AtriumServer.User;
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
  * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
- * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item), Principal B (the stranger), and a third Principal the
+ * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill), Principal B (the stranger), and a third Principal the
  * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
  */
 final class SweepFixtures {
@@ -23,9 +23,10 @@ final class SweepFixtures {
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
         SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE,
-        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, NONE
+        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, NONE
     }
 
+    static final String SKILL_NAME = "kept-skill";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -105,6 +106,13 @@ final class SweepFixtures {
         ids.put(Kind.SHORTCUT_GROUP, group.path("id").asText());
         ids.put(Kind.SHORTCUT_ITEM, group.path("items").get(0).path("id").asText());
 
+        // due tomorrow: it does not fire while the sweep runs, so A's snapshot stays the same
+        ids.put(Kind.REMINDER, ok(http.post("/api/spaces/" + space + "/reminders",
+                Map.of("title", "kept", "at", java.time.Instant.now().plus(java.time.Duration.ofDays(1)).toString())), 201)
+                .path("reminder").path("id").asText());
+        ids.put(Kind.SKILL, ok(http.post("/api/spaces/" + space + "/skills",
+                Map.of("name", SKILL_NAME, "description", "kept", "instructions", "kept")), 201).path("skill").path("id").asText());
+
         ids.put(Kind.TOKEN, ok(http.post("/api/me/personal-access-tokens", Map.of("name", "swept")), 201).path("id").asText());
         ids.put(Kind.OAUTH_CLIENT, ok(http.post("/api/me/oauth/clients",
                 Map.of("client_name", "Swept app", "redirect_uris", List.of("http://127.0.0.1:9/cb"))), 201).path("client").path("client_id")
@@ -153,7 +161,7 @@ final class SweepFixtures {
             return Kind.FILE; // storage's /storage/{fileId}, /storage/download/{fileId}, /storage/upload/{fileId}
         }
         return switch (previousSegment) {
-            case "spaces" -> Kind.SPACE;
+            case "spaces", "workspaces" -> Kind.SPACE;
             case "threads" -> Kind.THREAD;
             case "memories" -> Kind.MEMORY;
             case "runs" -> Kind.RUN;
@@ -170,6 +178,8 @@ final class SweepFixtures {
             case "shared" -> Kind.SPACE;
             case "tokens" -> Kind.RESOURCE_TOKEN;
             case "by-name" -> Kind.RESOURCE_NAME;
+            case "reminders" -> Kind.REMINDER;
+            case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };
     }
@@ -214,6 +224,8 @@ final class SweepFixtures {
                     : template.startsWith("/admin/identity") ? "sweep-no-such-provider" : "SWEEP_VAR";
             case "symbolicName" -> "dev.atrium.sweep.no.such.bundle";
             case "provider" -> "sweep-no-such-provider";
+            case "skillId" -> "research"; // an official skill (a custom one's id is Kind.SKILL)
+            case "skillName" -> SKILL_NAME;
             default -> null;
         };
     }

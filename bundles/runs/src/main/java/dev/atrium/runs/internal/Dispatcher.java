@@ -68,6 +68,9 @@ public class Dispatcher {
     private final Threads threads;
     private final ToolExecutor tools;
     private final Map<String, ModelProvider> providers = new ConcurrentHashMap<>();
+    /** The workspace's skills for the system prompt (optional: a run goes on without them). */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile RunSkills runSkills;
     private final Map<String, Thread> active = new ConcurrentHashMap<>();
     private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
     /** Runs this instance claimed and whose worker has not ended yet. */
@@ -302,6 +305,11 @@ public class Dispatcher {
             Set<String> grants = ToolExecutor.grants(space.securityPosture());
             List<Message> conversation = new ArrayList<>();
             StringBuilder system = new StringBuilder(SYSTEM_PROMPT);
+            RunSkills withSkills = runSkills;
+            String skills = withSkills == null ? "" : withSkills.forSpace(space);
+            if (!skills.isEmpty()) {
+                system.append("\n\n").append(skills);
+            }
             for (Threads.Message m : threads.context(start.thread(), MAX_CONTEXT_MESSAGES)) {
                 switch (m.role()) {
                     case "user" -> conversation.add(Message.user(m.content()));

@@ -1,0 +1,48 @@
+package dev.atrium.skills.internal;
+
+import java.util.Map;
+
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.SecurityContext;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+
+/** {@code /api/spaces/:spaceId/skills-context}: what a run's system prompt gets of the workspace's skills. */
+@Component(service = SkillsContextResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/spaces/{spaceId}/skills-context")
+@Produces(MediaType.APPLICATION_JSON)
+public class SkillsContextResource {
+
+    private final OwnerScope ownerScope;
+    private final SkillsContext context;
+
+    @Activate
+    public SkillsContextResource(@Reference OwnerScope ownerScope, @Reference SkillsContext context) {
+        this.ownerScope = ownerScope;
+        this.context = context;
+    }
+
+    @GET
+    @RequiresScope("threads:read")
+    public Map<String, Object> get(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
+        SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
+        return context.of(space.id()).toJson();
+    }
+}

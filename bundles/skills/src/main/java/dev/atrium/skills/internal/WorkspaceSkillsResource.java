@@ -1,0 +1,30 @@
+package dev.atrium.skills.internal;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.Path;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.OwnerScope;
+
+/** {@code /api/workspaces/:workspaceId/skills}, the spec's alias: the custom skill routes of {@link SkillsRoutes}. */
+@Component(service = WorkspaceSkillsResource.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/workspaces/{spaceId}/skills")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class WorkspaceSkillsResource extends SkillsRoutes {
+
+    @Activate
+    public WorkspaceSkillsResource(@Reference OwnerScope ownerScope, @Reference SkillStore store, @Reference OfficialSkills catalog) {
+        super(ownerScope, store, catalog);
+    }
+}
