@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.FrameworkListener;
 import org.osgi.framework.hooks.bundle.EventHook;
 import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.framework.startlevel.FrameworkStartLevel;
@@ -60,6 +62,10 @@ public class UpdateGate implements EventHook {
     /** API requests in flight; counted without the lock, so an open gate costs a request two atomic updates. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean closed;
+    /** Whether the framework's own start is over; until then starting bundles do not close the gate. */
+    private volatile boolean frameworkStarted;
+    private final BundleContext context;
+    private final FrameworkListener frameworkListener = this::frameworkEvent;
     private long closedAt;
     private long generation;
 
@@ -69,10 +75,16 @@ public class UpdateGate implements EventHook {
         this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(config.maxHoldMillis());
         this.readiness = readiness;
         this.framework = context.getBundle(0);
+        // activated during the framework's start, bundles still wait above the active level; activated later (the
+        // kernel updated), none does
+        this.frameworkStarted = !bundlesAboveActiveLevel();
+        this.context = context;
+        context.addFrameworkListener(frameworkListener);
     }
 
     @Deactivate
     void deactivate() throws InterruptedException {
+        context.removeFrameworkListener(frameworkListener);
         opener.shutdownNow();
         opener.awaitTermination(5, TimeUnit.SECONDS);
         open(generation);
@@ -86,22 +98,15 @@ public class UpdateGate implements EventHook {
         }
         // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop; not
         // while the framework itself starts, when nothing is served yet and /healthz says so
-        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING && !frameworkStarting()) {
+        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING && frameworkStarted) {
             close(b);
         } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
             scheduleOpen();
         }
     }
 
-    /**
-     * Whether the framework is still raising its start level to bundles not yet started. Felix reports the framework
-     * ACTIVE from the first level on; a gate closed then held requests through the whole start and, asking the
-     * application about every resource at once, opened only at its hold bound.
-     */
-    private boolean frameworkStarting() {
-        if (framework.getState() != Bundle.ACTIVE) {
-            return true;
-        }
+    /** Whether a persistently started bundle waits for a start level above the framework's active one. */
+    private boolean bundlesAboveActiveLevel() {
         int active = framework.adapt(FrameworkStartLevel.class).getStartLevel();
         for (Bundle b : framework.getBundleContext().getBundles()) {
             BundleStartLevel level = b.adapt(BundleStartLevel.class);
@@ -110,6 +115,17 @@ public class UpdateGate implements EventHook {
             }
         }
         return false;
+    }
+
+    /**
+     * The framework has started once it reports reaching its start level with no bundle waiting above it. Felix
+     * reports itself ACTIVE from the first level on, and raises the active level before it starts that level's
+     * bundles, so neither says the start is over.
+     */
+    private void frameworkEvent(FrameworkEvent e) {
+        if ((e.getType() == FrameworkEvent.STARTED || e.getType() == FrameworkEvent.STARTLEVEL_CHANGED) && !bundlesAboveActiveLevel()) {
+            frameworkStarted = true;
+        }
     }
 
     private void close(Bundle b) {
