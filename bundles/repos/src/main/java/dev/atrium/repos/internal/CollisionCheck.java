@@ -17,13 +17,14 @@ import org.eclipse.jgit.util.sha1.Sha1CollisionException;
 
 /**
  * SHA-1 collision detection for the objects of one received pack, run beside the parse. The parser hashes with the
- * JDK's SHA-1 through {@link #hasher()}, which hands every byte it hashes to a thread of its own that runs JGit's
+ * JDK's SHA-1 through {@link #hasher()}, which hands every byte it hashes to threads of its own (one per processor,
+ * each taking whole objects in turn) that run JGit's
  * collision-detecting SHA-1 (git's sha1dc) over the same bytes. Detection then costs the push a second core rather
  * than its wall time (JGit's pure-Java sha1dc is several times slower than the JDK's SHA-1 with the CPU's SHA
  * instructions). The detecting hash of each object must also equal the JDK's: anything else (a bug, bytes changed
  * under the check) refuses the push like an attack, so a fault here can only refuse, never let an attack through.
  */
-final class CollisionCheck implements Runnable {
+final class CollisionCheck {
 
     /** Bytes the parse may run ahead of the check before it waits; bounds the memory the check holds. */
     private static final int BUDGET_KIB = 64 * 1024;
@@ -43,25 +44,40 @@ final class CollisionCheck implements Runnable {
     private record End(byte[] id) {
     }
 
-    private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final Semaphore budget = new Semaphore(BUDGET_KIB);
-    private final CountDownLatch done = new CountDownLatch(1);
+    /** Objects are independent: each goes whole to one worker, in turn, so the check uses every core it can get. */
+    private final Worker[] workers;
     private volatile String problem;
     private volatile boolean abandoned;
-    private long objects;
 
-    private CollisionCheck() {
+    private CollisionCheck(int workers) {
+        this.workers = new Worker[workers];
+        for (int i = 0; i < workers; i++) {
+            this.workers[i] = new Worker();
+        }
     }
 
-    /** Starts a check on {@code executor}; null when it cannot run there (the bundle is stopping). */
-    static CollisionCheck start(Executor executor) {
-        CollisionCheck check = new CollisionCheck();
+    /** Starts a check on {@code executor} with {@code workers} threads; null when it cannot run there (the bundle is stopping). */
+    static CollisionCheck start(Executor executor, int workers) {
+        CollisionCheck check = new CollisionCheck(Math.max(1, workers));
+        int started = 0;
         try {
-            executor.execute(check);
+            for (Worker w : check.workers) {
+                executor.execute(w);
+                started++;
+            }
             return check;
         } catch (RejectedExecutionException e) {
+            for (int i = 0; i < started; i++) {
+                check.workers[i].queue.add(FINISH);
+            }
             return null;
         }
+    }
+
+    /** Starts a check with one worker per processor. */
+    static CollisionCheck start(Executor executor) {
+        return start(executor, Runtime.getRuntime().availableProcessors());
     }
 
     /** The hasher the pack parser uses in place of its own. */
@@ -75,62 +91,79 @@ final class CollisionCheck implements Runnable {
      * @return what was wrong (an attack, or a check that could not finish), or null when every object passed
      */
     String await() throws InterruptedException {
-        queue.add(FINISH);
-        done.await();
+        for (Worker w : workers) {
+            w.queue.add(FINISH);
+        }
+        for (Worker w : workers) {
+            w.done.await();
+        }
         return problem;
     }
 
     /** Stops the check without waiting for it (the transfer failed or was abandoned). */
     void abandon() {
         abandoned = true;
-        queue.add(FINISH);
+        for (Worker w : workers) {
+            w.queue.add(FINISH);
+        }
     }
 
     long objectsChecked() {
-        return objects;
+        long n = 0;
+        for (Worker w : workers) {
+            n += w.objects;
+        }
+        return n;
     }
 
-    @Override
-    public void run() {
-        try {
-            SHA1 detecting = SHA1.newInstance().setDetectCollision(true);
-            for (;;) {
-                Object item = queue.take();
-                if (item == FINISH) {
-                    return;
-                }
-                if (abandoned || problem != null) {
-                    if (item instanceof Chunk c) {
-                        budget.release(c.permits());
+    /** One thread's share: whole objects, in the order they arrive. */
+    private final class Worker implements Runnable {
+        private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+        private final CountDownLatch done = new CountDownLatch(1);
+        private long objects;
+
+        @Override
+        public void run() {
+            try {
+                SHA1 detecting = SHA1.newInstance().setDetectCollision(true);
+                for (;;) {
+                    Object item = queue.take();
+                    if (item == FINISH) {
+                        return;
                     }
-                    continue;
-                }
-                if (item == BEGIN) {
-                    detecting.reset();
-                } else if (item instanceof Chunk c) {
-                    detecting.update(c.bytes(), c.offset(), c.length());
-                    budget.release(c.permits());
-                } else if (item instanceof End e) {
-                    objects++;
-                    try {
-                        if (!Arrays.equals(detecting.digest(), e.id())) {
-                            problem = "the collision-detecting SHA-1 of object " + ObjectId.fromRaw(e.id()).name()
-                                    + " differs from its id";
+                    if (abandoned || problem != null) {
+                        if (item instanceof Chunk c) {
+                            budget.release(c.permits());
                         }
-                    } catch (Sha1CollisionException x) {
-                        problem = "object " + ObjectId.fromRaw(e.id()).name() + " is a SHA-1 collision attack";
+                        continue;
+                    }
+                    if (item == BEGIN) {
+                        detecting.reset();
+                    } else if (item instanceof Chunk c) {
+                        detecting.update(c.bytes(), c.offset(), c.length());
+                        budget.release(c.permits());
+                    } else if (item instanceof End e) {
+                        objects++;
+                        try {
+                            if (!Arrays.equals(detecting.digest(), e.id())) {
+                                problem = "the collision-detecting SHA-1 of object " + ObjectId.fromRaw(e.id()).name()
+                                        + " differs from its id";
+                            }
+                        } catch (Sha1CollisionException x) {
+                            problem = "object " + ObjectId.fromRaw(e.id()).name() + " is a SHA-1 collision attack";
+                        }
                     }
                 }
+            } catch (InterruptedException e) {
+                problem = "the SHA-1 collision check was interrupted";
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {
+                problem = "the SHA-1 collision check failed: " + e;
+            } finally {
+                // a parse still running must not wait for budget the check will never release
+                budget.release(BUDGET_KIB);
+                done.countDown();
             }
-        } catch (InterruptedException e) {
-            problem = "the SHA-1 collision check was interrupted";
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException | Error e) {
-            problem = "the SHA-1 collision check failed: " + e;
-        } finally {
-            // a parse still running must not wait for budget the check will never release
-            budget.release(BUDGET_KIB);
-            done.countDown();
         }
     }
 
@@ -139,6 +172,8 @@ final class CollisionCheck implements Runnable {
         private final MessageDigest jdk;
         private final byte[] small = new byte[256];
         private int smallCount;
+        private int next;
+        private Worker current = workers[0];
 
         Tee() {
             try {
@@ -188,14 +223,14 @@ final class CollisionCheck implements Runnable {
         private void hand(byte[] bytes, int offset, int length) {
             int permits = Math.min(BUDGET_KIB, 1 + length / 1024);
             budget.acquireUninterruptibly(permits);
-            queue.add(new Chunk(bytes, offset, length, permits));
+            current.queue.add(new Chunk(bytes, offset, length, permits));
         }
 
         @Override
         public byte[] digest() {
             flushSmall();
             byte[] id = jdk.digest();
-            queue.add(new End(id));
+            current.queue.add(new End(id));
             return id.clone();
         }
 
@@ -213,7 +248,9 @@ final class CollisionCheck implements Runnable {
         public SHA1 reset() {
             jdk.reset();
             smallCount = 0;
-            queue.add(BEGIN);
+            current = workers[next];
+            next = (next + 1) % workers.length;
+            current.queue.add(BEGIN);
             return this;
         }
 
