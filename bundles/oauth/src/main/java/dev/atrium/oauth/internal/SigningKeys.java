@@ -37,8 +37,8 @@ import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
- * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and stored in PostgreSQL (so every
- * instance signs with the same key). Rotation makes a new signing key; the old one stays in the JWKS until the ID
+ * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and
+ * stored in PostgreSQL (so every instance signs with the same key). Rotation makes a new signing key; the old one stays in the JWKS until the ID
  * tokens it signed have expired.
  */
 @Component(service = SigningKeys.class)

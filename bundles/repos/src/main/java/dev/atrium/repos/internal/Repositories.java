@@ -81,7 +81,7 @@ public class Repositories implements RepositoryRegistry {
     private final Path root;
     private final RemoteImport.Limits importLimits;
     private volatile EventAdmin events;
-    /** One thread per push being received, checking its objects for SHA-1 collision attacks. */
+    /** The threads that check received objects for SHA-1 collision attacks (one per processor for each push). */
     private final java.util.concurrent.ExecutorService collisionChecks = java.util.concurrent.Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "atrium-sha1-collision-check");
         t.setDaemon(true);
