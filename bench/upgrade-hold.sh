@@ -2,7 +2,7 @@
 # bench/upgrade-hold.sh: hold-time distribution of bundle upgrades under load (informational, never gates CI).
 # Starts Atrium on a fresh database (the PostgreSQL on 127.0.0.1:5432, else embedded), then runs
 # bench/UpgradeHold.java: 8 clients read memories while the memories bundle is updated 20 times.
-#   bench/upgrade-hold.sh [UPDATES] [CLIENTS]
+#   bench/upgrade-hold.sh [UPDATES] [CLIENTS]      (BENCH_KEEP_LOG=FILE keeps the server log there)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 updates="${1:-20}"; clients="${2:-8}"
@@ -13,6 +13,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+[ -n "${BENCH_KEEP_LOG:-}" ] && trap 'cp "$work/server.log" "$BENCH_KEEP_LOG" 2>/dev/null; cleanup' EXIT INT TERM
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 args=(run --port "$port" --data "$work/data")
