@@ -67,6 +67,8 @@ public class UpdateGate implements EventHook {
     private final BundleContext context;
     private final FrameworkListener frameworkListener = this::frameworkEvent;
     private long closedAt;
+    /** When the gate last went from open to closed (closedAt moves with every change while it stays closed). */
+    private long heldSince;
     private long generation;
 
     @Activate
@@ -134,6 +136,7 @@ public class UpdateGate implements EventHook {
             if (!closed) {
                 resourcesAtClose = probe.resources();
                 closed = true;
+                heldSince = System.nanoTime();
                 LOG.info("holding API requests while {} changes", b.getSymbolicName());
             }
             // the hold bound counts from the latest change: a refresh stops and starts several bundles, and an
@@ -188,7 +191,7 @@ public class UpdateGate implements EventHook {
         synchronized (lock) {
             if (closed && gen == generation) {
                 closed = false;
-                LOG.info("API requests flow again after {} ms", (System.nanoTime() - closedAt) / 1_000_000);
+                LOG.info("API requests flow again after {} ms", (System.nanoTime() - heldSince) / 1_000_000);
                 lock.notifyAll();
             }
         }
