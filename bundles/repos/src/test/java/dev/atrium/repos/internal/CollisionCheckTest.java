@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -105,13 +107,16 @@ class CollisionCheckTest {
 
     @Test
     void bytesChangedAfterTheyWereHandedOverRefuseThePushRatherThanPassUnchecked() throws Exception {
-        CollisionCheck check = CollisionCheck.start(executor);
+        // the workers start only after the bytes changed, so they certainly hash the changed ones
+        List<Runnable> held = new ArrayList<>();
+        CollisionCheck check = CollisionCheck.start(held::add, 2);
         SHA1 hasher = check.hasher();
         byte[] whole = new byte[1 << 20];
         hasher.reset();
         hasher.update(whole);
         whole[12345] = 1;
         hasher.digest();
+        held.forEach(executor::execute);
         String problem = check.await();
         assertNotNull(problem, "the detecting hash saw different bytes, so the objects must not pass");
     }
