@@ -5,12 +5,15 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -24,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * Registers {@link EnvironmentDefaults} (ConfigAdmin waits for it: {@code felix.cm.config.plugins} in
  * launcher/atrium.bndrun) and makes sure every Atrium PID has a configuration, so that the plugin runs for it even
  * where the operator configured nothing. An activator, at start level 1 with ConfigAdmin: the configurations exist
- * before SCR, at level 2, activates the first component. A configuration the operator deletes is made again (empty).
+ * before SCR, at level 2, activates the first component. A configuration the operator deletes is made again (empty),
+ * with a change count above the deleted one's: SCR may hear of the deletion after the new configuration exists (its
+ * events arrive on ConfigAdmin's event thread, late under load), and then takes the new one for an update of the deleted
+ * one, which it ignores unless the change count is higher.
  */
 public final class Activator implements BundleActivator {
 
@@ -35,9 +41,9 @@ public final class Activator implements BundleActivator {
     private final Map<String, String> madeOnlyWhenSet = Settings.madeOnlyWhenSet();
     private EnvironmentDefaults defaults;
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
-    /** How long after a deletion the empty configuration is made again. */
-    private static final long RECREATE_DELAY_MILLIS = 500;
-    private final ScheduledExecutorService recreate = Executors.newSingleThreadScheduledExecutor(r -> {
+    /** The highest change count seen per PID, so that a configuration made again counts past the deleted one. */
+    private final Map<String, Long> changeCounts = new ConcurrentHashMap<>();
+    private final ExecutorService recreate = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "atrium-config-recreate");
         t.setDaemon(true);
         return t;
@@ -70,12 +76,36 @@ public final class Activator implements BundleActivator {
 
     private void configurationChanged(ConfigurationEvent event) {
         ConfigurationAdmin admin = admins.getService();
-        if (event.getType() == ConfigurationEvent.CM_DELETED && event.getFactoryPid() == null && settings.containsKey(event.getPid())
-                && admin != null) {
-            // not at once: SCR hears of the deletion through its own listener, and a configuration made again before it
-            // has is taken for the deleted one (its change count is lower, so SCR keeps the deleted values)
-            recreate.schedule(() -> ensure(admin, event.getPid()), RECREATE_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        if (event.getFactoryPid() != null || !settings.containsKey(event.getPid()) || admin == null) {
+            return;
         }
+        if (event.getType() == ConfigurationEvent.CM_UPDATED) {
+            remember(admin, event.getPid());
+        } else if (event.getType() == ConfigurationEvent.CM_DELETED) {
+            recreate.execute(() -> ensure(admin, event.getPid()));
+        }
+    }
+
+    private void remember(ConfigurationAdmin admin, String pid) {
+        try {
+            Configuration[] found = admin.listConfigurations("(" + Constants.SERVICE_PID + "=" + pid + ")");
+            if (found != null) {
+                for (Configuration configuration : found) {
+                    changeCounts.merge(pid, configuration.getChangeCount(), Math::max);
+                }
+            }
+        } catch (IOException | InvalidSyntaxException | IllegalStateException e) {
+            // deleted meanwhile: the count seen before stays the one to pass
+        }
+    }
+
+    /** Updates a configuration made again until its change count passes every count its PID had before. */
+    private void countPastDeleted(Configuration configuration, String pid) throws IOException {
+        long passed = changeCounts.getOrDefault(pid, 0L);
+        while (configuration.getChangeCount() <= passed) {
+            configuration.update(new Hashtable<>());
+        }
+        changeCounts.merge(pid, configuration.getChangeCount(), Math::max);
     }
 
     private void ensure(ConfigurationAdmin admin, String pid) {
@@ -86,6 +116,7 @@ public final class Activator implements BundleActivator {
             if (required == null) {
                 if (stored == null) {
                     configuration.update(new Hashtable<>());
+                    countPastDeleted(configuration, pid);
                 }
                 return;
             }
@@ -94,6 +125,7 @@ public final class Activator implements BundleActivator {
             boolean set = settings.get(pid).stream().filter(s -> s.property().equals(required)).anyMatch(s -> defaults.resolve(s) != null);
             if (set && stored == null) {
                 configuration.update(new Hashtable<>());
+                countPastDeleted(configuration, pid);
             }
         } catch (IOException | IllegalStateException e) {
             // looked up here, not in a static field: SLF4J binds at its first use, and this bundle starts before the provider
