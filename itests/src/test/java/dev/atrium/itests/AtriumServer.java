@@ -73,6 +73,8 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         // tests send share-password failures back to back; the growing delay between one address's guesses is
         // covered by SharePasswordsTest
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
+        // the second kv backend runs on the machine's Redis (ResourcesTest, KvOnRedisTest)
+        pb.environment().put("ATRIUM_KV_REDIS_URL", System.getenv().getOrDefault("ATRIUM_TEST_REDIS", "redis://127.0.0.1:6379/0"));
         pb.environment().putAll(env);
         long started = System.nanoTime();
         Process p = pb.start();

@@ -158,6 +158,47 @@ class ResourcesTest {
         kvContract(u.http(), create(u, "contract-pg", "kv"));
     }
 
+    @Test
+    void theKvContractHoldsOnRedisWhichIsChosenPerResource(AtriumServer server) {
+        User u = server.newUser();
+        Http.Reply created = u.http().post("/api/resources", Map.of("name", "contract-redis", "type", "kv", "backend", "redis"));
+        assertEquals(201, created.status(), created.body());
+        String id = created.get("resource").get("id").asText();
+        JsonNode detail = u.http().get("/api/resources/" + id).get("resource");
+        assertEquals("redis", detail.get("backend").asText());
+        assertTrue(detail.get("provider").get("healthy").asBoolean(), detail.toString());
+        kvContract(u.http(), id);
+        // PostgreSQL stays the default backend: the operator ranks Redis higher to change that
+        assertEquals("postgres", u.http().get("/api/resources/" + create(u, "default-backend", "kv")).get("resource").get("backend").asText());
+        // a stranger gets what a missing resource gets
+        User stranger = server.newUser();
+        Http.Reply theirs = stranger.http().get("/api/resources/" + id + "/kv/entries/a");
+        Http.Reply missing = stranger.http().get("/api/resources/" + java.util.UUID.randomUUID() + "/kv/entries/a");
+        assertEquals(404, theirs.status(), theirs.body());
+        assertEquals(missing.json().get("error"), theirs.json().get("error"));
+    }
+
+    @Test
+    void aRedisKvResourceAnswers503WhileItsBackendIsDisabledAndPostgresResourcesGoOn(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Http.Reply created = u.http().post("/api/resources", Map.of("name", "redis-durable", "type", "kv", "backend", "redis"));
+        assertEquals(201, created.status(), created.body());
+        String onRedis = "/api/resources/" + created.get("resource").get("id").asText() + "/kv/entries/k";
+        String onPostgres = "/api/resources/" + create(u, "pg-alongside", "kv") + "/kv/entries/k";
+        assertEquals(200, putBytes(u.http(), onRedis, "kept in redis").status());
+        assertEquals(200, putBytes(u.http(), onPostgres, "kept in postgres").status());
+        try {
+            assertEquals(200, server.operator().post("/admin/features/resource-kv-redis/disable", Map.of()).status());
+            Http.Reply down = FeatureSwitchTest.await(u.http(), onRedis, 503);
+            BadInputTest.assertSpecError(down, 503, "SERVICE_UNAVAILABLE");
+            assertTrue(down.json().get("error").get("message").asText().contains("kv/redis"), down.body());
+            assertEquals("kept in postgres", u.http().get(onPostgres).body());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/resource-kv-redis/enable", Map.of()).status());
+        }
+        assertEquals("kept in redis", FeatureSwitchTest.await(u.http(), onRedis, 200).body());
+    }
+
     private static List<String> names(JsonNode keys) {
         return keys.findValuesAsText("name");
     }
@@ -320,7 +361,11 @@ class ResourcesTest {
             JsonNode detail = u.http().get("/api/resources/" + kv).get("resource");
             assertEquals("provider_missing", detail.get("status").asText());
             assertFalse(detail.get("provider").get("available").asBoolean());
-            BadInputTest.assertSpecError(u.http().post("/api/resources", Map.of("name", "later", "type", "kv")), 503, "SERVICE_UNAVAILABLE");
+            // a new resource cannot name the stopped backend (without a backend named, it goes to the kv backend
+            // still running: Redis, here)
+            Http.Reply later = u.http().post("/api/resources", Map.of("name", "later", "type", "kv", "backend", "postgres"));
+            BadInputTest.assertSpecError(later, 400, "BAD_REQUEST");
+            assertTrue(later.body().contains("'postgres'"), later.body());
         } finally {
             assertEquals(200, server.operator().post("/admin/features/resource-kv/enable", Map.of()).status());
         }

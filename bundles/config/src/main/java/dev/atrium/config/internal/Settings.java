@@ -27,6 +27,7 @@ final class Settings {
             List.of(property("atrium.data"), env("ATRIUM_DATA")), "data");
 
     static final String BLOB_S3 = "dev.atrium.blob.s3";
+    static final String KV_REDIS = "dev.atrium.resource.kv.redis";
 
     private Settings() {
     }
@@ -37,7 +38,7 @@ final class Settings {
      * property (an operator may still write one).
      */
     static Map<String, String> madeOnlyWhenSet() {
-        return Map.of(BLOB_S3, "bucket");
+        return Map.of(BLOB_S3, "bucket", KV_REDIS, "url");
     }
 
     static Map<String, List<Setting>> all() {
@@ -61,6 +62,10 @@ final class Settings {
                 DATA_DIRECTORY,
                 Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S"))));
         pids.put(BLOB_S3, blobS3());
+        pids.put(KV_REDIS, List.of(
+                Setting.of("url", STRING, env("ATRIUM_KV_REDIS_URL"), property("atrium.kv.redis.url")),
+                Setting.of("poolSize", INTEGER, env("ATRIUM_KV_REDIS_POOL_SIZE")),
+                Setting.of("service.ranking", INTEGER, env("ATRIUM_KV_REDIS_RANKING"))));
         pids.put("dev.atrium.git.http", List.of(
                 Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());
