@@ -20,74 +20,13 @@ CLI_JAR="$ROOT/cli/target/atrium-cli.jar"
 
 MIB="${BENCH_STORAGE_MIB:-1024}"
 RUNS="${BENCH_STORAGE_RUNS:-3}"
-START_TIMEOUT_S="${BENCH_START_TIMEOUT:-120}"
-PG_HOST="${BENCH_PG_HOST:-127.0.0.1}"
-PG_PORT="${BENCH_PG_PORT:-5432}"
-PG_USER="${BENCH_PG_USER:-postgres}"
-KEEP="${BENCH_KEEP:-0}"
 USER_NAME="${BENCH_STORAGE_USER:-benchstorage}"
 TARGET_DOWNLOAD=0.80
 TARGET_UPLOAD=0.70
 
-WORK_DIR=""
-STARTED_PIDS=()
-CREATED_DBS=()
+# shellcheck source=lib/common.sh
+. "$BENCH_DIR/lib/common.sh"
 
-log() { echo "bench: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-is_running() { kill -0 "$1" 2>/dev/null; }
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local _ p
-  for _ in $(seq 1 100); do
-    p=$(( 20000 + RANDOM % 30000 ))
-    port_in_use "$p" || { echo "$p"; return 0; }
-  done
-  die "no free port found"
-}
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
-}
-ensure_apt_package() {
-  local cmd="$1" pkg="$2"
-  command -v "$cmd" >/dev/null && return 0
-  log "installing $pkg (apt-get) ..."
-  export DEBIAN_FRONTEND=noninteractive
-  if ! as_root apt-get install -y -qq "$pkg" >"$WORK_DIR/apt.log" 2>&1; then
-    as_root apt-get update -qq >>"$WORK_DIR/apt.log" 2>&1 || true
-    as_root apt-get install -y -qq "$pkg" >>"$WORK_DIR/apt.log" 2>&1 \
-      || die "apt-get install $pkg failed (see $WORK_DIR/apt.log); install it by hand: apt-get install $pkg"
-  fi
-  command -v "$cmd" >/dev/null || die "$pkg installed but $cmd is not there"
-}
-
-psql_admin() {
-  PGCONNECT_TIMEOUT=5 timeout 60 psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -v ON_ERROR_STOP=1 -qAt "$@"
-}
-
-cleanup() {
-  local rc=$? pid db
-  set +e
-  trap - EXIT INT TERM
-  for pid in "${STARTED_PIDS[@]}"; do
-    is_running "$pid" && kill -TERM "$pid" 2>/dev/null
-  done
-  for pid in "${STARTED_PIDS[@]}"; do
-    for _ in $(seq 1 300); do is_running "$pid" || break; sleep 0.1; done
-    is_running "$pid" && kill -KILL "$pid" 2>/dev/null
-  done
-  for db in "${CREATED_DBS[@]}"; do
-    psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || log "could not drop database $db"
-  done
-  if [ -n "$WORK_DIR" ]; then
-    if [ "$KEEP" = 1 ]; then log "kept $WORK_DIR"; else rm -rf "$WORK_DIR"; fi
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT INT TERM
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
 mbs() { awk -v b="$1" 'BEGIN {printf "%.0f", b / 1000000}'; }   # curl's bytes/s as MB/s
 
 # ------------------------------------------------------------------------------------------------ setup
@@ -139,33 +78,14 @@ done
 log "nginx $(nginx -v 2>&1 | sed 's/.*nginx\///') serving the file on http://127.0.0.1:$NGINX_PORT/file.bin"
 
 # Atrium, on a fresh database of the machine's PostgreSQL when there is one, else embedded
-ATRIUM_PORT=$(free_port)
-ATRIUM_DATA="$WORK_DIR/atrium"
-args=(run --port "$ATRIUM_PORT" --data "$ATRIUM_DATA")
-if psql_admin -c 'select 1' >/dev/null 2>&1; then
-  db="bench_storage_$(date +%s)_$$"
-  psql_admin -c "CREATE DATABASE $db" >/dev/null
-  CREATED_DBS+=("$db")
-  args+=(--db-url "jdbc:postgresql://$PG_HOST:$PG_PORT/$db?user=$PG_USER")
-fi
-started=$(now_ms)
-ATRIUM_NO_BUILD=1 "$ROOT/atrium" "${args[@]}" >>"$WORK_DIR/atrium.log" 2>&1 </dev/null &
-ATRIUM_PID=$!
-STARTED_PIDS+=("$ATRIUM_PID")
-until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$ATRIUM_PORT/healthz" || true)" = 200 ]; do
-  is_running "$ATRIUM_PID" || { tail -n 30 "$WORK_DIR/atrium.log" >&2; die "Atrium exited before /healthz answered 200"; }
-  [ "$(( $(now_ms) - started ))" -lt "$(( START_TIMEOUT_S * 1000 ))" ] || die "no /healthz 200 within ${START_TIMEOUT_S}s"
-  sleep 0.05
-done
-TOKEN=$(ATRIUM_NO_BUILD=1 timeout 60 "$ROOT/atrium" token create --user "$USER_NAME" --url "http://127.0.0.1:$ATRIUM_PORT" \
-  --data "$ATRIUM_DATA" 2>>"$WORK_DIR/token.err" </dev/null | tail -n 1)
-[ -n "$TOKEN" ] || die "atrium token create printed no token ($(cat "$WORK_DIR/token.err"))"
+start_atrium
+TOKEN=$(atrium_token "$USER_NAME")
 API="http://127.0.0.1:$ATRIUM_PORT/api/spaces/$USER_NAME/storage"
 AUTH="Authorization: Bearer $TOKEN"
 FILE_ID=$(curl -sf -H "$AUTH" -H 'Content-Type: application/json' -d '{"path":"bench/file.bin"}' "$API/files" \
   | grep -o '"id":"[^"]*"' | head -n 1 | sed 's/"id":"\(.*\)"/\1/')
 [ -n "$FILE_ID" ] || die "POST $API/files made no file"
-log "Atrium on http://127.0.0.1:$ATRIUM_PORT (healthy after $(( $(now_ms) - started )) ms), file $FILE_ID"
+log "Atrium on http://127.0.0.1:$ATRIUM_PORT (healthy after $ATRIUM_STARTED_MS ms), file $FILE_ID"
 
 # --------------------------------------------------------------------------------------------- measure
 

@@ -1,0 +1,113 @@
+# Sourced by the bench scripts: logging, ports, packages, PostgreSQL, cleanup, and starting Atrium.
+# The sourcing script sets ROOT (the repository) before sourcing, and may set START_TIMEOUT_S, PG_HOST, PG_PORT,
+# PG_USER and KEEP (1 keeps WORK_DIR). Every process started goes into STARTED_PIDS and every database made into
+# CREATED_DBS: the EXIT/INT/TERM trap stops them (SIGTERM, then SIGKILL after 30 s), drops them and removes WORK_DIR.
+
+START_TIMEOUT_S="${START_TIMEOUT_S:-${BENCH_START_TIMEOUT:-120}}"
+PG_HOST="${PG_HOST:-${BENCH_PG_HOST:-127.0.0.1}}"
+PG_PORT="${PG_PORT:-${BENCH_PG_PORT:-5432}}"
+PG_USER="${PG_USER:-${BENCH_PG_USER:-postgres}}"
+KEEP="${KEEP:-${BENCH_KEEP:-0}}"
+WORK_DIR="${WORK_DIR:-}"
+STARTED_PIDS=()
+CREATED_DBS=()
+
+log() { echo "bench: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+is_running() { kill -0 "$1" 2>/dev/null; }
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+  local _ p
+  for _ in $(seq 1 100); do
+    p=$(( 20000 + RANDOM % 30000 ))
+    port_in_use "$p" || { echo "$p"; return 0; }
+  done
+  die "no free port found"
+}
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
+}
+# ensure_apt_package COMMAND PACKAGE: installs PACKAGE with apt-get unless COMMAND is already there.
+ensure_apt_package() {
+  local cmd="$1" pkg="$2"
+  command -v "$cmd" >/dev/null && return 0
+  log "installing $pkg (apt-get) ..."
+  export DEBIAN_FRONTEND=noninteractive
+  if ! as_root apt-get install -y -qq "$pkg" >"$WORK_DIR/apt.log" 2>&1; then
+    as_root apt-get update -qq >>"$WORK_DIR/apt.log" 2>&1 || true
+    as_root apt-get install -y -qq "$pkg" >>"$WORK_DIR/apt.log" 2>&1 \
+      || die "apt-get install $pkg failed (see $WORK_DIR/apt.log); install it by hand: apt-get install $pkg"
+  fi
+  command -v "$cmd" >/dev/null || die "$pkg installed but $cmd is not there"
+}
+
+psql_admin() {
+  PGCONNECT_TIMEOUT=5 timeout 60 psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -v ON_ERROR_STOP=1 -qAt "$@"
+}
+
+# create_database PREFIX: a fresh database on the machine's PostgreSQL (dropped at exit); prints its name.
+create_database() {
+  local db="${1}_$(date +%s)_$$_$RANDOM"
+  psql_admin -c "CREATE DATABASE $db" >/dev/null || die "could not create database $db"
+  CREATED_DBS+=("$db")
+  echo "$db"
+}
+
+cleanup() {
+  local rc=$? pid db
+  set +e
+  trap - EXIT INT TERM
+  for pid in "${STARTED_PIDS[@]}"; do
+    is_running "$pid" && kill -TERM "$pid" 2>/dev/null
+  done
+  for pid in "${STARTED_PIDS[@]}"; do
+    for _ in $(seq 1 300); do is_running "$pid" || break; sleep 0.1; done
+    is_running "$pid" && kill -KILL "$pid" 2>/dev/null
+  done
+  for db in "${CREATED_DBS[@]}"; do
+    psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || log "could not drop database $db"
+  done
+  if [ -n "$WORK_DIR" ]; then
+    if [ "$KEEP" = 1 ]; then log "kept $WORK_DIR"; else rm -rf "$WORK_DIR"; fi
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT INT TERM
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
+
+# start_atrium [ENV=VALUE ...]: runs the built server on a free port with WORK_DIR/atrium as its data, on a fresh
+# database of the machine's PostgreSQL when there is one (else the embedded one), with the given extra environment;
+# waits for /healthz 200 and sets ATRIUM_PORT, ATRIUM_DATA, ATRIUM_PID and ATRIUM_STARTED_MS (ms to healthy).
+start_atrium() {
+  local args started db
+  [ -f "$ROOT/launcher/target/atrium.jar" ] && [ -f "$ROOT/cli/target/atrium-cli.jar" ] \
+    || die "build the server first: (cd $ROOT && mvn -B -q -DskipTests package)"
+  ATRIUM_PORT=$(free_port)
+  ATRIUM_DATA="$WORK_DIR/atrium"
+  args=(run --port "$ATRIUM_PORT" --data "$ATRIUM_DATA")
+  if psql_admin -c 'select 1' >/dev/null 2>&1; then
+    db=$(create_database bench_atrium)
+    args+=(--db-url "jdbc:postgresql://$PG_HOST:$PG_PORT/$db?user=$PG_USER")
+  fi
+  started=$(now_ms)
+  env ATRIUM_NO_BUILD=1 "$@" "$ROOT/atrium" "${args[@]}" >>"$WORK_DIR/atrium.log" 2>&1 </dev/null &
+  ATRIUM_PID=$!
+  STARTED_PIDS+=("$ATRIUM_PID")
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$ATRIUM_PORT/healthz" || true)" = 200 ]; do
+    is_running "$ATRIUM_PID" || { tail -n 30 "$WORK_DIR/atrium.log" >&2; die "Atrium exited before /healthz answered 200"; }
+    [ "$(( $(now_ms) - started ))" -lt "$(( START_TIMEOUT_S * 1000 ))" ] || die "no /healthz 200 within ${START_TIMEOUT_S}s"
+    sleep 0.05
+  done
+  ATRIUM_STARTED_MS=$(( $(now_ms) - started ))
+}
+
+# atrium_token USER: a personal access token of USER (made if missing) on the server start_atrium started.
+atrium_token() {
+  local token
+  token=$(ATRIUM_NO_BUILD=1 timeout 60 "$ROOT/atrium" token create --user "$1" --url "http://127.0.0.1:$ATRIUM_PORT" \
+    --data "$ATRIUM_DATA" 2>>"$WORK_DIR/token.err" </dev/null | tail -n 1)
+  [ -n "$token" ] || die "atrium token create printed no token ($(cat "$WORK_DIR/token.err"))"
+  echo "$token"
+}
