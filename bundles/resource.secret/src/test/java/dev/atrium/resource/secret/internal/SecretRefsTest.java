@@ -7,15 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
 import java.lang.annotation.Annotation;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
@@ -26,19 +23,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.osgi.framework.BundleContext;
-import org.postgresql.ds.PGSimpleDataSource;
 
-import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.TestPostgres;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.TestResourceContext;
 
-/** secretRef values on a fresh database of the PostgreSQL at 127.0.0.1:5432 (ATRIUM_TEST_PG overrides), keys in a temp dir. */
+/** secretRef values on a fresh database of the machine's PostgreSQL, keys in a temp dir. */
 class SecretRefsTest {
 
-    private static final String HOST = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
-    private static final String DATABASE = "atrium_secret_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    private static PGSimpleDataSource dataSource;
+    private static TestPostgres database;
+    private static javax.sql.DataSource dataSource;
 
     @TempDir
     Path data;
@@ -46,22 +40,14 @@ class SecretRefsTest {
 
     @BeforeAll
     static void createDatabase() throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres"); Statement s = c.createStatement()) {
-            s.execute("CREATE DATABASE " + DATABASE);
-        }
-        dataSource = new PGSimpleDataSource();
-        dataSource.setUrl("jdbc:postgresql://" + HOST + "/" + DATABASE + "?user=postgres");
-        try (InputStream in = SecretRefs.class.getResourceAsStream("/db/migration/V1__secret_values.sql");
-                Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
+        database = TestPostgres.create("atrium_secret");
+        dataSource = database.dataSource();
+        database.run(SecretRefs.class, "/db/migration/V1__secret_values.sql");
     }
 
     @AfterAll
     static void dropDatabase() throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres"); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-        }
+        database.close();
     }
 
     @BeforeEach
@@ -70,9 +56,6 @@ class SecretRefsTest {
     }
 
     private static SecretRefs newProvider(Path data) {
-        SchemaMigrations migrations = bundle -> 0;
-        BundleContext context = (BundleContext) Proxy.newProxyInstance(SecretRefsTest.class.getClassLoader(),
-                new Class<?>[] { BundleContext.class }, (proxy, method, args) -> null);
         SecretRefs.Config config = new SecretRefs.Config() {
             @Override
             public Class<? extends Annotation> annotationType() {
@@ -84,7 +67,7 @@ class SecretRefsTest {
                 return data.toString();
             }
         };
-        return new SecretRefs(dataSource, migrations, context, config);
+        return new SecretRefs(dataSource, bundle -> 0, TestPostgres.noBundleContext(), config);
     }
 
     private TestResourceContext secret(String value) throws Exception {
