@@ -61,6 +61,8 @@ class RouteSweepTest {
     private static final String JSON = "application/json";
     /** OAuth's pages for the browser (RFC 6749 shows errors at the authorization endpoint to the user, not the client). */
     private static final Set<String> BROWSER_PAGES = Set.of("/oauth/authorize", "/oauth/device");
+    /** Routes the spec has answer 501 (Model B's inbox: a pull-only store accepts no activities), with the spec's body. */
+    private static final Set<String> SPEC_501 = Set.of("POST /ap/stores/{slug}/inbox");
     private static final String FORM = "application/x-www-form-urlencoded";
 
     /** Field names the corpus fills: the names Atrium's bodies use, so bad values reach the code that reads them. */
@@ -475,6 +477,9 @@ class RouteSweepTest {
 
     private void judge(Probe p, Answer x) {
         String where = p.method() + " " + excerpt(p.target());
+        if (x.status() == 501 && SPEC_501.contains(p.route().label()) && x.text().contains("\"NOT_IMPLEMENTED\"")) {
+            return;
+        }
         if (x.status() >= 500) {
             failures.add(new Failure("5xx", p.route(), p.kase(), where + " -> " + x.status() + " " + excerpt(x.text())));
             return;

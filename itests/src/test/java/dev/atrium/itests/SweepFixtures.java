@@ -39,6 +39,9 @@ final class SweepFixtures {
     final String shareToken;
     final String commit;
     final String clonePath;
+    /** A's published store and A's workspace slug (the owner in Model B's repository paths). */
+    final String storeSlug;
+    final String spaceSlug;
     final List<String> notes = new ArrayList<>();
 
     SweepFixtures(AtriumServer server) {
@@ -122,6 +125,9 @@ final class SweepFixtures {
         String repoId = repo.path("id").asText();
         ids.put(Kind.REPO, repoId);
         clonePath = java.net.URI.create(repo.path("clone_url").asText()).getPath();
+        spaceSlug = clonePath.split("/")[2];
+        storeSlug = "sweep-" + random(10).toLowerCase(java.util.Locale.ROOT);
+        ok(http.post("/api/spaces/" + space + "/stores", Map.of("slug", storeSlug, "name", "Swept store")), 201);
         commit = ok(http.post("/api/spaces/" + space + "/git/commit",
                 Map.of("message", "kept", "changes", List.of(Map.of("path", "README.md", "content", "kept\n")))), 201).path("commit")
                 .path("sha").asText();
@@ -226,6 +232,11 @@ final class SweepFixtures {
             case "provider" -> "sweep-no-such-provider";
             case "skillId" -> "research"; // an official skill (a custom one's id is Kind.SKILL)
             case "skillName" -> SKILL_NAME;
+            // a published store: its /ap pages are public, so the name is no owned id (strangers read them too)
+            case "storeSlug" -> storeSlug;
+            case "slug" -> template.startsWith("/ap/stores/") ? storeSlug : null;
+            case "owner" -> template.startsWith("/ap/stores/") ? spaceSlug : null;
+            case "repo" -> template.startsWith("/ap/stores/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
             // operator-only: a delivery that does not exist (strangers are refused before the id matters)
             case "id" -> template.startsWith("/admin/federation/deliveries/") ? "dlv_sweepNoSuchDelivery0" : null;
             default -> null;

@@ -182,7 +182,7 @@ public class RequestEnvelope implements Filter {
 
     /** Which answers a path gets: the API's error body, OAuth's, or neither (the envelope only numbers them). */
     enum Area {
-        /** {@code /api}, {@code /admin}, {@code /healthz}: every error is the spec's body. */
+        /** {@code /api}, {@code /admin}, {@code /healthz}, and federation's {@code /ap}, {@code /ns}, {@code /.well-known}: every error is the spec's body. */
         API,
         /** {@code /oauth}: OAuth's {@code {"error","error_description"}}. */
         OAUTH,
@@ -302,7 +302,7 @@ public class RequestEnvelope implements Filter {
 
     static boolean covered(String path) {
         return path.equals("/healthz") || path.startsWith("/api/") || path.equals("/api") || path.startsWith("/admin/")
-                || path.equals("/admin");
+                || path.equals("/admin") || path.startsWith("/ap/") || path.startsWith("/ns/") || path.startsWith("/.well-known/");
     }
 
     static void writeError(HttpServletResponse response, int status, String message) throws IOException {

@@ -36,6 +36,8 @@ class ErrorBodyTest {
         assertTrue(RequestEnvelope.covered("/api/spaces"));
         assertTrue(RequestEnvelope.covered("/admin/users"));
         assertTrue(RequestEnvelope.covered("/healthz"));
+        assertTrue(RequestEnvelope.covered("/ap/stores/main"), "federation documents answer errors with the spec body too");
+        assertTrue(RequestEnvelope.covered("/.well-known/webfinger"));
         assertFalse(RequestEnvelope.covered("/git/alice/repo.git/info/refs"));
         assertFalse(RequestEnvelope.covered("/apiary"));
     }

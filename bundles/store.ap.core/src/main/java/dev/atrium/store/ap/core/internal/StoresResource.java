@@ -158,8 +158,9 @@ public class StoresResource {
     public Response add(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug, JsonNode body) {
         NulText.reject(body);
         LocalStore store = owned(sc, spaceId, slug);
+        JsonBody b = JsonBody.of(body);
         only(body, Set.of("repository_uri"));
-        String repositoryUri = JsonBody.of(body).text("repository_uri", 1, 2048);
+        String repositoryUri = b.text("repository_uri", 1, 2048);
         URI target;
         try {
             target = new URI(repositoryUri);
