@@ -78,6 +78,13 @@ public class Readiness implements ServerReadiness {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile JaxrsServiceRuntime jaxrs;
 
+    /** Asks the live application whether it answers each resource (Aries lists one before its rebuilt application serves it). */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile WhiteboardProbe probe;
+
+    /** Resources the live application was seen answering; only new ones are asked again. */
+    private final Set<Long> answering = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** The whiteboard's change count last seen and when it was first seen. */
     private final AtomicReference<long[]> lastChange = new AtomicReference<>(new long[] { -1, 0 });
 
@@ -154,6 +161,17 @@ public class Readiness implements ServerReadiness {
         problems.addAll(unservedResources());
         if (problems.isEmpty() && !settled()) {
             problems.add(SETTLING);
+        }
+        if (problems.isEmpty()) {
+            // listed and settled is not served: under load Aries' rebuild outlasts the settle time, and a request then
+            // met the old application's "no route" right after /healthz said ready
+            WhiteboardProbe p = probe;
+            List<String> unanswered = p == null ? null : p.unanswered(answering);
+            if (unanswered != null) {
+                for (String name : unanswered) {
+                    problems.add(name + " is listed but the JAX-RS application does not answer it yet");
+                }
+            }
         }
         return problems;
     }

@@ -111,6 +111,45 @@ public class WhiteboardProbe {
         return Boolean.TRUE;
     }
 
+    /**
+     * The resources of the default application the live application does not answer yet, asked one request each, except
+     * those in {@code verified} (which gains every one that answers, and loses those no longer registered). Null when
+     * there is nothing to ask with (no runtime, no endpoint, or the DTO is changing). A resource with no path to ask
+     * counts as answering.
+     */
+    List<String> unanswered(Set<Long> verified) {
+        JaxrsServiceRuntime runtime = jaxrs;
+        String base = endpoint();
+        if (runtime == null || base == null) {
+            return null;
+        }
+        RuntimeDTO dto;
+        try {
+            dto = runtime.getRuntimeDTO();
+        } catch (RuntimeException changing) {
+            return null;
+        }
+        if (dto.defaultApplication == null) {
+            return null;
+        }
+        Set<Long> registered = new HashSet<>();
+        List<String> missing = new ArrayList<>();
+        for (ResourceDTO r : dto.defaultApplication.resourceDTOs) {
+            registered.add(r.serviceId);
+            if (verified.contains(r.serviceId)) {
+                continue;
+            }
+            String path = path(r);
+            if (path == null || answers(base + path)) {
+                verified.add(r.serviceId);
+            } else {
+                missing.add(r.name == null ? "service " + r.serviceId : r.name);
+            }
+        }
+        verified.retainAll(registered);
+        return missing;
+    }
+
     private boolean answers(String url) {
         try {
             HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url))
