@@ -12,6 +12,8 @@ CREATE TABLE resource_queue_messages (
     receipt     uuid,
     dead_at     timestamptz
 );
+-- a receive walks a resource's live rows in send order; the burial of spent rows looks only at rows with many attempts
 CREATE INDEX resource_queue_messages_ready ON resource_queue_messages (resource_id, id) WHERE dead_at IS NULL;
+CREATE INDEX resource_queue_messages_spent ON resource_queue_messages (resource_id, attempts, visible_at) WHERE dead_at IS NULL;
 CREATE INDEX resource_queue_messages_dead ON resource_queue_messages (resource_id, dead_at, id) WHERE dead_at IS NOT NULL;
 CREATE UNIQUE INDEX resource_queue_messages_receipt ON resource_queue_messages (receipt) WHERE receipt IS NOT NULL;
