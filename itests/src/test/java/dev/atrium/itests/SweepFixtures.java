@@ -226,6 +226,8 @@ final class SweepFixtures {
             case "provider" -> "sweep-no-such-provider";
             case "skillId" -> "research"; // an official skill (a custom one's id is Kind.SKILL)
             case "skillName" -> SKILL_NAME;
+            // operator-only: a delivery that does not exist (strangers are refused before the id matters)
+            case "id" -> template.startsWith("/admin/federation/deliveries/") ? "dlv_sweepNoSuchDelivery0" : null;
             default -> null;
         };
     }

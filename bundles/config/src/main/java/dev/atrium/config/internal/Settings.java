@@ -59,6 +59,7 @@ final class Settings {
                 Setting.of("remoteImportMaxObjects", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS")),
                 Setting.of("remoteImportTimeoutSeconds", INTEGER, env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
         pids.put("dev.atrium.resources", List.of(DATA_DIRECTORY));
+        pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.blob.fs", List.of(
                 DATA_DIRECTORY,
                 Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S"))));

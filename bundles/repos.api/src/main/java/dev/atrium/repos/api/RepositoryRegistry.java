@@ -14,6 +14,14 @@ public interface RepositoryRegistry {
     /** The repository named {@code name} in workspace {@code spaceId} (a trailing {@code .git} is ignored). */
     Optional<Repository> find(String spaceId, String name);
 
+    /**
+     * Every repository of workspace {@code spaceId}, oldest first (the caller filters by visibility: a catalog publishes
+     * only public ones).
+     *
+     * @since 1.3
+     */
+    List<Repository> list(String spaceId);
+
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
 

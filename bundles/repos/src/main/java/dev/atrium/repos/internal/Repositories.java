@@ -165,6 +165,11 @@ public class Repositories implements RepositoryRegistry {
     }
 
     @Override
+    public List<Repository> list(String spaceId) {
+        return store.list(spaceId);
+    }
+
+    @Override
     public Path directory(Repository repository) {
         return root.resolve(repository.id() + ".git");
     }

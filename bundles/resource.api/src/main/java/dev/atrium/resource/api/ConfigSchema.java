@@ -2,14 +2,20 @@ package dev.atrium.resource.api;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The configuration a provider's resources take: a flat object of named fields, each a string, an integer or a
  * boolean, described the way a JSON Schema would ({@link #toJson()} is served to clients). The core validates every
  * create and update body against it: unknown fields, wrong types, missing required fields and values outside the
  * bounds are refused with 400 before the provider is called.
+ *
+ * <p>A {@linkplain Builder#secret secret} field is write-only: the provider gets its value in {@link
+ * ResourceProvider#provision} and {@link ResourceProvider#update} and keeps it itself (encrypted); the core never stores
+ * it with the resource and never shows it, so later calls' {@link ResourceContext#config()} lacks it.
  *
  * <pre>
  * ConfigSchema.builder()
@@ -45,12 +51,14 @@ public final class ConfigSchema {
         }
     }
 
-    private static final ConfigSchema EMPTY = new ConfigSchema(List.of());
+    private static final ConfigSchema EMPTY = new ConfigSchema(List.of(), Set.of());
 
     private final List<Field> fields;
+    private final Set<String> secrets;
 
-    private ConfigSchema(List<Field> fields) {
+    private ConfigSchema(List<Field> fields, Set<String> secrets) {
         this.fields = List.copyOf(fields);
+        this.secrets = Set.copyOf(secrets);
     }
 
     /** A schema that takes no configuration at all. */
@@ -64,6 +72,30 @@ public final class ConfigSchema {
 
     public List<Field> fields() {
         return fields;
+    }
+
+    /**
+     * The names of the write-only fields.
+     *
+     * @since 1.1
+     */
+    public Set<String> secretFields() {
+        return secrets;
+    }
+
+    /**
+     * {@code config} without its write-only fields: what the core stores and shows.
+     *
+     * @since 1.1
+     */
+    public Map<String, Object> withoutSecrets(Map<String, ?> config) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        config.forEach((k, v) -> {
+            if (!secrets.contains(k)) {
+                out.put(k, v);
+            }
+        });
+        return out;
     }
 
     /**
@@ -152,6 +184,9 @@ public final class ConfigSchema {
             if (!f.allowed().isEmpty()) {
                 p.put("enum", f.allowed());
             }
+            if (secrets.contains(f.name())) {
+                p.put("writeOnly", true);
+            }
             properties.put(f.name(), p);
             if (f.required()) {
                 required.add(f.name());
@@ -168,8 +203,21 @@ public final class ConfigSchema {
     /** Builds a schema field by field. */
     public static final class Builder {
         private final List<Field> fields = new ArrayList<>();
+        private final Set<String> secrets = new LinkedHashSet<>();
 
         private Builder() {
+        }
+
+        /**
+         * A write-only string field of 1 to {@code maxLength} characters (an API key, a password): given on create and
+         * update, handed to the provider, never stored by the core nor shown ({@code writeOnly} in {@link #toJson()}).
+         *
+         * @since 1.1
+         */
+        public Builder secret(String name, String description, boolean required, int maxLength) {
+            fields.add(new Field(name, Type.STRING, description, required, null, 1L, (long) maxLength, List.of()));
+            secrets.add(name);
+            return this;
         }
 
         /** A string field; {@code allowed} empty for any value, {@code defaultValue} null for none (then it is optional unless {@code required}). */
@@ -191,7 +239,7 @@ public final class ConfigSchema {
         }
 
         public ConfigSchema build() {
-            return new ConfigSchema(fields);
+            return new ConfigSchema(fields, secrets);
         }
     }
 }

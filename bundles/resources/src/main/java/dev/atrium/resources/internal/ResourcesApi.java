@@ -198,7 +198,8 @@ public class ResourcesApi {
         row.name = name;
         row.type = type;
         row.backend = backend;
-        row.config = Runtime.json(config);
+        // write-only fields go to the provider, never into the row
+        row.config = Runtime.json(provider.configSchema().withoutSecrets(config));
         row.state = "{}";
         row.createdAt = ResourceStore.now();
         row.updatedAt = row.createdAt;
@@ -263,7 +264,7 @@ public class ResourcesApi {
             } catch (ResourceException e) {
                 throw Runtime.answer(e);
             }
-            storedConfig = Runtime.json(config);
+            storedConfig = Runtime.json(provider.configSchema().withoutSecrets(config));
         }
         return Map.of("resource", detail(store.update(row.id, newName.orElse(null), storedConfig), Access.ADMIN));
     }
@@ -998,6 +999,9 @@ public class ResourcesApi {
         }
         if (p instanceof dev.atrium.resource.api.AnalyticsFacet) {
             out.add("analytics");
+        }
+        if (p instanceof dev.atrium.resource.api.SecretFacet) {
+            out.add("secret");
         }
         return out;
     }

@@ -43,7 +43,7 @@ public class UpdateGate implements EventHook {
     @ObjectClassDefinition(name = "Atrium update gate")
     public @interface Config {
         @AttributeDefinition(description = "Longest time in milliseconds a request is held while a capability changes")
-        long maxHoldMillis() default 5000;
+        long maxHoldMillis() default 15000;
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(UpdateGate.class);

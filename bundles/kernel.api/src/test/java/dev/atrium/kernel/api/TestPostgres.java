@@ -1,0 +1,95 @@
+package dev.atrium.kernel.api;
+
+import java.io.InputStream;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.osgi.framework.BundleContext;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * A fresh database on the machine's PostgreSQL (127.0.0.1:5432, or ATRIUM_TEST_PG as host:port) for a bundle's own
+ * tests, dropped on {@link #close()}; with the bundle's migration scripts run as the kernel would run them.
+ */
+public final class TestPostgres implements AutoCloseable {
+
+    private static final String HOST = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
+    private final String name;
+    private final PGSimpleDataSource dataSource;
+
+    private TestPostgres(String name) {
+        this.name = name;
+        this.dataSource = new PGSimpleDataSource();
+        dataSource.setUrl("jdbc:postgresql://" + HOST + "/" + name + "?user=postgres");
+    }
+
+    /** A new database named {@code <prefix>_<random>}. */
+    public static TestPostgres create(String prefix) throws SQLException {
+        String name = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        admin("CREATE DATABASE " + name);
+        return new TestPostgres(name);
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public String url() {
+        return dataSource.getUrl();
+    }
+
+    /**
+     * The migrations a component's constructor gets: they run {@code scripts} (class-path resources of {@code owner}'s
+     * bundle, such as {@code /db/migration/V1__x.sql}) in order, once, whatever bundle they are asked for.
+     */
+    public SchemaMigrations migrations(Class<?> owner, String... scripts) {
+        boolean[] done = { false };
+        return bundle -> {
+            synchronized (done) {
+                if (!done[0]) {
+                    for (String script : scripts) {
+                        run(owner, script);
+                    }
+                    done[0] = true;
+                }
+            }
+            return scripts.length;
+        };
+    }
+
+    /** Runs one SQL script from {@code owner}'s class path. */
+    public void run(Class<?> owner, String script) {
+        try (InputStream in = owner.getResourceAsStream(script); Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            if (in == null) {
+                throw new IllegalArgumentException("no script " + script + " beside " + owner.getName());
+            }
+            s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (Exception e) {
+            throw new IllegalStateException("the script " + script + " failed", e);
+        }
+    }
+
+    /** A bundle context for a component's constructor outside a framework: every call answers null. */
+    public static BundleContext noBundleContext() {
+        return (BundleContext) Proxy.newProxyInstance(TestPostgres.class.getClassLoader(), new Class<?>[] { BundleContext.class },
+                (proxy, method, args) -> null);
+    }
+
+    @Override
+    public void close() throws SQLException {
+        admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+    }
+
+    private static void admin(String statement) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres"); Statement s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+}
