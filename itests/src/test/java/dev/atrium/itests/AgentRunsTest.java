@@ -186,6 +186,38 @@ class AgentRunsTest {
         assertFalse(prompt.contains("Never shown."), prompt);
     }
 
+    /** queue.write (DESIGN §2): the queue_write tool sends to a queue of the run's own workspace, and to no other. */
+    @Test
+    void theQueueWriteToolSendsToAQueueOfTheRunsWorkspaceOnly() throws Exception {
+        String model = model();
+        User u = user("openai", model);
+        User other = server.newUser();
+        Http.Reply created = u.http().post("/api/resources", Map.of("name", "outbox", "type", "queue"));
+        assertEquals(201, created.status(), created.body());
+        String queueId = created.get("resource").get("id").asText();
+        assertEquals(201, other.http().post("/api/resources", Map.of("name", "theirs", "type", "queue")).status());
+        fake.script(model,
+                body -> FakeModelServer.openAiToolCall("call_1", "queue_write", "{\"queue\":\"outbox\",\"message\":\"build #42 passed\"}"),
+                body -> FakeModelServer.openAiToolCall("call_2", "queue_write", "{\"queue\":\"theirs\",\"message\":\"sneaky\"}"),
+                body -> FakeModelServer.openAiText("Sent."));
+        String runId = run(u, thread(u), "Tell the outbox that build 42 passed");
+        assertEquals("completed", awaitFinished(u.http(), runId).path("status").asText());
+        List<JsonNode> received = fake.received(model);
+        assertTrue(toolNames(received.get(0), false).contains("queue_write"), received.get(0).toString());
+        List<JsonNode> results = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result")).toList();
+        assertFalse(results.get(0).path("data").path("is_error").asBoolean(), results.get(0).toString());
+        assertTrue(results.get(1).path("data").path("is_error").asBoolean(), "another workspace's queue is not found: " + results.get(1));
+        try (java.sql.Connection c = db.connect();
+                java.sql.PreparedStatement q = c.prepareStatement("SELECT convert_from(body, 'UTF8'), resource_id FROM resource_queue_messages")) {
+            java.sql.ResultSet rs = q.executeQuery();
+            List<String> bodies = new java.util.ArrayList<>();
+            while (rs.next()) {
+                bodies.add(rs.getString(1) + "@" + rs.getString(2));
+            }
+            assertEquals(List.of("build #42 passed@" + queueId), bodies);
+        }
+    }
+
     @Test
     void anOpenAiRunStreamsTextAndItsToolCallResultReachesTheModel() throws Exception {
         String model = model();

@@ -75,6 +75,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
         // the second kv backend runs on the machine's Redis (ResourcesTest, KvOnRedisTest)
         pb.environment().put("ATRIUM_KV_REDIS_URL", System.getenv().getOrDefault("ATRIUM_TEST_REDIS", "redis://127.0.0.1:6379/0"));
+        pb.environment().put("ATRIUM_QUEUE_NATS_URL", System.getenv().getOrDefault("ATRIUM_TEST_NATS", "nats://127.0.0.1:4222"));
         pb.environment().putAll(env);
         long started = System.nanoTime();
         Process p = pb.start();

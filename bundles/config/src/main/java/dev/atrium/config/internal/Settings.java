@@ -28,6 +28,7 @@ final class Settings {
 
     static final String BLOB_S3 = "dev.atrium.blob.s3";
     static final String KV_REDIS = "dev.atrium.resource.kv.redis";
+    static final String QUEUE_NATS = "dev.atrium.resource.queue.nats";
 
     private Settings() {
     }
@@ -38,7 +39,7 @@ final class Settings {
      * property (an operator may still write one).
      */
     static Map<String, String> madeOnlyWhenSet() {
-        return Map.of(BLOB_S3, "bucket", KV_REDIS, "url");
+        return Map.of(BLOB_S3, "bucket", KV_REDIS, "url", QUEUE_NATS, "url");
     }
 
     static Map<String, List<Setting>> all() {
@@ -67,6 +68,9 @@ final class Settings {
                 Setting.of("url", STRING, env("ATRIUM_KV_REDIS_URL"), property("atrium.kv.redis.url")),
                 Setting.of("poolSize", INTEGER, env("ATRIUM_KV_REDIS_POOL_SIZE")),
                 Setting.of("service.ranking", INTEGER, env("ATRIUM_KV_REDIS_RANKING"))));
+        pids.put(QUEUE_NATS, List.of(
+                Setting.of("url", STRING, env("ATRIUM_QUEUE_NATS_URL"), property("atrium.queue.nats.url")),
+                Setting.of("service.ranking", INTEGER, env("ATRIUM_QUEUE_NATS_RANKING"))));
         pids.put("dev.atrium.git.http", List.of(
                 Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());

@@ -33,7 +33,7 @@ class EnvironmentDefaultsTest {
         assertEquals(16, s3.get("partSizeMiB"));
         assertEquals("eu-west-3", s3.get("region"));
         assertEquals(Path.of("data").toAbsolutePath().toString(), s3.get("dataDirectory"));
-        assertEquals(Map.of("dev.atrium.blob.s3", "bucket", "dev.atrium.resource.kv.redis", "url"), Settings.madeOnlyWhenSet(),
+        assertEquals(Map.of("dev.atrium.blob.s3", "bucket", "dev.atrium.resource.kv.redis", "url", "dev.atrium.resource.queue.nats", "url"), Settings.madeOnlyWhenSet(),
                 "only a bucket makes the S3 store exist, only a URL the Redis kv backend");
     }
 

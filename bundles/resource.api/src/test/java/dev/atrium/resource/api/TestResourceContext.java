@@ -16,13 +16,19 @@ import dev.atrium.blob.api.BlobStore;
  */
 public final class TestResourceContext implements ResourceContext {
 
-    private final String resourceId = UUID.randomUUID().toString();
+    private final String resourceId;
     private final DataSource dataSource;
     private final Path dataDirectory;
     private final Map<String, Object> config;
     private final Map<String, AtomicLong> usage = new ConcurrentHashMap<>();
 
     public TestResourceContext(DataSource dataSource, Path dataDirectory, Map<String, Object> config) {
+        this(UUID.randomUUID().toString(), dataSource, dataDirectory, config);
+    }
+
+    /** The resource {@code resourceId} again (another process's view of the same resource, say). */
+    public TestResourceContext(String resourceId, DataSource dataSource, Path dataDirectory, Map<String, Object> config) {
+        this.resourceId = resourceId;
         this.dataSource = dataSource;
         this.dataDirectory = dataDirectory;
         this.config = Map.copyOf(config);
