@@ -35,11 +35,13 @@ class McpTest {
     static AtriumServer server;
     static EverythingServer streamable;
     static EverythingServer sse;
+    static OAuthMcpServer locked;
 
     @BeforeAll
     static void start() throws Exception {
         streamable = EverythingServer.start("streamableHttp");
         sse = EverythingServer.start("sse");
+        locked = new OAuthMcpServer();
         fake = new FakeModelServer();
         db = TestDatabase.create();
         Map<String, String> env = Map.of("ATRIUM_OPENAI_BASE_URL", fake.openAiBase(), "ATRIUM_OPENAI_API_KEY", "sk-test-openai",
@@ -52,7 +54,7 @@ class McpTest {
         if (server != null) {
             server.close();
         }
-        for (AutoCloseable c : new AutoCloseable[] { fake, streamable, sse }) {
+        for (AutoCloseable c : new AutoCloseable[] { fake, streamable, sse, locked }) {
             if (c != null) {
                 c.close();
             }
@@ -80,7 +82,8 @@ class McpTest {
         Http.Reply created = register(u, space, "everything", streamable.streamableUrl(), null);
         assertEquals(201, created.status(), created.body());
         JsonNode s = created.get("server");
-        assertEquals(Set.of("id", "space_id", "name", "url", "transport", "enabled", "tool_count", "tools_listed_at", "created_at", "updated_at"),
+        assertEquals(Set.of("id", "space_id", "name", "url", "transport", "enabled", "tool_count", "tools_listed_at", "authorized",
+                "created_at", "updated_at"),
                 WorkspacesTest.fields(s));
         assertEquals("streamable_http", s.path("transport").asText());
         assertTrue(s.path("enabled").asBoolean());
@@ -249,5 +252,77 @@ class McpTest {
         String restrictedRun = AgentRunsTest.run(r, AgentRunsTest.thread(r), "hello");
         assertEquals("completed", AgentRunsTest.awaitFinished(r.http(), restrictedRun).path("status").asText());
         assertFalse(AgentRunsTest.toolNames(fake.received(restrictedModel).get(0), false).stream().anyMatch(n -> n.startsWith("mcp_")));
+    }
+
+    /** The path and query of an absolute URL, for a request to the Atrium server. */
+    static String local(String url) {
+        java.net.URI u = java.net.URI.create(url);
+        return u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+    }
+
+    /** The authorization server's redirect back to Atrium for {@code authorizationUrl}. */
+    static String approve(String authorizationUrl) throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(authorizationUrl)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(302, r.statusCode(), r.body());
+        return r.headers().firstValue("Location").orElseThrow();
+    }
+
+    @Test
+    void aServerDemandingOAuthIsConnectedThroughTheWholeFlowAndAReplayedOrForeignStateIsRefused() throws Exception {
+        String model = AgentRunsTest.model();
+        User a = AgentRunsTest.user(server, "openai", model, null);
+        User b = server.newUser();
+        String id = register(a, a.defaultSpaceId(), "locked", locked.mcpUrl(), null).get("server").path("id").asText();
+        assertError(a.http().get("/api/mcp/servers/" + id + "/tools"), 409, "requires authorization");
+
+        Http.Reply started = a.http().post("/api/mcp/servers/" + id + "/authorize", null);
+        assertEquals(200, started.status(), started.body());
+        String authorizationUrl = started.json().path("authorization_url").asText();
+        assertTrue(authorizationUrl.startsWith(locked.issuer() + "/authorize?"), authorizationUrl);
+        assertTrue(authorizationUrl.contains("code_challenge_method=S256"), authorizationUrl);
+        assertEquals(1, locked.registrations.get(), "a client was registered dynamically");
+        assertError(b.http().post("/api/mcp/servers/" + id + "/authorize", null), 404, "MCP server not found");
+
+        String callback = local(approve(authorizationUrl));
+        assertTrue(callback.startsWith("/api/mcp/oauth/callback?"), callback);
+        assertEquals(locked.mcpUrl(), locked.lastResource, "the resource indicator names the MCP server");
+        // a state that was never issued, and another Principal signed in with A's state: refused, A's state kept
+        assertError(server.anonymous().get("/api/mcp/oauth/callback?code=x&state=" + SweepFixtures.random(43)), 400, "unknown");
+        assertError(server.anonymous().get("/api/mcp/oauth/callback?code=x"), 400, "state");
+        assertError(b.http().get(callback), 400, "someone else");
+        Http.Reply done = server.anonymous().get(callback);
+        assertEquals(200, done.status(), done.body());
+        assertEquals(id, done.json().path("server_id").asText());
+        assertError(server.anonymous().get(callback), 400, "already used");
+
+        Http.Reply tools = a.http().get("/api/mcp/servers/" + id + "/tools");
+        assertEquals(200, tools.status(), tools.body());
+        assertEquals("whoami", tools.json().path("tools").get(0).path("name").asText());
+        assertTrue(a.http().get("/api/mcp/servers?space_id=" + a.defaultSpaceId()).json().path("servers").get(0).path("authorized").asBoolean());
+
+        // the tokens are stored sealed: no issued token appears in the table
+        try (var c = db.connect(); var st = c.createStatement();
+                var rs = st.executeQuery("SELECT access_token, refresh_token FROM mcp_oauth WHERE server_id = '" + id + "'")) {
+            assertTrue(rs.next());
+            String stored = rs.getString(1) + rs.getString(2);
+            assertTrue(rs.getString(1).startsWith("v1:"), stored);
+            for (String token : locked.accessTokens()) {
+                assertFalse(stored.contains(token), "an access token is stored in the clear");
+            }
+            assertFalse(stored.contains("at-") || stored.contains("rt-"), stored);
+        }
+
+        // the access token stops working: the next use refreshes it, and a run calls the tool
+        locked.expireAccessTokens();
+        fake.script(model, body -> FakeModelServer.openAiToolCall("call_who", "mcp_locked_whoami", "{}"),
+                body -> FakeModelServer.openAiText("done"));
+        String runId = AgentRunsTest.run(a, AgentRunsTest.thread(a), "who am I?");
+        assertEquals("completed", AgentRunsTest.awaitFinished(a.http(), runId).path("status").asText());
+        JsonNode result = AgentRunsTest.events(a.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result"))
+                .findFirst().orElseThrow();
+        assertEquals("you hold a valid token", result.path("data").path("result").asText(), result.toString());
+        assertTrue(locked.refreshes.get() >= 1, "the expired token was refreshed");
     }
 }

@@ -72,6 +72,13 @@ public class McpClient {
         @AttributeDefinition(description = "Wall-clock limit of one MCP operation (a listing, a tool call), in seconds."
                 + " By default ATRIUM_MCP_TIMEOUT_S.")
         int timeoutSeconds() default 30;
+
+        @AttributeDefinition(description = "Base64 of the 32-byte AES key the MCP OAuth tokens are encrypted with (the same on every"
+                + " instance). By default ATRIUM_MCP_TOKEN_KEY; when unset, a key made at first start in <data>/mcp/token.key.")
+        String tokenKey() default "";
+
+        @AttributeDefinition(description = "The data directory. By default ATRIUM_DATA.")
+        String dataDirectory() default "data";
     }
 
     static final String PROTOCOL_VERSION = "2025-06-18";
@@ -557,6 +564,83 @@ public class McpClient {
                 stream.abort(new IOException("the MCP session ended"));
             }
         }
+    }
+
+    // ------------------------------------------------------------------ plain HTTP for the OAuth flow
+
+    /** An HTTP answer of the OAuth flow: status, the WWW-Authenticate header, and the body parsed as JSON (null when not). */
+    record Answer(int status, String challenge, JsonNode json) {
+    }
+
+    /**
+     * One guarded HTTP exchange (GET when {@code body} is null, else POST of {@code contentType}), no redirects, the body
+     * read up to {@link #MAX_MESSAGE_BYTES}.
+     */
+    Answer exchange(URI target, String body, String contentType, String accept) throws IOException, InterruptedException {
+        if (!allowed(target.getHost())) {
+            try {
+                guard.check(target);
+            } catch (ApiException e) {
+                throw new IOException("refused: " + e.getMessage());
+            }
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        Request r = client.newRequest(target).method(body == null ? HttpMethod.GET : HttpMethod.POST)
+                .timeout(TimeUnit.NANOSECONDS.toMillis(timeoutNanos), TimeUnit.MILLISECONDS);
+        r.headers(h -> h.put(HttpHeader.ACCEPT, accept));
+        if (body != null) {
+            r.body(new StringRequestContent(contentType, body, StandardCharsets.UTF_8));
+        }
+        try (InputStreamResponseListener listener = new InputStreamResponseListener()) {
+            r.send(listener);
+            Response response;
+            try {
+                response = listener.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                throw tookTooLong();
+            } catch (ExecutionException e) {
+                throw failure(e);
+            }
+            String type = String.valueOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE)).toLowerCase(Locale.ROOT);
+            JsonNode json = null;
+            if (type.contains("json")) {
+                try (InputStream in = listener.getInputStream()) {
+                    byte[] bytes = in.readNBytes(MAX_MESSAGE_BYTES + 1);
+                    if (bytes.length > MAX_MESSAGE_BYTES) {
+                        throw new IOException("the answer of " + target.getHost() + " is larger than " + MAX_MESSAGE_BYTES + " bytes");
+                    }
+                    try {
+                        json = McpServerStore.JSON.readTree(bytes);
+                    } catch (IOException notJson) {
+                        json = null;
+                    }
+                }
+            }
+            return new Answer(response.getStatus(), response.getHeaders().get(HttpHeader.WWW_AUTHENTICATE), json);
+        } finally {
+            r.abort(new IOException("the exchange ended"));
+        }
+    }
+
+    /** Whether an MCP server demands authorization: its answer to an {@code initialize} without a token; null when it does not. */
+    String challenge(String url, String transport) throws IOException, InterruptedException {
+        ObjectNode init = NODES.objectNode();
+        init.put("jsonrpc", "2.0");
+        init.put("id", ids.incrementAndGet());
+        init.put("method", "initialize");
+        ObjectNode params = init.putObject("params");
+        params.put("protocolVersion", PROTOCOL_VERSION);
+        params.putObject("capabilities");
+        params.putObject("clientInfo").put("name", "atrium").put("version", "0.1.0");
+        URI uri;
+        try {
+            uri = check(url);
+        } catch (ApiException e) {
+            throw new IOException("refused: " + e.getMessage());
+        }
+        Answer a = "sse".equals(transport) ? exchange(uri, null, null, "text/event-stream")
+                : exchange(uri, init.toString(), "application/json", "application/json, text/event-stream");
+        return a.status() == 401 ? (a.challenge() == null ? "" : a.challenge()) : null;
     }
 
     // ------------------------------------------------------------------ messages

@@ -26,7 +26,8 @@ import dev.atrium.kernel.api.Sql;
 public class McpServerStore {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final String COLUMNS = "id, space_id, name, url, transport, enabled, tools, tools_listed_at, created_at, updated_at";
+    private static final String COLUMNS = "id, space_id, name, url, transport, enabled, tools, tools_listed_at, created_at, updated_at,"
+            + " EXISTS (SELECT 1 FROM mcp_oauth o WHERE o.server_id = mcp_servers.id AND o.access_token IS NOT NULL) AS authorized";
 
     private final Sql sql;
 
@@ -38,7 +39,7 @@ public class McpServerStore {
 
     /** A registered server; {@code tools} is the list as last read from it (null before the first listing). */
     public record Server(String id, String spaceId, String name, String url, String transport, boolean enabled, JsonNode tools,
-            String toolsListedAt, String createdAt, String updatedAt) {
+            String toolsListedAt, String createdAt, String updatedAt, boolean authorized) {
         static Server of(ResultSet rs) throws SQLException {
             String tools = rs.getString("tools");
             JsonNode parsed;
@@ -50,7 +51,8 @@ public class McpServerStore {
             java.sql.Timestamp listed = rs.getTimestamp("tools_listed_at");
             return new Server(rs.getString("id"), rs.getString("space_id"), rs.getString("name"), rs.getString("url"),
                     rs.getString("transport"), rs.getBoolean("enabled"), parsed, listed == null ? null : listed.toInstant().toString(),
-                    rs.getTimestamp("created_at").toInstant().toString(), rs.getTimestamp("updated_at").toInstant().toString());
+                    rs.getTimestamp("created_at").toInstant().toString(), rs.getTimestamp("updated_at").toInstant().toString(),
+                    rs.getBoolean("authorized"));
         }
 
         public Map<String, Object> toJson() {
@@ -63,6 +65,7 @@ public class McpServerStore {
             m.put("enabled", enabled);
             m.put("tool_count", tools == null ? null : tools.size());
             m.put("tools_listed_at", toolsListedAt);
+            m.put("authorized", authorized);
             m.put("created_at", createdAt);
             m.put("updated_at", updatedAt);
             return m;

@@ -19,6 +19,7 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -36,6 +37,7 @@ import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.mcp.internal.McpServerStore.Server;
@@ -62,12 +64,17 @@ public class McpServersResource {
     private final OwnerScope ownerScope;
     private final McpServerStore store;
     private final McpClient client;
+    private final McpOAuth oauth;
+    private final PublicUrls urls;
 
     @Activate
-    public McpServersResource(@Reference OwnerScope ownerScope, @Reference McpServerStore store, @Reference McpClient client) {
+    public McpServersResource(@Reference OwnerScope ownerScope, @Reference McpServerStore store, @Reference McpClient client,
+            @Reference McpOAuth oauth, @Reference PublicUrls urls) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.client = client;
+        this.oauth = oauth;
+        this.urls = urls;
     }
 
     @GET
@@ -117,6 +124,9 @@ public class McpServersResource {
                 && store.list(server.spaceId(), MAX_SERVERS, 0).stream().anyMatch(s -> s.name().equals(name))) {
             throw ApiException.conflict("an MCP server named '" + name + "' is already registered in this workspace");
         }
+        if (url != null && !url.equals(server.url())) {
+            oauth.forget(server.id()); // its client and tokens were for the old resource
+        }
         return Map.of("server", store.update(server.id(), name, url, transport, enabled).orElseThrow(() -> ApiException.notFound(NOT_FOUND))
                 .toJson());
     }
@@ -139,9 +149,10 @@ public class McpServersResource {
         Server server = owned(Caller.from(sc), id);
         ArrayNode tools;
         try {
-            tools = client.listTools(server.url(), server.transport(), null);
+            tools = oauth.withToken(server, bearer -> client.listTools(server.url(), server.transport(), bearer));
         } catch (McpClient.AuthorizationRequired e) {
-            throw new ApiException(502, "MCP_AUTHORIZATION_REQUIRED", "the MCP server requires authorization");
+            throw new ApiException(409, "MCP_AUTHORIZATION_REQUIRED",
+                    "the MCP server requires authorization: connect it with POST /api/mcp/servers/" + server.id() + "/authorize");
         } catch (IOException e) {
             throw new ApiException(502, "BAD_GATEWAY", e.getMessage());
         } catch (InterruptedException e) {
@@ -152,6 +163,31 @@ public class McpServersResource {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("server_id", server.id());
         m.put("tools", tools);
+        return m;
+    }
+
+    /**
+     * Begins the OAuth flow for a server that demands it: discovery, dynamic client registration, and the authorization
+     * URL (PKCE S256, a single-use state bound to this server, its workspace and the caller) to send the user's browser to.
+     */
+    @POST
+    @Path("{id}/authorize")
+    @RequiresScope("threads:write")
+    public Map<String, Object> authorize(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("id") String id) {
+        Caller caller = Caller.from(sc);
+        Server server = owned(caller, id);
+        McpOAuth.Started started;
+        try {
+            started = oauth.start(server, caller.principalId(), urls.base(uri.getBaseUri()) + McpOAuthCallbackResource.PATH);
+        } catch (IOException e) {
+            throw new ApiException(502, "BAD_GATEWAY", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.unavailable("the server is stopping");
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("authorization_url", started.authorizationUrl());
+        m.put("expires_at", started.expiresAt().toString());
         return m;
     }
 

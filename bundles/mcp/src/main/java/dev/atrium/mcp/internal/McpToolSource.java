@@ -35,11 +35,13 @@ public class McpToolSource implements AgentToolSource {
 
     private final McpServerStore store;
     private final McpClient client;
+    private final McpOAuth oauth;
 
     @Activate
-    public McpToolSource(@Reference McpServerStore store, @Reference McpClient client) {
+    public McpToolSource(@Reference McpServerStore store, @Reference McpClient client, @Reference McpOAuth oauth) {
         this.store = store;
         this.client = client;
+        this.oauth = oauth;
     }
 
     @Override
@@ -53,7 +55,7 @@ public class McpToolSource implements AgentToolSource {
             JsonNode tools = server.tools();
             if (tools == null) {
                 try {
-                    tools = client.listTools(server.url(), server.transport(), null, FIRST_LISTING_NANOS);
+                    tools = oauth.withToken(server, bearer -> client.listTools(server.url(), server.transport(), bearer, FIRST_LISTING_NANOS));
                     store.rememberTools(server.id(), server.url(), server.transport(), tools);
                 } catch (IOException e) {
                     continue; // offered once the server answers
@@ -122,7 +124,13 @@ public class McpToolSource implements AgentToolSource {
             }
             Server server = store.get(serverId).filter(s -> s.spaceId().equals(context.spaceId()) && s.enabled())
                     .orElseThrow(() -> new IOException("the MCP server is no longer enabled in this workspace"));
-            return client.callTool(server.url(), server.transport(), null, remoteName, ToolArguments.parse(arguments));
+            JsonNode args = ToolArguments.parse(arguments);
+            try {
+                return oauth.withToken(server, bearer -> client.callTool(server.url(), server.transport(), bearer, remoteName, args));
+            } catch (McpClient.AuthorizationRequired e) {
+                throw new IOException("the MCP server requires authorization: its owner connects it with POST /api/mcp/servers/"
+                        + server.id() + "/authorize");
+            }
         }
     }
 }
