@@ -314,6 +314,13 @@ class McpTest {
             assertFalse(stored.contains("at-") || stored.contains("rt-"), stored);
         }
 
+        // an authorization left too long expires
+        String late = local(approve(a.http().post("/api/mcp/servers/" + id + "/authorize", null).json().path("authorization_url").asText()));
+        try (var c = db.connect(); var st = c.createStatement()) {
+            st.executeUpdate("UPDATE mcp_oauth_states SET expires_at = now() - interval '1 second' WHERE used_at IS NULL");
+        }
+        assertError(server.anonymous().get(late), 400, "expired");
+
         // the access token stops working: the next use refreshes it, and a run calls the tool
         locked.expireAccessTokens();
         fake.script(model, body -> FakeModelServer.openAiToolCall("call_who", "mcp_locked_whoami", "{}"),
