@@ -9,9 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -183,10 +181,6 @@ public class McpClient {
             guard.check(uri);
         }
         return uri;
-    }
-
-    /** A tool as the server describes it. */
-    record Tool(String name, String description, JsonNode inputSchema) {
     }
 
     /** Lists the server's tools (every page, at most {@link #MAX_TOOLS}). */
@@ -706,9 +700,5 @@ public class McpClient {
         Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
         return new IOException("the MCP server cannot be reached: "
                 + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
-    }
-
-    List<String> allowedHosts() {
-        return new ArrayList<>(allowedHosts);
     }
 }
