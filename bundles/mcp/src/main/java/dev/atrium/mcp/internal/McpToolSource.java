@@ -32,6 +32,11 @@ public class McpToolSource implements AgentToolSource {
     static final int MAX_NAME = 64;
     static final int MAX_DESCRIPTION = 1024;
     static final long FIRST_LISTING_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** A server whose first listing failed is not tried again for this long (each model turn would wait for it). */
+    static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /** Servers whose first listing failed, and when. */
+    private final java.util.Map<String, Long> failed = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final McpServerStore store;
     private final McpClient client;
@@ -54,11 +59,20 @@ public class McpToolSource implements AgentToolSource {
         for (Server server : store.enabled(context.spaceId())) {
             JsonNode tools = server.tools();
             if (tools == null) {
+                Long since = failed.get(server.id());
+                if (since != null && System.nanoTime() - since < RETRY_NANOS) {
+                    continue;
+                }
                 try {
                     tools = oauth.withToken(server, bearer -> client.listTools(server.url(), server.transport(), bearer, FIRST_LISTING_NANOS));
                     store.rememberTools(server.id(), server.url(), server.transport(), tools);
+                    failed.remove(server.id());
                 } catch (IOException e) {
-                    continue; // offered once the server answers
+                    if (failed.size() > 10_000) {
+                        failed.clear();
+                    }
+                    failed.put(server.id(), System.nanoTime());
+                    continue; // offered once the server answers (or its owner lists its tools)
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return out;
