@@ -204,6 +204,30 @@ class FeatureSwitchTest {
     }
 
     @Test
+    void mcpCanBeDisabledAndComeBackWithItsServers(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String list = "/api/mcp/servers?space_id=" + u.defaultSpaceId();
+        String id = u.http().post("/api/mcp/servers", Map.of("space_id", u.defaultSpaceId(), "name", "kept", "url", TinyMcpServer.url()))
+                .get("server").get("id").asText();
+        String before = u.http().get(list).body();
+        try {
+            assertEquals(200, server.operator().post("/admin/features/mcp/disable", Map.of()).status());
+            for (String path : List.of(list, "/api/mcp/servers/" + id + "/tools")) {
+                Http.Reply r = await(u.http(), path, 404);
+                BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+                assertTrue(r.json().get("error").get("message").asText().contains("mcp capability is disabled"), r.body());
+            }
+            BadInputTest.assertSpecError(u.http().patch("/api/mcp/servers/" + id, Map.of("enabled", false)), 404, "NOT_FOUND");
+            assertEquals("RESOLVED", bundle(server, "dev.atrium.mcp").get("state").asText());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/mcp/enable", Map.of()).status());
+        }
+        assertEquals(before, await(u.http(), list, 200).body());
+        assertEquals(200, await(u.http(), "/api/mcp/servers/" + id + "/tools", 200).status());
+        assertEquals(200, await(server.anonymous(), "/healthz", 200).status(), "ready again once its routes are served");
+    }
+
+    @Test
     void theOAuthServersRoutesComeFromItsBundlesDeclarationLikeEveryOthers(AtriumServer server) throws Exception {
         User u = server.newUser();
         assertEquals(200, u.http().get("/api/me/oauth/consents").status());

@@ -15,7 +15,7 @@ import dev.atrium.itests.AtriumServer.User;
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
  * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
- * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill), Principal B (the stranger), and a third Principal the
+ * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server), Principal B (the stranger), and a third Principal the
  * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
  */
 final class SweepFixtures {
@@ -23,7 +23,7 @@ final class SweepFixtures {
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
         SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE,
-        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, NONE
+        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, MCP_SERVER, NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
@@ -116,6 +116,14 @@ final class SweepFixtures {
         ids.put(Kind.SKILL, ok(http.post("/api/spaces/" + space + "/skills",
                 Map.of("name", SKILL_NAME, "description", "kept", "instructions", "kept")), 201).path("skill").path("id").asText());
 
+        // an MCP server that answers (the sweep's GET of its tools is the same every time)
+        try {
+            ids.put(Kind.MCP_SERVER, ok(http.post("/api/mcp/servers", Map.of("space_id", space, "name", "kept-mcp", "url", TinyMcpServer.url())),
+                    201).path("server").path("id").asText());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+
         ids.put(Kind.TOKEN, ok(http.post("/api/me/personal-access-tokens", Map.of("name", "swept")), 201).path("id").asText());
         ids.put(Kind.OAUTH_CLIENT, ok(http.post("/api/me/oauth/clients",
                 Map.of("client_name", "Swept app", "redirect_uris", List.of("http://127.0.0.1:9/cb"))), 201).path("client").path("client_id")
@@ -185,6 +193,7 @@ final class SweepFixtures {
             case "tokens" -> Kind.RESOURCE_TOKEN;
             case "by-name" -> Kind.RESOURCE_NAME;
             case "reminders" -> Kind.REMINDER;
+            case "servers" -> Kind.MCP_SERVER; // /api/mcp/servers/{id}
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };

@@ -51,6 +51,11 @@ final class Settings {
                 Setting.of("publicBaseUrl", STRING, property("atrium.publicBaseUrl"), env("ATRIUM_PUBLIC_URL"))));
         pids.put("dev.atrium.kernel.egress", List.of(
                 Setting.of("allowLoopback", BOOLEAN, property("atrium.egress.allowLoopback"), env("ATRIUM_EGRESS_ALLOW_LOOPBACK"))));
+        pids.put("dev.atrium.mcp", List.of(
+                Setting.of("allowedHosts", STRING, env("ATRIUM_MCP_ALLOWED_HOSTS")),
+                Setting.of("timeoutSeconds", INTEGER, env("ATRIUM_MCP_TIMEOUT_S")),
+                Setting.of("tokenKey", STRING, env("ATRIUM_MCP_TOKEN_KEY")),
+                DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.repos", List.of(

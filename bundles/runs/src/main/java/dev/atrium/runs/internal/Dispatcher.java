@@ -323,7 +323,7 @@ public class Dispatcher {
             store.append(run.id(), "run.model", Map.of("provider", providerName, "model", model));
             for (int step = 1; step <= settings.stepLimit; step++) {
                 checkCancel(run);
-                List<ModelProvider.Tool> offered = tools.offered(grants);
+                List<ModelProvider.Tool> offered = tools.offered(new AgentTool.Context(run.id(), run.threadId(), space.id(), run.requester(), grants));
                 String runId = run.id();
                 int s = step;
                 Reply reply = callModel(run, provider, new ModelProvider.Request(model, system.toString(), List.copyOf(conversation),

@@ -13,6 +13,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
 import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.AgentToolSource;
 import dev.atrium.runs.api.ModelProvider;
 
 /**
@@ -39,6 +40,45 @@ public class ToolExecutor {
         tools.remove(tool.name(), tool);
     }
 
+    private final List<AgentToolSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addSource(AgentToolSource source) {
+        sources.add(source);
+    }
+
+    void removeSource(AgentToolSource source) {
+        sources.remove(source);
+    }
+
+    /**
+     * The tools a run may use now: the registered ones and what every {@link AgentToolSource} answers for its
+     * workspace (a registered tool's name is never shadowed; a source that fails offers nothing).
+     */
+    Map<String, AgentTool> available(AgentTool.Context context) {
+        Map<String, AgentTool> all = new java.util.HashMap<>(tools);
+        for (AgentToolSource source : sources) {
+            List<AgentTool> more;
+            try {
+                more = source.tools(context);
+            } catch (RuntimeException | LinkageError e) {
+                continue;
+            }
+            if (more != null) {
+                more.forEach(t -> all.putIfAbsent(t.name(), t));
+            }
+        }
+        all.values().removeIf(t -> !context.grants().containsAll(t.requiredGrants()));
+        return all;
+    }
+
+    List<ModelProvider.Tool> offered(AgentTool.Context context) {
+        List<ModelProvider.Tool> out = new ArrayList<>();
+        available(context).values().stream().sorted(Comparator.comparing(AgentTool::name))
+                .forEach(t -> out.add(new ModelProvider.Tool(t.name(), t.description(), t.parametersSchema())));
+        return out;
+    }
+
     /** The grants of a run in a workspace of {@code securityPosture}: {@code restricted_egress} drops {@code egress.http}. */
     static Set<String> grants(String securityPosture) {
         if ("restricted_egress".equals(securityPosture)) {
@@ -49,12 +89,6 @@ public class ToolExecutor {
         return ALL_GRANTS;
     }
 
-    List<ModelProvider.Tool> offered(Set<String> grants) {
-        List<ModelProvider.Tool> out = new ArrayList<>();
-        tools.values().stream().filter(t -> grants.containsAll(t.requiredGrants())).sorted(Comparator.comparing(AgentTool::name))
-                .forEach(t -> out.add(new ModelProvider.Tool(t.name(), t.description(), t.parametersSchema())));
-        return out;
-    }
 
     record Result(String text, boolean error) {
     }
@@ -68,6 +102,9 @@ public class ToolExecutor {
             return new Result("error: the tool call names no tool", true);
         }
         AgentTool tool = tools.get(call.name());
+        if (tool == null && !sources.isEmpty()) {
+            tool = available(context).get(call.name());
+        }
         if (tool == null || !context.grants().containsAll(tool.requiredGrants())) {
             return new Result("tool '" + call.name() + "' is not available to this run", true);
         }
