@@ -21,13 +21,61 @@ import org.postgresql.ds.PGSimpleDataSource;
 public final class TestPostgres implements AutoCloseable {
 
     private static final String HOST = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
+    private static final int POOL = 16;
     private final String name;
-    private final PGSimpleDataSource dataSource;
+    private final PGSimpleDataSource direct;
+    private final java.util.concurrent.BlockingQueue<Connection> idle = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+    /** Pooled as the server's DataSource is: a connection per call would make the tests measure connecting. */
+    private final PGSimpleDataSource dataSource = new PGSimpleDataSource() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Connection physical = idle.poll();
+            if (physical == null && opened.incrementAndGet() > POOL) {
+                opened.decrementAndGet();
+                try {
+                    physical = idle.take();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SQLException("interrupted waiting for a pooled connection", e);
+                }
+            } else if (physical == null) {
+                physical = direct.getConnection();
+            }
+            Connection lent = physical;
+            boolean[] returned = { false };
+            return (Connection) Proxy.newProxyInstance(TestPostgres.class.getClassLoader(), new Class<?>[] { Connection.class },
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("close")) {
+                            if (!returned[0]) {
+                                returned[0] = true;
+                                if (!lent.getAutoCommit()) {
+                                    lent.rollback();
+                                    lent.setAutoCommit(true);
+                                }
+                                idle.add(lent);
+                            }
+                            return null;
+                        }
+                        if (method.getName().equals("isClosed")) {
+                            return returned[0];
+                        }
+                        try {
+                            return method.invoke(lent, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+    };
 
     private TestPostgres(String name) {
         this.name = name;
-        this.dataSource = new PGSimpleDataSource();
-        dataSource.setUrl("jdbc:postgresql://" + HOST + "/" + name + "?user=postgres");
+        this.direct = new PGSimpleDataSource();
+        direct.setUrl("jdbc:postgresql://" + HOST + "/" + name + "?user=postgres");
+        dataSource.setUrl(direct.getUrl());
     }
 
     /** A new database named {@code <prefix>_<random>}. */
@@ -84,6 +132,9 @@ public final class TestPostgres implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
+        for (Connection c; (c = idle.poll()) != null;) {
+            c.close();
+        }
         admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     }
 

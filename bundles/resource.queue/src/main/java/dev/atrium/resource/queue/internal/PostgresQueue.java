@@ -1,5 +1,7 @@
 package dev.atrium.resource.queue.internal;
 
+import dev.atrium.resource.queue.limits.QueueLimits;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.atrium.resource.queue.nats.internal;
 
+import dev.atrium.resource.queue.limits.QueueLimits;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.atrium.resource.queue.internal;
+package dev.atrium.resource.queue.limits;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -7,12 +7,16 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 
-/** What a queue resource accepts, the same on every call (the contract test holds the NATS backend to the same). */
-final class QueueLimits {
+/**
+ * What a queue resource accepts, on every backend: one source compiled into each queue provider bundle as a private
+ * package (their poms add {@code resource.queue/src/shared/java}), so a queue behaves alike on PostgreSQL and NATS
+ * without one provider needing the other.
+ */
+public final class QueueLimits {
 
-    static final long MAX_HIDE_MILLIS = Duration.ofHours(12).toMillis();
+    public static final long MAX_HIDE_MILLIS = Duration.ofHours(12).toMillis();
 
-    static final ConfigSchema SCHEMA = ConfigSchema.builder()
+    public static final ConfigSchema SCHEMA = ConfigSchema.builder()
             .integer("max_deliveries", "deliveries of a message before it moves to the dead letters", 1, 100, 5)
             .integer("max_message_bytes", "largest message body accepted", 1, 1_048_576, 262_144)
             .build();
@@ -20,11 +24,11 @@ final class QueueLimits {
     private QueueLimits() {
     }
 
-    static int maxDeliveries(ResourceContext ctx) {
+    public static int maxDeliveries(ResourceContext ctx) {
         return ctx.config().get("max_deliveries") instanceof Number n ? n.intValue() : 5;
     }
 
-    static void checkBody(ResourceContext ctx, byte[] body) throws ResourceException {
+    public static void checkBody(ResourceContext ctx, byte[] body) throws ResourceException {
         if (body == null) {
             throw ResourceException.badInput("a message needs a body");
         }
@@ -34,7 +38,7 @@ final class QueueLimits {
         }
     }
 
-    static long checkDelay(Duration delay) throws ResourceException {
+    public static long checkDelay(Duration delay) throws ResourceException {
         if (delay == null) {
             return 0;
         }
@@ -44,26 +48,26 @@ final class QueueLimits {
         return delay.toMillis();
     }
 
-    static long checkVisibility(Duration timeout) throws ResourceException {
+    public static long checkVisibility(Duration timeout) throws ResourceException {
         if (timeout == null || timeout.toMillis() < 1 || timeout.toMillis() > MAX_HIDE_MILLIS) {
             throw ResourceException.badInput("the visibility timeout must be between 1 millisecond and 12 hours");
         }
         return timeout.toMillis();
     }
 
-    static void checkMax(int max) throws ResourceException {
+    public static void checkMax(int max) throws ResourceException {
         if (max < 1 || max > 100) {
             throw ResourceException.badInput("a receive takes 1 to 100 messages, not " + max);
         }
     }
 
-    static void checkLimit(int limit) throws ResourceException {
+    public static void checkLimit(int limit) throws ResourceException {
         if (limit < 1 || limit > 1000) {
             throw ResourceException.badInput("limit must be between 1 and 1000, not " + limit);
         }
     }
 
-    static UUID parseReceipt(String receipt) throws ResourceException {
+    public static UUID parseReceipt(String receipt) throws ResourceException {
         try {
             if (receipt == null || receipt.length() != 36) {
                 throw new IllegalArgumentException();
