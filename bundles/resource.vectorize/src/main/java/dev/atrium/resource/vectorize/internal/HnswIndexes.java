@@ -67,7 +67,7 @@ final class HnswIndexes implements AutoCloseable {
 
         Index(Path dir) throws IOException {
             directory = FSDirectory.open(dir);
-            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec).setRAMBufferSizeMB(64);
+            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec).setRAMBufferSizeMB(64).setCommitOnClose(false);
             IndexWriter w = new IndexWriter(directory, iwc);
             try {
                 searchers = new SearcherManager(w, null);
@@ -82,7 +82,9 @@ final class HnswIndexes implements AutoCloseable {
         void close() throws IOException {
             try {
                 searchers.close();
-                writer.close();
+                // every write call committed already: rollback closes at once, aborting a running merge (HNSW graph
+                // merges of a large index take minutes) instead of waiting for it as close() would; nothing is lost
+                writer.rollback();
             } finally {
                 directory.close();
             }
