@@ -38,7 +38,7 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     @ObjectClassDefinition(name = "Atrium vectorize resources")
     public @interface Config {
         @AttributeDefinition(description = "Most vectors an index: exact resource holds; an upsert beyond it is refused (413) and the client is told to use index: hnsw")
-        long maxExactVectors() default 50_000;
+        long maxExactVectors() default 10_000;
 
         @AttributeDefinition(description = "Most vectors in one upsert or ids in one delete")
         int maxBatch() default 1000;
