@@ -41,6 +41,7 @@ class VectorizeBench {
         int maxConn = Integer.getInteger("bench.maxConn", 32);
         int beamWidth = Integer.getInteger("bench.beamWidth", 200);
         int exactQueries = Integer.getInteger("bench.exactQueries", 20);
+        int batch = Integer.getInteger("bench.batch", 10_000);
         int[] oversample = Arrays.stream(System.getProperty("bench.oversample", "1,2,5,10,20").split(",")).mapToInt(Integer::parseInt).toArray();
         System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d%n",
                 n, dims, queries, K, maxConn, beamWidth);
@@ -58,16 +59,19 @@ class VectorizeBench {
         List<Set<String>> truth = new ArrayList<>();
         for (float[] q : qs) {
             double qn = Vectors.norm(q);
-            double[] scores = new double[n];
-            Integer[] idx = new Integer[n];
+            java.util.PriorityQueue<double[]> best = new java.util.PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
             for (int i = 0; i < n; i++) {
-                scores[i] = Vectors.Metric.COSINE.score(q, qn, all.get(i).values());
-                idx[i] = i;
+                double sc = Vectors.Metric.COSINE.score(q, qn, all.get(i).values());
+                if (best.size() < K) {
+                    best.add(new double[] { sc, i });
+                } else if (sc > best.peek()[0]) {
+                    best.poll();
+                    best.add(new double[] { sc, i });
+                }
             }
-            Arrays.sort(idx, (a, b) -> Double.compare(scores[b], scores[a]));
             Set<String> top = new HashSet<>();
-            for (int i = 0; i < K; i++) {
-                top.add("v" + idx[i]);
+            for (double[] b : best) {
+                top.add("v" + (int) b[1]);
             }
             truth.add(top);
         }
@@ -81,17 +85,21 @@ class VectorizeBench {
         ds.setUrl("jdbc:postgresql://" + host + "/" + db + "?user=postgres");
         Path dir = Files.createTempDirectory("vectorize-bench");
         try {
-            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n);
+            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch);
             VectorizeProvider p = VectorizeProviderTest.provider(ds, tuning);
             Map<String, Object> hnswConfig = p.configSchema().validate(Map.of("index", "hnsw", "metric", "cosine", "dimensions", dims));
             TestResourceContext hnsw = new TestResourceContext(ds, dir.resolve("hnsw"), hnswConfig);
             p.provision(hnsw);
             long t0 = System.nanoTime();
-            for (int i = 0; i < n; i += 1000) {
-                p.upsert(hnsw, all.subList(i, Math.min(n, i + 1000)));
+            for (int i = 0; i < n; i += batch) {
+                p.upsert(hnsw, all.subList(i, Math.min(n, i + batch)));
             }
-            System.out.printf("hnsw: loaded %d vectors in batches of 1000 (each committed) in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
+            System.out.printf("hnsw: loaded %d vectors in upserts of %d (each committed) in %.1f s%n", n, batch, (System.nanoTime() - t0) / 1e9);
             p.stop();
+            try (var files = Files.list(dir.resolve("hnsw").resolve("lucene"))) {
+                System.out.printf("hnsw: %d segments (merges still running when the provider stopped are aborted)%n",
+                        files.filter(f -> f.toString().endsWith(".si")).count());
+            }
 
             for (int o : oversample) {
                 Map<String, Object> t = new java.util.HashMap<>(tuning);
@@ -107,7 +115,7 @@ class VectorizeBench {
                 TestResourceContext exact = new TestResourceContext(ds, dir.resolve("exact"), exactConfig);
                 t0 = System.nanoTime();
                 for (int i = 0; i < n; i += 1000) {
-                    e.upsert(exact, all.subList(i, Math.min(n, i + 1000)));
+                    e.upsert(exact, all.subList(i, Math.min(n, i + 1000))); // 1000 a transaction: PostgreSQL's batch size is not the question here
                 }
                 System.out.printf("exact (PostgreSQL): loaded %d vectors in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
                 measure("exact (PostgreSQL scan, Java scoring)", e, exact, qs.subList(0, exactQueries), truth.subList(0, exactQueries), 2);
