@@ -19,4 +19,4 @@ mvn -B -q -pl bundles/resource.vectorize -am test -Dtest=VectorizeBench -Dsurefi
   -Dbench.n="${BENCH_VEC_N:-100000}" -Dbench.dims="${BENCH_VEC_DIMS:-384}" -Dbench.queries="${BENCH_VEC_QUERIES:-200}" \
   -Dbench.maxConn="${BENCH_VEC_MAXCONN:-32}" -Dbench.beamWidth="${BENCH_VEC_BEAMWIDTH:-200}" \
   -Dbench.batch="${BENCH_VEC_BATCH:-10000}" -Dbench.oversample="${BENCH_VEC_OVERSAMPLE:-1,2,5,10,20}" -Dbench.exactQueries="${BENCH_VEC_EXACT_QUERIES:-20}" \
-  -DargLine="-Xmx2g" 2>&1 | grep -v '^\[' | grep -E 'vectorize bench|hnsw|exact|recall|ERROR|FAIL' || true
+  -DargLine="-Xmx2g" 2>&1 | grep -E 'vectorize bench|^hnsw|^exact|recall|ERROR|FAIL' || true

@@ -67,7 +67,7 @@ final class HnswIndexes implements AutoCloseable {
 
         Index(Path dir) throws IOException {
             directory = FSDirectory.open(dir);
-            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec).setRAMBufferSizeMB(64).setCommitOnClose(false);
+            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec()).setRAMBufferSizeMB(64).setCommitOnClose(false);
             IndexWriter w = new IndexWriter(directory, iwc);
             try {
                 searchers = new SearcherManager(w, null);
@@ -92,15 +92,21 @@ final class HnswIndexes implements AutoCloseable {
     }
 
     private final Tuning tuning;
-    private final Codec codec;
+    private Codec codec; // made on the first index opened: Lucene's classes load only when an hnsw index is used
     private final Map<String, Index> open = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     HnswIndexes(Tuning tuning) {
         this.tuning = tuning;
-        // Lucene finds codecs and formats through ServiceLoader: with its classes and META-INF/services embedded in
-        // this bundle, its own class loader sees them; the context loader is set too for lookups that consult it
-        this.codec = withBundleLoader(() -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth()));
+    }
+
+    private synchronized Codec codec() {
+        if (codec == null) {
+            // Lucene finds codecs and formats through ServiceLoader: with its classes and META-INF/services embedded
+            // in this bundle, its own class loader sees them; the context loader is set too for lookups that consult it
+            codec = withBundleLoader(() -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth()));
+        }
+        return codec;
     }
 
     /**
