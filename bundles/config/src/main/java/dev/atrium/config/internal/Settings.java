@@ -76,6 +76,15 @@ final class Settings {
         pids.put(QUEUE_NATS, List.of(
                 Setting.of("url", STRING, env("ATRIUM_QUEUE_NATS_URL"), property("atrium.queue.nats.url")),
                 Setting.of("service.ranking", INTEGER, env("ATRIUM_QUEUE_NATS_RANKING"))));
+        pids.put("dev.atrium.resource.vectorize", List.of(
+                Setting.of("maxExactVectors", LONG, env("ATRIUM_VECTORIZE_MAX_EXACT_VECTORS")),
+                Setting.of("hnswMaxConn", INTEGER, env("ATRIUM_VECTORIZE_HNSW_MAX_CONN")),
+                Setting.of("hnswBeamWidth", INTEGER, env("ATRIUM_VECTORIZE_HNSW_BEAM_WIDTH")),
+                Setting.of("hnswOversample", INTEGER, env("ATRIUM_VECTORIZE_HNSW_OVERSAMPLE"))));
+        pids.put("dev.atrium.resource.analytics", List.of(
+                Setting.of("maxRows", INTEGER, env("ATRIUM_ANALYTICS_MAX_ROWS")),
+                Setting.of("maxRangeDays", INTEGER, env("ATRIUM_ANALYTICS_MAX_RANGE_DAYS")),
+                Setting.of("queryTimeoutMillis", INTEGER, env("ATRIUM_ANALYTICS_QUERY_TIMEOUT_MS"))));
         pids.put("dev.atrium.git.http", List.of(
                 Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());

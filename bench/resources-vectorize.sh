@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# bench/resources-vectorize.sh: vectorize top-10 query latency (p50/p99) and recall@10 on 100,000 random 384-dimension
+# vectors (cosine), through the provider in-process (VectorFacet, no HTTP): the Lucene HNSW index (index: hnsw) at
+# several query-time oversampling factors (ef = 10 x factor) against the true top-10 by brute force, and the exact index
+# on PostgreSQL (index: exact) for comparison. Target: recall@10 >= 0.95 with p99 <= 20 ms (HNSW).
+# The bench is bundles/resource.vectorize/src/test/.../VectorizeBench.java, run by surefire (not part of the tests).
+#
+#   bench/resources-vectorize.sh
+#   BENCH_VEC_N=20000 BENCH_VEC_QUERIES=100 BENCH_VEC_MAXCONN=16 BENCH_VEC_BEAMWIDTH=100 BENCH_VEC_OVERSAMPLE=5,10 bench/resources-vectorize.sh
+#   BENCH_VEC_BATCH=1000 bench/resources-vectorize.sh         # vectors per upsert while loading (each upsert commits)
+#   BENCH_VEC_EXACT_QUERIES=0 bench/resources-vectorize.sh    # skip the PostgreSQL exact index
+#
+# Needs PostgreSQL at 127.0.0.1:5432 (ATRIUM_TEST_PG overrides) with trust auth for postgres; the database and the
+# Lucene files it creates are removed at the end. Informational only: it never gates CI.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+mvn -B -q -pl bundles/resource.vectorize -am test -Dtest=VectorizeBench -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dbench.n="${BENCH_VEC_N:-100000}" -Dbench.dims="${BENCH_VEC_DIMS:-384}" -Dbench.queries="${BENCH_VEC_QUERIES:-200}" \
+  -Dbench.maxConn="${BENCH_VEC_MAXCONN:-32}" -Dbench.beamWidth="${BENCH_VEC_BEAMWIDTH:-200}" \
+  -Dbench.batch="${BENCH_VEC_BATCH:-10000}" -Dbench.oversample="${BENCH_VEC_OVERSAMPLE:-1,2,5,10,20}" -Dbench.exactQueries="${BENCH_VEC_EXACT_QUERIES:-20}" \
+  -DargLine="-Xmx2g" 2>&1 | grep -E 'vectorize bench|^hnsw|^exact|recall|ERROR|FAIL' || true

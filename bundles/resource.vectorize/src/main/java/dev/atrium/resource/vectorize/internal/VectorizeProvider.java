@@ -1,0 +1,206 @@
+package dev.atrium.resource.vectorize.internal;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.resource.api.ConfigSchema;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.VectorFacet;
+import dev.atrium.resource.vectorize.internal.Vectors.Metric;
+
+/**
+ * {@code vectorize} resources (backend {@code local}): dimensions, metric and index kind fixed when the resource is
+ * created. {@code index: exact} (the default) keeps the vectors in PostgreSQL and scans them on every query — exact,
+ * for small indexes up to {@code maxExactVectors}; {@code index: hnsw} keeps them in a Lucene index in the resource's
+ * data directory and searches its HNSW graph — approximate, for large ones.
+ */
+@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.vectorize",
+        property = { ResourceProvider.TYPE + "=vectorize", ResourceProvider.BACKEND + "=local" })
+@Designate(ocd = VectorizeProvider.Config.class)
+public class VectorizeProvider implements ResourceProvider, VectorFacet {
+
+    @ObjectClassDefinition(name = "Atrium vectorize resources")
+    public @interface Config {
+        @AttributeDefinition(description = "Most vectors an index: exact resource holds; an upsert beyond it is refused (413) and the client is told to use index: hnsw")
+        long maxExactVectors() default 10_000;
+
+        @AttributeDefinition(description = "Most vectors in one upsert or ids in one delete")
+        int maxBatch() default 1000;
+
+        @AttributeDefinition(description = "Largest topK of a query")
+        int maxTopK() default 100;
+
+        @AttributeDefinition(description = "HNSW graph: neighbours per node (Lucene maxConn / M)")
+        int hnswMaxConn() default 32;
+
+        @AttributeDefinition(description = "HNSW graph: candidates while building (Lucene beamWidth / efConstruction)")
+        int hnswBeamWidth() default 200;
+
+        @AttributeDefinition(description = "HNSW query: the graph is searched for topK x this many candidates (ef), the best topK returned")
+        int hnswOversample() default 10;
+    }
+
+    static final String FIXED = "dimensions, metric and index are fixed when a vectorize index is created; create a new index to change them";
+
+    private final Config config;
+    private final ExactIndex exact;
+    private final HnswIndexes hnsw;
+
+    @Activate
+    public VectorizeProvider(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context, Config config) {
+        migrations.apply(context.getBundle());
+        this.config = config;
+        this.exact = new ExactIndex(new Sql(dataSource));
+        this.hnsw = new HnswIndexes(new HnswIndexes.Tuning(config.hnswMaxConn(), config.hnswBeamWidth(), Math.max(1, config.hnswOversample())));
+    }
+
+    @Deactivate
+    void stop() {
+        hnsw.close();
+    }
+
+    @Override
+    public ConfigSchema configSchema() {
+        return ConfigSchema.builder()
+                .integer("dimensions", "values per vector (fixed at creation; 384 fits bge-small embeddings)", 1, 4096, 384)
+                .string("metric", "how nearness is measured (fixed at creation)", false, List.of("cosine", "dot", "euclidean"), "cosine")
+                .string("index", "exact: PostgreSQL, exact scan, for small indexes (up to the operator's maxExactVectors); hnsw: Lucene HNSW graph, approximate, for large ones",
+                        false, List.of("exact", "hnsw"), "exact")
+                .build();
+    }
+
+    @Override
+    public Map<String, Object> provision(ResourceContext ctx) throws ResourceException {
+        if (hnsw(ctx)) {
+            hnsw.count(ctx.resourceId(), ctx.dataDirectory()); // creates the empty index now: a broken data directory fails the create
+        }
+        return Map.of();
+    }
+
+    @Override
+    public void update(ResourceContext ctx, Map<String, Object> newConfig) throws ResourceException {
+        for (String fixed : List.of("dimensions", "metric", "index")) {
+            if (!String.valueOf(ctx.config().get(fixed)).equals(String.valueOf(newConfig.get(fixed)))) {
+                throw ResourceException.badInput(FIXED);
+            }
+        }
+    }
+
+    @Override
+    public void deprovision(ResourceContext ctx) throws ResourceException {
+        if (hnsw(ctx)) {
+            hnsw.drop(ctx.resourceId(), ctx.dataDirectory());
+        } else {
+            exact.drop(ctx.resourceId());
+        }
+    }
+
+    @Override
+    public Map<String, Object> connectionInfo(ResourceContext ctx) throws ResourceException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("backend", "local");
+        m.put("index", ctx.config().get("index"));
+        m.put("dimensions", dimensions(ctx));
+        m.put("metric", ctx.config().get("metric"));
+        m.put("vectors", hnsw(ctx) ? hnsw.count(ctx.resourceId(), ctx.dataDirectory()) : exact.count(ctx.resourceId()));
+        return m;
+    }
+
+    @Override
+    public Health health(ResourceContext ctx) {
+        try {
+            if (hnsw(ctx)) {
+                hnsw.count(ctx.resourceId(), ctx.dataDirectory());
+            } else {
+                exact.count(ctx.resourceId());
+            }
+            return Health.ok();
+        } catch (ResourceException | RuntimeException e) {
+            return Health.failing(hnsw(ctx) ? "the Lucene index cannot be opened" : "PostgreSQL does not answer");
+        }
+    }
+
+    @Override
+    public void upsert(ResourceContext ctx, List<Vector> vectors) throws ResourceException {
+        if (vectors == null || vectors.isEmpty()) {
+            throw ResourceException.badInput("an upsert needs at least one vector");
+        }
+        if (vectors.size() > config.maxBatch()) {
+            throw new ResourceException(ResourceException.Kind.TOO_LARGE, "at most " + config.maxBatch() + " vectors per upsert");
+        }
+        int dims = dimensions(ctx);
+        Metric metric = metric(ctx);
+        for (Vector v : vectors) {
+            Vectors.check(v, dims, metric);
+        }
+        Vectors.distinct(vectors);
+        if (hnsw(ctx)) {
+            hnsw.upsert(ctx.resourceId(), ctx.dataDirectory(), metric, vectors);
+        } else {
+            exact.upsert(ctx.resourceId(), vectors, config.maxExactVectors());
+        }
+        ctx.usage().record("writes", vectors.size());
+    }
+
+    @Override
+    public int delete(ResourceContext ctx, List<String> ids) throws ResourceException {
+        if (ids == null || ids.isEmpty()) {
+            throw ResourceException.badInput("a delete needs at least one id");
+        }
+        if (ids.size() > config.maxBatch()) {
+            throw new ResourceException(ResourceException.Kind.TOO_LARGE, "at most " + config.maxBatch() + " ids per delete");
+        }
+        for (String id : ids) {
+            if (id == null || id.isEmpty() || id.length() > Vectors.MAX_ID_LENGTH) {
+                throw ResourceException.badInput("ids are 1 to " + Vectors.MAX_ID_LENGTH + " characters");
+            }
+        }
+        int deleted = hnsw(ctx) ? hnsw.delete(ctx.resourceId(), ctx.dataDirectory(), ids) : exact.delete(ctx.resourceId(), ids);
+        ctx.usage().record("writes", ids.size());
+        return deleted;
+    }
+
+    @Override
+    public List<Match> query(ResourceContext ctx, float[] query, int topK, Map<String, Object> filter) throws ResourceException {
+        if (topK < 1 || topK > config.maxTopK()) {
+            throw ResourceException.badInput("topK must be between 1 and " + config.maxTopK());
+        }
+        Metric metric = metric(ctx);
+        Vectors.checkValues(query, dimensions(ctx), metric, "the query vector");
+        Map<String, Object> f = Vectors.checkFilter(filter);
+        List<Match> out = hnsw(ctx) ? hnsw.query(ctx.resourceId(), ctx.dataDirectory(), metric, query, topK, f)
+                : exact.query(ctx.resourceId(), metric, query, topK, f);
+        ctx.usage().record("queries", 1);
+        return out;
+    }
+
+    private static boolean hnsw(ResourceContext ctx) {
+        return "hnsw".equals(ctx.config().get("index"));
+    }
+
+    private static int dimensions(ResourceContext ctx) {
+        Object d = ctx.config().get("dimensions");
+        return d instanceof Number n ? n.intValue() : 384;
+    }
+
+    private static Metric metric(ResourceContext ctx) {
+        Object m = ctx.config().get("metric");
+        return m == null ? Metric.COSINE : Metric.of(m);
+    }
+}

@@ -1,0 +1,157 @@
+package dev.atrium.resource.vectorize.internal;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import dev.atrium.resource.api.TestResourceContext;
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
+
+/**
+ * Not a test (surefire's name patterns skip it): bench/resources-vectorize.sh runs it with -Dtest=VectorizeBench.
+ * Loads N random (Gaussian) vectors through the provider into an hnsw index (Lucene) and into an exact one
+ * (PostgreSQL), computes the true top-10 of Q random queries by brute force, then prints recall@10 and p50/p99
+ * query latency of HNSW at several query-time oversampling factors, and of the exact index.
+ * Settings: -Dbench.n (100000) -Dbench.dims (384) -Dbench.queries (200) -Dbench.maxConn -Dbench.beamWidth
+ * -Dbench.oversample (a comma list, default 1,2,5,10,20) -Dbench.exactQueries (20; 0 skips the PostgreSQL index).
+ */
+class VectorizeBench {
+
+    static final int K = 10;
+
+    @Test
+    void bench() throws Exception {
+        int n = Integer.getInteger("bench.n", 100_000);
+        int dims = Integer.getInteger("bench.dims", 384);
+        int queries = Integer.getInteger("bench.queries", 200);
+        int maxConn = Integer.getInteger("bench.maxConn", 32);
+        int beamWidth = Integer.getInteger("bench.beamWidth", 200);
+        int exactQueries = Integer.getInteger("bench.exactQueries", 20);
+        int batch = Integer.getInteger("bench.batch", 10_000);
+        int[] oversample = Arrays.stream(System.getProperty("bench.oversample", "1,2,5,10,20").split(",")).mapToInt(Integer::parseInt).toArray();
+        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d%n",
+                n, dims, queries, K, maxConn, beamWidth);
+
+        Random r = new Random(42);
+        List<Vector> all = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            all.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("i", i)));
+        }
+        List<float[]> qs = new ArrayList<>();
+        for (int i = 0; i < queries; i++) {
+            qs.add(VectorizeProviderTest.random(r, dims));
+        }
+        // ground truth by brute force in memory
+        List<Set<String>> truth = new ArrayList<>();
+        for (float[] q : qs) {
+            double qn = Vectors.norm(q);
+            java.util.PriorityQueue<double[]> best = new java.util.PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
+            for (int i = 0; i < n; i++) {
+                double sc = Vectors.Metric.COSINE.score(q, qn, all.get(i).values());
+                if (best.size() < K) {
+                    best.add(new double[] { sc, i });
+                } else if (sc > best.peek()[0]) {
+                    best.poll();
+                    best.add(new double[] { sc, i });
+                }
+            }
+            Set<String> top = new HashSet<>();
+            for (double[] b : best) {
+                top.add("v" + (int) b[1]);
+            }
+            truth.add(top);
+        }
+
+        String host = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
+        String db = "atrium_vbench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + host + "/postgres?user=postgres"); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + db);
+        }
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl("jdbc:postgresql://" + host + "/" + db + "?user=postgres");
+        Path dir = Files.createTempDirectory("vectorize-bench");
+        try {
+            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch);
+            VectorizeProvider p = VectorizeProviderTest.provider(ds, tuning);
+            Map<String, Object> hnswConfig = p.configSchema().validate(Map.of("index", "hnsw", "metric", "cosine", "dimensions", dims));
+            TestResourceContext hnsw = new TestResourceContext(ds, dir.resolve("hnsw"), hnswConfig);
+            p.provision(hnsw);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i += batch) {
+                p.upsert(hnsw, all.subList(i, Math.min(n, i + batch)));
+            }
+            System.out.printf("hnsw: loaded %d vectors in upserts of %d (each committed) in %.1f s%n", n, batch, (System.nanoTime() - t0) / 1e9);
+            p.stop();
+            try (var files = Files.list(dir.resolve("hnsw").resolve("lucene"))) {
+                System.out.printf("hnsw: %d segments (merges still running when the provider stopped are aborted)%n",
+                        files.filter(f -> f.toString().endsWith(".si")).count());
+            }
+
+            for (int o : oversample) {
+                Map<String, Object> t = new java.util.HashMap<>(tuning);
+                t.put("hnswOversample", o);
+                VectorizeProvider q = VectorizeProviderTest.provider(ds, t);
+                measure("hnsw oversample=" + o + " (ef=" + K * o + ")", q, hnsw, qs, truth, Math.min(50, queries));
+                q.stop();
+            }
+
+            if (exactQueries > 0) {
+                Map<String, Object> exactConfig = p.configSchema().validate(Map.of("index", "exact", "metric", "cosine", "dimensions", dims));
+                VectorizeProvider e = VectorizeProviderTest.provider(ds, tuning);
+                TestResourceContext exact = new TestResourceContext(ds, dir.resolve("exact"), exactConfig);
+                t0 = System.nanoTime();
+                for (int i = 0; i < n; i += 1000) {
+                    e.upsert(exact, all.subList(i, Math.min(n, i + 1000))); // 1000 a transaction: PostgreSQL's batch size is not the question here
+                }
+                System.out.printf("exact (PostgreSQL): loaded %d vectors in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
+                measure("exact (PostgreSQL scan, Java scoring)", e, exact, qs.subList(0, exactQueries), truth.subList(0, exactQueries), 2);
+                e.stop();
+            }
+        } finally {
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + host + "/postgres?user=postgres"); Statement s = c.createStatement()) {
+                s.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static void measure(String what, VectorizeProvider p, TestResourceContext ctx, List<float[]> qs, List<Set<String>> truth, int warmup)
+            throws Exception {
+        for (int i = 0; i < warmup; i++) {
+            p.query(ctx, qs.get(i % qs.size()), K, Map.of());
+        }
+        long[] nanos = new long[qs.size()];
+        double recall = 0;
+        for (int i = 0; i < qs.size(); i++) {
+            long t = System.nanoTime();
+            List<Match> got = p.query(ctx, qs.get(i), K, Map.of());
+            nanos[i] = System.nanoTime() - t;
+            int hit = 0;
+            for (Match m : got) {
+                if (truth.get(i).contains(m.id())) {
+                    hit++;
+                }
+            }
+            recall += hit / (double) K;
+        }
+        Arrays.sort(nanos);
+        System.out.printf("%-42s recall@10=%.3f  p50=%.2f ms  p99=%.2f ms  (%d queries)%n", what, recall / qs.size(),
+                nanos[nanos.length / 2] / 1e6, nanos[Math.min(nanos.length - 1, (int) Math.ceil(nanos.length * 0.99) - 1)] / 1e6, qs.size());
+    }
+}
