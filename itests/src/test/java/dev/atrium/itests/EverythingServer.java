@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The reference MCP server {@code @modelcontextprotocol/server-everything} (npm), run with Node on a free loopback port
  * in one of its HTTP transports ({@code streamableHttp} at {@code /mcp}, {@code sse} at {@code /sse}). It is installed
- * with {@code npm install --prefix} into {@code ~/.cache/atrium/mcp-server-everything-<version>} the first time; a machine
+ * with {@code npm install --prefix} into {@code ~/.cache/atrium/mcp-server-everything-<version>} by {@code ./atrium test}
+ * before the suite (and here, when a run started another way finds it absent); a machine
  * without npm or node fails the test saying so (nothing is skipped).
  */
 final class EverythingServer implements AutoCloseable {
