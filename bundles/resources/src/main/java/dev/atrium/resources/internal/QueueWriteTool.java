@@ -15,7 +15,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.atrium.resource.api.Access;
 import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.runs.api.AgentTool;
 import dev.atrium.runs.api.ToolArguments;
 
@@ -67,18 +66,15 @@ public class QueueWriteTool implements AgentTool {
         JsonNode args = ToolArguments.parse(arguments);
         String queue = ToolArguments.text(args, "queue");
         String message = ToolArguments.text(args, "message");
-        ResourceRow row = store.byName(queue).stream().filter(r -> context.spaceId().equals(r.spaceId) && "queue".equals(r.type))
-                .findFirst().orElseThrow(() -> new IOException("this workspace has no queue named '" + queue + "'"));
-        ResourceProvider provider = providers.find(row.type, row.backend)
-                .orElseThrow(() -> new IOException("the queue's provider queue/" + row.backend + " is not running; try later"));
-        if (!(provider instanceof QueueFacet facet)) {
-            throw new IOException("the provider queue/" + row.backend + " cannot send messages");
+        ResourceTools.Target t = ResourceTools.target(store, providers, context.spaceId(), queue, "queue");
+        if (!(t.provider() instanceof QueueFacet facet)) {
+            throw new IOException("the provider queue/" + t.row().backend + " cannot send messages");
         }
         try {
-            String id = facet.send(runtime.context(row, Access.WRITE), message.getBytes(StandardCharsets.UTF_8), null);
-            return JSON.writeValueAsString(Map.of("queue", row.name, "message_id", id));
+            String id = facet.send(runtime.context(t.row(), Access.WRITE), message.getBytes(StandardCharsets.UTF_8), null);
+            return JSON.writeValueAsString(Map.of("queue", t.row().name, "message_id", id));
         } catch (ResourceException e) {
-            throw new IOException(e.getMessage(), e);
+            throw ResourceTools.failed(e);
         }
     }
 }
