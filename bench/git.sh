@@ -18,6 +18,8 @@
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib/basics.sh
+. "$BENCH_DIR/lib/basics.sh"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 SERVER_JAR="$ROOT/launcher/target/atrium.jar"
 CLI_JAR="$ROOT/cli/target/atrium-cli.jar"
@@ -68,31 +70,11 @@ MAINTENANCE=""                 # what Atrium's maintenance of the warm-up reposi
 MAINTENANCE_WAITS=""           # seconds waited for it after each push
 HTTP_PORT=""
 
-log() { echo "bench: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # ---------------------------------------------------------------------------------------------- setup
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
-}
 
-# ensure_apt_package COMMAND PACKAGE: installs PACKAGE with apt-get unless COMMAND is already there.
-ensure_apt_package() {
-  local cmd="$1" pkg="$2"
-  command -v "$cmd" >/dev/null && return 0
-  [ -x "$cmd" ] && return 0
-  log "installing $pkg (apt-get) ..."
-  export DEBIAN_FRONTEND=noninteractive
-  if ! as_root apt-get install -y -qq "$pkg" >"$WORK_DIR/apt.log" 2>&1; then
-    as_root apt-get update -qq >>"$WORK_DIR/apt.log" 2>&1 || true
-    as_root apt-get install -y -qq "$pkg" >>"$WORK_DIR/apt.log" 2>&1 \
-      || die "apt-get install $pkg failed (see $WORK_DIR/apt.log)"
-  fi
-  command -v "$cmd" >/dev/null || [ -x "$cmd" ] || die "$pkg installed but $cmd is not there"
-}
 
 has_target() { case " $TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -120,17 +102,7 @@ check_prerequisites() {
   fi
 }
 
-# port_in_use PORT: true when something accepts connections on 127.0.0.1:PORT.
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-free_port() {
-  local _ p
-  for _ in $(seq 1 100); do
-    p=$(( 20000 + RANDOM % 30000 ))
-    port_in_use "$p" || { echo "$p"; return 0; }
-  done
-  die "no free port found"
-}
 
 # ------------------------------------------------------------------------------------------ processes
 
