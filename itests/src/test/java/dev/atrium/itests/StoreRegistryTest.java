@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 
 import dev.atrium.itests.AtriumServer.User;
 
@@ -213,5 +219,118 @@ class StoreRegistryTest {
         JsonNode stores = reader.http().get(registry(reader)).get("stores");
         assertEquals(1, stores.size(), "nothing was added by the refused requests");
         assertFalse(stores.get(0).get("is_active").asBoolean(), "nor changed");
+    }
+
+    /**
+     * A hostile store on loopback: endless and cyclic collections, a redirect and a WebFinger link to private addresses,
+     * malformed and oversized documents, a peer that never answers. Each route ends, bounded, in a 4xx/5xx spec error or
+     * a bounded answer; nothing hangs.
+     */
+    @Test
+    void aHostileStoreIsBoundedAndRefusedNeverHangs(AtriumServer server) throws Exception {
+        HttpServer hostile = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        hostile.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        int port = hostile.getAddress().getPort();
+        String base = "http://127.0.0.1:" + port;
+        hostile.createContext("/", ex -> {
+            String path = ex.getRequestURI().getPath();
+            String query = ex.getRequestURI().getRawQuery() == null ? "" : ex.getRequestURI().getRawQuery();
+            switch (path) {
+                case "/.well-known/webfinger" -> send(ex, 200, "application/jrd+json",
+                        "{\"subject\":\"acct:evil@127.0.0.1:" + port + "\",\"links\":[{\"rel\":\"self\","
+                                + "\"type\":\"application/activity+json\",\"href\":\"http://169.254.169.254/latest/meta-data\"}]}");
+                case "/a" -> send(ex, 200, "application/activity+json", "{\"id\":\"" + base + "/a\",\"type\":[\"Service\",\"Store\"],"
+                        + "\"name\":\"endless\",\"outbox\":\"" + base + "/outbox\",\"inventory\":\"" + base + "/inv\"}");
+                case "/inv" -> send(ex, 200, "application/activity+json", "{\"type\":\"OrderedCollection\",\"totalItems\":1000000000,"
+                        + "\"first\":\"" + base + "/inv/page?n=1\"}");
+                case "/inv/page" -> {
+                    int n = Integer.parseInt(query.replace("n=", ""));
+                    StringBuilder items = new StringBuilder();
+                    for (int i = 0; i < 100; i++) {
+                        items.append(i == 0 ? "" : ",").append("\"").append(base).append("/ap/repos/o/r").append(n * 100 + i).append("\"");
+                    }
+                    send(ex, 200, "application/activity+json", "{\"type\":\"OrderedCollectionPage\",\"orderedItems\":[" + items
+                            + "],\"next\":\"" + base + "/inv/page?n=" + (n + 1) + "\"}");
+                }
+                case "/outbox" -> send(ex, 200, "application/activity+json", "{\"type\":\"OrderedCollection\",\"first\":\"" + base
+                        + "/outbox/1\"}");
+                case "/outbox/1", "/outbox/2" -> {
+                    String other = path.endsWith("1") ? "2" : "1";
+                    send(ex, 200, "application/activity+json", "{\"type\":\"OrderedCollectionPage\",\"orderedItems\":[{\"id\":\"" + base
+                            + "/act/" + path.charAt(path.length() - 1) + "\",\"type\":\"Create\",\"object\":{\"id\":\"x\",\"name\":\"r\"}}],"
+                            + "\"next\":\"" + base + "/outbox/" + other + "\"}");
+                }
+                case "/redirect" -> {
+                    ex.getResponseHeaders().add("Location", "http://10.0.0.1/a");
+                    send(ex, 302, "text/plain", "");
+                }
+                case "/malformed" -> send(ex, 200, "application/activity+json", "{\"id\": [unclosed");
+                case "/huge" -> {
+                    ex.getResponseHeaders().add("Content-Type", "application/activity+json");
+                    ex.sendResponseHeaders(200, 0);
+                    try (OutputStream out = ex.getResponseBody()) {
+                        out.write("{\"id\":\"".getBytes(StandardCharsets.UTF_8));
+                        byte[] chunk = new byte[64 * 1024];
+                        java.util.Arrays.fill(chunk, (byte) 'a');
+                        for (int i = 0; i < 64; i++) {
+                            out.write(chunk); // 4 MiB
+                        }
+                    } catch (IOException refusedEarly) {
+                        // the fetcher stopped reading at its bound
+                    }
+                }
+                case "/silent" -> {
+                    try {
+                        Thread.sleep(20_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    send(ex, 200, "application/activity+json", "{}");
+                }
+                default -> send(ex, 404, "text/plain", "no");
+            }
+        });
+        hostile.start();
+        try {
+            User reader = server.newUser();
+            // endless inventory: the first page of 20 is read from at most 10,000 collected ids, then it stops
+            Http.Reply reg = reader.http().post(registry(reader), Map.of("identifier", base + "/a"));
+            assertEquals(201, reg.status(), reg.body());
+            String entry = reg.get("store").get("id").asText();
+            long t0 = System.nanoTime();
+            Http.Reply repos = reader.http().get(registry(reader) + "/" + entry + "/repositories?limit=1");
+            assertTrue(repos.status() == 200 || repos.status() == 502, repos.body());
+            assertTrue(System.nanoTime() - t0 < 35_000_000_000L, "bounded in time");
+            // a cyclic outbox: each page is read once
+            Http.Reply poll = reader.http().post(registry(reader) + "/" + entry + "/poll", Map.of());
+            assertEquals(200, poll.status(), poll.body());
+            assertEquals(2, poll.get("new_updates").asInt());
+
+            BadInputTest.assertSpecError(reader.http().post(registry(reader), Map.of("identifier", base + "/redirect")), 400, "BAD_REQUEST");
+            BadInputTest.assertSpecError(reader.http().post(registry(reader), Map.of("identifier", "evil@127.0.0.1:" + port)), 400,
+                    "BAD_REQUEST");
+            BadInputTest.assertSpecError(reader.http().post(registry(reader), Map.of("identifier", base + "/malformed")), 502, "BAD_GATEWAY");
+            BadInputTest.assertSpecError(reader.http().post(registry(reader), Map.of("identifier", base + "/huge")), 502, "BAD_GATEWAY");
+            for (String refused : List.of("http://169.254.169.254/a", "http://metadata.internal/a", "http://store.local/a",
+                    "http://x.localhost/a", "http://[::ffff:10.0.0.1]/a", "http://167772161/a", "http://012.0.0.1/a", "http://[fd00::1]/a")) {
+                BadInputTest.assertSpecError(reader.http().post(registry(reader), Map.of("identifier", refused)), 400, "BAD_REQUEST");
+            }
+            t0 = System.nanoTime();
+            BadInputTest.assertSpecError(reader.http().post(registry(reader), Map.of("identifier", base + "/silent")), 504, "GATEWAY_TIMEOUT");
+            assertTrue(System.nanoTime() - t0 < 15_000_000_000L, "the fetch deadline ends a silent peer");
+            assertEquals(1, reader.http().get(registry(reader)).get("stores").size(), "only the first store was registered");
+        } finally {
+            hostile.stop(0);
+            ((java.util.concurrent.ExecutorService) hostile.getExecutor()).shutdownNow();
+        }
+    }
+
+    private static void send(HttpExchange ex, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().add("Content-Type", type);
+        ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
     }
 }

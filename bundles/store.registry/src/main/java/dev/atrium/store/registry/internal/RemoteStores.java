@@ -12,6 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.HashSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import org.osgi.service.component.annotations.Activate;
@@ -36,6 +39,9 @@ public class RemoteStores {
     private static final Pattern ACCT = Pattern.compile("(?:acct:)?([A-Za-z0-9][A-Za-z0-9._-]{0,99})@([A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?)");
     private static final int MAX_OUTBOX_PAGES = 5;
     private static final int MAX_INVENTORY_ITEMS = 10_000;
+    /** Requests one route may send to a store, and the seconds they may take together. */
+    private static final int MAX_FETCHES = 150;
+    private static final long WALK_SECONDS = 30;
 
     private final RemoteDocuments documents;
 
@@ -89,7 +95,7 @@ public class RemoteStores {
             String resource = "acct:" + acct.group(1) + "@" + domain;
             URI webfinger = uri(scheme + "://" + domain + "/.well-known/webfinger?resource="
                     + URLEncoder.encode(resource, StandardCharsets.UTF_8), "identifier");
-            JsonNode jrd = get(() -> documents.fetchJrd(webfinger));
+            JsonNode jrd = new Walk().jrd(webfinger);
             for (JsonNode link : jrd.path("links")) {
                 String type = link.path("type").asText("");
                 if ("self".equals(link.path("rel").asText()) && (type.startsWith("application/activity+json")
@@ -108,7 +114,7 @@ public class RemoteStores {
 
     /** Fetches a store's actor document and reads what the registry keeps. */
     public StoreActor actor(URI actorUrl) {
-        JsonNode a = get(() -> documents.fetch(actorUrl, null));
+        JsonNode a = new Walk().fetch(actorUrl);
         String id = a.path("id").asText(actorUrl.toString());
         URI idUri = uri(id, "the actor's id");
         String outbox = link(a, idUri, "outbox");
@@ -142,17 +148,19 @@ public class RemoteStores {
     /** A page of the store's repositories ({@code page} from 1). */
     public Page repositories(StoreActor store, int page, int limit) {
         if (store.repositoriesUrl() != null) {
-            return collectionPage(store.repositoriesUrl(), "", page, limit);
+            return collectionPage(new Walk(), store.repositoriesUrl(), "", page, limit);
         }
         // Model A: the inventory lists canonical repository actor URIs; each is fetched for its fields
+        Walk walk = new Walk();
         List<String> ids = new ArrayList<>();
-        JsonNode inv = get(() -> documents.fetch(uri(store.inventoryUrl(), "the inventory URL"), null));
+        JsonNode inv = walk.page(store.inventoryUrl());
         long total = inv.path("totalItems").asLong(-1);
-        collectItems(inv, ids);
+        collectItems(walk, inv, ids);
         int from = (page - 1) * limit;
         List<RemoteRepository> out = new ArrayList<>();
         for (int i = from; i < Math.min(ids.size(), from + limit); i++) {
-            out.add(repositoryActor(uri(ids.get(i), "an inventory item")));
+            URI id = uri(ids.get(i), "an inventory item");
+            out.add(repositoryFields(walk.fetch(id), id));
         }
         return new Page(out, total < 0 ? ids.size() : total, page, limit);
     }
@@ -163,7 +171,7 @@ public class RemoteStores {
         if (url == null) {
             throw new ApiException(502, "BAD_GATEWAY", store.actorUrl() + " offers no repository search");
         }
-        return collectionPage(url, "q=" + URLEncoder.encode(q, StandardCharsets.UTF_8), page, limit);
+        return collectionPage(new Walk(), url, "q=" + URLEncoder.encode(q, StandardCharsets.UTF_8), page, limit);
     }
 
     /** The store's repository {@code owner/name}, or 404. */
@@ -172,6 +180,7 @@ public class RemoteStores {
         URI target = store.repositoriesUrl() != null ? uri(store.repositoriesUrl() + path, "the repository URL")
                 : uri(store.actorUrl(), "the actor URL").resolve("/ap/repos" + path);
         try {
+            new Walk().spend();
             JsonNode doc = documents.fetch(target, null);
             return store.repositoriesUrl() != null ? repositoryObject(doc, target) : repositoryFields(doc, target);
         } catch (RemoteException e) {
@@ -185,12 +194,13 @@ public class RemoteStores {
 
     /** The newest activities of the store's outbox: its first page and, while they are all new, up to four more. */
     public List<RegistryStore.Activity> outbox(StoreActor store, java.util.function.Predicate<List<RegistryStore.Activity>> wantMore) {
+        Walk walk = new Walk();
         List<RegistryStore.Activity> all = new ArrayList<>();
-        JsonNode doc = get(() -> documents.fetch(uri(store.outboxUrl(), "the outbox URL"), null));
+        JsonNode doc = walk.page(store.outboxUrl());
         for (int pages = 0; pages < MAX_OUTBOX_PAGES && doc != null; pages++) {
             if (!doc.has("orderedItems") && !doc.has("items")) {
                 String first = linkValue(doc.path("first"));
-                doc = first == null ? null : fetchPage(first);
+                doc = first == null ? null : walk.page(first);
                 continue;
             }
             List<RegistryStore.Activity> page = new ArrayList<>();
@@ -202,33 +212,25 @@ public class RemoteStores {
             if (next == null || page.isEmpty() || !wantMore.test(page)) {
                 break;
             }
-            doc = fetchPage(next);
+            doc = walk.page(next);
         }
         return all;
     }
 
-    private JsonNode fetchPage(String url) {
-        return get(() -> documents.fetch(uri(url, "a collection page"), null));
-    }
-
-    private Page collectionPage(String base, String query, int page, int limit) {
+    private Page collectionPage(Walk walk, String base, String query, int page, int limit) {
         String sep = base.contains("?") ? "&" : "?";
         String url = base + sep + (query.isEmpty() ? "" : query + "&") + "page=" + page + "&limit=" + limit + "&expand=object";
-        JsonNode doc = get(() -> documents.fetch(uri(url, "the collection URL"), null));
+        JsonNode doc = walk.fetch(uri(url, "the collection URL"));
         List<RemoteRepository> out = new ArrayList<>();
         for (JsonNode item : items(doc)) {
             if (item.isObject()) {
                 out.add(repositoryObject(item, null));
             } else if (item.isTextual()) {
                 URI u = uri(item.asText(), "a collection item");
-                out.add(repositoryObject(get(() -> documents.fetch(u, null)), u));
+                out.add(repositoryObject(walk.fetch(u), u));
             }
         }
         return new Page(out, doc.path("totalItems").asLong(out.size()), page, limit);
-    }
-
-    private RemoteRepository repositoryActor(URI id) {
-        return repositoryFields(get(() -> documents.fetch(id, null)), id);
     }
 
     /** A Model A canonical Repository actor. */
@@ -308,12 +310,12 @@ public class RemoteStores {
         return items.isArray() ? items : List.of();
     }
 
-    private void collectItems(JsonNode collection, List<String> into) {
+    private void collectItems(Walk walk, JsonNode collection, List<String> into) {
         JsonNode doc = collection;
-        for (int pages = 0; doc != null && pages < 100 && into.size() < MAX_INVENTORY_ITEMS; pages++) {
+        while (doc != null && into.size() < MAX_INVENTORY_ITEMS) {
             if (!doc.has("orderedItems") && !doc.has("items")) {
                 String first = linkValue(doc.path("first"));
-                doc = first == null ? null : fetchPage(first);
+                doc = first == null ? null : walk.page(first);
                 continue;
             }
             for (JsonNode item : items(doc)) {
@@ -323,7 +325,7 @@ public class RemoteStores {
                 }
             }
             String next = linkValue(doc.path("next"));
-            doc = next == null ? null : fetchPage(next);
+            doc = next == null ? null : walk.page(next);
         }
     }
 
@@ -388,6 +390,40 @@ public class RemoteStores {
             return u;
         } catch (URISyntaxException e) {
             throw ApiException.badRequest(what + " is not a valid URL");
+        }
+    }
+
+    /**
+     * Bounds one route's reading of a remote store, whatever the store sends: its wall-clock time, its number of
+     * requests, and each collection page read once (a cycle of {@code first}/{@code next} links ends the walk).
+     */
+    private final class Walk {
+        private final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WALK_SECONDS);
+        private final Set<String> pages = new HashSet<>();
+        private int fetches;
+
+        JsonNode fetch(URI u) {
+            spend();
+            return get(() -> documents.fetch(u, null));
+        }
+
+        JsonNode jrd(URI u) {
+            spend();
+            return get(() -> documents.fetchJrd(u));
+        }
+
+        /** A collection page not read before in this walk, or null. */
+        JsonNode page(String url) {
+            return pages.add(url) ? fetch(uri(url, "a collection page")) : null;
+        }
+
+        void spend() {
+            if (++fetches > MAX_FETCHES) {
+                throw new ApiException(502, "BAD_GATEWAY", "the store needs more than " + MAX_FETCHES + " requests to answer this");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new ApiException(504, "GATEWAY_TIMEOUT", "the store took longer than " + WALK_SECONDS + " s to answer");
+            }
         }
     }
 
