@@ -345,6 +345,38 @@ class WorkerdRuntimeTest {
     }
 
     @Test
+    void theWorkerdChildDiesWithItsJvmEvenWhenTheJvmIsKilledMinus9() throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process jvm = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), OrphanProbe.class.getName(),
+                TestWorkerd.binary(), data.resolve("probe").toString()).redirectErrorStream(true).start();
+        try {
+            String first = "";
+            try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                String line;
+                while ((line = out.readLine()) != null && System.nanoTime() < deadline) {
+                    if (line.startsWith("workerd ")) {
+                        first = line;
+                        break;
+                    }
+                }
+                assertTrue(first.startsWith("workerd "), "the probe did not start its worker");
+                String[] parts = first.split(" ");
+                ProcessHandle workerd = ProcessHandle.of(Long.parseLong(parts[1])).orElseThrow();
+                assertEquals("probe", get(URI.create(parts[2]), "/").body());
+
+                jvm.destroyForcibly(); // SIGKILL: no shutdown hook, no deactivation
+                jvm.waitFor(10, TimeUnit.SECONDS);
+
+                workerd.onExit().get(5, TimeUnit.SECONDS);
+                assertFalse(workerd.isAlive());
+            }
+        } finally {
+            jvm.destroyForcibly();
+        }
+    }
+
+    @Test
     void aSyntaxErrorIsInvalidWithWorkerdsTextAndTheRunningWorkerKeepsAnswering() throws Exception {
         runtime.apply(List.of(worker("good", "s1", HELLO, Map.of("NAME", "good"), List.of())));
         URI uri = endpoint("good");
