@@ -74,7 +74,22 @@ class WorkerdRuntimeTest {
             request.put("body", new String(body, StandardCharsets.UTF_8));
             seen.add(request);
             byte[] answer;
-            if (exchange.getRequestURI().getPath().contains("/d1/")) {
+            request.put("r2", String.valueOf(exchange.getRequestHeaders().getFirst("CF-R2-Request")));
+            request.put("format", String.valueOf(exchange.getRequestHeaders().getFirst("X-Msg-Fmt")));
+            if (exchange.getRequestURI().getPath().contains("/r2/") && "PUT".equals(exchange.getRequestMethod())) {
+                answer = """
+                        {"name":"k","version":"1","size":5,"etag":"e1","uploaded":1700000000000,"httpFields":{},"customFields":[],\
+                        "storageClass":"Standard"}""".getBytes(StandardCharsets.UTF_8);
+            } else if (exchange.getRequestURI().getPath().contains("/r2/")) {
+                byte[] meta = """
+                        {"name":"k","version":"1","size":5,"etag":"e1","uploaded":1700000000000,"httpFields":{"contentType":"text/plain"},\
+                        "customFields":[],"storageClass":"Standard"}""".getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("CF-R2-Metadata-Size", String.valueOf(meta.length));
+                answer = (new String(meta, StandardCharsets.UTF_8) + "hello").getBytes(StandardCharsets.UTF_8);
+            } else if (exchange.getRequestURI().getPath().contains("/queue/")) {
+                answer = "{\"metadata\":{\"metrics\":{\"backlogCount\":1,\"backlogBytes\":2,\"oldestMessageTimestamp\":0}}}"
+                        .getBytes(StandardCharsets.UTF_8);
+            } else if (exchange.getRequestURI().getPath().contains("/d1/")) {
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 answer = """
                         {"success":true,"results":{"columns":["answer"],"rows":[[42]]},"meta":{"duration":0.1,"changes":0,\
@@ -207,6 +222,67 @@ class WorkerdRuntimeTest {
         assertEquals("/internal/bindings/d1/db-1/query?resultsFormat=ROWS_AND_COLUMNS", seen.get(0).get("uri"));
         assertEquals("{\"sql\":\"SELECT ? AS answer\",\"params\":[42]}", seen.get(0).get("body"));
         assertEquals("t", seen.get(0).get("auth"));
+    }
+
+    @Test
+    void r2AndQueueBindingsSpeakTheDocumentedProtocolToTheInternalEndpoint() throws Exception {
+        String code = """
+                export default { async fetch(request, env) {
+                  const put = await env.FILES.put("dir/k", "hello", { httpMetadata: { contentType: "text/plain" } });
+                  const got = await env.FILES.get("dir/k");
+                  const sent = await env.JOBS.send({ job: 1 });
+                  return Response.json({ etag: put.etag, body: await got.text(), type: got.httpMetadata.contentType,
+                    backlog: sent.metadata.metrics.backlogCount });
+                } };
+                """;
+        runtime.apply(List.of(worker("d1", "s1", code, Map.of(), List.of(
+                new Binding("FILES", "r2", URI.create(internalBase() + "/internal/r2/b1"), Map.of("X-Atrium-Binding", "r")),
+                new Binding("JOBS", "queue", URI.create(internalBase() + "/internal/queue/q1"), Map.of("X-Atrium-Binding", "q"))))));
+
+        HttpResponse<String> response = get(endpoint("d1"), "/");
+
+        assertEquals("{\"etag\":\"e1\",\"body\":\"hello\",\"type\":\"text/plain\",\"backlog\":1}", response.body());
+        assertEquals(3, seen.size(), seen.toString());
+        assertEquals("PUT", seen.get(0).get("method"));
+        assertEquals("/internal/r2/b1/", seen.get(0).get("uri"));
+        assertTrue(seen.get(0).get("body").startsWith("{\"version\":1,\"method\":\"put\",\"object\":\"dir/k\""), seen.get(0).get("body"));
+        assertTrue(seen.get(0).get("body").endsWith("}hello"), seen.get(0).get("body"));
+        assertEquals("GET", seen.get(1).get("method"));
+        assertEquals("{\"version\":1,\"method\":\"get\",\"object\":\"dir/k\"}", seen.get(1).get("r2"));
+        assertEquals("POST", seen.get(2).get("method"));
+        assertEquals("/internal/queue/q1/message", seen.get(2).get("uri"));
+        assertEquals("json", seen.get(2).get("format"));
+        assertEquals("{\"job\":1}", seen.get(2).get("body"));
+        assertEquals(List.of("r", "r", "q"), seen.stream().map(r -> r.get("auth")).toList());
+    }
+
+    @Test
+    void aBindingRequestNeverLeavesItsEndpointsPath() throws Exception {
+        String code = """
+                export default { async fetch(request, env) {
+                  const out = [];
+                  try { await env.KV.get(".."); out.push("reached"); } catch (e) { out.push("refused"); }
+                  try { await env.KV.get("%2e%2E"); out.push("reached"); } catch (e) { out.push("refused"); }
+                  const r = await env.API.fetch("http://any/../../other/%2e%2e/x?y=1", { method: "POST", body: "b" });
+                  out.push(r.status);
+                  return new Response(out.join(","));
+                } };
+                """;
+        runtime.apply(List.of(worker("d1", "s1", code, Map.of(), List.of(
+                new Binding("KV", "kv", URI.create(internalBase() + "/internal/kv/k1"), Map.of("X-Atrium-Binding", "k")),
+                new Binding("API", "custom", URI.create(internalBase() + "/internal/custom/c1"), Map.of("X-Atrium-Binding", "c"))))));
+
+        HttpResponse<String> response = get(endpoint("d1"), "/");
+
+        assertEquals(200, response.statusCode(), response.body());
+        List<String> uris = seen.stream().map(r -> r.get("uri")).toList();
+        assertTrue(uris.stream().allMatch(u -> u.startsWith("/internal/kv/k1/") || u.startsWith("/internal/custom/c1/")), uris.toString());
+        assertTrue(response.body().startsWith("refused,"), response.body());
+        assertTrue(response.body().endsWith(",200"), response.body());
+        Map<String, String> custom = seen.stream().filter(r -> r.get("uri").startsWith("/internal/custom/")).findFirst().orElseThrow();
+        assertEquals("POST", custom.get("method"));
+        assertEquals("b", custom.get("body"));
+        assertEquals("c", custom.get("auth"));
     }
 
     @Test
