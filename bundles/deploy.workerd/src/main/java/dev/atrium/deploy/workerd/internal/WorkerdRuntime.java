@@ -222,27 +222,56 @@ public final class WorkerdRuntime implements AutoCloseable {
             retire(old);
             return;
         }
+        Generation g = start(List.copyOf(wanted.values()));
+        if (!switchTo(g, null, false)) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+        }
+    }
+
+    /** Starts a generation running {@code deployments} and waits until it serves; new ports when one is taken. */
+    private Generation start(List<Deployment> deployments) throws DeploymentException {
         Path bin = binary();
         Map<String, List<Modules.Module>> modules = new HashMap<>();
-        for (Deployment d : wanted.values()) {
+        for (Deployment d : deployments) {
             modules.put(d.id(), Modules.of(d.artifact()));
         }
-        Generation g = prepare(List.copyOf(wanted.values()), modules, true);
-        try {
-            Process p = launch(bin, g);
-            awaitReady(g, p);
-        } catch (DeploymentException | RuntimeException e) {
-            g.retired = true;
-            stopNow(g);
-            deleteTree(g.dir);
-            throw e;
-        }
-        Generation old;
-        synchronized (lock) {
-            if (closed) {
+        for (int attempt = 1;; attempt++) {
+            Generation g = prepare(deployments, modules, true);
+            try {
+                Process p = launch(bin, g);
+                awaitReady(g, p);
+                return g;
+            } catch (DeploymentException | RuntimeException e) {
                 g.retired = true;
                 stopNow(g);
-                throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+                deleteTree(g.dir);
+                if (e instanceof DeploymentException de && portTaken(de)) {
+                    if (attempt < 3) {
+                        continue;
+                    }
+                    throw new DeploymentException(Kind.UNAVAILABLE, de.getMessage(), de);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private static boolean portTaken(DeploymentException e) {
+        return e.getMessage() != null && e.getMessage().contains("Address already in use");
+    }
+
+    /**
+     * Makes the started generation {@code g} the live one (only if {@code expected} still is, when {@code onlyIf}), and
+     * lets the one before drain; false, and {@code g} stopped, when it cannot.
+     */
+    private boolean switchTo(Generation g, Generation expected, boolean onlyIf) {
+        Generation old;
+        synchronized (lock) {
+            if (closed || onlyIf && current != expected) {
+                g.retired = true;
+                stopNow(g);
+                deleteTree(g.dir);
+                return false;
             }
             old = current;
             current = g;
@@ -251,8 +280,23 @@ public final class WorkerdRuntime implements AutoCloseable {
             g.ports.forEach((id, port) -> next.put(id, URI.create("http://127.0.0.1:" + port)));
             endpoints = Map.copyOf(next);
         }
-        LOG.info("workerd generation {} serves {} deployment(s) (pid {})", g.number, wanted.size(), g.process.pid());
+        LOG.info("workerd generation {} serves {} deployment(s) (pid {})", g.number, g.byId.size(), g.process.pid());
         retire(old);
+        return true;
+    }
+
+    /** Runs the live generation's deployments on new ports: one of its ports was taken while it restarted. */
+    private void relocate(Generation old) {
+        try {
+            Generation g = start(List.copyOf(old.byId.values()));
+            if (switchTo(g, old, true)) {
+                LOG.info("workerd generation {} moved to new ports as generation {}", old.number, g.number);
+            }
+        } catch (DeploymentException | RuntimeException e) {
+            LOG.warn("workerd generation {} could not move to new ports: {}", old.number, e.getMessage());
+            old.relocating = false;
+            scheduleRestart(old);
+        }
     }
 
     /** The live generation's endpoint of the deployment, else that of a generation still draining. */
@@ -370,6 +414,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         volatile boolean retired;
         volatile boolean ready;
         volatile boolean terminating;
+        volatile boolean relocating;
         volatile Path control;
         int launches;
         volatile int restarts;
@@ -549,7 +594,7 @@ public final class WorkerdRuntime implements AutoCloseable {
                     g.errorText().isEmpty() ? "" : ": " + g.errorText());
         }
         synchronized (lock) {
-            if (closed || g.retired || g != current || g.process != p) {
+            if (closed || g.retired || g.relocating || g != current || g.process != p) {
                 if (g.retired && g.process == p) {
                     live.remove(g);
                     if (g != current) {
@@ -586,7 +631,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         try {
             Path bin = binary();
             synchronized (lock) {
-                if (closed || g.retired || g != current) {
+                if (closed || g.retired || g.relocating || g != current) {
                     return;
                 }
                 g.runningSince = System.nanoTime();
@@ -596,7 +641,10 @@ public final class WorkerdRuntime implements AutoCloseable {
             LOG.info("workerd generation {} restarted (pid {}, restart {})", g.number, p.pid(), g.restarts);
         } catch (DeploymentException e) {
             LOG.warn("workerd generation {} did not restart: {}", g.number, e.getMessage());
-            if (p == null) {
+            if (portTaken(e)) {
+                g.relocating = true;
+                scheduler.execute(() -> relocate(g));
+            } else if (p == null) {
                 scheduleRestart(g); // nothing started: try again later
             } else if (p.isAlive()) {
                 stopNow(g); // its exit schedules the next attempt

@@ -395,6 +395,36 @@ class WorkerdRuntimeTest {
     }
 
     @Test
+    void aPortTakenWhileWorkerdRestartsMovesTheWorkersToNewPorts() throws Exception {
+        runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of())));
+        URI before = endpoint("d1");
+        ProcessHandle workerd = runtime.processes().get(0);
+
+        workerd.destroyForcibly();
+        java.net.ServerSocket squatter = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (squatter == null && System.nanoTime() < deadline) {
+            try {
+                squatter = new java.net.ServerSocket(before.getPort(), 1, InetAddress.getLoopbackAddress());
+            } catch (IOException e) {
+                Thread.onSpinWait();
+            }
+        }
+        if (squatter == null) {
+            return; // workerd was back on its port first: nothing to show on this machine this time
+        }
+        try (java.net.ServerSocket held = squatter) {
+            long moved = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < moved && runtime.endpoint("d1").map(before::equals).orElse(true)) {
+                Thread.sleep(20);
+            }
+            URI after = endpoint("d1");
+            assertFalse(after.equals(before), "still on the taken port");
+            assertEquals("hello from x", get(after, "/").body());
+        }
+    }
+
+    @Test
     void closingLeavesNoWorkerdProcess() throws Exception {
         runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of()),
                 worker("d2", "s2", HELLO, Map.of("NAME", "y"), List.of())));
