@@ -48,12 +48,13 @@ final class LogBook {
             while (log.lines.size() > capacity) {
                 log.lines.removeFirst();
             }
-        }
-        for (Consumer<LogLine> follower : log.followers) {
-            try {
-                follower.accept(line);
-            } catch (RuntimeException e) {
-                LOG.debug("a log follower of service {} failed", serviceId, e);
+            // under the lock, so followers see lines in seq order (sinks must not block)
+            for (Consumer<LogLine> follower : log.followers) {
+                try {
+                    follower.accept(line);
+                } catch (RuntimeException e) {
+                    LOG.debug("a log follower of service {} failed", serviceId, e);
+                }
             }
         }
     }
