@@ -107,7 +107,7 @@ public final class WorkerdRuntime implements AutoCloseable {
     private final Object lock = new Object();
     private final Set<Generation> live = new CopyOnWriteArraySet<>();
     private final Thread shutdownHook;
-    private volatile Path binary;
+    private volatile String binary;
     private volatile Map<String, URI> endpoints = Map.of();
     private Generation current; // guarded by lock
     private volatile boolean closed;
@@ -137,34 +137,35 @@ public final class WorkerdRuntime implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    /** The binary: the configured path ({@code ~} is the home directory) when it is executable, else workerd on the PATH. */
-    static Path resolveBinary(String configured) {
+    /**
+     * The binary: the configured path ({@code ~} is the home directory) when it is executable, else {@code workerd} when
+     * that command (looked up on the PATH by the OS) answers {@code --version}; null when neither.
+     */
+    static String resolveBinary(String configured) {
         if (configured != null && !configured.isBlank()) {
             String path = configured.startsWith("~/") ? System.getProperty("user.home") + configured.substring(1) : configured;
             Path p = Path.of(path);
             if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-                return p.toAbsolutePath();
+                return p.toAbsolutePath().toString();
             }
         }
-        String pathEnv = System.getenv("PATH");
-        if (pathEnv != null) {
-            for (String dir : pathEnv.split(":")) {
-                if (dir.isEmpty()) {
-                    continue;
-                }
-                Path p = Path.of(dir, "workerd");
-                if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(p)) {
-                    if (Files.isExecutable(p)) {
-                        return p.toAbsolutePath();
-                    }
-                }
+        try {
+            Process version = new ProcessBuilder("workerd", "--version").redirectErrorStream(true).start();
+            version.getInputStream().readAllBytes();
+            if (version.waitFor(10, TimeUnit.SECONDS) && version.exitValue() == 0) {
+                return "workerd";
             }
+            version.destroyForcibly();
+        } catch (IOException e) {
+            // not on the PATH
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         return null;
     }
 
-    private Path binary() throws DeploymentException {
-        Path b = binary;
+    private String binary() throws DeploymentException {
+        String b = binary;
         if (b == null) {
             b = binary = resolveBinary(settings.binary());
         }
@@ -182,7 +183,7 @@ public final class WorkerdRuntime implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------ the SPI
 
     public void validate(Deployment deployment) throws DeploymentException {
-        Path bin = binary();
+        String bin = binary();
         checkKind(deployment);
         List<Modules.Module> modules = Modules.of(deployment.artifact());
         Generation g = prepare(List.of(deployment), Map.of(deployment.id(), modules), false);
@@ -230,7 +231,7 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     /** Starts a generation running {@code deployments} and waits until it serves; new ports when one is taken. */
     private Generation start(List<Deployment> deployments) throws DeploymentException {
-        Path bin = binary();
+        String bin = binary();
         Map<String, List<Modules.Module>> modules = new HashMap<>();
         for (Deployment d : deployments) {
             modules.put(d.id(), Modules.of(d.artifact()));
@@ -506,8 +507,8 @@ public final class WorkerdRuntime implements AutoCloseable {
     }
 
     /** Starts the generation's workerd (not waiting for it) and makes it the generation's process. */
-    private Process launch(Path bin, Generation g) throws DeploymentException {
-        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "atrium-workerd", bin.toString(), "serve",
+    private Process launch(String bin, Generation g) throws DeploymentException {
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "atrium-workerd", bin, "serve",
                 g.config.toString(), "--control-fd", "4");
         pb.directory(g.dir.toFile());
         g.control = g.dir.resolve("control-" + (++g.launches));
@@ -629,7 +630,7 @@ public final class WorkerdRuntime implements AutoCloseable {
     private void restart(Generation g) {
         Process p = null;
         try {
-            Path bin = binary();
+            String bin = binary();
             synchronized (lock) {
                 if (closed || g.retired || g.relocating || g != current) {
                     return;
