@@ -430,4 +430,47 @@ class StoreInventoryTest {
         assertEquals(400, server.anonymous().send("POST", inbox, "{}".getBytes(StandardCharsets.UTF_8), "application/activity+json").status(),
                 "Model A's inbox wants a signed activity");
     }
+
+    /**
+     * Public federation GETs are limited per client address (429 RATE_LIMITED with Retry-After); the operator sets the
+     * rate with a configuration file, and removing it brings the default back.
+     */
+    @Test
+    void publicGetsAreRateLimitedPerClientAddress() throws Exception {
+        Path file = server.data.resolve("deploy/dev.atrium.store.ap.ratelimit.config");
+        java.nio.file.Files.writeString(file, "perMinute=I\"2\"\nburst=I\"3\"\n", StandardCharsets.UTF_8);
+        try {
+            RawHttp.Response limited = null;
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (limited == null && System.currentTimeMillis() < deadline) {
+                RawHttp.Response r = RawHttp.exchange(server.base(), "127.0.0.9", "GET", "/ns/ext", Map.of(), null);
+                if (r.status() == 429) {
+                    limited = r;
+                } else {
+                    assertEquals(200, r.status());
+                    Thread.sleep(100);
+                }
+            }
+            assertNotNull(limited, "the limit applies once the configuration is read");
+            JsonNode error = Http.JSON.readTree(limited.body()).get("error");
+            assertEquals("RATE_LIMITED", error.get("code").asText());
+            long retry = Long.parseLong(limited.header("retry-after"));
+            assertTrue(retry >= 1 && retry <= 30, "two a minute: at most 30 s, got " + retry);
+            assertEquals(429, RawHttp.exchange(server.base(), "127.0.0.9", "GET", "/.well-known/webfinger?resource=acct:x@y", Map.of(), null)
+                    .status());
+            assertEquals(200, RawHttp.exchange(server.base(), "127.0.0.10", "GET", "/ns/ext", Map.of(), null).status(),
+                    "another address has its own allowance");
+            assertEquals(401, RawHttp.exchange(server.base(), "127.0.0.9", "GET", "/api/spaces/me", Map.of(), null).status(),
+                    "only the public federation documents are counted");
+        } finally {
+            java.nio.file.Files.delete(file);
+        }
+        long deadline = System.currentTimeMillis() + 20_000;
+        int status = 0;
+        while (status != 200 && System.currentTimeMillis() < deadline) {
+            status = RawHttp.exchange(server.base(), "127.0.0.9", "GET", "/ns/ext", Map.of(), null).status();
+            Thread.sleep(100);
+        }
+        assertEquals(200, status, "the default limit is back");
+    }
 }
