@@ -11,16 +11,22 @@ CREATE TABLE ap_inv_repositories (
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 
--- the outboxes of local actors (repositories and stores), newest last
+-- the outboxes of local actors (repositories and stores), newest last. An activity is queued to its audience (the
+-- actor's followers, or the one inbox in deliver_to: an Accept to its follower) by the fan-out after it is committed;
+-- fanned_out_at says it was, so a restart or a second instance never loses nor repeats one
 CREATE TABLE ap_inv_activities (
-    seq        bigserial PRIMARY KEY,
-    id         text NOT NULL UNIQUE,
-    actor_path text NOT NULL,
-    type       text NOT NULL,
-    body       text NOT NULL,
-    published  timestamptz NOT NULL DEFAULT now()
+    seq           bigserial PRIMARY KEY,
+    id            text NOT NULL UNIQUE,
+    actor_path    text NOT NULL,
+    type          text NOT NULL,
+    body          text NOT NULL,
+    published     timestamptz NOT NULL DEFAULT now(),
+    deliver_to    text,
+    deliver_base  text,
+    fanned_out_at timestamptz
 );
 CREATE INDEX ap_inv_activities_actor ON ap_inv_activities (actor_path, seq DESC);
+CREATE INDEX ap_inv_activities_pending ON ap_inv_activities (seq) WHERE fanned_out_at IS NULL;
 
 -- who follows a local actor; base is the public base URL the follower knows the actor by (what it followed)
 CREATE TABLE ap_inv_followers (

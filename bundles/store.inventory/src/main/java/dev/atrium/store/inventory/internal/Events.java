@@ -12,7 +12,6 @@ import org.osgi.service.event.EventHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.store.ap.api.Deliveries;
 import dev.atrium.store.ap.api.LocalStores;
 
 /**
@@ -28,8 +27,8 @@ public class Events implements EventHandler {
     private final Publisher publisher;
 
     @Activate
-    public Events(@Reference Outboxes outboxes, @Reference Model model, @Reference Deliveries deliveries) {
-        this.publisher = new Publisher(outboxes, model, deliveries);
+    public Events(@Reference Outboxes outboxes, @Reference Model model, @Reference FanOut fanOut) {
+        this.publisher = new Publisher(outboxes, model, fanOut::wake);
     }
 
     Publisher publisher() {

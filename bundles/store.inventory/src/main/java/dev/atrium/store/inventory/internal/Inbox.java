@@ -18,7 +18,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.store.ap.api.Deliveries;
 import dev.atrium.store.ap.api.HttpSignatures;
 import dev.atrium.store.ap.api.RemoteDocuments;
 
@@ -27,8 +26,8 @@ import dev.atrium.store.ap.api.RemoteDocuments;
  * (draft-cavage, verified by the core's {@link HttpSignatures} against the key fetched through the egress guard): a
  * missing {@code Date} is 400, a skew over five minutes 401, a wrong {@code Digest} 400, a missing or wrong signature
  * 401; the key's owner must be the activity's {@code actor} (else 403). An activity id taken before answers 200 and
- * changes nothing. A Follow adds the follower and answers with an {@code Accept}, kept in the actor's outbox and
- * delivered signed through the queue; an Undo removes it. A new activity answers 202.
+ * changes nothing. A Follow adds the follower and answers with an {@code Accept}, kept in the actor's outbox in the same
+ * transaction and delivered signed through the queue by the {@link FanOut}; an Undo removes it. A new activity answers 202.
  */
 @Component(service = Inbox.class)
 public class Inbox {
@@ -39,15 +38,15 @@ public class Inbox {
     private final HttpSignatures signatures;
     private final RemoteDocuments documents;
     private final Outboxes outboxes;
-    private final Deliveries deliveries;
+    private final FanOut fanOut;
 
     @Activate
     public Inbox(@Reference HttpSignatures signatures, @Reference RemoteDocuments documents, @Reference Outboxes outboxes,
-            @Reference Deliveries deliveries) {
+            @Reference FanOut fanOut) {
         this.signatures = signatures;
         this.documents = documents;
         this.outboxes = outboxes;
-        this.deliveries = deliveries;
+        this.fanOut = fanOut;
     }
 
     /**
@@ -109,17 +108,14 @@ public class Inbox {
                 accept.remove("cc");
                 accept.putArray("to").add(actor);
                 accept.set("object", activity);
-                Outboxes.Stored[] made = new Outboxes.Stored[1];
                 boolean fresh = outboxes.once(id, c -> {
                     outboxes.follow(c, actorPath, actor, inbox, base, id);
-                    made[0] = Outboxes.append(c, actorPath, accept);
-                    return null;
+                    return Outboxes.append(c, actorPath, accept, inbox, base);
                 });
                 if (!fresh) {
                     return taken();
                 }
-                byte[] answer = Outboxes.write(Outboxes.render(made[0].template(), base)).getBytes(StandardCharsets.UTF_8);
-                deliveries.enqueue(self, URI.create(inbox), answer);
+                fanOut.wake();
                 return Response.status(202).build();
             }
             case "Undo" -> {

@@ -52,6 +52,15 @@ public class Outboxes {
     record Stored(long seq, String id, String actorPath, String type, ObjectNode template) {
     }
 
+    /**
+     * An activity waiting to be queued to its audience.
+     *
+     * @param deliverTo   null: the actor's followers; else the one inbox it goes to
+     * @param deliverBase the base a direct delivery is made absolute on
+     */
+    record Pending(Stored activity, String deliverTo, String deliverBase) {
+    }
+
     private final Sql sql;
 
     @Activate
@@ -85,19 +94,40 @@ public class Outboxes {
      * @param template the activity without id and published; local URLs as paths
      */
     Stored append(String actorPath, ObjectNode template) {
-        return sql.tx(c -> append(c, actorPath, template));
+        return sql.tx(c -> append(c, actorPath, template, null, null));
     }
 
-    static Stored append(Connection c, String actorPath, ObjectNode template) throws SQLException {
+    /** As {@link #append(String, ObjectNode)}, to one inbox ({@code deliverTo}, absolute on {@code deliverBase}) or the followers (null). */
+    static Stored append(Connection c, String actorPath, ObjectNode template, String deliverTo, String deliverBase) throws SQLException {
         String id = actorPath + "/activities/" + Ids.id("act");
         ObjectNode body = JSON.createObjectNode();
         body.put("id", id);
         body.setAll(template);
         body.put("id", id);
         body.put("published", Instant.now().toString());
-        long seq = Sql.one(c, "INSERT INTO ap_inv_activities (id, actor_path, type, body) VALUES (?, ?, ?, ?) RETURNING seq", rs -> rs.getLong(1),
-                id, actorPath, body.path("type").asText(), write(body)).orElseThrow();
+        long seq = Sql.one(c, "INSERT INTO ap_inv_activities (id, actor_path, type, body, deliver_to, deliver_base) VALUES (?, ?, ?, ?, ?, ?)"
+                + " RETURNING seq", rs -> rs.getLong(1), id, actorPath, body.path("type").asText(), write(body), deliverTo, deliverBase).orElseThrow();
         return new Stored(seq, id, actorPath, body.path("type").asText(), body);
+    }
+
+    /**
+     * Claims up to {@code limit} activities not yet queued to their audience (oldest first, rows another instance holds
+     * skipped), hands each to {@code queue}, and marks them queued, in one transaction: a crash before the mark leaves them
+     * to be claimed again (a peer may then get one twice; activities are told apart by id).
+     *
+     * @return how many were claimed
+     */
+    int fanOut(int limit, java.util.function.Consumer<Pending> queue) {
+        return sql.tx(c -> {
+            List<Pending> due = Sql.list(c, "SELECT seq, id, actor_path, type, body, deliver_to, deliver_base FROM ap_inv_activities"
+                    + " WHERE fanned_out_at IS NULL ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED", rs -> new Pending(new Stored(rs.getLong(1),
+                            rs.getString(2), rs.getString(3), rs.getString(4), read(rs.getString(5))), rs.getString(6), rs.getString(7)), limit);
+            for (Pending p : due) {
+                queue.accept(p);
+                Sql.update(c, "UPDATE ap_inv_activities SET fanned_out_at = now() WHERE seq = ?", p.activity().seq());
+            }
+            return due.size();
+        });
     }
 
     /** The actor's activities, newest first. */

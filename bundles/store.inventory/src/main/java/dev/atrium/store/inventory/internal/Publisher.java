@@ -1,20 +1,14 @@
 package dev.atrium.store.inventory.internal;
 
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.atrium.repos.api.RepositoryEvents;
-import dev.atrium.store.ap.api.Deliveries;
 import dev.atrium.store.ap.api.LocalStores;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
 import dev.atrium.store.inventory.internal.Directory.StoreView;
@@ -32,18 +26,17 @@ import dev.atrium.store.inventory.internal.Outboxes.Stored;
 final class Publisher {
 
     static final String PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
-    private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
     private static final String ZERO = "0000000000000000000000000000000000000000";
-    private static final int FAN_OUT_PAGE = 1000;
 
     private final Outboxes outboxes;
     private final Directory directory;
-    private final Deliveries deliveries;
+    private final Runnable wake;
 
-    Publisher(Outboxes outboxes, Directory directory, Deliveries deliveries) {
+    /** @param wake asks the fan-out to queue what was just kept */
+    Publisher(Outboxes outboxes, Directory directory, Runnable wake) {
         this.outboxes = outboxes;
         this.directory = directory;
-        this.deliveries = deliveries;
+        this.wake = wake;
     }
 
     /** One repository event. */
@@ -205,30 +198,11 @@ final class Publisher {
         return a;
     }
 
-    /** Appends to the actor's outbox and queues a copy to each follower, made absolute on the base it followed. */
+    /** Appends to the actor's outbox; the {@link FanOut} queues it to the followers once it is committed. */
     Stored publish(String actorPath, ObjectNode template) {
         Stored stored = outboxes.append(actorPath, template);
-        deliver(stored);
+        wake.run();
         return stored;
-    }
-
-    void deliver(Stored stored) {
-        long offset = 0;
-        while (true) {
-            List<Outboxes.Follower> page = outboxes.followers(stored.actorPath(), FAN_OUT_PAGE, offset);
-            for (Outboxes.Follower f : page) {
-                try {
-                    byte[] body = Outboxes.write(Outboxes.render(stored.template(), f.base())).getBytes(StandardCharsets.UTF_8);
-                    deliveries.enqueue(f.base() + stored.actorPath(), URI.create(f.inbox()), body);
-                } catch (RuntimeException e) {
-                    LOG.warn("could not queue {} to {}: {}", stored.id(), f.inbox(), e.toString());
-                }
-            }
-            if (page.size() < FAN_OUT_PAGE) {
-                return;
-            }
-            offset += page.size();
-        }
     }
 
     static ObjectNode activity(String type, String actorPath) {

@@ -26,6 +26,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.atrium.kernel.api.TestPostgres;
 import dev.atrium.repos.api.RepositoryEvents;
 import dev.atrium.store.ap.api.Deliveries;
+
 import dev.atrium.store.ap.api.LocalStores;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
 import dev.atrium.store.inventory.internal.Directory.StoreView;
@@ -48,6 +49,7 @@ class PublisherTest {
     }
     private final List<Sent> sent = new CopyOnWriteArrayList<>();
     private Publisher publisher;
+    private FanOut fanOut;
     private static final AtomicInteger N = new AtomicInteger();
     private String space;
 
@@ -90,7 +92,11 @@ class PublisherTest {
             }
             return "d" + sent.size();
         };
-        publisher = new Publisher(outboxes, directory, deliveries);
+        // what earlier tests left pending goes nowhere
+        new FanOut(outboxes, (actor, inbox, body) -> "x", true).drain();
+        fanOut = new FanOut(outboxes, deliveries, true);
+        publisher = new Publisher(outboxes, directory, () -> {
+        });
     }
 
     private RepoView repo(String id, String name, boolean isPublic, String description) {
@@ -116,8 +122,8 @@ class PublisherTest {
     }
 
     private void follow(String actorPath, String follower, String base) {
-        assertTrue(outboxes.once(follower + "#follow-" + actorPath, c -> outboxes.follow(c, actorPath, follower, follower + "/inbox", base,
-                follower + "#follow")));
+        assertTrue(outboxes.once(follower + "#follow-" + actorPath + "-" + space, c -> outboxes.follow(c, actorPath, follower, follower + "/inbox",
+                base, follower + "#follow")));
     }
 
     @Test
@@ -154,8 +160,11 @@ class PublisherTest {
         assertEquals("refs/tags/v1", tag.get("ref").asText());
         assertEquals(tip, tag.get("target").asText());
 
-        // every repository activity reached the follower, signed as the actor it followed, on the base it followed by
-        assertEquals(5, sent.size());
+        // every repository activity reaches the follower once committed, signed as the actor it followed, on its base
+        assertEquals(0, sent.size(), "nothing is sent from the event handler");
+        assertEquals(10, fanOut.drain(), "five activities of the repository, five of the store");
+        assertEquals(0, fanOut.drain(), "each is queued once");
+        assertEquals(5, sent.size(), "the store has no followers");
         for (Sent s : sent) {
             assertEquals("https://atrium.example" + r.actorPath(), s.actor());
             assertEquals(URI.create("https://peer.example/users/ann/inbox"), s.inbox());
@@ -213,12 +222,30 @@ class PublisherTest {
         publisher.inventoryEvent(LocalStores.INVENTORY_REMOVED, Map.of(LocalStores.STORE_SLUG, store.slug(), LocalStores.STORE_ID, store.id(),
                 LocalStores.REPOSITORY_URI, "https://elsewhere.example/ap/repos/x/y"));
         assertEquals(List.of("Add", "Announce", "Remove"), types(store.actorPath()));
+        fanOut.drain();
         JsonNode add = sent.get(0).body();
         assertEquals("Add", add.get("type").asText());
         assertEquals("https://elsewhere.example/ap/repos/x/y", add.get("object").asText(), "a remote URI is kept as it is");
         assertEquals("http://127.0.0.1:9" + store.actorPath() + "/inventory", add.get("target").asText());
         assertEquals("http://127.0.0.1:9" + store.actorPath(), sent.get(0).actor());
         assertTrue(sent.get(1).body().get("object").asText().startsWith("http://127.0.0.1:9" + r.actorPath() + "/activities/"));
+    }
+
+    @Test
+    void anAcceptGoesToItsOneInboxAndSurvivesARestartBeforeItIsQueued() {
+        follow("/ap/stores/s-" + space, "https://peer.example/users/carl", "https://atrium.example");
+        ObjectNode accept = Publisher.activity("Accept", "/ap/stores/s-" + space);
+        assertTrue(outboxes.once("https://peer.example/follows/" + space, c -> Outboxes.append(c, "/ap/stores/s-" + space, accept,
+                "https://peer.example/users/dora/inbox", "https://atrium.example")));
+        // the instance that kept it stops before queuing it; another (or the same after a restart) queues it
+        FanOut afterRestart = new FanOut(new Outboxes(database.dataSource()), (actor, inbox, body) -> {
+            sent.add(new Sent(actor, inbox, null));
+            return "d";
+        }, true);
+        assertEquals(1, afterRestart.drain());
+        assertEquals(List.of(URI.create("https://peer.example/users/dora/inbox")), sent.stream().map(Sent::inbox).toList(),
+                "only its follower gets the Accept, not every follower of the store");
+        assertEquals("https://atrium.example/ap/stores/s-" + space, sent.get(0).actor());
     }
 
     @Test
