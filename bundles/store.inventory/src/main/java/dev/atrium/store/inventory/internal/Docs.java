@@ -25,8 +25,16 @@ final class Docs {
     private Docs() {
     }
 
+    /**
+     * The JSON-LD context of every document: ActivityStreams, the security vocabulary, and Model A's terms defined inline
+     * on {@code <base>/ns/ext#} (so a JSON-LD processor reads {@code Store}, {@code Repository}, {@code Push},
+     * {@code cloneUri}… without fetching anything).
+     */
     static List<Object> context(String base) {
-        return List.of(ActivityMedia.ACTIVITYSTREAMS_CONTEXT, ActivityMedia.SECURITY_CONTEXT, Map.of("ext", base + "/ns/ext#"));
+        Map<String, Object> terms = new LinkedHashMap<>();
+        terms.put("ext", base + "/ns/ext#");
+        terms.putAll(ExtNamespace.terms());
+        return List.of(ActivityMedia.ACTIVITYSTREAMS_CONTEXT, ActivityMedia.SECURITY_CONTEXT, terms);
     }
 
     static Response activity(Object body) {

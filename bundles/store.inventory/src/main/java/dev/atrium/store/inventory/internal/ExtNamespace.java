@@ -44,14 +44,20 @@ public class ExtNamespace {
     public Response namespace(@Context UriInfo uri) {
         Map<String, Object> context = new LinkedHashMap<>();
         context.put("ext", model.base(uri) + "/ns/ext#");
+        context.putAll(terms());
+        return Docs.json(Map.of("@context", context), ActivityMedia.LD_JSON);
+    }
+
+    /** Each term as an {@code ext:} IRI; those holding URLs typed {@code @id}. */
+    static Map<String, Object> terms() {
+        Map<String, Object> context = new LinkedHashMap<>();
         for (String term : TERMS) {
             context.put(term, "ext:" + term);
         }
-        context.put("cloneUri", Map.of("@id", "ext:cloneUri", "@type", "@id", "@container", "@list"));
-        context.put("pushUri", Map.of("@id", "ext:pushUri", "@type", "@id", "@container", "@list"));
-        context.put("stores", Map.of("@id", "ext:stores", "@type", "@id"));
-        context.put("inventory", Map.of("@id", "ext:inventory", "@type", "@id"));
-        return Docs.json(Map.of("@context", context), ActivityMedia.LD_JSON);
+        for (String url : List.of("cloneUri", "pushUri", "stores", "inventory", "search", "repositorySearch")) {
+            context.put(url, Map.of("@id", "ext:" + url, "@type", "@id"));
+        }
+        return context;
     }
 
     @GET

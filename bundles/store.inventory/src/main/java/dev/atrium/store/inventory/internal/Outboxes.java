@@ -38,7 +38,7 @@ public class Outboxes {
     static final ObjectMapper JSON = new ObjectMapper();
     /** The fields whose values (or array elements) are local URLs when they begin with '/'. */
     static final Set<String> URL_FIELDS = Set.of("id", "actor", "attributedTo", "object", "target", "cloneUri", "pushUri", "url", "inbox",
-            "outbox", "followers", "stores", "partOf", "inventory", "cc");
+            "outbox", "followers", "stores", "partOf", "inventory", "cc", "ext");
 
     /** What Model A last published of a repository. */
     record RepoState(String repoId, String spaceId, String actorPath, boolean published) {

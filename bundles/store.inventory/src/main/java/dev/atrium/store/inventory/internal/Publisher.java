@@ -207,7 +207,8 @@ final class Publisher {
 
     static ObjectNode activity(String type, String actorPath) {
         ObjectNode a = Outboxes.JSON.createObjectNode();
-        a.putArray("@context").add("https://www.w3.org/ns/activitystreams");
+        // the context on a path base ("ext": "/ns/ext#"), made absolute with the rest when served or delivered
+        a.set("@context", Outboxes.JSON.valueToTree(Docs.context("")));
         a.put("type", type);
         a.put("actor", actorPath);
         a.putArray("to").add(PUBLIC);

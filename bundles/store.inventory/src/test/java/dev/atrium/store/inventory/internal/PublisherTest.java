@@ -149,6 +149,8 @@ class PublisherTest {
         JsonNode rendered = Outboxes.render(push, "https://atrium.example");
         assertEquals("https://atrium.example" + r.actorPath(), rendered.get("actor").asText());
         assertEquals("refs/heads/main", rendered.get("target").asText());
+        assertEquals("https://atrium.example/ns/ext#", rendered.get("@context").get(2).get("ext").asText(), "the ext: terms on the base");
+        assertEquals("ext:Push", rendered.get("@context").get(2).get("Push").asText());
         assertEquals(Publisher.PUBLIC, rendered.get("to").get(0).asText());
         JsonNode commit = rendered.get("object").get("orderedItems").get(0);
         assertEquals("Commit", commit.get("type").asText());
