@@ -225,7 +225,7 @@ class StoreInventoryTest {
 
         // explicit mode: one registration and only it is listed; the edits are Add and Remove
         String explicit = "/api/spaces/" + u.defaultSpaceId() + "/stores/" + slug + "/inventory";
-        repo(u, "anvil", "public", "");
+        String anvilId = repo(u, "anvil", "public", "anvils");
         String anvil = base + "/ap/repos/" + owner + "/anvil";
         Http.Reply added = u.http().post(explicit, Map.of("repository_uri", anvil));
         assertEquals(201, added.status(), added.body());
@@ -252,6 +252,11 @@ class StoreInventoryTest {
         assertTrue(gone.get("object").asText().startsWith(hammer + "/activities/"), gone.toString());
         BadInputTest.assertSpecError(anyone.get("/ap/repos/" + owner + "/hammer"), 404, "NOT_FOUND");
         assertEquals(List.of(anvil), texts(anyone.get("/ap/stores/" + slug + "/inventory").json().get("orderedItems")));
+        // listed explicitly, then made private: not shown either
+        assertEquals(201, u.http().post(explicit, Map.of("repository_uri", anvil)).status());
+        assertEquals(List.of(anvil), texts(anyone.get("/ap/stores/" + slug + "/inventory").json().get("orderedItems")));
+        assertEquals(200, u.http().patch("/api/repos/" + anvilId, Map.of("visibility", "private")).status());
+        assertEquals(List.of(), texts(anyone.get("/ap/stores/" + slug + "/inventory").json().get("orderedItems")));
     }
 
     private AtriumServer server;

@@ -82,6 +82,19 @@ public class Model implements Directory {
                 .orElseThrow(() -> ApiException.notFound("repository not found"));
     }
 
+    private boolean isPublicActor(String ownerAndName) {
+        String[] parts = ownerAndName.split("/", -1);
+        if (parts.length != 2) {
+            return false;
+        }
+        try {
+            publicRepository(parts[0], parts[1]);
+            return true;
+        } catch (ApiException notPublic) {
+            return false;
+        }
+    }
+
     /** The public repositories of a workspace, oldest first. */
     List<RepoView> publicRepositories(SpaceRef space) {
         return repositories.list(space.id()).stream().filter(Repository::isPublic).map(r -> view(space, r, false)).toList();
@@ -91,7 +104,9 @@ public class Model implements Directory {
     List<String> inventory(Published p, String base) {
         List<String> explicit = stores.inventory(p.store().id());
         if (!explicit.isEmpty()) {
-            return explicit;
+            // a local repository listed explicitly and since made private (or deleted) is not shown
+            String local = base + "/ap/repos/";
+            return explicit.stream().filter(uri -> !uri.startsWith(local) || isPublicActor(uri.substring(local.length()))).toList();
         }
         return publicRepositories(p.space()).stream().map(r -> base + r.actorPath()).toList();
     }
