@@ -190,6 +190,11 @@ class StoreInventoryTest {
         JsonNode storeOutbox = awaitOutbox(anyone, "/ap/stores/" + slug + "/outbox", a -> a.get("type").asText().equals("Announce")
                 && a.get("object").asText().equals(push_id(items)));
         assertTrue(texts(storeOutbox).stream().anyMatch(t -> t.contains("\"type\":\"Create\"") && t.contains(hammer)), storeOutbox.toString());
+        // what an Announce names can be fetched
+        Http.Reply announced = anyone.get(push_id(items).substring(base.length()));
+        assertEquals(200, announced.status(), announced.body());
+        assertEquals("Push", announced.get("type").asText());
+        BadInputTest.assertSpecError(anyone.get("/ap/repos/" + owner + "/hammer/activities/act_nothing"), 404, "NOT_FOUND");
 
         // the canonical Repository actor, every field of the spec's table
         JsonNode r = anyone.get("/ap/repos/" + owner + "/hammer").json();

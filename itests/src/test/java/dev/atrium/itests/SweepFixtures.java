@@ -250,6 +250,8 @@ final class SweepFixtures {
             case "repo" -> template.startsWith("/ap/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
             // operator-only: a delivery that does not exist (strangers are refused before the id matters)
             case "id" -> template.startsWith("/admin/federation/deliveries/") ? "dlv_sweepNoSuchDelivery0" : null;
+            // an activity of a Model A outbox that does not exist (public: strangers read them too)
+            case "activityId" -> template.startsWith("/ap/") ? "act_sweepNoSuchActivity0" : null;
             default -> null;
         };
     }

@@ -136,6 +136,12 @@ public class Outboxes {
                 rs -> new Stored(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), read(rs.getString(5))), actorPath, limit, offset);
     }
 
+    /** A kept activity by its id (a path). */
+    Optional<Stored> activity(String id) {
+        return sql.one("SELECT seq, id, actor_path, type, body FROM ap_inv_activities WHERE id = ?",
+                rs -> new Stored(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), read(rs.getString(5))), id);
+    }
+
     long count(String actorPath) {
         return sql.count("SELECT count(*) FROM ap_inv_activities WHERE actor_path = ?", actorPath);
     }

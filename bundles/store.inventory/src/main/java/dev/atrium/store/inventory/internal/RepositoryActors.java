@@ -117,6 +117,16 @@ public class RepositoryActors {
                 model.storesOf(r, base).stream().map(s -> base + Model.storePath(s.slug())).toList()));
     }
 
+    /** One activity of the outbox, by its id (what an Announce names). */
+    @GET
+    @Path("activities/{activityId}")
+    public Response activity(@PathParam("owner") String owner, @PathParam("repo") String name, @PathParam("activityId") String activityId, @Context UriInfo uri) {
+        RepoView r = model.publicRepository(owner, name);
+        String base = model.base(uri);
+        return Docs.activity(outboxes.activity(r.actorPath() + "/activities/" + activityId).map(a -> Outboxes.render(a.template(), base))
+                .orElseThrow(() -> dev.atrium.kernel.api.ApiException.notFound("activity not found")));
+    }
+
     @POST
     @Path("inbox")
     @SelfAuthenticated

@@ -178,6 +178,16 @@ public class StoreActors {
                 java.nio.charset.StandardCharsets.UTF_8), found));
     }
 
+    /** One activity of the outbox, by its id (what an Announce names). */
+    @GET
+    @Path("activities/{activityId}")
+    public Response activity(@PathParam("store") String slug, @PathParam("activityId") String activityId, @Context UriInfo uri) {
+        Model.Published p = model.store(slug);
+        String base = model.base(uri);
+        return Docs.activity(outboxes.activity(p.path() + "/activities/" + activityId).map(a -> Outboxes.render(a.template(), base))
+                .orElseThrow(() -> dev.atrium.kernel.api.ApiException.notFound("activity not found")));
+    }
+
     @POST
     @Path("inbox")
     @SelfAuthenticated
