@@ -27,6 +27,12 @@ public interface LocalStores {
      * @since 1.1
      */
     String INVENTORY_REMOVED = "atrium/store/inventory_removed";
+    /**
+     * EventAdmin topic sent (synchronously) when a store is deleted; carries {@link #STORE_ID} and {@link #STORE_SLUG}.
+     *
+     * @since 1.1
+     */
+    String STORE_DELETED = "atrium/store/deleted";
     /** @since 1.1 */
     String STORE_ID = "store_id";
     /** @since 1.1 */

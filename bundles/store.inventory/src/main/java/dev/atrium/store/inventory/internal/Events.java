@@ -19,7 +19,8 @@ import dev.atrium.store.ap.api.LocalStores;
  * {@link Publisher}, which keeps the activities in PostgreSQL before anything is delivered.
  */
 @Component(service = { EventHandler.class, Events.class }, property = { EventConstants.EVENT_TOPIC + "=atrium/repo/*",
-        EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_ADDED, EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_REMOVED })
+        EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_ADDED, EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_REMOVED,
+        EventConstants.EVENT_TOPIC + "=" + LocalStores.STORE_DELETED })
 public class Events implements EventHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(Events.class);
@@ -44,6 +45,8 @@ public class Events implements EventHandler {
         try {
             if (event.getTopic().startsWith("atrium/repo/")) {
                 publisher.repositoryEvent(event.getTopic(), props);
+            } else if (event.getTopic().equals(LocalStores.STORE_DELETED)) {
+                publisher.storeDeleted(String.valueOf(props.get(LocalStores.STORE_SLUG)));
             } else {
                 publisher.inventoryEvent(event.getTopic(), props);
             }

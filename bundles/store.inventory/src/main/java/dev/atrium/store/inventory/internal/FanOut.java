@@ -112,10 +112,19 @@ public class FanOut {
                 send(s, f.base(), f.inbox());
             }
             if (page.size() < FOLLOWERS_PAGE) {
-                return;
+                break;
             }
             offset += page.size();
         }
+        if (deletesItsActor(s)) {
+            // the actor is gone: whoever followed it does not follow a later actor of the same name
+            outboxes.dropFollowers(s.actorPath());
+        }
+    }
+
+    /** A {@code Delete} of the actor itself (a deleted repository or store), not of a tag. */
+    static boolean deletesItsActor(Outboxes.Stored s) {
+        return s.type().equals("Delete") && s.actorPath().equals(s.template().path("object").path("id").asText());
     }
 
     private void send(Outboxes.Stored s, String base, String inbox) {

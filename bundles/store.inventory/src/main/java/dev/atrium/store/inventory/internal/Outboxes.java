@@ -157,6 +157,10 @@ public class Outboxes {
         return Sql.update(c, "DELETE FROM ap_inv_followers WHERE actor_path = ? AND follower = ?", actorPath, follower) == 1;
     }
 
+    void dropFollowers(String actorPath) {
+        sql.update("DELETE FROM ap_inv_followers WHERE actor_path = ?", actorPath);
+    }
+
     List<Follower> followers(String actorPath, int limit, long offset) {
         return sql.list("SELECT actor_path, follower, inbox, base, follow_id, created_at FROM ap_inv_followers WHERE actor_path = ?"
                 + " ORDER BY created_at, follower LIMIT ? OFFSET ?", rs -> new Follower(rs.getString(1), rs.getString(2), rs.getString(3),

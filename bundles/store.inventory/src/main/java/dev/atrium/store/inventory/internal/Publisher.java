@@ -174,6 +174,20 @@ final class Publisher {
         publish(store, a);
     }
 
+    /**
+     * A deleted store: a {@code Delete} of its actor to its followers, after which they are dropped (a new store under the
+     * same slug starts with none).
+     */
+    void storeDeleted(String slug) {
+        String store = Model.storePath(slug);
+        ObjectNode a = activity("Delete", store);
+        ObjectNode tomb = a.putObject("object");
+        tomb.put("id", store);
+        tomb.put("type", "Tombstone");
+        tomb.put("formerType", "Store");
+        publish(store, a);
+    }
+
     /** Keeps a repository's activity in its outbox, delivers it, and passes it on to the stores that list the repository. */
     private void repositoryActivity(String spaceId, String repoPath, boolean lifecycle, ObjectNode template) {
         Stored stored = publish(repoPath, template);

@@ -202,6 +202,27 @@ class PublisherTest {
     }
 
     @Test
+    void aDeletedActorsFollowersGetItsDeleteAndThenFollowItNoMore() {
+        RepoView r = repo("r6-" + space, "short-lived", true, "");
+        event(RepositoryEvents.CREATED, r, Map.of());
+        follow(r.actorPath(), "https://peer.example/users/eve", "https://atrium.example");
+        repos.remove(space + "/short-lived");
+        event(RepositoryEvents.DELETED, r, Map.of());
+        fanOut.drain();
+        assertEquals(List.of("Create", "Delete"), sent.stream().map(x -> x.body().get("type").asText()).toList());
+        assertEquals(0, outboxes.followerCount(r.actorPath()), "a new repository of the same name starts with no followers");
+
+        String store = Model.storePath("gone-" + space);
+        follow(store, "https://peer.example/users/eve", "https://atrium.example");
+        publisher.storeDeleted("gone-" + space);
+        fanOut.drain();
+        JsonNode delete = sent.get(sent.size() - 1).body();
+        assertEquals("Delete", delete.get("type").asText());
+        assertEquals("https://atrium.example" + store, delete.get("object").get("id").asText());
+        assertEquals(0, outboxes.followerCount(store));
+    }
+
+    @Test
     void aRenamedRepositoryIsDeletedUnderItsOldActorAndCreatedUnderItsNew() {
         RepoView before = repo("r4-" + space, "old-name", true, "");
         event(RepositoryEvents.CREATED, before, Map.of());

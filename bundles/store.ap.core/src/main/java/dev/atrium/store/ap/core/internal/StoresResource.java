@@ -142,8 +142,13 @@ public class StoresResource {
     @Path("{storeSlug}")
     @RequiresScope("repos:write")
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
-        if (!catalog.delete(owned(sc, spaceId, slug).id())) {
+        LocalStore store = owned(sc, spaceId, slug);
+        if (!catalog.delete(store.id())) {
             throw notFound();
+        }
+        EventAdmin admin = events;
+        if (admin != null) {
+            admin.sendEvent(new Event(LocalStores.STORE_DELETED, Map.of(LocalStores.STORE_ID, store.id(), LocalStores.STORE_SLUG, store.slug())));
         }
         return Map.of("success", true);
     }
