@@ -16,7 +16,7 @@ import dev.atrium.store.inventory.internal.Outboxes.Stored;
 
 /**
  * Turns repository events ({@code atrium/repo/*}) and inventory edits into activities: each is kept in its actor's
- * outbox (PostgreSQL) and queued, signed, to every follower ({@link Deliveries}). Repository outbox: {@code Create} (made,
+ * outbox (PostgreSQL), and the {@link FanOut} queues it, signed, to every follower. Repository outbox: {@code Create} (made,
  * or made public), {@code Update} (changed, or its default branch moved), {@code Delete} (deleted, made private, or
  * renamed away), {@code Push}, tag {@code Create}/{@code Delete}. Store outbox: in automatic mode {@code Create}/{@code
  * Update} of its workspace's repositories and {@code Announce} of their other activities; in explicit mode {@code Add}/
