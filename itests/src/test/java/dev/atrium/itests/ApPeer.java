@@ -94,6 +94,12 @@ final class ApPeer implements AutoCloseable {
         return actor;
     }
 
+    /** Serves {@code json} at {@code path} as an ActivityPub document; returns its URL. */
+    String serve(String path, String json) {
+        documents.put(path, json);
+        return base() + path;
+    }
+
     static String digest(byte[] body) throws Exception {
         return "SHA-256=" + Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(body));
     }

@@ -393,6 +393,20 @@ class StoreInventoryTest {
                     + "\"}").getBytes(StandardCharsets.UTF_8);
             assertError(post(target, peer.signed("ann", ann + "#main-key", host, target, ApPeer.now(), ApPeer.digest(like)), like), 400,
                     "BAD_REQUEST");
+
+            // a repository of the other instance joins the store's explicit inventory (its actor fetched through the guard)
+            String saw = peer.base() + "/repos/saw";
+            peer.serve("/repos/saw", "{\"@context\":\"https://www.w3.org/ns/activitystreams\",\"id\":\"" + saw + "\",\"type\":\"Repository\","
+                    + "\"name\":\"saw\",\"cloneUri\":[\"" + peer.base() + "/git/saw.git\"],\"defaultBranchRef\":\"refs/heads/main\"}");
+            String explicit = "/api/spaces/" + u.defaultSpaceId() + "/stores/" + slug + "/inventory";
+            Http.Reply added = u.http().post(explicit, Map.of("repository_uri", saw));
+            assertEquals(201, added.status(), added.body());
+            assertEquals(peer.base() + "/git/saw.git", added.get("item").get("clone_uri").asText());
+            assertEquals(List.of(saw), texts(server.anonymous().get("/ap/stores/" + slug + "/inventory").json().get("orderedItems")));
+            assertEquals(List.of(saw), texts(server.anonymous().get("/ap/stores/" + slug + "/search/repositories?q=sa").json().get("orderedItems")));
+            JsonNode add = server.anonymous().get("/ap/stores/" + slug + "/outbox?page=1").json().get("orderedItems").get(0);
+            assertEquals("Add", add.get("type").asText());
+            assertEquals(saw, add.get("object").asText());
         }
     }
 
