@@ -29,7 +29,8 @@ import dev.atrium.store.ap.api.Deliveries;
 public class FanOut {
 
     private static final Logger LOG = LoggerFactory.getLogger(FanOut.class);
-    private static final int BATCH = 50;
+    /** Activities claimed per transaction: each may mean a thousand followers, so transactions stay short. */
+    private static final int BATCH = 10;
     private static final int FOLLOWERS_PAGE = 1000;
 
     private final Outboxes outboxes;
@@ -133,6 +134,12 @@ public class FanOut {
             deliveries.enqueue(base + s.actorPath(), URI.create(inbox), body);
         } catch (IllegalArgumentException e) {
             LOG.warn("could not queue {} to {}: {}", s.id(), inbox, e.toString());
+        } catch (dev.atrium.kernel.api.ApiException e) {
+            if (e.status() >= 500) {
+                throw e; // the database: the batch is claimed again
+            }
+            // what a peer's document named cannot be stored (say, a NUL): skipped, so it never blocks the others
+            LOG.warn("could not queue {} to {}: {}", s.id(), inbox, e.getMessage());
         }
     }
 }
