@@ -73,6 +73,10 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         // tests send share-password failures back to back; the growing delay between one address's guesses is
         // covered by SharePasswordsTest
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
+        // the route sweep sends hundreds of public federation GETs a second from one address; the limit itself is covered
+        // by StoreInventoryTest, which sets its own with a configuration file
+        pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE", "600000");
+        pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_BURST", "100000");
         // the second kv backend runs on the machine's Redis (ResourcesTest, KvOnRedisTest)
         pb.environment().put("ATRIUM_KV_REDIS_URL", System.getenv().getOrDefault("ATRIUM_TEST_REDIS", "redis://127.0.0.1:6379/0"));
         pb.environment().put("ATRIUM_QUEUE_NATS_URL", System.getenv().getOrDefault("ATRIUM_TEST_NATS", "nats://127.0.0.1:4222"));

@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,6 +24,23 @@ import dev.atrium.itests.AtriumServer.User;
  */
 @ExtendWith(AtriumServer.Extension.class)
 class StorePullOnlyTest {
+
+    /** Model A (store-inventory) is the default; Model B serves the same paths, so it runs only while Model A is off. */
+    @BeforeAll
+    static void modelB(AtriumServer server) throws Exception {
+        assertEquals(200, server.operator().post("/admin/features/store-inventory/disable", Map.of()).status());
+        Http.Reply on = server.operator().post("/admin/features/store-pullonly/enable", Map.of());
+        assertEquals(200, on.status(), on.body());
+        FeatureSwitchTest.await(server.anonymous(), "/ns/ext-git", 200);
+    }
+
+    @AfterAll
+    static void modelA(AtriumServer server) throws Exception {
+        assertEquals(200, server.operator().post("/admin/features/store-pullonly/disable", Map.of()).status());
+        Http.Reply on = server.operator().post("/admin/features/store-inventory/enable", Map.of());
+        assertEquals(200, on.status(), on.body());
+        FeatureSwitchTest.await(server.anonymous(), "/ns/ext-git", 301);
+    }
 
     private static String host(AtriumServer server) {
         return server.base().replaceFirst("^https?://", "");

@@ -247,10 +247,14 @@ final class SweepFixtures {
             // a published store: its /ap pages are public, so the name is no owned id (strangers read them too)
             case "storeSlug" -> storeSlug;
             case "slug" -> template.startsWith("/ap/stores/") ? storeSlug : null;
-            case "owner" -> template.startsWith("/ap/stores/") ? spaceSlug : null;
-            case "repo" -> template.startsWith("/ap/stores/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
+            // Model A's store actor and its canonical repository actors (/ap/repos/:owner/:repo)
+            case "store" -> template.startsWith("/ap/stores/") ? storeSlug : null;
+            case "owner" -> template.startsWith("/ap/") ? spaceSlug : null;
+            case "repo" -> template.startsWith("/ap/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
             // operator-only: a delivery that does not exist (strangers are refused before the id matters)
             case "id" -> template.startsWith("/admin/federation/deliveries/") ? "dlv_sweepNoSuchDelivery0" : null;
+            // an activity of a Model A outbox that does not exist (public: strangers read them too)
+            case "activityId" -> template.startsWith("/ap/") ? "act_sweepNoSuchActivity0" : null;
             default -> null;
         };
     }

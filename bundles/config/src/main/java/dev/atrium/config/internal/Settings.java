@@ -49,6 +49,9 @@ final class Settings {
                 DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.http", List.of(
                 Setting.of("publicBaseUrl", STRING, property("atrium.publicBaseUrl"), env("ATRIUM_PUBLIC_URL"))));
+        pids.put("dev.atrium.store.ap.ratelimit", List.of(
+                Setting.of("perMinute", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE")),
+                Setting.of("burst", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_BURST"))));
         pids.put("dev.atrium.kernel.egress", List.of(
                 Setting.of("allowLoopback", BOOLEAN, property("atrium.egress.allowLoopback"), env("ATRIUM_EGRESS_ALLOW_LOOPBACK"))));
         pids.put("dev.atrium.mcp", List.of(

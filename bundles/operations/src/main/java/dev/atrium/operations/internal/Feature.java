@@ -10,8 +10,21 @@ import java.util.List;
  * @param name        the file name without {@code .json}
  * @param description the feature's description
  * @param members     its bundles, by Maven {@code groupId:artifactId}
+ * @param conflicts   the features that may not be enabled while this one is (the file's {@code "atrium-conflicts"}:
+ *                    both serve the same paths); the relation holds both ways, whichever file names it
+ * @param enabledByDefault the file's {@code "atrium-enabled-by-default"} (default true): false for a feature that
+ *                    stays off until the operator enables it, such as the alternative of a conflicting pair
  */
-record Feature(String name, String description, List<Member> members) {
+record Feature(String name, String description, List<Member> members, List<String> conflicts, boolean enabledByDefault) {
+
+    Feature(String name, String description, List<Member> members) {
+        this(name, description, members, List.of(), true);
+    }
+
+    /** Whether this feature and {@code other} may not be enabled together (either names the other). */
+    boolean conflictsWith(Feature other) {
+        return !name.equals(other.name) && (conflicts.contains(other.name) || other.conflicts.contains(name));
+    }
 
     /**
      * One bundle of a feature.

@@ -74,20 +74,56 @@ public class FeatureSwitch {
         this.context = context;
         this.features = load(context.getBundle());
         this.stateFile = Path.of(config.dataDirectory()).toAbsolutePath().resolve("features.json");
+        Set<String> fileDisabled = new TreeSet<>();
+        Set<String> fileEnabled = new TreeSet<>();
         if (Files.exists(stateFile)) {
-            for (JsonNode name : JSON.readTree(stateFile.toFile()).path("disabled")) {
-                if (features.containsKey(name.asText())) {
-                    disabled.add(name.asText());
-                } else {
-                    LOG.warn("{} names an unknown feature '{}'; ignored", stateFile, name.asText());
+            JsonNode state = JSON.readTree(stateFile.toFile());
+            for (String list : List.of("disabled", "enabled")) {
+                for (JsonNode name : state.path(list)) {
+                    if (features.containsKey(name.asText())) {
+                        (list.equals("disabled") ? fileDisabled : fileEnabled).add(name.asText());
+                    } else {
+                        LOG.warn("{} names an unknown feature '{}'; ignored", stateFile, name.asText());
+                    }
                 }
             }
         }
+        disabled.addAll(initiallyDisabled(features, fileDisabled, fileEnabled));
         publish();
         for (String name : disabled) {
             stopBundles(features.get(name));
             LOG.info("feature {} is disabled", name);
         }
+    }
+
+    /**
+     * The features off at start: those the state file disables, those off by default ({@code "atrium-enabled-by-default":
+     * false}) that it does not enable, and, of two conflicting features both left on, the one off by default (else the
+     * second by name), with a warning: two features that serve the same paths never run together.
+     */
+    static Set<String> initiallyDisabled(Map<String, Feature> features, Set<String> fileDisabled, Set<String> fileEnabled) {
+        Set<String> off = new TreeSet<>(fileDisabled);
+        for (Feature f : features.values()) {
+            if (!f.enabledByDefault() && !fileEnabled.contains(f.name())) {
+                off.add(f.name());
+            }
+        }
+        for (Feature f : features.values()) {
+            for (Feature g : features.values()) {
+                if (f.name().compareTo(g.name()) < 0 && f.conflictsWith(g) && !off.contains(f.name()) && !off.contains(g.name())) {
+                    String loser = !g.enabledByDefault() || f.enabledByDefault() ? g.name() : f.name();
+                    LOG.warn("features {} and {} conflict and both were to be enabled; {} stays disabled", f.name(), g.name(), loser);
+                    off.add(loser);
+                }
+            }
+        }
+        return off;
+    }
+
+    /** The enabled feature that conflicts with {@code name}, if any (then {@code name} may not be enabled). */
+    static Optional<String> enabledConflict(Map<String, Feature> features, Set<String> disabled, String name) {
+        Feature f = features.get(name);
+        return features.values().stream().filter(g -> f.conflictsWith(g) && !disabled.contains(g.name())).map(Feature::name).findFirst();
     }
 
     private static Map<String, Feature> load(Bundle own) throws IOException {
@@ -106,7 +142,10 @@ public class FeatureSwitch {
                     members.add(new Feature.Member(gav[0], gav[1], b.path("atrium-api").asBoolean(false)));
                 }
                 String name = file.substring(0, file.length() - ".json".length());
-                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(members)));
+                List<String> conflicts = new ArrayList<>();
+                f.path("atrium-conflicts").forEach(c -> conflicts.add(c.asText()));
+                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(members), List.copyOf(conflicts),
+                        f.path("atrium-enabled-by-default").asBoolean(true)));
             }
         }
         return out;
@@ -178,6 +217,13 @@ public class FeatureSwitch {
 
     public synchronized Feature enable(String name) {
         Feature f = feature(name);
+        if (disabled.contains(name)) {
+            Optional<String> conflict = enabledConflict(features, disabled, name);
+            if (conflict.isPresent()) {
+                throw ApiException.conflict("feature " + name + " conflicts with feature " + conflict.get() + ", which is enabled (both serve the same"
+                        + " paths); disable " + conflict.get() + " first");
+            }
+        }
         if (disabled.remove(name)) {
             save();
             for (Bundle b : bundles(f)) {
@@ -253,7 +299,10 @@ public class FeatureSwitch {
         try {
             Files.createDirectories(stateFile.getParent());
             Path tmp = stateFile.resolveSibling("features.json.tmp");
-            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), Map.of("disabled", disabled));
+            // "enabled" keeps the features off by default that the operator turned on
+            Set<String> enabled = new TreeSet<>();
+            features.values().stream().filter(f -> !f.enabledByDefault() && !disabled.contains(f.name())).forEach(f -> enabled.add(f.name()));
+            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), Map.of("disabled", disabled, "enabled", enabled));
             Files.move(tmp, stateFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + stateFile + ": " + e.getMessage(), e);

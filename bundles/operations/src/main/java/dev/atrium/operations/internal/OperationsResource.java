@@ -112,6 +112,7 @@ public class OperationsResource {
         m.put("name", f.name());
         m.put("enabled", features.isEnabled(f.name()));
         m.put("description", f.description());
+        m.put("conflicts", features.features().stream().filter(f::conflictsWith).map(Feature::name).toList());
         List<Map<String, Object>> bundles = new ArrayList<>();
         List<Bundle> installed = features.bundles(f);
         for (Feature.Member member : f.members()) {

@@ -57,6 +57,17 @@ public class StoreCatalog implements LocalStores {
         return items(storeId).stream().map(Item::repositoryUri).toList();
     }
 
+    @Override
+    public List<LocalStore> ofSpace(String spaceId) {
+        return sql.list("SELECT " + COLUMNS + " FROM ap_stores WHERE space_id = ? ORDER BY created_at, id LIMIT 1000", StoreCatalog::row, spaceId);
+    }
+
+    @Override
+    public List<LocalStore> listing(String repositoryUri) {
+        return sql.list("SELECT " + COLUMNS + " FROM ap_stores s WHERE EXISTS (SELECT 1 FROM ap_store_inventory i WHERE i.store_id = s.id"
+                + " AND i.repository_uri = ?) ORDER BY created_at, id LIMIT 1000", StoreCatalog::row, repositoryUri);
+    }
+
     List<LocalStore> ofSpace(String spaceId, int limit, int offset) {
         return sql.list("SELECT " + COLUMNS + " FROM ap_stores WHERE space_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?", StoreCatalog::row,
                 spaceId, limit, offset);

@@ -25,6 +25,10 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.event.Event;
+import org.osgi.service.event.EventAdmin;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
@@ -41,6 +45,7 @@ import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
+import dev.atrium.store.ap.api.LocalStores;
 import dev.atrium.store.ap.api.LocalStores.LocalStore;
 import dev.atrium.store.ap.api.RemoteDocuments;
 
@@ -67,6 +72,9 @@ public class StoresResource {
     private final StoreCatalog catalog;
     private final RemoteDocuments documents;
     private final PublicUrls urls;
+    /** Tells the store model (Model A publishes Add and Remove) of explicit inventory changes, when one listens. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile EventAdmin events;
 
     @Activate
     public StoresResource(@Reference OwnerScope ownerScope, @Reference StoreCatalog catalog, @Reference RemoteDocuments documents,
@@ -134,8 +142,13 @@ public class StoresResource {
     @Path("{storeSlug}")
     @RequiresScope("repos:write")
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
-        if (!catalog.delete(owned(sc, spaceId, slug).id())) {
+        LocalStore store = owned(sc, spaceId, slug);
+        if (!catalog.delete(store.id())) {
             throw notFound();
+        }
+        EventAdmin admin = events;
+        if (admin != null) {
+            admin.sendEvent(new Event(LocalStores.STORE_DELETED, Map.of(LocalStores.STORE_ID, store.id(), LocalStores.STORE_SLUG, store.slug())));
         }
         return Map.of("success", true);
     }
@@ -189,8 +202,10 @@ public class StoresResource {
             throw new ApiException(502, "BAD_GATEWAY", repositoryUri + " names no cloneUri");
         }
         try {
-            return Response.status(201).entity(Map.of("item", catalog.add(store.id(), repositoryUri, clip(cloneUri),
-                    clip(actor.path("defaultBranchRef").asText(null)), clip(actor.path("defaultBranchHash").asText(null))).toJson())).build();
+            StoreCatalog.Item item = catalog.add(store.id(), repositoryUri, clip(cloneUri), clip(actor.path("defaultBranchRef").asText(null)),
+                    clip(actor.path("defaultBranchHash").asText(null)));
+            inventoryChanged(LocalStores.INVENTORY_ADDED, store, repositoryUri);
+            return Response.status(201).entity(Map.of("item", item.toJson())).build();
         } catch (Sql.Conflict e) {
             throw ApiException.conflict("the repository is in the store's inventory already");
         }
@@ -208,7 +223,17 @@ public class StoresResource {
         if (!catalog.remove(store.id(), repositoryUri)) {
             throw ApiException.notFound("the repository is not in the store's inventory");
         }
+        inventoryChanged(LocalStores.INVENTORY_REMOVED, store, repositoryUri);
         return Map.of("success", true);
+    }
+
+    /** Sent, not posted: the model has recorded the change (Add or Remove in the store's outbox) when the request answers. */
+    private void inventoryChanged(String topic, LocalStore store, String repositoryUri) {
+        EventAdmin admin = events;
+        if (admin != null) {
+            admin.sendEvent(new Event(topic, Map.of(LocalStores.STORE_ID, store.id(), LocalStores.STORE_SLUG, store.slug(),
+                    LocalStores.REPOSITORY_URI, repositoryUri)));
+        }
     }
 
     private LocalStore owned(SecurityContext sc, String spaceId, String slug) {

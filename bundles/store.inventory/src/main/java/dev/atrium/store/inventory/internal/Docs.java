@@ -1,0 +1,134 @@
+package dev.atrium.store.inventory.internal;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+
+import javax.ws.rs.core.HttpHeaders;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.store.ap.api.ActivityMedia;
+
+/** How Model A's documents are written: media types, JSON-LD contexts, collections and pages. */
+final class Docs {
+
+    static final int DEFAULT_LIMIT = 20;
+    static final int MAX_LIMIT = 100;
+
+    private Docs() {
+    }
+
+    /**
+     * The JSON-LD context of every document: ActivityStreams, the security vocabulary, and Model A's terms defined inline
+     * on {@code <base>/ns/ext#} (so a JSON-LD processor reads {@code Store}, {@code Repository}, {@code Push},
+     * {@code cloneUri}… without fetching anything).
+     */
+    static List<Object> context(String base) {
+        Map<String, Object> terms = new LinkedHashMap<>();
+        terms.put("ext", base + "/ns/ext#");
+        terms.putAll(ExtNamespace.terms());
+        return List.of(ActivityMedia.ACTIVITYSTREAMS_CONTEXT, ActivityMedia.SECURITY_CONTEXT, terms);
+    }
+
+    static Response activity(Object body) {
+        return json(body, ActivityMedia.ACTIVITY_JSON);
+    }
+
+    static Response json(Object body, String type) {
+        try {
+            return Response.ok(Outboxes.JSON.writeValueAsString(body)).type(type).build();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Response redirect(String location) {
+        return Response.status(301).location(URI.create(location)).build();
+    }
+
+    /** An OrderedCollection holding every item. */
+    static Map<String, Object> collection(String base, String id, List<?> items) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("@context", context(base));
+        m.put("id", id);
+        m.put("type", "OrderedCollection");
+        m.put("totalItems", items.size());
+        m.put("orderedItems", items);
+        return m;
+    }
+
+    /**
+     * A paged OrderedCollection: without {@code page} the summary ({@code totalItems}, {@code first}); with it an
+     * OrderedCollectionPage of at most {@code limit} (1–100, default 20) items that {@code items.apply(limit, offset)} gives.
+     */
+    static Map<String, Object> paged(String base, String id, long total, String page, String limit,
+            BiFunction<Integer, Long, List<?>> items) {
+        int size = limit(limit);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("@context", context(base));
+        if (page == null) {
+            m.put("id", id);
+            m.put("type", "OrderedCollection");
+            m.put("totalItems", total);
+            m.put("first", id + "?page=1" + (limit == null ? "" : "&limit=" + size));
+            return m;
+        }
+        int number;
+        try {
+            number = Integer.parseInt(page.trim());
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("page must be a whole number from 1");
+        }
+        if (number < 1 || number > 1_000_000) {
+            throw ApiException.badRequest("page must be a whole number from 1");
+        }
+        String suffix = "&limit=" + size;
+        m.put("id", id + "?page=" + number + suffix);
+        m.put("type", "OrderedCollectionPage");
+        m.put("partOf", id);
+        m.put("totalItems", total);
+        if (number > 1) {
+            m.put("prev", id + "?page=" + (number - 1) + suffix);
+        }
+        if ((long) number * size < total) {
+            m.put("next", id + "?page=" + (number + 1) + suffix);
+        }
+        m.put("orderedItems", new ArrayList<>(items.apply(size, (long) (number - 1) * size)));
+        return m;
+    }
+
+    static int limit(String limit) {
+        if (limit == null) {
+            return DEFAULT_LIMIT;
+        }
+        try {
+            int n = Integer.parseInt(limit.trim());
+            if (n >= 1 && n <= MAX_LIMIT) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw ApiException.badRequest("limit must be a whole number from 1 to " + MAX_LIMIT);
+    }
+
+    /** The request's headers, for verifying its signature. */
+    static Map<String, List<String>> headers(HttpHeaders headers) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        headers.getRequestHeaders().forEach((k, v) -> out.put(k, List.copyOf(v)));
+        return out;
+    }
+
+    /** The request target as it arrived: raw path and query. */
+    static String target(UriInfo uri) {
+        URI u = uri.getRequestUri();
+        return u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+    }
+}
