@@ -7,7 +7,8 @@
 // control API lets the test drive it:
 //   POST /control/webfinger {resource}       Fedify's lookupWebFinger
 //   POST /control/lookup {id}                Fedify's lookupObject (acct: handle or URL), the parsed object as JSON-LD
-//   POST /control/collection {id}            the ids of a collection's items, walked with Fedify's traverseCollection
+//   POST /control/fetch {id}                 the document as Fedify's document loader fetched it (no parsing)
+//   POST /control/collection {id}            the ids of a collection's items and pages, as Fedify parses them
 //   POST /control/follow {object, inbox}     alice sends a Follow (signed by Fedify) to that inbox
 //   GET  /control/received                   every activity posted to alice's inbox, with Fedify's verdict on its signature
 import { createServer } from "node:http";
@@ -72,15 +73,22 @@ async function controlRoute(path, args, res) {
       const object = await control.lookupObject(args.id);
       return object == null ? json(res, 404, { error: "not found" }) : json(res, 200, await object.toJsonLd({ format: "compact" }));
     }
+    case "/control/fetch": {
+      const { document } = await control.documentLoader(args.id);
+      return json(res, 200, document);
+    }
     case "/control/collection": {
-      const collection = await control.lookupObject(args.id);
-      if (collection == null) return json(res, 404, { error: "not found" });
-      const items = [];
-      for await (const item of control.traverseCollection(collection)) {
-        items.push(item.id?.href ?? null);
-        if (items.length >= 1000) break;
+      // item ids as Fedify parses them from the collection and its pages (items are not dereferenced: an item of a
+      // type outside Fedify's vocabulary could not be turned into an object)
+      let page = await control.lookupObject(args.id);
+      if (page == null) return json(res, 404, { error: "not found" });
+      const items = [...page.itemIds.map((u) => u.href)];
+      if (page.firstId != null) page = await control.lookupObject(page.firstId);
+      for (let n = 0; page != null && n < 50 && items.length < 1000; n++) {
+        if (page.id?.href !== args.id) items.push(...page.itemIds.map((u) => u.href));
+        page = page.nextId == null ? null : await control.lookupObject(page.nextId);
       }
-      return json(res, 200, { items });
+      return json(res, 200, { items: [...new Set(items)] });
     }
     case "/control/follow": {
       const id = new URL(`${origin}/follows/${randomUUID()}`);

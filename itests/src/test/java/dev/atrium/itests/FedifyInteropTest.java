@@ -115,4 +115,65 @@ class FedifyInteropTest {
         assertTrue(List.of("Group", "Service").contains(actor.get("type").isArray() ? actor.get("type").get(0).asText() : actor.get("type").asText()),
                 actor.toString());
     }
+
+    /** Waits up to 30 s for an activity in the peer's inbox that {@code match} accepts. */
+    private JsonNode awaitReceived(java.util.function.Predicate<JsonNode> match, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        JsonNode all = null;
+        while (System.nanoTime() < deadline) {
+            all = peer.control("/control/received", null);
+            for (JsonNode r : all) {
+                if (match.test(r)) {
+                    return r;
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(what + " did not arrive; the peer received: " + all);
+    }
+
+    @Test
+    void fedifyReadsTheInventoryFollowsAndReceivesASignedPushAfterARealGitPush() throws Exception {
+        User u = atrium.newUser();
+        String slug = "follow-" + Long.toString(System.nanoTime(), 36);
+        String storeActor = store(u, slug);
+        Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "chisel", "visibility", "public",
+                "description", "cuts"));
+        assertEquals(201, created.status(), created.body());
+        String owner = java.net.URI.create(created.get("repository").get("clone_url").asText()).getPath().split("/")[2];
+        String repoActor = origin + "/ap/repos/" + owner + "/chisel";
+        String handle = "acct:" + slug + "@127.0.0.1:" + origin.substring(origin.lastIndexOf(':') + 1);
+
+        // Fedify resolves the store and walks its inventory with its own collection traversal
+        JsonNode store = peer.control("/control/lookup", Map.of("id", handle));
+        assertEquals(storeActor, store.get("id").asText());
+        // inventory is no term of Fedify's vocabulary: read it from the document as Fedify's loader fetched it
+        JsonNode raw = peer.control("/control/fetch", Map.of("id", storeActor));
+        JsonNode inventory = peer.control("/control/collection", Map.of("id", raw.get("inventory").asText()));
+        assertEquals(List.of(repoActor), Http.JSON.convertValue(inventory.get("items"), List.class), inventory.toString());
+
+        // alice follows the store and the repository: Atrium fetches her actor, verifies Fedify's signatures and
+        // answers with Accepts that Fedify's inbox verifies before its listener sees them
+        peer.control("/control/follow", Map.of("object", storeActor, "inbox", storeActor + "/inbox"));
+        peer.control("/control/follow", Map.of("object", repoActor, "inbox", repoActor + "/inbox"));
+        awaitReceived(r -> "listener".equals(r.path("via").asText()) && storeActor.equals(r.path("actor").asText()),
+                "the store's Accept, verified by Fedify");
+        awaitReceived(r -> "listener".equals(r.path("via").asText()) && repoActor.equals(r.path("actor").asText()),
+                "the repository's Accept, verified by Fedify");
+        JsonNode followers = atrium.anonymous().get("/ap/repos/" + owner + "/chisel/followers?page=1").json();
+        assertTrue(followers.toString().contains(peer.alice()), "Atrium keeps alice as a follower: " + followers);
+
+        // a real git push over HTTP: the repository's Push reaches alice, and Fedify verifies its signature and that
+        // the key belongs to the repository actor
+        Path home = Files.createDirectories(dir.resolve("git-home-" + System.nanoTime()));
+        GitClient git = new GitClient(home, u.http().token());
+        Path work = git.newWorkingCopy(dir.resolve("work-" + System.nanoTime()), "README.md", "chisel\n");
+        String head = git.ok(work, "rev-parse", "HEAD").trim();
+        git.ok(work, "push", "-q", atrium.base() + "/git/" + owner + "/chisel.git", "main");
+        JsonNode push = awaitReceived(r -> "raw".equals(r.path("via").asText()) && "Push".equals(r.path("type").asText()), "the Push");
+        assertTrue(push.get("verified").asBoolean(), "Fedify verified the Push's HTTP Signature: " + push);
+        assertEquals(repoActor, push.get("keyOwner").asText(), push.toString());
+        assertEquals(repoActor, push.get("actor").asText());
+        assertEquals(head, push.get("activity").get("object").get("orderedItems").get(0).get("hash").asText(), push.toString());
+    }
 }

@@ -97,7 +97,7 @@ class StoreInventoryRestartTest {
                     second = r;
                 }
             }
-            assertTrue(second.header("Signature").contains("keyId=\"" + actor + "#main-key\""), second.header("Signature"));
+            assertTrue(second.header("Signature").contains("keyId=\"" + actor + "/main-key\""), second.header("Signature"));
             assertTrue(peer.verifies(second, key), "signed with the key the actor had before the restart");
         } finally {
             if (server.process.isAlive()) {

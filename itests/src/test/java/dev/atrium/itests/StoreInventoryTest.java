@@ -211,7 +211,11 @@ class StoreInventoryTest {
         assertEquals("refs/heads/main", r.get("defaultBranchRef").asText());
         assertEquals(head, r.get("defaultBranchHash").asText());
         assertTrue(r.has("published") && r.has("updated"), r.toString());
-        assertEquals(hammer + "#main-key", r.get("publicKey").get("id").asText());
+        assertEquals(hammer + "/main-key", r.get("publicKey").get("id").asText());
+        JsonNode keyDoc = anyone.get("/ap/repos/" + owner + "/hammer/main-key").json();
+        assertEquals("CryptographicKey", keyDoc.get("type").asText());
+        assertEquals(hammer, keyDoc.get("owner").asText());
+        assertEquals(r.get("publicKey").get("publicKeyPem").asText(), keyDoc.get("publicKeyPem").asText());
         assertEquals(List.of(storeActor), texts(anyone.get("/ap/repos/" + owner + "/hammer/stores").json().get("orderedItems")));
         Http.Reply byUsername = anyone.get("/ap/repos/" + u.username() + "/hammer");
         if (!u.username().equals(owner)) {

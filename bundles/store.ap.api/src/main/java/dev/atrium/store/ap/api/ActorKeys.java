@@ -20,7 +20,8 @@ public interface ActorKeys {
     /**
      * A public key.
      *
-     * @param keyId        {@code <actorUri>#main-key}
+     * @param keyId        {@code <actorUri>#main-key}, or {@code <actorUri>/main-key} for a canonical repository
+     *                     ({@code /ap/repos/…}), whose document serves the key alone (a {@code CryptographicKey})
      * @param actorUri     the actor it belongs to (the key's {@code owner})
      * @param publicKeyPem SubjectPublicKeyInfo in PEM
      * @param createdAt    when it was made

@@ -86,6 +86,29 @@ public class RepositoryActors {
         return Docs.activity(m);
     }
 
+    /**
+     * The repository's public key as a document of its own (its {@code publicKey.id}): servers that know no
+     * {@code Repository} actor type verify the repository's signatures with it.
+     */
+    @GET
+    @Path("main-key")
+    public Response key(@PathParam("owner") String owner, @PathParam("repo") String name, @Context UriInfo uri) {
+        RepoView r = model.publicRepository(owner, name);
+        String base = model.base(uri);
+        if (!r.owner().equals(owner)) {
+            return Docs.redirect(base + r.actorPath() + "/main-key");
+        }
+        String actor = base + r.actorPath();
+        ActorKeys.ActorKey key = keys.keyOf(actor);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("@context", List.of("https://w3id.org/security/v1"));
+        m.put("id", key.keyId());
+        m.put("type", "CryptographicKey");
+        m.put("owner", actor);
+        m.put("publicKeyPem", key.publicKeyPem());
+        return Docs.activity(m);
+    }
+
     @GET
     @Path("outbox")
     public Response outbox(@PathParam("owner") String owner, @PathParam("repo") String name, @QueryParam("page") String page,

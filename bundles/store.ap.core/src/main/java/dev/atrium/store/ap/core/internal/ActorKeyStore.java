@@ -83,8 +83,13 @@ public class ActorKeyStore implements ActorKeys {
         return current;
     }
 
+    /**
+     * {@code <actor>#main-key}, the usual form; but {@code <actor>/main-key}, a key document of its own, for a canonical
+     * repository ({@code /ap/repos/…}): its type {@code Repository} is no actor type to generic ActivityPub servers
+     * (Fedify, Mastodon), which then cannot read a key out of its document, while a key document they verify with.
+     */
     static String keyId(String actorUri) {
-        return actorUri + "#main-key";
+        return actorUri.contains("/ap/repos/") ? actorUri + "/main-key" : actorUri + "#main-key";
     }
 
     private static Pair insert(java.sql.Connection c, String actorUri) throws java.sql.SQLException {
