@@ -53,7 +53,8 @@ final class Settings {
                 Setting.of("perMinute", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE")),
                 Setting.of("burst", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_BURST"))));
         pids.put("dev.atrium.kernel.egress", List.of(
-                Setting.of("allowLoopback", BOOLEAN, property("atrium.egress.allowLoopback"), env("ATRIUM_EGRESS_ALLOW_LOOPBACK"))));
+                Setting.of("allowLoopback", BOOLEAN, property("atrium.egress.allowLoopback"), env("ATRIUM_EGRESS_ALLOW_LOOPBACK")),
+                Setting.of("dnsServer", STRING, env("ATRIUM_EGRESS_DNS_SERVER"))));
         pids.put("dev.atrium.mcp", List.of(
                 Setting.of("allowedHosts", STRING, env("ATRIUM_MCP_ALLOWED_HOSTS")),
                 Setting.of("timeoutSeconds", INTEGER, env("ATRIUM_MCP_TIMEOUT_S")),

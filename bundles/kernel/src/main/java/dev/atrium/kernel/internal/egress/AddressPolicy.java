@@ -18,6 +18,11 @@ final class AddressPolicy {
     private AddressPolicy() {
     }
 
+    /** Whether {@code host} is an address literal (canonical IPv4, or IPv6 without brackets), which needs no lookup. */
+    static boolean isLiteral(String host) {
+        return CANONICAL_IPV4.matcher(host).matches() || host.indexOf(':') >= 0;
+    }
+
     /** @return why the host name is refused, or null */
     static String refuseName(String host) {
         String h = host.toLowerCase(Locale.ROOT);

@@ -26,12 +26,17 @@ public class Egress implements EgressGuard {
         @AttributeDefinition(description = "Allow loopback targets. For tests only: a server on a shared host must never enable it."
                 + " By default ATRIUM_EGRESS_ALLOW_LOOPBACK (or the framework property atrium.egress.allowLoopback).")
         boolean allowLoopback() default false;
+
+        @AttributeDefinition(description = "The DNS server (host:port, or host for port 53) outbound fetches resolve names with; empty: the"
+                + " system's resolver. By default ATRIUM_EGRESS_DNS_SERVER.")
+        String dnsServer() default "";
     }
 
     /** How long the machine's own interface addresses are trusted before they are listed again (DHCP, new interfaces). */
     static final long LOCAL_ADDRESSES_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
     private final boolean allowLoopback;
+    private final DnsServerResolver dns;
     private final java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses;
     private volatile LocalAddresses local;
 
@@ -41,7 +46,7 @@ public class Egress implements EgressGuard {
 
     @Activate
     public Egress(Config config) {
-        this(config.allowLoopback());
+        this(config.allowLoopback(), Egress::listInterfaceAddresses, dnsServer(config.dnsServer()));
     }
 
     Egress(boolean allowLoopback) {
@@ -49,8 +54,23 @@ public class Egress implements EgressGuard {
     }
 
     Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses) {
+        this(allowLoopback, interfaceAddresses, null);
+    }
+
+    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses, DnsServerResolver dns) {
         this.allowLoopback = allowLoopback;
         this.interfaceAddresses = interfaceAddresses;
+        this.dns = dns;
+    }
+
+    private static DnsServerResolver dnsServer(String setting) {
+        try {
+            return DnsServerResolver.parse(setting);
+        } catch (IllegalArgumentException e) {
+            org.slf4j.LoggerFactory.getLogger(Egress.class).warn("dnsServer of dev.atrium.kernel.egress is {}; the system's resolver is used",
+                    e.getMessage());
+            return null;
+        }
     }
 
     /**
@@ -110,7 +130,7 @@ public class Egress implements EgressGuard {
         }
         InetAddress[] addresses;
         try {
-            addresses = InetAddress.getAllByName(host);
+            addresses = dns == null || AddressPolicy.isLiteral(host) ? InetAddress.getAllByName(host) : dns.resolve(host);
         } catch (UnknownHostException e) {
             throw ApiException.badRequest("the host " + host + " does not resolve");
         }

@@ -131,6 +131,11 @@ final class Peer implements AutoCloseable {
             public boolean allowLoopback() {
                 return allowLoopback;
             }
+
+            @Override
+            public String dnsServer() {
+                return "";
+            }
         });
     }
 
