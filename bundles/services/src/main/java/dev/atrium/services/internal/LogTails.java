@@ -46,6 +46,8 @@ final class LogTails implements AutoCloseable {
         BlockingQueue<LogLine> queue = new LinkedBlockingQueue<>(MAX_QUEUED);
         long last = after;
         try (AutoCloseable follow = deployer.follow(service, queue::offer)) {
+            // at once, so that the client has the response's headers before the first line is written
+            sink.send(sse.newEventBuilder().comment("tail of " + service.id()).build()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             for (;;) {
                 var page = deployer.logs(service, last, 1000);
                 for (LogLine l : page) {
