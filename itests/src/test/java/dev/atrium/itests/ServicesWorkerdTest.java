@@ -380,4 +380,34 @@ class ServicesWorkerdTest {
         assertEquals(404, gone.status());
         assertEquals("NOT_FOUND", Http.JSON.readTree(gone.body()).path("error").path("code").asText());
     }
+
+    @Test
+    void theCliDeploysAFileAndPrintsTheLogs(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Path file = Files.createTempFile("worker-", ".js");
+        Files.writeString(file, WORKER.replace("VERSION", "cli"));
+        String name = ServicesTest.unique("cli");
+        Commands.Result deployed = Commands.atrium("service", "deploy", "--space", u.defaultSpaceId(), "--name", name, file.toString(), "--url",
+                server.base(), "--token", u.http().token());
+        assertEquals(0, deployed.exit(), deployed.stderr());
+        assertTrue(deployed.stdout().contains("created service " + name), deployed.stdout());
+        String host = java.net.URI.create(deployed.lastLine()).getHost();
+        assertEquals("version cli", HostHttp.text(HostHttp.get(server.port, host, "/logged")));
+        Commands.Result again = Commands.atrium("service", "deploy", "--space", u.defaultSpaceId(), "--name", name, file.toString(), "--url",
+                server.base(), "--token", u.http().token());
+        assertEquals(0, again.exit(), again.stderr());
+        assertFalse(again.stdout().contains("created service"), again.stdout());
+        Commands.Result logs = null;
+        for (int i = 0; i < 40; i++) {
+            logs = Commands.atrium("service", "logs", name, "--url", server.base(), "--token", u.http().token());
+            if (logs.stdout().contains("served /logged by cli")) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        assertEquals(0, logs.exit(), logs.stderr());
+        assertTrue(logs.stdout().contains("served /logged by cli"), logs.stdout());
+        assertEquals(2, Commands.atrium("service", "deploy", "--name", name, file.toString(), "--url", server.base(), "--token", u.http().token()).exit());
+        assertEquals(1, Commands.atrium("service", "logs", "no-such-service", "--url", server.base(), "--token", u.http().token()).exit());
+    }
 }

@@ -20,8 +20,8 @@ const config :Workerd.Config = (
     (name = "atrium-nowhere", network = (allow = [])),
   ],
   sockets = [
-    (name = "s0", address = "127.0.0.1:38749", http = (), service = "w0"),
-    (name = "s1", address = "127.0.0.1:34891", http = (), service = "w1"),
+    (name = "s0", address = "127.0.0.1:35955", http = (), service = "w0"),
+    (name = "s1", address = "127.0.0.1:42953", http = (), service = "w1"),
   ],
   structuredLogging = true,
 );
