@@ -1,16 +1,14 @@
 package dev.atrium.services.internal;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Enumeration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
@@ -20,16 +18,6 @@ import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
-import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.InputStreamRequestContent;
-import org.eclipse.jetty.client.InputStreamResponseListener;
-import org.eclipse.jetty.client.Request;
-import org.eclipse.jetty.client.Response;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpCookieStore;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -47,7 +35,7 @@ import dev.atrium.services.internal.Deployer.Route;
  * Host routing, in front of everything else (a whiteboard filter on {@code /*} ranked above the kernel's envelope): a
  * request whose Host is {@code <slug>.<apps domain>} or a verified custom domain is proxied to the service's running
  * deployment ({@link DeploymentProvider#endpoint}), the canary chosen per request by its share; bodies stream both ways
- * (a blocking pass-through over Jetty's pooled HTTP client). An unknown name under the apps domain is 404 with the spec
+ * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}). An unknown name under the apps domain is 404 with the spec
  * body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding endpoint deployed code
  * calls ({@link InternalBindings}).
  */
@@ -58,38 +46,26 @@ import dev.atrium.services.internal.Deployer.Route;
 public class HostRouter implements Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostRouter.class);
-    /** Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy sets itself. */
-    private static final Set<String> HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-            "te", "trailer", "transfer-encoding", "upgrade", "content-length");
 
     private final Deployer deployer;
     private final InternalBindings bindings;
-    private final HttpClient client;
+    private final Upstream upstream;
+    private final String apps;
+    private final String dotApps;
 
     @Activate
     public HostRouter(@Reference Deployer deployer, @Reference InternalBindings bindings) throws Exception {
         this.deployer = deployer;
         this.bindings = bindings;
-        QueuedThreadPool threads = new QueuedThreadPool(64, 2);
-        threads.setName("atrium-services-proxy");
-        threads.setDaemon(true);
-        client = new HttpClient();
-        client.setExecutor(threads);
-        client.setScheduler(new ScheduledExecutorScheduler("atrium-services-proxy-timer", true));
-        client.setFollowRedirects(false);
-        client.setHttpCookieStore(new HttpCookieStore.Empty());
-        client.setMaxConnectionsPerDestination(512);
-        client.setIdleTimeout(60_000);
-        client.setConnectTimeout(5_000);
-        client.setUserAgentField(null);
-        // bodies pass through as the worker sent them: no decoding of gzip, no Accept-Encoding added
-        client.getContentDecoderFactories().clear();
-        client.start();
+        this.upstream = new Upstream();
+        // the configuration does not change under a component: a new one replaces the Deployer, and so this one
+        this.apps = deployer.config().appsDomain().toLowerCase(Locale.ROOT);
+        this.dotApps = "." + apps;
     }
 
     @Deactivate
-    void deactivate() throws Exception {
-        client.stop();
+    void deactivate() {
+        upstream.close();
     }
 
     @Override
@@ -99,7 +75,7 @@ public class HostRouter implements Filter {
 
     @Override
     public void destroy() {
-        // the client stops with the component
+        // the connections close with the component
     }
 
     @Override
@@ -117,9 +93,8 @@ public class HostRouter implements Filter {
             return;
         }
         Deployer.Routes routes = deployer.routes();
-        String apps = deployer.config().appsDomain().toLowerCase(Locale.ROOT);
         Route route;
-        if (host.endsWith("." + apps)) {
+        if (host.endsWith(dotApps)) {
             String slug = host.substring(0, host.length() - apps.length() - 1);
             route = slug.contains(".") ? null : routes.bySlug().get(slug);
             if (route == null) {
@@ -166,67 +141,26 @@ public class HostRouter implements Filter {
             error(response, 503, "SERVICE_UNAVAILABLE", "the service's deployment is not running now; try again");
             return;
         }
-        String target = endpoint.get().toString().replaceAll("/+$", "") + request.getRequestURI()
-                + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
-        Request out = client.newRequest(target).method(request.getMethod()).timeout(300, TimeUnit.SECONDS).idleTimeout(120, TimeUnit.SECONDS);
-        out.headers(h -> {
-            h.remove(HttpHeader.ACCEPT_ENCODING);
-            for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements();) {
-                String name = names.nextElement();
-                if (HOP.contains(name.toLowerCase(Locale.ROOT))) {
-                    continue;
-                }
-                for (Enumeration<String> values = request.getHeaders(name); values.hasMoreElements();) {
-                    h.add(name, values.nextElement());
-                }
-            }
-            String forwarded = request.getHeader("X-Forwarded-For");
-            h.put("X-Forwarded-For", (forwarded == null ? "" : forwarded + ", ") + request.getRemoteAddr());
-            h.put("X-Forwarded-Proto", request.isSecure() ? "https" : "http");
-            h.put("X-Forwarded-Host", request.getHeader("Host"));
-            h.remove(Deployer.SECRET_HEADER);
-        });
-        long length = request.getContentLengthLong();
-        if (length > 0 || request.getHeader("Transfer-Encoding") != null) {
-            String type = request.getContentType();
-            out.body(new InputStreamRequestContent(type, request.getInputStream(), 16 * 1024));
-        }
-        InputStreamResponseListener listener = new InputStreamResponseListener();
-        out.send(listener);
-        Response upstream;
+        URI e = endpoint.get();
+        String prefix = e.getRawPath() == null ? "" : e.getRawPath().replaceAll("/+$", "");
+        String target = prefix + request.getRequestURI() + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
+        String forwarded = request.getHeader("X-Forwarded-For");
+        Map<String, String> extra = new HashMap<>(4);
+        extra.put("x-forwarded-for", (forwarded == null ? "" : forwarded + ", ") + request.getRemoteAddr());
+        extra.put("x-forwarded-proto", request.isSecure() ? "https" : "http");
+        extra.put("x-forwarded-host", request.getHeader("Host"));
+        extra.put(Deployer.SECRET_HEADER.toLowerCase(Locale.ROOT), null);
         try {
-            upstream = listener.get(300, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.debug("services: proxying to {} failed: {}", target, e.toString());
+            upstream.exchange(new InetSocketAddress(e.getHost(), e.getPort()), target, request, response, extra);
+        } catch (Upstream.NoAnswer failure) {
+            LOG.debug("services: proxying to {} of {} failed: {}", runtimeId, route.serviceId(), failure.toString());
             if (!response.isCommitted()) {
+                response.reset();
                 error(response, 502, "BAD_GATEWAY", "the service's deployment did not answer");
             }
-            return;
-        }
-        response.setStatus(upstream.getStatus());
-        for (HttpField f : upstream.getHeaders()) {
-            if (!HOP.contains(f.getLowerCaseName())) {
-                response.addHeader(f.getName(), f.getValue());
-            }
-        }
-        long upstreamLength = upstream.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
-        if (upstreamLength >= 0) {
-            response.setContentLengthLong(upstreamLength);
-        }
-        byte[] buffer = new byte[16 * 1024];
-        try (InputStream in = listener.getInputStream()) {
-            OutputStream os = response.getOutputStream();
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                os.write(buffer, 0, n);
-                if (in.available() == 0) {
-                    os.flush(); // stream as the worker writes (SSE, long responses): nothing waits for a full buffer
-                }
-            }
-        } catch (IOException e) {
-            // the client went away, or the worker broke off: nothing more can be said on this response
-            LOG.debug("services: a proxied response of {} ended early: {}", route.serviceId(), e.toString());
-            out.abort(e);
+        } catch (IOException failure) {
+            // the client went away, or the deployment broke off mid-answer: nothing more can be said on this response
+            LOG.debug("services: a proxied exchange of {} ended early: {}", route.serviceId(), failure.toString());
         }
     }
 
