@@ -23,7 +23,7 @@ final class SweepFixtures {
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
         SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE,
-        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, MCP_SERVER, SERVICE, DEPLOYMENT, DOMAIN, NONE
+        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, MCP_SERVER, STORE_REGISTRY_ENTRY, SERVICE, DEPLOYMENT, DOMAIN, NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
@@ -136,6 +136,8 @@ final class SweepFixtures {
         spaceSlug = clonePath.split("/")[2];
         storeSlug = "sweep-" + random(10).toLowerCase(java.util.Locale.ROOT);
         ok(http.post("/api/spaces/" + space + "/stores", Map.of("slug", storeSlug, "name", "Swept store")), 201);
+        ids.put(Kind.STORE_REGISTRY_ENTRY, ok(http.post("/api/spaces/" + space + "/store-registry",
+                Map.of("identifier", http.base() + "/ap/stores/" + storeSlug)), 201).path("store").path("id").asText());
         commit = ok(http.post("/api/spaces/" + space + "/git/commit",
                 Map.of("message", "kept", "changes", List.of(Map.of("path", "README.md", "content", "kept\n")))), 201).path("commit")
                 .path("sha").asText();
@@ -212,6 +214,7 @@ final class SweepFixtures {
             case "space" -> Kind.SPACE; // /api/services/space/{spaceId}
             case "deployments" -> Kind.DEPLOYMENT;
             case "custom-domains" -> Kind.DOMAIN;
+            case "store-registry" -> Kind.STORE_REGISTRY_ENTRY;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };

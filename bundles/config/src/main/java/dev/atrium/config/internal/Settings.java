@@ -92,6 +92,10 @@ final class Settings {
                 Setting.of("maxRows", INTEGER, env("ATRIUM_ANALYTICS_MAX_ROWS")),
                 Setting.of("maxRangeDays", INTEGER, env("ATRIUM_ANALYTICS_MAX_RANGE_DAYS")),
                 Setting.of("queryTimeoutMillis", INTEGER, env("ATRIUM_ANALYTICS_QUERY_TIMEOUT_MS"))));
+        pids.put("dev.atrium.deploy.workerd", List.of(
+                DATA_DIRECTORY,
+                Setting.of("binary", STRING, env("ATRIUM_WORKERD_BIN")),
+                Setting.of("drainGraceMillis", LONG, env("ATRIUM_WORKERD_DRAIN_GRACE_MS"))));
         pids.put("dev.atrium.git.http", List.of(
                 Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());

@@ -22,6 +22,29 @@ public interface RepositoryRegistry {
      */
     List<Repository> list(String spaceId);
 
+    /**
+     * A new repository in workspace {@code spaceId}, fetched from a remote Git URL over smart HTTP. Every connection,
+     * and every redirect, goes through the kernel's egress guard; the import's size and time limits are the operator's.
+     * When the fetch fails the new repository is removed again.
+     *
+     * @param token a bearer token for the remote, or null
+     * @throws dev.atrium.kernel.api.ApiException 400 when the URL is refused or not a Git repository, 409 when the name
+     *         is taken, 502 when the remote fails
+     * @since 1.4
+     */
+    ImportedRepository importRemote(String spaceId, String name, String description, String visibility, java.net.URI remote,
+            String token);
+
+    /**
+     * A repository made by {@link #importRemote}.
+     *
+     * @param partial   whether the remote's answer was cut short by a limit (what arrived is kept)
+     * @param sourceUrl the URL the import read from after redirects
+     * @since 1.4
+     */
+    record ImportedRepository(Repository repository, boolean partial, String sourceUrl) {
+    }
+
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
 

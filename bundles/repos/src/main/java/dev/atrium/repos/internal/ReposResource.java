@@ -24,9 +24,7 @@ import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
 
-import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -38,7 +36,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OwnerScope;
@@ -46,6 +43,7 @@ import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
 import dev.atrium.repos.internal.GitWrites.CommitRequest;
 import dev.atrium.repos.internal.RepoAccess.Located;
@@ -69,15 +67,12 @@ public class ReposResource {
     private final Repositories repositories;
     private final RepoAccess access;
     private final OwnerScope ownerScope;
-    private final EgressGuard egress;
 
     @Activate
-    public ReposResource(@Reference Repositories repositories, @Reference RepoAccess access, @Reference OwnerScope ownerScope,
-            @Reference EgressGuard egress) {
+    public ReposResource(@Reference Repositories repositories, @Reference RepoAccess access, @Reference OwnerScope ownerScope) {
         this.repositories = repositories;
         this.access = access;
         this.ownerScope = ownerScope;
-        this.egress = egress;
     }
 
     private Map<String, Object> json(Located l, UriInfo uri) {
@@ -247,7 +242,6 @@ public class ReposResource {
         } catch (URISyntaxException e) {
             throw ApiException.badRequest("url is not a valid URL");
         }
-        egress.check(remote);
         String token = null;
         JsonNode auth = body.get("auth");
         if (auth != null && !auth.isNull()) {
@@ -256,38 +250,12 @@ public class ReposResource {
         String name = b.optionalText("name", 1, 100).orElseGet(() -> nameFrom(remote));
         String description = b.optionalText("description", 0, 1000).orElse("");
         String visibility = b.oneOf("visibility", SpaceReposResource.VISIBILITIES).orElse("private");
-        Repository r = repositories.create(space.id(), name, description, visibility, "main", false, null);
-        RemoteImport.Outcome outcome;
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(r)) {
-            outcome = RemoteImport.run(egress, remote, token, repositories.importLimits(), git);
-            String head = remoteHead(git);
-            if (head != null && !head.equals(r.defaultBranch())) {
-                r = repositories.update(r, null, null, null, head, null);
-            }
-        } catch (RuntimeException e) {
-            repositories.delete(r);
-            throw e;
-        }
+        RepositoryRegistry.ImportedRepository imported = repositories.importRemote(space.id(), name, description, visibility, remote, token);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("repository", access.json(r, space, uri.getBaseUri(), 0));
-        m.put("partial", outcome.partial());
-        m.put("source_url", outcome.url());
+        m.put("repository", access.json(imported.repository(), space, uri.getBaseUri(), 0));
+        m.put("partial", imported.partial());
+        m.put("source_url", imported.sourceUrl());
         return Response.status(201).entity(m).build();
-    }
-
-    /** The branch to make default after an import: main or master when present, else the first branch. */
-    private static String remoteHead(org.eclipse.jgit.lib.Repository git) {
-        try {
-            List<Ref> heads = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS);
-            for (String preferred : List.of("main", "master")) {
-                if (heads.stream().anyMatch(h -> h.getName().equals(Constants.R_HEADS + preferred))) {
-                    return preferred;
-                }
-            }
-            return heads.isEmpty() ? null : heads.get(0).getName().substring(Constants.R_HEADS.length());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static String nameFrom(URI remote) {

@@ -43,6 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryEvents;
@@ -80,6 +81,7 @@ public class Repositories implements RepositoryRegistry {
     private final DataSource dataSource;
     private final Path root;
     private final RemoteImport.Limits importLimits;
+    private final EgressGuard egress;
     private volatile EventAdmin events;
     /** The threads that check received objects for SHA-1 collision attacks (one per processor for each push). */
     private final java.util.concurrent.ExecutorService collisionChecks = java.util.concurrent.Executors.newCachedThreadPool(r -> {
@@ -89,8 +91,10 @@ public class Repositories implements RepositoryRegistry {
     });
 
     @Activate
-    public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, Config config) throws IOException {
+    public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, @Reference EgressGuard egress, Config config)
+            throws IOException {
         this.store = store;
+        this.egress = egress;
         this.dataSource = dataSource;
         this.root = Path.of(config.dataDirectory()).toAbsolutePath().resolve("git");
         this.importLimits = new RemoteImport.Limits(config.remoteImportMaxPackBytes(), config.remoteImportMaxObjects(),
@@ -243,6 +247,40 @@ public class Repositories implements RepositoryRegistry {
         if (store.delete(r.id())) {
             deleteDirectory(directory(r));
             publish(RepositoryEvents.DELETED, r, Map.of());
+        }
+    }
+
+    @Override
+    public ImportedRepository importRemote(String spaceId, String name, String description, String visibility, java.net.URI remote,
+            String token) {
+        egress.check(remote);
+        Repository r = create(spaceId, name, description, visibility, "main", false, null);
+        RemoteImport.Outcome outcome;
+        try (org.eclipse.jgit.lib.Repository git = open(r)) {
+            outcome = RemoteImport.run(egress, remote, token, importLimits, git);
+            String head = remoteHead(git);
+            if (head != null && !head.equals(r.defaultBranch())) {
+                r = update(r, null, null, null, head, null);
+            }
+        } catch (RuntimeException e) {
+            delete(r);
+            throw e;
+        }
+        return new ImportedRepository(r, outcome.partial(), outcome.url());
+    }
+
+    /** The branch to make default after an import: main or master when present, else the first branch. */
+    private static String remoteHead(org.eclipse.jgit.lib.Repository git) {
+        try {
+            List<org.eclipse.jgit.lib.Ref> heads = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS);
+            for (String preferred : List.of("main", "master")) {
+                if (heads.stream().anyMatch(h -> h.getName().equals(Constants.R_HEADS + preferred))) {
+                    return preferred;
+                }
+            }
+            return heads.isEmpty() ? null : heads.get(0).getName().substring(Constants.R_HEADS.length());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -1,0 +1,253 @@
+package dev.atrium.deploy.workerd.internal;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
+
+/**
+ * Writes one workerd configuration (Cap'n Proto text) for a set of workers, with their modules as files beside it
+ * ({@code embed}). Per worker {@code w<i>}: its modules behind two wrappers of the provider's (a prelude that tags
+ * {@code console.*} lines with the worker's index and a per-process secret, and a main module that re-exports the
+ * code's and logs an exception thrown by its {@code fetch}), its env as {@code text} bindings, its resource bindings
+ * as the runtime's native bindings of their type on a service that reaches {@link Binding#endpoint()} through the
+ * binding router (which keeps the endpoint's path as a prefix), whose {@code external} service injects
+ * {@link Binding#headers()}; a socket {@code s<i>} on its loopback port; and a global outbound that reaches public
+ * addresses only.
+ */
+final class CapnpConfig {
+
+    static final String EGRESS = "atrium-egress";
+    static final String NOWHERE = "atrium-nowhere";
+    static final String ROUTER = "atrium-binding-router";
+    static final String ROUTER_DATE = "2025-09-01";
+    private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
+    private static final Pattern FLAG = Pattern.compile("[A-Za-z0-9_]{1,100}");
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The binding router: forwards a binding's request to its endpoint, the endpoint's path kept as a prefix. */
+    static final String ROUTER_JS = """
+            export default {
+              async fetch(request, env, ctx) {
+                const p = ctx.props;
+                const m = /^[A-Za-z][A-Za-z0-9+.-]*:\\/\\/[^\\/?#]*(\\/[^?#]*)?(\\?[^#]*)?/.exec(request.url);
+                const path = (m && m[1]) || "/";
+                const query = (m && m[2]) || "";
+                for (const segment of path.split("/")) {
+                  const s = segment.toLowerCase().replaceAll("%2e", ".");
+                  if (s === "." || s === "..") {
+                    return new Response("a binding path may not have a . or .. segment", { status: 400 });
+                  }
+                }
+                return env[p.up].fetch(new Request(p.base + path.slice(1) + query, request));
+              }
+            };
+            """;
+
+    /** One worker of a configuration. */
+    record Worker(int index, Deployment deployment, int port, List<Modules.Module> modules) {
+    }
+
+    private CapnpConfig() {
+    }
+
+    /** The prelude that tags every console line of worker {@code index} with {@code nonce}. */
+    static String prelude(String nonce, int index) {
+        return "const tag = \"\\u001e" + nonce + ":" + index + "\\u001f\";\n"
+                + "for (const k of [\"log\", \"info\", \"warn\", \"error\", \"debug\", \"trace\"]) {\n"
+                + "  const o = console[k];\n"
+                + "  if (typeof o === \"function\") console[k] = function (...a) { return o.call(console, tag, ...a); };\n"
+                + "}\n";
+    }
+
+    static String main(String userMain) {
+        String spec = jsString("./" + userMain);
+        return "import \"./__atrium_prelude.js\";\n"
+                + "export * from " + spec + ";\n"
+                + "import * as user from " + spec + ";\n"
+                + "const d = user.default;\n"
+                + "if (d === undefined) throw new Error(\"the main module has no default export\");\n"
+                + "export default (d !== null && typeof d === \"object\" && typeof d.fetch === \"function\")\n"
+                + "  ? Object.assign(Object.create(d), { async fetch(...args) { try { return await d.fetch(...args); }"
+                + " catch (e) { console.error(\"Uncaught\", e); throw e; } } })\n"
+                + "  : d;\n";
+    }
+
+    /**
+     * Writes the configuration {@code config.capnp} (mode 0600) and its module files under {@code dir} and returns its
+     * path.
+     */
+    static Path write(Path dir, List<Worker> workers, String nonce, String defaultDate) throws IOException, DeploymentException {
+        Path modulesDir = Files.createDirectories(dir.resolve("m"));
+        StringBuilder services = new StringBuilder();
+        StringBuilder sockets = new StringBuilder();
+        StringBuilder routerBindings = new StringBuilder();
+        StringBuilder externals = new StringBuilder();
+        boolean anyBinding = false;
+        for (Worker w : workers) {
+            Deployment d = w.deployment();
+            String prefix = "w" + w.index();
+            StringBuilder modules = new StringBuilder();
+            Files.writeString(modulesDir.resolve(prefix + "-main"), main(w.modules().get(0).name()));
+            Files.writeString(modulesDir.resolve(prefix + "-prelude"), prelude(nonce, w.index()));
+            modules.append("(name = \"__atrium_main.js\", esModule = embed \"m/").append(prefix).append("-main\"), ");
+            modules.append("(name = \"__atrium_prelude.js\", esModule = embed \"m/").append(prefix).append("-prelude\")");
+            int k = 0;
+            for (Modules.Module m : w.modules()) {
+                String file = prefix + "-" + (k++);
+                Files.write(modulesDir.resolve(file), m.content());
+                modules.append(", (name = ").append(quote(m.name())).append(", ").append(m.type().capnpField)
+                        .append(" = embed \"m/").append(file).append("\")");
+            }
+            String date = d.compatibilityDate() == null || d.compatibilityDate().isBlank() ? defaultDate : d.compatibilityDate();
+            if (!DATE.matcher(date).matches()) {
+                throw new DeploymentException(Kind.INVALID, "compatibility_date must be YYYY-MM-DD");
+            }
+            StringBuilder flags = new StringBuilder();
+            for (String flag : d.compatibilityFlags()) {
+                if (!FLAG.matcher(flag).matches()) {
+                    throw new DeploymentException(Kind.INVALID, "not a compatibility flag: " + flag.replaceAll("\\p{Cntrl}", "?"));
+                }
+                flags.append(flags.length() == 0 ? "" : ", ").append(quote(flag));
+            }
+            Set<String> names = new HashSet<>();
+            StringBuilder bindings = new StringBuilder();
+            for (Map.Entry<String, String> e : new java.util.TreeMap<>(d.env()).entrySet()) {
+                checkName(names, e.getKey());
+                comma(bindings).append("(name = ").append(quote(e.getKey())).append(", text = ").append(quote(e.getValue())).append(")");
+            }
+            int j = 0;
+            for (Binding b : d.bindings()) {
+                checkName(names, b.name());
+                String up = "x" + w.index() + "_" + (j++);
+                URI endpoint = b.endpoint();
+                if (!"http".equalsIgnoreCase(endpoint.getScheme()) || endpoint.getHost() == null) {
+                    throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": the endpoint must be an http:// URL");
+                }
+                int port = endpoint.getPort() < 0 ? 80 : endpoint.getPort();
+                String authority = endpoint.getHost() + ":" + port;
+                String path = endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath();
+                if (!path.endsWith("/")) {
+                    path += "/";
+                }
+                Map<String, String> props = new LinkedHashMap<>();
+                props.put("up", up);
+                props.put("base", "http://" + authority + path);
+                String designator = "(name = \"" + ROUTER + "\", props = (json = " + quote(json(props)) + "))";
+                comma(bindings).append("(name = ").append(quote(b.name())).append(", ");
+                switch (b.type().toLowerCase(Locale.ROOT)) {
+                    case "kv" -> bindings.append("kvNamespace = ").append(designator);
+                    case "r2" -> bindings.append("r2Bucket = ").append(designator);
+                    case "queue" -> bindings.append("queue = ").append(designator);
+                    case "d1" -> bindings.append("wrapped = (moduleName = \"cloudflare-internal:d1-api\", innerBindings = [")
+                            .append("(name = \"fetcher\", service = ").append(designator).append(")])");
+                    default -> bindings.append("service = ").append(designator);
+                }
+                bindings.append(")");
+                StringBuilder headers = new StringBuilder();
+                for (Map.Entry<String, String> h : new java.util.TreeMap<>(b.headers()).entrySet()) {
+                    if (!HEADER_NAME.matcher(h.getKey()).matches() || h.getValue().chars().anyMatch(c -> c == '\r' || c == '\n')) {
+                        throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": a header is not valid");
+                    }
+                    comma(headers).append("(name = ").append(quote(h.getKey())).append(", value = ").append(quote(h.getValue())).append(")");
+                }
+                externals.append("    (name = \"").append(up).append("\", external = (address = ").append(quote(authority))
+                        .append(", http = (injectRequestHeaders = [").append(headers).append("]))),\n");
+                comma(routerBindings).append("(name = \"").append(up).append("\", service = \"").append(up).append("\")");
+                anyBinding = true;
+            }
+            services.append("    (name = \"").append(prefix).append("\", worker = (\n")
+                    .append("      modules = [").append(modules).append("],\n")
+                    .append("      compatibilityDate = ").append(quote(date)).append(",\n")
+                    .append("      compatibilityFlags = [").append(flags).append("],\n")
+                    .append("      bindings = [").append(bindings).append("],\n")
+                    .append("      globalOutbound = \"").append(EGRESS).append("\",\n")
+                    .append("    )),\n");
+            sockets.append("    (name = \"s").append(w.index()).append("\", address = \"127.0.0.1:").append(w.port())
+                    .append("\", http = (), service = \"").append(prefix).append("\"),\n");
+        }
+        StringBuilder config = new StringBuilder();
+        config.append("# Generated by Atrium's workerd provider; holds secrets (mode 0600).\n");
+        config.append("using Workerd = import \"/workerd/workerd.capnp\";\n");
+        config.append("const config :Workerd.Config = (\n  services = [\n").append(services);
+        config.append("    (name = \"").append(EGRESS).append("\", network = (allow = [\"public\"], deny = [\"private\", \"local\"])),\n");
+        config.append("    (name = \"").append(NOWHERE).append("\", network = (allow = [])),\n");
+        if (anyBinding) {
+            Files.writeString(modulesDir.resolve("router"), ROUTER_JS);
+            config.append("    (name = \"").append(ROUTER).append("\", worker = (modules = [(name = \"router.js\", esModule = embed \"m/router\")], ")
+                    .append("compatibilityDate = \"").append(ROUTER_DATE).append("\", bindings = [").append(routerBindings)
+                    .append("], globalOutbound = \"").append(NOWHERE).append("\")),\n");
+            config.append(externals);
+        }
+        config.append("  ],\n  sockets = [\n").append(sockets).append("  ],\n  structuredLogging = true,\n);\n");
+        Path file = dir.resolve("config.capnp");
+        Files.writeString(file, config, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private static void checkName(Set<String> names, String name) throws DeploymentException {
+        if (name.isEmpty() || name.length() > 200 || name.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            throw new DeploymentException(Kind.INVALID, "not a variable or binding name: " + name.replaceAll("\\p{Cntrl}", "?"));
+        }
+        if (!names.add(name)) {
+            throw new DeploymentException(Kind.INVALID, "the name " + name + " is both a variable and a binding, or given twice");
+        }
+    }
+
+    private static StringBuilder comma(StringBuilder b) {
+        return b.length() == 0 ? b : b.append(", ");
+    }
+
+    private static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A Cap'n Proto text literal: UTF-8 kept, quotes, backslashes and control characters escaped. */
+    static String quote(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f) {
+                        b.append(String.format("\\x%02x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    /** A JavaScript string literal. */
+    static String jsString(String s) {
+        return json(s);
+    }
+}

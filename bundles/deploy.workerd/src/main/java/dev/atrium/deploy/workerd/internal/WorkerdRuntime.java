@@ -1,0 +1,816 @@
+package dev.atrium.deploy.workerd.internal;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
+import dev.atrium.deploy.api.DeploymentProvider.Health;
+import dev.atrium.deploy.api.LogLine;
+
+/**
+ * Runs the deployments given to {@link #apply} in one supervised {@code workerd serve} child process (a
+ * <em>generation</em>), each worker on a loopback port of its own. workerd cannot reload, so a change starts a new
+ * generation with the whole new set on new ports, waits until every port accepts connections, switches the
+ * endpoints, and lets the old generation drain: it keeps serving for {@code drainGrace}, then gets SIGTERM (workerd
+ * then stops listening and finishes what is in flight) and, if still there after another {@code drainGrace}, SIGKILL.
+ *
+ * <p>The live generation is restarted when it dies (first at once, then with a growing back-off), on the same ports.
+ * Each child runs under a small {@code sh} watchdog that reads the pipe of its standard input: when this JVM dies,
+ * however, the pipe closes and the watchdog kills workerd, so no workerd outlives the server; {@link #close} and a
+ * JVM shutdown hook stop them in the ordinary cases.
+ *
+ * <p>No OSGi here: {@link WorkerdProvider} is the DS component around it.
+ */
+public final class WorkerdRuntime implements AutoCloseable {
+
+    public static final String WORKERD_VERSION = "1.20261117.1";
+    public static final String DEFAULT_COMPATIBILITY_DATE = "2026-11-01";
+    static final String WORKER_BUNDLE = "worker-bundle";
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerdRuntime.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int ERROR_TAIL = 40;
+    private static final long[] BACKOFF_MILLIS = { 0, 100, 250, 500, 1000, 2000, 5000, 10000 };
+
+    /**
+     * The watchdog: runs workerd ({@code "$@"}) with its standard input on /dev/null and its control descriptor 4 on
+     * the file {@code $ATRIUM_WORKERD_CONTROL}, passes SIGTERM on, kills it when its own standard input (a pipe from
+     * this JVM) reaches end of file, and exits with its status.
+     */
+    static final String WATCHDOG = """
+            exec 3<&0 </dev/null
+            "$@" 3<&- 4>"$ATRIUM_WORKERD_CONTROL" &
+            pid=$!
+            trap 'kill -TERM "$pid" 2>/dev/null' TERM
+            trap '' INT HUP
+            ( while read -r _ <&3; do :; done; kill -KILL "$pid" 2>/dev/null ) &
+            dog=$!
+            exec 3<&-
+            status=0
+            wait "$pid" || status=$?
+            while kill -0 "$pid" 2>/dev/null; do wait "$pid" || status=$?; done
+            kill "$dog" 2>/dev/null
+            exit "$status"
+            """;
+
+    /** What the runtime needs; {@code binary} null when none was found. */
+    public record Settings(String binary, Path directory, Duration drainGrace, String compatibilityDate,
+            Duration startTimeout, int logLinesPerService) {
+    }
+
+    private final Settings settings;
+    private final LogBook logs;
+    private final ScheduledExecutorService scheduler;
+    private final AtomicLong generations = new AtomicLong();
+    private final Object lock = new Object();
+    private final Set<Generation> live = new CopyOnWriteArraySet<>();
+    private final Thread shutdownHook;
+    private volatile String binary;
+    private volatile Map<String, URI> endpoints = Map.of();
+    private Generation current; // guarded by lock
+    private volatile boolean closed;
+
+    public WorkerdRuntime(Settings settings) {
+        this.settings = settings;
+        this.logs = new LogBook(settings.logLinesPerService());
+        AtomicInteger threads = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "workerd-supervisor-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        this.scheduler = Executors.newScheduledThreadPool(1, factory);
+        this.binary = resolveBinary(settings.binary());
+        try {
+            Files.createDirectories(settings.directory());
+            Files.setPosixFilePermissions(settings.directory(), PosixFilePermissions.fromString("rwx------"));
+            // configurations a previous run left (they hold secrets)
+            try (Stream<Path> old = Files.list(settings.directory())) {
+                old.forEach(WorkerdRuntime::deleteTree);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare " + settings.directory(), e);
+        }
+        this.shutdownHook = new Thread(this::killAll, "workerd-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * The binary: the configured path ({@code ~} is the home directory) when it is executable, else {@code workerd} when
+     * that command (looked up on the PATH by the OS) answers {@code --version}; null when neither.
+     */
+    static String resolveBinary(String configured) {
+        if (configured != null && !configured.isBlank()) {
+            String path = configured.startsWith("~/") ? System.getProperty("user.home") + configured.substring(1) : configured;
+            Path p = Path.of(path);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p.toAbsolutePath().toString();
+            }
+        }
+        try {
+            Process version = new ProcessBuilder("workerd", "--version").redirectErrorStream(true).start();
+            version.getInputStream().readAllBytes();
+            if (version.waitFor(10, TimeUnit.SECONDS) && version.exitValue() == 0) {
+                return "workerd";
+            }
+            version.destroyForcibly();
+        } catch (IOException e) {
+            // not on the PATH
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return null;
+    }
+
+    private String binary() throws DeploymentException {
+        String b = binary;
+        if (b == null) {
+            b = binary = resolveBinary(settings.binary());
+        }
+        if (b == null) {
+            throw new DeploymentException(Kind.UNAVAILABLE, missingBinary());
+        }
+        return b;
+    }
+
+    private String missingBinary() {
+        return "the workerd binary is missing: neither " + settings.binary() + " nor workerd on the PATH (npm install --prefix ~/.cache/atrium/workerd-"
+                + WORKERD_VERSION + " workerd@" + WORKERD_VERSION + ", or set ATRIUM_WORKERD_BIN)";
+    }
+
+    // ------------------------------------------------------------------------------------------------ the SPI
+
+    public void validate(Deployment deployment) throws DeploymentException {
+        String bin = binary();
+        checkKind(deployment);
+        List<Modules.Module> modules = Modules.of(deployment.artifact());
+        Generation g = prepare(List.of(deployment), Map.of(deployment.id(), modules), false);
+        try {
+            Process p = launch(bin, g);
+            awaitReady(g, p);
+        } finally {
+            g.retired = true;
+            stopNow(g);
+            deleteTree(g.dir);
+        }
+    }
+
+    public void apply(List<Deployment> deployments) throws DeploymentException {
+        if (closed) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+        }
+        Map<String, Deployment> wanted = new LinkedHashMap<>();
+        for (Deployment d : deployments) {
+            checkKind(d);
+            if (wanted.put(d.id(), d) != null) {
+                throw new DeploymentException(Kind.INVALID, "deployment " + d.id() + " is given twice");
+            }
+        }
+        synchronized (lock) {
+            if (current == null ? wanted.isEmpty() : current.byId.keySet().equals(wanted.keySet())) {
+                return;
+            }
+        }
+        if (wanted.isEmpty()) {
+            Generation old;
+            synchronized (lock) {
+                old = current;
+                current = null;
+                endpoints = Map.of();
+            }
+            retire(old);
+            return;
+        }
+        Generation g = start(List.copyOf(wanted.values()));
+        if (!switchTo(g, null, false)) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+        }
+    }
+
+    /** Starts a generation running {@code deployments} and waits until it serves; new ports when one is taken. */
+    private Generation start(List<Deployment> deployments) throws DeploymentException {
+        String bin = binary();
+        Map<String, List<Modules.Module>> modules = new HashMap<>();
+        for (Deployment d : deployments) {
+            modules.put(d.id(), Modules.of(d.artifact()));
+        }
+        for (int attempt = 1;; attempt++) {
+            Generation g = prepare(deployments, modules, true);
+            try {
+                Process p = launch(bin, g);
+                awaitReady(g, p);
+                return g;
+            } catch (DeploymentException | RuntimeException e) {
+                g.retired = true;
+                stopNow(g);
+                deleteTree(g.dir);
+                if (e instanceof DeploymentException de && portTaken(de)) {
+                    if (attempt < 3) {
+                        continue;
+                    }
+                    throw new DeploymentException(Kind.UNAVAILABLE, de.getMessage(), de);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private static boolean portTaken(DeploymentException e) {
+        return e.getMessage() != null && e.getMessage().contains("Address already in use");
+    }
+
+    /**
+     * Makes the started generation {@code g} the live one (only if {@code expected} still is, when {@code onlyIf}), and
+     * lets the one before drain; false, and {@code g} stopped, when it cannot.
+     */
+    private boolean switchTo(Generation g, Generation expected, boolean onlyIf) {
+        Generation old;
+        synchronized (lock) {
+            if (closed || onlyIf && current != expected) {
+                g.retired = true;
+                stopNow(g);
+                deleteTree(g.dir);
+                return false;
+            }
+            old = current;
+            current = g;
+            g.runningSince = System.nanoTime();
+            Map<String, URI> next = new HashMap<>();
+            g.ports.forEach((id, port) -> next.put(id, URI.create("http://127.0.0.1:" + port)));
+            endpoints = Map.copyOf(next);
+        }
+        LOG.info("workerd generation {} serves {} deployment(s) (pid {})", g.number, g.byId.size(), g.process.pid());
+        retire(old);
+        return true;
+    }
+
+    /** Runs the live generation's deployments on new ports: one of its ports was taken while it restarted. */
+    private void relocate(Generation old) {
+        try {
+            Generation g = start(List.copyOf(old.byId.values()));
+            if (switchTo(g, old, true)) {
+                LOG.info("workerd generation {} moved to new ports as generation {}", old.number, g.number);
+            }
+        } catch (DeploymentException | RuntimeException e) {
+            LOG.warn("workerd generation {} could not move to new ports: {}", old.number, e.getMessage());
+            old.relocating = false;
+            scheduleRestart(old);
+        }
+    }
+
+    /** The live generation's endpoint of the deployment, else that of a generation still draining. */
+    public Optional<URI> endpoint(String deploymentId) {
+        URI uri = endpoints.get(deploymentId);
+        if (uri == null) {
+            for (Generation g : live) {
+                Integer port = g.ports.get(deploymentId);
+                Process p = g.process;
+                if (port != null && g.recordLogs && g.ready && p != null && p.isAlive() && !g.terminating) {
+                    return Optional.of(URI.create("http://127.0.0.1:" + port));
+                }
+            }
+        }
+        return Optional.ofNullable(uri);
+    }
+
+    public Health health() {
+        if (binary == null && (binary = resolveBinary(settings.binary())) == null) {
+            return new Health(false, "workerd binary missing: " + settings.binary());
+        }
+        Generation g;
+        synchronized (lock) {
+            g = current;
+        }
+        if (closed) {
+            return new Health(false, "stopped");
+        }
+        if (g == null) {
+            return new Health(true, "workerd " + WORKERD_VERSION + ", no deployments");
+        }
+        Process p = g.process;
+        if (p != null && p.isAlive() && g.ready) {
+            return new Health(true, "workerd pid " + p.pid() + " serves " + g.byId.size() + " deployment(s)");
+        }
+        return new Health(false, "workerd is restarting (" + g.restarts + " restart(s))");
+    }
+
+    public List<LogLine> logs(String serviceId, long afterSeq, int limit) {
+        return logs.read(serviceId, afterSeq, limit);
+    }
+
+    public AutoCloseable follow(String serviceId, Consumer<LogLine> sink) {
+        return logs.follow(serviceId, sink);
+    }
+
+    /** Stops every workerd process and waits until they are gone. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            current = null;
+            endpoints = Map.of();
+        }
+        for (Generation g : live) {
+            g.retired = true;
+            Process p = g.process;
+            if (p != null) {
+                p.destroy(); // SIGTERM: workerd finishes what is in flight
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        for (Generation g : live) {
+            Process p = g.process;
+            if (p != null) {
+                try {
+                    p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        for (Generation g : live) {
+            stopNow(g);
+            deleteTree(g.dir);
+        }
+        live.clear();
+        scheduler.shutdownNow();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is stopping: the hook runs anyway
+        }
+    }
+
+    /** The workerd processes running now (for tests and operators). */
+    public List<ProcessHandle> processes() {
+        List<ProcessHandle> out = new ArrayList<>();
+        for (Generation g : live) {
+            Process p = g.process;
+            if (p != null && p.isAlive()) {
+                p.toHandle().descendants().filter(h -> h.isAlive()
+                        && h.info().command().map(c -> c.endsWith("/workerd") || c.equals("workerd")).orElse(false)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------------ generations
+
+    private static final class Generation {
+        final long number;
+        final Path dir;
+        final String nonce;
+        final boolean recordLogs;
+        final Map<String, Deployment> byId = new LinkedHashMap<>();
+        final Map<Integer, Deployment> byIndex = new HashMap<>();
+        final Map<String, Integer> ports = new LinkedHashMap<>();
+        final ArrayDeque<String> errors = new ArrayDeque<>();
+        Path config;
+        volatile Process process;
+        volatile boolean retired;
+        volatile boolean ready;
+        volatile boolean terminating;
+        volatile boolean relocating;
+        volatile Path control;
+        int launches;
+        volatile int restarts;
+        volatile long runningSince;
+        volatile List<Thread> readers = List.of();
+
+        Generation(long number, Path dir, String nonce, boolean recordLogs) {
+            this.number = number;
+            this.dir = dir;
+            this.nonce = nonce;
+            this.recordLogs = recordLogs;
+        }
+
+        void error(String line) {
+            synchronized (errors) {
+                errors.addLast(line);
+                while (errors.size() > ERROR_TAIL) {
+                    errors.removeFirst();
+                }
+            }
+        }
+
+        String errorText() {
+            synchronized (errors) {
+                String text = String.join("\n", errors).strip();
+                return text.length() > 4000 ? text.substring(0, 4000) + "…" : text;
+            }
+        }
+    }
+
+    private static void checkKind(Deployment d) throws DeploymentException {
+        if (!WORKER_BUNDLE.equals(d.artifactKind())) {
+            throw new DeploymentException(Kind.INVALID, "the workerd provider runs worker-bundle artifacts, not " + d.artifactKind());
+        }
+    }
+
+    private Generation prepare(List<Deployment> deployments, Map<String, List<Modules.Module>> modules, boolean recordLogs)
+            throws DeploymentException {
+        long n = generations.incrementAndGet();
+        Path dir = settings.directory().resolve((recordLogs ? "gen-" : "validate-") + n);
+        byte[] nonceBytes = new byte[12];
+        RANDOM.nextBytes(nonceBytes);
+        Generation g = new Generation(n, dir, HexFormat.of().formatHex(nonceBytes), recordLogs);
+        List<Integer> ports = freePorts(deployments.size());
+        List<CapnpConfig.Worker> workers = new ArrayList<>();
+        for (int i = 0; i < deployments.size(); i++) {
+            Deployment d = deployments.get(i);
+            g.byId.put(d.id(), d);
+            g.byIndex.put(i, d);
+            g.ports.put(d.id(), ports.get(i));
+            workers.add(new CapnpConfig.Worker(i, d, ports.get(i), modules.get(d.id())));
+        }
+        try {
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            g.config = CapnpConfig.write(dir, workers, g.nonce, settings.compatibilityDate());
+            Files.setPosixFilePermissions(g.config, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            deleteTree(dir);
+            throw new DeploymentException(Kind.UNAVAILABLE, "cannot write the workerd configuration: " + e.getMessage(), e);
+        } catch (DeploymentException e) {
+            deleteTree(dir);
+            throw e;
+        }
+        return g;
+    }
+
+    private static List<Integer> freePorts(int count) throws DeploymentException {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                held.add(s);
+                ports.add(s.getLocalPort());
+            }
+            return ports;
+        } catch (IOException e) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "no free loopback port: " + e.getMessage(), e);
+        } finally {
+            for (ServerSocket s : held) {
+                try {
+                    s.close();
+                } catch (IOException e) {
+                    // closed anyway
+                }
+            }
+        }
+    }
+
+    /** Starts the generation's workerd (not waiting for it) and makes it the generation's process. */
+    private Process launch(String bin, Generation g) throws DeploymentException {
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "atrium-workerd", bin, "serve",
+                g.config.toString(), "--control-fd", "4");
+        pb.directory(g.dir.toFile());
+        g.control = g.dir.resolve("control-" + (++g.launches));
+        pb.environment().put("ATRIUM_WORKERD_CONTROL", g.control.toString());
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "cannot start workerd: " + e.getMessage(), e);
+        }
+        g.ready = false;
+        Thread out = reader(g, p.getInputStream(), "out");
+        Thread err = reader(g, p.getErrorStream(), "err");
+        g.readers = List.of(out, err);
+        g.process = p;
+        live.add(g);
+        p.onExit().thenRun(() -> exited(g, p));
+        return p;
+    }
+
+    /**
+     * Waits until workerd reports every socket listening (its control descriptor says so once the workers are loaded;
+     * a socket accepts connections earlier); fails with workerd's error when it exits.
+     */
+    private void awaitReady(Generation g, Process p) throws DeploymentException {
+        long deadline = System.nanoTime() + settings.startTimeout().toNanos();
+        Path control = g.control;
+        while (true) {
+            if (!p.isAlive()) {
+                for (Thread t : g.readers) {
+                    try {
+                        t.join(1000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                String text = g.errorText();
+                throw new DeploymentException(Kind.INVALID, text.isEmpty() ? "workerd exited with status " + p.exitValue() : text);
+            }
+            if (listening(control) >= g.ports.size()) {
+                g.ready = true;
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new DeploymentException(Kind.UNAVAILABLE, "workerd did not listen within " + settings.startTimeout().toSeconds() + " s");
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DeploymentException(Kind.UNAVAILABLE, "interrupted while workerd started");
+            }
+        }
+    }
+
+    /** How many sockets workerd's control file reports listening. */
+    private static int listening(Path control) {
+        try {
+            if (!Files.exists(control)) {
+                return 0;
+            }
+            Set<String> sockets = new java.util.HashSet<>();
+            for (String line : Files.readAllLines(control, StandardCharsets.UTF_8)) {
+                if (line.contains("\"listen\"")) {
+                    try {
+                        JsonNode node = JSON.readTree(line);
+                        if ("listen".equals(node.path("event").asText())) {
+                            sockets.add(node.path("socket").asText());
+                        }
+                    } catch (IOException e) {
+                        // a line being written
+                    }
+                }
+            }
+            return sockets.size();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private void exited(Generation g, Process p) {
+        if (g.recordLogs && !g.retired && g.ready) {
+            LOG.warn("workerd generation {} (pid {}) exited with status {}{}", g.number, p.pid(), p.exitValue(),
+                    g.errorText().isEmpty() ? "" : ": " + g.errorText());
+        }
+        synchronized (lock) {
+            if (closed || g.retired || g.relocating || g != current || g.process != p) {
+                if (g.retired && g.process == p) {
+                    live.remove(g);
+                    if (g != current) {
+                        deleteTree(g.dir);
+                    }
+                }
+                return;
+            }
+            g.ready = false;
+        }
+        scheduleRestart(g);
+    }
+
+    /** Restarts the live generation {@code g} after the back-off its recent restarts call for. */
+    private void scheduleRestart(Generation g) {
+        long delay;
+        synchronized (lock) {
+            long ranMillis = (System.nanoTime() - g.runningSince) / 1_000_000;
+            if (ranMillis > 30_000) {
+                g.restarts = 0;
+            }
+            delay = BACKOFF_MILLIS[Math.min(g.restarts, BACKOFF_MILLIS.length - 1)];
+            g.restarts++;
+        }
+        try {
+            scheduler.schedule(() -> restart(g), delay, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            // the scheduler is shut down: closing
+        }
+    }
+
+    private void restart(Generation g) {
+        Process p = null;
+        try {
+            String bin = binary();
+            synchronized (lock) {
+                if (closed || g.retired || g.relocating || g != current) {
+                    return;
+                }
+                g.runningSince = System.nanoTime();
+                p = launch(bin, g);
+            }
+            awaitReady(g, p);
+            LOG.info("workerd generation {} restarted (pid {}, restart {})", g.number, p.pid(), g.restarts);
+        } catch (DeploymentException e) {
+            LOG.warn("workerd generation {} did not restart: {}", g.number, e.getMessage());
+            if (portTaken(e)) {
+                g.relocating = true;
+                scheduler.execute(() -> relocate(g));
+            } else if (p == null) {
+                scheduleRestart(g); // nothing started: try again later
+            } else if (p.isAlive()) {
+                stopNow(g); // its exit schedules the next attempt
+            }
+        }
+    }
+
+    /** Stops serving {@code g}: after the drain grace SIGTERM (workerd drains), after another grace SIGKILL. */
+    private void retire(Generation g) {
+        if (g == null) {
+            return;
+        }
+        g.retired = true;
+        long grace = settings.drainGrace().toMillis();
+        try {
+            scheduler.schedule(() -> {
+                Process p = g.process;
+                g.terminating = true;
+                if (p != null && p.isAlive()) {
+                    p.destroy();
+                    scheduler.schedule(() -> {
+                        stopNow(g);
+                        live.remove(g);
+                        deleteTree(g.dir);
+                    }, Math.max(grace, 1000), TimeUnit.MILLISECONDS);
+                } else {
+                    live.remove(g);
+                    deleteTree(g.dir);
+                }
+            }, grace, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            stopNow(g);
+        }
+    }
+
+    /** Kills the generation's workerd and watchdog at once and waits for them. */
+    private static void stopNow(Generation g) {
+        Process p = g.process;
+        if (p == null) {
+            return;
+        }
+        List<ProcessHandle> children = p.toHandle().descendants().toList();
+        try {
+            p.getOutputStream().close(); // the watchdog kills workerd
+        } catch (IOException e) {
+            // already closed
+        }
+        children.forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        try {
+            p.waitFor(5, TimeUnit.SECONDS);
+            for (ProcessHandle child : children) {
+                child.onExit().get(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.warn("a workerd process did not stop in time", e);
+        }
+    }
+
+    private void killAll() {
+        closed = true;
+        for (Generation g : live) {
+            Process p = g.process;
+            if (p != null) {
+                p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ output
+
+    private Thread reader(Generation g, InputStream stream, String which) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    line(g, line);
+                }
+            } catch (IOException e) {
+                // the process is gone
+            }
+        }, "workerd-" + g.number + "-std" + which);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** One line workerd wrote: a structured log line ({@code {"timestamp","level","message"}}) or plain text. */
+    private void line(Generation g, String raw) {
+        String level = "log";
+        String message = raw;
+        Instant at = Instant.now();
+        if (raw.startsWith("{")) {
+            try {
+                JsonNode node = JSON.readTree(raw);
+                level = node.path("level").asText("log");
+                message = node.path("message").asText("");
+                long ts = node.path("timestamp").asLong(0);
+                if (ts > 0) {
+                    at = Instant.ofEpochMilli(ts);
+                }
+            } catch (IOException | RuntimeException e) {
+                // not JSON after all: the plain line
+            }
+        }
+        Deployment d = null;
+        String tag = "\u001e" + g.nonce + ":";
+        if (message.startsWith(tag)) {
+            int end = message.indexOf('\u001f', tag.length());
+            if (end > 0) {
+                try {
+                    d = g.byIndex.get(Integer.parseInt(message.substring(tag.length(), end)));
+                } catch (NumberFormatException e) {
+                    // not ours
+                }
+                message = message.substring(end + 1);
+                if (message.startsWith(" ")) {
+                    message = message.substring(1);
+                }
+            }
+        } else if (message.startsWith("service w")) {
+            int colon = message.indexOf(": ");
+            if (colon > 0) {
+                try {
+                    d = g.byIndex.get(Integer.parseInt(message.substring("service w".length(), colon)));
+                    message = message.substring(colon + 2);
+                } catch (NumberFormatException e) {
+                    // not a worker of ours
+                }
+            }
+        }
+        if (!raw.startsWith("{") || "error".equals(level) || "warn".equals(level)) {
+            g.error(message);
+        }
+        level = switch (level) {
+            case "log", "info", "warn", "error", "debug" -> level;
+            case "trace" -> "debug";
+            default -> "log";
+        };
+        if (d != null && g.recordLogs) {
+            logs.append(d.serviceId(), d.id(), at, level, message);
+        } else if (d == null && g.recordLogs) {
+            LOG.debug("workerd {}: {}", g.number, message);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ files
+
+    static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // best effort
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            LOG.debug("cannot delete {}", dir, e);
+        }
+    }
+}
