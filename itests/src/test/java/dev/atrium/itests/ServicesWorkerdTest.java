@@ -410,4 +410,39 @@ class ServicesWorkerdTest {
         assertEquals(2, Commands.atrium("service", "deploy", "--name", name, file.toString(), "--url", server.base(), "--token", u.http().token()).exit());
         assertEquals(1, Commands.atrium("service", "logs", "no-such-service", "--url", server.base(), "--token", u.http().token()).exit());
     }
+
+    @Test
+    void stoppingTheServicesFeatureLeavesNoWorkerRunningAndEnablingItServesAgain(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Svc s = service(u, "feature");
+        deploy(u, s, "one", Map.of());
+        assertEquals("version one", get(s, "/"));
+        assertTrue(workerdProcesses(server) > 0);
+        try {
+            assertEquals(200, server.operator().post("/admin/features/services/disable", Map.of()).status());
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (workerdProcesses(server) > 0 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(200);
+            }
+            assertEquals(0, workerdProcesses(server), "workerd processes left after the services feature stopped");
+            assertEquals(404, u.http().get("/api/services/" + s.id()).status());
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/services/enable", Map.of()).status());
+        }
+        RawHttp.Response r = null;
+        for (int i = 0; i < 100; i++) {
+            r = HostHttp.get(server.port, s.host(), "/");
+            if (r.status() == 200) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        assertEquals("version one", HostHttp.text(r));
+    }
+
+    /** workerd processes under the server's JVM. */
+    static long workerdProcesses(AtriumServer server) {
+        return server.process.toHandle().descendants().filter(p -> p.info().command().orElse("").contains("workerd")
+                || p.info().commandLine().orElse("").contains("workerd serve")).count();
+    }
 }

@@ -145,12 +145,30 @@ public class Deployer implements BindingListener {
         reconcileLater();
     }
 
+    /**
+     * Nothing routes to the deployments once this capability stops (its Host routing and binding endpoint go with it),
+     * so the providers are told to run nothing: stopping the services feature leaves no worker running. The next
+     * activation (the feature enabled again, a new version of this bundle) applies the stored set again.
+     */
     @Deactivate
     void deactivate() throws InterruptedException {
         active = false;
         tails.close();
         background.shutdownNow();
         background.awaitTermination(10, TimeUnit.SECONDS);
+        lock.lock();
+        try {
+            for (Registered r : providers.values()) {
+                try {
+                    r.provider().apply(List.of());
+                } catch (DeploymentException | RuntimeException e) {
+                    LOG.warn("services: provider {} could not stop its deployments: {}", r.name(), e.getMessage());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        routes = Routes.EMPTY;
     }
 
     @Reference(service = DeploymentProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,

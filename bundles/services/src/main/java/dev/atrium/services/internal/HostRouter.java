@@ -82,14 +82,9 @@ public class HostRouter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
-        String uri = request.getRequestURI();
-        if (uri.startsWith(InternalBindings.PREFIX)) {
-            bindings.handle(request, response);
-            return;
-        }
         String host = host(request.getHeader("Host"));
         if (host == null) {
-            chain.doFilter(req, res);
+            passOn(request, response, chain);
             return;
         }
         Deployer.Routes routes = deployer.routes();
@@ -107,11 +102,20 @@ public class HostRouter implements Filter {
         } else {
             route = routes.byDomain().get(host);
             if (route == null) {
-                chain.doFilter(req, res);
+                passOn(request, response, chain);
                 return;
             }
         }
         proxy(route, request, response);
+    }
+
+    /** Not a service's host: the internal binding endpoint, or the API as before. A service's own paths are all its own. */
+    private void passOn(HttpServletRequest request, HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
+        if (request.getRequestURI().startsWith(InternalBindings.PREFIX)) {
+            bindings.handle(request, response);
+            return;
+        }
+        chain.doFilter(request, response);
     }
 
     static String host(String header) {
