@@ -72,6 +72,8 @@ CREATE TABLE service_domains (
     verified_at        timestamptz,
     last_check         text,
     created_at         timestamptz NOT NULL DEFAULT now(),
-    CONSTRAINT service_domains_domain UNIQUE (domain)
+    CONSTRAINT service_domains_service_domain UNIQUE (service_id, domain)
 );
 CREATE INDEX service_domains_service ON service_domains (service_id, created_at, id);
+-- a domain routes to one service: the one that verified it. Pending claims of others do not block the real owner.
+CREATE UNIQUE INDEX service_domains_verified ON service_domains (domain) WHERE status = 'verified';

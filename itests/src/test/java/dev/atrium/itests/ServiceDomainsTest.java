@@ -140,6 +140,15 @@ class ServiceDomainsTest {
         assertEquals("verified", verified.get("domain").get("status").asText());
         assertEquals("dns", verified.get("domain").get("verified_by").asText());
 
+        // a pending claim of another Principal did not block it, and cannot take it now
+        User squatter = server.newUser();
+        String theirs = ServicesTest.createService(squatter, ServicesTest.unique("squat"));
+        Http.Reply claim = squatter.http().post("/api/services/" + theirs + "/custom-domains", Map.of("domain", "shop.example.test"));
+        assertEquals(201, claim.status(), claim.body());
+        Http.Reply taken = squatter.http().post("/api/services/" + theirs + "/custom-domains/" + claim.get("domain").get("id").asText() + "/verify",
+                Map.of("method", "dns"));
+        assertEquals(409, taken.status(), taken.body());
+
         // HTTP: the challenge URL at the domain (its A record from the configured resolver, the address approved by the guard)
         JsonNode d2 = u.http().post(base, Map.of("domain", "www.example.test")).get("domain");
         String v2 = base + "/" + d2.get("id").asText() + "/verify";

@@ -250,11 +250,25 @@ public class ServiceStore {
             return sql.one("INSERT INTO service_domains (id, service_id, domain, token) VALUES (?, ?, ?, ?) RETURNING " + DOMAIN_COLUMNS,
                     DomainRow::of, id, serviceId, domain, token).orElseThrow();
         } catch (Sql.Conflict e) {
-            throw ApiException.conflict("the domain " + domain + " is already added to a service");
+            throw ApiException.conflict("the domain " + domain + " is already added to this service");
         }
     }
 
+    /** Whether another service has verified {@code domain}. */
+    public boolean verifiedElsewhere(String domain, String serviceId) {
+        return sql.count("SELECT count(*) FROM service_domains WHERE domain = ? AND status = 'verified' AND service_id <> ?", domain, serviceId) > 0;
+    }
+
+    /** Records a check; 409 when it verified a domain another service verified meanwhile. */
     public DomainRow checked(String id, boolean verified, String by, String lastCheck) {
+        try {
+            return checkedRow(id, verified, by, lastCheck);
+        } catch (Sql.Conflict e) {
+            throw ApiException.conflict("another service has verified this domain");
+        }
+    }
+
+    private DomainRow checkedRow(String id, boolean verified, String by, String lastCheck) {
         return sql.one("UPDATE service_domains SET status = CASE WHEN ? THEN 'verified' ELSE status END, "
                 + "verified_by = CASE WHEN ? THEN ? ELSE verified_by END, verified_at = CASE WHEN ? THEN now() ELSE verified_at END, "
                 + "last_check = ? WHERE id = ? RETURNING " + DOMAIN_COLUMNS, DomainRow::of, verified, verified, by, verified, lastCheck, id)

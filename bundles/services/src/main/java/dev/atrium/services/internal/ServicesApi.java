@@ -692,6 +692,9 @@ public class ServicesApi {
             method = JsonBody.of(body).oneOf("method", Set.of("http", "dns")).orElse(null);
         }
         DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
+        if (!"verified".equals(d.status()) && store.verifiedElsewhere(d.domain(), d.serviceId())) {
+            throw ApiException.conflict("another service has verified " + d.domain() + "; it routes there until that service removes it");
+        }
         DomainVerifier.Result r = verifier.verify(d, method);
         DomainRow checked = applying(() -> store.checked(d.id(), r.verified(), r.method(), r.detail()));
         Map<String, Object> m = new LinkedHashMap<>();
