@@ -124,12 +124,13 @@ public class Deployer implements BindingListener {
     });
     private final Map<String, byte[]> artifacts = new ConcurrentHashMap<>();
     private final LogTails tails = new LogTails();
+    private final ChangeFeed feed;
     private volatile Routes routes = Routes.EMPTY;
     private volatile boolean active;
 
     @Activate
     public Deployer(Config config, @Reference ServiceStore store, @Reference ResourceDirectory directory, @Reference BlobStore blobs,
-            BundleContext context) throws IOException {
+            @Reference javax.sql.DataSource dataSource, BundleContext context) throws IOException {
         this.config = config;
         this.store = store;
         this.directory = directory;
@@ -142,6 +143,7 @@ public class Deployer implements BindingListener {
         }
         this.internalBase = base;
         this.active = true;
+        this.feed = new ChangeFeed(dataSource, this::reconcileLater);
         reconcileLater();
     }
 
@@ -153,6 +155,7 @@ public class Deployer implements BindingListener {
     @Deactivate
     void deactivate() throws InterruptedException {
         active = false;
+        feed.close();
         tails.close();
         background.shutdownNow();
         background.awaitTermination(10, TimeUnit.SECONDS);
@@ -259,6 +262,7 @@ public class Deployer implements BindingListener {
         if (store.service(serviceId).isPresent()) {
             store.bumpRevision(serviceId);
             reconcileLater();
+            feed.announce();
         }
     }
 
@@ -270,7 +274,7 @@ public class Deployer implements BindingListener {
             background.execute(() -> {
                 try {
                     locked(() -> {
-                        reconcile();
+                        apply();
                         return null;
                     });
                 } catch (DeploymentException | RuntimeException e) {
@@ -282,8 +286,20 @@ public class Deployer implements BindingListener {
         }
     }
 
-    /** Gives every running provider its desired set and publishes the routes. Call with the lock held. */
+    /**
+     * Gives every running provider its desired set and publishes the routes, after a change this instance made: the
+     * other instances are told. Call with the lock held.
+     */
     void reconcile() throws DeploymentException {
+        try {
+            apply();
+        } finally {
+            feed.announce();
+        }
+    }
+
+    /** {@link #reconcile} without telling the other instances (a provider came or went, another instance changed). */
+    private void apply() throws DeploymentException {
         List<Service> services = store.deployed();
         Map<String, Registered> byName = new LinkedHashMap<>();
         for (Registered r : providers.values()) {
@@ -297,11 +313,19 @@ public class Deployer implements BindingListener {
         services.forEach(s -> spaceOf.put(s.id(), s.spaceId()));
         java.util.Set<String> keptArtifacts = new java.util.HashSet<>();
         java.util.Set<String> applied = new java.util.HashSet<>();
+        java.util.Set<String> unbuildable = new java.util.HashSet<>();
         for (Map.Entry<String, List<DesiredState.Entry>> e : desired.entrySet()) {
             List<Deployment> list = new ArrayList<>();
             for (DesiredState.Entry entry : e.getValue()) {
-                list.add(build(entry.service(), entry.row(), entry.runtimeId()));
-                keptArtifacts.add(entry.row().artifactKey());
+                try {
+                    list.add(build(entry.service(), entry.row(), entry.runtimeId()));
+                    keptArtifacts.add(entry.row().artifactKey());
+                } catch (DeploymentException | RuntimeException ex) {
+                    // one deployment that cannot be given (its artifact unreadable, a secret that does not open) does
+                    // not stop the others
+                    LOG.warn("services: deployment {} of {} is left out: {}", entry.row().id(), entry.service().id(), ex.getMessage());
+                    unbuildable.add(entry.runtimeId());
+                }
             }
             try {
                 byName.get(e.getKey()).provider().apply(list);
@@ -323,8 +347,12 @@ public class Deployer implements BindingListener {
                 continue;
             }
             String currentRuntime = DesiredState.runtimeId(current.id(), s.configRevision());
+            if (unbuildable.contains(currentRuntime)) {
+                continue;
+            }
             DeploymentRow canary = s.canaryDeploymentId() == null ? null : rows.get(s.canaryDeploymentId());
-            String canaryRuntime = canary == null || !byName.containsKey(canary.provider()) ? null
+            String canaryRuntime = canary == null || !byName.containsKey(canary.provider())
+                    || unbuildable.contains(DesiredState.runtimeId(canary.id(), s.configRevision())) ? null
                     : DesiredState.runtimeId(canary.id(), s.configRevision());
             Route route = new Route(s.id(), s.slug(), current.provider(), currentRuntime, canaryRuntime == null ? null : canary.provider(),
                     canaryRuntime, canaryRuntime == null ? 0 : s.canaryPercent() == null ? config.canaryPercent() : s.canaryPercent());
