@@ -36,9 +36,13 @@ public final class Main {
               atrium bundle update PATH.jar [--url URL] [--data DIR]
               atrium repo gc REPO_ID [--url URL] [--data DIR]       maintain a repository now (in the background)
               atrium repo gc-status REPO_ID [--url URL] [--data DIR]
+              atrium service deploy --space ID --name NAME FILE.js [--strategy direct|canary] [--message TEXT] [--token TOKEN] [--url URL]
+                                        deploy a worker (the service is created when the workspace has none of that name)
+              atrium service logs NAME [--space ID] [--follow] [--token TOKEN] [--url URL]
             options:
               --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
               --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
+              --token a personal access token for the service commands (default $ATRIUM_TOKEN)
             """;
 
     private final PrintStream out;
@@ -84,6 +88,10 @@ public final class Main {
                         feature(options, words.get(1), words.get(2));
                     } else if (words.size() == 3 && words.get(0).equals("repo") && Set.of("gc", "gc-status").contains(words.get(1))) {
                         repoGc(options, words.get(1).equals("gc"), words.get(2));
+                    } else if (words.size() == 3 && words.get(0).equals("service") && words.get(1).equals("deploy")) {
+                        serviceDeploy(options, Path.of(words.get(2)));
+                    } else if (words.size() == 3 && words.get(0).equals("service") && words.get(1).equals("logs")) {
+                        serviceLogs(options, words.get(2));
                     } else if (words.size() == 3 && words.get(0).equals("bundle") && words.get(1).equals("update")) {
                         bundleUpdate(options, Path.of(words.get(2)));
                     } else {
@@ -99,6 +107,7 @@ public final class Main {
     }
 
     private boolean passwordFromStdin;
+    private boolean follow;
 
     private Map<String, String> parse(String[] args, List<String> words) throws Failure {
         Map<String, String> options = new LinkedHashMap<>();
@@ -106,6 +115,8 @@ public final class Main {
             String a = args[i];
             if (a.equals("--password-stdin")) {
                 passwordFromStdin = true;
+            } else if (a.equals("--follow")) {
+                follow = true;
             } else if (a.startsWith("--")) {
                 String name = a.substring(2);
                 String value;
@@ -270,6 +281,110 @@ public final class Main {
             }
             out.println(line.toString().stripTrailing());
         }
+    }
+
+    // ------------------------------------------------------------------ services (a user's token, not the operator's)
+
+    private Admin user(Map<String, String> options) throws Failure {
+        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080"));
+        String token = options.getOrDefault("token", env("ATRIUM_TOKEN", ""));
+        if (token.isBlank()) {
+            throw new Failure(2, "the service commands act as a user: pass --token TOKEN or set ATRIUM_TOKEN (./atrium token create --user NAME)");
+        }
+        return new Admin(url.replaceAll("/+$", ""), token.trim());
+    }
+
+    private void serviceDeploy(Map<String, String> options, Path file) throws Failure {
+        String space = options.get("space");
+        String name = options.get("name");
+        if (space == null || space.isBlank() || name == null || name.isBlank()) {
+            throw new Failure(2, "service deploy needs --space ID and --name NAME");
+        }
+        byte[] code;
+        try {
+            code = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new Failure(2, "cannot read " + file + ": " + e.getMessage());
+        }
+        Admin api = user(options);
+        JsonNode service = null;
+        for (JsonNode s : api.get("/api/services/space/" + encode(space) + "?limit=100").path("services")) {
+            if (s.path("name").asText().equals(name) || s.path("slug").asText().equals(name)) {
+                service = s;
+            }
+        }
+        if (service == null) {
+            service = api.post("/api/services", Map.of("name", name, "space_id", space)).path("service");
+            out.println("created service " + service.path("name").asText() + " (" + service.path("id").asText() + ")");
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("bundle", java.util.Base64.getEncoder().encodeToString(code));
+        body.put("deploy_message", options.getOrDefault("message", "./atrium service deploy " + file.getFileName()));
+        body.put("strategy", options.getOrDefault("strategy", "direct"));
+        JsonNode d = api.post("/api/services/" + service.path("id").asText() + "/deployments", body).path("deployment");
+        URI base = URI.create(api.url);
+        out.println("deployment " + d.path("id").asText() + " (" + d.path("status").asText() + ") of " + service.path("id").asText());
+        out.println("http://" + service.path("hostname").asText() + (base.getPort() > 0 ? ":" + base.getPort() : "") + "/");
+    }
+
+    private void serviceLogs(Map<String, String> options, String name) throws Failure {
+        Admin api = user(options);
+        String space = options.get("space");
+        String path = space == null ? "/api/services?limit=100" : "/api/services/space/" + encode(space) + "?limit=100";
+        String id = null;
+        for (JsonNode s : api.get(path).path("services")) {
+            if (s.path("id").asText().equals(name) || s.path("name").asText().equals(name) || s.path("slug").asText().equals(name)) {
+                id = s.path("id").asText();
+            }
+        }
+        if (id == null) {
+            throw new Failure(1, "no service named " + name + (space == null ? "" : " in " + space));
+        }
+        long after = 0;
+        for (;;) {
+            JsonNode page = api.get("/api/services/" + id + "/logs?limit=1000&after=" + after);
+            for (JsonNode l : page.path("logs")) {
+                printLog(l);
+            }
+            if (page.path("logs").size() < 1000) {
+                after = page.path("next_after").asLong(after);
+                break;
+            }
+            after = page.path("next_after").asLong();
+        }
+        if (!follow) {
+            return;
+        }
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api.url + "/api/services/" + id + "/logs?after=" + after))
+                .header("Authorization", "Bearer " + api.token).header("Accept", "text/event-stream").GET().build();
+        try {
+            HttpResponse<java.util.stream.Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+            if (response.statusCode() != 200) {
+                throw new Failure(1, "the server refused the log stream (HTTP " + response.statusCode() + ")");
+            }
+            response.body().forEach(line -> {
+                if (line.startsWith("data:")) {
+                    try {
+                        printLog(json.readTree(line.substring(5).trim()));
+                    } catch (IOException e) {
+                        out.println(line.substring(5).trim());
+                    }
+                }
+            });
+        } catch (IOException e) {
+            throw new Failure(1, "the log stream ended: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void printLog(JsonNode l) {
+        out.println(l.path("at").asText() + " " + l.path("level").asText() + " " + l.path("message").asText());
+        out.flush();
+    }
+
+    private static String encode(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private Admin admin(Map<String, String> options) throws Failure {

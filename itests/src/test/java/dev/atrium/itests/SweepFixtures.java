@@ -23,7 +23,7 @@ final class SweepFixtures {
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
         SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE,
-        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, MCP_SERVER, STORE_REGISTRY_ENTRY, NONE
+        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, MCP_SERVER, STORE_REGISTRY_ENTRY, SERVICE, DEPLOYMENT, DOMAIN, NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
@@ -154,6 +154,20 @@ final class SweepFixtures {
                 .path("id").asText());
         grantedSpace = ok(http.post("/api/spaces", Map.of("name", "sweep granted")), 201).path("space").path("id").asText();
         ok(http.post("/api/resources/" + resource + "/access", Map.of("space_id", grantedSpace, "permission", "read")), 201);
+
+        // a service with a custom domain and, when a worker provider is installed, a deployment
+        String service = ok(http.post("/api/services", Map.of("name", "swept service", "space_id", space)), 201).path("service").path("id").asText();
+        ids.put(Kind.SERVICE, service);
+        ids.put(Kind.DOMAIN, ok(http.post("/api/services/" + service + "/custom-domains", Map.of("domain", "sweep-" + random(8).toLowerCase(java.util.Locale.ROOT)
+                + ".example.test")), 201).path("domain").path("id").asText());
+        Http.Reply deployed = http.post("/api/services/" + service + "/deployments", Map.of("bundle", java.util.Base64.getEncoder()
+                .encodeToString("export default { fetch() { return new Response('swept') } }".getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        if (deployed.status() == 201) {
+            ids.put(Kind.DEPLOYMENT, deployed.json().path("deployment").path("id").asText());
+        } else {
+            ids.put(Kind.DEPLOYMENT, "dep_" + random(20));
+            notes.add("no deployment provider runs worker bundles: /api/services/{id}/deployments/{deploymentId} is swept with a random id");
+        }
     }
 
     static final String RESOURCE_NAME = "swept-kv";
@@ -196,6 +210,10 @@ final class SweepFixtures {
             case "by-name" -> Kind.RESOURCE_NAME;
             case "reminders" -> Kind.REMINDER;
             case "servers" -> Kind.MCP_SERVER; // /api/mcp/servers/{id}
+            case "services", "workers" -> Kind.SERVICE; // /api/services/{id}, /api/workers/{id}/deployments
+            case "space" -> Kind.SPACE; // /api/services/space/{spaceId}
+            case "deployments" -> Kind.DEPLOYMENT;
+            case "custom-domains" -> Kind.DOMAIN;
             case "store-registry" -> Kind.STORE_REGISTRY_ENTRY;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;

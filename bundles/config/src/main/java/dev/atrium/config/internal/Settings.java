@@ -68,6 +68,13 @@ final class Settings {
                 Setting.of("remoteImportMaxObjects", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS")),
                 Setting.of("remoteImportTimeoutSeconds", INTEGER, env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
         pids.put("dev.atrium.resources", List.of(DATA_DIRECTORY));
+        pids.put("dev.atrium.services", List.of(
+                DATA_DIRECTORY,
+                Setting.of("appsDomain", STRING, env("ATRIUM_SERVICES_APPS_DOMAIN")),
+                Setting.of("canaryPercent", INTEGER, env("ATRIUM_SERVICES_CANARY_PERCENT")),
+                Setting.of("dnsResolver", STRING, env("ATRIUM_SERVICES_DNS_RESOLVER")),
+                Setting.of("challengeHttpPort", INTEGER, env("ATRIUM_SERVICES_CHALLENGE_HTTP_PORT")),
+                Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
         pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.blob.fs", List.of(
                 DATA_DIRECTORY,

@@ -205,4 +205,34 @@ public class ResourceStore {
         return jpa.tx(em -> em.createQuery("DELETE FROM BindingRow b WHERE b.resourceId = :id AND b.serviceId = :service")
                 .setParameter("id", resourceId).setParameter("service", serviceId).executeUpdate() > 0);
     }
+
+    /** The bindings of one service, oldest first. */
+    public List<BindingRow> bindingsOfService(String serviceId) {
+        return jpa.read(em -> em.createQuery("SELECT b FROM BindingRow b WHERE b.serviceId = :service ORDER BY b.createdAt, b.bindingName",
+                BindingRow.class).setParameter("service", serviceId).getResultList());
+    }
+
+    /** Makes {@code byResource} (resource id to binding name) exactly the bindings of {@code serviceId}, in one transaction. */
+    public void replaceBindings(String serviceId, java.util.Map<String, String> byResource) {
+        jpa.tx(em -> {
+            em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service").setParameter("service", serviceId).executeUpdate();
+            Instant now = now();
+            for (java.util.Map.Entry<String, String> e : byResource.entrySet()) {
+                BindingRow row = new BindingRow();
+                row.resourceId = e.getKey();
+                row.serviceId = serviceId;
+                row.bindingName = e.getValue();
+                row.createdAt = now;
+                em.persist(row);
+            }
+            em.flush();
+            return null;
+        });
+    }
+
+    /** Removes every binding of a service. */
+    public int unbindService(String serviceId) {
+        return jpa.tx(em -> em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service").setParameter("service", serviceId)
+                .executeUpdate());
+    }
 }

@@ -98,10 +98,13 @@ public class ResourcesApi {
     private final Providers providers;
     private final Runtime runtime;
     private final Authz authz;
+    private final Directory directory;
 
     @Activate
     public ResourcesApi(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference PrincipalDirectory principals,
-            @Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime, @Reference Authz authz) {
+            @Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime, @Reference Authz authz,
+            @Reference Directory directory) {
+        this.directory = directory;
         this.ownerScope = ownerScope;
         this.spaces = spaces;
         this.principals = principals;
@@ -287,9 +290,11 @@ public class ResourcesApi {
         // without its provider the data cannot be removed: keep the rows so that nothing is orphaned (503)
         ResourceProvider provider = providers.require(row.type, row.backend);
         ResourceContext ctx = runtime.context(row, Access.ADMIN);
+        List<String> bound = store.bindings(row.id).stream().map(b -> b.serviceId).toList();
         if (!store.delete(row.id)) {
             throw notFound();
         }
+        directory.changed(bound);
         try {
             provider.deprovision(ctx);
         } catch (ResourceException | RuntimeException e) {
@@ -351,6 +356,7 @@ public class ResourcesApi {
         if (!store.revoke(row.id, target)) {
             throw ApiException.notFound("no access grant for that workspace");
         }
+        directory.changed(store.bindings(row.id).stream().map(b -> b.serviceId).toList());
         return Map.of("success", true);
     }
 
@@ -375,7 +381,9 @@ public class ResourcesApi {
         if (!BINDING.matcher(name).matches()) {
             name = "_" + name;
         }
-        return Response.status(201).entity(Map.of("binding", bindingJson(store.bind(row.id, serviceId, name)))).build();
+        BindingRow bound = store.bind(row.id, serviceId, name);
+        directory.changed(List.of(serviceId));
+        return Response.status(201).entity(Map.of("binding", bindingJson(bound))).build();
     }
 
     @DELETE
@@ -397,6 +405,7 @@ public class ResourcesApi {
         if (!store.unbind(row.id, serviceId)) {
             throw ApiException.notFound("the resource is not bound to that service");
         }
+        directory.changed(List.of(serviceId));
         return Map.of("success", true);
     }
 

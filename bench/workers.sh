@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# bench/workers.sh: a hello-world worker through Atrium's Host routing beside the same worker hit directly on workerd's
+# own port, in one run (informational; the issue's target: >= 70% of direct throughput, <= 2 ms p99 added).
+# Starts Atrium (fresh database: the PostgreSQL on 127.0.0.1:5432, else embedded) with the workerd provider, deploys
+# the worker through the API, finds its workerd port (the process listening there answers the worker's text), then runs
+# wrk (apt) against both with the same connections and duration, after a warm-up of each.
+#   bench/workers.sh [CONNECTIONS] [SECONDS]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+connections="${1:-16}"; seconds="${2:-10}"
+WORK_DIR="$(mktemp -d)"; db=""; pid=""
+# shellcheck source=lib/basics.sh
+. "$root/bench/lib/basics.sh"
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  [ -n "$db" ] && psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$WORK_DIR"
+}
+trap cleanup EXIT INT TERM
+ensure_apt_package wrk wrk
+
+port=$(free_port)
+args=(run --port "$port" --data "$WORK_DIR/data")
+if port_in_use 5432 && command -v psql >/dev/null; then
+  db="bench_workers_$$"
+  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $db" >/dev/null
+  args+=(--db-url "jdbc:postgresql://127.0.0.1:5432/$db?user=postgres")
+fi
+"$root/atrium" "${args[@]}" >"$WORK_DIR/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 900); do
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+  kill -0 "$pid" 2>/dev/null || { cat "$WORK_DIR/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+export ATRIUM_URL="http://127.0.0.1:$port" ATRIUM_NO_BUILD=1
+ATRIUM_TOKEN=$("$root/atrium" token create --user bench --data "$WORK_DIR/data" | tail -n 1)
+export ATRIUM_TOKEN
+marker="hello from bench $$"
+printf 'export default { fetch() { return new Response("%s") } }\n' "$marker" >"$WORK_DIR/hello.js"
+"$root/atrium" service deploy --space bench --name hello "$WORK_DIR/hello.js" >"$WORK_DIR/deploy.out" \
+  || { cat "$WORK_DIR/deploy.out" "$WORK_DIR/server.log" >&2; die "the deployment failed"; }
+host="hello.apps.localhost"
+[ "$(curl -s -H "Host: $host" "http://127.0.0.1:$port/")" = "$marker" ] || die "the worker does not answer through Atrium"
+direct=""
+for p in $(ss -ltnH 2>/dev/null | awk '{print $4}' | sed -n 's/^127\.0\.0\.1://p'); do
+  [ "$p" = "$port" ] && continue
+  if [ "$(curl -s -m 1 "http://127.0.0.1:$p/" 2>/dev/null)" = "$marker" ]; then direct=$p; break; fi
+done
+[ -n "$direct" ] || die "workerd's own port of the worker was not found"
+
+measure() { # NAME URL [HOST]
+  local name="$1" url="$2" h=()
+  [ -n "${3:-}" ] && h=(-H "Host: $3")
+  wrk -t2 -c"$connections" -d3s "${h[@]}" "$url" >/dev/null
+  wrk -t2 -c"$connections" -d"${seconds}s" --latency "${h[@]}" "$url" >"$WORK_DIR/$name.txt"
+  awk -v n="$name" '/Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /Non-2xx|Socket errors/ {e=e" "$0}
+    END {printf "%-8s %10s req/s   p50 %8s   p99 %8s%s\n", n, r, p50, p99, e}' "$WORK_DIR/$name.txt"
+}
+log "hello worker, $connections connections, ${seconds}s each, load $(cut -d' ' -f1-3 /proc/loadavg)"
+measure direct "http://127.0.0.1:$direct/"
+measure atrium "http://127.0.0.1:$port/" "$host"

@@ -1,0 +1,460 @@
+package dev.atrium.services.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentProvider;
+import dev.atrium.deploy.api.LogLine;
+import dev.atrium.resource.api.BindingListener;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.services.internal.ServiceStore.DeploymentRow;
+import dev.atrium.services.internal.ServiceStore.DomainRow;
+import dev.atrium.services.internal.ServiceStore.EnvRow;
+import dev.atrium.services.internal.ServiceStore.Service;
+
+/**
+ * Keeps the running deployments equal to the stored desired state: after every change (deploy, rollback, canary
+ * promote/abort, env, settings or bindings change, delete) it computes each provider's set ({@link DesiredState}) and
+ * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
+ * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
+ */
+@Component(service = { Deployer.class, BindingListener.class }, configurationPid = "dev.atrium.services")
+@Designate(ocd = Deployer.Config.class)
+public class Deployer implements BindingListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Deployer.class);
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String BLOB_NAMESPACE = "services";
+    /** The header a deployment's code sends (through its runtime, never visible to it) to the internal binding endpoint. */
+    static final String SECRET_HEADER = "X-Atrium-Binding-Secret";
+
+    @ObjectClassDefinition(name = "Atrium services")
+    public @interface Config {
+        @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); keys live in its keys/services")
+        String dataDirectory() default "data";
+
+        @AttributeDefinition(description = "Services answer at <slug>.<appsDomain> (ATRIUM_SERVICES_APPS_DOMAIN)")
+        String appsDomain() default "apps.localhost";
+
+        @AttributeDefinition(description = "Share of requests a canary deployment gets unless its create body says canary_percent")
+        int canaryPercent() default Canary.DEFAULT_PERCENT;
+
+        @AttributeDefinition(description = "Largest deployment artifact in bytes (after base64 decoding)")
+        long maxArtifactBytes() default 25L << 20;
+
+        @AttributeDefinition(description = "Base URL deployed code reaches the internal binding endpoint at; empty: http://127.0.0.1:<http port>")
+        String internalBaseUrl() default "";
+
+        @AttributeDefinition(description = "DNS server (host or host:port) asked for custom-domain TXT records; empty: the first nameserver of /etc/resolv.conf")
+        String dnsResolver() default "";
+
+        @AttributeDefinition(description = "Port the HTTP challenge of a custom domain is fetched from (http://<domain>:<port>/.well-known/atrium-challenge/<token>)")
+        int challengeHttpPort() default 80;
+
+        @AttributeDefinition(description = "Seconds a custom-domain check may take")
+        int verifyTimeoutSeconds() default 5;
+    }
+
+    /** A registered provider and its properties. */
+    record Registered(String name, List<String> kinds, DeploymentProvider provider) {
+    }
+
+    /** Where a request for a service goes. */
+    record Route(String serviceId, String slug, String provider, String runtimeId, String canaryProvider, String canaryRuntimeId,
+            int canaryPercent) {
+    }
+
+    /** A running deployment the internal binding endpoint serves. */
+    record Target(String serviceId, String spaceId, String runtimeId) {
+    }
+
+    /** The routing table, replaced as a whole after every applied change. */
+    record Routes(Map<String, Route> bySlug, Map<String, Route> byDomain, Map<String, Target> byRuntimeId) {
+        static final Routes EMPTY = new Routes(Map.of(), Map.of(), Map.of());
+    }
+
+    private final Config config;
+    private final ServiceStore store;
+    private final ResourceDirectory directory;
+    private final BlobStore blobs;
+    private final Sealer sealer;
+    private final String internalBase;
+    private final Map<DeploymentProvider, Registered> providers = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ExecutorService background = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "atrium-services-reconcile");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, byte[]> artifacts = new ConcurrentHashMap<>();
+    private final LogTails tails = new LogTails();
+    private final ChangeFeed feed;
+    private volatile Routes routes = Routes.EMPTY;
+    private volatile boolean active;
+
+    @Activate
+    public Deployer(Config config, @Reference ServiceStore store, @Reference ResourceDirectory directory, @Reference BlobStore blobs,
+            @Reference javax.sql.DataSource dataSource, BundleContext context) throws IOException {
+        this.config = config;
+        this.store = store;
+        this.directory = directory;
+        this.blobs = blobs;
+        this.sealer = new Sealer(Path.of(config.dataDirectory()).toAbsolutePath().resolve("keys").resolve("services"));
+        String base = config.internalBaseUrl().isBlank() ? null : config.internalBaseUrl().replaceAll("/+$", "");
+        if (base == null) {
+            String port = context.getProperty("org.osgi.service.http.port");
+            base = "http://127.0.0.1:" + (port == null || port.isBlank() ? "8080" : port.trim());
+        }
+        this.internalBase = base;
+        this.active = true;
+        this.feed = new ChangeFeed(dataSource, this::reconcileLater);
+        reconcileLater();
+    }
+
+    /**
+     * Nothing routes to the deployments once this capability stops (its Host routing and binding endpoint go with it),
+     * so the providers are told to run nothing: stopping the services feature leaves no worker running. The next
+     * activation (the feature enabled again, a new version of this bundle) applies the stored set again.
+     */
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        active = false;
+        feed.close();
+        tails.close();
+        background.shutdownNow();
+        background.awaitTermination(10, TimeUnit.SECONDS);
+        lock.lock();
+        try {
+            for (Registered r : providers.values()) {
+                try {
+                    r.provider().apply(List.of());
+                } catch (DeploymentException | RuntimeException e) {
+                    LOG.warn("services: provider {} could not stop its deployments: {}", r.name(), e.getMessage());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        routes = Routes.EMPTY;
+    }
+
+    @Reference(service = DeploymentProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void addProvider(DeploymentProvider provider, Map<String, Object> properties) {
+        Object name = properties.get(DeploymentProvider.NAME);
+        if (!(name instanceof String n) || n.isBlank()) {
+            LOG.warn("services: a DeploymentProvider without the {} property is ignored", DeploymentProvider.NAME);
+            return;
+        }
+        providers.put(provider, new Registered(n, strings(properties.get(DeploymentProvider.KIND)), provider));
+        reconcileLater();
+    }
+
+    void removeProvider(DeploymentProvider provider) {
+        providers.remove(provider);
+        reconcileLater();
+    }
+
+    private static List<String> strings(Object value) {
+        if (value instanceof String s) {
+            return List.of(s.split("\\s*,\\s*"));
+        }
+        if (value instanceof String[] a) {
+            return List.of(a);
+        }
+        if (value instanceof Collection<?> c) {
+            return c.stream().map(String::valueOf).toList();
+        }
+        return List.of();
+    }
+
+    Config config() {
+        return config;
+    }
+
+    Sealer sealer() {
+        return sealer;
+    }
+
+    Routes routes() {
+        return routes;
+    }
+
+    /** The provider named {@code name}, if it runs {@code kind}. */
+    Optional<Registered> provider(String name, String kind) {
+        return providers.values().stream().filter(r -> r.name().equals(name) && r.kinds().contains(kind)).findFirst();
+    }
+
+    Optional<Registered> provider(String name) {
+        return providers.values().stream().filter(r -> r.name().equals(name)).findFirst();
+    }
+
+    List<Registered> providers() {
+        return List.copyOf(providers.values());
+    }
+
+    // ------------------------------------------------------------------ changes
+
+    /** Work that changes the desired state, then makes it run; the lock keeps changes and applies in one order. */
+    interface Change<T> {
+        T run() throws DeploymentException;
+    }
+
+    <T> T change(Change<T> change) throws DeploymentException {
+        lock.lock();
+        try {
+            T result = change.run();
+            reconcile();
+            return result;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs {@code work} under the change lock without applying (it applies itself, e.g. to revert on failure). */
+    <T> T locked(Change<T> work) throws DeploymentException {
+        lock.lock();
+        try {
+            return work.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void bindingsChanged(String serviceId) {
+        if (store.service(serviceId).isPresent()) {
+            store.bumpRevision(serviceId);
+            reconcileLater();
+            feed.announce();
+        }
+    }
+
+    void reconcileLater() {
+        if (!active) {
+            return;
+        }
+        try {
+            background.execute(() -> {
+                try {
+                    locked(() -> {
+                        apply();
+                        return null;
+                    });
+                } catch (DeploymentException | RuntimeException e) {
+                    LOG.warn("services: applying the deployments failed: {}", e.getMessage());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // deactivating
+        }
+    }
+
+    /**
+     * Gives every running provider its desired set and publishes the routes, after a change this instance made: the
+     * other instances are told. Call with the lock held.
+     */
+    void reconcile() throws DeploymentException {
+        try {
+            apply();
+        } finally {
+            feed.announce();
+        }
+    }
+
+    /** {@link #reconcile} without telling the other instances (a provider came or went, another instance changed). */
+    private void apply() throws DeploymentException {
+        List<Service> services = store.deployed();
+        Map<String, Registered> byName = new LinkedHashMap<>();
+        for (Registered r : providers.values()) {
+            byName.putIfAbsent(r.name(), r);
+        }
+        Map<String, DeploymentRow> rows = new HashMap<>();
+        Map<String, List<DesiredState.Entry>> desired = DesiredState.compute(services,
+                id -> Optional.ofNullable(rows.computeIfAbsent(id, k -> store.deployment(k).orElse(null))), byName.keySet());
+        DeploymentException failure = null;
+        Map<String, String> spaceOf = new HashMap<>();
+        services.forEach(s -> spaceOf.put(s.id(), s.spaceId()));
+        java.util.Set<String> keptArtifacts = new java.util.HashSet<>();
+        java.util.Set<String> applied = new java.util.HashSet<>();
+        java.util.Set<String> unbuildable = new java.util.HashSet<>();
+        for (Map.Entry<String, List<DesiredState.Entry>> e : desired.entrySet()) {
+            List<Deployment> list = new ArrayList<>();
+            for (DesiredState.Entry entry : e.getValue()) {
+                try {
+                    list.add(build(entry.service(), entry.row(), entry.runtimeId()));
+                    keptArtifacts.add(entry.row().artifactKey());
+                } catch (DeploymentException | RuntimeException ex) {
+                    // one deployment that cannot be given (its artifact unreadable, a secret that does not open) does
+                    // not stop the others
+                    LOG.warn("services: deployment {} of {} is left out: {}", entry.row().id(), entry.service().id(), ex.getMessage());
+                    unbuildable.add(entry.runtimeId());
+                }
+            }
+            try {
+                byName.get(e.getKey()).provider().apply(list);
+                applied.add(e.getKey());
+            } catch (DeploymentException ex) {
+                LOG.warn("services: provider {} could not apply {} deployments: {}", e.getKey(), list.size(), ex.getMessage());
+                if (failure == null) {
+                    failure = ex;
+                }
+            }
+        }
+        artifacts.keySet().retainAll(keptArtifacts);
+        Map<String, Route> bySlug = new HashMap<>();
+        Map<String, Target> byRuntime = new HashMap<>();
+        Map<String, Route> byService = new HashMap<>();
+        for (Service s : services) {
+            DeploymentRow current = rows.get(s.currentDeploymentId());
+            if (current == null || !byName.containsKey(current.provider())) {
+                continue;
+            }
+            String currentRuntime = DesiredState.runtimeId(current.id(), s.configRevision());
+            if (unbuildable.contains(currentRuntime)) {
+                continue;
+            }
+            DeploymentRow canary = s.canaryDeploymentId() == null ? null : rows.get(s.canaryDeploymentId());
+            String canaryRuntime = canary == null || !byName.containsKey(canary.provider())
+                    || unbuildable.contains(DesiredState.runtimeId(canary.id(), s.configRevision())) ? null
+                    : DesiredState.runtimeId(canary.id(), s.configRevision());
+            Route route = new Route(s.id(), s.slug(), current.provider(), currentRuntime, canaryRuntime == null ? null : canary.provider(),
+                    canaryRuntime, canaryRuntime == null ? 0 : s.canaryPercent() == null ? config.canaryPercent() : s.canaryPercent());
+            bySlug.put(s.slug(), route);
+            byService.put(s.id(), route);
+            byRuntime.put(currentRuntime, new Target(s.id(), s.spaceId(), currentRuntime));
+            if (canaryRuntime != null) {
+                byRuntime.put(canaryRuntime, new Target(s.id(), s.spaceId(), canaryRuntime));
+            }
+        }
+        Map<String, Route> byDomain = new HashMap<>();
+        for (DomainRow d : store.verifiedDomains()) {
+            Route r = byService.get(d.serviceId());
+            if (r != null) {
+                byDomain.put(d.domain(), r);
+            }
+        }
+        routes = new Routes(Map.copyOf(bySlug), Map.copyOf(byDomain), Map.copyOf(byRuntime));
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** The provider's view of one deployment of {@code service} under its current config revision. */
+    Deployment build(Service service, DeploymentRow row, String runtimeId) throws DeploymentException {
+        return build(service, row, runtimeId, artifact(row.artifactKey()));
+    }
+
+    Deployment build(Service service, DeploymentRow row, String runtimeId, byte[] artifact) {
+        JsonNode settings = Settings.parse(service.settings());
+        String date = settings.path("compatibility_date").isTextual() ? settings.get("compatibility_date").textValue() : null;
+        List<String> flags = new ArrayList<>();
+        settings.path("compatibility_flags").forEach(f -> flags.add(f.asText()));
+        Map<String, Long> limits = new LinkedHashMap<>();
+        settings.path("limits").fields().forEachRemaining(f -> limits.put(f.getKey(), f.getValue().asLong()));
+        Map<String, String> env = new LinkedHashMap<>();
+        for (EnvRow v : store.env(service.id())) {
+            env.put(v.name(), v.secret() ? sealer.open(service.id(), v.name(), v.keyId(), v.nonce(), v.ciphertext()) : v.value());
+        }
+        List<Binding> bindings = new ArrayList<>();
+        for (ResourceDirectory.Bound b : directory.bindings(service.id(), service.spaceId())) {
+            bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + InternalBindings.PREFIX + runtimeId + "/" + b.bindingName()),
+                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId))));
+        }
+        return new Deployment(runtimeId, service.id(), row.artifactKind(), artifact, date, flags, limits, env, bindings);
+    }
+
+    byte[] artifact(String key) throws DeploymentException {
+        byte[] cached = artifacts.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        try (InputStream in = blobs.open(key)) {
+            byte[] bytes = in.readAllBytes();
+            artifacts.put(key, bytes);
+            return bytes;
+        } catch (IOException e) {
+            throw new DeploymentException(DeploymentException.Kind.UNAVAILABLE, "the stored artifact cannot be read", e);
+        }
+    }
+
+    void remember(String key, byte[] bytes) {
+        artifacts.put(key, bytes);
+    }
+
+    // ------------------------------------------------------------------ logs
+
+    /** The provider whose logs a service's are: its current deployment's, else the first one running. */
+    Optional<DeploymentProvider> logProvider(Service service) {
+        if (service.currentDeploymentId() != null) {
+            Optional<DeploymentRow> row = store.deployment(service.currentDeploymentId());
+            if (row.isPresent()) {
+                Optional<Registered> r = provider(row.get().provider());
+                if (r.isPresent()) {
+                    return Optional.of(r.get().provider());
+                }
+            }
+        }
+        return providers.values().stream().findFirst().map(Registered::provider);
+    }
+
+    List<LogLine> logs(Service service, long after, int limit) {
+        return logProvider(service).map(p -> p.logs(service.id(), after, limit)).orElse(List.of());
+    }
+
+    LogTails tails() {
+        return tails;
+    }
+
+    /** Removes a stored artifact no deployment uses any more. */
+    void deleteBlob(String key) {
+        try {
+            blobs.delete(key);
+        } catch (IOException e) {
+            LOG.warn("services: the artifact {} could not be removed: {}", key, e.toString());
+        }
+        artifacts.remove(key);
+    }
+
+    AutoCloseable follow(Service service, Consumer<LogLine> sink) {
+        Optional<DeploymentProvider> p = logProvider(service);
+        return p.isPresent() ? p.get().follow(service.id(), sink) : () -> {
+        };
+    }
+}

@@ -1,0 +1,178 @@
+package dev.atrium.services.internal;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+import javax.servlet.Filter;
+import javax.servlet.FilterChain;
+import javax.servlet.ServletException;
+import javax.servlet.ServletRequest;
+import javax.servlet.ServletResponse;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
+import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
+import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.deploy.api.DeploymentProvider;
+import dev.atrium.services.internal.Deployer.Route;
+
+/**
+ * Host routing, in front of everything else (a whiteboard filter on {@code /*} ranked above the kernel's envelope): a
+ * request whose Host is {@code <slug>.<apps domain>} or a verified custom domain is proxied to the service's running
+ * deployment ({@link DeploymentProvider#endpoint}), the canary chosen per request by its share; bodies stream both ways
+ * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}). An unknown name under the apps domain is 404 with the spec
+ * body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding endpoint deployed code
+ * calls ({@link InternalBindings}).
+ */
+@Component(service = Filter.class, property = "service.ranking:Integer=1000")
+@HttpWhiteboardFilterPattern("/*")
+@HttpWhiteboardFilterAsyncSupported
+@HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
+public class HostRouter implements Filter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HostRouter.class);
+
+    private final Deployer deployer;
+    private final InternalBindings bindings;
+    private final Upstream upstream;
+    private final String apps;
+    private final String dotApps;
+
+    @Activate
+    public HostRouter(@Reference Deployer deployer, @Reference InternalBindings bindings) throws Exception {
+        this.deployer = deployer;
+        this.bindings = bindings;
+        this.upstream = new Upstream();
+        // the configuration does not change under a component: a new one replaces the Deployer, and so this one
+        this.apps = deployer.config().appsDomain().toLowerCase(Locale.ROOT);
+        this.dotApps = "." + apps;
+    }
+
+    @Deactivate
+    void deactivate() {
+        upstream.close();
+    }
+
+    @Override
+    public void init(javax.servlet.FilterConfig config) {
+        // configured by the component
+    }
+
+    @Override
+    public void destroy() {
+        // the connections close with the component
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        HttpServletRequest request = (HttpServletRequest) req;
+        HttpServletResponse response = (HttpServletResponse) res;
+        String host = host(request.getHeader("Host"));
+        if (host == null) {
+            passOn(request, response, chain);
+            return;
+        }
+        Deployer.Routes routes = deployer.routes();
+        Route route;
+        if (host.endsWith(dotApps)) {
+            String slug = host.substring(0, host.length() - apps.length() - 1);
+            route = slug.contains(".") ? null : routes.bySlug().get(slug);
+            if (route == null) {
+                error(response, 404, "NOT_FOUND", "no service answers at " + host);
+                return;
+            }
+        } else if (host.equals(apps)) {
+            error(response, 404, "NOT_FOUND", "no service answers at " + host + "; services answer at <slug>." + apps);
+            return;
+        } else {
+            route = routes.byDomain().get(host);
+            if (route == null) {
+                passOn(request, response, chain);
+                return;
+            }
+        }
+        proxy(route, request, response);
+    }
+
+    /** Not a service's host: the internal binding endpoint, or the API as before. A service's own paths are all its own. */
+    private void passOn(HttpServletRequest request, HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
+        if (request.getRequestURI().startsWith(InternalBindings.PREFIX)) {
+            bindings.handle(request, response);
+            return;
+        }
+        chain.doFilter(request, response);
+    }
+
+    static String host(String header) {
+        if (header == null || header.isBlank()) {
+            return null;
+        }
+        String h = header.trim().toLowerCase(Locale.ROOT);
+        if (h.startsWith("[")) {
+            return null; // an IPv6 literal is never a service name
+        }
+        int colon = h.indexOf(':');
+        if (colon >= 0) {
+            h = h.substring(0, colon);
+        }
+        if (h.endsWith(".")) {
+            h = h.substring(0, h.length() - 1);
+        }
+        return h;
+    }
+
+    private void proxy(Route route, HttpServletRequest request, HttpServletResponse response) throws IOException {
+        boolean canary = route.canaryRuntimeId() != null && Canary.pick(route.canaryPercent(), ThreadLocalRandom.current());
+        String runtimeId = canary ? route.canaryRuntimeId() : route.runtimeId();
+        String providerName = canary ? route.canaryProvider() : route.provider();
+        Optional<URI> endpoint = deployer.provider(providerName).flatMap(p -> p.provider().endpoint(runtimeId));
+        if (endpoint.isEmpty()) {
+            error(response, 503, "SERVICE_UNAVAILABLE", "the service's deployment is not running now; try again");
+            return;
+        }
+        URI e = endpoint.get();
+        String prefix = e.getRawPath() == null ? "" : e.getRawPath().replaceAll("/+$", "");
+        String target = prefix + request.getRequestURI() + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
+        String forwarded = request.getHeader("X-Forwarded-For");
+        Map<String, String> extra = new HashMap<>(4);
+        extra.put("x-forwarded-for", (forwarded == null ? "" : forwarded + ", ") + request.getRemoteAddr());
+        extra.put("x-forwarded-proto", request.isSecure() ? "https" : "http");
+        extra.put("x-forwarded-host", request.getHeader("Host"));
+        extra.put(Deployer.SECRET_HEADER.toLowerCase(Locale.ROOT), null);
+        try {
+            upstream.exchange(new InetSocketAddress(e.getHost(), e.getPort()), target, request, response, extra);
+        } catch (Upstream.NoAnswer failure) {
+            LOG.debug("services: proxying to {} of {} failed: {}", runtimeId, route.serviceId(), failure.toString());
+            if (!response.isCommitted()) {
+                response.reset();
+                error(response, 502, "BAD_GATEWAY", "the service's deployment did not answer");
+            }
+        } catch (IOException failure) {
+            // the client went away, or the deployment broke off mid-answer: nothing more can be said on this response
+            LOG.debug("services: a proxied exchange of {} ended early: {}", route.serviceId(), failure.toString());
+        }
+    }
+
+    static void error(HttpServletResponse response, int status, String code, String message) throws IOException {
+        response.setStatus(status);
+        response.setContentType("application/json");
+        response.setCharacterEncoding("UTF-8");
+        String body = "{\"error\":{\"code\":\"" + code + "\",\"message\":" + Deployer.JSON.writeValueAsString(message) + "}}";
+        response.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,819 @@
+package dev.atrium.services.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.HeaderParam;
+import javax.ws.rs.PATCH;
+import javax.ws.rs.POST;
+import javax.ws.rs.PUT;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.sse.Sse;
+import javax.ws.rs.sse.SseEventSink;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.services.internal.ServiceStore.DomainRow;
+import dev.atrium.services.internal.ServiceStore.EnvRow;
+import dev.atrium.services.internal.ServiceStore.LinkRow;
+import dev.atrium.services.internal.ServiceStore.Service;
+
+/**
+ * {@code /api/services…}: every route of the spec's "Services, domains" table, plus canary promote and abort. A service
+ * addressed by its id is resolved to its workspace and proven through the kernel's {@link OwnerScope}: another
+ * Principal's service, deployment, domain or logs answer exactly like missing ones (404). Deploying code is what
+ * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
+ */
+@Component(service = ServicesApi.class)
+@JaxrsResource
+@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@Path("/api/services")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class ServicesApi {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServicesApi.class);
+    static final String NOT_FOUND = "service not found";
+    static final String READ = "repos:read";
+    static final String WRITE = "repos:write";
+    static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,127}");
+    static final Pattern BINDING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+    static final Pattern DOMAIN_LABEL = Pattern.compile("[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?");
+    static final int MAX_VALUE = 65_536;
+
+    private final OwnerScope ownerScope;
+    private final ServiceStore store;
+    private final Deployer deployer;
+    private final DeployFlow flow;
+    private final ResourceDirectory directory;
+    private final DomainVerifier verifier;
+
+    @Activate
+    public ServicesApi(@Reference OwnerScope ownerScope, @Reference ServiceStore store, @Reference Deployer deployer, @Reference DeployFlow flow,
+            @Reference ResourceDirectory directory, @Reference DomainVerifier verifier) {
+        this.ownerScope = ownerScope;
+        this.store = store;
+        this.deployer = deployer;
+        this.flow = flow;
+        this.directory = directory;
+        this.verifier = verifier;
+    }
+
+    // ------------------------------------------------------------------ services
+
+    @GET
+    @RequiresScope(READ)
+    public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("space_id") String spaceId, @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
+        Caller caller = Caller.from(sc);
+        PageRequest page = PageRequest.of(limit, offset);
+        if (spaceId != null && !spaceId.isBlank()) {
+            return bySpace(caller, spaceId, page);
+        }
+        // every service of the Principal whose workspace the kernel still proves it owns
+        Map<String, Boolean> owned = new HashMap<>();
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (Service s : store.byPrincipal(caller.principalId())) {
+            if (owned.computeIfAbsent(s.spaceId(), id -> owns(caller, id))) {
+                all.add(view(s));
+            }
+        }
+        List<Map<String, Object>> slice = all.subList(Math.min(page.offset(), all.size()), Math.min(page.offset() + page.limit(), all.size()));
+        return page.body("services", new ArrayList<>(slice), all.size());
+    }
+
+    @GET
+    @Path("space/{spaceId}")
+    @RequiresScope(READ)
+    public Map<String, Object> space(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
+        return bySpace(Caller.from(sc), spaceId, PageRequest.of(limit, offset));
+    }
+
+    private Map<String, Object> bySpace(Caller caller, String spaceId, PageRequest page) {
+        SpaceRef space = ownerScope.require(caller, spaceId);
+        return page.body("services", store.bySpace(space.id(), page.limit(), page.offset()).stream().map(this::view).toList(),
+                store.countBySpace(space.id()));
+    }
+
+    @POST
+    @RequiresScope(WRITE)
+    public Response create(@Context SecurityContext sc, JsonNode body) {
+        NulText.reject(body);
+        Caller caller = Caller.from(sc);
+        JsonBody b = JsonBody.of(body);
+        String name = b.text("name", 1, 100);
+        String spaceId = b.optionalText("space_id", 1, 200).orElseThrow(() -> ApiException.badRequest("space_id is required"));
+        Optional<String> slug = b.optionalText("slug", 1, 63);
+        slug.ifPresent(ServicesApi::checkSlug);
+        SpaceRef space = ownerScope.require(caller, spaceId);
+        Service s;
+        if (slug.isPresent()) {
+            try {
+                s = store.sql().one("INSERT INTO services (id, space_id, principal_id, name, slug) VALUES (?, ?, ?, ?, ?) RETURNING "
+                        + ServiceStore.SERVICE_COLUMNS, Service::of, Ids.id("svc"), space.id(), caller.principalId(), name, slug.get()).orElseThrow();
+            } catch (Sql.Conflict e) {
+                throw ApiException.conflict("the slug '" + slug.get() + "' is taken");
+            }
+        } else {
+            s = store.create(Ids.id("svc"), space.id(), caller.principalId(), name, Slugs.from(name));
+        }
+        return Response.status(201).entity(Map.of("service", view(s))).build();
+    }
+
+    @GET
+    @Path("{id}")
+    @RequiresScope(READ)
+    public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
+        Service s = owned(Caller.from(sc), id);
+        Map<String, Object> m = view(s);
+        m.put("settings", Settings.parse(s.settings()));
+        return Map.of("service", m);
+    }
+
+    @DELETE
+    @Path("{id}")
+    @RequiresScope(WRITE)
+    public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
+        Service s = owned(Caller.from(sc), id);
+        List<String> keys = store.artifactKeys(s.id());
+        applying(() -> {
+            if (!store.delete(s.id())) {
+                throw ApiException.notFound(NOT_FOUND);
+            }
+            directory.unbindAll(s.id());
+            return null;
+        });
+        // artifacts no other deployment uses go with the service (the blob store is content-addressed and shared)
+        for (String key : keys) {
+            if (store.artifactUses(key) == 0) {
+                deployer.deleteBlob(key);
+            }
+        }
+        return Map.of("success", true);
+    }
+
+    @PATCH
+    @Path("{id}/slug")
+    @RequiresScope(WRITE)
+    public Map<String, Object> slug(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        String slug = JsonBody.of(body).text("slug", 1, 63);
+        checkSlug(slug);
+        Service s = owned(Caller.from(sc), id);
+        Service changed = applying(() -> {
+            try {
+                return store.setSlug(s.id(), slug);
+            } catch (Sql.Conflict e) {
+                throw ApiException.conflict("the slug '" + slug + "' is taken");
+            }
+        });
+        return Map.of("service", view(changed));
+    }
+
+    private static void checkSlug(String slug) {
+        String problem = Slugs.problem(slug);
+        if (problem != null) {
+            throw ApiException.badRequest(problem);
+        }
+    }
+
+    // ------------------------------------------------------------------ settings
+
+    @GET
+    @Path("{id}/settings")
+    @RequiresScope(READ)
+    public Map<String, Object> settings(@Context SecurityContext sc, @PathParam("id") String id) {
+        return Map.of("settings", Settings.parse(owned(Caller.from(sc), id).settings()));
+    }
+
+    @PATCH
+    @Path("{id}/settings")
+    @RequiresScope(WRITE)
+    public Map<String, Object> patchSettings(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        JsonBody.of(body);
+        Service s = owned(Caller.from(sc), id);
+        ObjectNode merged = Settings.merge(Settings.parse(s.settings()), body);
+        Service changed = applying(() -> store.setSettings(s.id(), merged.toString()));
+        return Map.of("settings", Settings.parse(changed.settings()));
+    }
+
+    // ------------------------------------------------------------------ env
+
+    @GET
+    @Path("{id}/env")
+    @RequiresScope(READ)
+    public Map<String, Object> env(@Context SecurityContext sc, @PathParam("id") String id) {
+        return envView(owned(Caller.from(sc), id));
+    }
+
+    private Map<String, Object> envView(Service s) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (EnvRow v : store.env(s.id())) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", v.name());
+            if (!v.secret()) {
+                m.put("value", v.value());
+            }
+            m.put("secret", v.secret());
+            m.put("updated_at", v.updatedAt().toString());
+            out.add(m);
+        }
+        return Map.of("variables", out);
+    }
+
+    /** Sets the variables listed ({@code value: null} removes one); the others stay. */
+    @PATCH
+    @Path("{id}/env")
+    @RequiresScope(WRITE)
+    public Map<String, Object> patchEnv(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        JsonBody.of(body);
+        JsonNode vars = body.get("variables");
+        if (vars == null || !vars.isArray()) {
+            throw ApiException.badRequest("variables must be an array of {name, value, secret}");
+        }
+        if (vars.size() > 200) {
+            throw ApiException.badRequest("at most 200 variables per request");
+        }
+        record Change(String name, String value, boolean secret) {
+        }
+        List<Change> changes = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (JsonNode v : vars) {
+            JsonBody vb = JsonBody.of(v);
+            String name = vb.requiredString("name");
+            if (!ENV_NAME.matcher(name).matches()) {
+                throw ApiException.badRequest("variable name '" + name + "' must match ^[A-Z_][A-Z0-9_]*$ (at most 128 characters)");
+            }
+            if (!names.add(name)) {
+                throw ApiException.badRequest("variable " + name + " is listed twice");
+            }
+            if (v.has("value") && !v.get("value").isNull() && !v.get("value").isTextual()) {
+                throw ApiException.badRequest("the value of " + name + " must be a string (or null to remove it)");
+            }
+            String value = vb.string("value").orElse(null);
+            if (!v.has("value")) {
+                throw ApiException.badRequest("the value of " + name + " is required (null removes it)");
+            }
+            if (value != null && value.length() > MAX_VALUE) {
+                throw ApiException.badRequest("the value of " + name + " must be at most " + MAX_VALUE + " characters");
+            }
+            changes.add(new Change(name, value, vb.bool("secret").orElse(false)));
+        }
+        Service s = owned(Caller.from(sc), id);
+        applying(() -> {
+            store.sql().tx(c -> {
+                for (Change ch : changes) {
+                    if (ch.value() == null) {
+                        store.deleteEnv(c, s.id(), ch.name());
+                    } else if (ch.secret()) {
+                        Sealer.Sealed sealed = deployer.sealer().seal(s.id(), ch.name(), ch.value());
+                        store.putEnv(c, s.id(), new EnvRow(ch.name(), true, null, sealed.keyId(), sealed.nonce(), sealed.ciphertext(), null));
+                    } else {
+                        store.putEnv(c, s.id(), new EnvRow(ch.name(), false, ch.value(), null, null, null, null));
+                    }
+                }
+                return null;
+            });
+            store.bumpRevision(s.id());
+            return null;
+        });
+        return envView(s);
+    }
+
+    // ------------------------------------------------------------------ common-env links
+
+    @GET
+    @Path("{id}/common-env-links")
+    @RequiresScope(READ)
+    public Map<String, Object> links(@Context SecurityContext sc, @PathParam("id") String id) {
+        return linksView(owned(Caller.from(sc), id));
+    }
+
+    private Map<String, Object> linksView(Service s) {
+        List<String> names = new ArrayList<>();
+        Map<String, Object> builtins = new LinkedHashMap<>();
+        for (LinkRow l : store.links(s.id())) {
+            if (l.builtin()) {
+                builtins.put(l.name(), Map.of("scopes", Settings.parse("{\"s\":" + l.scopes() + "}").path("s")));
+            } else {
+                names.add(l.name());
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("links", names);
+        m.put("builtins", builtins);
+        return m;
+    }
+
+    /** Replaces every link: {@code {"names": [...], "builtins": {NAME: {"scopes": [...]}}}} (both optional, absent = none). */
+    @PUT
+    @Path("{id}/common-env-links")
+    @RequiresScope(WRITE)
+    public Map<String, Object> replaceLinks(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        JsonBody.of(body);
+        onlyFields(body, Set.of("names", "builtins"));
+        Set<String> names = names(body, "names");
+        Map<String, String> builtins = builtins(body.get("builtins"), true);
+        Service s = owned(Caller.from(sc), id);
+        return saveLinks(s, names, builtins);
+    }
+
+    /** {@code {"add": [...], "remove": [...], "builtins": {NAME: {"scopes": [...]} | null}}}. */
+    @PATCH
+    @Path("{id}/common-env-links")
+    @RequiresScope(WRITE)
+    public Map<String, Object> patchLinks(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        JsonBody.of(body);
+        onlyFields(body, Set.of("add", "remove", "builtins"));
+        Set<String> add = names(body, "add");
+        Set<String> remove = names(body, "remove");
+        Map<String, String> builtins = builtins(body.get("builtins"), false);
+        Service s = owned(Caller.from(sc), id);
+        Set<String> names = new LinkedHashSet<>();
+        Map<String, String> keptBuiltins = new LinkedHashMap<>();
+        for (LinkRow l : store.links(s.id())) {
+            if (l.builtin()) {
+                keptBuiltins.put(l.name(), l.scopes());
+            } else {
+                names.add(l.name());
+            }
+        }
+        names.addAll(add);
+        names.removeAll(remove);
+        builtins.forEach((k, v) -> {
+            if (v == null) {
+                keptBuiltins.remove(k);
+            } else {
+                keptBuiltins.put(k, v);
+            }
+        });
+        return saveLinks(s, names, keptBuiltins);
+    }
+
+    private Map<String, Object> saveLinks(Service s, Set<String> names, Map<String, String> builtins) {
+        List<LinkRow> rows = new ArrayList<>();
+        names.forEach(n -> rows.add(new LinkRow(n, false, null)));
+        builtins.forEach((n, scopes) -> rows.add(new LinkRow(n, true, scopes)));
+        applying(() -> {
+            store.sql().tx(c -> {
+                store.replaceLinks(c, s.id(), rows);
+                return null;
+            });
+            store.bumpRevision(s.id());
+            return null;
+        });
+        return linksView(s);
+    }
+
+    private static void onlyFields(JsonNode body, Set<String> allowed) {
+        for (Iterator<String> it = body.fieldNames(); it.hasNext();) {
+            String f = it.next();
+            if (!allowed.contains(f)) {
+                throw ApiException.badRequest("unknown field '" + f + "'; this body takes " + String.join(", ", allowed.stream().sorted().toList()));
+            }
+        }
+    }
+
+    private static Set<String> names(JsonNode body, String field) {
+        Set<String> out = new LinkedHashSet<>();
+        JsonNode a = body.get(field);
+        if (a == null || a.isNull()) {
+            return out;
+        }
+        if (!a.isArray() || a.size() > 500) {
+            throw ApiException.badRequest(field + " must be an array of at most 500 variable names");
+        }
+        for (JsonNode n : a) {
+            if (!n.isTextual() || !ENV_NAME.matcher(n.textValue()).matches()) {
+                throw ApiException.badRequest("each name in " + field + " must match ^[A-Z_][A-Z0-9_]*$");
+            }
+            out.add(n.textValue());
+        }
+        return out;
+    }
+
+    /** Built-in links: name to the JSON array of its scopes, or to null (remove) when {@code nullRemoves} is false... */
+    private static Map<String, String> builtins(JsonNode b, boolean replacing) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (b == null || b.isNull()) {
+            return out;
+        }
+        if (!b.isObject()) {
+            throw ApiException.badRequest("builtins must be an object mapping a variable name to {\"scopes\": [...]}");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = b.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!ENV_NAME.matcher(e.getKey()).matches()) {
+                throw ApiException.badRequest("built-in name '" + e.getKey() + "' must match ^[A-Z_][A-Z0-9_]*$");
+            }
+            JsonNode v = e.getValue();
+            if (v.isNull() && !replacing) {
+                out.put(e.getKey(), null);
+                continue;
+            }
+            JsonNode scopes = v.get("scopes");
+            if (!v.isObject() || scopes == null || !scopes.isArray() || scopes.size() > 50) {
+                throw ApiException.badRequest("builtins." + e.getKey() + " must be {\"scopes\": [scope names]}");
+            }
+            for (JsonNode sc : scopes) {
+                if (!sc.isTextual() || sc.textValue().isEmpty() || sc.textValue().length() > 100) {
+                    throw ApiException.badRequest("builtins." + e.getKey() + ".scopes must hold scope names (strings of 1 to 100 characters)");
+                }
+            }
+            out.put(e.getKey(), scopes.toString());
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ bindings
+
+    @GET
+    @Path("{id}/bindings")
+    @RequiresScope(READ)
+    public Map<String, Object> bindings(@Context SecurityContext sc, @PathParam("id") String id) {
+        Service s = owned(Caller.from(sc), id);
+        return Map.of("bindings", directory.bindings(s.id(), s.spaceId()).stream().map(ServicesApi::bindingView).toList());
+    }
+
+    /** Makes {@code bindings} the service's whole set: {@code [{name, resource_id | resource_name, type?}]}. */
+    @PATCH
+    @Path("{id}/bindings")
+    @RequiresScope(WRITE)
+    public Map<String, Object> patchBindings(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        JsonBody.of(body);
+        JsonNode list = body.get("bindings");
+        if (list == null || !list.isArray() || list.size() > 100) {
+            throw ApiException.badRequest("bindings must be an array of at most 100 {name, resource_id | resource_name, type?}");
+        }
+        record Wanted(String name, String resourceId, String resourceName, String type) {
+        }
+        List<Wanted> wanted = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (JsonNode n : list) {
+            JsonBody b = JsonBody.of(n);
+            String name = b.requiredString("name");
+            if (!BINDING.matcher(name).matches()) {
+                throw ApiException.badRequest("binding name '" + name + "' must be a variable name: letters, digits and '_', not starting with a digit");
+            }
+            if (!names.add(name)) {
+                throw ApiException.badRequest("binding " + name + " is listed twice");
+            }
+            Optional<String> rid = b.optionalText("resource_id", 1, 200);
+            Optional<String> rname = b.optionalText("resource_name", 1, 64);
+            if (rid.isPresent() == rname.isPresent()) {
+                throw ApiException.badRequest("binding " + name + " needs exactly one of resource_id and resource_name");
+            }
+            wanted.add(new Wanted(name, rid.orElse(null), rname.orElse(null), b.optionalText("type", 1, 40).orElse(null)));
+        }
+        Caller caller = Caller.from(sc);
+        Service s = owned(caller, id);
+        SpaceRef space = ownerScope.require(caller, s.spaceId());
+        Map<String, String> byName = new LinkedHashMap<>();
+        Set<String> resources = new HashSet<>();
+        for (Wanted w : wanted) {
+            ResourceDirectory.Bound r = directory.find(caller, space, w.resourceId(), w.resourceName())
+                    .orElseThrow(() -> ApiException.notFound("resource not found for binding " + w.name()));
+            if (w.type() != null && !w.type().equals(r.type())) {
+                throw ApiException.badRequest("binding " + w.name() + " says type " + w.type() + " but the resource is a " + r.type());
+            }
+            if (!resources.add(r.resourceId())) {
+                throw ApiException.badRequest("a resource can be bound once per service; " + r.resourceName() + " is listed twice");
+            }
+            byName.put(w.name(), r.resourceId());
+        }
+        List<ResourceDirectory.Bound> bound = applying(() -> {
+            try {
+                List<ResourceDirectory.Bound> out = directory.replaceBindings(caller, space, s.id(), byName);
+                store.bumpRevision(s.id());
+                return out;
+            } catch (IllegalArgumentException e) {
+                throw ApiException.notFound("resource not found for binding " + e.getMessage());
+            }
+        });
+        return Map.of("bindings", bound.stream().map(ServicesApi::bindingView).toList());
+    }
+
+    private static Map<String, Object> bindingView(ResourceDirectory.Bound b) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", b.bindingName());
+        m.put("resource_id", b.resourceId());
+        m.put("resource_name", b.resourceName());
+        m.put("type", b.type());
+        m.put("space_id", b.spaceId());
+        m.put("permission", b.access().wire());
+        return m;
+    }
+
+    // ------------------------------------------------------------------ deployments
+
+    @POST
+    @Path("{id}/deployments")
+    @RequiresScope(WRITE)
+    public Response deploy(@Context SecurityContext sc, @PathParam("id") String id, @HeaderParam("Idempotency-Key") String key, JsonNode body) {
+        JsonBody.of(body);
+        return flow.create(owned(Caller.from(sc), id), body, key);
+    }
+
+    @GET
+    @Path("{id}/deployments")
+    @RequiresScope(READ)
+    public Map<String, Object> deployments(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
+        Service s = owned(Caller.from(sc), id);
+        PageRequest page = PageRequest.of(limit, offset);
+        return page.body("deployments", store.deployments(s.id(), page.limit(), page.offset()).stream().map(Views::deployment).toList(),
+                store.countDeployments(s.id()));
+    }
+
+    @GET
+    @Path("{id}/deployments/{deploymentId}")
+    @RequiresScope(READ)
+    public Map<String, Object> deployment(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
+        Service s = owned(Caller.from(sc), id);
+        return Map.of("deployment", Views.deployment(store.deployment(deploymentId).filter(d -> d.serviceId().equals(s.id()))
+                .orElseThrow(() -> ApiException.notFound("deployment not found"))));
+    }
+
+    /** {@code {"deployment_id"?}}: that deployment, or the one before the current, becomes current again. */
+    @POST
+    @Path("{id}/deployments/rollback")
+    @RequiresScope(WRITE)
+    @Consumes(MediaType.WILDCARD)
+    public Map<String, Object> rollback(@Context SecurityContext sc, @PathParam("id") String id, String text) {
+        JsonNode body = optionalJson(text);
+        String target = null;
+        if (body != null) {
+            NulText.reject(body);
+            target = JsonBody.of(body).optionalText("deployment_id", 1, 200).orElse(null);
+        }
+        return flow.rollback(owned(Caller.from(sc), id), target);
+    }
+
+    @POST
+    @Path("{id}/deployments/{deploymentId}/promote")
+    @RequiresScope(WRITE)
+    public Map<String, Object> promote(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
+        return flow.endCanary(owned(Caller.from(sc), id), deploymentId, true);
+    }
+
+    @POST
+    @Path("{id}/deployments/{deploymentId}/abort")
+    @RequiresScope(WRITE)
+    public Map<String, Object> abort(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
+        return flow.endCanary(owned(Caller.from(sc), id), deploymentId, false);
+    }
+
+    // ------------------------------------------------------------------ custom domains
+
+    @GET
+    @Path("{id}/custom-domains")
+    @RequiresScope(READ)
+    public Map<String, Object> domains(@Context SecurityContext sc, @PathParam("id") String id) {
+        Service s = owned(Caller.from(sc), id);
+        int port = deployer.config().challengeHttpPort();
+        return Map.of("domains", store.domains(s.id()).stream().map(d -> Views.domain(d, port)).toList());
+    }
+
+    @POST
+    @Path("{id}/custom-domains")
+    @RequiresScope(WRITE)
+    public Response addDomain(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+        NulText.reject(body);
+        String domain = domainName(JsonBody.of(body).text("domain", 1, 253));
+        Service s = owned(Caller.from(sc), id);
+        DomainRow d = store.addDomain(Ids.id("dom"), s.id(), domain, Ids.random("", 32));
+        return Response.status(201).entity(Map.of("domain", Views.domain(d, deployer.config().challengeHttpPort()))).build();
+    }
+
+    private String domainName(String raw) {
+        String d = raw.toLowerCase(java.util.Locale.ROOT);
+        if (d.endsWith(".")) {
+            d = d.substring(0, d.length() - 1);
+        }
+        String[] labels = d.split("\\.", -1);
+        if (labels.length < 2 || d.length() > 253) {
+            throw ApiException.badRequest("domain must be a host name with at least two labels, e.g. www.example.com");
+        }
+        for (String l : labels) {
+            if (!DOMAIN_LABEL.matcher(l).matches()) {
+                throw ApiException.badRequest("domain must be a host name: labels of letters, digits and inner hyphens, 1 to 63 characters each");
+            }
+        }
+        if (labels[labels.length - 1].matches("\\d+")) {
+            throw ApiException.badRequest("domain must be a host name, not an IP address");
+        }
+        String apps = deployer.config().appsDomain().toLowerCase(java.util.Locale.ROOT);
+        if (d.equals(apps) || d.endsWith("." + apps)) {
+            throw ApiException.badRequest("names under " + apps + " are the services' own; add a domain of yours");
+        }
+        return d;
+    }
+
+    @GET
+    @Path("{id}/custom-domains/{domainId}")
+    @RequiresScope(READ)
+    public Map<String, Object> domain(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
+        return Map.of("domain", Views.domain(ownedDomain(Caller.from(sc), id, domainId), deployer.config().challengeHttpPort()));
+    }
+
+    @DELETE
+    @Path("{id}/custom-domains/{domainId}")
+    @RequiresScope(WRITE)
+    public Map<String, Object> deleteDomain(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
+        DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
+        applying(() -> {
+            if (!store.deleteDomain(d.id())) {
+                throw ApiException.notFound("domain not found");
+            }
+            return null;
+        });
+        return Map.of("success", true);
+    }
+
+    /** {@code {"method"?: "http" | "dns"}}: checks the token (both ways when no method is named). */
+    @POST
+    @Path("{id}/custom-domains/{domainId}/verify")
+    @RequiresScope(WRITE)
+    @Consumes(MediaType.WILDCARD)
+    public Map<String, Object> verify(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId,
+            String text) {
+        JsonNode body = optionalJson(text);
+        String method = null;
+        if (body != null) {
+            NulText.reject(body);
+            method = JsonBody.of(body).oneOf("method", Set.of("http", "dns")).orElse(null);
+        }
+        DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
+        if (!"verified".equals(d.status()) && store.verifiedElsewhere(d.domain(), d.serviceId())) {
+            throw ApiException.conflict("another service has verified " + d.domain() + "; it routes there until that service removes it");
+        }
+        DomainVerifier.Result r = verifier.verify(d, method);
+        DomainRow checked = applying(() -> store.checked(d.id(), r.verified(), r.method(), r.detail()));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("verified", r.verified());
+        m.put("detail", r.detail());
+        m.put("domain", Views.domain(checked, deployer.config().challengeHttpPort()));
+        return m;
+    }
+
+    @POST
+    @Path("{id}/custom-domains/{domainId}/refresh-ssl")
+    @RequiresScope(WRITE)
+    public Map<String, Object> refreshSsl(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
+        DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
+        if (!"verified".equals(d.status())) {
+            throw ApiException.conflict("verify the domain before asking for a certificate");
+        }
+        throw new ApiException(501, "NOT_IMPLEMENTED", "certificates (ACME) are not issued by this server yet; terminate TLS in front of it");
+    }
+
+    private DomainRow ownedDomain(Caller caller, String id, String domainId) {
+        Service s = owned(caller, id);
+        return store.domain(domainId).filter(d -> d.serviceId().equals(s.id())).orElseThrow(() -> ApiException.notFound("domain not found"));
+    }
+
+    // ------------------------------------------------------------------ logs
+
+    @GET
+    @Path("{id}/logs")
+    @RequiresScope(READ)
+    public Map<String, Object> logs(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("after") String after,
+            @QueryParam("limit") String limit) {
+        long afterSeq = number("after", after, 0, 0, Long.MAX_VALUE);
+        int n = (int) number("limit", limit, 100, 1, 1000);
+        Service s = owned(Caller.from(sc), id);
+        List<LogLine> lines = deployer.logs(s, afterSeq, n);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("logs", lines.stream().map(Views::log).toList());
+        m.put("next_after", lines.isEmpty() ? afterSeq : lines.get(lines.size() - 1).seq());
+        return m;
+    }
+
+    /** {@code Accept: text/event-stream}: the lines after {@code after} (or {@code Last-Event-ID}), then new ones as written. */
+    @GET
+    @Path("{id}/logs")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RequiresScope(READ)
+    public void tail(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("after") String after,
+            @HeaderParam("Last-Event-ID") String lastEventId, @Context SseEventSink sink, @Context Sse sse) {
+        long afterSeq = number("after", lastEventId != null && !lastEventId.isBlank() ? lastEventId : after, 0, 0, Long.MAX_VALUE);
+        Service s = owned(Caller.from(sc), id);
+        deployer.tails().start(deployer, s, afterSeq, sink, sse);
+    }
+
+    static long number(String name, String value, long dflt, long min, long max) {
+        if (value == null || value.isBlank()) {
+            return dflt;
+        }
+        try {
+            long n = Long.parseLong(value.trim());
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw ApiException.badRequest(name + " must be a whole number from " + min + (max == Long.MAX_VALUE ? "" : " to " + max));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** An optional JSON body of a POST that may come without one (any or no Content-Type): null when empty. */
+    static JsonNode optionalJson(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            JsonNode n = Deployer.JSON.readTree(text);
+            return n == null || n.isNull() || n.isMissingNode() ? null : n;
+        } catch (java.io.IOException e) {
+            throw ApiException.badRequest("the body must be JSON");
+        }
+    }
+
+    Service owned(Caller caller, String id) {
+        Service s = store.service(id).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
+        if (!owns(caller, s.spaceId())) {
+            throw ApiException.notFound(NOT_FOUND);
+        }
+        return s;
+    }
+
+    private boolean owns(Caller caller, String spaceId) {
+        try {
+            ownerScope.require(caller, spaceId);
+            return true;
+        } catch (ApiException e) {
+            return false;
+        }
+    }
+
+    private Map<String, Object> view(Service s) {
+        return Views.service(s, deployer.config().appsDomain());
+    }
+
+    /** A change of the desired state: stored, then applied; a provider's failure is logged (what ran keeps running). */
+    private <T> T applying(Deployer.Change<T> change) {
+        try {
+            return deployer.locked(() -> {
+                T result = change.run();
+                try {
+                    deployer.reconcile();
+                } catch (DeploymentException e) {
+                    LOG.warn("services: the change was stored but a provider could not apply it: {}", e.getMessage());
+                }
+                return result;
+            });
+        } catch (DeploymentException e) {
+            throw DeployFlow.answer(e);
+        }
+    }
+}
