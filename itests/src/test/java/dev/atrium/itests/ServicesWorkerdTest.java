@@ -45,7 +45,7 @@ class ServicesWorkerdTest {
               async fetch(request, env) {
                 const url = new URL(request.url);
                 const q = url.searchParams;
-                if (url.pathname === "/env") return Response.json({ keys: Object.keys(env).sort(), greeting: env.GREETING ?? null, mine: env.MY_SECRET ?? null });
+                if (url.pathname === "/env") return Response.json({ keys: Object.keys(env).sort(), greeting: env.GREETING ?? null, mine: env.MY_SECRET ?? null, stripe: env.STRIPE ?? null });
                 if (url.pathname === "/kv/put") { await env.CACHE.put(q.get("k"), q.get("v")); return new Response("ok"); }
                 if (url.pathname === "/kv/get") return new Response((await env.CACHE.get(q.get("k"))) ?? "null");
                 if (url.pathname === "/kv/list") { const l = await env.CACHE.list({ prefix: q.get("p") ?? "" }); return Response.json(l.keys.map(k => k.name)); }
@@ -138,12 +138,14 @@ class ServicesWorkerdTest {
         Svc b = service(u, "neighbour");
         String kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv")).get("resource").get("id").asText();
         String db = u.http().post("/api/resources", Map.of("name", "notes", "type", "d1")).get("resource").get("id").asText();
+        Http.Reply secretRef = u.http().post("/api/resources", Map.of("name", "stripe-key", "type", "secretRef", "config", Map.of("value", "sk_live_42")));
+        assertEquals(201, secretRef.status(), secretRef.body());
         assertEquals(200, u.http().patch("/api/services/" + a.id() + "/env", Map.of("variables", List.of(Map.of("name", "GREETING", "value", "hello"),
                 Map.of("name", "MY_SECRET", "value", "mine-only", "secret", true)))).status());
         assertEquals(200, u.http().patch("/api/services/" + b.id() + "/env", Map.of("variables", List.of(Map.of("name", "OTHER_SECRET", "value",
                 "not-for-a", "secret", true)))).status());
         assertEquals(200, u.http().patch("/api/services/" + a.id() + "/bindings", Map.of("bindings", List.of(Map.of("name", "CACHE", "resource_id", kv),
-                Map.of("name", "DB", "resource_name", "notes")))).status());
+                Map.of("name", "DB", "resource_name", "notes"), Map.of("name", "STRIPE", "resource_name", "stripe-key")))).status());
         deploy(u, a, "one", Map.of("deploy_message", "first"));
         deploy(u, b, "other", Map.of());
 
@@ -151,6 +153,7 @@ class ServicesWorkerdTest {
         JsonNode env = Http.JSON.readTree(get(a, "/env"));
         assertEquals("hello", env.get("greeting").asText());
         assertEquals("mine-only", env.get("mine").asText());
+        assertEquals("sk_live_42", env.get("stripe").asText(), "a bound secretRef is the code's env.STRIPE, its only way out");
         String keys = env.get("keys").toString();
         assertFalse(keys.contains("OTHER_SECRET"), keys);
         assertTrue(keys.contains("CACHE") && keys.contains("DB"), keys);

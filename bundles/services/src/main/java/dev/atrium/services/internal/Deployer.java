@@ -376,6 +376,26 @@ public class Deployer implements BindingListener {
         }
     }
 
+    /**
+     * A bound secretRef's value, which the code reads as the text {@code env.<binding name>} (replacing an env variable
+     * of that name): the one place a secretRef's value leaves its provider. Empty, and logged, when its provider or key
+     * is not there: the code then sees no such variable, and the other services deploy as before.
+     */
+    private java.util.Optional<String> revealed(Service service, ResourceDirectory.Bound b) {
+        try {
+            var opened = directory.open(service.id(), service.spaceId(), b.bindingName(), dev.atrium.resource.api.SecretFacet.class);
+            if (opened.isEmpty()) {
+                LOG.warn("service {}: the secretRef bound as {} is not available (its provider is not running)", service.id(), b.bindingName());
+                return java.util.Optional.empty();
+            }
+            byte[] value = opened.get().facet().reveal(opened.get().context());
+            return java.util.Optional.of(new String(value, java.nio.charset.StandardCharsets.UTF_8));
+        } catch (dev.atrium.resource.api.ResourceException e) {
+            LOG.warn("service {}: the secretRef bound as {} cannot be read: {}", service.id(), b.bindingName(), e.getMessage());
+            return java.util.Optional.empty();
+        }
+    }
+
     /** The provider's view of one deployment of {@code service} under its current config revision. */
     Deployment build(Service service, DeploymentRow row, String runtimeId) throws DeploymentException {
         return build(service, row, runtimeId, artifact(row.artifactKey()));
@@ -394,6 +414,10 @@ public class Deployer implements BindingListener {
         }
         List<Binding> bindings = new ArrayList<>();
         for (ResourceDirectory.Bound b : directory.bindings(service.id(), service.spaceId())) {
+            if ("secretRef".equals(b.type())) {
+                revealed(service, b).ifPresent(value -> env.put(b.bindingName(), value));
+                continue;
+            }
             bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + InternalBindings.PREFIX + runtimeId + "/" + b.bindingName()),
                     Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId))));
         }
