@@ -387,8 +387,12 @@ public final class FsBlobStore implements BlobStore {
                     owned++;
                     return buffer();
                 }
-                if (next == null) {
-                    next = empty.take();
+                while (next == null) {
+                    next = empty.poll(100, TimeUnit.MILLISECONDS);
+                    if (next == null && task.isDone()) {
+                        check();
+                        throw new InterruptedIOException("the blob store is stopping");
+                    }
                 }
                 check();
                 return next;
