@@ -78,7 +78,8 @@ final class Settings {
         pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.blob.fs", List.of(
                 DATA_DIRECTORY,
-                Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S"))));
+                Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S")),
+                Setting.of("directWrites", BOOLEAN, env("ATRIUM_BLOB_FS_DIRECT_WRITES"))));
         pids.put(BLOB_S3, blobS3());
         pids.put(KV_REDIS, List.of(
                 Setting.of("url", STRING, env("ATRIUM_KV_REDIS_URL"), property("atrium.kv.redis.url")),

@@ -1,11 +1,10 @@
 package dev.atrium.blob.fs.internal;
 
-import org.apache.commons.io.input.BoundedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -16,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.OpenOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
@@ -25,16 +25,25 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.Queue;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -75,6 +84,10 @@ public final class FsBlobStore implements BlobStore {
 
         @AttributeDefinition(description = "Seconds after which a temp file no writer holds is taken for a crash's leftover and removed")
         long staleTempSeconds() default 300;
+
+        @AttributeDefinition(description = "Write blobs with O_DIRECT where the filesystem allows it (bypassing the page cache: "
+                + "no second copy of every byte, and the disk writes while the next bytes arrive); false writes through the page cache")
+        boolean directWrites() default true;
     }
 
     static final String TEMP = ".tmp";
@@ -83,7 +96,15 @@ public final class FsBlobStore implements BlobStore {
     private static final Pattern KEY = Pattern.compile("([A-Za-z0-9][A-Za-z0-9._-]{0,127})/([0-9a-f]{64})");
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{64}");
     private static final Pattern FAN = Pattern.compile("[0-9a-f]{2}");
-    private static final int BUFFER = 64 * 1024;
+    /** The piece read from the caller's stream, hashed and copied at a time: small enough to stay in the CPU's cache. */
+    private static final int CHUNK = 64 * 1024;
+    /** One O_DIRECT write; a put has at most {@link #DEPTH} of them in memory (off-heap). */
+    private static final int DIRECT_BUFFER = 1024 * 1024;
+    private static final int DEPTH = 4;
+    /** Direct buffers kept for later puts. */
+    private static final int POOLED = 16;
+    /** Bytes of a mapped window of a blob being read. */
+    private static final long WINDOW = 16L * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(FsBlobStore.class);
 
     private final Path root;
@@ -92,17 +113,37 @@ public final class FsBlobStore implements BlobStore {
     /** The temp files this store is writing now: never taken for leftovers. */
     private final Set<Path> writing = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService sweeper;
+    /** The threads that write a large put's full buffers while its caller reads and hashes the next ones. */
+    private final ExecutorService writers;
+    /** O_DIRECT, when this JDK and the temp directory's filesystem take it (null: write through the page cache). */
+    private volatile OpenOption direct;
+    /** The alignment O_DIRECT needs of buffers, lengths and file positions. */
+    private final int alignment;
+    private final Queue<ByteBuffer> pool = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pooled = new AtomicInteger();
 
     @Activate
     public FsBlobStore(Config config) throws IOException {
-        this(Path.of(config.dataDirectory()).toAbsolutePath().resolve("blobs"), Duration.ofSeconds(Math.max(0, config.staleTempSeconds())));
+        this(Path.of(config.dataDirectory()).toAbsolutePath().resolve("blobs"), Duration.ofSeconds(Math.max(0, config.staleTempSeconds())),
+                config.directWrites());
     }
 
     FsBlobStore(Path root, Duration staleTemp) throws IOException {
+        this(root, staleTemp, true);
+    }
+
+    FsBlobStore(Path root, Duration staleTemp, boolean directWrites) throws IOException {
         this.root = root.toAbsolutePath().normalize();
         this.temp = this.root.resolve(TEMP);
         this.staleTemp = staleTemp;
         Files.createDirectories(temp);
+        this.alignment = alignment(temp);
+        this.direct = directWrites && alignment > 0 ? directOption() : null;
+        writers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "atrium-blob-fs-writer");
+            t.setDaemon(true);
+            return t;
+        });
         removeAbandonedTemps();
         sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "atrium-blob-fs-sweep");
@@ -122,7 +163,9 @@ public final class FsBlobStore implements BlobStore {
     @Deactivate
     void close() throws InterruptedException {
         sweeper.shutdownNow();
+        writers.shutdownNow();
         sweeper.awaitTermination(10, TimeUnit.SECONDS);
+        writers.awaitTermination(10, TimeUnit.SECONDS);
     }
 
     @Override
@@ -135,23 +178,19 @@ public final class FsBlobStore implements BlobStore {
         writing.add(part);
         try {
             MessageDigest sha = sha256();
-            long size = 0;
-            try (FileChannel out = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                    FileLock held = out.lock()) {
-                byte[] buffer = new byte[BUFFER];
-                ByteBuffer wrapped = ByteBuffer.wrap(buffer);
-                for (int n; (n = content.read(buffer)) != -1;) {
-                    size += n;
-                    if (size > maxBytes) {
-                        throw new BlobTooLargeException(maxBytes);
-                    }
-                    sha.update(buffer, 0, n);
-                    wrapped.clear().limit(n);
-                    while (wrapped.hasRemaining()) {
-                        out.write(wrapped);
-                    }
+            OpenOption directly = direct;
+            FileChannel out = openTemp(part, directly);
+            if (out == null) {
+                directly = null;
+                out = openTemp(part, null);
+            }
+            try (FileChannel file = out; FileLock held = file.lock()) {
+                if (directly != null) {
+                    writeDirect(content, maxBytes, sha, file);
+                } else {
+                    writeBuffered(content, maxBytes, sha, file);
                 }
-                out.force(true);
+                file.force(true);
             }
             String hash = HexFormat.of().formatHex(sha.digest());
             Path target = file(namespace, hash);
@@ -171,6 +210,266 @@ public final class FsBlobStore implements BlobStore {
         } finally {
             Files.deleteIfExists(part);
             writing.remove(part);
+        }
+    }
+
+    /** Whether puts write with O_DIRECT (for tests). */
+    boolean writesDirect() {
+        return direct != null;
+    }
+
+    /**
+     * Opens the temp file, with {@code option} (O_DIRECT) when not null; null when the filesystem refuses O_DIRECT,
+     * which it then is never asked again.
+     */
+    private FileChannel openTemp(Path part, OpenOption option) throws IOException {
+        if (option == null) {
+            return FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        }
+        try {
+            return FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, option);
+        } catch (FileAlreadyExistsException e) {
+            throw e;
+        } catch (IOException | UnsupportedOperationException e) {
+            // EINVAL: this filesystem (tmpfs on older kernels, some FUSE ones) does no direct I/O
+            direct = null;
+            Files.deleteIfExists(part);
+            LOG.info("{} takes no O_DIRECT ({}); blobs are written through the page cache", temp, e.toString());
+            return null;
+        }
+    }
+
+    /**
+     * Through the page cache, 64 KiB at a time: hashed, counted and written in one pass.
+     */
+    private static void writeBuffered(InputStream content, long maxBytes, MessageDigest sha, FileChannel out) throws IOException {
+        byte[] buffer = new byte[CHUNK];
+        ByteBuffer wrapped = ByteBuffer.wrap(buffer);
+        long size = 0;
+        for (int n; (n = content.read(buffer)) != -1;) {
+            size += n;
+            if (size > maxBytes) {
+                throw new BlobTooLargeException(maxBytes);
+            }
+            sha.update(buffer, 0, n);
+            wrapped.clear().limit(n);
+            while (wrapped.hasRemaining()) {
+                out.write(wrapped);
+            }
+        }
+    }
+
+    /**
+     * With O_DIRECT: the caller's thread reads 64 KiB at a time, hashes and counts it and copies it into an aligned
+     * direct buffer of 1 MiB; a full buffer goes to a writer thread, which writes it to the disk (DMA from the buffer,
+     * no copy into the page cache) while the next one fills; at most {@link #DEPTH} buffers per put. A put that fits in
+     * one buffer (most) starts no thread. The last, partial buffer is written padded to the alignment and the file is
+     * truncated to the real size.
+     */
+    private void writeDirect(InputStream content, long maxBytes, MessageDigest sha, FileChannel out) throws IOException {
+        byte[] chunk = new byte[CHUNK];
+        long size = 0;
+        ByteBuffer current = buffer();
+        DirectWriter writer = null;
+        try {
+            for (int n; (n = content.read(chunk)) != -1;) {
+                size += n;
+                if (size > maxBytes) {
+                    throw new BlobTooLargeException(maxBytes);
+                }
+                sha.update(chunk, 0, n);
+                for (int off = 0; off < n;) {
+                    if (!current.hasRemaining()) {
+                        if (writer == null) {
+                            writer = new DirectWriter(out);
+                        }
+                        current = writer.swap(current);
+                    }
+                    int k = Math.min(current.remaining(), n - off);
+                    current.put(chunk, off, k);
+                    off += k;
+                }
+            }
+            if (writer != null) {
+                writer.finish();
+            }
+            int tail = current.position();
+            if (tail > 0) {
+                current.flip();
+                current.limit((tail + alignment - 1) / alignment * alignment);
+                long at = size - tail;
+                while (current.hasRemaining()) {
+                    at += out.write(current, at);
+                }
+                if (current.limit() != tail) {
+                    out.truncate(size);
+                }
+            }
+        } finally {
+            if (writer != null) {
+                writer.stop();
+            }
+            release(current);
+        }
+    }
+
+    /** An aligned direct buffer of {@link #DIRECT_BUFFER} bytes, from the pool when it has one. */
+    private ByteBuffer buffer() {
+        ByteBuffer b = pool.poll();
+        if (b != null) {
+            pooled.decrementAndGet();
+            return b.clear();
+        }
+        return ByteBuffer.allocateDirect(DIRECT_BUFFER + alignment).alignedSlice(alignment).limit(DIRECT_BUFFER).slice();
+    }
+
+    private void release(ByteBuffer b) {
+        if (b == null) {
+            return;
+        }
+        if (pooled.incrementAndGet() <= POOLED) {
+            pool.add(b.clear());
+        } else {
+            pooled.decrementAndGet();
+        }
+    }
+
+    /** Writes a put's full buffers in order on a thread of {@link #writers} and hands them back empty. */
+    private final class DirectWriter {
+        private final FileChannel out;
+        private final BlockingQueue<ByteBuffer> full = new ArrayBlockingQueue<>(DEPTH + 1);
+        private final BlockingQueue<ByteBuffer> empty = new ArrayBlockingQueue<>(DEPTH);
+        private final Future<?> task;
+        private volatile IOException failure;
+        /** Buffers this put has taken, the one being filled included. */
+        private int owned = 1;
+        private boolean stopped;
+
+        DirectWriter(FileChannel out) {
+            this.out = out;
+            this.task = writers.submit(this::run);
+        }
+
+        private void run() {
+            long at = 0;
+            for (;;) {
+                ByteBuffer b;
+                try {
+                    b = full.take();
+                } catch (InterruptedException e) {
+                    failure = new InterruptedIOException("the blob store is stopping");
+                    return;
+                }
+                if (b == END) {
+                    return;
+                }
+                try {
+                    if (failure == null) {
+                        while (b.hasRemaining()) {
+                            at += out.write(b, at);
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    failure = e instanceof IOException io ? io : new IOException(e);
+                } finally {
+                    empty.add(b.clear());
+                }
+            }
+        }
+
+        /** Queues a full buffer for writing; returns an empty one (a new one while fewer than DEPTH are taken). */
+        ByteBuffer swap(ByteBuffer filled) throws IOException {
+            check();
+            try {
+                full.put(filled.flip());
+                ByteBuffer next = empty.poll();
+                if (next == null && owned < DEPTH) {
+                    owned++;
+                    return buffer();
+                }
+                while (next == null) {
+                    next = empty.poll(100, TimeUnit.MILLISECONDS);
+                    if (next == null && task.isDone()) {
+                        check();
+                        throw new InterruptedIOException("the blob store is stopping");
+                    }
+                }
+                check();
+                return next;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while writing a blob");
+            }
+        }
+
+        /** Waits until every queued buffer is written; throws what a write threw. */
+        void finish() throws IOException {
+            stop();
+            check();
+        }
+
+        /** Ends the writer and waits for it, so that the file is not closed under a write; pools its buffers. */
+        void stop() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            boolean interrupted = false;
+            full.add(END);
+            for (;;) {
+                try {
+                    task.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    failure = new IOException(e.getCause());
+                    break;
+                } catch (CancellationException e) {
+                    failure = new InterruptedIOException("the blob store is stopping");
+                    break;
+                }
+            }
+            for (ByteBuffer b; (b = empty.poll()) != null;) {
+                release(b);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private void check() throws IOException {
+            IOException e = failure;
+            if (e != null) {
+                throw new IOException("writing the blob failed: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static final ByteBuffer END = ByteBuffer.allocate(0);
+
+    /** O_DIRECT ({@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, module jdk.unsupported), or null. */
+    private static OpenOption directOption() {
+        try {
+            Class<?> type = Class.forName("com.sun.nio.file.ExtendedOpenOption", true, ClassLoader.getPlatformClassLoader());
+            for (Object constant : type.getEnumConstants()) {
+                if (((Enum<?>) constant).name().equals("DIRECT")) {
+                    return (OpenOption) constant;
+                }
+            }
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+            LOG.info("this JDK offers no O_DIRECT ({}); blobs are written through the page cache", e.toString());
+        }
+        return null;
+    }
+
+    /** The filesystem's block size, which O_DIRECT needs buffers, lengths and positions aligned to; 0 if unknown. */
+    private static int alignment(Path dir) {
+        try {
+            long size = Files.getFileStore(dir).getBlockSize();
+            return size > 0 && size <= DIRECT_BUFFER && Long.bitCount(size) == 1 ? (int) size : 0;
+        } catch (IOException | UnsupportedOperationException e) {
+            return 0;
         }
     }
 
@@ -207,11 +506,77 @@ public final class FsBlobStore implements BlobStore {
             if (offset < 0 || offset > size || length < -1 || (length > size - offset)) {
                 throw new IllegalArgumentException("range " + offset + "+" + length + " is not within the blob's " + size + " bytes");
             }
-            in.position(offset);
-            return BoundedInputStream.builder().setInputStream(Channels.newInputStream(in)).setMaxCount(length == -1 ? size - offset : length).get();
+            return new Mapped(in, offset, length == -1 ? size : offset + length);
         } catch (IOException | RuntimeException e) {
             in.close();
             throw e;
+        }
+    }
+
+    /**
+     * A blob read through the page cache mapped into memory, {@link #WINDOW} bytes at a time: one copy (page cache to
+     * the caller's array) where a read(2) makes two (into a direct buffer, then into the array). Blobs are never
+     * changed in place (a new content is a new file; a delete unlinks), so a mapping never loses its bytes; a window
+     * is unmapped when it is collected, and an unlinked blob's space is freed then.
+     */
+    private static final class Mapped extends InputStream {
+        private final FileChannel channel;
+        private final long end;
+        private long position;
+        private ByteBuffer window;
+
+        Mapped(FileChannel channel, long position, long end) {
+            this.channel = channel;
+            this.position = position;
+            this.end = end;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) == -1 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            if (len == 0) {
+                return 0;
+            }
+            if (position >= end) {
+                return -1;
+            }
+            if (window == null || !window.hasRemaining()) {
+                if (!channel.isOpen()) {
+                    throw new IOException("the blob stream is closed");
+                }
+                window = channel.map(FileChannel.MapMode.READ_ONLY, position, Math.min(WINDOW, end - position));
+            }
+            int n = Math.min(len, window.remaining());
+            window.get(b, off, n);
+            position += n;
+            return n;
+        }
+
+        @Override
+        public long skip(long n) {
+            long skipped = Math.max(0, Math.min(n, end - position));
+            if (skipped > 0) {
+                position += skipped;
+                window = null;
+            }
+            return skipped;
+        }
+
+        @Override
+        public int available() {
+            return (int) Math.min(Integer.MAX_VALUE, end - position);
+        }
+
+        @Override
+        public void close() throws IOException {
+            window = null;
+            channel.close();
         }
     }
 

@@ -25,6 +25,9 @@ class FsBlobStoreTest extends BlobStoreContract {
     @BeforeAll
     static void open() throws Exception {
         store = new FsBlobStore(data.resolve("blobs"), Duration.ofMinutes(5));
+        // on this machine's filesystems (ext4, xfs) puts use O_DIRECT; tmpfs may refuse it, and then the buffered path
+        // (FsBlobStoreBufferedTest) is what runs
+        System.out.println("FsBlobStoreTest: O_DIRECT " + (store.writesDirect() ? "on" : "off") + " in " + data);
     }
 
     @AfterAll
