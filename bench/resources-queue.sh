@@ -36,7 +36,8 @@ log "building the classpath of the queue providers (mvn, offline when it can) ..
 CP="$ROOT/bundles/resource.queue/target/classes:$ROOT/bundles/resource.queue.nats/target/classes"
 CP+=":$(cat "$ROOT/bundles/resource.queue/target/classpath.txt"):$(cat "$ROOT/bundles/resource.queue.nats/target/classpath.txt")"
 
-db=$(create_database bench_queue)
+create_database bench_queue
+db=$CREATED_DB
 log "in-process: $PRODUCERS producers + $CONSUMERS consumers (batches of $BATCH), ${SECONDS_EACH} s per backend, ${BODY_BYTES}-byte bodies ..."
 java -cp "$CP" "$BENCH_DIR/QueueThroughput.java" "$NATS_URL" "jdbc:postgresql://$PG_HOST:$PG_PORT/$db?user=$PG_USER" \
   "$PRODUCERS" "$CONSUMERS" "$SECONDS_EACH" "$BATCH" "$BODY_BYTES" >"$WORK_DIR/queue.out" 2>"$WORK_DIR/queue.err" \

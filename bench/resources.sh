@@ -45,7 +45,8 @@ CP+=":$(cat "$ROOT/bundles/resource.kv/target/classpath.txt"):$(cat "$ROOT/bundl
 
 # ------------------------------------------------------------------------------------------ in-process
 
-db=$(create_database bench_kv)
+create_database bench_kv
+db=$CREATED_DB
 log "in-process: $CONCURRENCY threads, ${SECONDS_EACH} s each of put and get, ${VALUE_BYTES}-byte values over $KEYS keys ..."
 java -cp "$CP" "$BENCH_DIR/KvThroughput.java" "$REDIS_URL" "jdbc:postgresql://$PG_HOST:$PG_PORT/$db?user=$PG_USER" \
   "$CONCURRENCY" "$SECONDS_EACH" "$VALUE_BYTES" "$KEYS" >"$WORK_DIR/inprocess.out" 2>"$WORK_DIR/inprocess.err" \

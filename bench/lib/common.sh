@@ -20,12 +20,12 @@ psql_admin() {
   PGCONNECT_TIMEOUT=5 timeout 60 psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -v ON_ERROR_STOP=1 -qAt "$@"
 }
 
-# create_database PREFIX: a fresh database on the machine's PostgreSQL (dropped at exit); prints its name.
+# create_database PREFIX: a fresh database on the machine's PostgreSQL (dropped at exit); sets CREATED_DB to its name.
+# Call it directly, never in $(...): a subshell's CREATED_DBS is lost, and the trap would not drop the database.
 create_database() {
-  local db="${1}_$(date +%s)_$$_$RANDOM"
-  psql_admin -c "CREATE DATABASE $db" >/dev/null || die "could not create database $db"
-  CREATED_DBS+=("$db")
-  echo "$db"
+  CREATED_DB="${1}_$(date +%s)_$$_$RANDOM"
+  psql_admin -c "CREATE DATABASE $CREATED_DB" >/dev/null || die "could not create database $CREATED_DB"
+  CREATED_DBS+=("$CREATED_DB")
 }
 
 cleanup() {
@@ -54,15 +54,17 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0
 # start_atrium [ENV=VALUE ...]: runs the built server on a free port with WORK_DIR/atrium as its data, on a fresh
 # database of the machine's PostgreSQL when there is one (else the embedded one), with the given extra environment;
 # waits for /healthz 200 and sets ATRIUM_PORT, ATRIUM_DATA, ATRIUM_PID and ATRIUM_STARTED_MS (ms to healthy).
+# START_ATRIUM_PORT, when set, is the port to use (a script that must know it beforehand, e.g. for ATRIUM_PUBLIC_URL).
 start_atrium() {
   local args started db
   [ -f "$ROOT/launcher/target/atrium.jar" ] && [ -f "$ROOT/cli/target/atrium-cli.jar" ] \
     || die "build the server first: (cd $ROOT && mvn -B -q -DskipTests package)"
-  ATRIUM_PORT=$(free_port)
+  ATRIUM_PORT=${START_ATRIUM_PORT:-$(free_port)}
   ATRIUM_DATA="$WORK_DIR/atrium"
   args=(run --port "$ATRIUM_PORT" --data "$ATRIUM_DATA")
   if psql_admin -c 'select 1' >/dev/null 2>&1; then
-    db=$(create_database bench_atrium)
+    create_database bench_atrium
+    db=$CREATED_DB
     args+=(--db-url "jdbc:postgresql://$PG_HOST:$PG_PORT/$db?user=$PG_USER")
   fi
   started=$(now_ms)
