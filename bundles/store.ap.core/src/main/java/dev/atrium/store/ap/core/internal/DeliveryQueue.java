@@ -81,6 +81,10 @@ public class DeliveryQueue implements Deliveries {
     private final Config config;
     private final ScheduledExecutorService poller;
     private final ExecutorService senders;
+    /** Claimed deliveries not yet finished: at most {@link #capacity()}, so a claimed row is sent long before its lease ends. */
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** A poll is queued on the poller already: wake-ups in the meantime are folded into it. */
+    private final java.util.concurrent.atomic.AtomicBoolean pollQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     @Activate
     public DeliveryQueue(@Reference DataSource dataSource, @Reference GuardedFetcher http, @Reference HttpSignatures signatures, Config config) {
@@ -111,12 +115,26 @@ public class DeliveryQueue implements Deliveries {
     public String enqueue(String actorUri, URI inbox, byte[] activity) {
         String id = Ids.id("dlv");
         sql.update("INSERT INTO ap_deliveries (id, actor_uri, inbox, body) VALUES (?, ?, ?, ?)", id, actorUri, inbox.toString(), activity);
-        try {
-            poller.execute(this::pollQuietly); // now, not at the next tick
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-            // stopping: the row waits for the next start or another instance
-        }
+        wake(); // now, not at the next tick
         return id;
+    }
+
+    /** Polls soon: at once when no poll is queued yet, else within the one that is. */
+    private void wake() {
+        if (pollQueued.compareAndSet(false, true)) {
+            try {
+                poller.execute(() -> {
+                    pollQueued.set(false);
+                    pollQuietly();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                pollQueued.set(false); // stopping: the rows wait for the next start or another instance
+            }
+        }
+    }
+
+    private int capacity() {
+        return Math.max(1, config.senders()) * 4;
     }
 
     private void pollQuietly() {
@@ -127,17 +145,37 @@ public class DeliveryQueue implements Deliveries {
         }
     }
 
-    /** Claims what is due, as many as there are senders, and sends them; returns how many were claimed. */
+    /**
+     * Claims what is due, as many as the senders have room for (four each), and sends them; returns how many were
+     * claimed. Never more: rows claimed but waiting behind a long backlog would outlive their lease and be claimed and
+     * sent a second time.
+     */
     int poll() {
         record Claimed(String id, String actor, String inbox, byte[] body, int attempt) {
+        }
+        int room = capacity() - inFlight.get();
+        if (room <= 0) {
+            return 0; // a finishing send wakes the poller again
         }
         List<Claimed> due = sql.list("UPDATE ap_deliveries SET next_attempt_at = now() + make_interval(secs => ?), attempts = attempts + 1"
                 + " WHERE id IN (SELECT id FROM ap_deliveries WHERE state = 'pending' AND next_attempt_at <= now()"
                 + " ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, actor_uri, inbox, body, attempts",
                 rs -> new Claimed(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getInt(5)),
-                (double) LEASE_SECONDS, Math.max(1, config.senders()) * 4);
+                (double) LEASE_SECONDS, room);
+        inFlight.addAndGet(due.size());
         for (Claimed c : due) {
-            senders.execute(() -> send(c.id(), c.actor(), c.inbox(), c.body(), c.attempt()));
+            try {
+                senders.execute(() -> {
+                    try {
+                        send(c.id(), c.actor(), c.inbox(), c.body(), c.attempt());
+                    } finally {
+                        inFlight.decrementAndGet();
+                        wake();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                inFlight.decrementAndGet(); // stopping: the lease lapses and the row is sent again
+            }
         }
         return due.size();
     }
@@ -240,7 +278,7 @@ public class DeliveryQueue implements Deliveries {
         boolean again = sql.update("UPDATE ap_deliveries SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL"
                 + " WHERE id = ? AND state = 'dead'", id) == 1;
         if (again) {
-            poller.execute(this::pollQuietly);
+            wake();
         }
         return again;
     }

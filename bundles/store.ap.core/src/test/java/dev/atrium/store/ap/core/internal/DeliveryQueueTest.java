@@ -185,4 +185,38 @@ class DeliveryQueueTest {
             second.stop();
         }
     }
+
+    @Test
+    void aBacklogIsClaimedOnlyAsFastAsTheSendersTakeIt() throws Exception {
+        peer.routes.put("/f/inbox", ex -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return new Peer.Response(202, "text/plain", new byte[0], Map.of());
+        });
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            ids.add(queue.enqueue(ACTOR, URI.create(peer.base() + "/f/inbox"), ("{\"f\":" + i + "}").getBytes()));
+        }
+        // 4 senders, 4 claims each: never more than 16 rows under a lease (with more, rows waiting behind a long
+        // backlog would outlive their lease and be sent twice)
+        int most = 0;
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (System.currentTimeMillis() < deadline) {
+            long leased = queue.list("pending", 500).stream().filter(d -> ids.contains(d.get("id")) && ((Number) d.get("attempts")).intValue() > 0)
+                    .count();
+            most = Math.max(most, (int) leased);
+            if (queue.list("delivered", 500).stream().filter(d -> ids.contains(d.get("id"))).count() == ids.size()) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        for (String id : ids) {
+            await(id, "delivered");
+        }
+        assertTrue(most <= 16, "claimed ahead of the senders: " + most);
+        assertEquals(60, peer.received.stream().filter(r -> r.path().equals("/f/inbox")).count(), "each sent once");
+    }
 }
