@@ -153,13 +153,40 @@ final class InFrameworkRuntime implements AutoCloseable {
         }
     }
 
-    /** Bundles that are not ACTIVE (fragments: not RESOLVED) and DS components that are not satisfied or active. */
+    /**
+     * The bundles of features whose file says {@code "atrium-enabled-by-default": false} (e.g. store-pullonly, which
+     * conflicts with the default store model): installed and resolved, not started.
+     */
+    static java.util.Set<String> offByDefault() throws java.io.IOException {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        try (var files = Files.list(AtriumServer.ROOT.resolve("features"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".json")).toList()) {
+                com.fasterxml.jackson.databind.JsonNode feature = Http.JSON.readTree(f.toFile());
+                if (feature.path("atrium-enabled-by-default").asBoolean(true)) {
+                    continue;
+                }
+                for (com.fasterxml.jackson.databind.JsonNode bundle : feature.path("bundles")) {
+                    String[] gav = bundle.path("id").asText().split(":");
+                    if (gav.length >= 2 && gav[0].equals("dev.atrium")) {
+                        names.add("dev.atrium." + gav[1]);
+                    }
+                }
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Bundles that are not ACTIVE (fragments, and bundles of features off by default: not RESOLVED) and DS components
+     * that are not satisfied or active.
+     */
     List<String> problems() throws Exception {
         BundleContext context = framework.getBundleContext();
         List<String> problems = new ArrayList<>();
+        java.util.Set<String> offByDefault = offByDefault();
         for (Bundle b : context.getBundles()) {
             boolean fragment = b.getHeaders().get(Constants.FRAGMENT_HOST) != null;
-            int expected = fragment ? Bundle.RESOLVED : Bundle.ACTIVE;
+            int expected = fragment || offByDefault.contains(b.getSymbolicName()) ? Bundle.RESOLVED : Bundle.ACTIVE;
             if (b.getState() != expected) {
                 problems.add("bundle " + b.getSymbolicName() + " is in state " + b.getState());
             }
