@@ -14,13 +14,12 @@ import javax.ws.rs.core.UriInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.store.ap.api.CollectionPaging;
 import dev.atrium.store.ap.api.ActivityMedia;
 
 /** How Model A's documents are written: media types, JSON-LD contexts, collections and pages. */
 final class Docs {
 
-    static final int DEFAULT_LIMIT = 20;
-    static final int MAX_LIMIT = 100;
 
     private Docs() {
     }
@@ -70,25 +69,18 @@ final class Docs {
      */
     static Map<String, Object> paged(String base, String id, long total, String page, String limit,
             BiFunction<Integer, Long, List<?>> items) {
-        int size = limit(limit);
+        CollectionPaging paging = paging(page, limit);
+        int size = paging.limit();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("@context", context(base));
-        if (page == null) {
+        if (paging.page() == null) {
             m.put("id", id);
             m.put("type", "OrderedCollection");
             m.put("totalItems", total);
             m.put("first", id + "?page=1" + (limit == null ? "" : "&limit=" + size));
             return m;
         }
-        int number;
-        try {
-            number = Integer.parseInt(page.trim());
-        } catch (NumberFormatException e) {
-            throw ApiException.badRequest("page must be a whole number from 1");
-        }
-        if (number < 1 || number > 1_000_000) {
-            throw ApiException.badRequest("page must be a whole number from 1");
-        }
+        int number = paging.page();
         String suffix = "&limit=" + size;
         m.put("id", id + "?page=" + number + suffix);
         m.put("type", "OrderedCollectionPage");
@@ -100,23 +92,17 @@ final class Docs {
         if ((long) number * size < total) {
             m.put("next", id + "?page=" + (number + 1) + suffix);
         }
-        m.put("orderedItems", new ArrayList<>(items.apply(size, (long) (number - 1) * size)));
+        m.put("orderedItems", new ArrayList<>(items.apply(size, paging.offset())));
         return m;
     }
 
-    static int limit(String limit) {
-        if (limit == null) {
-            return DEFAULT_LIMIT;
-        }
+    /** The shared paging rules, a client's mistake answered 400. */
+    static CollectionPaging paging(String page, String limit) {
         try {
-            int n = Integer.parseInt(limit.trim());
-            if (n >= 1 && n <= MAX_LIMIT) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
+            return CollectionPaging.of(page, limit);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
-        throw ApiException.badRequest("limit must be a whole number from 1 to " + MAX_LIMIT);
     }
 
     /** The request's headers, for verifying its signature. */

@@ -31,6 +31,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.store.ap.api.CollectionPaging;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
@@ -56,8 +57,6 @@ import dev.atrium.store.ap.api.LocalStores.LocalStore;
 public class PullOnlyStore {
 
     static final String PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
-    static final int DEFAULT_LIMIT = 20;
-    static final int MAX_LIMIT = 100;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final LocalStores stores;
@@ -278,35 +277,21 @@ public class PullOnlyStore {
 
     /** {page, limit}, or null when no page was asked for (the summary collection). */
     static int[] pageBounds(String page, String limit) {
-        int size = parseLimit(limit);
-        if (page == null) {
-            return null;
-        }
-        int number;
-        try {
-            number = Integer.parseInt(page.trim());
-        } catch (NumberFormatException e) {
-            throw ApiException.badRequest("page must be a whole number from 1");
-        }
-        if (number < 1 || number > 1_000_000) {
-            throw ApiException.badRequest("page must be a whole number from 1");
-        }
-        return new int[] { number, size };
+        CollectionPaging paging = paging(page, limit);
+        return paging.page() == null ? null : new int[] { paging.page(), paging.limit() };
     }
 
     static int parseLimit(String limit) {
-        if (limit == null) {
-            return DEFAULT_LIMIT;
-        }
+        return paging(null, limit).limit();
+    }
+
+    /** The paging rules both store models share, a client's mistake answered 400. */
+    private static CollectionPaging paging(String page, String limit) {
         try {
-            int n = Integer.parseInt(limit.trim());
-            if (n >= 1 && n <= MAX_LIMIT) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
+            return CollectionPaging.of(page, limit);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
-        throw ApiException.badRequest("limit must be a whole number from 1 to " + MAX_LIMIT);
     }
 
     private static <T> List<T> slice(List<T> all, int[] bounds) {
