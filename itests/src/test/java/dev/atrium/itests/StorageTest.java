@@ -284,6 +284,73 @@ class StorageTest {
         }
     }
 
+    /**
+     * Downloads are written from the blob's file in 16 MiB mapped windows (FileBody): ranges that start, end or
+     * straddle a window's edge, by token, by signed URL and with If-Range, answer exactly their bytes, the right
+     * Content-Length and Content-Range, and the ETag of the bytes served.
+     */
+    @Test
+    void rangesAcrossTheMappedWindowsAnswerExactlyTheirBytesAndTheETag(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String id = createFile(u, "windows.bin", "x").path("id").asText();
+        int window = 16 << 20;
+        byte[] bytes = new byte[2 * window + 4099];
+        new Random(16).nextBytes(bytes);
+        Raw put = raw("PUT", server.base() + base(u) + "/" + id + "/content", u.http().token(), bytes, "Content-Type", "application/octet-stream");
+        assertEquals(200, put.status(), put.text());
+        String etag = "\"" + sha256(bytes) + "\"";
+        assertEquals(etag, put.header("ETag"));
+        String url = server.base() + base(u) + "/download/" + id;
+
+        Raw whole = raw("GET", url, u.http().token(), null);
+        assertEquals(200, whole.status());
+        assertEquals(String.valueOf(bytes.length), whole.header("Content-Length"));
+        assertEquals(etag, whole.header("ETag"));
+        assertEquals(etag, "\"" + sha256(whole.body()) + "\"", "the whole file, byte for byte");
+        Raw content = raw("GET", server.base() + base(u) + "/" + id + "/content", u.http().token(), null);
+        assertEquals(etag, content.header("ETag"));
+        assertEquals(etag, "\"" + sha256(content.body()) + "\"", "the content route serves the same bytes");
+
+        long[][] ranges = { { window - 1, window }, { window - 1, window + 1 }, { window, window }, { 0, window - 1 }, { 0, window },
+                { window - 10, 2 * window + 9 }, { 2 * window, bytes.length - 1 }, { 1, bytes.length - 2 }, { bytes.length - 1, bytes.length - 1 } };
+        for (long[] r : ranges) {
+            Raw part = raw("GET", url, u.http().token(), null, "Range", "bytes=" + r[0] + "-" + r[1]);
+            String what = "bytes=" + r[0] + "-" + r[1];
+            assertEquals(206, part.status(), what);
+            assertEquals("bytes " + r[0] + "-" + r[1] + "/" + bytes.length, part.header("Content-Range"), what);
+            assertEquals(String.valueOf(r[1] - r[0] + 1), part.header("Content-Length"), what);
+            assertEquals(etag, part.header("ETag"), what);
+            assertArrayEquals(java.util.Arrays.copyOfRange(bytes, (int) r[0], (int) r[1] + 1), part.body(), what);
+        }
+        Raw tail = raw("GET", url, u.http().token(), null, "Range", "bytes=-" + (window + 5));
+        assertArrayEquals(java.util.Arrays.copyOfRange(bytes, bytes.length - window - 5, bytes.length), tail.body());
+
+        // If-Range: the file's ETag keeps the range, another answers the whole file
+        Raw kept = raw("GET", url, u.http().token(), null, "Range", "bytes=" + (window - 3) + "-" + (window + 2), "If-Range", etag);
+        assertEquals(206, kept.status());
+        assertArrayEquals(java.util.Arrays.copyOfRange(bytes, window - 3, window + 3), kept.body());
+        Raw stale = raw("GET", url, u.http().token(), null, "Range", "bytes=" + (window - 3) + "-" + (window + 2), "If-Range", "\"0\"");
+        assertEquals(200, stale.status());
+        assertEquals(bytes.length, stale.body().length);
+
+        // the signed URL takes the same path
+        String signed = u.http().get(base(u) + "/download-url?file_id=" + id + "&expires_in=60").get("url").asText();
+        Raw anonymous = raw("GET", signed, null, null, "Range", "bytes=" + (window - 7) + "-" + (2 * window + 7));
+        assertEquals(206, anonymous.status(), anonymous.text());
+        assertEquals(etag, anonymous.header("ETag"));
+        assertArrayEquals(java.util.Arrays.copyOfRange(bytes, window - 7, 2 * window + 8), anonymous.body());
+
+        // a new content: new bytes, new ETag, through the same path
+        byte[] second = java.util.Arrays.copyOf(bytes, window + 1);
+        second[window] ^= 1;
+        assertEquals(200, raw("PUT", server.base() + base(u) + "/" + id + "/content", u.http().token(), second, "Content-Type",
+                "application/octet-stream").status());
+        Raw after = raw("GET", url, u.http().token(), null, "Range", "bytes=" + (window - 1) + "-");
+        assertEquals(206, after.status());
+        assertEquals("\"" + sha256(second) + "\"", after.header("ETag"));
+        assertArrayEquals(java.util.Arrays.copyOfRange(second, window - 1, window + 1), after.body());
+    }
+
     /** A read racing a write that replaces the content (and releases the old bytes) answers the old or the new bytes, never a 5xx. */
     @Test
     void readsRacingWritesOfTheSameFileAnswerOneWholeVersion(AtriumServer server) throws Exception {

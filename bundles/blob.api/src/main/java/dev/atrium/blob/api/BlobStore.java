@@ -2,6 +2,8 @@ package dev.atrium.blob.api;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import org.osgi.annotation.versioning.ProviderType;
@@ -62,6 +64,23 @@ public interface BlobStore {
     /** Opens the whole blob. */
     default InputStream open(String key) throws IOException {
         return open(key, 0, -1);
+    }
+
+    /**
+     * The blob's bytes as a local file, for a store that keeps each blob in one: an open, read-only channel whose
+     * content is exactly the blob's bytes, so that a reader can map it or hand it to the kernel
+     * ({@link FileChannel#map}, {@link FileChannel#transferTo}) instead of copying it through {@link #open}'s stream.
+     * The file never changes (a blob is never rewritten in place), and a delete of the blob meanwhile leaves the open
+     * channel readable to its end. The caller closes it.
+     *
+     * @return the open channel; empty when this store keeps no local files (the default), whether or not the blob
+     *         exists: read it with {@link #open} then
+     * @throws NoSuchBlobException when the store keeps local files and there is no blob under {@code key} (or the key
+     *                             is malformed)
+     * @since 1.1
+     */
+    default Optional<FileChannel> openFile(String key) throws IOException {
+        return Optional.empty();
     }
 
     /**

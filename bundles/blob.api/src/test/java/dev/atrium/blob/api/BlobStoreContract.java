@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -180,6 +183,37 @@ public abstract class BlobStoreContract {
         assertNothingLeftBehind();
     }
 
+    /** A store that keeps files gives a blob's own, read-only file; one that does not gives none, and never fails for it. */
+    @Test
+    void aBlobsFileHoldsExactlyItsBytesAndOutlivesADelete() throws Exception {
+        byte[] bytes = random(300_000, 12);
+        String key = store().put(ns, new ByteArrayInputStream(bytes), 1 * MiB).key();
+        Optional<FileChannel> opened = store().openFile(key);
+        if (opened.isEmpty()) {
+            assertTrue(store().openFile(ns + "/" + sha256(new byte[3])).isEmpty(), "a store without files has none for any key");
+            return;
+        }
+        try (FileChannel file = opened.get()) {
+            assertEquals(bytes.length, file.size());
+            assertThrows(java.nio.channels.NonWritableChannelException.class, () -> file.write(ByteBuffer.wrap(new byte[1]), 0));
+            assertTrue(store().delete(key));
+            ByteBuffer all = ByteBuffer.allocate(bytes.length + 1);
+            while (file.read(all, all.position()) > 0) {
+                // to the end
+            }
+            assertEquals(bytes.length, all.position(), "the open file still holds all its bytes after the delete");
+            assertArrayEquals(bytes, java.util.Arrays.copyOf(all.array(), bytes.length));
+            ByteBuffer mapped = file.map(FileChannel.MapMode.READ_ONLY, 1000, 5000);
+            byte[] part = new byte[5000];
+            mapped.get(part);
+            assertArrayEquals(slice(bytes, 1000, 5000), part);
+        }
+        assertThrows(NoSuchBlobException.class, () -> close(store().openFile(key)));
+        for (String bad : List.of("", ns, "../" + key, "/etc/passwd", ".tmp/" + sha256(bytes))) {
+            assertThrows(NoSuchBlobException.class, () -> close(store().openFile(bad)), bad);
+        }
+    }
+
     @Test
     void aDeletedBlobIsGone() throws Exception {
         byte[] bytes = random(5000, 7);
@@ -310,6 +344,12 @@ public abstract class BlobStoreContract {
             assertEquals(10, tail.length);
         }
         System.out.printf("%s: 64 MiB put in %d ms, read in %d ms%n", getClass().getSimpleName(), put.toMillis(), read.toMillis());
+    }
+
+    private static void close(Optional<FileChannel> file) throws IOException {
+        if (file.isPresent()) {
+            file.get().close();
+        }
     }
 
     private void assertRange(String key, byte[] bytes, int offset, int length) throws Exception {

@@ -224,6 +224,11 @@ public class Storage {
         return blobs.open(file.blobKey(), offset, length);
     }
 
+    /** The file's bytes as the blob store's own file, when it keeps files (see {@link BlobStore#openFile}). */
+    Optional<java.nio.channels.FileChannel> openFile(Entry file) throws IOException {
+        return blobs.openFile(file.blobKey());
+    }
+
     // ---------------------------------------------------------------- writing
 
     /** Where a new entry goes: its parent folder's path and its name. */

@@ -4,16 +4,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URLEncoder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 
+import javax.servlet.http.HttpServletResponse;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -38,6 +42,8 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -78,12 +84,14 @@ public class StorageResource {
     private static final long DEFAULT_URL_SECONDS = 3600;
     private static final int COPY_BUFFER = 256 * 1024;
     private static final int MAX_OPEN_ATTEMPTS = 5;
+    private static final Logger LOG = LoggerFactory.getLogger(StorageResource.class);
 
     private final OwnerScope ownerScope;
     private final Storage storage;
     private final FileHandlers handlers;
     private final PublicUrls urls;
     private final SpaceDirectory spaces;
+    private final AtomicBoolean copyingNoted = new AtomicBoolean();
 
     @Activate
     public StorageResource(@Reference OwnerScope ownerScope, @Reference Storage storage, @Reference FileHandlers handlers,
@@ -239,7 +247,7 @@ public class StorageResource {
     @Produces({ MediaType.WILDCARD })
     @RequiresScope(READ)
     public Response content(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
-            @HeaderParam(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch) throws IOException {
+            @HeaderParam(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch, @Context HttpServletResponse response) throws IOException {
         SpaceRef space = space(sc, spaceId);
         for (int attempt = 1;; attempt++) {
             Entry file = file(space, fileId);
@@ -247,26 +255,44 @@ public class StorageResource {
                     .map(t -> t.trim().startsWith("W/") ? t.trim().substring(2) : t.trim()).anyMatch(file.etag()::equals))) {
                 return Response.notModified().header(HttpHeaders.ETAG, file.etag()).build();
             }
-            InputStream in = open(file, 0, -1, attempt);
-            if (in != null) {
-                return Response.ok(stream(in), file.contentType()).header(HttpHeaders.ETAG, file.etag())
+            StreamingOutput body = body(file, null, attempt, response);
+            if (body != null) {
+                return Response.ok(body, file.contentType()).header(HttpHeaders.ETAG, file.etag())
                         .header(HttpHeaders.CONTENT_LENGTH, file.size()).build();
             }
         }
     }
 
     /**
-     * The file's bytes, opened before the answer is made so that its headers describe them; null when the blob went
-     * away since the row was read (a write replaced the content and released the old bytes): read the row again.
+     * The file's bytes (all, or the range {@code r}), opened before the answer is made so that its headers describe
+     * them: from the blob's own file when the store keeps files (see {@link FileBody}), else its stream. Null when the
+     * blob went away since the row was read (a write replaced the content and released the old bytes): read the row again.
      */
-    private InputStream open(Entry file, long offset, long length, int attempt) throws IOException {
+    private StreamingOutput body(Entry file, ByteRange r, int attempt, HttpServletResponse response) throws IOException {
+        long first = r == null ? 0 : r.first();
+        long length = r == null ? file.size() : r.length();
         try {
-            return storage.open(file, offset, length);
+            Optional<FileChannel> own = storage.openFile(file);
+            if (own.isPresent()) {
+                FileChannel channel = own.get();
+                if (channel.size() == file.size()) {
+                    return new FileBody(channel, first, length, response, FileBody.WINDOW, this::copying);
+                }
+                channel.close(); // not this entry's bytes: the stream refuses them as it always has
+            }
+            return stream(storage.open(file, first, r == null ? -1 : length));
         } catch (NoSuchBlobException replacedMeanwhile) {
             if (attempt >= MAX_OPEN_ATTEMPTS) {
                 throw ApiException.unavailable("the file changes too often to be read now; try again");
             }
             return null;
+        }
+    }
+
+    /** Said once per activation: downloads then cost two more copies of each byte (a slower, not a wrong, answer). */
+    private void copying(String why) {
+        if (copyingNoted.compareAndSet(false, true)) {
+            LOG.warn("downloads are copied through the JAX-RS stream, not written from the mapped file: {}", why);
         }
     }
 
@@ -334,7 +360,7 @@ public class StorageResource {
     @Anonymous
     public Response download(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
             @QueryParam("expires") String expires, @QueryParam("signature") String signature, @HeaderParam("Range") String range,
-            @HeaderParam("If-Range") String ifRange) throws IOException {
+            @HeaderParam("If-Range") String ifRange, @Context HttpServletResponse response) throws IOException {
         java.util.function.Supplier<Entry> lookup;
         if (sc != null && sc.getUserPrincipal() instanceof Caller caller && caller.principalId() != null) {
             SpaceRef space = ownerScope.require(caller, spaceId);
@@ -357,12 +383,12 @@ public class StorageResource {
                         .entity(Map.of("error", Map.of("code", "RANGE_NOT_SATISFIABLE", "message", e.getMessage())))
                         .header("Content-Range", "bytes */" + file.size()).build();
             }
-            InputStream in = r == null ? open(file, 0, -1, attempt) : open(file, r.first(), r.length(), attempt);
-            if (in == null) {
+            StreamingOutput body = body(file, r, attempt, response);
+            if (body == null) {
                 continue;
             }
-            Response.ResponseBuilder b = r == null ? Response.ok(stream(in)).header(HttpHeaders.CONTENT_LENGTH, file.size())
-                    : Response.status(206).entity(stream(in)).header(HttpHeaders.CONTENT_LENGTH, r.length())
+            Response.ResponseBuilder b = r == null ? Response.ok(body).header(HttpHeaders.CONTENT_LENGTH, file.size())
+                    : Response.status(206).entity(body).header(HttpHeaders.CONTENT_LENGTH, r.length())
                             .header("Content-Range", r.contentRange(file.size()));
             return b.type(file.contentType()).header("Accept-Ranges", "bytes").header(HttpHeaders.ETAG, file.etag())
                     .header("Content-Disposition", disposition(file.name())).header("X-Content-Type-Options", "nosniff").build();

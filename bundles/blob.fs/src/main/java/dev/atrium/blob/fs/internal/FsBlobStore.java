@@ -28,6 +28,7 @@ import java.util.Iterator;
 import java.util.Queue;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
@@ -491,16 +492,7 @@ public final class FsBlobStore implements BlobStore {
 
     @Override
     public InputStream open(String key, long offset, long length) throws IOException {
-        Path file = file(key);
-        if (file == null) {
-            throw new NoSuchBlobException(key);
-        }
-        FileChannel in;
-        try {
-            in = FileChannel.open(file, StandardOpenOption.READ);
-        } catch (NoSuchFileException e) {
-            throw new NoSuchBlobException(key);
-        }
+        FileChannel in = channel(key);
         try {
             long size = in.size();
             if (offset < 0 || offset > size || length < -1 || (length > size - offset)) {
@@ -510,6 +502,24 @@ public final class FsBlobStore implements BlobStore {
         } catch (IOException | RuntimeException e) {
             in.close();
             throw e;
+        }
+    }
+
+    /** The blob's own file, read-only: a reader maps it (or sends it) without this store copying anything. */
+    @Override
+    public Optional<FileChannel> openFile(String key) throws IOException {
+        return Optional.of(channel(key));
+    }
+
+    private FileChannel channel(String key) throws IOException {
+        Path file = file(key);
+        if (file == null) {
+            throw new NoSuchBlobException(key);
+        }
+        try {
+            return FileChannel.open(file, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new NoSuchBlobException(key);
         }
     }
 
