@@ -275,7 +275,14 @@ public class StorageResource {
             Optional<FileChannel> own = storage.openFile(file);
             if (own.isPresent()) {
                 FileChannel channel = own.get();
-                if (channel.size() == file.size()) {
+                boolean entrys;
+                try {
+                    entrys = channel.size() == file.size();
+                } catch (IOException e) {
+                    channel.close();
+                    throw e;
+                }
+                if (entrys) {
                     return new FileBody(channel, first, length, response, FileBody.WINDOW, this::copying);
                 }
                 channel.close(); // not this entry's bytes: the stream refuses them as it always has
