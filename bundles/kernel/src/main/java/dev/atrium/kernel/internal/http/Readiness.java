@@ -23,8 +23,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
-import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
-import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 import org.osgi.service.jaxrs.runtime.JaxrsServiceRuntime;
 import org.osgi.service.jaxrs.runtime.dto.ResourceDTO;
 import org.osgi.service.jaxrs.runtime.dto.RuntimeDTO;
@@ -85,6 +83,9 @@ public class Readiness implements ServerReadiness {
     /** Resources the live application was seen answering; only new ones are asked again. */
     private final Set<Long> answering = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** Whether the server has been ready once: until then every resource is new to the probe. */
+    private volatile boolean startedOnce;
+
     /** The whiteboard's change count last seen and when it was first seen. */
     private final AtomicReference<long[]> lastChange = new AtomicReference<>(new long[] { -1, 0 });
 
@@ -124,54 +125,38 @@ public class Readiness implements ServerReadiness {
     }
 
     private List<String> workOut() {
-        List<String> problems = new ArrayList<>();
-        List<Bundle> atrium = new ArrayList<>();
-        for (Bundle b : context.getBundles()) {
-            // a bundle the operator stopped (a disabled feature) is not persistently started and is not expected to run
-            if (b.getSymbolicName() != null && b.getSymbolicName().startsWith(ATRIUM)
-                    && b.getHeaders().get("Fragment-Host") == null
-                    && b.adapt(org.osgi.framework.startlevel.BundleStartLevel.class).isPersistentlyStarted()) {
-                atrium.add(b);
-                if (b.getState() != Bundle.ACTIVE) {
-                    problems.add(b.getSymbolicName() + " is not active");
-                }
-            }
-        }
-        for (Bundle b : atrium) {
-            for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs(b)) {
-                if (!scr.isComponentEnabled(d)) {
-                    continue;
-                }
-                var configs = scr.getComponentConfigurationDTOs(d);
-                // a component that requires a configuration nobody gave (the S3 BlobStore, unconfigured) was not asked for
-                if (configs.isEmpty() && !"require".equals(d.configurationPolicy)) {
-                    problems.add(d.name + " has no configuration");
-                }
-                for (ComponentConfigurationDTO c : configs) {
-                    if (c.state != ComponentConfigurationDTO.ACTIVE && c.state != ComponentConfigurationDTO.SATISFIED) {
-                        StringBuilder why = new StringBuilder(d.name).append(" is not satisfied");
-                        for (var u : c.unsatisfiedReferences) {
-                            why.append(" (waiting for ").append(u.name).append(')');
-                        }
-                        problems.add(why.toString());
-                    }
-                }
-            }
+        // read first, whatever else is not ready, so that a change of the whiteboard is seen as early as it can be
+        boolean settled = settled();
+        List<String> problems = ComponentStates.problems(context, scr);
+        if (!problems.isEmpty()) {
+            return problems;
         }
         problems.addAll(unservedResources());
-        if (problems.isEmpty() && !settled()) {
+        if (!problems.isEmpty()) {
+            return problems;
+        }
+        // Listed is not served: Aries lists a resource before its rebuilt application serves it, so the live
+        // application is asked about every resource not yet seen answering. At start-up, every resource is new and
+        // asked, so all of them answering is the precise signal and no settle time is waited. After that a change
+        // that only removes resources leaves nothing to ask, so the whiteboard must also have been quiet for the
+        // settle time, as when the application cannot be asked at all.
+        if (!settled && startedOnce) {
             problems.add(SETTLING);
+            return problems;
+        }
+        WhiteboardProbe p = probe;
+        List<String> unanswered = p == null ? null : p.unanswered(answering);
+        if (unanswered == null) {
+            if (!settled) {
+                problems.add(SETTLING);
+            }
+        } else {
+            for (String name : unanswered) {
+                problems.add(name + " is listed but the JAX-RS application does not answer it yet");
+            }
         }
         if (problems.isEmpty()) {
-            // listed and settled is not served: under load Aries' rebuild outlasts the settle time, and a request then
-            // met the old application's "no route" right after /healthz said ready
-            WhiteboardProbe p = probe;
-            List<String> unanswered = p == null ? null : p.unanswered(answering);
-            if (unanswered != null) {
-                for (String name : unanswered) {
-                    problems.add(name + " is listed but the JAX-RS application does not answer it yet");
-                }
-            }
+            startedOnce = true;
         }
         return problems;
     }
