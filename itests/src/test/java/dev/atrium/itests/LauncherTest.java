@@ -1,6 +1,7 @@
 package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -38,6 +39,8 @@ class LauncherTest {
 
             System.out.println("exit code after SIGTERM: " + first.stop());
             assertEquals(List.of(), postgresProcessesUsing(data), "no PostgreSQL is left running");
+            assertFalse(first.fullLog().contains("terminating connection due to administrator command"),
+                    "the embedded database stops after the capabilities using it, not beside them");
 
             AtriumServer second = startEmbedded(data, started);
             System.out.println("warm start to /healthz 200 on embedded PostgreSQL: " + second.startMillis + " ms");

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * before SCR, at level 2, activates the first component. A configuration the operator deletes is made again (empty),
  * with a change count above the deleted one's: SCR may hear of the deletion after the new configuration exists (its
  * events arrive on ConfigAdmin's event thread, late under load), and then takes the new one for an update of the deleted
- * one, which it ignores unless the change count is higher.
+ * one, which it ignores unless the change count is higher. It also stops the framework when the JVM is asked to exit
+ * ({@link StopOnSignal}): this bundle is the runtime's own, first to start and last to stop.
  */
 public final class Activator implements BundleActivator {
 
@@ -40,6 +41,7 @@ public final class Activator implements BundleActivator {
     private final Map<String, List<Setting>> settings = Settings.all();
     private final Map<String, String> madeOnlyWhenSet = Settings.madeOnlyWhenSet();
     private EnvironmentDefaults defaults;
+    private StopOnSignal stopOnSignal;
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
     /** The highest change count seen per PID, so that a configuration made again counts past the deleted one. */
     private final Map<String, Long> changeCounts = new ConcurrentHashMap<>();
@@ -51,6 +53,8 @@ public final class Activator implements BundleActivator {
 
     @Override
     public void start(BundleContext context) {
+        stopOnSignal = new StopOnSignal(context);
+        stopOnSignal.install();
         Hashtable<String, Object> pluginProperties = new Hashtable<>();
         pluginProperties.put("config.plugin.id", PLUGIN_ID);
         defaults = new EnvironmentDefaults(settings, System::getenv, context::getProperty);
@@ -69,6 +73,7 @@ public final class Activator implements BundleActivator {
 
     @Override
     public void stop(BundleContext context) throws InterruptedException {
+        stopOnSignal.uninstall();
         recreate.shutdownNow();
         recreate.awaitTermination(5, TimeUnit.SECONDS);
         admins.close();

@@ -4,6 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.util.Hashtable;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -35,16 +37,44 @@ public class Database {
 
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
 
+    /** How long the exit backstop waits for the framework to stop this component (its own wait is 25 s). */
+    private static final long EXIT_WAIT_SECONDS = 30;
+
     private final Thread starter;
     private EmbeddedPostgres embedded;
     private HikariDataSource pool;
     private ServiceRegistration<DataSource> registration;
     private boolean stopped;
 
+    /**
+     * Stops an embedded server the framework did not stop in time when the JVM exits (the framework is stopped on
+     * SIGTERM by the config bundle and stops this component last; this is the backstop against an orphaned postgres).
+     */
+    private final Thread exitBackstop = new Thread(this::stopOnExit, "atrium-database-exit");
+    private final CountDownLatch released = new CountDownLatch(1);
+
     @Activate
     public Database(BundleContext context, DatabaseConfig config) {
         starter = new Thread(() -> start(context, config), "atrium-database-start");
         starter.start();
+        Runtime.getRuntime().addShutdownHook(exitBackstop);
+    }
+
+    private void stopOnExit() {
+        synchronized (this) {
+            if (embedded == null) {
+                return;
+            }
+        }
+        try {
+            released.await(EXIT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            stopped = true;
+            release();
+        }
     }
 
     private void start(BundleContext context, DatabaseConfig config) {
@@ -99,6 +129,12 @@ public class Database {
             release();
         }
         starter.join(60_000);
+        released.countDown();
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitBackstop);
+        } catch (IllegalStateException exiting) {
+            // the JVM is exiting: the backstop runs and finds nothing left to stop
+        }
     }
 
     /** Unregisters, closes the pool and stops the embedded server, each at most once; called holding the lock. */
@@ -130,6 +166,9 @@ public class Database {
         EmbeddedPostgres pg = EmbeddedPostgres.builder()
                 .setDataDirectory(pgData)
                 .setCleanDataDirectory(false)
+                // stopped by this component, after everything that uses it: the library's own JVM shutdown hook
+                // stopped it on SIGTERM while the framework was still stopping the capabilities using it
+                .setRegisterShutdownHook(false)
                 .setPgBinaryResolver((system, machine) -> Database.class.getResourceAsStream("/postgres-linux-x86_64.txz"))
                 .start();
         LOG.info("embedded PostgreSQL started in {} ms in {}", (System.nanoTime() - started) / 1_000_000, pgData);
