@@ -3,9 +3,10 @@
 # own port, in one run (informational; the issue's target: >= 70% of direct throughput, <= 2 ms p99 added).
 # Starts Atrium (fresh database: the PostgreSQL on 127.0.0.1:5432, else embedded) with the workerd provider, deploys
 # the worker through the API, finds its workerd port (the process listening there answers the worker's text), then runs
-# wrk (apt) against both with the same connections and duration, after a warm-up of each. Beside each figure: the CPU
-# time per request of Atrium's JVM, workerd and wrk (from /proc), which stays comparable when the machine is shared
-# and the request rates are not (docs/decisions.md, issue 20 proxy).
+# wrk (apt) against both with the same connections and duration, after a warm-up of each (WARMUP seconds, default 10:
+# the JIT needs that long under load). Beside each figure: the CPU time per request of Atrium's JVM, workerd and wrk
+# (from /proc), which stays comparable when the machine is shared and the rates are not (docs/decisions.md, issue 20
+# proxy).
 #   bench/workers.sh [CONNECTIONS] [SECONDS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,7 +58,7 @@ ticks() { [ -n "$1" ] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || 
 measure() { # NAME URL [HOST]
   local name="$1" url="$2" h=() j0 w0 j1 w1 hz
   [ -n "${3:-}" ] && h=(-H "Host: $3")
-  wrk -t2 -c"$connections" -d3s "${h[@]}" "$url" >/dev/null
+  wrk -t2 -c"$connections" -d"${WARMUP:-10}s" "${h[@]}" "$url" >/dev/null
   j0=$(ticks "$jvm"); w0=$(ticks "$workerd")
   TIMEFORMAT='%U %S'
   { time wrk -t2 -c"$connections" -d"${seconds}s" --latency "${h[@]}" "$url" >"$WORK_DIR/$name.txt"; } 2>"$WORK_DIR/$name.time"
