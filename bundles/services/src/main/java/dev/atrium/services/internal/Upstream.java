@@ -122,7 +122,9 @@ final class Upstream implements AutoCloseable {
                 }
                 int k = Math.min(n - i, wbuf.length - wpos);
                 for (int j = 0; j < k; j++) {
-                    wbuf[wpos++] = (byte) s.charAt(i++);
+                    char ch = s.charAt(i++);
+                    // as ISO-8859-1 encodes: a character beyond it is '?', never its low byte (U+010A would be a LF)
+                    wbuf[wpos++] = ch <= 0xff ? (byte) ch : (byte) '?';
                 }
             }
         }

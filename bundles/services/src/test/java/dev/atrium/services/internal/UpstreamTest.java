@@ -250,6 +250,7 @@ class UpstreamTest {
         headers.put("X-Forwarded-For", "1.2.3.4");
         headers.put("X-Atrium-Binding-Secret", "nope");
         headers.put("Connection", "keep-alive");
+        headers.put("X-Wide", "a\u010Ainjected: yes");
         for (int i = 0; i < 3; i++) {
             Answer a = new Answer();
             upstream.exchange(target, "/p?q=1", request("GET", "/p", headers, new byte[0]), response(a), fwd());
@@ -268,6 +269,7 @@ class UpstreamTest {
         assertFalse(sent.contains("1.2.3.4"), sent);
         assertFalse(sent.toLowerCase().contains("binding-secret"), sent);
         assertFalse(sent.toLowerCase().contains("connection:"), sent);
+        assertTrue(sent.contains("X-Wide: a?injected: yes\r\n"), sent); // a character beyond Latin-1 never becomes a line break
     }
 
     @Test
