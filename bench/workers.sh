@@ -3,7 +3,10 @@
 # own port, in one run (informational; the issue's target: >= 70% of direct throughput, <= 2 ms p99 added).
 # Starts Atrium (fresh database: the PostgreSQL on 127.0.0.1:5432, else embedded) with the workerd provider, deploys
 # the worker through the API, finds its workerd port (the process listening there answers the worker's text), then runs
-# wrk (apt) against both with the same connections and duration, after a warm-up of each.
+# wrk (apt) against both with the same connections and duration, after a warm-up of each (WARMUP seconds, default 10:
+# the JIT needs that long under load). Beside each figure: the CPU time per request of Atrium's JVM, workerd and wrk
+# (from /proc), which stays comparable when the machine is shared and the rates are not (docs/decisions.md, issue 20
+# proxy).
 #   bench/workers.sh [CONNECTIONS] [SECONDS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,13 +52,21 @@ for p in $(ss -ltnH 2>/dev/null | awk '{print $4}' | sed -n 's/^127\.0\.0\.1://p
 done
 [ -n "$direct" ] || die "workerd's own port of the worker was not found"
 
+jvm=$(pgrep -f -- "-Dorg.osgi.service.http.port=$port" | head -n 1 || true)
+workerd=$(ss -ltnpH "sport = :$direct" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1)
+ticks() { [ -n "$1" ] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 measure() { # NAME URL [HOST]
-  local name="$1" url="$2" h=()
+  local name="$1" url="$2" h=() j0 w0 j1 w1 hz
   [ -n "${3:-}" ] && h=(-H "Host: $3")
-  wrk -t2 -c"$connections" -d3s "${h[@]}" "$url" >/dev/null
-  wrk -t2 -c"$connections" -d"${seconds}s" --latency "${h[@]}" "$url" >"$WORK_DIR/$name.txt"
-  awk -v n="$name" '/Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /Non-2xx|Socket errors/ {e=e" "$0}
-    END {printf "%-8s %10s req/s   p50 %8s   p99 %8s%s\n", n, r, p50, p99, e}' "$WORK_DIR/$name.txt"
+  wrk -t2 -c"$connections" -d"${WARMUP:-10}s" "${h[@]}" "$url" >/dev/null
+  j0=$(ticks "$jvm"); w0=$(ticks "$workerd")
+  TIMEFORMAT='%U %S'
+  { time wrk -t2 -c"$connections" -d"${seconds}s" --latency "${h[@]}" "$url" >"$WORK_DIR/$name.txt"; } 2>"$WORK_DIR/$name.time"
+  j1=$(ticks "$jvm"); w1=$(ticks "$workerd"); hz=$(getconf CLK_TCK)
+  awk -v n="$name" -v j=$((j1 - j0)) -v w=$((w1 - w0)) -v hz="$hz" -v t="$(cat "$WORK_DIR/$name.time")" '
+    /requests in/ {q=$1} /Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /Non-2xx|Socket errors/ {e=e" "$0}
+    END {split(t, k, " "); printf "%-8s %10s req/s   p50 %8s   p99 %8s   CPU us/request: atrium %d, workerd %d, wrk %d%s\n",
+      n, r, p50, p99, j * 1e6 / hz / q, w * 1e6 / hz / q, (k[1] + k[2]) * 1e6 / q, e}' "$WORK_DIR/$name.txt"
 }
 log "hello worker, $connections connections, ${seconds}s each, load $(cut -d' ' -f1-3 /proc/loadavg)"
 measure direct "http://127.0.0.1:$direct/"

@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.servlet.Filter;
@@ -52,6 +52,7 @@ public class HostRouter implements Filter {
     private final Upstream upstream;
     private final String apps;
     private final String dotApps;
+    private final Map<URI, Target> targets = new ConcurrentHashMap<>();
 
     @Activate
     public HostRouter(@Reference Deployer deployer, @Reference InternalBindings bindings) throws Exception {
@@ -145,17 +146,16 @@ public class HostRouter implements Filter {
             error(response, 503, "SERVICE_UNAVAILABLE", "the service's deployment is not running now; try again");
             return;
         }
-        URI e = endpoint.get();
-        String prefix = e.getRawPath() == null ? "" : e.getRawPath().replaceAll("/+$", "");
-        String target = prefix + request.getRequestURI() + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
+        Target t = target(endpoint.get());
+        String query = request.getQueryString();
+        String uri = request.getRequestURI();
+        String path = t.prefix().isEmpty() ? (query == null ? uri : uri + "?" + query) : t.prefix() + uri + (query == null ? "" : "?" + query);
         String forwarded = request.getHeader("X-Forwarded-For");
-        Map<String, String> extra = new HashMap<>(4);
-        extra.put("x-forwarded-for", (forwarded == null ? "" : forwarded + ", ") + request.getRemoteAddr());
-        extra.put("x-forwarded-proto", request.isSecure() ? "https" : "http");
-        extra.put("x-forwarded-host", request.getHeader("Host"));
-        extra.put(Deployer.SECRET_HEADER.toLowerCase(Locale.ROOT), null);
+        String remote = request.getRemoteAddr();
+        Upstream.Forwarded fwd = new Upstream.Forwarded(forwarded == null ? remote : forwarded + ", " + remote, request.isSecure() ? "https" : "http",
+                request.getHeader("Host"), Deployer.SECRET_HEADER);
         try {
-            upstream.exchange(new InetSocketAddress(e.getHost(), e.getPort()), target, request, response, extra);
+            upstream.exchange(t.address(), path, request, response, fwd);
         } catch (Upstream.NoAnswer failure) {
             LOG.debug("services: proxying to {} of {} failed: {}", runtimeId, route.serviceId(), failure.toString());
             if (!response.isCommitted()) {
@@ -166,6 +166,28 @@ public class HostRouter implements Filter {
             // the client went away, or the deployment broke off mid-answer: nothing more can be said on this response
             LOG.debug("services: a proxied exchange of {} ended early: {}", route.serviceId(), failure.toString());
         }
+    }
+
+    /** An endpoint's address and path prefix, worked out once per endpoint rather than per request (no regex, no parse). */
+    record Target(InetSocketAddress address, String prefix) {
+    }
+
+    private Target target(URI e) {
+        Target t = targets.get(e);
+        if (t == null) {
+            String prefix = e.getRawPath() == null ? "" : e.getRawPath().replaceAll("/+$", "");
+            t = new Target(new InetSocketAddress(e.getHost(), e.getPort()), prefix);
+            String host = e.getHost();
+            boolean literal = host != null && !host.isEmpty() && (Character.isDigit(host.charAt(0)) || host.charAt(0) == '[');
+            if (!literal) {
+                return t; // a name is looked up again each time, as its address may change
+            }
+            if (targets.size() > 4096) {
+                targets.clear(); // endpoints of deployments long gone
+            }
+            targets.put(e, t);
+        }
+        return t;
     }
 
     static void error(HttpServletResponse response, int status, String code, String message) throws IOException {
