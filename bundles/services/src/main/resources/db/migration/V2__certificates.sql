@@ -20,3 +20,11 @@ CREATE TABLE service_domain_certificates (
     error              text,
     updated_at         timestamptz NOT NULL DEFAULT now()
 );
+
+-- the HTTP-01 tokens of orders under way, answered by any instance
+CREATE TABLE service_acme_challenges (
+    token              text PRIMARY KEY,
+    domain             text NOT NULL,
+    key_authorization  text NOT NULL,
+    created_at         timestamptz NOT NULL DEFAULT now()
+);

@@ -178,6 +178,21 @@ class ServiceCertificatesTest {
         assertEquals(200, again.status(), again.body());
         assertEquals("active", again.get("domain").get("ssl").get("status").asText());
 
+        // a domain the ACME server cannot reach: 502 with the spec body, and the domain says why
+        dns.noAddress.add("dark.example.test");
+        JsonNode dark = u.http().post(base, Map.of("domain", "dark.example.test")).get("domain");
+        dns.txt.put("_atrium-challenge.dark.example.test", dark.get("verification").get("dns").get("value").asText());
+        assertTrue(u.http().post(base + "/" + dark.get("id").asText() + "/verify", Map.of("method", "dns")).get("verified").asBoolean());
+        Http.Reply failed = u.http().post(base + "/" + dark.get("id").asText() + "/refresh-ssl", null);
+        assertEquals(502, failed.status(), failed.body());
+        assertEquals("CERTIFICATE_FAILED", failed.errorCode());
+        JsonNode darkSsl = u.http().get(base + "/" + dark.get("id").asText()).get("domain").get("ssl");
+        assertEquals("failed", darkSsl.get("status").asText());
+        assertFalse(darkSsl.get("error").asText().isBlank());
+        assertTrue(darkSsl.get("expires_at").isNull());
+        // the other domain's certificate is untouched
+        assertEquals("active", u.http().get(base + "/" + domainId).get("domain").get("ssl").get("status").asText());
+
         // unknown ids answer 404 with the spec body
         Http.Reply missing = u.http().post(base + "/dom_missing/refresh-ssl", null);
         assertEquals(404, missing.status(), missing.body());

@@ -8,15 +8,18 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A DNS server on loopback (UDP) for tests: A 127.0.0.1 for every name, TXT records from {@link #txt} (NXDOMAIN when
+ * A DNS server on loopback (UDP) for tests: A 127.0.0.1 for every name (but {@link #noAddress}), TXT records from {@link #txt} (NXDOMAIN when
  * unset), and an empty answer for any other type (AAAA, CAA…), so resolvers that ask for those too (pebble) go on.
  */
 final class TestDns implements AutoCloseable {
 
     final Map<String, String> txt = new ConcurrentHashMap<>();
+    /** Names with no address: an empty answer to A. */
+    final Set<String> noAddress = ConcurrentHashMap.newKeySet();
     private final DatagramSocket socket;
 
     TestDns() throws SocketException {
@@ -60,7 +63,7 @@ final class TestDns implements AutoCloseable {
         int type = ((q[i + 1] & 0xff) << 8) | (q[i + 2] & 0xff);
         String record = txt.get(name.toString().toLowerCase());
         boolean missing = type == 16 && record == null;
-        boolean answered = type == 1 || (type == 16 && record != null);
+        boolean answered = (type == 1 && !noAddress.contains(name.toString().toLowerCase())) || (type == 16 && record != null);
         ByteBuffer out = ByteBuffer.allocate(512);
         out.putShort(ByteBuffer.wrap(q, 0, length).getShort(0));
         out.putShort((short) (0x8180 | (missing ? 3 : 0)));

@@ -2,8 +2,6 @@ package dev.atrium.services.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
@@ -13,14 +11,16 @@ import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
+import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
 
 /**
  * Answers the ACME HTTP-01 challenges of the orders {@link Certificates} has under way:
  * {@code GET http://<domain>/.well-known/acme-challenge/<token>} is the key authorization while that token is pending for
- * that domain. It runs before {@link HostRouter} (ranked above it) because a verified domain otherwise routes to its
+ * that domain. The pending tokens are rows, so whichever instance the ACME server reaches answers. It runs before {@link HostRouter} (ranked above it) because a verified domain otherwise routes to its
  * service; only this path reaches it, and any other token or Host goes on unchanged (to the service or the API).
  */
 @Component(service = { Filter.class, AcmeChallenges.class }, property = "service.ranking:Integer=1100")
@@ -33,14 +33,30 @@ public class AcmeChallenges implements Filter {
     private record Pending(String domain, String keyAuthorization) {
     }
 
-    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+    private final ServiceStore store;
+
+    @Activate
+    public AcmeChallenges(@Reference ServiceStore store) {
+        this.store = store;
+    }
 
     void put(String token, String domain, String keyAuthorization) {
-        pending.put(token, new Pending(domain, keyAuthorization));
+        store.sql().update("INSERT INTO service_acme_challenges (token, domain, key_authorization) VALUES (?, ?, ?) "
+                + "ON CONFLICT (token) DO UPDATE SET domain = EXCLUDED.domain, key_authorization = EXCLUDED.key_authorization", token, domain,
+                keyAuthorization);
     }
 
     void remove(String token) {
-        pending.remove(token);
+        // and any left behind by an instance that stopped mid-order
+        store.sql().update("DELETE FROM service_acme_challenges WHERE token = ? OR created_at < now() - interval '1 hour'", token);
+    }
+
+    private Pending pending(String token) {
+        if (token.isEmpty() || token.length() > 200) {
+            return null;
+        }
+        return store.sql().one("SELECT domain, key_authorization FROM service_acme_challenges WHERE token = ?",
+                rs -> new Pending(rs.getString(1), rs.getString(2)), token).orElse(null);
     }
 
     @Override
@@ -50,14 +66,14 @@ public class AcmeChallenges implements Filter {
 
     @Override
     public void destroy() {
-        pending.clear();
+        // the rows go when their orders end
     }
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         String uri = request.getRequestURI();
-        Pending p = uri.startsWith(PATH) && "GET".equals(request.getMethod()) ? pending.get(uri.substring(PATH.length())) : null;
+        Pending p = uri.startsWith(PATH) && "GET".equals(request.getMethod()) ? pending(uri.substring(PATH.length())) : null;
         if (p == null || !p.domain().equals(HostRouter.host(request.getHeader("Host")))) {
             chain.doFilter(req, res);
             return;
