@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Map;
@@ -32,17 +29,13 @@ import dev.atrium.itests.AtriumServer.User;
 class ServiceDomainsTest {
 
     private static AtriumServer server;
-    private static DatagramSocket dns;
+    private static TestDns dns;
     private static HttpServer http;
-    private static final Map<String, String> TXT = new ConcurrentHashMap<>();
     private static final Map<String, String> CHALLENGES = new ConcurrentHashMap<>();
 
     @BeforeAll
     static void launch() throws Exception {
-        dns = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Thread t = new Thread(ServiceDomainsTest::serveDns, "test-dns");
-        t.setDaemon(true);
-        t.start();
+        dns = new TestDns();
         http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         http.createContext("/.well-known/atrium-challenge/", exchange -> {
             String token = exchange.getRequestURI().getPath().replaceFirst(".*/", "");
@@ -55,7 +48,7 @@ class ServiceDomainsTest {
         });
         http.start();
         server = AtriumServer.launch(Files.createTempDirectory("atrium-domains-"), TestDatabase.create(), Map.of(
-                "ATRIUM_SERVICES_DNS_RESOLVER", "127.0.0.1:" + dns.getLocalPort(),
+                "ATRIUM_SERVICES_DNS_RESOLVER", "127.0.0.1:" + dns.port(),
                 "ATRIUM_SERVICES_CHALLENGE_HTTP_PORT", "" + http.getAddress().getPort()));
     }
 
@@ -72,52 +65,6 @@ class ServiceDomainsTest {
         }
     }
 
-    private static void serveDns() {
-        byte[] buf = new byte[512];
-        while (!dns.isClosed()) {
-            try {
-                DatagramPacket p = new DatagramPacket(buf, buf.length);
-                dns.receive(p);
-                byte[] reply = answer(p.getData(), p.getLength());
-                dns.send(new DatagramPacket(reply, reply.length, p.getSocketAddress()));
-            } catch (Exception e) {
-                // closed, or a malformed query: the next one
-            }
-        }
-    }
-
-    /** TXT from {@link #TXT} (NXDOMAIN when unset), A 127.0.0.1 for every other name. */
-    private static byte[] answer(byte[] q, int length) {
-        int i = 12;
-        StringBuilder name = new StringBuilder();
-        while (q[i] != 0) {
-            int n = q[i];
-            name.append(name.length() == 0 ? "" : ".").append(new String(q, i + 1, n, StandardCharsets.US_ASCII));
-            i += n + 1;
-        }
-        int type = ((q[i + 1] & 0xff) << 8) | (q[i + 2] & 0xff);
-        String txt = TXT.get(name.toString().toLowerCase());
-        boolean missing = type == 16 && txt == null;
-        ByteBuffer out = ByteBuffer.allocate(512);
-        out.putShort(ByteBuffer.wrap(q, 0, length).getShort(0));
-        out.putShort((short) (0x8180 | (missing ? 3 : 0)));
-        out.putShort((short) 1).putShort((short) (missing ? 0 : 1)).putShort((short) 0).putShort((short) 0);
-        out.put(q, 12, i + 5 - 12);
-        if (!missing) {
-            out.putShort((short) 0xc00c).putShort((short) type).putShort((short) 1).putInt(60);
-            if (type == 16) {
-                byte[] t = txt.getBytes(StandardCharsets.US_ASCII);
-                out.putShort((short) (t.length + 1)).put((byte) t.length).put(t);
-            } else {
-                out.putShort((short) 4).put(new byte[] { 127, 0, 0, 1 });
-            }
-        }
-        byte[] reply = new byte[out.position()];
-        out.flip();
-        out.get(reply);
-        return reply;
-    }
-
     @Test
     void aDomainIsVerifiedByItsDnsTxtRecordOrItsHttpChallengeAndThenRoutesToItsService() throws Exception {
         User u = server.newUser();
@@ -132,9 +79,9 @@ class ServiceDomainsTest {
         assertFalse(notYet.get("verified").asBoolean());
         assertEquals("pending", notYet.get("domain").get("status").asText());
         assertTrue(notYet.get("detail").asText().contains("TXT"), notYet.body());
-        TXT.put("_atrium-challenge.shop.example.test", "atrium-verification=wrong-token");
+        dns.txt.put("_atrium-challenge.shop.example.test", "atrium-verification=wrong-token");
         assertFalse(u.http().post(v1, Map.of("method", "dns")).get("verified").asBoolean());
-        TXT.put("_atrium-challenge.shop.example.test", d1.get("verification").get("dns").get("value").asText());
+        dns.txt.put("_atrium-challenge.shop.example.test", d1.get("verification").get("dns").get("value").asText());
         Http.Reply verified = u.http().post(v1, Map.of("method", "dns"));
         assertTrue(verified.get("verified").asBoolean(), verified.body());
         assertEquals("verified", verified.get("domain").get("status").asText());
@@ -160,10 +107,8 @@ class ServiceDomainsTest {
         assertTrue(byHttp.get("verified").asBoolean(), byHttp.body());
         assertEquals("http", byHttp.get("domain").get("verified_by").asText());
 
-        // certificates are not issued yet: a clear 501 once verified
-        Http.Reply ssl = u.http().post(base + "/" + d2.get("id").asText() + "/refresh-ssl", null);
-        assertEquals(501, ssl.status(), ssl.body());
-        assertEquals("NOT_IMPLEMENTED", ssl.errorCode());
+        // no certificate until one is ordered (ServiceCertificatesTest orders them from pebble)
+        assertEquals("none", byHttp.get("domain").get("ssl").get("status").asText());
 
         // with a worker provider, the verified domain reaches the service; an unverified one stays the API's
         JsonNode d3 = u.http().post(base, Map.of("domain", "pending.example.test")).get("domain");

@@ -74,6 +74,10 @@ final class Settings {
                 Setting.of("canaryPercent", INTEGER, env("ATRIUM_SERVICES_CANARY_PERCENT")),
                 Setting.of("dnsResolver", STRING, env("ATRIUM_SERVICES_DNS_RESOLVER")),
                 Setting.of("challengeHttpPort", INTEGER, env("ATRIUM_SERVICES_CHALLENGE_HTTP_PORT")),
+                Setting.of("acmeDirectoryUrl", STRING, env("ATRIUM_SERVICES_ACME_DIRECTORY_URL")),
+                Setting.of("acmeContactEmail", STRING, env("ATRIUM_SERVICES_ACME_EMAIL")),
+                Setting.of("acmeTrustedCaFile", STRING, env("ATRIUM_SERVICES_ACME_CA_FILE")),
+                Setting.of("acmeTimeoutSeconds", INTEGER, env("ATRIUM_SERVICES_ACME_TIMEOUT_SECONDS")),
                 Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
         pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.blob.fs", List.of(

@@ -89,6 +89,18 @@ public class Deployer implements BindingListener {
 
         @AttributeDefinition(description = "Seconds a custom-domain check may take")
         int verifyTimeoutSeconds() default 5;
+
+        @AttributeDefinition(description = "ACME directory certificates for verified custom domains are ordered from (ATRIUM_SERVICES_ACME_DIRECTORY_URL)")
+        String acmeDirectoryUrl() default "https://acme-v02.api.letsencrypt.org/directory";
+
+        @AttributeDefinition(description = "Contact email of the ACME account (ATRIUM_SERVICES_ACME_EMAIL); empty: none")
+        String acmeContactEmail() default "";
+
+        @AttributeDefinition(description = "PEM file of a CA trusted, besides the JDK's, for the ACME server's own HTTPS (ATRIUM_SERVICES_ACME_CA_FILE); empty: the JDK's only")
+        String acmeTrustedCaFile() default "";
+
+        @AttributeDefinition(description = "Seconds one certificate order may take before refresh-ssl gives up")
+        int acmeTimeoutSeconds() default 60;
     }
 
     /** A registered provider and its properties. */

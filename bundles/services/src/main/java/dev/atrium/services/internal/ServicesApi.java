@@ -89,16 +89,18 @@ public class ServicesApi {
     private final DeployFlow flow;
     private final ResourceDirectory directory;
     private final DomainVerifier verifier;
+    private final Certificates certificates;
 
     @Activate
     public ServicesApi(@Reference OwnerScope ownerScope, @Reference ServiceStore store, @Reference Deployer deployer, @Reference DeployFlow flow,
-            @Reference ResourceDirectory directory, @Reference DomainVerifier verifier) {
+            @Reference ResourceDirectory directory, @Reference DomainVerifier verifier, @Reference Certificates certificates) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.deployer = deployer;
         this.flow = flow;
         this.directory = directory;
         this.verifier = verifier;
+        this.certificates = certificates;
     }
 
     // ------------------------------------------------------------------ services
@@ -619,7 +621,7 @@ public class ServicesApi {
     public Map<String, Object> domains(@Context SecurityContext sc, @PathParam("id") String id) {
         Service s = owned(Caller.from(sc), id);
         int port = deployer.config().challengeHttpPort();
-        return Map.of("domains", store.domains(s.id()).stream().map(d -> Views.domain(d, port)).toList());
+        return Map.of("domains", store.domains(s.id()).stream().map(d -> domainView(d, port)).toList());
     }
 
     @POST
@@ -630,7 +632,7 @@ public class ServicesApi {
         String domain = domainName(JsonBody.of(body).text("domain", 1, 253));
         Service s = owned(Caller.from(sc), id);
         DomainRow d = store.addDomain(Ids.id("dom"), s.id(), domain, Ids.random("", 32));
-        return Response.status(201).entity(Map.of("domain", Views.domain(d, deployer.config().challengeHttpPort()))).build();
+        return Response.status(201).entity(Map.of("domain", domainView(d))).build();
     }
 
     private String domainName(String raw) {
@@ -661,7 +663,7 @@ public class ServicesApi {
     @Path("{id}/custom-domains/{domainId}")
     @RequiresScope(READ)
     public Map<String, Object> domain(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
-        return Map.of("domain", Views.domain(ownedDomain(Caller.from(sc), id, domainId), deployer.config().challengeHttpPort()));
+        return Map.of("domain", domainView(ownedDomain(Caller.from(sc), id, domainId)));
     }
 
     @DELETE
@@ -700,19 +702,37 @@ public class ServicesApi {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("verified", r.verified());
         m.put("detail", r.detail());
-        m.put("domain", Views.domain(checked, deployer.config().challengeHttpPort()));
+        m.put("domain", domainView(checked));
         return m;
     }
 
+    /**
+     * Orders a certificate for a verified domain through ACME and answers when the order has ended (bounded by
+     * {@code acmeTimeoutSeconds}): 200 with the domain ({@code ssl.status} "active"), or 502 when the ACME server refused
+     * or failed (the reason is also the domain's {@code ssl.error}); 409 before verification or while another order runs.
+     */
     @POST
     @Path("{id}/custom-domains/{domainId}/refresh-ssl")
     @RequiresScope(WRITE)
+    @Consumes(MediaType.WILDCARD)
     public Map<String, Object> refreshSsl(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
         DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
         if (!"verified".equals(d.status())) {
             throw ApiException.conflict("verify the domain before asking for a certificate");
         }
-        throw new ApiException(501, "NOT_IMPLEMENTED", "certificates (ACME) are not issued by this server yet; terminate TLS in front of it");
+        Certificates.Ssl ssl = certificates.refresh(d);
+        if (!"active".equals(ssl.status())) {
+            throw new ApiException(502, "CERTIFICATE_FAILED", "the ACME server issued no certificate for " + d.domain() + ": " + ssl.error());
+        }
+        return Map.of("domain", domainView(d));
+    }
+
+    private Map<String, Object> domainView(DomainRow d) {
+        return domainView(d, deployer.config().challengeHttpPort());
+    }
+
+    private Map<String, Object> domainView(DomainRow d, int port) {
+        return Views.domain(d, port, certificates.ssl(d.id()).view());
     }
 
     private DomainRow ownedDomain(Caller caller, String id, String domainId) {

@@ -52,7 +52,7 @@ final class Views {
         return m;
     }
 
-    static Map<String, Object> domain(DomainRow d, int challengePort) {
+    static Map<String, Object> domain(DomainRow d, int challengePort, Map<String, Object> ssl) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", d.id());
         m.put("service_id", d.serviceId());
@@ -66,7 +66,7 @@ final class Views {
                 + d.token(), "body", d.token()));
         v.put("dns", Map.of("type", "TXT", "name", DomainVerifier.TXT_LABEL + "." + d.domain(), "value", DomainVerifier.TXT_PREFIX + d.token()));
         m.put("verification", v);
-        m.put("ssl", Map.of("status", "none"));
+        m.put("ssl", ssl);
         m.put("created_at", d.createdAt().toString());
         return m;
     }
