@@ -113,13 +113,14 @@ class ServiceDomainsTest {
         // with a worker provider, the verified domain reaches the service; an unverified one stays the API's
         JsonNode d3 = u.http().post(base, Map.of("domain", "pending.example.test")).get("domain");
         assertEquals("pending", d3.get("status").asText());
-        assertEquals(200, HostHttp.get(server.port, "pending.example.test", "/healthz").status());
+        RawHttp.Response pendingHealth = HostHttp.get(server.port, "pending.example.test", "/healthz");
+        assertEquals(200, pendingHealth.status(), HostHttp.text(pendingHealth));
         if (ServicesWorkerdTest.workerdPresent(server)) {
             Http.Reply deployed = u.http().post("/api/services/" + id + "/deployments", Map.of("bundle", ServicesWorkerdTest.code("domain")));
             assertEquals(201, deployed.status(), deployed.body());
             assertEquals("version domain", HostHttp.text(HostHttp.get(server.port, "shop.example.test", "/")));
             assertEquals("version domain", HostHttp.text(HostHttp.get(server.port, "WWW.example.test.:" + server.port, "/")));
-            assertEquals(200, HostHttp.get(server.port, "pending.example.test", "/healthz").status());
+            assertEquals(200, HostHttp.get(server.port, "pending.example.test", "/healthz").status(), "an unverified domain stays the API's");
             // a removed domain no longer routes
             assertEquals(200, u.http().delete(base + "/" + d1.get("id").asText()).status());
             assertEquals(200, HostHttp.get(server.port, "shop.example.test", "/healthz").status());

@@ -335,7 +335,8 @@ class ServicesTest {
         String slug = u.http().get("/api/services/" + id).get("service").get("slug").asText();
         assertEquals(404, HostHttp.get(server.port, slug + ".apps.localhost", "/").status());
         // any other Host is the API as before
-        assertEquals(200, HostHttp.get(server.port, "127.0.0.1:" + server.port, "/healthz").status());
+        RawHttp.Response health = HostHttp.get(server.port, "127.0.0.1:" + server.port, "/healthz");
+        assertEquals(200, health.status(), HostHttp.text(health));
         assertEquals(401, HostHttp.get(server.port, "atrium.example.test", "/api/services").status());
     }
 

@@ -155,7 +155,10 @@ public class Readiness implements ServerReadiness {
                 problems.add(name + " is listed but the JAX-RS application does not answer it yet");
             }
         }
-        if (problems.isEmpty()) {
+        if (problems.isEmpty() && !startedOnce) {
+            // the application answered everything: the whiteboard as it is now counts as settled, or the next probe
+            // would find it settling (the count first seen moments ago) and say not ready again
+            markSettled();
             startedOnce = true;
         }
         return problems;
@@ -167,12 +170,21 @@ public class Readiness implements ServerReadiness {
      * count before it has rebuilt the application, and under load the rebuild takes longer than the settle time.
      */
     private boolean settled() {
-        ServiceReference<JaxrsServiceRuntime> ref = context.getServiceReference(JaxrsServiceRuntime.class);
-        Object count = ref == null ? null : ref.getProperty("service.changecount");
-        long current = count instanceof Number n ? n.longValue() : -1;
+        long current = changeCount();
         long now = System.nanoTime();
         long[] seen = lastChange.updateAndGet(prev -> prev[0] == current ? prev : new long[] { current, now });
         return now - seen[1] >= SETTLE_NANOS;
+    }
+
+    private void markSettled() {
+        long current = changeCount();
+        lastChange.set(new long[] { current, System.nanoTime() - SETTLE_NANOS });
+    }
+
+    private long changeCount() {
+        ServiceReference<JaxrsServiceRuntime> ref = context.getServiceReference(JaxrsServiceRuntime.class);
+        Object count = ref == null ? null : ref.getProperty("service.changecount");
+        return count instanceof Number n ? n.longValue() : -1;
     }
 
     private List<String> unservedResources() {
