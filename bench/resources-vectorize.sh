@@ -9,6 +9,7 @@
 #   BENCH_VEC_N=20000 BENCH_VEC_QUERIES=100 BENCH_VEC_MAXCONN=16 BENCH_VEC_BEAMWIDTH=100 BENCH_VEC_OVERSAMPLE=5,10 bench/resources-vectorize.sh
 #   BENCH_VEC_BATCH=1000 bench/resources-vectorize.sh         # vectors per upsert while loading (each upsert commits)
 #   BENCH_VEC_EXACT_QUERIES=0 bench/resources-vectorize.sh    # skip the PostgreSQL exact index
+#   BENCH_VEC_MERGE_WAIT=0 bench/resources-vectorize.sh       # measure the segments the upserts left, not the background merge's one
 #
 # Needs PostgreSQL at 127.0.0.1:5432 (ATRIUM_TEST_PG overrides) with trust auth for postgres; the database and the
 # Lucene files it creates are removed at the end. Informational only: it never gates CI.
@@ -19,4 +20,5 @@ mvn -B -q -pl bundles/resource.vectorize -am test -Dtest=VectorizeBench -Dsurefi
   -Dbench.n="${BENCH_VEC_N:-100000}" -Dbench.dims="${BENCH_VEC_DIMS:-384}" -Dbench.queries="${BENCH_VEC_QUERIES:-200}" \
   -Dbench.maxConn="${BENCH_VEC_MAXCONN:-32}" -Dbench.beamWidth="${BENCH_VEC_BEAMWIDTH:-200}" \
   -Dbench.batch="${BENCH_VEC_BATCH:-10000}" -Dbench.oversample="${BENCH_VEC_OVERSAMPLE:-1,2,5,10,20}" -Dbench.exactQueries="${BENCH_VEC_EXACT_QUERIES:-20}" \
-  -DargLine="-Xmx2g" 2>&1 | grep -E 'vectorize bench|^hnsw|^exact|recall|ERROR|FAIL' || true
+  -Dbench.mergeWaitSeconds="${BENCH_VEC_MERGE_WAIT:-3600}" \
+  -DargLine="-Xmx2g" 2>&1 | grep -E 'vectorize bench|^hnsw|^exact|recall|ERROR|FAIL|Tests run' || true

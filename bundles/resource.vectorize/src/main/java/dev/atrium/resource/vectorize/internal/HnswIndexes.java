@@ -7,6 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.FilterCodec;
@@ -48,6 +51,12 @@ import dev.atrium.resource.vectorize.internal.Vectors.Metric;
  * scalar top-level metadata field as an exact-match term ({@code m.<key>}) the filter turns into a pre-filter of the
  * graph search. Every write call commits (durable when it returns) and refreshes the searcher. Open indexes are kept
  * until {@link #close()} (the bundle stops) or the resource is deprovisioned.
+ * <p>
+ * Each commit adds a segment, and a query searches every segment's graph with the full ef: ten graphs of 10,000 cost
+ * several times one graph of 100,000 at the same recall. So once an index has had no write for
+ * {@link Tuning#mergeDelayMillis()}, one background thread merges it into one segment (Lucene reuses the largest
+ * segment's graph when it has no deletions, inserting only the other segments' vectors; otherwise the graph is built
+ * again). Queries keep using the old segments until the merge is committed.
  */
 final class HnswIndexes implements AutoCloseable {
 
@@ -57,13 +66,16 @@ final class HnswIndexes implements AutoCloseable {
     static final String FIELD_PREFIX = "m.";
 
     /** Graph and search parameters. */
-    record Tuning(int maxConn, int beamWidth, int oversample) {
+    record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis) {
     }
 
     private final class Index {
         final Directory directory;
         final IndexWriter writer;
         final SearcherManager searchers;
+        private ScheduledFuture<?> merge; // the pending background merge, replaced by every write
+        private long lastMergeEnd; // System.nanoTime() when the last background merge ended, and how long it took
+        private long lastMergeNanos;
 
         Index(Path dir) throws IOException {
             directory = FSDirectory.open(dir);
@@ -94,10 +106,20 @@ final class HnswIndexes implements AutoCloseable {
     private final Tuning tuning;
     private Codec codec; // made on the first index opened: Lucene's classes load only when an hnsw index is used
     private final Map<String, Index> open = new ConcurrentHashMap<>();
+    private final ScheduledThreadPoolExecutor merges;
     private volatile boolean closed;
 
     HnswIndexes(Tuning tuning) {
         this.tuning = tuning;
+        // one thread: merges are CPU-heavy (a graph insertion per vector), so at most one runs at a time
+        this.merges = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "vectorize-hnsw-merge");
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        });
+        merges.setRemoveOnCancelPolicy(true);
+        merges.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     private synchronized Codec codec() {
@@ -191,6 +213,7 @@ final class HnswIndexes implements AutoCloseable {
         } catch (IOException | IllegalArgumentException e) {
             throw failed(e);
         }
+        scheduleMerge(index);
     }
 
     int delete(String resourceId, Path dir, List<String> ids) throws ResourceException {
@@ -207,7 +230,71 @@ final class HnswIndexes implements AutoCloseable {
             index.writer.deleteDocuments(ids.stream().map(id -> new Term(ID, id)).toArray(Term[]::new));
             index.writer.commit();
             index.searchers.maybeRefreshBlocking();
+            scheduleMerge(index);
             return existed;
+        } catch (IOException e) {
+            throw failed(e);
+        }
+    }
+
+    /** (Re)starts the quiet period after which the index is merged into one segment. */
+    private void scheduleMerge(Index index) {
+        if (tuning.mergeDelayMillis() <= 0 || closed) {
+            return;
+        }
+        synchronized (index) {
+            if (index.merge != null) {
+                index.merge.cancel(false); // a merge already running finishes; the next one follows it
+            }
+            // a merge that rebuilds the graph (the largest segment had deletions) takes minutes at 100,000 vectors;
+            // under a steady stream of updates, waiting four times its length after it keeps merging to a fifth of
+            // one core
+            long delay = TimeUnit.MILLISECONDS.toNanos(tuning.mergeDelayMillis());
+            if (index.lastMergeNanos > 0) {
+                delay = Math.max(delay, index.lastMergeEnd + 4 * index.lastMergeNanos - System.nanoTime());
+            }
+            try {
+                index.merge = merges.schedule(() -> merge(index), delay, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // stopping: the index stays as it is, searchable, and is merged after a later write
+            }
+        }
+    }
+
+    private void merge(Index index) {
+        try {
+            if (closed || segments(index) <= 1) {
+                return;
+            }
+            // waits for the merge, which runs on the writer's merge thread; new writes meanwhile add segments
+            // the next scheduled merge takes in
+            long start = System.nanoTime();
+            index.writer.forceMerge(1);
+            index.writer.commit();
+            index.searchers.maybeRefreshBlocking();
+            synchronized (index) {
+                index.lastMergeEnd = System.nanoTime();
+                index.lastMergeNanos = index.lastMergeEnd - start;
+            }
+        } catch (IOException | RuntimeException e) {
+            // stopped or deprovisioned meanwhile (the writer rolled back, aborting the merge), or the disk failed:
+            // the committed segments stay searchable as they were, and the next write schedules another merge
+        }
+    }
+
+    private static int segments(Index index) throws IOException {
+        IndexSearcher s = index.searchers.acquire();
+        try {
+            return s.getIndexReader().leaves().size();
+        } finally {
+            index.searchers.release(s);
+        }
+    }
+
+    /** How many segments (graphs) a query of the resource's index searches; for tests and the bench. */
+    int segments(String resourceId, Path dir) throws ResourceException {
+        try {
+            return segments(index(resourceId, dir));
         } catch (IOException e) {
             throw failed(e);
         }
@@ -265,6 +352,11 @@ final class HnswIndexes implements AutoCloseable {
         Index index = open.remove(resourceId);
         try {
             if (index != null) {
+                synchronized (index) {
+                    if (index.merge != null) {
+                        index.merge.cancel(false);
+                    }
+                }
                 index.close();
             }
             Path lucene = dir.resolve("lucene");
@@ -284,6 +376,7 @@ final class HnswIndexes implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        merges.shutdown(); // pending merges are dropped; a running one is aborted by the rollback below
         for (String id : List.copyOf(open.keySet())) {
             Index index = open.remove(id);
             if (index != null) {
@@ -293,6 +386,11 @@ final class HnswIndexes implements AutoCloseable {
                     // closing the rest matters more; the files stay consistent at their last commit
                 }
             }
+        }
+        try {
+            merges.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -54,6 +54,9 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
 
         @AttributeDefinition(description = "HNSW query: the graph is searched for topK x this many candidates (ef), the best topK returned")
         int hnswOversample() default 10;
+
+        @AttributeDefinition(description = "HNSW index: after this many milliseconds without a write, its segments are merged into one graph in the background (0: never; Lucene's own merge policy still merges some)")
+        long hnswMergeDelayMillis() default 2000;
     }
 
     static final String FIXED = "dimensions, metric and index are fixed when a vectorize index is created; create a new index to change them";
@@ -67,7 +70,8 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         migrations.apply(context.getBundle());
         this.config = config;
         this.exact = new ExactIndex(new Sql(dataSource));
-        this.hnsw = new HnswIndexes(new HnswIndexes.Tuning(config.hnswMaxConn(), config.hnswBeamWidth(), Math.max(1, config.hnswOversample())));
+        this.hnsw = new HnswIndexes(new HnswIndexes.Tuning(config.hnswMaxConn(), config.hnswBeamWidth(), Math.max(1, config.hnswOversample()),
+                config.hnswMergeDelayMillis()));
     }
 
     @Deactivate
@@ -188,6 +192,11 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
                 : exact.query(ctx.resourceId(), metric, query, topK, f);
         ctx.usage().record("queries", 1);
         return out;
+    }
+
+    /** The segments (graphs) a query of an hnsw resource searches; for tests and the bench. */
+    int hnswSegments(ResourceContext ctx) throws ResourceException {
+        return hnsw.segments(ctx.resourceId(), ctx.dataDirectory());
     }
 
     private static boolean hnsw(ResourceContext ctx) {

@@ -27,7 +27,9 @@ import dev.atrium.resource.api.VectorFacet.Vector;
  * (PostgreSQL), computes the true top-10 of Q random queries by brute force, then prints recall@10 and p50/p99
  * query latency of HNSW at several query-time oversampling factors, and of the exact index.
  * Settings: -Dbench.n (100000) -Dbench.dims (384) -Dbench.queries (200) -Dbench.maxConn -Dbench.beamWidth
- * -Dbench.oversample (a comma list, default 1,2,5,10,20) -Dbench.exactQueries (20; 0 skips the PostgreSQL index).
+ * -Dbench.oversample (a comma list, default 1,2,5,10,20) -Dbench.exactQueries (20; 0 skips the PostgreSQL index)
+ * -Dbench.mergeWaitSeconds (3600: how long to wait for the background merge into one segment; 0 measures the segments
+ * the upserts left, as before).
  */
 class VectorizeBench {
 
@@ -42,6 +44,7 @@ class VectorizeBench {
         int beamWidth = Integer.getInteger("bench.beamWidth", 200);
         int exactQueries = Integer.getInteger("bench.exactQueries", 20);
         int batch = Integer.getInteger("bench.batch", 10_000);
+        long mergeWait = Long.getLong("bench.mergeWaitSeconds", 3600);
         int[] oversample = Arrays.stream(System.getProperty("bench.oversample", "1,2,5,10,20").split(",")).mapToInt(Integer::parseInt).toArray();
         System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d%n",
                 n, dims, queries, K, maxConn, beamWidth);
@@ -94,7 +97,17 @@ class VectorizeBench {
             for (int i = 0; i < n; i += batch) {
                 p.upsert(hnsw, all.subList(i, Math.min(n, i + batch)));
             }
-            System.out.printf("hnsw: loaded %d vectors in upserts of %d (each committed) in %.1f s%n", n, batch, (System.nanoTime() - t0) / 1e9);
+            System.out.printf("hnsw: loaded %d vectors in upserts of %d (each committed) in %.1f s, %d segments%n", n, batch,
+                    (System.nanoTime() - t0) / 1e9, p.hnswSegments(hnsw));
+            if (mergeWait > 0) {
+                // the provider merges the segments into one graph once writes pause (hnswMergeDelayMillis)
+                t0 = System.nanoTime();
+                while (p.hnswSegments(hnsw) > 1 && System.nanoTime() - t0 < mergeWait * 1_000_000_000L) {
+                    Thread.sleep(1000);
+                }
+                System.out.printf("hnsw: background merge to %d segment(s) took %.1f s after the last upsert%n", p.hnswSegments(hnsw),
+                        (System.nanoTime() - t0) / 1e9);
+            }
             p.stop();
             try (var files = Files.list(dir.resolve("hnsw").resolve("lucene"))) {
                 System.out.printf("hnsw: %d segments (merges still running when the provider stopped are aborted)%n",

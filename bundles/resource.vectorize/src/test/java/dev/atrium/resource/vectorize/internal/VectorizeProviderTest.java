@@ -215,6 +215,51 @@ class VectorizeProviderTest {
         second.stop();
     }
 
+    @Test
+    void anHnswIndexIsMergedIntoOneGraphOnceWritesPauseAndAnswersTheSame() throws Exception {
+        VectorizeProvider p = provider(dataSource, Map.of("hnswMergeDelayMillis", 300L));
+        try {
+            TestResourceContext ctx = resource(p, "hnsw", "cosine", 8);
+            Random r = new Random(11);
+            List<Vector> vectors = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                vectors.add(new Vector("v" + i, random(r, 8), Map.of("i", i)));
+            }
+            for (int i = 0; i < 300; i += 100) {
+                p.upsert(ctx, vectors.subList(i, i + 100)); // each write commits a segment
+            }
+            p.delete(ctx, List.of("v0", "v1"));
+            float[] q = random(r, 8);
+            List<String> before = p.query(ctx, q, 5, Map.of()).stream().map(Match::id).toList();
+
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (p.hnswSegments(ctx) > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(1, p.hnswSegments(ctx), "merged into one segment after the writes");
+            assertEquals(before, p.query(ctx, q, 5, Map.of()).stream().map(Match::id).toList());
+            assertEquals(298L, p.connectionInfo(ctx).get("vectors"));
+        } finally {
+            p.stop();
+        }
+    }
+
+    @Test
+    void anHnswIndexKeepsItsSegmentsWhenBackgroundMergingIsOff() throws Exception {
+        VectorizeProvider p = provider(dataSource, Map.of("hnswMergeDelayMillis", 0L));
+        try {
+            TestResourceContext ctx = resource(p, "hnsw", "euclidean", 4);
+            Random r = new Random(12);
+            for (int i = 0; i < 3; i++) {
+                p.upsert(ctx, List.of(new Vector("v" + i, random(r, 4), null)));
+            }
+            Thread.sleep(500);
+            assertEquals(3, p.hnswSegments(ctx));
+        } finally {
+            p.stop();
+        }
+    }
+
     interface Call {
         void run() throws Exception;
     }
