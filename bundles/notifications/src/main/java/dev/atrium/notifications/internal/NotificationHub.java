@@ -40,6 +40,12 @@ import dev.atrium.notifications.internal.NotificationStore.Notification;
 @Component(service = NotificationHub.class)
 public class NotificationHub {
 
+    /**
+     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
+     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
+     */
+    private static final int LISTEN_POLL_MILLIS = 100;
+
     private static final Logger LOG = LoggerFactory.getLogger(NotificationHub.class);
     static final int PAGE = 500;
     static final long HEARTBEAT_MILLIS = 15_000;
@@ -349,7 +355,7 @@ public class NotificationHub {
                 // anything missed while (re)connecting
                 channels.keySet().forEach(p -> fanout.execute(() -> fanOut(p, 0)));
                 while (running) {
-                    PGNotification[] ns = pg.getNotifications(500);
+                    PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
                     if (ns != null) {
                         handle(ns);
                     }

@@ -39,6 +39,12 @@ import dev.atrium.runs.internal.RunStore.Event;
 @Component(service = EventHub.class)
 public class EventHub {
 
+    /**
+     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
+     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
+     */
+    private static final int LISTEN_POLL_MILLIS = 100;
+
     private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
     private static final int LOCK_CLASS = 0x41545231; // "ATR1"
     static final int BACKLOG_PAGE = 500;
@@ -446,7 +452,7 @@ public class EventHub {
                     while (running) {
                         // only a lost connection leaves this loop: dropping it would drop this instance's liveness lock,
                         // and another instance's reaper could then fail runs that are still executing here
-                        PGNotification[] ns = pg.getNotifications(500);
+                        PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
                         if (ns != null) {
                             try {
                                 handle(ns);

@@ -22,6 +22,12 @@ import dev.atrium.kernel.api.Ids;
  */
 final class ChangeFeed implements AutoCloseable {
 
+    /**
+     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
+     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
+     */
+    private static final int LISTEN_POLL_MILLIS = 100;
+
     private static final Logger LOG = LoggerFactory.getLogger(ChangeFeed.class);
     static final String CHANNEL = "atrium_services";
 
@@ -65,7 +71,7 @@ final class ChangeFeed implements AutoCloseable {
                 first = false;
                 try {
                     while (running) {
-                        PGNotification[] ns = pg.getNotifications(1_000);
+                        PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
                         boolean remote = false;
                         for (PGNotification n : ns == null ? new PGNotification[0] : ns) {
                             remote |= !self.equals(n.getParameter());

@@ -43,6 +43,12 @@ import dev.atrium.kernel.api.SchemaMigrations;
 @Designate(ocd = AccessCache.Config.class)
 public class AccessCache {
 
+    /**
+     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
+     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
+     */
+    private static final int LISTEN_POLL_MILLIS = 100;
+
     @ObjectClassDefinition(name = "Atrium access cache")
     public @interface Config {
         @AttributeDefinition(description = "Whether proofs are kept between requests at all")
@@ -93,7 +99,7 @@ public class AccessCache {
     void deactivate() throws InterruptedException {
         running = false;
         listening = false;
-        // the listener sees the flag at its next poll, within a second
+        // the listener sees the flag at its next poll, within 100 ms (a stop or update waits for it)
         listener.interrupt();
         listener.join(5_000);
         entries.clear();
@@ -158,7 +164,7 @@ public class AccessCache {
                 listening = true;
                 try {
                     while (running) {
-                        PGNotification[] ns = pg.getNotifications(1_000);
+                        PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
                         if (ns != null && ns.length > 0) {
                             forgetAll();
                         }
