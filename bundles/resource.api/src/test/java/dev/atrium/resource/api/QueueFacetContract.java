@@ -343,10 +343,15 @@ public abstract class QueueFacetContract {
             Instant end = Instant.now().plusSeconds(240);
             for (int c = 0; c < 4; c++) {
                 consumers.add(pool.submit(() -> {
-                    int idle = 0;
-                    while (acked.size() < total && Instant.now().isBefore(end) && idle < 100) {
+                    // a consumer gives up after 10 s without a message: a backend may take a few seconds to offer
+                    // again a message it handed out that never reached the receive (NATS: its ack wait)
+                    Instant lastMessage = Instant.now();
+                    while (acked.size() < total && Instant.now().isBefore(end)
+                            && Duration.between(lastMessage, Instant.now()).compareTo(Duration.ofSeconds(10)) < 0) {
                         List<QueueMessage> got = queue().receive(r, 10, Duration.ofSeconds(60));
-                        idle = got.isEmpty() ? idle + 1 : 0;
+                        if (!got.isEmpty()) {
+                            lastMessage = Instant.now();
+                        }
                         for (QueueMessage m : got) {
                             deliveries.incrementAndGet();
                             if (queue().ack(r, m.receipt())) {

@@ -18,6 +18,7 @@ public @interface NatsQueueConfig {
     @AttributeDefinition(description = "Prefix of every subject this provider publishes to")
     String subjectPrefix() default "atrium.queue.";
 
-    @AttributeDefinition(description = "How long a message stays hidden when a consumer crashes between taking it and setting its visibility timeout, in seconds")
-    int ackWaitSeconds() default 30;
+    @AttributeDefinition(description = "How long a message stays hidden when it was handed out but never hid itself: a consumer crashed "
+            + "between taking it and setting its visibility timeout, or it was still on its way when the receive ended, in seconds")
+    int ackWaitSeconds() default 5;
 }

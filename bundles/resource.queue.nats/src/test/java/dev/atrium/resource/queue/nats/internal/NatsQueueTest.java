@@ -52,7 +52,7 @@ class NatsQueueTest extends QueueFacetContract {
 
             @Override
             public int ackWaitSeconds() {
-                return 30;
+                return 5;
             }
         };
     }
