@@ -79,7 +79,7 @@ class GitCrashTest {
             git.ok(bare, "fsck", "--strict", "--no-dangling");
         } finally {
             if (server.process.isAlive()) {
-                server.process.destroyForcibly().waitFor();
+                server.killHard(); // the JVM too, not only the atrium script while it is the JVM's parent
             }
             if (restarted != null) {
                 restarted.close();

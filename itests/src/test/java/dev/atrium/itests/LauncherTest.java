@@ -59,7 +59,9 @@ class LauncherTest {
         } finally {
             for (AtriumServer s : started) {
                 if (s.process.isAlive()) {
-                    s.process.destroyForcibly().waitFor();
+                    // the JVM too: while it writes its class-data archive the atrium script is its parent, and killing
+                    // only the script left the JVM running
+                    s.killHard();
                 }
             }
             for (long pid : postgresProcessesUsing(data)) {

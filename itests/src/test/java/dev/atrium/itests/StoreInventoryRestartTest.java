@@ -101,7 +101,7 @@ class StoreInventoryRestartTest {
             assertTrue(peer.verifies(second, key), "signed with the key the actor had before the restart");
         } finally {
             if (server.process.isAlive()) {
-                server.process.destroyForcibly().waitFor();
+                server.killHard(); // the JVM too, not only the atrium script while it is the JVM's parent
             }
             if (restarted != null) {
                 restarted.close();
