@@ -12,6 +12,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 
 /**
@@ -62,6 +64,45 @@ class RuntimeBootTest {
             unservable.unregister();
             health = runtime.awaitHealthy(30_000);
             assertEquals(200, health.statusCode(), health.body());
+
+            // a resource the whiteboard neither serves nor lists as failed (here: one aimed at another whiteboard) is
+            // registered again by readiness once the whiteboard has been quiet for its grace time
+            String reminders = "dev.atrium.reminders.internal.ReminderResource";
+            BundleContext context = runtime.framework.getBundleContext();
+            ServiceReference<?> cmRef = context.getAllServiceReferences("org.osgi.service.cm.ConfigurationAdmin", null)[0];
+            Object cm = context.getService(cmRef);
+            Object config = invoke(cm, "getConfiguration", reminders, "?");
+            invoke(config, "update", new Hashtable<>(Map.of("osgi.jaxrs.whiteboard.target", "(atrium.no.such=whiteboard)")));
+            long first = -1;
+            for (long until = System.currentTimeMillis() + 10_000; System.currentTimeMillis() < until && first < 0; Thread.sleep(50)) {
+                ServiceReference<?>[] refs = context.getAllServiceReferences(null,
+                        "(&(component.name=" + reminders + ")(osgi.jaxrs.whiteboard.target=*))");
+                first = refs == null ? -1 : (Long) refs[0].getProperty("service.id");
+            }
+            assertTrue(first >= 0, "the reminders resource was registered for another whiteboard");
+            long current = first;
+            for (long until = System.currentTimeMillis() + 15_000; System.currentTimeMillis() < until && current == first; Thread.sleep(100)) {
+                degraded = runtime.health();
+                assertEquals(503, degraded.statusCode(), degraded.body());
+                ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(component.name=" + reminders + ")");
+                current = refs == null ? first : (Long) refs[0].getProperty("service.id");
+            }
+            assertTrue(current != first, "readiness registered the unlisted resource again (service " + first + " stayed)");
+            invoke(config, "delete");
+            context.ungetService(cmRef);
+            health = runtime.awaitHealthy(30_000);
+            assertEquals(200, health.statusCode(), health.body());
         }
+    }
+
+    /** Calls a method of a framework-side object by name and argument count (its API is not on this class path). */
+    private static Object invoke(Object target, String name, Object... args) throws Exception {
+        for (java.lang.reflect.Method m : target.getClass().getMethods()) {
+            if (m.getName().equals(name) && m.getParameterCount() == args.length) {
+                m.setAccessible(true);
+                return m.invoke(target, args);
+            }
+        }
+        throw new IllegalStateException(target.getClass() + " has no " + name + "/" + args.length);
     }
 }

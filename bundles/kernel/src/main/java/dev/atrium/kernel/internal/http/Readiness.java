@@ -27,6 +27,10 @@ import org.osgi.service.jaxrs.runtime.JaxrsServiceRuntime;
 import org.osgi.service.jaxrs.runtime.dto.ResourceDTO;
 import org.osgi.service.jaxrs.runtime.dto.RuntimeDTO;
 
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import dev.atrium.kernel.api.ServerReadiness;
 
 /**
@@ -43,7 +47,10 @@ import dev.atrium.kernel.api.ServerReadiness;
 @Component(service = { Readiness.class, ServerReadiness.class })
 public class Readiness implements ServerReadiness {
 
+    private static final Logger LOG = LoggerFactory.getLogger(Readiness.class);
     private static final String ATRIUM = "dev.atrium.";
+    /** How long a resource may stay unlisted by a quiet whiteboard before it is registered again. */
+    private static final long UNLISTED_GRACE_NANOS = 3_000_000_000L;
     /** Aries rebuilds the application after its DTO already lists a resource: wait until it has been quiet this long. */
     private static final long SETTLE_NANOS = 300_000_000L;
     private static final String SETTLING = "the JAX-RS whiteboard is still applying changes";
@@ -85,6 +92,11 @@ public class Readiness implements ServerReadiness {
 
     /** Whether the server has been ready once: until then every resource is new to the probe. */
     private volatile boolean startedOnce;
+
+    private final UnlistedResources unlisted = new UnlistedResources(UNLISTED_GRACE_NANOS);
+    /** How often each component was registered again: a resource the whiteboard ignores every time is left alone. */
+    private final java.util.Map<String, Integer> registeredAgain = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_REGISTER_AGAIN = 3;
 
     /** The whiteboard's change count last seen and when it was first seen. */
     private final AtomicReference<long[]> lastChange = new AtomicReference<>(new long[] { -1, 0 });
@@ -225,6 +237,7 @@ public class Readiness implements ServerReadiness {
             failed.put(f.serviceId, f.failureReason);
         }
         List<String> problems = new ArrayList<>();
+        java.util.Map<Long, ServiceReference<?>> neitherServedNorFailed = new java.util.HashMap<>();
         for (ServiceReference<?> ref : resources) {
             String bsn = ref.getBundle() == null ? null : ref.getBundle().getSymbolicName();
             long id = (Long) ref.getProperty("service.id");
@@ -233,12 +246,52 @@ public class Readiness implements ServerReadiness {
                 Integer reason = failed.get(id);
                 problems.add((name == null ? "service " + id : name) + " is not served by the JAX-RS whiteboard"
                         + (reason == null ? "" : " (" + reason(reason) + ")"));
+                if (reason == null) {
+                    neitherServedNorFailed.put(id, ref);
+                }
             }
+        }
+        for (Long id : unlisted.observe(neitherServedNorFailed.keySet(), System.nanoTime(), lastChange.get()[1])) {
+            registerAgain(neitherServedNorFailed.get(id));
         }
         for (var f : dto.failedExtensionDTOs) {
             problems.add("JAX-RS extension " + f.name + " (service " + f.serviceId + ") failed: " + reason(f.failureReason));
         }
         return problems;
+    }
+
+    /**
+     * Has DS register a resource's component again, so that the whiteboard sees a new registration of it. Done on a
+     * thread of its own: disabling a component sends service events the whiteboard handles in the disabling thread.
+     */
+    private void registerAgain(ServiceReference<?> ref) {
+        Bundle bundle = ref.getBundle();
+        Object name = ref.getProperty("component.name");
+        ComponentDescriptionDTO component = bundle == null || name == null ? null
+                : scr.getComponentDescriptionDTO(bundle, name.toString());
+        if (component == null) {
+            LOG.warn("JAX-RS resource service {} of {} is neither served nor listed as failed by the whiteboard, and is not"
+                    + " a DS component that could be registered again", ref.getProperty("service.id"), bundle);
+            return;
+        }
+        if (registeredAgain.merge(component.name, 1, Integer::sum) > MAX_REGISTER_AGAIN) {
+            return;
+        }
+        LOG.warn("JAX-RS resource {} (service {}) is neither served nor listed as failed by the quiet whiteboard after {} ms;"
+                + " registering it again", name, ref.getProperty("service.id"), UNLISTED_GRACE_NANOS / 1_000_000);
+        Thread kick = new Thread(() -> {
+            try {
+                scr.disableComponent(component).getValue();
+                scr.enableComponent(component).getValue();
+            } catch (Exception e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                LOG.warn("registering {} again failed", name, e);
+            }
+        }, "atrium-readiness-register-again");
+        kick.setDaemon(true);
+        kick.start();
     }
 
     private static String reason(int code) {
