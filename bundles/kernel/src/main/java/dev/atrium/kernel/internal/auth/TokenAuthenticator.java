@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -31,34 +33,47 @@ public class TokenAuthenticator implements Authenticator {
     private final PersonalAccessTokens tokens;
     private final Principals principals;
     private final AccessCache access;
-    private final List<TokenVerifier> verifiers = new CopyOnWriteArrayList<>();
-    private final List<SessionVerifier> sessions = new CopyOnWriteArrayList<>();
+    /*
+     * The verifiers are bound by reference and their objects got only when a secret is verified: a verifier's bundle
+     * (oauth, identity) needs this authenticator itself (optionally), and getting the verifier while binding made DS
+     * create that bundle's component graph inside this one's creation; when the graph was created first, the cycle
+     * closed on a component being created in the same thread and DS failed it ("Unable to get service for reference").
+     */
+    private static final String VERIFIERS = "verifiers";
+    private static final String SESSIONS = "sessions";
+    private final ComponentContext context;
+    private final List<ServiceReference<TokenVerifier>> verifiers = new CopyOnWriteArrayList<>();
+    private final List<ServiceReference<SessionVerifier>> sessions = new CopyOnWriteArrayList<>();
     private static final String BEARER = "bearer ";
 
     @Activate
-    public TokenAuthenticator(@Reference PersonalAccessTokens tokens, @Reference Principals principals, @Reference AccessCache access) {
+    public TokenAuthenticator(ComponentContext context, @Reference PersonalAccessTokens tokens, @Reference Principals principals,
+            @Reference AccessCache access) {
+        this.context = context;
         this.tokens = tokens;
         this.principals = principals;
         this.access = access;
     }
 
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addVerifier(TokenVerifier verifier) {
+    @Reference(name = VERIFIERS, service = TokenVerifier.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC, unbind = "removeVerifier")
+    void addVerifier(ServiceReference<TokenVerifier> verifier) {
         verifiers.add(verifier);
     }
 
-    void removeVerifier(TokenVerifier verifier) {
+    void removeVerifier(ServiceReference<TokenVerifier> verifier) {
         verifiers.remove(verifier);
         // what it proved must not outlive it (its feature disabled, its bundle updated)
         access.forgetAll();
     }
 
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void addSessionVerifier(SessionVerifier verifier) {
+    @Reference(name = SESSIONS, service = SessionVerifier.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC, unbind = "removeSessionVerifier")
+    void addSessionVerifier(ServiceReference<SessionVerifier> verifier) {
         sessions.add(verifier);
     }
 
-    void removeSessionVerifier(SessionVerifier verifier) {
+    void removeSessionVerifier(ServiceReference<SessionVerifier> verifier) {
         sessions.remove(verifier);
         access.forgetAll();
     }
@@ -81,7 +96,11 @@ public class TokenAuthenticator implements Authenticator {
     }
 
     private Proof proveSession(String cookieValue) {
-        for (SessionVerifier verifier : sessions) {
+        for (ServiceReference<SessionVerifier> ref : sessions) {
+            SessionVerifier verifier = context.locateService(SESSIONS, ref);
+            if (verifier == null) {
+                continue; // gone meanwhile
+            }
             SessionVerifier.Session session = verifier.verify(cookieValue);
             if (session != null && session.principalId() != null && activePrincipal(session.principalId())) {
                 return new Proof(Mint.KERNEL.session(session.principalId()), session.csrfToken(), session.expiresAt());
@@ -168,7 +187,11 @@ public class TokenAuthenticator implements Authenticator {
             }
             return null;
         }
-        for (TokenVerifier verifier : verifiers) {
+        for (ServiceReference<TokenVerifier> ref : verifiers) {
+            TokenVerifier verifier = context.locateService(VERIFIERS, ref);
+            if (verifier == null) {
+                continue; // gone meanwhile
+            }
             if (secret.startsWith(verifier.prefix())) {
                 TokenVerifier.Verified verified = verifier.verify(secret);
                 if (verified != null && verified.principalId() != null && verified.authMethod() != null
