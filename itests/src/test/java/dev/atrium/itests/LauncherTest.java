@@ -71,6 +71,74 @@ class LauncherTest {
         }
     }
 
+    @Test
+    void aFreshDataDirectoryStartsFromAPristineClusterTemplate() throws Exception {
+        Path root = Files.createTempDirectory("atrium-templates-");
+        Map<String, String> env = Map.of("ATRIUM_DB_CLUSTER_TEMPLATES", root.toString());
+        List<Path> dirs = new ArrayList<>();
+        List<AtriumServer> started = new ArrayList<>();
+        try {
+            // the first fresh start runs initdb and keeps the cluster as initdb left it, before any Atrium data
+            AtriumServer first = startEmbedded(fresh(dirs), env, started);
+            AtriumServer.User u = first.newUser();
+            assertEquals(201, u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "mine")).status());
+            first.stop();
+            List<Path> templates;
+            try (var listed = Files.list(root)) {
+                templates = listed.toList();
+            }
+            assertEquals(1, templates.size(), "one template, no partial copy left: " + templates);
+            Path template = templates.get(0);
+            assertTrue(Files.exists(template.resolve("PG_VERSION")) && !Files.exists(template.resolve("epg-lock"))
+                    && !Files.exists(template.resolve("postmaster.pid")), "a pristine cluster");
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(template)));
+            assertFalse(first.fullLog().contains("a copy of the cluster template"), first.fullLog());
+
+            // the next fresh start copies it: no initdb, none of the first server's data
+            AtriumServer second = startEmbedded(fresh(dirs), env, started);
+            assertTrue(second.fullLog().contains("a copy of the cluster template"), second.fullLog());
+            AtriumServer.User other = second.newUser();
+            Http.Reply mine = other.http().get("/api/spaces/" + other.defaultSpaceId() + "/memories");
+            assertEquals(200, mine.status(), mine.body());
+            assertFalse(mine.body().contains("\"mine\""), "the copy holds nothing of another server: " + mine.body());
+            second.stop();
+            assertEquals(List.of(), postgresProcessesUsing(dirs.get(1)));
+
+            // a template the server cannot start from is discarded and initdb runs as before
+            Files.writeString(template.resolve("PG_VERSION"), "9\n");
+            AtriumServer third = startEmbedded(fresh(dirs), env, started);
+            assertTrue(third.fullLog().contains("did not start from the cluster template"), third.fullLog());
+            third.newUser();
+            third.stop();
+            assertFalse(Files.exists(template), "the bad template is gone");
+        } finally {
+            for (AtriumServer s : started) {
+                if (s.process.isAlive()) {
+                    s.killHard();
+                }
+            }
+            for (Path d : dirs) {
+                for (long pid : postgresProcessesUsing(d)) {
+                    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+                }
+                AtriumServer.deleteTree(d.toFile());
+            }
+            AtriumServer.deleteTree(root.toFile());
+        }
+    }
+
+    private static Path fresh(List<Path> dirs) throws IOException {
+        Path d = Files.createTempDirectory("atrium-embedded-");
+        dirs.add(d);
+        return d;
+    }
+
+    private static AtriumServer startEmbedded(Path data, Map<String, String> env, List<AtriumServer> started) throws Exception {
+        AtriumServer server = AtriumServer.launch(data, null, env);
+        started.add(server);
+        return server;
+    }
+
     private static AtriumServer startEmbedded(Path data, List<AtriumServer> started) throws Exception {
         AtriumServer server = AtriumServer.launch(data, null);
         started.add(server);

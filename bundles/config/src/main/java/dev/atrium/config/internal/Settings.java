@@ -46,6 +46,7 @@ final class Settings {
         Map<String, List<Setting>> pids = new LinkedHashMap<>();
         pids.put("dev.atrium.database", List.of(
                 Setting.of("url", STRING, property("atrium.db.url"), env("ATRIUM_DB_URL")),
+                Setting.of("clusterTemplates", STRING, env("ATRIUM_DB_CLUSTER_TEMPLATES")),
                 DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.http", List.of(
                 Setting.of("publicBaseUrl", STRING, property("atrium.publicBaseUrl"), env("ATRIUM_PUBLIC_URL"))));

@@ -2,6 +2,7 @@ package dev.atrium.database.internal;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Hashtable;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -10,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.SynchronousBundleListener;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -53,11 +56,47 @@ public class Database {
     private final Thread exitBackstop = new Thread(this::stopOnExit, "atrium-database-exit");
     private final CountDownLatch released = new CountDownLatch(1);
 
+    /** Aries' JAX-RS whiteboard, whose start waits for the database (see {@link #holdWhiteboard}). */
+    static final String WHITEBOARD = "org.apache.aries.jax.rs.whiteboard";
+    /** The longest the whiteboard's start waits for the database: a database that never comes must not hide /healthz. */
+    private static final long WHITEBOARD_WAIT_SECONDS = 20;
+    /** Counted down once the start has registered the DataSource, failed, or been stopped. */
+    private final CountDownLatch settled = new CountDownLatch(1);
+    private final BundleContext context;
+    private final SynchronousBundleListener holdWhiteboard = this::holdWhiteboard;
+
     @Activate
     public Database(BundleContext context, DatabaseConfig config) {
+        this.context = context;
+        context.addBundleListener(holdWhiteboard);
         starter = new Thread(() -> start(context, config), "atrium-database-start");
         starter.start();
         Runtime.getRuntime().addShutdownHook(exitBackstop);
+    }
+
+    /**
+     * Holds the whiteboard bundle's start (the start-level thread, in its STARTING event; the launcher starts it at
+     * a level of its own, after the capabilities) until the database is up. The capabilities register their JAX-RS
+     * resources when the DataSource arrives, and Aries rebuilds the whole CXF application for every resource
+     * registered after it runs: on a fresh data directory, where initdb makes the database late, that was some 60
+     * builds. Registered before it starts, they make one.
+     */
+    private void holdWhiteboard(BundleEvent event) {
+        if (event.getType() != BundleEvent.STARTING || !WHITEBOARD.equals(event.getBundle().getSymbolicName())
+                || settled.getCount() == 0) {
+            return;
+        }
+        long started = System.nanoTime();
+        try {
+            if (!settled.await(WHITEBOARD_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("the JAX-RS whiteboard starts without the database after {} s", WHITEBOARD_WAIT_SECONDS);
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        LOG.debug("the JAX-RS whiteboard waited {} ms for the database", (System.nanoTime() - started) / 1_000_000);
     }
 
     private void stopOnExit() {
@@ -85,7 +124,7 @@ public class Database {
             if (url != null) {
                 target.setURL(url);
             } else {
-                pg = startEmbedded(new File(config.dataDirectory()).getAbsoluteFile());
+                pg = startEmbedded(new File(config.dataDirectory()).getAbsoluteFile(), template(config));
                 target.setServerNames(new String[] { "127.0.0.1" });
                 target.setPortNumbers(new int[] { pg.getPort() });
                 target.setDatabaseName("postgres");
@@ -114,6 +153,7 @@ public class Database {
         } catch (IOException | RuntimeException e) {
             LOG.error("the database could not be started; nothing that needs it will run", e);
         } finally {
+            settled.countDown();
             synchronized (this) {
                 if (stopped) {
                     release();
@@ -124,6 +164,8 @@ public class Database {
 
     @Deactivate
     void deactivate() throws InterruptedException {
+        context.removeBundleListener(holdWhiteboard);
+        settled.countDown();
         synchronized (this) {
             stopped = true;
             release();
@@ -157,21 +199,73 @@ public class Database {
         }
     }
 
-    private static EmbeddedPostgres startEmbedded(File data) throws IOException {
+    private static final String BINARIES = "/postgres-linux-x86_64.txz";
+
+    /** The cluster template for these binaries, or null when templates are off or the binaries cannot be told apart. */
+    private static ClusterTemplate template(DatabaseConfig config) {
+        String where = config.clusterTemplates().trim();
+        if ("off".equalsIgnoreCase(where)) {
+            return null;
+        }
+        long size;
+        try {
+            size = Database.class.getResource(BINARIES).openConnection().getContentLengthLong();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        if (size <= 0) {
+            return null;
+        }
+        Path root = where.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg") : Path.of(where);
+        // the binaries' size names them well enough: a template they cannot start from is discarded anyway
+        return new ClusterTemplate(root.resolve("atrium-cluster-" + size + "-v1"));
+    }
+
+    private static EmbeddedPostgres startEmbedded(File data, ClusterTemplate template) throws IOException {
         File pgData = new File(data, "pg");
         if (!pgData.isDirectory() && !pgData.mkdirs()) {
             throw new IOException("cannot create " + pgData);
         }
         long started = System.nanoTime();
-        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+        boolean fresh = !new File(pgData, "postgresql.conf").exists();
+        boolean copied = fresh && template != null && template.copyTo(pgData.toPath());
+        EmbeddedPostgres pg;
+        try {
+            pg = startServer(pgData, fresh && !copied ? template : null);
+        } catch (IOException | RuntimeException e) {
+            if (!copied) {
+                throw e;
+            }
+            LOG.warn("the embedded PostgreSQL did not start from the cluster template {}; discarding it and running initdb",
+                    template.dir(), e);
+            template.discard();
+            ClusterTemplate.emptyQuietly(pgData.toPath());
+            copied = false;
+            pg = startServer(pgData, null);
+        }
+        LOG.info("embedded PostgreSQL started in {} ms in {}{}", (System.nanoTime() - started) / 1_000_000, pgData,
+                copied ? " (a copy of the cluster template " + template.dir() + ")" : "");
+        return pg;
+    }
+
+    /** Starts the server in {@code pgData}; a cluster initdb makes there is kept in {@code keepAs} before the server runs. */
+    private static EmbeddedPostgres startServer(File pgData, ClusterTemplate keepAs) throws IOException {
+        return EmbeddedPostgres.builder()
                 .setDataDirectory(pgData)
                 .setCleanDataDirectory(false)
                 // stopped by this component, after everything that uses it: the library's own JVM shutdown hook
                 // stopped it on SIGTERM while the framework was still stopping the capabilities using it
                 .setRegisterShutdownHook(false)
-                .setPgBinaryResolver((system, machine) -> Database.class.getResourceAsStream("/postgres-linux-x86_64.txz"))
+                .setPgBinaryResolver((system, machine) -> Database.class.getResourceAsStream(BINARIES))
+                .setDataDirectoryCustomizer(dir -> {
+                    if (keepAs != null) {
+                        try {
+                            keepAs.keep(dir.toPath());
+                        } catch (IOException e) {
+                            LOG.warn("could not keep a cluster template in {}: every fresh start runs initdb", keepAs.dir(), e);
+                        }
+                    }
+                })
                 .start();
-        LOG.info("embedded PostgreSQL started in {} ms in {}", (System.nanoTime() - started) / 1_000_000, pgData);
-        return pg;
     }
 }

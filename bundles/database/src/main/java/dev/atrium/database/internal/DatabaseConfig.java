@@ -20,4 +20,9 @@ public @interface DatabaseConfig {
 
     @AttributeDefinition(description = "Milliseconds a caller waits for a pooled connection")
     long connectionTimeoutMs() default 10_000;
+
+    @AttributeDefinition(description = "Where pristine embedded clusters are kept to be copied instead of running initdb"
+            + " on a fresh data directory (ATRIUM_DB_CLUSTER_TEMPLATES); empty: <java.io.tmpdir>/embedded-pg, beside the"
+            + " embedded binaries; off: always run initdb")
+    String clusterTemplates() default "";
 }
