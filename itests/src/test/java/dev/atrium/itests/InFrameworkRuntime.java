@@ -101,9 +101,18 @@ final class InFrameworkRuntime implements AutoCloseable {
         for (Path b : bundles) {
             installed.add(context.installBundle(b.toUri().toString()));
         }
+        // resolved up front as the launcher does: a feature that is off is then RESOLVED, though never started
+        framework.adapt(org.osgi.framework.wiring.FrameworkWiring.class).resolveBundles(installed);
+        // the start levels the launcher gives them (the database before the capabilities, the whiteboard last)
+        Map<String, Integer> levels = new HashMap<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([\\w.\\-]+);version=\"[^\"]*\";startlevel=(\\d+)")
+                .matcher(launch.getProperty("launch.runbundles.attrs", ""));
+        while (m.find()) {
+            levels.put(m.group(1), Integer.parseInt(m.group(2)));
+        }
         for (Bundle b : installed) {
             if (b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
-                b.adapt(BundleStartLevel.class).setStartLevel(b.getSymbolicName().startsWith("slf4j.") ? 1 : 10);
+                b.adapt(BundleStartLevel.class).setStartLevel(levels.getOrDefault(b.getSymbolicName(), 10));
                 b.start();
             }
         }
