@@ -2,9 +2,12 @@ package dev.atrium.repos.internal;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -13,16 +16,17 @@ import java.util.concurrent.Semaphore;
 import org.eclipse.jgit.lib.MutableObjectId;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.util.sha1.SHA1;
-import org.eclipse.jgit.util.sha1.Sha1CollisionException;
 
 /**
  * SHA-1 collision detection for the objects of one received pack, run beside the parse. The parser hashes with the
  * JDK's SHA-1 through {@link #hasher()}, which hands every byte it hashes to threads of its own (one per processor,
- * each taking whole objects in turn) that run JGit's
- * collision-detecting SHA-1 (git's sha1dc) over the same bytes. Detection then costs the push a second core rather
- * than its wall time (JGit's pure-Java sha1dc is several times slower than the JDK's SHA-1 with the CPU's SHA
- * instructions). The detecting hash of each object must also equal the JDK's: anything else (a bug, bytes changed
- * under the check) refuses the push like an attack, so a fault here can only refuse, never let an attack through.
+ * each taking batches of whole objects in turn) that run {@link DetectingSha1}, git's collision-detecting SHA-1
+ * (sha1dc), over the same bytes. Detection then costs the push other cores rather than its wall time (sha1dc in Java
+ * is several times slower than the JDK's SHA-1 with the CPU's SHA instructions). Objects go over in batches of about
+ * {@value #BATCH_BYTES} bytes, not one by one: a push has hundreds of thousands of small objects, and waking a
+ * worker for each cost the receiving thread about as much as the JDK's hashing. The detecting hash of each object
+ * must also equal the JDK's: anything else (a bug, bytes changed under the check) refuses the push like an attack, so
+ * a fault here can only refuse, never let an attack through.
  */
 final class CollisionCheck {
 
@@ -34,6 +38,14 @@ final class CollisionCheck {
      * differ and the push be refused.
      */
     private static final int SHARE_ABOVE = 64 * 1024;
+    /**
+     * A batch goes to its worker at the start of an object once it holds this many bytes or {@link #BATCH_ITEMS}
+     * items, and the next batch to the next worker; within an object only at {@link #BATCH_LIMIT_BYTES} (a large
+     * object goes over in pieces, all to the same worker) or at the end of the pack.
+     */
+    private static final int BATCH_BYTES = 64 * 1024;
+    private static final int BATCH_ITEMS = 512;
+    private static final int BATCH_LIMIT_BYTES = 1024 * 1024;
 
     private static final Object BEGIN = new Object();
     private static final Object FINISH = new Object();
@@ -47,6 +59,7 @@ final class CollisionCheck {
     private final Semaphore budget = new Semaphore(BUDGET_KIB);
     /** Objects are independent: each goes whole to one worker, in turn, so the check uses every core it can get. */
     private final Worker[] workers;
+    private final List<Tee> hashers = new CopyOnWriteArrayList<>();
     private volatile String problem;
     private volatile boolean abandoned;
 
@@ -82,7 +95,9 @@ final class CollisionCheck {
 
     /** The hasher the pack parser uses in place of its own. */
     SHA1 hasher() {
-        return new Tee();
+        Tee tee = new Tee();
+        hashers.add(tee);
+        return tee;
     }
 
     /**
@@ -91,6 +106,9 @@ final class CollisionCheck {
      * @return what was wrong (an attack, or a check that could not finish), or null when every object passed
      */
     String await() throws InterruptedException {
+        for (Tee tee : hashers) {
+            tee.handOver();
+        }
         for (Worker w : workers) {
             w.queue.add(FINISH);
         }
@@ -108,6 +126,15 @@ final class CollisionCheck {
         }
     }
 
+    /** How many objects each worker checked so far, in the order of the workers. */
+    long[] objectsCheckedPerWorker() {
+        long[] counts = new long[workers.length];
+        for (int i = 0; i < workers.length; i++) {
+            counts[i] = workers[i].objects;
+        }
+        return counts;
+    }
+
     long objectsChecked() {
         long n = 0;
         for (Worker w : workers) {
@@ -116,43 +143,30 @@ final class CollisionCheck {
         return n;
     }
 
-    /** One thread's share: whole objects, in the order they arrive. */
+    /** One thread's share: batches of whole objects, in the order they arrive. */
     private final class Worker implements Runnable {
         private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
         private final CountDownLatch done = new CountDownLatch(1);
-        private long objects;
+        private volatile long objects;
 
         @Override
         public void run() {
             try {
-                SHA1 detecting = SHA1.newInstance().setDetectCollision(true);
+                DetectingSha1 detecting = new DetectingSha1();
                 for (;;) {
-                    Object item = queue.take();
-                    if (item == FINISH) {
+                    Object next = queue.take();
+                    if (next == FINISH) {
                         return;
                     }
-                    if (abandoned || problem != null) {
+                    int permits = 0;
+                    for (Object item : (List<?>) next) {
+                        check(detecting, item);
                         if (item instanceof Chunk c) {
-                            budget.release(c.permits());
-                        }
-                        continue;
-                    }
-                    if (item == BEGIN) {
-                        detecting.reset();
-                    } else if (item instanceof Chunk c) {
-                        detecting.update(c.bytes(), c.offset(), c.length());
-                        budget.release(c.permits());
-                    } else if (item instanceof End e) {
-                        objects++;
-                        try {
-                            if (!Arrays.equals(detecting.digest(), e.id())) {
-                                problem = "the collision-detecting SHA-1 of object " + ObjectId.fromRaw(e.id()).name()
-                                        + " differs from its id";
-                            }
-                        } catch (Sha1CollisionException x) {
-                            problem = "object " + ObjectId.fromRaw(e.id()).name() + " is a SHA-1 collision attack";
+                            permits += c.permits();
                         }
                     }
+                    // once per batch: each release wakes a parse waiting for budget
+                    budget.release(permits);
                 }
             } catch (InterruptedException e) {
                 problem = "the SHA-1 collision check was interrupted";
@@ -165,15 +179,42 @@ final class CollisionCheck {
                 done.countDown();
             }
         }
+
+        private void check(DetectingSha1 detecting, Object item) {
+            if (abandoned || problem != null) {
+                return;
+            }
+            if (item == BEGIN) {
+                detecting.reset();
+            } else if (item instanceof Chunk c) {
+                detecting.update(c.bytes(), c.offset(), c.length());
+            } else if (item instanceof End e) {
+                objects++;
+                byte[] digest = detecting.digest();
+                if (detecting.collisionDetected()) {
+                    problem = "object " + ObjectId.fromRaw(e.id()).name() + " is a SHA-1 collision attack";
+                } else if (!Arrays.equals(digest, e.id())) {
+                    problem = "the collision-detecting SHA-1 of object " + ObjectId.fromRaw(e.id()).name()
+                            + " differs from its id";
+                }
+            }
+        }
     }
 
-    /** The JDK's SHA-1 for the parser, each byte also queued for the detecting hash. */
+    /**
+     * The JDK's SHA-1 for the parser, each byte also queued for the detecting hash. The parser's thread calls it;
+     * {@link #handOver()} may also come from the thread awaiting the check, hence the locking (never contended
+     * during the parse).
+     */
     private final class Tee extends SHA1 {
         private final MessageDigest jdk;
         private final byte[] small = new byte[256];
         private int smallCount;
         private int next;
         private Worker current = workers[0];
+        /** Items not yet handed to {@link #current}; objects stay whole within one worker's queue. */
+        private List<Object> batch = new ArrayList<>();
+        private int batchBytes;
 
         Tee() {
             try {
@@ -222,15 +263,34 @@ final class CollisionCheck {
 
         private void hand(byte[] bytes, int offset, int length) {
             int permits = Math.min(BUDGET_KIB, 1 + length / 1024);
+            // a batch goes over long before it holds much of the budget: this never waits for permits only it would free
             budget.acquireUninterruptibly(permits);
-            current.queue.add(new Chunk(bytes, offset, length, permits));
+            add(new Chunk(bytes, offset, length, permits), length);
+        }
+
+        private synchronized void add(Object item, int bytes) {
+            batch.add(item);
+            batchBytes += bytes;
+            if (batchBytes >= BATCH_LIMIT_BYTES || batch.size() >= 4 * BATCH_ITEMS) {
+                // the same worker goes on with the object in the next batch
+                handOver();
+            }
+        }
+
+        /** Hands what is batched to the current worker. */
+        synchronized void handOver() {
+            if (!batch.isEmpty()) {
+                current.queue.add(batch);
+                batch = new ArrayList<>();
+                batchBytes = 0;
+            }
         }
 
         @Override
         public byte[] digest() {
             flushSmall();
             byte[] id = jdk.digest();
-            current.queue.add(new End(id));
+            add(new End(id), 0);
             return id.clone();
         }
 
@@ -248,10 +308,20 @@ final class CollisionCheck {
         public SHA1 reset() {
             jdk.reset();
             smallCount = 0;
-            current = workers[next];
-            next = (next + 1) % workers.length;
-            current.queue.add(BEGIN);
+            nextObject();
             return this;
+        }
+
+        /** Starts an object, the first of a new batch for the next worker once the batch in hand is big enough. */
+        private synchronized void nextObject() {
+            if (batchBytes >= BATCH_BYTES || batch.size() >= BATCH_ITEMS) {
+                handOver();
+            }
+            if (batch.isEmpty()) {
+                current = workers[next];
+                next = (next + 1) % workers.length;
+            }
+            batch.add(BEGIN);
         }
 
         @Override

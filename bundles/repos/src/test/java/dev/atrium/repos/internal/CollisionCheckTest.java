@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -41,15 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class CollisionCheckTest {
 
-    /** The first 320 bytes of shattered-1.pdf (shattered.io): a prefix and the two near-collision blocks. */
-    private static final byte[] SHATTERED_PREFIX = HexFormat.of().parseHex(
-            "255044462d312e330a25e2e3cfd30a0a0a312030206f626a0a3c3c2f57696474682032203020522f4865696768742033203020522f"
-            + "547970652034203020522f537562747970652035203020522f46696c7465722036203020522f436f6c6f7253706163652037203020"
-            + "522f4c656e6774682038203020522f42697473506572436f6d706f6e656e7420383e3e0a73747265616d0affd8fffe002453484"
-            + "12d3120697320646561642121212121852fec092339759c39b1a1c63c4c97e1fffe017f46dc93a6b67e013b029aaa1db2560b45ca"
-            + "67d688c7f84b8c4c791fe02b3df614f86db1690901c56b45c1530afedfb76038e972722fe7ad728f0e4904e046c230570fe9d41398"
-            + "abe12ef5bc942be33542a4802d98b5d70f2a332ec37fac3514e74ddc0f2cc1a874cd0c78305a21566461309789606bd0bf3f98cda8"
-            + "044629a1");
+    private static final byte[] SHATTERED_PREFIX = DetectingSha1Test.SHATTERED_PREFIX;
 
     private final ExecutorService executor = Executors.newCachedThreadPool();
 
@@ -72,6 +63,47 @@ class CollisionCheckTest {
         String problem = check.await();
         assertNotNull(problem);
         assertTrue(problem.contains("collision attack"), problem);
+    }
+
+    @Test
+    void anAttackAmongThousandsOfSmallObjectsIsStillFound() throws Exception {
+        // objects travel to the workers in batches; the attack in the middle of one must still be checked
+        CollisionCheck check = CollisionCheck.start(executor);
+        SHA1 hasher = check.hasher();
+        Random random = new Random(11);
+        for (int i = 0; i < 5_001; i++) {
+            hasher.reset();
+            if (i == 2_500) {
+                hasher.update(SHATTERED_PREFIX);
+            } else {
+                byte[] data = new byte[random.nextInt(400)];
+                random.nextBytes(data);
+                hasher.update(data);
+            }
+            hasher.digest();
+        }
+        String problem = check.await();
+        assertNotNull(problem);
+        assertTrue(problem.contains("collision attack"), problem);
+    }
+
+    @Test
+    void objectsAreSpreadOverEveryWorker() throws Exception {
+        // the batches take turns among the workers; were they all to go to one, detection would use a single core
+        CollisionCheck check = CollisionCheck.start(executor, 2);
+        SHA1 hasher = check.hasher();
+        Random random = new Random(5);
+        for (int i = 0; i < 4_000; i++) {
+            byte[] data = new byte[100 + random.nextInt(2_000)];
+            random.nextBytes(data);
+            hasher.reset();
+            hasher.update(data);
+            hasher.digest();
+        }
+        assertNull(check.await());
+        long[] perWorker = check.objectsCheckedPerWorker();
+        assertEquals(4_000, perWorker[0] + perWorker[1]);
+        assertTrue(perWorker[0] > 1_000 && perWorker[1] > 1_000, java.util.Arrays.toString(perWorker));
     }
 
     @Test
