@@ -278,19 +278,27 @@ public final class FsBlobStore implements BlobStore {
         int filled = 0;
         Pipeline pipeline = null;
         try {
-            for (int n; (n = content.read(current, filled, current.length - filled)) != -1;) {
+            for (;;) {
+                if (filled == current.length) {
+                    // only once more bytes come: a put of exactly one array starts no thread
+                    if (pipeline == null) {
+                        pipeline = new Pipeline(out, sha);
+                    }
+                    byte[] full = current;
+                    // the pipeline owns it now: were it still ours when swap throws, the finally would pool it twice
+                    current = null;
+                    current = pipeline.swap(full);
+                    filled = 0;
+                }
+                int n = content.read(current, filled, current.length - filled);
+                if (n == -1) {
+                    break;
+                }
                 size += n;
                 if (size > maxBytes) {
                     throw new BlobTooLargeException(maxBytes);
                 }
                 filled += n;
-                if (filled == current.length) {
-                    if (pipeline == null) {
-                        pipeline = new Pipeline(out, sha);
-                    }
-                    current = pipeline.swap(current);
-                    filled = 0;
-                }
             }
             if (pipeline != null) {
                 pipeline.finish();
