@@ -103,6 +103,8 @@ public final class FsBlobStore implements BlobStore {
     private static final int DIRECT_BUFFER = 1024 * 1024;
     /** Enough arrays for each of the three stages (read, hash, write) to hold one while another waits. */
     private static final int DEPTH = 8;
+    /** Direct buffers of a put between its hasher and its writer. */
+    private static final int WRITE_DEPTH = 3;
     /** Direct buffers (one per writing put) and arrays kept for later puts. */
     private static final int POOLED_BUFFERS = 8;
     private static final int POOLED_ARRAYS = 16;
@@ -266,11 +268,12 @@ public final class FsBlobStore implements BlobStore {
 
     /**
      * With O_DIRECT, in three stages on three threads, so that a large put uses both cores of a small machine: the
-     * caller's thread only reads the content into arrays of 1 MiB and counts it; a full array goes to a hasher thread
-     * (SHA-256, about half the CPU of a put), then to a writer thread, which copies it into an aligned direct buffer
-     * and writes that to the disk (DMA, no copy into the page cache); the array then comes back empty. At most
-     * {@link #DEPTH} arrays per put. A put that fits in one array (most) starts no thread: its caller hashes and
-     * writes it. The last, partial array is written padded to the alignment and the file truncated to the real size.
+     * caller's thread only reads the content into arrays of 1 MiB and counts it; a full array goes to a hasher thread,
+     * which hashes it (SHA-256, about half the CPU of a put) and copies it into an aligned direct buffer, and hands the
+     * array back; a writer thread writes the buffer to the disk (DMA, no copy into the page cache). At most
+     * {@link #DEPTH} arrays and {@link #WRITE_DEPTH} buffers per put. A put that fits in one array (most) starts no
+     * thread: its caller hashes and writes it. The last, partial array is written padded to the alignment and the file
+     * truncated to the real size.
      */
     private void writeDirect(InputStream content, long maxBytes, MessageDigest sha, FileChannel out) throws IOException {
         long size = 0;
@@ -371,15 +374,17 @@ public final class FsBlobStore implements BlobStore {
     }
 
     /**
-     * A large put's full arrays, in order, through a hasher thread and then a writer thread of {@link #workers}, each
-     * handed back empty once written. The hasher owns the digest until {@link #finish} returns.
+     * A large put's full arrays, in order, through a hasher thread (hash, copy into a direct buffer, array handed back
+     * empty) and a writer thread (the buffers, in order) of {@link #workers}. The hasher owns the digest until
+     * {@link #finish} returns.
      */
     private final class Pipeline {
         private final FileChannel out;
         private final MessageDigest sha;
         private final BlockingQueue<byte[]> toHash = new ArrayBlockingQueue<>(DEPTH + 1);
-        private final BlockingQueue<byte[]> toWrite = new ArrayBlockingQueue<>(DEPTH + 1);
+        private final BlockingQueue<ByteBuffer> toWrite = new ArrayBlockingQueue<>(WRITE_DEPTH + 1);
         private final BlockingQueue<byte[]> empty = new ArrayBlockingQueue<>(DEPTH);
+        private final BlockingQueue<ByteBuffer> written = new ArrayBlockingQueue<>(WRITE_DEPTH);
         private final Future<?> hashing;
         private final Future<?> writing;
         private volatile IOException failure;
@@ -394,7 +399,14 @@ public final class FsBlobStore implements BlobStore {
             this.writing = workers.submit(this::write);
         }
 
+        /**
+         * Hashes each array and copies it into a direct buffer for the writer, a cache-sized piece at a time (the
+         * copy brings the piece into this core's cache, the hash reads it there); the array goes back at once. The
+         * copy is here rather than in the writer because the other core also runs the request thread and the
+         * client: this one has room.
+         */
         private void hash() {
+            int directs = 0;
             try {
                 for (;;) {
                     byte[] a = toHash.take();
@@ -402,31 +414,42 @@ public final class FsBlobStore implements BlobStore {
                         return;
                     }
                     if (failure == null) {
-                        sha.update(a);
+                        ByteBuffer direct = written.poll();
+                        if (direct == null && directs < WRITE_DEPTH) {
+                            directs++;
+                            direct = buffer();
+                        } else if (direct == null) {
+                            direct = written.take();
+                        }
+                        direct.clear();
+                        for (int off = 0; off < a.length; off += CHUNK) {
+                            int n = Math.min(CHUNK, a.length - off);
+                            direct.put(a, off, n);
+                            sha.update(a, off, n);
+                        }
+                        toWrite.add(direct.flip());
                     }
-                    toWrite.add(a);
+                    empty.add(a);
                 }
             } catch (InterruptedException e) {
                 fail(new InterruptedIOException("the blob store is stopping"));
             } catch (RuntimeException e) {
                 fail(new IOException(e));
             } finally {
-                toWrite.add(END);
+                toWrite.add(END_BUFFER);
             }
         }
 
         private void write() {
-            ByteBuffer direct = buffer();
             long at = 0;
             try {
                 for (;;) {
-                    byte[] a = toWrite.take();
-                    if (a == END) {
+                    ByteBuffer direct = toWrite.take();
+                    if (direct == END_BUFFER) {
                         return;
                     }
                     try {
                         if (failure == null) {
-                            direct.clear().put(a).flip();
                             while (direct.hasRemaining()) {
                                 at += out.write(direct, at);
                             }
@@ -434,13 +457,11 @@ public final class FsBlobStore implements BlobStore {
                     } catch (IOException | RuntimeException e) {
                         fail(e instanceof IOException io ? io : new IOException(e));
                     } finally {
-                        empty.add(a);
+                        written.add(direct);
                     }
                 }
             } catch (InterruptedException e) {
                 fail(new InterruptedIOException("the blob store is stopping"));
-            } finally {
-                release(direct);
             }
         }
 
@@ -508,6 +529,9 @@ public final class FsBlobStore implements BlobStore {
             for (byte[] a; (a = empty.poll()) != null;) {
                 releaseArray(a);
             }
+            for (ByteBuffer b; (b = written.poll()) != null;) {
+                release(b);
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -522,6 +546,7 @@ public final class FsBlobStore implements BlobStore {
     }
 
     private static final byte[] END = new byte[0];
+    private static final ByteBuffer END_BUFFER = ByteBuffer.allocate(0);
 
     /** O_DIRECT ({@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, module jdk.unsupported), or null. */
     private static OpenOption directOption() {
