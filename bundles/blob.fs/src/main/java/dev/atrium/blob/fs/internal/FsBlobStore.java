@@ -105,7 +105,7 @@ public final class FsBlobStore implements BlobStore {
     private static final int DEPTH = 8;
     /** Direct buffers of a put between its hasher and its writer. */
     private static final int WRITE_DEPTH = 3;
-    /** Direct buffers (one per writing put) and arrays kept for later puts. */
+    /** Direct buffers and arrays kept for later puts. */
     private static final int POOLED_BUFFERS = 8;
     private static final int POOLED_ARRAYS = 16;
     /** Bytes of a mapped window of a blob being read. */
