@@ -323,6 +323,79 @@ public abstract class BlobStoreContract {
         assertNothingLeftBehind();
     }
 
+    /** Puts of several MiB (which a store may read, hash and write on threads of its own) fail as small ones do. */
+    @Test
+    void largeStreamsPastTheLimitOrFailingMidwayLeaveNothing() throws Exception {
+        BlobTooLargeException refused = assertThrows(BlobTooLargeException.class,
+                () -> store().put(ns, new Generated(6 * MiB + 3, 21), 6 * MiB));
+        assertEquals(6 * MiB, refused.limit());
+        InputStream failing = new InputStream() {
+            private final InputStream head = new Generated(5 * MiB + MiB / 2, 22);
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = head.read(b, off, len);
+                if (n < 0) {
+                    throw new IOException("the client went away");
+                }
+                return n;
+            }
+        };
+        IOException e = assertThrows(IOException.class, () -> store().put(ns, failing, 10 * MiB));
+        assertFalse(e instanceof BlobTooLargeException, e.toString());
+        assertEquals(List.of(), keys(ns));
+        assertNothingLeftBehind();
+    }
+
+    /** Concurrent puts of several MiB each keep their own bytes: nothing a store reuses between puts is shared. */
+    @Test
+    void concurrentLargePutsKeepEachItsOwnBytes() throws Exception {
+        int writers = 3;
+        int rounds = 3;
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<String>>> puts = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                puts.add(pool.submit(() -> {
+                    start.await();
+                    List<String> mismatches = new ArrayList<>();
+                    for (int r = 0; r < rounds; r++) {
+                        long size = 3 * MiB + 4097L * (writer * rounds + r);
+                        long seed = 100 + writer * rounds + r;
+                        String expected = HexFormat.of().formatHex(digest(new Generated(size, seed)));
+                        Blob blob = store().put(ns, new Generated(size, seed), size);
+                        String read;
+                        try (InputStream in = store().open(blob.key())) {
+                            read = HexFormat.of().formatHex(digest(in));
+                        }
+                        if (!blob.key().equals(ns + "/" + expected) || blob.size() != size || !read.equals(expected)) {
+                            mismatches.add("put " + seed + ": key " + blob.key() + ", size " + blob.size() + ", read back " + read);
+                        }
+                    }
+                    return mismatches;
+                }));
+            }
+            start.countDown();
+            List<String> mismatches = new ArrayList<>();
+            for (Future<List<String>> put : puts) {
+                mismatches.addAll(put.get());
+            }
+            assertEquals(List.of(), mismatches);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(writers * rounds, keys(ns).size());
+        assertNothingLeftBehind();
+    }
+
     @Test
     void a64MiBBlobIsStreamedNotHeldInMemory() throws Exception {
         long size = 64 * MiB;

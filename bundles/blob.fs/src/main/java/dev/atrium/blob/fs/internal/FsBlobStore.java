@@ -99,11 +99,15 @@ public final class FsBlobStore implements BlobStore {
     private static final Pattern FAN = Pattern.compile("[0-9a-f]{2}");
     /** The piece read from the caller's stream, hashed and copied at a time: small enough to stay in the CPU's cache. */
     private static final int CHUNK = 64 * 1024;
-    /** One O_DIRECT write; a put has at most {@link #DEPTH} of them in memory (off-heap). */
+    /** One O_DIRECT write, and the array a put's content is read into; a put has at most {@link #DEPTH} arrays. */
     private static final int DIRECT_BUFFER = 1024 * 1024;
-    private static final int DEPTH = 4;
-    /** Direct buffers kept for later puts. */
-    private static final int POOLED = 16;
+    /** Enough arrays for each of the three stages (read, hash, write) to hold one while another waits. */
+    private static final int DEPTH = 8;
+    /** Direct buffers of a put between its hasher and its writer. */
+    private static final int WRITE_DEPTH = 3;
+    /** Direct buffers and arrays kept for later puts. */
+    private static final int POOLED_BUFFERS = 8;
+    private static final int POOLED_ARRAYS = 16;
     /** Bytes of a mapped window of a blob being read. */
     private static final long WINDOW = 16L * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(FsBlobStore.class);
@@ -114,14 +118,16 @@ public final class FsBlobStore implements BlobStore {
     /** The temp files this store is writing now: never taken for leftovers. */
     private final Set<Path> writing = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService sweeper;
-    /** The threads that write a large put's full buffers while its caller reads and hashes the next ones. */
-    private final ExecutorService writers;
+    /** The threads that hash and write a large put's full arrays while its caller reads the next ones. */
+    private final ExecutorService workers;
     /** O_DIRECT, when this JDK and the temp directory's filesystem take it (null: write through the page cache). */
     private volatile OpenOption direct;
     /** The alignment O_DIRECT needs of buffers, lengths and file positions. */
     private final int alignment;
     private final Queue<ByteBuffer> pool = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pooled = new AtomicInteger();
+    private final Queue<byte[]> arrays = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pooledArrays = new AtomicInteger();
 
     @Activate
     public FsBlobStore(Config config) throws IOException {
@@ -140,8 +146,8 @@ public final class FsBlobStore implements BlobStore {
         Files.createDirectories(temp);
         this.alignment = alignment(temp);
         this.direct = directWrites && alignment > 0 ? directOption() : null;
-        writers = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "atrium-blob-fs-writer");
+        workers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "atrium-blob-fs-put");
             t.setDaemon(true);
             return t;
         });
@@ -164,9 +170,9 @@ public final class FsBlobStore implements BlobStore {
     @Deactivate
     void close() throws InterruptedException {
         sweeper.shutdownNow();
-        writers.shutdownNow();
+        workers.shutdownNow();
         sweeper.awaitTermination(10, TimeUnit.SECONDS);
-        writers.awaitTermination(10, TimeUnit.SECONDS);
+        workers.awaitTermination(10, TimeUnit.SECONDS);
     }
 
     @Override
@@ -261,56 +267,67 @@ public final class FsBlobStore implements BlobStore {
     }
 
     /**
-     * With O_DIRECT: the caller's thread reads 64 KiB at a time, hashes and counts it and copies it into an aligned
-     * direct buffer of 1 MiB; a full buffer goes to a writer thread, which writes it to the disk (DMA from the buffer,
-     * no copy into the page cache) while the next one fills; at most {@link #DEPTH} buffers per put. A put that fits in
-     * one buffer (most) starts no thread. The last, partial buffer is written padded to the alignment and the file is
+     * With O_DIRECT, in three stages on three threads, so that a large put uses both cores of a small machine: the
+     * caller's thread only reads the content into arrays of 1 MiB and counts it; a full array goes to a hasher thread,
+     * which hashes it (SHA-256, about half the CPU of a put) and copies it into an aligned direct buffer, and hands the
+     * array back; a writer thread writes the buffer to the disk (DMA, no copy into the page cache). At most
+     * {@link #DEPTH} arrays and {@link #WRITE_DEPTH} buffers per put. A put that fits in one array (most) starts no
+     * thread: its caller hashes and writes it. The last, partial array is written padded to the alignment and the file
      * truncated to the real size.
      */
     private void writeDirect(InputStream content, long maxBytes, MessageDigest sha, FileChannel out) throws IOException {
-        byte[] chunk = new byte[CHUNK];
         long size = 0;
-        ByteBuffer current = buffer();
-        DirectWriter writer = null;
+        byte[] current = array();
+        int filled = 0;
+        Pipeline pipeline = null;
         try {
-            for (int n; (n = content.read(chunk)) != -1;) {
+            for (;;) {
+                if (filled == current.length) {
+                    // only once more bytes come: a put of exactly one array starts no thread
+                    if (pipeline == null) {
+                        pipeline = new Pipeline(out, sha);
+                    }
+                    byte[] full = current;
+                    // the pipeline owns it now: were it still ours when swap throws, the finally would pool it twice
+                    current = null;
+                    current = pipeline.swap(full);
+                    filled = 0;
+                }
+                int n = content.read(current, filled, current.length - filled);
+                if (n == -1) {
+                    break;
+                }
                 size += n;
                 if (size > maxBytes) {
                     throw new BlobTooLargeException(maxBytes);
                 }
-                sha.update(chunk, 0, n);
-                for (int off = 0; off < n;) {
-                    if (!current.hasRemaining()) {
-                        if (writer == null) {
-                            writer = new DirectWriter(out);
-                        }
-                        current = writer.swap(current);
+                filled += n;
+            }
+            if (pipeline != null) {
+                pipeline.finish();
+            }
+            if (filled > 0) {
+                sha.update(current, 0, filled);
+                ByteBuffer direct = buffer();
+                try {
+                    direct.put(current, 0, filled).flip();
+                    direct.limit((filled + alignment - 1) / alignment * alignment);
+                    long at = size - filled;
+                    while (direct.hasRemaining()) {
+                        at += out.write(direct, at);
                     }
-                    int k = Math.min(current.remaining(), n - off);
-                    current.put(chunk, off, k);
-                    off += k;
+                } finally {
+                    release(direct);
                 }
-            }
-            if (writer != null) {
-                writer.finish();
-            }
-            int tail = current.position();
-            if (tail > 0) {
-                current.flip();
-                current.limit((tail + alignment - 1) / alignment * alignment);
-                long at = size - tail;
-                while (current.hasRemaining()) {
-                    at += out.write(current, at);
-                }
-                if (current.limit() != tail) {
+                if (filled % alignment != 0) {
                     out.truncate(size);
                 }
             }
         } finally {
-            if (writer != null) {
-                writer.stop();
+            if (pipeline != null) {
+                pipeline.stop();
             }
-            release(current);
+            releaseArray(current);
         }
     }
 
@@ -328,69 +345,145 @@ public final class FsBlobStore implements BlobStore {
         if (b == null) {
             return;
         }
-        if (pooled.incrementAndGet() <= POOLED) {
+        if (pooled.incrementAndGet() <= POOLED_BUFFERS) {
             pool.add(b.clear());
         } else {
             pooled.decrementAndGet();
         }
     }
 
-    /** Writes a put's full buffers in order on a thread of {@link #writers} and hands them back empty. */
-    private final class DirectWriter {
+    /** An array of {@link #DIRECT_BUFFER} bytes for a put's content, from the pool when it has one. */
+    private byte[] array() {
+        byte[] a = arrays.poll();
+        if (a != null) {
+            pooledArrays.decrementAndGet();
+            return a;
+        }
+        return new byte[DIRECT_BUFFER];
+    }
+
+    private void releaseArray(byte[] a) {
+        if (a == null || a.length != DIRECT_BUFFER) {
+            return;
+        }
+        if (pooledArrays.incrementAndGet() <= POOLED_ARRAYS) {
+            arrays.add(a);
+        } else {
+            pooledArrays.decrementAndGet();
+        }
+    }
+
+    /**
+     * A large put's full arrays, in order, through a hasher thread (hash, copy into a direct buffer, array handed back
+     * empty) and a writer thread (the buffers, in order) of {@link #workers}. The hasher owns the digest until
+     * {@link #finish} returns.
+     */
+    private final class Pipeline {
         private final FileChannel out;
-        private final BlockingQueue<ByteBuffer> full = new ArrayBlockingQueue<>(DEPTH + 1);
-        private final BlockingQueue<ByteBuffer> empty = new ArrayBlockingQueue<>(DEPTH);
-        private final Future<?> task;
+        private final MessageDigest sha;
+        private final BlockingQueue<byte[]> toHash = new ArrayBlockingQueue<>(DEPTH + 1);
+        private final BlockingQueue<ByteBuffer> toWrite = new ArrayBlockingQueue<>(WRITE_DEPTH + 1);
+        private final BlockingQueue<byte[]> empty = new ArrayBlockingQueue<>(DEPTH);
+        private final BlockingQueue<ByteBuffer> written = new ArrayBlockingQueue<>(WRITE_DEPTH);
+        private final Future<?> hashing;
+        private final Future<?> writing;
         private volatile IOException failure;
-        /** Buffers this put has taken, the one being filled included. */
+        /** Arrays this put has taken, the one being filled included. */
         private int owned = 1;
         private boolean stopped;
 
-        DirectWriter(FileChannel out) {
+        Pipeline(FileChannel out, MessageDigest sha) {
             this.out = out;
-            this.task = writers.submit(this::run);
+            this.sha = sha;
+            this.hashing = workers.submit(this::hash);
+            this.writing = workers.submit(this::write);
         }
 
-        private void run() {
-            long at = 0;
-            for (;;) {
-                ByteBuffer b;
-                try {
-                    b = full.take();
-                } catch (InterruptedException e) {
-                    failure = new InterruptedIOException("the blob store is stopping");
-                    return;
-                }
-                if (b == END) {
-                    return;
-                }
-                try {
-                    if (failure == null) {
-                        while (b.hasRemaining()) {
-                            at += out.write(b, at);
-                        }
+        /**
+         * Hashes each array and copies it into a direct buffer for the writer, a cache-sized piece at a time (the
+         * copy brings the piece into this core's cache, the hash reads it there); the array goes back at once. The
+         * copy is here rather than in the writer because the other core also runs the request thread and the
+         * client: this one has room.
+         */
+        private void hash() {
+            int directs = 0;
+            try {
+                for (;;) {
+                    byte[] a = toHash.take();
+                    if (a == END) {
+                        return;
                     }
-                } catch (IOException | RuntimeException e) {
-                    failure = e instanceof IOException io ? io : new IOException(e);
-                } finally {
-                    empty.add(b.clear());
+                    if (failure == null) {
+                        ByteBuffer direct = written.poll();
+                        if (direct == null && directs < WRITE_DEPTH) {
+                            directs++;
+                            direct = buffer();
+                        } else if (direct == null) {
+                            direct = written.take();
+                        }
+                        direct.clear();
+                        for (int off = 0; off < a.length; off += CHUNK) {
+                            int n = Math.min(CHUNK, a.length - off);
+                            direct.put(a, off, n);
+                            sha.update(a, off, n);
+                        }
+                        toWrite.add(direct.flip());
+                    }
+                    empty.add(a);
                 }
+            } catch (InterruptedException e) {
+                fail(new InterruptedIOException("the blob store is stopping"));
+            } catch (RuntimeException e) {
+                fail(new IOException(e));
+            } finally {
+                toWrite.add(END_BUFFER);
             }
         }
 
-        /** Queues a full buffer for writing; returns an empty one (a new one while fewer than DEPTH are taken). */
-        ByteBuffer swap(ByteBuffer filled) throws IOException {
+        private void write() {
+            long at = 0;
+            try {
+                for (;;) {
+                    ByteBuffer direct = toWrite.take();
+                    if (direct == END_BUFFER) {
+                        return;
+                    }
+                    try {
+                        if (failure == null) {
+                            while (direct.hasRemaining()) {
+                                at += out.write(direct, at);
+                            }
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        fail(e instanceof IOException io ? io : new IOException(e));
+                    } finally {
+                        written.add(direct);
+                    }
+                }
+            } catch (InterruptedException e) {
+                fail(new InterruptedIOException("the blob store is stopping"));
+            }
+        }
+
+        private void fail(IOException e) {
+            if (failure == null) {
+                failure = e;
+            }
+        }
+
+        /** Queues a full array; returns an empty one (a new one while fewer than DEPTH are taken). */
+        byte[] swap(byte[] full) throws IOException {
             check();
             try {
-                full.put(filled.flip());
-                ByteBuffer next = empty.poll();
+                toHash.put(full);
+                byte[] next = empty.poll();
                 if (next == null && owned < DEPTH) {
                     owned++;
-                    return buffer();
+                    return array();
                 }
                 while (next == null) {
                     next = empty.poll(100, TimeUnit.MILLISECONDS);
-                    if (next == null && task.isDone()) {
+                    if (next == null && (hashing.isDone() || writing.isDone())) {
                         check();
                         throw new InterruptedIOException("the blob store is stopping");
                     }
@@ -403,35 +496,40 @@ public final class FsBlobStore implements BlobStore {
             }
         }
 
-        /** Waits until every queued buffer is written; throws what a write threw. */
+        /** Waits until every queued array is hashed and written; throws what a stage threw. */
         void finish() throws IOException {
             stop();
             check();
         }
 
-        /** Ends the writer and waits for it, so that the file is not closed under a write; pools its buffers. */
+        /** Ends both stages and waits for them, so that the file is not closed under a write; pools the arrays. */
         void stop() {
             if (stopped) {
                 return;
             }
             stopped = true;
             boolean interrupted = false;
-            full.add(END);
-            for (;;) {
-                try {
-                    task.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    failure = new IOException(e.getCause());
-                    break;
-                } catch (CancellationException e) {
-                    failure = new InterruptedIOException("the blob store is stopping");
-                    break;
+            toHash.add(END);
+            for (Future<?> stage : List.of(hashing, writing)) {
+                for (;;) {
+                    try {
+                        stage.get();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (ExecutionException e) {
+                        fail(new IOException(e.getCause()));
+                        break;
+                    } catch (CancellationException e) {
+                        fail(new InterruptedIOException("the blob store is stopping"));
+                        break;
+                    }
                 }
             }
-            for (ByteBuffer b; (b = empty.poll()) != null;) {
+            for (byte[] a; (a = empty.poll()) != null;) {
+                releaseArray(a);
+            }
+            for (ByteBuffer b; (b = written.poll()) != null;) {
                 release(b);
             }
             if (interrupted) {
@@ -447,7 +545,8 @@ public final class FsBlobStore implements BlobStore {
         }
     }
 
-    private static final ByteBuffer END = ByteBuffer.allocate(0);
+    private static final byte[] END = new byte[0];
+    private static final ByteBuffer END_BUFFER = ByteBuffer.allocate(0);
 
     /** O_DIRECT ({@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, module jdk.unsupported), or null. */
     private static OpenOption directOption() {
