@@ -39,7 +39,7 @@ final class PushRepository extends FileRepository {
     static FileRepository open(java.io.File gitDir, Executor executor) throws IOException {
         FileRepositoryBuilder options = new FileRepositoryBuilder().setGitDir(gitDir).setMustExist(true);
         options.setup();
-        FileRepository repository = detectionIsJGits() ? new FileRepository(options) : new PushRepository(options, executor);
+        FileRepository repository = collisionDetectionIsOff() ? new FileRepository(options) : new PushRepository(options, executor);
         if (!repository.getObjectDatabase().exists()) {
             repository.close();
             throw new RepositoryNotFoundException(gitDir);
@@ -47,8 +47,11 @@ final class PushRepository extends FileRepository {
         return repository;
     }
 
-    /** Whether JGit's own hasher detects collisions (the default), rather than the operator's fast JDK SHA-1. */
-    static boolean detectionIsJGits() {
+    /**
+     * Whether the operator switched collision detection off ({@code ATRIUM_GIT_SHA1=fast}: JGit hashes with the JDK's
+     * SHA-1); then a push needs no separate check. By default JGit's hasher is its detecting {@code SHA1Java}.
+     */
+    static boolean collisionDetectionIsOff() {
         return !SHA1.newInstance().getClass().getSimpleName().equals("SHA1Java");
     }
 
