@@ -156,31 +156,7 @@ public abstract class BlobStoreContract {
 
     @Test
     void aStreamFailingMidwayLeavesNothing() throws Exception {
-        InputStream failing = new InputStream() {
-            private final InputStream head = new ByteArrayInputStream(random(300_000, 6));
-
-            @Override
-            public int read() throws IOException {
-                int b = head.read();
-                if (b < 0) {
-                    throw new IOException("the client went away");
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = head.read(b, off, len);
-                if (n < 0) {
-                    throw new IOException("the client went away");
-                }
-                return n;
-            }
-        };
-        IOException e = assertThrows(IOException.class, () -> store().put(ns, failing, 10 * MiB));
-        assertFalse(e instanceof BlobTooLargeException, e.toString());
-        assertEquals(List.of(), keys(ns));
-        assertNothingLeftBehind();
+        assertAFailingClientLeavesNothing(new ByteArrayInputStream(random(300_000, 6)));
     }
 
     /** A store that keeps files gives a blob's own, read-only file; one that does not gives none, and never fails for it. */
@@ -329,28 +305,7 @@ public abstract class BlobStoreContract {
         BlobTooLargeException refused = assertThrows(BlobTooLargeException.class,
                 () -> store().put(ns, new Generated(6 * MiB + 3, 21), 6 * MiB));
         assertEquals(6 * MiB, refused.limit());
-        InputStream failing = new InputStream() {
-            private final InputStream head = new Generated(5 * MiB + MiB / 2, 22);
-
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = head.read(b, off, len);
-                if (n < 0) {
-                    throw new IOException("the client went away");
-                }
-                return n;
-            }
-        };
-        IOException e = assertThrows(IOException.class, () -> store().put(ns, failing, 10 * MiB));
-        assertFalse(e instanceof BlobTooLargeException, e.toString());
-        assertEquals(List.of(), keys(ns));
-        assertNothingLeftBehind();
+        assertAFailingClientLeavesNothing(new Generated(5 * MiB + MiB / 2, 22));
     }
 
     /** Concurrent puts of several MiB each keep their own bytes: nothing a store reuses between puts is shared. */
@@ -504,5 +459,32 @@ public abstract class BlobStoreContract {
             remaining -= n;
             return n;
         }
+    }
+
+    /** A put whose client goes away after {@code head}'s bytes fails with an I/O error and leaves nothing behind. */
+    private void assertAFailingClientLeavesNothing(InputStream head) throws Exception {
+        InputStream failing = new InputStream() {
+            @Override
+            public int read() throws IOException {
+                int b = head.read();
+                if (b < 0) {
+                    throw new IOException("the client went away");
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = head.read(b, off, len);
+                if (n < 0) {
+                    throw new IOException("the client went away");
+                }
+                return n;
+            }
+        };
+        IOException e = assertThrows(IOException.class, () -> store().put(ns, failing, 10 * MiB));
+        assertFalse(e instanceof BlobTooLargeException, e.toString());
+        assertEquals(List.of(), keys(ns));
+        assertNothingLeftBehind();
     }
 }
