@@ -60,7 +60,6 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
 
     private final TokenAuthenticator tokens;
     private final OperatorToken operator;
-    private final BusClassLoader busClassLoader = new BusClassLoader();
     private static final java.util.Set<String> SAFE_METHODS = java.util.Set.of("GET", "HEAD", "OPTIONS");
 
     @Context
@@ -77,7 +76,6 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
 
     @Override
     public void filter(ContainerRequestContext request) {
-        busClassLoader.ensure(request);
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
         limitBody(request, annotation(method, type, BodyLimit.class));
