@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -43,11 +45,20 @@ public class Directory implements ResourceDirectory {
     private final SpaceDirectory spaces;
     private final Providers providers;
     private final Runtime runtime;
-    private final List<BindingListener> listeners = new CopyOnWriteArrayList<>();
+    private static final String LISTENERS = "Listener";
+
+    private final ComponentContext context;
+    /**
+     * By reference, got only when a change is told: services' Deployer is a listener and needs this Directory, so
+     * getting it while this component activates is a cycle, and SCR's record of that cycle would keep this revision's
+     * classes reachable after an update.
+     */
+    private final List<ServiceReference<BindingListener>> listeners = new CopyOnWriteArrayList<>();
 
     @Activate
-    public Directory(@Reference ResourceStore store, @Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces,
+    public Directory(ComponentContext context, @Reference ResourceStore store, @Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces,
             @Reference Providers providers, @Reference Runtime runtime) {
+        this.context = context;
         this.store = store;
         this.ownerScope = ownerScope;
         this.spaces = spaces;
@@ -55,20 +66,24 @@ public class Directory implements ResourceDirectory {
         this.runtime = runtime;
     }
 
-    @Reference(service = BindingListener.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+    @Reference(name = LISTENERS, service = BindingListener.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void addListener(BindingListener listener) {
+    void addListener(ServiceReference<BindingListener> listener) {
         listeners.add(listener);
     }
 
-    void removeListener(BindingListener listener) {
+    void removeListener(ServiceReference<BindingListener> listener) {
         listeners.remove(listener);
     }
 
     /** Tells the listeners that the bindings of these services changed. */
     void changed(Collection<String> serviceIds) {
         for (String id : new LinkedHashSet<>(serviceIds)) {
-            for (BindingListener l : listeners) {
+            for (ServiceReference<BindingListener> ref : listeners) {
+                BindingListener l = context.locateService(LISTENERS, ref);
+                if (l == null) {
+                    continue;
+                }
                 try {
                     l.bindingsChanged(id);
                 } catch (RuntimeException e) {
