@@ -35,7 +35,7 @@ import dev.atrium.services.internal.Deployer.Route;
  * Host routing, in front of everything else (a whiteboard filter on {@code /*} ranked above the kernel's envelope): a
  * request whose Host is {@code <slug>.<apps domain>} or a verified custom domain is proxied to the service's running
  * deployment ({@link DeploymentProvider#endpoint}), the canary chosen per request by its share; bodies stream both ways
- * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}). An unknown name under the apps domain is 404 with the spec
+ * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}); a WebSocket upgrade is relayed to the worker's WebSocket ({@link WorkerWebSockets}). An unknown name under the apps domain is 404 with the spec
  * body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding endpoint deployed code
  * calls ({@link InternalBindings}).
  */
@@ -50,6 +50,8 @@ public class HostRouter implements Filter {
     private final Deployer deployer;
     private final InternalBindings bindings;
     private final Upstream upstream;
+    /** Null when Jetty's WebSocket bundles are not in the runtime: then an upgrade to a worker is 501. */
+    private final WorkerWebSockets webSockets;
     private final String apps;
     private final String dotApps;
     private final Map<URI, Target> targets = new ConcurrentHashMap<>();
@@ -59,14 +61,27 @@ public class HostRouter implements Filter {
         this.deployer = deployer;
         this.bindings = bindings;
         this.upstream = new Upstream();
+        this.webSockets = webSockets();
         // the configuration does not change under a component: a new one replaces the Deployer, and so this one
         this.apps = deployer.config().appsDomain().toLowerCase(Locale.ROOT);
         this.dotApps = "." + apps;
     }
 
+    private static WorkerWebSockets webSockets() {
+        try {
+            return new WorkerWebSockets();
+        } catch (LinkageError missing) {
+            LOG.info("services: WebSockets to services are off; Jetty's WebSocket bundles are not in the runtime: {}", missing.toString());
+            return null;
+        }
+    }
+
     @Deactivate
     void deactivate() {
         upstream.close();
+        if (webSockets != null) {
+            webSockets.close();
+        }
     }
 
     @Override
@@ -107,7 +122,7 @@ public class HostRouter implements Filter {
                 return;
             }
         }
-        proxy(route, request, response);
+        proxy(route, request, response, req, res);
     }
 
     /** Not a service's host: the internal binding endpoint, or the API as before. A service's own paths are all its own. */
@@ -137,7 +152,8 @@ public class HostRouter implements Filter {
         return h;
     }
 
-    private void proxy(Route route, HttpServletRequest request, HttpServletResponse response) throws IOException {
+    private void proxy(Route route, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest, ServletResponse rawResponse)
+            throws IOException {
         boolean canary = route.canaryRuntimeId() != null && Canary.pick(route.canaryPercent(), ThreadLocalRandom.current());
         String runtimeId = canary ? route.canaryRuntimeId() : route.runtimeId();
         String providerName = canary ? route.canaryProvider() : route.provider();
@@ -154,6 +170,10 @@ public class HostRouter implements Filter {
         String remote = request.getRemoteAddr();
         Upstream.Forwarded fwd = new Upstream.Forwarded(forwarded == null ? remote : forwarded + ", " + remote, request.isSecure() ? "https" : "http",
                 request.getHeader("Host"), Deployer.SECRET_HEADER);
+        if (WorkerWebSockets.isUpgrade(request)) {
+            webSocket(endpoint.get(), path, request, response, rawRequest, rawResponse, fwd);
+            return;
+        }
         try {
             upstream.exchange(t.address(), path, request, response, fwd);
         } catch (Upstream.NoAnswer failure) {
@@ -165,6 +185,31 @@ public class HostRouter implements Filter {
         } catch (IOException failure) {
             // the client went away, or the deployment broke off mid-answer: nothing more can be said on this response
             LOG.debug("services: a proxied exchange of {} ended early: {}", route.serviceId(), failure.toString());
+        }
+    }
+
+    /** An upgrade to a WebSocket: relayed to the worker's WebSocket at the same path ({@link WorkerWebSockets}). */
+    private void webSocket(URI endpoint, String path, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest,
+            ServletResponse rawResponse, Upstream.Forwarded fwd) throws IOException {
+        if (webSockets == null) {
+            error(response, 501, "NOT_IMPLEMENTED", "WebSockets are not available on this server");
+            return;
+        }
+        URI target;
+        try {
+            target = URI.create("ws://" + endpoint.getRawAuthority() + path);
+        } catch (IllegalArgumentException e) {
+            error(response, 400, "BAD_REQUEST", "the request's path is not a valid URI");
+            return;
+        }
+        try {
+            webSockets.relay(target, request, response, rawRequest, rawResponse, fwd);
+        } catch (IOException | RuntimeException failure) {
+            LOG.debug("services: a WebSocket upgrade to {} failed: {}", target, failure.toString());
+            if (!response.isCommitted()) {
+                response.reset();
+                error(response, 502, "BAD_GATEWAY", "the service's deployment did not take the WebSocket");
+            }
         }
     }
 

@@ -1,0 +1,286 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.itests.AtriumServer.User;
+
+/**
+ * WebSockets through Atrium's Host routing to a real worker in workerd (issue 20): the client's upgrade is relayed to
+ * the worker's {@code WebSocketPair}, messages of every kind pass both ways, closes with their codes, the worker's
+ * choice of subprotocol and its refusals reach the client, and nothing is left behind when clients or the deployment
+ * go away. Skipped (aborted) without the workerd deployment provider, as {@link ServicesWorkerdTest}.
+ */
+@ExtendWith(AtriumServer.Extension.class)
+class WorkerWebSocketsTest {
+
+    static final String ECHO = """
+            const closes = [];
+            export default {
+              async fetch(request) {
+                const url = new URL(request.url);
+                if (url.pathname === "/closes") return Response.json(closes);
+                if (request.headers.get("Upgrade") !== "websocket") return new Response("a WebSocket lives here", { status: 426 });
+                if (url.pathname === "/refuse") return new Response(JSON.stringify({ refused: true }), { status: 403, headers: { "content-type": "application/json", "x-why": "not-you" } });
+                const offered = (request.headers.get("Sec-WebSocket-Protocol") ?? "").split(",").map(s => s.trim()).filter(Boolean);
+                const [client, server] = Object.values(new WebSocketPair());
+                server.binaryType = "arraybuffer"; // this compatibility date's default is Blob
+                server.accept();
+                server.addEventListener("message", e => {
+                  if (e.data === "close-me") { server.close(4001, "asked to"); return; }
+                  if (e.data === "about") { server.send(JSON.stringify({ host: request.headers.get("x-forwarded-host"), path: url.pathname + url.search, offered, cookie: request.headers.get("cookie") })); return; }
+                  server.send(e.data);
+                });
+                server.addEventListener("close", e => {
+                  closes.push(e.code + " " + e.reason);
+                  try { server.close(e.code, e.reason); } catch (ignored) {}
+                });
+                const headers = offered.includes("echo.v2") ? { "Sec-WebSocket-Protocol": "echo.v2" } : {};
+                return new Response(null, { status: 101, webSocket: client, headers });
+              }
+            };
+            """;
+
+    private AtriumServer server;
+
+    @BeforeEach
+    void needsWorkerd(AtriumServer server) throws Exception {
+        this.server = server;
+        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+    }
+
+    record Svc(String id, String host) {
+    }
+
+    private Svc echoService(User u, String name) {
+        String id = ServicesTest.createService(u, ServicesTest.unique(name));
+        String slug = u.http().get("/api/services/" + id).get("service").get("slug").asText();
+        Http.Reply r = u.http().post("/api/services/" + id + "/deployments",
+                Map.of("bundle", Base64.getEncoder().encodeToString(ECHO.getBytes(StandardCharsets.UTF_8))));
+        assertEquals(201, r.status(), r.body());
+        return new Svc(id, slug + ".apps.localhost");
+    }
+
+    private WsClient open(Svc s, String path) throws Exception {
+        WsClient.Handshake h = WsClient.connect(server.port, s.host(), path, Map.of());
+        assertEquals(101, h.status(), new String(h.body(), StandardCharsets.UTF_8));
+        return h.client();
+    }
+
+    @Test
+    void textBinaryLargeMessagesAndPingsPassBothWaysWithTheWorkersSubprotocol() throws Exception {
+        User u = server.newUser();
+        Svc s = echoService(u, "ws-echo");
+        WsClient.Handshake h = WsClient.connect(server.port, s.host(), "/room/7?x=1",
+                Map.of("Sec-WebSocket-Protocol", "chat.v1, echo.v2", "Cookie", "session=abc"));
+        assertEquals(101, h.status(), new String(h.body(), StandardCharsets.UTF_8));
+        assertEquals("echo.v2", h.headers().get("sec-websocket-protocol"), "the worker's choice of the offered subprotocols");
+        try (WsClient ws = h.client()) {
+            ws.sendText("about");
+            JsonNode about = Http.JSON.readTree(ws.read().text());
+            assertEquals(s.host(), about.get("host").asText());
+            assertEquals("/room/7?x=1", about.get("path").asText());
+            assertEquals("[\"chat.v1\",\"echo.v2\"]", about.get("offered").toString());
+            assertEquals("session=abc", about.get("cookie").asText());
+
+            ws.sendText("héllo ✓");
+            WsClient.Message text = ws.read();
+            assertEquals(WsClient.TEXT, text.opcode());
+            assertEquals("héllo ✓", text.text());
+
+            byte[] small = { 0, 1, 2, (byte) 0xff };
+            ws.sendBinary(small);
+            WsClient.Message bin = ws.read();
+            assertEquals(WsClient.BINARY, bin.opcode(), () -> bin.text());
+            assertArrayEquals(small, bin.payload());
+
+            // beyond Jetty's 64 KiB frame size and the relay's fragments: one message each way, whole
+            byte[] big = new byte[300 * 1024];
+            new Random(11).nextBytes(big);
+            ws.sendBinary(big);
+            WsClient.Message bigBack = ws.read();
+            assertEquals(WsClient.BINARY, bigBack.opcode());
+            assertArrayEquals(big, bigBack.payload());
+            String bigText = "ü".repeat(100_000) + "end";
+            ws.sendText(bigText);
+            WsClient.Message bigTextBack = ws.read();
+            assertEquals(WsClient.TEXT, bigTextBack.opcode());
+            assertEquals(bigText, bigTextBack.text());
+
+            // a message sent in fragments arrives as one
+            ws.frame(WsClient.TEXT, "frag".getBytes(StandardCharsets.UTF_8), false);
+            ws.frame(0, "mented".getBytes(StandardCharsets.UTF_8), true);
+            assertEquals("fragmented", ws.read().text());
+
+            // the client's ping reaches the worker's runtime, whose pong comes back
+            ws.ping("are-you-there".getBytes(StandardCharsets.UTF_8));
+            WsClient.Message pong = ws.read();
+            assertEquals(WsClient.PONG, pong.opcode());
+            assertEquals("are-you-there", pong.text());
+
+            // many messages in a row, in order
+            for (int i = 0; i < 200; i++) {
+                ws.sendText("m" + i);
+            }
+            for (int i = 0; i < 200; i++) {
+                assertEquals("m" + i, ws.read().text());
+            }
+            ws.close(1000, "done");
+            WsClient.Message close = ws.read();
+            assertEquals(WsClient.CLOSE, close.opcode());
+            assertEquals(1000, close.closeCode());
+        }
+    }
+
+    @Test
+    void closesPassWithTheirCodesBothWays() throws Exception {
+        User u = server.newUser();
+        Svc s = echoService(u, "ws-close");
+        // the worker closes: the client gets its code and reason
+        try (WsClient ws = open(s, "/")) {
+            ws.sendText("close-me");
+            WsClient.Message close = ws.read();
+            assertEquals(WsClient.CLOSE, close.opcode());
+            assertEquals(4001, close.closeCode());
+            assertEquals("asked to", close.closeReason());
+            ws.close(4001, "");
+            assertTrue(ws.endsAfterClose(), "the connection ends after the close handshake");
+        }
+        // the client closes: the worker sees its code and reason, and answers it
+        try (WsClient ws = open(s, "/")) {
+            ws.sendText("x");
+            assertEquals("x", ws.read().text());
+            ws.close(4002, "client leaves");
+            WsClient.Message close = ws.read();
+            assertEquals(WsClient.CLOSE, close.opcode());
+            assertEquals(4002, close.closeCode());
+        }
+        JsonNode closes = null;
+        for (int i = 0; i < 50; i++) {
+            closes = Http.JSON.readTree(HostHttp.text(HostHttp.get(server.port, s.host(), "/closes")));
+            if (closes.toString().contains("4002 client leaves")) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        assertTrue(closes.toString().contains("4002 client leaves"), closes.toString());
+    }
+
+    @Test
+    void aRefusalReachesTheClientAsTheWorkersAnswerAndUnknownHostsStay404() throws Exception {
+        User u = server.newUser();
+        Svc s = echoService(u, "ws-refuse");
+        WsClient.Handshake refused = WsClient.connect(server.port, s.host(), "/refuse", Map.of());
+        assertEquals(403, refused.status());
+        assertNull(refused.client());
+        assertEquals("not-you", refused.headers().get("x-why"));
+        assertEquals("{\"refused\":true}", new String(refused.body(), StandardCharsets.UTF_8));
+
+        WsClient.Handshake unknown = WsClient.connect(server.port, "no-such-service-ws.apps.localhost", "/", Map.of());
+        assertEquals(404, unknown.status());
+        JsonNode error = Http.JSON.readTree(unknown.body()).get("error");
+        assertEquals("NOT_FOUND", error.get("code").asText());
+        assertTrue(error.get("message").asText().contains("no-such-service-ws"), error.toString());
+
+        // plain requests to the same host are proxied as before
+        RawHttp.Response plain = HostHttp.get(server.port, s.host(), "/");
+        assertEquals(426, plain.status());
+    }
+
+    @Test
+    void closedClientsAndAStoppedDeploymentLeaveNoThreadsBehind() throws Exception {
+        User u = server.newUser();
+        Svc s = echoService(u, "ws-leak");
+        // warm: the pools exist before the baseline is taken
+        for (int i = 0; i < 3; i++) {
+            try (WsClient ws = open(s, "/")) {
+                ws.sendText("warm");
+                assertEquals("warm", ws.read().text());
+                ws.close(1000, "");
+                ws.read();
+            }
+        }
+        Thread.sleep(1000);
+        int baseline = threads();
+        for (int round = 0; round < 3; round++) {
+            List<WsClient> clients = new ArrayList<>();
+            for (int i = 0; i < 25; i++) {
+                WsClient ws = open(s, "/");
+                ws.sendText("r" + round + "c" + i);
+                clients.add(ws);
+            }
+            for (int i = 0; i < clients.size(); i++) {
+                assertEquals("r" + round + "c" + i, clients.get(i).read().text());
+            }
+            // some close properly, the others just drop their connections
+            for (int i = 0; i < clients.size(); i++) {
+                WsClient ws = clients.get(i);
+                if (i % 2 == 0) {
+                    ws.close(1000, "");
+                    assertEquals(WsClient.CLOSE, ws.read().opcode());
+                }
+                ws.close();
+            }
+        }
+        int afterClients = settledThreads(baseline + 3);
+        assertTrue(afterClients <= baseline + 3, "threads " + baseline + " before 75 WebSockets, " + afterClients + " after they closed");
+
+        // the deployment goes away under open WebSockets: every client is closed, none hangs
+        List<WsClient> open = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            WsClient ws = open(s, "/");
+            ws.sendText("before");
+            assertEquals("before", ws.read().text());
+            open.add(ws);
+        }
+        assertEquals(200, u.http().delete("/api/services/" + s.id()).status());
+        for (WsClient ws : open) {
+            try (ws) {
+                WsClient.Message last = ws.read();
+                assertEquals(WsClient.CLOSE, last.opcode(), "a client is closed when its worker goes away");
+                // workerd closes its WebSockets as it stops (1000 or no code), or its connection drops (1001)
+                assertTrue(last.closeCode() == 1000 || last.closeCode() == 1001, last.closeCode() + " " + last.closeReason());
+            }
+        }
+        int afterDeployment = settledThreads(baseline + 3);
+        assertTrue(afterDeployment <= baseline + 3, "threads " + baseline + " before, " + afterDeployment + " after the deployment went away");
+        assertEquals(404, WsClient.connect(server.port, s.host(), "/", Map.of()).status());
+    }
+
+    /** The server JVM's thread count once it is at most {@code target}, or what it is after 20 s. */
+    private int settledThreads(int target) throws Exception {
+        int n = threads();
+        for (int i = 0; i < 100 && n > target; i++) {
+            Thread.sleep(200);
+            n = threads();
+        }
+        return n;
+    }
+
+    private int threads() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/" + server.process.pid() + "/status"))) {
+            if (line.startsWith("Threads:")) {
+                return Integer.parseInt(line.substring(8).trim());
+            }
+        }
+        throw new IllegalStateException("no thread count for the server");
+    }
+}
