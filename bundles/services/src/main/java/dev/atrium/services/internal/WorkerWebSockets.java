@@ -175,6 +175,12 @@ public final class WorkerWebSockets implements AutoCloseable {
         }
         relay.worker = worker;
         String chosen = worker.getSubprotocol();
+        // counted from here: a client that goes away before its WebSocket opens still has its worker's closed on stop
+        open.add(relay);
+        if (closed) {
+            relay.shutDown();
+            return;
+        }
 
         // Jetty upgrades the container's own exchange: the 101 goes out on it
         jakarta.servlet.http.HttpServletRequest jreq = (jakarta.servlet.http.HttpServletRequest)
@@ -190,11 +196,11 @@ public final class WorkerWebSockets implements AutoCloseable {
                 return relay;
             }, jreq, jres);
         } catch (IOException | RuntimeException e) {
-            worker.abort();
+            relay.shutDown();
             throw e;
         }
         if (!upgraded) {
-            worker.abort();
+            relay.shutDown();
             if (!response.isCommitted()) {
                 HostRouter.error(response, 400, "BAD_REQUEST", "not a valid WebSocket handshake");
             }
@@ -234,10 +240,24 @@ public final class WorkerWebSockets implements AutoCloseable {
             }
         });
         Object body = answer.body();
-        // the JDK's client reads a refusal's body as UTF-8 text
-        byte[] bytes = body == null ? new byte[0] : body.toString().getBytes(StandardCharsets.UTF_8);
+        // the JDK's client read the refusal's body as text, in the charset its Content-Type names (else UTF-8)
+        byte[] bytes = body == null ? new byte[0] : body.toString().getBytes(charset(headers.firstValue("content-type").orElse("")));
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);
+    }
+
+    private static java.nio.charset.Charset charset(String contentType) {
+        for (String param : contentType.split(";")) {
+            String p = param.trim();
+            if (p.regionMatches(true, 0, "charset=", 0, 8)) {
+                try {
+                    return java.nio.charset.Charset.forName(p.substring(8).replace("\"", "").trim());
+                } catch (IllegalArgumentException unknown) {
+                    break;
+                }
+            }
+        }
+        return StandardCharsets.UTF_8;
     }
 
     private static ServletRequest unwrap(ServletRequest req) {
@@ -276,8 +296,10 @@ public final class WorkerWebSockets implements AutoCloseable {
         volatile WebSocket worker;
         private volatile Session client;
         private final AtomicBoolean finished = new AtomicBoolean();
-        /** The worker's connection failed before the client's WebSocket was open. */
+        /** The worker closed, or its connection failed, maybe before the client's WebSocket was open: with this code. */
         private volatile boolean workerGone;
+        private volatile int workerCode = 1001;
+        private volatile String workerReason = "the service's deployment went away";
         final WebSocket.Listener fromWorker = new FromWorker();
 
         Relay(URI target) {
@@ -290,13 +312,12 @@ public final class WorkerWebSockets implements AutoCloseable {
             session.setIdleTimeout(IDLE);
             session.setMaxTextMessageSize(MAX_MESSAGE);
             session.setMaxBinaryMessageSize(MAX_MESSAGE);
-            open.add(this);
-            if (closed) {
+            if (closed || finished.get()) {
                 shutDown();
                 return;
             }
             if (workerGone) {
-                session.close(1001, "the service's deployment went away", Callback.NOOP);
+                session.close(workerCode, workerReason, Callback.NOOP);
                 return;
             }
             session.demand();
@@ -448,6 +469,13 @@ public final class WorkerWebSockets implements AutoCloseable {
             @Override
             public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
                 // the worker closed: the client gets its code and reason; the JDK answers the worker's close after this
+                if (statusCode != 1005 && statusCode != 1006 && statusCode != 1015) {
+                    workerCode = statusCode;
+                    workerReason = reason;
+                } else {
+                    workerCode = 1000;
+                    workerReason = null;
+                }
                 workerGone = true;
                 Session s = client;
                 if (s == null || !s.isOpen()) {
@@ -456,11 +484,7 @@ public final class WorkerWebSockets implements AutoCloseable {
                 }
                 CompletableFuture<Void> closedToClient = new CompletableFuture<>();
                 Callback done = Callback.from(() -> closedToClient.complete(null), failure -> closedToClient.complete(null));
-                if (statusCode == 1005 || statusCode == 1006 || statusCode == 1015) {
-                    s.close(1000, null, done);
-                } else {
-                    s.close(statusCode, reason, done);
-                }
+                s.close(workerCode, workerReason, done);
                 return closedToClient;
             }
 
