@@ -39,6 +39,7 @@ class WorkerWebSocketsTest {
                 const url = new URL(request.url);
                 if (url.pathname === "/closes") return Response.json(closes);
                 if (request.headers.get("Upgrade") !== "websocket") return new Response("a WebSocket lives here", { status: 426 });
+                if (url.pathname === "/refuse-big") return new Response("x".repeat(2 << 20), { status: 400 });
                 if (url.pathname === "/refuse") return new Response(JSON.stringify({ refused: true }), { status: 403, headers: { "content-type": "application/json", "x-why": "not-you" } });
                 const offered = (request.headers.get("Sec-WebSocket-Protocol") ?? "").split(",").map(s => s.trim()).filter(Boolean);
                 const [client, server] = Object.values(new WebSocketPair());
@@ -46,7 +47,7 @@ class WorkerWebSocketsTest {
                 server.accept();
                 server.addEventListener("message", e => {
                   if (e.data === "close-me") { server.close(4001, "asked to"); return; }
-                  if (e.data === "about") { server.send(JSON.stringify({ host: request.headers.get("x-forwarded-host"), path: url.pathname + url.search, offered, cookie: request.headers.get("cookie") })); return; }
+                  if (e.data === "about") { server.send(JSON.stringify({ host: request.headers.get("host"), forwardedHost: request.headers.get("x-forwarded-host"), urlHost: url.host, path: url.pathname + url.search, offered, cookie: request.headers.get("cookie") })); return; }
                   server.send(e.data);
                 });
                 server.addEventListener("close", e => {
@@ -96,7 +97,9 @@ class WorkerWebSocketsTest {
         try (WsClient ws = h.client()) {
             ws.sendText("about");
             JsonNode about = Http.JSON.readTree(ws.read().text());
-            assertEquals(s.host(), about.get("host").asText());
+            assertEquals(s.host(), about.get("host").asText(), "the worker sees the client's Host, as on plain requests");
+            assertEquals(s.host(), about.get("urlHost").asText());
+            assertEquals(s.host(), about.get("forwardedHost").asText());
             assertEquals("/room/7?x=1", about.get("path").asText());
             assertEquals("[\"chat.v1\",\"echo.v2\"]", about.get("offered").toString());
             assertEquals("session=abc", about.get("cookie").asText());
@@ -193,6 +196,11 @@ class WorkerWebSocketsTest {
         assertNull(refused.client());
         assertEquals("not-you", refused.headers().get("x-why"));
         assertEquals("{\"refused\":true}", new String(refused.body(), StandardCharsets.UTF_8));
+
+        // a refusal too large to hold is not passed on
+        WsClient.Handshake big = WsClient.connect(server.port, s.host(), "/refuse-big", Map.of());
+        assertEquals(502, big.status());
+        assertEquals("BAD_GATEWAY", Http.JSON.readTree(big.body()).path("error").path("code").asText());
 
         WsClient.Handshake unknown = WsClient.connect(server.port, "no-such-service-ws.apps.localhost", "/", Map.of());
         assertEquals(404, unknown.status());

@@ -73,6 +73,9 @@ public class HostRouter implements Filter {
         } catch (LinkageError missing) {
             LOG.info("services: WebSockets to services are off; Jetty's WebSocket bundles are not in the runtime: {}", missing.toString());
             return null;
+        } catch (Exception failed) {
+            LOG.warn("services: WebSockets to services are off; the WebSocket client did not start", failed);
+            return null;
         }
     }
 

@@ -1,11 +1,8 @@
 package dev.atrium.services.internal;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpHeaders;
-import java.net.http.WebSocket;
-import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,37 +12,49 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServerContainer;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.common.WebSocketSession;
+import org.eclipse.jetty.websocket.core.CloseStatus;
+import org.eclipse.jetty.websocket.core.CoreSession;
+import org.eclipse.jetty.websocket.core.Frame;
+import org.eclipse.jetty.websocket.core.FrameHandler;
+import org.eclipse.jetty.websocket.core.OpCode;
+import org.eclipse.jetty.websocket.core.WebSocketComponents;
+import org.eclipse.jetty.websocket.core.client.CoreClientUpgradeRequest;
+import org.eclipse.jetty.websocket.core.client.UpgradeListener;
+import org.eclipse.jetty.websocket.core.client.WebSocketCoreClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * WebSockets to a service's deployment through Host routing: the client's WebSocket ends in Jetty's server container
- * and a second one, the JDK's client, goes to the worker; every message is relayed as it comes, fragment by fragment
- * (text, binary, ping and pong, close with its code and reason). The handshake to the worker is made first, with the
- * client's subprotocols: the worker's choice is the one the client gets, and a worker that refuses (any answer but 101)
- * refuses the client with that answer. Neither direction buffers: a frame is read from one side only once the previous
- * one was written to the other (Jetty's {@code demand()}, the JDK's {@code request(1)}), so a slow reader slows its
- * sender through TCP, never the heap. The JDK client's callbacks run on a small pool of this object's own; nothing
- * blocks on them. Public, as its {@link Relay} is: Jetty builds method handles for the endpoint's callbacks.
+ * and a second one, Jetty's core WebSocket client, goes to the worker; every frame is relayed as it comes (text and
+ * binary fragments, ping and pong, close with its code and reason). The handshake to the worker is made first, with
+ * the client's Host, headers and subprotocols: the worker's choice of subprotocol (and the cookies of its 101) is what
+ * the client gets, and a worker that refuses (any answer but 101) refuses the client with that answer (its body up to
+ * {@link #MAX_REFUSAL} bytes). Neither direction buffers: a frame is read from one side only once the previous one was
+ * written to the other (Jetty's {@code demand()} on both sides), so a slow reader slows its sender through TCP, never
+ * the heap. The client's threads are a small pool of this object's own; nothing blocks on them.
+ * Public, as its {@link Relay} is: Jetty builds method handles for the endpoint's callbacks.
  */
 public final class WorkerWebSockets implements AutoCloseable {
 
@@ -56,25 +65,33 @@ public final class WorkerWebSockets implements AutoCloseable {
     static final Duration IDLE = Duration.ofMinutes(5);
     /** Cloudflare's limit for a WebSocket message to a worker. */
     static final long MAX_MESSAGE = 32L << 20;
-    /** How long the worker has to answer a close the client started before its connection is dropped. */
-    static final long CLOSE_WAIT_MILLIS = 5_000;
+    /** The most of a refusal's body that is passed on; a larger one is a 502 (it is held in memory whole). */
+    static final int MAX_REFUSAL = 1 << 20;
 
-    private final ThreadPoolExecutor callbacks;
-    private final HttpClient client;
+    private final QueuedThreadPool threads;
+    private final HttpClient http;
+    private final WebSocketCoreClient client;
     private final Set<Relay> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    WorkerWebSockets() {
-        AtomicInteger n = new AtomicInteger();
-        // the JDK client's listener callbacks and handshake completions: short, never blocking
-        this.callbacks = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "atrium-worker-ws-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        callbacks.allowCoreThreadTimeOut(true);
-        this.client = HttpClient.newBuilder().executor(callbacks).connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1)
-                .build();
+    WorkerWebSockets() throws Exception {
+        // the client's selector and callbacks: short, never blocking; a fixed pool, so open WebSockets cost no threads
+        this.threads = new QueuedThreadPool(8, 2, 30_000);
+        threads.setName("atrium-worker-ws");
+        threads.setDaemon(true);
+        this.http = new HttpClient();
+        http.setExecutor(threads);
+        http.setConnectTimeout(5_000);
+        http.setFollowRedirects(false);
+        http.setUserAgentField(null); // the client's own User-Agent, if any, is passed on
+        this.client = new WebSocketCoreClient(http, new WebSocketComponents());
+        client.setClassLoader(WorkerWebSockets.class.getClassLoader());
+        try {
+            client.start();
+        } catch (Exception | LinkageError e) {
+            stop();
+            throw e;
+        }
     }
 
     /** Whether the request asks to become a WebSocket (RFC 6455 4.1): a GET with {@code Upgrade: websocket}. */
@@ -94,6 +111,52 @@ public final class WorkerWebSockets implements AutoCloseable {
 
     int openRelays() {
         return open.size();
+    }
+
+    /** What the worker answered to the handshake: its status and headers, and a refusal's body (at most MAX_REFUSAL). */
+    private static final class Answer implements UpgradeListener {
+        private final List<String> headers;
+        volatile Response response;
+        final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        volatile boolean tooLarge;
+
+        Answer(List<String> headers) {
+            this.headers = headers;
+        }
+
+        @Override
+        public void onHandshakeRequest(Request request) {
+            request.headers(h -> {
+                // what the core client set itself (Upgrade, Connection, Sec-WebSocket-*) stays; Host and the rest are the client's
+                for (int i = 0; i + 1 < headers.size(); i += 2) {
+                    if (headers.get(i).equalsIgnoreCase("host")) {
+                        h.put(headers.get(i), headers.get(i + 1)); // in place of the worker's address
+                    } else {
+                        h.add(headers.get(i), headers.get(i + 1));
+                    }
+                }
+            });
+            request.onResponseContent((response, chunk) -> {
+                if (response.getStatus() == 101) {
+                    return;
+                }
+                synchronized (body) {
+                    if (body.size() + chunk.remaining() > MAX_REFUSAL) {
+                        tooLarge = true;
+                        response.abort(new IOException("the refusal's body is larger than " + MAX_REFUSAL + " bytes"));
+                        return;
+                    }
+                    byte[] b = new byte[chunk.remaining()];
+                    chunk.get(b);
+                    body.write(b, 0, b.length);
+                }
+            });
+        }
+
+        @Override
+        public void onHandshakeResponse(Request request, Response response) {
+            this.response = response;
+        }
     }
 
     /**
@@ -125,11 +188,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         }
 
         Relay relay = new Relay(target);
-        WebSocket.Builder builder = client.newWebSocketBuilder().connectTimeout(HANDSHAKE);
-        List<String> protocols = protocols(request);
-        if (!protocols.isEmpty()) {
-            builder.subprotocols(protocols.get(0), protocols.subList(1, protocols.size()).toArray(String[]::new));
-        }
+        List<String> headers = new ArrayList<>();
         for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements();) {
             String name = names.nextElement();
             if (!passed(name, fwd)) {
@@ -137,44 +196,49 @@ public final class WorkerWebSockets implements AutoCloseable {
             }
             for (Enumeration<String> values = request.getHeaders(name); values.hasMoreElements();) {
                 String v = values.nextElement();
-                try {
-                    builder.header(name, v);
-                } catch (IllegalArgumentException restricted) {
-                    // a name or value the JDK's client will not send: the worker does without it
+                if (v.indexOf('\r') < 0 && v.indexOf('\n') < 0) {
+                    headers.add(name);
+                    headers.add(v);
                 }
             }
         }
-        builder.header("x-forwarded-for", fwd.forwardedFor());
-        builder.header("x-forwarded-proto", fwd.proto());
+        headers.addAll(List.of("x-forwarded-for", fwd.forwardedFor(), "x-forwarded-proto", fwd.proto()));
         if (fwd.host() != null) {
-            // the JDK's client sends the worker's own address as Host (it may not be set): the client's is here
-            builder.header("x-forwarded-host", fwd.host());
+            headers.addAll(List.of("x-forwarded-host", fwd.host()));
         }
-        CompletableFuture<WebSocket> handshake = builder.buildAsync(target, relay.fromWorker).toCompletableFuture();
-        WebSocket worker;
+        Answer answer = new Answer(headers);
+        CoreClientUpgradeRequest upgrade = CoreClientUpgradeRequest.from(client, target, relay.fromWorker);
+        upgrade.setSubProtocols(protocols(request));
+        upgrade.addListener(answer);
+        upgrade.timeout(HANDSHAKE.toMillis(), TimeUnit.MILLISECONDS);
+        CompletableFuture<CoreSession> handshake = client.connect(upgrade);
+        CoreSession worker;
         try {
             worker = handshake.get(HANDSHAKE.toMillis() + 1_000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof WebSocketHandshakeException refused) {
-                refusal(refused.getResponse(), response);
+            Response refusal = answer.response;
+            if (refusal != null && refusal.getStatus() != 101 && !answer.tooLarge) {
+                refusal(refusal, answer, response);
             } else {
-                LOG.debug("services: the WebSocket handshake to {} failed: {}", target, String.valueOf(cause));
-                HostRouter.error(response, 502, "BAD_GATEWAY", "the service's deployment did not answer the WebSocket handshake");
+                LOG.debug("services: the WebSocket handshake to {} failed: {}", target, String.valueOf(e.getCause()));
+                HostRouter.error(response, 502, "BAD_GATEWAY", answer.tooLarge ? "the service's deployment refused the WebSocket with too large an answer"
+                        : "the service's deployment did not answer the WebSocket handshake");
             }
             return;
         } catch (TimeoutException e) {
+            handshake.thenAccept(CoreSession::abort);
             handshake.cancel(true);
-            handshake.thenAccept(WebSocket::abort);
             HostRouter.error(response, 504, "GATEWAY_TIMEOUT", "the service's deployment did not answer the WebSocket handshake in time");
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            handshake.thenAccept(WebSocket::abort);
+            handshake.thenAccept(CoreSession::abort);
             return;
         }
         relay.worker = worker;
-        String chosen = worker.getSubprotocol();
+        worker.setIdleTimeout(IDLE);
+        String chosen = worker.getNegotiatedSubProtocol();
+        Response accepted = answer.response;
         // counted from here: a client that goes away before its WebSocket opens still has its worker's closed on stop
         open.add(relay);
         if (closed) {
@@ -192,6 +256,15 @@ public final class WorkerWebSockets implements AutoCloseable {
             upgraded = container.upgrade((upgradeRequest, upgradeResponse) -> {
                 if (chosen != null && !chosen.isEmpty()) {
                     upgradeResponse.setAcceptedSubProtocol(chosen);
+                }
+                if (accepted != null) {
+                    // the worker's own headers on its 101 (cookies, say); the handshake's are each hop's own
+                    for (HttpField f : accepted.getHeaders()) {
+                        String n = f.getName().toLowerCase(Locale.ROOT);
+                        if (!Upstream.hop(n) && !n.startsWith("sec-websocket-") && !n.equals("date") && !n.equals("server")) {
+                            upgradeResponse.addHeader(f.getName(), f.getValue());
+                        }
+                    }
                 }
                 return relay;
             }, jreq, jres);
@@ -221,43 +294,27 @@ public final class WorkerWebSockets implements AutoCloseable {
         return out;
     }
 
-    /** The client's headers that go on to the worker: not the handshake's own (each hop makes its own), nor ours. */
+    /** The client's headers that go on to the worker, Host too: not the handshake's own (each hop makes its own), nor ours. */
     private static boolean passed(String name, Upstream.Forwarded fwd) {
         String n = name.toLowerCase(Locale.ROOT);
-        return !(Upstream.hop(n) || n.equals("host") || n.startsWith("sec-websocket-") || n.equals("x-forwarded-for") || n.equals("x-forwarded-proto")
+        return !(Upstream.hop(n) || n.startsWith("sec-websocket-") || n.equals("x-forwarded-for") || n.equals("x-forwarded-proto")
                 || n.equals("x-forwarded-host") || n.equalsIgnoreCase(fwd.dropped()));
     }
 
     /** The worker's refusal, passed to the client as it was answered (status, headers, body). */
-    private static void refusal(java.net.http.HttpResponse<?> answer, HttpServletResponse response) throws IOException {
-        response.setStatus(answer.statusCode());
-        HttpHeaders headers = answer.headers();
-        headers.map().forEach((name, values) -> {
-            if (!Upstream.hop(name)) {
-                for (String v : values) {
-                    response.addHeader(name, v);
-                }
-            }
-        });
-        Object body = answer.body();
-        // the JDK's client read the refusal's body as text, in the charset its Content-Type names (else UTF-8)
-        byte[] bytes = body == null ? new byte[0] : body.toString().getBytes(charset(headers.firstValue("content-type").orElse("")));
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
-    }
-
-    private static java.nio.charset.Charset charset(String contentType) {
-        for (String param : contentType.split(";")) {
-            String p = param.trim();
-            if (p.regionMatches(true, 0, "charset=", 0, 8)) {
-                try {
-                    return java.nio.charset.Charset.forName(p.substring(8).replace("\"", "").trim());
-                } catch (IllegalArgumentException unknown) {
-                    break;
-                }
+    private static void refusal(Response refusal, Answer answer, HttpServletResponse response) throws IOException {
+        response.setStatus(refusal.getStatus());
+        for (HttpField f : refusal.getHeaders()) {
+            if (!Upstream.hop(f.getName())) {
+                response.addHeader(f.getName(), f.getValue());
             }
         }
-        return StandardCharsets.UTF_8;
+        byte[] bytes;
+        synchronized (answer.body) {
+            bytes = answer.body.toByteArray();
+        }
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
     }
 
     private static ServletRequest unwrap(ServletRequest req) {
@@ -276,7 +333,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         return r;
     }
 
-    /** Closes every relayed WebSocket (1012: clients reconnect to the new version) and the client's callback pool. */
+    /** Closes every relayed WebSocket (1012: clients reconnect to the new version) and stops the client. */
     @Override
     public void close() {
         closed = true;
@@ -284,7 +341,21 @@ public final class WorkerWebSockets implements AutoCloseable {
             r.shutDown();
         }
         open.clear();
-        callbacks.shutdown();
+        stop();
+    }
+
+    private void stop() {
+        for (org.eclipse.jetty.util.component.LifeCycle l : List.of(client, http, threads)) {
+            try {
+                l.stop();
+            } catch (Exception e) {
+                LOG.debug("services: stopping the worker WebSocket client", e);
+            }
+        }
+    }
+
+    private static org.eclipse.jetty.util.Callback callback(Runnable success, java.util.function.Consumer<Throwable> failure) {
+        return org.eclipse.jetty.util.Callback.from(success, failure);
     }
 
     /**
@@ -293,14 +364,18 @@ public final class WorkerWebSockets implements AutoCloseable {
      */
     public final class Relay implements Session.Listener {
         private final URI target;
-        volatile WebSocket worker;
+        volatile CoreSession worker;
         private volatile Session client;
+        /** The client's WebSocket below Jetty's API: the worker's frames go to it as they are (no decoding of text). */
+        private volatile CoreSession clientFrames;
         private final AtomicBoolean finished = new AtomicBoolean();
+        /** Client → worker: a message's first fragment went, the next ones are continuations. */
+        private volatile boolean toWorkerInMessage;
         /** The worker closed, or its connection failed, maybe before the client's WebSocket was open: with this code. */
         private volatile boolean workerGone;
         private volatile int workerCode = 1001;
         private volatile String workerReason = "the service's deployment went away";
-        final WebSocket.Listener fromWorker = new FromWorker();
+        final FrameHandler fromWorker = new FromWorker();
 
         Relay(URI target) {
             this.target = target;
@@ -309,6 +384,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         @Override
         public void onWebSocketOpen(Session session) {
             client = session;
+            clientFrames = ((WebSocketSession) session).getCoreSession();
             session.setIdleTimeout(IDLE);
             session.setMaxTextMessageSize(MAX_MESSAGE);
             session.setMaxBinaryMessageSize(MAX_MESSAGE);
@@ -317,41 +393,50 @@ public final class WorkerWebSockets implements AutoCloseable {
                 return;
             }
             if (workerGone) {
-                session.close(workerCode, workerReason, Callback.NOOP);
+                closeClient(workerCode, workerReason, org.eclipse.jetty.util.Callback.NOOP);
                 return;
             }
             session.demand();
-            worker.request(1);
+            worker.demand();
         }
 
         // client → worker: the next frame of the client is read once this one is written to the worker
 
         @Override
         public void onWebSocketPartialText(String text, boolean last) {
-            worker.sendText(text, last).whenComplete((w, failure) -> next(failure));
+            toWorker(OpCode.TEXT, last, ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), null);
         }
 
         @Override
         public void onWebSocketPartialBinary(ByteBuffer payload, boolean last, Callback callback) {
-            worker.sendBinary(payload, last).whenComplete((w, failure) -> {
-                if (failure == null) {
-                    callback.succeed();
-                } else {
-                    callback.fail(failure);
+            toWorker(OpCode.BINARY, last, payload, callback);
+        }
+
+        private void toWorker(byte opcode, boolean last, ByteBuffer payload, Callback release) {
+            byte op = toWorkerInMessage ? OpCode.CONTINUATION : opcode;
+            toWorkerInMessage = !last;
+            worker.sendFrame(new Frame(op, last, payload), callback(() -> {
+                if (release != null) {
+                    release.succeed();
+                }
+                next(null);
+            }, failure -> {
+                if (release != null) {
+                    release.fail(failure);
                 }
                 next(failure);
-            });
+            }), false);
         }
 
         @Override
         public void onWebSocketPing(ByteBuffer payload) {
-            // the worker's runtime answers it; its pong comes back to the client as a pong (fromWorker.onPong)
-            worker.sendPing(payload).whenComplete((w, failure) -> next(failure));
+            // not answered here: the worker's runtime answers it, and its pong comes back to the client
+            worker.sendFrame(new Frame(OpCode.PING, payload), callback(() -> next(null), this::next), false);
         }
 
         @Override
         public void onWebSocketPong(ByteBuffer payload) {
-            worker.sendPong(payload).whenComplete((w, failure) -> next(failure));
+            worker.sendFrame(new Frame(OpCode.PONG, payload), callback(() -> next(null), this::next), false);
         }
 
         private void next(Throwable failure) {
@@ -373,20 +458,21 @@ public final class WorkerWebSockets implements AutoCloseable {
         public void onWebSocketClose(int status, String reason) {
             // the client closed (or Jetty did: idle, protocol error): the worker gets the same close; it has a while to
             // answer it, then its connection is dropped
-            WebSocket w = worker;
-            if (w != null && !w.isOutputClosed()) {
-                int code = status == 1005 || status == 1006 || status == 1015 ? WebSocket.NORMAL_CLOSURE : status;
-                String why = reason == null ? "" : reason;
-                CompletableFuture<WebSocket> sent;
-                try {
-                    sent = w.sendClose(code, why);
-                } catch (IllegalArgumentException notForAClient) {
-                    sent = w.sendClose(WebSocket.NORMAL_CLOSURE, why);
-                }
+            CoreSession w = worker;
+            if (w != null && w.isOutputOpen()) {
                 if (status == 1006) {
                     w.abort();
                 } else {
-                    sent.whenComplete((x, failure) -> CompletableFuture.delayedExecutor(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS).execute(w::abort));
+                    if (status == 1005) {
+                        w.close(org.eclipse.jetty.util.Callback.NOOP); // a close without a code, as the client's
+                    } else {
+                        w.close(status == 1015 ? 1001 : status, reason, org.eclipse.jetty.util.Callback.NOOP);
+                    }
+                    http.getScheduler().schedule(() -> {
+                        if (!w.isClosed()) {
+                            w.abort();
+                        }
+                    }, 5, TimeUnit.SECONDS);
                 }
             }
             finish();
@@ -395,7 +481,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         @Override
         public void onWebSocketError(Throwable cause) {
             LOG.debug("services: a WebSocket to {} failed on the client's side: {}", target, cause.toString());
-            WebSocket w = worker;
+            CoreSession w = worker;
             if (w != null) {
                 w.abort();
             }
@@ -413,90 +499,77 @@ public final class WorkerWebSockets implements AutoCloseable {
             if (s != null && s.isOpen()) {
                 s.close(1012, "the server is restarting this service", Callback.NOOP);
             }
-            WebSocket w = worker;
+            CoreSession w = worker;
             if (w != null) {
                 w.abort();
             }
             finish();
         }
 
-        /** worker → client: the next message part of the worker is asked for once this one is written to the client. */
-        private final class FromWorker implements WebSocket.Listener {
+        /** The worker's close code to the client: none as none, an abnormal end (no close frame) as "going away". */
+        private void closeClient(int code, String reason, org.eclipse.jetty.util.Callback done) {
+            CoreSession c = clientFrames;
+            if (c == null || !c.isOutputOpen()) {
+                done.succeeded();
+            } else if (code == 1005) {
+                c.close(done);
+            } else if (code == 1006 || code == 1015) {
+                c.close(1001, "the service's deployment went away", done);
+            } else {
+                c.close(code, reason, done);
+            }
+        }
+
+        /** worker → client: the worker's next frame is asked for once this one is written to the client. */
+        private final class FromWorker implements FrameHandler {
             @Override
-            public void onOpen(WebSocket webSocket) {
+            public void onOpen(CoreSession session, org.eclipse.jetty.util.Callback callback) {
+                worker = session;
                 // nothing is read from the worker until the client's WebSocket is open (onWebSocketOpen)
+                callback.succeeded();
             }
 
             @Override
-            public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-                CompletableFuture<Void> written = new CompletableFuture<>();
-                client.sendPartialText(data.toString(), last, written(webSocket, written));
-                return written;
-            }
-
-            @Override
-            public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
-                // the JDK reuses the buffer once the returned stage completes: only after Jetty wrote it
-                CompletableFuture<Void> written = new CompletableFuture<>();
-                client.sendPartialBinary(data, last, written(webSocket, written));
-                return written;
-            }
-
-            @Override
-            public CompletionStage<?> onPing(WebSocket webSocket, ByteBuffer message) {
-                // the JDK's client answers the worker's ping itself; the worker's runtime sends none of its own
-                webSocket.request(1);
-                return null;
-            }
-
-            @Override
-            public CompletionStage<?> onPong(WebSocket webSocket, ByteBuffer message) {
-                CompletableFuture<Void> written = new CompletableFuture<>();
-                client.sendPong(message, written(webSocket, written));
-                return written;
-            }
-
-            private Callback written(WebSocket webSocket, CompletableFuture<Void> written) {
-                return Callback.from(() -> {
-                    written.complete(null);
-                    webSocket.request(1);
+            public void onFrame(Frame frame, org.eclipse.jetty.util.Callback callback) {
+                if (frame.getOpCode() == OpCode.CLOSE) {
+                    // the worker closed: the client gets its code and reason; the worker gets its answer after this
+                    CloseStatus status = new CloseStatus(frame.getPayload());
+                    workerCode = status.getCode();
+                    workerReason = status.getReason();
+                    workerGone = true;
+                    closeClient(workerCode, workerReason, callback);
+                    return;
+                }
+                CoreSession c = clientFrames;
+                // the payload is the worker's until the callback: it is released once the client's copy is written
+                c.sendFrame(new Frame(frame.getOpCode(), frame.isFin(), frame.getPayload()), callback(() -> {
+                    callback.succeeded();
+                    worker.demand();
                 }, failure -> {
-                    written.completeExceptionally(failure);
-                    webSocket.abort();
-                });
+                    callback.failed(failure);
+                    worker.abort();
+                }), false);
             }
 
             @Override
-            public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-                // the worker closed: the client gets its code and reason; the JDK answers the worker's close after this
-                if (statusCode != 1005 && statusCode != 1006 && statusCode != 1015) {
-                    workerCode = statusCode;
-                    workerReason = reason;
-                } else {
-                    workerCode = 1000;
-                    workerReason = null;
-                }
-                workerGone = true;
-                Session s = client;
-                if (s == null || !s.isOpen()) {
-                    // not open yet: onWebSocketOpen sees workerGone and closes it
-                    return null;
-                }
-                CompletableFuture<Void> closedToClient = new CompletableFuture<>();
-                Callback done = Callback.from(() -> closedToClient.complete(null), failure -> closedToClient.complete(null));
-                s.close(workerCode, workerReason, done);
-                return closedToClient;
-            }
-
-            @Override
-            public void onError(WebSocket webSocket, Throwable error) {
+            public void onError(Throwable cause, org.eclipse.jetty.util.Callback callback) {
                 // the worker's connection broke (its deployment stopped, its process went away)
-                LOG.debug("services: the WebSocket to {} failed: {}", target, error.toString());
+                LOG.debug("services: the WebSocket to {} failed: {}", target, cause.toString());
                 workerGone = true;
-                Session s = client;
-                if (s != null && s.isOpen()) {
-                    s.close(1001, "the service's deployment went away", Callback.NOOP);
+                closeClient(1001, "the service's deployment went away", org.eclipse.jetty.util.Callback.NOOP);
+                callback.succeeded();
+            }
+
+            @Override
+            public void onClosed(CloseStatus status, org.eclipse.jetty.util.Callback callback) {
+                // the worker's side is closed, with or without a close frame: the client's is too
+                if (!workerGone) {
+                    workerCode = status.getCode(); // no close frame came: 1006, which the client gets as 1001
+                    workerReason = status.getReason();
+                    workerGone = true;
                 }
+                closeClient(workerCode, workerReason, org.eclipse.jetty.util.Callback.NOOP);
+                callback.succeeded();
             }
         }
     }
