@@ -35,9 +35,10 @@ import dev.atrium.services.internal.Deployer.Route;
  * Host routing, in front of everything else (a whiteboard filter on {@code /*} ranked above the kernel's envelope): a
  * request whose Host is {@code <slug>.<apps domain>} or a verified custom domain is proxied to the service's running
  * deployment ({@link DeploymentProvider#endpoint}), the canary chosen per request by its share; bodies stream both ways
- * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}); a WebSocket upgrade is relayed to the worker's WebSocket ({@link WorkerWebSockets}). An unknown name under the apps domain is 404 with the spec
- * body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding endpoint deployed code
- * calls ({@link InternalBindings}).
+ * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}); a WebSocket
+ * upgrade is relayed to the worker's WebSocket ({@link WorkerWebSockets}). An unknown name under the apps domain is
+ * 404 with the spec body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding
+ * endpoint deployed code calls ({@link InternalBindings}).
  */
 @Component(service = Filter.class, property = "service.ranking:Integer=1000")
 @HttpWhiteboardFilterPattern("/*")
