@@ -62,6 +62,7 @@ class ServicesWorkerdTest {
                     return new Response("status " + r.status);
                   } catch (e) { return new Response("error " + e.message); }
                 }
+                if (url.pathname === "/var") return new Response(env[q.get("n")] ?? "null");
                 if (url.pathname === "/echo") return new Response(request.body, { headers: { "content-type": "application/octet-stream" } });
                 console.log("served " + url.pathname + " by VERSION");
                 return new Response("version VERSION");
@@ -206,6 +207,56 @@ class ServicesWorkerdTest {
         } finally {
             sse.disconnect();
         }
+    }
+
+    /** Polls the worker until the variable has the value (a change redeploys the linking services in the background). */
+    void awaitVariable(Svc s, String name, String expected) throws Exception {
+        String seen = null;
+        for (int i = 0; i < 100; i++) {
+            seen = get(s, "/var?n=" + name);
+            if (expected.equals(seen)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        assertEquals(expected, seen, name + " of " + s.slug());
+    }
+
+    @Test
+    void linkedCommonVariablesReachTheWorkerAndFollowTheirChanges(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String space = u.defaultSpaceId();
+        Svc linked = service(u, "linked");
+        Svc unlinked = service(u, "unlinked");
+        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "REGION", "value", "eu-1")).status());
+        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "SHARED_TOKEN", "value", "tok-1", "secret", true)).status());
+        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "OVERRIDDEN", "value", "common")).status());
+        assertEquals(200, u.http().put("/api/services/" + linked.id() + "/common-env-links",
+                Map.of("names", List.of("REGION", "SHARED_TOKEN", "OVERRIDDEN", "NOT_SET"))).status());
+        assertEquals(200, u.http().patch("/api/services/" + linked.id() + "/env", Map.of("variables", List.of(Map.of("name", "OVERRIDDEN", "value", "own")))).status());
+        deploy(u, linked, "one", Map.of());
+        deploy(u, unlinked, "one", Map.of());
+
+        assertEquals("eu-1", get(linked, "/var?n=REGION"));
+        assertEquals("tok-1", get(linked, "/var?n=SHARED_TOKEN"), "a secret common variable reaches the code that links it");
+        assertEquals("own", get(linked, "/var?n=OVERRIDDEN"), "the service's own variable wins over the common one");
+        assertEquals("null", get(linked, "/var?n=NOT_SET"));
+        assertEquals("null", get(unlinked, "/var?n=REGION"), "only linked variables are given");
+        assertEquals("null", get(unlinked, "/var?n=SHARED_TOKEN"));
+        assertFalse(u.http().get("/api/spaces/" + space + "/common-env").body().contains("tok-1"), "the API never returns a secret value");
+
+        // a change, a new link and a deletion reach the running code without a new deployment
+        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "REGION", "value", "eu-2")).status());
+        awaitVariable(linked, "REGION", "eu-2");
+        assertEquals(200, u.http().patch("/api/services/" + unlinked.id() + "/common-env-links", Map.of("add", List.of("REGION"))).status());
+        awaitVariable(unlinked, "REGION", "eu-2");
+        assertEquals(200, u.http().delete("/api/spaces/" + space + "/common-env/SHARED_TOKEN").status());
+        awaitVariable(linked, "SHARED_TOKEN", "null");
+
+        // another Principal's workspace variable of the same name is not this service's
+        User stranger = server.newUser();
+        assertEquals(200, stranger.http().put("/api/spaces/" + stranger.defaultSpaceId() + "/common-env", Map.of("name", "NOT_SET", "value", "theirs")).status());
+        assertEquals("null", get(linked, "/var?n=NOT_SET"));
     }
 
     @Test

@@ -41,6 +41,9 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.WorkspaceEnvironment;
+import dev.atrium.kernel.api.WorkspaceEnvironmentListener;
 import dev.atrium.resource.api.BindingListener;
 import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
@@ -54,9 +57,9 @@ import dev.atrium.services.internal.ServiceStore.Service;
  * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
  * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
  */
-@Component(service = { Deployer.class, BindingListener.class }, configurationPid = "dev.atrium.services")
+@Component(service = { Deployer.class, BindingListener.class, WorkspaceEnvironmentListener.class }, configurationPid = "dev.atrium.services")
 @Designate(ocd = Deployer.Config.class)
-public class Deployer implements BindingListener {
+public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(Deployer.class);
     static final ObjectMapper JSON = new ObjectMapper();
@@ -124,6 +127,8 @@ public class Deployer implements BindingListener {
     private final Config config;
     private final ServiceStore store;
     private final ResourceDirectory directory;
+    private final SpaceDirectory spaces;
+    private final WorkspaceEnvironment commonEnv;
     private final BlobStore blobs;
     private final Sealer sealer;
     private final String internalBase;
@@ -141,11 +146,14 @@ public class Deployer implements BindingListener {
     private volatile boolean active;
 
     @Activate
-    public Deployer(Config config, @Reference ServiceStore store, @Reference ResourceDirectory directory, @Reference BlobStore blobs,
-            @Reference javax.sql.DataSource dataSource, BundleContext context) throws IOException {
+    public Deployer(Config config, @Reference ServiceStore store, @Reference ResourceDirectory directory, @Reference SpaceDirectory spaces,
+            @Reference WorkspaceEnvironment commonEnv, @Reference BlobStore blobs, @Reference javax.sql.DataSource dataSource,
+            BundleContext context) throws IOException {
         this.config = config;
         this.store = store;
         this.directory = directory;
+        this.spaces = spaces;
+        this.commonEnv = commonEnv;
         this.blobs = blobs;
         this.sealer = new Sealer(Path.of(config.dataDirectory()).toAbsolutePath().resolve("keys").resolve("services"));
         String base = config.internalBaseUrl().isBlank() ? null : config.internalBaseUrl().replaceAll("/+$", "");
@@ -273,6 +281,17 @@ public class Deployer implements BindingListener {
     public void bindingsChanged(String serviceId) {
         if (store.service(serviceId).isPresent()) {
             store.bumpRevision(serviceId);
+            reconcileLater();
+            feed.announce();
+        }
+    }
+
+    /** The services of that workspace linking the variable get its new value (a new config revision, as for their own env). */
+    @Override
+    public void commonVariableChanged(String spaceId, String name) {
+        List<String> linking = store.linking(spaceId, name);
+        if (!linking.isEmpty()) {
+            linking.forEach(store::bumpRevision);
             reconcileLater();
             feed.announce();
         }
@@ -408,6 +427,18 @@ public class Deployer implements BindingListener {
         }
     }
 
+    /**
+     * The workspace's common variables the service links to, read when its code is given its env: the service's own
+     * variables and its bindings of the same name win over them. A linked name the workspace does not have is absent.
+     */
+    private Map<String, String> linkedCommonValues(Service service) {
+        List<String> names = store.links(service.id()).stream().filter(l -> !l.builtin()).map(ServiceStore.LinkRow::name).toList();
+        if (names.isEmpty()) {
+            return Map.of();
+        }
+        return spaces.byId(service.spaceId()).map(space -> commonEnv.values(space, names)).orElse(Map.of());
+    }
+
     /** The provider's view of one deployment of {@code service} under its current config revision. */
     Deployment build(Service service, DeploymentRow row, String runtimeId) throws DeploymentException {
         return build(service, row, runtimeId, artifact(row.artifactKey()));
@@ -420,7 +451,7 @@ public class Deployer implements BindingListener {
         settings.path("compatibility_flags").forEach(f -> flags.add(f.asText()));
         Map<String, Long> limits = new LinkedHashMap<>();
         settings.path("limits").fields().forEachRemaining(f -> limits.put(f.getKey(), f.getValue().asLong()));
-        Map<String, String> env = new LinkedHashMap<>();
+        Map<String, String> env = new LinkedHashMap<>(linkedCommonValues(service));
         for (EnvRow v : store.env(service.id())) {
             env.put(v.name(), v.secret() ? sealer.open(service.id(), v.name(), v.keyId(), v.nonce(), v.ciphertext()) : v.value());
         }

@@ -183,6 +183,12 @@ public class ServiceStore {
                 serviceId);
     }
 
+    /** The services of a workspace that link to its common variable {@code name}. */
+    public List<String> linking(String spaceId, String name) {
+        return sql.list("SELECT s.id FROM services s JOIN service_common_env_links l ON l.service_id = s.id "
+                + "WHERE s.space_id = ? AND l.name = ? AND NOT l.builtin", rs -> rs.getString(1), spaceId, name);
+    }
+
     public void replaceLinks(Connection c, String serviceId, List<LinkRow> links) throws SQLException {
         Sql.update(c, "DELETE FROM service_common_env_links WHERE service_id = ?", serviceId);
         for (LinkRow l : links) {
