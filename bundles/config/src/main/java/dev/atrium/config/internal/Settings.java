@@ -62,6 +62,7 @@ final class Settings {
                 Setting.of("tokenKey", STRING, env("ATRIUM_MCP_TOKEN_KEY")),
                 DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
+        pids.put("dev.atrium.kernel.commonenv", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.repos", List.of(
                 DATA_DIRECTORY,
