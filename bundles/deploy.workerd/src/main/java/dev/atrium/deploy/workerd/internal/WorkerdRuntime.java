@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,11 +50,13 @@ import dev.atrium.deploy.api.DeploymentProvider.Health;
 import dev.atrium.deploy.api.LogLine;
 
 /**
- * Runs the deployments given to {@link #apply} in one supervised {@code workerd serve} child process (a
- * <em>generation</em>), each worker on a loopback port of its own. workerd cannot reload, so a change starts a new
- * generation with the whole new set on new ports, waits until every port accepts connections, switches the
- * endpoints, and lets the old generation drain: it keeps serving for {@code drainGrace}, then gets SIGTERM (workerd
- * then stops listening and finishes what is in flight) and, if still there after another {@code drainGrace}, SIGKILL.
+ * Runs the deployments given to {@link #apply} in supervised {@code workerd serve} child processes, one per service
+ * (a service's <em>generation</em>: its current deployment and its canary), each worker on a loopback port of its own.
+ * workerd cannot reload, so a change to a service's deployments starts a new generation of that service only, on new
+ * ports, waits until every port accepts connections, switches the endpoints, and lets the old generation drain: it
+ * keeps serving for {@code drainGrace}, then gets SIGTERM (workerd then stops listening and finishes what is in flight)
+ * and, if still there after another {@code drainGrace}, SIGKILL. Other services' processes, and the WebSockets and
+ * requests they hold, are not touched.
  *
  * <p>The live generation is restarted when it dies (first at once, then with a growing back-off), on the same ports.
  * Each child runs under a small {@code sh} watchdog that reads the pipe of its standard input: when this JVM dies,
@@ -109,7 +112,8 @@ public final class WorkerdRuntime implements AutoCloseable {
     private final Thread shutdownHook;
     private volatile String binary;
     private volatile Map<String, URI> endpoints = Map.of();
-    private Generation current; // guarded by lock
+    /** The live generation of each service, by service id. */
+    private final Map<String, Generation> current = new HashMap<>(); // guarded by lock
     private volatile boolean closed;
 
     public WorkerdRuntime(Settings settings) {
@@ -208,25 +212,62 @@ public final class WorkerdRuntime implements AutoCloseable {
                 throw new DeploymentException(Kind.INVALID, "deployment " + d.id() + " is given twice");
             }
         }
+        Map<String, List<Deployment>> byService = new LinkedHashMap<>();
+        wanted.values().forEach(d -> byService.computeIfAbsent(d.serviceId(), k -> new ArrayList<>()).add(d));
+        List<Generation> gone = new ArrayList<>();
+        List<List<Deployment>> changed = new ArrayList<>();
         synchronized (lock) {
-            if (current == null ? wanted.isEmpty() : current.byId.keySet().equals(wanted.keySet())) {
-                return;
+            for (var it = current.entrySet().iterator(); it.hasNext();) {
+                var e = it.next();
+                if (!byService.containsKey(e.getKey())) {
+                    gone.add(e.getValue());
+                    it.remove();
+                }
+            }
+            byService.forEach((service, ds) -> {
+                Generation g = current.get(service);
+                if (g == null || !g.byId.keySet().equals(ids(ds))) {
+                    changed.add(ds);
+                }
+            });
+            if (!gone.isEmpty()) {
+                publishEndpoints();
             }
         }
-        if (wanted.isEmpty()) {
-            Generation old;
-            synchronized (lock) {
-                old = current;
-                current = null;
-                endpoints = Map.of();
+        gone.forEach(this::retire);
+        // each changed service on its own: one that cannot start does not keep the others from their new version
+        DeploymentException first = null;
+        for (List<Deployment> ds : changed) {
+            try {
+                if (!switchTo(start(ds), null, false)) {
+                    throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+                }
+            } catch (DeploymentException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
             }
-            retire(old);
-            return;
         }
-        Generation g = start(List.copyOf(wanted.values()));
-        if (!switchTo(g, null, false)) {
-            throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+        if (first != null) {
+            throw first;
         }
+    }
+
+    private static Set<String> ids(List<Deployment> deployments) {
+        Set<String> ids = new HashSet<>();
+        deployments.forEach(d -> ids.add(d.id()));
+        return ids;
+    }
+
+    /** The endpoints of every live generation. Called with the lock held. */
+    private void publishEndpoints() {
+        Map<String, URI> next = new HashMap<>();
+        for (Generation g : current.values()) {
+            g.ports.forEach((id, port) -> next.put(id, URI.create("http://127.0.0.1:" + port)));
+        }
+        endpoints = Map.copyOf(next);
     }
 
     /** Starts a generation running {@code deployments} and waits until it serves; new ports when one is taken. */
@@ -262,26 +303,23 @@ public final class WorkerdRuntime implements AutoCloseable {
     }
 
     /**
-     * Makes the started generation {@code g} the live one (only if {@code expected} still is, when {@code onlyIf}), and
-     * lets the one before drain; false, and {@code g} stopped, when it cannot.
+     * Makes the started generation {@code g} its service's live one (only if {@code expected} still is, when
+     * {@code onlyIf}), and lets the one before drain; false, and {@code g} stopped, when it cannot.
      */
     private boolean switchTo(Generation g, Generation expected, boolean onlyIf) {
         Generation old;
         synchronized (lock) {
-            if (closed || onlyIf && current != expected) {
+            if (closed || onlyIf && current.get(g.service) != expected) {
                 g.retired = true;
                 stopNow(g);
                 deleteTree(g.dir);
                 return false;
             }
-            old = current;
-            current = g;
+            old = current.put(g.service, g);
             g.runningSince = System.nanoTime();
-            Map<String, URI> next = new HashMap<>();
-            g.ports.forEach((id, port) -> next.put(id, URI.create("http://127.0.0.1:" + port)));
-            endpoints = Map.copyOf(next);
+            publishEndpoints();
         }
-        LOG.info("workerd generation {} serves {} deployment(s) (pid {})", g.number, g.byId.size(), g.process.pid());
+        LOG.info("workerd generation {} serves {} deployment(s) of service {} (pid {})", g.number, g.byId.size(), g.service, g.process.pid());
         retire(old);
         return true;
     }
@@ -319,21 +357,29 @@ public final class WorkerdRuntime implements AutoCloseable {
         if (binary == null && (binary = resolveBinary(settings.binary())) == null) {
             return new Health(false, "workerd binary missing: " + settings.binary());
         }
-        Generation g;
+        List<Generation> gs;
         synchronized (lock) {
-            g = current;
+            gs = List.copyOf(current.values());
         }
         if (closed) {
             return new Health(false, "stopped");
         }
-        if (g == null) {
+        if (gs.isEmpty()) {
             return new Health(true, "workerd " + WORKERD_VERSION + ", no deployments");
         }
-        Process p = g.process;
-        if (p != null && p.isAlive() && g.ready) {
-            return new Health(true, "workerd pid " + p.pid() + " serves " + g.byId.size() + " deployment(s)");
+        int deployments = 0;
+        List<String> restarting = new ArrayList<>();
+        for (Generation g : gs) {
+            Process p = g.process;
+            deployments += g.byId.size();
+            if (p == null || !p.isAlive() || !g.ready) {
+                restarting.add("service " + g.service + " (" + g.restarts + " restart(s))");
+            }
         }
-        return new Health(false, "workerd is restarting (" + g.restarts + " restart(s))");
+        if (restarting.isEmpty()) {
+            return new Health(true, gs.size() + " workerd process(es) serve " + deployments + " deployment(s)");
+        }
+        return new Health(false, "workerd is restarting for " + String.join(", ", restarting));
     }
 
     public List<LogLine> logs(String serviceId, long afterSeq, int limit) {
@@ -352,7 +398,7 @@ public final class WorkerdRuntime implements AutoCloseable {
                 return;
             }
             closed = true;
-            current = null;
+            current.clear();
             endpoints = Map.of();
         }
         for (Generation g : live) {
@@ -401,8 +447,15 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ generations
 
+    /** Whether {@code g} is its service's live generation. Called with the lock held. */
+    private boolean isCurrent(Generation g) {
+        return current.get(g.service) == g;
+    }
+
     private static final class Generation {
         final long number;
+        /** The service whose deployments it runs. */
+        final String service;
         final Path dir;
         final String nonce;
         final boolean recordLogs;
@@ -422,8 +475,9 @@ public final class WorkerdRuntime implements AutoCloseable {
         volatile long runningSince;
         volatile List<Thread> readers = List.of();
 
-        Generation(long number, Path dir, String nonce, boolean recordLogs) {
+        Generation(long number, String service, Path dir, String nonce, boolean recordLogs) {
             this.number = number;
+            this.service = service;
             this.dir = dir;
             this.nonce = nonce;
             this.recordLogs = recordLogs;
@@ -458,7 +512,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         Path dir = settings.directory().resolve((recordLogs ? "gen-" : "validate-") + n);
         byte[] nonceBytes = new byte[12];
         RANDOM.nextBytes(nonceBytes);
-        Generation g = new Generation(n, dir, HexFormat.of().formatHex(nonceBytes), recordLogs);
+        Generation g = new Generation(n, deployments.get(0).serviceId(), dir, HexFormat.of().formatHex(nonceBytes), recordLogs);
         List<Integer> ports = freePorts(deployments.size());
         List<CapnpConfig.Worker> workers = new ArrayList<>();
         for (int i = 0; i < deployments.size(); i++) {
@@ -595,10 +649,10 @@ public final class WorkerdRuntime implements AutoCloseable {
                     g.errorText().isEmpty() ? "" : ": " + g.errorText());
         }
         synchronized (lock) {
-            if (closed || g.retired || g.relocating || g != current || g.process != p) {
+            if (closed || g.retired || g.relocating || !isCurrent(g) || g.process != p) {
                 if (g.retired && g.process == p) {
                     live.remove(g);
-                    if (g != current) {
+                    if (!isCurrent(g)) {
                         deleteTree(g.dir);
                     }
                 }
@@ -632,7 +686,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         try {
             String bin = binary();
             synchronized (lock) {
-                if (closed || g.retired || g.relocating || g != current) {
+                if (closed || g.retired || g.relocating || !isCurrent(g)) {
                     return;
                 }
                 g.runningSince = System.nanoTime();

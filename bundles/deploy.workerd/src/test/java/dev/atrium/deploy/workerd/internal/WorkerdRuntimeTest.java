@@ -364,6 +364,47 @@ class WorkerdRuntimeTest {
     }
 
     @Test
+    void aNewDeploymentOfOneServiceLeavesAnotherServicesProcessAndItsOpenResponsesAlone() throws Exception {
+        String ticker = """
+                export default { async fetch(request) {
+                  const { readable, writable } = new TransformStream();
+                  const w = writable.getWriter();
+                  (async () => {
+                    for (let i = 0; i < 12; i++) { await w.write(new TextEncoder().encode("tick " + i + "\\n")); await new Promise(r => setTimeout(r, 500)); }
+                    await w.close();
+                  })();
+                  return new Response(readable);
+                } };
+                """;
+        runtime.apply(List.of(worker("a1", "sa", HELLO, Map.of("NAME", "a"), List.of()), worker("b1", "sb", ticker, Map.of(), List.of())));
+        URI b = endpoint("b1");
+        Set<Long> before = pids();
+        assertEquals(2, before.size(), before.toString());
+        // a response of sb's that lasts 6 s, longer than a draining generation lives (2 s grace, SIGTERM, 2 s, SIGKILL)
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        Future<List<String>> ticks = reader.submit(() -> http.send(HttpRequest.newBuilder(b.resolve("/"))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofLines()).body().toList());
+        Thread.sleep(600);
+
+        runtime.apply(List.of(worker("a2", "sa", HELLO, Map.of("NAME", "a2"), List.of()), worker("b1", "sb", ticker, Map.of(), List.of())));
+
+        assertEquals("hello from a2", get(endpoint("a2"), "/").body());
+        assertEquals(b, endpoint("b1"), "sb's worker stays where it was");
+        assertEquals(12, ticks.get(20, TimeUnit.SECONDS).size(), "sb's open response was cut by sa's deployment");
+        reader.shutdown();
+        Set<Long> after = pids();
+        assertEquals(2, after.size(), after.toString());
+        before.retainAll(after);
+        assertEquals(1, before.size(), "sb's workerd process is the same one: " + before + " / " + after);
+    }
+
+    private Set<Long> pids() {
+        Set<Long> pids = new java.util.HashSet<>();
+        runtime.processes().forEach(p -> pids.add(p.pid()));
+        return pids;
+    }
+
+    @Test
     void killMinus9OfTheWorkerdChildIsRestartedAndServesAgainWithinTwoSeconds() throws Exception {
         runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of())));
         URI uri = endpoint("d1");
@@ -428,9 +469,9 @@ class WorkerdRuntimeTest {
     void closingLeavesNoWorkerdProcess() throws Exception {
         runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of()),
                 worker("d2", "s2", HELLO, Map.of("NAME", "y"), List.of())));
-        runtime.apply(List.of(worker("d3", "s1", HELLO, Map.of("NAME", "z"), List.of()))); // one generation draining
+        runtime.apply(List.of(worker("d3", "s1", HELLO, Map.of("NAME", "z"), List.of()))); // s1's old and s2's draining
         List<ProcessHandle> before = new ArrayList<>(runtime.processes());
-        assertEquals(2, before.size(), before.toString());
+        assertEquals(3, before.size(), before.toString());
 
         runtime.close();
 
