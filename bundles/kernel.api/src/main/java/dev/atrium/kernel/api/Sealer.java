@@ -2,13 +2,9 @@ package dev.atrium.kernel.api;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
-import java.util.Base64;
 
 import javax.crypto.Cipher;
 import javax.crypto.SecretKey;
@@ -16,10 +12,9 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Values at rest sealed with AES-256-GCM under one key file of the data directory (a 256-bit key in base64, made on
- * first use with mode 0600 in a 0700 directory, written atomically): a fresh 96-bit nonce per value, and associated
- * data the caller chooses (say, the owner's id and the value's name) so that a sealed value cannot be moved elsewhere.
- * Instances sharing one database must share the key file.
+ * Values at rest sealed with AES-256-GCM under one key ({@link KeyFile}, made on first use): a fresh 96-bit nonce per
+ * value, and associated data the caller chooses (say, the owner's id and the value's name) so that a sealed value
+ * cannot be moved elsewhere. Instances sharing one database must share the key file.
  */
 public final class Sealer {
 
@@ -44,7 +39,15 @@ public final class Sealer {
      * @throws IOException when the file cannot be made or read, or holds no 256-bit key
      */
     public static Sealer withKeyFile(Path file, String keyId) throws IOException {
-        return new Sealer(keyId, new SecretKeySpec(loadOrMake(file), "AES"));
+        return withKey(keyId, KeyFile.readOrMake(file));
+    }
+
+    /** @param key 32 bytes */
+    public static Sealer withKey(String keyId, byte[] key) {
+        if (key.length != 32) {
+            throw new IllegalArgumentException("an AES-256 key is 32 bytes");
+        }
+        return new Sealer(keyId, new SecretKeySpec(key, "AES"));
     }
 
     public String keyId() {
@@ -77,41 +80,5 @@ public final class Sealer {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("the value cannot be opened with key " + keyId, e);
         }
-    }
-
-    private static byte[] loadOrMake(Path file) throws IOException {
-        Path directory = file.toAbsolutePath().getParent();
-        if (!Files.isRegularFile(file)) {
-            Files.createDirectories(directory);
-            try {
-                Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
-            } catch (UnsupportedOperationException e) {
-                // not POSIX: the data directory's own protection applies
-            }
-            byte[] raw = new byte[32];
-            new SecureRandom().nextBytes(raw);
-            Path temp = Files.createTempFile(directory, ".new-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try {
-                Files.writeString(temp, Base64.getEncoder().encodeToString(raw) + "\n", StandardCharsets.US_ASCII);
-                try {
-                    // a link never replaces a key another process made meanwhile: values may already be sealed with it
-                    Files.createLink(file, temp);
-                } catch (FileAlreadyExistsException madeMeanwhile) {
-                    // that one is the key
-                }
-            } finally {
-                Files.deleteIfExists(temp);
-            }
-        }
-        byte[] raw;
-        try {
-            raw = Base64.getDecoder().decode(Files.readString(file, StandardCharsets.US_ASCII).trim());
-        } catch (IllegalArgumentException e) {
-            throw new IOException("the key file " + file + " is not base64", e);
-        }
-        if (raw.length != 32) {
-            throw new IOException("the key file " + file + " does not hold a 256-bit key");
-        }
-        return raw;
     }
 }

@@ -4,8 +4,9 @@
  * ({@link dev.atrium.kernel.api.ApiException}), request-body reading and limits ({@link dev.atrium.kernel.api.BodyLimit}),
  * pagination and schema migrations, outbound connections ({@link dev.atrium.kernel.api.EgressGuard}), and the one way
  * every bundle reads and writes its tables ({@link dev.atrium.kernel.api.Sql}), makes ids ({@link dev.atrium.kernel.api.Ids}),
- * hashes secrets ({@link dev.atrium.kernel.api.Digests}) and hashes passwords ({@link dev.atrium.kernel.api.PasswordHasher}), and a
- * workspace's common environment for the code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}).
+ * hashes secrets ({@link dev.atrium.kernel.api.Digests}) and hashes passwords ({@link dev.atrium.kernel.api.PasswordHasher}), seals values
+ * at rest ({@link dev.atrium.kernel.api.Sealer}, {@link dev.atrium.kernel.api.KeyFile}), and gives a workspace's common environment to the
+ * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}).
  */
 @org.osgi.annotation.versioning.Version("2.2.0")
 @org.osgi.annotation.bundle.Export

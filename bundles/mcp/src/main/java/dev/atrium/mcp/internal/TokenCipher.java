@@ -2,11 +2,7 @@ package dev.atrium.mcp.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -18,6 +14,8 @@ import javax.crypto.spec.SecretKeySpec;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+
+import dev.atrium.kernel.api.KeyFile;
 
 /**
  * Encrypts the OAuth secrets this bundle keeps (access and refresh tokens, client secrets, PKCE verifiers) with
@@ -34,7 +32,7 @@ public class TokenCipher {
 
     @Activate
     public TokenCipher(McpClient.Config config) throws IOException {
-        this(config.tokenKey() == null || config.tokenKey().isBlank() ? keyFile(Path.of(config.dataDirectory()).resolve("mcp/token.key"))
+        this(config.tokenKey() == null || config.tokenKey().isBlank() ? KeyFile.readOrMake(Path.of(config.dataDirectory()).resolve("mcp/token.key"))
                 : Base64.getDecoder().decode(config.tokenKey().trim()));
     }
 
@@ -43,24 +41,6 @@ public class TokenCipher {
             throw new IllegalArgumentException("the MCP token key must be 32 bytes");
         }
         this.key = new SecretKeySpec(key, "AES");
-    }
-
-    private static byte[] keyFile(Path file) throws IOException {
-        if (Files.isRegularFile(file)) {
-            return Base64.getDecoder().decode(Files.readString(file).trim());
-        }
-        Files.createDirectories(file.getParent());
-        byte[] fresh = new byte[32];
-        new SecureRandom().nextBytes(fresh);
-        Path tmp = Files.createTempFile(file.getParent(), "token", ".key",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(tmp, Base64.getEncoder().encodeToString(fresh), StandardOpenOption.TRUNCATE_EXISTING);
-        try {
-            Files.move(tmp, file); // no replace: a concurrent first start keeps the key that got there first
-        } catch (FileAlreadyExistsException e) {
-            Files.deleteIfExists(tmp);
-        }
-        return Base64.getDecoder().decode(Files.readString(file).trim());
     }
 
     String seal(String plain) {

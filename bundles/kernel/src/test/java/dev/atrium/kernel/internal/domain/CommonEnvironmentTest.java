@@ -2,13 +2,10 @@ package dev.atrium.kernel.internal.domain;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.annotation.Annotation;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.atrium.kernel.api.KernelMint;
-import dev.atrium.kernel.api.Sealer;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.api.TestPostgres;
@@ -119,20 +115,5 @@ class CommonEnvironmentTest {
                 + "WHERE workspace_id = 'w1' AND name = 'PLAIN'");
         assertThrows(IllegalStateException.class, () -> env.values(space, List.of("PLAIN")));
         env.put("w1", "PLAIN", "visible", false);
-    }
-
-    @Test
-    void aKeyFileIsMadeOnceAndNeverReplaced(@TempDir Path data) throws Exception {
-        Path file = data.resolve("keys/k.key");
-        Sealer first = Sealer.withKeyFile(file, "k1");
-        String made = Files.readString(file, StandardCharsets.US_ASCII);
-        Sealer second = Sealer.withKeyFile(file, "k1");
-        assertEquals(made, Files.readString(file, StandardCharsets.US_ASCII));
-        assertEquals("v", second.open(first.seal("v", "a"), "a"));
-        assertThrows(IllegalStateException.class, () -> second.open(first.seal("v", "a"), "b"));
-        Files.writeString(file, "not base64!");
-        assertNotNull(assertThrows(java.io.IOException.class, () -> Sealer.withKeyFile(file, "k1")).getMessage());
-        assertNull(Files.list(file.getParent()).filter(p -> p.getFileName().toString().startsWith(".new-")).findAny().orElse(null),
-                "no temporary key file is left");
     }
 }

@@ -1,19 +1,11 @@
 package dev.atrium.resource.secret.internal;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.channels.FileChannel;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -21,6 +13,8 @@ import java.util.stream.Stream;
 
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
+
+import dev.atrium.kernel.api.KeyFile;
 
 /**
  * The operator's AES-256 keys for secret values: one file per key in {@code <data>/keys/secret-ref}, named
@@ -38,7 +32,6 @@ final class SecretKeys {
     }
 
     private final Path directory;
-    private final SecureRandom random = new SecureRandom();
 
     SecretKeys(Path directory) {
         this.directory = directory;
@@ -76,25 +69,10 @@ final class SecretKeys {
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
-        byte[] raw;
-        try {
-            raw = Base64.getDecoder().decode(Files.readString(file, StandardCharsets.US_ASCII).trim());
-        } catch (IllegalArgumentException e) {
-            throw new IOException("the secret key file " + file + " is not base64", e);
-        }
-        if (raw.length != 32) {
-            throw new IOException("the secret key file " + file + " does not hold a 256-bit key");
-        }
-        return Optional.of(new Key(id, new SecretKeySpec(raw, "AES")));
+        return Optional.of(new Key(id, new SecretKeySpec(KeyFile.read(file), "AES")));
     }
 
     private Key make() throws IOException {
-        Files.createDirectories(directory);
-        try {
-            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: the data directory's own protection applies
-        }
         String id = "k" + STAMP.format(Instant.now());
         List<String> existing = ids();
         // never reuse or sort before an existing id (two rotations in one millisecond, a clock set back)
@@ -102,22 +80,6 @@ final class SecretKeys {
             Instant last = STAMP.parse(existing.get(existing.size() - 1).substring(1), Instant::from);
             id = "k" + STAMP.format(last.plusMillis(1));
         }
-        byte[] raw = new byte[32];
-        random.nextBytes(raw);
-        Path temp = Files.createTempFile(directory, ".new-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        try {
-            Files.writeString(temp, Base64.getEncoder().encodeToString(raw) + "\n", StandardCharsets.US_ASCII);
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-                channel.force(true);
-            }
-            try {
-                Files.move(temp, directory.resolve(id + ".key"), StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, directory.resolve(id + ".key"));
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-        return new Key(id, new SecretKeySpec(raw, "AES"));
+        return new Key(id, new SecretKeySpec(KeyFile.make(directory.resolve(id + ".key")), "AES"));
     }
 }
