@@ -231,9 +231,15 @@ class ServiceCertificatesTest {
         assertEquals("NOT_FOUND", Http.JSON.readTree(none.text()).get("error").get("code").asText());
         assertEquals(200, HostHttp.get(server.port, c, "/healthz").status(), "over HTTP the name stays the API's, as before");
 
-        // removing a domain stops serving its certificate at once; the other's goes on
+        // removing a domain stops serving its certificate at once, even to a client that would resume its TLS session;
+        // the other's goes on
+        SSLContext resuming = Pebble.trusting(pebble.root());
+        TlsClient.Answer full = TlsClient.get(httpsPort, resuming, a, a, "/");
+        TlsClient.Answer resumed = TlsClient.get(httpsPort, resuming, a, a, "/");
+        assertEquals(full.sessionCreated(), resumed.sessionCreated(), "the client resumes its session while the domain is served");
         assertEquals(200, u.http().delete(base + "/" + aId).status());
         assertNoTls(trust, a);
+        assertThrows(javax.net.ssl.SSLException.class, () -> TlsClient.get(httpsPort, resuming, a, a, "/"), "no resumed session for a removed domain");
         assertEquals(200, TlsClient.get(httpsPort, trust, b, b, "/").response().status());
 
         // the listener goes with the services capability (port closed) and comes back with it, serving the stored certificates

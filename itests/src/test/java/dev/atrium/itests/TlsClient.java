@@ -21,7 +21,8 @@ import javax.net.ssl.SSLSocket;
  */
 final class TlsClient {
 
-    record Answer(X509Certificate leaf, RawHttp.Response response) {
+    /** {@code sessionCreated}: when the TLS session began; the same for a connection that resumed an earlier session. */
+    record Answer(X509Certificate leaf, long sessionCreated, RawHttp.Response response) {
         String text() {
             return new String(response.body(), StandardCharsets.UTF_8);
         }
@@ -44,7 +45,7 @@ final class TlsClient {
             OutputStream out = s.getOutputStream();
             out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
-            return new Answer(leaf, RawHttp.read(new BufferedInputStream(s.getInputStream())));
+            return new Answer(leaf, s.getSession().getCreationTime(), RawHttp.read(new BufferedInputStream(s.getInputStream())));
         }
     }
 

@@ -196,6 +196,12 @@ public class Certificates {
             order(d);
         } catch (AcmeException | IOException | GeneralSecurityException | RuntimeException e) {
             String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            if (Thread.currentThread().isInterrupted()) {
+                // this capability is stopping (the renewal task's thread): not the domain's failure, no back-off
+                store.sql().update("UPDATE service_domain_certificates SET status = CASE WHEN chain_pem IS NULL THEN 'none' ELSE 'active' END, "
+                        + "claimed_until = NULL, updated_at = now() WHERE domain_id = ?", d.id());
+                return ssl(d.id());
+            }
             LOG.info("services: no certificate for {}: {}", d.domain(), why);
             // a certificate issued before stays stored (shown and served); the failure is what the last order said, and the
             // renewal task waits longer after each failure in a row: 10 minutes, 20, 40… at most a day

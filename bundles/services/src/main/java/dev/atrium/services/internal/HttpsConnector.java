@@ -26,21 +26,54 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
  * SNI name in the request attribute {@link HostRouter#SNI_ATTRIBUTE}, so {@link HostRouter} routes them. Its HTTP settings
  * are a copy of the HTTP listener's. Jetty's own SNI-Host check is off: {@link HostRouter} answers a mismatch with the
  * spec's body (421). Felix stops the connector, and so closes the port, when this service is unregistered.
+ *
+ * <p>When a certificate stops being served or is replaced, the connector's {@code SSLContext} is replaced by a new one
+ * ({@link SslContextFactory#reload}): sessions made before cannot be resumed, so the new certificate, or none, is what
+ * the next connection for that name gets. Connections already open go on.
  */
 final class HttpsConnector implements ConnectorFactory {
 
     static final String NAME = "atrium-services-https";
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpsConnector.class);
+
     private final String host;
     private final int port;
-    private final SSLContext context;
+    private final SniKeyManager keys;
+    private final Runnable renew = this::newContext;
     private volatile Connector last;
+    private volatile SslContextFactory.Server factory;
 
     HttpsConnector(String host, int port, SniKeyManager keys) throws java.security.GeneralSecurityException {
         this.host = host;
         this.port = port;
-        this.context = SSLContext.getInstance("TLS");
+        this.keys = keys;
+        context(keys); // TLS is there, or this fails now rather than in Felix's hands
+        keys.onWithdrawn(renew);
+    }
+
+    /** No more new contexts: the connector is going. */
+    void close() {
+        keys.removeOnWithdrawn(renew);
+    }
+
+    private static SSLContext context(SniKeyManager keys) throws java.security.GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
         context.init(new KeyManager[] { keys }, null, null);
+        return context;
+    }
+
+    private void newContext() {
+        SslContextFactory.Server f = factory;
+        if (f == null) {
+            return;
+        }
+        try {
+            SSLContext fresh = context(keys);
+            f.reload(x -> x.setSslContext(fresh));
+        } catch (Exception e) {
+            LOG.warn("services: the HTTPS listener's TLS sessions could not be renewed: {}", e.toString());
+        }
     }
 
     /** The connector made last, or null before Felix asked for one. */
@@ -51,8 +84,13 @@ final class HttpsConnector implements ConnectorFactory {
     @Override
     public Connector createConnector(Server server) {
         SslContextFactory.Server tls = new SslContextFactory.Server();
-        tls.setSslContext(context);
+        try {
+            tls.setSslContext(context(keys));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("TLS is not available", e);
+        }
         tls.setSniRequired(false);
+        factory = tls;
         HttpConfiguration base = null;
         for (Connector c : server.getConnectors()) {
             HttpConnectionFactory f = c.getConnectionFactory(HttpConnectionFactory.class);

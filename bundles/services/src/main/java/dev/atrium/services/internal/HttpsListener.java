@@ -25,6 +25,7 @@ public class HttpsListener {
     private static final Logger LOG = LoggerFactory.getLogger(HttpsListener.class);
 
     private final ServiceRegistration<?> registration;
+    private HttpsConnector connector;
 
     @Activate
     public HttpsListener(@Reference Deployer deployer, @Reference Certificates certificates, BundleContext context) {
@@ -32,11 +33,12 @@ public class HttpsListener {
         this.registration = port > 0 ? register(context, port, certificates.keyManager()) : null;
     }
 
-    private static ServiceRegistration<?> register(BundleContext context, int port, SniKeyManager keys) {
+    private ServiceRegistration<?> register(BundleContext context, int port, SniKeyManager keys) {
         String host = context.getProperty("org.apache.felix.http.host");
         host = host == null || host.isBlank() ? null : host.trim();
         try {
             HttpsConnector factory = new HttpsConnector(host, port, keys);
+            connector = factory;
             Dictionary<String, Object> props = new Hashtable<>();
             props.put("atrium.services.https.port", port);
             ServiceRegistration<?> r = context.registerService(org.apache.felix.http.jetty.ConnectorFactory.class.getName(), factory, props);
@@ -65,6 +67,9 @@ public class HttpsListener {
             } catch (IllegalStateException gone) {
                 // the bundle is stopping: the framework unregistered it already
             }
+        }
+        if (connector != null) {
+            connector.close();
         }
     }
 }

@@ -24,6 +24,11 @@ import javax.net.ssl.X509ExtendedKeyManager;
  *
  * <p>An alias is the name and a number of its table, so a chain and a key chosen together always belong together even
  * when the table is replaced between the JDK's calls: the table before the current one is kept for that.
+ *
+ * <p>A TLS session a client resumes (a session ticket or id) skips the choice. So when a name stops being served or its
+ * certificate changes, the {@link #onWithdrawn} listeners are told, and the listener gives its connector a new
+ * {@code SSLContext} (new session keys and cache): no session made before can be resumed, the next handshake chooses
+ * again.
  */
 final class SniKeyManager extends X509ExtendedKeyManager {
 
@@ -36,12 +41,32 @@ final class SniKeyManager extends X509ExtendedKeyManager {
 
     private volatile Table current = new Table(0, Map.of());
     private volatile Table previous = current;
+    private final List<Runnable> withdrawn = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Serves {@code byName} (lower-case host names) from the next handshake on. */
-    synchronized void serve(Map<String, Entry> byName) {
-        Table next = new Table(current.number() + 1, Map.copyOf(byName));
-        previous = current;
-        current = next;
+    void serve(Map<String, Entry> byName) {
+        boolean dropped;
+        synchronized (this) {
+            Table was = current;
+            Table next = new Table(was.number() + 1, Map.copyOf(byName));
+            dropped = was.byName().entrySet().stream().anyMatch(e -> next.byName().get(e.getKey()) != e.getValue());
+            previous = was;
+            current = next;
+        }
+        if (dropped) {
+            for (Runnable r : withdrawn) {
+                r.run();
+            }
+        }
+    }
+
+    /** {@code listener} runs after a name stopped being served or got another certificate. */
+    void onWithdrawn(Runnable listener) {
+        withdrawn.add(listener);
+    }
+
+    void removeOnWithdrawn(Runnable listener) {
+        withdrawn.remove(listener);
     }
 
     /** The names served now. */
