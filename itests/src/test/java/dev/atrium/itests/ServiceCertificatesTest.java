@@ -3,22 +3,13 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.KeyStore;
 import java.security.cert.CertPathValidator;
 import java.security.cert.CertificateFactory;
 import java.security.cert.PKIXParameters;
@@ -29,13 +20,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -50,63 +40,46 @@ import dev.atrium.itests.AtriumServer.User;
  * Certificates for verified custom domains come from a real ACME server: Debian's pebble on loopback (provided by
  * {@code ./atrium test}), its HTTPS under a CA the test makes with openssl (the server's {@code acmeTrustedCaFile}),
  * resolving every name to 127.0.0.1 through the test's DNS server and fetching the HTTP-01 challenge from Atrium's own
- * port, so the challenge is answered by Atrium itself.
+ * port, so the challenge is answered by Atrium itself. The server's HTTPS listener ({@code ATRIUM_SERVICES_HTTPS_PORT})
+ * serves them by SNI to the JDK's TLS client, trusting pebble's root only.
  */
 class ServiceCertificatesTest {
 
-    private static final String PEBBLE = "/usr/bin/pebble";
+    /** Says which service answered, and how the request reached it. */
+    static final String TLS_WORKER = """
+            export default {
+              async fetch(request) {
+                const url = new URL(request.url);
+                return Response.json({ version: "VERSION", path: url.pathname, proto: request.headers.get("x-forwarded-proto"),
+                                       host: request.headers.get("host") });
+              }
+            };
+            """;
+
     private static AtriumServer server;
     private static TestDatabase db;
     private static TestDns dns;
-    private static Process pebble;
-    private static int managementPort;
-    private static SSLContext pebbleTls;
+    private static Pebble pebble;
+    private static int httpsPort;
 
     @BeforeAll
     static void launch() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of(PEBBLE)), "pebble is not installed (./atrium test installs it)");
-        Path dir = Files.createTempDirectory("atrium-acme-");
-        // pebble's own HTTPS certificate, trusted by Atrium through its acmeTrustedCaFile setting
-        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", dir.resolve("key.pem").toString(), "-out", dir.resolve("cert.pem").toString(), "-days", "2", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost").redirectErrorStream(true).start();
-        String out = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, openssl.waitFor(), out);
-        pebbleTls = tls(dir.resolve("cert.pem"));
+        Assumptions.assumeTrue(Pebble.installed(), "pebble is not installed (./atrium test installs it)");
         dns = new TestDns();
-        int acmePort = freePort();
-        managementPort = freePort();
+        pebble = Pebble.prepare(dns);
+        httpsPort = Pebble.freePort();
         db = TestDatabase.create();
-        server = AtriumServer.launch(Files.createTempDirectory("atrium-certs-"), db, Map.of(
-                "ATRIUM_SERVICES_DNS_RESOLVER", "127.0.0.1:" + dns.port(),
-                "ATRIUM_SERVICES_ACME_DIRECTORY_URL", "https://127.0.0.1:" + acmePort + "/dir",
-                "ATRIUM_SERVICES_ACME_CA_FILE", dir.resolve("cert.pem").toString(),
-                "ATRIUM_SERVICES_ACME_EMAIL", "ops@example.test"));
+        Map<String, String> env = new java.util.HashMap<>(pebble.env());
+        env.put("ATRIUM_SERVICES_HTTPS_PORT", "" + httpsPort);
+        server = AtriumServer.launch(Files.createTempDirectory("atrium-certs-"), db, env);
         // Atrium's HTTP port is where pebble fetches http://<domain>/.well-known/acme-challenge/<token>
-        Files.writeString(dir.resolve("pebble.json"), """
-                {"pebble": {"listenAddress": "127.0.0.1:%d", "managementListenAddress": "127.0.0.1:%d",
-                 "certificate": "%s", "privateKey": "%s", "httpPort": %d, "tlsPort": %d,
-                 "ocspResponderURL": "", "externalAccountBindingRequired": false}}
-                """.formatted(acmePort, managementPort, dir.resolve("cert.pem"), dir.resolve("key.pem"), server.port, freePort()));
-        ProcessBuilder pb = new ProcessBuilder(PEBBLE, "-config", dir.resolve("pebble.json").toString(), "-dnsserver", "127.0.0.1:" + dns.port())
-                .redirectErrorStream(true).redirectOutput(Path.of("target", "pebble-" + acmePort + ".log").toFile());
-        pb.environment().put("PEBBLE_VA_NOSLEEP", "1");
-        pb.environment().put("PEBBLE_VA_ALWAYS_VALID", "0");
-        pb.environment().put("PEBBLE_WFE_NONCEREJECT", "0");
-        pebble = pb.start();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!answers(acmePort) || !answers(managementPort)) {
-            assertTrue(pebble.isAlive(), "pebble exited; see itests/target/pebble-" + acmePort + ".log");
-            assertTrue(System.nanoTime() < until, "pebble did not start listening");
-            Thread.sleep(100);
-        }
+        pebble.start(server.port, Map.of());
     }
 
     @AfterAll
     static void stop() throws Throwable {
         if (pebble != null) {
-            pebble.destroy();
-            pebble.waitFor(5, TimeUnit.SECONDS);
+            pebble.close();
         }
         if (server != null) {
             server.close();
@@ -167,8 +140,7 @@ class ServiceCertificatesTest {
         assertNotNull(sealed);
         assertFalse(new String(sealed, StandardCharsets.ISO_8859_1).contains("PRIVATE KEY"));
         assertTrue(chain.get(0).getSubjectAlternativeNames().stream().anyMatch(n -> n.get(1).equals("secure.example.test")));
-        X509Certificate root = (X509Certificate) CertificateFactory.getInstance("X.509")
-                .generateCertificate(new ByteArrayInputStream(get("https://127.0.0.1:" + managementPort + "/roots/0").getBytes(StandardCharsets.US_ASCII)));
+        X509Certificate root = pebble.root();
         PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(root, null)));
         params.setRevocationEnabled(false);
         CertPathValidator.getInstance("PKIX").validate(CertificateFactory.getInstance("X.509").generateCertPath(chain), params);
@@ -190,6 +162,7 @@ class ServiceCertificatesTest {
         assertEquals("failed", darkSsl.get("status").asText());
         assertFalse(darkSsl.get("error").asText().isBlank());
         assertTrue(darkSsl.get("expires_at").isNull());
+        assertTrue(Instant.parse(darkSsl.get("retry_at").asText()).isAfter(Instant.now().plusSeconds(300)), "the renewal task backs off");
         // the other domain's certificate is untouched
         assertEquals("active", u.http().get(base + "/" + domainId).get("domain").get("ssl").get("status").asText());
 
@@ -199,38 +172,130 @@ class ServiceCertificatesTest {
         assertEquals("NOT_FOUND", missing.errorCode());
     }
 
-    private static String get(String url) throws Exception {
-        HttpResponse<String> r = HttpClient.newBuilder().sslContext(pebbleTls).build()
-                .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, r.statusCode(), r.body());
-        return r.body();
+    @Test
+    void eachVerifiedDomainIsServedOverHttpsWithItsOwnCertificateChosenBySniUntilItIsRemoved() throws Exception {
+        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        User u = server.newUser();
+        String id = ServicesTest.createService(u, ServicesTest.unique("https"));
+        Http.Reply deployed = u.http().post("/api/services/" + id + "/deployments",
+                Map.of("bundle", Base64.getEncoder().encodeToString(TLS_WORKER.replace("VERSION", "tls").getBytes(StandardCharsets.UTF_8))));
+        assertEquals(201, deployed.status(), deployed.body());
+        String base = "/api/services/" + id + "/custom-domains";
+        String a = "tls-a.example.test";
+        String b = "tls-b.example.test";
+        String aId = verified(u, base, a);
+        String bId = verified(u, base, b);
+        SSLContext trust = Pebble.trusting(pebble.root());
+
+        // verified, but no certificate yet: no TLS for the name (the HTTP port routes it as before)
+        assertNoTls(trust, a);
+        assertEquals(200, HostHttp.get(server.port, a, "/").status());
+
+        assertEquals(200, u.http().post(base + "/" + aId + "/refresh-ssl", null).status());
+        TlsClient.Answer first = TlsClient.get(httpsPort, trust, a, a, "/hello");
+        assertEquals(200, first.response().status(), first.text());
+        JsonNode answer = Http.JSON.readTree(first.text());
+        assertEquals("tls", answer.get("version").asText(), first.text());
+        assertEquals("/hello", answer.get("path").asText());
+        assertEquals("https", answer.get("proto").asText(), "the worker sees the request came over HTTPS");
+        assertEquals(a, answer.get("host").asText());
+        assertEquals(storedLeaf(aId).getSerialNumber(), first.leaf().getSerialNumber(), "the stored certificate is the one served");
+        assertTrue(names(first.leaf()).contains(a));
+
+        // a second domain gets its own certificate on the same port; the first keeps its own
+        assertNoTls(trust, b);
+        assertEquals(200, u.http().post(base + "/" + bId + "/refresh-ssl", null).status());
+        TlsClient.Answer second = TlsClient.get(httpsPort, trust, b, b, "/");
+        assertEquals(200, second.response().status(), second.text());
+        assertEquals(b, Http.JSON.readTree(second.text()).get("host").asText());
+        assertTrue(names(second.leaf()).contains(b));
+        assertFalse(names(second.leaf()).contains(a));
+        assertEquals(storedLeaf(bId).getSerialNumber(), second.leaf().getSerialNumber());
+        assertEquals(first.leaf().getSerialNumber(), TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
+
+        // a Host other than the connection's name: 421 with the spec body, not the other service's answer
+        TlsClient.Answer crossed = TlsClient.get(httpsPort, trust, b, a, "/");
+        assertEquals(421, crossed.response().status(), crossed.text());
+        assertEquals("MISDIRECTED_REQUEST", Http.JSON.readTree(crossed.text()).get("error").get("code").asText());
+        // a name nobody verified, and no name at all: no certificate, the handshake fails
+        assertNoTls(trust, "stranger.example.test");
+        assertNoTls(trust, null);
+
+        // a verified domain with a certificate whose service runs nothing: 404 with the spec body; the API is not there
+        String idle = ServicesTest.createService(u, ServicesTest.unique("idle"));
+        String c = "tls-c.example.test";
+        String cId = verified(u, "/api/services/" + idle + "/custom-domains", c);
+        assertEquals(200, u.http().post("/api/services/" + idle + "/custom-domains/" + cId + "/refresh-ssl", null).status());
+        TlsClient.Answer none = TlsClient.get(httpsPort, trust, c, c, "/healthz");
+        assertEquals(404, none.response().status(), none.text());
+        assertEquals("NOT_FOUND", Http.JSON.readTree(none.text()).get("error").get("code").asText());
+        assertEquals(200, HostHttp.get(server.port, c, "/healthz").status(), "over HTTP the name stays the API's, as before");
+
+        // removing a domain stops serving its certificate at once, even to a client that would resume its TLS session;
+        // the other's goes on
+        SSLContext resuming = Pebble.trusting(pebble.root());
+        TlsClient.Answer full = TlsClient.get(httpsPort, resuming, a, a, "/");
+        TlsClient.Answer resumed = TlsClient.get(httpsPort, resuming, a, a, "/");
+        assertEquals(full.sessionCreated(), resumed.sessionCreated(), "the client resumes its session while the domain is served");
+        assertEquals(200, u.http().delete(base + "/" + aId).status());
+        assertNoTls(trust, a);
+        assertThrows(javax.net.ssl.SSLException.class, () -> TlsClient.get(httpsPort, resuming, a, a, "/"), "no resumed session for a removed domain");
+        assertEquals(200, TlsClient.get(httpsPort, trust, b, b, "/").response().status());
+
+        // the listener goes with the services capability (port closed) and comes back with it, serving the stored certificates
+        try {
+            assertEquals(200, server.operator().post("/admin/features/services/disable", Map.of()).status());
+            assertFalse(Pebble.answers(httpsPort), "the HTTPS port is closed while the services capability is stopped");
+        } finally {
+            assertEquals(200, server.operator().post("/admin/features/services/enable", Map.of()).status());
+        }
+        RawHttp.Response back = null;
+        for (int i = 0; i < 100; i++) {
+            try {
+                back = TlsClient.get(httpsPort, trust, b, b, "/").response();
+                if (back.status() == 200) {
+                    break;
+                }
+            } catch (IOException notYet) {
+                // the capability is starting
+            }
+            Thread.sleep(100);
+        }
+        assertNotNull(back, "the HTTPS listener did not come back");
+        assertEquals(200, back.status(), new String(back.body(), StandardCharsets.UTF_8));
     }
 
-    private static SSLContext tls(Path caPem) throws Exception {
-        KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-        ks.load(null, null);
-        try (var in = Files.newInputStream(caPem)) {
-            ks.setCertificateEntry("pebble", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        f.init(ks);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, f.getTrustManagers(), null);
-        return ctx;
+    /** A domain of the service at {@code base}, verified by its DNS record. */
+    static String verified(User u, String base, String domain) {
+        JsonNode d = u.http().post(base, Map.of("domain", domain)).get("domain");
+        dns.txt.put("_atrium-challenge." + domain, d.get("verification").get("dns").get("value").asText());
+        Http.Reply v = u.http().post(base + "/" + d.get("id").asText() + "/verify", Map.of("method", "dns"));
+        assertTrue(v.get("verified").asBoolean(), v.body());
+        return d.get("id").asText();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+    static X509Certificate storedLeaf(String domainId) throws Exception {
+        try (Connection c = db.connect();
+                PreparedStatement ps = c.prepareStatement("SELECT chain_pem FROM service_domain_certificates WHERE domain_id = ?")) {
+            ps.setString(1, domainId);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                return (X509Certificate) CertificateFactory.getInstance("X.509")
+                        .generateCertificate(new ByteArrayInputStream(rs.getString(1).getBytes(StandardCharsets.US_ASCII)));
+            }
         }
     }
 
-    private static boolean answers(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
+    static List<String> names(X509Certificate x) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (List<?> n : x.getSubjectAlternativeNames()) {
+            names.add(String.valueOf(n.get(1)));
         }
+        return names;
+    }
+
+    static void assertNoTls(SSLContext trust, String sni) {
+        assertThrows(javax.net.ssl.SSLException.class, () -> TlsClient.handshake(httpsPort, trust, sni),
+                "a TLS handshake for " + sni + " must fail");
     }
 }

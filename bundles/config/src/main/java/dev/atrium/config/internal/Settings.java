@@ -80,6 +80,9 @@ final class Settings {
                 Setting.of("acmeContactEmail", STRING, env("ATRIUM_SERVICES_ACME_EMAIL")),
                 Setting.of("acmeTrustedCaFile", STRING, env("ATRIUM_SERVICES_ACME_CA_FILE")),
                 Setting.of("acmeTimeoutSeconds", INTEGER, env("ATRIUM_SERVICES_ACME_TIMEOUT_SECONDS")),
+                Setting.of("httpsPort", INTEGER, env("ATRIUM_SERVICES_HTTPS_PORT")),
+                Setting.of("certRenewBeforeDays", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_DAYS")),
+                Setting.of("certRenewCheckSeconds", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_CHECK_S")),
                 Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
         pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.blob.fs", List.of(

@@ -22,12 +22,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
@@ -36,6 +35,7 @@ import javax.net.ssl.X509TrustManager;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.shredzone.acme4j.Account;
 import org.shredzone.acme4j.AccountBuilder;
@@ -61,7 +61,13 @@ import dev.atrium.services.internal.ServiceStore.DomainRow;
  * challenge is answered by this server itself ({@link AcmeChallenges}), so the domain must already point here. One
  * account key per directory URL; every private key (the account's, each certificate's) is sealed with the services env
  * key ({@link Sealer}) before it is stored. An order runs on the caller's thread, bounded by {@code acmeTimeoutSeconds};
- * one order per domain at a time. Serving the certificate (TLS with SNI) is not done yet.
+ * one order per domain at a time across instances: an order claims the domain's row for longer than it may take
+ * ({@code claimed_until}) and clears the claim when it ends.
+ *
+ * <p>The certificates of verified domains are also kept opened in memory for the HTTPS listener ({@link #keyManager},
+ * picked per handshake by SNI): reloaded after every routing table the {@link Deployer} publishes (a domain verified or
+ * removed, here or on another instance), after a certificate is issued here, and when another instance says it issued
+ * one. Only rows whose {@code updated_at} changed are opened again.
  */
 @Component(service = Certificates.class)
 public class Certificates {
@@ -71,61 +77,196 @@ public class Certificates {
     private static final String ACCOUNT = "acme-account";
     private static final String CERT_KEY = "tls-key:";
 
-    record Ssl(String status, String chainPem, Instant expiresAt, String issuer, String error) {
+    /** Columns of {@link Ssl#of}. */
+    static final String SSL_COLUMNS = "status, chain_pem, expires_at, issuer, error, failures, retry_at";
+
+    record Ssl(String status, String chainPem, Instant expiresAt, String issuer, String error, int failures, Instant retryAt) {
         static Ssl of(ResultSet rs) throws SQLException {
             return new Ssl(rs.getString("status"), rs.getString("chain_pem"), Sql.instant(rs, "expires_at"), rs.getString("issuer"),
-                    rs.getString("error"));
+                    rs.getString("error"), rs.getInt("failures"), Sql.instant(rs, "retry_at"));
         }
 
-        static final Ssl NONE = new Ssl("none", null, null, null, null);
+        static final Ssl NONE = new Ssl("none", null, null, null, null, 0, null);
 
+        /**
+         * {@code status}: none, pending (an order under way; a certificate issued before is still served), active, expired
+         * (active but past {@code expires_at}), failed (the last order failed, {@code error} says why; a certificate issued
+         * before is still served until it expires). {@code retry_at}: after failures, when the renewal task tries again.
+         */
         Map<String, Object> view() {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("status", status);
+            m.put("status", "active".equals(status) && expiresAt != null && expiresAt.isBefore(Instant.now()) ? "expired" : status);
             m.put("expires_at", expiresAt == null ? null : expiresAt.toString());
             m.put("issuer", issuer);
             m.put("error", error);
+            m.put("retry_at", retryAt == null ? null : retryAt.toString());
             return m;
         }
+    }
+
+    /** A domain's certificate as served: null entry when its stored key or chain does not open (logged once). */
+    private record Loaded(String domain, Instant updatedAt, SniKeyManager.Entry entry) {
     }
 
     private final ServiceStore store;
     private final Deployer deployer;
     private final AcmeChallenges challenges;
-    private final Set<String> ordering = ConcurrentHashMap.newKeySet();
+    private final SniKeyManager served = new SniKeyManager();
+    /** By domain id; guarded by this. */
+    private final Map<String, Loaded> loaded = new HashMap<>();
+    private final Runnable reloader = this::reload;
 
     @Activate
     public Certificates(@Reference ServiceStore store, @Reference Deployer deployer, @Reference AcmeChallenges challenges) {
         this.store = store;
         this.deployer = deployer;
         this.challenges = challenges;
+        deployer.listen(reloader);
+        reload();
+    }
+
+    @Deactivate
+    void deactivate() {
+        deployer.unlisten(reloader);
+        served.serve(Map.of());
+    }
+
+    /** Picks the certificate of a handshake by its SNI name among those of verified domains. */
+    SniKeyManager keyManager() {
+        return served;
     }
 
     Ssl ssl(String domainId) {
-        return store.sql().one("SELECT status, chain_pem, expires_at, issuer, error FROM service_domain_certificates WHERE domain_id = ?",
-                Ssl::of, domainId).orElse(Ssl.NONE);
+        return store.sql().one("SELECT " + SSL_COLUMNS + " FROM service_domain_certificates WHERE domain_id = ?", Ssl::of, domainId).orElse(Ssl.NONE);
     }
 
-    /** Orders a certificate for the verified domain {@code d} and stores it; the outcome either way is in {@link #ssl}. */
+    /** How long an order may hold a domain's claim: longer than an order may take, so a claim outlives none. */
+    private long leaseSeconds() {
+        return Math.max(5, deployer.config().acmeTimeoutSeconds()) + 60L;
+    }
+
+    /**
+     * Orders a certificate for the verified domain {@code d} and stores it; the outcome either way is in {@link #ssl}.
+     * 409 while another order for it runs (on this instance or another).
+     */
     Ssl refresh(DomainRow d) {
-        if (!ordering.add(d.id())) {
+        boolean claimed = store.sql().one("INSERT INTO service_domain_certificates (domain_id, status, claimed_until) "
+                + "VALUES (?, 'pending', now() + ? * interval '1 second') ON CONFLICT (domain_id) DO UPDATE SET status = 'pending', error = NULL, "
+                + "claimed_until = EXCLUDED.claimed_until, updated_at = now() "
+                + "WHERE service_domain_certificates.claimed_until IS NULL OR service_domain_certificates.claimed_until < now() RETURNING domain_id",
+                rs -> rs.getString(1), d.id(), leaseSeconds()).isPresent();
+        if (!claimed) {
             throw ApiException.conflict("a certificate for " + d.domain() + " is being ordered; try again when it is done");
         }
+        return run(d);
+    }
+
+    /** The database's clock. */
+    Instant now() {
+        return store.sql().one("SELECT now()", rs -> Sql.instant(rs, "now")).orElseThrow();
+    }
+
+    /**
+     * Renews one certificate of a verified domain that expires within {@code window}, whose retry time (after failed
+     * renewals) has come and whose row did not change since {@code since} (so a look renews each at most once), if one is
+     * left that no order holds: the soonest to expire first. Empty when there is none.
+     */
+    Optional<Ssl> renewNext(Duration window, Instant since) {
+        Optional<String> id = store.sql().one("UPDATE service_domain_certificates c SET status = 'pending', claimed_until = now() + ? * interval '1 second', "
+                + "updated_at = now() WHERE c.domain_id = (SELECT c2.domain_id FROM service_domain_certificates c2 "
+                + "JOIN service_domains d ON d.id = c2.domain_id WHERE d.status = 'verified' AND c2.chain_pem IS NOT NULL "
+                + "AND c2.expires_at < now() + ? * interval '1 second' AND (c2.claimed_until IS NULL OR c2.claimed_until < now()) "
+                + "AND (c2.retry_at IS NULL OR c2.retry_at <= now()) AND c2.updated_at < ? ORDER BY c2.expires_at LIMIT 1 FOR UPDATE OF c2 SKIP LOCKED) "
+                + "AND (c.claimed_until IS NULL OR c.claimed_until < now()) RETURNING c.domain_id",
+                rs -> rs.getString(1), leaseSeconds(), window.toSeconds(), since);
+        if (id.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<DomainRow> d = store.domain(id.get());
+        if (d.isEmpty()) {
+            return Optional.of(Ssl.NONE); // removed meanwhile (its row went with it)
+        }
+        LOG.info("services: renewing the certificate of {}", d.get().domain());
+        return Optional.of(run(d.get()));
+    }
+
+    /** Orders a certificate for {@code d}, whose row this instance has claimed, and releases the claim. */
+    private Ssl run(DomainRow d) {
         try {
-            store.sql().update("INSERT INTO service_domain_certificates (domain_id, status) VALUES (?, 'pending') "
-                    + "ON CONFLICT (domain_id) DO UPDATE SET status = 'pending', error = NULL, updated_at = now()", d.id());
-            try {
-                order(d);
-            } catch (AcmeException | IOException | GeneralSecurityException | RuntimeException e) {
-                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                LOG.info("services: no certificate for {}: {}", d.domain(), why);
-                // a certificate issued before stays stored (and shown); the failure is what the last refresh said
-                store.sql().update("UPDATE service_domain_certificates SET status = 'failed', error = ?, updated_at = now() WHERE domain_id = ?",
-                        why.length() > 1000 ? why.substring(0, 1000) : why, d.id());
+            order(d);
+        } catch (AcmeException | IOException | GeneralSecurityException | RuntimeException e) {
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            if (Thread.currentThread().isInterrupted()) {
+                // this capability is stopping (the renewal task's thread): not the domain's failure, no back-off
+                store.sql().update("UPDATE service_domain_certificates SET status = CASE WHEN chain_pem IS NULL THEN 'none' ELSE 'active' END, "
+                        + "claimed_until = NULL, updated_at = now() WHERE domain_id = ?", d.id());
+                return ssl(d.id());
             }
-            return ssl(d.id());
-        } finally {
-            ordering.remove(d.id());
+            LOG.info("services: no certificate for {}: {}", d.domain(), why);
+            // a certificate issued before stays stored (shown and served); the failure is what the last order said, and the
+            // renewal task waits longer after each failure in a row: 10 minutes, 20, 40… at most a day
+            store.sql().update("UPDATE service_domain_certificates SET status = 'failed', error = ?, claimed_until = NULL, failures = failures + 1, "
+                    + "retry_at = now() + LEAST(interval '10 minutes' * power(2, LEAST(failures, 10)), interval '24 hours'), updated_at = now() "
+                    + "WHERE domain_id = ?", why.length() > 1000 ? why.substring(0, 1000) : why, d.id());
+        }
+        return ssl(d.id());
+    }
+
+    // ------------------------------------------------------------------ serving
+
+    /** Opens the certificates of verified domains whose rows changed since the last time and serves the new table. */
+    synchronized void reload() {
+        record Row(String domainId, String domain, Instant updatedAt) {
+        }
+        List<Row> rows;
+        try {
+            rows = store.sql().list("SELECT d.id, d.domain, c.updated_at FROM service_domains d JOIN service_domain_certificates c ON c.domain_id = d.id "
+                    + "WHERE d.status = 'verified' AND c.chain_pem IS NOT NULL AND c.key_sealed IS NOT NULL",
+                    rs -> new Row(rs.getString(1), rs.getString(2), Sql.instant(rs, "updated_at")));
+        } catch (RuntimeException e) {
+            LOG.warn("services: the served certificates could not be reloaded: {}", e.toString());
+            return;
+        }
+        Map<String, Loaded> next = new HashMap<>();
+        Map<String, SniKeyManager.Entry> byName = new HashMap<>();
+        for (Row r : rows) {
+            Loaded l = loaded.get(r.domainId());
+            if (l == null || !l.domain().equals(r.domain()) || !l.updatedAt().equals(r.updatedAt())) {
+                l = new Loaded(r.domain(), r.updatedAt(), open(r.domainId(), r.domain()));
+            }
+            next.put(r.domainId(), l);
+            if (l.entry() != null) {
+                byName.put(l.domain(), l.entry());
+            }
+        }
+        loaded.clear();
+        loaded.putAll(next);
+        served.serve(byName);
+    }
+
+    /** The stored chain and unsealed key of a domain, or null (logged) when they do not open. */
+    private SniKeyManager.Entry open(String domainId, String domain) {
+        record Stored(String chainPem, String keyId, byte[] nonce, byte[] sealed) {
+        }
+        try {
+            Optional<Stored> s = store.sql().one("SELECT chain_pem, key_id, key_nonce, key_sealed FROM service_domain_certificates WHERE domain_id = ?",
+                    rs -> new Stored(rs.getString(1), rs.getString(2), rs.getBytes(3), rs.getBytes(4)), domainId);
+            if (s.isEmpty() || s.get().chainPem() == null || s.get().sealed() == null) {
+                return null;
+            }
+            List<X509Certificate> chain = new ArrayList<>();
+            for (java.security.cert.Certificate c : CertificateFactory.getInstance("X.509")
+                    .generateCertificates(new java.io.ByteArrayInputStream(s.get().chainPem().getBytes(java.nio.charset.StandardCharsets.US_ASCII)))) {
+                chain.add((X509Certificate) c);
+            }
+            if (chain.isEmpty()) {
+                return null;
+            }
+            KeyPair key = readKey(deployer.sealer().open(domainId, CERT_KEY + domain, s.get().keyId(), s.get().nonce(), s.get().sealed()));
+            return new SniKeyManager.Entry(key.getPrivate(), chain.toArray(X509Certificate[]::new));
+        } catch (GeneralSecurityException | RuntimeException e) {
+            LOG.warn("services: the certificate of {} is not served: {}", domain, e.toString());
+            return null;
         }
     }
 
@@ -194,9 +335,13 @@ public class Certificates {
         }
         Sealer.Sealed sealed = deployer.sealer().seal(d.id(), CERT_KEY + d.domain(), keyText(key));
         store.sql().update("UPDATE service_domain_certificates SET status = 'active', chain_pem = ?, key_id = ?, key_nonce = ?, key_sealed = ?, "
-                + "expires_at = ?, issuer = ?, error = NULL, updated_at = now() WHERE domain_id = ?", pem.toString(), sealed.keyId(),
-                sealed.nonce(), sealed.ciphertext(), leaf.getNotAfter().toInstant(), leaf.getIssuerX500Principal().getName(), d.id());
+                + "expires_at = ?, issuer = ?, error = NULL, failures = 0, retry_at = NULL, claimed_until = NULL, updated_at = now() "
+                + "WHERE domain_id = ?", pem.toString(), sealed.keyId(), sealed.nonce(), sealed.ciphertext(), leaf.getNotAfter().toInstant(),
+                leaf.getIssuerX500Principal().getName(), d.id());
         LOG.info("services: certificate for {} issued by {}, expires {}", d.domain(), leaf.getIssuerX500Principal().getName(), leaf.getNotAfter());
+        // served from the next handshake here, and on the other instances once they hear of it
+        reload();
+        deployer.announceCertificates();
     }
 
     private static Duration left(Instant deadline) throws AcmeException {

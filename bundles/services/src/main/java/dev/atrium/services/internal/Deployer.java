@@ -104,6 +104,16 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
 
         @AttributeDefinition(description = "Seconds one certificate order may take before refresh-ssl gives up")
         int acmeTimeoutSeconds() default 60;
+
+        @AttributeDefinition(description = "Port of the HTTPS listener serving the certificates of verified custom domains by SNI, on the HTTP "
+                + "listener's address (ATRIUM_SERVICES_HTTPS_PORT); 0: no HTTPS listener")
+        int httpsPort() default 0;
+
+        @AttributeDefinition(description = "A certificate is renewed when it expires within this many days (ATRIUM_SERVICES_CERT_RENEW_DAYS)")
+        int certRenewBeforeDays() default 30;
+
+        @AttributeDefinition(description = "Seconds between two looks for certificates to renew (ATRIUM_SERVICES_CERT_RENEW_CHECK_S)")
+        int certRenewCheckSeconds() default 600;
     }
 
     /** A registered provider and its properties. */
@@ -143,6 +153,8 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
     private final LogTails tails = new LogTails();
     private final ChangeFeed feed;
     private volatile Routes routes = Routes.EMPTY;
+    /** Told after every routing table this instance publishes, and when another instance issued a certificate. */
+    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean active;
 
     @Activate
@@ -163,7 +175,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         }
         this.internalBase = base;
         this.active = true;
-        this.feed = new ChangeFeed(dataSource, this::reconcileLater);
+        this.feed = new ChangeFeed(dataSource, this::remoteChange);
         reconcileLater();
     }
 
@@ -297,6 +309,54 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         }
     }
 
+    /** Another instance changed {@code topic} (null: anything may have changed while no one listened). */
+    private void remoteChange(String topic) {
+        if (topic == null || ChangeFeed.STATE.equals(topic)) {
+            reconcileLater();
+        }
+        if (topic == null || ChangeFeed.CERTIFICATES.equals(topic)) {
+            runLater(this::tellListeners);
+        }
+    }
+
+    /**
+     * {@code listener} runs after every routing table published here (a domain verified or removed, on this instance or
+     * another), on the thread that published it, and after another instance issued a certificate.
+     */
+    void listen(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    void unlisten(Runnable listener) {
+        listeners.remove(listener);
+    }
+
+    /** After this instance stored a certificate: the other instances serve it too. */
+    void announceCertificates() {
+        feed.announce(ChangeFeed.CERTIFICATES);
+    }
+
+    private void tellListeners() {
+        for (Runnable l : listeners) {
+            try {
+                l.run();
+            } catch (RuntimeException e) {
+                LOG.warn("services: a routing listener failed: {}", e.toString());
+            }
+        }
+    }
+
+    private void runLater(Runnable work) {
+        if (!active) {
+            return;
+        }
+        try {
+            background.execute(work);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // deactivating
+        }
+    }
+
     void reconcileLater() {
         if (!active) {
             return;
@@ -402,6 +462,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
             }
         }
         routes = new Routes(Map.copyOf(bySlug), Map.copyOf(byDomain), Map.copyOf(byRuntime));
+        tellListeners();
         if (failure != null) {
             throw failure;
         }

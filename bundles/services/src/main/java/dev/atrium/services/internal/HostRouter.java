@@ -39,6 +39,11 @@ import dev.atrium.services.internal.Deployer.Route;
  * upgrade is relayed to the worker's WebSocket ({@link WorkerWebSockets}). An unknown name under the apps domain is
  * 404 with the spec body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding
  * endpoint deployed code calls ({@link InternalBindings}).
+ *
+ * <p>A request on the services' HTTPS listener ({@link HttpsConnector}, marked with {@link #SNI_ATTRIBUTE}) is for a
+ * verified custom domain only: its Host must be the name its TLS connection asked for (else 421, as the certificate
+ * served was for another name), and a Host that is not a routed custom domain is 404 with the spec body; neither the
+ * API nor the internal binding endpoint answers there.
  */
 @Component(service = Filter.class, property = "service.ranking:Integer=1000")
 @HttpWhiteboardFilterPattern("/*")
@@ -47,6 +52,8 @@ import dev.atrium.services.internal.Deployer.Route;
 public class HostRouter implements Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostRouter.class);
+    /** The SNI name of a request's TLS connection, set on requests of the services' HTTPS listener only ("" when none). */
+    static final String SNI_ATTRIBUTE = "dev.atrium.services.sni";
 
     private final Deployer deployer;
     private final InternalBindings bindings;
@@ -103,6 +110,11 @@ public class HostRouter implements Filter {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
         String host = host(request.getHeader("Host"));
+        Object sni = request.getAttribute(SNI_ATTRIBUTE);
+        if (sni != null) {
+            secure(host, sni.toString(), request, response, req, res);
+            return;
+        }
         if (host == null) {
             passOn(request, response, chain);
             return;
@@ -125,6 +137,26 @@ public class HostRouter implements Filter {
                 passOn(request, response, chain);
                 return;
             }
+        }
+        proxy(route, request, response, req, res);
+    }
+
+    /** A request on the HTTPS listener: a verified custom domain's, named the same in TLS and in Host, or an error. */
+    private void secure(String host, String sni, HttpServletRequest request, HttpServletResponse response, ServletRequest req, ServletResponse res)
+            throws IOException {
+        if (host == null) {
+            error(response, 400, "BAD_REQUEST", "a request needs a Host header");
+            return;
+        }
+        if (!host.equals(sni)) {
+            error(response, 421, "MISDIRECTED_REQUEST", "this connection is for " + (sni.isEmpty() ? "no name" : sni) + ", not " + host
+                    + "; connect again for " + host);
+            return;
+        }
+        Route route = deployer.routes().byDomain().get(host);
+        if (route == null) {
+            error(response, 404, "NOT_FOUND", "no service answers at " + host);
+            return;
         }
         proxy(route, request, response, req, res);
     }

@@ -1,0 +1,101 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import javax.net.ssl.SSLContext;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.atrium.itests.AtriumServer.User;
+
+/**
+ * Two instances on one PostgreSQL, each with its HTTPS listener: a certificate ordered through one is served by the
+ * other from its next handshakes (a NOTIFY on the services' channel), and a domain removed through one stops being served
+ * by the other. The instances share the services' sealing key (as they must: the certificate's key is stored sealed).
+ */
+class ServiceCertificateInstancesTest {
+
+    @Test
+    void aCertificateIssuedOrRemovedThroughOneInstanceIsServedOrDroppedByTheOther() throws Throwable {
+        Assumptions.assumeTrue(Pebble.installed(), "pebble is not installed (./atrium test installs it)");
+        TestDatabase db = TestDatabase.create();
+        try (TestDns dns = new TestDns(); Pebble pebble = Pebble.prepare(dns)) {
+            int httpsA = Pebble.freePort();
+            int httpsB = Pebble.freePort();
+            Map<String, String> envA = new HashMap<>(pebble.env());
+            envA.put("ATRIUM_SERVICES_HTTPS_PORT", "" + httpsA);
+            AtriumServer a = AtriumServer.launch(Files.createTempDirectory("atrium-tls-a-"), db, envA);
+            Path dataB = Files.createTempDirectory("atrium-tls-b-");
+            AtriumServer b = null;
+            try {
+                Files.createSymbolicLink(dataB.resolve("keys"), a.data.resolve("keys"));
+                Map<String, String> envB = new HashMap<>(pebble.env());
+                envB.put("ATRIUM_SERVICES_HTTPS_PORT", "" + httpsB);
+                envB.put("ATRIUM_DB_URL", db.url());
+                b = AtriumServer.launch(dataB, null, envB);
+                pebble.start(a.port, Map.of());
+                SSLContext trust = Pebble.trusting(pebble.root());
+
+                User u = a.newUser();
+                String id = ServicesTest.createService(u, ServicesTest.unique("instances-tls"));
+                String base = "/api/services/" + id + "/custom-domains";
+                String name = "both.example.test";
+                JsonNode d = u.http().post(base, Map.of("domain", name)).get("domain");
+                String domainId = d.get("id").asText();
+                dns.txt.put("_atrium-challenge." + name, d.get("verification").get("dns").get("value").asText());
+                assertTrue(u.http().post(base + "/" + domainId + "/verify", Map.of("method", "dns")).get("verified").asBoolean());
+                assertEquals(null, served(httpsB, trust, name));
+
+                Http.Reply issued = u.http().post(base + "/" + domainId + "/refresh-ssl", null);
+                assertEquals(200, issued.status(), issued.body());
+                BigInteger onA = served(httpsA, trust, name);
+                assertTrue(onA != null, "served at once by the instance that ordered it");
+                long t0 = System.nanoTime();
+                assertEquals(onA, eventually(() -> served(httpsB, trust, name), true), "served by the other instance");
+                long heardMillis = (System.nanoTime() - t0) / 1_000_000;
+
+                assertEquals(200, u.http().delete(base + "/" + domainId).status());
+                assertEquals(null, served(httpsA, trust, name), "dropped at once by the instance that removed it");
+                assertEquals(null, eventually(() -> served(httpsB, trust, name), false), "dropped by the other instance");
+                System.out.println("the other instance served the new certificate after " + heardMillis + " ms");
+            } finally {
+                if (b != null) {
+                    b.stop();
+                }
+                AtriumServer.deleteTree(dataB.toFile());
+                a.close();
+            }
+        }
+    }
+
+    private static BigInteger served(int port, SSLContext trust, String name) {
+        try {
+            return TlsClient.handshake(port, trust, name).getSerialNumber();
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** The probe's value once it is non-null ({@code present}) or null (not), within 5 s; else the last one. */
+    private static BigInteger eventually(java.util.function.Supplier<BigInteger> probe, boolean present) throws InterruptedException {
+        BigInteger last = null;
+        for (int i = 0; i < 100; i++) {
+            last = probe.get();
+            if ((last != null) == present) {
+                return last;
+            }
+            Thread.sleep(50);
+        }
+        return last;
+    }
+}
