@@ -5,6 +5,7 @@ import java.io.IOException;
 import org.apache.lucene.codecs.hnsw.DefaultFlatVectorScorer;
 import org.apache.lucene.codecs.hnsw.FlatVectorsScorer;
 import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.util.VectorUtil;
 import org.apache.lucene.util.hnsw.RandomAccessVectorValues;
 import org.apache.lucene.util.hnsw.RandomVectorScorer;
@@ -90,12 +91,29 @@ final class SimdFlatVectorsScorer implements FlatVectorsScorer {
         return score(similarity, a, b);
     }
 
-    /** A query against the vectors of a segment (graph search, exact search). */
+    /** As {@link #score}, with the second vector as Lucene stores it (little-endian float bytes). */
+    static float score(VectorSimilarityFunction similarity, float[] a, float aNorm, byte[] b) {
+        return switch (similarity) {
+            case EUCLIDEAN -> 1 / (1 + SimdVectors.squareDistance(a, b));
+            case DOT_PRODUCT -> Math.max((1 + SimdVectors.dotProduct(a, b)) / 2, 0);
+            case COSINE -> Math.max((1 + SimdVectors.cosine(a, aNorm, b)) / 2, 0);
+            case MAXIMUM_INNER_PRODUCT -> VectorUtil.scaleMaxInnerProductScore(SimdVectors.dotProduct(a, b));
+        };
+    }
+
+    /**
+     * A query against the vectors of a segment (graph search, exact search). Vectors on disk (Lucene's off-heap
+     * values, whose file slice is dense: vector {@code ord} at {@code ord} x its byte length) are read as bytes from
+     * that slice — this scorer's own, as Lucene makes the values for each query — and scored from the bytes; others
+     * (in memory) as floats.
+     */
     private static final class QueryScorer extends RandomVectorScorer.AbstractRandomVectorScorer {
         private final RandomAccessVectorValues.Floats values;
         private final float[] query;
         private final float queryNorm;
         private final VectorSimilarityFunction similarity;
+        private final IndexInput slice;
+        private final byte[] bytes;
 
         QueryScorer(RandomAccessVectorValues.Floats values, float[] query, VectorSimilarityFunction similarity) {
             super(values);
@@ -103,11 +121,20 @@ final class SimdFlatVectorsScorer implements FlatVectorsScorer {
             this.query = query;
             this.similarity = similarity;
             this.queryNorm = similarity == VectorSimilarityFunction.COSINE ? SimdVectors.dotProduct(query, query) : 0;
+            IndexInput in = values.getSlice();
+            boolean dense = in != null && values.getVectorByteLength() == query.length * Float.BYTES;
+            this.slice = dense ? in : null;
+            this.bytes = dense ? new byte[query.length * Float.BYTES] : null;
         }
 
         @Override
         public float score(int node) throws IOException {
-            return SimdFlatVectorsScorer.score(similarity, query, queryNorm, values.vectorValue(node));
+            if (slice == null) {
+                return SimdFlatVectorsScorer.score(similarity, query, queryNorm, values.vectorValue(node));
+            }
+            slice.seek((long) node * bytes.length);
+            slice.readBytes(bytes, 0, bytes.length);
+            return SimdFlatVectorsScorer.score(similarity, query, queryNorm, bytes);
         }
     }
 

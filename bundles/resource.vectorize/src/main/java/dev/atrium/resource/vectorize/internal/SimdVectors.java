@@ -1,5 +1,9 @@
 package dev.atrium.resource.vectorize.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -21,6 +25,10 @@ final class SimdVectors {
     static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     /** FMA where the CPU's vector FMA is fast (Lucene's own test), else a multiply and an add. */
     private static final boolean FMA = Constants.HAS_FAST_VECTOR_FMA;
+
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    /** A float of a vector's bytes as Lucene stores them (little-endian). */
+    private static final VarHandle FLOAT_LE = MethodHandles.byteArrayViewVarHandle(float[].class, LE);
 
     private SimdVectors() {
     }
@@ -193,6 +201,122 @@ final class SimdVectors {
         for (; i < n; i++) {
             sum = fma(query[i], b[i], sum);
             normB = fma(b[i], b[i], normB);
+        }
+        return (float) (sum / Math.sqrt((double) queryNorm * (double) normB));
+    }
+
+    // The same, with the second vector as the bytes Lucene stores (little-endian floats): a graph search reads them
+    // from the index file into a byte array, which costs less than Lucene's float read (a FloatBuffer view of the
+    // mapped file is made again for every vector read).
+
+    private static FloatVector load(byte[] b, int floatIndex) {
+        return FloatVector.fromByteArray(SPECIES, b, floatIndex * Float.BYTES, LE);
+    }
+
+    private static float floatAt(byte[] b, int floatIndex) {
+        return (float) FLOAT_LE.get(b, floatIndex * Float.BYTES);
+    }
+
+    static float dotProduct(float[] a, byte[] b) {
+        int n = a.length;
+        int step = SPECIES.length();
+        int i = 0;
+        float sum = 0;
+        if (n >= step) {
+            FloatVector acc1 = FloatVector.zero(SPECIES);
+            FloatVector acc2 = FloatVector.zero(SPECIES);
+            FloatVector acc3 = FloatVector.zero(SPECIES);
+            FloatVector acc4 = FloatVector.zero(SPECIES);
+            int bound4 = n - n % (4 * step);
+            for (; i < bound4; i += 4 * step) {
+                acc1 = fma(FloatVector.fromArray(SPECIES, a, i), load(b, i), acc1);
+                acc2 = fma(FloatVector.fromArray(SPECIES, a, i + step), load(b, i + step), acc2);
+                acc3 = fma(FloatVector.fromArray(SPECIES, a, i + 2 * step), load(b, i + 2 * step), acc3);
+                acc4 = fma(FloatVector.fromArray(SPECIES, a, i + 3 * step), load(b, i + 3 * step), acc4);
+            }
+            int bound = SPECIES.loopBound(n);
+            for (; i < bound; i += step) {
+                acc1 = fma(FloatVector.fromArray(SPECIES, a, i), load(b, i), acc1);
+            }
+            sum = acc1.add(acc2).add(acc3.add(acc4)).reduceLanes(VectorOperators.ADD);
+        }
+        for (; i < n; i++) {
+            sum = fma(a[i], floatAt(b, i), sum);
+        }
+        return sum;
+    }
+
+    static float squareDistance(float[] a, byte[] b) {
+        int n = a.length;
+        int step = SPECIES.length();
+        int i = 0;
+        float sum = 0;
+        if (n >= step) {
+            FloatVector acc1 = FloatVector.zero(SPECIES);
+            FloatVector acc2 = FloatVector.zero(SPECIES);
+            FloatVector acc3 = FloatVector.zero(SPECIES);
+            FloatVector acc4 = FloatVector.zero(SPECIES);
+            int bound4 = n - n % (4 * step);
+            for (; i < bound4; i += 4 * step) {
+                FloatVector d1 = FloatVector.fromArray(SPECIES, a, i).sub(load(b, i));
+                FloatVector d2 = FloatVector.fromArray(SPECIES, a, i + step).sub(load(b, i + step));
+                FloatVector d3 = FloatVector.fromArray(SPECIES, a, i + 2 * step).sub(load(b, i + 2 * step));
+                FloatVector d4 = FloatVector.fromArray(SPECIES, a, i + 3 * step).sub(load(b, i + 3 * step));
+                acc1 = fma(d1, d1, acc1);
+                acc2 = fma(d2, d2, acc2);
+                acc3 = fma(d3, d3, acc3);
+                acc4 = fma(d4, d4, acc4);
+            }
+            int bound = SPECIES.loopBound(n);
+            for (; i < bound; i += step) {
+                FloatVector d = FloatVector.fromArray(SPECIES, a, i).sub(load(b, i));
+                acc1 = fma(d, d, acc1);
+            }
+            sum = acc1.add(acc2).add(acc3.add(acc4)).reduceLanes(VectorOperators.ADD);
+        }
+        for (; i < n; i++) {
+            float d = a[i] - floatAt(b, i);
+            sum = fma(d, d, sum);
+        }
+        return sum;
+    }
+
+    static float cosine(float[] query, float queryNorm, byte[] b) {
+        int n = query.length;
+        int step = SPECIES.length();
+        int i = 0;
+        float sum = 0;
+        float normB = 0;
+        if (n >= step) {
+            FloatVector dot1 = FloatVector.zero(SPECIES);
+            FloatVector dot2 = FloatVector.zero(SPECIES);
+            FloatVector nb1 = FloatVector.zero(SPECIES);
+            FloatVector nb2 = FloatVector.zero(SPECIES);
+            int bound2 = n - n % (2 * step);
+            for (; i < bound2; i += 2 * step) {
+                FloatVector a1 = FloatVector.fromArray(SPECIES, query, i);
+                FloatVector b1 = load(b, i);
+                FloatVector a2 = FloatVector.fromArray(SPECIES, query, i + step);
+                FloatVector b2 = load(b, i + step);
+                dot1 = fma(a1, b1, dot1);
+                dot2 = fma(a2, b2, dot2);
+                nb1 = fma(b1, b1, nb1);
+                nb2 = fma(b2, b2, nb2);
+            }
+            int bound = SPECIES.loopBound(n);
+            for (; i < bound; i += step) {
+                FloatVector a1 = FloatVector.fromArray(SPECIES, query, i);
+                FloatVector b1 = load(b, i);
+                dot1 = fma(a1, b1, dot1);
+                nb1 = fma(b1, b1, nb1);
+            }
+            sum = dot1.add(dot2).reduceLanes(VectorOperators.ADD);
+            normB = nb1.add(nb2).reduceLanes(VectorOperators.ADD);
+        }
+        for (; i < n; i++) {
+            float v = floatAt(b, i);
+            sum = fma(query[i], v, sum);
+            normB = fma(v, v, normB);
         }
         return (float) (sum / Math.sqrt((double) queryNorm * (double) normB));
     }

@@ -55,6 +55,7 @@ class SimdVectorsTest {
                     String what = f + " " + dims + "-d";
                     assertClose(lucene, SimdFlatVectorsScorer.score(f, a, b), a, b, what);
                     assertClose(lucene, SimdFlatVectorsScorer.score(f, a, aNorm, b), a, b, what + " (query norm known)");
+                    assertClose(lucene, SimdFlatVectorsScorer.score(f, a, aNorm, bytes(b)), a, b, what + " (the vector as stored bytes)");
                 }
             }
             // and through the interfaces Lucene's HNSW search and graph building call
@@ -84,6 +85,11 @@ class SimdVectorsTest {
                     1e-5 * (1 + org.apache.lucene.util.VectorUtil.squareDistance(a, b)), dims + "-d square distance");
             assertEquals(org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, b), 1e-5, dims + "-d cosine");
             assertEquals(org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, SimdVectors.dotProduct(a, a), b), 1e-5, dims + "-d cosine, norm known");
+            byte[] stored = bytes(b);
+            assertEquals(org.apache.lucene.util.VectorUtil.dotProduct(a, b), SimdVectors.dotProduct(a, stored), 1e-5 * (1 + absDot(a, b)), dims + "-d dot, bytes");
+            assertEquals(org.apache.lucene.util.VectorUtil.squareDistance(a, b), SimdVectors.squareDistance(a, stored),
+                    1e-5 * (1 + org.apache.lucene.util.VectorUtil.squareDistance(a, b)), dims + "-d square distance, bytes");
+            assertEquals(org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, SimdVectors.dotProduct(a, a), stored), 1e-5, dims + "-d cosine, bytes");
         }
     }
 
@@ -101,6 +107,13 @@ class SimdVectorsTest {
             s += Math.abs((double) a[i] * b[i]);
         }
         return s;
+    }
+
+    /** A vector as Lucene writes it to its .vec file: little-endian floats. */
+    private static byte[] bytes(float[] v) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.length * Float.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(v);
+        return b.array();
     }
 
     private static float[] unit(float[] v) {
