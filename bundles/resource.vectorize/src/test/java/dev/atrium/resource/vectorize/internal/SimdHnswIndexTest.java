@@ -136,6 +136,20 @@ class SimdHnswIndexTest {
     }
 
     @Test
+    void anIndexTakesVectorsOfMoreThanLucenesDefault1024Dimensions() throws Exception {
+        Random r = new Random(13);
+        List<Vector> vectors = vectors(r, 60, 1536); // an OpenAI-size embedding; Lucene's own format refuses > 1,024
+        HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 10, 0));
+        try {
+            indexes.upsert("r", dir, Metric.COSINE, vectors);
+            float[] q = VectorizeProviderTest.random(r, 1536);
+            assertExact(Metric.COSINE, vectors, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of()));
+        } finally {
+            indexes.close();
+        }
+    }
+
+    @Test
     void withoutTheVectorModuleLucenesScorerIsUsedAndIndexesStillAnswer() throws Exception {
         // a JVM of its own, started as an operator might start the server, without --add-modules jdk.incubator.vector
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
