@@ -10,6 +10,12 @@
 #   BENCH_VEC_BATCH=1000 bench/resources-vectorize.sh         # vectors per upsert while loading (each upsert commits)
 #   BENCH_VEC_EXACT_QUERIES=0 bench/resources-vectorize.sh    # skip the PostgreSQL exact index
 #   BENCH_VEC_MERGE_WAIT=0 bench/resources-vectorize.sh       # measure the segments the upserts left, not the background merge's one
+#   BENCH_VEC_INDEX_DIR=/tmp/vbench bench/resources-vectorize.sh   # keep the HNSW index there (reused, not loaded, if there)
+#   BENCH_VEC_JAVA_OPTS= BENCH_VEC_INDEX_DIR=/tmp/vbench bench/resources-vectorize.sh   # the same index, Lucene's scalar
+#                                                              # distances (the JVM without the Vector API module)
+#
+# The JVM gets --add-modules jdk.incubator.vector (BENCH_VEC_JAVA_OPTS), as the server does: distances are SIMD. The
+# bench prints which scorer computed them and what one distance costs on the index's mapped vectors.
 #
 # Needs PostgreSQL at 127.0.0.1:5432 (ATRIUM_TEST_PG overrides) with trust auth for postgres; the database and the
 # Lucene files it creates are removed at the end. Informational only: it never gates CI.
@@ -19,6 +25,8 @@ cd "$ROOT"
 mvn -B -q -pl bundles/resource.vectorize -am test -Dtest=VectorizeBench -Dsurefire.failIfNoSpecifiedTests=false \
   -Dbench.n="${BENCH_VEC_N:-100000}" -Dbench.dims="${BENCH_VEC_DIMS:-384}" -Dbench.queries="${BENCH_VEC_QUERIES:-200}" \
   -Dbench.maxConn="${BENCH_VEC_MAXCONN:-32}" -Dbench.beamWidth="${BENCH_VEC_BEAMWIDTH:-200}" \
-  -Dbench.batch="${BENCH_VEC_BATCH:-10000}" -Dbench.oversample="${BENCH_VEC_OVERSAMPLE:-1,2,5,10,20}" -Dbench.exactQueries="${BENCH_VEC_EXACT_QUERIES:-20}" \
-  -Dbench.mergeWaitSeconds="${BENCH_VEC_MERGE_WAIT:-3600}" \
-  -DargLine="-Xmx2g" 2>&1 | grep -E 'vectorize bench|^hnsw|^exact|recall|ERROR|FAIL|Tests run' || true
+  -Dbench.batch="${BENCH_VEC_BATCH:-10000}" -Dbench.oversample="${BENCH_VEC_OVERSAMPLE:-1,2,5,10,20,50,100,150}" -Dbench.exactQueries="${BENCH_VEC_EXACT_QUERIES:-20}" \
+  -Dbench.mergeWaitSeconds="${BENCH_VEC_MERGE_WAIT:-3600}" -Dbench.indexDir="${BENCH_VEC_INDEX_DIR:-}" \
+  -Dbench.distances="${BENCH_VEC_DISTANCES:-1000000}" \
+  -DargLine="-Xmx2g ${BENCH_VEC_JAVA_OPTS---add-modules jdk.incubator.vector}" 2>&1 \
+  | grep -E 'vectorize bench|^hnsw|^exact|^distance|recall|ERROR|FAIL|Tests run' || true

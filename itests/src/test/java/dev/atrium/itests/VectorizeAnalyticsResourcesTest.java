@@ -40,6 +40,9 @@ class VectorizeAnalyticsResourcesTest {
         assertEquals(3, info.get("dimensions").asInt());
         assertEquals("dot", info.get("metric").asText());
         assertEquals(0, info.get("vectors").asInt());
+        // the server's JVM has JDK 17's Vector API (the atrium script adds the module, the framework boot-delegates
+        // it): the bundle computes the HNSW distances with it, and says so
+        assertTrue(info.get("scorer").asText().startsWith("simd (jdk.incubator.vector, "), info.toString());
 
         Http.Reply plain = http.post("/api/resources", Map.of("name", "small", "type", "vectorize"));
         assertEquals(201, plain.status(), plain.body());

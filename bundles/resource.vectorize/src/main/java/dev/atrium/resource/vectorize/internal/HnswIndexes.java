@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
-import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -39,6 +38,7 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
+import org.slf4j.LoggerFactory;
 
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.VectorFacet.Match;
@@ -105,6 +105,7 @@ final class HnswIndexes implements AutoCloseable {
 
     private final Tuning tuning;
     private Codec codec; // made on the first index opened: Lucene's classes load only when an hnsw index is used
+    private String scorer; // with it
     private final Map<String, Index> open = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor merges;
     private volatile boolean closed;
@@ -127,20 +128,43 @@ final class HnswIndexes implements AutoCloseable {
             // Lucene finds codecs and formats through ServiceLoader: with its classes and META-INF/services embedded
             // in this bundle, its own class loader sees them; the context loader is set too for lookups that consult it
             codec = withBundleLoader(() -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth()));
+            scorer = withBundleLoader(HnswIndexes::describeScorer);
         }
         return codec;
     }
 
     /**
-     * The default codec with the HNSW parameters set for writing. It keeps the default codec's name: the graph
-     * parameters are not needed to read a segment, so the stock codec found through SPI reads what this one wrote.
+     * How this bundle's HNSW indexes compute distances, for a person to read ({@code connectionInfo}'s
+     * {@code scorer}): {@code simd (...)} with the Vector API, {@code scalar (...)} with the reason otherwise.
+     */
+    synchronized String scorer() {
+        codec();
+        return scorer;
+    }
+
+    private static String describeScorer() {
+        String description = VectorScorers.choice().description();
+        // segments read from disk find their format by name through Lucene's SPI, which must give this bundle's
+        KnnVectorsFormat spi = KnnVectorsFormat.forName(AtriumHnswVectorsFormat.NAME);
+        if (!(spi instanceof AtriumHnswVectorsFormat)) {
+            description += "; but segments read from disk use " + spi.getClass().getName() + " (Lucene's SPI found it first)";
+            LoggerFactory.getLogger(HnswIndexes.class).warn("vectorize: {}", description);
+        }
+        return description;
+    }
+
+    /**
+     * The default codec with the HNSW parameters set for writing. It keeps the default codec's name and its vector
+     * format keeps Lucene's name: the graph parameters are not needed to read a segment, so the stock codec found
+     * through SPI reads what this one wrote — through {@link AtriumHnswVectorsFormat}, which this bundle's SPI list
+     * gives for that name, and stock Lucene reads it as well.
      */
     private static final class TunedCodec extends FilterCodec {
         private final KnnVectorsFormat vectors;
 
         TunedCodec(Codec base, int maxConn, int beamWidth) {
             super(base.getName(), base);
-            KnnVectorsFormat hnsw = new Lucene99HnswVectorsFormat(maxConn, beamWidth);
+            KnnVectorsFormat hnsw = new AtriumHnswVectorsFormat(maxConn, beamWidth);
             this.vectors = new PerFieldKnnVectorsFormat() {
                 @Override
                 public KnnVectorsFormat getKnnVectorsFormatForField(String field) {

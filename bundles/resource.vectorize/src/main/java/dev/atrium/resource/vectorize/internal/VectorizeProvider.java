@@ -123,6 +123,9 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         m.put("dimensions", dimensions(ctx));
         m.put("metric", ctx.config().get("metric"));
         m.put("vectors", hnsw(ctx) ? hnsw.count(ctx.resourceId(), ctx.dataDirectory()) : exact.count(ctx.resourceId()));
+        if (hnsw(ctx)) {
+            m.put("scorer", hnsw.scorer()); // "simd (jdk.incubator.vector, ...)" or "scalar (...; why)"
+        }
         return m;
     }
 

@@ -29,7 +29,10 @@ import dev.atrium.resource.api.VectorFacet.Vector;
  * Settings: -Dbench.n (100000) -Dbench.dims (384) -Dbench.queries (200) -Dbench.maxConn -Dbench.beamWidth
  * -Dbench.oversample (a comma list, default 1,2,5,10,20) -Dbench.exactQueries (20; 0 skips the PostgreSQL index)
  * -Dbench.mergeWaitSeconds (3600: how long to wait for the background merge into one segment; 0 measures the segments
- * the upserts left, as before).
+ * the upserts left, as before) -Dbench.indexDir (empty: a temporary index, deleted at the end; a directory: the hnsw index
+ * is kept there, and reused without loading when it is already there — to query one index from JVMs with and without
+ * the Vector API) -Dbench.distances (1,000,000: random-order distance computations timed through the index's own
+ * scorer, on its memory-mapped vectors; 0 skips).
  */
 class VectorizeBench {
 
@@ -46,8 +49,10 @@ class VectorizeBench {
         int batch = Integer.getInteger("bench.batch", 10_000);
         long mergeWait = Long.getLong("bench.mergeWaitSeconds", 3600);
         int[] oversample = Arrays.stream(System.getProperty("bench.oversample", "1,2,5,10,20").split(",")).mapToInt(Integer::parseInt).toArray();
-        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d%n",
-                n, dims, queries, K, maxConn, beamWidth);
+        String keep = System.getProperty("bench.indexDir", "");
+        int distances = Integer.getInteger("bench.distances", 1_000_000);
+        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d; distances: %s%n",
+                n, dims, queries, K, maxConn, beamWidth, VectorScorers.choice().description());
 
         Random r = new Random(42);
         List<Vector> all = new ArrayList<>(n);
@@ -87,19 +92,26 @@ class VectorizeBench {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setUrl("jdbc:postgresql://" + host + "/" + db + "?user=postgres");
         Path dir = Files.createTempDirectory("vectorize-bench");
+        Path hnswDir = keep.isEmpty() ? dir.resolve("hnsw") : Path.of(keep);
         try {
             Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch);
             VectorizeProvider p = VectorizeProviderTest.provider(ds, tuning);
             Map<String, Object> hnswConfig = p.configSchema().validate(Map.of("index", "hnsw", "metric", "cosine", "dimensions", dims));
-            TestResourceContext hnsw = new TestResourceContext(ds, dir.resolve("hnsw"), hnswConfig);
+            TestResourceContext hnsw = new TestResourceContext(ds, hnswDir, hnswConfig);
+            boolean reuse = Files.isDirectory(hnswDir.resolve("lucene"));
             p.provision(hnsw);
             long t0 = System.nanoTime();
-            for (int i = 0; i < n; i += batch) {
-                p.upsert(hnsw, all.subList(i, Math.min(n, i + batch)));
+            if (reuse) {
+                System.out.printf("hnsw: reusing the index in %s (%s vectors, %d segments)%n", hnswDir, p.connectionInfo(hnsw).get("vectors"),
+                        p.hnswSegments(hnsw));
+            } else {
+                for (int i = 0; i < n; i += batch) {
+                    p.upsert(hnsw, all.subList(i, Math.min(n, i + batch)));
+                }
+                System.out.printf("hnsw: loaded %d vectors in upserts of %d (each committed) in %.1f s, %d segments%n", n, batch,
+                        (System.nanoTime() - t0) / 1e9, p.hnswSegments(hnsw));
             }
-            System.out.printf("hnsw: loaded %d vectors in upserts of %d (each committed) in %.1f s, %d segments%n", n, batch,
-                    (System.nanoTime() - t0) / 1e9, p.hnswSegments(hnsw));
-            if (mergeWait > 0) {
+            if (mergeWait > 0 && !reuse) {
                 // the provider merges the segments into one graph once writes pause (hnswMergeDelayMillis)
                 t0 = System.nanoTime();
                 while (p.hnswSegments(hnsw) > 1 && System.nanoTime() - t0 < mergeWait * 1_000_000_000L) {
@@ -109,9 +121,12 @@ class VectorizeBench {
                         (System.nanoTime() - t0) / 1e9);
             }
             p.stop();
-            try (var files = Files.list(dir.resolve("hnsw").resolve("lucene"))) {
+            try (var files = Files.list(hnswDir.resolve("lucene"))) {
                 System.out.printf("hnsw: %d segments (merges still running when the provider stopped are aborted)%n",
                         files.filter(f -> f.toString().endsWith(".si")).count());
+            }
+            if (distances > 0) {
+                distanceCost(hnswDir.resolve("lucene"), qs.get(0), distances);
             }
 
             for (int o : oversample) {
@@ -139,7 +154,43 @@ class VectorizeBench {
                 s.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
             }
             try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete()); // a kept index is elsewhere
+            }
+        }
+    }
+
+    /**
+     * What one distance costs as a graph search pays it: the scorer of the index's own reader (the format found by
+     * name, as a query finds it), on its memory-mapped vectors, in random order (a graph search's order, to the
+     * memory), one segment at a time.
+     */
+    private static void distanceCost(Path lucene, float[] query, int count) throws Exception {
+        try (org.apache.lucene.store.Directory d = org.apache.lucene.store.FSDirectory.open(lucene);
+                org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+            for (org.apache.lucene.index.LeafReaderContext leaf : reader.leaves()) {
+                org.apache.lucene.codecs.KnnVectorsReader perField = ((org.apache.lucene.index.SegmentReader) leaf.reader()).getVectorReader();
+                Object hnsw = ((org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat.FieldsReader) perField).getFieldReader(HnswIndexes.VECTOR);
+                java.lang.reflect.Field f = hnsw.getClass().getDeclaredField("flatVectorsReader"); // Lucene keeps it private
+                f.setAccessible(true);
+                org.apache.lucene.codecs.hnsw.FlatVectorsReader flat = (org.apache.lucene.codecs.hnsw.FlatVectorsReader) f.get(hnsw);
+                org.apache.lucene.util.hnsw.RandomVectorScorer scorer = flat.getRandomVectorScorer(HnswIndexes.VECTOR, query);
+                int size = scorer.maxOrd();
+                Random r = new Random(1);
+                int[] ords = new int[count];
+                for (int i = 0; i < count; i++) {
+                    ords[i] = r.nextInt(size);
+                }
+                double sink = 0;
+                long best = Long.MAX_VALUE;
+                for (int rep = 0; rep < 5; rep++) {
+                    long t = System.nanoTime();
+                    for (int ord : ords) {
+                        sink += scorer.score(ord);
+                    }
+                    best = Math.min(best, System.nanoTime() - t);
+                }
+                System.out.printf("distance: %.0f ns per %d-d vector (%s, %d vectors, best of 5 x %d random reads; %.1f)%n", best / (double) count,
+                        query.length, flat.getFlatVectorScorer().getClass().getSimpleName(), size, count, sink);
             }
         }
     }

@@ -207,6 +207,8 @@ class VectorizeProviderTest {
 
         VectorizeProvider second = provider(dataSource, Map.of());
         assertEquals(50L, second.connectionInfo(ctx).get("vectors"));
+        // which code computes its distances, for a person to check: the Vector API here (surefire adds the module)
+        assertTrue(String.valueOf(second.connectionInfo(ctx).get("scorer")).startsWith("simd (jdk.incubator.vector, "), second.connectionInfo(ctx).toString());
         assertEquals("v7", second.query(ctx, vectors.get(7).values(), 1, Map.of()).get(0).id());
         Path lucene = ctx.dataDirectory().resolve("lucene");
         assertTrue(Files.exists(lucene));
