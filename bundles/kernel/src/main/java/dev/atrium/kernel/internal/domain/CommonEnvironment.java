@@ -106,11 +106,11 @@ public class CommonEnvironment implements WorkspaceEnvironment {
             return found;
         }
         Map<String, String> all = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : sql.list("SELECT name, value, key_id, nonce, ciphertext FROM workspace_common_env WHERE workspace_id = ?",
-                rs -> Map.entry(rs.getString(1), rs.getString(2) != null ? rs.getString(2)
-                        : sealer.open(new Sealer.Sealed(rs.getString(3), rs.getBytes(4), rs.getBytes(5)), aad(space.id(), rs.getString(1)))),
-                space.id())) {
-            all.put(e.getKey(), e.getValue());
+        for (Row r : sql.list("SELECT name, value, key_id, nonce, ciphertext FROM workspace_common_env WHERE workspace_id = ?",
+                rs -> new Row(rs.getString(1), rs.getString(2), new Sealer.Sealed(rs.getString(3), rs.getBytes(4), rs.getBytes(5))), space.id())) {
+            if (names.contains(r.name())) { // only the secrets asked for are opened
+                all.put(r.name(), r.value() != null ? r.value() : sealer.open(r.sealed(), aad(space.id(), r.name())));
+            }
         }
         for (String n : names) {
             String v = all.get(n);
@@ -119,6 +119,9 @@ public class CommonEnvironment implements WorkspaceEnvironment {
             }
         }
         return found;
+    }
+
+    private record Row(String name, String value, Sealer.Sealed sealed) {
     }
 
     private void changed(String workspaceId, String name) {
