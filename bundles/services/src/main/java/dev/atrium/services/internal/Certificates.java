@@ -140,9 +140,13 @@ public class Certificates {
         return store.sql().one("SELECT " + SSL_COLUMNS + " FROM service_domain_certificates WHERE domain_id = ?", Ssl::of, domainId).orElse(Ssl.NONE);
     }
 
-    /** How long an order may hold a domain's claim: longer than an order may take, so a claim outlives none. */
+    /**
+     * How long an order may hold a domain's claim: longer than an order may take, so a claim outlives none. The steps
+     * before the first deadline check and after the last wait (account, order, authorizations, trigger, finalize,
+     * download) are bounded only by their own 30 s network timeouts: six of them are added to the order's timeout.
+     */
     private long leaseSeconds() {
-        return Math.max(5, deployer.config().acmeTimeoutSeconds()) + 60L;
+        return Math.max(5, deployer.config().acmeTimeoutSeconds()) + 6 * 30L;
     }
 
     /**
@@ -234,10 +238,11 @@ public class Certificates {
             if (l == null || !l.domain().equals(r.domain()) || !l.updatedAt().equals(r.updatedAt())) {
                 l = new Loaded(r.domain(), r.updatedAt(), open(r.domainId(), r.domain()));
             }
-            next.put(r.domainId(), l);
-            if (l.entry() != null) {
-                byName.put(l.domain(), l.entry());
+            if (l.entry() == null) {
+                continue; // not kept: a failure to open it (the database, a key not there yet) is tried again next time
             }
+            next.put(r.domainId(), l);
+            byName.put(l.domain(), l.entry());
         }
         loaded.clear();
         loaded.putAll(next);

@@ -3,6 +3,8 @@ package dev.atrium.services.internal;
 import java.util.Dictionary;
 import java.util.Hashtable;
 
+import javax.servlet.Filter;
+
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -27,8 +29,13 @@ public class HttpsListener {
     private final ServiceRegistration<?> registration;
     private HttpsConnector connector;
 
+    /**
+     * @param hostRouter not used, but required: the port opens only while Host routing filters every request on it,
+     *                   so the API never answers under a custom domain's certificate
+     */
     @Activate
-    public HttpsListener(@Reference Deployer deployer, @Reference Certificates certificates, BundleContext context) {
+    public HttpsListener(@Reference Deployer deployer, @Reference Certificates certificates,
+            @Reference(target = "(component.name=dev.atrium.services.internal.HostRouter)") Filter hostRouter, BundleContext context) {
         int port = deployer.config().httpsPort();
         this.registration = port > 0 ? register(context, port, certificates.keyManager()) : null;
     }
