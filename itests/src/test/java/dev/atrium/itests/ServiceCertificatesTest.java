@@ -71,6 +71,8 @@ class ServiceCertificatesTest {
         db = TestDatabase.create();
         Map<String, String> env = new java.util.HashMap<>(pebble.env());
         env.put("ATRIUM_SERVICES_HTTPS_PORT", "" + httpsPort);
+        // the renewal task looks every second with the default window (30 days): it must leave fresh certificates alone
+        env.put("ATRIUM_SERVICES_CERT_RENEW_CHECK_S", "1");
         server = AtriumServer.launch(Files.createTempDirectory("atrium-certs-"), db, env);
         // Atrium's HTTP port is where pebble fetches http://<domain>/.well-known/acme-challenge/<token>
         pebble.start(server.port, Map.of());
@@ -211,6 +213,9 @@ class ServiceCertificatesTest {
         assertTrue(names(second.leaf()).contains(b));
         assertFalse(names(second.leaf()).contains(a));
         assertEquals(storedLeaf(bId).getSerialNumber(), second.leaf().getSerialNumber());
+        assertEquals(first.leaf().getSerialNumber(), TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
+        Thread.sleep(3_000); // three looks of the renewal task
+        assertEquals(first.leaf().getSerialNumber(), storedLeaf(aId).getSerialNumber(), "a certificate far from expiry was renewed");
         assertEquals(first.leaf().getSerialNumber(), TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
 
         // a Host other than the connection's name: 421 with the spec body, not the other service's answer
