@@ -154,15 +154,15 @@ public class Certificates {
      * 409 while another order for it runs (on this instance or another).
      */
     Ssl refresh(DomainRow d) {
-        boolean claimed = store.sql().one("INSERT INTO service_domain_certificates (domain_id, status, claimed_until) "
+        Optional<Instant> claim = store.sql().one("INSERT INTO service_domain_certificates (domain_id, status, claimed_until) "
                 + "VALUES (?, 'pending', now() + ? * interval '1 second') ON CONFLICT (domain_id) DO UPDATE SET status = 'pending', error = NULL, "
                 + "claimed_until = EXCLUDED.claimed_until, updated_at = now() "
-                + "WHERE service_domain_certificates.claimed_until IS NULL OR service_domain_certificates.claimed_until < now() RETURNING domain_id",
-                rs -> rs.getString(1), d.id(), leaseSeconds()).isPresent();
-        if (!claimed) {
+                + "WHERE service_domain_certificates.claimed_until IS NULL OR service_domain_certificates.claimed_until < now() RETURNING claimed_until",
+                rs -> Sql.instant(rs, "claimed_until"), d.id(), leaseSeconds());
+        if (claim.isEmpty()) {
             throw ApiException.conflict("a certificate for " + d.domain() + " is being ordered; try again when it is done");
         }
-        return run(d);
+        return run(d, claim.get());
     }
 
     /** The database's clock. */
@@ -176,34 +176,41 @@ public class Certificates {
      * left that no order holds: the soonest to expire first. Empty when there is none.
      */
     Optional<Ssl> renewNext(Duration window, Instant since) {
-        Optional<String> id = store.sql().one("UPDATE service_domain_certificates c SET status = 'pending', claimed_until = now() + ? * interval '1 second', "
+        Optional<Claimed> id = store.sql().one("UPDATE service_domain_certificates c SET status = 'pending', claimed_until = now() + ? * interval '1 second', "
                 + "updated_at = now() WHERE c.domain_id = (SELECT c2.domain_id FROM service_domain_certificates c2 "
                 + "JOIN service_domains d ON d.id = c2.domain_id WHERE d.status = 'verified' AND c2.chain_pem IS NOT NULL "
                 + "AND c2.expires_at < now() + ? * interval '1 second' AND (c2.claimed_until IS NULL OR c2.claimed_until < now()) "
                 + "AND (c2.retry_at IS NULL OR c2.retry_at <= now()) AND c2.updated_at < ? ORDER BY c2.expires_at LIMIT 1 FOR UPDATE OF c2 SKIP LOCKED) "
-                + "AND (c.claimed_until IS NULL OR c.claimed_until < now()) RETURNING c.domain_id",
-                rs -> rs.getString(1), leaseSeconds(), window.toSeconds(), since);
+                + "AND (c.claimed_until IS NULL OR c.claimed_until < now()) RETURNING c.domain_id, c.claimed_until",
+                rs -> new Claimed(rs.getString(1), Sql.instant(rs, "claimed_until")), leaseSeconds(), window.toSeconds(), since);
         if (id.isEmpty()) {
             return Optional.empty();
         }
-        Optional<DomainRow> d = store.domain(id.get());
+        Optional<DomainRow> d = store.domain(id.get().domainId());
         if (d.isEmpty()) {
             return Optional.of(Ssl.NONE); // removed meanwhile (its row went with it)
         }
         LOG.info("services: renewing the certificate of {}", d.get().domain());
-        return Optional.of(run(d.get()));
+        return Optional.of(run(d.get(), id.get().until()));
     }
 
-    /** Orders a certificate for {@code d}, whose row this instance has claimed, and releases the claim. */
-    private Ssl run(DomainRow d) {
+    /** A domain's row claimed for an order until {@code until}, which also tells this claim from a later one. */
+    private record Claimed(String domainId, Instant until) {
+    }
+
+    /**
+     * Orders a certificate for {@code d}, whose row this instance has claimed until {@code claim}, and releases the
+     * claim; every write is only while the claim is still this one's (an order that outlived its lease changes nothing).
+     */
+    private Ssl run(DomainRow d, Instant claim) {
         try {
-            order(d);
+            order(d, claim);
         } catch (AcmeException | IOException | GeneralSecurityException | RuntimeException e) {
             String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             if (Thread.currentThread().isInterrupted()) {
                 // this capability is stopping (the renewal task's thread): not the domain's failure, no back-off
                 store.sql().update("UPDATE service_domain_certificates SET status = CASE WHEN chain_pem IS NULL THEN 'none' ELSE 'active' END, "
-                        + "claimed_until = NULL, updated_at = now() WHERE domain_id = ?", d.id());
+                        + "claimed_until = NULL, updated_at = now() WHERE domain_id = ? AND claimed_until = ?", d.id(), claim);
                 return ssl(d.id());
             }
             LOG.info("services: no certificate for {}: {}", d.domain(), why);
@@ -211,7 +218,7 @@ public class Certificates {
             // renewal task waits longer after each failure in a row: 10 minutes, 20, 40… at most a day
             store.sql().update("UPDATE service_domain_certificates SET status = 'failed', error = ?, claimed_until = NULL, failures = failures + 1, "
                     + "retry_at = now() + LEAST(interval '10 minutes' * power(2, LEAST(failures, 10)), interval '24 hours'), updated_at = now() "
-                    + "WHERE domain_id = ?", why.length() > 1000 ? why.substring(0, 1000) : why, d.id());
+                    + "WHERE domain_id = ? AND claimed_until = ?", why.length() > 1000 ? why.substring(0, 1000) : why, d.id(), claim);
         }
         return ssl(d.id());
     }
@@ -275,7 +282,7 @@ public class Certificates {
         }
     }
 
-    private void order(DomainRow d) throws AcmeException, IOException, GeneralSecurityException {
+    private void order(DomainRow d, Instant claim) throws AcmeException, IOException, GeneralSecurityException {
         Deployer.Config c = deployer.config();
         Instant deadline = Instant.now().plusSeconds(Math.max(5, c.acmeTimeoutSeconds()));
         String directory = c.acmeDirectoryUrl().trim();
@@ -339,10 +346,14 @@ public class Certificates {
             pem.append(pem("CERTIFICATE", x.getEncoded()));
         }
         Sealer.Sealed sealed = deployer.sealer().seal(d.id(), CERT_KEY + d.domain(), keyText(key));
-        store.sql().update("UPDATE service_domain_certificates SET status = 'active', chain_pem = ?, key_id = ?, key_nonce = ?, key_sealed = ?, "
+        int stored = store.sql().update("UPDATE service_domain_certificates SET status = 'active', chain_pem = ?, key_id = ?, key_nonce = ?, key_sealed = ?, "
                 + "expires_at = ?, issuer = ?, error = NULL, failures = 0, retry_at = NULL, claimed_until = NULL, updated_at = now() "
-                + "WHERE domain_id = ?", pem.toString(), sealed.keyId(), sealed.nonce(), sealed.ciphertext(), leaf.getNotAfter().toInstant(),
-                leaf.getIssuerX500Principal().getName(), d.id());
+                + "WHERE domain_id = ? AND claimed_until = ?", pem.toString(), sealed.keyId(), sealed.nonce(), sealed.ciphertext(), leaf.getNotAfter().toInstant(),
+                leaf.getIssuerX500Principal().getName(), d.id(), claim);
+        if (stored == 0) {
+            LOG.warn("services: the certificate ordered for {} is not kept: the order outlived its claim and another order holds the domain", d.domain());
+            return;
+        }
         LOG.info("services: certificate for {} issued by {}, expires {}", d.domain(), leaf.getIssuerX500Principal().getName(), leaf.getNotAfter());
         // served from the next handshake here, and on the other instances once they hear of it
         reload();
