@@ -14,8 +14,6 @@ import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.atrium.itests.AtriumServer.User;
 
 /**
@@ -50,23 +48,20 @@ class ServiceCertificateInstancesTest {
                 String id = ServicesTest.createService(u, ServicesTest.unique("instances-tls"));
                 String base = "/api/services/" + id + "/custom-domains";
                 String name = "both.example.test";
-                JsonNode d = u.http().post(base, Map.of("domain", name)).get("domain");
-                String domainId = d.get("id").asText();
-                dns.txt.put("_atrium-challenge." + name, d.get("verification").get("dns").get("value").asText());
-                assertTrue(u.http().post(base + "/" + domainId + "/verify", Map.of("method", "dns")).get("verified").asBoolean());
-                assertEquals(null, served(httpsB, trust, name));
+                String domainId = ServiceCertificatesTest.verified(u, base, name, dns);
+                assertEquals(null, TlsClient.servedSerial(httpsB, trust, name));
 
                 Http.Reply issued = u.http().post(base + "/" + domainId + "/refresh-ssl", null);
                 assertEquals(200, issued.status(), issued.body());
-                BigInteger onA = served(httpsA, trust, name);
+                BigInteger onA = TlsClient.servedSerial(httpsA, trust, name);
                 assertTrue(onA != null, "served at once by the instance that ordered it");
                 long t0 = System.nanoTime();
-                assertEquals(onA, eventually(() -> served(httpsB, trust, name), true), "served by the other instance");
+                assertEquals(onA, eventually(() -> TlsClient.servedSerial(httpsB, trust, name), true), "served by the other instance");
                 long heardMillis = (System.nanoTime() - t0) / 1_000_000;
 
                 assertEquals(200, u.http().delete(base + "/" + domainId).status());
-                assertEquals(null, served(httpsA, trust, name), "dropped at once by the instance that removed it");
-                assertEquals(null, eventually(() -> served(httpsB, trust, name), false), "dropped by the other instance");
+                assertEquals(null, TlsClient.servedSerial(httpsA, trust, name), "dropped at once by the instance that removed it");
+                assertEquals(null, eventually(() -> TlsClient.servedSerial(httpsB, trust, name), false), "dropped by the other instance");
                 System.out.println("the other instance served the new certificate after " + heardMillis + " ms");
             } finally {
                 if (b != null) {
@@ -75,16 +70,6 @@ class ServiceCertificateInstancesTest {
                 AtriumServer.deleteTree(dataB.toFile());
                 a.close();
             }
-        }
-    }
-
-    private static BigInteger served(int port, SSLContext trust, String name) {
-        try {
-            return TlsClient.handshake(port, trust, name).getSerialNumber();
-        } catch (javax.net.ssl.SSLException refused) {
-            return null; // the handshake failed: no certificate for the name
-        } catch (java.io.IOException e) {
-            throw new AssertionError("no TLS listener to ask (a closed port is not a dropped certificate)", e);
         }
     }
 

@@ -74,10 +74,7 @@ class ServiceCertificateRenewalTest {
         String id = ServicesTest.createService(u, ServicesTest.unique("renew"));
         String base = "/api/services/" + id + "/custom-domains";
         String name = "renew.example.test";
-        JsonNode d = u.http().post(base, Map.of("domain", name)).get("domain");
-        String domainId = d.get("id").asText();
-        dns.txt.put("_atrium-challenge." + name, d.get("verification").get("dns").get("value").asText());
-        assertTrue(u.http().post(base + "/" + domainId + "/verify", Map.of("method", "dns")).get("verified").asBoolean());
+        String domainId = ServiceCertificatesTest.verified(u, base, name, dns);
         Http.Reply issued = u.http().post(base + "/" + domainId + "/refresh-ssl", null);
         assertEquals(200, issued.status(), issued.body());
         SSLContext trust = Pebble.trusting(pebble.root());
@@ -85,7 +82,7 @@ class ServiceCertificateRenewalTest {
         // the task replaces the certificate, and the listener serves the new one (a new serial) with no restart
         BigInteger first = storedSerial(domainId);
         BigInteger renewed = eventually(() -> {
-            BigInteger served = served(trust, name);
+            BigInteger served = TlsClient.servedSerial(httpsPort, trust, name);
             return served != null && !served.equals(first) ? served : null;
         }, 30, "a renewed certificate served over TLS");
         assertNotEquals(first, renewed);
@@ -104,10 +101,10 @@ class ServiceCertificateRenewalTest {
         assertEquals("CONFLICT", busy.errorCode());
         Thread.sleep(4_000);
         assertEquals(held, storedSerial(domainId), "no renewal while another order holds the domain");
-        assertEquals(held, served(trust, name));
+        assertEquals(held, TlsClient.servedSerial(httpsPort, trust, name));
         update("UPDATE service_domain_certificates SET claimed_until = NULL WHERE domain_id = ?", domainId);
         eventually(() -> {
-            BigInteger s = served(trust, name);
+            BigInteger s = TlsClient.servedSerial(httpsPort, trust, name);
             return s != null && !s.equals(held) ? s : null;
         }, 30, "renewals going on once the claim is released");
 
@@ -122,14 +119,14 @@ class ServiceCertificateRenewalTest {
         assertTrue(Instant.parse(failed.get("retry_at").asText()).isAfter(Instant.now().plusSeconds(300)), failed.toString());
         assertTrue(Instant.parse(failed.get("expires_at").asText()).isAfter(Instant.now()), failed.toString());
         BigInteger kept = storedSerial(domainId);
-        assertEquals(kept, served(trust, name), "the last certificate is still served");
+        assertEquals(kept, TlsClient.servedSerial(httpsPort, trust, name), "the last certificate is still served");
         Thread.sleep(4_000);
         JsonNode later = u.http().get(base + "/" + domainId).get("domain").get("ssl");
         assertEquals(failed, later, "no new try before retry_at");
 
         // removing the domain stops serving it at once
         assertEquals(200, u.http().delete(base + "/" + domainId).status());
-        assertEquals(null, served(trust, name));
+        assertEquals(null, TlsClient.servedSerial(httpsPort, trust, name));
     }
 
     private static BigInteger storedSerial(String domainId) throws Exception {
@@ -142,17 +139,6 @@ class ServiceCertificateRenewalTest {
                         .generateCertificate(new java.io.ByteArrayInputStream(rs.getString(1).getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
                         .getSerialNumber();
             }
-        }
-    }
-
-    /** The serial of the certificate served for {@code name}, or null when the handshake fails. */
-    private static BigInteger served(SSLContext trust, String name) {
-        try {
-            return TlsClient.handshake(httpsPort, trust, name).getSerialNumber();
-        } catch (javax.net.ssl.SSLException refused) {
-            return null; // the handshake failed: no certificate for the name
-        } catch (java.io.IOException e) {
-            throw new AssertionError("no TLS listener to ask (a closed port is not a dropped certificate)", e);
         }
     }
 

@@ -272,6 +272,11 @@ class ServiceCertificatesTest {
 
     /** A domain of the service at {@code base}, verified by its DNS record. */
     static String verified(User u, String base, String domain) {
+        return verified(u, base, domain, dns);
+    }
+
+    /** Adds {@code domain} to the service at {@code base}, publishes its TXT record on {@code dns}, verifies it; its id. */
+    static String verified(User u, String base, String domain, TestDns dns) {
         JsonNode d = u.http().post(base, Map.of("domain", domain)).get("domain");
         dns.txt.put("_atrium-challenge." + domain, d.get("verification").get("dns").get("value").asText());
         Http.Reply v = u.http().post(base + "/" + d.get("id").asText() + "/verify", Map.of("method", "dns"));

@@ -38,6 +38,20 @@ final class TlsClient {
         }
     }
 
+    /**
+     * The serial of the certificate served for {@code sni}, or null when the handshake fails (no certificate for the
+     * name); a closed port is an error, not a certificate withdrawn.
+     */
+    static java.math.BigInteger servedSerial(int port, SSLContext trust, String sni) {
+        try {
+            return handshake(port, trust, sni).getSerialNumber();
+        } catch (javax.net.ssl.SSLException refused) {
+            return null;
+        } catch (IOException e) {
+            throw new AssertionError("no TLS listener to ask (a closed port is not a dropped certificate)", e);
+        }
+    }
+
     /** {@code GET path} with {@code Host: host} over a connection naming {@code sni}. */
     static Answer get(int port, SSLContext trust, String sni, String host, String path) throws IOException {
         try (SSLSocket s = open(port, trust, sni)) {
