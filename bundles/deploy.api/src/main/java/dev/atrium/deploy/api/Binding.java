@@ -122,15 +122,26 @@ import java.util.Objects;
  * @param name     the variable name the code sees, e.g. {@code MY_KV}
  * @param type     the resource type: {@code kv}, {@code d1}, {@code r2}, {@code queue}, …
  * @param endpoint the internal endpoint's base URL for this resource
+ * <p><b>{@code options}</b> are the binding's settings that are not secret and that the runtime itself needs, for a
+ * type whose binding is more than calls to the endpoint (e.g. the class a {@code durableObject} or {@code workflow}
+ * binding names). Types without settings have none.
+ *
  * @param headers  headers that authenticate the deployment; secret
+ * @param options  the type's non-secret settings for the runtime, e.g. {@code class_name}; empty for most types
  */
-public record Binding(String name, String type, URI endpoint, Map<String, String> headers) {
+public record Binding(String name, String type, URI endpoint, Map<String, String> headers, Map<String, String> options) {
 
     public Binding {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(endpoint, "endpoint");
         headers = headers == null ? Map.of() : Map.copyOf(headers);
+        options = options == null ? Map.of() : Map.copyOf(options);
+    }
+
+    /** A binding whose type has no runtime settings. */
+    public Binding(String name, String type, URI endpoint, Map<String, String> headers) {
+        this(name, type, endpoint, headers, Map.of());
     }
 
     @Override
