@@ -116,6 +116,36 @@ import java.util.Objects;
  * {@code <CF-Queues-Error-Cause> (<CF-Queues-Error-Code>)} from those response headers.</li>
  * </ul>
  *
+ * <p><b>{@code workflow}</b> (needs {@code options.class_name}, the exported {@code WorkflowEntrypoint} class). workerd's
+ * {@code cloudflare-internal:workflows-api} wrapper does not speak HTTP: it makes JS-RPC calls on its {@code fetcher}
+ * ({@code create(options)}, {@code createBatch([options])}, {@code getInstance(id)}, {@code status(id)},
+ * {@code pause(id)}, {@code resume(id)}, {@code terminate(id, options)}, {@code restart(id, options)},
+ * {@code deleteInstance(id)}, {@code deleteBatch({instances})}, {@code sendEvent(id, {type, payload})},
+ * {@code subscribe(id, options)}; each answers {@code {id}} or what {@code instance.status()} returns, and an Error
+ * thrown reaches the code as it is). The workerd provider's runner worker is that {@code fetcher} and turns each call
+ * into one HTTP request to the endpoint (JSON bodies; errors are the spec body with a 4xx, whose message the code's call
+ * throws):
+ * <ul>
+ * <li>{@code POST /instances} {@code {"id"?,"params"?}} → 201 {@code {"id"}} (409 {@code instance.already_exists…});
+ * {@code POST /instances/batch} {@code [{"id"?,"params"?}…]} (1–100) → 201 {@code [{"id"}…]};
+ * {@code GET /instances/<id>} → {@code {"id"}} (404 {@code instance.not_found…});
+ * {@code GET /instances/<id>/status} → {@code {"status":"queued|running|paused|waiting|errored|terminated|complete",
+ * "output":…|null,"error":{"name","message"}?}}; {@code POST /instances/<id>/pause|resume|terminate|restart} and
+ * {@code DELETE /instances/<id>} → {@code {}} (409 when the status does not allow it).</li>
+ * <li>A run's steps (sent by the runner while it runs an instance; each body carries {@code instanceId} and the run's
+ * {@code lease}): {@code POST /runs/step/begin} {@code {"key":"do:<n>:<name>"}}, {@code POST /runs/step/complete}
+ * {@code {"key","value"}}, {@code POST /runs/step/fail} {@code {"key","error":{"name","message"},"retryable",
+ * "retries":{"limit","delay":ms,"backoff"}}}, {@code POST /runs/sleep} {@code {"key":"sleep:<n>:<name>",
+ * "durationMs"|"until":epoch ms}} answer {@code {"action":"replay","value"}} (return the stored result),
+ * {@code {"action":"throw","error"}}, {@code {"action":"run","attempt"}}, {@code {"action":"wait","waitMillis"}} (ask
+ * again after a short retry delay), {@code {"action":"suspend"}} or {@code {"action":"abort"}} (end the run);
+ * {@code POST /runs/finish} {@code {"output"} | {"error":{"name","message"}}} → {@code {"finished":bool}}.</li>
+ * <li>Atrium starts a run with {@code POST /run} on the runner's own loopback socket (the provider's
+ * {@code endpoint(<deployment id> + "#workflows")}) with this binding's {@link #headers} and
+ * {@code {"binding","instanceId","lease","payload","timestamp":epoch ms,"workflowName"}}; the runner calls
+ * {@code run(event, step)} of {@code class_name} by RPC and answers {@code {"outcome":"complete|errored|ended"}}.</li>
+ * </ul>
+ *
  * <p><b>Any other type</b>: a plain {@code Fetcher}; {@code env.X.fetch(url, init)} arrives with the path and query
  * of {@code url} below the endpoint's path, and the code's method, headers and body.
  *

@@ -17,7 +17,8 @@
  * The same object also implements the <em>facet</em> interfaces its type has ({@link dev.atrium.resource.api.KvFacet},
  * {@link dev.atrium.resource.api.ObjectFacet}, {@link dev.atrium.resource.api.SqlFacet},
  * {@link dev.atrium.resource.api.QueueFacet}, {@link dev.atrium.resource.api.VectorFacet},
- * {@link dev.atrium.resource.api.AnalyticsFacet}, {@link dev.atrium.resource.api.SecretFacet}); the core serves a facet's HTTP routes only for providers that
+ * {@link dev.atrium.resource.api.AnalyticsFacet}, {@link dev.atrium.resource.api.SecretFacet},
+ * {@link dev.atrium.resource.api.WorkflowFacet}); the core serves a facet's HTTP routes only for providers that
  * implement it.
  *
  * <h2>What the core does for you</h2>
@@ -39,6 +40,6 @@
  * therefore keep its data where a new version of itself finds it (the database, the blob store, its directory), never
  * only in memory.
  */
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.resource.api;

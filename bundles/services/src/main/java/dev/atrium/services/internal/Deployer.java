@@ -523,7 +523,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
                 continue;
             }
             bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + InternalBindings.PREFIX + runtimeId + "/" + b.bindingName()),
-                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId))));
+                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)), WorkflowEngine.options(directory, service.id(), service.spaceId(), b)));
         }
         return new Deployment(runtimeId, service.id(), row.artifactKind(), artifact, date, flags, limits, env, bindings);
     }

@@ -55,11 +55,13 @@ public class InternalBindings {
 
     private final Deployer deployer;
     private final ResourceDirectory directory;
+    private final WorkflowBindings workflows;
 
     @Activate
     public InternalBindings(@Reference Deployer deployer, @Reference ResourceDirectory directory) {
         this.deployer = deployer;
         this.directory = directory;
+        this.workflows = new WorkflowBindings(directory);
     }
 
     void handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -90,6 +92,7 @@ public class InternalBindings {
                 case "kv" -> kv(target, bindingName, rest, request, response);
                 case "d1" -> d1(target, bindingName, rest, request, response);
                 case "queue" -> queue(target, bindingName, rest, request, response);
+                case "workflow" -> workflows.handle(target, bindingName, rest, request, response);
                 default -> HostRouter.error(response, 501, "NOT_IMPLEMENTED", "bindings of type " + bound.get().type() + " are not served yet");
             }
         } catch (ResourceException e) {

@@ -62,7 +62,11 @@ final class CapnpConfig {
             """;
 
     /** One worker of a configuration. */
-    record Worker(int index, Deployment deployment, int port, List<Modules.Module> modules) {
+    record Worker(int index, Deployment deployment, int port, List<Modules.Module> modules, int runnerPort) {
+
+        Worker(int index, Deployment deployment, int port, List<Modules.Module> modules) {
+            this(index, deployment, port, modules, 0);
+        }
     }
 
     private CapnpConfig() {
@@ -134,6 +138,7 @@ final class CapnpConfig {
                 comma(bindings).append("(name = ").append(quote(e.getKey())).append(", text = ").append(quote(e.getValue())).append(")");
             }
             int j = 0;
+            List<WorkflowRunner.Bound> workflows = new java.util.ArrayList<>();
             for (Binding b : d.bindings()) {
                 checkName(names, b.name());
                 String up = "x" + w.index() + "_" + (j++);
@@ -158,6 +163,10 @@ final class CapnpConfig {
                     case "queue" -> bindings.append("queue = ").append(designator);
                     case "d1" -> bindings.append("wrapped = (moduleName = \"cloudflare-internal:d1-api\", innerBindings = [")
                             .append("(name = \"fetcher\", service = ").append(designator).append(")])");
+                    case "workflow" -> {
+                        bindings.append(WorkflowRunner.binding(w.index(), b));
+                        workflows.add(new WorkflowRunner.Bound(b.name(), up, props.get("base"), b.options().get("class_name"), b.headers()));
+                    }
                     default -> bindings.append("service = ").append(designator);
                 }
                 bindings.append(")");
@@ -180,6 +189,15 @@ final class CapnpConfig {
                     .append("      bindings = [").append(bindings).append("],\n")
                     .append("      globalOutbound = \"").append(EGRESS).append("\",\n")
                     .append("    )),\n");
+            if (!workflows.isEmpty()) {
+                if (w.runnerPort() <= 0) {
+                    throw new DeploymentException(Kind.INVALID, "a worker with workflow bindings needs a runner port");
+                }
+                Files.writeString(modulesDir.resolve("runner"), WorkflowRunner.JS);
+                String[] runner = WorkflowRunner.service(w.index(), w.runnerPort(), workflows);
+                services.append(runner[0]);
+                sockets.append(runner[1]);
+            }
             sockets.append("    (name = \"s").append(w.index()).append("\", address = \"127.0.0.1:").append(w.port())
                     .append("\", http = (), service = \"").append(prefix).append("\"),\n");
         }

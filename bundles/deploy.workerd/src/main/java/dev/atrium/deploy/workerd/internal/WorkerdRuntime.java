@@ -513,14 +513,21 @@ public final class WorkerdRuntime implements AutoCloseable {
         byte[] nonceBytes = new byte[12];
         RANDOM.nextBytes(nonceBytes);
         Generation g = new Generation(n, deployments.get(0).serviceId(), dir, HexFormat.of().formatHex(nonceBytes), recordLogs);
-        List<Integer> ports = freePorts(deployments.size());
+        int runners = (int) deployments.stream().filter(WorkflowRunner::has).count();
+        List<Integer> ports = freePorts(deployments.size() + runners);
         List<CapnpConfig.Worker> workers = new ArrayList<>();
+        int nextRunnerPort = deployments.size();
         for (int i = 0; i < deployments.size(); i++) {
             Deployment d = deployments.get(i);
             g.byId.put(d.id(), d);
             g.byIndex.put(i, d);
             g.ports.put(d.id(), ports.get(i));
-            workers.add(new CapnpConfig.Worker(i, d, ports.get(i), modules.get(d.id())));
+            // a worker with workflow bindings has its runner on a second port: endpoint(<id>#workflows)
+            int runnerPort = WorkflowRunner.has(d) ? ports.get(nextRunnerPort++) : 0;
+            if (runnerPort > 0) {
+                g.ports.put(d.id() + WorkflowRunner.SUFFIX, runnerPort);
+            }
+            workers.add(new CapnpConfig.Worker(i, d, ports.get(i), modules.get(d.id()), runnerPort));
         }
         try {
             Files.createDirectories(dir);

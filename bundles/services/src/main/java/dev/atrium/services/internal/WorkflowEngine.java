@@ -1,0 +1,204 @@
+package dev.atrium.services.internal;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.WorkflowFacet;
+
+/**
+ * Runs the instances of the {@code workflow} resources bound to the services this server runs: every
+ * {@value #TICK_MILLIS} ms it claims, for each service's current deployment and each of its workflow bindings, the
+ * instances created by that service that are due (the provider's {@code SELECT … FOR UPDATE SKIP LOCKED} with a lease,
+ * so several servers share the work), and sends each to the deployment's workflow runner
+ * ({@code endpoint(<runtime id>#workflows)}, {@code POST /run}, with the binding's secret header) without holding a
+ * thread while it runs. The lease is renewed while the request is open; when the runner cannot be reached or the
+ * request fails (the workerd child died), the lease is released and the instance runs again at once, from the start:
+ * the steps it completed answer from the store. The threads stop when the component does.
+ */
+@Component(immediate = true)
+public class WorkflowEngine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkflowEngine.class);
+    static final long TICK_MILLIS = 200;
+    static final Duration LEASE = Duration.ofSeconds(30);
+    static final int MAX_IN_FLIGHT = 64;
+
+    private final Deployer deployer;
+    private final ResourceDirectory directory;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "atrium-workflows");
+        t.setDaemon(true);
+        return t;
+    });
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+            .executor(Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "atrium-workflows-http");
+                t.setDaemon(true);
+                return t;
+            })).build();
+    /** Runs in flight on this server, by instance key. */
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
+    /** The workflow bindings of a runtime id (fixed for its life), to avoid asking every tick. */
+    private final Map<String, List<String>> bindingsOf = new ConcurrentHashMap<>();
+    private volatile boolean active = true;
+    private long lastRenew;
+
+    record Running(Deployer.Target target, String binding, String instanceId, String lease, java.util.concurrent.CompletableFuture<?> request) {
+    }
+
+    @Activate
+    public WorkflowEngine(@Reference Deployer deployer, @Reference ResourceDirectory directory) {
+        this.deployer = deployer;
+        this.directory = directory;
+        timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Deactivate
+    void deactivate() throws InterruptedException {
+        active = false;
+        timer.shutdownNow();
+        timer.awaitTermination(10, TimeUnit.SECONDS);
+        for (Running r : running.values()) {
+            r.request().cancel(true);
+            release(r);
+        }
+        running.clear();
+        ((java.util.concurrent.ExecutorService) http.executor().orElseThrow()).shutdownNow();
+    }
+
+    /** A binding's runtime options: a workflow's {@code class_name}; none for other types. */
+    static Map<String, String> options(ResourceDirectory directory, String serviceId, String spaceId, ResourceDirectory.Bound b) {
+        if (!"workflow".equals(b.type())) {
+            return Map.of();
+        }
+        return directory.open(serviceId, spaceId, b.bindingName(), WorkflowFacet.class)
+                .map(o -> o.context().config().get("class_name"))
+                .filter(String.class::isInstance).map(c -> Map.of("class_name", (String) c)).orElse(Map.of());
+    }
+
+    private void tick() {
+        try {
+            Deployer.Routes routes = deployer.routes();
+            bindingsOf.keySet().retainAll(routes.byRuntimeId().keySet());
+            for (Deployer.Route route : routes.bySlug().values()) {
+                Deployer.Target target = routes.byRuntimeId().get(route.runtimeId());
+                if (target == null || !active) {
+                    continue;
+                }
+                List<String> names = bindingsOf.computeIfAbsent(route.runtimeId(), id -> directory.bindings(target.serviceId(), target.spaceId()).stream()
+                        .filter(b -> "workflow".equals(b.type())).map(ResourceDirectory.Bound::bindingName).toList());
+                for (String name : names) {
+                    claim(route, target, name);
+                }
+            }
+            long now = System.nanoTime();
+            if (now - lastRenew > LEASE.toNanos() / 3) {
+                lastRenew = now;
+                renewAll();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("workflows: a round of claims failed: {}", e.toString());
+        }
+    }
+
+    private void claim(Deployer.Route route, Deployer.Target target, String binding) {
+        int room = MAX_IN_FLIGHT - running.size();
+        if (room <= 0) {
+            return;
+        }
+        Optional<ResourceDirectory.Opened<WorkflowFacet>> opened = directory.open(target.serviceId(), target.spaceId(), binding, WorkflowFacet.class);
+        if (opened.isEmpty()) {
+            return;
+        }
+        List<WorkflowFacet.Claim> claims;
+        try {
+            claims = opened.get().facet().claim(opened.get().context(), target.serviceId(), Math.min(room, 16), LEASE);
+        } catch (ResourceException e) {
+            LOG.warn("workflows: claiming instances of {} failed: {}", binding, e.getMessage());
+            return;
+        }
+        for (WorkflowFacet.Claim c : claims) {
+            dispatch(route, target, binding, c);
+        }
+    }
+
+    private void dispatch(Deployer.Route route, Deployer.Target target, String binding, WorkflowFacet.Claim c) {
+        Optional<URI> endpoint = deployer.provider(route.provider()).flatMap(p -> p.provider().endpoint(route.runtimeId() + "#workflows"));
+        String key = target.serviceId() + "/" + binding + "/" + c.instanceId();
+        if (endpoint.isEmpty()) {
+            release(new Running(target, binding, c.instanceId(), c.lease(), null));
+            return;
+        }
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("binding", binding);
+        body.put("instanceId", c.instanceId());
+        body.put("lease", c.lease());
+        body.put("timestamp", c.createdAt().toEpochMilli());
+        body.put("workflowName", binding);
+        try {
+            body.put("payload", c.paramsJson() == null ? null : Deployer.JSON.readTree(c.paramsJson()));
+            HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint.get() + "/run"))
+                    .header(Deployer.SECRET_HEADER, deployer.sealer().bindingSecret(target.runtimeId()))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(Deployer.JSON.writeValueAsBytes(body))).build();
+            var future = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+            Running r = new Running(target, binding, c.instanceId(), c.lease(), future);
+            running.put(key, r);
+            future.whenComplete((response, failure) -> {
+                running.remove(key, r);
+                if (failure != null || response.statusCode() != 200) {
+                    LOG.info("workflows: the run of {} in {} ended without an answer ({}); it runs again", c.instanceId(), target.serviceId(),
+                            failure != null ? failure.toString() : "status " + response.statusCode());
+                    if (active) {
+                        release(r);
+                    }
+                }
+            });
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("workflows: the run of {} could not be sent: {}", c.instanceId(), e.toString());
+            release(new Running(target, binding, c.instanceId(), c.lease(), null));
+        }
+    }
+
+    private void renewAll() {
+        for (Running r : running.values()) {
+            directory.open(r.target().serviceId(), r.target().spaceId(), r.binding(), WorkflowFacet.class).ifPresent(o -> {
+                try {
+                    o.facet().renew(o.context(), r.instanceId(), r.lease(), LEASE);
+                } catch (ResourceException e) {
+                    LOG.debug("workflows: renewing {} failed: {}", r.instanceId(), e.getMessage());
+                }
+            });
+        }
+    }
+
+    private void release(Running r) {
+        try {
+            Optional<ResourceDirectory.Opened<WorkflowFacet>> o = directory.open(r.target().serviceId(), r.target().spaceId(), r.binding(), WorkflowFacet.class);
+            if (o.isPresent()) {
+                o.get().facet().release(o.get().context(), r.instanceId(), r.lease());
+            }
+        } catch (ResourceException | RuntimeException e) {
+            LOG.debug("workflows: releasing {} failed: {}", r.instanceId(), e.toString());
+        }
+    }
+}
