@@ -185,6 +185,7 @@ public class ResourceStore {
 
     public BindingRow bind(String resourceId, String serviceId, String bindingName) {
         return jpa.tx(em -> {
+            requireNoOtherService(em, resourceId, serviceId);
             BindingRow row = em.find(BindingRow.class, new BindingRow.Key(resourceId, serviceId));
             if (row == null) {
                 row = new BindingRow();
@@ -218,6 +219,7 @@ public class ResourceStore {
             em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service").setParameter("service", serviceId).executeUpdate();
             Instant now = now();
             for (java.util.Map.Entry<String, String> e : byResource.entrySet()) {
+                requireNoOtherService(em, e.getKey(), serviceId);
                 BindingRow row = new BindingRow();
                 row.resourceId = e.getKey();
                 row.serviceId = serviceId;
@@ -228,6 +230,30 @@ public class ResourceStore {
             em.flush();
             return null;
         });
+    }
+
+    /**
+     * Types bound to one service at a time: a durableObject's objects run in the bound service's own runtime process,
+     * so a second service would run the same objects at the same time.
+     */
+    static final java.util.Set<String> ONE_SERVICE_TYPES = java.util.Set.of("durableObject");
+
+    /**
+     * 409 when the resource is of a {@link #ONE_SERVICE_TYPES one-service type} and bound to a service other than
+     * {@code serviceId}; the resource's row is locked first, so two services binding it at once cannot both succeed.
+     */
+    private static void requireNoOtherService(jakarta.persistence.EntityManager em, String resourceId, String serviceId) {
+        ResourceRow r = em.find(ResourceRow.class, resourceId);
+        if (r == null || !ONE_SERVICE_TYPES.contains(r.type)) {
+            return;
+        }
+        em.lock(r, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
+        List<String> others = em.createQuery("SELECT b.serviceId FROM BindingRow b WHERE b.resourceId = :id AND b.serviceId <> :service",
+                String.class).setParameter("id", resourceId).setParameter("service", serviceId).getResultList();
+        if (!others.isEmpty()) {
+            throw ApiException.conflict("the " + r.type + " resource '" + r.name + "' is already bound to service " + others.get(0)
+                    + "; its objects run in one service's runtime, so it can be bound to one service at a time (unbind it there first)");
+        }
     }
 
     /** Removes every binding of a service. */

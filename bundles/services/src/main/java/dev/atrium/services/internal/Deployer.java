@@ -488,6 +488,31 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         }
     }
 
+    static final String DURABLE_OBJECT = "durableObject";
+
+    /**
+     * What the runtime needs for a bound durableObject: the class the code exports ({@code class_name}, the resource's
+     * config), the namespace's key ({@code unique_key}, the resource id, so the objects follow the resource, not the
+     * deployment) and the directory its objects are kept in ({@code storage}: the resource's own directory, which the
+     * resources core deletes with the resource). Empty, and logged, when its provider is not running: the code then has
+     * no such binding, and the other services deploy as before.
+     */
+    private java.util.Optional<Map<String, String>> durableObjectOptions(Service service, ResourceDirectory.Bound b) {
+        try {
+            var opened = directory.open(service.id(), service.spaceId(), b.bindingName(), dev.atrium.resource.api.ResourceProvider.class);
+            if (opened.isEmpty()) {
+                LOG.warn("service {}: the durableObject bound as {} is not available (its provider is not running)", service.id(), b.bindingName());
+                return java.util.Optional.empty();
+            }
+            var ctx = opened.get().context();
+            return java.util.Optional.of(Map.of("class_name", String.valueOf(ctx.config().get("class_name")), "unique_key", b.resourceId(),
+                    "storage", ctx.dataDirectory().toAbsolutePath().toString()));
+        } catch (dev.atrium.resource.api.ResourceException e) {
+            LOG.warn("service {}: the durableObject bound as {} cannot be used: {}", service.id(), b.bindingName(), e.getMessage());
+            return java.util.Optional.empty();
+        }
+    }
+
     /**
      * The workspace's common variables the service links to, read when its code is given its env: the service's own
      * variables and its bindings of the same name win over them. A linked name the workspace does not have is absent.
@@ -522,8 +547,16 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
                 revealed(service, b).ifPresent(value -> env.put(b.bindingName(), value));
                 continue;
             }
+            Map<String, String> options = WorkflowEngine.options(directory, service.id(), service.spaceId(), b);
+            if (DURABLE_OBJECT.equals(b.type())) {
+                java.util.Optional<Map<String, String>> o = durableObjectOptions(service, b);
+                if (o.isEmpty()) {
+                    continue;
+                }
+                options = o.get();
+            }
             bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + InternalBindings.PREFIX + runtimeId + "/" + b.bindingName()),
-                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)), WorkflowEngine.options(directory, service.id(), service.spaceId(), b)));
+                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)), options));
         }
         return new Deployment(runtimeId, service.id(), row.artifactKind(), artifact, date, flags, limits, env, bindings);
     }

@@ -37,6 +37,16 @@ final class CapnpConfig {
     static final String NOWHERE = "atrium-nowhere";
     static final String ROUTER = "atrium-binding-router";
     static final String ROUTER_DATE = "2025-09-01";
+    /** The binding type whose objects workerd runs itself, and its options (deploy.api's {@link Binding#options()}). */
+    static final String DURABLE_OBJECT = "durableObject";
+    static final String CLASS_NAME = "class_name";
+    static final String UNIQUE_KEY = "unique_key";
+    static final String STORAGE = "storage";
+    /** The disk service of the durable objects, and its directory (links to each namespace's storage) beside the configuration. */
+    static final String DO_DISK = "atrium-do-storage";
+    static final String DO_DIR = "do";
+    private static final Pattern JS_IDENTIFIER = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]{0,199}");
+    private static final Pattern UNIQUE_KEY_TEXT = Pattern.compile("[A-Za-z0-9_-]{1,128}");
     private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final Pattern FLAG = Pattern.compile("[A-Za-z0-9_]{1,100}");
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}");
@@ -82,10 +92,26 @@ final class CapnpConfig {
     }
 
     static String main(String userMain) {
+        return main(userMain, List.of());
+    }
+
+    /**
+     * The main module; it refuses to load (a throwing top level, so workerd exits with the text) when the code does not
+     * export one of {@code durableObjectClasses}: workerd itself only warns and fails each call later.
+     */
+    static String main(String userMain, List<String> durableObjectClasses) {
         String spec = jsString("./" + userMain);
+        StringBuilder classes = new StringBuilder();
+        for (String c : durableObjectClasses) {
+            classes.append("if (typeof user[").append(jsString(c)).append("] !== \"function\") throw new Error(")
+                    .append(jsString("A DurableObjectNamespace in the config referenced the class \"" + c
+                            + "\", but no such Durable Object class is exported from the worker (durableObject binding class_name)."))
+                    .append(");\n");
+        }
         return "import \"./__atrium_prelude.js\";\n"
                 + "export * from " + spec + ";\n"
                 + "import * as user from " + spec + ";\n"
+                + classes
                 + "const d = user.default;\n"
                 + "if (d === undefined) throw new Error(\"the main module has no default export\");\n"
                 + "export default (d !== null && typeof d === \"object\" && typeof d.fetch === \"function\")\n"
@@ -99,6 +125,17 @@ final class CapnpConfig {
      * path.
      */
     static Path write(Path dir, List<Worker> workers, String nonce, String defaultDate) throws IOException, DeploymentException {
+        return write(dir, workers, nonce, defaultDate, true);
+    }
+
+    /**
+     * As {@link #write(Path, List, String, String)}; {@code durableStorage} false (a validation) keeps durable objects
+     * in memory instead of their resources' directories.
+     */
+    static Path write(Path dir, List<Worker> workers, String nonce, String defaultDate, boolean durableStorage)
+            throws IOException, DeploymentException {
+        Map<String, String> declaredBy = new LinkedHashMap<>(); // durable object unique key -> the worker declaring it
+        boolean anyDurable = false;
         Path modulesDir = Files.createDirectories(dir.resolve("m"));
         StringBuilder services = new StringBuilder();
         StringBuilder sockets = new StringBuilder();
@@ -109,7 +146,6 @@ final class CapnpConfig {
             Deployment d = w.deployment();
             String prefix = "w" + w.index();
             StringBuilder modules = new StringBuilder();
-            Files.writeString(modulesDir.resolve(prefix + "-main"), main(w.modules().get(0).name()));
             Files.writeString(modulesDir.resolve(prefix + "-prelude"), prelude(nonce, w.index()));
             modules.append("(name = \"__atrium_main.js\", esModule = embed \"m/").append(prefix).append("-main\"), ");
             modules.append("(name = \"__atrium_prelude.js\", esModule = embed \"m/").append(prefix).append("-prelude\")");
@@ -139,8 +175,14 @@ final class CapnpConfig {
             }
             int j = 0;
             List<WorkflowRunner.Bound> workflows = new java.util.ArrayList<>();
+            List<String> doClasses = new java.util.ArrayList<>();
+            StringBuilder namespaces = new StringBuilder();
             for (Binding b : d.bindings()) {
                 checkName(names, b.name());
+                if (DURABLE_OBJECT.equalsIgnoreCase(b.type())) {
+                    durableObject(b, prefix, dir, durableStorage, declaredBy, doClasses, namespaces, bindings);
+                    continue;
+                }
                 String up = "x" + w.index() + "_" + (j++);
                 URI endpoint = b.endpoint();
                 if (!"http".equalsIgnoreCase(endpoint.getScheme()) || endpoint.getHost() == null) {
@@ -182,11 +224,19 @@ final class CapnpConfig {
                 comma(routerBindings).append("(name = \"").append(up).append("\", service = \"").append(up).append("\")");
                 anyBinding = true;
             }
+            Files.writeString(modulesDir.resolve(prefix + "-main"), main(w.modules().get(0).name(), doClasses));
             services.append("    (name = \"").append(prefix).append("\", worker = (\n")
                     .append("      modules = [").append(modules).append("],\n")
                     .append("      compatibilityDate = ").append(quote(date)).append(",\n")
                     .append("      compatibilityFlags = [").append(flags).append("],\n")
-                    .append("      bindings = [").append(bindings).append("],\n")
+                    .append("      bindings = [").append(bindings).append("],\n");
+            if (namespaces.length() > 0) {
+                anyDurable = true;
+                services.append("      durableObjectNamespaces = [").append(namespaces).append("],\n")
+                        .append("      durableObjectStorage = ").append(durableStorage ? "(localDisk = \"" + DO_DISK + "\")" : "(inMemory = void)")
+                        .append(",\n");
+            }
+            services
                     .append("      globalOutbound = \"").append(EGRESS).append("\",\n")
                     .append("    )),\n");
             if (!workflows.isEmpty()) {
@@ -207,6 +257,10 @@ final class CapnpConfig {
         config.append("const config :Workerd.Config = (\n  services = [\n").append(services);
         config.append("    (name = \"").append(EGRESS).append("\", network = (allow = [\"public\"], deny = [\"private\", \"local\"])),\n");
         config.append("    (name = \"").append(NOWHERE).append("\", network = (allow = [])),\n");
+        if (anyDurable && durableStorage) {
+            config.append("    (name = \"").append(DO_DISK).append("\", disk = (path = ")
+                    .append(quote(dir.resolve(DO_DIR).toAbsolutePath().toString())).append(", writable = true)),\n");
+        }
         if (anyBinding) {
             Files.writeString(modulesDir.resolve("router"), ROUTER_JS);
             config.append("    (name = \"").append(ROUTER).append("\", worker = (modules = [(name = \"router.js\", esModule = embed \"m/router\")], ")
@@ -218,6 +272,46 @@ final class CapnpConfig {
         Path file = dir.resolve("config.capnp");
         Files.writeString(file, config, StandardCharsets.UTF_8);
         return file;
+    }
+
+    /**
+     * A {@code durableObject} binding: {@code env.<name>} is the namespace of the code's exported class
+     * {@code class_name}, declared by the first worker of the configuration that binds the resource (under
+     * {@code unique_key}; the others, a canary, reach the same objects through it). Its objects are kept in the
+     * directory {@code storage}, linked into the disk service's directory under the unique key (workerd keeps a
+     * namespace in {@code <disk>/<unique key>/}); in memory when {@code durableStorage} is false.
+     */
+    private static void durableObject(Binding b, String prefix, Path dir, boolean durableStorage, Map<String, String> declaredBy,
+            List<String> doClasses, StringBuilder namespaces, StringBuilder bindings) throws IOException, DeploymentException {
+        String className = b.options().getOrDefault(CLASS_NAME, "");
+        String key = b.options().getOrDefault(UNIQUE_KEY, "");
+        String storage = b.options().get(STORAGE);
+        if (!JS_IDENTIFIER.matcher(className).matches()) {
+            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": class_name must be a JavaScript identifier");
+        }
+        if (!UNIQUE_KEY_TEXT.matcher(key).matches() || durableStorage && (storage == null || !Path.of(storage).isAbsolute())) {
+            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": a durableObject binding needs its unique_key and storage directory");
+        }
+        String owner = declaredBy.get(key);
+        comma(bindings).append("(name = ").append(quote(b.name())).append(", durableObjectNamespace = (className = ").append(quote(className));
+        if (owner != null && !owner.equals(prefix)) {
+            bindings.append(", serviceName = \"").append(owner).append("\"))");
+            return;
+        }
+        bindings.append("))");
+        if (owner != null) {
+            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": the durableObject resource is bound twice");
+        }
+        declaredBy.put(key, prefix);
+        doClasses.add(className);
+        comma(namespaces).append("(className = ").append(quote(className)).append(", uniqueKey = ").append(quote(key)).append(", enableSql = true)");
+        if (durableStorage) {
+            Path target = Files.createDirectories(Path.of(storage));
+            Path link = Files.createDirectories(dir.resolve(DO_DIR)).resolve(key);
+            if (!Files.isSymbolicLink(link)) {
+                Files.createSymbolicLink(link, target);
+            }
+        }
     }
 
     private static void checkName(Set<String> names, String name) throws DeploymentException {

@@ -532,7 +532,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         try {
             Files.createDirectories(dir);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            g.config = CapnpConfig.write(dir, workers, g.nonce, settings.compatibilityDate());
+            g.config = CapnpConfig.write(dir, workers, g.nonce, settings.compatibilityDate(), recordLogs); // a validation keeps durable objects in memory
             Files.setPosixFilePermissions(g.config, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             deleteTree(dir);

@@ -612,4 +612,105 @@ class WorkerdRuntimeTest {
         assertTrue(e.getMessage().contains("no/such/workerd"), e.getMessage());
         assertThrows(DeploymentException.class, () -> runtime.validate(worker("d1", "s1", HELLO, Map.of(), List.of())));
     }
+
+    static final String COUNTER = """
+            import { DurableObject } from "cloudflare:workers";
+            export class Counter extends DurableObject {
+              async fetch(request) { return new Response(String(await this.add())); }
+              async add() {
+                const n = ((await this.ctx.storage.get("n")) || 0) + 1;
+                await this.ctx.storage.put("n", n);
+                return n;
+              }
+            }
+            export default {
+              async fetch(request, env) {
+                const url = new URL(request.url);
+                const stub = env.COUNTER.get(env.COUNTER.idFromName(url.searchParams.get("name")));
+                if (url.pathname === "/rpc") return new Response("rpc " + await stub.add());
+                return stub.fetch(request);
+              }
+            };
+            """;
+
+    static Binding counterBinding(String internalBase, Path storage) {
+        return new Binding("COUNTER", "durableObject", URI.create(internalBase + "/internal/bindings/x/COUNTER"), Map.of(),
+                Map.of("class_name", "Counter", "unique_key", "res_counter1", "storage", storage.toString()));
+    }
+
+    @Test
+    void aDurableObjectBindingKeepsItsObjectsInTheResourcesDirectoryAcrossProcesses() throws Exception {
+        Path storage = data.resolve("resources/res_counter1");
+        Deployment v1 = worker("v1", "s1", COUNTER, Map.of(), List.of(counterBinding(internalBase(), storage)));
+        runtime.validate(v1);
+        assertFalse(Files.exists(storage), "a validation stores nothing");
+        runtime.apply(List.of(v1));
+
+        assertEquals("1", get(endpoint("v1"), "/?name=a").body());
+        assertEquals("2", get(endpoint("v1"), "/?name=a").body());
+        assertEquals("rpc 3", get(endpoint("v1"), "/rpc?name=a").body());
+        assertEquals("1", get(endpoint("v1"), "/?name=b").body());
+        try (var files = Files.list(storage)) {
+            assertTrue(files.anyMatch(f -> f.getFileName().toString().endsWith(".sqlite")), "objects are kept in the resource's directory");
+        }
+
+        // a new deployment (a new process) keeps the counts
+        Deployment v2 = worker("v2", "s1", COUNTER, Map.of(), List.of(counterBinding(internalBase(), storage)));
+        runtime.apply(List.of(v2));
+        assertEquals("4", get(endpoint("v2"), "/?name=a").body());
+
+        // so does kill -9 of the process
+        List<ProcessHandle> workerd = runtime.processes(); // the live one, and v1's while it drains
+        workerd.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle p : workerd) {
+            p.onExit().get(5, TimeUnit.SECONDS);
+        }
+        String body = null;
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); body == null && System.nanoTime() < end;) {
+            try {
+                HttpResponse<String> r = get(endpoint("v2"), "/?name=a");
+                body = r.statusCode() == 200 ? r.body() : null;
+            } catch (IOException e) {
+                Thread.sleep(50);
+            }
+        }
+        assertEquals("5", body);
+        assertEquals("2", get(endpoint("v2"), "/?name=b").body());
+    }
+
+    @Test
+    void aDurableObjectClassTheCodeDoesNotExportIsInvalidWithWorkerdsText() throws Exception {
+        Deployment bad = worker("bad", "s1", HELLO, Map.of("NAME", "x"), List.of(counterBinding(internalBase(), data.resolve("r"))));
+
+        DeploymentException e = assertThrows(DeploymentException.class, () -> runtime.validate(bad));
+
+        assertEquals(DeploymentException.Kind.INVALID, e.kind());
+        assertTrue(e.getMessage().contains("no such Durable Object class is exported"), e.getMessage());
+        assertTrue(e.getMessage().contains("Counter"), e.getMessage());
+    }
+
+    @Test
+    void theGeneratedConfigurationDeclaresTheNamespaceOnceAndLinksItsStorage() throws Exception {
+        Path dir = Files.createDirectories(data.resolve("gen"));
+        Path storage = data.resolve("resources/r1");
+        Binding b = counterBinding(internalBase(), storage);
+        List<CapnpConfig.Worker> workers = List.of(
+                new CapnpConfig.Worker(0, worker("cur", "s1", COUNTER, Map.of(), List.of(b)), 1, Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))),
+                new CapnpConfig.Worker(1, worker("can", "s1", COUNTER, Map.of(), List.of(b)), 2, Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))));
+
+        String text = Files.readString(CapnpConfig.write(dir, workers, "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE));
+
+        assertTrue(text.contains("durableObjectNamespaces = [(className = \"Counter\", uniqueKey = \"res_counter1\", enableSql = true)]"), text);
+        assertEquals(1, text.split("durableObjectNamespaces", -1).length - 1, "only the current deployment declares it: " + text);
+        assertTrue(text.contains("(name = \"COUNTER\", durableObjectNamespace = (className = \"Counter\", serviceName = \"w0\"))"), text);
+        assertTrue(text.contains("durableObjectStorage = (localDisk = \"atrium-do-storage\")"), text);
+        assertEquals(storage, Files.readSymbolicLink(dir.resolve("do/res_counter1")));
+        assertTrue(Files.isDirectory(storage));
+
+        Binding noClass = new Binding("C", "durableObject", b.endpoint(), Map.of(), Map.of("class_name", "not a class", "unique_key", "k",
+                "storage", storage.toString()));
+        assertThrows(DeploymentException.class, () -> CapnpConfig.write(Files.createDirectories(data.resolve("gen2")),
+                List.of(new CapnpConfig.Worker(0, worker("x", "s1", COUNTER, Map.of(), List.of(noClass)), 1,
+                        Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8)))), "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE));
+    }
 }
