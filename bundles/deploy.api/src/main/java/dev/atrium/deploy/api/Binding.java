@@ -13,8 +13,9 @@ import java.util.Objects;
  * <h2>The internal protocol (what the workerd provider sends; measured with workerd 1.20261117.1)</h2>
  *
  * <p>The code sees the runtime's native binding of {@code type} ({@code kv} → {@code KVNamespace}, {@code d1} →
- * {@code D1Database}, {@code r2} → {@code R2Bucket}, {@code queue} → {@code Queue}, anything else → a plain
- * {@code Fetcher}). Each call becomes one plain HTTP/1.1 request to the endpoint's host and port:
+ * {@code D1Database}, {@code r2} → {@code R2Bucket}, {@code queue} → {@code Queue}, {@code workflow} →
+ * {@code Workflow}, {@code durableObject} → {@code DurableObjectNamespace}, anything else → a plain {@code Fetcher}).
+ * Each call becomes one plain HTTP/1.1 request to the endpoint's host and port (except {@code durableObject}, below):
  * <ul>
  * <li><b>Path</b>: the endpoint's path is kept as a prefix: a binding request for {@code /P?Q} arrives as
  * {@code <endpoint path>/P?Q} (one {@code /} between them). Percent-encoding is kept as sent. {@code Host} is the
@@ -145,6 +146,10 @@ import java.util.Objects;
  * {@code {"binding","instanceId","lease","payload","timestamp":epoch ms,"workflowName"}}; the runner calls
  * {@code run(event, step)} of {@code class_name} by RPC and answers {@code {"outcome":"complete|errored|ended"}}.</li>
  * </ul>
+ *
+ * <p><b>{@code durableObject}</b> (needs {@code options.class_name}, the class the service's own code exports,
+ * {@code options.unique_key}, which names the objects' storage, and {@code options.storage}, the directory that keeps
+ * it): the runtime runs the objects itself; no call reaches the endpoint.
  *
  * <p><b>Any other type</b>: a plain {@code Fetcher}; {@code env.X.fetch(url, init)} arrives with the path and query
  * of {@code url} below the endpoint's path, and the code's method, headers and body.
