@@ -21,6 +21,7 @@ import dev.atrium.kernel.api.ApiException;
  */
 final class Settings {
 
+    static final long MIN_MEMORY_MB = 16;
     static final Set<String> KEYS = Set.of("compatibility_date", "compatibility_flags", "limits", "mcp_server");
     static final Set<String> LIMITS = Set.of("cpu_ms", "memory_mb");
     private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
@@ -106,6 +107,10 @@ final class Settings {
             JsonNode n = e.getValue();
             if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < 1 || n.longValue() > 1_000_000) {
                 throw ApiException.badRequest("limits." + e.getKey() + " must be a whole number between 1 and 1000000");
+            }
+            if (e.getKey().equals("memory_mb") && n.longValue() < MIN_MEMORY_MB) {
+                // each isolate's heap limit: below this not even a hello worker's isolate starts
+                throw ApiException.badRequest("limits.memory_mb must be at least " + MIN_MEMORY_MB);
             }
         }
         return v;

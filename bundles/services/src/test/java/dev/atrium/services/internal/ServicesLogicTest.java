@@ -105,7 +105,7 @@ class ServicesLogicTest {
         assertEquals(50, ok.get("limits").get("cpu_ms").asInt());
         assertFalse(Settings.merge(ok, JSON.readTree("{\"limits\":null}")).has("limits"));
         for (String bad : List.of("{\"compatibility_date\":\"2024-02-30\"}", "{\"compatibility_date\":20240101}", "{\"compatibility_flags\":\"x\"}",
-                "{\"compatibility_flags\":[1]}", "{\"limits\":{\"cpu_ms\":\"50\"}}", "{\"limits\":{\"cpu_ms\":0}}", "{\"limits\":{\"disk\":1}}",
+                "{\"compatibility_flags\":[1]}", "{\"limits\":{\"cpu_ms\":\"50\"}}", "{\"limits\":{\"cpu_ms\":0}}", "{\"limits\":{\"memory_mb\":15}}", "{\"limits\":{\"disk\":1}}",
                 "{\"limits\":[]}", "{\"mcp_server\":\"yes\"}", "{\"colour\":\"blue\"}")) {
             assertThrows(ApiException.class, () -> Settings.merge(empty, JSON.readTree(bad)), bad);
         }

@@ -41,6 +41,8 @@ final class CapnpConfig {
     static final String DURABLE_OBJECT = "durableObject";
     static final String CLASS_NAME = "class_name";
     static final String UNIQUE_KEY = "unique_key";
+    /** The service setting {@code limits.memory_mb}: the heap limit of each of its isolates. */
+    static final String MEMORY_MB = "memory_mb";
     static final String STORAGE = "storage";
     /** The disk service of the durable objects, and its directory (links to each namespace's storage) beside the configuration. */
     static final String DO_DISK = "atrium-do-storage";
@@ -268,7 +270,14 @@ final class CapnpConfig {
                     .append("], globalOutbound = \"").append(NOWHERE).append("\")),\n");
             config.append(externals);
         }
-        config.append("  ],\n  sockets = [\n").append(sockets).append("  ],\n  structuredLogging = true,\n);\n");
+        config.append("  ],\n  sockets = [\n").append(sockets).append("  ],\n  structuredLogging = true,\n");
+        long memoryMb = workers.stream().mapToLong(w -> w.deployment().limits().getOrDefault(MEMORY_MB, 0L)).max().orElse(0);
+        if (memoryMb > 0) {
+            // V8's heap limit is per isolate, so each worker of the process gets it; one going past it aborts the
+            // process, which holds one service's deployments only, and the supervisor starts it again
+            config.append("  v8Flags = [\"--max-old-space-size=").append(memoryMb).append("\"],\n");
+        }
+        config.append(");\n");
         Path file = dir.resolve("config.capnp");
         Files.writeString(file, config, StandardCharsets.UTF_8);
         return file;

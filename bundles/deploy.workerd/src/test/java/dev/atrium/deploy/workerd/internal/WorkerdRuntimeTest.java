@@ -436,6 +436,47 @@ class WorkerdRuntimeTest {
     }
 
     @Test
+    void aWorkerPastItsMemoryLimitTakesOnlyItsOwnProcessDownAndServesAgainAfterTheRestart() throws Exception {
+        String hungry = """
+                export default { async fetch(request) {
+                  if (new URL(request.url).pathname !== "/big") return new Response("ok");
+                  const held = [];
+                  for (let i = 0; i < 100; i++) held.push(new Array(1024 * 1024 / 8).fill(i)); // ~100 MB of heap
+                  return new Response("allocated " + held.length);
+                } };
+                """;
+        Deployment limited = new Deployment("m1", "sm", "worker-bundle", hungry.getBytes(StandardCharsets.UTF_8), null, List.of(),
+                Map.of("memory_mb", 32L, "cpu_ms", 50L), Map.of(), List.of());
+        runtime.apply(List.of(limited, worker("u1", "su", hungry, Map.of(), List.of())));
+        assertEquals("allocated 100", get(endpoint("u1"), "/big").body(), "without a limit the same code allocates 100 MB");
+        Set<Long> before = pids();
+        try {
+            HttpResponse<String> r = get(endpoint("m1"), "/big");
+            assertTrue(r.statusCode() >= 500, "past its limit the worker answered " + r.statusCode() + " " + r.body());
+        } catch (IOException e) {
+            // the process went down mid-request: the connection closed without an answer
+        }
+        long served = -1;
+        long started = System.nanoTime();
+        while (System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10)) {
+            try {
+                if (get(runtime.endpoint("m1").orElseThrow(), "/").statusCode() == 200) {
+                    served = System.nanoTime();
+                    break;
+                }
+            } catch (IOException e) {
+                // restarting
+            }
+            Thread.sleep(50);
+        }
+        assertTrue(served > 0, "the limited service did not serve again within 10 s");
+        Set<Long> after = pids();
+        before.retainAll(after);
+        assertEquals(1, before.size(), "only the limited service's process was replaced: " + before + " / " + after);
+        assertEquals("ok", get(endpoint("u1"), "/").body());
+    }
+
+    @Test
     void aPortTakenWhileWorkerdRestartsMovesTheWorkersToNewPorts() throws Exception {
         runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of())));
         URI before = endpoint("d1");
