@@ -83,6 +83,8 @@ final class HnswIndexes implements AutoCloseable {
     static final String ID = "id";
     static final String META = "meta";
     static final String FIELD_PREFIX = "m.";
+    /** How many candidates per result an int8 walk's are scored again on floats (at least 100). */
+    static final int RESCORED = 10;
 
     /** Graph and search parameters. */
     record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized) {
@@ -466,7 +468,10 @@ final class HnswIndexes implements AutoCloseable {
             try {
                 TopDocs top = s.search(new KnnFloatVectorQuery(VECTOR, query, k, pre), k);
                 StoredFields stored = s.storedFields();
-                ScoreDoc[] hits = exact(s, similarity(metric), query, top.scoreDocs);
+                // the ef candidates come best first by the walk's (int8) scores; only the best RESCORED x topK of them
+                // are scored again: the int8 score is off by well under the gap between the 10th and the 100th
+                ScoreDoc[] hits = exact(s, similarity(metric), query,
+                        Arrays.copyOf(top.scoreDocs, Math.min(top.scoreDocs.length, Math.max(topK * RESCORED, 100))));
                 List<Match> out = new ArrayList<>(Math.min(topK, hits.length));
                 for (ScoreDoc d : hits) {
                     if (out.size() == topK) {
