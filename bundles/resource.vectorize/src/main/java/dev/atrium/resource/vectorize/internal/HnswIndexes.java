@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,8 +22,17 @@ import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FilterMergePolicy;
+import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.MergePolicy;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SegmentCommitInfo;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -38,6 +49,8 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.hnsw.RandomAccessVectorValues;
+import org.apache.lucene.util.hnsw.RandomVectorScorer;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.resource.api.ResourceException;
@@ -57,6 +70,12 @@ import dev.atrium.resource.vectorize.internal.Vectors.Metric;
  * {@link Tuning#mergeDelayMillis()}, one background thread merges it into one segment (Lucene reuses the largest
  * segment's graph when it has no deletions, inserting only the other segments' vectors; otherwise the graph is built
  * again). Queries keep using the old segments until the merge is committed.
+ * <p>
+ * With {@link Tuning#quantized()} (the default) new segments are written by {@link AtriumHnswQuantizedVectorsFormat}:
+ * the graph is walked on int8 vectors, and a query's candidates (its ef of them) are scored again exactly on the float
+ * vectors the segment keeps, so the ids and scores returned are the float search's. An index whose segments are in the
+ * other format (written before, or with the setting changed) is rewritten by the same background merge — from its own
+ * float vectors, reusing its graph — and answers meanwhile from the segments it has.
  */
 final class HnswIndexes implements AutoCloseable {
 
@@ -64,22 +83,66 @@ final class HnswIndexes implements AutoCloseable {
     static final String ID = "id";
     static final String META = "meta";
     static final String FIELD_PREFIX = "m.";
+    /** How many candidates per result an int8 walk's are scored again on floats (at least 100). */
+    static final int RESCORED = 10;
 
     /** Graph and search parameters. */
-    record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis) {
+    record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized) {
+        Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis) {
+            this(maxConn, beamWidth, oversample, mergeDelayMillis, true);
+        }
+
+        /** The name of the vector format new segments are written in (and old ones rewritten into). */
+        String format() {
+            return quantized ? AtriumHnswQuantizedVectorsFormat.NAME : AtriumHnswVectorsFormat.NAME;
+        }
+    }
+
+    /**
+     * Lucene's merge policy, but while {@link #rewrite} is set, a forced merge takes every segment it was asked to,
+     * one of them alone too (Lucene leaves a single segment as it is): its vectors are then written again in the
+     * codec's current format. The merged segment is not taken again (IndexWriter marks it as not asked).
+     */
+    private static final class RewritingMergePolicy extends FilterMergePolicy {
+        volatile boolean rewrite;
+
+        RewritingMergePolicy() {
+            super(new TieredMergePolicy());
+        }
+
+        @Override
+        public MergeSpecification findForcedMerges(SegmentInfos infos, int maxSegmentCount, Map<SegmentCommitInfo, Boolean> segmentsToMerge,
+                MergeContext context) throws IOException {
+            if (!rewrite) {
+                return super.findForcedMerges(infos, maxSegmentCount, segmentsToMerge, context);
+            }
+            List<SegmentCommitInfo> asked = new ArrayList<>();
+            for (SegmentCommitInfo info : infos) {
+                if (Boolean.TRUE.equals(segmentsToMerge.get(info)) && !context.getMergingSegments().contains(info)) {
+                    asked.add(info);
+                }
+            }
+            if (asked.isEmpty()) {
+                return null;
+            }
+            MergeSpecification spec = new MergeSpecification();
+            spec.add(new MergePolicy.OneMerge(asked));
+            return spec;
+        }
     }
 
     private final class Index {
         final Directory directory;
         final IndexWriter writer;
         final SearcherManager searchers;
+        final RewritingMergePolicy policy = new RewritingMergePolicy();
         private ScheduledFuture<?> merge; // the pending background merge, replaced by every write
         private long lastMergeEnd; // System.nanoTime() when the last background merge ended, and how long it took
         private long lastMergeNanos;
 
         Index(Path dir) throws IOException {
             directory = FSDirectory.open(dir);
-            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec()).setRAMBufferSizeMB(64).setCommitOnClose(false);
+            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec()).setRAMBufferSizeMB(64).setCommitOnClose(false).setMergePolicy(policy);
             IndexWriter w = new IndexWriter(directory, iwc);
             try {
                 searchers = new SearcherManager(w, null);
@@ -127,7 +190,7 @@ final class HnswIndexes implements AutoCloseable {
         if (codec == null) {
             // Lucene finds codecs and formats through ServiceLoader: with its classes and META-INF/services embedded
             // in this bundle, its own class loader sees them; the context loader is set too for lookups that consult it
-            codec = withBundleLoader(() -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth()));
+            codec = withBundleLoader(() -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth(), tuning.quantized()));
             scorer = withBundleLoader(HnswIndexes::describeScorer);
         }
         return codec;
@@ -145,10 +208,12 @@ final class HnswIndexes implements AutoCloseable {
     private static String describeScorer() {
         String description = VectorScorers.choice().description();
         // segments read from disk find their format by name through Lucene's SPI, which must give this bundle's
-        KnnVectorsFormat spi = KnnVectorsFormat.forName(AtriumHnswVectorsFormat.NAME);
-        if (!(spi instanceof AtriumHnswVectorsFormat)) {
-            description += "; but segments read from disk use " + spi.getClass().getName() + " (Lucene's SPI found it first)";
-            LoggerFactory.getLogger(HnswIndexes.class).warn("vectorize: {}", description);
+        for (KnnVectorsFormat spi : List.of(KnnVectorsFormat.forName(AtriumHnswVectorsFormat.NAME),
+                KnnVectorsFormat.forName(AtriumHnswQuantizedVectorsFormat.NAME))) {
+            if (!spi.getClass().getName().startsWith(HnswIndexes.class.getPackageName())) {
+                description += "; but segments read from disk use " + spi.getClass().getName() + " (Lucene's SPI found it first)";
+                LoggerFactory.getLogger(HnswIndexes.class).warn("vectorize: {}", description);
+            }
         }
         return description;
     }
@@ -162,9 +227,9 @@ final class HnswIndexes implements AutoCloseable {
     private static final class TunedCodec extends FilterCodec {
         private final KnnVectorsFormat vectors;
 
-        TunedCodec(Codec base, int maxConn, int beamWidth) {
+        TunedCodec(Codec base, int maxConn, int beamWidth, boolean quantized) {
             super(base.getName(), base);
-            KnnVectorsFormat hnsw = new AtriumHnswVectorsFormat(maxConn, beamWidth);
+            KnnVectorsFormat hnsw = quantized ? new AtriumHnswQuantizedVectorsFormat(maxConn, beamWidth) : new AtriumHnswVectorsFormat(maxConn, beamWidth);
             this.vectors = new PerFieldKnnVectorsFormat() {
                 @Override
                 public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
@@ -201,15 +266,21 @@ final class HnswIndexes implements AutoCloseable {
             throw ResourceException.unavailable("the vectorize provider is stopping", null);
         }
         try {
-            return open.computeIfAbsent(resourceId, id -> {
+            boolean[] opened = { false };
+            Index index = open.computeIfAbsent(resourceId, id -> {
                 try {
                     Path lucene = Files.createDirectories(dir.resolve("lucene"));
+                    opened[0] = true;
                     return withBundleLoader(() -> new Index(lucene));
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-        } catch (java.io.UncheckedIOException e) {
+            if (opened[0] && stale(index)) {
+                scheduleMerge(index); // segments in the other vector format: rewritten by the background merge
+            }
+            return index;
+        } catch (IOException | java.io.UncheckedIOException e) {
             throw ResourceException.unavailable("the vector index cannot be opened", e);
         }
     }
@@ -287,13 +358,19 @@ final class HnswIndexes implements AutoCloseable {
 
     private void merge(Index index) {
         try {
-            if (closed || segments(index) <= 1) {
+            boolean rewrite = !closed && stale(index);
+            if (closed || !rewrite && segments(index) <= 1) {
                 return;
             }
             // waits for the merge, which runs on the writer's merge thread; new writes meanwhile add segments
             // the next scheduled merge takes in
             long start = System.nanoTime();
-            index.writer.forceMerge(1);
+            index.policy.rewrite = rewrite;
+            try {
+                index.writer.forceMerge(1);
+            } finally {
+                index.policy.rewrite = false;
+            }
             index.writer.commit();
             index.searchers.maybeRefreshBlocking();
             synchronized (index) {
@@ -304,6 +381,28 @@ final class HnswIndexes implements AutoCloseable {
             // stopped or deprovisioned meanwhile (the writer rolled back, aborting the merge), or the disk failed:
             // the committed segments stay searchable as they were, and the next write schedules another merge
         }
+    }
+
+    /** Whether a segment of the index has its vectors in the other format than the one new segments get. */
+    private boolean stale(Index index) throws IOException {
+        IndexSearcher s = index.searchers.acquire();
+        try {
+            for (LeafReaderContext leaf : s.getIndexReader().leaves()) {
+                String format = format(leaf);
+                if (format != null && !format.equals(tuning.format())) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            index.searchers.release(s);
+        }
+    }
+
+    /** The name of the vector format a segment's vectors are in, or null if it has none. */
+    private static String format(LeafReaderContext leaf) {
+        FieldInfo field = leaf.reader().getFieldInfos().fieldInfo(VECTOR);
+        return field == null ? null : field.getAttribute(PerFieldKnnVectorsFormat.PER_FIELD_FORMAT_KEY);
     }
 
     private static int segments(Index index) throws IOException {
@@ -319,6 +418,21 @@ final class HnswIndexes implements AutoCloseable {
     int segments(String resourceId, Path dir) throws ResourceException {
         try {
             return segments(index(resourceId, dir));
+        } catch (IOException e) {
+            throw failed(e);
+        }
+    }
+
+    /** The vector format of each segment of the resource's index, by name; for tests. */
+    List<String> formats(String resourceId, Path dir) throws ResourceException {
+        Index index = index(resourceId, dir);
+        try {
+            IndexSearcher s = index.searchers.acquire();
+            try {
+                return s.getIndexReader().leaves().stream().map(HnswIndexes::format).toList();
+            } finally {
+                index.searchers.release(s);
+            }
         } catch (IOException e) {
             throw failed(e);
         }
@@ -354,8 +468,12 @@ final class HnswIndexes implements AutoCloseable {
             try {
                 TopDocs top = s.search(new KnnFloatVectorQuery(VECTOR, query, k, pre), k);
                 StoredFields stored = s.storedFields();
-                List<Match> out = new ArrayList<>(Math.min(topK, top.scoreDocs.length));
-                for (ScoreDoc d : top.scoreDocs) {
+                // the ef candidates come best first by the walk's (int8) scores; only the best RESCORED x topK of them
+                // are scored again: the int8 score is off by well under the gap between the 10th and the 100th
+                ScoreDoc[] hits = exact(s, similarity(metric), query,
+                        Arrays.copyOf(top.scoreDocs, Math.min(top.scoreDocs.length, Math.max(topK * RESCORED, 100))));
+                List<Match> out = new ArrayList<>(Math.min(topK, hits.length));
+                for (ScoreDoc d : hits) {
                     if (out.size() == topK) {
                         break;
                     }
@@ -369,6 +487,48 @@ final class HnswIndexes implements AutoCloseable {
         } catch (IOException | IllegalArgumentException e) {
             throw failed(e);
         }
+    }
+
+    /**
+     * The candidates with their exact scores, best first (ties by doc, as Lucene orders them): those of int8 segments
+     * (approximate scores from the graph walk) scored again on the float vectors the segment keeps, through the same
+     * scorer a float segment's search uses — so the scores are what a float index returns.
+     */
+    static ScoreDoc[] exact(IndexSearcher s, VectorSimilarityFunction similarity, float[] query, ScoreDoc[] hits) throws IOException {
+        List<LeafReaderContext> leaves = s.getIndexReader().leaves();
+        ScoreDoc[] byDoc = hits.clone();
+        Arrays.sort(byDoc, Comparator.comparingInt(d -> d.doc));
+        ScoreDoc[] out = new ScoreDoc[byDoc.length];
+        int i = 0;
+        while (i < byDoc.length) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(byDoc[i].doc, leaves));
+            int end = leaf.docBase + leaf.reader().maxDoc();
+            int j = i;
+            while (j < byDoc.length && byDoc[j].doc < end) {
+                j++;
+            }
+            if (AtriumHnswQuantizedVectorsFormat.NAME.equals(format(leaf))) {
+                FloatVectorValues floats = leaf.reader().getFloatVectorValues(VECTOR);
+                List<float[]> vectors = new ArrayList<>(j - i);
+                for (int x = i; x < j; x++) {
+                    int doc = byDoc[x].doc - leaf.docBase;
+                    if (floats.docID() > doc || floats.advance(doc) != doc) {
+                        throw new IOException("no vector for a document the graph search found");
+                    }
+                    vectors.add(floats.vectorValue().clone()); // the values keep reusing their array
+                }
+                RandomVectorScorer scorer = VectorScorers.scorer().getRandomVectorScorer(similarity,
+                        RandomAccessVectorValues.fromFloats(vectors, query.length), query);
+                for (int x = i; x < j; x++) {
+                    out[x] = new ScoreDoc(byDoc[x].doc, scorer.score(x - i));
+                }
+            } else {
+                System.arraycopy(byDoc, i, out, i, j - i); // a float segment's scores are exact already
+            }
+            i = j;
+        }
+        Arrays.sort(out, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
+        return out;
     }
 
     /** Closes the resource's index (if open) and deletes its files. */

@@ -76,6 +76,32 @@ final class SimdFlatVectorsScorer implements FlatVectorsScorer {
                 }
             }
         }
+        // the int8 kernels (SimdQuantizedVectorsScorer's) against plain loops: exact integers here
+        byte[] qa = new byte[a.length];
+        byte[] qb = new byte[a.length];
+        float dot = 0, square = 0;
+        for (int i = 0; i < a.length; i++) {
+            qa[i] = (byte) (i * 7 % 128);
+            qb[i] = (byte) (127 - i * 3 % 128);
+            dot += a[i] * qb[i];
+            square += (a[i] - qb[i]) * (a[i] - qb[i]);
+        }
+        float[] wide = new float[a.length];
+        for (int i = 0; i < a.length; i++) {
+            wide[i] = qa[i];
+        }
+        float dot8 = 0, square8 = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot8 += qa[i] * qb[i];
+            square8 += (qa[i] - qb[i]) * (qa[i] - qb[i]);
+        }
+        float[][] pairs = { { dot, SimdVectors.dotProductInt8(a, qb) }, { square, SimdVectors.squareDistanceInt8(a, qb) },
+                { dot8, SimdVectors.dotProductInt8(wide, qb) }, { square8, SimdVectors.squareDistanceInt8(wide, qb) } };
+        for (float[] p : pairs) {
+            if (Math.abs(p[0] - p[1]) > 1e-4f * Math.max(1, Math.abs(p[0]))) {
+                throw new IllegalStateException("int8: " + p[1] + " where a plain loop computes " + p[0]);
+            }
+        }
         return bits + "-bit, " + SimdVectors.SPECIES.length() + " floats a vector";
     }
 

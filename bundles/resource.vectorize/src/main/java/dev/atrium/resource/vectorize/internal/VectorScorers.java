@@ -5,6 +5,7 @@ import java.lang.invoke.MethodType;
 
 import org.apache.lucene.codecs.hnsw.FlatVectorScorerUtil;
 import org.apache.lucene.codecs.hnsw.FlatVectorsScorer;
+import org.apache.lucene.codecs.lucene99.Lucene99ScalarQuantizedVectorScorer;
 import org.apache.lucene.util.Constants;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
 final class VectorScorers {
 
     /** The scorer and how a person reads it: {@code simd (...)} or {@code scalar (...)} with the reason. */
-    record Choice(FlatVectorsScorer scorer, boolean simd, String description) {
+    record Choice(FlatVectorsScorer scorer, FlatVectorsScorer quantized, boolean simd, String description) {
     }
 
     static final String MODULE = "jdk.incubator.vector";
@@ -36,6 +37,11 @@ final class VectorScorers {
         return CHOICE.scorer();
     }
 
+    /** The scorer of int8 (scalar-quantized) vectors: {@link SimdQuantizedVectorsScorer}, or Lucene's. */
+    static FlatVectorsScorer quantizedScorer() {
+        return CHOICE.quantized();
+    }
+
     private static Choice choose() {
         Choice c;
         String why = unusable();
@@ -45,7 +51,10 @@ final class VectorScorers {
                 Class<?> cls = Class.forName(VectorScorers.class.getPackageName() + ".SimdFlatVectorsScorer", true, VectorScorers.class.getClassLoader());
                 String species = (String) lookup.findStatic(cls, "check", MethodType.methodType(String.class)).invoke();
                 FlatVectorsScorer simd = (FlatVectorsScorer) lookup.findConstructor(cls, MethodType.methodType(void.class)).invoke();
-                c = new Choice(simd, true, "simd (" + MODULE + ", " + species + ")");
+                Class<?> q = Class.forName(VectorScorers.class.getPackageName() + ".SimdQuantizedVectorsScorer", true, VectorScorers.class.getClassLoader());
+                FlatVectorsScorer quantized = (FlatVectorsScorer) lookup.findConstructor(q, MethodType.methodType(void.class, FlatVectorsScorer.class))
+                        .invoke(simd);
+                c = new Choice(simd, quantized, true, "simd (" + MODULE + ", " + species + ")");
             } catch (Throwable e) { // NoClassDefFoundError when the package is not visible to the bundle, and anything else
                 c = scalar("the Vector API failed: " + e);
             }
@@ -62,7 +71,8 @@ final class VectorScorers {
     }
 
     private static Choice scalar(String why) {
-        return new Choice(FlatVectorScorerUtil.getLucene99FlatVectorsScorer(), false, "scalar (Lucene's default scorer; " + why + ")");
+        return new Choice(FlatVectorScorerUtil.getLucene99FlatVectorsScorer(), new Lucene99ScalarQuantizedVectorScorer(FlatVectorScorerUtil.getLucene99FlatVectorsScorer()), false,
+                "scalar (Lucene's default scorer; " + why + ")");
     }
 
     /** Why the Vector API must not be used here, or null. */

@@ -57,6 +57,9 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
 
         @AttributeDefinition(description = "HNSW index: after this many milliseconds without a write, its segments are merged into one graph in the background (0: never; Lucene's own merge policy still merges some)")
         long hnswMergeDelayMillis() default 2000;
+
+        @AttributeDefinition(description = "HNSW index: walk the graph on int8 (scalar-quantized) vectors and score the candidates again exactly on the float ones; existing indexes in the other format are rewritten by the background merge")
+        boolean hnswQuantized() default true;
     }
 
     static final String FIXED = "dimensions, metric and index are fixed when a vectorize index is created; create a new index to change them";
@@ -71,7 +74,7 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         this.config = config;
         this.exact = new ExactIndex(new Sql(dataSource));
         this.hnsw = new HnswIndexes(new HnswIndexes.Tuning(config.hnswMaxConn(), config.hnswBeamWidth(), Math.max(1, config.hnswOversample()),
-                config.hnswMergeDelayMillis()));
+                config.hnswMergeDelayMillis(), config.hnswQuantized()));
     }
 
     @Deactivate
@@ -125,6 +128,7 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         m.put("vectors", hnsw(ctx) ? hnsw.count(ctx.resourceId(), ctx.dataDirectory()) : exact.count(ctx.resourceId()));
         if (hnsw(ctx)) {
             m.put("scorer", hnsw.scorer()); // "simd (jdk.incubator.vector, ...)" or "scalar (...; why)"
+            m.put("quantized", config.hnswQuantized()); // the graph walked on int8 vectors, candidates scored again on floats
         }
         return m;
     }

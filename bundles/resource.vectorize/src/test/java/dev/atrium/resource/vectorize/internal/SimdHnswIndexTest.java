@@ -63,8 +63,9 @@ class SimdHnswIndexTest {
         for (int i = 0; i < 20; i++) {
             queries.add(VectorizeProviderTest.random(r, dims));
         }
-        // ef = 10 x 100 over 1,500 vectors: Lucene's search is exhaustive enough to be exact here
-        HnswIndexes.Tuning tuning = new HnswIndexes.Tuning(16, 100, 100, 0);
+        // ef = 10 x 100 over 1,500 vectors: Lucene's search is exhaustive enough to be exact here; float vectors (the
+        // int8 format is QuantizedHnswIndexTest's)
+        HnswIndexes.Tuning tuning = new HnswIndexes.Tuning(16, 100, 100, 0, false);
         HnswIndexes indexes = new HnswIndexes(tuning);
         try {
             for (int i = 0; i < vectors.size(); i += 500) {
@@ -150,7 +151,7 @@ class SimdHnswIndexTest {
     }
 
     @Test
-    void withoutTheVectorModuleLucenesScorerIsUsedAndIndexesStillAnswer() throws Exception {
+    void withoutTheVectorModuleLucenesScorersAreUsedAndInt8IndexesStillAnswerExactly() throws Exception {
         // a JVM of its own, started as an operator might start the server, without --add-modules jdk.incubator.vector
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), ScalarProbe.class.getName(),
@@ -164,7 +165,10 @@ class SimdHnswIndexTest {
         assertEquals(0, p.exitValue(), said);
         assertTrue(said.contains("scorer: scalar (Lucene's default scorer; the JVM was started without --add-modules jdk.incubator.vector)"), said);
         assertTrue(said.contains("WARN") && said.contains("HNSW distances computed by the scalar"), "logged once: " + said);
+        assertTrue(said.contains("formats: [" + AtriumHnswQuantizedVectorsFormat.NAME + "]"), said);
+        assertTrue(said.contains("int8 scorer: Lucene99ScalarQuantizedVectorScorer"), said);
         assertTrue(said.contains("exact: true"), said);
+        assertTrue(said.contains("float score: true"), said);
     }
 
     /** The probe the test above starts: an index written and queried on a JVM without the module. */
@@ -173,13 +177,19 @@ class SimdHnswIndexTest {
             Path dir = Path.of(args[0]);
             Random r = new Random(5);
             List<Vector> vectors = vectors(r, 300, 24);
+            // the default: the graph walked on int8 vectors (Lucene's int8 scorer here), candidates scored on floats
             HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 50, 0));
             try {
                 indexes.upsert("r", dir, Metric.EUCLIDEAN, vectors);
                 System.out.println("scorer: " + indexes.scorer());
+                System.out.println("formats: " + indexes.formats("r", dir));
+                System.out.println("int8 scorer: " + VectorScorers.quantizedScorer().getClass().getSimpleName());
                 float[] q = VectorizeProviderTest.random(r, 24);
                 List<Match> got = indexes.query("r", dir, Metric.EUCLIDEAN, q, K, Map.of());
                 System.out.println("exact: " + exactIds(Metric.EUCLIDEAN, vectors, q).equals(got.stream().map(Match::id).toList()));
+                Vector best = vectors.stream().filter(v -> v.id().equals(got.get(0).id())).findFirst().orElseThrow();
+                System.out.println("float score: " + (Metric.EUCLIDEAN.score(q, Vectors.norm(q), best.values()) == (float) got.get(0).score()
+                        || Math.abs(Metric.EUCLIDEAN.score(q, Vectors.norm(q), best.values()) - got.get(0).score()) < 1e-6));
             } finally {
                 indexes.close();
             }
