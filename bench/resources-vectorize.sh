@@ -3,6 +3,8 @@
 # vectors (cosine), through the provider in-process (VectorFacet, no HTTP): the Lucene HNSW index (index: hnsw) at
 # several query-time oversampling factors (ef = 10 x factor) against the true top-10 by brute force, and the exact index
 # on PostgreSQL (index: exact) for comparison. Target: recall@10 >= 0.95 with p99 <= 20 ms (HNSW).
+# The HNSW index is the provider's default: the graph walked on int8 vectors, the best candidates scored again on the
+# float vectors (hnswQuantized, docs/decisions.md), with the Vector API's SIMD kernels when the JVM has the module.
 # The bench is bundles/resource.vectorize/src/test/.../VectorizeBench.java, run by surefire (not part of the tests).
 #
 #   bench/resources-vectorize.sh
