@@ -547,13 +547,15 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
                 revealed(service, b).ifPresent(value -> env.put(b.bindingName(), value));
                 continue;
             }
-            Map<String, String> options = WorkflowEngine.options(directory, service.id(), service.spaceId(), b);
+            Map<String, String> options;
             if (DURABLE_OBJECT.equals(b.type())) {
                 java.util.Optional<Map<String, String>> o = durableObjectOptions(service, b);
                 if (o.isEmpty()) {
                     continue;
                 }
                 options = o.get();
+            } else {
+                options = WorkflowEngine.options(directory, service.id(), service.spaceId(), b);
             }
             bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + InternalBindings.PREFIX + runtimeId + "/" + b.bindingName()),
                     Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)), options));

@@ -328,7 +328,9 @@ final class SimdVectors {
     // float. A quantized vector is a quarter of a float one's bytes, and a graph walk's time is mostly waiting for the
     // visited vectors' bytes. Two int8 vectors are multiplied as one widened to a float[] once and the other int8
     // (widening both on every call measured ~30x slower on JDK 17): products of two 7-bit values summed over up to
-    // 1,040 dimensions are exact integers in float (< 2^24); beyond, only the last bits round.
+    // 1,040 dimensions are exact integers in float (< 2^24); beyond, only the last bits round. These loops repeat the
+    // float-bytes ones above with another lane loader on purpose: each stays one straight loop that C2 compiles alone,
+    // with no loader passed in on the hot path of a graph walk.
 
     private static FloatVector int8(byte[] b, int i) {
         return (FloatVector) ByteVector.fromArray(BYTE_SPECIES, b, i).convertShape(VectorOperators.B2F, SPECIES, 0);
