@@ -117,6 +117,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
     long awaitHealthy(Duration timeout, long startedNanos) throws Exception {
         HttpClient client = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + timeout.toNanos();
+        String lastAnswer = "no answer";
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the server exited with " + process.exitValue() + ":\n" + tail());
@@ -127,12 +128,14 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
                 if (r.statusCode() == 200) {
                     return (System.nanoTime() - startedNanos) / 1_000_000;
                 }
+                lastAnswer = r.statusCode() + " " + r.body();
             } catch (IOException notYet) {
                 // not listening yet
             }
             Thread.sleep(50);
         }
-        throw new IllegalStateException("the server did not become healthy in " + timeout + ":\n" + tail());
+        throw new IllegalStateException("the server did not become healthy in " + timeout + " (last /healthz: " + lastAnswer
+                + "):\n" + tail());
     }
 
     String base() {
@@ -234,13 +237,21 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
 
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-            return e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL).getOrComputeIfAbsent(AtriumServer.class, k -> {
+            AtriumServer server = e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL).getOrComputeIfAbsent(AtriumServer.class, k -> {
                 try {
                     return launch(Files.createTempDirectory("atrium-it-"), TestDatabase.create());
                 } catch (Exception ex) {
                     throw new IllegalStateException("cannot start the server: " + ex.getMessage(), ex);
                 }
             }, AtriumServer.class);
+            // tests before this one update bundles, switch features and drop jars into deploy/ on the shared server; each
+            // test starts on a server that says it is ready again, as an operator's next request would wait for
+            try {
+                server.awaitHealthy(Duration.ofSeconds(60), System.nanoTime());
+            } catch (Exception ex) {
+                throw new IllegalStateException("the shared server is not ready again: " + ex.getMessage(), ex);
+            }
+            return server;
         }
     }
 }
