@@ -55,8 +55,23 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         return launch(data, db, Map.of());
     }
 
-    /** As {@link #launch(Path, TestDatabase)}, with extra environment variables for the server process. */
+    /**
+     * As {@link #launch(Path, TestDatabase)}, with extra environment variables for the server process. A server a test
+     * launches for itself (a second instance, a restart, a setting of its own) compiles with C1 alone
+     * ({@code ATRIUM_JAVA_EXTRA_OPTS}) unless the test sets the JVM options: it lives for one test class, and C2 spent
+     * half of a start's CPU on code that runs only at start, on the two cores the whole suite shares. The shared server
+     * and {@link LauncherTest} run {@link #launchAsShipped as shipped}.
+     */
     static AtriumServer launch(Path data, TestDatabase db, Map<String, String> env) throws Exception {
+        Map<String, String> quick = new java.util.HashMap<>(env);
+        if (!env.containsKey("ATRIUM_JAVA_OPTS")) {
+            quick.putIfAbsent("ATRIUM_JAVA_EXTRA_OPTS", "-XX:TieredStopAtLevel=1");
+        }
+        return launchAsShipped(data, db, quick);
+    }
+
+    /** As {@link #launch(Path, TestDatabase, Map)}, with the JVM options {@code ./atrium run} has by default (the full JIT). */
+    static AtriumServer launchAsShipped(Path data, TestDatabase db, Map<String, String> env) throws Exception {
         int port = freePort();
         Path log = ROOT.resolve("itests/target/server-" + port + ".log");
         Files.createDirectories(log.getParent());
@@ -239,7 +254,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
             AtriumServer server = e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL).getOrComputeIfAbsent(AtriumServer.class, k -> {
                 try {
-                    return launch(Files.createTempDirectory("atrium-it-"), TestDatabase.create());
+                    return launchAsShipped(Files.createTempDirectory("atrium-it-"), TestDatabase.create(), Map.of());
                 } catch (Exception ex) {
                     throw new IllegalStateException("cannot start the server: " + ex.getMessage(), ex);
                 }

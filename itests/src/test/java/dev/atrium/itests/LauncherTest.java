@@ -134,13 +134,13 @@ class LauncherTest {
     }
 
     private static AtriumServer startEmbedded(Path data, Map<String, String> env, List<AtriumServer> started) throws Exception {
-        AtriumServer server = AtriumServer.launch(data, null, env);
+        AtriumServer server = AtriumServer.launchAsShipped(data, null, env);
         started.add(server);
         return server;
     }
 
     private static AtriumServer startEmbedded(Path data, List<AtriumServer> started) throws Exception {
-        AtriumServer server = AtriumServer.launch(data, null);
+        AtriumServer server = AtriumServer.launchAsShipped(data, null, Map.of());
         started.add(server);
         return server;
     }
