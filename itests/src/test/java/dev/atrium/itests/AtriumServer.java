@@ -30,6 +30,8 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
 
     static final Path ROOT = Path.of(System.getProperty("atrium.root", "..")).toAbsolutePath().normalize();
     private static final AtomicInteger USERS = new AtomicInteger();
+    /** Asks {@code /healthz}: before every test, so one client (and its selector thread) for the run. */
+    private static final HttpClient PROBE = HttpClient.newHttpClient();
 
     final TestDatabase db;
     final Path data;
@@ -130,7 +132,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
 
     /** Waits for {@code GET /healthz} 200; returns the milliseconds since {@code startedNanos}. */
     long awaitHealthy(Duration timeout, long startedNanos) throws Exception {
-        HttpClient client = HttpClient.newHttpClient();
+        HttpClient client = PROBE;
         long deadline = System.nanoTime() + timeout.toNanos();
         String lastAnswer = "no answer";
         while (System.nanoTime() < deadline) {

@@ -120,13 +120,28 @@ class ServiceCertificateRenewalTest {
         assertTrue(Instant.parse(failed.get("expires_at").asText()).isAfter(Instant.now()), failed.toString());
         BigInteger kept = storedSerial(domainId);
         assertEquals(kept, TlsClient.servedSerial(httpsPort, trust, name), "the last certificate is still served");
+        String newContext = "the HTTPS listener took a new TLS context";
+        int contextsBefore = count(server.fullLog(), newContext);
+        // a domain verified meanwhile makes every instance reload the served certificates; the failed renewal's claim and
+        // failure changed the row, not the certificate, so TLS sessions made before are still resumed (no new context)
+        ServiceCertificatesTest.verified(u, base, "renew-other.example.test", dns);
         Thread.sleep(4_000);
         JsonNode later = u.http().get(base + "/" + domainId).get("domain").get("ssl");
         assertEquals(failed, later, "no new try before retry_at");
+        assertEquals(contextsBefore, count(server.fullLog(), newContext),
+                "a failed renewal does not replace the listener's TLS context:\n" + server.fullLog());
 
         // removing the domain stops serving it at once
         assertEquals(200, u.http().delete(base + "/" + domainId).status());
         assertEquals(null, TlsClient.servedSerial(httpsPort, trust, name));
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
     }
 
     private static BigInteger storedSerial(String domainId) throws Exception {

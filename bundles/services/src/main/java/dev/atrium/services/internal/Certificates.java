@@ -67,7 +67,7 @@ import dev.atrium.services.internal.ServiceStore.DomainRow;
  * <p>The certificates of verified domains are also kept opened in memory for the HTTPS listener ({@link #keyManager},
  * picked per handshake by SNI): reloaded after every routing table the {@link Deployer} publishes (a domain verified or
  * removed, here or on another instance), after a certificate is issued here, and when another instance says it issued
- * one. Only rows whose {@code updated_at} changed are opened again.
+ * one. A certificate is opened again only when its stored chain or key changed.
  */
 @Component(service = Certificates.class)
 public class Certificates {
@@ -78,34 +78,44 @@ public class Certificates {
     private static final String CERT_KEY = "tls-key:";
 
     /** Columns of {@link Ssl#of}. */
-    static final String SSL_COLUMNS = "status, chain_pem, expires_at, issuer, error, failures, retry_at";
+    static final String SSL_COLUMNS = "status, chain_pem, expires_at, issuer, error, failures, retry_at, claimed_until";
 
-    record Ssl(String status, String chainPem, Instant expiresAt, String issuer, String error, int failures, Instant retryAt) {
+    /** What a {@code pending} row whose claim lapsed says: the order ended without writing its outcome. */
+    static final String ORDER_STOPPED = "the certificate order stopped before it finished (the instance running it stopped or"
+            + " lost the database); refresh-ssl orders again";
+
+    record Ssl(String status, String chainPem, Instant expiresAt, String issuer, String error, int failures, Instant retryAt,
+            Instant claimedUntil) {
         static Ssl of(ResultSet rs) throws SQLException {
             return new Ssl(rs.getString("status"), rs.getString("chain_pem"), Sql.instant(rs, "expires_at"), rs.getString("issuer"),
-                    rs.getString("error"), rs.getInt("failures"), Sql.instant(rs, "retry_at"));
+                    rs.getString("error"), rs.getInt("failures"), Sql.instant(rs, "retry_at"), Sql.instant(rs, "claimed_until"));
         }
 
-        static final Ssl NONE = new Ssl("none", null, null, null, null, 0, null);
+        static final Ssl NONE = new Ssl("none", null, null, null, null, 0, null, null);
 
         /**
          * {@code status}: none, pending (an order under way; a certificate issued before is still served), active, expired
          * (active but past {@code expires_at}), failed (the last order failed, {@code error} says why; a certificate issued
          * before is still served until it expires). {@code retry_at}: after failures, when the renewal task tries again.
+         * A pending order whose claim lapsed never wrote its outcome (its instance was killed midway): failed, saying so.
          */
-        Map<String, Object> view() {
+        Map<String, Object> view(Instant now) {
+            boolean stopped = "pending".equals(status) && claimedUntil != null && claimedUntil.isBefore(now);
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("status", "active".equals(status) && expiresAt != null && expiresAt.isBefore(Instant.now()) ? "expired" : status);
+            m.put("status", stopped ? "failed" : "active".equals(status) && expiresAt != null && expiresAt.isBefore(now) ? "expired" : status);
             m.put("expires_at", expiresAt == null ? null : expiresAt.toString());
             m.put("issuer", issuer);
-            m.put("error", error);
+            m.put("error", stopped ? ORDER_STOPPED : error);
             m.put("retry_at", retryAt == null ? null : retryAt.toString());
             return m;
         }
     }
 
-    /** A domain's certificate as served: null entry when its stored key or chain does not open (logged once). */
-    private record Loaded(String domain, Instant updatedAt, SniKeyManager.Entry entry) {
+    /**
+     * A domain's certificate as served, with what it was opened from ({@code stored}: a digest of the stored chain and
+     * sealed key); null entry when they do not open (logged once).
+     */
+    private record Loaded(String domain, String stored, SniKeyManager.Entry entry) {
     }
 
     private final ServiceStore store;
@@ -227,13 +237,17 @@ public class Certificates {
 
     /** Opens the certificates of verified domains whose rows changed since the last time and serves the new table. */
     synchronized void reload() {
-        record Row(String domainId, String domain, Instant updatedAt) {
+        record Row(String domainId, String domain, String stored) {
         }
         List<Row> rows;
         try {
-            rows = store.sql().list("SELECT d.id, d.domain, c.updated_at FROM service_domains d JOIN service_domain_certificates c ON c.domain_id = d.id "
+            // opened again only when the certificate itself changed: an order's claim, a failed renewal and the status
+            // change the row too, and a new entry for a name makes every listener replace its TLS context (and every
+            // client then does a full handshake)
+            rows = store.sql().list("SELECT d.id, d.domain, md5(c.chain_pem || coalesce(c.key_id, '') || encode(c.key_sealed, 'base64')) "
+                    + "FROM service_domains d JOIN service_domain_certificates c ON c.domain_id = d.id "
                     + "WHERE d.status = 'verified' AND c.chain_pem IS NOT NULL AND c.key_sealed IS NOT NULL",
-                    rs -> new Row(rs.getString(1), rs.getString(2), Sql.instant(rs, "updated_at")));
+                    rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)));
         } catch (RuntimeException e) {
             LOG.warn("services: the served certificates could not be reloaded: {}", e.toString());
             return;
@@ -242,8 +256,8 @@ public class Certificates {
         Map<String, SniKeyManager.Entry> byName = new HashMap<>();
         for (Row r : rows) {
             Loaded l = loaded.get(r.domainId());
-            if (l == null || !l.domain().equals(r.domain()) || !l.updatedAt().equals(r.updatedAt())) {
-                l = new Loaded(r.domain(), r.updatedAt(), open(r.domainId(), r.domain()));
+            if (l == null || !l.domain().equals(r.domain()) || !l.stored().equals(r.stored())) {
+                l = new Loaded(r.domain(), r.stored(), open(r.domainId(), r.domain()));
             }
             if (l.entry() == null) {
                 continue; // not kept: a failure to open it (the database, a key not there yet) is tried again next time

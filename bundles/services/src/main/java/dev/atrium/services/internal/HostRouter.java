@@ -40,7 +40,7 @@ import dev.atrium.services.internal.Deployer.Route;
  * 404 with the spec body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding
  * endpoint deployed code calls ({@link InternalBindings}).
  *
- * <p>A request on the services' HTTPS listener ({@link HttpsConnector}, marked with {@link #SNI_ATTRIBUTE}) is for a
+ * <p>A request on the services' HTTPS listener ({@link HttpsConnectorFactory}, marked with {@link #SNI_ATTRIBUTE}) is for a
  * verified custom domain only: its Host must be the name its TLS connection asked for (else 421, as the certificate
  * served was for another name), and a Host that is not a routed custom domain is 404 with the spec body; neither the
  * API nor the internal binding endpoint answers there.

@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns on the HTTPS listener of custom domains when {@code httpsPort} is set: registers {@link HttpsConnector} as a
+ * Turns on the HTTPS listener of custom domains when {@code httpsPort} is set: registers {@link HttpsConnectorFactory} as a
  * Felix Jetty {@code ConnectorFactory} service, which Felix's Jetty turns into a connector at once and stops (closing the
  * port) when the service goes, i.e. when this capability stops, is updated or disabled. The address is the HTTP
  * listener's ({@code org.apache.felix.http.host}; all interfaces when unset). Without Felix's Jetty in the runtime (the
@@ -27,7 +27,7 @@ public class HttpsListener {
     private static final Logger LOG = LoggerFactory.getLogger(HttpsListener.class);
 
     private final ServiceRegistration<?> registration;
-    private HttpsConnector connector;
+    private HttpsConnectorFactory connector;
 
     /**
      * @param hostRouter not used, but required: the port opens only while Host routing filters every request on it,
@@ -44,7 +44,7 @@ public class HttpsListener {
         String host = context.getProperty("org.apache.felix.http.host");
         host = host == null || host.isBlank() ? null : host.trim();
         try {
-            HttpsConnector factory = new HttpsConnector(host, port, keys);
+            HttpsConnectorFactory factory = new HttpsConnectorFactory(host, port, keys);
             connector = factory;
             Dictionary<String, Object> props = new Hashtable<>();
             props.put("atrium.services.https.port", port);

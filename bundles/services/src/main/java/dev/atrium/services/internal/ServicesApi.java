@@ -732,7 +732,7 @@ public class ServicesApi {
     }
 
     private Map<String, Object> domainView(DomainRow d, int port) {
-        return Views.domain(d, port, certificates.ssl(d.id()).view());
+        return Views.domain(d, port, certificates.ssl(d.id()).view(java.time.Instant.now()));
     }
 
     private DomainRow ownedDomain(Caller caller, String id, String domainId) {

@@ -31,11 +31,11 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
  * ({@link SslContextFactory#reload}): sessions made before cannot be resumed, so the new certificate, or none, is what
  * the next connection for that name gets. Connections already open go on.
  */
-final class HttpsConnector implements ConnectorFactory {
+final class HttpsConnectorFactory implements ConnectorFactory {
 
     static final String NAME = "atrium-services-https";
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpsConnector.class);
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpsConnectorFactory.class);
 
     private final String host;
     private final int port;
@@ -44,7 +44,7 @@ final class HttpsConnector implements ConnectorFactory {
     private volatile Connector last;
     private volatile SslContextFactory.Server factory;
 
-    HttpsConnector(String host, int port, SniKeyManager keys) throws java.security.GeneralSecurityException {
+    HttpsConnectorFactory(String host, int port, SniKeyManager keys) throws java.security.GeneralSecurityException {
         this.host = host;
         this.port = port;
         this.keys = keys;
@@ -71,6 +71,7 @@ final class HttpsConnector implements ConnectorFactory {
         try {
             SSLContext fresh = context(keys);
             f.reload(x -> x.setSslContext(fresh));
+            LOG.info("services: the HTTPS listener took a new TLS context: a certificate was replaced or is no longer served");
         } catch (Exception e) {
             LOG.warn("services: the HTTPS listener's TLS sessions could not be renewed: {}", e.toString());
         }
@@ -106,7 +107,7 @@ final class HttpsConnector implements ConnectorFactory {
         secure.setSniHostCheck(false);
         secure.setSniRequired(false);
         List<HttpConfiguration.Customizer> customizers = new ArrayList<>();
-        customizers.add(HttpsConnector::markSni);
+        customizers.add(HttpsConnectorFactory::markSni);
         customizers.add(secure);
         customizers.addAll(http.getCustomizers());
         http.setCustomizers(customizers);
