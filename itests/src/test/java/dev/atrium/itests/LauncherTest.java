@@ -40,7 +40,8 @@ class LauncherTest {
             System.out.println("exit code after SIGTERM: " + first.stop());
             assertEquals(List.of(), postgresProcessesUsing(data), "no PostgreSQL is left running");
             assertFalse(first.fullLog().contains("terminating connection due to administrator command"),
-                    "the embedded database stops after the capabilities using it, not beside them");
+                    "the embedded database stops after the capabilities using it, not beside them:\n"
+                            + around(first.fullLog(), "terminating connection due to administrator command"));
 
             AtriumServer second = startEmbedded(data, started);
             System.out.println("warm start to /healthz 200 on embedded PostgreSQL: " + second.startMillis + " ms");
@@ -69,6 +70,19 @@ class LauncherTest {
             }
             AtriumServer.deleteTree(data.toFile());
         }
+    }
+
+    /** The log lines before and at each line containing {@code what}: what the server did as it happened. */
+    static String around(String log, String what) {
+        List<String> lines = log.lines().toList();
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(what)) {
+                lines.subList(Math.max(0, i - 15), i + 1).forEach(l -> out.append(l).append('\n'));
+                out.append("...\n");
+            }
+        }
+        return out.toString();
     }
 
     @Test
