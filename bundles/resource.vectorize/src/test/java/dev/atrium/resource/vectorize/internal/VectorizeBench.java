@@ -32,7 +32,10 @@ import dev.atrium.resource.api.VectorFacet.Vector;
  * the upserts left, as before) -Dbench.indexDir (empty: a temporary index, deleted at the end; a directory: the hnsw index
  * is kept there, and reused without loading when it is already there — to query one index from JVMs with and without
  * the Vector API) -Dbench.distances (1,000,000: random-order distance computations timed through the index's own
- * scorer, on its memory-mapped vectors; 0 skips).
+ * scorer, on its memory-mapped vectors; 0 skips) -Dbench.flatScan (true: the provider's hnswFlatScan, an int8 segment
+ * scanned in file order where the walk would cost more; false: always the graph walk). Each hnsw line says how its
+ * timed queries searched the segments: walked, or scanned (and how many of those scans followed a walk that reached
+ * its visit limit).
  */
 class VectorizeBench {
 
@@ -51,8 +54,9 @@ class VectorizeBench {
         int[] oversample = Arrays.stream(System.getProperty("bench.oversample", "1,2,5,10,20").split(",")).mapToInt(Integer::parseInt).toArray();
         String keep = System.getProperty("bench.indexDir", "");
         int distances = Integer.getInteger("bench.distances", 1_000_000);
-        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d; distances: %s%n",
-                n, dims, queries, K, maxConn, beamWidth, VectorScorers.choice().description());
+        boolean flatScan = Boolean.parseBoolean(System.getProperty("bench.flatScan", "true"));
+        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d flatScan=%s; distances: %s%n",
+                n, dims, queries, K, maxConn, beamWidth, flatScan, VectorScorers.choice().description());
 
         Random r = new Random(42);
         List<Vector> all = new ArrayList<>(n);
@@ -94,7 +98,8 @@ class VectorizeBench {
         Path dir = Files.createTempDirectory("vectorize-bench");
         Path hnswDir = keep.isEmpty() ? dir.resolve("hnsw") : Path.of(keep);
         try {
-            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch);
+            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch,
+                    "hnswFlatScan", flatScan);
             VectorizeProvider p = VectorizeProviderTest.provider(ds, tuning);
             Map<String, Object> hnswConfig = p.configSchema().validate(Map.of("index", "hnsw", "metric", "cosine", "dimensions", dims));
             TestResourceContext hnsw = new TestResourceContext(ds, hnswDir, hnswConfig);
@@ -133,7 +138,7 @@ class VectorizeBench {
                 Map<String, Object> t = new java.util.HashMap<>(tuning);
                 t.put("hnswOversample", o);
                 VectorizeProvider q = VectorizeProviderTest.provider(ds, t);
-                measure("hnsw oversample=" + o + " (ef=" + K * o + ")", q, hnsw, qs, truth, Math.min(50, queries));
+                measure("hnsw oversample=" + o + " (ef=" + K * o + ")", q, hnsw, qs, truth, Math.min(50, queries), q::hnswSearchPaths);
                 q.stop();
             }
 
@@ -146,7 +151,7 @@ class VectorizeBench {
                     e.upsert(exact, all.subList(i, Math.min(n, i + 1000))); // 1000 a transaction: PostgreSQL's batch size is not the question here
                 }
                 System.out.printf("exact (PostgreSQL): loaded %d vectors in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
-                measure("exact (PostgreSQL scan, Java scoring)", e, exact, qs.subList(0, exactQueries), truth.subList(0, exactQueries), 2);
+                measure("exact (PostgreSQL scan, Java scoring)", e, exact, qs.subList(0, exactQueries), truth.subList(0, exactQueries), 2, null);
                 e.stop();
             }
         } finally {
@@ -195,11 +200,13 @@ class VectorizeBench {
         }
     }
 
-    private static void measure(String what, VectorizeProvider p, TestResourceContext ctx, List<float[]> qs, List<Set<String>> truth, int warmup)
-            throws Exception {
+    /** {@code paths}: how the hnsw provider's queries searched the segments so far (null for the exact index). */
+    private static void measure(String what, VectorizeProvider p, TestResourceContext ctx, List<float[]> qs, List<Set<String>> truth, int warmup,
+            java.util.function.Supplier<FlatScanRule.Counts> paths) throws Exception {
         for (int i = 0; i < warmup; i++) {
             p.query(ctx, qs.get(i % qs.size()), K, Map.of());
         }
+        FlatScanRule.Counts before = paths == null ? null : paths.get();
         long[] nanos = new long[qs.size()];
         double recall = 0;
         for (int i = 0; i < qs.size(); i++) {
@@ -215,7 +222,8 @@ class VectorizeBench {
             recall += hit / (double) K;
         }
         Arrays.sort(nanos);
-        System.out.printf("%-42s recall@10=%.3f  p50=%.2f ms  p99=%.2f ms  (%d queries)%n", what, recall / qs.size(),
-                nanos[nanos.length / 2] / 1e6, nanos[Math.min(nanos.length - 1, (int) Math.ceil(nanos.length * 0.99) - 1)] / 1e6, qs.size());
+        System.out.printf("%-42s recall@10=%.3f  p50=%.2f ms  p99=%.2f ms  (%d queries%s)%n", what, recall / qs.size(),
+                nanos[nanos.length / 2] / 1e6, nanos[Math.min(nanos.length - 1, (int) Math.ceil(nanos.length * 0.99) - 1)] / 1e6, qs.size(),
+                paths == null ? "" : "; " + paths.get().minus(before));
     }
 }
