@@ -82,9 +82,9 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
         }
         history.walkReachedLimit(k, limit);
         TopDocs scanned = scan(context, info, acceptDocs);
-        if (scanned == null) {
+        if (scanned == null) { // not expected: the field's format is the int8 one, yet its int8 vectors are not readable here
             paths.walked();
-            return walked; // not reachable: int8(info) said the segment has int8 vectors; Lucene falls back itself
+            return super.approximateSearch(context, acceptDocs, visitedLimit, collectors); // the walk Lucene would do
         }
         paths.walkedThenScanned();
         return scanned;

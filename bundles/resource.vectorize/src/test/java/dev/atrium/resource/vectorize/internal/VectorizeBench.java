@@ -35,7 +35,9 @@ import dev.atrium.resource.api.VectorFacet.Vector;
  * scorer, on its memory-mapped vectors; 0 skips) -Dbench.flatScan (true: the provider's hnswFlatScan, an int8 segment
  * scanned in file order where the walk would cost more; false: always the graph walk). Each hnsw line says how its
  * timed queries searched the segments: walked, or scanned (and how many of those scans followed a walk that reached
- * its visit limit).
+ * its visit limit). -Dbench.clusters (0: every vector Gaussian; C: a Gaussian mixture, each vector and query one of C
+ * Gaussian centres plus Gaussian noise of -Dbench.clusterSpread (0.5) times the centres' scale — closer to embeddings,
+ * whose neighbours share a topic, than uniform noise; its kept index must be another directory).
  */
 class VectorizeBench {
 
@@ -58,14 +60,33 @@ class VectorizeBench {
         System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d flatScan=%s; distances: %s%n",
                 n, dims, queries, K, maxConn, beamWidth, flatScan, VectorScorers.choice().description());
 
+        int clusters = Integer.getInteger("bench.clusters", 0);
+        double spread = Double.parseDouble(System.getProperty("bench.clusterSpread", "0.5"));
+        if (clusters > 0) {
+            System.out.printf("vectorize bench: clustered data, %d Gaussian centres, noise %.2f of their scale%n", clusters, spread);
+        }
         Random r = new Random(42);
+        List<float[]> centres = new ArrayList<>();
+        for (int c = 0; c < clusters; c++) {
+            centres.add(VectorizeProviderTest.random(r, dims));
+        }
+        java.util.function.Supplier<float[]> next = () -> {
+            float[] v = VectorizeProviderTest.random(r, dims);
+            if (clusters > 0) {
+                float[] centre = centres.get(r.nextInt(clusters));
+                for (int d = 0; d < dims; d++) {
+                    v[d] = centre[d] + (float) spread * v[d];
+                }
+            }
+            return v;
+        };
         List<Vector> all = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            all.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("i", i)));
+            all.add(new Vector("v" + i, next.get(), Map.of("i", i)));
         }
         List<float[]> qs = new ArrayList<>();
         for (int i = 0; i < queries; i++) {
-            qs.add(VectorizeProviderTest.random(r, dims));
+            qs.add(next.get());
         }
         // ground truth by brute force in memory
         List<Set<String>> truth = new ArrayList<>();
