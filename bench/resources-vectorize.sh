@@ -4,7 +4,9 @@
 # several query-time oversampling factors (ef = 10 x factor) against the true top-10 by brute force, and the exact index
 # on PostgreSQL (index: exact) for comparison. Target: recall@10 >= 0.95 with p99 <= 20 ms (HNSW).
 # The HNSW index is the provider's default: the graph walked on int8 vectors, the best candidates scored again on the
-# float vectors (hnswQuantized, docs/decisions.md), with the Vector API's SIMD kernels when the JVM has the module.
+# float vectors (hnswQuantized, docs/decisions.md), with the Vector API's SIMD kernels when the JVM has the module; a
+# segment whose walk would visit so much of it that scoring every int8 vector in file order is cheaper is scanned
+# instead (hnswFlatScan). Each hnsw line ends with how its timed queries searched the segments: walked or scanned.
 # The bench is bundles/resource.vectorize/src/test/.../VectorizeBench.java, run by surefire (not part of the tests).
 #
 #   bench/resources-vectorize.sh
@@ -15,6 +17,9 @@
 #   BENCH_VEC_INDEX_DIR=/tmp/vbench bench/resources-vectorize.sh   # keep the HNSW index there (reused, not loaded, if there)
 #   BENCH_VEC_JAVA_OPTS= BENCH_VEC_INDEX_DIR=/tmp/vbench bench/resources-vectorize.sh   # the same index, Lucene's scalar
 #                                                              # distances (the JVM without the Vector API module)
+#   BENCH_VEC_FLAT_SCAN=false bench/resources-vectorize.sh    # always walk the graph (hnswFlatScan off)
+#   BENCH_VEC_CLUSTERS=1000 BENCH_VEC_INDEX_DIR=/tmp/vbench-c bench/resources-vectorize.sh   # clustered vectors (a
+#                                                              # Gaussian mixture; BENCH_VEC_CLUSTER_SPREAD, default 0.5)
 #
 # The JVM gets --add-modules jdk.incubator.vector (BENCH_VEC_JAVA_OPTS), as the server does: distances are SIMD. The
 # bench prints which scorer computed them and what one distance costs on the index's mapped vectors.
@@ -29,6 +34,7 @@ mvn -B -q -pl bundles/resource.vectorize -am test -Dtest=VectorizeBench -Dsurefi
   -Dbench.maxConn="${BENCH_VEC_MAXCONN:-32}" -Dbench.beamWidth="${BENCH_VEC_BEAMWIDTH:-200}" \
   -Dbench.batch="${BENCH_VEC_BATCH:-10000}" -Dbench.oversample="${BENCH_VEC_OVERSAMPLE:-1,2,5,10,20,50,100,150}" -Dbench.exactQueries="${BENCH_VEC_EXACT_QUERIES:-20}" \
   -Dbench.mergeWaitSeconds="${BENCH_VEC_MERGE_WAIT:-3600}" -Dbench.indexDir="${BENCH_VEC_INDEX_DIR:-}" \
-  -Dbench.distances="${BENCH_VEC_DISTANCES:-1000000}" \
+  -Dbench.distances="${BENCH_VEC_DISTANCES:-1000000}" -Dbench.flatScan="${BENCH_VEC_FLAT_SCAN:-true}" \
+  -Dbench.clusters="${BENCH_VEC_CLUSTERS:-0}" -Dbench.clusterSpread="${BENCH_VEC_CLUSTER_SPREAD:-0.5}" \
   -DargLine="-Xmx2g ${BENCH_VEC_JAVA_OPTS---add-modules jdk.incubator.vector}" 2>&1 \
   | grep -E 'vectorize bench|^hnsw|^exact|^distance|recall|ERROR|FAIL|Tests run' || true

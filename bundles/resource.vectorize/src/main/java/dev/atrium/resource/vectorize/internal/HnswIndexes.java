@@ -39,7 +39,6 @@ import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherManager;
@@ -76,6 +75,10 @@ import dev.atrium.resource.vectorize.internal.Vectors.Metric;
  * vectors the segment keeps, so the ids and scores returned are the float search's. An index whose segments are in the
  * other format (written before, or with the setting changed) is rewritten by the same background merge — from its own
  * float vectors, reusing its graph — and answers meanwhile from the segments it has.
+ * <p>
+ * A query searches each int8 segment by walking its graph or, where {@link FlatScanRule} finds it cheaper (a walk
+ * that would visit a large share of the segment: large ef on data the graph prunes little), by scoring every accepted
+ * int8 vector in file order ({@link ScanOrWalkKnnQuery}); the candidates are re-scored on floats the same way.
  */
 final class HnswIndexes implements AutoCloseable {
 
@@ -86,10 +89,17 @@ final class HnswIndexes implements AutoCloseable {
     /** How many candidates per result an int8 walk's are scored again on floats (at least 100). */
     static final int RESCORED = 10;
 
-    /** Graph and search parameters. */
-    record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized) {
+    /**
+     * Graph and search parameters; {@code flatScan}: an int8 segment is scanned in file order instead of walked when
+     * {@link FlatScanRule} finds the scan cheaper.
+     */
+    record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized, boolean flatScan) {
         Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis) {
             this(maxConn, beamWidth, oversample, mergeDelayMillis, true);
+        }
+
+        Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized) {
+            this(maxConn, beamWidth, oversample, mergeDelayMillis, quantized, true);
         }
 
         /** The name of the vector format new segments are written in (and old ones rewritten into). */
@@ -136,6 +146,8 @@ final class HnswIndexes implements AutoCloseable {
         final IndexWriter writer;
         final SearcherManager searchers;
         final RewritingMergePolicy policy = new RewritingMergePolicy();
+        /** What walks showed of each segment (by its core): where a scan is cheaper. */
+        final Map<Object, FlatScanRule.SegmentHistory> histories = new ConcurrentHashMap<>();
         private ScheduledFuture<?> merge; // the pending background merge, replaced by every write
         private long lastMergeEnd; // System.nanoTime() when the last background merge ended, and how long it took
         private long lastMergeNanos;
@@ -170,6 +182,7 @@ final class HnswIndexes implements AutoCloseable {
     private Codec codec; // made on the first index opened: Lucene's classes load only when an hnsw index is used
     private String scorer; // with it
     private final Map<String, Index> open = new ConcurrentHashMap<>();
+    private final FlatScanRule.SearchPaths paths = new FlatScanRule.SearchPaths();
     private final ScheduledThreadPoolExecutor merges;
     private volatile boolean closed;
 
@@ -438,6 +451,11 @@ final class HnswIndexes implements AutoCloseable {
         }
     }
 
+    /** How the queries of every index searched their segments so far: walked or scanned; for tests and the bench. */
+    FlatScanRule.Counts searchPaths() {
+        return paths.counts();
+    }
+
     long count(String resourceId, Path dir) throws ResourceException {
         Index index = index(resourceId, dir);
         try {
@@ -466,7 +484,9 @@ final class HnswIndexes implements AutoCloseable {
         try {
             IndexSearcher s = index.searchers.acquire();
             try {
-                TopDocs top = s.search(new KnnFloatVectorQuery(VECTOR, query, k, pre), k);
+                // each int8 segment walked, or scanned in file order where that is cheaper (FlatScanRule): its best k
+                // by int8 score either way
+                TopDocs top = s.search(new ScanOrWalkKnnQuery(VECTOR, query, k, pre, tuning.flatScan(), index.histories, paths), k);
                 StoredFields stored = s.storedFields();
                 // the ef candidates come best first by the walk's (int8) scores; only the best RESCORED x topK of them
                 // are scored again: the int8 score is off by well under the gap between the 10th and the 100th

@@ -60,6 +60,9 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
 
         @AttributeDefinition(description = "HNSW index: walk the graph on int8 (scalar-quantized) vectors and score the candidates again exactly on the float ones; existing indexes in the other format are rewritten by the background merge")
         boolean hnswQuantized() default true;
+
+        @AttributeDefinition(description = "HNSW query: score every int8 vector of a segment in file order instead of walking its graph when the walk would visit so much of it that the scan is cheaper (large ef on hard data); false: always walk")
+        boolean hnswFlatScan() default true;
     }
 
     static final String FIXED = "dimensions, metric and index are fixed when a vectorize index is created; create a new index to change them";
@@ -74,7 +77,7 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         this.config = config;
         this.exact = new ExactIndex(new Sql(dataSource));
         this.hnsw = new HnswIndexes(new HnswIndexes.Tuning(config.hnswMaxConn(), config.hnswBeamWidth(), Math.max(1, config.hnswOversample()),
-                config.hnswMergeDelayMillis(), config.hnswQuantized()));
+                config.hnswMergeDelayMillis(), config.hnswQuantized(), config.hnswFlatScan()));
     }
 
     @Deactivate
@@ -204,6 +207,11 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     /** The segments (graphs) a query of an hnsw resource searches; for tests and the bench. */
     int hnswSegments(ResourceContext ctx) throws ResourceException {
         return hnsw.segments(ctx.resourceId(), ctx.dataDirectory());
+    }
+
+    /** How hnsw queries searched their segments so far (walked or scanned); for tests and the bench. */
+    FlatScanRule.Counts hnswSearchPaths() {
+        return hnsw.searchPaths();
     }
 
     private static boolean hnsw(ResourceContext ctx) {

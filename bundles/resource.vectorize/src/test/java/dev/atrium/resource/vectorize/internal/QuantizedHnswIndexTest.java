@@ -111,21 +111,24 @@ class QuantizedHnswIndexTest {
         for (int i = 0; i < 1500; i++) {
             vectors.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("g", i % 5)));
         }
-        HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true));
-        try {
-            for (int i = 0; i < vectors.size(); i += 500) {
-                indexes.upsert("r", dir, metric, vectors.subList(i, i + 500)); // three segments
+        for (boolean flatScan : new boolean[] { false, true }) { // ef 1,000: segments walked, or scanned (FlatScanTest)
+            Path d = dir.resolve("scan-" + flatScan);
+            HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true, flatScan));
+            try {
+                for (int i = 0; i < vectors.size(); i += 500) {
+                    indexes.upsert("r", d, metric, vectors.subList(i, i + 500)); // three segments
+                }
+                assertEquals(List.of(AtriumHnswQuantizedVectorsFormat.NAME), indexes.formats("r", d).stream().distinct().toList());
+                for (int t = 0; t < 20; t++) {
+                    float[] q = VectorizeProviderTest.random(r, dims);
+                    assertExactWithScores(metric, vectors, q, indexes.query("r", d, metric, q, K, Map.of()));
+                    int g = t % 5;
+                    List<Vector> group = vectors.stream().filter(v -> v.metadata().get("g").equals(g)).toList();
+                    assertExactWithScores(metric, group, q, indexes.query("r", d, metric, q, K, Map.of("g", g)));
+                }
+            } finally {
+                indexes.close();
             }
-            assertEquals(List.of(AtriumHnswQuantizedVectorsFormat.NAME), indexes.formats("r", dir).stream().distinct().toList());
-            for (int t = 0; t < 20; t++) {
-                float[] q = VectorizeProviderTest.random(r, dims);
-                assertExactWithScores(metric, vectors, q, indexes.query("r", dir, metric, q, K, Map.of()));
-                int g = t % 5;
-                List<Vector> group = vectors.stream().filter(v -> v.metadata().get("g").equals(g)).toList();
-                assertExactWithScores(metric, group, q, indexes.query("r", dir, metric, q, K, Map.of("g", g)));
-            }
-        } finally {
-            indexes.close();
         }
     }
 
@@ -144,7 +147,8 @@ class QuantizedHnswIndexTest {
         double[] recall = new double[2];
         for (int quantized = 0; quantized < 2; quantized++) {
             Path d = dir.resolve("q" + quantized);
-            HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 5, 0, quantized == 1)); // ef 50
+            // ef 50, the graph always walked (no flat scan of the int8 segments): the walk is what is compared
+            HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 5, 0, quantized == 1, false));
             try {
                 indexes.upsert("r", d, Metric.COSINE, vectors.subList(0, 1000));
                 indexes.upsert("r", d, Metric.COSINE, vectors.subList(1000, 2000));
@@ -200,7 +204,7 @@ class QuantizedHnswIndexTest {
         }
     }
 
-    private static void assertExactWithScores(Metric metric, List<Vector> vectors, float[] q, List<Match> got) {
+    static void assertExactWithScores(Metric metric, List<Vector> vectors, float[] q, List<Match> got) {
         List<String> expected = SimdHnswIndexTest.exactIds(metric, vectors, q);
         assertEquals(expected, got.stream().map(Match::id).toList(), metric.toString());
         double qn = Vectors.norm(q);

@@ -32,7 +32,12 @@ import dev.atrium.resource.api.VectorFacet.Vector;
  * the upserts left, as before) -Dbench.indexDir (empty: a temporary index, deleted at the end; a directory: the hnsw index
  * is kept there, and reused without loading when it is already there — to query one index from JVMs with and without
  * the Vector API) -Dbench.distances (1,000,000: random-order distance computations timed through the index's own
- * scorer, on its memory-mapped vectors; 0 skips).
+ * scorer, on its memory-mapped vectors; 0 skips) -Dbench.flatScan (true: the provider's hnswFlatScan, an int8 segment
+ * scanned in file order where the walk would cost more; false: always the graph walk). Each hnsw line says how its
+ * timed queries searched the segments: walked, or scanned (and how many of those scans followed a walk that reached
+ * its visit limit). -Dbench.clusters (0: every vector Gaussian; C: a Gaussian mixture, each vector and query one of C
+ * Gaussian centres plus Gaussian noise of -Dbench.clusterSpread (0.5) times the centres' scale — closer to embeddings,
+ * whose neighbours share a topic, than uniform noise; its kept index must be another directory).
  */
 class VectorizeBench {
 
@@ -51,17 +56,37 @@ class VectorizeBench {
         int[] oversample = Arrays.stream(System.getProperty("bench.oversample", "1,2,5,10,20").split(",")).mapToInt(Integer::parseInt).toArray();
         String keep = System.getProperty("bench.indexDir", "");
         int distances = Integer.getInteger("bench.distances", 1_000_000);
-        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d; distances: %s%n",
-                n, dims, queries, K, maxConn, beamWidth, VectorScorers.choice().description());
+        boolean flatScan = Boolean.parseBoolean(System.getProperty("bench.flatScan", "true"));
+        System.out.printf("vectorize bench: %d random %d-dimension vectors (cosine), %d queries, top-%d; HNSW maxConn=%d beamWidth=%d flatScan=%s; distances: %s%n",
+                n, dims, queries, K, maxConn, beamWidth, flatScan, VectorScorers.choice().description());
 
+        int clusters = Integer.getInteger("bench.clusters", 0);
+        double spread = Double.parseDouble(System.getProperty("bench.clusterSpread", "0.5"));
+        if (clusters > 0) {
+            System.out.printf("vectorize bench: clustered data, %d Gaussian centres, noise %.2f of their scale%n", clusters, spread);
+        }
         Random r = new Random(42);
+        List<float[]> centres = new ArrayList<>();
+        for (int c = 0; c < clusters; c++) {
+            centres.add(VectorizeProviderTest.random(r, dims));
+        }
+        java.util.function.Supplier<float[]> next = () -> {
+            float[] v = VectorizeProviderTest.random(r, dims);
+            if (clusters > 0) {
+                float[] centre = centres.get(r.nextInt(clusters));
+                for (int d = 0; d < dims; d++) {
+                    v[d] = centre[d] + (float) spread * v[d];
+                }
+            }
+            return v;
+        };
         List<Vector> all = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            all.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("i", i)));
+            all.add(new Vector("v" + i, next.get(), Map.of("i", i)));
         }
         List<float[]> qs = new ArrayList<>();
         for (int i = 0; i < queries; i++) {
-            qs.add(VectorizeProviderTest.random(r, dims));
+            qs.add(next.get());
         }
         // ground truth by brute force in memory
         List<Set<String>> truth = new ArrayList<>();
@@ -94,7 +119,8 @@ class VectorizeBench {
         Path dir = Files.createTempDirectory("vectorize-bench");
         Path hnswDir = keep.isEmpty() ? dir.resolve("hnsw") : Path.of(keep);
         try {
-            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch);
+            Map<String, Object> tuning = Map.of("hnswMaxConn", maxConn, "hnswBeamWidth", beamWidth, "maxExactVectors", (long) n, "maxBatch", batch,
+                    "hnswFlatScan", flatScan);
             VectorizeProvider p = VectorizeProviderTest.provider(ds, tuning);
             Map<String, Object> hnswConfig = p.configSchema().validate(Map.of("index", "hnsw", "metric", "cosine", "dimensions", dims));
             TestResourceContext hnsw = new TestResourceContext(ds, hnswDir, hnswConfig);
@@ -133,7 +159,7 @@ class VectorizeBench {
                 Map<String, Object> t = new java.util.HashMap<>(tuning);
                 t.put("hnswOversample", o);
                 VectorizeProvider q = VectorizeProviderTest.provider(ds, t);
-                measure("hnsw oversample=" + o + " (ef=" + K * o + ")", q, hnsw, qs, truth, Math.min(50, queries));
+                measure("hnsw oversample=" + o + " (ef=" + K * o + ")", q, hnsw, qs, truth, Math.min(50, queries), q::hnswSearchPaths);
                 q.stop();
             }
 
@@ -146,7 +172,7 @@ class VectorizeBench {
                     e.upsert(exact, all.subList(i, Math.min(n, i + 1000))); // 1000 a transaction: PostgreSQL's batch size is not the question here
                 }
                 System.out.printf("exact (PostgreSQL): loaded %d vectors in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
-                measure("exact (PostgreSQL scan, Java scoring)", e, exact, qs.subList(0, exactQueries), truth.subList(0, exactQueries), 2);
+                measure("exact (PostgreSQL scan, Java scoring)", e, exact, qs.subList(0, exactQueries), truth.subList(0, exactQueries), 2, null);
                 e.stop();
             }
         } finally {
@@ -195,11 +221,13 @@ class VectorizeBench {
         }
     }
 
-    private static void measure(String what, VectorizeProvider p, TestResourceContext ctx, List<float[]> qs, List<Set<String>> truth, int warmup)
-            throws Exception {
+    /** {@code paths}: how the hnsw provider's queries searched the segments so far (null for the exact index). */
+    private static void measure(String what, VectorizeProvider p, TestResourceContext ctx, List<float[]> qs, List<Set<String>> truth, int warmup,
+            java.util.function.Supplier<FlatScanRule.Counts> paths) throws Exception {
         for (int i = 0; i < warmup; i++) {
             p.query(ctx, qs.get(i % qs.size()), K, Map.of());
         }
+        FlatScanRule.Counts before = paths == null ? null : paths.get();
         long[] nanos = new long[qs.size()];
         double recall = 0;
         for (int i = 0; i < qs.size(); i++) {
@@ -215,7 +243,8 @@ class VectorizeBench {
             recall += hit / (double) K;
         }
         Arrays.sort(nanos);
-        System.out.printf("%-42s recall@10=%.3f  p50=%.2f ms  p99=%.2f ms  (%d queries)%n", what, recall / qs.size(),
-                nanos[nanos.length / 2] / 1e6, nanos[Math.min(nanos.length - 1, (int) Math.ceil(nanos.length * 0.99) - 1)] / 1e6, qs.size());
+        System.out.printf("%-42s recall@10=%.3f  p50=%.2f ms  p99=%.2f ms  (%d queries%s)%n", what, recall / qs.size(),
+                nanos[nanos.length / 2] / 1e6, nanos[Math.min(nanos.length - 1, (int) Math.ceil(nanos.length * 0.99) - 1)] / 1e6, qs.size(),
+                paths == null ? "" : "; " + paths.get().minus(before));
     }
 }
