@@ -103,7 +103,8 @@ final class Settings {
                 Setting.of("hnswBeamWidth", INTEGER, env("ATRIUM_VECTORIZE_HNSW_BEAM_WIDTH")),
                 Setting.of("hnswOversample", INTEGER, env("ATRIUM_VECTORIZE_HNSW_OVERSAMPLE")),
                 Setting.of("hnswMergeDelayMillis", LONG, env("ATRIUM_VECTORIZE_HNSW_MERGE_DELAY_MS")),
-                Setting.of("hnswQuantized", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_QUANTIZED"))));
+                Setting.of("hnswQuantized", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_QUANTIZED")),
+                Setting.of("hnswFlatScan", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_FLAT_SCAN"))));
         pids.put("dev.atrium.resource.analytics", List.of(
                 Setting.of("maxRows", INTEGER, env("ATRIUM_ANALYTICS_MAX_ROWS")),
                 Setting.of("maxRangeDays", INTEGER, env("ATRIUM_ANALYTICS_MAX_RANGE_DAYS")),
