@@ -60,9 +60,11 @@ class NotificationsTest {
     static void stop() throws Throwable {
         if (two != null) {
             two.stop();
+            AtriumServer.deleteTree(two.data.toFile());
         }
         if (one != null) {
             one.stop();
+            AtriumServer.deleteTree(one.data.toFile());
         }
         if (db != null) {
             db.close();

@@ -123,6 +123,7 @@ final class Pebble implements AutoCloseable {
             process.destroy();
             process.waitFor(5, TimeUnit.SECONDS);
         }
+        AtriumServer.deleteTree(dir.toFile());
     }
 
     static int freePort() throws IOException {

@@ -60,6 +60,13 @@ class RemindersTest {
         if (one != null && one.process.isAlive()) {
             one.stop();
         }
+        // each data directory holds its framework cache: ~90 MB left in /tmp per run
+        if (two != null) {
+            AtriumServer.deleteTree(two.data.toFile());
+        }
+        if (oneData != null) {
+            AtriumServer.deleteTree(oneData.toFile());
+        }
         if (db != null) {
             db.close();
         }
