@@ -34,6 +34,7 @@ import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.wiring.BundleRevision;
 import org.osgi.framework.wiring.BundleWire;
@@ -44,6 +45,7 @@ import org.osgi.framework.wiring.BundleWiring;
  * old revision are refreshed with it, no request fails, the capabilities that use the API (runs, Git smart HTTP)
  * keep serving, and no class of an old revision stays reachable. The deploy directory refreshes the same way.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class ApiBundleRefreshTest {
 
     private static final Path BUNDLES = AtriumServer.ROOT.resolve("bundles");

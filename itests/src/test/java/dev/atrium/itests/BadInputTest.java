@@ -12,14 +12,13 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Bad input is a 4xx with the spec's error body that says what was wrong, never a 5xx, and changes nothing. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class BadInputTest {
 
     static void assertSpecError(Http.Reply r, int status, String code) {

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 
@@ -30,6 +31,7 @@ import org.osgi.framework.ServiceReference;
  * The runtime's BlobStore: the filesystem store by default, the S3 one when (and only when) a bucket is configured,
  * which consumers then get instead; switching is configuration. Both used through the service, in the real runtime.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class BlobStoresTest {
 
     private static final String BLOB_STORE = "dev.atrium.blob.api.BlobStore";

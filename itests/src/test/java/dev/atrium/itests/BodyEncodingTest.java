@@ -10,14 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The kernel's envelope checks every text body under /api, /admin, /oauth and /auth once for all routes: strict
  * UTF-8, no NUL, no lone surrogate (escaped in JSON too), only UTF-8 as charset, and the body limit whatever the
  * Content-Type. Answers are the spec's error body, or OAuth's under /oauth.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class BodyEncodingTest {
 
     private final AtriumServer server;

@@ -28,12 +28,11 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Bundles are upgraded at run time without a failed request, and a broken upgrade is rolled back. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class BundleUpdateTest {
 
     static final Path MEMORIES = AtriumServer.ROOT.resolve("bundles/memories/target/memories-0.1.0-SNAPSHOT.jar");

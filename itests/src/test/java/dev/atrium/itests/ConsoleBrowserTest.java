@@ -9,14 +9,13 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The operator console in a real browser: headless Debian Chromium driven by playwright-core
  * ({@code itests/browser/console.test.mjs}). Needs Node.js with npm and {@code /usr/bin/chromium}; {@code .ci/run}
  * installs Chromium, and the Node packages are installed here from the lock file when missing.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ConsoleBrowserTest {
 
     static final Path BROWSER = AtriumServer.ROOT.resolve("itests/browser");

@@ -7,14 +7,13 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** d1 on real SQLite files: its SQL routes, and what SQLite itself refuses for a call. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class D1Test {
 
     private static Http.Reply sql(Http http, String id, String query, String actingSpace, Object... params) {

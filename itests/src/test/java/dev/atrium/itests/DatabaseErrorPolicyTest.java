@@ -13,7 +13,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.atrium.itests.AtriumServer.User;
 
@@ -23,7 +22,7 @@ import dev.atrium.itests.AtriumServer.User;
  * cannot hold with 400 and a unique violation with 409. Before, the kernel answered a NUL or an out-of-range date with
  * 500 while runs and threads answered 400.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class DatabaseErrorPolicyTest {
 
     private static final String NUL_BODY = "{\"error\":{\"code\":\"BAD_REQUEST\",\"message\":\"text must not contain NUL (U+0000) characters\"}}";

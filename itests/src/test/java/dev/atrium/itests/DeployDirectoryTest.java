@@ -10,12 +10,11 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 /** {@code <data>/deploy/}: dropping a bundle jar installs and starts it, replacing it upgrades it, removing it uninstalls it. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class DeployDirectoryTest {
 
     private static final String BSN = "org.osgi.util.converter";

@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.atrium.itests.AtriumServer.User;
 
@@ -24,7 +23,7 @@ import dev.atrium.itests.AtriumServer.User;
  * bound to a durableObject resource, reached through its Host name. Like {@link ServicesWorkerdTest}, these run only
  * when the workerd deployment provider is in the runtime.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class DurableObjectsWorkerdTest {
 
     static final String COUNTER = """

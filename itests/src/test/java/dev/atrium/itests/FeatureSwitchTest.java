@@ -9,14 +9,13 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Operators switch capabilities off and on at run time; a disabled capability's data stays. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class FeatureSwitchTest {
 
     static JsonNode feature(AtriumServer server, String name) {

@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The federation core runs in the real runtime: the operator's view of the delivery queue answers, for the operator only. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class FederationCoreTest {
 
     @Test

@@ -25,6 +25,7 @@ import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 
@@ -34,6 +35,7 @@ import org.osgi.framework.BundleContext;
  * act for that user) or a {@code SpaceRef} is refused, and the kernel's owner scope never proves the victim's workspace
  * for it.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class ForgedCallerTest {
 
     private static final Path KERNEL_API = AtriumServer.ROOT.resolve("bundles/kernel.api/target/kernel.api-0.1.0-SNAPSHOT.jar");

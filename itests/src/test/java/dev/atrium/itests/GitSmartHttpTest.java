@@ -15,13 +15,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Git smart HTTP driven by the real {@code git} client. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class GitSmartHttpTest {
 
     @TempDir

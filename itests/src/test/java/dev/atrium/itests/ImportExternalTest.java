@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.sun.net.httpserver.HttpServer;
@@ -24,7 +23,7 @@ import dev.atrium.itests.AtriumServer.User;
  * {@code POST /api/repos/import-external} against Git repositories served on loopback (the test server allows
  * loopback egress; production does not), with redirects served by the test itself.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ImportExternalTest {
 
     @TempDir

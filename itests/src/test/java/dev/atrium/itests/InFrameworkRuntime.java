@@ -30,6 +30,12 @@ import org.osgi.framework.startlevel.BundleStartLevel;
  */
 final class InFrameworkRuntime implements AutoCloseable {
 
+    /**
+     * Held by every test class that boots this runtime: one framework at a time in the test JVM, so a class that counts
+     * threads, open files or reachable classes of its framework sees no other framework's.
+     */
+    static final String LOCK = "atrium.in-jvm-framework";
+
     private static final int UNSATISFIED_CONFIGURATION = 1;
     private static final int UNSATISFIED_REFERENCE = 2;
     private static final int FAILED_ACTIVATION = 16;

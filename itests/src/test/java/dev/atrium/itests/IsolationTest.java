@@ -7,12 +7,11 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Another Principal's workspace or memory is indistinguishable from a missing one, and only the kernel's proof grants access. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class IsolationTest {
 
     record Call(String method, String path, Object body) {

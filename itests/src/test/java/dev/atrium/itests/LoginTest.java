@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JOSEObjectType;
@@ -44,7 +43,7 @@ import no.nav.security.mock.oauth2.token.DefaultOAuth2TokenCallback;
  * Browser sign-in against a real OpenID Connect provider in the test ({@code mock-oauth2-server} on loopback), the
  * local password provider, sessions, CSRF and account links.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class LoginTest {
 
     private static MockOAuth2Server idp;

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.oauth2.sdk.util.URLUtils;
@@ -21,7 +20,7 @@ import com.nimbusds.oauth2.sdk.util.URLUtils;
  * The sign-in form, the consent page and the device verification page in a real browser (headless Chromium,
  * {@code itests/browser/oauth.test.mjs}): the pages' scripts send the session's CSRF token and follow the redirect.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class OAuthBrowserTest {
 
     @Test

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -20,7 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * field, and the rate per client address. Each test speaks from its own loopback address so their counts and the
  * other tests' (from 127.0.0.1) stay apart.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class OAuthRegistrationLimitsTest {
 
     private final AtriumServer server;

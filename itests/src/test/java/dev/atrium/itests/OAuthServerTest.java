@@ -21,7 +21,6 @@ import java.util.Set;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -80,7 +79,7 @@ import com.nimbusds.openid.connect.sdk.validators.IDTokenValidator;
  * The OAuth 2.0 / OpenID Connect server, driven by a real OAuth client library (Nimbus oauth2-oidc-sdk) over real
  * HTTP: the user's approval goes through the consent API as the consent page's script sends it.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class OAuthServerTest {
 
     static final String REDIRECT = "http://127.0.0.1:9/callback";

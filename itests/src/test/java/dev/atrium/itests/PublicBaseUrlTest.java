@@ -10,7 +10,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -19,7 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * discovery documents and the URLs in them come from the operator's setting. Without one, the shared test server
  * (which has none) still follows Host and says so at start.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class PublicBaseUrlTest {
 
     private static final String PUBLIC = "https://atrium.example.test";

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -20,7 +19,7 @@ import dev.atrium.itests.AtriumServer.User;
  * gets the missing-id answer. (The spec gives queues no data routes: they are used through the agent tool and
  * bindings; the provider contract tests cover send/receive/ack on both backends.)
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class QueueResourcesTest {
 
     private static JsonNode create(User u, Map<String, Object> body) {

@@ -25,7 +25,6 @@ import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,7 +37,7 @@ import dev.atrium.itests.AtriumServer.User;
  * remote import, JSON commits, archives, pushes) cannot reach another repository or the data directory, cannot
  * make a tree that unpacks outside itself, and bad input of this kind is a 400 with a message, never a 500.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class RepoSecurityTest {
 
     @TempDir

@@ -28,7 +28,6 @@ import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,7 +35,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.itests.AtriumServer.User;
 
 /** The repositories API, endpoint by endpoint, against the launched server. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ReposApiTest {
 
     private static final String ZERO = "0".repeat(40);

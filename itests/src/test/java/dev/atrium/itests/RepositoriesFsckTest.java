@@ -8,7 +8,6 @@ import java.util.List;
 
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * holds passes the real {@code git fsck --strict}.
  */
 @Order(Integer.MAX_VALUE)
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class RepositoriesFsckTest {
 
     @TempDir

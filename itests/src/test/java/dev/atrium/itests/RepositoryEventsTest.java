@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.ServiceRegistration;
 
@@ -24,6 +25,7 @@ import org.osgi.framework.ServiceRegistration;
  * lifecycle. A handler registered in the running framework, as federation or workflows will register one,
  * receives them.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class RepositoryEventsTest {
 
     @TempDir

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,7 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.itests.AtriumServer.User;
 
 /** Repositories are maintained (JGit GC with bitmaps) after pushes, without an operator, and on the operator's request. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class RepositoryMaintenanceTest {
 
     private static final int COMMITS = 20_000;

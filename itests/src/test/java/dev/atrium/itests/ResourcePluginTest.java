@@ -17,7 +17,6 @@ import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -29,7 +28,7 @@ import dev.atrium.itests.AtriumServer.User;
  * replacing its jar upgrades it in place (data kept, new version visible); removing it makes its resources answer 503
  * naming it (nothing deleted); putting it back makes them work again. Other routes fail no request meanwhile.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 @Timeout(600)
 class ResourcePluginTest {
 

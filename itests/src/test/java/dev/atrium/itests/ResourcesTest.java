@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -27,7 +26,7 @@ import dev.atrium.itests.AtriumServer.User;
  * grants work only between one Principal's workspaces and stop at once when revoked, bad input changes nothing, and a
  * resource whose provider stops answers 503 naming it and works again when it is back.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ResourcesTest {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -16,11 +16,13 @@ import java.util.jar.Manifest;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Updates of the resources core close its EclipseLink EntityManagerFactory and release its classes: after twenty
  * updates (each serving resources through a new EntityManagerFactory), no class of the first revision is reachable.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class ResourcesUpgradeLeakTest {
 
     static final String BSN = "dev.atrium.resources";

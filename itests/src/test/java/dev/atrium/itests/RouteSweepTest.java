@@ -34,7 +34,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -51,7 +50,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * It runs after the other test classes of the shared server, prints its report, and fails listing every failure.
  * A route it cannot exercise is listed, with the reason, in {@code route-sweep-exemptions.txt}.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 @Order(Integer.MAX_VALUE - 1)
 @Timeout(300)
 class RouteSweepTest {

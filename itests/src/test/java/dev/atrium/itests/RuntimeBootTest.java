@@ -11,6 +11,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -20,6 +21,7 @@ import org.osgi.framework.ServiceRegistration;
  * Boots the full runtime in this JVM, from exactly the bundles the exported {@code atrium.jar} launches, and
  * fails if any bundle is not ACTIVE or any Declarative Services component is not satisfied.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class RuntimeBootTest {
 
     @Test

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -22,7 +21,7 @@ import dev.atrium.itests.AtriumServer.User;
  * secretRef resources over HTTP: the value goes in through config and never comes out of any route, nor sits in the
  * database in plain text; a new value replaces it; the operator lists and rotates the keys.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class SecretRefTest {
 
     @Test

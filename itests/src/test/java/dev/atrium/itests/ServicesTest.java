@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -28,7 +27,7 @@ import dev.atrium.itests.AtriumServer.User;
  * validation, custom domains, logs, Host routing of unknown names, the internal binding endpoint, and 404 for strangers
  * on every route. What needs a running worker is {@link ServicesWorkerdTest}.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ServicesTest {
 
     static String createService(User u, String name) {

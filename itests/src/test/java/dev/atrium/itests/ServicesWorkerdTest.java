@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -37,7 +36,7 @@ import dev.atrium.itests.AtriumServer.User;
  * {@code dev.atrium.deploy.workerd}): they run when it is in the runtime, or when {@code ATRIUM_ITEST_WORKERD_JAR} names
  * its jar (dropped into the server's {@code deploy/}); otherwise they are skipped (aborted), never faked.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ServicesWorkerdTest {
 
     static final String WORKER = """

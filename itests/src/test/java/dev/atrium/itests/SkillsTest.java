@@ -11,14 +11,13 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Skills: the official catalog, custom skills by id and by name under both roots, and the skills context. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class SkillsTest {
 
     static Map<String, Object> skill(String name, String instructions) {

@@ -13,6 +13,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.ServiceRegistration;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * The file handlers' registration point, as an app (a later capability) uses it: any OSGi service carrying
  * {@code atrium.storage.file.handler} is listed while it is registered, after the built-in viewers.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class StorageFileHandlersTest {
 
     @Test

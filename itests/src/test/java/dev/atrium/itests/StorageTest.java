@@ -29,14 +29,13 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Workspace storage over HTTP on the real runtime: every route, its errors, and who may reach what. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class StorageTest {
 
     static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,7 +28,7 @@ import dev.atrium.itests.AtriumServer.User;
  * with every rule answered by its exact status, a Follow answered by an Accept delivered signed to another instance
  * (a JDK HTTP server in the test, signing and verifying with openssl).
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class StoreInventoryTest {
 
     @TempDir

@@ -12,7 +12,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -22,7 +21,7 @@ import dev.atrium.itests.AtriumServer.User;
  * Federation Model B over HTTP: a workspace publishes a store (/api/spaces/:spaceId/stores), and anyone reads it as a
  * pull-only catalog of the workspace's public repositories, every row of the spec's Model B table.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class StorePullOnlyTest {
 
     /** Model A (store-inventory) is the default; Model B serves the same paths, so it runs only while Model A is off. */

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
@@ -28,7 +27,7 @@ import dev.atrium.itests.AtriumServer.User;
  * (fetched over Git smart HTTP), polls the store's outbox for updates and marks them seen. Every fetch goes through
  * the egress guard (loopback is allowed for the test server only).
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class StoreRegistryTest {
 
     private static String host(AtriumServer server) {

@@ -22,6 +22,7 @@ import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.wiring.BundleWiring;
 
@@ -30,6 +31,7 @@ import org.osgi.framework.wiring.BundleWiring;
  * built-in font lacks come from the directory, and the threads bundle holds no font file, scratch file or thread
  * after an export, stops cleanly and serves again when restarted.
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class ThreadPdfExportLifecycleTest {
 
     static final String ARMENIAN = "Բարեւ աշխարհ";

@@ -21,12 +21,11 @@ import org.apache.pdfbox.pdmodel.font.PDFont;
 import org.apache.pdfbox.pdmodel.font.PDType0Font;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** The PDF export carries a thread's text as written: embedded Unicode fonts, wrapped lines, as many pages as it takes. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ThreadPdfExportTest {
 
     static final String TITLE = "Reisebericht – Ταξίδι – Путешествие";

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -22,7 +21,7 @@ import dev.atrium.itests.AtriumServer.User;
  * (429 with Retry-After), never for the share as a whole;
  * and a share dies with its workspace or its owner's suspension (404, as an unknown token).
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ThreadShareAccessTest {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

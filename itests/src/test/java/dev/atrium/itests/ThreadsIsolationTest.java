@@ -6,12 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.atrium.itests.AtriumServer.User;
 
 /** Every thread, run, artifact and share route answers another Principal exactly as a missing id: 404. */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ThreadsIsolationTest {
 
     @Test

@@ -17,13 +17,12 @@ import java.util.Set;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class ThreadsTest {
 
     static String thread(User u, String title) {

@@ -9,13 +9,12 @@ import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class TokensTest {
 
     @Test

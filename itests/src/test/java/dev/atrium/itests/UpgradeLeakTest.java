@@ -12,11 +12,13 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Fifty upgrades of a capability leave nothing behind: live threads come back to their baseline and no class
  * of the first revision stays reachable (its bundle class loader is collected).
  */
+@ResourceLock(InFrameworkRuntime.LOCK)
 class UpgradeLeakTest {
 
     @Test

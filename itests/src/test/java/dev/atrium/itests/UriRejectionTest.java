@@ -9,7 +9,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -19,7 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * Ambiguous request targets, sent byte for byte over a socket as a hostile client would (an HTTP library would
  * normalize them first): the kernel's envelope refuses them with the spec's JSON 400, not Jetty's HTML or empty one.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class UriRejectionTest {
 
     private final AtriumServer server;

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -20,7 +19,7 @@ import dev.atrium.itests.AtriumServer.User;
  * are validated, the fixed parts of a vector index cannot change, strangers get the missing-id answer, and a stopped
  * provider makes them answer 503 naming it until it returns.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class VectorizeAnalyticsResourcesTest {
 
     @Test

@@ -17,7 +17,6 @@ import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -29,7 +28,7 @@ import dev.atrium.itests.AtriumServer.User;
  * choice of subprotocol and its refusals reach the client, and nothing is left behind when clients or the deployment
  * go away (threads and sockets of the server's JVM). Skipped (aborted) without the workerd deployment provider, as {@link ServicesWorkerdTest}.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class WorkerWebSocketsTest {
 
     static final String ECHO = """

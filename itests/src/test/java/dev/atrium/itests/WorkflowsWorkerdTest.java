@@ -13,7 +13,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -25,7 +24,7 @@ import dev.atrium.itests.AtriumServer.User;
  * replayed after the workerd child is killed, and sleeps suspend the instance. Steps count their runs in a kv resource
  * the test reads through the resources API.
  */
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class WorkflowsWorkerdTest {
 
     static final String WORKER = """

@@ -12,13 +12,12 @@ import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.itests.AtriumServer.User;
 
-@ExtendWith(AtriumServer.Extension.class)
+@SharedServer
 class WorkspacesTest {
 
     static final Set<String> SPACE_FIELDS = Set.of("id", "name", "slug", "description", "is_default", "security_posture",
