@@ -27,10 +27,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -106,6 +113,11 @@ public final class WorkerdRuntime implements AutoCloseable {
     private final Settings settings;
     private final LogBook logs;
     private final ScheduledExecutorService scheduler;
+    /** Starts the services an {@link #apply} changed, side by side; its threads end when idle. */
+    private final ExecutorService starters;
+    /** Told the service id as each start begins (tests hold a start here to see the others go on). */
+    volatile Consumer<String> startHook = service -> {
+    };
     private final AtomicLong generations = new AtomicLong();
     private final Object lock = new Object();
     private final Set<Generation> live = new CopyOnWriteArraySet<>();
@@ -126,6 +138,15 @@ public final class WorkerdRuntime implements AutoCloseable {
             return t;
         };
         this.scheduler = Executors.newScheduledThreadPool(1, factory);
+        AtomicInteger starterThreads = new AtomicInteger();
+        int starterCount = Math.max(2, Runtime.getRuntime().availableProcessors());
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(starterCount, starterCount, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "workerd-starter-" + starterThreads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        this.starters = pool;
         this.binary = resolveBinary(settings.binary());
         try {
             Files.createDirectories(settings.directory());
@@ -235,23 +256,62 @@ public final class WorkerdRuntime implements AutoCloseable {
             }
         }
         gone.forEach(this::retire);
-        // each changed service on its own: one that cannot start does not keep the others from their new version
-        DeploymentException first = null;
+        // each changed service on its own: one that cannot start does not keep the others from their new version. They
+        // start side by side (a start mostly waits for workerd to compile its workers), so after a restart of the
+        // server the last of many services does not wait for all the others one after another.
+        List<Future<DeploymentException>> outcomes = new ArrayList<>();
         for (List<Deployment> ds : changed) {
+            if (changed.size() == 1) {
+                outcomes.add(CompletableFuture.completedFuture(startAndSwitch(ds)));
+            } else {
+                try {
+                    outcomes.add(starters.submit(() -> startAndSwitch(ds)));
+                } catch (RejectedExecutionException e) {
+                    outcomes.add(CompletableFuture.completedFuture(new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping")));
+                }
+            }
+        }
+        DeploymentException first = null;
+        for (Future<DeploymentException> outcome : outcomes) {
+            DeploymentException e;
             try {
-                if (!switchTo(start(ds), null, false)) {
-                    throw new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+                e = outcome.get();
+            } catch (ExecutionException ex) {
+                if (ex.getCause() instanceof RuntimeException re) {
+                    throw re;
                 }
-            } catch (DeploymentException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
+                throw new IllegalStateException(ex.getCause());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                e = new DeploymentException(Kind.UNAVAILABLE, "interrupted while workerd started");
+            }
+            if (e == null) {
+                continue;
+            }
+            if (first == null) {
+                first = e;
+            } else {
+                first.addSuppressed(e);
             }
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    /** Starts a generation of {@code ds}' service and makes it the live one; the failure, or null. */
+    private DeploymentException startAndSwitch(List<Deployment> ds) {
+        try {
+            startHook.accept(ds.get(0).serviceId());
+            if (closed) {
+                return new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+            }
+            if (!switchTo(start(ds), null, false)) {
+                return new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping");
+            }
+            return null;
+        } catch (DeploymentException e) {
+            return e;
         }
     }
 
@@ -400,6 +460,16 @@ public final class WorkerdRuntime implements AutoCloseable {
             closed = true;
             current.clear();
             endpoints = Map.of();
+        }
+        // starts in flight end first (interrupted, they stop what they launched), so none launches a workerd after
+        // the ones below are stopped
+        starters.shutdownNow();
+        try {
+            if (!starters.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("workerd starts still running 10 s after the provider began to stop");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         for (Generation g : live) {
             g.retired = true;

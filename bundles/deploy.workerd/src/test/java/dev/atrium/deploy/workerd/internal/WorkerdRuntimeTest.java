@@ -148,6 +148,31 @@ class WorkerdRuntimeTest {
     }
 
     @Test
+    void servicesChangedTogetherStartSideBySide() throws Exception {
+        CountDownLatch secondBegan = new CountDownLatch(1);
+        AtomicBoolean firstWaitedForNothing = new AtomicBoolean();
+        runtime.startHook = service -> {
+            if (service.equals("s1")) {
+                try {
+                    // held until s2's start begins: started one after another, s2 would wait for this one
+                    firstWaitedForNothing.set(secondBegan.await(10, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else {
+                secondBegan.countDown();
+            }
+        };
+        runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "one"), List.of()),
+                worker("d2", "s2", HELLO, Map.of("NAME", "two"), List.of())));
+
+        assertTrue(firstWaitedForNothing.get(), "s2 began to start while s1's start was held");
+        assertEquals("hello from one", get(endpoint("d1"), "/").body());
+        assertEquals("hello from two", get(endpoint("d2"), "/").body());
+        assertEquals(2, runtime.processes().size());
+    }
+
+    @Test
     void aBundleArchiveRunsItsIndexModuleWithItsImports() throws Exception {
         ByteArrayOutputStream zip = new ByteArrayOutputStream();
         try (ZipOutputStream out = new ZipOutputStream(zip)) {
