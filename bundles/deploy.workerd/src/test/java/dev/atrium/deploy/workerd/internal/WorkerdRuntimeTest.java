@@ -628,7 +628,9 @@ class WorkerdRuntimeTest {
         get(endpoint("db"), "/throw");
 
         List<LogLine> a = awaitLines("service-a", 3);
-        List<LogLine> b = awaitLines("service-b", 4);
+        // the top-level line, two lines for each of the two requests, and the second one's error (awaiting only four
+        // lines, the error could still be on its way)
+        List<LogLine> b = awaitLines("service-b", 6);
         assertEquals(List.of("starting top-level", "hello from A { n: 1 }", "careful A"), a.stream().map(LogLine::message).toList());
         assertEquals(List.of("log", "log", "warn"), a.stream().map(LogLine::level).toList());
         assertTrue(a.stream().allMatch(l -> l.deploymentId().equals("da")));
