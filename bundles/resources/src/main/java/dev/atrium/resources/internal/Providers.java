@@ -25,7 +25,7 @@ import dev.atrium.resource.api.ResourceProvider;
 public class Providers {
 
     /** A running provider and its service properties. */
-    public record Registered(String type, String backend, int ranking, long serviceId, ResourceProvider provider) {
+    public record Registered(String type, String backend, int ranking, long bundleId, long serviceId, ResourceProvider provider) {
     }
 
     private final Map<ResourceProvider, Registered> providers = new ConcurrentHashMap<>();
@@ -37,8 +37,10 @@ public class Providers {
         Object backend = properties.get(ResourceProvider.BACKEND);
         if (type instanceof String t && backend instanceof String b && !t.isBlank() && !b.isBlank()) {
             Object ranking = properties.get(Constants.SERVICE_RANKING);
+            Object bundleId = properties.get(Constants.SERVICE_BUNDLEID);
             Object serviceId = properties.get(Constants.SERVICE_ID);
-            providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
+            providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, bundleId instanceof Long l ? l : Long.MAX_VALUE,
+                    serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
         }
     }
 
@@ -64,12 +66,15 @@ public class Providers {
 
     /**
      * The backend a new resource of {@code type} gets when the request names none: the highest {@code service.ranking},
-     * and among equals the one registered first (the server's own providers start before any plugin, so a plugin never
-     * silently becomes the default; an operator who wants that gives it a ranking).
+     * and among equals the one whose bundle was installed first. The server's own providers are installed at launch, in
+     * the launcher's order (PostgreSQL before Redis or NATS), before any plugin, and a bundle keeps its id when it is
+     * updated or refreshed: so neither a plugin nor an update of a built-in provider changes the default (a service id
+     * would: the provider registers anew after an update). An operator who wants another default gives it a ranking.
      */
     public Optional<String> defaultBackend(String type) {
         return providers.values().stream().filter(r -> r.type().equals(type))
-                .max(Comparator.comparingInt(Registered::ranking).thenComparing(Registered::serviceId, Comparator.reverseOrder()))
+                .max(Comparator.comparingInt(Registered::ranking).thenComparing(Registered::bundleId, Comparator.reverseOrder())
+                        .thenComparing(Registered::serviceId, Comparator.reverseOrder()))
                 .map(Registered::backend);
     }
 
