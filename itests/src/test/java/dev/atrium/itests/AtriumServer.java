@@ -98,6 +98,14 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         pb.environment().put("ATRIUM_KV_REDIS_URL", System.getenv().getOrDefault("ATRIUM_TEST_REDIS", "redis://127.0.0.1:6379/0"));
         pb.environment().put("ATRIUM_QUEUE_NATS_URL", System.getenv().getOrDefault("ATRIUM_TEST_NATS", "nats://127.0.0.1:4222"));
         pb.environment().putAll(env);
+        if (db != null && !pb.environment().getOrDefault("ATRIUM_JAVA_EXTRA_OPTS", "").contains("java.io.tmpdir")) {
+            // the server's temporary files in its data directory, which the test removes: a server killed with SIGKILL
+            // cannot delete them itself (the launcher's unpacked framework jars, FileInstall's directory). Not for the
+            // embedded database, whose binaries and cluster template zonky caches in the temporary directory.
+            Path tmp = data.resolve("tmp");
+            Files.createDirectories(tmp);
+            pb.environment().merge("ATRIUM_JAVA_EXTRA_OPTS", "-Djava.io.tmpdir=" + tmp, (a, b) -> a + " " + b);
+        }
         long started = System.nanoTime();
         Process p = pb.start();
         AtriumServer server = new AtriumServer(db, data, port, p, 0, log);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
@@ -48,8 +49,9 @@ class CliTest {
         assertEquals(1, noServer.exit());
         assertTrue(noServer.stderr().contains("no server answers"), noServer.stderr());
 
-        Commands.Result noToken = Commands.atrium("token", "create", "--user", "x-user", "--url", server.base(), "--data",
-                Files.createTempDirectory("empty").toString());
+        Path empty = Files.createTempDirectory("empty");
+        empty.toFile().deleteOnExit();
+        Commands.Result noToken = Commands.atrium("token", "create", "--user", "x-user", "--url", server.base(), "--data", empty.toString());
         assertEquals(1, noToken.exit());
         assertTrue(noToken.stderr().contains("operator token"), noToken.stderr());
 

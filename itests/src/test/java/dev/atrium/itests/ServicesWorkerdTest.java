@@ -438,6 +438,7 @@ class ServicesWorkerdTest {
     void theCliDeploysAFileAndPrintsTheLogs(AtriumServer server) throws Exception {
         User u = server.newUser();
         Path file = Files.createTempFile("worker-", ".js");
+        file.toFile().deleteOnExit();
         Files.writeString(file, WORKER.replace("VERSION", "cli"));
         String name = ServicesTest.unique("cli");
         Commands.Result deployed = Commands.atrium("service", "deploy", "--space", u.defaultSpaceId(), "--name", name, file.toString(), "--url",
