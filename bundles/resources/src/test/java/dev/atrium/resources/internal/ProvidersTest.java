@@ -3,6 +3,7 @@ package dev.atrium.resources.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.reflect.Proxy;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,7 +24,7 @@ class ProvidersTest {
     }
 
     private static Map<String, Object> props(String backend, long bundleId, long serviceId, Integer ranking) {
-        Map<String, Object> p = new java.util.HashMap<>(Map.of(ResourceProvider.TYPE, "kv", ResourceProvider.BACKEND, backend,
+        Map<String, Object> p = new HashMap<>(Map.of(ResourceProvider.TYPE, "kv", ResourceProvider.BACKEND, backend,
                 Constants.SERVICE_BUNDLEID, bundleId, Constants.SERVICE_ID, serviceId));
         if (ranking != null) {
             p.put(Constants.SERVICE_RANKING, ranking);
