@@ -36,6 +36,8 @@ for _ in $(seq 1 900); do
   kill -0 "$pid" 2>/dev/null || { cat "$WORK_DIR/server.log" >&2; exit 1; }
   sleep 0.1
 done
+# (a first run after a change builds the server inside `atrium run`, which can outlast the loop)
+curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { tail -n 30 "$WORK_DIR/server.log" >&2; echo "bench: no /healthz 200 within 90 s" >&2; exit 1; }
 export ATRIUM_URL="http://127.0.0.1:$port" ATRIUM_NO_BUILD=1
 ATRIUM_TOKEN=$("$root/atrium" token create --user bench --data "$WORK_DIR/data" | tail -n 1)
 export ATRIUM_TOKEN
