@@ -12,12 +12,15 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Fifty upgrades of a capability leave nothing behind: live threads come back to their baseline and no class
  * of the first revision stays reachable (its bundle class loader is collected).
  */
+// counts the live threads of the whole test JVM, where the other lane's clients run too
+@Isolated
 @ResourceLock(InFrameworkRuntime.LOCK)
 class UpgradeLeakTest {
 

@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -82,6 +84,13 @@ public class RepositoryMaintenance implements EventHandler {
     private final Sql sql;
     /** Repository id → "queued" or "running"; absent when idle. */
     private final Map<String, String> pending = new ConcurrentHashMap<>();
+    /**
+     * Repositories an operator asked for while a check of them was already queued or running (after a push, say):
+     * collected once that check is done, which may have found nothing to do. Changed with {@link #pending} under
+     * {@link #submitting}.
+     */
+    private final Set<String> asked = new HashSet<>();
+    private final Object submitting = new Object();
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "atrium-repo-maintenance");
         t.setDaemon(true);
@@ -132,8 +141,13 @@ public class RepositoryMaintenance implements EventHandler {
     }
 
     private void submit(String repoId, boolean always, String reason) {
-        if (pending.putIfAbsent(repoId, "queued") != null) {
-            return;
+        synchronized (submitting) {
+            if (pending.putIfAbsent(repoId, "queued") != null) {
+                if (always) {
+                    asked.add(repoId);
+                }
+                return;
+            }
         }
         try {
             worker.execute(() -> maintain(repoId, always, reason));
@@ -169,7 +183,14 @@ public class RepositoryMaintenance implements EventHandler {
         } catch (IOException | GitAPIException | RuntimeException e) {
             LOG.warn("maintaining repository {} failed: {}", repoId, e.toString());
         } finally {
-            pending.remove(repoId);
+            boolean again;
+            synchronized (submitting) {
+                pending.remove(repoId);
+                again = asked.remove(repoId);
+            }
+            if (again) {
+                submit(repoId, true, "operator");
+            }
         }
     }
 
