@@ -260,10 +260,10 @@ public final class WorkerdRuntime implements AutoCloseable {
         // start side by side (a start mostly waits for workerd to compile its workers), so after a restart of the
         // server the last of many services does not wait for all the others one after another.
         List<Future<DeploymentException>> outcomes = new ArrayList<>();
-        for (List<Deployment> ds : changed) {
-            if (changed.size() == 1) {
-                outcomes.add(CompletableFuture.completedFuture(startAndSwitch(ds)));
-            } else {
+        if (changed.size() == 1) {
+            outcomes.add(CompletableFuture.completedFuture(startAndSwitch(changed.get(0))));
+        } else {
+            for (List<Deployment> ds : changed) {
                 try {
                     outcomes.add(starters.submit(() -> startAndSwitch(ds)));
                 } catch (RejectedExecutionException e) {
