@@ -56,7 +56,10 @@ class DeployDirectoryTest {
     }
 
     private static Optional<JsonNode> find(AtriumServer server) {
-        for (JsonNode b : server.operator().get("/admin/bundles").get("bundles")) {
+        // listed while FileInstall installs, updates or uninstalls the bundle: the listing must not fail meanwhile
+        Http.Reply listing = server.operator().get("/admin/bundles");
+        assertEquals(200, listing.status(), listing.body());
+        for (JsonNode b : listing.get("bundles")) {
             if (b.get("symbolic_name").asText().equals(BSN)) {
                 return Optional.of(b);
             }

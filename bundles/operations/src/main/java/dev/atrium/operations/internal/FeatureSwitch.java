@@ -179,10 +179,14 @@ public class FeatureSwitch {
      * ({@code META-INF/maven/<groupId>/<artifactId>/pom.properties}), a real link rather than a guessed name.
      */
     static Optional<Feature.Member> member(Feature f, Bundle bundle) {
-        for (Feature.Member m : f.members()) {
-            if (bundle.getEntry(m.pomProperties()) != null) {
-                return Optional.of(m);
+        try {
+            for (Feature.Member m : f.members()) {
+                if (bundle.getEntry(m.pomProperties()) != null) {
+                    return Optional.of(m);
+                }
             }
+        } catch (IllegalStateException uninstalled) {
+            // uninstalled since the caller listed it (FileInstall or an operator, meanwhile): it belongs to nothing now
         }
         return Optional.empty();
     }

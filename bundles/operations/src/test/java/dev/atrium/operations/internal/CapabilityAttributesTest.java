@@ -47,6 +47,19 @@ class CapabilityAttributesTest {
         assertEquals(Optional.empty(), FeatureSwitch.member(repos, other));
     }
 
+    @Test
+    void aBundleUninstalledWhileItIsListedBelongsToNoFeatureInsteadOfFailingTheListing() throws Exception {
+        Feature converter = new Feature("converter", "", List.of(new Feature.Member("org.osgi", "org.osgi.util.converter", false)));
+        // what Felix answers once a bundle is uninstalled: the listing saw it installed a moment before
+        Bundle gone = proxy(Bundle.class, (m, a) -> {
+            if (m.equals("getEntry")) {
+                throw new IllegalStateException("The bundle is uninstalled.");
+            }
+            return null;
+        });
+        assertEquals(Optional.empty(), FeatureSwitch.member(converter, gone));
+    }
+
     private static BundleCapability capability(Map<String, Object> attributes) {
         return proxy(BundleCapability.class, (m, a) -> m.equals("getAttributes") ? attributes : null);
     }
