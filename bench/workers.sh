@@ -3,10 +3,13 @@
 # own port, in one run (informational; the issue's target: >= 70% of direct throughput, <= 2 ms p99 added).
 # Starts Atrium (fresh database: the PostgreSQL on 127.0.0.1:5432, else embedded) with the workerd provider, deploys
 # the worker through the API, finds its workerd port (the process listening there answers the worker's text), then runs
-# wrk (apt) against both with the same connections and duration, after a warm-up of each (WARMUP seconds, default 10:
-# the JIT needs that long under load). Beside each figure: the CPU time per request of Atrium's JVM, workerd and wrk
-# (from /proc), which stays comparable when the machine is shared and the rates are not (docs/decisions.md, issue 20
-# proxy).
+# wrk (apt) against both with the same connections and duration. Each path is warmed up first (WARMUP seconds, default
+# 10, then three 2 s runs: the JIT needs that long under load, and new connections at the start of a run otherwise
+# recompile the hot path inside the measured run). Then ROUNDS (default 3) rounds each measure both paths, in turn
+# direct first and Atrium first, so a neighbour's load on a shared machine falls on both; the summary gives the median
+# of the rounds' ratios and of the p99 added. Beside each figure: the CPU time per request of Atrium's JVM, workerd
+# and wrk (from /proc), which stays comparable when the machine is shared and the rates are not (docs/decisions.md,
+# issue 20 proxy).
 #   bench/workers.sh [CONNECTIONS] [SECONDS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,10 +60,16 @@ done
 jvm=$(pgrep -f -- "-Dorg.osgi.service.http.port=$port" | head -n 1 || true)
 workerd=$(ss -ltnpH "sport = :$direct" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1)
 ticks() { [ -n "$1" ] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-measure() { # NAME URL [HOST]
+to_ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/ && v !~ /ms$/) n *= 1000; printf "%.2f", n }'; }
+warm() { # URL [HOST]
+  local h=()
+  [ -n "${2:-}" ] && h=(-H "Host: $2")
+  wrk -t2 -c"$connections" -d"${WARMUP:-10}s" "${h[@]}" "$1" >/dev/null
+  for _ in 1 2 3; do wrk -t2 -c"$connections" -d2s "${h[@]}" "$1" >/dev/null; done
+}
+measure() { # NAME URL [HOST]: prints the figures and records "NAME RATE P99MS" in $WORK_DIR/figures
   local name="$1" url="$2" h=() j0 w0 j1 w1 hz
   [ -n "${3:-}" ] && h=(-H "Host: $3")
-  wrk -t2 -c"$connections" -d"${WARMUP:-10}s" "${h[@]}" "$url" >/dev/null
   j0=$(ticks "$jvm"); w0=$(ticks "$workerd")
   TIMEFORMAT='%U %S'
   { time wrk -t2 -c"$connections" -d"${seconds}s" --latency "${h[@]}" "$url" >"$WORK_DIR/$name.txt"; } 2>"$WORK_DIR/$name.time"
@@ -69,7 +78,23 @@ measure() { # NAME URL [HOST]
     /requests in/ {q=$1} /Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /Non-2xx|Socket errors/ {e=e" "$0}
     END {split(t, k, " "); printf "%-8s %10s req/s   p50 %8s   p99 %8s   CPU us/request: atrium %d, workerd %d, wrk %d%s\n",
       n, r, p50, p99, j * 1e6 / hz / q, w * 1e6 / hz / q, (k[1] + k[2]) * 1e6 / q, e}' "$WORK_DIR/$name.txt"
+  echo "$name $(awk '/Requests\/sec/ {print $2}' "$WORK_DIR/$name.txt") $(to_ms "$(awk '/^ +99%/ {print $2}' "$WORK_DIR/$name.txt")")" >>"$WORK_DIR/figures"
 }
-log "hello worker, $connections connections, ${seconds}s each, load $(cut -d' ' -f1-3 /proc/loadavg)"
-measure direct "http://127.0.0.1:$direct/"
-measure atrium "http://127.0.0.1:$port/" "$host"
+rounds="${ROUNDS:-3}"
+log "hello worker, $connections connections, ${seconds}s each, $rounds rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
+warm "http://127.0.0.1:$direct/"
+warm "http://127.0.0.1:$port/" "$host"
+for r in $(seq 1 "$rounds"); do
+  if [ $((r % 2)) = 1 ]; then
+    measure direct "http://127.0.0.1:$direct/"; measure atrium "http://127.0.0.1:$port/" "$host"
+  else
+    measure atrium "http://127.0.0.1:$port/" "$host"; measure direct "http://127.0.0.1:$direct/"
+  fi
+done
+# rounds pair up in file order: each round wrote one direct and one atrium line
+awk '$1 == "direct" {d[++nd] = $2; dp[nd] = $3} $1 == "atrium" {a[++na] = $2; ap[na] = $3}
+  function median(v, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+  END { for (i = 1; i <= nd; i++) { ratio[i] = 100 * a[i] / d[i]; added[i] = ap[i] - dp[i]; rs = rs sprintf(" %.1f%%", ratio[i]) }
+    printf "summary: Atrium/direct by round%s; median %.1f%% (target >= 70%%); p99 added, median of the rounds %.2f ms (target <= 2 ms)\n",
+      rs, median(ratio, nd), median(added, nd) }' "$WORK_DIR/figures"
