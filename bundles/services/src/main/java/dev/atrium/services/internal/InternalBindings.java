@@ -58,10 +58,10 @@ public class InternalBindings {
     private final WorkflowBindings workflows;
 
     @Activate
-    public InternalBindings(@Reference Deployer deployer, @Reference ResourceDirectory directory) {
+    public InternalBindings(@Reference Deployer deployer, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
         this.deployer = deployer;
         this.directory = directory;
-        this.workflows = new WorkflowBindings(directory);
+        this.workflows = new WorkflowBindings(directory, pacing);
     }
 
     void handle(HttpServletRequest request, HttpServletResponse response) throws IOException {

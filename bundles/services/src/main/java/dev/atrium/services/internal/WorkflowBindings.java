@@ -31,9 +31,11 @@ final class WorkflowBindings {
     static final int MAX_BATCH = 100;
 
     private final ResourceDirectory directory;
+    private final WorkflowPacing pacing;
 
-    WorkflowBindings(ResourceDirectory directory) {
+    WorkflowBindings(ResourceDirectory directory, WorkflowPacing pacing) {
         this.directory = directory;
+        this.pacing = pacing;
     }
 
     void handle(Deployer.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
@@ -51,6 +53,7 @@ final class WorkflowBindings {
             JsonNode body = body(request, response);
             if (body != null) {
                 WorkflowFacet.Instance i = wf.create(ctx, target.serviceId(), id(body.get("id")), params(body.get("params")));
+                pacing.nudge(target.serviceId(), name);
                 json(response, 201, Map.of("id", i.id()));
             }
         } else if (rest.equals("instances/batch") && method.equals("POST")) {
@@ -66,10 +69,14 @@ final class WorkflowBindings {
             for (JsonNode o : body) {
                 out.add(Map.of("id", wf.create(ctx, target.serviceId(), id(o.get("id")), params(o.get("params"))).id()));
             }
+            pacing.nudge(target.serviceId(), name);
             json(response, 201, out);
         } else if (parts[0].equals("instances") && (parts.length == 2 || parts.length == 3)) {
             instance(wf, ctx, URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8), parts.length == 3 ? parts[2] : "", method,
                     response);
+            if (method.equals("POST")) {
+                pacing.nudge(target.serviceId(), name); // resume and restart make the instance due now
+            }
         } else if (parts[0].equals("runs") && method.equals("POST")) {
             JsonNode body = body(request, response);
             if (body != null) {

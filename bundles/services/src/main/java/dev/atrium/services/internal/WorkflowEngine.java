@@ -26,8 +26,9 @@ import dev.atrium.resource.api.WorkflowFacet;
 
 /**
  * Runs the instances of the {@code workflow} resources bound to the services this server runs: every
- * {@value #TICK_MILLIS} ms it claims, for each service's current deployment and each of its workflow bindings, the
- * instances created by that service that are due (the provider's {@code SELECT … FOR UPDATE SKIP LOCKED} with a lease,
+ * {@value #TICK_MILLIS} ms it claims, for each service's current deployment and each of its workflow bindings that
+ * {@link WorkflowPacing} says is due (every tick while there is work, less often while idle), the instances created by
+ * that service that are due (the provider's {@code SELECT … FOR UPDATE SKIP LOCKED} with a lease,
  * so several servers share the work), and sends each to the deployment's workflow runner
  * ({@code endpoint(<runtime id>#workflows)}, {@code POST /run}, with the binding's secret header) without holding a
  * thread while it runs. The lease is renewed while the request is open; when the runner cannot be reached or the
@@ -44,6 +45,7 @@ public class WorkflowEngine {
 
     private final Deployer deployer;
     private final ResourceDirectory directory;
+    private final WorkflowPacing pacing;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "atrium-workflows");
         t.setDaemon(true);
@@ -66,9 +68,10 @@ public class WorkflowEngine {
     }
 
     @Activate
-    public WorkflowEngine(@Reference Deployer deployer, @Reference ResourceDirectory directory) {
+    public WorkflowEngine(@Reference Deployer deployer, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
         this.deployer = deployer;
         this.directory = directory;
+        this.pacing = pacing;
         timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
@@ -99,6 +102,7 @@ public class WorkflowEngine {
         try {
             Deployer.Routes routes = deployer.routes();
             bindingsOf.keySet().retainAll(routes.byRuntimeId().keySet());
+            pacing.retain(routes.byRuntimeId().values().stream().map(Deployer.Target::serviceId).collect(java.util.stream.Collectors.toSet()));
             for (Deployer.Route route : routes.bySlug().values()) {
                 Deployer.Target target = routes.byRuntimeId().get(route.runtimeId());
                 if (target == null || !active) {
@@ -122,11 +126,12 @@ public class WorkflowEngine {
 
     private void claim(Deployer.Route route, Deployer.Target target, String binding) {
         int room = MAX_IN_FLIGHT - running.size();
-        if (room <= 0) {
+        if (room <= 0 || !pacing.due(target.serviceId(), binding)) {
             return;
         }
         Optional<ResourceDirectory.Opened<WorkflowFacet>> opened = directory.open(target.serviceId(), target.spaceId(), binding, WorkflowFacet.class);
         if (opened.isEmpty()) {
+            pacing.claimed(target.serviceId(), binding, false);
             return;
         }
         List<WorkflowFacet.Claim> claims;
@@ -134,8 +139,10 @@ public class WorkflowEngine {
             claims = opened.get().facet().claim(opened.get().context(), target.serviceId(), Math.min(room, 16), LEASE);
         } catch (ResourceException e) {
             LOG.warn("workflows: claiming instances of {} failed: {}", binding, e.getMessage());
+            pacing.claimed(target.serviceId(), binding, false);
             return;
         }
+        pacing.claimed(target.serviceId(), binding, !claims.isEmpty());
         for (WorkflowFacet.Claim c : claims) {
             dispatch(route, target, binding, c);
         }
@@ -165,6 +172,8 @@ public class WorkflowEngine {
             running.put(key, r);
             future.whenComplete((response, failure) -> {
                 running.remove(key, r);
+                // the run may have left a sleep or a retry due soon, or be run again at once (below)
+                pacing.nudge(target.serviceId(), binding);
                 if (failure != null || response.statusCode() != 200) {
                     LOG.info("workflows: the run of {} in {} ended without an answer ({}); it runs again", c.instanceId(), target.serviceId(),
                             failure != null ? failure.toString() : "status " + response.statusCode());
