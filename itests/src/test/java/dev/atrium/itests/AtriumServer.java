@@ -113,6 +113,11 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
             long ms = server.awaitHealthy(Duration.ofSeconds(90), started);
             return new AtriumServer(db, data, port, p, ms, log);
         } catch (Exception | Error e) {
+            // the JVM too: while it writes its class-data archive, the script launched is its parent, not the JVM
+            for (ProcessHandle jvm : p.toHandle().descendants().toList()) {
+                jvm.destroyForcibly();
+                jvm.onExit().get(10, TimeUnit.SECONDS);
+            }
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             throw e;
         }
@@ -263,9 +268,24 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
             AtriumServer server = e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL).getOrComputeIfAbsent(AtriumServer.class, k -> {
+                Path data = null;
+                TestDatabase db = null;
                 try {
-                    return launchAsShipped(Files.createTempDirectory("atrium-it-"), TestDatabase.create(), Map.of());
+                    data = Files.createTempDirectory("atrium-it-");
+                    db = TestDatabase.create();
+                    return launchAsShipped(data, db, Map.of());
                 } catch (Exception ex) {
+                    // nothing stores a server that never started, so nothing would close what it was given
+                    try {
+                        if (db != null) {
+                            db.close();
+                        }
+                    } catch (Exception closing) {
+                        ex.addSuppressed(closing);
+                    }
+                    if (data != null) {
+                        deleteTree(data.toFile());
+                    }
                     throw new IllegalStateException("cannot start the server: " + ex.getMessage(), ex);
                 }
             }, AtriumServer.class);
