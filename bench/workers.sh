@@ -7,9 +7,10 @@
 # 10, then three 2 s runs: the JIT needs that long under load, and new connections at the start of a run otherwise
 # recompile the hot path inside the measured run). Then ROUNDS (default 3) rounds each measure both paths, in turn
 # direct first and Atrium first, so a neighbour's load on a shared machine falls on both; the summary gives the median
-# of the rounds' ratios and of the p99 added. Beside each figure: the CPU time per request of Atrium's JVM, workerd
-# and wrk (from /proc), which stays comparable when the machine is shared and the rates are not (docs/decisions.md,
-# issue 20 proxy).
+# of the rounds' ratios and of the p99 added under that load. Then two runs on one connection per path give the
+# latency the proxy adds without queueing (at saturation p99 is mostly time spent waiting for a core). Beside each
+# figure: the CPU time per request of Atrium's JVM, workerd and wrk (from /proc), which stays comparable when the
+# machine is shared and the rates are not (docs/decisions.md, issue 20 proxy).
 #   bench/workers.sh [CONNECTIONS] [SECONDS]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -98,3 +99,18 @@ awk '$1 == "direct" {d[++nd] = $2; dp[nd] = $3} $1 == "atrium" {a[++na] = $2; ap
   END { for (i = 1; i <= nd; i++) { ratio[i] = 100 * a[i] / d[i]; added[i] = ap[i] - dp[i]; rs = rs sprintf(" %.1f%%", ratio[i]) }
     printf "summary: Atrium/direct by round%s; median %.1f%% (target >= 70%%); p99 added, median of the rounds %.2f ms (target <= 2 ms)\n",
       rs, median(ratio, nd), median(added, nd) }' "$WORK_DIR/figures"
+# the latency the proxy adds, apart from queueing: one connection, one request at a time, on each path in turn
+latency() { # NAME URL [HOST]
+  local h=()
+  [ -n "${3:-}" ] && h=(-H "Host: $3")
+  wrk -t1 -c1 -d"${seconds}s" --latency "${h[@]}" "$2" >"$WORK_DIR/$1.lat"
+  awk -v n="$1" '/Requests\/sec/ {r=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {printf "%-8s %10s req/s   p50 %8s   p99 %8s   (one connection)\n", n, r, p50, p99}' "$WORK_DIR/$1.lat"
+  echo "$1 $(to_ms "$(awk '/^ +50%/ {print $2}' "$WORK_DIR/$1.lat")") $(to_ms "$(awk '/^ +99%/ {print $2}' "$WORK_DIR/$1.lat")")" >>"$WORK_DIR/latency"
+}
+latency direct "http://127.0.0.1:$direct/"
+latency atrium "http://127.0.0.1:$port/" "$host"
+latency direct "http://127.0.0.1:$direct/"
+latency atrium "http://127.0.0.1:$port/" "$host"
+awk '$1 == "direct" {d50[++nd] = $2; d99[nd] = $3} $1 == "atrium" {a50[++na] = $2; a99[na] = $3}
+  END { for (i = 1; i <= nd; i++) { s = s sprintf(" p50 +%.2f ms, p99 +%.2f ms;", a50[i] - d50[i], a99[i] - d99[i]) }
+    printf "one connection: added by Atrium per run:%s (target: p99 added <= 2 ms)\n", s }' "$WORK_DIR/latency"
