@@ -42,7 +42,7 @@ import dev.atrium.resource.api.SqlFacet;
  * <p>Protocol: what workerd's native bindings send, as deploy.api's {@code Binding} documents it: {@code kv} (get, bulk
  * get, put with {@code expiration_ttl}/{@code expiration}, delete, list), {@code d1} ({@code /query} and
  * {@code /execute}, one statement or a batch, {@code ROWS_AND_COLUMNS} or row objects) and {@code queue}
- * ({@code /message}, {@code /batch}). Not yet: {@code r2} (501), kv metadata (accepted, not kept: {@code KvFacet} has
+ * ({@code /message}, {@code /batch}), {@code r2} ({@link R2Bindings}). Not yet: kv metadata (accepted, not kept: {@code KvFacet} has
  * none), d1 batches in one transaction ({@code SqlFacet} runs one statement per call).
  */
 @Component(service = InternalBindings.class)
@@ -56,12 +56,14 @@ public class InternalBindings {
     private final Deployer deployer;
     private final ResourceDirectory directory;
     private final WorkflowBindings workflows;
+    private final R2Bindings r2;
 
     @Activate
     public InternalBindings(@Reference Deployer deployer, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
         this.deployer = deployer;
         this.directory = directory;
         this.workflows = new WorkflowBindings(directory, pacing);
+        this.r2 = new R2Bindings(directory);
     }
 
     void handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -93,6 +95,7 @@ public class InternalBindings {
                 case "d1" -> d1(target, bindingName, rest, request, response);
                 case "queue" -> queue(target, bindingName, rest, request, response);
                 case "workflow" -> workflows.handle(target, bindingName, rest, request, response);
+                case "r2" -> r2.handle(target, bindingName, request, response);
                 default -> HostRouter.error(response, 501, "NOT_IMPLEMENTED", "bindings of type " + bound.get().type() + " are not served yet");
             }
         } catch (ResourceException e) {
