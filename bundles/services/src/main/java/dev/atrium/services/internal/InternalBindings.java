@@ -458,7 +458,7 @@ public class InternalBindings {
         return bytes.length > max ? null : bytes;
     }
 
-    private static void json(HttpServletResponse response, int status, Object body) throws IOException {
+    static void json(HttpServletResponse response, int status, Object body) throws IOException {
         byte[] bytes = Deployer.JSON.writeValueAsBytes(body);
         response.setStatus(status);
         response.setContentType("application/json");

@@ -106,11 +106,8 @@ final class R2Bindings {
             error(response, 501, FAILED, "r2 " + method + " is not supported here");
             return;
         }
-        String refused = unsupported(call);
-        String key = key(call.path("object"));
-        if (refused != null || key == null) {
-            error(response, refused != null ? 501 : 400, FAILED,
-                    refused != null ? refused : "an object name is 1 to " + MAX_KEY + " characters");
+        String key = callKey(call, response);
+        if (key == null) {
             return;
         }
         Optional<ObjectInfo> info = r2.head(ctx, key);
@@ -189,16 +186,13 @@ final class R2Bindings {
         String method = call.path("method").asText();
         switch (method) {
             case "put" -> {
-                String refused = unsupported(call);
-                String key = key(call.path("object"));
-                if (refused != null || key == null) {
-                    error(response, refused != null ? 501 : 400, FAILED,
-                            refused != null ? refused : "an object name is 1 to " + MAX_KEY + " characters");
+                String key = callKey(call, response);
+                if (key == null) {
                     return;
                 }
                 String contentType = call.path("httpFields").path("contentType").asText(null);
                 ObjectInfo stored = r2.put(ctx, key, value, contentType, MAX_OBJECT);
-                json(response, metadata(stored));
+                InternalBindings.json(response, 200, metadata(stored));
             }
             case "delete" -> {
                 List<String> keys = new ArrayList<>();
@@ -214,10 +208,24 @@ final class R2Bindings {
                 for (String key : keys) {
                     r2.delete(ctx, key);
                 }
-                json(response, Map.of());
+                InternalBindings.json(response, 200, Map.of());
             }
             default -> error(response, 501, FAILED, "r2 " + method + " is not supported here");
         }
+    }
+
+    /** The object a head, get or put names, or null once the call is refused (a bad name, or what is not kept here). */
+    private static String callKey(JsonNode call, HttpServletResponse response) throws IOException {
+        String refused = unsupported(call);
+        if (refused != null) {
+            error(response, 501, FAILED, refused);
+            return null;
+        }
+        String key = key(call.path("object"));
+        if (key == null) {
+            error(response, 400, FAILED, "an object name is 1 to " + MAX_KEY + " characters");
+        }
+        return key;
     }
 
     /** What a call asks that is not kept here, or null. */
@@ -282,14 +290,6 @@ final class R2Bindings {
         response.setContentType("application/octet-stream");
         response.setContentLength(json.length);
         response.getOutputStream().write(json);
-    }
-
-    private static void json(HttpServletResponse response, Object body) throws IOException {
-        byte[] bytes = Deployer.JSON.writeValueAsBytes(body);
-        response.setStatus(200);
-        response.setContentType("application/json");
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
     }
 
     private static void error(HttpServletResponse response, int status, int code, String message) throws IOException {

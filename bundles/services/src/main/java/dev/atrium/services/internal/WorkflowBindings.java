@@ -54,7 +54,7 @@ final class WorkflowBindings {
             if (body != null) {
                 WorkflowFacet.Instance i = wf.create(ctx, target.serviceId(), id(body.get("id")), params(body.get("params")));
                 pacing.nudge(target.serviceId(), name);
-                json(response, 201, Map.of("id", i.id()));
+                InternalBindings.json(response, 201, Map.of("id", i.id()));
             }
         } else if (rest.equals("instances/batch") && method.equals("POST")) {
             JsonNode body = body(request, response);
@@ -70,7 +70,7 @@ final class WorkflowBindings {
                 out.add(Map.of("id", wf.create(ctx, target.serviceId(), id(o.get("id")), params(o.get("params"))).id()));
             }
             pacing.nudge(target.serviceId(), name);
-            json(response, 201, out);
+            InternalBindings.json(response, 201, out);
         } else if (parts[0].equals("instances") && (parts.length == 2 || parts.length == 3)) {
             instance(wf, ctx, URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8), parts.length == 3 ? parts[2] : "", method,
                     response);
@@ -105,7 +105,7 @@ final class WorkflowBindings {
             throws IOException, ResourceException {
         if (action.isEmpty() && method.equals("DELETE")) {
             wf.control(ctx, id, WorkflowFacet.Control.DELETE);
-            json(response, 200, Map.of());
+            InternalBindings.json(response, 200, Map.of());
             return;
         }
         if (method.equals("GET") && (action.isEmpty() || action.equals("status"))) {
@@ -115,7 +115,7 @@ final class WorkflowBindings {
                 return;
             }
             if (action.isEmpty()) {
-                json(response, 200, Map.of("id", i.get().id()));
+                InternalBindings.json(response, 200, Map.of("id", i.get().id()));
                 return;
             }
             Map<String, Object> status = new LinkedHashMap<>();
@@ -124,7 +124,7 @@ final class WorkflowBindings {
             if (i.get().errorName() != null) {
                 status.put("error", Map.of("name", i.get().errorName(), "message", i.get().errorMessage()));
             }
-            json(response, 200, status);
+            InternalBindings.json(response, 200, status);
             return;
         }
         WorkflowFacet.Control control = switch (method.equals("POST") ? action : "") {
@@ -139,7 +139,7 @@ final class WorkflowBindings {
             return;
         }
         wf.control(ctx, id, control);
-        json(response, 200, Map.of());
+        InternalBindings.json(response, 200, Map.of());
     }
 
     private static void run(WorkflowFacet wf, ResourceContext ctx, String call, JsonNode body, HttpServletResponse response)
@@ -167,7 +167,7 @@ final class WorkflowBindings {
                 boolean done = error != null && !error.isNull()
                         ? wf.finish(ctx, id, lease, null, error.path("name").asText("Error"), error.path("message").asText(""))
                         : wf.finish(ctx, id, lease, body.has("output") ? body.get("output").toString() : "null", null, null);
-                json(response, 200, Map.of("finished", done));
+                InternalBindings.json(response, 200, Map.of("finished", done));
                 return;
             }
             default -> {
@@ -186,7 +186,7 @@ final class WorkflowBindings {
         } else if (answer.action() == StepAnswer.Action.WAIT) {
             out.put("waitMillis", answer.waitMillis());
         }
-        json(response, 200, out);
+        InternalBindings.json(response, 200, out);
     }
 
     private static JsonNode body(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -205,13 +205,5 @@ final class WorkflowBindings {
             HostRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
             return null;
         }
-    }
-
-    private static void json(HttpServletResponse response, int status, Object body) throws IOException {
-        byte[] bytes = Deployer.JSON.writeValueAsBytes(body);
-        response.setStatus(status);
-        response.setContentType("application/json");
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
     }
 }
