@@ -124,7 +124,7 @@ class RouteSweepTest {
     private SweepFixtures fx;
 
     @Test
-    void everyRouteAnswersAStrangerLikeAMissingIdAndNoMalformedInputGetsA5xxOrANonSpecBody(AtriumServer server) throws Exception {
+    void everyRouteAnswersAStrangerLikeAMissingIdRefusesATokenWithoutItsScopeAndNoMalformedInputGetsA5xxOrANonSpecBody(AtriumServer server) throws Exception {
         this.server = server;
         long started = System.nanoTime();
         Http.Reply listed = server.operator().get("/admin/routes");
@@ -165,6 +165,9 @@ class RouteSweepTest {
 
         long strangerDone = System.nanoTime();
 
+        // (c) scopes: every route refuses a token without its scope
+        ScopeCount scopeCount = scopes(routes);
+
         // (b) the malformed corpus; DELETEs last and one at a time, so a normalised path cannot take fixtures from the rest
         List<Probe> probes = new ArrayList<>();
         Set<String> methodProbed = new LinkedHashSet<>();
@@ -198,12 +201,120 @@ class RouteSweepTest {
             check(p);
         }
 
-        String report = report(routes, exempted, strangerCases, started) + String.format("phases: fixtures %d ms, stranger %d ms, corpus %d ms%n",
+        String report = report(routes, exempted, strangerCases, started) + scopeCount + String.format("phases: fixtures %d ms, stranger %d ms, corpus %d ms%n",
                 (fixturesDone - started) / 1_000_000, (strangerDone - fixturesDone) / 1_000_000, (System.nanoTime() - strangerDone) / 1_000_000);
         System.out.println(report);
         Files.writeString(AtriumServer.ROOT.resolve("itests/target/route-sweep-report.txt"), report);
         if (!failures.isEmpty()) {
             fail(report);
+        }
+    }
+
+    // ---------------------------------------------------------------- scopes
+
+    /**
+     * Routes that need only a signed-in caller, by design: who the caller is and which workspaces it has, so that an
+     * app holding any scope can find the workspace it works in (docs/decisions.md, "Limited tokens and scope-less
+     * endpoints"). Every other route declares a scope.
+     */
+    private static final Set<String> SCOPE_FREE = Set.of("GET /api/me", "GET /api/auth/me", "GET /api/me/personal-space",
+            "GET /api/setup/status", "GET /api/spaces", "GET /api/spaces/me", "GET /api/spaces/{spaceId}");
+    /** Routes with authentication rules of their own: the operator's, OAuth's and the sign-in pages, federation's. */
+    private static final List<String> OWN_AUTHENTICATION = List.of("/admin/", "/oauth/", "/.well-known/", "/auth/", "/ap/");
+
+    record ScopeCount(int checked, int refused, int scopeFree, int open, int otherAuthentication) {
+        @Override
+        public String toString() {
+            return "scopes: " + checked + " routes called with two tokens of disjoint scopes (runs:read, repos:write); " + refused
+                    + " refused the token without their scope with 403, " + scopeFree + " need no scope by design, " + open
+                    + " answer anonymous callers, " + otherAuthentication + " take no user token\n";
+        }
+    }
+
+    /**
+     * Calls every JAX-RS route with two of A's tokens whose scopes share nothing: a route that declares a scope refuses
+     * at least one of them with 403 before it looks at ids or bodies (the kernel checks scopes first), so ids here are
+     * missing ones and nothing of A's changes. A route that lets both through declares no scope.
+     */
+    private ScopeCount scopes(List<Route> routes) throws Exception {
+        String runsRead = limitedToken("runs:read");
+        String reposWrite = limitedToken("repos:write");
+        int checked = 0;
+        int refused = 0;
+        int scopeFree = 0;
+        int open = 0;
+        int other = 0;
+        for (Route r : routes) {
+            if (!r.kind().equals("jaxrs") || r.method() == null || OWN_AUTHENTICATION.stream().anyMatch(r.path()::startsWith)) {
+                continue;
+            }
+            String target = scopeTarget(r, true);
+            boolean body = BODY_METHODS.contains(r.method());
+            String type = !body ? null : r.consumes().contains(FORM) ? FORM : JSON;
+            byte[] empty = !body ? null : (FORM.equals(type) ? "" : "{}").getBytes(StandardCharsets.UTF_8);
+            Answer anonymous = send(new Probe(r, "scope: anonymous", r.method(), target, null, type, empty, false));
+            if (anonymous.status() != 401) {
+                open++;
+                continue;
+            }
+            Answer first = send(new Probe(r, "scope: runs:read", r.method(), target, runsRead, type, empty, false));
+            Answer second = send(new Probe(r, "scope: repos:write", r.method(), target, reposWrite, type, empty, false));
+            if (first.status() == 401 || second.status() == 401) {
+                other++;
+                continue;
+            }
+            checked++;
+            boolean refusedFirst = forbidden(first);
+            boolean refusedSecond = forbidden(second);
+            if (!refusedFirst && !refusedSecond && !body && !r.method().equals("DELETE")) {
+                // a route that takes signed links too checks the scope once it knows the caller owns the object: a read
+                // of A's own objects, which changes nothing
+                target = scopeTarget(r, false);
+                first = send(new Probe(r, "scope: runs:read on A's", r.method(), target, runsRead, null, null, false));
+                second = send(new Probe(r, "scope: repos:write on A's", r.method(), target, reposWrite, null, null, false));
+                refusedFirst = forbidden(first);
+                refusedSecond = forbidden(second);
+            }
+            if (refusedFirst || refusedSecond) {
+                refused++;
+            } else if (SCOPE_FREE.contains(r.label())) {
+                scopeFree++;
+            } else {
+                failures.add(new Failure("NO SCOPE", r, "runs:read and repos:write tokens",
+                        target + " -> " + first.status() + " and " + second.status() + ": declare the scope the route needs"));
+            }
+        }
+        return new ScopeCount(checked, refused, scopeFree, open, other);
+    }
+
+    /** The route with A's ids, or ones like them that nobody has ({@code missing}). */
+    private String scopeTarget(Route r, boolean missing) {
+        Map<String, String> values = new LinkedHashMap<>();
+        List<String> names = params(r.path());
+        List<String> previous = previousSegments(r.path());
+        for (int i = 0; i < names.size(); i++) {
+            String value = fx.value(r.path(), previous.get(i), names.get(i));
+            boolean owned = SweepFixtures.kindOf(previous.get(i), names.get(i)) != SweepFixtures.Kind.NONE;
+            values.put(names.get(i), value == null ? "sweep-" + names.get(i).replaceAll("[^A-Za-z0-9]", "")
+                    : missing && owned ? SweepFixtures.missingLike(value) : value);
+        }
+        return fill(r.path(), values);
+    }
+
+    private String limitedToken(String scopes) {
+        Http.Reply token = server.operator().post("/admin/users/" + fx.a.username() + "/tokens", Map.of("scopes", scopes));
+        assertEquals(201, token.status(), token.body());
+        return token.json().path("token").asText();
+    }
+
+    private static boolean forbidden(Answer a) {
+        if (a.status() != 403) {
+            return false;
+        }
+        try {
+            return "FORBIDDEN".equals(Http.JSON.readTree(a.body()).path("error").path("code").asText());
+        } catch (IOException e) {
+            return false;
         }
     }
 

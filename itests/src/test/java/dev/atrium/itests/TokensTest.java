@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -89,14 +90,45 @@ class TokensTest {
     @Test
     void aLimitedTokenCannotMintItselfMoreOrChangeTheAccount(AtriumServer server) {
         User reader = server.newUser("threads:read");
-        assertEquals(200, reader.http().get("/api/me").status(), "reading the account is fine");
-        assertEquals(200, reader.http().get("/api/me/personal-access-tokens").status());
+        assertEquals(200, reader.http().get("/api/me").status(), "reading who one is is fine");
+        assertEquals(403, reader.http().get("/api/me/personal-access-tokens").status(), "listing the account's tokens needs account:read");
         Http.Reply mint = reader.http().post("/api/me/personal-access-tokens", Map.of("name", "escalate", "scopes", "*"));
         assertEquals(403, mint.status(), mint.body());
         assertEquals("FORBIDDEN", mint.errorCode());
         assertEquals(403, reader.http().post("/api/spaces", Map.of("name", "more")).status());
         assertEquals(403, reader.http().patch("/api/me/username", Map.of("username", "renamed" + System.nanoTime() % 1000)).status());
-        assertEquals(1, reader.http().get("/api/me/personal-access-tokens").get("tokens").size(), "nothing was created");
+        Http.Reply listing = server.operator().post("/admin/users/" + reader.username() + "/tokens", Map.of("scopes", "account:read"));
+        assertEquals(201, listing.status(), listing.body());
+        assertEquals(2, reader.http().as(listing.json().path("token").asText()).get("/api/me/personal-access-tokens").get("tokens").size(),
+                "nothing was created but the operator's second token");
+    }
+
+    @Test
+    void theAccountsNotificationsShortcutsAndSettingsNeedAccountReadAndAnExportNeedsEverything(AtriumServer server) {
+        User runs = server.newUser("runs:read");
+        String space = "/api/spaces/" + runs.defaultSpaceId();
+        List<String> accountReads = List.of("/api/notifications", "/api/notifications/unread-count", "/api/notifications/preferences",
+                "/api/notifications/settings", "/api/shortcuts", space + "/shortcuts/groups", space + "/members", space + "/model",
+                space + "/sidebar-items", space + "/common-env", "/api/me/settings", "/api/me/personal-access-tokens", "/api/auth/links");
+        for (String path : accountReads) {
+            Http.Reply refused = runs.http().get(path);
+            assertEquals(403, refused.status(), path + ": " + refused.body());
+            assertEquals("this token lacks the scope account:read", refused.json().path("error").path("message").asText(), path);
+        }
+        Http.Reply token = server.operator().post("/admin/users/" + runs.username() + "/tokens", Map.of("scopes", "account:read"));
+        assertEquals(201, token.status(), token.body());
+        Http account = runs.http().as(token.json().path("token").asText());
+        for (String path : accountReads) {
+            assertEquals(200, account.get(path).status(), path);
+        }
+        assertEquals(403, account.get(space + "/export").status(), "an export is everything: one scope does not cover it");
+        Http.Reply everything = server.operator().post("/admin/users/" + runs.username() + "/tokens", Map.of("scopes", "*"));
+        assertEquals(201, everything.status(), everything.body());
+        assertEquals(200, runs.http().as(everything.json().path("token").asText()).get(space + "/export").status());
+        // who one is and which workspaces one has stays readable with any scope
+        for (String path : List.of("/api/me", "/api/spaces", space)) {
+            assertEquals(200, runs.http().get(path).status(), path);
+        }
     }
 
     @Test

@@ -24,6 +24,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
@@ -80,6 +81,7 @@ public class ApiAuthResource {
         return me(identity.principals().updateProfile(caller.principalId(), name, picture));
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("links")
     public Map<String, Object> links(@Context SecurityContext sc) {

@@ -31,6 +31,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
@@ -108,6 +109,7 @@ public class NotificationsResource {
         }
     }
 
+    @RequiresScope("account:read")
     @GET
     public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("read") String read, @QueryParam("type") String type,
             @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
@@ -122,6 +124,7 @@ public class NotificationsResource {
         return body;
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("unread-count")
     public Map<String, Object> unreadCount(@Context SecurityContext sc, @QueryParam("type") String type) {
@@ -188,6 +191,7 @@ public class NotificationsResource {
         return m;
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("preferences")
     public Map<String, Object> preferences(@Context SecurityContext sc) {
@@ -215,6 +219,7 @@ public class NotificationsResource {
         return store.update(principal, enabled, types, setMute, mutedUntil);
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("settings")
     public Map<String, Object> settings(@Context SecurityContext sc) {

@@ -15,7 +15,7 @@ import dev.atrium.kernel.api.Caller;
 /**
  * What the notification streams served beside JAX-RS (SSE, WebSocket) ask of a request before they open, as the
  * run streams do: the kernel's caller (bearer token or browser session; a cookie only from this server's own pages)
- * and where to resume. Reading one's notifications needs no scope (like the account's other reads).
+ * and where to resume. Reading one's notifications needs the scope {@code account:read}, as the list does.
  */
 final class StreamRequests {
 
@@ -26,6 +26,9 @@ final class StreamRequests {
         Caller caller = authenticator.authenticateReading(request.getHeader("Authorization"), request.getHeader("Cookie"));
         if (caller == null) {
             throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token>");
+        }
+        if (!caller.hasScope("account:read")) {
+            throw ApiException.forbidden("this token lacks the scope account:read");
         }
         if (request.getHeader("Authorization") == null && !sameOrigin(request)) {
             throw ApiException.forbidden("a cookie-authenticated stream must come from this server's own pages");

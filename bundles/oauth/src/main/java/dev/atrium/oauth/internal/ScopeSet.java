@@ -21,6 +21,7 @@ final class ScopeSet {
         KNOWN.put("files:write", "upload and delete files");
         KNOWN.put("repos:read", "read repositories");
         KNOWN.put("repos:write", "create and update repositories");
+        KNOWN.put("account:read", "read your notifications, shortcuts and settings, and your workspaces' settings");
     }
 
     private ScopeSet() {

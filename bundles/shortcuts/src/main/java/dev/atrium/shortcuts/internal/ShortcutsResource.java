@@ -26,6 +26,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.NulText;
@@ -53,6 +54,7 @@ public class ShortcutsResource {
         this.store = store;
     }
 
+    @RequiresScope("account:read")
     @GET
     public Map<String, Object> list(@Context SecurityContext sc) {
         List<Map<String, Object>> all = store.shortcuts(Caller.from(sc).principalId()).stream().map(Shortcut::toJson).toList();

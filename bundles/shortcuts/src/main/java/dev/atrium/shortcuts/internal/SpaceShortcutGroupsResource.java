@@ -27,6 +27,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
@@ -66,6 +67,7 @@ public class SpaceShortcutGroupsResource {
         return ownerScope.require(Caller.from(sc), spaceId);
     }
 
+    @RequiresScope("account:read")
     @GET
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         List<Map<String, Object>> groups = store.groups(space(sc, spaceId).id()).stream().map(Group::toJson).toList();
@@ -92,6 +94,7 @@ public class SpaceShortcutGroupsResource {
         return Response.status(201).entity(Map.of("group", store.createGroup(space.id(), name, items).toJson())).build();
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("{groupId}")
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {

@@ -11,7 +11,7 @@ import dev.atrium.kernel.api.Caller;
 public final class Scopes {
 
     public static final Set<String> KNOWN = Set.of(Caller.ALL_SCOPES, "threads:read", "threads:write", "runs:read",
-            "runs:write", "files:read", "files:write", "repos:read", "repos:write");
+            "runs:write", "files:read", "files:write", "repos:read", "repos:write", "account:read");
 
     private Scopes() {
     }

@@ -27,6 +27,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
@@ -68,6 +69,7 @@ public class MeResource {
         return me(principals, Caller.from(sc)).toMe();
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("settings")
     public Map<String, Object> settings(@Context SecurityContext sc) {
@@ -108,6 +110,7 @@ public class MeResource {
         return SpacesResource.defaultSpace(workspaces, Caller.from(sc));
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("personal-access-tokens")
     public Map<String, Object> listTokens(@Context SecurityContext sc) {

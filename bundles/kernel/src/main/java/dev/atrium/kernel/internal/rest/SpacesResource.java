@@ -33,6 +33,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.KernelExtensions;
@@ -143,6 +144,7 @@ public class SpacesResource {
         return Map.of("success", true);
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/model")
     public Map<String, Object> model(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
@@ -159,6 +161,7 @@ public class SpacesResource {
         return workspaces.update(caller, spaceId, new Workspaces.Change(null, null, null, null, model, provider)).modelJson();
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/sidebar-items")
     public Map<String, Object> sidebar(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
@@ -178,6 +181,7 @@ public class SpacesResource {
         return Map.of("items", items);
     }
 
+    @RequiresScope("*")
     @GET
     @Path("{spaceId}/export")
     public Map<String, Object> export(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
@@ -195,6 +199,7 @@ public class SpacesResource {
         return m;
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/members")
     public Map<String, Object> members(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
@@ -229,6 +234,7 @@ public class SpacesResource {
         return addMember(sc, spaceId);
     }
 
+    @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/common-env")
     public Map<String, Object> commonEnv(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
