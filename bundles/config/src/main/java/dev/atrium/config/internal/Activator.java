@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * with a change count above the deleted one's: SCR may hear of the deletion after the new configuration exists (its
  * events arrive on ConfigAdmin's event thread, late under load), and then takes the new one for an update of the deleted
  * one, which it ignores unless the change count is higher. It also stops the framework when the JVM is asked to exit
- * ({@link StopOnSignal}): this bundle is the runtime's own, first to start and last to stop.
+ * ({@link StopOnSignal}), and ends it when a start fails for good ({@link StartWatch}): this bundle is the runtime's own,
+ * first to start and last to stop.
  */
 public final class Activator implements BundleActivator {
 
@@ -42,6 +43,8 @@ public final class Activator implements BundleActivator {
     private final Map<String, String> madeOnlyWhenSet = Settings.madeOnlyWhenSet();
     private EnvironmentDefaults defaults;
     private StopOnSignal stopOnSignal;
+    /** Ends the process when a bundle that failed to start while the framework started does not start on a retry. */
+    private final StartWatch startWatch = new StartWatch(System::exit, 2_000);
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
     /** The highest change count seen per PID, so that a configuration made again counts past the deleted one. */
     private final Map<String, Long> changeCounts = new ConcurrentHashMap<>();
@@ -55,6 +58,7 @@ public final class Activator implements BundleActivator {
     public void start(BundleContext context) {
         stopOnSignal = new StopOnSignal(context);
         stopOnSignal.install();
+        context.addFrameworkListener(startWatch);
         Hashtable<String, Object> pluginProperties = new Hashtable<>();
         pluginProperties.put("config.plugin.id", PLUGIN_ID);
         defaults = new EnvironmentDefaults(settings, System::getenv, context::getProperty);
@@ -73,6 +77,7 @@ public final class Activator implements BundleActivator {
 
     @Override
     public void stop(BundleContext context) throws InterruptedException {
+        context.removeFrameworkListener(startWatch);
         stopOnSignal.uninstall();
         recreate.shutdownNow();
         recreate.awaitTermination(5, TimeUnit.SECONDS);
