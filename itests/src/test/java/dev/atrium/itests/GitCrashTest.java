@@ -17,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.atrium.itests.AtriumServer.User;
 
-/** A server killed with SIGKILL in the middle of a large push leaves a sound repository. */
+/**
+ * A server killed with SIGKILL in the middle of a large push leaves a sound repository, and once it runs again, not the
+ * push's temporary pack either.
+ */
 class GitCrashTest {
 
     @TempDir
@@ -63,7 +66,12 @@ class GitCrashTest {
             GitClient.Result interrupted = push.get();
             assertTrue(interrupted.exit() != 0, "the push failed with the server: " + interrupted.both());
 
+            assertTrue(incomingBytes(bare) > 0, "the killed push left its temporary pack");
             restarted = AtriumServer.launch(data, db);
+            // the restarted server removes what the killed push left (before, it stayed through restarts and gc)
+            for (long until = System.currentTimeMillis() + 30_000; incomingBytes(bare) > 0; Thread.sleep(100)) {
+                assertTrue(System.currentTimeMillis() < until, "the killed push's temporary pack is still there 30 s after the restart");
+            }
             git.ok(bare, "fsck", "--strict", "--no-dangling");
             String head = git.ok(bare, "rev-parse", "refs/heads/main");
             assertTrue(head.equals(oldHead) || head.equals(newHead), "main is the old or the new commit, not " + head);

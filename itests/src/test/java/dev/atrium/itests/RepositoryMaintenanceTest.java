@@ -75,6 +75,11 @@ class RepositoryMaintenanceTest {
         JsonNode before = server.operator().get("/admin/repos/" + repoId + "/gc").get("gc");
         assertTrue(before.path("last_run_at").isNull(), "a small push needs no maintenance: " + before);
 
+        // what a push that died with its server leaves (GitCrashTest makes one for real): maintenance removes it
+        Path objects = server.data.resolve("git").resolve(repoId + ".git").resolve("objects");
+        Files.write(objects.resolve("incoming_4242.pack"), new byte[4096]);
+        Files.write(objects.resolve("incoming_4242.idx"), new byte[64]);
+
         Http.Reply asked = server.operator().post("/admin/repos/" + repoId + "/gc", Map.of());
         assertEquals(202, asked.status(), asked.body());
         JsonNode gc = null;
@@ -86,6 +91,8 @@ class RepositoryMaintenanceTest {
         }
         assertEquals("operator", gc.path("reason").asText(), gc.toString());
         assertEquals(1, gc.path("packs").asInt(), gc.toString());
+        assertTrue(Files.notExists(objects.resolve("incoming_4242.pack")) && Files.notExists(objects.resolve("incoming_4242.idx")),
+                "maintenance leaves no temporary pack of an unfinished push");
 
         // the owner is not an operator, and an unknown repository is the spec's 404
         Http.Reply notOperator = u.http().post("/admin/repos/" + repoId + "/gc", Map.of());

@@ -1,11 +1,15 @@
 package dev.atrium.repos.internal;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -15,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
@@ -108,6 +113,8 @@ public class RepositoryMaintenance implements EventHandler {
         if (config.sweepMinutes() > 0) {
             worker.scheduleWithFixedDelay(this::sweep, config.sweepMinutes(), config.sweepMinutes(), TimeUnit.MINUTES);
         }
+        // what a server killed during a push left behind, once at start: the next maintenance may be an hour away
+        worker.execute(this::removeAllStrayPacks);
     }
 
     @Deactivate
@@ -172,6 +179,7 @@ public class RepositoryMaintenance implements EventHandler {
                 return;
             }
             Path dir = repositories.directory(repo.get());
+            removeStrayPacks(repo.get(), dir);
             try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder().setGitDir(dir.toFile()).setMustExist(true).build()) {
                 Properties before = Git.wrap(git).gc().getStatistics();
                 String why = always ? reason : needs(before);
@@ -191,6 +199,62 @@ public class RepositoryMaintenance implements EventHandler {
             if (again) {
                 submit(repoId, true, "operator");
             }
+        }
+    }
+
+    private void removeAllStrayPacks() {
+        try {
+            for (String id : sql.list("SELECT id FROM repositories ORDER BY id", rs -> rs.getString(1))) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                Optional<Repository> repo = store.byId(id);
+                if (repo.isPresent()) {
+                    removeStrayPacks(repo.get(), repositories.directory(repo.get()));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("looking for packs that unfinished pushes left failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Removes the temporary pack and index a push was receiving when its server died ({@code objects/incoming_*}, which
+     * JGit's pack parser deletes itself whenever it is alive to: a push that fails or whose client goes away leaves
+     * none). Under the repository's push lock, which every receiving push holds on every instance, so no live push's file
+     * is taken.
+     */
+    private void removeStrayPacks(Repository repo, Path dir) {
+        if (strayPacks(dir).isEmpty()) {
+            return;
+        }
+        try (PushLock lock = repositories.lockForPush(repo, Duration.ofSeconds(config.lockWaitSeconds()))) {
+            long bytes = 0;
+            List<Path> stray = strayPacks(dir);
+            for (Path p : stray) {
+                try {
+                    bytes += Files.size(p);
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    LOG.warn("repository {}: {} could not be removed: {}", repo.id(), p.getFileName(), e.toString());
+                }
+            }
+            LOG.info("repository {}: removed {} file(s) of {} bytes that pushes which never finished left", repo.id(), stray.size(), bytes);
+        } catch (ApiException busy) {
+            LOG.info("repository {} is busy with a push; what earlier pushes left is removed at its next maintenance", repo.id());
+        }
+    }
+
+    /** JGit's pack parser writes a push's pack as {@code objects/incoming_<n>.pack} (and its {@code .idx}) until it is whole. */
+    static List<Path> strayPacks(Path gitDir) {
+        Path objects = gitDir.resolve("objects");
+        try (Stream<Path> files = Files.list(objects)) {
+            return files.filter(p -> p.getFileName().toString().startsWith("incoming_")).toList();
+        } catch (NoSuchFileException | NotDirectoryException gone) {
+            return List.of();
+        } catch (IOException e) {
+            LOG.warn("{} could not be listed: {}", objects, e.toString());
+            return List.of();
         }
     }
 
