@@ -19,12 +19,21 @@ final class TestDatabase implements AutoCloseable {
 
     private final String adminUrl;
     private final String name;
-    private final EmbeddedPostgres embedded;
+    private EmbeddedPostgres embedded;
+    /** The data directory and port of a server of the database's own ({@link #ownServer}), else null and 0. */
+    private final java.nio.file.Path ownDirectory;
+    private final int ownPort;
 
     private TestDatabase(String adminUrl, String name, EmbeddedPostgres embedded) {
+        this(adminUrl, name, embedded, null, 0);
+    }
+
+    private TestDatabase(String adminUrl, String name, EmbeddedPostgres embedded, java.nio.file.Path ownDirectory, int ownPort) {
         this.adminUrl = adminUrl;
         this.name = name;
         this.embedded = embedded;
+        this.ownDirectory = ownDirectory;
+        this.ownPort = ownPort;
     }
 
     static TestDatabase create() throws IOException, SQLException {
@@ -32,7 +41,7 @@ final class TestDatabase implements AutoCloseable {
         String host = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
         EmbeddedPostgres embedded = null;
         if (!answers(host)) {
-            embedded = EmbeddedPostgres.builder().start();
+            embedded = EmbeddedPostgres.builder().setPgBinaryResolver(TestDatabase::binaries).start();
             host = "127.0.0.1:" + embedded.getPort();
         }
         String admin = "jdbc:postgresql://" + host + "/postgres?user=postgres";
@@ -40,6 +49,59 @@ final class TestDatabase implements AutoCloseable {
             s.execute("CREATE DATABASE " + name);
         }
         return new TestDatabase(admin, name, embedded);
+    }
+
+    /**
+     * A database on a PostgreSQL server of its own, which {@link #stopServer} and {@link #startServer} stop and start
+     * again on the same data directory and port, as a restart or a failover does to a server's clients.
+     */
+    static TestDatabase ownServer(java.nio.file.Path directory) throws IOException, SQLException {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        // never "clean": zonky deletes a clean server's directory when it stops, and this one must start again on it
+        EmbeddedPostgres embedded = ownServerBuilder(directory, port).start();
+        String admin = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+        String name = "atrium_it_own";
+        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name);
+        }
+        return new TestDatabase(admin, name, embedded, directory, port);
+    }
+
+    private static EmbeddedPostgres.Builder ownServerBuilder(java.nio.file.Path directory, int port) {
+        return EmbeddedPostgres.builder().setDataDirectory(directory).setPort(port).setCleanDataDirectory(false)
+                .setPgBinaryResolver(TestDatabase::binaries);
+    }
+
+    /**
+     * The first PostgreSQL archive on the class path: the database bundle's jar carries the same one as zonky's binaries,
+     * and zonky's own resolver refuses two ("Duplicate embedded postgres binaries").
+     */
+    private static java.io.InputStream binaries(String system, String machine) {
+        // the suite runs on Linux x86-64 only (the database bundle ships that archive alone)
+        return TestDatabase.class.getResourceAsStream("/postgres-linux-x86_64.txz");
+    }
+
+    /** Stops this database's own server (a fast shutdown: open connections are terminated, 57P01). */
+    synchronized void stopServer() throws IOException {
+        if (ownDirectory == null) {
+            throw new IllegalStateException("only a database made by ownServer stops its server");
+        }
+        if (embedded == null) {
+            return;
+        }
+        embedded.close();
+        embedded = null;
+    }
+
+    /** Starts this database's own server again on the same data directory and port. */
+    synchronized void startServer() throws IOException {
+        if (embedded != null) {
+            return;
+        }
+        embedded = ownServerBuilder(ownDirectory, ownPort).start();
     }
 
     private static boolean answers(String hostPort) {
@@ -71,7 +133,12 @@ final class TestDatabase implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public synchronized void close() throws Exception {
+        if (ownDirectory != null) {
+            // the server is the database's own: stopping it is all there is to clean (its directory is the test's)
+            stopServer();
+            return;
+        }
         try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
         } finally {

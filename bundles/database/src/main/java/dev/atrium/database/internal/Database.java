@@ -41,6 +41,11 @@ public class Database {
 
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
 
+    /** The DataSource's service property that says whether the database is embedded or external. */
+    static final String KIND = "atrium.database";
+    /** The DataSource's service property present while the database does not answer, with why (see kernel's health). */
+    static final String UNREACHABLE = "atrium.database.unreachable";
+
     /** How long the exit backstop waits for the framework to stop this component (its own wait is 25 s). */
     private static final long EXIT_WAIT_SECONDS = 30;
     /** How long the embedded server's stop waits for the connections the pool closed to end in the server. */
@@ -49,8 +54,9 @@ public class Database {
     private final Thread starter;
     private EmbeddedPostgres embedded;
     private Path embeddedData;
-    private HikariDataSource pool;
-    private ServiceRegistration<DataSource> registration;
+    private WatchedPool pool;
+    /** Volatile: the pool's watch reads it without the lock, which a stop holds while it waits for the watch to end. */
+    private volatile ServiceRegistration<DataSource> registration;
     private boolean stopped;
 
     /**
@@ -146,7 +152,8 @@ public class Database {
             hc.setIdleTimeout(60_000);
             hc.setConnectionTimeout(config.connectionTimeoutMs());
             hc.setInitializationFailTimeout(30_000);
-            HikariDataSource ds = new HikariDataSource(hc);
+            String kind = pg == null ? "external" : "embedded";
+            WatchedPool ds = new WatchedPool(new HikariDataSource(hc), target, problem -> published(kind, problem));
             synchronized (this) {
                 embedded = pg;
                 embeddedData = pgData;
@@ -154,8 +161,7 @@ public class Database {
                 if (stopped) {
                     return;
                 }
-                String kind = pg == null ? "external" : "embedded";
-                registration = context.registerService(DataSource.class, ds, new Hashtable<>(Map.of("atrium.database", kind)));
+                registration = context.registerService(DataSource.class, ds, new Hashtable<>(Map.of(KIND, kind)));
                 LOG.info("database ready ({}{})", kind, pg == null ? "" : ", port " + pg.getPort());
             }
         } catch (IOException | RuntimeException e) {
@@ -184,6 +190,27 @@ public class Database {
             Runtime.getRuntime().removeShutdownHook(exitBackstop);
         } catch (IllegalStateException exiting) {
             // the JVM is exiting: the backstop runs and finds nothing left to stop
+        }
+    }
+
+    /**
+     * Publishes whether the database answers as a property of the DataSource's registration, which the server's health
+     * reads: {@value #UNREACHABLE} holds why it does not, and is absent while it does. A changed property leaves the
+     * components bound to the DataSource as they are.
+     */
+    private void published(String kind, String problem) {
+        ServiceRegistration<DataSource> published = registration;
+        if (published == null) {
+            return;
+        }
+        Hashtable<String, Object> properties = new Hashtable<>(Map.of(KIND, kind));
+        if (problem != null) {
+            properties.put(UNREACHABLE, problem);
+        }
+        try {
+            published.setProperties(properties);
+        } catch (IllegalStateException unregistered) {
+            // stopping: nobody asks any more
         }
     }
 

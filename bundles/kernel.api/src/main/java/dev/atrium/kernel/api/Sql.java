@@ -17,7 +17,9 @@ import javax.sql.DataSource;
  * and one policy for what a database failure tells the client ({@link #translate}). Ids come from {@link Ids}.
  *
  * <p>Every failure leaves through {@link #translate}: a unique violation is 409 ({@link Conflict}, which callers catch
- * to say what clashed), input PostgreSQL cannot store or compare is 400, a cancelled statement is 503, anything else
+ * to say what clashed), input PostgreSQL cannot store or compare is 400, a cancelled statement is 503, so is a lost or
+ * refused connection (SQLState class 08, 57P01-57P03: the server stopped or restarts) and a pool that had no connection
+ * to give in time, anything else
  * a {@link DatabaseException} (500, logged by the kernel). A {@code String} parameter holding U+0000 is refused with
  * 400 before it is sent: PostgreSQL text cannot hold it, and no bundle may store it cut or changed.
  */
@@ -67,6 +69,8 @@ public final class Sql {
             return constraint;
         }
     }
+
+    static final String UNREACHABLE = "the database is not reachable now; try again shortly";
 
     static final String NUL_MESSAGE = "text must not contain NUL (U+0000) characters";
 
@@ -190,6 +194,10 @@ public final class Sql {
      * decides (a batch reports its cause there).
      */
     public static RuntimeException translate(SQLException e) {
+        if (e instanceof java.sql.SQLTransientConnectionException) {
+            // the pool waited its time for a connection: the database is down or every connection is busy
+            return ApiException.unavailable(UNREACHABLE);
+        }
         for (SQLException s = e; s != null; s = s.getNextException()) {
             RuntimeException answer = answer(s);
             if (answer != null) {
@@ -204,7 +212,11 @@ public final class Sql {
         if (state == null) {
             return null;
         }
+        if (state.startsWith("08")) {
+            return ApiException.unavailable(UNREACHABLE);
+        }
         return switch (state) {
+            case "57P01", "57P02", "57P03" -> ApiException.unavailable(UNREACHABLE);
             case "23505" -> new Conflict(constraintName(e.getMessage()));
             case "23503" -> ApiException.conflict("this refers to something that was removed, or is still referred to");
             case "22021", "22P05" -> ApiException.badRequest(NUL_MESSAGE);

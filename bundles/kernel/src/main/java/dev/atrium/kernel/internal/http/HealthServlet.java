@@ -24,15 +24,17 @@ public class HealthServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
     private final transient Readiness readiness;
+    private final transient DatabaseHealth database;
 
     @Activate
-    public HealthServlet(@Reference Readiness readiness) {
+    public HealthServlet(@Reference Readiness readiness, @Reference DatabaseHealth database) {
         this.readiness = readiness;
+        this.database = database;
     }
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        List<String> problems = readiness.notReady();
+        List<String> problems = database.withDatabase(readiness.notReady());
         resp.setHeader("Cache-Control", "no-store");
         if (problems.isEmpty()) {
             byte[] body = "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8);

@@ -38,6 +38,7 @@ import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SessionVerifier;
+import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.internal.auth.Mint;
 import dev.atrium.kernel.internal.auth.OperatorToken;
 import dev.atrium.kernel.internal.auth.TokenAuthenticator;
@@ -57,6 +58,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     private static final String BEARER = "bearer ";
     /** Which bundle (and version) served a request: operators see an upgrade take effect. */
     static final String SERVED_BY = "X-Atrium-Bundle";
+    /** What a 503 asks a client to wait: about as long as a database restart or a failover takes. */
+    static final String RETRY_AFTER_SECONDS = "5";
 
     private final TokenAuthenticator tokens;
     private final OperatorToken operator;
@@ -102,7 +105,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         }
         RequiresScope scope = annotation(method, type, RequiresScope.class);
         if (scope != null && !caller.hasScope(scope.value())) {
-            throw ApiException.forbidden("this token lacks the scope " + scope.value());
+            throw ApiException.forbidden(Caller.ALL_SCOPES.equals(scope.value()) ? "this endpoint needs a token with scope *"
+                    : "this token lacks the scope " + scope.value());
         }
         // a token limited to some scopes (an OAuth access token always is, a PAT may be) reaches only what they
         // cover: an endpoint that declares no scope (tokens, username, workspaces) it may read but never change,
@@ -200,6 +204,12 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             if (status == 400 && find(failure, javax.ws.rs.ProcessingException.class) == null && failure.getCause() == null) {
                 message = "invalid request";
             }
+        } else if (find(failure, java.sql.SQLException.class) != null
+                && Sql.translate(find(failure, java.sql.SQLException.class)) instanceof ApiException api) {
+            // the one policy of kernel.api's Sql, also for what reached the database another way (JPA, a driver of its own)
+            status = api.status();
+            code = api.code();
+            message = api.getMessage();
         } else {
             status = 500;
             String id = requestId();
@@ -213,6 +223,10 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
                 .entity(ErrorBody.json(code, message));
         if (status == 401) {
             response.header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"atrium\"");
+        }
+        if (status == 503) {
+            // every 503 here is a state the server expects to leave (a database restarting, a deadline missed)
+            response.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS);
         }
         return response.build();
     }

@@ -17,6 +17,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
+import dev.atrium.kernel.internal.http.DatabaseHealth;
 import dev.atrium.kernel.internal.http.Readiness;
 
 /**
@@ -32,15 +33,17 @@ import dev.atrium.kernel.internal.http.Readiness;
 public class AdminHealthResource {
 
     private final Readiness readiness;
+    private final DatabaseHealth database;
 
     @Activate
-    public AdminHealthResource(@Reference Readiness readiness) {
+    public AdminHealthResource(@Reference Readiness readiness, @Reference DatabaseHealth database) {
         this.readiness = readiness;
+        this.database = database;
     }
 
     @GET
     public Map<String, Object> health() {
-        List<String> problems = readiness.notReady();
+        List<String> problems = database.withDatabase(readiness.notReady());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", problems.isEmpty() ? "ok" : "not_ready");
         m.put("problems", problems);
