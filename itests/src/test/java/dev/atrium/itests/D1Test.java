@@ -75,4 +75,25 @@ class D1Test {
         assertEquals(1, sql(http, id, "SELECT count(*) FROM t", null).json().get("rows").get(0).get(0).asInt(), "nothing changed");
         assertEquals(1, http.get("/api/resources/" + id + "/sql/tables").json().get("tables").size());
     }
+
+    @Test
+    void aPragmaBehindExplainIsCheckedAsThePragmaItself(AtriumServer server) {
+        User u = server.newUser();
+        Http http = u.http();
+        String id = http.post("/api/resources", Map.of("name", "explained", "type", "d1")).get("resource").get("id").asText();
+        assertEquals(200, sql(http, id, "CREATE TABLE t (x)", null).status());
+        // SQLite applies many PRAGMAs while compiling them, so EXPLAIN would run them: each is refused as the bare PRAGMA is
+        for (String bypass : List.of("EXPLAIN PRAGMA writable_schema = ON", "explain /* c */ pragma journal_mode = DELETE",
+                "EXPLAIN QUERY PLAN PRAGMA writable_schema = ON", "EXPLAIN\n-- c\nPRAGMA main.journal_mode = DELETE",
+                "PRAGMA table_info/**/.writable_schema = ON", "PRAGMA \"writable_schema\" = ON")) {
+            Http.Reply refused = sql(http, id, bypass, null);
+            BadInputTest.assertSpecError(refused, 400, "BAD_REQUEST");
+            assertTrue(refused.body().contains("PRAGMA"), bypass + ": " + refused.body());
+        }
+        // introspection still works, also behind EXPLAIN and as SQLite's table-valued function
+        assertEquals("x", sql(http, id, "PRAGMA table_info(t)", null).json().get("rows").get(0).get(1).asText());
+        assertEquals(200, sql(http, id, "EXPLAIN PRAGMA table_info(t)", null).status());
+        assertEquals("x", sql(http, id, "SELECT name FROM pragma_table_info('t')", null).json().get("rows").get(0).get(0).asText());
+        assertEquals(200, sql(http, id, "EXPLAIN QUERY PLAN SELECT * FROM t", null).status());
+    }
 }

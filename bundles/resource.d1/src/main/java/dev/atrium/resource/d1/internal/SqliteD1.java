@@ -37,9 +37,11 @@ import dev.atrium.resource.api.SqlFacet;
  * call. What a call may do is enforced by SQLite itself: a {@code read} call opens the file read-only (SQLite refuses
  * every write, writing PRAGMAs included, with SQLITE_READONLY) and sets {@code query_only}; every connection has
  * {@code SQLITE_LIMIT_ATTACHED = 0} (ATTACH and VACUUM INTO, which reach other files, fail inside SQLite); a progress
- * handler interrupts a statement past the time limit; results stop at a row limit. xerial's driver exposes no
- * authorizer, so two rules are checked on the text: one statement per call (the driver would silently run only the
- * first), and only introspection PRAGMAs.
+ * handler interrupts a statement past the time limit; results stop at a row limit. xerial's driver (3.53.4.0) exposes
+ * no authorizer, no {@code sqlite3_stmt_readonly} and no {@code sqlite3_db_config}, and compiling a PRAGMA already
+ * applies it (so "compile, then inspect" cannot be the check), so two rules are checked on the text before SQLite sees
+ * it: one statement per call (the driver would silently run only the first), and only introspection PRAGMAs, also
+ * behind {@code EXPLAIN} ({@link SqlText#pragmaName}); those run on a read-only connection.
  */
 @Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=d1", ResourceProvider.BACKEND + "=sqlite" })
 public class SqliteD1 implements ResourceProvider, SqlFacet {
