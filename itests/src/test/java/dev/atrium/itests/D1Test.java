@@ -76,6 +76,45 @@ class D1Test {
         assertEquals(1, http.get("/api/resources/" + id + "/sql/tables").json().get("tables").size());
     }
 
+    /** A PAT holding only files:read, of the resource's owner. */
+    private static Http readToken(AtriumServer server, User owner) {
+        Http.Reply token = server.operator().post("/admin/users/" + owner.username() + "/tokens", Map.of("scopes", "files:read"));
+        assertEquals(201, token.status(), token.body());
+        return owner.http().as(token.json().path("token").asText());
+    }
+
+    @Test
+    void aFilesReadTokenOfTheOwnerGetsAReadOnlyConnection(AtriumServer server) {
+        User u = server.newUser();
+        Http http = u.http();
+        String id = http.post("/api/resources", Map.of("name", "read-scoped", "type", "d1")).get("resource").get("id").asText();
+        assertEquals(200, sql(http, id, "CREATE TABLE t (x)", null).status());
+        assertEquals(200, sql(http, id, "INSERT INTO t VALUES (1)", null).status());
+        Http reader = readToken(server, u);
+
+        assertEquals(1, sql(reader, id, "SELECT count(*) FROM t", null).json().get("rows").get(0).get(0).asInt(), "a read token may query");
+        assertEquals(200, reader.get("/api/resources/" + id + "/sql/tables").status());
+        assertEquals(200, reader.post("/api/resources/" + id + "/sql/export", null).status());
+        for (String write : List.of("INSERT INTO t VALUES (2)", "DELETE FROM t", "UPDATE t SET x = 9", "CREATE TABLE u (y)", "DROP TABLE t",
+                "CREATE INDEX tx ON t (x)", "WITH d AS (SELECT 1) DELETE FROM t", "REPLACE INTO t VALUES (3)")) {
+            Http.Reply refused = sql(reader, id, write, null);
+            BadInputTest.assertSpecError(refused, 403, "FORBIDDEN");
+            assertTrue(refused.json().get("error").get("message").asText().contains("files:write"), write + ": " + refused.body());
+        }
+        // the PRAGMAs that would lift the read-only state are refused before SQLite compiles them
+        BadInputTest.assertSpecError(sql(reader, id, "PRAGMA query_only = OFF", null), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(sql(reader, id, "EXPLAIN PRAGMA query_only = OFF", null), 400, "BAD_REQUEST");
+
+        JsonNode rows = sql(http, id, "SELECT x FROM t", null).json().get("rows");
+        assertEquals(1, rows.size(), "nothing changed: " + rows);
+        assertEquals(1, rows.get(0).get(0).asInt());
+        JsonNode tables = http.get("/api/resources/" + id + "/sql/tables").json().get("tables");
+        assertEquals(1, tables.size(), tables.toString());
+        assertEquals("t", tables.get(0).get("name").asText());
+        // a token with files:write still writes
+        assertEquals(200, sql(http, id, "INSERT INTO t VALUES (2)", null).status());
+    }
+
     @Test
     void aPragmaBehindExplainIsCheckedAsThePragmaItself(AtriumServer server) {
         User u = server.newUser();

@@ -33,9 +33,20 @@ public class Authz {
     public static final String TOKEN_HEADER = "X-Resource-Token";
     public static final String TOKEN_PREFIX = "ark_";
 
-    /** A resource and what this call may do to it. */
-    public record Granted(ResourceRow row, Access access, String via) {
+    /**
+     * A resource and what this call may do to it.
+     *
+     * @param scopeCapped whether {@code access} was lowered to read because the caller's token lacks {@value #WRITE_SCOPE}
+     */
+    public record Granted(ResourceRow row, Access access, String via, boolean scopeCapped) {
+
+        public Granted(ResourceRow row, Access access, String via) {
+            this(row, access, via, false);
+        }
     }
+
+    static final String READ_SCOPE = "files:read";
+    static final String WRITE_SCOPE = "files:write";
 
     private final OwnerScope ownerScope;
     private final SpaceDirectory spaces;
@@ -54,7 +65,7 @@ public class Authz {
     }
 
     static void requireScope(Caller caller, Access needed) {
-        String scope = needed == Access.READ ? "files:read" : "files:write";
+        String scope = needed == Access.READ ? READ_SCOPE : WRITE_SCOPE;
         if (!caller.hasScope(scope)) {
             throw ApiException.forbidden("this token lacks the scope " + scope);
         }
@@ -86,7 +97,13 @@ public class Authz {
         Caller caller = callerOrNull(sc);
         if (caller != null) {
             requireScope(caller, needed);
-            return check(byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace), needed);
+            Granted g = byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace);
+            // the token's scopes bound what its Principal could do: without files:write a call holds read at most, so
+            // a read route that could write (a SQL query) gets the provider's read-only handling
+            if (!caller.hasScope(WRITE_SCOPE) && g.access().allows(Access.WRITE)) {
+                g = new Granted(g.row(), Access.READ, g.via(), true);
+            }
+            return check(g, needed);
         }
         if (token == null || token.isBlank()) {
             throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token> or " + TOKEN_HEADER + ": <resource token>");

@@ -810,7 +810,8 @@ public class ResourcesApi {
     public Map<String, Object> sqlQuery(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace, JsonNode body) {
         NulText.reject(body);
-        // a read grant may query: the provider makes writes impossible on a read call by its database's own means
+        // a read grant (or a files:read token) may query: the provider makes writes impossible on a read call by its
+        // database's own means (SqlFacet), so a write statement fails inside SQLite, not on a reading of its text
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         String text = JsonBody.of(body).text("sql", 1, MAX_SQL);
         List<Object> params = new ArrayList<>();
@@ -839,6 +840,10 @@ public class ResourcesApi {
         try {
             return sqlJson(sql.query(runtime.context(g.row(), g.access()), text, params));
         } catch (ResourceException e) {
+            if (e.kind() == ResourceException.Kind.FORBIDDEN && g.scopeCapped()) {
+                // the database refused a write because the token, not the Principal, is read-only: say which scope is missing
+                throw ApiException.forbidden("this token lacks the scope " + Authz.WRITE_SCOPE + ": it gets a read-only connection");
+            }
             throw Runtime.answer(e);
         }
     }
