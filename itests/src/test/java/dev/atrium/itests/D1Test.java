@@ -3,6 +3,9 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 
@@ -134,5 +137,16 @@ class D1Test {
         assertEquals(200, sql(http, id, "EXPLAIN PRAGMA table_info(t)", null).status());
         assertEquals("x", sql(http, id, "SELECT name FROM pragma_table_info('t')", null).json().get("rows").get(0).get(0).asText());
         assertEquals(200, sql(http, id, "EXPLAIN QUERY PLAN SELECT * FROM t", null).status());
+    }
+
+    @Test
+    void theDatabaseFileIsTheServersAlone(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Http http = u.http();
+        String id = http.post("/api/resources", Map.of("name", "private-db", "type", "d1")).get("resource").get("id").asText();
+        assertEquals(200, sql(http, id, "CREATE TABLE t (x)", null).status());
+        Path file = server.data.resolve("resources").resolve(id).resolve("db.sqlite");
+        assertTrue(Files.isRegularFile(file), file.toString());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     }
 }
