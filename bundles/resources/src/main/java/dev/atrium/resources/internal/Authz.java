@@ -5,6 +5,9 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
@@ -13,6 +16,7 @@ import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.ServiceLocator;
 
 /**
  * Who may do what to a resource. Ownership is always the kernel's answer ({@link OwnerScope}); this class only
@@ -48,9 +52,16 @@ public class Authz {
     static final String READ_SCOPE = "files:read";
     static final String WRITE_SCOPE = "files:write";
 
+    /** The answer for a service id the caller may not use: the same whether the service is another's or missing. */
+    static final String SERVICE_NOT_FOUND = "service not found";
+
     private final OwnerScope ownerScope;
     private final SpaceDirectory spaces;
     private final ResourceStore store;
+
+    /** The services capability's answer to "which workspace is this service in"; absent while it is not installed. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    volatile ServiceLocator services;
 
     @Activate
     public Authz(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference ResourceStore store) {
@@ -78,6 +89,24 @@ public class Authz {
             throw ResourcesApi.notFound();
         }
         return row;
+    }
+
+    /**
+     * The workspace of service {@code serviceId}, proven by the kernel's owner scope to be the caller's. A service id
+     * arrives in a request body or path, so it is checked like any other id: another Principal's service and a missing
+     * one are the same 404.
+     */
+    public SpaceRef ownedService(Caller caller, String serviceId) {
+        ServiceLocator locator = services;
+        String spaceId = locator == null ? null : locator.workspaceOf(serviceId).orElse(null);
+        if (spaceId == null) {
+            throw ApiException.notFound(SERVICE_NOT_FOUND);
+        }
+        try {
+            return ownerScope.require(caller, spaceId);
+        } catch (ApiException e) {
+            throw ApiException.notFound(SERVICE_NOT_FOUND);
+        }
     }
 
     boolean owns(Caller caller, String spaceId) {

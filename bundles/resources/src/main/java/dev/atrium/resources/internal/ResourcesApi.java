@@ -376,7 +376,16 @@ public class ResourcesApi {
         if (binding.isPresent() && !BINDING.matcher(binding.get()).matches()) {
             throw ApiException.badRequest("binding must be a variable name: letters, digits and '_', not starting with a digit");
         }
-        ResourceRow row = authz.owned(Caller.from(sc), id);
+        Caller caller = Caller.from(sc);
+        ResourceRow row = authz.owned(caller, id);
+        // the service must be the caller's too (the kernel's proof, 404 as a missing one), and its workspace must be
+        // one whose code may use the resource, the rule of PATCH /api/services/:id/bindings: nothing is stored and no
+        // service is redeployed otherwise
+        SpaceRef serviceSpace = authz.ownedService(caller, serviceId);
+        if (directory.find(caller, serviceSpace, row.id, null).isEmpty()) {
+            throw ApiException.badRequest("the service is in another workspace, which holds no access grant on this resource: grant it access"
+                    + " (POST /api/resources/" + row.id + "/access) or bind a resource of the service's workspace");
+        }
         String name = binding.orElseGet(() -> row.name.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9_]", "_"));
         if (!BINDING.matcher(name).matches()) {
             name = "_" + name;
@@ -390,7 +399,8 @@ public class ResourcesApi {
     @Path("{id}/bind/{serviceId}")
     @RequiresScope("files:write")
     public Map<String, Object> unbind(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("serviceId") String serviceId) {
-        return unbind(authz.owned(Caller.from(sc), id), serviceId);
+        Caller caller = Caller.from(sc);
+        return unbind(caller, authz.owned(caller, id), serviceId);
     }
 
     @DELETE
@@ -398,10 +408,13 @@ public class ResourcesApi {
     @RequiresScope("files:write")
     public Map<String, Object> unbindByName(@Context SecurityContext sc, @PathParam("name") String name, @PathParam("serviceId") String serviceId,
             @QueryParam("space_id") String spaceId) {
-        return unbind(byName(Caller.from(sc), name, spaceId), serviceId);
+        Caller caller = Caller.from(sc);
+        return unbind(caller, byName(caller, name, spaceId), serviceId);
     }
 
-    private Map<String, Object> unbind(ResourceRow row, String serviceId) {
+    private Map<String, Object> unbind(Caller caller, ResourceRow row, String serviceId) {
+        // only the caller's own service is redeployed by an unbind: another's is the same 404 as a missing one
+        authz.ownedService(caller, serviceId);
         if (!store.unbind(row.id, serviceId)) {
             throw ApiException.notFound("the resource is not bound to that service");
         }
