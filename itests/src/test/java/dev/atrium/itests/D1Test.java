@@ -3,6 +3,9 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 
@@ -74,5 +77,76 @@ class D1Test {
         BadInputTest.assertSpecError(sql(http, id, "WITH d AS (SELECT 1) DELETE FROM t", second), 403, "FORBIDDEN");
         assertEquals(1, sql(http, id, "SELECT count(*) FROM t", null).json().get("rows").get(0).get(0).asInt(), "nothing changed");
         assertEquals(1, http.get("/api/resources/" + id + "/sql/tables").json().get("tables").size());
+    }
+
+    /** A PAT holding only files:read, of the resource's owner. */
+    private static Http readToken(AtriumServer server, User owner) {
+        Http.Reply token = server.operator().post("/admin/users/" + owner.username() + "/tokens", Map.of("scopes", "files:read"));
+        assertEquals(201, token.status(), token.body());
+        return owner.http().as(token.json().path("token").asText());
+    }
+
+    @Test
+    void aFilesReadTokenOfTheOwnerGetsAReadOnlyConnection(AtriumServer server) {
+        User u = server.newUser();
+        Http http = u.http();
+        String id = http.post("/api/resources", Map.of("name", "read-scoped", "type", "d1")).get("resource").get("id").asText();
+        assertEquals(200, sql(http, id, "CREATE TABLE t (x)", null).status());
+        assertEquals(200, sql(http, id, "INSERT INTO t VALUES (1)", null).status());
+        Http reader = readToken(server, u);
+
+        assertEquals(1, sql(reader, id, "SELECT count(*) FROM t", null).json().get("rows").get(0).get(0).asInt(), "a read token may query");
+        assertEquals(200, reader.get("/api/resources/" + id + "/sql/tables").status());
+        assertEquals(200, reader.post("/api/resources/" + id + "/sql/export", null).status());
+        for (String write : List.of("INSERT INTO t VALUES (2)", "DELETE FROM t", "UPDATE t SET x = 9", "CREATE TABLE u (y)", "DROP TABLE t",
+                "CREATE INDEX tx ON t (x)", "WITH d AS (SELECT 1) DELETE FROM t", "REPLACE INTO t VALUES (3)")) {
+            Http.Reply refused = sql(reader, id, write, null);
+            BadInputTest.assertSpecError(refused, 403, "FORBIDDEN");
+            assertTrue(refused.json().get("error").get("message").asText().contains("files:write"), write + ": " + refused.body());
+        }
+        // the PRAGMAs that would lift the read-only state are refused before SQLite compiles them
+        BadInputTest.assertSpecError(sql(reader, id, "PRAGMA query_only = OFF", null), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(sql(reader, id, "EXPLAIN PRAGMA query_only = OFF", null), 400, "BAD_REQUEST");
+
+        JsonNode rows = sql(http, id, "SELECT x FROM t", null).json().get("rows");
+        assertEquals(1, rows.size(), "nothing changed: " + rows);
+        assertEquals(1, rows.get(0).get(0).asInt());
+        JsonNode tables = http.get("/api/resources/" + id + "/sql/tables").json().get("tables");
+        assertEquals(1, tables.size(), tables.toString());
+        assertEquals("t", tables.get(0).get("name").asText());
+        // a token with files:write still writes
+        assertEquals(200, sql(http, id, "INSERT INTO t VALUES (2)", null).status());
+    }
+
+    @Test
+    void aPragmaBehindExplainIsCheckedAsThePragmaItself(AtriumServer server) {
+        User u = server.newUser();
+        Http http = u.http();
+        String id = http.post("/api/resources", Map.of("name", "explained", "type", "d1")).get("resource").get("id").asText();
+        assertEquals(200, sql(http, id, "CREATE TABLE t (x)", null).status());
+        // SQLite applies many PRAGMAs while compiling them, so EXPLAIN would run them: each is refused as the bare PRAGMA is
+        for (String bypass : List.of("EXPLAIN PRAGMA writable_schema = ON", "explain /* c */ pragma journal_mode = DELETE",
+                "EXPLAIN QUERY PLAN PRAGMA writable_schema = ON", "EXPLAIN\n-- c\nPRAGMA main.journal_mode = DELETE",
+                "PRAGMA table_info/**/.writable_schema = ON", "PRAGMA \"writable_schema\" = ON")) {
+            Http.Reply refused = sql(http, id, bypass, null);
+            BadInputTest.assertSpecError(refused, 400, "BAD_REQUEST");
+            assertTrue(refused.body().contains("PRAGMA"), bypass + ": " + refused.body());
+        }
+        // introspection still works, also behind EXPLAIN and as SQLite's table-valued function
+        assertEquals("x", sql(http, id, "PRAGMA table_info(t)", null).json().get("rows").get(0).get(1).asText());
+        assertEquals(200, sql(http, id, "EXPLAIN PRAGMA table_info(t)", null).status());
+        assertEquals("x", sql(http, id, "SELECT name FROM pragma_table_info('t')", null).json().get("rows").get(0).get(0).asText());
+        assertEquals(200, sql(http, id, "EXPLAIN QUERY PLAN SELECT * FROM t", null).status());
+    }
+
+    @Test
+    void theDatabaseFileIsTheServersAlone(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Http http = u.http();
+        String id = http.post("/api/resources", Map.of("name", "private-db", "type", "d1")).get("resource").get("id").asText();
+        assertEquals(200, sql(http, id, "CREATE TABLE t (x)", null).status());
+        Path file = server.data.resolve("resources").resolve(id).resolve("db.sqlite");
+        assertTrue(Files.isRegularFile(file), file.toString());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     }
 }

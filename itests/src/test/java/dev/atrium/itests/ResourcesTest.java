@@ -37,6 +37,27 @@ class ResourcesTest {
         return r.get("resource").get("id").asText();
     }
 
+    /** A new service of {@code u} in {@code spaceId} (no deployment: binding needs none). */
+    static String service(User u, String name, String spaceId) {
+        Http.Reply r = u.http().post("/api/services", Map.of("name", name, "space_id", spaceId));
+        assertEquals(201, r.status(), r.body());
+        return r.get("service").get("id").asText();
+    }
+
+    /** What the database holds for a service: its binding rows and its config revision (each redeploy bumps it). */
+    static List<Long> bindingRowsAndRevision(AtriumServer server, String serviceId) throws Exception {
+        try (java.sql.Connection c = server.db.connect();
+                java.sql.PreparedStatement ps = c.prepareStatement("SELECT (SELECT count(*) FROM resource_bindings WHERE service_id = ?),"
+                        + " (SELECT config_revision FROM services WHERE id = ?)")) {
+            ps.setString(1, serviceId);
+            ps.setString(2, serviceId);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return List.of(rs.getLong(1), rs.getLong(2));
+            }
+        }
+    }
+
     static Http.Reply putBytes(Http http, String path, String value) {
         return http.send("PUT", path, value.getBytes(StandardCharsets.UTF_8), "application/octet-stream");
     }
@@ -98,10 +119,11 @@ class ResourcesTest {
         assertEquals("kv", http.get("/api/resources/by-name/cache/connection").get("connection").get("type").asText());
         assertEquals(kv, http.get("/api/resources/" + kv + "/connection").get("connection").get("resource_id").asText());
 
-        assertEquals(201, http.post("/api/resources/" + kv + "/bind", Map.of("service_id", "svc_web", "binding", "CACHE")).status());
+        String web = service(u, "web", u.defaultSpaceId());
+        assertEquals(201, http.post("/api/resources/" + kv + "/bind", Map.of("service_id", web, "binding", "CACHE")).status());
         assertEquals("CACHE", http.get("/api/resources/" + kv).get("resource").get("bindings").get(0).get("binding").asText());
-        assertEquals(200, http.delete("/api/resources/by-name/cache/bind/svc_web").status());
-        assertEquals(404, http.delete("/api/resources/" + kv + "/bind/svc_web").status());
+        assertEquals(200, http.delete("/api/resources/by-name/cache/bind/" + web).status());
+        assertEquals(404, http.delete("/api/resources/" + kv + "/bind/" + web).status());
 
         JsonNode renamed = http.patch("/api/resources/" + kv, Map.of("name", "sessions")).get("resource");
         assertEquals("sessions", renamed.get("name").asText());
@@ -246,6 +268,57 @@ class ResourcesTest {
                 new String[] { "GET", "/objects/k" }, new String[] { "PUT", "/objects/k" }, new String[] { "DELETE", "/objects/k" },
                 new String[] { "GET", "/kv/entries" }, new String[] { "GET", "/kv/entries/k" }, new String[] { "PUT", "/kv/entries/k" },
                 new String[] { "DELETE", "/kv/entries/k" });
+    }
+
+    @Test
+    void aStrangersBindToAnotherPrincipalsServiceIsTheMissingServiceAnswerAndStoresNothing(AtriumServer server) throws Exception {
+        User victim = server.newUser();
+        String theirs = service(victim, "victim-web", victim.defaultSpaceId());
+        User stranger = server.newUser();
+        String mine = create(stranger, "bait", "kv");
+        List<Long> before = bindingRowsAndRevision(server, theirs);
+        String missing = "svc_" + Long.toString(System.nanoTime(), 36);
+
+        Http.Reply toTheirs = stranger.http().post("/api/resources/" + mine + "/bind", Map.of("service_id", theirs, "binding", "X"));
+        Http.Reply toMissing = stranger.http().post("/api/resources/" + mine + "/bind", Map.of("service_id", missing, "binding", "X"));
+        BadInputTest.assertSpecError(toTheirs, 404, "NOT_FOUND");
+        assertEquals(toMissing.status(), toTheirs.status());
+        assertEquals(toMissing.body(), toTheirs.body(), "another's service and a missing one answer alike");
+        Http.Reply unbindTheirs = stranger.http().delete("/api/resources/" + mine + "/bind/" + theirs);
+        Http.Reply unbindMissing = stranger.http().delete("/api/resources/" + mine + "/bind/" + missing);
+        BadInputTest.assertSpecError(unbindTheirs, 404, "NOT_FOUND");
+        assertEquals(unbindMissing.body(), unbindTheirs.body());
+        BadInputTest.assertSpecError(stranger.http().delete("/api/resources/by-name/bait/bind/" + theirs), 404, "NOT_FOUND");
+
+        assertEquals(before, bindingRowsAndRevision(server, theirs), "no binding row, no new revision (no redeploy) of the victim's service");
+        assertEquals(0L, bindingRowsAndRevision(server, missing).get(0), "no dangling row for a missing service");
+        assertEquals(0, stranger.http().get("/api/resources/" + mine).get("resource").get("bindings").size());
+        assertEquals(0, victim.http().get("/api/services/" + theirs + "/bindings").json().get("bindings").size());
+    }
+
+    @Test
+    void aResourceBindsToItsOwnersServiceOfItsWorkspaceOrOfAWorkspaceItGrants(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Http http = u.http();
+        String kv = create(u, "shared-cache", "kv");
+        String second = http.post("/api/spaces", Map.of("name", "elsewhere")).get("space").get("id").asText();
+        String local = service(u, "local-web", u.defaultSpaceId());
+        String remote = service(u, "remote-web", second);
+
+        long revision = bindingRowsAndRevision(server, local).get(1);
+        assertEquals(201, http.post("/api/resources/" + kv + "/bind", Map.of("service_id", local)).status());
+        assertEquals(List.of(1L, revision + 1), bindingRowsAndRevision(server, local), "bound, and the service gets a new revision");
+        // a service of another workspace of the same owner: only once that workspace holds a grant, else its code could not use it
+        List<Long> before = bindingRowsAndRevision(server, remote);
+        BadInputTest.assertSpecError(http.post("/api/resources/" + kv + "/bind", Map.of("service_id", remote)), 400, "BAD_REQUEST");
+        assertEquals(before, bindingRowsAndRevision(server, remote));
+        assertEquals(201, http.post("/api/resources/" + kv + "/access", Map.of("space_id", second, "permission", "read")).status());
+        assertEquals(201, http.post("/api/resources/" + kv + "/bind", Map.of("service_id", remote)).status());
+        assertEquals("SHARED_CACHE", u.http().get("/api/services/" + remote + "/bindings").json().get("bindings").get(0).get("name").asText());
+
+        BadInputTest.assertSpecError(http.post("/api/resources/" + kv + "/bind", Map.of("service_id", "svc_nobody")), 404, "NOT_FOUND");
+        assertEquals(200, http.delete("/api/resources/" + kv + "/bind/" + local).status());
+        assertEquals(200, http.delete("/api/resources/" + kv + "/bind/" + remote).status());
     }
 
     @Test

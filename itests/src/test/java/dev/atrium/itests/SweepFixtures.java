@@ -144,12 +144,11 @@ final class SweepFixtures {
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
         ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
 
-        // a kv resource with an entry, a binding and a token; its second workspace holds a read grant
+        // a kv resource with an entry and a token (its binding is made with the service below); its second workspace holds a read grant
         String resource = ok(http.post("/api/resources", Map.of("name", RESOURCE_NAME, "type", "kv")), 201).path("resource").path("id").asText();
         ids.put(Kind.RESOURCE, resource);
         ids.put(Kind.RESOURCE_NAME, RESOURCE_NAME);
         ok(http.send("PUT", "/api/resources/" + resource + "/kv/entries/" + KV_KEY, "kept".getBytes(), "application/octet-stream"), 200);
-        ok(http.post("/api/resources/" + resource + "/bind", Map.of("service_id", SERVICE_ID)), 201);
         ids.put(Kind.RESOURCE_TOKEN, ok(http.post("/api/resources/" + resource + "/tokens", Map.of("permission", "read")), 201).path("token")
                 .path("id").asText());
         grantedSpace = ok(http.post("/api/spaces", Map.of("name", "sweep granted")), 201).path("space").path("id").asText();
@@ -158,6 +157,8 @@ final class SweepFixtures {
         // a service with a custom domain and, when a worker provider is installed, a deployment
         String service = ok(http.post("/api/services", Map.of("name", "swept service", "space_id", space)), 201).path("service").path("id").asText();
         ids.put(Kind.SERVICE, service);
+        // the kv resource bound to it (a binding needs a service the caller owns)
+        ok(http.post("/api/resources/" + resource + "/bind", Map.of("service_id", service)), 201);
         ids.put(Kind.DOMAIN, ok(http.post("/api/services/" + service + "/custom-domains", Map.of("domain", "sweep-" + random(8).toLowerCase(java.util.Locale.ROOT)
                 + ".example.test")), 201).path("domain").path("id").asText());
         Http.Reply deployed = http.post("/api/services/" + service + "/deployments", Map.of("bundle", java.util.Base64.getEncoder()
@@ -172,7 +173,6 @@ final class SweepFixtures {
 
     static final String RESOURCE_NAME = "swept-kv";
     static final String KV_KEY = "kept-key";
-    static final String SERVICE_ID = "svc_swept";
     String grantedSpace;
 
     private static JsonNode ok(Http.Reply r, int... expected) {
@@ -237,7 +237,7 @@ final class SweepFixtures {
                 case "spaceId":
                     return grantedSpace;
                 case "serviceId":
-                    return SERVICE_ID;
+                    return ids.get(Kind.SERVICE);
                 case "key":
                     return KV_KEY;
                 case "type":

@@ -29,6 +29,9 @@
  * {@link dev.atrium.resource.api.ConfigSchema}), the permission the caller holds, and what the provider may use (the
  * server's {@code DataSource}, its {@code BlobStore}, a private directory, a usage meter).
  *
+ * <p>The capability that keeps services registers a {@link dev.atrium.resource.api.ServiceLocator} (since 1.4), so the
+ * core can prove a service id given to {@code POST /api/resources/:id/bind} belongs to the caller before binding it.
+ *
  * <h2>Failures</h2>
  * Throw {@link dev.atrium.resource.api.ResourceException} with the {@link dev.atrium.resource.api.ResourceException.Kind}
  * that says whose fault it is; its message is shown to the API client, so it must not carry secrets. Anything else
@@ -40,6 +43,6 @@
  * therefore keep its data where a new version of itself finds it (the database, the blob store, its directory), never
  * only in memory.
  */
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.resource.api;

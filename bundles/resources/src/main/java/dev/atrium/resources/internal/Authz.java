@@ -5,6 +5,9 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
@@ -13,6 +16,7 @@ import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.ServiceLocator;
 
 /**
  * Who may do what to a resource. Ownership is always the kernel's answer ({@link OwnerScope}); this class only
@@ -33,13 +37,31 @@ public class Authz {
     public static final String TOKEN_HEADER = "X-Resource-Token";
     public static final String TOKEN_PREFIX = "ark_";
 
-    /** A resource and what this call may do to it. */
-    public record Granted(ResourceRow row, Access access, String via) {
+    /**
+     * A resource and what this call may do to it.
+     *
+     * @param scopeCapped whether {@code access} was lowered to read because the caller's token lacks {@value #WRITE_SCOPE}
+     */
+    public record Granted(ResourceRow row, Access access, String via, boolean scopeCapped) {
+
+        public Granted(ResourceRow row, Access access, String via) {
+            this(row, access, via, false);
+        }
     }
+
+    static final String READ_SCOPE = "files:read";
+    static final String WRITE_SCOPE = "files:write";
+
+    /** The answer for a service id the caller may not use: the same whether the service is another's or missing. */
+    static final String SERVICE_NOT_FOUND = "service not found";
 
     private final OwnerScope ownerScope;
     private final SpaceDirectory spaces;
     private final ResourceStore store;
+
+    /** The services capability's answer to "which workspace is this service in"; absent while it is not installed. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    volatile ServiceLocator services;
 
     @Activate
     public Authz(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference ResourceStore store) {
@@ -54,7 +76,7 @@ public class Authz {
     }
 
     static void requireScope(Caller caller, Access needed) {
-        String scope = needed == Access.READ ? "files:read" : "files:write";
+        String scope = needed == Access.READ ? READ_SCOPE : WRITE_SCOPE;
         if (!caller.hasScope(scope)) {
             throw ApiException.forbidden("this token lacks the scope " + scope);
         }
@@ -67,6 +89,24 @@ public class Authz {
             throw ResourcesApi.notFound();
         }
         return row;
+    }
+
+    /**
+     * The workspace of service {@code serviceId}, proven by the kernel's owner scope to be the caller's. A service id
+     * arrives in a request body or path, so it is checked like any other id: another Principal's service and a missing
+     * one are the same 404.
+     */
+    public SpaceRef ownedService(Caller caller, String serviceId) {
+        ServiceLocator locator = services;
+        String spaceId = locator == null ? null : locator.workspaceOf(serviceId).orElse(null);
+        if (spaceId == null) {
+            throw ApiException.notFound(SERVICE_NOT_FOUND);
+        }
+        try {
+            return ownerScope.require(caller, spaceId);
+        } catch (ApiException e) {
+            throw ApiException.notFound(SERVICE_NOT_FOUND);
+        }
     }
 
     boolean owns(Caller caller, String spaceId) {
@@ -86,7 +126,13 @@ public class Authz {
         Caller caller = callerOrNull(sc);
         if (caller != null) {
             requireScope(caller, needed);
-            return check(byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace), needed);
+            Granted g = byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace);
+            // the token's scopes bound what its Principal could do: without files:write a call holds read at most, so
+            // a read route that could write (a SQL query) gets the provider's read-only handling
+            if (!caller.hasScope(WRITE_SCOPE) && g.access().allows(Access.WRITE)) {
+                g = new Granted(g.row(), Access.READ, g.via(), true);
+            }
+            return check(g, needed);
         }
         if (token == null || token.isBlank()) {
             throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token> or " + TOKEN_HEADER + ": <resource token>");

@@ -376,7 +376,16 @@ public class ResourcesApi {
         if (binding.isPresent() && !BINDING.matcher(binding.get()).matches()) {
             throw ApiException.badRequest("binding must be a variable name: letters, digits and '_', not starting with a digit");
         }
-        ResourceRow row = authz.owned(Caller.from(sc), id);
+        Caller caller = Caller.from(sc);
+        ResourceRow row = authz.owned(caller, id);
+        // the service must be the caller's too (the kernel's proof, 404 as a missing one), and its workspace must be
+        // one whose code may use the resource, the rule of PATCH /api/services/:id/bindings: nothing is stored and no
+        // service is redeployed otherwise
+        SpaceRef serviceSpace = authz.ownedService(caller, serviceId);
+        if (directory.find(caller, serviceSpace, row.id, null).isEmpty()) {
+            throw ApiException.badRequest("the service is in another workspace, which holds no access grant on this resource: grant it access"
+                    + " (POST /api/resources/" + row.id + "/access) or bind a resource of the service's workspace");
+        }
         String name = binding.orElseGet(() -> row.name.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9_]", "_"));
         if (!BINDING.matcher(name).matches()) {
             name = "_" + name;
@@ -390,7 +399,8 @@ public class ResourcesApi {
     @Path("{id}/bind/{serviceId}")
     @RequiresScope("files:write")
     public Map<String, Object> unbind(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("serviceId") String serviceId) {
-        return unbind(authz.owned(Caller.from(sc), id), serviceId);
+        Caller caller = Caller.from(sc);
+        return unbind(caller, authz.owned(caller, id), serviceId);
     }
 
     @DELETE
@@ -398,10 +408,13 @@ public class ResourcesApi {
     @RequiresScope("files:write")
     public Map<String, Object> unbindByName(@Context SecurityContext sc, @PathParam("name") String name, @PathParam("serviceId") String serviceId,
             @QueryParam("space_id") String spaceId) {
-        return unbind(byName(Caller.from(sc), name, spaceId), serviceId);
+        Caller caller = Caller.from(sc);
+        return unbind(caller, byName(caller, name, spaceId), serviceId);
     }
 
-    private Map<String, Object> unbind(ResourceRow row, String serviceId) {
+    private Map<String, Object> unbind(Caller caller, ResourceRow row, String serviceId) {
+        // only the caller's own service is redeployed by an unbind: another's is the same 404 as a missing one
+        authz.ownedService(caller, serviceId);
         if (!store.unbind(row.id, serviceId)) {
             throw ApiException.notFound("the resource is not bound to that service");
         }
@@ -810,7 +823,8 @@ public class ResourcesApi {
     public Map<String, Object> sqlQuery(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace, JsonNode body) {
         NulText.reject(body);
-        // a read grant may query: the provider makes writes impossible on a read call by its database's own means
+        // a read grant (or a files:read token) may query: the provider makes writes impossible on a read call by its
+        // database's own means (SqlFacet), so a write statement fails inside SQLite, not on a reading of its text
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         String text = JsonBody.of(body).text("sql", 1, MAX_SQL);
         List<Object> params = new ArrayList<>();
@@ -839,6 +853,10 @@ public class ResourcesApi {
         try {
             return sqlJson(sql.query(runtime.context(g.row(), g.access()), text, params));
         } catch (ResourceException e) {
+            if (e.kind() == ResourceException.Kind.FORBIDDEN && g.scopeCapped()) {
+                // the database refused a write because the token, not the Principal, is read-only: say which scope is missing
+                throw ApiException.forbidden("this token lacks the scope " + Authz.WRITE_SCOPE + ": it gets a read-only connection");
+            }
             throw Runtime.answer(e);
         }
     }

@@ -5,7 +5,11 @@ import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,15 +41,19 @@ import dev.atrium.resource.api.SqlFacet;
  * call. What a call may do is enforced by SQLite itself: a {@code read} call opens the file read-only (SQLite refuses
  * every write, writing PRAGMAs included, with SQLITE_READONLY) and sets {@code query_only}; every connection has
  * {@code SQLITE_LIMIT_ATTACHED = 0} (ATTACH and VACUUM INTO, which reach other files, fail inside SQLite); a progress
- * handler interrupts a statement past the time limit; results stop at a row limit. xerial's driver exposes no
- * authorizer, so two rules are checked on the text: one statement per call (the driver would silently run only the
- * first), and only introspection PRAGMAs.
+ * handler interrupts a statement past the time limit; results stop at a row limit. xerial's driver (3.53.4.0) exposes
+ * no authorizer, no {@code sqlite3_stmt_readonly} and no {@code sqlite3_db_config}, and compiling a PRAGMA already
+ * applies it (so "compile, then inspect" cannot be the check), so two rules are checked on the text before SQLite sees
+ * it: one statement per call (the driver would silently run only the first), and only introspection PRAGMAs, also
+ * behind {@code EXPLAIN} ({@link SqlText#pragmaName}); those run on a read-only connection. The files are 0600.
  */
 @Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=d1", ResourceProvider.BACKEND + "=sqlite" })
 public class SqliteD1 implements ResourceProvider, SqlFacet {
 
     static final Set<String> READ_PRAGMAS = Set.of("table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
             "foreign_key_list");
+    /** rw------- : a database is its resource's alone, not readable by other users of the machine. */
+    static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     private static final int SQLITE_READONLY = 8;
     private static final int SQLITE_INTERRUPT = 9;
     private static final int SQLITE_BUSY = 5;
@@ -91,8 +99,29 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
         }
     }
 
+    /**
+     * The database file, created owner-only (0600) before SQLite opens it: SQLite would create it with the process
+     * umask's mode (0644, readable by every local user), and the journal and WAL files it makes beside it take the
+     * database file's mode. A file created before this rule is narrowed when next opened.
+     */
     private static Path file(ResourceContext ctx) throws ResourceException {
-        return ctx.dataDirectory().resolve("db.sqlite");
+        Path file = ctx.dataDirectory().resolve("db.sqlite");
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        } catch (FileAlreadyExistsException e) {
+            try {
+                if (!Files.getPosixFilePermissions(file).equals(OWNER_ONLY)) {
+                    Files.setPosixFilePermissions(file, OWNER_ONLY);
+                }
+            } catch (IOException io) {
+                throw ResourceException.unavailable("the database file's permissions cannot be set", io);
+            }
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: there are no mode bits to narrow
+        } catch (IOException e) {
+            throw ResourceException.unavailable("the database file could not be created", e);
+        }
+        return file;
     }
 
     /** A connection with SQLite's own limits; read-only unless the call may write. */

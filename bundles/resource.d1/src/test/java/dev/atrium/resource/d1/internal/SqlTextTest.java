@@ -31,4 +31,22 @@ class SqlTextTest {
         assertEquals("journal_mode", SqlText.pragmaName("/* x */ PRAGMA main.journal_mode = WAL"));
         assertNull(SqlText.pragmaName("SELECT 'pragma'"));
     }
+
+    @Test
+    void aPragmaBehindExplainOrExplainQueryPlanIsStillAPragma() {
+        assertEquals("query_only", SqlText.pragmaName("EXPLAIN PRAGMA query_only = OFF"));
+        assertEquals("hard_heap_limit", SqlText.pragmaName("explain/* c */pragma hard_heap_limit = 1"));
+        assertEquals("temp_store_directory", SqlText.pragmaName("EXPLAIN QUERY PLAN\n-- c\n PRAGMA temp_store_directory = '/tmp'"));
+        assertEquals("writable_schema", SqlText.pragmaName("Explain Query Plan pragma main . writable_schema = ON"));
+        // the last part of a dotted name is the PRAGMA, as SQLite reads it, wherever the comments are
+        assertEquals("hard_heap_limit", SqlText.pragmaName("PRAGMA table_info/**/.hard_heap_limit = 1"));
+        // a quoted name is not read: it matches no allowed PRAGMA
+        assertEquals("", SqlText.pragmaName("PRAGMA \"hard_heap_limit\" = 1"));
+        assertEquals("table_info", SqlText.pragmaName("EXPLAIN PRAGMA table_info(t)"));
+        // identifiers that merely start with the keywords are not them
+        assertNull(SqlText.pragmaName("EXPLAINED"));
+        assertNull(SqlText.pragmaName("SELECT * FROM pragmatic"));
+        assertNull(SqlText.pragmaName("EXPLAIN SELECT 1"));
+        assertNull(SqlText.pragmaName("EXPLAIN QUERY PLAN SELECT * FROM pragma_table_info('t')"));
+    }
 }
