@@ -30,6 +30,19 @@ public interface EgressGuard {
     List<InetAddress> check(URI url);
 
     /**
+     * What this guard refuses as address ranges, for a sandbox that filters its own connections with a deny list instead
+     * of asking {@link #check} (workerd's {@code network.deny} for deployed workers): CIDR text such as
+     * {@code "10.0.0.0/8"} or {@code "fe80:0:0:0:0:0:0:0/10"}, every refused range including loopback, the refused IPv4
+     * ranges again in each IPv6 form that carries an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64, 6to4), and the
+     * machine's own interface addresses as they are at the call (ask again when writing a new configuration). Host
+     * names are not judged: the sandbox filters the addresses they resolve to. The default, for a guard that cannot
+     * say, is every address.
+     */
+    default List<String> refusedRanges() {
+        return List.of("0.0.0.0/0", "0:0:0:0:0:0:0:0/0");
+    }
+
+    /**
      * The addresses a connection to {@code host:port} may go to: for an HTTP client's name resolver, so that the
      * answer checked is the answer connected to.
      *

@@ -10,12 +10,14 @@ import java.util.function.Consumer;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.Designate;
 
 import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.EgressGuard;
 
 /**
  * The workerd deployment provider: runs {@code worker-bundle} deployments in supervised {@code workerd serve} child
@@ -31,11 +33,13 @@ public class WorkerdProvider implements DeploymentProvider {
     private final WorkerdRuntime runtime;
 
     @Activate
-    public WorkerdProvider(WorkerdConfig config) {
+    public WorkerdProvider(WorkerdConfig config, @Reference EgressGuard egress) {
+        // workers' outbound connections get the egress guard's policy: its ranges become workerd's deny list, asked
+        // again for every configuration written (the machine's addresses may have changed)
         this.runtime = new WorkerdRuntime(new WorkerdRuntime.Settings(config.binary(),
                 Path.of(config.dataDirectory()).toAbsolutePath().resolve("deploy-workerd"),
                 Duration.ofMillis(Math.max(0, config.drainGraceMillis())), config.compatibilityDate(),
-                Duration.ofSeconds(Math.max(1, config.startTimeoutSeconds())), config.logLinesPerService()));
+                Duration.ofSeconds(Math.max(1, config.startTimeoutSeconds())), config.logLinesPerService(), egress::refusedRanges));
     }
 
     @Deactivate

@@ -105,9 +105,18 @@ public final class WorkerdRuntime implements AutoCloseable {
             exit "$status"
             """;
 
-    /** What the runtime needs; {@code binary} null when none was found. */
+    /**
+     * What the runtime needs; {@code binary} null when none was found. {@code refusedRanges} gives the address ranges
+     * (CIDR) workers may not connect to, asked for each configuration written.
+     */
     public record Settings(String binary, Path directory, Duration drainGrace, String compatibilityDate,
-            Duration startTimeout, int logLinesPerService) {
+            Duration startTimeout, int logLinesPerService, java.util.function.Supplier<List<String>> refusedRanges) {
+
+        /** Without the egress guard's ranges (tests): workers may connect nowhere outside their bindings. */
+        public Settings(String binary, Path directory, Duration drainGrace, String compatibilityDate, Duration startTimeout,
+                int logLinesPerService) {
+            this(binary, directory, drainGrace, compatibilityDate, startTimeout, logLinesPerService, () -> CapnpConfig.EVERYWHERE);
+        }
     }
 
     private final Settings settings;
@@ -602,7 +611,8 @@ public final class WorkerdRuntime implements AutoCloseable {
         try {
             Files.createDirectories(dir);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            g.config = CapnpConfig.write(dir, workers, g.nonce, settings.compatibilityDate(), recordLogs); // a validation keeps durable objects in memory
+            // a validation keeps durable objects in memory
+            g.config = CapnpConfig.write(dir, workers, g.nonce, settings.compatibilityDate(), recordLogs, settings.refusedRanges().get());
             Files.setPosixFilePermissions(g.config, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             deleteTree(dir);

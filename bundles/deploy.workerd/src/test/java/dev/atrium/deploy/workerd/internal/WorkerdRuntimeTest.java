@@ -781,4 +781,21 @@ class WorkerdRuntimeTest {
                 List.of(new CapnpConfig.Worker(0, worker("x", "s1", COUNTER, Map.of(), List.of(noClass)), 1,
                         Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8)))), "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE));
     }
+
+    @Test
+    void theWorkersGlobalOutboundDeniesTheGivenRangesAndRefusesAnythingElse() throws Exception {
+        Path dir = Files.createDirectories(data.resolve("gen-egress"));
+        List<CapnpConfig.Worker> workers = List.of(new CapnpConfig.Worker(0, worker("e", "s1", COUNTER, Map.of(), List.of()), 1,
+                Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))));
+        String text = Files.readString(CapnpConfig.write(dir, workers, "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE, false,
+                List.of("192.0.2.0/24", "64:ff9b:0:0:0:0:7f00:0/104")));
+        assertTrue(text.contains("(name = \"atrium-egress\", network = (allow = [\"public\"], deny = [\"private\", \"local\", \"192.0.2.0/24\", "
+                + "\"64:ff9b:0:0:0:0:7f00:0/104\"]))"), text);
+        // without the guard's ranges (no guard) the outbound reaches nothing
+        assertTrue(Files.readString(CapnpConfig.write(Files.createDirectories(data.resolve("gen-egress2")), workers, "n",
+                WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE)).contains("\"0.0.0.0/0\", \"0:0:0:0:0:0:0:0/0\""));
+        for (String bad : List.of("192.0.2.0/24\"]), (name = \"x", "localhost", "192.0.2.0", "")) {
+            assertThrows(DeploymentException.class, () -> CapnpConfig.deny(List.of(bad)), bad);
+        }
+    }
 }

@@ -1,10 +1,14 @@
 package dev.atrium.kernel.internal.egress;
 
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /** Which hosts and addresses a user-triggered outbound connection may reach. */
 final class AddressPolicy {
@@ -51,40 +55,83 @@ final class AddressPolicy {
                 return refuseAddress(embedded, allowLoopback);
             }
         }
-        if (address.isLoopbackAddress()) {
-            return allowLoopback ? null : "loopback addresses are not allowed";
-        }
-        if (address.isAnyLocalAddress()) {
-            return "the unspecified address is not allowed";
-        }
-        if (address.isLinkLocalAddress()) {
-            return "link-local addresses are not allowed";
-        }
-        if (address.isSiteLocalAddress()) {
-            return "private addresses are not allowed";
-        }
-        if (address.isMulticastAddress()) {
-            return "multicast addresses are not allowed";
-        }
         byte[] b = address.getAddress();
-        for (Block block : address instanceof Inet4Address ? V4_BLOCKS : V6_BLOCKS) {
+        for (Block block : b.length == 4 ? V4 : V6) {
             if (block.contains(b)) {
-                return block.reason();
+                return block.loopback() && allowLoopback ? null : block.reason();
             }
         }
         return null;
+    }
+
+    /**
+     * The ranges {@link #refuseAddress} refuses (with loopback, whatever the test setting), as CIDR text, for a sandbox
+     * that filters its own connections with a deny list (workerd's {@code network.deny}) instead of asking the guard:
+     * every refused IPv4 range, again inside each IPv6 form that carries an IPv4 address (they are judged by that
+     * address), the refused IPv6 ranges less those forms, and {@code own} (the machine's interface addresses, each also
+     * in the IPv4-carrying forms). An address is refused by {@link #refuseAddress} exactly when a range here contains it
+     * (an IPv4 range also containing the IPv4-mapped form, as workerd's matcher does).
+     */
+    static List<String> refusedRanges(Collection<InetAddress> own) {
+        Set<String> ranges = new LinkedHashSet<>();
+        for (Block b : V4) {
+            ranges.add(b.cidr());
+            for (Block form : EMBEDDINGS) {
+                ranges.add(embed(form, b).cidr());
+            }
+        }
+        for (Block b : V6) {
+            if (EMBEDDINGS.stream().anyMatch(form -> form.covers(b))) {
+                ranges.add(b.cidr()); // :: and ::1, which carry no IPv4 address
+            } else {
+                for (Block part : b.minus(EMBEDDINGS)) {
+                    ranges.add(part.cidr());
+                }
+            }
+        }
+        for (InetAddress address : own) {
+            Block host = new Block(address.getAddress(), address.getAddress().length * 8, "");
+            ranges.add(host.cidr());
+            if (host.prefix().length == 4) {
+                for (Block form : EMBEDDINGS) {
+                    ranges.add(embed(form, host).cidr());
+                }
+            }
+        }
+        return List.copyOf(ranges);
+    }
+
+    /** The IPv4 range {@code v4} written in the IPv6 form {@code form}. */
+    private static Block embed(Block form, Block v4) {
+        byte[] bytes = form.prefix().clone();
+        int at = form.bits() / 8;
+        System.arraycopy(v4.prefix(), 0, bytes, at, 4);
+        return new Block(bytes, form.bits() + v4.bits(), v4.reason());
     }
 
     /** An address range that is never a public unicast destination, with the reason given when refusing it. */
     record Block(byte[] prefix, int bits, String reason) {
         static Block of(String cidr, String reason) {
             int slash = cidr.indexOf('/');
+            String text = cidr.substring(0, slash);
             try {
-                return new Block(InetAddress.getByName(cidr.substring(0, slash)).getAddress(), Integer.parseInt(cidr.substring(slash + 1)),
-                        reason);
+                byte[] address = InetAddress.getByName(text).getAddress();
+                if (address.length == 4 && text.indexOf(':') >= 0) {
+                    // Java reads ::ffff:a.b.c.d as the IPv4 address; a range written in IPv6 stays IPv6
+                    byte[] mapped = new byte[16];
+                    mapped[10] = (byte) 0xff;
+                    mapped[11] = (byte) 0xff;
+                    System.arraycopy(address, 0, mapped, 12, 4);
+                    address = mapped;
+                }
+                return new Block(address, Integer.parseInt(cidr.substring(slash + 1)), reason);
             } catch (UnknownHostException e) {
                 throw new IllegalArgumentException(cidr, e);
             }
+        }
+
+        boolean loopback() {
+            return LOOPBACK.equals(reason);
         }
 
         boolean contains(byte[] address) {
@@ -104,15 +151,79 @@ final class AddressPolicy {
             int mask = (0xff << (8 - rest)) & 0xff;
             return (address[full] & mask) == (prefix[full] & mask);
         }
+
+        /** Whether all of {@code other} is inside this range. */
+        boolean covers(Block other) {
+            return other.prefix.length == prefix.length && other.bits >= bits && contains(other.prefix);
+        }
+
+        /** This range less {@code holes}, as the fewest ranges that split it at the holes' edges. */
+        List<Block> minus(List<Block> holes) {
+            List<Block> out = new ArrayList<>();
+            subtract(this, holes, out);
+            return out;
+        }
+
+        private static void subtract(Block b, List<Block> holes, List<Block> out) {
+            boolean split = false;
+            for (Block hole : holes) {
+                if (hole.covers(b)) {
+                    return;
+                }
+                split |= b.covers(hole);
+            }
+            if (!split) {
+                out.add(b);
+                return;
+            }
+            for (int bit = 0; bit <= 1; bit++) {
+                byte[] half = b.prefix.clone();
+                int i = b.bits / 8;
+                int m = 0x80 >>> (b.bits % 8);
+                half[i] = (byte) (bit == 0 ? half[i] & ~m : half[i] | m);
+                subtract(new Block(half, b.bits + 1, b.reason), holes, out);
+            }
+        }
+
+        /** The range as CIDR text; IPv6 as eight hexadecimal groups (never the IPv4-in-IPv6 notation Java would print). */
+        String cidr() {
+            StringBuilder s = new StringBuilder();
+            if (prefix.length == 4) {
+                for (int i = 0; i < 4; i++) {
+                    s.append(i == 0 ? "" : ".").append(prefix[i] & 0xff);
+                }
+            } else {
+                for (int i = 0; i < 16; i += 2) {
+                    s.append(i == 0 ? "" : ":").append(Integer.toHexString(((prefix[i] & 0xff) << 8) | (prefix[i + 1] & 0xff)));
+                }
+            }
+            return s.append('/').append(bits).toString();
+        }
     }
 
+    private static final String LOOPBACK = "loopback addresses are not allowed";
+    private static final String PRIVATE = "private addresses are not allowed";
+    private static final String LINK_LOCAL = "link-local addresses are not allowed";
+    private static final String MULTICAST = "multicast addresses are not allowed";
+    private static final String RESERVED = "reserved addresses are not allowed";
+    private static final String UNSPECIFIED = "the unspecified address is not allowed";
+
     /**
-     * IANA's special-purpose registries (RFC 6890 and successors) beyond what {@link InetAddress} classifies itself:
-     * none of these is a public server a user may point the server at.
+     * The refused IPv4 ranges, the first containing an address giving the reason: what {@link InetAddress} classifies
+     * (loopback, unspecified, link-local, private, multicast), then IANA's special-purpose registry (RFC 6890 and
+     * successors): none of these is a public server a user may point the server at. The one list both
+     * {@link #refuseAddress} and {@link #refusedRanges} read.
      */
-    private static final java.util.List<Block> V4_BLOCKS = java.util.List.of(
-            Block.of("0.0.0.0/8", "reserved addresses are not allowed"),
-            Block.of("240.0.0.0/4", "reserved addresses are not allowed"),
+    static final List<Block> V4 = List.of(
+            Block.of("127.0.0.0/8", LOOPBACK),
+            Block.of("0.0.0.0/32", UNSPECIFIED),
+            Block.of("169.254.0.0/16", LINK_LOCAL),
+            Block.of("10.0.0.0/8", PRIVATE),
+            Block.of("172.16.0.0/12", PRIVATE),
+            Block.of("192.168.0.0/16", PRIVATE),
+            Block.of("224.0.0.0/4", MULTICAST),
+            Block.of("0.0.0.0/8", RESERVED),
+            Block.of("240.0.0.0/4", RESERVED),
             Block.of("100.64.0.0/10", "shared (carrier-grade NAT) addresses are not allowed"),
             Block.of("198.18.0.0/15", "benchmarking addresses are not allowed"),
             Block.of("192.0.0.0/24", "IETF protocol addresses are not allowed"),
@@ -121,10 +232,15 @@ final class AddressPolicy {
             Block.of("203.0.113.0/24", "documentation (TEST-NET) addresses are not allowed"),
             Block.of("192.88.99.0/24", "the deprecated 6to4 relay anycast addresses are not allowed"));
 
-    private static final java.util.List<Block> V6_BLOCKS = java.util.List.of(
+    /** The refused IPv6 ranges, as {@link #V4}; an address of one of {@link #EMBEDDINGS} is judged by its IPv4 address first. */
+    static final List<Block> V6 = List.of(
+            Block.of("::1/128", LOOPBACK),
+            Block.of("::/128", UNSPECIFIED),
+            Block.of("fe80::/10", LINK_LOCAL),
+            Block.of("fec0::/10", PRIVATE),
+            Block.of("ff00::/8", MULTICAST),
             Block.of("fc00::/7", "unique-local addresses are not allowed"),
-            Block.of("fec0::/10", "site-local addresses are not allowed"),
-            Block.of("::/8", "reserved addresses are not allowed"),
+            Block.of("::/8", RESERVED),
             Block.of("100::/64", "discard-only addresses are not allowed"),
             // Teredo (2001::/32), ORCHID, AMT, AS112 and the other IETF protocol assignments: tunnels and
             // protocol plumbing, never a server the user means
@@ -136,34 +252,41 @@ final class AddressPolicy {
             Block.of("64:ff9b::/32", "NAT64 addresses outside 64:ff9b::/96 are not allowed"),
             Block.of("5f00::/16", "segment-routing addresses are not allowed"));
 
+    /**
+     * The IPv6 forms that carry an IPv4 address right after their prefix, judged by that address: IPv4-mapped,
+     * IPv4-compatible (not {@code ::} and {@code ::1}), NAT64's well-known prefix, 6to4.
+     */
+    static final List<Block> EMBEDDINGS = List.of(
+            Block.of("::ffff:0:0/96", "IPv4-mapped"),
+            Block.of("::/96", "IPv4-compatible"),
+            Block.of("64:ff9b::/96", "NAT64"),
+            Block.of("2002::/16", "6to4"));
+
     /** The IPv4 address inside an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address, or null. */
     static InetAddress embeddedIpv4(byte[] v6) {
-        try {
-            boolean zeros10 = true;
-            for (int i = 0; i < 10; i++) {
-                zeros10 &= v6[i] == 0;
-            }
-            if (zeros10 && ((v6[10] == (byte) 0xff && v6[11] == (byte) 0xff) || (v6[10] == 0 && v6[11] == 0 && !isTrailingOneOrZero(v6)))) {
-                return InetAddress.getByAddress(new byte[] { v6[12], v6[13], v6[14], v6[15] });
-            }
-            boolean nat64 = (v6[0] & 0xff) == 0x00 && (v6[1] & 0xff) == 0x64 && (v6[2] & 0xff) == 0xff && (v6[3] & 0xff) == 0x9b;
-            for (int i = 4; i < 12 && nat64; i++) {
-                nat64 = v6[i] == 0;
-            }
-            if (nat64) {
-                return InetAddress.getByAddress(new byte[] { v6[12], v6[13], v6[14], v6[15] });
-            }
-            if ((v6[0] & 0xff) == 0x20 && (v6[1] & 0xff) == 0x02) {
-                return InetAddress.getByAddress(new byte[] { v6[2], v6[3], v6[4], v6[5] });
-            }
+        if (v6.length != 16 || isTrailingOneOrZero(v6)) {
             return null;
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
         }
+        for (Block form : EMBEDDINGS) {
+            if (form.contains(v6)) {
+                int at = form.bits() / 8;
+                try {
+                    return InetAddress.getByAddress(new byte[] { v6[at], v6[at + 1], v6[at + 2], v6[at + 3] });
+                } catch (UnknownHostException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return null;
     }
 
     /** {@code ::} and {@code ::1} are not IPv4-compatible addresses. */
     private static boolean isTrailingOneOrZero(byte[] v6) {
-        return v6[12] == 0 && v6[13] == 0 && v6[14] == 0 && (v6[15] == 0 || v6[15] == 1);
+        for (int i = 0; i < 15; i++) {
+            if (v6[i] != 0) {
+                return false;
+            }
+        }
+        return v6[15] == 0 || v6[15] == 1;
     }
 }

@@ -136,7 +136,7 @@ public class Egress implements EgressGuard {
         }
         for (InetAddress address : addresses) {
             String refused = AddressPolicy.refuseAddress(address, allowLoopback);
-            if (refused == null && !address.isLoopbackAddress() && ownAddresses().contains(unscoped(address))) {
+            if (refused == null && isOwn(address)) {
                 refused = "the server's own addresses are not allowed";
             }
             if (refused != null) {
@@ -145,6 +145,33 @@ public class Egress implements EgressGuard {
             }
         }
         return List.of(addresses);
+    }
+
+    /**
+     * Whether the address is one of this machine's, or carries one (NAT64 or 6to4 of a public address of the server
+     * reaches the server). Loopback is left to {@link AddressPolicy}, which knows the test setting.
+     */
+    private boolean isOwn(InetAddress address) {
+        if (address.isLoopbackAddress()) {
+            return false;
+        }
+        java.util.Set<InetAddress> own = ownAddresses();
+        if (own.contains(unscoped(address))) {
+            return true;
+        }
+        InetAddress embedded = AddressPolicy.embeddedIpv4(address.getAddress());
+        return embedded != null && !embedded.isLoopbackAddress() && own.contains(embedded);
+    }
+
+    /**
+     * The strict policy (loopback refused whatever {@code allowLoopback} says: that setting is for the server's own
+     * fetches in tests, never for code it runs) with this machine's interface addresses listed now.
+     */
+    @Override
+    public List<String> refusedRanges() {
+        java.util.Set<InetAddress> own = interfaceAddresses.get();
+        local = new LocalAddresses(own, System.nanoTime());
+        return AddressPolicy.refusedRanges(own);
     }
 
     private static InetAddress unscoped(InetAddress address) {
