@@ -28,8 +28,9 @@ import dev.atrium.store.ap.api.RemoteDocuments;
  * missing {@code Date} is 400, a skew over five minutes 401, a wrong {@code Digest} 400, a missing or wrong signature
  * 401; the key's owner must be the activity's {@code actor} (else 403), and the activity's id (and an undone Follow's)
  * must be on the actor's origin (else 403). An activity id the same actor sent before answers 200 and changes nothing;
- * ids are recorded per actor, so no sender can shadow another's. A Follow adds the follower and answers with an {@code Accept}, kept in the actor's outbox in the same
- * transaction and delivered signed through the queue by the {@link FanOut}; an Undo removes it. A new activity answers 202.
+ * ids are recorded per actor, so no sender can shadow another's. A Follow adds the follower and answers with an
+ * {@code Accept}, kept in the actor's outbox in the same transaction and delivered signed through the queue by the
+ * {@link FanOut}; an Undo removes it. A new activity answers 202.
  */
 @Component(service = Inbox.class)
 public class Inbox {

@@ -36,9 +36,10 @@ import dev.atrium.store.ap.api.RemoteDocuments;
  * document with {@code owner}) and kept for ten minutes. A key's owner is believed only when it is on the key's origin
  * (scheme, host, port) and, unless the key was found in the owner's own document, the owner's actor document lists the
  * same key under that {@code keyId}; only such verified pairs are kept. A signature that fails against a kept key is
- * checked once more against a fresh fetch, so a peer's key rotation costs one fetch, not a refusal. The signed headers must include
- * {@code (request-target)}, {@code host} and {@code date}, and {@code digest} when there is a body; otherwise a signature
- * over little (Signature's default is {@code date} alone) would let a captured one be replayed against any path.
+ * checked once more against a fresh fetch, so a peer's key rotation costs one fetch, not a refusal. The signed headers
+ * must include {@code (request-target)}, {@code host} and {@code date}, and {@code digest} when there is a body;
+ * otherwise a signature over little (Signature's default is {@code date} alone) would let a captured one be replayed
+ * against any path.
  */
 @Component(service = HttpSignatures.class)
 public class Signatures implements HttpSignatures {
