@@ -83,15 +83,21 @@ final class ApPeer implements AutoCloseable {
 
     /** An actor {@code /users/<name>} with a fresh openssl key {@code <name>}; returns its URI. */
     String actor(String name) throws Exception {
+        String pem = key(name);
+        String actor = base() + "/users/" + name;
+        documents.put("/users/" + name, "{\"@context\":[\"https://www.w3.org/ns/activitystreams\",\"https://w3id.org/security/v1\"],\"id\":\"" + actor
+                + "\",\"type\":\"Person\",\"preferredUsername\":\"" + name + "\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":{\"id\":\"" + actor
+                + "#main-key\",\"owner\":\"" + actor + "\",\"publicKeyPem\":" + TextNode.valueOf(pem).toString() + "}}");
+        return actor;
+    }
+
+    /** A fresh openssl RSA key {@code <name>} (for {@link #signed}); returns its public half in PEM. */
+    String key(String name) throws Exception {
         Path key = dir.resolve(name + ".pem");
         Path pub = dir.resolve(name + ".pub.pem");
         openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key.toString());
         openssl("pkey", "-in", key.toString(), "-pubout", "-out", pub.toString());
-        String actor = base() + "/users/" + name;
-        documents.put("/users/" + name, "{\"@context\":[\"https://www.w3.org/ns/activitystreams\",\"https://w3id.org/security/v1\"],\"id\":\"" + actor
-                + "\",\"type\":\"Person\",\"preferredUsername\":\"" + name + "\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":{\"id\":\"" + actor
-                + "#main-key\",\"owner\":\"" + actor + "\",\"publicKeyPem\":" + TextNode.valueOf(Files.readString(pub)).toString() + "}}");
-        return actor;
+        return Files.readString(pub);
     }
 
     /** Serves {@code json} at {@code path} as an ActivityPub document; returns its URL. */

@@ -43,7 +43,8 @@ public interface HttpSignatures {
      * Who signed a request.
      *
      * @param keyId the key the signature names
-     * @param owner the actor that owns the key (its {@code owner}, else the document it was found in)
+     * @param owner the actor that owns the key (its {@code owner}, else the document it was found in), on the key's origin
+     *              and confirmed by that actor's own document listing the key
      */
     record Signer(String keyId, String owner) {
     }

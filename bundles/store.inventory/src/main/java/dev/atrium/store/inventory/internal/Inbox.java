@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import javax.ws.rs.core.Response;
@@ -25,9 +26,11 @@ import dev.atrium.store.ap.api.RemoteDocuments;
  * The inboxes of local actors: {@code Follow} and {@code Undo} (of a Follow), nothing else. A request must be signed
  * (draft-cavage, verified by the core's {@link HttpSignatures} against the key fetched through the egress guard): a
  * missing {@code Date} is 400, a skew over five minutes 401, a wrong {@code Digest} 400, a missing or wrong signature
- * 401; the key's owner must be the activity's {@code actor} (else 403). An activity id taken before answers 200 and
- * changes nothing. A Follow adds the follower and answers with an {@code Accept}, kept in the actor's outbox in the same
- * transaction and delivered signed through the queue by the {@link FanOut}; an Undo removes it. A new activity answers 202.
+ * 401; the key's owner must be the activity's {@code actor} (else 403), and the activity's id (and an undone Follow's)
+ * must be on the actor's origin (else 403). An activity id the same actor sent before answers 200 and changes nothing;
+ * ids are recorded per actor, so no sender can shadow another's. A Follow adds the follower and answers with an
+ * {@code Accept}, kept in the actor's outbox in the same transaction and delivered signed through the queue by the
+ * {@link FanOut}; an Undo removes it. A new activity answers 202.
  */
 @Component(service = Inbox.class)
 public class Inbox {
@@ -93,6 +96,10 @@ public class Inbox {
         if (id.isEmpty() || id.length() > 2048 || !absolute(id)) {
             throw ApiException.badRequest("the activity needs an absolute id");
         }
+        // an actor names only its own server's activities; otherwise a peer could take another sender's next id first
+        if (!sameOrigin(id, actor)) {
+            throw ApiException.forbidden("the activity id " + id + " is not on the origin of its actor " + actor);
+        }
         String type = activity.path("type").asText("");
         String self = base + actorPath;
         switch (type) {
@@ -100,7 +107,7 @@ public class Inbox {
                 if (!self.equals(idOf(activity.path("object")))) {
                     throw ApiException.badRequest("the Follow's object must be " + self);
                 }
-                if (outboxes.seen(id)) {
+                if (outboxes.seen(actor, id)) {
                     return taken();
                 }
                 String inbox = inboxOf(actor);
@@ -108,7 +115,7 @@ public class Inbox {
                 accept.remove("cc");
                 accept.putArray("to").add(actor);
                 accept.set("object", activity);
-                boolean fresh = outboxes.once(id, c -> {
+                boolean fresh = outboxes.once(actor, id, c -> {
                     outboxes.follow(c, actorPath, actor, inbox, base, id);
                     return Outboxes.append(c, actorPath, accept, inbox, base);
                 });
@@ -127,7 +134,11 @@ public class Inbox {
                 if (undone.isObject() && !actor.equals(idOf(undone.path("actor")))) {
                     throw ApiException.forbidden("an actor may undo only its own Follow");
                 }
-                boolean fresh = outboxes.once(id, c -> Outboxes.unfollow(c, actorPath, actor));
+                String undoneId = idOf(undone);
+                if (undoneId != null && !sameOrigin(undoneId, actor)) {
+                    throw ApiException.forbidden("the undone activity " + undoneId + " is not on the origin of the actor " + actor);
+                }
+                boolean fresh = outboxes.once(actor, id, c -> Outboxes.unfollow(c, actorPath, actor));
                 return fresh ? Response.status(202).build() : taken();
             }
             default -> throw ApiException.badRequest("this inbox accepts Follow and Undo (of a Follow), not '" + type + "'");
@@ -164,6 +175,26 @@ public class Inbox {
             return node.path("id").asText();
         }
         return null;
+    }
+
+    /** Whether two absolute URLs share scheme, host and port (the port made explicit). */
+    static boolean sameOrigin(String a, String b) {
+        String x = origin(a);
+        return x != null && x.equals(origin(b));
+    }
+
+    private static String origin(String url) {
+        try {
+            URI u = new URI(url);
+            String scheme = u.getScheme() == null ? null : u.getScheme().toLowerCase(Locale.ROOT);
+            if (u.getHost() == null || !("https".equals(scheme) || "http".equals(scheme))) {
+                return null;
+            }
+            int port = u.getPort() != -1 ? u.getPort() : "https".equals(scheme) ? 443 : 80;
+            return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+        } catch (URISyntaxException e) {
+            return null;
+        }
     }
 
     private static boolean absolute(String uri) {

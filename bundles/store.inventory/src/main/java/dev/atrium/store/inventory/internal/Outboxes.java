@@ -171,18 +171,18 @@ public class Outboxes {
         return sql.count("SELECT count(*) FROM ap_inv_followers WHERE actor_path = ?", actorPath);
     }
 
-    /** Whether an inbox took the activity id already. */
-    boolean seen(String activityId) {
-        return sql.count("SELECT count(*) FROM ap_inv_inbox_seen WHERE activity_id = ?", activityId) > 0;
+    /** Whether an inbox took the activity id from this actor already. */
+    boolean seen(String actor, String activityId) {
+        return sql.count("SELECT count(*) FROM ap_inv_inbox_seen WHERE actor = ? AND activity_id = ?", actor, activityId) > 0;
     }
 
     /**
-     * Runs {@code effect} in one transaction with recording {@code activityId} as taken; does nothing and answers false when
-     * it was taken before (a replay).
+     * Runs {@code effect} in one transaction with recording {@code activityId} as taken from {@code actor}; does nothing and
+     * answers false when that actor sent it before (a replay). Keyed per actor so one sender can never mark another's id.
      */
-    boolean once(String activityId, Sql.Work<?> effect) {
+    boolean once(String actor, String activityId, Sql.Work<?> effect) {
         return sql.tx(c -> {
-            if (Sql.update(c, "INSERT INTO ap_inv_inbox_seen (activity_id) VALUES (?) ON CONFLICT DO NOTHING", activityId) == 0) {
+            if (Sql.update(c, "INSERT INTO ap_inv_inbox_seen (actor, activity_id) VALUES (?, ?) ON CONFLICT DO NOTHING", actor, activityId) == 0) {
                 return false;
             }
             effect.run(c);

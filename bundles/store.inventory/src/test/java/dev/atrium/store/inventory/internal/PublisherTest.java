@@ -56,7 +56,8 @@ class PublisherTest {
     @BeforeAll
     static void start() throws Exception {
         database = TestPostgres.create("atrium_ap_inventory");
-        outboxes = new Outboxes(database.dataSource(), database.migrations(Outboxes.class, "/db/migration/V1__store_inventory.sql"),
+        outboxes = new Outboxes(database.dataSource(), database.migrations(Outboxes.class, "/db/migration/V1__store_inventory.sql",
+                "/db/migration/V2__inbox_seen_per_actor.sql"),
                 TestPostgres.noBundleContext());
     }
 
@@ -122,7 +123,7 @@ class PublisherTest {
     }
 
     private void follow(String actorPath, String follower, String base) {
-        assertTrue(outboxes.once(follower + "#follow-" + actorPath + "-" + space, c -> outboxes.follow(c, actorPath, follower, follower + "/inbox",
+        assertTrue(outboxes.once(follower, follower + "#follow-" + actorPath + "-" + space, c -> outboxes.follow(c, actorPath, follower, follower + "/inbox",
                 base, follower + "#follow")));
     }
 
@@ -258,7 +259,7 @@ class PublisherTest {
     void anAcceptGoesToItsOneInboxAndSurvivesARestartBeforeItIsQueued() {
         follow("/ap/stores/s-" + space, "https://peer.example/users/carl", "https://atrium.example");
         ObjectNode accept = Publisher.activity("Accept", "/ap/stores/s-" + space);
-        assertTrue(outboxes.once("https://peer.example/follows/" + space, c -> Outboxes.append(c, "/ap/stores/s-" + space, accept,
+        assertTrue(outboxes.once("https://peer.example/users/dora", "https://peer.example/follows/" + space, c -> Outboxes.append(c, "/ap/stores/s-" + space, accept,
                 "https://peer.example/users/dora/inbox", "https://atrium.example")));
         // the instance that kept it stops before queuing it; another (or the same after a restart) queues it
         FanOut afterRestart = new FanOut(new Outboxes(database.dataSource()), (actor, inbox, body) -> {
@@ -275,9 +276,32 @@ class PublisherTest {
     void anInboxTakesAnActivityIdOnce() {
         AtomicInteger effects = new AtomicInteger();
         String id = "https://peer.example/activities/" + space;
-        assertTrue(outboxes.once(id, c -> effects.incrementAndGet()));
-        assertFalse(outboxes.once(id, c -> effects.incrementAndGet()));
-        assertTrue(outboxes.seen(id));
+        String actor = "https://peer.example/users/ann";
+        assertTrue(outboxes.once(actor, id, c -> effects.incrementAndGet()));
+        assertFalse(outboxes.once(actor, id, c -> effects.incrementAndGet()));
+        assertTrue(outboxes.seen(actor, id));
         assertEquals(1, effects.get());
+    }
+
+    /** A replay record belongs to its sender: another actor sending the same id first shadows nothing (issue 32, finding 5). */
+    @Test
+    void anActivityIdTakenByOneActorIsStillFreeForAnother() {
+        AtomicInteger effects = new AtomicInteger();
+        String id = "https://victim.example/activities/undo-" + space;
+        assertTrue(outboxes.once("https://hostile.example/users/mallory", id, c -> effects.incrementAndGet()));
+        assertFalse(outboxes.seen("https://victim.example/users/alice", id));
+        assertTrue(outboxes.once("https://victim.example/users/alice", id, c -> effects.incrementAndGet()));
+        assertFalse(outboxes.once("https://victim.example/users/alice", id, c -> effects.incrementAndGet()));
+        assertEquals(2, effects.get());
+    }
+
+    @Test
+    void anOriginIsSchemeHostAndPort() {
+        assertTrue(Inbox.sameOrigin("https://a.example/users/x", "https://A.example:443/activities/1"));
+        assertTrue(Inbox.sameOrigin("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b#c"));
+        assertFalse(Inbox.sameOrigin("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a"));
+        assertFalse(Inbox.sameOrigin("http://a.example/a", "https://a.example/a"));
+        assertFalse(Inbox.sameOrigin("https://a.example/a", "https://a.example.evil/a"));
+        assertFalse(Inbox.sameOrigin("urn:x:a", "urn:x:a"));
     }
 }

@@ -33,10 +33,13 @@ import dev.atrium.store.ap.api.RemoteDocuments;
 /**
  * {@link HttpSignatures}: signs with the actor's key from {@link ActorKeyStore}; verifies against the key its
  * {@code keyId} names, fetched through {@link RemoteDocuments} (an actor document with {@code publicKey}, or a key
- * document with {@code owner}) and kept for ten minutes. A signature that fails against a kept key is checked once more
- * against a fresh fetch, so a peer's key rotation costs one fetch, not a refusal. The signed headers must include
- * {@code (request-target)}, {@code host} and {@code date}, and {@code digest} when there is a body; otherwise a signature
- * over little (Signature's default is {@code date} alone) would let a captured one be replayed against any path.
+ * document with {@code owner}) and kept for ten minutes. A key's owner is believed only when it is on the key's origin
+ * (scheme, host, port) and, unless the key was found in the owner's own document, the owner's actor document lists the
+ * same key under that {@code keyId}; only such verified pairs are kept. A signature that fails against a kept key is
+ * checked once more against a fresh fetch, so a peer's key rotation costs one fetch, not a refusal. The signed headers
+ * must include {@code (request-target)}, {@code host} and {@code date}, and {@code digest} when there is a body;
+ * otherwise a signature over little (Signature's default is {@code date} alone) would let a captured one be replayed
+ * against any path.
  */
 @Component(service = HttpSignatures.class)
 public class Signatures implements HttpSignatures {
@@ -195,12 +198,74 @@ public class Signatures implements HttpSignatures {
         if (owner.isEmpty()) {
             throw new SignatureRefused(401, "the key " + keyId + " names no owner");
         }
-        PeerKey peer = new PeerKey(publicKey(key.path("publicKeyPem").asText(""), keyId), owner, Instant.now());
+        // a key document may name any actor as its owner; only the same origin and the owner's own word bind them
+        if (!sameOrigin(keyId, owner)) {
+            throw new SignatureRefused(401, "the key " + keyId + " and its owner " + owner + " are not on the same origin");
+        }
+        PublicKey publicKey = publicKey(key.path("publicKeyPem").asText(""), keyId);
+        boolean foundInOwner = owner.equals(uri.toString()) && owner.equals(document.path("id").asText());
+        if (!foundInOwner) {
+            confirmOwner(owner, keyId, publicKey);
+        }
+        // only a verified (key, owner) pair is kept, so a refused binding is checked again on every request
+        PeerKey peer = new PeerKey(publicKey, owner, Instant.now());
         if (peerKeys.size() >= MAX_KEPT_KEYS) {
             peerKeys.clear();
         }
         peerKeys.put(keyId, peer);
         return peer;
+    }
+
+    /**
+     * Requires that {@code owner}'s actor document (fetched through the guard) lists {@code keyId} with the same key, as
+     * Mastodon and Fedify do: a key document's {@code owner} is the peer's claim, the actor's {@code publicKey} its proof.
+     */
+    private void confirmOwner(String owner, String keyId, PublicKey publicKey) throws SignatureRefused {
+        JsonNode actor;
+        try {
+            actor = documents.fetch(new URI(owner), null);
+        } catch (URISyntaxException e) {
+            throw new SignatureRefused(401, "the owner of the key " + keyId + " is not a URL: " + owner);
+        } catch (RemoteDocuments.RemoteException e) {
+            throw new SignatureRefused(401, "the owner " + owner + " of the key " + keyId + " could not be fetched: " + e.getMessage());
+        }
+        if (!owner.equals(actor.path("id").asText())) {
+            throw new SignatureRefused(401, "the document at " + owner + " is not that actor (its id is " + actor.path("id").asText("none") + ")");
+        }
+        JsonNode keys = actor.path("publicKey");
+        for (JsonNode listed : keys.isArray() ? keys : List.of(keys)) {
+            if (!listed.isObject() || !keyId.equals(listed.path("id").asText())) {
+                continue;
+            }
+            if (listed.has("owner") && !owner.equals(listed.path("owner").asText())) {
+                throw new SignatureRefused(401, "the actor " + owner + " lists the key " + keyId + " as another actor's");
+            }
+            if (Arrays.equals(publicKey(listed.path("publicKeyPem").asText(""), keyId).getEncoded(), publicKey.getEncoded())) {
+                return;
+            }
+            throw new SignatureRefused(401, "the actor " + owner + " lists another key as " + keyId);
+        }
+        throw new SignatureRefused(401, "the actor " + owner + " does not list the key " + keyId + " as its own");
+    }
+
+    /** Whether two absolute URLs share scheme, host and port (the port made explicit). */
+    static boolean sameOrigin(String a, String b) {
+        String x = origin(a);
+        return x != null && x.equals(origin(b));
+    }
+
+    private static String origin(String url) {
+        try {
+            URI u = new URI(url);
+            String scheme = u.getScheme() == null ? null : u.getScheme().toLowerCase(Locale.ROOT);
+            if (u.getHost() == null || !("https".equals(scheme) || "http".equals(scheme))) {
+                return null;
+            }
+            int port = u.getPort() != -1 ? u.getPort() : "https".equals(scheme) ? 443 : 80;
+            return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+        } catch (URISyntaxException e) {
+            return null;
+        }
     }
 
     /** The key object with {@code id == keyId}: the document itself (a key document) or one of its {@code publicKey}s. */

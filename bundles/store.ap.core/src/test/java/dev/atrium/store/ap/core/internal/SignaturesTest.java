@@ -169,6 +169,88 @@ class SignaturesTest {
         assertEquals(fetches + 1, peer.received.size(), "the kept key failed, so the key was fetched once more");
     }
 
+    private static String pemJson(String pem) {
+        return com.fasterxml.jackson.databind.node.TextNode.valueOf(pem).toString();
+    }
+
+    /** An actor document at {@code path} whose {@code publicKey} is {@code keysJson} (an object or an array). */
+    private static String serveActorWithKeys(Peer on, String path, String keysJson) {
+        String actor = on.base() + path;
+        String doc = "{\"id\":\"" + actor + "\",\"type\":\"Person\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":" + keysJson + "}";
+        on.routes.put(path, ex -> Peer.Response.json("application/activity+json", doc));
+        return actor;
+    }
+
+    private static String keyJson(String id, String owner, String pem) {
+        return "{\"id\":\"" + id + "\",\"owner\":\"" + owner + "\",\"publicKeyPem\":" + pemJson(pem) + "}";
+    }
+
+    /** Issue 32, finding 1: a key document's {@code owner} is a claim; the owner's own document must list the same key. */
+    @Test
+    void aKeyDocumentNamingAnotherActorIsRefusedUntilThatActorListsTheSameKey() throws Exception {
+        String carolPem = peer.opensslKey("carol");
+        String carol = peer.serveActor("/users/carol", carolPem);
+        String malloryPem = peer.opensslKey("mallory-key");
+        String keyId = peer.base() + "/keys/mallory";
+        peer.routes.put("/keys/mallory", ex -> Peer.Response.json("application/activity+json", keyJson(keyId, carol, malloryPem)));
+
+        for (int attempt = 0; attempt < 2; attempt++) {
+            int fetches = peer.received.size();
+            SignatureRefused e = assertThrows(SignatureRefused.class,
+                    () -> signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+            assertEquals(401, e.status());
+            assertTrue(e.getMessage().contains("does not list the key"), e.getMessage());
+            assertEquals(fetches + 2, peer.received.size(), "a refused binding is not kept: the key and its owner are fetched every time");
+        }
+
+        // carol lists the key under that id but with another PEM: still refused
+        serveActorWithKeys(peer, "/users/carol", "[" + keyJson(carol + "#main-key", carol, carolPem) + "," + keyJson(keyId, carol, carolPem) + "]");
+        SignatureRefused other = assertThrows(SignatureRefused.class,
+                () -> signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+        assertEquals(401, other.status());
+        assertTrue(other.getMessage().contains("lists another key"), other.getMessage());
+
+        // carol's own document lists the key (in an array, next to her main key): her key document, believed and kept
+        serveActorWithKeys(peer, "/users/carol", "[" + keyJson(carol + "#main-key", carol, carolPem) + "," + keyJson(keyId, carol, malloryPem) + "]");
+        Signer signer = signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
+        assertEquals(carol, signer.owner());
+        int fetches = peer.received.size();
+        signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
+        assertEquals(fetches, peer.received.size(), "a verified pair is kept");
+    }
+
+    /** An actor document whose key names someone else as owner is the same claim, and refused the same way. */
+    @Test
+    void anActorsKeyNamingAnotherOwnerIsRefused() throws Exception {
+        String danPem = peer.opensslKey("dan");
+        String dan = peer.serveActor("/users/dan", danPem);
+        String evePem = peer.opensslKey("eve");
+        String eve = serveActorWithKeys(peer, "/users/eve", keyJson(peer.base() + "/users/eve#main-key", dan, evePem));
+        SignatureRefused e = assertThrows(SignatureRefused.class,
+                () -> signatures.verify("POST", "/inbox", signed("eve", eve + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+        assertEquals(401, e.status());
+        assertTrue(e.getMessage().contains(dan), e.getMessage());
+    }
+
+    /** A key and its owner must share scheme, host and port, even when the owner lists the key. */
+    @Test
+    void aKeyOnAnotherOriginThanItsOwnerIsRefusedEvenWhenListed() throws Exception {
+        try (Peer elsewhere = new Peer(dir)) {
+            String pem = elsewhere.opensslKey("cross");
+            String keyId = elsewhere.base() + "/keys/cross";
+            String fay = peer.base() + "/users/fay";
+            elsewhere.routes.put("/keys/cross", ex -> Peer.Response.json("application/activity+json", keyJson(keyId, fay, pem)));
+            serveActorWithKeys(peer, "/users/fay", "[" + keyJson(keyId, fay, pem) + "]");
+            SignatureRefused e = assertThrows(SignatureRefused.class,
+                    () -> signatures.verify("POST", "/inbox", signed("cross", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+            assertEquals(401, e.status());
+            assertTrue(e.getMessage().contains("same origin"), e.getMessage());
+        }
+        assertTrue(Signatures.sameOrigin("https://a.example/k#1", "https://A.EXAMPLE:443/users/a"));
+        assertTrue(!Signatures.sameOrigin("https://a.example/k", "http://a.example/users/a"));
+        assertTrue(!Signatures.sameOrigin("https://a.example:8443/k", "https://a.example/users/a"));
+    }
+
     @Test
     void atriumsSignaturesVerifyWithOpenssl() throws Exception {
         String local = "https://atrium.example/ap/stores/main";
