@@ -60,7 +60,8 @@ class StorageDiskFullTest {
             Raw replaced = raw("PUT", keptUrl, u.http().token(), random(1_500_000, 2), "Content-Type", "application/octet-stream");
             assertDiskFull(replaced.status(), replaced.json());
             JsonNode announced = u.http().post(base(u) + "/upload-url", Map.of("path", "direct.bin", "size", 1_500_000)).json();
-            Raw uploaded = raw("PUT", announced.path("upload_url").asText(), u.http().token(), random(1_500_000, 3));
+            Raw uploaded = raw("PUT", announced.path("upload_url").asText(), u.http().token(), random(1_500_000, 3), "Content-Type",
+                    "application/octet-stream");
             assertDiskFull(uploaded.status(), uploaded.json());
             Http.Reply confirm = u.http().post(base(u) + "/confirm-upload", Map.of("file_id", announced.path("file_id").asText(),
                     "size", 1_500_000));

@@ -464,7 +464,8 @@ public class RequestEnvelope implements Filter {
                 body = ErrorBody.bytes(status, describe(request));
                 response.setContentType("application/json");
             }
-            if (status >= 500 && status != 503) {
+            // 503 is a retry, 507 a full disk the kernel has already warned of: neither is a failure of this server's code
+            if (status >= 500 && status != 503 && status != DiskFull.STATUS) {
                 LOG.error("request {} {} {} answered {}", requestId, request.getMethod(), request.getRequestURI(), status);
             }
             response.setStatus(status);
