@@ -109,7 +109,7 @@ class StorageSafetyTest {
 
     /** Names Windows reads as another name ('.. ' is '..'), as a device, or as an alternate data stream. */
     static final List<String> BAD_NAMES = List.of(".. ", "...", "... ", ".. .", " ", "name.", "name ", "CON", "con.txt", "Nul .log", "COM1",
-            "lpt9.tar.gz", "AUX", "PRN", "a::$DATA", "a:b", "what?", "a*b", "a|b", "a<b>", "say\"hi\"", "tab\there");
+            "lpt9.tar.gz", "AUX", "PRN", "a::$DATA", "a:b", "tab\there");
 
     @Test
     void namesWindowsReadsDifferentlyAreRefusedOnEveryRouteThatNamesAndNamingTheSegment(AtriumServer server) {
@@ -142,7 +142,8 @@ class StorageSafetyTest {
         }
         assertEquals(before, tree(u), "nothing was created, renamed or moved");
         // names that only look alike stay fine
-        for (String fine : List.of(".hidden", "..a", "a..b", "console.txt", "com10", "lpt", "x.con", " leading")) {
+        for (String fine : List.of(".hidden", "..a", "a..b", "console.txt", "com10", "lpt", "x.con", " leading", "what?",
+                "say \"hi\" <now> | later*")) {
             assertEquals(201, u.http().post(b + "/files", Map.of("path", "fine/" + fine, "content", "ok")).status(), fine);
         }
     }

@@ -13,11 +13,13 @@ import dev.atrium.kernel.api.ApiException;
  * and a trailing slash are dropped; anything that could name something outside the workspace or that a file system
  * or a ZIP reader would read differently is refused with 400.
  *
- * <p>The name rules are those the repositories' {@code GitNames} applies to paths written into trees (JGit's
- * {@code ObjectChecker} with {@code setSafeForWindows}): Windows strips trailing dots and spaces ({@code ".. "} is
- * {@code ..}), treats device names as devices whatever their extension ({@code CON.txt}) and reads {@code :} as an
- * alternate data stream. {@code GitNames} lives in the repos bundle's internal package and leans on JGit, so the
- * rule is kept here, in {@link #nameProblem}, the one place storage decides a name.
+ * <p>The name rules are the Windows rules the repositories' {@code GitNames} applies to paths written into trees
+ * (JGit's {@code ObjectChecker} with {@code setSafeForWindows}): Windows strips trailing dots and spaces ({@code ".. "}
+ * is {@code ..}), treats device names as devices whatever their extension ({@code CON.txt}) and reads {@code :} as an
+ * alternate data stream. Unlike Git, {@code " * < > ? |} are kept: Windows cannot hold them but never reads them as
+ * another name (an unpacker refuses or replaces them), and people name files {@code what?.pdf}. {@code GitNames} lives
+ * in the repos bundle's internal package and leans on JGit, so the rule is kept here, in {@link #nameProblem}, the one
+ * place storage decides a name.
  */
 final class Paths {
 
@@ -78,8 +80,8 @@ final class Paths {
         return name;
     }
 
-    /** Characters Windows refuses in a name (JGit's {@code ObjectChecker} for Windows refuses the same). */
-    private static final String WINDOWS_RESERVED = "\\\"*:<>?|";
+    /** A path separator on Windows, and the separator of an NTFS alternate data stream ({@code a::$DATA}) or a drive. */
+    private static final String SEPARATORS = "\\:";
     /** Windows device names: a name is the device when the part before its first dot (trailing spaces dropped) is one. */
     private static final java.util.Set<String> DEVICES = java.util.Set.of("con", "prn", "aux", "nul", "conin$", "conout$", "clock$");
 
@@ -103,8 +105,8 @@ final class Paths {
             if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) {
                 return "the name " + quoted + " contains a control character";
             }
-            if (WINDOWS_RESERVED.indexOf(c) >= 0) {
-                return "the name " + quoted + " contains '" + c + "' (none of \\ \" * : < > ? | may appear in a name)";
+            if (SEPARATORS.indexOf(c) >= 0) {
+                return "the name " + quoted + " contains '" + c + "', which Windows reads as a separator";
             }
         }
         if (name.codePoints().anyMatch(cp -> cp >= 0xD800 && cp <= 0xDFFF)) {
