@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 import dev.atrium.kernel.api.ApiException;
 
@@ -83,7 +85,7 @@ final class Paths {
     /** A path separator on Windows, and the separator of an NTFS alternate data stream ({@code a::$DATA}) or a drive. */
     private static final String SEPARATORS = "\\:";
     /** Windows device names: a name is the device when the part before its first dot (trailing spaces dropped) is one. */
-    private static final java.util.Set<String> DEVICES = java.util.Set.of("con", "prn", "aux", "nul", "conin$", "conout$", "clock$");
+    private static final Set<String> DEVICES = Set.of("con", "prn", "aux", "nul", "conin$", "conout$", "clock$");
 
     /**
      * What is wrong with one name, in words naming it; null when it is fine. A name must survive being written to a
@@ -137,7 +139,7 @@ final class Paths {
 
     private static boolean device(String name) {
         int dot = name.indexOf('.');
-        String base = (dot < 0 ? name : name.substring(0, dot)).stripTrailing().toLowerCase(java.util.Locale.ROOT);
+        String base = (dot < 0 ? name : name.substring(0, dot)).stripTrailing().toLowerCase(Locale.ROOT);
         if (DEVICES.contains(base)) {
             return true;
         }

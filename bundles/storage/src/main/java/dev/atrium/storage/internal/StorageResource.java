@@ -464,10 +464,6 @@ public class StorageResource {
 
     static final String SERVED_CSP = "default-src 'none'; sandbox";
 
-    static String disposition(String name) {
-        return disposition("attachment", name);
-    }
-
     /**
      * RFC 6266: a quoted ASCII {@code filename} for old clients ('_' for anything a quoted-string or a file system would
      * take badly) and {@code filename*} with the name in UTF-8, every byte outside RFC 8187's attr-char percent-encoded.
