@@ -1,7 +1,9 @@
 package dev.atrium.storage.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +16,9 @@ class PathsTest {
         assertEquals("docs/a.txt", Paths.normalise("path", "docs//./a.txt/", false));
         assertEquals("", Paths.normalise("path", "", true));
         assertEquals("caf\u00e9", Paths.normalise("path", "cafe\u0301", false));
-        assertEquals("a:b.txt", Paths.normalise("path", "a:b.txt", false));
+        assertEquals(".hidden/a b.txt", Paths.normalise("path", ".hidden/a b.txt", false));
+        assertEquals("console.txt/com10/lpt/x.con", Paths.normalise("path", "console.txt/com10/lpt/x.con", false));
+        assertEquals("what?/a*b/<x>|\"y\"", Paths.normalise("path", "what?/a*b/<x>|\"y\"", false));
     }
 
     @Test
@@ -28,6 +32,23 @@ class PathsTest {
         assertThrows(ApiException.class, () -> Paths.name("name", "a/b"));
         assertEquals("\u00e9".repeat(127), Paths.name("name", "\u00e9".repeat(127)));
         assertThrows(ApiException.class, () -> Paths.name("name", "\u00e9".repeat(128)));
+    }
+
+    @Test
+    void namesWindowsReadsAsAnotherNameOrADeviceAreRefusedNamingTheSegment() {
+        for (String bad : new String[] { "docs/.. /x", "...", "... ", ".. .", " ", "a.", "a ", "CON", "con.txt", "Con .txt", "nul",
+                "COM1", "lpt9.log", "com\u00b9", "AUX.tar.gz", "CONIN$", "a::$DATA", "a:b.txt", "a\\b",
+                "a\u0085b", "a\tb" }) {
+            ApiException e = assertThrows(ApiException.class, () -> Paths.normalise("path", bad, false), bad);
+            assertEquals(400, e.status());
+            String segment = bad.startsWith("docs/") ? ".. " : bad;
+            if (segment.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+                assertTrue(e.getMessage().contains("'" + segment + "'"), e.getMessage());
+            }
+            assertThrows(ApiException.class, () -> Paths.name("name", segment), bad);
+        }
+        assertTrue(Paths.portable("docs/a.txt"));
+        assertFalse(Paths.portable("docs/.. /evil.txt"));
     }
 
     @Test

@@ -18,6 +18,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.OpenOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -112,8 +115,18 @@ public final class FsBlobStore implements BlobStore {
     private static final long WINDOW = 16L * 1024 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(FsBlobStore.class);
 
+    /**
+     * Blobs hold workspaces' files: only the server's own user reads them (0600, directories 0700),
+     * whatever the umask, so another local account learns neither contents nor which hashes exist.
+     */
+    private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
+    private static final Set<PosixFilePermission> OWNER_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+
     private final Path root;
     private final Path temp;
+    /** The modes new temp files and directories are created with; empty where the filesystem has no POSIX modes. */
+    private final FileAttribute<?>[] fileMode;
+    private final FileAttribute<?>[] directoryMode;
     private final Duration staleTemp;
     /** The temp files this store is writing now: never taken for leftovers. */
     private final Set<Path> writing = ConcurrentHashMap.newKeySet();
@@ -143,7 +156,14 @@ public final class FsBlobStore implements BlobStore {
         this.root = root.toAbsolutePath().normalize();
         this.temp = this.root.resolve(TEMP);
         this.staleTemp = staleTemp;
-        Files.createDirectories(temp);
+        boolean posix = this.root.getFileSystem().supportedFileAttributeViews().contains("posix");
+        this.fileMode = posix ? new FileAttribute<?>[] { PosixFilePermissions.asFileAttribute(OWNER_FILE) } : new FileAttribute<?>[0];
+        this.directoryMode = posix ? new FileAttribute<?>[] { PosixFilePermissions.asFileAttribute(OWNER_DIRECTORY) } : new FileAttribute<?>[0];
+        Files.createDirectories(temp, directoryMode);
+        if (posix) {
+            restrict(this.root);
+            restrict(temp);
+        }
         this.alignment = alignment(temp);
         this.direct = directWrites && alignment > 0 ? directOption() : null;
         workers = Executors.newCachedThreadPool(r -> {
@@ -231,10 +251,10 @@ public final class FsBlobStore implements BlobStore {
      */
     private FileChannel openTemp(Path part, OpenOption option) throws IOException {
         if (option == null) {
-            return FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            return FileChannel.open(part, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), fileMode);
         }
         try {
-            return FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, option);
+            return FileChannel.open(part, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, option), fileMode);
         } catch (FileAlreadyExistsException e) {
             throw e;
         } catch (IOException | UnsupportedOperationException e) {
@@ -774,13 +794,27 @@ public final class FsBlobStore implements BlobStore {
         List<Path> made = new ArrayList<>();
         for (Path d : missing) {
             try {
-                Files.createDirectory(d);
+                Files.createDirectory(d, directoryMode);
                 made.add(d);
             } catch (FileAlreadyExistsException e) {
                 // a concurrent put made it
             }
         }
         return made;
+    }
+
+    /**
+     * Makes a directory the store owns 0700: the root may have been made by an older version or by an operator with
+     * a looser umask, and it alone keeps other accounts from the blobs already stored under it.
+     */
+    private static void restrict(Path dir) {
+        try {
+            if (!Files.getPosixFilePermissions(dir).equals(OWNER_DIRECTORY)) {
+                Files.setPosixFilePermissions(dir, OWNER_DIRECTORY);
+            }
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            LOG.warn("could not make {} readable by its owner only: {}", dir, e.toString());
+        }
     }
 
     /** Makes a directory's entries (a rename, a new file, a deletion) durable. */

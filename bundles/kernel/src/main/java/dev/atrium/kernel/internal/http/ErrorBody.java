@@ -29,6 +29,7 @@ public final class ErrorBody {
             case 415 -> "UNSUPPORTED_MEDIA_TYPE";
             case 429 -> "RATE_LIMITED";
             case 503 -> "SERVICE_UNAVAILABLE";
+            case 507 -> "INSUFFICIENT_STORAGE";
             default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
         };
     }

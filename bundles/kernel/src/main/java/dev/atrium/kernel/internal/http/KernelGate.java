@@ -210,6 +210,12 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             status = api.status();
             code = api.code();
             message = api.getMessage();
+        } else if (DiskFull.find(failure) != null) {
+            status = DiskFull.STATUS;
+            code = DiskFull.CODE;
+            message = DiskFull.MESSAGE;
+            // the operator must hear of it; the client only needs to know it may retry later
+            LOG.warn("request {} refused: the disk is full ({})", requestId(), DiskFull.find(failure).toString());
         } else {
             status = 500;
             String id = requestId();

@@ -219,7 +219,10 @@ public class RequestEnvelope implements Filter {
             return true;
         } catch (IOException | ServletException | RuntimeException e) {
             BodyTooLargeException tooLarge = find(e, BodyTooLargeException.class);
-            if (tooLarge == null && e instanceof IOException && response.isCommitted()) {
+            IOException diskFull = tooLarge == null ? DiskFull.find(e) : null;
+            if (diskFull != null) {
+                LOG.warn("request {} {} {} refused: the disk is full ({})", id, request.getMethod(), request.getRequestURI(), diskFull.toString());
+            } else if (tooLarge == null && e instanceof IOException && response.isCommitted()) {
                 // mostly a client that went away mid-answer: nothing to answer, nothing of ours broken
                 LOG.debug("request {} {} {}: {}", id, request.getMethod(), request.getRequestURI(), e.toString());
             } else if (tooLarge == null) {
@@ -233,6 +236,8 @@ public class RequestEnvelope implements Filter {
             if (tooLarge != null) {
                 response.setHeader("Connection", "close");
                 refuse(response, area, 413, tooLarge.getMessage());
+            } else if (diskFull != null) {
+                refuse(response, area, DiskFull.STATUS, DiskFull.MESSAGE);
             } else {
                 refuse(response, area, 500, "internal error (request " + id + ")");
             }
@@ -459,7 +464,8 @@ public class RequestEnvelope implements Filter {
                 body = ErrorBody.bytes(status, describe(request));
                 response.setContentType("application/json");
             }
-            if (status >= 500 && status != 503) {
+            // 503 is a retry, 507 a full disk the kernel has already warned of: neither is a failure of this server's code
+            if (status >= 500 && status != 503 && status != DiskFull.STATUS) {
                 LOG.error("request {} {} {} answered {}", requestId, request.getMethod(), request.getRequestURI(), status);
             }
             response.setStatus(status);
