@@ -95,7 +95,11 @@ public class UpdateGate implements EventHook {
     @Override
     public void event(BundleEvent event, Collection<BundleContext> contexts) {
         Bundle b = event.getBundle();
-        if (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium.")) {
+        // while the server stops, the first bundle to go is Aries' whiteboard (the last level to start): a request still
+        // running then would lose the application that writes its answer (an upload finished with 200 and no body), so
+        // any bundle's stop closes the gate and waits for what is in flight
+        boolean serverStopping = event.getType() == BundleEvent.STOPPING && framework.getState() == Bundle.STOPPING;
+        if (!serverStopping && (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium."))) {
             return;
         }
         // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop; not
