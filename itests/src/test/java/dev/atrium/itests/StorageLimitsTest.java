@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.atrium.itests.AtriumServer.User;
 
 /**
@@ -41,7 +43,7 @@ class StorageLimitsTest {
         server = AtriumServer.launch(Files.createTempDirectory("atrium-storage-limits-"), db,
                 Map.of("ATRIUM_STORAGE_MAX_FILE_BYTES", "" + MAX_FILE, "ATRIUM_STORAGE_QUOTA_BYTES", "" + QUOTA_BYTES,
                         "ATRIUM_STORAGE_QUOTA_FILES", "" + QUOTA_FILES, "ATRIUM_STORAGE_UPLOAD_TTL_S", "2", "ATRIUM_STORAGE_SWEEP_S", "1",
-                        "ATRIUM_STORAGE_ORPHAN_GRACE_S", "2"));
+                        "ATRIUM_STORAGE_ORPHAN_GRACE_S", "2", "ATRIUM_R2_MAX_BYTES_PER_RESOURCE", "" + R2_QUOTA));
     }
 
     @AfterAll
@@ -51,6 +53,31 @@ class StorageLimitsTest {
 
     static String fileUrl(User u, String id) {
         return server.base() + base(u) + "/" + id + "/content";
+    }
+
+    /** The most bytes one r2 resource may hold on this test's server (issue 32, finding 10). */
+    static final int R2_QUOTA = 1000;
+
+    @Test
+    void anR2ResourceHoldsAtMostItsQuotaAndAPutPastItIs413AndStoresNothing() throws Exception {
+        User u = server.newUser();
+        String r2 = ResourcesTest.create(u, "quota", "r2");
+        String objects = "/api/resources/" + r2 + "/objects";
+        Http http = u.http();
+        assertEquals(200, http.send("PUT", objects + "/a.bin", new byte[600], "application/octet-stream").status());
+        Http.Reply refused = http.send("PUT", objects + "/b.bin", new byte[500], "application/octet-stream");
+        BadInputTest.assertSpecError(refused, 413, "PAYLOAD_TOO_LARGE");
+        assertTrue(refused.json().path("error").path("message").asText().contains("at most " + R2_QUOTA + " bytes"), refused.body());
+        assertEquals(404, http.get(objects + "/b.bin").status(), "a refused put stores nothing");
+        // replacing an object frees what it held: a.bin may take the whole quota
+        assertEquals(200, http.send("PUT", objects + "/a.bin", new byte[R2_QUOTA], "application/octet-stream").status());
+        BadInputTest.assertSpecError(http.send("PUT", objects + "/c.bin", new byte[1], "application/octet-stream"), 413, "PAYLOAD_TOO_LARGE");
+        JsonNode stats = http.get("/api/resources/" + r2 + "/objects-stats").json().path("stats");
+        assertEquals(1, stats.path("object_count").asInt(), stats.toString());
+        try (Stream<Path> blobs = Files.walk(server.data.resolve("blobs").resolve("r2." + r2))) {
+            assertEquals(1, blobs.filter(Files::isRegularFile).filter(p -> p.getFileName().toString().matches("[0-9a-f]{64}")).count(),
+                    "the replaced and the refused bytes left no blob behind");
+        }
     }
 
     @Test

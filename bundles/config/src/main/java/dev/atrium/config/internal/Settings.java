@@ -97,6 +97,8 @@ final class Settings {
         pids.put(QUEUE_NATS, List.of(
                 Setting.of("url", STRING, env("ATRIUM_QUEUE_NATS_URL"), property("atrium.queue.nats.url")),
                 Setting.of("service.ranking", INTEGER, env("ATRIUM_QUEUE_NATS_RANKING"))));
+        pids.put("dev.atrium.resource.r2", List.of(
+                Setting.of("maxBytesPerResource", LONG, env("ATRIUM_R2_MAX_BYTES_PER_RESOURCE"))));
         pids.put("dev.atrium.resource.vectorize", List.of(
                 Setting.of("maxExactVectors", LONG, env("ATRIUM_VECTORIZE_MAX_EXACT_VECTORS")),
                 Setting.of("hnswMaxConn", INTEGER, env("ATRIUM_VECTORIZE_HNSW_MAX_CONN")),

@@ -15,6 +15,9 @@ import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,16 +40,27 @@ import dev.atrium.resource.api.ResourceProvider;
  * the whole new one); its key, size, SHA-256 and media type are a row here. A blob no key of the resource points at any
  * more is deleted with the last key.
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=r2", ResourceProvider.BACKEND + "=blob" })
+@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.r2",
+        property = { ResourceProvider.TYPE + "=r2", ResourceProvider.BACKEND + "=blob" })
+@Designate(ocd = BlobR2.Config.class)
 public class BlobR2 implements ResourceProvider, ObjectFacet {
+
+    @ObjectClassDefinition(name = "Atrium r2 resources")
+    public @interface Config {
+        @AttributeDefinition(description = "Most bytes the objects of one r2 resource may hold in all (0: no limit); a put past it is"
+                + " refused with 413 and stores nothing")
+        long maxBytesPerResource() default 10L << 30;
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(BlobR2.class);
 
     private final Sql sql;
+    private final long quota;
 
     @Activate
-    public BlobR2(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public BlobR2(Config config, @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
+        this.quota = config.maxBytesPerResource() <= 0 ? Long.MAX_VALUE : config.maxBytesPerResource();
         migrations.apply(context.getBundle());
     }
 
@@ -152,29 +166,73 @@ public class BlobR2 implements ResourceProvider, ObjectFacet {
     @Override
     public ObjectInfo put(ResourceContext ctx, String key, InputStream content, String contentType, long maxBytes) throws ResourceException {
         BlobStore blobs = ctx.blobStore();
+        // what the other keys hold: the new object may take the rest of the quota (the one it replaces is freed)
+        long others = run(() -> sql.count("SELECT coalesce(sum(size), 0) FROM resource_r2_objects WHERE resource_id = ? AND key <> ?",
+                ctx.resourceId(), key));
+        long room = quota == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, quota - others);
         Blob blob;
         try {
-            blob = blobs.put(namespace(ctx), content, maxBytes);
+            blob = blobs.put(namespace(ctx), content, Math.min(maxBytes, room));
         } catch (BlobTooLargeException e) {
+            if (room < maxBytes) {
+                throw quotaExceeded(others);
+            }
             throw new ResourceException(ResourceException.Kind.TOO_LARGE, "an object must be at most " + maxBytes + " bytes");
         } catch (IOException e) {
             throw ResourceException.unavailable("the object could not be stored", e);
         }
-        String previous = run(() -> sql.tx(c -> {
-            String old = Sql.one(c, "SELECT blob_key FROM resource_r2_objects WHERE resource_id = ? AND key = ? FOR UPDATE", rs -> rs.getString(1),
-                    ctx.resourceId(), key).orElse(null);
-            Sql.update(c, "INSERT INTO resource_r2_objects (resource_id, key, blob_key, size, sha256, content_type, uploaded_at)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, now()) ON CONFLICT (resource_id, key) DO UPDATE SET blob_key = EXCLUDED.blob_key,"
-                    + " size = EXCLUDED.size, sha256 = EXCLUDED.sha256, content_type = EXCLUDED.content_type, uploaded_at = now()",
-                    ctx.resourceId(), key, blob.key(), blob.size(), blob.sha256(), contentType);
-            return old;
-        }));
+        String previous;
+        try {
+            previous = run(() -> sql.tx(c -> {
+                // one put of a resource at a time past this point: two puts that each fit must not together pass the quota
+                Sql.exec(c, "SELECT pg_advisory_xact_lock(hashtext('atrium.r2.quota'), hashtext(?))", ctx.resourceId());
+                if (quota != Long.MAX_VALUE) {
+                    long held = Sql.count(c, "SELECT coalesce(sum(size), 0) FROM resource_r2_objects WHERE resource_id = ? AND key <> ?",
+                            ctx.resourceId(), key);
+                    if (held + blob.size() > quota) {
+                        throw new QuotaRefusal(held);
+                    }
+                }
+                return putRow(c, ctx, key, blob, contentType);
+            }));
+        } catch (QuotaRefusal refused) {
+            collect(ctx, blobs, blob.key());
+            throw quotaExceeded(refused.held);
+        }
         if (previous != null && !previous.equals(blob.key())) {
             collect(ctx, blobs, previous);
         }
         ctx.usage().record("writes", 1);
         ctx.usage().record("bytes_written", blob.size());
         return head(ctx, key).orElseThrow(() -> ResourceException.unavailable("the object was replaced meanwhile", null));
+    }
+
+    /** Points {@code key} at the blob; answers the blob it pointed at before, or null. */
+    private static String putRow(java.sql.Connection c, ResourceContext ctx, String key, Blob blob, String contentType) throws java.sql.SQLException {
+        String old = Sql.one(c, "SELECT blob_key FROM resource_r2_objects WHERE resource_id = ? AND key = ? FOR UPDATE", rs -> rs.getString(1),
+                ctx.resourceId(), key).orElse(null);
+        Sql.update(c, "INSERT INTO resource_r2_objects (resource_id, key, blob_key, size, sha256, content_type, uploaded_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, now()) ON CONFLICT (resource_id, key) DO UPDATE SET blob_key = EXCLUDED.blob_key,"
+                + " size = EXCLUDED.size, sha256 = EXCLUDED.sha256, content_type = EXCLUDED.content_type, uploaded_at = now()",
+                ctx.resourceId(), key, blob.key(), blob.size(), blob.sha256(), contentType);
+        return old;
+    }
+
+    private ResourceException quotaExceeded(long held) {
+        // 413, as a workspace's storage quota is: the request asked for more room than there is
+        return new ResourceException(ResourceException.Kind.TOO_LARGE, "this r2 resource may hold at most " + quota
+                + " bytes and holds " + held + " in its other objects; delete some, or ask the operator for more");
+    }
+
+    /** Leaves the transaction that found the quota passed, which stores nothing. */
+    private static final class QuotaRefusal extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient long held;
+
+        QuotaRefusal(long held) {
+            super(null, null, false, false);
+            this.held = held;
+        }
     }
 
     @Override
