@@ -73,6 +73,23 @@ class ResourcesTest {
     }
 
     @Test
+    void anObjectIsServedSoThatABrowserNeverRunsItOnTheApiOrigin(AtriumServer server) {
+        User u = server.newUser();
+        String objects = "/api/resources/" + create(u, "pages", "r2") + "/objects";
+        Http http = u.http();
+        assertEquals(200, http.send("PUT", objects + "/site/evil.html", "<script>alert(1)</script>".getBytes(StandardCharsets.UTF_8),
+                "text/html").status());
+        assertEquals(200, http.send("PUT", objects + "/notes.txt", "plain".getBytes(StandardCharsets.UTF_8), "text/plain").status());
+        var html = http.get(objects + "/site/evil.html").raw().headers();
+        assertEquals("nosniff", html.firstValue("X-Content-Type-Options").orElse(null));
+        assertEquals("default-src 'none'; sandbox", html.firstValue("Content-Security-Policy").orElse(null));
+        assertEquals("attachment; filename=\"evil.html\"; filename*=UTF-8''evil.html", html.firstValue("Content-Disposition").orElse(null));
+        var text = http.get(objects + "/notes.txt").raw().headers();
+        assertEquals("nosniff", text.firstValue("X-Content-Type-Options").orElse(null));
+        assertTrue(text.firstValue("Content-Disposition").orElse("").startsWith("inline;"), text.map().toString());
+    }
+
+    @Test
     void kvAndR2ResourcesAreCreatedUsedListedRenamedAndDeleted(AtriumServer server) {
         User u = server.newUser();
         Http http = u.http();

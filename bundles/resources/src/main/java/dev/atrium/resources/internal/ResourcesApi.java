@@ -54,6 +54,7 @@ import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.StoredContent;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.resource.api.Access;
@@ -727,9 +728,13 @@ public class ResourcesApi {
                     src.transferTo(out);
                 }
             };
+            // an object is bytes a user (or a worker) stored: never run on the API's origin
             Response.ResponseBuilder r = Response.status(status).entity(body)
                     .type(info.contentType() == null ? MediaType.APPLICATION_OCTET_STREAM : info.contentType())
-                    .header("Content-Length", length).header("ETag", "\"" + info.etag() + "\"").header("Accept-Ranges", "bytes");
+                    .header("Content-Length", length).header("ETag", "\"" + info.etag() + "\"").header("Accept-Ranges", "bytes")
+                    .header("X-Content-Type-Options", StoredContent.NOSNIFF).header("Content-Security-Policy", StoredContent.CSP)
+                    .header("Content-Disposition", StoredContent.disposition(StoredContent.passive(info.contentType()) ? "inline" : "attachment",
+                            key.substring(key.lastIndexOf('/') + 1)));
             if (status == 206) {
                 r.header("Content-Range", "bytes " + offset + "-" + (offset + length - 1) + "/" + info.size());
             }

@@ -9,10 +9,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
@@ -60,6 +58,7 @@ import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.StoredContent;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 
@@ -258,7 +257,7 @@ public class StorageResource {
             }
             StreamingOutput body = body(file, null, attempt, response);
             if (body != null) {
-                return served(Response.ok(body, file.contentType()), file.name(), !passive(file.contentType()))
+                return served(Response.ok(body, file.contentType()), file.name(), !StoredContent.passive(file.contentType()))
                         .header(HttpHeaders.ETAG, file.etag()).header(HttpHeaders.CONTENT_LENGTH, file.size()).build();
             }
         }
@@ -435,55 +434,13 @@ public class StorageResource {
     }
 
     /**
-     * Media types a browser only displays and never runs: served inline by the content route. Everything else (HTML,
-     * XHTML, SVG, XML, scripts, unknown types) would run with the reader's session on the API's origin, so it is an
-     * attachment. PDF is left out: viewers run its scripts, and a sandboxed PDF is not shown anyway.
-     */
-    private static final Set<String> PASSIVE = Set.of("text/plain", "text/csv", "text/markdown", "application/json", "image/png",
-            "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp", "audio/mpeg", "audio/ogg", "audio/wav", "video/mp4",
-            "video/webm", "video/ogg");
-
-    /** Whether a stored content type may be shown inline: its media type (parameters dropped) is in {@link #PASSIVE}. */
-    static boolean passive(String contentType) {
-        if (contentType == null) {
-            return false;
-        }
-        int semicolon = contentType.indexOf(';');
-        return PASSIVE.contains((semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT));
-    }
-
-    /**
      * The headers of every answer carrying stored bytes: no type sniffing (a text/plain file never becomes HTML), a policy
      * that loads nothing and sandboxes the document (should a browser render it anyway, it runs no script on this origin),
      * and the disposition.
      */
     static Response.ResponseBuilder served(Response.ResponseBuilder b, String name, boolean attachment) {
-        return b.header("X-Content-Type-Options", "nosniff").header("Content-Security-Policy", SERVED_CSP)
-                .header("Content-Disposition", disposition(attachment ? "attachment" : "inline", name));
-    }
-
-    static final String SERVED_CSP = "default-src 'none'; sandbox";
-
-    /**
-     * RFC 6266: a quoted ASCII {@code filename} for old clients ('_' for anything a quoted-string or a file system would
-     * take badly) and {@code filename*} with the name in UTF-8, every byte outside RFC 8187's attr-char percent-encoded.
-     */
-    static String disposition(String type, String name) {
-        StringBuilder ascii = new StringBuilder();
-        StringBuilder encoded = new StringBuilder();
-        for (char c : name.toCharArray()) {
-            ascii.append(c >= 0x20 && c < 0x7f && "\"\\%/:*?<>|".indexOf(c) < 0 ? c : '_');
-        }
-        for (byte x : name.getBytes(StandardCharsets.UTF_8)) {
-            int c = x & 0xff;
-            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || "!#$&+-.^_`|~".indexOf(c) >= 0) {
-                encoded.append((char) c);
-            } else {
-                encoded.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-            }
-        }
-        return type + "; filename=\"" + ascii + "\"; filename*=UTF-8''" + encoded;
+        return b.header("X-Content-Type-Options", StoredContent.NOSNIFF).header("Content-Security-Policy", StoredContent.CSP)
+                .header("Content-Disposition", StoredContent.disposition(attachment ? "attachment" : "inline", name));
     }
 
     @GET
