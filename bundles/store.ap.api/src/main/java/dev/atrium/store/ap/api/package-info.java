@@ -5,6 +5,6 @@
  * (draft-cavage signatures as Mastodon and Fedify speak them), {@link dev.atrium.store.ap.api.RemoteDocuments} (fetches
  * through the kernel's egress guard) and {@link dev.atrium.store.ap.api.Deliveries} (the outgoing queue).
  */
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.store.ap.api;

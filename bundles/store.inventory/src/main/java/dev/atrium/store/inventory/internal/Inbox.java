@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import javax.ws.rs.core.Response;
@@ -20,6 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.store.ap.api.HttpSignatures;
+import dev.atrium.store.ap.api.Origins;
 import dev.atrium.store.ap.api.RemoteDocuments;
 
 /**
@@ -97,7 +97,7 @@ public class Inbox {
             throw ApiException.badRequest("the activity needs an absolute id");
         }
         // an actor names only its own server's activities; otherwise a peer could take another sender's next id first
-        if (!sameOrigin(id, actor)) {
+        if (!Origins.same(id, actor)) {
             throw ApiException.forbidden("the activity id " + id + " is not on the origin of its actor " + actor);
         }
         String type = activity.path("type").asText("");
@@ -135,7 +135,7 @@ public class Inbox {
                     throw ApiException.forbidden("an actor may undo only its own Follow");
                 }
                 String undoneId = idOf(undone);
-                if (undoneId != null && !sameOrigin(undoneId, actor)) {
+                if (undoneId != null && !Origins.same(undoneId, actor)) {
                     throw ApiException.forbidden("the undone activity " + undoneId + " is not on the origin of the actor " + actor);
                 }
                 boolean fresh = outboxes.once(actor, id, c -> Outboxes.unfollow(c, actorPath, actor));
@@ -175,26 +175,6 @@ public class Inbox {
             return node.path("id").asText();
         }
         return null;
-    }
-
-    /** Whether two absolute URLs share scheme, host and port (the port made explicit). */
-    static boolean sameOrigin(String a, String b) {
-        String x = origin(a);
-        return x != null && x.equals(origin(b));
-    }
-
-    private static String origin(String url) {
-        try {
-            URI u = new URI(url);
-            String scheme = u.getScheme() == null ? null : u.getScheme().toLowerCase(Locale.ROOT);
-            if (u.getHost() == null || !("https".equals(scheme) || "http".equals(scheme))) {
-                return null;
-            }
-            int port = u.getPort() != -1 ? u.getPort() : "https".equals(scheme) ? 443 : 80;
-            return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port;
-        } catch (URISyntaxException e) {
-            return null;
-        }
     }
 
     private static boolean absolute(String uri) {

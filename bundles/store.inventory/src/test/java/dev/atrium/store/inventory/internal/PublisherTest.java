@@ -297,11 +297,11 @@ class PublisherTest {
 
     @Test
     void anOriginIsSchemeHostAndPort() {
-        assertTrue(Inbox.sameOrigin("https://a.example/users/x", "https://A.example:443/activities/1"));
-        assertTrue(Inbox.sameOrigin("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b#c"));
-        assertFalse(Inbox.sameOrigin("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a"));
-        assertFalse(Inbox.sameOrigin("http://a.example/a", "https://a.example/a"));
-        assertFalse(Inbox.sameOrigin("https://a.example/a", "https://a.example.evil/a"));
-        assertFalse(Inbox.sameOrigin("urn:x:a", "urn:x:a"));
+        assertTrue(dev.atrium.store.ap.api.Origins.same("https://a.example/users/x", "https://A.example:443/activities/1"));
+        assertTrue(dev.atrium.store.ap.api.Origins.same("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b#c"));
+        assertFalse(dev.atrium.store.ap.api.Origins.same("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a"));
+        assertFalse(dev.atrium.store.ap.api.Origins.same("http://a.example/a", "https://a.example/a"));
+        assertFalse(dev.atrium.store.ap.api.Origins.same("https://a.example/a", "https://a.example.evil/a"));
+        assertFalse(dev.atrium.store.ap.api.Origins.same("urn:x:a", "urn:x:a"));
     }
 }

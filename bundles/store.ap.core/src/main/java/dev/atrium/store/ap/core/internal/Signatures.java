@@ -28,6 +28,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.store.ap.api.HttpSignatures;
+import dev.atrium.store.ap.api.Origins;
 import dev.atrium.store.ap.api.RemoteDocuments;
 
 /**
@@ -199,7 +200,7 @@ public class Signatures implements HttpSignatures {
             throw new SignatureRefused(401, "the key " + keyId + " names no owner");
         }
         // a key document may name any actor as its owner; only the same origin and the owner's own word bind them
-        if (!sameOrigin(keyId, owner)) {
+        if (!Origins.same(keyId, owner)) {
             throw new SignatureRefused(401, "the key " + keyId + " and its owner " + owner + " are not on the same origin");
         }
         PublicKey publicKey = publicKey(key.path("publicKeyPem").asText(""), keyId);
@@ -246,26 +247,6 @@ public class Signatures implements HttpSignatures {
             throw new SignatureRefused(401, "the actor " + owner + " lists another key as " + keyId);
         }
         throw new SignatureRefused(401, "the actor " + owner + " does not list the key " + keyId + " as its own");
-    }
-
-    /** Whether two absolute URLs share scheme, host and port (the port made explicit). */
-    static boolean sameOrigin(String a, String b) {
-        String x = origin(a);
-        return x != null && x.equals(origin(b));
-    }
-
-    private static String origin(String url) {
-        try {
-            URI u = new URI(url);
-            String scheme = u.getScheme() == null ? null : u.getScheme().toLowerCase(Locale.ROOT);
-            if (u.getHost() == null || !("https".equals(scheme) || "http".equals(scheme))) {
-                return null;
-            }
-            int port = u.getPort() != -1 ? u.getPort() : "https".equals(scheme) ? 443 : 80;
-            return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port;
-        } catch (URISyntaxException e) {
-            return null;
-        }
     }
 
     /** The key object with {@code id == keyId}: the document itself (a key document) or one of its {@code publicKey}s. */

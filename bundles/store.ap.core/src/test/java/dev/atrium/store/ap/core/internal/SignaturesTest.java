@@ -246,9 +246,9 @@ class SignaturesTest {
             assertEquals(401, e.status());
             assertTrue(e.getMessage().contains("same origin"), e.getMessage());
         }
-        assertTrue(Signatures.sameOrigin("https://a.example/k#1", "https://A.EXAMPLE:443/users/a"));
-        assertTrue(!Signatures.sameOrigin("https://a.example/k", "http://a.example/users/a"));
-        assertTrue(!Signatures.sameOrigin("https://a.example:8443/k", "https://a.example/users/a"));
+        assertTrue(dev.atrium.store.ap.api.Origins.same("https://a.example/k#1", "https://A.EXAMPLE:443/users/a"));
+        assertTrue(!dev.atrium.store.ap.api.Origins.same("https://a.example/k", "http://a.example/users/a"));
+        assertTrue(!dev.atrium.store.ap.api.Origins.same("https://a.example:8443/k", "https://a.example/users/a"));
     }
 
     @Test
