@@ -38,7 +38,10 @@ for i in $(seq 1 "$starts"); do
       sleep 0.5
     fi
   done
-  echo "start $i: $outcome"
+  # the path of issue 32's finding 15: the whiteboard started before the database, and a bundle started again
+  held=$(grep -c 'starts without the database' "$data.log" || true)
+  again=$(grep -c 'starting it again' "$data.log" || true)
+  echo "start $i: $outcome (whiteboard before the database: $held, bundles started again: $again)"
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 done
