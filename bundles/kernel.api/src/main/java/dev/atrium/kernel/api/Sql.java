@@ -17,10 +17,9 @@ import javax.sql.DataSource;
  * and one policy for what a database failure tells the client ({@link #translate}). Ids come from {@link Ids}.
  *
  * <p>Every failure leaves through {@link #translate}: a unique violation is 409 ({@link Conflict}, which callers catch
- * to say what clashed), input PostgreSQL cannot store or compare is 400, a cancelled statement is 503, so is a lost or
- * refused connection (SQLState class 08, 57P01-57P03: the server stopped or restarts) and a pool that had no connection
- * to give in time, anything else
- * a {@link DatabaseException} (500, logged by the kernel). A {@code String} parameter holding U+0000 is refused with
+ * to say what clashed), input PostgreSQL cannot store or compare is 400; a cancelled statement is 503, and so are a
+ * lost or refused connection (SQLState class 08, 57P01-57P03: the server stopped or restarts) and a pool that had no
+ * connection to give in time; anything else is a {@link DatabaseException} (500, logged by the kernel). A {@code String} parameter holding U+0000 is refused with
  * 400 before it is sent: PostgreSQL text cannot hold it, and no bundle may store it cut or changed.
  */
 public final class Sql {
