@@ -28,6 +28,8 @@ public final class Main {
 
     static final String USAGE = """
             usage:
+              atrium run [--port 8080] [--data ./data] [--db-url JDBC_URL]   build if needed and serve (embedded PostgreSQL by default)
+              atrium test [MAVEN ARGS]                                        the whole test suite
               atrium user add NAME [--password-stdin] [--url URL] [--data DIR]
               atrium token create --user NAME [--scopes '*'] [--name NAME] [--expires-at ISO-8601] [--url URL] [--data DIR]
               atrium features [--url URL] [--data DIR]
@@ -40,6 +42,7 @@ public final class Main {
                                         deploy a worker (the service is created when the workspace has none of that name)
               atrium service logs NAME [--space ID] [--follow] [--token TOKEN] [--url URL]
             options:
+              --help, -h  this text (after any command too)
               --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
               --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
               --token a personal access token for the service commands (default $ATRIUM_TOKEN)
@@ -74,6 +77,10 @@ public final class Main {
         try {
             List<String> words = new ArrayList<>();
             Map<String, String> options = parse(args, words);
+            if (help) {
+                out.print(USAGE);
+                return 0;
+            }
             String command = String.join(" ", words);
             switch (command) {
                 case "token create" -> tokenCreate(options);
@@ -108,12 +115,15 @@ public final class Main {
 
     private boolean passwordFromStdin;
     private boolean follow;
+    private boolean help;
 
     private Map<String, String> parse(String[] args, List<String> words) throws Failure {
         Map<String, String> options = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
-            if (a.equals("--password-stdin")) {
+            if (a.equals("--help") || a.equals("-h")) {
+                help = true;
+            } else if (a.equals("--password-stdin")) {
                 passwordFromStdin = true;
             } else if (a.equals("--follow")) {
                 follow = true;

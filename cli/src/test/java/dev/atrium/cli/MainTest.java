@@ -22,6 +22,16 @@ class MainTest {
     }
 
     @Test
+    void helpAsAnOptionAfterAnyCommandPrintsTheUsageAndSucceeds() {
+        for (String[] args : new String[][] { { "--help" }, { "-h" }, { "token", "create", "--help" }, { "feature", "enable", "-h" } }) {
+            assertEquals(0, main.run(args), String.join(" ", args));
+        }
+        String usage = out.toString(StandardCharsets.UTF_8);
+        assertTrue(usage.contains("atrium run [--port") && usage.contains("atrium test"), usage);
+        assertEquals("", err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void badUsageExitsTwoWithAReason() {
         assertEquals(2, main.run(new String[] { "token", "create" }));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--user"));
