@@ -185,8 +185,10 @@ public class FeatureSwitch {
                     return Optional.of(m);
                 }
             }
-        } catch (IllegalStateException uninstalled) {
-            // uninstalled since the caller listed it (FileInstall or an operator, meanwhile): it belongs to nothing now
+        } catch (IllegalStateException | NullPointerException uninstalled) {
+            // uninstalled since the caller listed it (FileInstall or an operator, meanwhile): it belongs to nothing now.
+            // Felix throws IllegalStateException once the bundle says so, and a NullPointerException from getEntry in the
+            // moment before, when the revision's content is already closed (CI saw both while FileInstall removed a jar)
         }
         return Optional.empty();
     }

@@ -58,6 +58,14 @@ class CapabilityAttributesTest {
             return null;
         });
         assertEquals(Optional.empty(), FeatureSwitch.member(converter, gone));
+        // and in the moment before Felix says so, its revision's content is already closed
+        Bundle going = proxy(Bundle.class, (m, a) -> {
+            if (m.equals("getEntry")) {
+                throw new NullPointerException("Cannot invoke \"org.apache.felix.framework.cache.Content.hasEntry(String)\"");
+            }
+            return null;
+        });
+        assertEquals(Optional.empty(), FeatureSwitch.member(converter, going));
     }
 
     private static BundleCapability capability(Map<String, Object> attributes) {
