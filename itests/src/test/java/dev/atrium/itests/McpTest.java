@@ -277,12 +277,13 @@ class McpTest {
         String id = register(a, a.defaultSpaceId(), "locked", locked.mcpUrl(), null).get("server").path("id").asText();
         assertError(a.http().get("/api/mcp/servers/" + id + "/tools"), 409, "requires authorization");
 
+        int registrations = locked.registrations.get();
         Http.Reply started = a.http().post("/api/mcp/servers/" + id + "/authorize", null);
         assertEquals(200, started.status(), started.body());
         String authorizationUrl = started.json().path("authorization_url").asText();
         assertTrue(authorizationUrl.startsWith(locked.issuer() + "/authorize?"), authorizationUrl);
         assertTrue(authorizationUrl.contains("code_challenge_method=S256"), authorizationUrl);
-        assertEquals(1, locked.registrations.get(), "a client was registered dynamically");
+        assertEquals(registrations + 1, locked.registrations.get(), "a client was registered dynamically");
         assertError(b.http().post("/api/mcp/servers/" + id + "/authorize", null), 404, "MCP server not found");
 
         String callback = local(approve(authorizationUrl));
@@ -292,9 +293,15 @@ class McpTest {
         assertError(server.anonymous().get("/api/mcp/oauth/callback?code=x&state=" + SweepFixtures.random(43)), 400, "unknown");
         assertError(server.anonymous().get("/api/mcp/oauth/callback?code=x"), 400, "state");
         assertError(b.http().get(callback), 400, "someone else");
-        Http.Reply done = server.anonymous().get(callback);
+        // a request that is not signed in is sent to sign in first and the state waits for it
+        Http.Reply anonymous = server.anonymous().get(callback);
+        assertEquals(302, anonymous.status(), anonymous.body());
+        assertEquals("/auth/login?return_to=" + java.net.URLEncoder.encode(callback, java.nio.charset.StandardCharsets.UTF_8),
+                anonymous.raw().headers().firstValue("Location").orElse(null));
+        Http.Reply done = a.http().get(callback);
         assertEquals(200, done.status(), done.body());
         assertEquals(id, done.json().path("server_id").asText());
+        assertError(a.http().get(callback), 400, "already used");
         assertError(server.anonymous().get(callback), 400, "already used");
 
         Http.Reply tools = a.http().get("/api/mcp/servers/" + id + "/tools");
@@ -320,6 +327,7 @@ class McpTest {
             st.executeUpdate("UPDATE mcp_oauth_states SET expires_at = now() - interval '1 second' WHERE used_at IS NULL");
         }
         assertError(server.anonymous().get(late), 400, "expired");
+        assertError(a.http().get(late), 400, "expired");
 
         // the access token stops working: the next use refreshes it, and a run calls the tool
         locked.expireAccessTokens();
@@ -331,5 +339,62 @@ class McpTest {
                 .findFirst().orElseThrow();
         assertEquals("you hold a valid token", result.path("data").path("result").asText(), result.toString());
         assertTrue(locked.refreshes.get() >= 1, "the expired token was refreshed");
+    }
+
+    /**
+     * Someone who began an authorization can hand its link to anybody: the MCP server is connected only once a browser
+     * signed in as the Principal who began comes back with the state. The owner's other browser, without a session,
+     * signs in on the way and finishes; a browser signed in as someone else does not.
+     */
+    @Test
+    void theCallbackCompletesOnlyInABrowserSignedInAsThePrincipalWhoBegan() throws Exception {
+        LocalUser ownerAccount = signedInLocalUser("mcpown");
+        Browser owner = ownerAccount.browser();
+        Map<String, String> csrf = Map.of("X-CSRF-Token", owner.csrf());
+        String space = Http.JSON.readTree(owner.get("/api/spaces").body()).path("spaces").get(0).path("id").asText();
+        java.net.http.HttpResponse<String> registered = owner.send("POST", "/api/mcp/servers", "application/json",
+                Http.JSON.writeValueAsString(Map.of("space_id", space, "name", "locked", "url", locked.mcpUrl())), csrf);
+        assertEquals(201, registered.statusCode(), registered.body());
+        String id = Http.JSON.readTree(registered.body()).path("server").path("id").asText();
+        java.net.http.HttpResponse<String> started = owner.send("POST", "/api/mcp/servers/" + id + "/authorize", "application/json", "{}", csrf);
+        assertEquals(200, started.statusCode(), started.body());
+        String callback = local(approve(Http.JSON.readTree(started.body()).path("authorization_url").asText()));
+
+        Browser stranger = signedInLocalUser("mcpoth").browser();
+        java.net.http.HttpResponse<String> refused = stranger.get(callback);
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("someone else"), refused.body());
+
+        Browser phone = new Browser(server.base());
+        java.net.http.HttpResponse<String> toLogin = phone.get(callback);
+        assertEquals(302, toLogin.statusCode(), toLogin.body());
+        String login = toLogin.headers().firstValue("Location").orElseThrow();
+        assertTrue(login.startsWith("/auth/login?"), login);
+        assertEquals(200, phone.get(login).statusCode());
+        String returnTo = java.net.URLDecoder.decode(login.substring(login.indexOf("return_to=") + 10), java.nio.charset.StandardCharsets.UTF_8);
+        java.net.http.HttpResponse<String> signedIn = phone.send("POST", "/auth/login/local", "application/x-www-form-urlencoded",
+                "username=" + ownerAccount.username() + "&password=" + ownerAccount.password() + "&return_to="
+                        + java.net.URLEncoder.encode(returnTo, java.nio.charset.StandardCharsets.UTF_8), Map.of());
+        assertEquals(302, signedIn.statusCode(), signedIn.body());
+        assertEquals(callback, signedIn.headers().firstValue("Location").orElseThrow(), "the sign-in returns to the callback");
+        java.net.http.HttpResponse<String> done = phone.get(callback);
+        assertEquals(200, done.statusCode(), done.body());
+        assertEquals(id, Http.JSON.readTree(done.body()).path("server_id").asText());
+        assertTrue(Http.JSON.readTree(owner.get("/api/mcp/servers?space_id=" + space).body()).path("servers").get(0).path("authorized").asBoolean());
+    }
+
+    private record LocalUser(String username, String password, Browser browser) {
+    }
+
+    private LocalUser signedInLocalUser(String prefix) {
+        String name = prefix + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
+        Http.Reply created = server.operator().post("/admin/identity/local-users", Map.of("username", name));
+        assertEquals(201, created.status(), created.body());
+        String password = created.json().path("password").asText();
+        Browser b = new Browser(server.base());
+        b.get("/auth/login?provider=local");
+        assertEquals(302, b.send("POST", "/auth/login/local", "application/x-www-form-urlencoded",
+                "username=" + name + "&password=" + password, Map.of()).statusCode());
+        return new LocalUser(name, password, b);
     }
 }

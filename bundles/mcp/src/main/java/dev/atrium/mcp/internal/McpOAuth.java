@@ -248,9 +248,20 @@ public class McpOAuth {
     private record State(String serverId, String spaceId, String principalId, String verifier, String redirectUri) {
     }
 
+    /** Refuses, as {@link #complete} would, a state that is not waiting for its callback; it is not spent. */
+    void requirePending(String state) {
+        if (state == null || state.isBlank() || state.length() > 200) {
+            throw ApiException.badRequest("state is required");
+        }
+        if (sql.one("SELECT 1 FROM mcp_oauth_states WHERE state_hash = ? AND used_at IS NULL AND expires_at > now()", rs -> 1,
+                Digests.sha256Base64Url(state)).isEmpty()) {
+            throw ApiException.badRequest("the state is unknown, expired or already used");
+        }
+    }
+
     /**
      * Ends an authorization: the state is spent first (a replay finds it used), must not have expired, must be one this
-     * server issued, and, when the callback's request is signed in, issued to that Principal; its Principal must still own
+     * server issued, and issued to the signed-in Principal of the callback's request; its Principal must still own
      * its workspace and the server still be there. Then the code is exchanged for tokens.
      */
     Completed complete(String state, String code, String error, Caller signedIn) throws IOException, InterruptedException {
@@ -260,7 +271,7 @@ public class McpOAuth {
         String hash = Digests.sha256Base64Url(state);
         // a signed-in caller other than the state's Principal is refused without spending it (its owner may still finish)
         String issuedTo = sql.one("SELECT principal_id FROM mcp_oauth_states WHERE state_hash = ?", rs -> rs.getString(1), hash).orElse(null);
-        if (issuedTo != null && signedIn != null && signedIn.principalId() != null && !signedIn.principalId().equals(issuedTo)) {
+        if (issuedTo != null && !signedIn.principalId().equals(issuedTo)) {
             throw ApiException.badRequest("the state was issued to someone else");
         }
         State s = sql.one("UPDATE mcp_oauth_states SET used_at = now() WHERE state_hash = ? AND used_at IS NULL AND expires_at > now()"

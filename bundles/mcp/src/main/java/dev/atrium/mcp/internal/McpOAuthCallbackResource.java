@@ -1,6 +1,8 @@
 package dev.atrium.mcp.internal;
 
 import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -10,7 +12,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -24,9 +28,10 @@ import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelExtensions;
 
 /**
- * {@code GET /api/mcp/oauth/callback}: where the authorization server sends the user's browser back (no authentication:
- * the single-use, expiring {@code state} is the proof, and it is bound to the server, its workspace and its Principal;
- * a signed-in caller other than that Principal is refused).
+ * {@code GET /api/mcp/oauth/callback}: where the authorization server sends the user's browser back. The route takes no
+ * authentication (spec), but the authorization only completes for a request signed in as the Principal who began it:
+ * a browser without a session is sent to sign in and comes back here, so a link to the authorization server that
+ * someone else began cannot attach that person's MCP server to the account of whoever follows it.
  */
 @Component(service = McpOAuthCallbackResource.class)
 @JaxrsResource
@@ -46,9 +51,14 @@ public class McpOAuthCallbackResource {
 
     @GET
     @Anonymous
-    public Map<String, Object> callback(@Context SecurityContext sc, @QueryParam("state") String state, @QueryParam("code") String code,
+    public Response callback(@Context SecurityContext sc, @Context UriInfo uri, @QueryParam("state") String state, @QueryParam("code") String code,
             @QueryParam("error") String error) {
-        Caller signedIn = sc != null && sc.getUserPrincipal() instanceof Caller c ? c : null;
+        Caller signedIn = sc != null && sc.getUserPrincipal() instanceof Caller c && c.principalId() != null ? c : null;
+        if (signedIn == null) {
+            oauth.requirePending(state);
+            String back = PATH + "?" + uri.getRequestUri().getRawQuery();
+            return Response.status(302).header("Location", "/auth/login?return_to=" + URLEncoder.encode(back, StandardCharsets.UTF_8)).build();
+        }
         McpOAuth.Completed done;
         try {
             done = oauth.complete(state, code, error, signedIn);
@@ -62,6 +72,6 @@ public class McpOAuthCallbackResource {
         m.put("success", true);
         m.put("server_id", done.serverId());
         m.put("space_id", done.spaceId());
-        return m;
+        return Response.ok(m).build();
     }
 }
