@@ -153,6 +153,9 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
     private final LogTails tails = new LogTails();
     private final ChangeFeed feed;
     private volatile Routes routes = Routes.EMPTY;
+    /** Open once this instance has published its first routing table. */
+    private final java.util.concurrent.CountDownLatch firstRoutes = new java.util.concurrent.CountDownLatch(1);
+    private final BundleContext context;
     /** Told after every routing table this instance publishes, and when another instance issued a certificate. */
     private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean active;
@@ -174,15 +177,18 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
             base = "http://127.0.0.1:" + (port == null || port.isBlank() ? "8080" : port.trim());
         }
         this.internalBase = base;
+        this.context = context;
         this.active = true;
         this.feed = new ChangeFeed(dataSource, this::remoteChange);
         reconcileLater();
     }
 
     /**
-     * Nothing routes to the deployments once this capability stops (its Host routing and binding endpoint go with it),
-     * so the providers are told to run nothing: stopping the services feature leaves no worker running. The next
-     * activation (the feature enabled again, a new version of this bundle) applies the stored set again.
+     * When this capability is stopped for good (the services feature disabled, the bundle stopped or uninstalled),
+     * nothing routes to the deployments any more, so the providers are told to run nothing. When it only restarts (the
+     * bundle updated or refreshed, the component re-activated for a new reference: the bundle stays persistently
+     * started) the deployments keep running, and the next activation applies the same set, which the providers keep as
+     * it is: the workers' processes and their connections survive an update of this bundle.
      */
     @Deactivate
     void deactivate() throws InterruptedException {
@@ -191,9 +197,10 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         tails.close();
         background.shutdownNow();
         background.awaitTermination(10, TimeUnit.SECONDS);
+        boolean restarting = restarting();
         lock.lock();
         try {
-            for (Registered r : providers.values()) {
+            for (Registered r : restarting ? List.<Registered>of() : List.copyOf(providers.values())) {
                 try {
                     r.provider().apply(List.of());
                 } catch (DeploymentException | RuntimeException e) {
@@ -203,7 +210,22 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         } finally {
             lock.unlock();
         }
+        if (restarting) {
+            LOG.info("services: the deployments keep running while this capability restarts");
+        }
         routes = Routes.EMPTY;
+    }
+
+    /** Whether this deactivation is a restart: the framework is not stopping and the bundle is persistently started. */
+    private boolean restarting() {
+        try {
+            org.osgi.framework.Bundle self = context.getBundle();
+            org.osgi.framework.startlevel.BundleStartLevel level = self.adapt(org.osgi.framework.startlevel.BundleStartLevel.class);
+            return self.getState() != org.osgi.framework.Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
+                    && context.getBundle(0).getState() == org.osgi.framework.Bundle.ACTIVE;
+        } catch (IllegalStateException | SecurityException gone) {
+            return false;
+        }
     }
 
     @Reference(service = DeploymentProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
@@ -246,6 +268,28 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
 
     Routes routes() {
         return routes;
+    }
+
+    /** Whether this instance has published a routing table since it started. */
+    boolean hasRoutes() {
+        return firstRoutes.getCount() == 0;
+    }
+
+    /** Waits at most {@code millis} for the first routing table; whether there is one. */
+    boolean awaitRoutes(long millis) throws java.io.InterruptedIOException {
+        try {
+            return firstRoutes.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("the server is stopping");
+        }
+    }
+
+    /** The verified custom domains, from the store (the routing table has them once it is published). */
+    java.util.Set<String> verifiedDomainNames() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        store.verifiedDomains().forEach(d -> names.add(d.domain()));
+        return names;
     }
 
     /** The provider named {@code name}, if it runs {@code kind}. */
@@ -462,6 +506,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
             }
         }
         routes = new Routes(Map.copyOf(bySlug), Map.copyOf(byDomain), Map.copyOf(byRuntime));
+        firstRoutes.countDown();
         tellListeners();
         if (failure != null) {
             throw failure;

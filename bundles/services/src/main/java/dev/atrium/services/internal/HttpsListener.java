@@ -3,7 +3,6 @@ package dev.atrium.services.internal;
 import java.util.Dictionary;
 import java.util.Hashtable;
 
-import javax.servlet.Filter;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -35,7 +34,7 @@ public class HttpsListener {
      */
     @Activate
     public HttpsListener(@Reference Deployer deployer, @Reference Certificates certificates,
-            @Reference(target = "(component.name=dev.atrium.services.internal.HostRouter)") Filter hostRouter, BundleContext context) {
+            @Reference ServiceRouter hostRouter, BundleContext context) {
         int port = deployer.config().httpsPort();
         this.registration = port > 0 ? register(context, port, certificates.keyManager()) : null;
     }

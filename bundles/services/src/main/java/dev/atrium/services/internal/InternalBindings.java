@@ -96,7 +96,7 @@ public class InternalBindings {
                 case "queue" -> queue(target, bindingName, rest, request, response);
                 case "workflow" -> workflows.handle(target, bindingName, rest, request, response);
                 case "r2" -> r2.handle(target, bindingName, request, response);
-                default -> HostRouter.error(response, 501, "NOT_IMPLEMENTED", "bindings of type " + bound.get().type() + " are not served yet");
+                default -> ServiceRouter.error(response, 501, "NOT_IMPLEMENTED", "bindings of type " + bound.get().type() + " are not served yet");
             }
         } catch (ResourceException e) {
             int status = switch (e.kind()) {
@@ -107,10 +107,10 @@ public class InternalBindings {
                 case TOO_LARGE -> 413;
                 case UNAVAILABLE -> 503;
             };
-            HostRouter.error(response, status, e.kind().name(), e.getMessage() == null ? "the resource failed" : e.getMessage());
+            ServiceRouter.error(response, status, e.kind().name(), e.getMessage() == null ? "the resource failed" : e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("services: the binding {} of {} failed: {}", bindingName, target.serviceId(), e.toString());
-            HostRouter.error(response, 500, "INTERNAL_ERROR", "the binding failed");
+            ServiceRouter.error(response, 500, "INTERNAL_ERROR", "the binding failed");
         }
     }
 
@@ -130,7 +130,7 @@ public class InternalBindings {
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<KvFacet>> opened = open(target, name, KvFacet.class);
         if (opened.isEmpty()) {
-            HostRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the kv provider of this binding is not running");
+            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the kv provider of this binding is not running");
             return;
         }
         KvFacet kv = opened.get().facet();
@@ -138,7 +138,7 @@ public class InternalBindings {
         String method = request.getMethod();
         if (rest.isEmpty()) {
             if (!method.equals("GET")) {
-                HostRouter.error(response, 405, "METHOD_NOT_ALLOWED", "only GET lists keys");
+                ServiceRouter.error(response, 405, "METHOD_NOT_ALLOWED", "only GET lists keys");
                 return;
             }
             String prefix = Optional.ofNullable(request.getParameter("prefix")).orElse("");
@@ -149,7 +149,7 @@ public class InternalBindings {
                 try {
                     limit = Math.max(1, Math.min(1000, Integer.parseInt(limitParam)));
                 } catch (NumberFormatException e) {
-                    HostRouter.error(response, 400, "BAD_REQUEST", "key_count_limit must be a number");
+                    ServiceRouter.error(response, 400, "BAD_REQUEST", "key_count_limit must be a number");
                     return;
                 }
             }
@@ -179,14 +179,14 @@ public class InternalBindings {
         // the runtime sends the key as encodeURIComponent made it (so '/' is %2F); a '+' stays a '+'
         String key = URLDecoder.decode(rest.replace("+", "%2B"), StandardCharsets.UTF_8);
         if (key.isEmpty() || key.length() > MAX_KEY || key.indexOf('\0') >= 0) {
-            HostRouter.error(response, 400, "BAD_REQUEST", "a key must be 1 to " + MAX_KEY + " characters");
+            ServiceRouter.error(response, 400, "BAD_REQUEST", "a key must be 1 to " + MAX_KEY + " characters");
             return;
         }
         switch (method) {
             case "GET" -> {
                 Optional<KvFacet.KvEntry> e = kv.get(ctx, key);
                 if (e.isEmpty()) {
-                    HostRouter.error(response, 404, "NOT_FOUND", "key not found");
+                    ServiceRouter.error(response, 404, "NOT_FOUND", "key not found");
                     return;
                 }
                 response.setStatus(200);
@@ -202,12 +202,12 @@ public class InternalBindings {
                 try {
                     ttl = ttl(request.getParameter("expiration_ttl"), request.getParameter("expiration"));
                 } catch (NumberFormatException e) {
-                    HostRouter.error(response, 400, "BAD_REQUEST", "expiration_ttl and expiration must be whole numbers of seconds in the future");
+                    ServiceRouter.error(response, 400, "BAD_REQUEST", "expiration_ttl and expiration must be whole numbers of seconds in the future");
                     return;
                 }
                 byte[] value = read(request.getInputStream(), MAX_VALUE);
                 if (value == null) {
-                    HostRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a value must be at most " + MAX_VALUE + " bytes");
+                    ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a value must be at most " + MAX_VALUE + " bytes");
                     return;
                 }
                 kv.put(ctx, key, value, ttl);
@@ -217,7 +217,7 @@ public class InternalBindings {
                 kv.delete(ctx, key);
                 json(response, 200, Map.of("success", true));
             }
-            default -> HostRouter.error(response, 405, "METHOD_NOT_ALLOWED", "kv takes GET, PUT and DELETE");
+            default -> ServiceRouter.error(response, 405, "METHOD_NOT_ALLOWED", "kv takes GET, PUT and DELETE");
         }
     }
 
@@ -250,7 +250,7 @@ public class InternalBindings {
             return;
         }
         if (!q.path("keys").isArray() || q.path("keys").size() > 100) {
-            HostRouter.error(response, 400, "BAD_REQUEST", "keys must be an array of at most 100 keys");
+            ServiceRouter.error(response, 400, "BAD_REQUEST", "keys must be an array of at most 100 keys");
             return;
         }
         boolean asJson = "json".equals(q.path("type").asText("text"));
@@ -266,7 +266,7 @@ public class InternalBindings {
                     try {
                         value = Deployer.JSON.readTree(text);
                     } catch (IOException bad) {
-                        HostRouter.error(response, 400, "BAD_REQUEST", "the value of " + key + " is not JSON");
+                        ServiceRouter.error(response, 400, "BAD_REQUEST", "the value of " + key + " is not JSON");
                         return;
                     }
                 } else {
@@ -289,11 +289,11 @@ public class InternalBindings {
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<SqlFacet>> opened = open(target, name, SqlFacet.class);
         if (opened.isEmpty()) {
-            HostRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the d1 provider of this binding is not running");
+            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the d1 provider of this binding is not running");
             return;
         }
         if (!request.getMethod().equals("POST") || !(rest.equals("query") || rest.equals("execute"))) {
-            HostRouter.error(response, 404, "NOT_FOUND", "d1 takes POST <endpoint>/query and /execute");
+            ServiceRouter.error(response, 404, "NOT_FOUND", "d1 takes POST <endpoint>/query and /execute");
             return;
         }
         JsonNode q = jsonBody(request, response);
@@ -384,11 +384,11 @@ public class InternalBindings {
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<QueueFacet>> opened = open(target, name, QueueFacet.class);
         if (opened.isEmpty()) {
-            HostRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the queue provider of this binding is not running");
+            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the queue provider of this binding is not running");
             return;
         }
         if (!request.getMethod().equals("POST") || !(rest.equals("message") || rest.equals("batch"))) {
-            HostRouter.error(response, 404, "NOT_FOUND", "queue takes POST <endpoint>/message and /batch");
+            ServiceRouter.error(response, 404, "NOT_FOUND", "queue takes POST <endpoint>/message and /batch");
             return;
         }
         Duration delay = null;
@@ -398,7 +398,7 @@ public class InternalBindings {
                 long s = Long.parseLong(d.trim());
                 delay = s > 0 ? Duration.ofSeconds(s) : null;
             } catch (NumberFormatException e) {
-                HostRouter.error(response, 400, "BAD_REQUEST", "X-Msg-Delay-Secs must be a number");
+                ServiceRouter.error(response, 400, "BAD_REQUEST", "X-Msg-Delay-Secs must be a number");
                 return;
             }
         }
@@ -406,7 +406,7 @@ public class InternalBindings {
         if (rest.equals("message")) {
             byte[] body = read(request.getInputStream(), 128 * 1024);
             if (body == null) {
-                HostRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a message must be at most 128 KiB");
+                ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a message must be at most 128 KiB");
                 return;
             }
             q.send(opened.get().context(), body, delay);
@@ -416,7 +416,7 @@ public class InternalBindings {
                 return;
             }
             if (!batch.path("messages").isArray() || batch.get("messages").size() > 100) {
-                HostRouter.error(response, 400, "BAD_REQUEST", "messages must be an array of at most 100 messages");
+                ServiceRouter.error(response, 400, "BAD_REQUEST", "messages must be an array of at most 100 messages");
                 return;
             }
             for (JsonNode m : batch.get("messages")) {
@@ -424,7 +424,7 @@ public class InternalBindings {
                 try {
                     body = java.util.Base64.getDecoder().decode(m.path("body").asText(""));
                 } catch (IllegalArgumentException e) {
-                    HostRouter.error(response, 400, "BAD_REQUEST", "a message body must be base64");
+                    ServiceRouter.error(response, 400, "BAD_REQUEST", "a message body must be base64");
                     return;
                 }
                 long secs = m.path("delaySecs").asLong(0);
@@ -437,7 +437,7 @@ public class InternalBindings {
     private static JsonNode jsonBody(HttpServletRequest request, HttpServletResponse response) throws IOException {
         byte[] body = read(request.getInputStream(), 1 << 20);
         if (body == null) {
-            HostRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 1 MiB");
+            ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 1 MiB");
             return null;
         }
         try {
@@ -447,7 +447,7 @@ public class InternalBindings {
             }
             return n;
         } catch (IOException e) {
-            HostRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
+            ServiceRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
             return null;
         }
     }
@@ -467,6 +467,6 @@ public class InternalBindings {
     }
 
     private static void notFound(HttpServletResponse response) throws IOException {
-        HostRouter.error(response, 404, "NOT_FOUND", "not found");
+        ServiceRouter.error(response, 404, "NOT_FOUND", "not found");
     }
 }

@@ -296,7 +296,7 @@ final class R2Bindings {
         String m = message == null ? "the r2 call failed" : message;
         response.setStatus(status);
         response.setHeader("CF-R2-Error", Deployer.JSON.writeValueAsString(Map.of("version", 0, "v4code", code, "message", m)));
-        HostRouter.error(response, status, status == 404 ? "NOT_FOUND" : status == 501 ? "NOT_IMPLEMENTED" : status >= 500 ? "SERVICE_UNAVAILABLE"
+        ServiceRouter.error(response, status, status == 404 ? "NOT_FOUND" : status == 501 ? "NOT_IMPLEMENTED" : status >= 500 ? "SERVICE_UNAVAILABLE"
                 : "BAD_REQUEST", m);
     }
 }

@@ -167,23 +167,23 @@ public final class WorkerWebSockets implements AutoCloseable {
     void relay(URI target, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest, ServletResponse rawResponse,
             Upstream.Forwarded fwd) throws IOException {
         if (closed) {
-            HostRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the server is restarting this service; try again");
+            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the server is restarting this service; try again");
             return;
         }
         String key = request.getHeader("Sec-WebSocket-Key");
         if (key == null || key.isBlank()) {
-            HostRouter.error(response, 400, "BAD_REQUEST", "a WebSocket handshake needs Sec-WebSocket-Key");
+            ServiceRouter.error(response, 400, "BAD_REQUEST", "a WebSocket handshake needs Sec-WebSocket-Key");
             return;
         }
         if (!"13".equals(request.getHeader("Sec-WebSocket-Version"))) {
             response.setHeader("Sec-WebSocket-Version", "13");
-            HostRouter.error(response, 426, "UPGRADE_REQUIRED", "only WebSocket version 13 is spoken");
+            ServiceRouter.error(response, 426, "UPGRADE_REQUIRED", "only WebSocket version 13 is spoken");
             return;
         }
         ServletContextHandler handler = ServletContextHandler.getCurrentServletContextHandler();
         JettyWebSocketServerContainer container = handler == null ? null : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
         if (container == null) {
-            HostRouter.error(response, 501, "NOT_IMPLEMENTED", "WebSocket support is not enabled on this server");
+            ServiceRouter.error(response, 501, "NOT_IMPLEMENTED", "WebSocket support is not enabled on this server");
             return;
         }
 
@@ -221,14 +221,14 @@ public final class WorkerWebSockets implements AutoCloseable {
                 refusal(refusal, answer, response);
             } else {
                 LOG.debug("services: the WebSocket handshake to {} failed: {}", target, String.valueOf(e.getCause()));
-                HostRouter.error(response, 502, "BAD_GATEWAY", answer.tooLarge ? "the service's deployment refused the WebSocket with too large an answer"
+                ServiceRouter.error(response, 502, "BAD_GATEWAY", answer.tooLarge ? "the service's deployment refused the WebSocket with too large an answer"
                         : "the service's deployment did not answer the WebSocket handshake");
             }
             return;
         } catch (TimeoutException e) {
             handshake.thenAccept(CoreSession::abort);
             handshake.cancel(true);
-            HostRouter.error(response, 504, "GATEWAY_TIMEOUT", "the service's deployment did not answer the WebSocket handshake in time");
+            ServiceRouter.error(response, 504, "GATEWAY_TIMEOUT", "the service's deployment did not answer the WebSocket handshake in time");
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -275,7 +275,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         if (!upgraded) {
             relay.shutDown();
             if (!response.isCommitted()) {
-                HostRouter.error(response, 400, "BAD_REQUEST", "not a valid WebSocket handshake");
+                ServiceRouter.error(response, 400, "BAD_REQUEST", "not a valid WebSocket handshake");
             }
         }
     }

@@ -42,7 +42,7 @@ final class WorkflowBindings {
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<WorkflowFacet>> opened = directory.open(target.serviceId(), target.spaceId(), name, WorkflowFacet.class);
         if (opened.isEmpty()) {
-            HostRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the workflow provider of this binding is not running");
+            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the workflow provider of this binding is not running");
             return;
         }
         WorkflowFacet wf = opened.get().facet();
@@ -62,7 +62,7 @@ final class WorkflowBindings {
                 return;
             }
             if (!body.isArray() || body.size() == 0 || body.size() > MAX_BATCH) {
-                HostRouter.error(response, 400, "BAD_REQUEST", "createBatch takes 1 to " + MAX_BATCH + " instances");
+                ServiceRouter.error(response, 400, "BAD_REQUEST", "createBatch takes 1 to " + MAX_BATCH + " instances");
                 return;
             }
             List<Map<String, Object>> out = new ArrayList<>();
@@ -83,7 +83,7 @@ final class WorkflowBindings {
                 run(wf, ctx, rest.substring("runs/".length()), body, response);
             }
         } else {
-            HostRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
+            ServiceRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
         }
     }
 
@@ -111,7 +111,7 @@ final class WorkflowBindings {
         if (method.equals("GET") && (action.isEmpty() || action.equals("status"))) {
             Optional<WorkflowFacet.Instance> i = wf.get(ctx, id);
             if (i.isEmpty()) {
-                HostRouter.error(response, 404, "NOT_FOUND", "instance.not_found: Instance does not exist");
+                ServiceRouter.error(response, 404, "NOT_FOUND", "instance.not_found: Instance does not exist");
                 return;
             }
             if (action.isEmpty()) {
@@ -135,7 +135,7 @@ final class WorkflowBindings {
             default -> null;
         };
         if (control == null) {
-            HostRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
+            ServiceRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
             return;
         }
         wf.control(ctx, id, control);
@@ -171,7 +171,7 @@ final class WorkflowBindings {
                 return;
             }
             default -> {
-                HostRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
+                ServiceRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
                 return;
             }
         }
@@ -192,7 +192,7 @@ final class WorkflowBindings {
     private static JsonNode body(HttpServletRequest request, HttpServletResponse response) throws IOException {
         byte[] body = request.getInputStream().readNBytes((2 << 20) + 1);
         if (body.length > 2 << 20) {
-            HostRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 2 MiB");
+            ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 2 MiB");
             return null;
         }
         try {
@@ -202,7 +202,7 @@ final class WorkflowBindings {
             }
             return n;
         } catch (IOException e) {
-            HostRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
+            ServiceRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
             return null;
         }
     }

@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * surrogates with 400. Every error answer under {@code /api}, {@code /admin} and {@code /healthz} is made the spec's
  * error body, whoever produced it (CXF's own 404 and 405 included); an exception nobody handled is a JSON 500.
  */
-@Component(service = Filter.class, configurationPid = "dev.atrium.kernel.http", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(service = Filter.class, configurationPid = "dev.atrium.kernel.http", configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        // before every filter of the capabilities (only ACME challenges answer earlier): host-routed traffic is handed over first
+        property = "service.ranking:Integer=1050")
 @HttpWhiteboardFilterPattern("/*")
 @HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
@@ -68,11 +70,13 @@ public class RequestEnvelope implements Filter {
 
     private final long maxJsonBody;
     private final UpdateGate gate;
+    private final HostRouting routing;
 
     @Activate
-    public RequestEnvelope(Config config, @Reference UpdateGate gate) {
+    public RequestEnvelope(Config config, @Reference UpdateGate gate, @Reference HostRouting routing) {
         this.maxJsonBody = config.maxJsonBodyBytes();
         this.gate = gate;
+        this.routing = routing;
     }
 
     @Override
@@ -89,6 +93,16 @@ public class RequestEnvelope implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
+        // a deployed service's traffic is its own (its paths, its errors, its headers): routed before the API's rules
+        HostRouting.Outcome routed = routing.route(request, response);
+        if (routed == HostRouting.Outcome.ROUTED) {
+            return;
+        }
+        if (routed == HostRouting.Outcome.UNAVAILABLE) {
+            response.setHeader("Retry-After", "5");
+            writeError(response, 503, "this host is not served right now: " + request.getAttribute(HostRouting.UNAVAILABLE_BECAUSE));
+            return;
+        }
         String id = request.getHeader("X-Request-Id");
         if (id == null || !CLIENT_ID.matcher(id).matches()) {
             id = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);

@@ -4,14 +4,14 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
-import javax.servlet.Filter;
-import javax.servlet.FilterChain;
 import javax.servlet.ServletException;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
@@ -22,36 +22,33 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
-import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
-import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.deploy.api.DeploymentProvider;
+import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.services.internal.Deployer.Route;
 
 /**
- * Host routing, in front of everything else (a whiteboard filter on {@code /*} ranked above the kernel's envelope): a
- * request whose Host is {@code <slug>.<apps domain>} or a verified custom domain is proxied to the service's running
+ * Host routing, in front of the API (a {@link HostRouter} the kernel's envelope hands its requests to, and holds them for
+ * while this bundle is updated): a request whose Host is {@code <slug>.<apps domain>} or a verified custom domain is proxied to the service's running
  * deployment ({@link DeploymentProvider#endpoint}), the canary chosen per request by its share; bodies stream both ways
  * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}); a WebSocket
  * upgrade is relayed to the worker's WebSocket ({@link WorkerWebSockets}). An unknown name under the apps domain is
- * 404 with the spec body; every other Host goes on to the API as before. {@code /internal/bindings/…} is the binding
- * endpoint deployed code calls ({@link InternalBindings}).
+ * 404 with the spec body; every other Host goes on to the API. {@code /internal/bindings/…} is the binding endpoint
+ * deployed code calls ({@link InternalBindings}). Until the {@link Deployer} has published its first routing table
+ * after a start, requests wait for it (bounded), so a new revision of this bundle never answers "no service" for a
+ * service that runs.
  *
  * <p>A request on the services' HTTPS listener ({@link HttpsConnectorFactory}, marked with {@link #SNI_ATTRIBUTE}) is for a
  * verified custom domain only: its Host must be the name its TLS connection asked for (else 421, as the certificate
  * served was for another name), and a Host that is not a routed custom domain is 404 with the spec body; neither the
  * API nor the internal binding endpoint answers there.
  */
-@Component(service = Filter.class, property = "service.ranking:Integer=1000")
-@HttpWhiteboardFilterPattern("/*")
-@HttpWhiteboardFilterAsyncSupported
-@HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
-public class HostRouter implements Filter {
+@Component(service = { HostRouter.class, ServiceRouter.class })
+public class ServiceRouter implements HostRouter {
 
-    private static final Logger LOG = LoggerFactory.getLogger(HostRouter.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceRouter.class);
     /** The SNI name of a request's TLS connection, set on requests of the services' HTTPS listener only ("" when none). */
     static final String SNI_ATTRIBUTE = "dev.atrium.services.sni";
 
@@ -63,9 +60,11 @@ public class HostRouter implements Filter {
     private final String apps;
     private final String dotApps;
     private final Map<URI, Target> targets = new ConcurrentHashMap<>();
+    /** The verified custom domains when this router started, claimed until the Deployer's first routing table. */
+    private final Set<String> domainsAtStart;
 
     @Activate
-    public HostRouter(@Reference Deployer deployer, @Reference InternalBindings bindings) throws Exception {
+    public ServiceRouter(@Reference Deployer deployer, @Reference InternalBindings bindings) throws Exception {
         this.deployer = deployer;
         this.bindings = bindings;
         this.upstream = new Upstream();
@@ -73,6 +72,14 @@ public class HostRouter implements Filter {
         // the configuration does not change under a component: a new one replaces the Deployer, and so this one
         this.apps = deployer.config().appsDomain().toLowerCase(Locale.ROOT);
         this.dotApps = "." + apps;
+        Set<String> domains;
+        try {
+            domains = deployer.verifiedDomainNames();
+        } catch (RuntimeException e) {
+            LOG.warn("services: the custom domains could not be read at start; they are routed once the routing table is: {}", e.toString());
+            domains = Set.of();
+        }
+        this.domainsAtStart = Set.copyOf(domains);
     }
 
     private static WorkerWebSockets webSockets() {
@@ -95,51 +102,66 @@ public class HostRouter implements Filter {
         }
     }
 
+    /** Claims of the routing table they were made from; rebuilt when the Deployer publishes another. */
+    private record ClaimsOf(Deployer.Routes routes, Claims claims) {
+    }
+
+    private volatile ClaimsOf claims;
+
     @Override
-    public void init(javax.servlet.FilterConfig config) {
-        // configured by the component
+    public Claims claims() {
+        ClaimsOf c = claims;
+        Deployer.Routes routes = deployer.routes();
+        if (c == null || c.routes() != routes) {
+            // before the first table (a start) the custom domains come from the store, so none falls through to the API
+            Set<String> hosts = new HashSet<>(deployer.hasRoutes() ? routes.byDomain().keySet() : domainsAtStart);
+            hosts.add(apps);
+            c = new ClaimsOf(routes, new Claims(hosts, Set.of(dotApps), Set.of(InternalBindings.PREFIX), Set.of(SNI_ATTRIBUTE)));
+            claims = c;
+        }
+        return c.claims();
     }
 
     @Override
-    public void destroy() {
-        // the connections close with the component
-    }
-
-    @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
-        HttpServletResponse response = (HttpServletResponse) res;
+    public void route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
         String host = host(request.getHeader("Host"));
         Object sni = request.getAttribute(SNI_ATTRIBUTE);
-        if (sni != null) {
-            secure(host, sni.toString(), request, response, req, res);
+        if (!deployer.awaitRoutes(FIRST_ROUTES_WAIT_MILLIS)) {
+            response.setHeader("Retry-After", "5");
+            error(response, 503, "SERVICE_UNAVAILABLE", "the services' routing table is not loaded yet; try again");
             return;
         }
-        if (host == null) {
-            passOn(request, response, chain);
+        if (sni != null) {
+            secure(host, sni.toString(), request, response, request, response);
             return;
         }
         Deployer.Routes routes = deployer.routes();
-        Route route;
-        if (host.endsWith(dotApps)) {
+        Route route = null;
+        if (host != null && host.endsWith(dotApps)) {
             String slug = host.substring(0, host.length() - apps.length() - 1);
             route = slug.contains(".") ? null : routes.bySlug().get(slug);
             if (route == null) {
                 error(response, 404, "NOT_FOUND", "no service answers at " + host);
                 return;
             }
-        } else if (host.equals(apps)) {
+        } else if (host != null && host.equals(apps)) {
             error(response, 404, "NOT_FOUND", "no service answers at " + host + "; services answer at <slug>." + apps);
             return;
-        } else {
+        } else if (host != null) {
             route = routes.byDomain().get(host);
-            if (route == null) {
-                passOn(request, response, chain);
-                return;
-            }
         }
-        proxy(route, request, response, req, res);
+        if (route != null) {
+            proxy(route, request, response, request, response);
+        } else if (request.getRequestURI().startsWith(InternalBindings.PREFIX)) {
+            bindings.handle(request, response);
+        } else {
+            // a custom domain claimed a moment ago and no longer routed
+            error(response, 404, "NOT_FOUND", "no service answers at " + host);
+        }
     }
+
+    /** How long a request waits, after a start of this bundle, for the Deployer's first routing table. */
+    private static final long FIRST_ROUTES_WAIT_MILLIS = 10_000;
 
     /** A request on the HTTPS listener: a verified custom domain's, named the same in TLS and in Host, or an error. */
     private void secure(String host, String sni, HttpServletRequest request, HttpServletResponse response, ServletRequest req, ServletResponse res)
@@ -161,31 +183,8 @@ public class HostRouter implements Filter {
         proxy(route, request, response, req, res);
     }
 
-    /** Not a service's host: the internal binding endpoint, or the API as before. A service's own paths are all its own. */
-    private void passOn(HttpServletRequest request, HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
-        if (request.getRequestURI().startsWith(InternalBindings.PREFIX)) {
-            bindings.handle(request, response);
-            return;
-        }
-        chain.doFilter(request, response);
-    }
-
     static String host(String header) {
-        if (header == null || header.isBlank()) {
-            return null;
-        }
-        String h = header.trim().toLowerCase(Locale.ROOT);
-        if (h.startsWith("[")) {
-            return null; // an IPv6 literal is never a service name
-        }
-        int colon = h.indexOf(':');
-        if (colon >= 0) {
-            h = h.substring(0, colon);
-        }
-        if (h.endsWith(".")) {
-            h = h.substring(0, h.length() - 1);
-        }
-        return h;
+        return Claims.host(header);
     }
 
     private void proxy(Route route, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest, ServletResponse rawResponse)
