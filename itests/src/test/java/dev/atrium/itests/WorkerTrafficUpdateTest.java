@@ -34,7 +34,7 @@ import dev.atrium.itests.AtriumServer.User;
  * A deployed worker keeps answering while the bundle that routes to it is updated (issue 43): clients on the worker's
  * hostname and on the API send all along, and none of them gets the API's 404, another body than the worker's, or a
  * 500. The worker counts its requests in memory, so a count that never went back shows its process was adopted by
- * the new revision, not restarted.
+ * the new revision, not restarted; and a WebSocket to it opened before the first update still echoes after the last.
  */
 @Isolated
 @SharedServer
@@ -43,21 +43,28 @@ class WorkerTrafficUpdateTest {
     static final Path SERVICES = AtriumServer.ROOT.resolve("bundles/services/target/services-0.1.0-SNAPSHOT.jar");
     static final String BSN = "dev.atrium.services";
     static final int UPDATES = 6;
+    static final int RESOURCE_UPDATES = 4;
 
     static final String COUNTER = """
             let served = 0;
             export default {
               async fetch(request) {
+                if (request.headers.get("Upgrade") === "websocket") {
+                  const [client, server] = Object.values(new WebSocketPair());
+                  server.accept();
+                  server.addEventListener("message", e => server.send("echo " + e.data));
+                  return new Response(null, { status: 101, webSocket: client });
+                }
                 served++;
                 return new Response("counter-v1 " + served, { headers: { "content-type": "text/plain" } });
               }
             };
             """;
 
-    /** The services jar with another Bundle-Version, so each update installs a new revision. */
-    static byte[] build(String qualifier) throws IOException {
+    /** A bundle's jar with another Bundle-Version, so each update installs a new revision. */
+    static byte[] build(Path jar, String qualifier) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (JarInputStream in = new JarInputStream(Files.newInputStream(SERVICES))) {
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(jar))) {
             Manifest manifest = new Manifest(in.getManifest());
             manifest.getMainAttributes().putValue("Bundle-Version", "0.1.0." + qualifier);
             try (JarOutputStream out = new JarOutputStream(bytes, manifest)) {
@@ -71,18 +78,27 @@ class WorkerTrafficUpdateTest {
         return bytes.toByteArray();
     }
 
-    @Test
-    void workerTrafficIsHeldNotMisroutedWhileTheRoutingBundleUpdatesAndTheWorkerProcessSurvives(AtriumServer server) throws Exception {
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
-        User u = server.newUser();
-        String id = ServicesTest.createService(u, ServicesTest.unique("counter"));
-        String host = u.http().get("/api/services/" + id).get("service").get("slug").asText() + ".apps.localhost";
-        Http.Reply deployed = u.http().post("/api/services/" + id + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString(COUNTER.getBytes(StandardCharsets.UTF_8))));
-        assertEquals(201, deployed.status(), deployed.body());
+    /** What clients got while a bundle was updated. */
+    record Load(long workerRequests, long apiRequests, List<String> failures, long longestRequestMs, long longestUpdateMs) {
+        String figures(int updates, String bsn) {
+            return updates + " updates of " + bsn + ": " + workerRequests + " worker and " + apiRequests + " API requests by 8 clients, "
+                    + failures.size() + " failed, longest request " + longestRequestMs + " ms, longest update " + longestUpdateMs + " ms";
+        }
+    }
+
+    /** Each update's check, run after it (e.g. that a WebSocket still relays). */
+    interface AfterUpdate {
+        void check(int update) throws Exception;
+    }
+
+    /**
+     * Updates {@code jar}'s bundle {@code updates} times (two builds in turn, then the original) while 4 clients send
+     * to the worker at {@code host} and {@code path}, expecting a 200 whose body starts with {@code body}, and 4 to the API.
+     */
+    static Load underUpdates(AtriumServer server, User u, String host, String path, String body, Path jar, String bsn, int updates,
+            AfterUpdate after) throws Exception {
         String token = u.http().get("/api/me").raw().request().headers().firstValue("Authorization").orElseThrow();
         String api = server.base() + "/api/spaces/" + u.defaultSpaceId();
-
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong apiRequests = new AtomicLong();
@@ -97,11 +113,11 @@ class WorkerTrafficUpdateTest {
                     long started = System.nanoTime();
                     try {
                         if (worker) {
-                            RawHttp.Response r = HostHttp.get(server.port, host, "/hello");
-                            String body = HostHttp.text(r);
+                            RawHttp.Response r = HostHttp.get(server.port, host, path);
+                            String text = HostHttp.text(r);
                             workerRequests.incrementAndGet();
-                            if (r.status() != 200 || !body.startsWith("counter-v1 ")) {
-                                failures.add("worker " + r.status() + " " + body);
+                            if (r.status() != 200 || !text.startsWith(body)) {
+                                failures.add("worker " + r.status() + " " + text);
                             }
                         } else {
                             HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(api)).header("Authorization", token)
@@ -123,13 +139,14 @@ class WorkerTrafficUpdateTest {
         long updating = 0;
         try {
             Thread.sleep(500);
-            byte[][] builds = { build("trafficA"), build("trafficB") };
-            for (int i = 0; i < UPDATES; i++) {
+            byte[][] builds = { build(jar, "trafficA"), build(jar, "trafficB") };
+            for (int i = 0; i < updates; i++) {
                 long started = System.nanoTime();
-                Http.Reply r = server.operator().send("POST", "/admin/bundles/" + BSN + "/update", builds[i % 2], "application/java-archive");
+                Http.Reply r = server.operator().send("POST", "/admin/bundles/" + bsn + "/update", builds[i % 2], "application/java-archive");
                 updating = Math.max(updating, (System.nanoTime() - started) / 1_000_000);
                 assertEquals(200, r.status(), "update " + i + ": " + r.body());
                 Thread.sleep(300);
+                after.check(i);
             }
             Thread.sleep(300);
         } finally {
@@ -137,18 +154,81 @@ class WorkerTrafficUpdateTest {
             for (Thread t : clients) {
                 t.join(30_000);
             }
-            assertEquals(200, server.operator().send("POST", "/admin/bundles/" + BSN + "/update", Files.readAllBytes(SERVICES),
+            assertEquals(200, server.operator().send("POST", "/admin/bundles/" + bsn + "/update", Files.readAllBytes(jar),
                     "application/java-archive").status(), "restore the original build");
         }
-        RawHttp.Response last = HostHttp.get(server.port, host, "/hello");
-        long count = Long.parseLong(HostHttp.text(last).substring("counter-v1 ".length()));
-        System.out.println("worker traffic under " + UPDATES + " updates of " + BSN + ": " + workerRequests.get() + " worker and "
-                + apiRequests.get() + " API requests by 8 clients, " + failures.size() + " failed, longest request " + longest.get()
-                + " ms, longest update " + updating + " ms, the worker counted " + count);
-        assertEquals(List.of(), failures.subList(0, Math.min(20, failures.size())), failures.size() + " requests failed");
-        assertTrue(workerRequests.get() > 50 && apiRequests.get() > 50, "the load ran: " + workerRequests + " / " + apiRequests);
-        assertTrue(count > workerRequests.get(), "the worker's process kept running through the updates: it counted " + count + " of "
-                + workerRequests.get() + " requests");
+        return new Load(workerRequests.get(), apiRequests.get(), failures, longest.get(), updating);
+    }
+
+    static void assertServed(Load load) {
+        assertEquals(List.of(), load.failures().subList(0, Math.min(20, load.failures().size())), load.failures().size() + " requests failed");
+        assertTrue(load.workerRequests() > 50 && load.apiRequests() > 50, "the load ran: " + load);
+    }
+
+    static String deploy(User u, String code) {
+        String id = ServicesTest.createService(u, ServicesTest.unique("counter"));
+        Http.Reply deployed = u.http().post("/api/services/" + id + "/deployments",
+                Map.of("bundle", Base64.getEncoder().encodeToString(code.getBytes(StandardCharsets.UTF_8))));
+        assertEquals(201, deployed.status(), deployed.body());
+        return id;
+    }
+
+    static String host(User u, String serviceId) {
+        return u.http().get("/api/services/" + serviceId).get("service").get("slug").asText() + ".apps.localhost";
+    }
+
+    @Test
+    void workerTrafficIsHeldNotMisroutedWhileTheRoutingBundleUpdatesAndTheWorkerProcessSurvives(AtriumServer server) throws Exception {
+        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        User u = server.newUser();
+        String host = host(u, deploy(u, COUNTER));
+        WsClient.Handshake handshake = WsClient.connect(server.port, host, "/ws", Map.of());
+        assertEquals(101, handshake.status(), new String(handshake.body(), StandardCharsets.UTF_8));
+        try (WsClient ws = handshake.client()) {
+            ws.sendText("before");
+            assertEquals("echo before", ws.read().text());
+            Load load = underUpdates(server, u, host, "/hello", "counter-v1 ", SERVICES, BSN, UPDATES, i -> {
+                ws.sendText("after update " + i);
+                assertEquals("echo after update " + i, ws.read().text(), "the WebSocket opened before the updates still relays");
+            });
+            ws.sendText("at the end");
+            assertEquals("echo at the end", ws.read().text());
+            ws.close(1000, "done");
+            long count = Long.parseLong(HostHttp.text(HostHttp.get(server.port, host, "/hello")).substring("counter-v1 ".length()));
+            System.out.println("worker traffic under " + load.figures(UPDATES, BSN) + ", the worker counted " + count
+                    + ", one WebSocket open throughout");
+            assertServed(load);
+            assertTrue(count > load.workerRequests(), "the worker's process kept running through the updates: it counted " + count
+                    + " of " + load.workerRequests() + " requests");
+        }
+    }
+
+    /** A worker reading a bound kv entry keeps answering while {@code resources}, which serves the binding, updates. */
+    @Test
+    void workersReadingABoundKvEntryAreServedWhileTheResourcesBundleUpdates(AtriumServer server) throws Exception {
+        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        User u = server.newUser();
+        String kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv")).get("resource").get("id").asText();
+        String id = ServicesTest.createService(u, ServicesTest.unique("reader"));
+        assertEquals(200, u.http().patch("/api/services/" + id + "/bindings", Map.of("bindings", List.of(Map.of("name", "CACHE",
+                "resource_id", kv)))).status());
+        Http.Reply deployed = u.http().post("/api/services/" + id + "/deployments", Map.of("bundle", Base64.getEncoder().encodeToString("""
+                export default {
+                  async fetch(request, env) {
+                    const url = new URL(request.url);
+                    if (url.pathname === "/put") { await env.CACHE.put("greeting", "kept in kv"); return new Response("ok"); }
+                    return new Response("read " + await env.CACHE.get("greeting"));
+                  }
+                };
+                """.getBytes(StandardCharsets.UTF_8))));
+        assertEquals(201, deployed.status(), deployed.body());
+        String host = host(u, id);
+        assertEquals("ok", HostHttp.text(HostHttp.get(server.port, host, "/put")));
+        Path resources = AtriumServer.ROOT.resolve("bundles/resources/target/resources-0.1.0-SNAPSHOT.jar");
+        Load load = underUpdates(server, u, host, "/get", "read kept in kv", resources, "dev.atrium.resources", RESOURCE_UPDATES, i -> {
+        });
+        System.out.println("kv reads through a binding under " + load.figures(RESOURCE_UPDATES, "dev.atrium.resources"));
+        assertServed(load);
     }
 
     /**
@@ -159,10 +239,7 @@ class WorkerTrafficUpdateTest {
     void aDisabledServicesFeatureAnswersItsHostsWith503AtOnceAndStopsItsWorkers(AtriumServer server) throws Exception {
         Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
         User u = server.newUser();
-        String id = ServicesTest.createService(u, ServicesTest.unique("counter"));
-        String host = u.http().get("/api/services/" + id).get("service").get("slug").asText() + ".apps.localhost";
-        assertEquals(201, u.http().post("/api/services/" + id + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString(COUNTER.getBytes(StandardCharsets.UTF_8)))).status());
+        String host = host(u, deploy(u, COUNTER));
         for (int i = 0; i < 3; i++) {
             assertEquals(200, HostHttp.get(server.port, host, "/").status());
         }

@@ -23,8 +23,11 @@ public interface HostRouter {
     /** What this router answers now. Asked for every request, so cheap; the kernel keeps the last answer while it is away. */
     Claims claims();
 
-    /** Answers a request its {@link #claims()} cover. */
-    void route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException;
+    /**
+     * Answers a request its {@link #claims()} cover, or returns false without touching the response when it no longer
+     * can (it is being stopped): the kernel then holds the request as for a router that is away.
+     */
+    boolean route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException;
 
     /**
      * Requests a router answers: those for one of {@code hosts} or a host ending in one of {@code hostSuffixes} (lower

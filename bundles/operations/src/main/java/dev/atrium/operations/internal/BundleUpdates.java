@@ -168,9 +168,10 @@ public class BundleUpdates {
         if (!problems.isEmpty()) {
             return String.join("; ", problems);
         }
-        // done when the server serves again (the kernel holds requests until then); another bundle's trouble
-        // is not this update's failure, so a timeout here is only logged
-        while (!readiness.notReady().isEmpty() && System.currentTimeMillis() < deadline) {
+        // done when the server serves again: ready, and the kernel no longer holding requests (an update right after
+        // would otherwise close the gate again before the held requests flowed); another bundle's trouble is not
+        // this update's failure, so a timeout here is only logged
+        while ((!readiness.notReady().isEmpty() || readiness.holdsRequests()) && System.currentTimeMillis() < deadline) {
             try {
                 Thread.sleep(25);
             } catch (InterruptedException e) {

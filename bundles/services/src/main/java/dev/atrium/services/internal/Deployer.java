@@ -180,6 +180,14 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         this.context = context;
         this.active = true;
         this.feed = new ChangeFeed(dataSource, this::remoteChange);
+    }
+
+    /**
+     * The first reconcile, once SCR has bound the providers there are (after the constructor): a first routing table
+     * made without them would leave out every service they run, and the router answers from the first table.
+     */
+    @Activate
+    void start() {
         reconcileLater();
     }
 
@@ -197,7 +205,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         tails.close();
         background.shutdownNow();
         background.awaitTermination(10, TimeUnit.SECONDS);
-        boolean restarting = restarting();
+        boolean restarting = Restarts.restarting(context);
         lock.lock();
         try {
             for (Registered r : restarting ? List.<Registered>of() : List.copyOf(providers.values())) {
@@ -216,17 +224,6 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         routes = Routes.EMPTY;
     }
 
-    /** Whether this deactivation is a restart: the framework is not stopping and the bundle is persistently started. */
-    private boolean restarting() {
-        try {
-            org.osgi.framework.Bundle self = context.getBundle();
-            org.osgi.framework.startlevel.BundleStartLevel level = self.adapt(org.osgi.framework.startlevel.BundleStartLevel.class);
-            return self.getState() != org.osgi.framework.Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
-                    && context.getBundle(0).getState() == org.osgi.framework.Bundle.ACTIVE;
-        } catch (IllegalStateException | SecurityException gone) {
-            return false;
-        }
-    }
 
     @Reference(service = DeploymentProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)

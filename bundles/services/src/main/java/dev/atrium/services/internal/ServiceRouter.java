@@ -18,6 +18,7 @@ import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -55,6 +56,7 @@ public class ServiceRouter implements HostRouter {
     private final Deployer deployer;
     private final InternalBindings bindings;
     private final Upstream upstream;
+    private final BundleContext context;
     /** Null when Jetty's WebSocket bundles are not in the runtime: then an upgrade to a worker is 501. */
     private final WorkerWebSockets webSockets;
     private final String apps;
@@ -64,8 +66,9 @@ public class ServiceRouter implements HostRouter {
     private final Set<String> domainsAtStart;
 
     @Activate
-    public ServiceRouter(@Reference Deployer deployer, @Reference InternalBindings bindings) throws Exception {
+    public ServiceRouter(@Reference Deployer deployer, @Reference InternalBindings bindings, BundleContext context) throws Exception {
         this.deployer = deployer;
+        this.context = context;
         this.bindings = bindings;
         this.upstream = new Upstream();
         this.webSockets = webSockets();
@@ -94,11 +97,17 @@ public class ServiceRouter implements HostRouter {
         }
     }
 
+    /** On a restart of this capability the relayed WebSockets stay open (the workers keep running); otherwise they close. */
     @Deactivate
     void deactivate() {
+        closed = true;
         upstream.close();
         if (webSockets != null) {
-            webSockets.close();
+            if (Restarts.restarting(context)) {
+                webSockets.drain();
+            } else {
+                webSockets.close();
+            }
         }
     }
 
@@ -107,6 +116,12 @@ public class ServiceRouter implements HostRouter {
     }
 
     private volatile ClaimsOf claims;
+    /**
+     * Set when this router is deactivated (after the kernel stopped handing it requests): a request that reached it
+     * just before is handed back rather than answered from an emptied routing table. Proxied requests under way finish
+     * ({@link Upstream#close} closes idle connections only).
+     */
+    private volatile boolean closed;
 
     @Override
     public Claims claims() {
@@ -123,30 +138,39 @@ public class ServiceRouter implements HostRouter {
     }
 
     @Override
-    public void route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
+    public boolean route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
         String host = host(request.getHeader("Host"));
         Object sni = request.getAttribute(SNI_ATTRIBUTE);
+        if (closed) {
+            return false;
+        }
         if (!deployer.awaitRoutes(FIRST_ROUTES_WAIT_MILLIS)) {
+            if (closed) {
+                return false;
+            }
             response.setHeader("Retry-After", "5");
             error(response, 503, "SERVICE_UNAVAILABLE", "the services' routing table is not loaded yet; try again");
-            return;
-        }
-        if (sni != null) {
-            secure(host, sni.toString(), request, response, request, response);
-            return;
+            return true;
         }
         Deployer.Routes routes = deployer.routes();
+        if (closed) {
+            return false; // the table may be the emptied one
+        }
+        if (sni != null) {
+            secure(routes, host, sni.toString(), request, response, request, response);
+            return true;
+        }
         Route route = null;
         if (host != null && host.endsWith(dotApps)) {
             String slug = host.substring(0, host.length() - apps.length() - 1);
             route = slug.contains(".") ? null : routes.bySlug().get(slug);
             if (route == null) {
                 error(response, 404, "NOT_FOUND", "no service answers at " + host);
-                return;
+                return true;
             }
         } else if (host != null && host.equals(apps)) {
             error(response, 404, "NOT_FOUND", "no service answers at " + host + "; services answer at <slug>." + apps);
-            return;
+            return true;
         } else if (host != null) {
             route = routes.byDomain().get(host);
         }
@@ -158,14 +182,15 @@ public class ServiceRouter implements HostRouter {
             // a custom domain claimed a moment ago and no longer routed
             error(response, 404, "NOT_FOUND", "no service answers at " + host);
         }
+        return true;
     }
 
     /** How long a request waits, after a start of this bundle, for the Deployer's first routing table. */
     private static final long FIRST_ROUTES_WAIT_MILLIS = 10_000;
 
     /** A request on the HTTPS listener: a verified custom domain's, named the same in TLS and in Host, or an error. */
-    private void secure(String host, String sni, HttpServletRequest request, HttpServletResponse response, ServletRequest req, ServletResponse res)
-            throws IOException {
+    private void secure(Deployer.Routes routes, String host, String sni, HttpServletRequest request, HttpServletResponse response,
+            ServletRequest req, ServletResponse res) throws IOException {
         if (host == null) {
             error(response, 400, "BAD_REQUEST", "a request needs a Host header");
             return;
@@ -175,7 +200,7 @@ public class ServiceRouter implements HostRouter {
                     + "; connect again for " + host);
             return;
         }
-        Route route = deployer.routes().byDomain().get(host);
+        Route route = routes.byDomain().get(host);
         if (route == null) {
             error(response, 404, "NOT_FOUND", "no service answers at " + host);
             return;

@@ -73,6 +73,9 @@ public final class WorkerWebSockets implements AutoCloseable {
     private final WebSocketCoreClient client;
     private final Set<Relay> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Set by {@link #drain}: the client stops once the last relay ends. */
+    private volatile boolean draining;
+    private final AtomicBoolean stopped = new AtomicBoolean();
 
     WorkerWebSockets() throws Exception {
         // the client's selector and callbacks: short, never blocking; a fixed pool, so open WebSockets cost no threads
@@ -333,7 +336,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         return r;
     }
 
-    /** Closes every relayed WebSocket (1012: clients reconnect to the new version) and stops the client. */
+    /** Closes every relayed WebSocket (1012: clients reconnect) and stops the client: this capability stops for good. */
     @Override
     public void close() {
         closed = true;
@@ -341,7 +344,32 @@ public final class WorkerWebSockets implements AutoCloseable {
             r.shutDown();
         }
         open.clear();
-        stop();
+        if (stopped.compareAndSet(false, true)) {
+            stop();
+        }
+    }
+
+    /**
+     * Takes no new WebSocket, and lets the relayed ones run to their end (the workers keep running through a restart
+     * of this capability, and the new revision relays the new ones); the client stops after the last. An open relay
+     * keeps this revision's classes loaded until then.
+     */
+    void drain() {
+        closed = true;
+        draining = true;
+        if (!open.isEmpty()) {
+            LOG.info("services: {} WebSockets to services stay open through the restart", open.size());
+        }
+        stopWhenDrained();
+    }
+
+    private void stopWhenDrained() {
+        if (draining && open.isEmpty() && stopped.compareAndSet(false, true)) {
+            // not on a thread of the pool being stopped
+            Thread t = new Thread(this::stop, "atrium-worker-ws-drained");
+            t.setDaemon(true);
+            t.start();
+        }
     }
 
     private void stop() {
@@ -491,6 +519,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         private void finish() {
             if (finished.compareAndSet(false, true)) {
                 open.remove(this);
+                stopWhenDrained();
             }
         }
 

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.servlet.ServletException;
 import javax.servlet.http.HttpServletRequest;
@@ -31,8 +30,8 @@ import dev.atrium.kernel.api.HostRouter.Claims;
 
 /**
  * Hands requests to the {@link HostRouter}s before anything else sees them, and holds those of a router that is away.
- * A router that leaves first lets its requests in flight finish (bounded); its last claims are kept, and a request they
- * cover waits while its bundle is coming back (being updated, refreshed or restarted: it stays persistently started),
+ * A router that leaves keeps the requests it is answering (they may need others it claims: a worker's call to its
+ * bindings, so the kernel does not wait for them); its last claims are kept, and a request they cover waits while its bundle is coming back (being updated, refreshed or restarted: it stays persistently started),
  * at most the update gate's bound, then goes to the router again, or is answered 503; at once when an operator
  * stopped the bundle. So traffic for a deployed service's hostname never
  * falls through to the API while the bundle that routes it is updated.
@@ -50,7 +49,7 @@ public class HostRouting {
         UNAVAILABLE
     }
 
-    private record Present(HostRouter router, Bundle bundle, AtomicInteger inFlight) {
+    private record Present(HostRouter router, Bundle bundle) {
     }
 
     private record Away(Bundle bundle, Claims claims) {
@@ -74,7 +73,7 @@ public class HostRouting {
     void addRouter(HostRouter router, ServiceReference<HostRouter> reference) {
         Bundle bundle = reference.getBundle();
         synchronized (lock) {
-            present.add(new Present(router, bundle, new AtomicInteger()));
+            present.add(new Present(router, bundle));
             if (bundle != null) {
                 away.remove(bundle.getBundleId());
             }
@@ -100,23 +99,6 @@ public class HostRouting {
                 away.put(leaving.bundle().getBundleId(), new Away(leaving.bundle(), last));
             }
         }
-        // a request counts itself before it checks the router is still present, and the router was removed before
-        // this reads the count: every request either sees it gone or is waited for here
-        long deadline = System.nanoTime() + maxHoldNanos;
-        synchronized (leaving) {
-            while (leaving.inFlight().get() > 0 && System.nanoTime() < deadline) {
-                try {
-                    leaving.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-        if (leaving.inFlight().get() > 0) {
-            LOG.warn("a host router of {} left with {} requests still in flight after {} ms", name(leaving.bundle()), leaving.inFlight().get(),
-                    TimeUnit.NANOSECONDS.toMillis(maxHoldNanos));
-        }
     }
 
     /** Routes the request when a router claims it, holding it while its router is away; answers nothing otherwise. */
@@ -130,20 +112,13 @@ public class HostRouting {
         while (true) {
             Present p = claimant(request, host, path);
             if (p != null) {
-                p.inFlight().incrementAndGet();
-                try {
-                    if (present.contains(p)) {
-                        p.router().route(request, response);
-                        return Outcome.ROUTED;
-                    }
-                } finally {
-                    if (p.inFlight().decrementAndGet() == 0) {
-                        synchronized (p) {
-                            p.notifyAll();
-                        }
-                    }
+                if (p.router().route(request, response)) {
+                    return Outcome.ROUTED;
                 }
-                continue; // it left between the two looks: its claims are kept now
+                if (present.contains(p)) {
+                    return Outcome.NOT_ROUTED; // it declines while registered: not its request after all
+                }
+                continue; // it is leaving: its claims are kept now
             }
             Away a = awayClaimant(request, host, path);
             if (a == null) {

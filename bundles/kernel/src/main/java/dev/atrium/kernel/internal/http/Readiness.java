@@ -83,6 +83,16 @@ public class Readiness implements ServerReadiness {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile JaxrsServiceRuntime jaxrs;
 
+    /** The update gate, which asks this component when to open (so a dynamic reference, not a constructor one). */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile UpdateGate gate;
+
+    @Override
+    public boolean holdsRequests() {
+        UpdateGate g = gate;
+        return g != null && g.holding();
+    }
+
     /** Asks the live application whether it answers each resource (Aries lists one before its rebuilt application serves it). */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile WhiteboardProbe probe;

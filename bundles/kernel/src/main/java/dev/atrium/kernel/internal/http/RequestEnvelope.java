@@ -171,6 +171,11 @@ public class RequestEnvelope implements Filter {
         if (api) {
             try {
                 long held = gate.enter();
+                if (held == UpdateGate.STILL_CLOSED) {
+                    response.setHeader("Retry-After", "2");
+                    refuse(response, area, 503, "the server is still applying a change to its capabilities; try again");
+                    return;
+                }
                 if (held > 0) {
                     response.setHeader("X-Atrium-Held-Ms", Long.toString(held));
                 }

@@ -206,7 +206,14 @@ public class UpdateGate implements EventHook {
         return headerValue != null && probe.isProbe(headerValue);
     }
 
-    /** Called by the envelope before an API request; waits (bounded) while the gate is closed. Returns the hold in ms. */
+    /** What {@link #enter} answers when the gate stayed closed for the whole hold: the request is not let in. */
+    static final long STILL_CLOSED = -1;
+
+    /**
+     * Called by the envelope before an API request; waits (bounded) while the gate is closed. Returns the hold in ms,
+     * or {@link #STILL_CLOSED} when the gate is still closed at the bound (the request is then not counted, and must be
+     * answered 503: the application it would meet may be half rebuilt).
+     */
     long enter() throws InterruptedException {
         inFlight.incrementAndGet();
         if (!closed) {
@@ -219,9 +226,17 @@ public class UpdateGate implements EventHook {
             while (closed && System.nanoTime() < deadline) {
                 lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
+            if (closed) {
+                return STILL_CLOSED;
+            }
             inFlight.incrementAndGet();
         }
         return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    /** Whether API requests are being held now. */
+    boolean holding() {
+        return closed;
     }
 
     void exit() {
