@@ -234,6 +234,130 @@ class OAuthServerTest {
         assertEquals("no-store", json.raw().headers().firstValue("Cache-Control").orElse(null));
     }
 
+    /** RFC 8252 §7.3: a native app listening on a loopback port it picked gets its code whatever the port. */
+    @Test
+    void aLoopbackRedirectIsAcceptedOnAnyPortButNotOnAnotherPathOrHost() throws Exception {
+        Registered client = client(Map.of("token_endpoint_auth_method", "none"));
+        String picked = "http://127.0.0.1:53682/callback";
+        CodeVerifier verifier = new CodeVerifier();
+        State state = new State();
+        URI request = new AuthorizationRequest.Builder(ResponseType.CODE, client.id()).redirectionURI(URI.create(picked))
+                .scope(new Scope("threads:read")).state(state).codeChallenge(verifier, CodeChallengeMethod.S256)
+                .endpointURI(endpoint("/oauth/authorize")).build().toURI();
+        Http.Reply page = user.http().send("GET", request.getRawPath() + "?" + request.getRawQuery(), null, "application/json");
+        assertEquals(200, page.status(), page.body());
+        URI back = decide(request, true);
+        assertTrue(back.toString().startsWith(picked + "?"), back.toString());
+        AuthorizationCode code = ((AuthorizationSuccessResponse) AuthorizationResponse.parse(back)).getAuthorizationCode();
+        TokenResponse r = send(new TokenRequest(endpoint("/oauth/token"), client.id(), new AuthorizationCodeGrant(code, URI.create(picked), verifier)));
+        assertTrue(r.indicatesSuccess(), () -> error(r).toJSONObject().toString());
+        for (String other : List.of("http://127.0.0.1:53682/elsewhere", "http://localhost:53682/callback", "https://127.0.0.1:53682/callback",
+                "http://127.0.0.1:53682/callback?x=1")) {
+            URI refused = new AuthorizationRequest.Builder(ResponseType.CODE, client.id()).redirectionURI(URI.create(other))
+                    .scope(new Scope("threads:read")).state(state).codeChallenge(verifier, CodeChallengeMethod.S256)
+                    .endpointURI(endpoint("/oauth/authorize")).build().toURI();
+            Http.Reply no = user.http().send("GET", refused.getRawPath() + "?" + refused.getRawQuery(), null, "application/json");
+            assertEquals(400, no.status(), other + ": " + no.body());
+            assertTrue(no.raw().headers().firstValue("Location").isEmpty(), other);
+        }
+    }
+
+    /**
+     * A stored consent that covers the scopes is not asked again; prompt=consent asks anyway; prompt=none never shows a
+     * page: the code at once when signed in and consented, else login_required or consent_required with the state.
+     */
+    @Test
+    void aStoredConsentIsNotAskedAgainAndPromptNoneNeverShowsAPage() throws Exception {
+        Registered client = client(Map.of());
+        State state = new State();
+        Scope scope = new Scope("openid", "threads:read");
+        java.util.function.Function<String, URI> request = prompt -> {
+            var b = new AuthenticationRequest.Builder(ResponseType.CODE, scope, client.id(), URI.create(REDIRECT)).state(state)
+                    .nonce(new Nonce()).endpointURI(endpoint("/oauth/authorize"));
+            if (prompt != null) {
+                b.prompt(new com.nimbusds.openid.connect.sdk.Prompt(prompt));
+            }
+            return b.build().toURI();
+        };
+        java.util.function.Function<URI, Http.Reply> open = u -> user.http().send("GET", u.getRawPath() + "?" + u.getRawQuery(), null,
+                "application/json");
+
+        Http.Reply anonymous = server.anonymous().send("GET", request.apply("none").getRawPath() + "?" + request.apply("none").getRawQuery(),
+                null, "application/json");
+        assertEquals(302, anonymous.status(), anonymous.body());
+        AuthorizationResponse notSignedIn = AuthorizationResponse.parse(URI.create(anonymous.raw().headers().firstValue("Location").orElseThrow()));
+        assertEquals("login_required", notSignedIn.toErrorResponse().getErrorObject().getCode());
+        assertEquals(state, notSignedIn.getState());
+
+        Http.Reply noConsent = open.apply(request.apply("none"));
+        assertEquals(302, noConsent.status(), noConsent.body());
+        assertEquals("consent_required", AuthorizationResponse.parse(URI.create(noConsent.raw().headers().firstValue("Location").orElseThrow()))
+                .toErrorResponse().getErrorObject().getCode());
+        assertEquals(200, open.apply(request.apply(null)).status(), "the consent page, the first time");
+        approvedCode(request.apply(null), state);
+
+        for (String prompt : java.util.Arrays.asList(null, "none")) {
+            Http.Reply again = open.apply(request.apply(prompt));
+            assertEquals(302, again.status(), "prompt " + prompt + ": " + again.body());
+            AuthorizationResponse r = AuthorizationResponse.parse(URI.create(again.raw().headers().firstValue("Location").orElseThrow()));
+            assertTrue(r.indicatesSuccess(), r.toURI().toString());
+            assertEquals(state, r.getState());
+        }
+        assertEquals(200, open.apply(request.apply("consent")).status(), "prompt=consent asks again");
+        Http.Reply wider = open.apply(new AuthenticationRequest.Builder(ResponseType.CODE, new Scope("openid", "threads:read", "runs:read"),
+                client.id(), URI.create(REDIRECT)).state(state).nonce(new Nonce()).endpointURI(endpoint("/oauth/authorize")).build().toURI());
+        assertEquals(200, wider.status(), "a scope not consented to yet is asked for");
+        Http.Reply mixed = server.anonymous().send("GET", "/oauth/authorize?response_type=code&scope=openid&prompt=none%20login&state=s&client_id="
+                + client.id().getValue() + "&redirect_uri=" + java.net.URLEncoder.encode(REDIRECT, java.nio.charset.StandardCharsets.UTF_8), null,
+                "application/json");
+        assertEquals(302, mixed.status());
+        assertTrue(mixed.raw().headers().firstValue("Location").orElseThrow().contains("error=invalid_request"));
+    }
+
+    /** RFC 6750 §3: a bearer-protected resource names the error of a refused token in WWW-Authenticate. */
+    @Test
+    void bearerRefusalsNameTheirErrorInWwwAuthenticate() throws Exception {
+        Registered client = client(Map.of());
+        String readOnly = codeFlow(client, new Scope("threads:read")).getTokens().getAccessToken().getValue();
+        Http.Reply noOpenid = new Http(server.base(), readOnly).get("/oauth/userinfo");
+        assertEquals(403, noOpenid.status(), noOpenid.body());
+        String challenge = noOpenid.raw().headers().firstValue("WWW-Authenticate").orElse("");
+        assertTrue(challenge.startsWith("Bearer ") && challenge.contains("error=\"insufficient_scope\"") && challenge.contains("scope=\"openid\""),
+                challenge);
+        Http.Reply bad = new Http(server.base(), "ato_not-a-token").get("/oauth/userinfo");
+        assertEquals(401, bad.status());
+        assertTrue(bad.raw().headers().firstValue("WWW-Authenticate").orElse("").contains("error=\"invalid_token\""), bad.raw().headers().toString());
+        Http.Reply none = server.anonymous().get("/oauth/userinfo");
+        assertEquals(401, none.status());
+        assertEquals("Bearer realm=\"atrium\"", none.raw().headers().firstValue("WWW-Authenticate").orElse(null),
+                "no error code when no token was sent (RFC 6750 §3.1)");
+
+        // the API the same way
+        Http.Reply repos = new Http(server.base(), readOnly).get("/api/spaces/" + user.defaultSpaceId() + "/repos");
+        assertEquals(403, repos.status());
+        String apiChallenge = repos.raw().headers().firstValue("WWW-Authenticate").orElse("");
+        assertTrue(apiChallenge.contains("error=\"insufficient_scope\"") && apiChallenge.contains("scope=\"repos:read\""), apiChallenge);
+        Http.Reply revoked = new Http(server.base(), "ato_not-a-token").get("/api/me");
+        assertEquals(401, revoked.status());
+        assertTrue(revoked.raw().headers().firstValue("WWW-Authenticate").orElse("").contains("error=\"invalid_token\""));
+        assertEquals("Bearer realm=\"atrium\"", server.anonymous().get("/api/me").raw().headers().firstValue("WWW-Authenticate").orElse(null));
+    }
+
+    /** OpenID Connect Core 3.1.2.1 (redirect_uri required) and 5.3.2 (a claim without a value is left out). */
+    @Test
+    void anOpenIdRequestNeedsItsRedirectUriAndEmptyClaimsAreLeftOut() throws Exception {
+        Registered client = client(Map.of());
+        Http.Reply noRedirect = user.http().send("GET", "/oauth/authorize?response_type=code&scope=openid&state=s&client_id="
+                + client.id().getValue(), null, "application/json");
+        assertEquals(400, noRedirect.status(), noRedirect.body());
+        assertTrue(noRedirect.body().contains("redirect_uri"), noRedirect.body());
+        String token = codeFlow(client, new Scope("openid", "profile")).getTokens().getAccessToken().getValue();
+        Http.Reply userinfo = new Http(server.base(), token).get("/oauth/userinfo");
+        assertEquals(200, userinfo.status(), userinfo.body());
+        assertFalse(userinfo.json().has("picture"), "a user without a picture has no picture claim: " + userinfo.body());
+        userinfo.json().fields().forEachRemaining(f -> assertFalse(f.getValue().isNull(), "null claim " + f.getKey()));
+    }
+
     @Test
     void aPublicClientMustUsePkce() throws Exception {
         Registered client = client(Map.of("token_endpoint_auth_method", "none"));

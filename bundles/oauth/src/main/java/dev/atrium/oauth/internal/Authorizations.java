@@ -75,12 +75,17 @@ public class Authorizations {
                 throw OAuthError.invalidRequest("redirect_uri is required: the client registered several");
             }
             redirectUri = client.redirectUris().get(0);
-        } else if (client.redirectUris().contains(given)) {
+        } else if (client.redirectUris().contains(given) || client.redirectUris().stream().anyMatch(r -> sameLoopbackRedirect(r, given))) {
             redirectUri = given;
         } else {
             throw OAuthError.unauthorizedClient("the redirect_uri is not registered for this client");
         }
         String state = p.get("state");
+        boolean openid = p.get("scope") != null && java.util.Arrays.asList(p.get("scope").trim().split("\\s+")).contains("openid");
+        if ((given == null || given.isEmpty()) && openid) {
+            // OpenID Connect Core 3.1.2.1: redirect_uri is REQUIRED in an OpenID request
+            throw OAuthError.invalidRequest("redirect_uri is required in an OpenID Connect request (scope openid)");
+        }
         if (!"code".equals(p.get("response_type"))) {
             throw new RedirectError("unsupported_response_type", "response_type must be code", redirectUri, state);
         }
@@ -109,6 +114,33 @@ public class Authorizations {
             throw new RedirectError("invalid_request", "nonce is too long", redirectUri, state);
         }
         return new AuthorizeRequest(client, redirectUri, given != null && !given.isEmpty(), scopes, state, challenge, nonce);
+    }
+
+    /**
+     * RFC 8252 §7.3: a native app's loopback redirect (an {@code http} IP literal, 127.0.0.1 or [::1]) listens on a port
+     * it picks at run time, so the port is not compared; scheme, host, path and query must be the registered ones.
+     */
+    static boolean sameLoopbackRedirect(String registered, String given) {
+        java.net.URI r;
+        java.net.URI g;
+        try {
+            r = new java.net.URI(registered);
+            g = new java.net.URI(given);
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
+        return "http".equals(r.getScheme()) && "http".equals(g.getScheme()) && loopbackLiteral(r.getHost())
+                && r.getHost().equals(g.getHost()) && r.getRawUserInfo() == null && g.getRawUserInfo() == null
+                && java.util.Objects.equals(emptyAsSlash(r.getRawPath()), emptyAsSlash(g.getRawPath()))
+                && java.util.Objects.equals(r.getRawQuery(), g.getRawQuery()) && g.getRawFragment() == null;
+    }
+
+    private static boolean loopbackLiteral(String host) {
+        return "127.0.0.1".equals(host) || "[::1]".equals(host);
+    }
+
+    private static String emptyAsSlash(String path) {
+        return path == null || path.isEmpty() ? "/" : path;
     }
 
     /** The requested scopes: known, within the client's, and the client's own when none are named. */

@@ -63,6 +63,12 @@ public class OAuthConsents {
         return true;
     }
 
+    /** Whether the user's stored consent for the client covers every one of {@code scopes}. */
+    boolean covers(String principalId, String clientId, Set<String> scopes) {
+        return sql.one("SELECT scopes FROM oauth_consents WHERE principal_id = ? AND client_id = ?", rs -> ScopeSet.column(rs.getString(1)),
+                principalId, clientId).map(granted -> granted.containsAll(scopes)).orElse(false);
+    }
+
     /** Adds {@code scopes} to the user's consent for the client, in the caller's transaction. */
     void consent(Connection c, String principalId, String clientId, Set<String> scopes) throws SQLException {
         Set<String> all = new LinkedHashSet<>(Sql.one(c, "SELECT scopes FROM oauth_consents WHERE principal_id = ? AND client_id = ?",

@@ -69,13 +69,47 @@ public class OAuthEndpoints {
         } catch (Authorizations.RedirectError e) {
             return Response.status(302).header("Location", e.location()).header("Cache-Control", "no-store").build();
         }
+        Map<String, String> query = Requests.query(uri);
+        Set<String> prompt = prompt(query.get("prompt"));
+        if (prompt.contains("none") && prompt.size() > 1) {
+            return redirect(request, "invalid_request", "prompt=none cannot be combined with other prompt values");
+        }
         Caller user = signin.user(headers);
         if (user == null) {
+            if (prompt.contains("none")) {
+                return redirect(request, "login_required", "the user is not signed in");
+            }
             String back = uri.getRequestUri().getRawPath() + (uri.getRequestUri().getRawQuery() == null ? "" : "?" + uri.getRequestUri().getRawQuery());
             return Response.status(302).header("Location", OAuthServer.withQuery("/auth/login", "return_to", back))
                     .header("Cache-Control", "no-store").build();
         }
-        return Requests.html(200, consentPage(request, Requests.query(uri), user));
+        // a stored consent that covers the scopes is not asked again (OIDC Core 3.1.2.4), unless the client asks for it
+        if (!prompt.contains("consent") && server.consentCovers(user.principalId(), request.client().clientId(), request.scopes())) {
+            return Response.status(302).header("Location", server.approve(user.principalId(), request)).header("Cache-Control", "no-store").build();
+        }
+        if (prompt.contains("none")) {
+            return redirect(request, "consent_required", "the user has not consented to these scopes for this client");
+        }
+        return Requests.html(200, consentPage(request, query, user));
+    }
+
+    /** The prompt values of OpenID Connect Core 3.1.2.1; login and select_account are accepted and act as without them. */
+    private static Set<String> prompt(String value) {
+        Set<String> out = new java.util.LinkedHashSet<>();
+        if (value != null) {
+            for (String v : value.trim().split("\\s+")) {
+                if (!v.isEmpty()) {
+                    out.add(v);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** An error for the client at its (verified) redirect URI, with its state. */
+    private static Response redirect(Authorizations.AuthorizeRequest r, String error, String description) {
+        return Response.status(302).header("Location", OAuthServer.withQuery(r.redirectUri(), "error", error, "error_description", description,
+                "state", r.state())).header("Cache-Control", "no-store").build();
     }
 
     private String consentPage(Authorizations.AuthorizeRequest r, Map<String, String> params, Caller user) {
@@ -165,12 +199,16 @@ public class OAuthEndpoints {
     private Response userinfoOf(HttpHeaders headers) {
         String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
         String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : null;
+        if (token == null || token.isEmpty()) {
+            return Requests.bearerError(new OAuthError("invalid_request", "UserInfo needs an access token: send Authorization: Bearer <token>",
+                    401), null, false);
+        }
         IssuedTokens.Bearer bearer = server.bearer(token).orElse(null);
         if (bearer == null || bearer.principalId() == null || !server.principalActive(bearer.principalId())) {
-            return Requests.error(OAuthError.invalidToken("the access token is invalid, expired or revoked"));
+            return Requests.bearerError(OAuthError.invalidToken("the access token is invalid, expired or revoked"), null, true);
         }
         if (!bearer.scopes().contains("openid")) {
-            return Requests.error(new OAuthError("insufficient_scope", "UserInfo needs the openid scope", 403));
+            return Requests.bearerError(new OAuthError("insufficient_scope", "UserInfo needs the openid scope", 403), "openid", true);
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("sub", bearer.principalId());

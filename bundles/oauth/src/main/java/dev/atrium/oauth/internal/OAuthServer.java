@@ -187,6 +187,10 @@ public class OAuthServer {
 
     // ---------------------------------------------------------------- consents and audit
 
+    boolean consentCovers(String principalId, String clientId, Set<String> scopes) {
+        return consents.covers(principalId, clientId, scopes);
+    }
+
     List<Map<String, Object>> consents(String principalId) {
         return consents.consents(principalId);
     }

@@ -123,10 +123,33 @@ final class Requests {
         Response.ResponseBuilder r = Response.status(e.status).type(MediaType.APPLICATION_JSON_TYPE).entity(m)
                 .header("Cache-Control", "no-store").header("Pragma", "no-cache");
         if (e.status == 401) {
-            r.header(HttpHeaders.WWW_AUTHENTICATE, "invalid_token".equals(e.error)
-                    ? "Bearer realm=\"atrium\", error=\"invalid_token\"" : "Basic realm=\"atrium\"");
+            r.header(HttpHeaders.WWW_AUTHENTICATE, "invalid_token".equals(e.error) ? bearerChallenge("invalid_token", e.getMessage(), null)
+                    : "Basic realm=\"atrium\"");
         }
         return r.build();
+    }
+
+    /**
+     * A bearer-protected resource's error (RFC 6750 §3): its status, the JSON body, and the {@code WWW-Authenticate:
+     * Bearer} challenge naming the error (none when no token was sent at all, §3.1) and, for insufficient_scope, the scope.
+     */
+    static Response bearerError(OAuthError e, String scope, boolean tokenSent) {
+        Response.ResponseBuilder r = Response.fromResponse(error(e));
+        r.header(HttpHeaders.WWW_AUTHENTICATE, null);
+        r.header(HttpHeaders.WWW_AUTHENTICATE, tokenSent ? bearerChallenge(e.error, e.getMessage(), scope) : "Bearer realm=\"atrium\"");
+        return r.build();
+    }
+
+    static String bearerChallenge(String error, String description, String scope) {
+        StringBuilder b = new StringBuilder("Bearer realm=\"atrium\", error=\"").append(error).append('"');
+        if (description != null) {
+            // a quoted-string of RFC 6750's error_description alphabet: no quote or backslash
+            b.append(", error_description=\"").append(description.replaceAll("[^\\x20-\\x7e]|[\"\\\\]", "'")).append('"');
+        }
+        if (scope != null) {
+            b.append(", scope=\"").append(scope).append('"');
+        }
+        return b.toString();
     }
 
     static Response html(int status, String page) {

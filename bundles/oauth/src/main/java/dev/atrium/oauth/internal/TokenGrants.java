@@ -214,15 +214,22 @@ public class TokenGrants {
         if (p == null) {
             return m;
         }
+        // OpenID Connect Core 5.3.2: a claim without a value is omitted, not null or empty
         if (scopes.contains("profile")) {
-            m.put("preferred_username", p.username());
-            m.put("name", p.name());
-            m.put("picture", p.picture());
+            putPresent(m, "preferred_username", p.username());
+            putPresent(m, "name", p.name());
+            putPresent(m, "picture", p.picture());
         }
         if (scopes.contains("email") && p.email() != null) {
             m.put("email", p.email());
         }
         return m;
+    }
+
+    private static void putPresent(Map<String, Object> m, String claim, String value) {
+        if (value != null && !value.isBlank()) {
+            m.put(claim, value);
+        }
     }
 
     void requireActive(String principalId) {

@@ -105,6 +105,9 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         }
         RequiresScope scope = annotation(method, type, RequiresScope.class);
         if (scope != null && !caller.hasScope(scope.value())) {
+            if (authorization != null) {
+                challenge("Bearer realm=\"atrium\", error=\"insufficient_scope\", scope=\"" + scope.value() + "\"");
+            }
             throw ApiException.forbidden(Caller.ALL_SCOPES.equals(scope.value()) ? "this endpoint needs a token with scope *"
                     : "this token lacks the scope " + scope.value());
         }
@@ -113,6 +116,9 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         // or a threads:read token could mint itself a '*' token
         if (scope == null && !caller.scopes().contains(dev.atrium.kernel.api.Caller.ALL_SCOPES)
                 && !SAFE_METHODS.contains(request.getMethod())) {
+            if (authorization != null) {
+                challenge("Bearer realm=\"atrium\", error=\"insufficient_scope\", scope=\"*\"");
+            }
             throw ApiException.forbidden("oauth".equals(caller.authMethod())
                     ? "an OAuth access token cannot call " + request.getMethod() + " on an endpoint without a scope"
                     : "this endpoint changes the account or its workspaces: it needs a token with scope *");
@@ -167,6 +173,16 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         return null;
     }
 
+    /** The request attribute holding the RFC 6750 challenge of a bearer token's refusal, for {@link #toResponse}. */
+    private static final String CHALLENGE = "atrium.bearerChallenge";
+
+    /** A bearer token's refusal names its error in WWW-Authenticate (RFC 6750 §3): invalid_token or insufficient_scope. */
+    private void challenge(String value) {
+        if (servletRequest != null) {
+            servletRequest.setAttribute(CHALLENGE, value);
+        }
+    }
+
     private Caller authenticate(String header) {
         if (header.length() <= BEARER.length() || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
@@ -175,7 +191,14 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (operator.matches(secret)) {
             return Mint.KERNEL.operator();
         }
-        return tokens.authenticate(secret);
+        try {
+            return tokens.authenticate(secret);
+        } catch (ApiException refused) {
+            if (refused.status() == 401) {
+                challenge("Bearer realm=\"atrium\", error=\"invalid_token\", error_description=\"the token is invalid, expired or revoked\"");
+            }
+            throw refused;
+        }
     }
 
     private static <A extends Annotation> A annotation(Method method, Class<?> type, Class<A> annotation) {
@@ -227,7 +250,10 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         }
         Response.ResponseBuilder response = Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
                 .entity(ErrorBody.json(code, message));
-        if (status == 401) {
+        Object challenge = servletRequest == null ? null : servletRequest.getAttribute(CHALLENGE);
+        if (challenge != null && (status == 401 || status == 403)) {
+            response.header(HttpHeaders.WWW_AUTHENTICATE, challenge);
+        } else if (status == 401) {
             response.header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"atrium\"");
         }
         if (status == 503) {
