@@ -94,10 +94,11 @@ public class HostRouting {
             last = Claims.NONE;
         }
         synchronized (lock) {
-            present.remove(leaving);
+            // kept before it is removed: a request that looks (without the lock) finds it in one or the other
             if (leaving.bundle() != null) {
                 away.put(leaving.bundle().getBundleId(), new Away(leaving.bundle(), last));
             }
+            present.remove(leaving);
         }
     }
 
