@@ -3,16 +3,11 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.jar.JarEntry;
-import java.util.jar.JarInputStream;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,18 +60,6 @@ class ResourcesUpgradeLeakTest {
 
     /** The resources jar with another Bundle-Version qualifier, so that each update installs a new revision. */
     static byte[] variant(String qualifier) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (JarInputStream in = new JarInputStream(Files.newInputStream(JAR))) {
-            Manifest manifest = new Manifest(in.getManifest());
-            manifest.getMainAttributes().putValue("Bundle-Version", "0.1.0." + qualifier);
-            try (JarOutputStream out = new JarOutputStream(bytes, manifest)) {
-                for (JarEntry e = in.getNextJarEntry(); e != null; e = in.getNextJarEntry()) {
-                    out.putNextEntry(new JarEntry(e.getName()));
-                    out.write(in.readAllBytes());
-                    out.closeEntry();
-                }
-            }
-        }
-        return bytes.toByteArray();
+        return Jars.withQualifier(JAR, qualifier);
     }
 }

@@ -3,7 +3,6 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,10 +16,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.jar.JarEntry;
-import java.util.jar.JarInputStream;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -60,23 +55,6 @@ class WorkerTrafficUpdateTest {
               }
             };
             """;
-
-    /** A bundle's jar with another Bundle-Version, so each update installs a new revision. */
-    static byte[] build(Path jar, String qualifier) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (JarInputStream in = new JarInputStream(Files.newInputStream(jar))) {
-            Manifest manifest = new Manifest(in.getManifest());
-            manifest.getMainAttributes().putValue("Bundle-Version", "0.1.0." + qualifier);
-            try (JarOutputStream out = new JarOutputStream(bytes, manifest)) {
-                for (JarEntry e = in.getNextJarEntry(); e != null; e = in.getNextJarEntry()) {
-                    out.putNextEntry(new JarEntry(e.getName()));
-                    out.write(in.readAllBytes());
-                    out.closeEntry();
-                }
-            }
-        }
-        return bytes.toByteArray();
-    }
 
     /** What clients got while a bundle was updated. */
     record Load(long workerRequests, long apiRequests, List<String> failures, long longestRequestMs, long longestUpdateMs) {
@@ -139,7 +117,7 @@ class WorkerTrafficUpdateTest {
         long updating = 0;
         try {
             Thread.sleep(500);
-            byte[][] builds = { build(jar, "trafficA"), build(jar, "trafficB") };
+            byte[][] builds = { Jars.withQualifier(jar, "trafficA"), Jars.withQualifier(jar, "trafficB") };
             for (int i = 0; i < updates; i++) {
                 long started = System.nanoTime();
                 Http.Reply r = server.operator().send("POST", "/admin/bundles/" + bsn + "/update", builds[i % 2], "application/java-archive");
