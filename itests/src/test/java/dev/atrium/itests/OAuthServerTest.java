@@ -787,8 +787,13 @@ class OAuthServerTest {
         assertEquals(0, user.http().get("/api/me/oauth/clients").json().path("clients").size());
     }
 
+    /**
+     * Key rollover: a rotation publishes the next key at once but signs with it only once every cached key set has
+     * it (the JWKS's max-age and then some); the old key signs until then and stays published while its tokens live.
+     * An immediate rotation (a key thought compromised) signs with the new key at once.
+     */
     @Test
-    void aRotatedSigningKeyStaysPublishedWhileItsTokensLive() throws Exception {
+    void aRotatedSigningKeyIsPublishedBeforeItSignsAndTheOldOneStaysWhileItsTokensLive() throws Exception {
         Registered client = client(Map.of());
         Nonce nonce = new Nonce();
         CodeVerifier verifier = new CodeVerifier();
@@ -798,11 +803,27 @@ class OAuthServerTest {
         OIDCTokenResponse before = (OIDCTokenResponse) send(new TokenRequest(endpoint("/oauth/token"), client.basic(),
                 new AuthorizationCodeGrant(approvedCode(request, state), URI.create(REDIRECT), verifier)));
         String oldKid = before.getOIDCTokens().getIDToken().getHeader().toJSONObject().get("kid").toString();
+        Http.Reply jwksBefore = server.anonymous().get("/.well-known/jwks.json");
+        long maxAge = Long.parseLong(jwksBefore.raw().headers().firstValue("Cache-Control").orElseThrow().replaceAll(".*max-age=(\\d+).*", "$1"));
+
+        java.time.Instant asked = java.time.Instant.now();
         Http.Reply rotated = server.operator().post("/admin/oauth/keys/rotate", Map.of());
         assertEquals(200, rotated.status(), rotated.body());
-        String newKid = rotated.json().path("kid").asText();
-        assertNotEquals(oldKid, newKid);
+        String nextKid = rotated.json().path("kid").asText();
+        assertNotEquals(oldKid, nextKid);
+        assertTrue(java.time.Instant.parse(rotated.json().path("signs_from").asText()).isAfter(asked.plusSeconds(maxAge)),
+                "the next key signs only after a cached key set has expired: " + rotated.body());
+        assertTrue(rotated.json().path("replaced").toString().contains(oldKid), rotated.body());
         String jwks = server.anonymous().get("/.well-known/jwks.json").body();
+        assertTrue(jwks.contains(oldKid) && jwks.contains(nextKid), jwks);
+        OIDCTokenResponse meanwhile = codeFlow(client, new Scope("openid"));
+        assertEquals(oldKid, meanwhile.getOIDCTokens().getIDToken().getHeader().toJSONObject().get("kid").toString(),
+                "the old key signs until the next one is known everywhere");
+
+        Http.Reply now = server.operator().post("/admin/oauth/keys/rotate", Map.of("immediate", true));
+        assertEquals(200, now.status(), now.body());
+        String newKid = now.json().path("kid").asText();
+        jwks = server.anonymous().get("/.well-known/jwks.json").body();
         assertTrue(jwks.contains(oldKid) && jwks.contains(newKid), jwks);
         IDTokenValidator validator = new IDTokenValidator(new Issuer(server.base()), client.id(), JWSAlgorithm.RS256,
                 new URL(server.base() + "/.well-known/jwks.json"));

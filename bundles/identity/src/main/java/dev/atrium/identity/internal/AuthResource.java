@@ -238,6 +238,30 @@ public class AuthResource {
                 .build();
     }
 
+    // ---------------------------------------------------------------- sign-out from a page
+
+    /**
+     * Signs the browser out from an HTML form (the OAuth server's end-session confirmation): the form carries the
+     * session's CSRF token, since a form cannot send the header the API's logout needs. Then on to {@code return_to}.
+     */
+    @POST
+    @Path("logout")
+    public Response formLogout(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
+        Map<String, String> form = Util.form(body);
+        String back = Util.safeReturn(form.get("return_to"));
+        IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
+        if (session != null) {
+            String csrf = form.get("csrf_token");
+            if (!sameOrigin(uri, headers) || csrf == null || !dev.atrium.kernel.api.Digests.constantTimeEquals(csrf, session.csrf())) {
+                return error(403, "sign-out forms are accepted from this server's own pages only");
+            }
+            identity.endSession(cookie(headers));
+        }
+        return Response.status(303).header("Location", back).header("Cache-Control", "no-store")
+                .header("Set-Cookie", SessionVerifier.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
+                .header("Set-Cookie", CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
+    }
+
     // ---------------------------------------------------------------- the provider's answer
 
     @GET

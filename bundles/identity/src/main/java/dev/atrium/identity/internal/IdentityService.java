@@ -282,21 +282,23 @@ public class IdentityService implements SessionVerifier {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile Authenticator authenticator;
 
-    record Live(String principalId, String provider, String csrf, Instant expiresAt) {
+    record Live(String principalId, String provider, String csrf, Instant expiresAt, Instant signedInAt) {
     }
 
     Optional<Live> live(String cookie) {
         if (cookie == null || !cookie.startsWith("ats_") || cookie.length() > 200) {
             return Optional.empty();
         }
-        return sql.one("SELECT principal_id, provider, csrf_token, expires_at FROM identity_sessions WHERE id_hash = ? "
+        return sql.one("SELECT principal_id, provider, csrf_token, expires_at, created_at FROM identity_sessions WHERE id_hash = ? "
                 + "AND ended_at IS NULL AND expires_at > now()", rs -> new Live(rs.getString(1), rs.getString(2), rs.getString(3),
-                        Sql.instant(rs, "expires_at")), (Object) Digests.sha256(cookie));
+                        Sql.instant(rs, "expires_at"), Sql.instant(rs, "created_at")), (Object) Digests.sha256(cookie));
     }
 
     @Override
     public Session verify(String cookieValue) {
         // the kernel checks the Principal is active and makes the session's caller
-        return live(cookieValue).map(live -> new Session(live.principalId(), live.csrf(), live.expiresAt())).orElse(null);
+        // a session starts at its sign-in: that is when and how its person authenticated (OpenID Connect's auth_time, amr)
+        return live(cookieValue).map(live -> new Session(live.principalId(), live.csrf(), live.expiresAt(), live.signedInAt(),
+                java.util.Set.of(LOCAL.equals(live.provider()) ? "pwd" : "fed"))).orElse(null);
     }
 }

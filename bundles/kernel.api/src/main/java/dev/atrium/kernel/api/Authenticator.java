@@ -33,6 +33,17 @@ public interface Authenticator {
     Caller authenticateReading(String authorization, String cookies);
 
     /**
+     * Authenticates an HTML form's POST served outside JAX-RS (a page that must work without JavaScript, which cannot
+     * send the {@link SessionVerifier#CSRF_HEADER} header): by the browser session cookie in {@code cookies}, and only
+     * when {@code csrfToken}, a field of the form, is that session's CSRF token.
+     *
+     * @return the session's caller, or null when the request has no live session or the token is missing or wrong
+     * @throws ApiException 403 when the session's Principal is suspended
+     * @since 2.5
+     */
+    Caller authenticateSessionForm(String cookies, String csrfToken);
+
+    /**
      * Tells the kernel that a change the calling bundle has just committed may take access away (a session ended, a
      * token revoked), so that what the kernel keeps about callers is forgotten on this instance now; other instances
      * forget it when the database's notification reaches them.

@@ -21,12 +21,17 @@ public final class Caller implements Principal {
     private final String principalId;
     private final String authMethod;
     private final Set<String> scopes;
+    private final java.time.Instant authenticatedAt;
+    private final Set<String> authenticationMethods;
 
-    Caller(KernelMint mint, String principalId, String authMethod, Set<String> scopes) {
+    Caller(KernelMint mint, String principalId, String authMethod, Set<String> scopes, java.time.Instant authenticatedAt,
+            Set<String> authenticationMethods) {
         this.mint = mint;
         this.principalId = principalId;
         this.authMethod = Objects.requireNonNull(authMethod, "authMethod");
         this.scopes = Set.copyOf(scopes);
+        this.authenticatedAt = authenticatedAt;
+        this.authenticationMethods = authenticationMethods == null ? Set.of() : Set.copyOf(authenticationMethods);
     }
 
     /** The Principal's id; never null for a caller that reaches a capability's resource (null for the operator). */
@@ -41,6 +46,26 @@ public final class Caller implements Principal {
 
     public Set<String> scopes() {
         return scopes;
+    }
+
+    /**
+     * When the person behind this caller last proved who they are (a browser session: its sign-in), or null when the
+     * credential says nothing about it (tokens).
+     *
+     * @since 2.5
+     */
+    public java.time.Instant authenticatedAt() {
+        return authenticatedAt;
+    }
+
+    /**
+     * How they proved it, as RFC 8176 authentication method references ({@code pwd}; {@code fed} for an external
+     * identity provider); empty when unknown.
+     *
+     * @since 2.5
+     */
+    public Set<String> authenticationMethods() {
+        return authenticationMethods;
     }
 
     public boolean hasScope(String scope) {

@@ -45,7 +45,18 @@ public abstract class KernelMint {
     /** A caller authenticated by the kernel: {@code principalId} null only for the operator. */
     protected final Caller caller(String principalId, String authMethod, Set<String> scopes) {
         check();
-        return new Caller(this, principalId, authMethod, scopes);
+        return new Caller(this, principalId, authMethod, scopes, null, null);
+    }
+
+    /**
+     * A caller whose credential records when and how the person authenticated (a browser session).
+     *
+     * @since 2.5
+     */
+    protected final Caller caller(String principalId, String authMethod, Set<String> scopes, java.time.Instant authenticatedAt,
+            Set<String> authenticationMethods) {
+        check();
+        return new Caller(this, principalId, authMethod, scopes, authenticatedAt, authenticationMethods);
     }
 
     /** A workspace reference; {@code provenFor} is the Principal the owner scope proved it for, or null. */

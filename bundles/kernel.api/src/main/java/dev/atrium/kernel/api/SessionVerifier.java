@@ -22,9 +22,18 @@ public interface SessionVerifier {
      * its {@link Caller} (auth method {@code session}, every scope), and keeps what it proves no longer than
      * {@code expiresAt} (null: no end of its own).
      *
+     * {@code authenticatedAt} is when the person signed in (the session's start) and {@code methods} how, as RFC 8176
+     * values; the kernel gives both to the session's {@link Caller}.
+     *
      * @since 2.0
      */
-    record Session(String principalId, String csrfToken, java.time.Instant expiresAt) {
+    record Session(String principalId, String csrfToken, java.time.Instant expiresAt, java.time.Instant authenticatedAt,
+            java.util.Set<String> methods) {
+
+        /** A session that does not say when or how its person signed in. */
+        public Session(String principalId, String csrfToken, java.time.Instant expiresAt) {
+            this(principalId, csrfToken, expiresAt, null, java.util.Set.of());
+        }
     }
 
     /**

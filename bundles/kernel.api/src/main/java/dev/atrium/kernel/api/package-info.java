@@ -8,6 +8,6 @@
  * at rest ({@link dev.atrium.kernel.api.Sealer}, {@link dev.atrium.kernel.api.KeyFile}), and gives a workspace's common environment to the
  * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}).
  */
-@org.osgi.annotation.versioning.Version("2.4.0")
+@org.osgi.annotation.versioning.Version("2.5.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

@@ -36,9 +36,21 @@ public class Authorizations {
         this.audit = audit;
     }
 
-    /** A checked authorization request. */
+    /** The {@code prompt} values of OpenID Connect Core 3.1.2.1 this server acts on. */
+    static final Set<String> PROMPTS = Set.of("none", "login", "consent", "select_account");
+
+    /**
+     * A checked authorization request. {@code maxAge} is the oldest sign-in (in seconds) the client accepts, or null;
+     * {@code prompt} holds the client's prompt values.
+     */
     record AuthorizeRequest(Client client, String redirectUri, boolean redirectUriGiven, Set<String> scopes, String state,
-            String codeChallenge, String nonce) {
+            String codeChallenge, String nonce, Set<String> prompt, Long maxAge) {
+
+        /** Whether the user must sign in again first: {@code prompt=login}, or a sign-in older than {@code max_age}. */
+        boolean needsFreshSignIn(Authentication signedIn) {
+            return prompt.contains("login")
+                    || maxAge != null && signedIn.at().plusSeconds(maxAge).isBefore(Instant.now().minusMillis(999));
+        }
     }
 
     /** An authorization error sent back to the client's redirect URI (RFC 6749 §4.1.2.1). */
@@ -113,7 +125,35 @@ public class Authorizations {
         if (nonce != null && nonce.length() > 500) {
             throw new RedirectError("invalid_request", "nonce is too long", redirectUri, state);
         }
-        return new AuthorizeRequest(client, redirectUri, given != null && !given.isEmpty(), scopes, state, challenge, nonce);
+        Set<String> prompt = new java.util.LinkedHashSet<>();
+        if (p.get("prompt") != null) {
+            for (String v : p.get("prompt").trim().split("\\s+")) {
+                if (v.isEmpty()) {
+                    continue;
+                }
+                if (!PROMPTS.contains(v)) {
+                    throw new RedirectError("invalid_request", "unknown prompt value '" + v + "'; supported: none login consent select_account",
+                            redirectUri, state);
+                }
+                prompt.add(v);
+            }
+        }
+        if (prompt.contains("none") && prompt.size() > 1) {
+            throw new RedirectError("invalid_request", "prompt=none cannot be combined with other prompt values", redirectUri, state);
+        }
+        Long maxAge = null;
+        if (p.get("max_age") != null && !p.get("max_age").isEmpty()) {
+            try {
+                maxAge = Long.parseLong(p.get("max_age"));
+            } catch (NumberFormatException e) {
+                maxAge = -1L;
+            }
+            if (maxAge < 0) {
+                throw new RedirectError("invalid_request", "max_age must be a non-negative number of seconds", redirectUri, state);
+            }
+        }
+        return new AuthorizeRequest(client, redirectUri, given != null && !given.isEmpty(), scopes, state, challenge, nonce,
+                java.util.Collections.unmodifiableSet(prompt), maxAge);
     }
 
     /**
@@ -161,13 +201,14 @@ public class Authorizations {
     }
 
     /** The user approved: records the consent and returns the redirect carrying a fresh code. */
-    String approve(String principalId, AuthorizeRequest r) {
+    String approve(String principalId, Authentication signedIn, AuthorizeRequest r) {
         String code = Ids.random("atac_", 40);
         sql.tx(c -> {
             Sql.update(c, "INSERT INTO oauth_codes (code_hash, client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, "
-                    + "family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(code), r.client().clientId(),
-                    principalId, r.redirectUriGiven() ? r.redirectUri() : null, ScopeSet.join(r.scopes()), r.codeChallenge(),
-                    r.nonce(), Ids.random("fam_", 20), Instant.now().plus(OAuthServer.CODE_TTL));
+                    + "family_id, expires_at, auth_time, amr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(code),
+                    r.client().clientId(), principalId, r.redirectUriGiven() ? r.redirectUri() : null, ScopeSet.join(r.scopes()),
+                    r.codeChallenge(), r.nonce(), Ids.random("fam_", 20), Instant.now().plus(OAuthServer.CODE_TTL), signedIn.at(),
+                    signedIn.amrColumn());
             consents.consent(c, principalId, r.client().clientId(), r.scopes());
             return null;
         });

@@ -94,7 +94,7 @@ public class AuthorizeApiResource {
         } catch (OAuthError e) {
             throw ApiException.badRequest(e.error + ": " + e.getMessage());
         }
-        String location = approve ? server.approve(caller.principalId(), r) : server.deny(caller.principalId(), r);
+        String location = approve ? server.approve(caller, r) : server.deny(caller.principalId(), r);
         return Map.of("redirect_to", location);
     }
 
@@ -123,7 +123,7 @@ public class AuthorizeApiResource {
         JsonBody b = JsonBody.of(body);
         String userCode = b.requiredString("user_code");
         boolean approve = b.bool("approve").orElseThrow(() -> ApiException.badRequest("approve (boolean) is required"));
-        server.decideDevice(caller.principalId(), userCode, approve);
+        server.decideDevice(caller, userCode, approve);
         return Map.of("status", approve ? "approved" : "denied");
     }
 

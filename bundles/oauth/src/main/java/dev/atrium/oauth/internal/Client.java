@@ -13,22 +13,30 @@ import java.util.Set;
 /** A registered OAuth client. A public client ({@code token_endpoint_auth_method=none}) has no secret and must use PKCE. */
 record Client(String clientId, byte[] secretHash, String ownerPrincipalId, String name, List<String> redirectUris,
         Set<String> grantTypes, Set<String> scopes, String authMethod, String clientUri, String logoUri, Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt, List<String> postLogoutRedirectUris) {
 
     static final String COLUMNS = "client_id, secret_hash, owner_principal_id, client_name, redirect_uris, grant_types, scopes, "
-            + "token_endpoint_auth_method, client_uri, logo_uri, created_at, updated_at";
+            + "token_endpoint_auth_method, client_uri, logo_uri, created_at, updated_at, post_logout_redirect_uris";
 
     static Client of(ResultSet rs) throws SQLException {
-        List<String> uris = new ArrayList<>();
-        for (String u : rs.getString("redirect_uris").split("\n")) {
-            if (!u.isEmpty()) {
-                uris.add(u);
-            }
-        }
+        List<String> uris = lines(rs.getString("redirect_uris"));
         return new Client(rs.getString("client_id"), rs.getBytes("secret_hash"), rs.getString("owner_principal_id"),
                 rs.getString("client_name"), uris, ScopeSet.column(rs.getString("grant_types")),
                 ScopeSet.column(rs.getString("scopes")), rs.getString("token_endpoint_auth_method"), rs.getString("client_uri"),
-                rs.getString("logo_uri"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+                rs.getString("logo_uri"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
+                lines(rs.getString("post_logout_redirect_uris")));
+    }
+
+    private static List<String> lines(String column) {
+        List<String> out = new ArrayList<>();
+        if (column != null) {
+            for (String u : column.split("\n")) {
+                if (!u.isEmpty()) {
+                    out.add(u);
+                }
+            }
+        }
+        return out;
     }
 
     boolean isPublic() {
@@ -42,6 +50,7 @@ record Client(String clientId, byte[] secretHash, String ownerPrincipalId, Strin
         m.put("client_id_issued_at", createdAt.getEpochSecond());
         m.put("client_name", name);
         m.put("redirect_uris", redirectUris);
+        m.put("post_logout_redirect_uris", postLogoutRedirectUris);
         m.put("grant_types", grantTypes);
         m.put("response_types", grantTypes.contains("authorization_code") ? List.of("code") : List.of());
         m.put("scope", ScopeSet.join(scopes));

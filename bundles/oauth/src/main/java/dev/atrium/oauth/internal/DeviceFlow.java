@@ -69,17 +69,18 @@ public class DeviceFlow {
     }
 
     record DeviceRow(byte[] hash, String userCode, String clientId, Set<String> scopes, String principalId, String status,
-            int interval, Instant lastPollAt, Instant expiresAt) {
+            int interval, Instant lastPollAt, Instant expiresAt, Authentication authentication) {
     }
 
     private static DeviceRow deviceRow(java.sql.ResultSet rs) throws SQLException {
         return new DeviceRow(rs.getBytes("device_code_hash"), rs.getString("user_code"), rs.getString("client_id"),
                 ScopeSet.column(rs.getString("scopes")), rs.getString("principal_id"), rs.getString("status"),
-                rs.getInt("interval_seconds"), Sql.instant(rs, "last_poll_at"), Sql.instant(rs, "expires_at"));
+                rs.getInt("interval_seconds"), Sql.instant(rs, "last_poll_at"), Sql.instant(rs, "expires_at"),
+                Authentication.fromColumns(Sql.instant(rs, "auth_time"), rs.getString("amr")));
     }
 
     private static final String DEVICE_COLUMNS = "device_code_hash, user_code, client_id, scopes, principal_id, status, "
-            + "interval_seconds, last_poll_at, expires_at";
+            + "interval_seconds, last_poll_at, expires_at, auth_time, amr";
 
     /** A pending device request by its user code, for the verification page; 404 when unknown or expired. */
     DeviceRow pendingDevice(String userCode) {
@@ -88,11 +89,12 @@ public class DeviceFlow {
                 .orElseThrow(() -> ApiException.notFound("no pending device request has this code"));
     }
 
-    void decideDevice(String principalId, String userCode, boolean approve) {
+    void decideDevice(String principalId, Authentication signedIn, String userCode, boolean approve) {
         DeviceRow row = pendingDevice(userCode);
         int n = sql.tx(c -> {
-            int changed = Sql.update(c, "UPDATE oauth_device_codes SET status = ?, principal_id = ? WHERE device_code_hash = ? "
-                    + "AND status = 'pending'", approve ? "approved" : "denied", principalId, row.hash());
+            int changed = Sql.update(c, "UPDATE oauth_device_codes SET status = ?, principal_id = ?, auth_time = ?, amr = ? "
+                    + "WHERE device_code_hash = ? AND status = 'pending'", approve ? "approved" : "denied", principalId,
+                    signedIn.at(), signedIn.amrColumn(), row.hash());
             if (changed == 1 && approve) {
                 consents.consent(c, principalId, row.clientId(), row.scopes());
             }
@@ -134,6 +136,7 @@ public class DeviceFlow {
         }
         grants.requireActive(row.principalId());
         boolean refresh = client.grantTypes().contains("refresh_token");
-        return grants.issue(issuer, client, row.principalId(), row.scopes(), Ids.random("fam_", 20), refresh, null, "device_code_exchanged");
+        return grants.issue(issuer, client, row.principalId(), row.scopes(), Ids.random("fam_", 20), refresh, null, row.authentication(),
+                "device_code_exchanged");
     }
 }

@@ -95,7 +95,8 @@ public class MyOAuthResource {
         Set<String> scopes = body.has("scope") || body.has("scopes") ? given.scopes() : null;
         String clientUri = body.has("client_uri") ? given.clientUri() : null;
         String logoUri = body.has("logo_uri") ? given.logoUri() : null;
-        return Map.of("client", server.update(caller.principalId(), clientId, name, uris, scopes, clientUri, logoUri).toJson());
+        List<String> postLogout = body.has("post_logout_redirect_uris") ? given.postLogoutRedirectUris() : null;
+        return Map.of("client", server.update(caller.principalId(), clientId, name, uris, scopes, clientUri, logoUri, postLogout).toJson());
     }
 
     @DELETE

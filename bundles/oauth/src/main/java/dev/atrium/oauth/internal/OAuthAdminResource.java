@@ -1,6 +1,5 @@
 package dev.atrium.oauth.internal;
 
-import java.time.Duration;
 import java.util.Map;
 
 import javax.ws.rs.POST;
@@ -17,7 +16,10 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.OperatorOnly;
 
-/** {@code POST /admin/oauth/keys/rotate} (operator): a new ID token signing key; the old one stays published. */
+/**
+ * {@code POST /admin/oauth/keys/rotate} (operator), body optional {@code {"immediate": true}}: the next ID token signing
+ * key, published now and signing after the JWKS cache lifetime (or at once); the old one stays published.
+ */
 @Component(service = OAuthAdminResource.class)
 @JaxrsResource
 @JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
@@ -35,7 +37,10 @@ public class OAuthAdminResource {
 
     @POST
     @Path("keys/rotate")
-    public Map<String, Object> rotate() {
-        return Map.of("kid", keys.rotate(OAuthServer.ID_TOKEN_TTL.plusMinutes(5)));
+    public Map<String, Object> rotate(com.fasterxml.jackson.databind.JsonNode body) {
+        boolean immediate = body != null && body.path("immediate").asBoolean(false);
+        SigningKeys.Rotation r = keys.rotate(immediate);
+        return Map.of("kid", r.kid(), "signs_from", r.signsFrom().toString(), "replaced", r.replaced(),
+                "replaced_published_until", r.replacedRetireAfter().toString());
     }
 }

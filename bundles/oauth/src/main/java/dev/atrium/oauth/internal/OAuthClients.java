@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,7 @@ public class OAuthClients {
     }
 
     record ClientSpec(String name, List<String> redirectUris, Set<String> grantTypes, Set<String> scopes, String authMethod,
-            String clientUri, String logoUri) {
+            String clientUri, String logoUri, List<String> postLogoutRedirectUris) {
     }
 
     record Registered(Client client, String secret, String registrationToken) {
@@ -87,7 +88,12 @@ public class OAuthClients {
         if (spec.grantTypes().contains("authorization_code") && spec.redirectUris().isEmpty()) {
             throw invalid.apply("redirect_uris must name at least one URI for the authorization_code grant");
         }
-        for (String u : spec.redirectUris()) {
+        if (spec.postLogoutRedirectUris().size() > MAX_REDIRECT_URIS) {
+            throw invalid.apply("post_logout_redirect_uris may hold at most " + MAX_REDIRECT_URIS + " URIs");
+        }
+        List<String> all = new ArrayList<>(spec.redirectUris());
+        all.addAll(spec.postLogoutRedirectUris());
+        for (String u : all) {
             try {
                 URI uri = new URI(u);
                 if (u.length() > 2000) {
@@ -144,12 +150,13 @@ public class OAuthClients {
         String secret = "none".equals(spec.authMethod()) ? null : Ids.random("atcs_", 40);
         String registrationToken = dynamic ? Ids.random("atg_", 40) : null;
         Client client = sql.one("INSERT INTO oauth_clients (client_id, secret_hash, owner_principal_id, client_name, redirect_uris, "
-                + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS, Client::of, clientId,
+                + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash, post_logout_redirect_uris) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS, Client::of, clientId,
                 secret == null ? null : Digests.sha256(secret), ownerPrincipalId, spec.name().trim(),
                 String.join("\n", spec.redirectUris()), ScopeSet.join(spec.grantTypes()), ScopeSet.join(spec.scopes()),
                 spec.authMethod(), spec.clientUri(), spec.logoUri(),
-                registrationToken == null ? null : Digests.sha256(registrationToken)).orElseThrow();
+                registrationToken == null ? null : Digests.sha256(registrationToken),
+                String.join("\n", spec.postLogoutRedirectUris())).orElseThrow();
         audit.audit(ownerPrincipalId, clientId, "client_created", dynamic ? "dynamic registration" : null);
         return new Registered(client, secret, registrationToken);
     }
@@ -207,15 +214,16 @@ public class OAuthClients {
     }
 
     Client update(String principalId, String clientId, String name, List<String> redirectUris, Set<String> scopes,
-            String clientUri, String logoUri) {
+            String clientUri, String logoUri, List<String> postLogoutRedirectUris) {
         Client c = ownedClient(principalId, clientId);
         ClientSpec spec = new ClientSpec(name == null ? c.name() : name, redirectUris == null ? c.redirectUris() : redirectUris,
                 c.grantTypes(), scopes == null ? c.scopes() : scopes, c.authMethod(), clientUri == null ? c.clientUri() : clientUri,
-                logoUri == null ? c.logoUri() : logoUri);
+                logoUri == null ? c.logoUri() : logoUri, postLogoutRedirectUris == null ? c.postLogoutRedirectUris() : postLogoutRedirectUris);
         checkSpec(spec, ApiException::badRequest);
         Client updated = sql.one("UPDATE oauth_clients SET client_name = ?, redirect_uris = ?, scopes = ?, client_uri = ?, logo_uri = ?, "
-                + "updated_at = now() WHERE client_id = ? RETURNING " + Client.COLUMNS, Client::of, spec.name().trim(),
-                String.join("\n", spec.redirectUris()), ScopeSet.join(spec.scopes()), spec.clientUri(), spec.logoUri(), clientId)
+                + "post_logout_redirect_uris = ?, updated_at = now() WHERE client_id = ? RETURNING " + Client.COLUMNS, Client::of,
+                spec.name().trim(), String.join("\n", spec.redirectUris()), ScopeSet.join(spec.scopes()), spec.clientUri(),
+                spec.logoUri(), String.join("\n", spec.postLogoutRedirectUris()), clientId)
                 .orElseThrow();
         clientCache.remove(clientId);
         audit.audit(principalId, clientId, "client_updated", null);

@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.Set;
 
 import javax.ws.rs.GET;
+import javax.ws.rs.OPTIONS;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
@@ -48,12 +51,17 @@ public class OAuthEndpoints {
     private final OAuthServer server;
     private final Signin signin;
     private final RegistrationLimiter limiter;
+    private final SigningKeys keys;
+    private final BrowserOrigins origins;
 
     @Activate
-    public OAuthEndpoints(@Reference OAuthServer server, @Reference Signin signin, @Reference RegistrationLimiter limiter) {
+    public OAuthEndpoints(@Reference OAuthServer server, @Reference Signin signin, @Reference RegistrationLimiter limiter,
+            @Reference SigningKeys keys, @Reference BrowserOrigins origins) {
         this.server = server;
         this.signin = signin;
         this.limiter = limiter;
+        this.keys = keys;
+        this.origins = origins;
     }
 
     // ---------------------------------------------------------------- authorize
@@ -61,79 +69,129 @@ public class OAuthEndpoints {
     @GET
     @Path("authorize")
     public Response authorize(@Context UriInfo uri, @Context HttpHeaders headers) {
+        Map<String, String> query;
         Authorizations.AuthorizeRequest request;
         try {
-            request = server.checkAuthorize(Requests.query(uri));
+            query = Requests.query(uri);
+            request = server.checkAuthorize(query);
         } catch (OAuthError e) {
             return Requests.html(400, Html.error(e.error, e.getMessage()));
         } catch (Authorizations.RedirectError e) {
-            return Response.status(302).header("Location", e.location()).header("Cache-Control", "no-store").build();
-        }
-        Map<String, String> query = Requests.query(uri);
-        Set<String> prompt = prompt(query.get("prompt"));
-        if (prompt.contains("none") && prompt.size() > 1) {
-            return redirect(request, "invalid_request", "prompt=none cannot be combined with other prompt values");
+            return found(e.location());
         }
         Caller user = signin.user(headers);
-        if (user == null) {
-            if (prompt.contains("none")) {
-                return redirect(request, "login_required", "the user is not signed in");
+        if (user == null || request.needsFreshSignIn(Authentication.of(user))) {
+            if (request.prompt().contains("none")) {
+                return redirect(request, "login_required", user == null ? "the user is not signed in"
+                        : "the user signed in longer ago than max_age allows");
             }
-            String back = uri.getRequestUri().getRawPath() + (uri.getRequestUri().getRawQuery() == null ? "" : "?" + uri.getRequestUri().getRawQuery());
-            return Response.status(302).header("Location", OAuthServer.withQuery("/auth/login", "return_to", back))
-                    .header("Cache-Control", "no-store").build();
+            // after signing in the request goes on without what asked for the sign-in, or it would ask again
+            return found(OAuthServer.withQuery("/auth/login", "return_to", OAuthServer.withQuery("/oauth/authorize", pairs(afterSignIn(query)))));
         }
         // a stored consent that covers the scopes is not asked again (OIDC Core 3.1.2.4), unless the client asks for it
-        if (!prompt.contains("consent") && server.consentCovers(user.principalId(), request.client().clientId(), request.scopes())) {
-            return Response.status(302).header("Location", server.approve(user.principalId(), request)).header("Cache-Control", "no-store").build();
+        if (!request.prompt().contains("consent") && server.consentCovers(user.principalId(), request.client().clientId(), request.scopes())) {
+            return found(server.approve(user, request));
         }
-        if (prompt.contains("none")) {
+        if (request.prompt().contains("none")) {
             return redirect(request, "consent_required", "the user has not consented to these scopes for this client");
         }
-        return Requests.html(200, consentPage(request, query, user));
+        javax.ws.rs.core.Cookie csrf = headers.getCookies().get(CSRF_COOKIE);
+        return Requests.html(200, consentPage(request, afterSignIn(query), user, csrf == null ? "" : csrf.getValue()));
     }
 
-    /** The prompt values of OpenID Connect Core 3.1.2.1; login and select_account are accepted and act as without them. */
-    private static Set<String> prompt(String value) {
-        Set<String> out = new java.util.LinkedHashSet<>();
-        if (value != null) {
-            for (String v : value.trim().split("\\s+")) {
-                if (!v.isEmpty()) {
-                    out.add(v);
-                }
+    /**
+     * The consent page's form: approve or deny, as a plain HTML form (no script needed). The session's CSRF token in
+     * the form proves the page it came from was this server's.
+     */
+    @POST
+    @Path("authorize")
+    public Response decide(@Context HttpHeaders headers, String body) {
+        Map<String, String> form;
+        try {
+            form = Requests.form(body);
+        } catch (OAuthError e) {
+            return Requests.html(400, Html.error(e.error, e.getMessage()));
+        }
+        String csrf = form.remove("csrf_token");
+        String decision = form.remove("decision");
+        Caller user = signin.formUser(headers, csrf);
+        if (user == null) {
+            return Requests.html(403, Html.error("access_denied", "this form is stale or did not come from this server's page, "
+                    + "or the session ended: start again from the application"));
+        }
+        Authorizations.AuthorizeRequest request;
+        try {
+            request = server.checkAuthorize(form);
+        } catch (OAuthError e) {
+            return Requests.html(400, Html.error(e.error, e.getMessage()));
+        } catch (Authorizations.RedirectError e) {
+            return seeOther(e.location());
+        }
+        if (!"approve".equals(decision) && !"deny".equals(decision)) {
+            return Requests.html(400, Html.error("invalid_request", "decision must be approve or deny"));
+        }
+        return seeOther("approve".equals(decision) ? server.approve(user, request) : server.deny(user.principalId(), request));
+    }
+
+    /** The session's CSRF token as the sign-in left it for the pages' scripts (identity's cookie). */
+    static final String CSRF_COOKIE = "atrium_csrf";
+
+    /** The request's parameters to go on with after a sign-in: without {@code max_age} and {@code prompt=login}. */
+    static Map<String, String> afterSignIn(Map<String, String> query) {
+        Map<String, String> out = new LinkedHashMap<>(query);
+        out.remove("max_age");
+        String prompt = out.remove("prompt");
+        if (prompt != null) {
+            String rest = java.util.Arrays.stream(prompt.trim().split("\\s+")).filter(v -> !v.isEmpty() && !v.equals("login"))
+                    .collect(java.util.stream.Collectors.joining(" "));
+            if (!rest.isEmpty()) {
+                out.put("prompt", rest);
             }
         }
         return out;
     }
 
-    /** An error for the client at its (verified) redirect URI, with its state. */
-    private static Response redirect(Authorizations.AuthorizeRequest r, String error, String description) {
-        return Response.status(302).header("Location", OAuthServer.withQuery(r.redirectUri(), "error", error, "error_description", description,
-                "state", r.state())).header("Cache-Control", "no-store").build();
+    private static String[] pairs(Map<String, String> m) {
+        String[] out = new String[m.size() * 2];
+        int i = 0;
+        for (Map.Entry<String, String> e : m.entrySet()) {
+            out[i++] = e.getKey();
+            out[i++] = e.getValue();
+        }
+        return out;
     }
 
-    private String consentPage(Authorizations.AuthorizeRequest r, Map<String, String> params, Caller user) {
+    private static Response found(String location) {
+        return Response.status(302).header("Location", location).header("Cache-Control", "no-store").build();
+    }
+
+    private static Response seeOther(String location) {
+        return Response.status(303).header("Location", location).header("Cache-Control", "no-store").build();
+    }
+
+    /** An error for the client at its (verified) redirect URI, with its state. */
+    private static Response redirect(Authorizations.AuthorizeRequest r, String error, String description) {
+        return found(OAuthServer.withQuery(r.redirectUri(), "error", error, "error_description", description, "state", r.state()));
+    }
+
+    private String consentPage(Authorizations.AuthorizeRequest r, Map<String, String> params, Caller user, String csrf) {
         StringBuilder scopes = new StringBuilder("<ul id=\"scopes\">");
         for (String s : r.scopes()) {
             scopes.append("<li data-scope=\"").append(Html.esc(s)).append("\"><code>").append(Html.esc(s)).append("</code> ")
                     .append(Html.esc(ScopeSet.KNOWN.get(s))).append("</li>");
         }
         scopes.append("</ul>");
-        Map<String, String> p = new LinkedHashMap<>(params);
-        String json;
-        try {
-            json = Requests.JSON.writeValueAsString(p).replace("<", "\\u003c");
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        StringBuilder hidden = new StringBuilder();
+        params.forEach((k, v) -> hidden.append("<input type=\"hidden\" name=\"").append(Html.esc(k)).append("\" value=\"")
+                .append(Html.esc(v)).append("\">"));
+        hidden.append("<input type=\"hidden\" name=\"csrf_token\" value=\"").append(Html.esc(csrf)).append("\">");
         String who = server.principals().get(user.principalId()).map(PrincipalDirectory.Entry::username).orElse(user.principalId());
         return Html.page("Authorize " + r.client().name(), "<h1>Authorize <span id=\"client\">" + Html.esc(r.client().name())
                 + "</span></h1><p>Signed in as <b>" + Html.esc(who) + "</b>. <b>" + Html.esc(r.client().name())
                 + "</b> asks to:</p>" + scopes + "<p>You will be sent back to <code>" + Html.esc(r.redirectUri()) + "</code>.</p>"
-                + "<button id=\"approve\" onclick=\"decide(true)\">Approve</button><button id=\"deny\" onclick=\"decide(false)\">Deny</button>"
-                + "<p id=\"status\" class=\"err\"></p>" + Html.SCRIPT + "<script>var params=" + json + ";async function decide(ok){"
-                + "var b=Object.assign({},params,{approve:ok});var j=await post('/api/oauth/authorize/decision',b);"
-                + "if(j&&j.redirect_to&&!/^(javascript|data|vbscript|file|blob):/i.test(j.redirect_to.trim())){window.location.href=j.redirect_to}}</script>");
+                + "<form method=\"post\" action=\"/oauth/authorize\">" + hidden
+                + "<button id=\"approve\" type=\"submit\" name=\"decision\" value=\"approve\">Approve</button>"
+                + "<button id=\"deny\" type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>");
     }
 
     // ---------------------------------------------------------------- device verification page
@@ -187,13 +245,140 @@ public class OAuthEndpoints {
     @GET
     @Path("userinfo")
     public Response userinfo(@Context HttpHeaders headers) {
-        return userinfoOf(headers);
+        return withCors(userinfoOf(headers), headers);
     }
 
     @POST
     @Path("userinfo")
     public Response userinfoPost(@Context HttpHeaders headers) {
-        return userinfoOf(headers);
+        return withCors(userinfoOf(headers), headers);
+    }
+
+    /** CORS preflight for UserInfo from a registered public client's origin. */
+    @OPTIONS
+    @Path("userinfo")
+    public Response userinfoPreflight(@Context HttpHeaders headers) {
+        Response.ResponseBuilder r = Response.noContent().header("Allow", "GET, POST, OPTIONS");
+        origins.preflight(headers.getHeaderString("Origin"), "GET, POST").forEach(r::header);
+        return r.build();
+    }
+
+    private Response withCors(Response response, HttpHeaders headers) {
+        Response.ResponseBuilder r = Response.fromResponse(response);
+        origins.headersFor(headers.getHeaderString("Origin")).forEach(r::header);
+        // a browser script reads the bearer challenge of an error only when it is exposed
+        r.header("Access-Control-Expose-Headers", "WWW-Authenticate");
+        return r.build();
+    }
+
+    // ---------------------------------------------------------------- RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)
+
+    @GET
+    @Path("end_session")
+    @Produces(MediaType.TEXT_HTML)
+    public Response endSession(@Context UriInfo uri, @Context HttpHeaders headers) {
+        try {
+            return endSession(Requests.query(uri), uri, headers);
+        } catch (OAuthError e) {
+            return Requests.html(400, Html.error(e.error, e.getMessage()));
+        }
+    }
+
+    @POST
+    @Path("end_session")
+    @Produces(MediaType.TEXT_HTML)
+    public Response endSessionPost(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
+        try {
+            return endSession(Requests.form(body), uri, headers);
+        } catch (OAuthError e) {
+            return Requests.html(400, Html.error(e.error, e.getMessage()));
+        }
+    }
+
+    /**
+     * Checks the relying party's request, then asks the signed-in user to confirm (an ID token is no proof that the
+     * user wants to sign out: it may have leaked, and a page could send anyone here). The confirmation posts to the
+     * identity bundle's sign-out, which comes back to {@code end_session/done} and from there to the relying party.
+     */
+    private Response endSession(Map<String, String> p, UriInfo uri, HttpHeaders headers) {
+        LogoutRequest logout = logoutRequest(p, server.issuer(uri.getBaseUri()));
+        Caller user = signin.user(headers);
+        javax.ws.rs.core.Cookie csrf = headers.getCookies().get(CSRF_COOKIE);
+        if (user == null || !"session".equals(user.authMethod()) || csrf == null) {
+            return logout.leave();
+        }
+        String done = OAuthServer.withQuery("/oauth/end_session/done", "client_id", logout.client() == null ? null : logout.client().clientId(),
+                "post_logout_redirect_uri", logout.postLogoutRedirectUri(), "state", logout.state());
+        String who = server.principals().get(user.principalId()).map(PrincipalDirectory.Entry::username).orElse(user.principalId());
+        String app = logout.client() == null ? null : logout.client().name();
+        return Requests.html(200, Html.page("Sign out", "<h1>Sign out of Atrium?</h1><p>You are signed in as <b>" + Html.esc(who) + "</b>."
+                + (app == null ? "" : " <b id=\"client\">" + Html.esc(app) + "</b> asks to sign you out.") + "</p>"
+                + "<form method=\"post\" action=\"/auth/logout\"><input type=\"hidden\" name=\"csrf_token\" value=\"" + Html.esc(csrf.getValue())
+                + "\"><input type=\"hidden\" name=\"return_to\" value=\"" + Html.esc(done) + "\">"
+                + "<button id=\"logout\" type=\"submit\">Sign out</button> <a id=\"cancel\" href=\"/\">Stay signed in</a></form>"));
+    }
+
+    /** After the sign-out: on to the relying party's registered URI, or a page that says it is done. */
+    @GET
+    @Path("end_session/done")
+    @Produces(MediaType.TEXT_HTML)
+    public Response endSessionDone(@Context UriInfo uri) {
+        try {
+            return logoutRequest(Requests.query(uri), server.issuer(uri.getBaseUri())).leave();
+        } catch (OAuthError e) {
+            return Requests.html(400, Html.error(e.error, e.getMessage()));
+        }
+    }
+
+    /** A checked logout request: the client (from id_token_hint or client_id) and its registered post-logout URI, if any. */
+    private record LogoutRequest(Client client, String postLogoutRedirectUri, String state) {
+
+        Response leave() {
+            if (postLogoutRedirectUri == null) {
+                return Requests.html(200, Html.page("Signed out", "<h1 id=\"signed-out\">You are signed out</h1>"
+                        + "<p><a href=\"/auth/login\">Sign in again</a></p>"));
+            }
+            return found(OAuthServer.withQuery(postLogoutRedirectUri, "state", state));
+        }
+    }
+
+    private LogoutRequest logoutRequest(Map<String, String> p, String issuer) {
+        String clientId = p.get("client_id");
+        String hint = p.get("id_token_hint");
+        if (hint != null && !hint.isEmpty()) {
+            Map<String, Object> claims = keys.verifiedClaims(hint);
+            if (claims == null || !issuer.equals(claims.get("iss"))) {
+                throw OAuthError.invalidRequest("id_token_hint is not an ID token this server issued");
+            }
+            Object aud = claims.get("aud");
+            String audience = aud instanceof List<?> l && l.size() == 1 ? String.valueOf(l.get(0)) : aud instanceof String s ? s : null;
+            if (audience == null || clientId != null && !clientId.equals(audience)) {
+                throw OAuthError.invalidRequest("client_id is not the audience of id_token_hint");
+            }
+            clientId = audience;
+        }
+        Client client = null;
+        if (clientId != null && !clientId.isEmpty()) {
+            client = server.client(clientId).orElseThrow(() -> new OAuthError("invalid_client", "unknown client_id", 400));
+        }
+        String target = p.get("post_logout_redirect_uri");
+        if (target != null && !target.isEmpty()) {
+            if (client == null) {
+                throw OAuthError.invalidRequest("post_logout_redirect_uri needs id_token_hint or client_id to name the client");
+            }
+            String given = target;
+            if (!client.postLogoutRedirectUris().contains(given)
+                    && client.postLogoutRedirectUris().stream().noneMatch(r -> Authorizations.sameLoopbackRedirect(r, given))) {
+                throw OAuthError.invalidRequest("post_logout_redirect_uri is not registered for this client");
+            }
+        } else {
+            target = null;
+        }
+        String state = p.get("state");
+        if (state != null && state.length() > 500) {
+            throw OAuthError.invalidRequest("state is too long");
+        }
+        return new LogoutRequest(client, target, state);
     }
 
     private Response userinfoOf(HttpHeaders headers) {
@@ -265,22 +450,7 @@ public class OAuthEndpoints {
 
     /** Client metadata from JSON: RFC 7591 names ({@code redirect_uris}, {@code scope}) or the API's. */
     static OAuthClients.ClientSpec spec(JsonNode node, java.util.function.Function<String, RuntimeException> invalid, boolean dynamic) {
-        List<String> uris = new ArrayList<>();
-        JsonNode r = node.get("redirect_uris");
-        if (r != null && !r.isNull()) {
-            if (!r.isArray()) {
-                throw invalid.apply("redirect_uris must be an array of URIs");
-            }
-            if (r.size() > OAuthClients.MAX_REDIRECT_URIS) {
-                throw invalid.apply("redirect_uris may hold at most " + OAuthClients.MAX_REDIRECT_URIS + " URIs");
-            }
-            for (JsonNode u : r) {
-                if (!u.isTextual()) {
-                    throw invalid.apply("redirect_uris must be an array of URIs");
-                }
-                uris.add(u.asText());
-            }
-        }
+        List<String> uris = uris(node, "redirect_uris", invalid);
         String authMethod = text(node, "token_endpoint_auth_method", invalid);
         if (authMethod == null) {
             authMethod = "client_secret_basic";
@@ -326,7 +496,27 @@ public class OAuthEndpoints {
             name = "Unnamed client";
         }
         return new OAuthClients.ClientSpec(name, uris, grants, scopes, authMethod, text(node, "client_uri", invalid),
-                text(node, "logo_uri", invalid));
+                text(node, "logo_uri", invalid), uris(node, "post_logout_redirect_uris", invalid));
+    }
+
+    private static List<String> uris(JsonNode node, String field, java.util.function.Function<String, RuntimeException> invalid) {
+        List<String> uris = new ArrayList<>();
+        JsonNode r = node.get(field);
+        if (r != null && !r.isNull()) {
+            if (!r.isArray()) {
+                throw invalid.apply(field + " must be an array of URIs");
+            }
+            if (r.size() > OAuthClients.MAX_REDIRECT_URIS) {
+                throw invalid.apply(field + " may hold at most " + OAuthClients.MAX_REDIRECT_URIS + " URIs");
+            }
+            for (JsonNode u : r) {
+                if (!u.isTextual()) {
+                    throw invalid.apply(field + " must be an array of URIs");
+                }
+                uris.add(u.asText());
+            }
+        }
+        return uris;
     }
 
     private static String text(JsonNode node, String field, java.util.function.Function<String, RuntimeException> invalid) {

@@ -98,8 +98,8 @@ public class OAuthServer {
     }
 
     Client update(String principalId, String clientId, String name, List<String> redirectUris, Set<String> scopes,
-            String clientUri, String logoUri) {
-        return clients.update(principalId, clientId, name, redirectUris, scopes, clientUri, logoUri);
+            String clientUri, String logoUri, List<String> postLogoutRedirectUris) {
+        return clients.update(principalId, clientId, name, redirectUris, scopes, clientUri, logoUri, postLogoutRedirectUris);
     }
 
     void delete(String principalId, String clientId) {
@@ -116,8 +116,9 @@ public class OAuthServer {
         return authorizations.checkAuthorize(p);
     }
 
-    String approve(String principalId, Authorizations.AuthorizeRequest r) {
-        return authorizations.approve(principalId, r);
+    /** The signed-in caller approved: a code that records when and how they signed in. */
+    String approve(dev.atrium.kernel.api.Caller user, Authorizations.AuthorizeRequest r) {
+        return authorizations.approve(user.principalId(), Authentication.of(user), r);
     }
 
     String deny(String principalId, Authorizations.AuthorizeRequest r) {
@@ -159,8 +160,8 @@ public class OAuthServer {
         return devices.pendingDevice(userCode);
     }
 
-    void decideDevice(String principalId, String userCode, boolean approve) {
-        devices.decideDevice(principalId, userCode, approve);
+    void decideDevice(dev.atrium.kernel.api.Caller user, String userCode, boolean approve) {
+        devices.decideDevice(user.principalId(), Authentication.of(user), userCode, approve);
     }
 
     // ---------------------------------------------------------------- introspection, revocation, bearer use

@@ -50,6 +50,15 @@ public class Signin {
         return null;
     }
 
+    /** The browser session of an HTML form's POST whose field {@code csrf_token} is the session's, or null. */
+    Caller formUser(HttpHeaders headers, String csrfToken) {
+        try {
+            return authenticator.authenticateSessionForm(headers.getHeaderString(HttpHeaders.COOKIE), csrfToken);
+        } catch (ApiException suspended) {
+            return null;
+        }
+    }
+
     /** 403 unless the caller is a browser session or a personal access token with every scope. */
     static void requireFullAccess(Caller caller) {
         if ("oauth".equals(caller.authMethod()) || !caller.hasScope(Caller.ALL_SCOPES)) {

@@ -38,14 +38,19 @@ import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
  * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and
- * stored in PostgreSQL (so every instance signs with the same key). Rotation makes a new signing key; the old one stays in the JWKS until the ID
- * tokens it signed have expired.
+ * stored in PostgreSQL (so every instance signs with the same key). A rotation publishes the next key at once and lets
+ * it sign only once every relying party's cached key set has it (the JWKS's cache lifetime, plus this instance's
+ * reload); the key it replaces stays published until the last ID token it signed has expired.
  */
 @Component(service = SigningKeys.class)
 public class SigningKeys {
 
     static final String ALGORITHM = "RS256";
     private static final Duration RELOAD = Duration.ofSeconds(30);
+    /** How long relying parties may cache the JWKS ({@code Cache-Control: max-age}). */
+    static final Duration JWKS_MAX_AGE = Duration.ofSeconds(300);
+    /** How long before it signs a rotated-in key is published: a cached JWKS has expired everywhere by then. */
+    static final Duration ROLLOVER_LEAD = JWKS_MAX_AGE.plus(RELOAD);
 
     private final Sql sql;
     private final ObjectMapper json = new ObjectMapper();
@@ -53,7 +58,12 @@ public class SigningKeys {
     /** Making the first key (an RSA key pair costs a cold JVM a good part of a second) is kept off the start path. */
     private final CompletableFuture<Void> firstKey;
 
-    record Key(String kid, PrivateKey privateKey, RSAPublicKey publicKey, boolean active, Instant createdAt) {
+    /** A published key; it signs from {@code signsFrom} on, unless a later key signs by then. */
+    record Key(String kid, PrivateKey privateKey, RSAPublicKey publicKey, Instant signsFrom, Instant retireAfter) {
+    }
+
+    /** What a rotation did: the next key, from when it signs, and until when the keys it replaces stay published. */
+    record Rotation(String kid, Instant signsFrom, List<String> replaced, Instant replacedRetireAfter) {
     }
 
     private record Loaded(List<Key> keys, Instant at) {
@@ -73,40 +83,44 @@ public class SigningKeys {
     private void ensureKey() {
         sql.tx(c -> {
             Sql.update(c, "LOCK TABLE oauth_signing_keys IN EXCLUSIVE MODE");
-            if (Sql.one(c, "SELECT 1 FROM oauth_signing_keys WHERE active", rs -> 1).isEmpty()) {
-                insertNew(c);
+            if (Sql.one(c, "SELECT 1 FROM oauth_signing_keys WHERE retire_after IS NULL", rs -> 1).isEmpty()) {
+                insertNew(c, null);
             }
             return null;
         });
         loaded = null;
     }
 
-    private static void insertNew(java.sql.Connection c) throws java.sql.SQLException {
+    private static String insertNew(java.sql.Connection c, Instant signsFrom) throws java.sql.SQLException {
         try {
             KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
             g.initialize(2048);
             KeyPair pair = g.generateKeyPair();
             String kid = Ids.random("k", 16);
-            Sql.update(c, "INSERT INTO oauth_signing_keys (kid, algorithm, private_key, public_key) VALUES (?, ?, ?, ?)",
-                    kid, ALGORITHM, pair.getPrivate().getEncoded(), pair.getPublic().getEncoded());
+            Sql.update(c, "INSERT INTO oauth_signing_keys (kid, algorithm, private_key, public_key, signs_from) VALUES (?, ?, ?, ?, ?)",
+                    kid, ALGORITHM, pair.getPrivate().getEncoded(), pair.getPublic().getEncoded(), signsFrom);
+            return kid;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }
 
     /**
-     * Makes a new signing key; the keys it replaces stop signing at once and stay published for {@code keepOld}.
-     * @return the new key's id
+     * Makes the next signing key. It is published at once; it signs after {@link #ROLLOVER_LEAD}, or at once when
+     * {@code immediate} (a key thought compromised: relying parties with a cached key set then fetch it anew when they
+     * meet the unknown {@code kid}). The keys it replaces stay published until the ID tokens they sign until then expire.
      */
-    public String rotate(Duration keepOld) {
-        sql.tx(c -> {
+    public Rotation rotate(boolean immediate) {
+        Instant signsFrom = immediate ? Instant.now() : Instant.now().plus(ROLLOVER_LEAD);
+        Instant retire = signsFrom.plus(OAuthServer.ID_TOKEN_TTL).plus(Duration.ofMinutes(5));
+        Rotation done = sql.tx(c -> {
             Sql.update(c, "LOCK TABLE oauth_signing_keys IN EXCLUSIVE MODE");
-            Sql.update(c, "UPDATE oauth_signing_keys SET active = false, retire_after = ? WHERE active", Instant.now().plus(keepOld));
-            insertNew(c);
-            return null;
+            List<String> replaced = Sql.list(c, "UPDATE oauth_signing_keys SET active = false, retire_after = ? WHERE retire_after IS NULL "
+                    + "RETURNING kid", rs -> rs.getString(1), retire);
+            return new Rotation(insertNew(c, signsFrom), signsFrom, replaced, retire);
         });
         loaded = null;
-        return signingKey().kid();
+        return done;
     }
 
     private List<Key> keys() {
@@ -117,14 +131,14 @@ public class SigningKeys {
         }
         Loaded l = loaded;
         if (l == null || l.at().plus(RELOAD).isBefore(Instant.now())) {
-            List<Key> keys = sql.list("SELECT kid, private_key, public_key, active, created_at FROM oauth_signing_keys "
-                    + "WHERE active OR retire_after > now() ORDER BY active DESC, created_at DESC", rs -> {
+            List<Key> keys = sql.list("SELECT kid, private_key, public_key, coalesce(signs_from, created_at) AS signs_from, retire_after "
+                    + "FROM oauth_signing_keys WHERE retire_after IS NULL OR retire_after > now() ORDER BY 4 DESC, kid", rs -> {
                         try {
                             KeyFactory f = KeyFactory.getInstance("RSA");
                             return new Key(rs.getString("kid"),
                                     f.generatePrivate(new PKCS8EncodedKeySpec(rs.getBytes("private_key"))),
                                     (RSAPublicKey) f.generatePublic(new X509EncodedKeySpec(rs.getBytes("public_key"))),
-                                    rs.getBoolean("active"), Sql.instant(rs, "created_at"));
+                                    Sql.instant(rs, "signs_from"), Sql.instant(rs, "retire_after"));
                         } catch (GeneralSecurityException e) {
                             throw new IllegalStateException(e);
                         }
@@ -135,11 +149,48 @@ public class SigningKeys {
         return l.keys();
     }
 
+    /** The newest published key whose time to sign has come (keys are ordered newest first). */
     private Key signingKey() {
-        return keys().stream().filter(Key::active).findFirst().orElseGet(() -> {
+        Instant now = Instant.now();
+        return keys().stream().filter(k -> !k.signsFrom().isAfter(now)).findFirst().orElseGet(() -> {
             ensureKey();
-            return keys().stream().filter(Key::active).findFirst().orElseThrow();
+            return keys().stream().filter(k -> !k.signsFrom().isAfter(Instant.now())).findFirst().orElseThrow();
         });
+    }
+
+    /**
+     * The claims of a JWS this server signed with a key it still publishes, checked by signature only (an expired
+     * ID token is still a good hint of who it was for); null for anything else.
+     */
+    public Map<String, Object> verifiedClaims(String jws) {
+        if (jws == null || jws.length() > 16_000) {
+            return null;
+        }
+        String[] parts = jws.split("\\.", -1);
+        if (parts.length != 3) {
+            return null;
+        }
+        try {
+            Map<String, Object> header = json.readValue(java.util.Base64.getUrlDecoder().decode(parts[0]),
+                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() { });
+            if (!ALGORITHM.equals(header.get("alg"))) {
+                return null;
+            }
+            Key key = keys().stream().filter(k -> k.kid().equals(header.get("kid"))).findFirst().orElse(null);
+            if (key == null) {
+                return null;
+            }
+            Signature s = Signature.getInstance("SHA256withRSA");
+            s.initVerify(key.publicKey());
+            s.update((parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII));
+            if (!s.verify(java.util.Base64.getUrlDecoder().decode(parts[2]))) {
+                return null;
+            }
+            return json.readValue(java.util.Base64.getUrlDecoder().decode(parts[1]),
+                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() { });
+        } catch (IllegalArgumentException | java.io.IOException | GeneralSecurityException e) {
+            return null;
+        }
     }
 
     /** The JSON Web Key Set: every key that signs, or signed tokens that may still be valid. */

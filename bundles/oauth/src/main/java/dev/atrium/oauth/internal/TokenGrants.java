@@ -43,7 +43,7 @@ public class TokenGrants {
     }
 
     private record CodeRow(String clientId, String principalId, String redirectUri, Set<String> scopes, String challenge,
-            String nonce, String familyId, Instant expiresAt, Instant usedAt) {
+            String nonce, String familyId, Instant expiresAt, Instant usedAt, Authentication authentication) {
     }
 
     Map<String, Object> codeGrant(String issuer, Client client, Map<String, String> p) {
@@ -52,11 +52,12 @@ public class TokenGrants {
         // only the client the code was issued to can use it up: a leaked code in another client's hands burns nothing
         Optional<CodeRow> claimed = sql.one("UPDATE oauth_codes SET used_at = now() WHERE code_hash = ? AND client_id = ? "
                 + "AND used_at IS NULL "
-                + "RETURNING client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, family_id, expires_at, used_at",
+                + "RETURNING client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, family_id, expires_at, used_at, "
+                + "auth_time, amr",
                 TokenGrants::codeRow, hash, client.clientId());
         if (claimed.isEmpty()) {
             Optional<CodeRow> used = sql.one("SELECT client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, family_id, "
-                    + "expires_at, used_at FROM oauth_codes WHERE code_hash = ?", TokenGrants::codeRow, (Object) hash);
+                    + "expires_at, used_at, auth_time, amr FROM oauth_codes WHERE code_hash = ?", TokenGrants::codeRow, (Object) hash);
             if (used.isPresent() && used.get().clientId().equals(client.clientId())) {
                 int revoked = tokens.revokeFamily(used.get().familyId());
                 audit.audit(used.get().principalId(), client.clientId(), "code_reuse_detected", "revoked " + revoked + " tokens");
@@ -89,13 +90,14 @@ public class TokenGrants {
         requireActive(row.principalId());
         // a refresh token only for a client registered for the refresh_token grant
         boolean refresh = client.grantTypes().contains("refresh_token");
-        return issue(issuer, client, row.principalId(), row.scopes(), row.familyId(), refresh, row.nonce(), "code_exchanged");
+        return issue(issuer, client, row.principalId(), row.scopes(), row.familyId(), refresh, row.nonce(), row.authentication(), "code_exchanged");
     }
 
     private static CodeRow codeRow(java.sql.ResultSet rs) throws SQLException {
         return new CodeRow(rs.getString("client_id"), rs.getString("principal_id"), rs.getString("redirect_uri"),
                 ScopeSet.column(rs.getString("scopes")), rs.getString("code_challenge"), rs.getString("nonce"),
-                rs.getString("family_id"), Sql.instant(rs, "expires_at"), Sql.instant(rs, "used_at"));
+                rs.getString("family_id"), Sql.instant(rs, "expires_at"), Sql.instant(rs, "used_at"),
+                Authentication.fromColumns(Sql.instant(rs, "auth_time"), rs.getString("amr")));
     }
 
     Map<String, Object> refreshGrant(String issuer, Client client, Map<String, String> p) {
@@ -137,7 +139,8 @@ public class TokenGrants {
         if (row.principalId() != null) {
             requireActive(row.principalId());
         }
-        return issue(issuer, client, row.principalId(), scopes, row.familyId(), true, null, "token_refreshed");
+        return issue(issuer, client, row.principalId(), scopes, row.familyId(), true, null, row.authentication(),
+                "token_refreshed");
     }
 
     Map<String, Object> clientCredentials(Client client, Map<String, String> p) {
@@ -150,7 +153,7 @@ public class TokenGrants {
         if (granted.isEmpty() && !scopes.isEmpty() && p.get("scope") != null) {
             throw OAuthError.invalidScope("openid, profile and email need a user: not with client_credentials");
         }
-        return issue(null, client, client.ownerPrincipalId(), granted, Ids.random("fam_", 20), false, null,
+        return issue(null, client, client.ownerPrincipalId(), granted, Ids.random("fam_", 20), false, null, null,
                 "client_credentials_granted");
     }
 
@@ -159,18 +162,20 @@ public class TokenGrants {
      * audit entry in the same transaction (one commit per grant).
      */
     Map<String, Object> issue(String issuer, Client client, String principalId, Set<String> scopes, String familyId,
-            boolean withRefresh, String nonce, String auditEvent) {
+            boolean withRefresh, String nonce, Authentication signedIn, String auditEvent) {
         String access = Ids.random("ato_", 40);
         String refresh = withRefresh ? Ids.random("atr_", 48) : null;
         Instant now = Instant.now();
         sql.tx(c -> {
-            Sql.update(c, "INSERT INTO oauth_tokens (token_hash, kind, client_id, principal_id, scopes, family_id, expires_at) "
-                    + "VALUES (?, 'access', ?, ?, ?, ?, ?)", Digests.sha256(access), client.clientId(), principalId,
-                    ScopeSet.join(scopes), familyId, now.plus(OAuthServer.ACCESS_TTL));
+            Instant authTime = signedIn == null ? null : signedIn.at();
+            String amr = signedIn == null ? null : signedIn.amrColumn();
+            Sql.update(c, "INSERT INTO oauth_tokens (token_hash, kind, client_id, principal_id, scopes, family_id, expires_at, "
+                    + "auth_time, amr) VALUES (?, 'access', ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(access), client.clientId(), principalId,
+                    ScopeSet.join(scopes), familyId, now.plus(OAuthServer.ACCESS_TTL), authTime, amr);
             if (refresh != null) {
-                Sql.update(c, "INSERT INTO oauth_tokens (token_hash, kind, client_id, principal_id, scopes, family_id, expires_at) "
-                        + "VALUES (?, 'refresh', ?, ?, ?, ?, ?)", Digests.sha256(refresh), client.clientId(), principalId,
-                        ScopeSet.join(scopes), familyId, now.plus(OAuthServer.REFRESH_TTL));
+                Sql.update(c, "INSERT INTO oauth_tokens (token_hash, kind, client_id, principal_id, scopes, family_id, expires_at, "
+                        + "auth_time, amr) VALUES (?, 'refresh', ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(refresh), client.clientId(),
+                        principalId, ScopeSet.join(scopes), familyId, now.plus(OAuthServer.REFRESH_TTL), authTime, amr);
             }
             OAuthAuditLog.auditIn(c, principalId, client.clientId(), auditEvent, ScopeSet.join(scopes));
             return null;
@@ -184,13 +189,13 @@ public class TokenGrants {
         }
         m.put("scope", ScopeSet.join(scopes));
         if (issuer != null && principalId != null && scopes.contains("openid")) {
-            m.put("id_token", idToken(issuer, client.clientId(), principalId, scopes, nonce, access, now));
+            m.put("id_token", idToken(issuer, client.clientId(), principalId, scopes, nonce, signedIn, access, now));
         }
         return m;
     }
 
-    private String idToken(String issuer, String clientId, String principalId, Set<String> scopes, String nonce, String access,
-            Instant now) {
+    private String idToken(String issuer, String clientId, String principalId, Set<String> scopes, String nonce,
+            Authentication signedIn, String access, Instant now) {
         Map<String, Object> claims = new LinkedHashMap<>();
         claims.put("iss", issuer);
         claims.put("sub", principalId);
@@ -198,7 +203,13 @@ public class TokenGrants {
         claims.put("azp", clientId);
         claims.put("iat", now.getEpochSecond());
         claims.put("exp", now.plus(OAuthServer.ID_TOKEN_TTL).getEpochSecond());
-        claims.put("auth_time", now.getEpochSecond());
+        // when the user signed in, not when this token was made; a grant from before that was recorded says nothing
+        if (signedIn != null) {
+            claims.put("auth_time", signedIn.at().getEpochSecond());
+            if (!signedIn.methods().isEmpty()) {
+                claims.put("amr", new java.util.TreeSet<>(signedIn.methods()));
+            }
+        }
         if (nonce != null) {
             claims.put("nonce", nonce);
         }

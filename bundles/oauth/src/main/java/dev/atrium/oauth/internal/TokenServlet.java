@@ -35,14 +35,28 @@ public class TokenServlet extends HttpServlet {
     private static final int MAX_BODY = 64 * 1024;
 
     private final transient OAuthServer server;
+    private final transient BrowserOrigins origins;
 
     @Activate
-    public TokenServlet(@Reference OAuthServer server) {
+    public TokenServlet(@Reference OAuthServer server, @Reference BrowserOrigins origins) {
         this.server = server;
+        this.origins = origins;
     }
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
+        // a single-page app (a public client) exchanges and revokes its tokens from the browser; introspection is for servers
+        boolean browserOpen = !"/oauth/introspect".equals(req.getRequestURI());
+        String origin = req.getHeader("Origin");
+        if (browserOpen && "OPTIONS".equals(req.getMethod())) {
+            origins.preflight(origin, "POST").forEach(res::setHeader);
+            res.setHeader("Allow", "POST, OPTIONS");
+            res.setStatus(204);
+            return;
+        }
+        if (browserOpen) {
+            origins.headersFor(origin).forEach(res::setHeader);
+        }
         if (!"POST".equals(req.getMethod())) {
             res.setHeader("Allow", "POST");
             write(res, 405, Map.of("error", "invalid_request", "error_description", "use POST"));
@@ -55,6 +69,10 @@ public class TokenServlet extends HttpServlet {
             switch (path) {
                 case "/oauth/token" -> write(res, 200, server.token(issuer(req), client, p));
                 case "/oauth/introspect" -> {
+                    if (client.isPublic()) {
+                        // the metadata lists only secret-based methods here: a client_id alone proves nothing
+                        throw OAuthError.invalidClient("introspection needs client authentication: client_secret_basic or client_secret_post");
+                    }
                     String token = p.get("token");
                     if (token == null || token.isEmpty()) {
                         throw OAuthError.invalidRequest("token is required");

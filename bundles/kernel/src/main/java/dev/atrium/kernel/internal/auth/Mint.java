@@ -28,9 +28,9 @@ public final class Mint extends KernelMint {
         return caller(principalId, PAT, scopes);
     }
 
-    /** A browser session: the user themself, with every scope. */
-    public Caller session(String principalId) {
-        return caller(principalId, SESSION, Set.of(Caller.ALL_SCOPES));
+    /** A browser session: the user themself, with every scope, and when and how they signed in. */
+    public Caller session(String principalId, java.time.Instant authenticatedAt, Set<String> methods) {
+        return caller(principalId, SESSION, Set.of(Caller.ALL_SCOPES), authenticatedAt, methods);
     }
 
     /** The operator: no Principal, no scope. */

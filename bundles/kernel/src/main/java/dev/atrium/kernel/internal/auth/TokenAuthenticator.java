@@ -103,7 +103,8 @@ public class TokenAuthenticator implements Authenticator {
             }
             SessionVerifier.Session session = verifier.verify(cookieValue);
             if (session != null && session.principalId() != null && activePrincipal(session.principalId())) {
-                return new Proof(Mint.KERNEL.session(session.principalId()), session.csrfToken(), session.expiresAt());
+                return new Proof(Mint.KERNEL.session(session.principalId(), session.authenticatedAt(), session.methods()),
+                        session.csrfToken(), session.expiresAt());
             }
         }
         return null;
@@ -136,6 +137,17 @@ public class TokenAuthenticator implements Authenticator {
         LiveSession session = session(value);
         if (session == null) {
             throw ApiException.unauthorized("the session has ended: sign in again");
+        }
+        return session.caller();
+    }
+
+    @Override
+    public Caller authenticateSessionForm(String cookies, String csrfToken) {
+        String value = cookie(cookies, SessionVerifier.COOKIE);
+        LiveSession session = value == null ? null : session(value);
+        if (session == null || csrfToken == null || session.csrfToken() == null
+                || !dev.atrium.kernel.api.Digests.constantTimeEquals(csrfToken, session.csrfToken())) {
+            return null;
         }
         return session.caller();
     }
