@@ -37,7 +37,7 @@
       const row = fbody.insertRow();
       row.dataset.feature = f.name;
       cell(row, f.name);
-      cell(row, f.enabled ? 'enabled' : 'disabled', f.enabled ? 'enabled' : 'disabled');
+      cell(row, f.status || (f.enabled ? 'enabled' : 'disabled'), f.enabled ? 'enabled' : 'disabled');
       cell(row, f.bundles.map((b) => (b.symbolic_name || b.id) + ' (' + b.state + ')').join(', ')
         + ((f.conflicts || []).length ? '; only one of it and ' + f.conflicts.join(', ') + ' is enabled' : ''));
       const button = document.createElement('button');

@@ -228,12 +228,17 @@ public final class Main {
             String name = b.path("symbolic_name").isTextual() ? b.path("symbolic_name").asText() : b.path("id").asText();
             bundles.add(name + " (" + b.path("state").asText() + ")");
         }
-        return List.of(f.path("name").asText(), f.path("enabled").asBoolean() ? "enabled" : "disabled", String.join(", ", bundles));
+        return List.of(f.path("name").asText(), status(f), String.join(", ", bundles));
     }
 
     private void feature(Map<String, String> options, String action, String name) throws Failure {
         JsonNode f = admin(options).post("/admin/features/" + name + "/" + action, Map.of()).path("feature");
-        out.println("feature " + f.path("name").asText() + " is " + (f.path("enabled").asBoolean() ? "enabled" : "disabled"));
+        out.println("feature " + f.path("name").asText() + " is " + status(f));
+    }
+
+    /** enabled, disabled, or "enabled, not configured" for an optional backend waiting for its configuration. */
+    private static String status(JsonNode f) {
+        return f.path("status").isTextual() ? f.path("status").asText() : f.path("enabled").asBoolean() ? "enabled" : "disabled";
     }
 
     private void repoGc(Map<String, String> options, boolean now, String repoId) throws Failure {

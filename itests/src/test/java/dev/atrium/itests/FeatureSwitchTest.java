@@ -295,6 +295,11 @@ class FeatureSwitchTest {
         assertEquals(0, features.exit(), features.stderr());
         assertTrue(features.stdout().startsWith("FEATURE"), features.stdout());
         assertTrue(features.stdout().matches("(?s).*\\nmemories +enabled +dev\\.atrium\\.memories \\(ACTIVE\\).*"), features.stdout());
+        // an optional backend without its configuration is there but does nothing: it says so
+        assertTrue(features.stdout().matches("(?s).*\\nblob-s3 +enabled, not configured +dev\\.atrium\\.blob\\.s3 \\(ACTIVE\\).*"),
+                features.stdout());
+        assertEquals("enabled, not configured", feature(server, "blob-s3").path("status").asText());
+        assertEquals("enabled", feature(server, "memories").path("status").asText());
 
         Commands.Result bundles = Commands.atrium(concat(new String[] { "bundles" }, at));
         assertEquals(0, bundles.exit(), bundles.stderr());

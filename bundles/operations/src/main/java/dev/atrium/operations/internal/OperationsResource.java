@@ -21,6 +21,7 @@ import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
 import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
@@ -44,13 +45,15 @@ public class OperationsResource {
     private final BundleUpdates updates;
     private final BundleContext context;
     private final RouteCatalog routes;
+    private final ServiceComponentRuntime scr;
 
     @Activate
     public OperationsResource(@Reference FeatureSwitch features, @Reference BundleUpdates updates, @Reference RouteCatalog routes,
-            BundleContext context) {
+            @Reference ServiceComponentRuntime scr, BundleContext context) {
         this.features = features;
         this.updates = updates;
         this.routes = routes;
+        this.scr = scr;
         this.context = context;
     }
 
@@ -124,7 +127,24 @@ public class OperationsResource {
             bundles.add(bm);
         }
         m.put("bundles", bundles);
+        boolean enabled = features.isEnabled(f.name());
+        boolean configured = installed.stream().noneMatch(this::awaitsConfiguration);
+        m.put("configured", configured);
+        m.put("status", !enabled ? "disabled" : configured ? "enabled" : "enabled, not configured");
         return m;
+    }
+
+    /**
+     * Whether an active bundle does nothing until an operator configures it: each of its components requires a
+     * configuration and none has one (an optional backend such as S3 blobs, Redis kv or NATS queues).
+     */
+    private boolean awaitsConfiguration(Bundle b) {
+        if (b.getState() != Bundle.ACTIVE) {
+            return false;
+        }
+        var components = scr.getComponentDescriptionDTOs(b);
+        return !components.isEmpty() && components.stream().allMatch(d -> "require".equals(d.configurationPolicy)
+                && scr.getComponentConfigurationDTOs(d).isEmpty());
     }
 
     static String state(int state) {
