@@ -39,6 +39,8 @@ class WorkerTrafficUpdateTest {
     static final String BSN = "dev.atrium.services";
     static final int UPDATES = 6;
     static final int RESOURCE_UPDATES = 4;
+    static final Path WORKERD = AtriumServer.ROOT.resolve("bundles/deploy.workerd/target/deploy.workerd-0.1.0-SNAPSHOT.jar");
+    static final int WORKERD_UPDATES = 4;
 
     static final String COUNTER = """
             let served = 0;
@@ -157,6 +159,20 @@ class WorkerTrafficUpdateTest {
 
     @Test
     void workerTrafficIsHeldNotMisroutedWhileTheRoutingBundleUpdatesAndTheWorkerProcessSurvives(AtriumServer server) throws Exception {
+        servedWithAWebSocketOpenThroughUpdatesOf(server, SERVICES, BSN, UPDATES);
+    }
+
+    /**
+     * The workerd deployment provider's own bundle updates: it hands its running workerd processes to its next revision
+     * (the kernel's Keepsakes), which adopts them instead of starting them again, so the worker's count goes on, its
+     * WebSocket stays open, and requests that arrive while the provider is away wait for it.
+     */
+    @Test
+    void workerProcessesAreAdoptedNotRestartedWhenTheWorkerdProviderUpdates(AtriumServer server) throws Exception {
+        servedWithAWebSocketOpenThroughUpdatesOf(server, WORKERD, "dev.atrium.deploy.workerd", WORKERD_UPDATES);
+    }
+
+    private static void servedWithAWebSocketOpenThroughUpdatesOf(AtriumServer server, Path jar, String bsn, int updates) throws Exception {
         Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
         User u = server.newUser();
         String host = host(u, deploy(u, COUNTER));
@@ -165,7 +181,7 @@ class WorkerTrafficUpdateTest {
         try (WsClient ws = handshake.client()) {
             ws.sendText("before");
             assertEquals("echo before", ws.read().text());
-            Load load = underUpdates(server, u, host, "/hello", "counter-v1 ", SERVICES, BSN, UPDATES, i -> {
+            Load load = underUpdates(server, u, host, "/hello", "counter-v1 ", jar, bsn, updates, i -> {
                 ws.sendText("after update " + i);
                 assertEquals("echo after update " + i, ws.read().text(), "the WebSocket opened before the updates still relays");
             });
@@ -173,7 +189,7 @@ class WorkerTrafficUpdateTest {
             assertEquals("echo at the end", ws.read().text());
             ws.close(1000, "done");
             long count = Long.parseLong(HostHttp.text(HostHttp.get(server.port, host, "/hello")).substring("counter-v1 ".length()));
-            System.out.println("worker traffic under " + load.figures(UPDATES, BSN) + ", the worker counted " + count
+            System.out.println("worker traffic under " + load.figures(updates, bsn) + ", the worker counted " + count
                     + ", one WebSocket open throughout");
             assertServed(load);
             assertTrue(count > load.workerRequests(), "the worker's process kept running through the updates: it counted " + count

@@ -6,7 +6,8 @@
  * every bundle reads and writes its tables ({@link dev.atrium.kernel.api.Sql}), makes ids ({@link dev.atrium.kernel.api.Ids}),
  * hashes secrets ({@link dev.atrium.kernel.api.Digests}) and hashes passwords ({@link dev.atrium.kernel.api.PasswordHasher}), seals values
  * at rest ({@link dev.atrium.kernel.api.Sealer}, {@link dev.atrium.kernel.api.KeyFile}), and gives a workspace's common environment to the
- * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}).
+ * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}), and hands live resources to a bundle's next revision
+ * ({@link dev.atrium.kernel.api.Keepsakes}).
  */
 @org.osgi.annotation.versioning.Version("2.5.0")
 @org.osgi.annotation.bundle.Export

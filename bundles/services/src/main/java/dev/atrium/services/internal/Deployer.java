@@ -205,7 +205,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         tails.close();
         background.shutdownNow();
         background.awaitTermination(10, TimeUnit.SECONDS);
-        boolean restarting = Restarts.restarting(context);
+        boolean restarting = dev.atrium.kernel.api.Keepsakes.restarting(context);
         lock.lock();
         try {
             for (Registered r : restarting ? List.<Registered>of() : List.copyOf(providers.values())) {
@@ -475,7 +475,9 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         Map<String, Route> byService = new HashMap<>();
         for (Service s : services) {
             DeploymentRow current = rows.get(s.currentDeploymentId());
-            if (current == null || !byName.containsKey(current.provider())) {
+            // a service whose provider is away keeps its route: a request then waits while the provider's bundle is
+            // updated (it hands its running workers on), else is told 503, never that no service answers there
+            if (current == null) {
                 continue;
             }
             String currentRuntime = DesiredState.runtimeId(current.id(), s.configRevision());

@@ -27,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.deploy.api.DeploymentProvider;
+import dev.atrium.kernel.api.ServerReadiness;
 import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.services.internal.Deployer.Route;
 
@@ -65,9 +66,13 @@ public class ServiceRouter implements HostRouter {
     /** The verified custom domains when this router started, claimed until the Deployer's first routing table. */
     private final Set<String> domainsAtStart;
 
+    private final ServerReadiness readiness;
+
     @Activate
-    public ServiceRouter(@Reference Deployer deployer, @Reference InternalBindings bindings, BundleContext context) throws Exception {
+    public ServiceRouter(@Reference Deployer deployer, @Reference InternalBindings bindings, @Reference ServerReadiness readiness,
+            BundleContext context) throws Exception {
         this.deployer = deployer;
+        this.readiness = readiness;
         this.context = context;
         this.bindings = bindings;
         this.upstream = new Upstream();
@@ -103,7 +108,7 @@ public class ServiceRouter implements HostRouter {
         closed = true;
         upstream.close();
         if (webSockets != null) {
-            if (Restarts.restarting(context)) {
+            if (dev.atrium.kernel.api.Keepsakes.restarting(context)) {
                 webSockets.drain();
             } else {
                 webSockets.close();
@@ -217,7 +222,7 @@ public class ServiceRouter implements HostRouter {
         boolean canary = route.canaryRuntimeId() != null && Canary.pick(route.canaryPercent(), ThreadLocalRandom.current());
         String runtimeId = canary ? route.canaryRuntimeId() : route.runtimeId();
         String providerName = canary ? route.canaryProvider() : route.provider();
-        Optional<URI> endpoint = deployer.provider(providerName).flatMap(p -> p.provider().endpoint(runtimeId));
+        Optional<URI> endpoint = endpoint(providerName, runtimeId);
         if (endpoint.isEmpty()) {
             error(response, 503, "SERVICE_UNAVAILABLE", "the service's deployment is not running now; try again");
             return;
@@ -245,6 +250,33 @@ public class ServiceRouter implements HostRouter {
         } catch (IOException failure) {
             // the client went away, or the deployment broke off mid-answer: nothing more can be said on this response
             LOG.debug("services: a proxied exchange of {} ended early: {}", route.serviceId(), failure.toString());
+        }
+    }
+
+    /** How long a request waits for a deployment provider that is being updated: the kernel's update gate bound. */
+    private static final long PROVIDER_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+
+    /**
+     * The deployment's endpoint. While the kernel holds requests for a change (a deployment provider's bundle being
+     * updated: it hands its running workers to its next revision), a request whose provider is away waits for it
+     * rather than fail.
+     */
+    private Optional<URI> endpoint(String providerName, String runtimeId) {
+        long deadline = System.nanoTime() + PROVIDER_WAIT_NANOS;
+        while (true) {
+            Optional<Deployer.Registered> provider = deployer.provider(providerName);
+            if (provider.isPresent()) {
+                return provider.get().provider().endpoint(runtimeId);
+            }
+            if (!readiness.holdsRequests() || System.nanoTime() > deadline) {
+                return Optional.empty();
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
         }
     }
 

@@ -1,9 +1,7 @@
 package dev.atrium.deploy.workerd.internal;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -136,8 +134,18 @@ public final class WorkerdRuntime implements AutoCloseable {
     /** The live generation of each service, by service id. */
     private final Map<String, Generation> current = new HashMap<>(); // guarded by lock
     private volatile boolean closed;
+    /** Set while the processes are handed to the next revision: the readers stop without closing the pipes. */
+    private volatile boolean handingOver;
 
     public WorkerdRuntime(Settings settings) {
+        this(settings, null);
+    }
+
+    /**
+     * @param handedOver what the previous revision's {@link #handOver()} gave, or null: its live generations are
+     *        adopted (their processes keep serving), the rest of the directory is cleared
+     */
+    public WorkerdRuntime(Settings settings, Map<String, Object> handedOver) {
         this.settings = settings;
         this.logs = new LogBook(settings.logLinesPerService());
         AtomicInteger threads = new AtomicInteger();
@@ -157,18 +165,134 @@ public final class WorkerdRuntime implements AutoCloseable {
         pool.allowCoreThreadTimeOut(true);
         this.starters = pool;
         this.binary = resolveBinary(settings.binary());
+        Set<Path> adopted = adopt(handedOver);
         try {
             Files.createDirectories(settings.directory());
             Files.setPosixFilePermissions(settings.directory(), PosixFilePermissions.fromString("rwx------"));
-            // configurations a previous run left (they hold secrets)
+            // configurations a previous run left (they hold secrets), but for those of adopted processes
             try (Stream<Path> old = Files.list(settings.directory())) {
-                old.forEach(WorkerdRuntime::deleteTree);
+                old.filter(d -> !adopted.contains(d)).forEach(WorkerdRuntime::deleteTree);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare " + settings.directory(), e);
         }
         this.shutdownHook = new Thread(this::killAll, "workerd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
+        scheduler.scheduleWithFixedDelay(this::watch, 100, 100, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Takes over the live generations a previous revision handed over: each keeps its process, ports and directory,
+     * and serves on; one whose process is gone or whose directory is not this runtime's is closed.
+     */
+    private Set<Path> adopt(Map<String, Object> handedOver) {
+        Set<Path> dirs = new HashSet<>();
+        if (handedOver == null || !(handedOver.get("generations") instanceof List<?> list)) {
+            return dirs;
+        }
+        for (Object o : list) {
+            if (!(o instanceof Map<?, ?> m) || !(m.get("process") instanceof Process p)) {
+                continue;
+            }
+            Path dir = Path.of((String) m.get("dir"));
+            if (!p.isAlive() || !settings.directory().equals(dir.getParent()) || !Files.isDirectory(dir)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                continue;
+            }
+            long number = ((Number) m.get("number")).longValue();
+            Generation g = new Generation(number, (String) m.get("service"), dir, (String) m.get("nonce"), true);
+            g.config = Path.of((String) m.get("config"));
+            g.control = Path.of((String) m.get("control"));
+            g.launches = ((Number) m.get("launches")).intValue();
+            g.restarts = ((Number) m.get("restarts")).intValue();
+            ((Map<?, ?>) m.get("ports")).forEach((id, port) -> g.ports.put((String) id, ((Number) port).intValue()));
+            List<?> ids = (List<?>) m.get("ids");
+            for (int i = 0; i < ids.size(); i++) {
+                g.idByIndex.put(i, (String) ids.get(i));
+            }
+            g.adoptedIds = Set.copyOf(ids.stream().map(String.class::cast).toList());
+            g.process = p;
+            g.ready = true;
+            g.runningSince = System.nanoTime();
+            read(g, p);
+            live.add(g);
+            generations.accumulateAndGet(number, Math::max);
+            synchronized (lock) {
+                current.put(g.service, g);
+                publishEndpoints();
+            }
+            dirs.add(dir);
+            LOG.info("workerd generation {} of service {} adopted from the previous revision (pid {})", number, g.service, p.pid());
+        }
+        return dirs;
+    }
+
+    /**
+     * Hands the live generations to the next revision instead of stopping them (this bundle is being updated): stops
+     * this runtime's threads, leaves the processes, their pipes and their directories as they are, and returns them
+     * as JDK values only ({@code Keepsakes}). Generations still draining are stopped as {@link #close} would.
+     */
+    public Map<String, Object> handOver() {
+        List<Generation> handed;
+        synchronized (lock) {
+            if (closed) {
+                return Map.of();
+            }
+            closed = true;
+            handed = current.values().stream().filter(g -> g.process != null && g.process.isAlive() && g.ready).toList();
+            current.clear();
+            endpoints = Map.of();
+        }
+        handingOver = true;
+        starters.shutdownNow();
+        try {
+            starters.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        scheduler.shutdownNow();
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Generation g : handed) {
+            for (Thread t : g.readers) {
+                try {
+                    t.join(1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Map<String, Object> m = new HashMap<>();
+            m.put("service", g.service);
+            m.put("number", g.number);
+            m.put("dir", g.dir.toString());
+            m.put("nonce", g.nonce);
+            m.put("config", g.config.toString());
+            m.put("control", g.control.toString());
+            m.put("launches", g.launches);
+            m.put("restarts", g.restarts);
+            m.put("ports", new HashMap<>(g.ports));
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < g.idByIndex.size(); i++) {
+                ids.add(g.idByIndex.get(i));
+            }
+            m.put("ids", ids);
+            m.put("process", g.process);
+            out.add(m);
+            live.remove(g);
+        }
+        // what drains, or was never ready, is stopped as a close would
+        for (Generation g : live) {
+            g.retired = true;
+            stopNow(g);
+            deleteTree(g.dir);
+        }
+        live.clear();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is stopping
+        }
+        return Map.of("generations", out);
     }
 
     /**
@@ -256,7 +380,11 @@ public final class WorkerdRuntime implements AutoCloseable {
             }
             byService.forEach((service, ds) -> {
                 Generation g = current.get(service);
-                if (g == null || !g.byId.keySet().equals(ids(ds))) {
+                if (g != null && g.byId.isEmpty() && g.adoptedIds.equals(ids(ds))) {
+                    // adopted from the previous revision: the same deployments, already running
+                    ds.forEach(d -> g.byId.put(d.id(), d));
+                    g.adoptedIds = Set.of();
+                } else if (g == null || !g.byId.keySet().equals(ids(ds))) {
                     changed.add(ds);
                 }
             });
@@ -395,6 +523,12 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     /** Runs the live generation's deployments on new ports: one of its ports was taken while it restarted. */
     private void relocate(Generation old) {
+        if (old.byId.isEmpty()) {
+            // adopted, and no apply has given its deployments yet: start it again where it was
+            old.relocating = false;
+            scheduleRestart(old);
+            return;
+        }
         try {
             Generation g = start(List.copyOf(old.byId.values()));
             if (switchTo(g, old, true)) {
@@ -539,7 +673,8 @@ public final class WorkerdRuntime implements AutoCloseable {
         final String nonce;
         final boolean recordLogs;
         final Map<String, Deployment> byId = new LinkedHashMap<>();
-        final Map<Integer, Deployment> byIndex = new HashMap<>();
+        /** Deployment ids by worker index (workerd's log lines name the worker by index). */
+        final Map<Integer, String> idByIndex = new HashMap<>();
         final Map<String, Integer> ports = new LinkedHashMap<>();
         final ArrayDeque<String> errors = new ArrayDeque<>();
         Path config;
@@ -553,6 +688,10 @@ public final class WorkerdRuntime implements AutoCloseable {
         volatile int restarts;
         volatile long runningSince;
         volatile List<Thread> readers = List.of();
+        /** The process whose exit was handled (the watch sees each exit once). */
+        volatile Process exitSeen;
+        /** Adopted from the previous revision: the deployment ids it runs, until an apply gives their deployments. */
+        volatile Set<String> adoptedIds = Set.of();
 
         Generation(long number, String service, Path dir, String nonce, boolean recordLogs) {
             this.number = number;
@@ -599,7 +738,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         for (int i = 0; i < deployments.size(); i++) {
             Deployment d = deployments.get(i);
             g.byId.put(d.id(), d);
-            g.byIndex.put(i, d);
+            g.idByIndex.put(i, d.id());
             g.ports.put(d.id(), ports.get(i));
             // a worker with workflow bindings has its runner on a second port: endpoint(<id>#workflows)
             int runnerPort = WorkflowRunner.has(d) ? ports.get(nextRunnerPort++) : 0;
@@ -661,12 +800,9 @@ public final class WorkerdRuntime implements AutoCloseable {
             throw new DeploymentException(Kind.UNAVAILABLE, "cannot start workerd: " + e.getMessage(), e);
         }
         g.ready = false;
-        Thread out = reader(g, p.getInputStream(), "out");
-        Thread err = reader(g, p.getErrorStream(), "err");
-        g.readers = List.of(out, err);
         g.process = p;
+        read(g, p);
         live.add(g);
-        p.onExit().thenRun(() -> exited(g, p));
         return p;
     }
 
@@ -731,7 +867,7 @@ public final class WorkerdRuntime implements AutoCloseable {
     }
 
     private void exited(Generation g, Process p) {
-        if (g.recordLogs && !g.retired && g.ready) {
+        if (g.recordLogs && !g.retired && g.ready && !closed) {
             LOG.warn("workerd generation {} (pid {}) exited with status {}{}", g.number, p.pid(), p.exitValue(),
                     g.errorText().isEmpty() ? "" : ": " + g.errorText());
         }
@@ -861,20 +997,75 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ output
 
-    private Thread reader(Generation g, InputStream stream, String which) {
+    /** Starts the readers of the generation's output. */
+    private void read(Generation g, Process p) {
+        g.readers = List.of(reader(g, p, p.getInputStream(), "out"), reader(g, p, p.getErrorStream(), "err"));
+    }
+
+    /**
+     * Reads workerd's output line by line. It reads only what is there and otherwise waits a little, never blocking in
+     * a read: a revision handing its processes over stops its readers without closing the pipes, and the next
+     * revision's readers go on from there (a line being written at that moment may be split in two).
+     */
+    private Thread reader(Generation g, Process p, InputStream stream, String which) {
         Thread t = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    line(g, line);
+            byte[] buffer = new byte[8192];
+            java.io.ByteArrayOutputStream partial = new java.io.ByteArrayOutputStream();
+            try {
+                while (!handingOver) {
+                    int n = stream.available();
+                    if (n <= 0) {
+                        if (p.isAlive()) {
+                            Thread.sleep(25);
+                            continue;
+                        }
+                        n = buffer.length; // gone: what is left, then the end of the stream
+                    }
+                    int read = stream.read(buffer, 0, Math.min(n, buffer.length));
+                    if (read < 0) {
+                        break;
+                    }
+                    int start = 0;
+                    for (int i = 0; i < read; i++) {
+                        if (buffer[i] == '\n') {
+                            partial.write(buffer, start, i - start);
+                            line(g, partial.toString(StandardCharsets.UTF_8));
+                            partial.reset();
+                            start = i + 1;
+                        }
+                    }
+                    partial.write(buffer, start, read - start);
                 }
             } catch (IOException e) {
                 // the process is gone
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (partial.size() > 0 && !handingOver) {
+                line(g, partial.toString(StandardCharsets.UTF_8));
             }
         }, "workerd-" + g.number + "-std" + which);
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /**
+     * Sees processes exit. Polled rather than told by {@code Process.onExit()}: a callback there would keep this
+     * revision's classes reachable for as long as a process handed to the next revision runs.
+     */
+    private void watch() {
+        for (Generation g : live) {
+            Process p = g.process;
+            if (p != null && !p.isAlive() && g.exitSeen != p) {
+                g.exitSeen = p;
+                try {
+                    exited(g, p);
+                } catch (RuntimeException e) {
+                    LOG.warn("handling the exit of workerd generation {} failed", g.number, e);
+                }
+            }
+        }
     }
 
     /** One line workerd wrote: a structured log line ({@code {"timestamp","level","message"}}) or plain text. */
@@ -895,13 +1086,13 @@ public final class WorkerdRuntime implements AutoCloseable {
                 // not JSON after all: the plain line
             }
         }
-        Deployment d = null;
+        String d = null;
         String tag = "\u001e" + g.nonce + ":";
         if (message.startsWith(tag)) {
             int end = message.indexOf('\u001f', tag.length());
             if (end > 0) {
                 try {
-                    d = g.byIndex.get(Integer.parseInt(message.substring(tag.length(), end)));
+                    d = g.idByIndex.get(Integer.parseInt(message.substring(tag.length(), end)));
                 } catch (NumberFormatException e) {
                     // not ours
                 }
@@ -914,7 +1105,7 @@ public final class WorkerdRuntime implements AutoCloseable {
             int colon = message.indexOf(": ");
             if (colon > 0) {
                 try {
-                    d = g.byIndex.get(Integer.parseInt(message.substring("service w".length(), colon)));
+                    d = g.idByIndex.get(Integer.parseInt(message.substring("service w".length(), colon)));
                     message = message.substring(colon + 2);
                 } catch (NumberFormatException e) {
                     // not a worker of ours
@@ -930,7 +1121,7 @@ public final class WorkerdRuntime implements AutoCloseable {
             default -> "log";
         };
         if (d != null && g.recordLogs) {
-            logs.append(d.serviceId(), d.id(), at, level, message);
+            logs.append(g.service, d, at, level, message);
         } else if (d == null && g.recordLogs) {
             LOG.debug("workerd {}: {}", g.number, message);
         }

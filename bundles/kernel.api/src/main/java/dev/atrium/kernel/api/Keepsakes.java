@@ -1,0 +1,54 @@
+package dev.atrium.kernel.api;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import org.osgi.annotation.versioning.ProviderType;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.startlevel.BundleStartLevel;
+
+/**
+ * Live resources a bundle hands to its own next revision across an update or refresh, instead of closing them as it
+ * stops and having the new revision open them again: child processes and their pipes (workerd serving deployed
+ * workers), so that what they serve goes on while the bundle changes. Each bundle gets its own keepsakes (the service
+ * is bundle-scoped): one bundle cannot take what another kept.
+ *
+ * <p>Only the JDK's own types may be kept ({@link Process}, streams, strings, numbers, paths, and lists and maps of
+ * them): an object of the bundle's own classes would keep its old class loader alive. What the next revision does not
+ * take within the time given is closed by the kernel (a {@code Process} and its descendants destroyed, an
+ * {@link AutoCloseable} closed), as it is when the kernel stops.
+ *
+ * @since 2.5
+ */
+@ProviderType
+public interface Keepsakes {
+
+    /**
+     * Keeps {@code things} under {@code key} (replacing, and closing, what was kept there before) until the bundle's
+     * next revision takes them or {@code within} has passed.
+     *
+     * @throws IllegalArgumentException when a value is not of a JDK type
+     */
+    void keep(String key, Map<String, ?> things, Duration within);
+
+    /** What this bundle's previous revision kept under {@code key}, now the caller's to close; empty when nothing. */
+    Optional<Map<String, Object>> take(String key);
+
+    /**
+     * Whether a component of {@code context}'s bundle deactivates for a restart (the bundle updated or refreshed, a
+     * component re-activated) rather than for good (stopped by an operator, a feature disabled, uninstalled, the server
+     * stopping): an update or refresh stops a bundle transiently, so it stays persistently started.
+     */
+    static boolean restarting(BundleContext context) {
+        try {
+            Bundle self = context.getBundle();
+            BundleStartLevel level = self.adapt(BundleStartLevel.class);
+            return self.getState() != Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
+                    && context.getBundle(0).getState() == Bundle.ACTIVE;
+        } catch (IllegalStateException | SecurityException gone) {
+            return false;
+        }
+    }
+}
