@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -234,12 +235,40 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
             return;
         }
         providers.put(provider, new Registered(n, strings(properties.get(DeploymentProvider.KIND)), provider));
+        comingBack.remove(n);
         reconcileLater();
     }
 
-    void removeProvider(DeploymentProvider provider) {
-        providers.remove(provider);
+    void removeProvider(DeploymentProvider provider, org.osgi.framework.ServiceReference<DeploymentProvider> reference) {
+        Registered gone = providers.remove(provider);
+        Bundle bundle = reference.getBundle();
+        if (gone != null && bundle != null && restarting(bundle)) {
+            comingBack.put(gone.name(), bundle);
+        }
         reconcileLater();
+    }
+
+    /** Providers that went away because their bundle restarts (an update or refresh), by name, until they are back. */
+    private final Map<String, Bundle> comingBack = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Whether the provider {@code name} is away only while its bundle restarts: still persistently started (an update
+     * or refresh stops a bundle transiently) in a running framework. A provider stopped for good (its feature
+     * disabled) is not waited for.
+     */
+    boolean providerComingBack(String name) {
+        Bundle b = comingBack.get(name);
+        return b != null && restarting(b);
+    }
+
+    private boolean restarting(Bundle b) {
+        try {
+            org.osgi.framework.startlevel.BundleStartLevel level = b.adapt(org.osgi.framework.startlevel.BundleStartLevel.class);
+            return b.getState() != Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
+                    && context.getBundle(0).getState() == Bundle.ACTIVE;
+        } catch (IllegalStateException | SecurityException gone) {
+            return false;
+        }
     }
 
     private static List<String> strings(Object value) {

@@ -224,7 +224,9 @@ public class ServiceRouter implements HostRouter {
         String providerName = canary ? route.canaryProvider() : route.provider();
         Optional<URI> endpoint = endpoint(providerName, runtimeId);
         if (endpoint.isEmpty()) {
-            error(response, 503, "SERVICE_UNAVAILABLE", "the service's deployment is not running now; try again");
+            error(response, 503, "SERVICE_UNAVAILABLE", deployer.provider(providerName).isEmpty()
+                    ? "the deployment provider '" + providerName + "' of this service is not running; try again"
+                    : "the service's deployment is not running now; try again");
             return;
         }
         Target t = target(endpoint.get());
@@ -257,9 +259,9 @@ public class ServiceRouter implements HostRouter {
     private static final long PROVIDER_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
 
     /**
-     * The deployment's endpoint. While the kernel holds requests for a change (a deployment provider's bundle being
-     * updated: it hands its running workers to its next revision), a request whose provider is away waits for it
-     * rather than fail.
+     * The deployment's endpoint. A request whose provider is away waits for it (at most the gate's bound) while the
+     * provider's bundle restarts (an update or refresh: it hands its running workers to its next revision) or the
+     * kernel holds requests for a change, rather than fail; a provider stopped for good is not waited for.
      */
     private Optional<URI> endpoint(String providerName, String runtimeId) {
         long deadline = System.nanoTime() + PROVIDER_WAIT_NANOS;
@@ -268,7 +270,7 @@ public class ServiceRouter implements HostRouter {
             if (provider.isPresent()) {
                 return provider.get().provider().endpoint(runtimeId);
             }
-            if (!readiness.holdsRequests() || System.nanoTime() > deadline) {
+            if (!readiness.holdsRequests() && !deployer.providerComingBack(providerName) || System.nanoTime() > deadline) {
                 return Optional.empty();
             }
             try {
