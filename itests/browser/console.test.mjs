@@ -1,4 +1,4 @@
-// Opens the operator console in headless Chromium, signs in with the operator token, disables and enables the
+// Opens the operator console in headless Chromium, is told a wrong token was refused, signs in with the operator token, disables and enables the
 // memories feature by clicking, and checks after each click that the admin API agrees.
 // Usage: node console.test.mjs BASE_URL OPERATOR_TOKEN SCREENSHOT_PATH
 import { chromium } from 'playwright-core';
@@ -24,6 +24,11 @@ try {
   const page = await browser.newPage();
   page.setDefaultTimeout(15000);
   await page.goto(base + '/admin/console');
+  // a wrong token is told, not silently asked for again
+  await page.fill('#token', 'not-the-operator-token');
+  await page.click('#login button[type=submit]');
+  await page.locator('#message.error', { hasText: 'The operator token was refused.' }).waitFor();
+  check(await page.locator('#login').isVisible(), 'the token form is shown again after a refusal');
   await page.fill('#token', token);
   await page.click('#login button[type=submit]');
   const row = () => page.locator('#features tr[data-feature="memories"]');

@@ -93,6 +93,7 @@
   }
 
   async function signIn() {
+    say('');
     $('login').hidden = true;
     $('console').hidden = false;
     try {
