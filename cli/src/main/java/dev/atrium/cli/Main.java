@@ -41,11 +41,16 @@ public final class Main {
               atrium service deploy --space ID --name NAME FILE.js [--strategy direct|canary] [--message TEXT] [--token TOKEN] [--url URL]
                                         deploy a worker (the service is created when the workspace has none of that name)
               atrium service logs NAME [--space ID] [--follow] [--token TOKEN] [--url URL]
+              atrium login [--url URL] [--data DIR] [--token TOKEN]   remember the server, its operator token and your
+                                        token in ~/.config/atrium/profile (mode 0600): later commands need no flags
+              atrium logout                                           forget them
             options:
               --help, -h  this text (after any command too)
-              --url   the server (default $ATRIUM_URL or http://127.0.0.1:8080)
-              --data  its data directory, which holds operator.token (default $ATRIUM_DATA or ./data)
-              --token a personal access token for the service commands (default $ATRIUM_TOKEN)
+              --url   the server (default $ATRIUM_URL, the profile's, or http://127.0.0.1:8080)
+              --data  its data directory, which holds operator.token (default $ATRIUM_DATA, the profile's operator
+                      token, or ./data)
+              --token a personal access token for the service commands (default $ATRIUM_TOKEN or the profile's)
+            a flag wins over the environment, which wins over the profile.
             """;
 
     private final PrintStream out;
@@ -87,6 +92,8 @@ public final class Main {
                 case "user add" -> throw new Failure(2, "user add needs a NAME\n" + USAGE);
                 case "features" -> features(options);
                 case "bundles" -> bundles(options);
+                case "login" -> login(options);
+                case "logout" -> logout();
                 case "help", "" -> out.print(USAGE);
                 default -> {
                     if (words.size() == 3 && words.get(0).equals("user") && words.get(1).equals("add")) {
@@ -301,12 +308,13 @@ public final class Main {
     // ------------------------------------------------------------------ services (a user's token, not the operator's)
 
     private Admin user(Map<String, String> options) throws Failure {
-        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080"));
-        String token = options.getOrDefault("token", env("ATRIUM_TOKEN", ""));
+        String url = url(options);
+        String token = options.getOrDefault("token", env("ATRIUM_TOKEN", profile().getOrDefault("token", "")));
         if (token.isBlank()) {
-            throw new Failure(2, "the service commands act as a user: pass --token TOKEN or set ATRIUM_TOKEN (./atrium token create --user NAME)");
+            throw new Failure(2, "the service commands act as a user: pass --token TOKEN, set ATRIUM_TOKEN or run atrium login --token TOKEN"
+                    + " (./atrium token create --user NAME makes one)");
         }
-        return new Admin(url.replaceAll("/+$", ""), token.trim());
+        return new Admin(url, token.trim());
     }
 
     private void serviceDeploy(Map<String, String> options, Path file) throws Failure {
@@ -403,16 +411,106 @@ public final class Main {
     }
 
     private Admin admin(Map<String, String> options) throws Failure {
-        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080"));
+        String url = url(options);
+        Map<String, String> profile = profile();
+        if (!options.containsKey("data") && env("ATRIUM_DATA", null) == null && profile.containsKey("operator_token")
+                && !options.containsKey("url") && env("ATRIUM_URL", null) == null) {
+            return new Admin(url, profile.get("operator_token"));
+        }
         Path data = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data")));
         Path tokenFile = data.resolve("operator.token");
         try {
-            return new Admin(url.replaceAll("/+$", ""), Files.readString(tokenFile).trim());
+            return new Admin(url, Files.readString(tokenFile).trim());
         } catch (NoSuchFileException e) {
             throw new Failure(1, "no operator token at " + tokenFile.toAbsolutePath()
                     + " (start the server with this --data first, or pass --data)");
         } catch (IOException e) {
             throw new Failure(1, "cannot read " + tokenFile + ": " + e.getMessage());
+        }
+    }
+
+    /** The server: --url, else $ATRIUM_URL, else the profile's, else the local default. */
+    private String url(Map<String, String> options) throws Failure {
+        return options.getOrDefault("url", env("ATRIUM_URL", profile().getOrDefault("url", "http://127.0.0.1:8080"))).replaceAll("/+$", "");
+    }
+
+    // ------------------------------------------------------------------ the profile
+
+    /** {@code $XDG_CONFIG_HOME/atrium/profile}, else {@code ~/.config/atrium/profile}. */
+    static Path profilePath() {
+        String xdg = System.getenv("XDG_CONFIG_HOME");
+        Path config = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".config");
+        return config.resolve("atrium").resolve("profile");
+    }
+
+    private Map<String, String> profileCache;
+
+    /** What atrium login saved (properties: url, operator_token, token); empty when nothing was. */
+    private Map<String, String> profile() throws Failure {
+        if (profileCache == null) {
+            Map<String, String> m = new LinkedHashMap<>();
+            Path file = profilePath();
+            if (Files.exists(file)) {
+                java.util.Properties p = new java.util.Properties();
+                try (var in = Files.newBufferedReader(file)) {
+                    p.load(in);
+                } catch (IOException e) {
+                    throw new Failure(1, "cannot read the profile " + file + ": " + e.getMessage());
+                }
+                p.stringPropertyNames().forEach(k -> m.put(k, p.getProperty(k).trim()));
+            }
+            profileCache = m;
+        }
+        return profileCache;
+    }
+
+    /** Checks the server and the tokens, then saves them for later commands, readable by this user only. */
+    private void login(Map<String, String> options) throws Failure {
+        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080")).replaceAll("/+$", "");
+        Map<String, String> saved = new LinkedHashMap<>();
+        saved.put("url", url);
+        Path tokenFile = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data"))).resolve("operator.token");
+        if (Files.exists(tokenFile)) {
+            String operator;
+            try {
+                operator = Files.readString(tokenFile).trim();
+            } catch (IOException e) {
+                throw new Failure(1, "cannot read " + tokenFile + ": " + e.getMessage());
+            }
+            new Admin(url, operator).get("/admin/features");
+            saved.put("operator_token", operator);
+        }
+        String token = options.getOrDefault("token", env("ATRIUM_TOKEN", ""));
+        if (!token.isBlank()) {
+            String who = new Admin(url, token.trim()).get("/api/me").path("username").asText("");
+            saved.put("token", token.trim());
+            out.println("your token is " + who + "'s");
+        }
+        if (saved.size() == 1) {
+            throw new Failure(2, "nothing to remember: no operator token at " + tokenFile.toAbsolutePath() + " (pass --data) and no --token");
+        }
+        Path file = profilePath();
+        try {
+            Files.createDirectories(file.getParent(), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            Path tmp = Files.createTempFile(file.getParent(), "profile", ".tmp", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            StringBuilder text = new StringBuilder("# written by atrium login; holds tokens: keep it to yourself\n");
+            saved.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+            Files.writeString(tmp, text);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new Failure(1, "cannot write the profile " + file + ": " + e.getMessage());
+        }
+        out.println("logged in to " + url + (saved.containsKey("operator_token") ? " as its operator" : "") + "; saved in " + file);
+    }
+
+    private void logout() throws Failure {
+        Path file = profilePath();
+        try {
+            out.println(Files.deleteIfExists(file) ? "forgot " + file : "no profile at " + file);
+        } catch (IOException e) {
+            throw new Failure(1, "cannot delete " + file + ": " + e.getMessage());
         }
     }
 

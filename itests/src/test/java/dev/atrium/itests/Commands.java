@@ -20,11 +20,20 @@ final class Commands {
     }
 
     static Result atrium(String... args) throws IOException, InterruptedException {
+        return atriumIn(null, java.util.Map.of(), args);
+    }
+
+    /** In the directory {@code dir} (null: this one), with {@code env} added to the environment. */
+    static Result atriumIn(java.nio.file.Path dir, java.util.Map<String, String> env, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(AtriumServer.ROOT.resolve("atrium").toString());
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
+        if (dir != null) {
+            pb.directory(dir.toFile());
+        }
         pb.environment().put("ATRIUM_NO_BUILD", "1");
+        pb.environment().putAll(env);
         Process p = pb.start();
         p.getOutputStream().close();
         byte[] out = p.getInputStream().readAllBytes();
