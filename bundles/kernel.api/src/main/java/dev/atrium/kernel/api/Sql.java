@@ -135,6 +135,21 @@ public final class Sql {
         }
     }
 
+    /**
+     * Runs {@code work}'s reads in one snapshot (a read-only REPEATABLE READ transaction): statements that describe the
+     * same rows together (a page and its total) agree, whatever commits meanwhile.
+     *
+     * @since 2.5
+     */
+    public <T> T snapshot(Work<T> work) {
+        return tx(c -> {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+            }
+            return work.run(c);
+        });
+    }
+
     public static <T> List<T> list(Connection c, String sql, Row<T> row, Object... args) throws SQLException {
         try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
             List<T> out = new ArrayList<>();

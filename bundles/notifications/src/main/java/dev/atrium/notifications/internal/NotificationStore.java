@@ -162,10 +162,19 @@ public class NotificationStore {
         return sql.one("SELECT last_seq FROM notification_streams WHERE principal_id = ?", rs -> rs.getLong(1), principalId).orElse(0L);
     }
 
-    /** Newest first; {@code read} null for both, {@code type} null for every type. */
-    public List<Notification> list(String principalId, Boolean read, String type, int limit, int offset) {
-        return sql.list("SELECT " + COLUMNS + " FROM notifications WHERE principal_id = ? " + filter(read, type)
-                + " ORDER BY seq DESC LIMIT ? OFFSET ?", Notification::of, args(principalId, read, type, limit, offset));
+    /**
+     * A page of the Principal's notifications, newest first ({@code read} null for both, {@code type} null for every
+     * type), its total and the unread count, read from one snapshot so that they agree.
+     */
+    public record Page(List<Notification> items, long total, long unread) {
+    }
+
+    public Page page(String principalId, Boolean read, String type, int limit, int offset) {
+        return sql.snapshot(c -> new Page(
+                Sql.list(c, "SELECT " + COLUMNS + " FROM notifications WHERE principal_id = ? " + filter(read, type)
+                        + " ORDER BY seq DESC LIMIT ? OFFSET ?", Notification::of, args(principalId, read, type, limit, offset)),
+                Sql.count(c, "SELECT count(*) FROM notifications WHERE principal_id = ? " + filter(read, type), args(principalId, read, type)),
+                Sql.count(c, "SELECT count(*) FROM notifications WHERE principal_id = ? " + filter(false, null), args(principalId, false, null))));
     }
 
     public long count(String principalId, Boolean read, String type) {

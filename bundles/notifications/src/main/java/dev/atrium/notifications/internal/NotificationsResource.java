@@ -117,10 +117,10 @@ public class NotificationsResource {
         Boolean readFilter = readFilter(read);
         String typeFilter = type(type);
         PageRequest page = PageRequest.of(limit, offset);
-        Map<String, Object> body = page.body("notifications",
-                store.list(principal, readFilter, typeFilter, page.limit(), page.offset()).stream().map(Notification::toJson).toList(),
-                store.count(principal, readFilter, typeFilter));
-        body.put("unread_count", store.count(principal, false, null));
+        // one snapshot: a notification posted meanwhile is in the page, the total and the unread count, or in none
+        NotificationStore.Page found = store.page(principal, readFilter, typeFilter, page.limit(), page.offset());
+        Map<String, Object> body = page.body("notifications", found.items().stream().map(Notification::toJson).toList(), found.total());
+        body.put("unread_count", found.unread());
         return body;
     }
 
