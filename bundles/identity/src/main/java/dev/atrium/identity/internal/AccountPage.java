@@ -16,6 +16,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
+import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
 
 import dev.atrium.kernel.api.SessionVerifier;
@@ -26,10 +27,12 @@ import dev.atrium.kernel.api.SessionVerifier;
  * comes from the API with the browser session (and its CSRF token for changes). Without a session, {@code /} sends
  * the browser to sign in. A whiteboard filter that serves exactly these two paths and passes every other request on:
  * the JAX-RS whiteboard's servlet takes every path ({@code /*}) before a servlet for the root could (nor does a filter
- * regex for the root match there), and the API's own 404 stays for every other unknown path.
+ * regex for the root match there), and the API's own 404 stays for every other unknown path. It passes asynchronous
+ * requests (event streams) on like the kernel's filters.
  */
 @Component(service = Filter.class)
 @HttpWhiteboardFilterPattern("/*")
+@HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=default)")
 public class AccountPage implements Filter {
 

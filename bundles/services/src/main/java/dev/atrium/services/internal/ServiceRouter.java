@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.deploy.api.DeploymentProvider;
-import dev.atrium.kernel.api.ServerReadiness;
 import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.kernel.api.ServerReadiness;
 import dev.atrium.services.internal.Deployer.Route;
 
 /**
