@@ -1,18 +1,10 @@
 // Signs in with a local user in headless Chromium and lands on the account page at /; creates a personal access
 // token there and prints it (the Java test uses it with curl), then revokes another one it created.
 // Usage: node account.test.mjs BASE_URL USERNAME PASSWORD SCREENSHOT_PATH
-import { chromium } from 'playwright-core';
+import { check, launch } from './chromium.mjs';
 
 const [base, username, password, screenshot] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
+const browser = await launch();
 
 try {
   const page = await browser.newPage();

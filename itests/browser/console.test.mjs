@@ -1,23 +1,15 @@
 // Opens the operator console in headless Chromium, is told a wrong token was refused, signs in with the operator token, disables and enables the
 // memories feature by clicking, and checks after each click that the admin API agrees.
 // Usage: node console.test.mjs BASE_URL OPERATOR_TOKEN SCREENSHOT_PATH
-import { chromium } from 'playwright-core';
+import { check, launch } from './chromium.mjs';
 
 const [base, token, screenshot] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 
 async function memoriesEnabled() {
   const response = await fetch(base + '/admin/features', { headers: { Authorization: 'Bearer ' + token } });
   const body = await response.json();
   return body.features.find((f) => f.name === 'memories').enabled;
-}
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
 }
 
 try {

@@ -1,18 +1,10 @@
 // Signs in with a local user in headless Chromium, approves an OAuth authorization on the consent page, and
 // approves a device on the verification page; prints the URL the browser was sent back to.
 // Usage: node oauth.test.mjs BASE_URL USERNAME PASSWORD AUTHORIZE_PATH USER_CODE SCREENSHOT_PATH
-import { chromium } from 'playwright-core';
+import { check, launch } from './chromium.mjs';
 
 const [base, username, password, authorizePath, userCode, screenshot] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
+const browser = await launch();
 
 try {
   const page = await browser.newPage();

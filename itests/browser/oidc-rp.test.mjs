@@ -9,7 +9,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as oidc from 'openid-client';
-import { chromium } from 'playwright-core';
+import { check, launch } from './chromium.mjs';
 
 const [base, username, password, outDir] = process.argv.slice(2);
 if (!outDir) throw new Error('usage: node oidc-rp.test.mjs BASE_URL USERNAME PASSWORD OUT_DIR');
@@ -17,10 +17,6 @@ const issuer = new URL(base);
 const SCOPE = 'openid profile email threads:read';
 // Atrium is plain http on loopback in the tests: let openid-client talk to it, for discovery and every later request.
 const insecure = { execute: [oidc.allowInsecureRequests] };
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
 
 // Where the browser is. Atrium's pages, and the client's own (rp, set once its server listens).
 let rp;
@@ -247,11 +243,7 @@ let page;
 try {
   await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   rp = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launch();
   const newPage = async (options = {}) => {
     const context = await browser.newContext(options);
     const p = await context.newPage();

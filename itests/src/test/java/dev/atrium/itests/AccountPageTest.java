@@ -21,15 +21,14 @@ class AccountPageTest {
 
     @Test
     void signingInLandsOnTheAccountPageWhoseNewTokenWorksWithCurl(AtriumServer server) throws Exception {
-        String chromium = System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium");
-        assertTrue(Files.isExecutable(Path.of(chromium)), chromium + " is missing: install Debian's chromium (apt-get install chromium)");
+        BrowserScripts.require("playwright-core");
         String name = "acct" + Long.toString(System.nanoTime() % 1_000_000, 36);
         Http.Reply user = server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", "a long password 1"));
         assertEquals(201, user.status(), user.body());
 
         Path out = AtriumServer.ROOT.resolve("itests/target/account-page.out");
         Files.deleteIfExists(out);
-        int exit = run(out, ConsoleBrowserTest.BROWSER, "node", "account.test.mjs", server.base(), name, "a long password 1",
+        int exit = BrowserScripts.run(out, "node", "account.test.mjs", server.base(), name, "a long password 1",
                 AtriumServer.ROOT.resolve("itests/target/account-page.png").toString());
         String printed = Files.readString(out);
         assertEquals(0, exit, printed);
@@ -57,13 +56,4 @@ class AccountPageTest {
         return body;
     }
 
-    private static int run(Path log, Path dir, String... command) throws Exception {
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish:\n" + Files.readString(log));
-        }
-        return p.exitValue();
-    }
 }

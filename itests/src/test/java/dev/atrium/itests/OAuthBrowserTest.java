@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,11 +24,7 @@ class OAuthBrowserTest {
 
     @Test
     void aSignedInUserApprovesAnAppAndADeviceByClicking(AtriumServer server) throws Exception {
-        String chromium = System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium");
-        assertTrue(Files.isExecutable(Path.of(chromium)), chromium + " is missing: install Debian's chromium (apt-get install chromium)");
-        if (!Files.isDirectory(ConsoleBrowserTest.BROWSER.resolve("node_modules/playwright-core"))) {
-            assertEquals(0, run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), "npm ci");
-        }
+        BrowserScripts.require("playwright-core");
         String name = "browser" + Long.toString(System.nanoTime() % 1_000_000, 36);
         Http.Reply user = server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", "a long password 1"));
         assertEquals(201, user.status(), user.body());
@@ -47,7 +42,7 @@ class OAuthBrowserTest {
 
         Path out = AtriumServer.ROOT.resolve("itests/target/oauth-browser.out");
         Files.deleteIfExists(out);
-        int exit = run(out, "node", "oauth.test.mjs", server.base(), name, "a long password 1", authorize,
+        int exit = BrowserScripts.run(out, "node", "oauth.test.mjs", server.base(), name, "a long password 1", authorize,
                 device.path("user_code").asText(), AtriumServer.ROOT.resolve("itests/target/consent.png").toString());
         String printed = Files.readString(out);
         assertEquals(0, exit, printed);
@@ -76,17 +71,4 @@ class OAuthBrowserTest {
         return new Http.Reply(r.statusCode(), Http.JSON.readTree(r.body()), r.body(), r);
     }
 
-    private static int run(String... command) throws Exception {
-        return run(AtriumServer.ROOT.resolve("itests/target/browser.log"), command);
-    }
-
-    private static int run(Path log, String... command) throws Exception {
-        Process p = new ProcessBuilder(command).directory(ConsoleBrowserTest.BROWSER.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish");
-        }
-        return p.exitValue();
-    }
 }

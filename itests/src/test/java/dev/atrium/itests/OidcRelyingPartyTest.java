@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -27,12 +26,7 @@ class OidcRelyingPartyTest {
 
     @Test
     void aStrictRelyingPartySignsInRefreshesAndSignsOut(AtriumServer server) throws Exception {
-        String chromium = System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium");
-        assertTrue(Files.isExecutable(Path.of(chromium)), chromium + " is missing: install Debian's chromium (apt-get install chromium)");
-        if (!Files.isDirectory(ConsoleBrowserTest.BROWSER.resolve("node_modules/openid-client"))) {
-            assertEquals(0, run(AtriumServer.ROOT.resolve("itests/target/browser.log"), "npm", "ci", "--no-audit", "--no-fund",
-                    "--loglevel=error"), "npm ci");
-        }
+        BrowserScripts.require("openid-client");
         String name = "oidc" + Long.toString(System.nanoTime() % 1_000_000, 36);
         String password = "a long password 1";
         Http.Reply user = server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", password));
@@ -40,19 +34,10 @@ class OidcRelyingPartyTest {
 
         Path out = AtriumServer.ROOT.resolve("itests/target/oidc-rp.out");
         Files.deleteIfExists(out);
-        int exit = run(out, "node", "oidc-rp.test.mjs", server.base(), name, password, AtriumServer.ROOT.resolve("itests/target").toString());
+        int exit = BrowserScripts.run(out, "node", "oidc-rp.test.mjs", server.base(), name, password, AtriumServer.ROOT.resolve("itests/target").toString());
         String printed = Files.readString(out);
         assertEquals(0, exit, printed);
         assertTrue(printed.contains("oidc relying party test passed"), printed);
     }
 
-    private static int run(Path log, String... command) throws Exception {
-        Process p = new ProcessBuilder(command).directory(ConsoleBrowserTest.BROWSER.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish:\n" + Files.readString(log));
-        }
-        return p.exitValue();
-    }
 }
