@@ -54,7 +54,7 @@ public class ApiAuthResource {
         boolean ended = identity.endSession(cookie);
         return Response.ok(Map.of("success", true, "session_ended", ended))
                 .header("Set-Cookie", SessionVerifier.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
-                .header("Set-Cookie", AuthResource.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
+                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
     }
 
     @POST

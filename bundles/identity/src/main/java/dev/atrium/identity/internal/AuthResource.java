@@ -44,7 +44,6 @@ import dev.atrium.kernel.api.SessionVerifier;
 @Path("/auth")
 public class AuthResource {
 
-    static final String CSRF_COOKIE = "atrium_csrf";
     private static final Logger LOG = LoggerFactory.getLogger(AuthResource.class);
 
     private final IdentityService identity;
@@ -234,7 +233,7 @@ public class AuthResource {
         return Response.status(302).header("Location", target).header("Cache-Control", "no-store")
                 .header("Set-Cookie", SessionVerifier.COOKIE + "=" + s.cookie() + "; Path=/; Max-Age=" + maxAge + "; HttpOnly; SameSite=Lax"
                         + (secure ? "; Secure" : ""))
-                .header("Set-Cookie", CSRF_COOKIE + "=" + s.csrf() + "; Path=/; Max-Age=" + maxAge + "; SameSite=Lax" + (secure ? "; Secure" : ""))
+                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=" + s.csrf() + "; Path=/; Max-Age=" + maxAge + "; SameSite=Lax" + (secure ? "; Secure" : ""))
                 .build();
     }
 
@@ -259,7 +258,7 @@ public class AuthResource {
         }
         return Response.status(303).header("Location", back).header("Cache-Control", "no-store")
                 .header("Set-Cookie", SessionVerifier.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
-                .header("Set-Cookie", CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
+                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
     }
 
     // ---------------------------------------------------------------- the provider's answer

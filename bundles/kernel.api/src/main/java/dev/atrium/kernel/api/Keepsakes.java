@@ -43,9 +43,20 @@ public interface Keepsakes {
      */
     static boolean restarting(BundleContext context) {
         try {
-            Bundle self = context.getBundle();
-            BundleStartLevel level = self.adapt(BundleStartLevel.class);
-            return self.getState() != Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
+            return restarting(context.getBundle(), context);
+        } catch (IllegalStateException gone) {
+            return false;
+        }
+    }
+
+    /**
+     * The same for another bundle ({@code bundle}, e.g. one whose service went away): {@code context} is any live
+     * bundle context, for the framework's state.
+     */
+    static boolean restarting(Bundle bundle, BundleContext context) {
+        try {
+            BundleStartLevel level = bundle.adapt(BundleStartLevel.class);
+            return bundle.getState() != Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
                     && context.getBundle(0).getState() == Bundle.ACTIVE;
         } catch (IllegalStateException | SecurityException gone) {
             return false;

@@ -14,6 +14,14 @@ public interface SessionVerifier {
     /** The session cookie's name. */
     String COOKIE = "atrium_session";
 
+    /**
+     * The cookie the sign-in sets beside the session's, readable by the server's own pages: its value is the session's
+     * CSRF token, which a page's script sends in {@link #CSRF_HEADER} and a plain form as a field.
+     *
+     * @since 2.5
+     */
+    String CSRF_COOKIE = "atrium_csrf";
+
     /** The request header that carries the session's CSRF token on mutating requests. */
     String CSRF_HEADER = "X-CSRF-Token";
 

@@ -27,6 +27,7 @@ import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.SelfAuthenticated;
+import dev.atrium.kernel.api.SessionVerifier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -95,7 +96,7 @@ public class OAuthEndpoints {
         if (request.prompt().contains("none")) {
             return redirect(request, "consent_required", "the user has not consented to these scopes for this client");
         }
-        javax.ws.rs.core.Cookie csrf = headers.getCookies().get(CSRF_COOKIE);
+        javax.ws.rs.core.Cookie csrf = headers.getCookies().get(SessionVerifier.CSRF_COOKIE);
         return Requests.html(200, consentPage(request, afterSignIn(query), user, csrf == null ? "" : csrf.getValue()));
     }
 
@@ -132,9 +133,6 @@ public class OAuthEndpoints {
         }
         return seeOther("approve".equals(decision) ? server.approve(user, request) : server.deny(user.principalId(), request));
     }
-
-    /** The session's CSRF token as the sign-in left it for the pages' scripts (identity's cookie). */
-    static final String CSRF_COOKIE = "atrium_csrf";
 
     /** The request's parameters to go on with after a sign-in: without {@code max_age} and {@code prompt=login}. */
     static Map<String, String> afterSignIn(Map<String, String> query) {
@@ -303,7 +301,7 @@ public class OAuthEndpoints {
     private Response endSession(Map<String, String> p, UriInfo uri, HttpHeaders headers) {
         LogoutRequest logout = logoutRequest(p, server.issuer(uri.getBaseUri()));
         Caller user = signin.user(headers);
-        javax.ws.rs.core.Cookie csrf = headers.getCookies().get(CSRF_COOKIE);
+        javax.ws.rs.core.Cookie csrf = headers.getCookies().get(SessionVerifier.CSRF_COOKIE);
         if (user == null || !"session".equals(user.authMethod()) || csrf == null) {
             return logout.leave();
         }

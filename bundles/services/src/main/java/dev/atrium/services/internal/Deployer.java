@@ -42,6 +42,7 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.WorkspaceEnvironment;
 import dev.atrium.kernel.api.WorkspaceEnvironmentListener;
@@ -206,7 +207,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         tails.close();
         background.shutdownNow();
         background.awaitTermination(10, TimeUnit.SECONDS);
-        boolean restarting = dev.atrium.kernel.api.Keepsakes.restarting(context);
+        boolean restarting = Keepsakes.restarting(context);
         lock.lock();
         try {
             for (Registered r : restarting ? List.<Registered>of() : List.copyOf(providers.values())) {
@@ -242,7 +243,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
     void removeProvider(DeploymentProvider provider, org.osgi.framework.ServiceReference<DeploymentProvider> reference) {
         Registered gone = providers.remove(provider);
         Bundle bundle = reference.getBundle();
-        if (gone != null && bundle != null && restarting(bundle)) {
+        if (gone != null && bundle != null && Keepsakes.restarting(bundle, context)) {
             comingBack.put(gone.name(), bundle);
         }
         reconcileLater();
@@ -258,17 +259,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
      */
     boolean providerComingBack(String name) {
         Bundle b = comingBack.get(name);
-        return b != null && restarting(b);
-    }
-
-    private boolean restarting(Bundle b) {
-        try {
-            org.osgi.framework.startlevel.BundleStartLevel level = b.adapt(org.osgi.framework.startlevel.BundleStartLevel.class);
-            return b.getState() != Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
-                    && context.getBundle(0).getState() == Bundle.ACTIVE;
-        } catch (IllegalStateException | SecurityException gone) {
-            return false;
-        }
+        return b != null && Keepsakes.restarting(b, context);
     }
 
     private static List<String> strings(Object value) {

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.kernel.api.ServerReadiness;
 import dev.atrium.services.internal.Deployer.Route;
 
@@ -108,7 +109,7 @@ public class ServiceRouter implements HostRouter {
         closed = true;
         upstream.close();
         if (webSockets != null) {
-            if (dev.atrium.kernel.api.Keepsakes.restarting(context)) {
+            if (Keepsakes.restarting(context)) {
                 webSockets.drain();
             } else {
                 webSockets.close();
