@@ -30,7 +30,8 @@ import dev.atrium.kernel.api.SessionVerifier;
  * regex for the root match there), and the API's own 404 stays for every other unknown path. It passes asynchronous
  * requests (event streams) on like the kernel's filters.
  */
-@Component(service = Filter.class)
+// the route catalog (and so the route sweep) lists the two paths this filter serves
+@Component(service = Filter.class, property = { "atrium.routes=/", "atrium.routes=/account.js" })
 @HttpWhiteboardFilterPattern("/*")
 @HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=default)")

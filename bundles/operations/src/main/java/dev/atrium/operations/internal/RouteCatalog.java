@@ -25,8 +25,9 @@ import org.osgi.service.jaxrs.runtime.dto.ResourceMethodInfoDTO;
 
 /**
  * Every route the running server answers, read from the whiteboards' runtime DTOs rather than from a list someone
- * keeps: JAX-RS resource methods (method, path, media types) and plain servlets (their patterns), each with the
- * bundle that registered it. The route-wide test sweep walks this list, so a new capability is swept without
+ * keeps: JAX-RS resource methods (method, path, media types), plain servlets (their patterns), and the paths a
+ * whiteboard filter serves itself when it names them in the service property {@value #FILTER_ROUTES} (a page served
+ * in front of the JAX-RS servlet, which takes every path), each with the bundle that registered it. The route-wide test sweep walks this list, so a new capability is swept without
  * anyone naming its routes.
  */
 @Component(service = RouteCatalog.class)
@@ -34,6 +35,9 @@ public class RouteCatalog {
 
     /** The whiteboard's own servlet that hosts JAX-RS applications: its routes are the resources, listed apart. */
     static final String JAXRS_WHITEBOARD_BSN = "org.apache.aries.jax.rs.whiteboard";
+
+    /** The service property of a whiteboard filter that lists the paths it answers itself (listed like a servlet's). */
+    static final String FILTER_ROUTES = "atrium.routes";
 
     /** One route. {@code method} is null for a servlet (it answers whatever methods it implements). */
     public record Route(String kind, String method, String path, List<String> consumes, List<String> produces, String bundle) {
@@ -78,6 +82,13 @@ public class RouteCatalog {
                             continue;
                         }
                         routes.add(new Route("servlet", null, join(sc.contextPath, pattern), List.of(), List.of(), bundle));
+                    }
+                }
+                for (var filter : sc.filterDTOs) {
+                    ServiceReference<?> ref = reference(filter.serviceId);
+                    Object paths = ref == null ? null : ref.getProperty(FILTER_ROUTES);
+                    for (String path : paths instanceof String[] a ? a : paths instanceof String s ? new String[] { s } : new String[0]) {
+                        routes.add(new Route("servlet", null, join(sc.contextPath, path), List.of(), List.of(), ref.getBundle().getSymbolicName()));
                     }
                 }
             }
@@ -127,12 +138,14 @@ public class RouteCatalog {
     }
 
     private String bundleOf(long serviceId) {
+        ServiceReference<?> ref = reference(serviceId);
+        return ref == null ? null : ref.getBundle().getSymbolicName();
+    }
+
+    private ServiceReference<?> reference(long serviceId) {
         try {
             ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(service.id=" + serviceId + ")");
-            if (refs == null || refs.length == 0 || refs[0].getBundle() == null) {
-                return null;
-            }
-            return refs[0].getBundle().getSymbolicName();
+            return refs == null || refs.length == 0 || refs[0].getBundle() == null ? null : refs[0];
         } catch (InvalidSyntaxException e) {
             throw new IllegalStateException(e);
         }

@@ -122,14 +122,16 @@ public class RequestEnvelope implements Filter {
             refuseUnread(request, response, area, 400, refused);
             return;
         }
-        if (area == Area.OTHER) {
-            guarded(request, response, area, id, () -> chain.doFilter(request, response));
-            return;
-        }
+        // a charset nobody here reads is refused everywhere: past the API's prefixes (a page, an unknown path) the
+        // servlet that would read the body failed on it with a 500
         String contentType = request.getContentType();
         refused = BodyCheck.charsetProblem(contentType);
         if (refused != null) {
             refuseUnread(request, response, area, 415, refused);
+            return;
+        }
+        if (area == Area.OTHER) {
+            guarded(request, response, area, id, () -> chain.doFilter(request, response));
             return;
         }
         BodyCheck.Kind kind = BodyCheck.Kind.of(contentType);
