@@ -242,7 +242,8 @@ public final class WorkerdRuntime implements AutoCloseable {
             closed = true;
             handed = current.values().stream().filter(g -> g.process != null && g.process.isAlive() && g.ready).toList();
             current.clear();
-            endpoints = Map.of();
+            // the endpoints stay: the processes go on serving there, and a request that took this provider just
+            // before it left still reaches its worker
         }
         handingOver = true;
         starters.shutdownNow();
