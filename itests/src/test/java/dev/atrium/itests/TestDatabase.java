@@ -70,6 +70,28 @@ final class TestDatabase implements AutoCloseable {
         return new TestDatabase(admin, name, embedded, directory, port);
     }
 
+    /**
+     * The embedded cluster every release before PostgreSQL 18 made: PostgreSQL 14 in {@code pgData}, started from the
+     * binaries the database bundle carries for upgrades, its database {@code postgres} the one the server uses.
+     */
+    static TestDatabase previousMajorCluster(java.nio.file.Path pgData) throws IOException {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        java.nio.file.Path bundle;
+        try (var jars = java.nio.file.Files.list(AtriumServer.ROOT.resolve("bundles/database/target"))) {
+            bundle = jars.filter(j -> j.getFileName().toString().matches("database-[^-]+(-SNAPSHOT)?\\.jar")).findFirst()
+                    .orElseThrow(() -> new IOException("build the database bundle first"));
+        }
+        java.net.URL previous = new java.net.URL("jar:" + bundle.toUri() + "!/postgres-previous/postgres-linux-x86_64.txz");
+        java.nio.file.Files.createDirectories(pgData);
+        EmbeddedPostgres embedded = EmbeddedPostgres.builder().setDataDirectory(pgData).setPort(port)
+                .setCleanDataDirectory(false).setPgBinaryResolver((system, machine) -> previous.openStream()).start();
+        return new TestDatabase("jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres", "postgres", embedded,
+                pgData, port);
+    }
+
     private static EmbeddedPostgres.Builder ownServerBuilder(java.nio.file.Path directory, int port) {
         return EmbeddedPostgres.builder().setDataDirectory(directory).setPort(port).setCleanDataDirectory(false)
                 .setPgBinaryResolver(TestDatabase::binaries);

@@ -2,6 +2,7 @@ package dev.atrium.database.internal;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.Hashtable;
 import java.util.List;
@@ -255,6 +256,10 @@ public class Database {
 
     private static final String BINARIES = "/postgres-linux-x86_64.txz";
 
+    private static InputStream binaries(String system, String machine) {
+        return Database.class.getResourceAsStream(BINARIES);
+    }
+
     /** The cluster template for these binaries, or null when templates are off or the binaries cannot be told apart. */
     private static ClusterTemplate template(DatabaseConfig config) {
         String where = config.clusterTemplates().trim();
@@ -277,6 +282,11 @@ public class Database {
 
     private static EmbeddedPostgres startEmbedded(File data, ClusterTemplate template) throws IOException {
         File pgData = new File(data, "pg");
+        ClusterUpgrade upgrade = new ClusterUpgrade(data.toPath(),
+                (system, machine) -> Database.class.getResourceAsStream(ClusterUpgrade.PREVIOUS_BINARIES), Database::binaries);
+        if (upgrade.needed()) {
+            upgrade.upgrade();
+        }
         if (!pgData.isDirectory() && !pgData.mkdirs()) {
             throw new IOException("cannot create " + pgData);
         }
@@ -310,7 +320,7 @@ public class Database {
                 // stopped by this component, after everything that uses it: the library's own JVM shutdown hook
                 // stopped it on SIGTERM while the framework was still stopping the capabilities using it
                 .setRegisterShutdownHook(false)
-                .setPgBinaryResolver((system, machine) -> Database.class.getResourceAsStream(BINARIES))
+                .setPgBinaryResolver(Database::binaries)
                 .setDataDirectoryCustomizer(dir -> {
                     if (keepAs != null) {
                         try {
