@@ -1,21 +1,16 @@
 package dev.atrium.mcp.internal;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
-
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 
 import dev.atrium.kernel.api.KeyFile;
+import dev.atrium.kernel.api.Sealer;
 
 /**
  * Encrypts the OAuth secrets this bundle keeps (access and refresh tokens, client secrets, PKCE verifiers) with
@@ -27,8 +22,10 @@ import dev.atrium.kernel.api.KeyFile;
 public class TokenCipher {
 
     private static final String PREFIX = "v1:";
-    private final SecretKeySpec key;
-    private final SecureRandom random = new SecureRandom();
+    private static final int NONCE_BYTES = 12;
+    /** No associated data: values sealed before kernel.api's sealer did the work had none, and must still open. */
+    private static final String NO_ASSOCIATED_DATA = "";
+    private final Sealer sealer;
 
     @Activate
     public TokenCipher(McpClient.Config config) throws IOException {
@@ -40,26 +37,19 @@ public class TokenCipher {
         if (key.length != 32) {
             throw new IllegalArgumentException("the MCP token key must be 32 bytes");
         }
-        this.key = new SecretKeySpec(key, "AES");
+        this.sealer = Sealer.withKey("mcp", key);
     }
 
+    /** {@code v1:} and the base64 of the nonce followed by the ciphertext. */
     String seal(String plain) {
         if (plain == null) {
             return null;
         }
-        try {
-            byte[] iv = new byte[12];
-            random.nextBytes(iv);
-            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-            c.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
-            byte[] sealed = c.doFinal(plain.getBytes(StandardCharsets.UTF_8));
-            byte[] out = new byte[iv.length + sealed.length];
-            System.arraycopy(iv, 0, out, 0, iv.length);
-            System.arraycopy(sealed, 0, out, iv.length, sealed.length);
-            return PREFIX + Base64.getEncoder().encodeToString(out);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-GCM is not available", e);
-        }
+        Sealer.Sealed sealed = sealer.seal(plain, NO_ASSOCIATED_DATA);
+        byte[] out = new byte[NONCE_BYTES + sealed.ciphertext().length];
+        System.arraycopy(sealed.nonce(), 0, out, 0, NONCE_BYTES);
+        System.arraycopy(sealed.ciphertext(), 0, out, NONCE_BYTES, sealed.ciphertext().length);
+        return PREFIX + Base64.getEncoder().encodeToString(out);
     }
 
     /** The plain text, or null when {@code sealed} is null or was sealed with another key. */
@@ -69,10 +59,12 @@ public class TokenCipher {
         }
         try {
             byte[] in = Base64.getDecoder().decode(sealed.substring(PREFIX.length()));
-            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-            c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, in, 0, 12));
-            return new String(c.doFinal(in, 12, in.length - 12), StandardCharsets.UTF_8);
-        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            if (in.length <= NONCE_BYTES) {
+                return null;
+            }
+            return sealer.open(new Sealer.Sealed(sealer.keyId(), Arrays.copyOf(in, NONCE_BYTES),
+                    Arrays.copyOfRange(in, NONCE_BYTES, in.length)), NO_ASSOCIATED_DATA);
+        } catch (IllegalArgumentException | IllegalStateException e) {
             return null;
         }
     }

@@ -3,16 +3,12 @@ package dev.atrium.resource.secret.internal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 import javax.crypto.AEADBadTagException;
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
 import javax.sql.DataSource;
 
 import org.osgi.framework.BundleContext;
@@ -26,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sealer;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
@@ -54,13 +51,10 @@ public class SecretRefs implements ResourceProvider, SecretFacet {
     static final String VALUE = "value";
     /** Largest secret, in characters: room for a PEM private key or a service account's JSON. */
     static final int MAX_VALUE = 65_536;
-    private static final int NONCE_BYTES = 12;
-    private static final int TAG_BITS = 128;
     private static final Logger LOG = LoggerFactory.getLogger(SecretRefs.class);
 
     private final Sql sql;
     private final SecretKeys keys;
-    private final SecureRandom random = new SecureRandom();
 
     @Activate
     public SecretRefs(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context, Config config) {
@@ -124,18 +118,17 @@ public class SecretRefs implements ResourceProvider, SecretFacet {
         }
         byte[] plain;
         try {
-            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-            cipher.init(Cipher.DECRYPT_MODE, key.key(), new GCMParameterSpec(TAG_BITS, stored.nonce()));
-            cipher.updateAAD(ctx.resourceId().getBytes(StandardCharsets.UTF_8));
-            plain = cipher.doFinal(stored.ciphertext());
-        } catch (AEADBadTagException e) {
-            throw ResourceException.unavailable("the stored secret does not decrypt under key " + key.id() + ": it was altered", e);
-        } catch (GeneralSecurityException e) {
+            plain = sealer(key).open(new Sealer.Sealed(key.id(), stored.nonce(), stored.ciphertext()), ctx.resourceId())
+                    .getBytes(StandardCharsets.UTF_8);
+        } catch (IllegalStateException e) {
+            if (e.getCause() instanceof AEADBadTagException) {
+                throw ResourceException.unavailable("the stored secret does not decrypt under key " + key.id() + ": it was altered", e);
+            }
             throw ResourceException.unavailable("the secret could not be decrypted", e);
         }
         if (!current.id().equals(key.id())) {
             // lazily onto the newest key; a concurrent write of a new value wins (the key_id condition)
-            Sealed sealed = seal(current, ctx.resourceId(), plain);
+            Sealer.Sealed sealed = seal(current, ctx.resourceId(), plain);
             run(() -> sql.update("UPDATE resource_secret_values SET key_id = ?, nonce = ?, ciphertext = ? WHERE resource_id = ? AND key_id = ?"
                     + " AND nonce = ?", current.id(), sealed.nonce(), sealed.ciphertext(), ctx.resourceId(), key.id(), stored.nonce()));
         }
@@ -169,30 +162,23 @@ public class SecretRefs implements ResourceProvider, SecretFacet {
         } catch (IOException e) {
             throw ResourceException.unavailable("the secret keys cannot be read or made", e);
         }
-        Sealed sealed = seal(key, ctx.resourceId(), text.getBytes(StandardCharsets.UTF_8));
+        Sealer.Sealed sealed = seal(key, ctx.resourceId(), text.getBytes(StandardCharsets.UTF_8));
         run(() -> sql.update("INSERT INTO resource_secret_values (resource_id, key_id, nonce, ciphertext) VALUES (?, ?, ?, ?)"
                 + " ON CONFLICT (resource_id) DO UPDATE SET key_id = EXCLUDED.key_id, nonce = EXCLUDED.nonce,"
                 + " ciphertext = EXCLUDED.ciphertext, updated_at = now()", ctx.resourceId(), key.id(), sealed.nonce(), sealed.ciphertext()));
         ctx.usage().record("writes", 1);
     }
 
-    private Sealed seal(SecretKeys.Key key, String resourceId, byte[] plain) throws ResourceException {
-        byte[] nonce = new byte[NONCE_BYTES];
-        random.nextBytes(nonce);
-        try {
-            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-            cipher.init(Cipher.ENCRYPT_MODE, key.key(), new GCMParameterSpec(TAG_BITS, nonce));
-            cipher.updateAAD(resourceId.getBytes(StandardCharsets.UTF_8));
-            return new Sealed(nonce, cipher.doFinal(plain));
-        } catch (GeneralSecurityException e) {
-            throw ResourceException.unavailable("the secret could not be encrypted", e);
-        }
+    /** Values are text (see {@link #store}), so the sealer's strings carry them byte for byte. */
+    private static Sealer.Sealed seal(SecretKeys.Key key, String resourceId, byte[] plain) {
+        return sealer(key).seal(new String(plain, StandardCharsets.UTF_8), resourceId);
+    }
+
+    private static Sealer sealer(SecretKeys.Key key) {
+        return Sealer.withKey(key.id(), key.key().getEncoded());
     }
 
     private record Stored(String keyId, byte[] nonce, byte[] ciphertext) {
-    }
-
-    private record Sealed(byte[] nonce, byte[] ciphertext) {
     }
 
     private static <T> T run(java.util.function.Supplier<T> call) throws ResourceException {
