@@ -18,8 +18,6 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -27,14 +25,13 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SessionVerifier;
 
 /** {@code POST /api/auth/logout}, {@code POST /api/auth/setup-username}, {@code PATCH /api/auth/profile}, {@code GET /api/auth/links}. */
 @Component(service = ApiAuthResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/auth")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

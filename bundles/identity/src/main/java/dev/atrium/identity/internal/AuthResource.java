@@ -17,10 +17,7 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
-import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +26,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SessionVerifier;
 
@@ -38,8 +36,7 @@ import dev.atrium.kernel.api.SessionVerifier;
  * {@code /auth/external/session}. These are pages and redirects, outside the kernel's API gate.
  */
 @Component(service = AuthResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @SelfAuthenticated
 @Path("/auth")
 public class AuthResource {

@@ -3,8 +3,7 @@ package dev.atrium.kernel.api;
 /**
  * JAX-RS whiteboard names of the kernel's extensions. Every capability resource selects both
  * {@link #SELECT} and {@link #JSON}, so that it is served only while the kernel authenticates and maps
- * errors and JSON can be read and written:
- * {@code @JaxrsExtensionSelect({KernelExtensions.SELECT, KernelExtensions.JSON})}.
+ * errors and JSON can be read and written: {@link KernelResource} does both.
  */
 public final class KernelExtensions {
 

@@ -19,13 +19,11 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 
 /**
  * {@code GET /api/mcp/oauth/callback}: where the authorization server sends the user's browser back. The route takes no
@@ -34,8 +32,7 @@ import dev.atrium.kernel.api.KernelExtensions;
  * someone else began cannot attach that person's MCP server to the account of whoever follows it.
  */
 @Component(service = McpOAuthCallbackResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path(McpOAuthCallbackResource.PATH)
 @Produces(MediaType.APPLICATION_JSON)
 public class McpOAuthCallbackResource {

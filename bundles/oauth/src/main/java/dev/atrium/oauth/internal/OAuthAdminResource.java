@@ -10,10 +10,8 @@ import javax.ws.rs.core.MediaType;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 
 /**
@@ -21,8 +19,7 @@ import dev.atrium.kernel.api.OperatorOnly;
  * key, published now and signing after the JWKS cache lifetime (or at once); the old one stays published.
  */
 @Component(service = OAuthAdminResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/admin/oauth")
 @Produces(MediaType.APPLICATION_JSON)
 @OperatorOnly

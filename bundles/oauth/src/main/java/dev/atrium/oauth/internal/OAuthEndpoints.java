@@ -22,16 +22,14 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
-import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.kernel.api.SessionVerifier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PrincipalDirectory;
 
 /**
@@ -40,8 +38,7 @@ import dev.atrium.kernel.api.PrincipalDirectory;
  * error format, not the API's, so they do not select the kernel's gate (which would refuse HTTP Basic).
  */
 @Component(service = OAuthEndpoints.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @SelfAuthenticated
 @Path("/oauth")
 public class OAuthEndpoints {

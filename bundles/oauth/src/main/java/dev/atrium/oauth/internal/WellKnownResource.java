@@ -16,16 +16,13 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.SelfAuthenticated;
 
 /** RFC 8414 and OpenID Connect discovery, and the JWKS that verifies ID tokens. */
 @Component(service = WellKnownResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @SelfAuthenticated
 @Path("/.well-known")
 public class WellKnownResource {

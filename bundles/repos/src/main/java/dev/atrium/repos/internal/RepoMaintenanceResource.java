@@ -13,11 +13,9 @@ import javax.ws.rs.core.Response;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.repos.api.Repository;
 
@@ -26,8 +24,7 @@ import dev.atrium.repos.api.Repository;
  * collection now ({@code POST}, 202: it runs in the background, one repository at a time).
  */
 @Component(service = RepoMaintenanceResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/admin/repos/{repoId}/gc")
 @Produces(MediaType.APPLICATION_JSON)
 @OperatorOnly

@@ -16,13 +16,11 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
@@ -33,8 +31,7 @@ import dev.atrium.repos.api.Repository;
  * {@code /api/spaces/:spaceId/git/*} acts on. A workspace never gets one implicitly.
  */
 @Component(service = SpaceInitRepoResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/spaces/{spaceId}/init-repo")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

@@ -20,12 +20,10 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.runs.internal.RunStore.Run;
@@ -38,8 +36,7 @@ import dev.atrium.threads.api.Threads.ThreadRef;
  * cursor is the last item's position: its time, its kind and its id.
  */
 @Component(service = ThreadHistoryResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/threads/{threadId}/history")
 @Produces(MediaType.APPLICATION_JSON)
 public class ThreadHistoryResource {

@@ -13,19 +13,16 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 
 /** {@code /api/spaces/:spaceId/skills-context}: what a run's system prompt gets of the workspace's skills. */
 @Component(service = SkillsContextResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/spaces/{spaceId}/skills-context")
 @Produces(MediaType.APPLICATION_JSON)
 public class SkillsContextResource {

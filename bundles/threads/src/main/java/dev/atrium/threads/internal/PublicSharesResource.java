@@ -22,15 +22,13 @@ import javax.ws.rs.core.Response;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PasswordHasher;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.threads.internal.ThreadStore.Share;
@@ -44,8 +42,7 @@ import dev.atrium.threads.internal.ThreadStore.Thread;
  * needed or wrong: 401; too many wrong passwords for the share or from the client: 429 with {@code Retry-After}.
  */
 @Component(service = PublicSharesResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/public/thread-shares/{token}")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

@@ -31,8 +31,6 @@ import javax.ws.rs.core.StreamingOutput;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -40,7 +38,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.PasswordHasher;
 import dev.atrium.kernel.api.RequiresScope;
@@ -54,8 +52,7 @@ import dev.atrium.threads.internal.ThreadStore.Thread;
  * kernel's owner scope, so another Principal's thread answers exactly as a missing one (404).
  */
 @Component(service = ThreadResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/threads/{id}")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

@@ -12,10 +12,8 @@ import javax.ws.rs.core.MediaType;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.internal.http.DatabaseHealth;
 import dev.atrium.kernel.internal.http.Readiness;
@@ -25,8 +23,7 @@ import dev.atrium.kernel.internal.http.Readiness;
  * always answers 200 and lists what is not ready.
  */
 @Component(service = AdminHealthResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/admin/health")
 @Produces(MediaType.APPLICATION_JSON)
 @OperatorOnly

@@ -14,15 +14,13 @@ import javax.ws.rs.core.Response;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
 import dev.atrium.kernel.internal.domain.PrincipalRecord;
 import dev.atrium.kernel.internal.domain.Principals;
@@ -31,8 +29,7 @@ import dev.atrium.kernel.api.OperatorOnly;
 
 /** The operator's user administration, used by {@code ./atrium token create}. */
 @Component(service = AdminResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/admin/users")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

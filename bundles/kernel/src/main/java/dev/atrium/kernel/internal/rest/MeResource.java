@@ -21,8 +21,6 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -30,7 +28,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
 import dev.atrium.kernel.internal.auth.Scopes;
 import dev.atrium.kernel.internal.domain.Names;
@@ -40,8 +38,7 @@ import dev.atrium.kernel.internal.domain.Workspaces;
 
 /** The signed-in Principal: {@code /api/me}, its settings, username, default workspace and personal access tokens. */
 @Component(service = MeResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/me")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

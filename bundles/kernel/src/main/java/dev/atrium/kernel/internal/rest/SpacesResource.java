@@ -27,8 +27,6 @@ import org.osgi.framework.Bundle;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -36,7 +34,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.internal.domain.CommonEnvironment;
 import dev.atrium.kernel.internal.domain.Names;
@@ -49,8 +47,7 @@ import dev.atrium.kernel.internal.http.Readiness;
 
 /** Workspaces (wire name: spaces), their model settings, sidebar, export, members and common environment. */
 @Component(service = SpacesResource.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/api/spaces")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)

@@ -12,11 +12,9 @@ import javax.ws.rs.core.MediaType;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 
 /**
@@ -24,8 +22,7 @@ import dev.atrium.kernel.api.OperatorOnly;
  * each still encrypts; never key material), {@code POST /admin/resources/secret-keys/rotate} makes a new current one.
  */
 @Component(service = SecretKeysAdmin.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/admin/resources/secret-keys")
 @Produces(MediaType.APPLICATION_JSON)
 @OperatorOnly

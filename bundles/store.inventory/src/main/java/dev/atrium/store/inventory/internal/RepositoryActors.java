@@ -18,11 +18,9 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.store.ap.api.ActorKeys;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
@@ -34,8 +32,7 @@ import dev.atrium.store.inventory.internal.Directory.RepoView;
  * and is redirected to the canonical actor).
  */
 @Component(service = RepositoryActors.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/ap/repos/{owner}/{repo}")
 @Anonymous
 public class RepositoryActors {

@@ -21,12 +21,10 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.store.ap.api.ActorKeys;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
@@ -38,8 +36,7 @@ import dev.atrium.store.inventory.internal.Directory.RepoView;
  * inventory, {@code …/repositories/:owner/:repo} to the canonical repository actor).
  */
 @Component(service = StoreActors.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/ap/stores/{store}")
 @Anonymous
 public class StoreActors {

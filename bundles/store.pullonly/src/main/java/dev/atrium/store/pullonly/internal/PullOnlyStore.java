@@ -23,16 +23,14 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.store.ap.api.CollectionPaging;
-import dev.atrium.kernel.api.KernelExtensions;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
@@ -50,8 +48,7 @@ import dev.atrium.store.ap.api.LocalStores.LocalStore;
  * repository disappears when it is deleted or made private (no {@code Delete} activity).
  */
 @Component(service = PullOnlyStore.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/ap/stores/{slug}")
 @Anonymous
 public class PullOnlyStore {

@@ -14,11 +14,9 @@ import javax.ws.rs.core.MediaType;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtensionSelect;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsResource;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelExtensions;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 
 /**
@@ -26,8 +24,7 @@ import dev.atrium.kernel.api.OperatorOnly;
  * and {@code POST /admin/federation/deliveries/:id/retry} (a dead letter only).
  */
 @Component(service = FederationAdmin.class)
-@JaxrsResource
-@JaxrsExtensionSelect({ KernelExtensions.SELECT, KernelExtensions.JSON })
+@KernelResource
 @Path("/admin/federation/deliveries")
 @Produces(MediaType.APPLICATION_JSON)
 @OperatorOnly
