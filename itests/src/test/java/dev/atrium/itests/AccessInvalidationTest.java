@@ -87,13 +87,13 @@ class AccessInvalidationTest {
                 int killed = 0;
                 List<Integer> killedPids = new ArrayList<>();
                 try (ResultSet rs = st.executeQuery("SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity "
-                        + "WHERE application_name = 'atrium-access-listener' AND datname = current_database()")) {
+                        + "WHERE application_name = 'atrium-listener' AND datname = current_database()")) {
                     while (rs.next()) {
                         killedPids.add(rs.getInt(1));
                         killed += rs.getBoolean(2) ? 1 : 0;
                     }
                 }
-                assertEquals(2, killed, "each instance has one access listener");
+                assertEquals(2, killed, "each instance has one database listener");
                 // revoked behind every listener's back, in the same instant: no instance hears this notification
                 st.executeUpdate("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = '" + y.defaultSpaceId() + "'");
                 // asked once the listeners are back, so only forgetting what was kept (the grant's TTL is 30 s) refuses
@@ -105,13 +105,13 @@ class AccessInvalidationTest {
                     Thread.sleep(50);
                     listeners = 0;
                     try (ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity "
-                            + "WHERE application_name = 'atrium-access-listener' AND datname = current_database()")) {
+                            + "WHERE application_name = 'atrium-listener' AND datname = current_database()")) {
                         while (rs.next()) {
                             listeners += killedPids.contains(rs.getInt(1)) ? 0 : 1;
                         }
                     }
                 }
-                assertEquals(2, listeners, "new access listeners came back");
+                assertEquals(2, listeners, "new database listeners came back");
             }
             Http.Reply r = yOnTwo.get(ySpace);
             assertEquals(404, r.status(), "a cached grant was used while the listener was gone: " + r.body());

@@ -51,6 +51,11 @@ public final class TestPostgres implements AutoCloseable {
                         if (method.getName().equals("close")) {
                             if (!returned[0]) {
                                 returned[0] = true;
+                                if (lent.isClosed()) {
+                                    // lost (its backend terminated, say): never lent again
+                                    opened.decrementAndGet();
+                                    return null;
+                                }
                                 if (!lent.getAutoCommit()) {
                                     lent.rollback();
                                     lent.setAutoCommit(true);

@@ -1,8 +1,5 @@
 package dev.atrium.notifications.internal;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,37 +11,29 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-
-import javax.sql.DataSource;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.DatabaseChannels;
 import dev.atrium.notifications.internal.NotificationStore.Notification;
 
 /**
  * This instance's live notification streams, fed the way the runs capability feeds run events (its
  * {@code EventHub}): a notification is a row with a dense position in its Principal's stream, its transaction
- * announces {@code principal:seq} with {@code pg_notify}, one dedicated connection here LISTENs, and every
+ * announces {@code principal:seq} with {@code pg_notify}, the kernel's listening connection hears it, and every
  * subscriber gets its Principal's notifications from the table, in order, without gaps or duplicates, whichever
  * instance posted them. Those posted here go to local subscribers from memory once committed.
  */
 @Component(service = NotificationHub.class)
 public class NotificationHub {
-
-    /**
-     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
-     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
-     */
-    private static final int LISTEN_POLL_MILLIS = 100;
 
     private static final Logger LOG = LoggerFactory.getLogger(NotificationHub.class);
     static final int PAGE = 500;
@@ -143,7 +132,6 @@ public class NotificationHub {
     }
 
     private final NotificationStore store;
-    private final DataSource dataSource;
     private final Map<String, List<Subscription>> channels = new ConcurrentHashMap<>();
     private final Map<String, Long> deliveredHere = new ConcurrentHashMap<>();
     private final ExecutorService fanout = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-notifications-fanout"));
@@ -151,31 +139,40 @@ public class NotificationHub {
     private final Lane[] lanes;
     private final AtomicInteger nextLane = new AtomicInteger();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "atrium-notifications-heartbeat"));
-    private final Thread listener;
+    private final DatabaseChannels.Subscription listened;
+    /** Per Principal, how far the notifications heard and not yet fanned out go (0: unknown, read all). */
+    private final Map<String, Long> heard = new ConcurrentHashMap<>();
+    private final AtomicBoolean fanOutQueued = new AtomicBoolean();
     private final Consumer<Notification> committedHere = this::committedHere;
-    private volatile boolean running = true;
 
     @Activate
-    public NotificationHub(@Reference NotificationStore store, @Reference DataSource dataSource) {
+    public NotificationHub(@Reference NotificationStore store, @Reference DatabaseChannels databaseChannels) {
         this.store = store;
-        this.dataSource = dataSource;
         this.lanes = new Lane[Math.max(1, Math.min(16, Runtime.getRuntime().availableProcessors()))];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane("atrium-notifications-lane-" + i);
         }
         store.onCommitted(committedHere);
-        listener = new Thread(this::listen, "atrium-notifications-listener");
-        listener.setDaemon(true);
-        listener.start();
+        listened = databaseChannels.listen(NotificationStore.CHANNEL, new DatabaseChannels.Listener() {
+            @Override
+            public void listening() {
+                // anything missed while no one listened
+                channels.keySet().forEach(p -> heard.put(p, 0L));
+                queueFanOut();
+            }
+
+            @Override
+            public void notified(String payload) {
+                heard(payload);
+            }
+        });
         timer.scheduleWithFixedDelay(this::heartbeats, HEARTBEAT_MILLIS, HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     @Deactivate
     void deactivate() throws InterruptedException {
         store.removeCommitted(committedHere);
-        running = false;
-        listener.interrupt();
-        listener.join(5_000);
+        listened.close();
         timer.shutdownNow();
         fanout.shutdownNow();
         for (Lane lane : lanes) {
@@ -344,56 +341,39 @@ public class NotificationHub {
         }
     }
 
-    private void listen() {
-        while (running) {
-            try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
-                try (Statement st = c.createStatement()) {
-                    st.execute("LISTEN " + NotificationStore.CHANNEL);
-                }
-                PGConnection pg = c.unwrap(PGConnection.class);
-                // anything missed while (re)connecting
-                channels.keySet().forEach(p -> fanout.execute(() -> fanOut(p, 0)));
-                while (running) {
-                    PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
-                    if (ns != null) {
-                        handle(ns);
-                    }
-                }
-            } catch (SQLException | RuntimeException e) {
-                if (running) {
-                    LOG.warn("notification listener connection lost; reconnecting", e);
-                    try {
-                        Thread.sleep(1_000);
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
-                }
+    /** A notification {@code principal:seq}: merged with those not yet fanned out, which one task on the fanout thread takes. */
+    private void heard(String payload) {
+        int colon = payload.lastIndexOf(':');
+        long seq;
+        try {
+            seq = colon > 0 ? Long.parseLong(payload.substring(colon + 1)) : 0;
+        } catch (NumberFormatException e) {
+            seq = 0;
+        }
+        String principalId = colon > 0 ? payload.substring(0, colon) : payload;
+        if (channels.containsKey(principalId)) {
+            heard.merge(principalId, seq, (a, b) -> a == 0 || b == 0 ? 0 : Math.max(a, b));
+            queueFanOut();
+        }
+    }
+
+    private void queueFanOut() {
+        if (fanOutQueued.compareAndSet(false, true)) {
+            try {
+                fanout.execute(this::fanOutHeard);
+            } catch (RejectedExecutionException e) {
+                // stopping
             }
         }
     }
 
-    private void handle(PGNotification[] ns) {
-        Map<String, Long> upTo = new LinkedHashMap<>();
-        for (PGNotification n : ns) {
-            String p = n.getParameter();
-            int colon = p.lastIndexOf(':');
-            long seq = 0;
-            try {
-                seq = colon > 0 ? Long.parseLong(p.substring(colon + 1)) : 0;
-            } catch (NumberFormatException e) {
-                seq = 0;
+    private void fanOutHeard() {
+        fanOutQueued.set(false);
+        for (String principalId : List.copyOf(heard.keySet())) {
+            Long upTo = heard.remove(principalId);
+            if (upTo != null && channels.containsKey(principalId)) {
+                fanOut(principalId, upTo);
             }
-            upTo.merge(colon > 0 ? p.substring(0, colon) : p, seq, (a, b) -> a == 0 || b == 0 ? 0 : Math.max(a, b));
         }
-        upTo.forEach((principalId, seq) -> {
-            if (channels.containsKey(principalId)) {
-                try {
-                    fanout.execute(() -> fanOut(principalId, seq));
-                } catch (RejectedExecutionException e) {
-                    // stopping
-                }
-            }
-        });
     }
 }

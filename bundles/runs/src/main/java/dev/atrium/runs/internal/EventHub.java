@@ -22,28 +22,25 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.DatabaseChannels;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.runs.internal.RunStore.Event;
 
 /**
- * This instance's link to the others through PostgreSQL. One dedicated connection LISTENs on the run channels and
- * holds a session advisory lock named after this instance (its liveness: a dead process's lock is gone, so its
- * orphaned {@code running} runs can be failed at once). Run events reach local subscribers (SSE, WebSocket) from
- * the table, in id order, without gaps or duplicates, whichever instance appended them.
+ * This instance's link to the others through PostgreSQL. The kernel's listening connection ({@link DatabaseChannels})
+ * hears the run channels; one dedicated connection here holds a session advisory lock named after this instance (its
+ * liveness: a dead process's lock is gone, so its orphaned {@code running} runs can be failed at once). Run events
+ * reach local subscribers (SSE, WebSocket) from the table, in id order, without gaps or duplicates, whichever instance
+ * appended them.
  */
 @Component(service = EventHub.class)
 public class EventHub {
 
-    /**
-     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
-     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
-     */
-    private static final int LISTEN_POLL_MILLIS = 100;
+    /** How often the liveness connection is asked whether it still holds (a lost one loses the lock with it). */
+    private static final long LIVENESS_CHECK_MILLIS = 1_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
     private static final int LOCK_CLASS = 0x41545231; // "ATR1"
@@ -174,14 +171,20 @@ public class EventHub {
     private final Lane[] lanes;
     private final java.util.concurrent.atomic.AtomicInteger nextLane = new java.util.concurrent.atomic.AtomicInteger();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "atrium-runs-heartbeat"));
-    private final Thread listener;
+    /** Holds the liveness lock and reaps the runs of dead instances. */
+    private final Thread liveness;
+    private final List<DatabaseChannels.Subscription> listened;
+    /** Per run, how far the events heard and not yet fanned out go (0: unknown, read all). */
+    private final Map<String, Long> heard = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicBoolean fanOutQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean running = true;
     private volatile boolean connected;
     private final Consumer<Event> committedHere = this::committedHere;
-    private final Liveness liveness = new Liveness(TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS));
+    private final Liveness dead = new Liveness(TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS));
 
     @Activate
-    public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference RunsSettings settings) {
+    public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference DatabaseChannels databaseChannels,
+            @Reference RunsSettings settings) {
         this.store = store;
         this.dataSource = dataSource;
         this.lanes = new Lane[settings.fanoutThreads];
@@ -189,18 +192,42 @@ public class EventHub {
             lanes[i] = new Lane(i);
         }
         store.onCommitted(committedHere);
-        this.listener = new Thread(this::listen, "atrium-runs-listener");
-        listener.setDaemon(true);
-        listener.start();
+        this.listened = List.of(databaseChannels.listen(RunStore.EVENTS_CHANNEL, new DatabaseChannels.Listener() {
+            @Override
+            public void listening() {
+                // anything missed while no one listened: catch every channel up
+                channels.keySet().forEach(runId -> heard.put(runId, 0L));
+                queueFanOut();
+            }
+
+            @Override
+            public void notified(String payload) {
+                heard(payload);
+            }
+        }), databaseChannels.listen(RunStore.QUEUE_CHANNEL, new DatabaseChannels.Listener() {
+            @Override
+            public void listening() {
+                queueListeners.forEach(Runnable::run);
+            }
+
+            @Override
+            public void notified(String payload) {
+                queueListeners.forEach(Runnable::run);
+            }
+        }), databaseChannels.listen(RunStore.CANCEL_CHANNEL, payload -> cancelListeners.forEach(l -> l.accept(payload))));
+        this.liveness = new Thread(this::holdLiveness, "atrium-runs-liveness");
+        liveness.setDaemon(true);
+        liveness.start();
         timer.scheduleWithFixedDelay(this::heartbeats, settings.heartbeatMillis, settings.heartbeatMillis, TimeUnit.MILLISECONDS);
     }
 
     @Deactivate
     void deactivate() throws InterruptedException {
         store.removeCommitted(committedHere);
+        listened.forEach(DatabaseChannels.Subscription::close);
         running = false;
-        listener.interrupt();
-        listener.join(5_000);
+        liveness.interrupt();
+        liveness.join(5_000);
         timer.shutdownNow();
         fanout.shutdownNow();
         for (Lane lane : lanes) {
@@ -432,32 +459,25 @@ public class EventHub {
         }
     }
 
-    private void listen() {
+    /**
+     * Holds this instance's liveness lock on a connection of its own while the hub runs, and reaps the runs of instances
+     * whose lock is free; a lost connection is replaced, and the lock taken again.
+     */
+    private void holdLiveness() {
         long lastReap = 0;
         while (running) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(true);
-                try (Statement st = c.createStatement()) {
-                    st.execute("LISTEN " + RunStore.EVENTS_CHANNEL);
-                    st.execute("LISTEN " + RunStore.QUEUE_CHANNEL);
-                    st.execute("LISTEN " + RunStore.CANCEL_CHANNEL);
-                }
                 Sql.exec(c, "SELECT pg_advisory_lock(?, hashtext(?))", LOCK_CLASS, instanceId);
-                PGConnection pg = c.unwrap(PGConnection.class);
                 connected = true;
-                // anything missed while (re)connecting: catch every channel up, and look at the queue
-                channels.keySet().forEach(runId -> fanout.execute(() -> fanOut(runId, 0)));
-                queueListeners.forEach(Runnable::run);
                 try {
+                    long lastCheck = System.currentTimeMillis();
                     while (running) {
-                        // only a lost connection leaves this loop: dropping it would drop this instance's liveness lock,
-                        // and another instance's reaper could then fail runs that are still executing here
-                        PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
-                        if (ns != null) {
-                            try {
-                                handle(ns);
-                            } catch (RuntimeException e) {
-                                LOG.warn("handling run notifications failed", e);
+                        Thread.sleep(100);
+                        if (System.currentTimeMillis() - lastCheck >= LIVENESS_CHECK_MILLIS) {
+                            lastCheck = System.currentTimeMillis();
+                            if (!c.isValid(2)) {
+                                throw new SQLException("the liveness connection was lost");
                             }
                         }
                         if (System.currentTimeMillis() - lastReap > REAP_MILLIS) {
@@ -475,15 +495,16 @@ public class EventHub {
                 } finally {
                     connected = false;
                     try (Statement st = c.createStatement()) {
-                        st.execute("UNLISTEN *");
                         st.execute("SELECT pg_advisory_unlock_all()");
                     } catch (SQLException ignored) {
                         // the connection is going away anyway
                     }
                 }
+            } catch (InterruptedException e) {
+                return;
             } catch (SQLException | RuntimeException e) {
                 if (running) {
-                    LOG.warn("run event listener connection lost; reconnecting", e);
+                    LOG.warn("the runs' liveness connection was lost; taking the lock again: {}", e.toString());
                     try {
                         Thread.sleep(1_000);
                     } catch (InterruptedException ie) {
@@ -494,37 +515,41 @@ public class EventHub {
         }
     }
 
-    private void handle(PGNotification[] ns) {
-        Map<String, Long> runs = new java.util.LinkedHashMap<>();
-        boolean queued = false;
-        for (PGNotification n : ns) {
-            switch (n.getName()) {
-                case RunStore.EVENTS_CHANNEL -> {
-                    String p = n.getParameter();
-                    int colon = p.lastIndexOf(':');
-                    long id = 0;
-                    if (colon > 0) {
-                        try {
-                            id = Long.parseLong(p.substring(colon + 1));
-                        } catch (NumberFormatException e) {
-                            id = 0;
-                        }
-                    }
-                    runs.merge(colon < 0 ? p : p.substring(0, colon), id, (a, b) -> a == 0 || b == 0 ? 0 : Math.max(a, b));
-                }
-                case RunStore.QUEUE_CHANNEL -> queued = true;
-                case RunStore.CANCEL_CHANNEL -> cancelListeners.forEach(l -> l.accept(n.getParameter()));
-                default -> {
-                }
+    /** A notification {@code runId:eventId}: merged with those not yet fanned out, which one task on the fanout thread takes. */
+    private void heard(String payload) {
+        int colon = payload.lastIndexOf(':');
+        long id = 0;
+        if (colon > 0) {
+            try {
+                id = Long.parseLong(payload.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                id = 0;
             }
         }
-        runs.forEach((runId, upTo) -> {
-            if (channels.containsKey(runId)) {
-                fanout.execute(() -> fanOut(runId, upTo));
+        String runId = colon < 0 ? payload : payload.substring(0, colon);
+        if (channels.containsKey(runId)) {
+            heard.merge(runId, id, (a, b) -> a == 0 || b == 0 ? 0 : Math.max(a, b));
+            queueFanOut();
+        }
+    }
+
+    private void queueFanOut() {
+        if (fanOutQueued.compareAndSet(false, true)) {
+            try {
+                fanout.execute(this::fanOutHeard);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // stopping
             }
-        });
-        if (queued) {
-            queueListeners.forEach(Runnable::run);
+        }
+    }
+
+    private void fanOutHeard() {
+        fanOutQueued.set(false);
+        for (String runId : List.copyOf(heard.keySet())) {
+            Long upTo = heard.remove(runId);
+            if (upTo != null && channels.containsKey(runId)) {
+                fanOut(runId, upTo);
+            }
         }
     }
 
@@ -543,7 +568,7 @@ public class EventHub {
                 Sql.exec(c, "SELECT pg_advisory_unlock(?, hashtext(?))", LOCK_CLASS, inst);
             }
         }
-        for (String inst : liveness.dead(free, System.nanoTime())) {
+        for (String inst : dead.dead(free, System.nanoTime())) {
             for (String runId : store.runningOn(inst)) {
                 if (store.finish(runId, "failed", "the server process running this run stopped before it finished")) {
                     LOG.info("run {} of a stopped instance marked failed", runId);

@@ -2,18 +2,14 @@ package dev.atrium.services.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.DatabaseChannels;
 import dev.atrium.kernel.api.Ids;
 
 /**
@@ -22,16 +18,11 @@ import dev.atrium.kernel.api.Ids;
  * names what changed: {@link #STATE} (deployments, env, domains…) or {@link #CERTIFICATES} (a certificate was issued, so
  * the HTTPS listener serves it). Each instance runs
  * every deployment on its own provider and keeps its own routing table, both derived from the rows: a deploy, rollback
- * or env change made through one instance reaches the others within a notification. While the listening connection is
- * lost, the set is applied again once it is back (changes may have been missed meanwhile).
+ * or env change made through one instance reaches the others within a notification. While the kernel's listening
+ * connection is lost, the set is applied again once it is back (changes may have been missed meanwhile). The changes
+ * are applied on the deployer's threads ({@code reconcileLater}), never on the kernel's listening thread.
  */
 final class ChangeFeed implements AutoCloseable {
-
-    /**
-     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
-     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
-     */
-    private static final int LISTEN_POLL_MILLIS = 100;
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeFeed.class);
     static final String CHANNEL = "atrium_services";
@@ -42,15 +33,31 @@ final class ChangeFeed implements AutoCloseable {
     /** Given the topic another instance announced, or null when notifications may have been missed (anything changed). */
     private final Consumer<String> onRemoteChange;
     private final String self = Ids.random("", 16);
-    private final Thread listener;
-    private volatile boolean running = true;
+    private final DatabaseChannels.Subscription subscription;
 
-    ChangeFeed(DataSource dataSource, Consumer<String> onRemoteChange) {
+    ChangeFeed(DataSource dataSource, DatabaseChannels channels, Consumer<String> onRemoteChange) {
         this.dataSource = dataSource;
         this.onRemoteChange = onRemoteChange;
-        this.listener = new Thread(this::listen, "atrium-services-listener");
-        listener.setDaemon(true);
-        listener.start();
+        this.subscription = channels.listen(CHANNEL, new DatabaseChannels.Listener() {
+            private boolean first = true;
+
+            @Override
+            public void listening() {
+                if (!first) {
+                    onRemoteChange.accept(null); // whatever changed while no one listened
+                }
+                first = false;
+            }
+
+            @Override
+            public void notified(String payload) {
+                int space = payload.indexOf(' ');
+                String from = space < 0 ? payload : payload.substring(0, space);
+                if (!self.equals(from)) {
+                    onRemoteChange.accept(space < 0 ? STATE : payload.substring(space + 1)); // an older instance names no topic
+                }
+            }
+        });
     }
 
     /** After a change this instance made and applied. */
@@ -69,61 +76,8 @@ final class ChangeFeed implements AutoCloseable {
         }
     }
 
-    private void listen() {
-        boolean first = true;
-        while (running) {
-            try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
-                try (Statement st = c.createStatement()) {
-                    st.execute("LISTEN " + CHANNEL);
-                }
-                PGConnection pg = c.unwrap(PGConnection.class);
-                if (!first) {
-                    onRemoteChange.accept(null); // whatever changed while no one listened
-                }
-                first = false;
-                try {
-                    while (running) {
-                        PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
-                        Set<String> topics = new LinkedHashSet<>();
-                        for (PGNotification n : ns == null ? new PGNotification[0] : ns) {
-                            String p = n.getParameter() == null ? "" : n.getParameter();
-                            int space = p.indexOf(' ');
-                            String from = space < 0 ? p : p.substring(0, space);
-                            if (!self.equals(from)) {
-                                topics.add(space < 0 ? STATE : p.substring(space + 1)); // an older instance names no topic
-                            }
-                        }
-                        topics.forEach(onRemoteChange);
-                    }
-                } finally {
-                    try (Statement st = c.createStatement()) {
-                        st.execute("UNLISTEN *");
-                    } catch (SQLException ignored) {
-                        // the connection is going away anyway
-                    }
-                }
-            } catch (SQLException | RuntimeException e) {
-                if (running) {
-                    LOG.warn("services: the change listener lost its connection: {}", e.toString());
-                    try {
-                        Thread.sleep(500);
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
     @Override
     public void close() {
-        running = false;
-        listener.interrupt();
-        try {
-            listener.join(3000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        subscription.close();
     }
 }

@@ -42,6 +42,7 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.DatabaseChannels;
 import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.WorkspaceEnvironment;
@@ -165,7 +166,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
     @Activate
     public Deployer(Config config, @Reference ServiceStore store, @Reference ResourceDirectory directory, @Reference SpaceDirectory spaces,
             @Reference WorkspaceEnvironment commonEnv, @Reference BlobStore blobs, @Reference javax.sql.DataSource dataSource,
-            BundleContext context) throws IOException {
+            @Reference DatabaseChannels channels, BundleContext context) throws IOException {
         this.config = config;
         this.store = store;
         this.directory = directory;
@@ -181,7 +182,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         this.internalBase = base;
         this.context = context;
         this.active = true;
-        this.feed = new ChangeFeed(dataSource, this::remoteChange);
+        this.feed = new ChangeFeed(dataSource, channels, this::remoteChange);
     }
 
     /**

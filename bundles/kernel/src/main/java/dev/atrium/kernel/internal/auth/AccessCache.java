@@ -1,8 +1,5 @@
 package dev.atrium.kernel.internal.auth;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -12,8 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -22,19 +17,18 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.DatabaseChannels;
 import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
  * What the kernel proved about a request, kept for the next one: a token's or session's Caller and a Principal's
  * workspace. Every change that can take access away (a token, session or OAuth grant revoked or deleted, a Principal
  * or workspace suspended or deleted, an owner witness changed) fires a trigger that notifies channel
- * {@value #CHANNEL}; each instance listens on it and forgets everything it holds, so a revocation on one instance is
- * seen on all within the notification's delay. An entry also ends at its token's own expiry and after a short time as
+ * {@value #CHANNEL}; each instance listens on it ({@link DatabaseChannels}) and forgets everything it holds, so a
+ * revocation on one instance is seen on all within the notification's delay. An entry also ends at its token's own expiry and after a short time as
  * a backstop. Without a listening connection nothing is kept (fail closed): each request is proven against the
  * database until the listener is back, and what was kept before is forgotten.
  */
@@ -42,12 +36,6 @@ import dev.atrium.kernel.api.SchemaMigrations;
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = AccessCache.Config.class)
 public class AccessCache {
-
-    /**
-     * How long one wait for notifications lasts: the listener notices a stop only between waits, and a bundle's stop
-     * or update (and so the update gate's hold) waits for it. A wait that returns empty costs next to nothing.
-     */
-    private static final int LISTEN_POLL_MILLIS = 100;
 
     @ObjectClassDefinition(name = "Atrium access cache")
     public @interface Config {
@@ -63,8 +51,6 @@ public class AccessCache {
 
     /** The channel the access triggers notify (kernel, identity and oauth migrations). */
     public static final String CHANNEL = "atrium_access";
-    /** The listener's application_name, so an operator (or a test) can find its backend. */
-    public static final String LISTENER_NAME = "atrium-access-listener";
 
     private static final Logger LOG = LoggerFactory.getLogger(AccessCache.class);
 
@@ -74,34 +60,45 @@ public class AccessCache {
     private final boolean enabled;
     private final long ttlNanos;
     private final int maxEntries;
-    private final DataSource dataSource;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     /** Bumped by every forgetting: a proof worked out before one is not kept after it. */
     private final AtomicLong generation = new AtomicLong();
     private volatile boolean listening;
-    private volatile boolean running = true;
-    private final Thread listener;
+    private final DatabaseChannels.Subscription subscription;
 
     @Activate
-    public AccessCache(Config config, @Reference DataSource dataSource, @Reference SchemaMigrations migrated) {
+    public AccessCache(Config config, @Reference DatabaseChannels channels, @Reference SchemaMigrations migrated) {
         this.enabled = config.enabled();
         this.ttlNanos = TimeUnit.SECONDS.toNanos(Math.max(1, config.ttlSeconds()));
         this.maxEntries = Math.max(100, config.maxEntries());
-        this.dataSource = dataSource;
-        this.listener = new Thread(this::listen, "atrium-access-listener");
-        this.listener.setDaemon(true);
-        if (enabled) {
-            listener.start();
-        }
+        this.subscription = enabled ? channels.listen(CHANNEL, new DatabaseChannels.Listener() {
+            @Override
+            public void listening() {
+                // whatever changed while no one listened: start from nothing
+                forgetAll();
+                listening = true;
+            }
+
+            @Override
+            public void notified(String payload) {
+                forgetAll();
+            }
+
+            @Override
+            public void deaf() {
+                listening = false;
+                forgetAll();
+                LOG.warn("the access cache hears no revocations; proving every request against the database until it does");
+            }
+        }) : null;
     }
 
     @Deactivate
-    void deactivate() throws InterruptedException {
-        running = false;
+    void deactivate() {
         listening = false;
-        // the listener sees the flag at its next poll, within 100 ms (a stop or update waits for it)
-        listener.interrupt();
-        listener.join(5_000);
+        if (subscription != null) {
+            subscription.close();
+        }
         entries.clear();
     }
 
@@ -148,50 +145,5 @@ public class AccessCache {
     public void forgetAll() {
         generation.incrementAndGet();
         entries.clear();
-    }
-
-    private void listen() {
-        while (running) {
-            try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
-                try (Statement st = c.createStatement()) {
-                    st.execute("SET application_name = '" + LISTENER_NAME + "'");
-                    st.execute("LISTEN " + CHANNEL);
-                }
-                PGConnection pg = c.unwrap(PGConnection.class);
-                // whatever changed while no one listened: start from nothing
-                forgetAll();
-                listening = true;
-                try {
-                    while (running) {
-                        PGNotification[] ns = pg.getNotifications(LISTEN_POLL_MILLIS);
-                        if (ns != null && ns.length > 0) {
-                            forgetAll();
-                        }
-                    }
-                } finally {
-                    listening = false;
-                    forgetAll();
-                    try (Statement st = c.createStatement()) {
-                        st.execute("UNLISTEN *");
-                        st.execute("RESET application_name");
-                    } catch (SQLException ignored) {
-                        // the connection is going away anyway
-                    }
-                }
-            } catch (SQLException | RuntimeException e) {
-                listening = false;
-                forgetAll();
-                if (running) {
-                    LOG.warn("the access listener lost its connection; proving every request against the database until it is back: {}",
-                            e.toString());
-                    try {
-                        Thread.sleep(500);
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
-                }
-            }
-        }
     }
 }
