@@ -320,6 +320,9 @@ public class Database {
                 // stopped by this component, after everything that uses it: the library's own JVM shutdown hook
                 // stopped it on SIGTERM while the framework was still stopping the capabilities using it
                 .setRegisterShutdownHook(false)
+                // the library's default for tests is off: a commit answered before its WAL is flushed, lost for good if
+                // postgres is killed (OOM, power) within the next ~0.6 s. A 201 must mean the row is there.
+                .setServerConfig("synchronous_commit", "on")
                 .setPgBinaryResolver(Database::binaries)
                 .setDataDirectoryCustomizer(dir -> {
                     if (keepAs != null) {

@@ -126,6 +126,40 @@ class ClusterUpgradeTest {
     }
 
     @Test
+    void aClusterWhoseServerWasKilledIsRecoveredThenUpgradedWithEveryCommittedRow(@TempDir Path data) throws Exception {
+        Files.createDirectories(data.resolve("pg"));
+        // committed means flushed, as the server runs it (Database): the library's default for tests would lose the rows
+        EmbeddedPostgres old = EmbeddedPostgres.builder().setDataDirectory(data.resolve("pg")).setCleanDataDirectory(false)
+                .setServerConfig("synchronous_commit", "on").setPgBinaryResolver(PREVIOUS).start();
+        try (Connection c = old.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE kept (x int PRIMARY KEY)");
+            s.execute("INSERT INTO kept SELECT generate_series(1, 1000)");
+        }
+        // SIGKILL, as a power cut or an OOM kill would leave it: no checkpoint, a postmaster.pid left behind
+        long postmaster = Long.parseLong(Files.readAllLines(data.resolve("pg/postmaster.pid")).get(0).trim());
+        ProcessHandle.of(postmaster).orElseThrow().destroyForcibly();
+        for (long until = System.nanoTime() + 10_000_000_000L; ProcessHandle.of(postmaster).isPresent(); Thread.sleep(20)) {
+            assertTrue(System.nanoTime() < until, "postgres did not die");
+        }
+        ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> String.join(" ", a).contains(data.toString()))
+                .orElse(false)).forEach(ProcessHandle::destroyForcibly);
+        assertTrue(Files.exists(data.resolve("pg/postmaster.pid")));
+        try {
+            // the library's lock on the directory, which a dead JVM would have released
+            old.close();
+        } catch (IOException stopFailed) {
+            // pg_ctl found no server to stop
+        }
+        assertTrue(Files.exists(data.resolve("pg/postmaster.pid")), "the killed server's pid file is still there");
+
+        new ClusterUpgrade(data, PREVIOUS, CURRENT).upgrade();
+        try (EmbeddedPostgres upgraded = start(data.resolve("pg"), CURRENT);
+                Connection c = upgraded.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            assertEquals("1000", one(s, "SELECT count(*) FROM kept"), "the old server's recovery replays what it committed");
+        }
+    }
+
+    @Test
     void aStartBetweenTheTwoRenamesFinishesThem(@TempDir Path data) throws Exception {
         Path finished = Files.createDirectories(data.resolve("pg.upgrading"));
         Files.writeString(finished.resolve("PG_VERSION"), ClusterUpgrade.CURRENT + "\n");
