@@ -28,9 +28,9 @@ import dev.atrium.kernel.api.SchemaMigrations;
  * workspace. Every change that can take access away (a token, session or OAuth grant revoked or deleted, a Principal
  * or workspace suspended or deleted, an owner witness changed) fires a trigger that notifies channel
  * {@value #CHANNEL}; each instance listens on it ({@link DatabaseChannels}) and forgets everything it holds, so a
- * revocation on one instance is seen on all within the notification's delay. An entry also ends at its token's own expiry and after a short time as
- * a backstop. Without a listening connection nothing is kept (fail closed): each request is proven against the
- * database until the listener is back, and what was kept before is forgotten.
+ * revocation on one instance is seen on all within the notification's delay. An entry also ends at its token's own
+ * expiry and after a short time as a backstop. Without a listening connection nothing is kept (fail closed): each
+ * request is proven against the database until the listener is back, and what was kept before is forgotten.
  */
 @Component(service = AccessCache.class, configurationPid = "dev.atrium.kernel.access",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
