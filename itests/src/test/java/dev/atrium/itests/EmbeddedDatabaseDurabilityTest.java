@@ -59,15 +59,7 @@ class EmbeddedDatabaseDurabilityTest {
             }
             second.stop();
         } finally {
-            for (AtriumServer s : started) {
-                if (s.process.isAlive()) {
-                    s.killHard();
-                }
-            }
-            for (long pid : LauncherTest.postgresProcessesUsing(data)) {
-                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-            AtriumServer.deleteTree(data.toFile());
+            LauncherTest.killAndRemove(started, data);
         }
     }
 }

@@ -62,15 +62,7 @@ class EmbeddedDatabaseUpgradeTest {
             assertEquals(200, new Http(again.base(), tokenOf(u)).get("/api/memories/" + memory).status());
             again.stop();
         } finally {
-            for (AtriumServer s : started) {
-                if (s.process.isAlive()) {
-                    s.killHard();
-                }
-            }
-            for (long pid : LauncherTest.postgresProcessesUsing(data)) {
-                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-            AtriumServer.deleteTree(data.toFile());
+            LauncherTest.killAndRemove(started, data);
         }
     }
 

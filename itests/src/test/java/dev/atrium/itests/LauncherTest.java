@@ -168,6 +168,19 @@ class LauncherTest {
         return server;
     }
 
+    /** Kills what a test on an embedded database left running (its servers' JVMs, its PostgreSQL) and removes {@code data}. */
+    static void killAndRemove(List<AtriumServer> started, Path data) throws Exception {
+        for (AtriumServer s : started) {
+            if (s.process.isAlive()) {
+                s.killHard();
+            }
+        }
+        for (long pid : postgresProcessesUsing(data)) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+        AtriumServer.deleteTree(data.toFile());
+    }
+
     /** PIDs of processes whose command line names {@code data} (postgres is started with {@code -D <data>/pg}). */
     static List<Long> postgresProcessesUsing(Path data) throws IOException {
         List<Long> pids = new ArrayList<>();
