@@ -572,9 +572,11 @@ class AgentRunsTest {
         try (java.net.Socket stalled = new java.net.Socket()) {
             String model = model();
             User u = user(quick, "openai", model, null);
-            String[] parts = new String[2500];
+            // 5 MB: more than the sockets hold, the rest waits in the server. In 500 deltas, not 2,500: each is a commit,
+            // and 2,500 of them took over the 60 s below while the suite's other class loaded the machine's disk
+            String[] parts = new String[500];
             for (int i = 0; i < parts.length; i++) {
-                parts[i] = i + "y".repeat(2000); // 5 MB: more than the sockets hold, the rest waits in the server
+                parts[i] = i + "y".repeat(10_000);
             }
             fake.script(model, body -> FakeModelServer.openAiText(parts));
             String runId = run(u, thread(u), "Stream to a client that reads nothing");
