@@ -66,17 +66,7 @@ class LauncherTest {
             second.stop();
             assertEquals(List.of(), postgresProcessesUsing(data));
         } finally {
-            for (AtriumServer s : started) {
-                if (s.process.isAlive()) {
-                    // the JVM too: while it writes its class-data archive the atrium script is its parent, and killing
-                    // only the script left the JVM running
-                    s.killHard();
-                }
-            }
-            for (long pid : postgresProcessesUsing(data)) {
-                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-            AtriumServer.deleteTree(data.toFile());
+            killAndRemove(started, data);
             AtriumServer.deleteTree(tmp.toFile());
         }
     }
@@ -172,6 +162,8 @@ class LauncherTest {
     static void killAndRemove(List<AtriumServer> started, Path data) throws Exception {
         for (AtriumServer s : started) {
             if (s.process.isAlive()) {
+                // the JVM too: while it writes its class-data archive the atrium script is its parent, and killing
+                // only the script left the JVM running
                 s.killHard();
             }
         }
