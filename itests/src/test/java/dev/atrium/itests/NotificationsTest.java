@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -137,6 +138,12 @@ class NotificationsTest {
 
         Event next(long millis) throws InterruptedException {
             return events.poll(millis, TimeUnit.MILLISECONDS);
+        }
+
+        /** Whether the server ended the response within {@code millis}. */
+        boolean ended(long millis) throws InterruptedException {
+            reader.join(millis);
+            return !reader.isAlive();
         }
 
         @Override
@@ -308,6 +315,36 @@ class NotificationsTest {
         assertEquals(List.of(3L, 4L, 5L), ws.stream().map(n -> n.path("seq").asLong()).toList());
         assertEquals(5, u.http().get("/api/notifications").json().path("total").asInt());
         assertEquals("run.failed", ws.get(0).path("type").asText());
+    }
+
+    @Test
+    void updatingTheStreamingBundleEndsOpenStreamsAndAResumedOneMissesNothing() throws Exception {
+        User u = one.newUser();
+        Path jar = AtriumServer.ROOT.resolve("bundles/streams/target/streams-0.1.0-SNAPSHOT.jar");
+        try (Stream before = sse(one, u, null)) {
+            assertEquals(201, u.http().post("/api/notifications/test", Map.of("title", "before")).status());
+            Stream.Event first = before.next(5_000);
+            assertNotNull(first);
+            Http.Reply updated = one.operator().send("POST", "/admin/bundles/dev.atrium.streams/update", Jars.withQualifier(jar, "streamsA"),
+                    "application/java-archive");
+            assertEquals(200, updated.status(), updated.body());
+            assertTrue(before.ended(10_000), "the open stream ends, so that its client reconnects to the new version");
+            assertEquals(201, u.http().post("/api/notifications/test", Map.of("title", "meanwhile")).status());
+            try (Stream resumed = sse(one, u, String.valueOf(first.id()))) {
+                assertEquals(200, resumed.status, resumed.body);
+                Stream.Event missed = resumed.next(5_000);
+                assertNotNull(missed, "what was posted while no stream was open");
+                assertEquals(first.id() + 1, missed.id());
+                assertEquals("meanwhile", missed.data().path("title").asText());
+                assertEquals(201, u.http().post("/api/notifications/test", Map.of("title", "after")).status());
+                Stream.Event live = resumed.next(5_000);
+                assertNotNull(live, "the new version's hub fans out live notifications");
+                assertEquals(first.id() + 2, live.id());
+            }
+        } finally {
+            assertEquals(200, one.operator().send("POST", "/admin/bundles/dev.atrium.streams/update", Files.readAllBytes(jar),
+                    "application/java-archive").status(), "restore the original build");
+        }
     }
 
     @Test

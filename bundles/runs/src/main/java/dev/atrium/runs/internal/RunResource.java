@@ -35,7 +35,7 @@ import dev.atrium.runs.internal.RunStore.Run;
 
 /**
  * {@code /api/runs/:id}: detail, cancel, events, replay and artifacts. Every route proves the run's workspace. The
- * event streams ({@code sse}, {@code ws}) are {@link RunEventStreams} and {@link RunWebSockets}.
+ * event streams ({@code sse}, {@code ws}) are {@link RunStreams}.
  */
 @Component(service = RunResource.class)
 @KernelResource

@@ -1,4 +1,4 @@
-package dev.atrium.runs.internal;
+package dev.atrium.streams.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,7 +9,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,21 +23,48 @@ import javax.servlet.ServletResponse;
 import org.eclipse.jetty.io.ByteArrayEndPoint;
 import org.junit.jupiter.api.Test;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-
-import dev.atrium.runs.internal.RunEventStreams.Frame;
-import dev.atrium.runs.internal.RunEventStreams.Frames;
-import dev.atrium.runs.internal.RunEventStreams.Stream;
-import dev.atrium.runs.internal.RunStore.Event;
+import dev.atrium.streams.api.Feed;
 
 /**
- * The per-client queue of {@link RunEventStreams.Stream}: what it writes, in which order, and when it gives a client
- * up. The connection completes writes at once, or holds them as a congested socket does, as the test says.
+ * The per-client queue of {@link SseStream}: what it writes, in which order, and when it gives a client up. The
+ * connection completes writes at once, or holds them as a congested socket does, as the test says.
  */
-class EventStreamTest {
+class SseStreamTest {
+
+    record Event(String runId, long id, String type, String json) {
+    }
+
+    static final Feed<Event> FEED = new Feed<>() {
+        @Override
+        public List<Event> after(String key, long position, int limit) {
+            return List.of();
+        }
+
+        @Override
+        public String key(Event e) {
+            return e.runId();
+        }
+
+        @Override
+        public long position(Event e) {
+            return e.id();
+        }
+
+        @Override
+        public String type(Event e) {
+            return e.type();
+        }
+
+        @Override
+        public String json(Event e) {
+            return e.json();
+        }
+    };
+
+    static final int MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
     /** One write at a time, like Jetty's response: a second write while one is pending is an error. */
-    static final class Connection implements RunEventStreams.Output {
+    static final class Connection implements Output {
         final ByteArrayOutputStream written = new ByteArrayOutputStream();
         boolean congested;
         final ArrayDeque<Runnable> pending = new ArrayDeque<>();
@@ -174,18 +200,18 @@ class EventStreamTest {
     }
 
     static Event event(long id, String text) {
-        return Event.of("run_1", id, "message.delta", JsonNodeFactory.instance.objectNode().put("text", text), Instant.parse("2026-01-01T00:00:00Z"));
+        return new Event("run_1", id, "message.delta", "{\"text\":\"" + text + "\"}");
     }
 
     static String frame(Event e) {
-        return "id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.toJsonText() + "\n\n";
+        return "id: " + e.id() + "\nevent: " + e.type() + "\ndata: " + e.json() + "\n\n";
     }
 
     final Connection connection = new Connection();
     final Completion async = new Completion();
     final AtomicInteger subscribed = new AtomicInteger();
     final AtomicInteger ended = new AtomicInteger();
-    final Stream stream = new Stream(async, connection, new Frames(), s -> {
+    final SseStream<Event> stream = new SseStream<>(async, connection, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> {
         subscribed.incrementAndGet();
         return null;
     }, s -> ended.incrementAndGet());
@@ -251,7 +277,7 @@ class EventStreamTest {
             }
         }
         assertTrue(refused, "a client that reads nothing cannot make the server queue without bound");
-        assertTrue(accepted * 64 * 1024 <= RunEventStreams.MAX_QUEUED_BYTES + 2 * 64 * 1024);
+        assertTrue(accepted * 64 * 1024 <= MAX_QUEUED_BYTES + 2 * 64 * 1024);
         assertEquals(0, async.completed.get(), "not while a write is under way");
         int writes = connection.writes;
         connection.relieve();
@@ -311,7 +337,7 @@ class EventStreamTest {
         // Jetty's own end point with room for 100 bytes: every frame is a partial write the write flusher completes
         ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
         socket.setGrowOutput(false);
-        Stream direct = new Stream(async, new RunEventStreams.ChunkedEndPointOutput(socket), new Frames(), s -> null, s -> ended.incrementAndGet());
+        SseStream<Event> direct = new SseStream<>(async, new ChunkedEndPointOutput(socket), new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
         direct.start();
         StringBuilder expected = new StringBuilder();
         for (int i = 1; i <= 30; i++) {
@@ -340,7 +366,7 @@ class EventStreamTest {
     void aConnectionThatBreaksEndsTheStream() {
         ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
         socket.setGrowOutput(false);
-        Stream direct = new Stream(async, new RunEventStreams.ChunkedEndPointOutput(socket), new Frames(), s -> null, s -> ended.incrementAndGet());
+        SseStream<Event> direct = new SseStream<>(async, new ChunkedEndPointOutput(socket), new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
         direct.start();
         assertTrue(direct.send(event(1, "x".repeat(300))), "partly written, the rest pending");
         socket.close(); // the client went away: the pending write fails
@@ -353,8 +379,8 @@ class EventStreamTest {
     void aWriteStillWaitingAtTheIdleTimeoutClosesTheConnectionAndEndsTheStream() {
         ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
         socket.setGrowOutput(false);
-        RunEventStreams.ChunkedEndPointOutput out = new RunEventStreams.ChunkedEndPointOutput(socket);
-        Stream direct = new Stream(async, out, new Frames(), s -> null, s -> ended.incrementAndGet());
+        ChunkedEndPointOutput out = new ChunkedEndPointOutput(socket);
+        SseStream<Event> direct = new SseStream<>(async, out, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
         direct.start();
         assertFalse(out.idleTimedOut(new java.util.concurrent.TimeoutException()), "Jetty's own handling goes on");
         assertTrue(socket.isOpen(), "a stream with nothing to write is left alone");
@@ -367,12 +393,11 @@ class EventStreamTest {
 
     @Test
     void anEventReadFromTheTableAgainSharesItsFrame() {
-        Frames frames = new Frames();
+        Frames<Event> frames = new Frames<>(FEED);
         Event e = event(7, "same");
         Event again = event(7, "same");
         assertSame(frames.of(e), frames.of(again), "each subscriber's backlog reads its own copy of the row");
-        Event other = Event.of("run_1", 7, "message.delta", JsonNodeFactory.instance.objectNode().put("text", "same"),
-                Instant.parse("2026-01-01T00:00:01Z"));
+        Event other = new Event("run_1", 7, "message.delta", "{\"text\":\"same\"}");
         assertEquals(frame(other), new String(frames.of(other).text, StandardCharsets.UTF_8));
         for (int i = 0; i < 200; i++) { // more events than the ring of recent ones holds
             frames.of(event(100 + i, "x".repeat(100_000)));
@@ -383,7 +408,7 @@ class EventStreamTest {
 
     @Test
     void everySubscriberOfAnEventSendsTheSameBytes() {
-        Frames frames = new Frames();
+        Frames<Event> frames = new Frames<>(FEED);
         Event e = event(7, "same");
         assertSame(frames.of(e), frames.of(e));
         assertEquals(frame(event(8, "other")), new String(frames.of(event(8, "other")).text, StandardCharsets.UTF_8));
@@ -392,7 +417,7 @@ class EventStreamTest {
     @Test
     void aFrameIsOneHttpChunkWhoseViewsWriteIndependently() {
         Event e = event(9, "grüße");
-        Frame f = new Frames().of(e);
+        Frame f = new Frames<>(FEED).of(e);
         byte[] text = frame(e).getBytes(StandardCharsets.UTF_8);
         ByteBuffer one = f.chunk();
         ByteBuffer two = f.chunk();

@@ -1,0 +1,123 @@
+package dev.atrium.streams.internal;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Authenticator;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.streams.api.EventStreams;
+import dev.atrium.streams.api.Feed;
+import dev.atrium.streams.api.HubOptions;
+import dev.atrium.streams.api.StreamHub;
+
+/**
+ * The streaming stack. Hubs are the capabilities', opened and closed by their components; one a capability left open
+ * is closed here when this bundle stops, so that no lane or heartbeat thread outlives it.
+ */
+@Component(service = EventStreams.class)
+public class EventStreamsService implements EventStreams {
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final DatabaseChannels databaseChannels;
+    private final Authenticator authenticator;
+    private final Set<Hub<?>> hubs = ConcurrentHashMap.newKeySet();
+
+    @Activate
+    public EventStreamsService(@Reference DatabaseChannels databaseChannels, @Reference Authenticator authenticator) {
+        this.databaseChannels = databaseChannels;
+        this.authenticator = authenticator;
+    }
+
+    @Deactivate
+    void deactivate() {
+        hubs.forEach(Hub::close);
+        hubs.clear();
+    }
+
+    @Override
+    public <E> StreamHub<E> open(Feed<E> feed, HubOptions options) {
+        Hub<E> hub = new Hub<>(feed, options, databaseChannels, hubs::remove);
+        hubs.add(hub);
+        return hub;
+    }
+
+    @Override
+    public OptionalLong lastEventId(HttpServletRequest request) {
+        String header = request.getHeader("Last-Event-ID");
+        String value = header != null && !header.isBlank() ? header : request.getParameter("last_event_id");
+        if (value == null || value.isBlank()) {
+            return OptionalLong.empty();
+        }
+        try {
+            long v = Long.parseLong(value.trim());
+            if (v >= 0) {
+                return OptionalLong.of(v);
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw ApiException.badRequest("Last-Event-ID must be a non-negative integer");
+    }
+
+    @Override
+    public Caller caller(HttpServletRequest request, String scope) {
+        Caller caller = authenticator.authenticateReading(request.getHeader("Authorization"), request.getHeader("Cookie"));
+        if (caller == null) {
+            throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token>");
+        }
+        if (request.getHeader("Authorization") == null && !sameOrigin(request)) {
+            throw ApiException.forbidden("a cookie-authenticated stream must come from this server's own pages");
+        }
+        if (!caller.hasScope(scope)) {
+            throw ApiException.forbidden("this token lacks the scope " + scope);
+        }
+        return caller;
+    }
+
+    /** No {@code Origin} (not a browser script), or one naming the host the request was sent to. */
+    static boolean sameOrigin(HttpServletRequest request) {
+        String origin = request.getHeader("Origin");
+        if (origin == null) {
+            return true;
+        }
+        String host = request.getHeader("Host");
+        try {
+            String authority = java.net.URI.create(origin).getRawAuthority();
+            return host != null && authority != null && authority.equalsIgnoreCase(host);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void refuse(HttpServletResponse response, ApiException e) throws IOException {
+        if (response.isCommitted()) {
+            return;
+        }
+        byte[] body = json.writeValueAsString(Map.of("error", Map.of("code", e.code(), "message", e.getMessage())))
+                .getBytes(StandardCharsets.UTF_8);
+        response.setStatus(e.status());
+        if (e.status() == 401) {
+            response.setHeader("WWW-Authenticate", "Bearer realm=\"atrium\"");
+        }
+        response.setContentType("application/json");
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+}
