@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +17,7 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.DnsLookup;
 import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.services.internal.ServiceStore.DomainRow;
 
@@ -42,11 +44,13 @@ public class DomainVerifier {
 
     private final EgressGuard guard;
     private final Deployer deployer;
+    private final DnsLookup dns;
 
     @Activate
-    public DomainVerifier(@Reference EgressGuard guard, @Reference Deployer deployer) {
+    public DomainVerifier(@Reference EgressGuard guard, @Reference Deployer deployer, @Reference DnsLookup dns) {
         this.guard = guard;
         this.deployer = deployer;
+        this.dns = dns;
     }
 
     Result verify(DomainRow d, String method) {
@@ -68,14 +72,13 @@ public class DomainVerifier {
         return new Result(false, null, String.join("; ", failures));
     }
 
-    private DnsClient dnsClient() throws IOException {
-        Deployer.Config c = deployer.config();
-        return new DnsClient(DnsClient.server(c.dnsResolver()), Math.max(1, c.verifyTimeoutSeconds()) * 1000);
+    private Duration dnsTimeout() {
+        return Duration.ofSeconds(Math.max(1, deployer.config().verifyTimeoutSeconds()));
     }
 
     private String dns(DomainRow d) {
         try {
-            List<String> records = dnsClient().txt(TXT_LABEL + "." + d.domain());
+            List<String> records = dns.txt(deployer.config().dnsResolver(), TXT_LABEL + "." + d.domain(), dnsTimeout());
             if (records.contains(TXT_PREFIX + d.token())) {
                 return null;
             }
@@ -90,8 +93,8 @@ public class DomainVerifier {
         int port = c.challengeHttpPort();
         List<InetAddress> addresses;
         try {
-            addresses = c.dnsResolver().isBlank() ? List.of(InetAddress.getAllByName(d.domain())) : dnsClient().a(d.domain());
-        } catch (IOException e) {
+            addresses = c.dnsResolver().isBlank() ? List.of(InetAddress.getAllByName(d.domain())) : dns.addresses(c.dnsResolver(), d.domain(), dnsTimeout());
+        } catch (IOException | IllegalArgumentException e) {
             return "the domain does not resolve: " + e.getMessage();
         }
         if (addresses.isEmpty()) {

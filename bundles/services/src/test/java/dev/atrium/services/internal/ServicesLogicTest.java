@@ -7,11 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -137,73 +132,6 @@ class ServicesLogicTest {
         assertEquals(sealer.bindingSecret("dep_a-r1"), new Sealer(k1, k2).bindingSecret("dep_a-r1"));
         assertNotEquals(sealer.bindingSecret("dep_a-r1"), sealer.bindingSecret("dep_a-r2"));
         assertNotEquals(sealer.bindingSecret("dep_a-r1"), new Sealer(k1, k1).bindingSecret("dep_a-r1"));
-    }
-
-    @Test
-    void dnsClientReadsTxtAndARecordsFromTheConfiguredServer() throws Exception {
-        try (DatagramSocket server = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            Thread t = new Thread(() -> {
-                try {
-                    for (int i = 0; i < 3; i++) {
-                        byte[] buf = new byte[512];
-                        DatagramPacket p = new DatagramPacket(buf, buf.length);
-                        server.receive(p);
-                        byte[] reply = answer(p.getData(), p.getLength());
-                        server.send(new DatagramPacket(reply, reply.length, p.getSocketAddress()));
-                    }
-                } catch (Exception e) {
-                    // the test fails on its own
-                }
-            });
-            t.setDaemon(true);
-            t.start();
-            DnsClient dns = new DnsClient(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()), 2000);
-            assertEquals(List.of("atrium-verification=abc"), dns.txt("_atrium-challenge.shop.example.test"));
-            assertEquals(List.of(InetAddress.getByName("127.0.0.1")).get(0).getHostAddress(), dns.a("shop.example.test").get(0).getHostAddress());
-            assertEquals(List.of(), dns.txt("missing.example.test"));
-        }
-    }
-
-    /** A DNS server's answer: TXT "atrium-verification=abc" for _atrium-challenge.*, A 127.0.0.1 for anything, NXDOMAIN for missing.*. */
-    static byte[] answer(byte[] q, int length) {
-        ByteBuffer in = ByteBuffer.wrap(q, 0, length);
-        int i = 12;
-        StringBuilder name = new StringBuilder();
-        while (q[i] != 0) {
-            int n = q[i];
-            name.append(name.length() == 0 ? "" : ".").append(new String(q, i + 1, n, StandardCharsets.US_ASCII));
-            i += n + 1;
-        }
-        int type = ((q[i + 1] & 0xff) << 8) | (q[i + 2] & 0xff);
-        int questionEnd = i + 5;
-        boolean missing = name.toString().startsWith("missing.");
-        ByteBuffer out = ByteBuffer.allocate(512);
-        out.putShort(in.getShort(0));
-        out.putShort((short) (0x8180 | (missing ? 3 : 0)));
-        out.putShort((short) 1);
-        out.putShort((short) (missing ? 0 : 1));
-        out.putShort((short) 0);
-        out.putShort((short) 0);
-        out.put(q, 12, questionEnd - 12);
-        if (!missing) {
-            out.putShort((short) 0xc00c);
-            out.putShort((short) type);
-            out.putShort((short) 1);
-            out.putInt(60);
-            if (type == DnsClient.TXT) {
-                byte[] txt = "atrium-verification=abc".getBytes(StandardCharsets.US_ASCII);
-                out.putShort((short) (txt.length + 1));
-                out.put((byte) txt.length);
-                out.put(txt);
-            } else {
-                out.putShort((short) 4);
-                out.put(new byte[] { 127, 0, 0, 1 });
-            }
-        }
-        byte[] reply = new byte[out.position()];
-        out.flip();
-        out.get(reply);
-        return reply;
     }
 
     @Test

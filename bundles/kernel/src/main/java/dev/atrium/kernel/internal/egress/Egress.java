@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.egress;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -33,10 +34,13 @@ public class Egress implements EgressGuard {
     }
 
     /** How long the machine's own interface addresses are trusted before they are listed again (DHCP, new interfaces). */
+    private static final java.time.Duration DNS_TIMEOUT = java.time.Duration.ofSeconds(3);
     static final long LOCAL_ADDRESSES_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
     private final boolean allowLoopback;
-    private final DnsServerResolver dns;
+    /** The DNS server an operator named for outbound fetches; null: the system's resolver. */
+    private final java.net.InetSocketAddress dnsServer;
+    private final DnsQueries dns = new DnsQueries();
     private final java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses;
     private volatile LocalAddresses local;
 
@@ -57,20 +61,40 @@ public class Egress implements EgressGuard {
         this(allowLoopback, interfaceAddresses, null);
     }
 
-    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses, DnsServerResolver dns) {
+    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses, java.net.InetSocketAddress dnsServer) {
         this.allowLoopback = allowLoopback;
         this.interfaceAddresses = interfaceAddresses;
-        this.dns = dns;
+        this.dnsServer = dnsServer;
     }
 
-    private static DnsServerResolver dnsServer(String setting) {
+    private static java.net.InetSocketAddress dnsServer(String setting) {
+        if (setting == null || setting.isBlank()) {
+            return null;
+        }
         try {
-            return DnsServerResolver.parse(setting);
+            return DnsQueries.server(setting);
         } catch (IllegalArgumentException e) {
             org.slf4j.LoggerFactory.getLogger(Egress.class).warn("dnsServer of dev.atrium.kernel.egress is {}; the system's resolver is used",
                     e.getMessage());
             return null;
         }
+    }
+
+    /**
+     * The host's A and AAAA records from the named server, each asked once: the guard checks and the caller connects
+     * to exactly these addresses, so a second, different answer (DNS rebinding) is never asked for.
+     */
+    private InetAddress[] resolve(String host) throws UnknownHostException {
+        List<InetAddress> found;
+        try {
+            found = dns.addresses(dnsServer, host, DNS_TIMEOUT);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UnknownHostException(host + ": " + e.getMessage());
+        }
+        if (found.isEmpty()) {
+            throw new UnknownHostException(host);
+        }
+        return found.toArray(InetAddress[]::new);
     }
 
     /**
@@ -130,7 +154,7 @@ public class Egress implements EgressGuard {
         }
         InetAddress[] addresses;
         try {
-            addresses = dns == null || AddressPolicy.isLiteral(host) ? InetAddress.getAllByName(host) : dns.resolve(host);
+            addresses = dnsServer == null || AddressPolicy.isLiteral(host) ? InetAddress.getAllByName(host) : resolve(host);
         } catch (UnknownHostException e) {
             throw ApiException.badRequest("the host " + host + " does not resolve");
         }
