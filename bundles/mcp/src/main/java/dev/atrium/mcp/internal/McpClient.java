@@ -56,6 +56,9 @@ import dev.atrium.kernel.api.EgressGuard;
  * Every connection passes the kernel's {@link EgressGuard}, which is also the client's name resolver (a connection
  * goes only to the addresses approved for it), except to the hosts the operator lists in {@code allowedHosts}.
  * Redirects are not followed.
+ *
+ * <p>Why one class of about 700 lines: both transports share one session's deadline, the egress checks and the JSON-RPC
+ * exchange; reading event streams is {@link SseReader}'s, the OAuth dance {@link McpOAuth}'s.
  */
 @Component(service = McpClient.class, configurationPid = "dev.atrium.mcp", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = McpClient.Config.class)

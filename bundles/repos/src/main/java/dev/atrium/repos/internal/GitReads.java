@@ -43,7 +43,12 @@ import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
 import dev.atrium.kernel.api.ApiException;
 
-/** Read-only views of a repository's history and trees, shaped for JSON. */
+/**
+ * Read-only views of a repository's history and trees, shaped for JSON.
+ *
+ * <p>Why one class of about 600 lines: every read view of the repositories routes (commits, log, trees, blobs, diffs,
+ * blame, branches, search) over one JGit repository handle, each a few dozen lines.
+ */
 final class GitReads {
 
     /** Blobs larger than this are not inlined into JSON; ask for the raw form instead. */

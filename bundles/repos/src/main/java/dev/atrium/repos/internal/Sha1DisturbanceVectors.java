@@ -18,6 +18,9 @@ package dev.atrium.repos.internal;
  * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE
  * FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT
  * OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+ *
+ * <p>Why one class of about 700 lines: it is data translated from sha1dc, kept as its authors laid it out so that it
+ * can be compared with the original line by line.
  */
 @SuppressWarnings({"checkstyle:all", "PointlessBitwiseExpression"})
 final class Sha1DisturbanceVectors {

@@ -59,6 +59,9 @@ import dev.atrium.services.internal.ServiceStore.Service;
  * promote/abort, env, settings or bindings change, delete) it computes each provider's set ({@link DesiredState}) and
  * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
  * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
+ *
+ * <p>Why one class of about 690 lines: it is the reconciler, the hub that the split of {@code services} (issue 33, item
+ * 1) takes apart into routing, domains, the reconciler and the binding gateway.
  */
 @Component(service = { Deployer.class, BindingListener.class, WorkspaceEnvironmentListener.class }, configurationPid = "dev.atrium.services")
 @Designate(ocd = Deployer.Config.class)

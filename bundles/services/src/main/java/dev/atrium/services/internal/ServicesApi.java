@@ -63,6 +63,9 @@ import dev.atrium.services.internal.ServiceStore.Service;
  * addressed by its id is resolved to its workspace and proven through the kernel's {@link OwnerScope}: another
  * Principal's service, deployment, domain or logs answer exactly like missing ones (404). Deploying code is what
  * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
+ *
+ * <p>Why one class of about 840 lines: the spec's one Services table, 29 routes; it goes with the split of
+ * {@code services} (issue 33, item 1).
  */
 @Component(service = ServicesApi.class)
 @KernelResource

@@ -55,6 +55,9 @@ import org.slf4j.LoggerFactory;
  * written to the other (Jetty's {@code demand()} on both sides), so a slow reader slows its sender through TCP, never
  * the heap. The client's threads are a small pool of this object's own; nothing blocks on them.
  * Public, as its {@link Relay} is: Jetty builds method handles for the endpoint's callbacks.
+ *
+ * <p>Why one class of about 600 lines: the two halves of a relay (the client's endpoint and the worker's) must see each
+ * other's demand and close; they are nested classes of one relay.
  */
 public final class WorkerWebSockets implements AutoCloseable {
 

@@ -52,6 +52,9 @@ import dev.atrium.kernel.api.Sql;
  * advisory lock on its key and only when no row refers to it; a write takes the same lock, checks the blob is still
  * there and records its row in that transaction. Bytes written whose row never commits (a crash between the two)
  * are found by the sweep: blobs of the namespace that no row names and that are older than the grace period.
+ *
+ * <p>Why one class of about 730 lines: every write, move and delete takes the same advisory locks and quota checks in
+ * one transaction with the rows and blobs it touches; split, those rules would be spread over classes that must agree.
  */
 @Component(service = Storage.class, configurationPid = Storage.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = Storage.Config.class)

@@ -64,6 +64,9 @@ import dev.atrium.kernel.api.SpaceRef;
  * {@code /api/spaces/:spaceId/storage}: every route proves the workspace through the kernel's {@link OwnerScope}
  * first (a stranger's workspace is the same 404 as a missing one), then addresses files only inside it. The one
  * exception is a download by a signed URL, which carries its own proof (see {@link #download}).
+ *
+ * <p>Why one class of about 700 lines: the storage routes of the spec (18), each proving the workspace first; the file
+ * logic is {@link Storage}'s.
  */
 @Component(service = StorageResource.class)
 @KernelResource

@@ -74,6 +74,10 @@ import dev.atrium.blob.api.NoSuchBlobException;
  * {@code <data>/blobs/.tmp/}, hashing and counting as it goes, fsyncs the file, renames it into place and fsyncs the
  * directory: a blob is either whole under its key or absent. Temp files a crash left behind are removed at activation
  * and then periodically, once they are older than {@code staleTempSeconds} and no live writer holds them.
+ *
+ * <p>Why one class of about 900 lines: the put path (buffered and O_DIRECT writes, hashing, fsync, rename) and the
+ * temp-file sweep share the temp directory's rules and the writers' registry; most of its length is the direct-I/O
+ * path's buffer handling.
  */
 // immediate: the sweep of a crash's leftovers runs at start, not when the first consumer happens to ask
 @Component(service = BlobStore.class, configurationPid = "dev.atrium.blob.fs", configurationPolicy = ConfigurationPolicy.OPTIONAL,

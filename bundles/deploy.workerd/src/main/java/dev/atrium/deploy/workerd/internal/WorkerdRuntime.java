@@ -69,6 +69,10 @@ import dev.atrium.deploy.api.LogLine;
  * JVM shutdown hook stop them in the ordinary cases.
  *
  * <p>No OSGi here: {@link WorkerdProvider} is the DS component around it.
+ *
+ * <p>Why one class of about 1,150 lines: generations, their processes, ports, drains and restarts are one state machine
+ * under one lock; the capnp configuration ({@link CapnpConfig}) and the workflow runner are already apart. What could
+ * move out next is the child-process watchdog.
  */
 public final class WorkerdRuntime implements AutoCloseable {
 

@@ -42,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * with 413 whatever their type, charsets other than UTF-8 with 415, and text bodies with bad UTF-8, NUL or lone
  * surrogates with 400. Every error answer under {@code /api}, {@code /admin} and {@code /healthz} is made the spec's
  * error body, whoever produced it (CXF's own 404 and 405 included); an exception nobody handled is a JSON 500.
+ *
+ * <p>Why one class of about 700 lines: it is the one filter in front of everything, and the order of its checks is the
+ * contract (target, gate, body limits, encoding, error rewriting); its helpers are already apart (the update gate,
+ * {@code DiskFull}). The edge issue (34) moves it into Atrium's own server.
  */
 @Component(service = Filter.class, configurationPid = "dev.atrium.kernel.http", configurationPolicy = ConfigurationPolicy.OPTIONAL,
         // before every filter of the capabilities (only ACME challenges answer earlier): host-routed traffic is handed over first

@@ -79,6 +79,9 @@ import dev.atrium.resource.vectorize.internal.Vectors.Metric;
  * A query searches each int8 segment by walking its graph or, where {@link FlatScanRule} finds it cheaper (a walk
  * that would visit a large share of the segment: large ef on data the graph prunes little), by scoring every accepted
  * int8 vector in file order ({@link ScanOrWalkKnnQuery}); the candidates are re-scored on floats the same way.
+ *
+ * <p>Why one class of about 620 lines: the open indexes, their writers, searchers and background merges share one
+ * lifecycle per resource; the formats, the scan rule and the query are classes of their own.
  */
 final class HnswIndexes implements AutoCloseable {
 
