@@ -6,11 +6,12 @@
  * A provider is an OSGi service implementing {@link dev.atrium.resource.api.ResourceProvider}, registered with the
  * service properties {@value dev.atrium.resource.api.ResourceProvider#TYPE} (the resource type it serves) and
  * {@value dev.atrium.resource.api.ResourceProvider#BACKEND} (a short name of its backend, e.g. {@code postgres}).
- * With Declarative Services:
+ With Declarative Services and the component property type
+ * {@link dev.atrium.resource.api.ResourceProviderType}:
  *
  * <pre>
- * &#64;Component(service = ResourceProvider.class,
- *            property = { ResourceProvider.TYPE + "=kv", ResourceProvider.BACKEND + "=files" })
+ * &#64;Component(service = ResourceProvider.class)
+ * &#64;ResourceProviderType(type = "kv", backend = "files")
  * public class FileKv implements ResourceProvider, KvFacet { … }
  * </pre>
  *
@@ -43,6 +44,6 @@
  * therefore keep its data where a new version of itself finds it (the database, the blob store, its directory), never
  * only in memory.
  */
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.resource.api;

@@ -14,8 +14,19 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.resource.api.AnalyticsFacet;
+import dev.atrium.resource.api.KvFacet;
+import dev.atrium.resource.api.ObjectFacet;
+import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.SecretFacet;
+import dev.atrium.resource.api.SqlFacet;
+import dev.atrium.resource.api.VectorFacet;
+import dev.atrium.resource.api.WorkflowFacet;
 
 /**
  * The resource providers that are running now, by type and backend. Providers come and go at run time (a plugin
@@ -28,6 +39,13 @@ public class Providers {
     public record Registered(String type, String backend, int ranking, long bundleId, long serviceId, ResourceProvider provider) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(Providers.class);
+
+    /** The facet each type the core serves routes for needs: a provider without it could answer none of them. */
+    static final Map<String, Class<?>> FACETS = Map.of("kv", KvFacet.class, "r2", ObjectFacet.class, "d1", SqlFacet.class, "queue",
+            QueueFacet.class, "vectorize", VectorFacet.class, "analyticsEngine", AnalyticsFacet.class, "secretRef", SecretFacet.class,
+            "workflow", WorkflowFacet.class);
+
     private final Map<ResourceProvider, Registered> providers = new ConcurrentHashMap<>();
 
     @Reference(service = ResourceProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
@@ -35,13 +53,22 @@ public class Providers {
     void add(ResourceProvider provider, Map<String, Object> properties) {
         Object type = properties.get(ResourceProvider.TYPE);
         Object backend = properties.get(ResourceProvider.BACKEND);
-        if (type instanceof String t && backend instanceof String b && !t.isBlank() && !b.isBlank()) {
-            Object ranking = properties.get(Constants.SERVICE_RANKING);
-            Object bundleId = properties.get(Constants.SERVICE_BUNDLEID);
-            Object serviceId = properties.get(Constants.SERVICE_ID);
-            providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, bundleId instanceof Long l ? l : Long.MAX_VALUE,
-                    serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
+        if (!(type instanceof String t && backend instanceof String b && !t.isBlank() && !b.isBlank())) {
+            LOG.error("resource provider {} refused: it has no {} and {} service properties (@ResourceProviderType)",
+                    provider.getClass().getName(), ResourceProvider.TYPE, ResourceProvider.BACKEND);
+            return;
         }
+        Class<?> facet = FACETS.get(t);
+        if (facet != null && !facet.isInstance(provider)) {
+            LOG.error("resource provider {} ({}/{}) refused: a {} provider must implement {}", provider.getClass().getName(), t, b, t,
+                    facet.getName());
+            return;
+        }
+        Object ranking = properties.get(Constants.SERVICE_RANKING);
+        Object bundleId = properties.get(Constants.SERVICE_BUNDLEID);
+        Object serviceId = properties.get(Constants.SERVICE_ID);
+        providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, bundleId instanceof Long l ? l : Long.MAX_VALUE,
+                serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
     }
 
     void remove(ResourceProvider provider) {

@@ -10,12 +10,19 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.osgi.framework.Constants;
 
+import dev.atrium.resource.api.KvFacet;
+import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceProvider;
 
 class ProvidersTest {
 
+    /** A kv provider: a ResourceProvider that is a KvFacet too. */
     private static ResourceProvider provider() {
-        return (ResourceProvider) Proxy.newProxyInstance(ProvidersTest.class.getClassLoader(), new Class<?>[] { ResourceProvider.class },
+        return provider(ResourceProvider.class, KvFacet.class);
+    }
+
+    private static ResourceProvider provider(Class<?>... interfaces) {
+        return (ResourceProvider) Proxy.newProxyInstance(ProvidersTest.class.getClassLoader(), interfaces,
                 (proxy, method, args) -> switch (method.getName()) {
                 case "hashCode" -> System.identityHashCode(proxy);
                 case "equals" -> proxy == args[0];
@@ -55,5 +62,22 @@ class ProvidersTest {
         providers.add(provider(), props("redis", 41, 101, 1));
         assertEquals(Optional.of("redis"), providers.defaultBackend("kv"));
         assertEquals(Optional.empty(), providers.defaultBackend("queue"));
+    }
+
+    @Test
+    void aProviderWithoutItsTypesFacetOrWithoutItsPropertiesIsRefusedWhenItRegisters() {
+        Providers providers = new Providers();
+        providers.add(provider(ResourceProvider.class, QueueFacet.class), props("wrong", 40, 100, null));
+        assertEquals(Optional.empty(), providers.find("kv", "wrong"), "a kv provider that is no KvFacet");
+        providers.add(provider(), Map.of(ResourceProvider.BACKEND, "nameless"));
+        assertEquals(0, providers.all().size(), "no type property");
+        Map<String, Object> queue = props("postgres", 41, 101, null);
+        queue.put(ResourceProvider.TYPE, "queue");
+        providers.add(provider(ResourceProvider.class, QueueFacet.class), queue);
+        assertEquals("queue", providers.all().get(0).type(), "a queue provider is a QueueFacet");
+        Map<String, Object> novel = props("files", 42, 102, null);
+        novel.put(ResourceProvider.TYPE, "graph");
+        providers.add(provider(ResourceProvider.class), novel);
+        assertEquals(2, providers.all().size(), "a type the core has no routes for needs no facet");
     }
 }

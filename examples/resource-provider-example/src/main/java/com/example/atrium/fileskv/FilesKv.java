@@ -25,6 +25,7 @@ import dev.atrium.resource.api.KvFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 
 /**
  * A {@code kv} backend on plain files: one file per key in the resource's private directory
@@ -35,7 +36,8 @@ import dev.atrium.resource.api.ResourceProvider;
  * <p>Register it as {@code atrium.resource.type=kv}, {@code atrium.resource.backend=files}; clients pick it with
  * {@code "backend": "files"} when they create a resource.
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=kv", ResourceProvider.BACKEND + "=files" })
+@Component(service = ResourceProvider.class)
+@ResourceProviderType(type = "kv", backend = "files")
 public class FilesKv implements ResourceProvider, KvFacet {
 
     private static final HexFormat HEX = HexFormat.of();

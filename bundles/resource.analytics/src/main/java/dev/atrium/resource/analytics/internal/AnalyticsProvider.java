@@ -28,6 +28,7 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import dev.atrium.resource.api.SqlFacet.SqlResult;
 
 /**
@@ -36,8 +37,8 @@ import dev.atrium.resource.api.SqlFacet.SqlResult;
  * changed, and a bounded query in the JSON dialect of {@link AnalyticsQuery} — never SQL from the client — with a row
  * limit, a time-range limit and a statement timeout.
  */
-@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.analytics",
-        property = { ResourceProvider.TYPE + "=analyticsEngine", ResourceProvider.BACKEND + "=postgres" })
+@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.analytics")
+@ResourceProviderType(type = "analyticsEngine", backend = "postgres")
 @Designate(ocd = AnalyticsProvider.Config.class)
 public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
 

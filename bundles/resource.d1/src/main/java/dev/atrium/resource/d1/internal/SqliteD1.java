@@ -34,6 +34,7 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import dev.atrium.resource.api.SqlFacet;
 
 /**
@@ -47,7 +48,8 @@ import dev.atrium.resource.api.SqlFacet;
  * it: one statement per call (the driver would silently run only the first), and only introspection PRAGMAs, also
  * behind {@code EXPLAIN} ({@link SqlText#pragmaName}); those run on a read-only connection. The files are 0600.
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=d1", ResourceProvider.BACKEND + "=sqlite" })
+@Component(service = ResourceProvider.class)
+@ResourceProviderType(type = "d1", backend = "sqlite")
 public class SqliteD1 implements ResourceProvider, SqlFacet {
 
     static final Set<String> READ_PRAGMAS = Set.of("table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",

@@ -10,6 +10,7 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 
 /**
  * durableObject resources (backend {@code workerd}): a namespace of Durable Objects of the class {@code class_name},
@@ -19,7 +20,8 @@ import dev.atrium.resource.api.ResourceProvider;
  * with it every object's data. The provider itself stores nothing: the resource's row (its config) is all there is.
  * A durableObject resource is bound to one service at a time (the core refuses a second with 409).
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=durableObject", ResourceProvider.BACKEND + "=workerd" })
+@Component(service = ResourceProvider.class)
+@ResourceProviderType(type = "durableObject", backend = "workerd")
 public class DurableObjects implements ResourceProvider {
 
     static final String CLASS_NAME = "class_name";

@@ -24,12 +24,14 @@ import dev.atrium.resource.api.KvFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 
 /**
  * kv resources in one PostgreSQL table, rows kept apart by resource id. Expired entries are invisible at once (every
  * read filters on {@code expires_at}) and removed lazily by the writes that meet them.
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=kv", ResourceProvider.BACKEND + "=postgres" })
+@Component(service = ResourceProvider.class)
+@ResourceProviderType(type = "kv", backend = "postgres")
 public class PostgresKv implements ResourceProvider, KvFacet {
 
     private static final String LIVE = "(expires_at IS NULL OR expires_at > now())";

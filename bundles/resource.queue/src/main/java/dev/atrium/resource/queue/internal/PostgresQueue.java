@@ -23,6 +23,7 @@ import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 
 /**
  * queue resources in one PostgreSQL table, rows kept apart by resource id. A receive takes the oldest ready rows with
@@ -34,7 +35,8 @@ import dev.atrium.resource.api.ResourceProvider;
  * <p>Order: ready messages are delivered oldest first (by send order); a message whose visibility timeout passed
  * keeps its place and comes again before younger ones.
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=queue", ResourceProvider.BACKEND + "=postgres" })
+@Component(service = ResourceProvider.class)
+@ResourceProviderType(type = "queue", backend = "postgres")
 public class PostgresQueue implements ResourceProvider, QueueFacet {
 
     private final Sql sql;

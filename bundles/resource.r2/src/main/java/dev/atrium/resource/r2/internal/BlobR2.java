@@ -33,6 +33,7 @@ import dev.atrium.resource.api.ObjectFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 
 /**
  * r2 resources on the server's {@link BlobStore}: an object's bytes are a content-addressed blob in the namespace
@@ -40,8 +41,8 @@ import dev.atrium.resource.api.ResourceProvider;
  * the whole new one); its key, size, SHA-256 and media type are a row here. A blob no key of the resource points at any
  * more is deleted with the last key.
  */
-@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.r2",
-        property = { ResourceProvider.TYPE + "=r2", ResourceProvider.BACKEND + "=blob" })
+@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.r2")
+@ResourceProviderType(type = "r2", backend = "blob")
 @Designate(ocd = BlobR2.Config.class)
 public class BlobR2 implements ResourceProvider, ObjectFacet {
 

@@ -28,6 +28,7 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import dev.atrium.resource.api.SecretFacet;
 
 /**
@@ -37,8 +38,8 @@ import dev.atrium.resource.api.SecretFacet;
  * resource is bound to. A value encrypted under an older key stays readable and moves to the newest key the next time it
  * is read.
  */
-@Component(service = { ResourceProvider.class, SecretRefs.class }, configurationPid = "dev.atrium.resource.secret",
-        property = { ResourceProvider.TYPE + "=secretRef", ResourceProvider.BACKEND + "=local" })
+@Component(service = { ResourceProvider.class, SecretRefs.class }, configurationPid = "dev.atrium.resource.secret")
+@ResourceProviderType(type = "secretRef", backend = "local")
 @Designate(ocd = SecretRefs.Config.class)
 public class SecretRefs implements ResourceProvider, SecretFacet {
 

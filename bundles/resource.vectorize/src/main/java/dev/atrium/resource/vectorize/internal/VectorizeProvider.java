@@ -21,6 +21,7 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import dev.atrium.resource.api.VectorFacet;
 import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 
@@ -30,8 +31,8 @@ import dev.atrium.resource.vectorize.internal.Vectors.Metric;
  * for small indexes up to {@code maxExactVectors}; {@code index: hnsw} keeps them in a Lucene index in the resource's
  * data directory and searches its HNSW graph — approximate, for large ones.
  */
-@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.vectorize",
-        property = { ResourceProvider.TYPE + "=vectorize", ResourceProvider.BACKEND + "=local" })
+@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.vectorize")
+@ResourceProviderType(type = "vectorize", backend = "local")
 @Designate(ocd = VectorizeProvider.Config.class)
 public class VectorizeProvider implements ResourceProvider, VectorFacet {
 

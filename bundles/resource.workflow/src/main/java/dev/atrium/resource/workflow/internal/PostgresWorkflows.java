@@ -24,6 +24,7 @@ import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import dev.atrium.resource.api.WorkflowFacet;
 import dev.atrium.resource.api.WorkflowFacet.StepAnswer.Action;
 
@@ -34,7 +35,8 @@ import dev.atrium.resource.api.WorkflowFacet.StepAnswer.Action;
  * runtime died, or the instance was paused, terminated or restarted) changes nothing. All times are the database's
  * clock, so engines on several servers agree.
  */
-@Component(service = ResourceProvider.class, property = { ResourceProvider.TYPE + "=workflow", ResourceProvider.BACKEND + "=postgres" })
+@Component(service = ResourceProvider.class)
+@ResourceProviderType(type = "workflow", backend = "postgres")
 public class PostgresWorkflows implements ResourceProvider, WorkflowFacet {
 
     /** A JavaScript identifier (ASCII), as an exported class name is. */

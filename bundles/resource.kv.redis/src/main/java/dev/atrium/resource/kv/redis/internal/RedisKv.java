@@ -26,6 +26,7 @@ import dev.atrium.resource.api.KvFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisException;
@@ -42,8 +43,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * the higher {@code service.ranking}.
  */
 @Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.kv.redis",
-        configurationPolicy = ConfigurationPolicy.REQUIRE,
-        property = { ResourceProvider.TYPE + "=kv", ResourceProvider.BACKEND + "=redis" })
+        configurationPolicy = ConfigurationPolicy.REQUIRE)
+@ResourceProviderType(type = "kv", backend = "redis")
 @Designate(ocd = RedisKvConfig.class)
 public class RedisKv implements ResourceProvider, KvFacet {
 

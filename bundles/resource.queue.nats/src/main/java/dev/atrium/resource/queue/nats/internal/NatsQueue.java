@@ -24,6 +24,7 @@ import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import io.nats.client.Connection;
 import io.nats.client.ConsumerContext;
 import io.nats.client.FetchConsumeOptions;
@@ -64,8 +65,8 @@ import io.nats.client.impl.NatsMessage;
  * provider the higher {@code service.ranking}.
  */
 @Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.queue.nats",
-        configurationPolicy = ConfigurationPolicy.REQUIRE,
-        property = { ResourceProvider.TYPE + "=queue", ResourceProvider.BACKEND + "=nats" })
+        configurationPolicy = ConfigurationPolicy.REQUIRE)
+@ResourceProviderType(type = "queue", backend = "nats")
 @Designate(ocd = NatsQueueConfig.class)
 public class NatsQueue implements ResourceProvider, QueueFacet {
 
