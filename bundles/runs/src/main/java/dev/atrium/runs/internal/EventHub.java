@@ -69,8 +69,8 @@ public class EventHub {
             @Reference EventStreams eventStreams, @Reference RunsSettings settings) {
         this.store = store;
         this.dataSource = dataSource;
-        this.streams = eventStreams.open(new RunFeed(store), HubOptions.of("runs", RunStore.EVENTS_CHANNEL).withLanes(settings.fanoutThreads)
-                .withHeartbeatMillis(settings.heartbeatMillis).withMaxQueuedBytes(MAX_QUEUED_BYTES));
+        this.streams = eventStreams.open(new RunFeed(store), HubOptions.of("runs", RunStore.EVENTS_CHANNEL)
+                .withLanes(settings.fanoutThreads).withHeartbeatMillis(settings.heartbeatMillis).withMaxQueuedBytes(MAX_QUEUED_BYTES));
         this.committedHere = streams::committed;
         store.onCommitted(committedHere);
         this.listened = List.of(databaseChannels.listen(RunStore.QUEUE_CHANNEL, new DatabaseChannels.Listener() {

@@ -78,7 +78,8 @@ public class RunStreams implements Filter {
         try {
             if (!"GET".equals(request.getMethod())) {
                 response.setHeader("Allow", "GET");
-                throw new ApiException(405, "METHOD_NOT_ALLOWED", "method not allowed: " + request.getMethod() + " " + request.getRequestURI());
+                throw new ApiException(405, "METHOD_NOT_ALLOWED",
+                        "method not allowed: " + request.getMethod() + " " + request.getRequestURI());
             }
             Run run = authorize(request, m.group(1));
             long after = eventStreams.lastEventId(request).orElse(0);

@@ -25,7 +25,8 @@ final class Exchanges {
             r = w.getRequest();
         }
         try {
-            return (jakarta.servlet.http.HttpServletRequest) ((org.apache.felix.http.javaxwrappers.ServletRequestWrapper) r).getRequest();
+            var felix = (org.apache.felix.http.javaxwrappers.ServletRequestWrapper) r;
+            return (jakarta.servlet.http.HttpServletRequest) felix.getRequest();
         } catch (ClassCastException | LinkageError e) {
             throw notJetty();
         }
@@ -37,7 +38,8 @@ final class Exchanges {
             r = w.getResponse();
         }
         try {
-            return (jakarta.servlet.http.HttpServletResponse) ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) r).getResponse();
+            var felix = (org.apache.felix.http.javaxwrappers.ServletResponseWrapper) r;
+            return (jakarta.servlet.http.HttpServletResponse) felix.getResponse();
         } catch (ClassCastException | LinkageError e) {
             throw notJetty();
         }

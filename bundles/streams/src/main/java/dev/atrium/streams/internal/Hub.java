@@ -152,7 +152,8 @@ final class Hub<E> implements StreamHub<E> {
         jakarta.servlet.http.HttpServletRequest jreq = Exchanges.jakartaRequest(request);
         jakarta.servlet.http.HttpServletResponse jres = Exchanges.jakartaResponse(response);
         ServletContextHandler handler = ServletContextHandler.getCurrentServletContextHandler();
-        JettyWebSocketServerContainer container = handler == null ? null : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
+        JettyWebSocketServerContainer container = handler == null ? null
+                : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
         if (container == null) {
             throw new ApiException(503, "SERVICE_UNAVAILABLE", "WebSocket support is not enabled on this server");
         }

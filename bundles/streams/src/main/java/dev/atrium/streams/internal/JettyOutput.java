@@ -62,7 +62,8 @@ final class JettyOutput implements Output {
      */
     private EndPoint chunkedEndPoint() {
         ConnectionMetaData meta = response.getRequest().getConnectionMetaData();
-        if (meta.getHttpVersion() != HttpVersion.HTTP_1_1 || !meta.isPersistent() || response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
+        if (meta.getHttpVersion() != HttpVersion.HTTP_1_1 || !meta.isPersistent()
+                || response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
             return null;
         }
         return meta.getConnection().getEndPoint();

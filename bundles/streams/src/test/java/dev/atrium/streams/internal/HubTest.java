@@ -45,7 +45,8 @@ class HubTest {
         @Override
         public List<Event> after(String key, long position, int limit) {
             try (Connection c = db.dataSource().getConnection();
-                    PreparedStatement st = c.prepareStatement("SELECT key, position, body FROM events WHERE key = ? AND position > ? ORDER BY position LIMIT ?")) {
+                    PreparedStatement st = c.prepareStatement(
+                            "SELECT key, position, body FROM events WHERE key = ? AND position > ? ORDER BY position LIMIT ?")) {
                 st.setString(1, key);
                 st.setLong(2, position);
                 st.setInt(3, limit);
@@ -149,7 +150,8 @@ class HubTest {
     private Event append(String key, String body) throws SQLException {
         try (Connection c = db.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            try (PreparedStatement st = c.prepareStatement("INSERT INTO events SELECT ?, COALESCE(MAX(position), 0) + 1, ? FROM events WHERE key = ? "
+            try (PreparedStatement st = c.prepareStatement(
+                    "INSERT INTO events SELECT ?, COALESCE(MAX(position), 0) + 1, ? FROM events WHERE key = ? "
                     + "RETURNING position, pg_notify(?, key || ':' || position)")) {
                 // one writer per stream at a time: positions stay dense in commit order
                 try (var lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {

@@ -216,6 +216,11 @@ class SseStreamTest {
         return null;
     }, s -> ended.incrementAndGet());
 
+    /** A stream on {@code out} that nothing subscribes. */
+    private SseStream<Event> direct(Output out) {
+        return new SseStream<>(async, out, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
+    }
+
     @Test
     void theHeadersGoOutFirstThenTheSubscriptionStartsOnce() {
         assertTrue(stream.send(event(1, "early")), "accepted before start: it waits");
@@ -337,7 +342,7 @@ class SseStreamTest {
         // Jetty's own end point with room for 100 bytes: every frame is a partial write the write flusher completes
         ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
         socket.setGrowOutput(false);
-        SseStream<Event> direct = new SseStream<>(async, new ChunkedEndPointOutput(socket), new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
+        SseStream<Event> direct = direct(new ChunkedEndPointOutput(socket));
         direct.start();
         StringBuilder expected = new StringBuilder();
         for (int i = 1; i <= 30; i++) {
@@ -366,7 +371,7 @@ class SseStreamTest {
     void aConnectionThatBreaksEndsTheStream() {
         ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
         socket.setGrowOutput(false);
-        SseStream<Event> direct = new SseStream<>(async, new ChunkedEndPointOutput(socket), new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
+        SseStream<Event> direct = direct(new ChunkedEndPointOutput(socket));
         direct.start();
         assertTrue(direct.send(event(1, "x".repeat(300))), "partly written, the rest pending");
         socket.close(); // the client went away: the pending write fails
@@ -380,7 +385,7 @@ class SseStreamTest {
         ByteArrayEndPoint socket = new ByteArrayEndPoint(new byte[0], 100);
         socket.setGrowOutput(false);
         ChunkedEndPointOutput out = new ChunkedEndPointOutput(socket);
-        SseStream<Event> direct = new SseStream<>(async, out, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
+        SseStream<Event> direct = direct(out);
         direct.start();
         assertFalse(out.idleTimedOut(new java.util.concurrent.TimeoutException()), "Jetty's own handling goes on");
         assertTrue(socket.isOpen(), "a stream with nothing to write is left alone");

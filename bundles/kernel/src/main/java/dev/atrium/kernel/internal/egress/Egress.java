@@ -2,8 +2,10 @@ package dev.atrium.kernel.internal.egress;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -33,13 +35,14 @@ public class Egress implements EgressGuard {
         String dnsServer() default "";
     }
 
+    /** How long the named DNS server has to answer each of a host's two questions (A, AAAA). */
+    private static final Duration DNS_TIMEOUT = Duration.ofSeconds(3);
     /** How long the machine's own interface addresses are trusted before they are listed again (DHCP, new interfaces). */
-    private static final java.time.Duration DNS_TIMEOUT = java.time.Duration.ofSeconds(3);
     static final long LOCAL_ADDRESSES_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
     private final boolean allowLoopback;
     /** The DNS server an operator named for outbound fetches; null: the system's resolver. */
-    private final java.net.InetSocketAddress dnsServer;
+    private final InetSocketAddress dnsServer;
     private final DnsQueries dns = new DnsQueries();
     private final java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses;
     private volatile LocalAddresses local;
@@ -61,13 +64,14 @@ public class Egress implements EgressGuard {
         this(allowLoopback, interfaceAddresses, null);
     }
 
-    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses, java.net.InetSocketAddress dnsServer) {
+    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses,
+            InetSocketAddress dnsServer) {
         this.allowLoopback = allowLoopback;
         this.interfaceAddresses = interfaceAddresses;
         this.dnsServer = dnsServer;
     }
 
-    private static java.net.InetSocketAddress dnsServer(String setting) {
+    private static InetSocketAddress dnsServer(String setting) {
         if (setting == null || setting.isBlank()) {
             return null;
         }
