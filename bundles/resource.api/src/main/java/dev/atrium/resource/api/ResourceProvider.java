@@ -5,9 +5,12 @@ import java.util.Map;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
- * Provisions and runs resources of one type on one backend. Register it as an OSGi service with the properties
- * {@link #TYPE} and {@link #BACKEND}; implement the facet interfaces ({@link KvFacet}, …) its type has on the same
- * object.
+ * Provisions and runs resources of one type on one backend. Methods with nothing to do for most backends have a
+ * default; every method added to this interface or to a facet later is a default method, so that an added method
+ * never breaks a provider built against an earlier version (a minor version of the package, as the baseline checks).
+ * <p>
+ * Register it as an OSGi service with the properties {@link #TYPE} and {@link #BACKEND} ({@link ResourceProviderType});
+ * implement the facet interfaces ({@link KvFacet}, …) its type has on the same object.
  *
  * <p>Calls may come from many threads at once, for different resources and for the same one. Every call gets the
  * resource's {@link ResourceContext}; keep no per-resource state in memory that a restart of the bundle would lose.
@@ -24,9 +27,11 @@ public interface ResourceProvider {
     /**
      * What configuration a resource of this provider takes. The core validates a create or update body's
      * {@code config} against it, fills in defaults, and refuses (400) what does not fit, before calling
-     * {@link #provision} or {@link #update}.
+     * {@link #provision} or {@link #update}. By default none: a resource of this provider takes no configuration.
      */
-    ConfigSchema configSchema();
+    default ConfigSchema configSchema() {
+        return ConfigSchema.empty();
+    }
 
     /**
      * Creates the backing storage of a new resource ({@code ctx.config()} is validated). Must be idempotent: a
@@ -36,14 +41,18 @@ public interface ResourceProvider {
      *         empty map
      * @throws ResourceException when it cannot be provisioned; nothing of the resource is kept then
      */
-    Map<String, Object> provision(ResourceContext ctx) throws ResourceException;
+    default Map<String, Object> provision(ResourceContext ctx) throws ResourceException {
+        return Map.of(); // by default nothing to create: the backend makes a resource's data on its first write
+    }
 
     /**
      * Applies a changed configuration. {@code ctx.config()} is the old one; {@code newConfig} is validated.
      *
      * @throws ResourceException when the change cannot be applied; the old configuration stays
      */
-    void update(ResourceContext ctx, Map<String, Object> newConfig) throws ResourceException;
+    default void update(ResourceContext ctx, Map<String, Object> newConfig) throws ResourceException {
+        // by default nothing to apply: the new configuration is read from the resource on the next call
+    }
 
     /** Removes the resource's data. Called once its rows are deleted; must tolerate data already gone. */
     void deprovision(ResourceContext ctx) throws ResourceException;
@@ -51,9 +60,11 @@ public interface ResourceProvider {
     /**
      * How a client or a bound service reaches the resource outside this API (a host, a database name, …), or an empty
      * map when it is reachable only through the API. Never include secrets the caller's permission does not allow:
-     * {@code ctx.access()} says what it holds.
+     * {@code ctx.access()} says what it holds. By default none.
      */
-    Map<String, Object> connectionInfo(ResourceContext ctx) throws ResourceException;
+    default Map<String, Object> connectionInfo(ResourceContext ctx) throws ResourceException {
+        return Map.of();
+    }
 
     /** Whether the resource's backend answers now. Cheap: the core may call it on every detail request. */
     Health health(ResourceContext ctx);

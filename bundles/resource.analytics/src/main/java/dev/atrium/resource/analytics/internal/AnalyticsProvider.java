@@ -24,7 +24,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.resource.api.AnalyticsFacet;
-import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
@@ -71,21 +70,6 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
         this.config = config;
         this.sql = new Sql(dataSource);
         this.dataSource = dataSource;
-    }
-
-    @Override
-    public ConfigSchema configSchema() {
-        return ConfigSchema.empty();
-    }
-
-    @Override
-    public Map<String, Object> provision(ResourceContext ctx) {
-        return Map.of();
-    }
-
-    @Override
-    public void update(ResourceContext ctx, Map<String, Object> newConfig) {
-        // nothing to configure
     }
 
     @Override

@@ -19,7 +19,6 @@ import org.osgi.service.component.annotations.Reference;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
-import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.KvFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
@@ -42,21 +41,6 @@ public class PostgresKv implements ResourceProvider, KvFacet {
     public PostgresKv(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
-    }
-
-    @Override
-    public ConfigSchema configSchema() {
-        return ConfigSchema.empty();
-    }
-
-    @Override
-    public Map<String, Object> provision(ResourceContext ctx) {
-        return Map.of();
-    }
-
-    @Override
-    public void update(ResourceContext ctx, Map<String, Object> newConfig) {
-        // nothing to configure
     }
 
     @Override

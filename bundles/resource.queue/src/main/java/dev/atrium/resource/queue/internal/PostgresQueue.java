@@ -53,11 +53,6 @@ public class PostgresQueue implements ResourceProvider, QueueFacet {
     }
 
     @Override
-    public Map<String, Object> provision(ResourceContext ctx) {
-        return Map.of();
-    }
-
-    @Override
     public void update(ResourceContext ctx, Map<String, Object> newConfig) {
         // both fields are read on every call: a change applies to the next receive
     }

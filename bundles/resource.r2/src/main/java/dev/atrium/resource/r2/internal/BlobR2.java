@@ -28,7 +28,6 @@ import dev.atrium.blob.api.NoSuchBlobException;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
-import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ObjectFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
@@ -70,19 +69,9 @@ public class BlobR2 implements ResourceProvider, ObjectFacet {
     }
 
     @Override
-    public ConfigSchema configSchema() {
-        return ConfigSchema.empty();
-    }
-
-    @Override
     public Map<String, Object> provision(ResourceContext ctx) throws ResourceException {
         ctx.blobStore();
         return Map.of();
-    }
-
-    @Override
-    public void update(ResourceContext ctx, Map<String, Object> newConfig) {
-        // nothing to configure
     }
 
     @Override

@@ -21,7 +21,6 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.metatype.annotations.Designate;
 
-import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.KvFacet;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
@@ -93,21 +92,6 @@ public class RedisKv implements ResourceProvider, KvFacet {
     @Deactivate
     void close() {
         redis.close();
-    }
-
-    @Override
-    public ConfigSchema configSchema() {
-        return ConfigSchema.empty();
-    }
-
-    @Override
-    public Map<String, Object> provision(ResourceContext ctx) {
-        return Map.of();
-    }
-
-    @Override
-    public void update(ResourceContext ctx, Map<String, Object> newConfig) {
-        // nothing to configure
     }
 
     @Override
