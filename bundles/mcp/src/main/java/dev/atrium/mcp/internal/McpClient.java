@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 import org.eclipse.jetty.client.HttpClient;
@@ -45,6 +46,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.streams.api.EventStreamReader;
+import dev.atrium.streams.api.EventStreams;
+import dev.atrium.streams.api.ServerSentEvent;
 
 /**
  * A Model Context Protocol client for remote servers, speaking the protocol directly (JSON-RPC 2.0) over Jetty's HTTP
@@ -58,7 +62,7 @@ import dev.atrium.kernel.api.EgressGuard;
  * Redirects are not followed.
  *
  * <p>Why one class of about 700 lines: both transports share one session's deadline, the egress checks and the JSON-RPC
- * exchange; reading event streams is {@link SseReader}'s, the OAuth dance {@link McpOAuth}'s.
+ * exchange; reading event streams is the platform's ({@link EventStreams#reader}), the OAuth dance {@link McpOAuth}'s.
  */
 @Component(service = McpClient.class, configurationPid = "dev.atrium.mcp", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = McpClient.Config.class)
@@ -103,15 +107,19 @@ public class McpClient {
     private final Set<String> allowedHosts;
     private final long timeoutNanos;
     private final HttpClient client;
+    /** Event streams' readers, bounded to a message's size. */
+    private final BiFunction<InputStream, Integer, EventStreamReader> readers;
     private final AtomicLong ids = new AtomicLong();
 
     @Activate
-    public McpClient(@Reference EgressGuard guard, Config config) throws Exception {
-        this(guard, config.allowedHosts(), TimeUnit.SECONDS.toNanos(Math.max(1, config.timeoutSeconds())));
+    public McpClient(@Reference EgressGuard guard, @Reference EventStreams eventStreams, Config config) throws Exception {
+        this(guard, config.allowedHosts(), TimeUnit.SECONDS.toNanos(Math.max(1, config.timeoutSeconds())), eventStreams::reader);
     }
 
-    McpClient(EgressGuard guard, String allowedHosts, long timeoutNanos) throws Exception {
+    McpClient(EgressGuard guard, String allowedHosts, long timeoutNanos, BiFunction<InputStream, Integer, EventStreamReader> readers)
+            throws Exception {
         this.guard = guard;
+        this.readers = readers;
         this.allowedHosts = Arrays.stream(allowedHosts == null ? new String[0] : allowedHosts.split(",")).map(String::trim)
                 .filter(s -> !s.isEmpty()).map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
         this.timeoutNanos = timeoutNanos;
@@ -357,9 +365,9 @@ public class McpClient {
         }
 
         /** The answer to request {@code id} among the messages of an event stream. */
-        JsonNode answerFrom(SseReader events, long id) throws IOException {
+        JsonNode answerFrom(EventStreamReader events, long id) throws IOException {
             while (true) {
-                SseReader.Event e;
+                ServerSentEvent e;
                 try {
                     e = events.next();
                 } catch (InterruptedIOException | java.io.UncheckedIOException x) {
@@ -428,7 +436,7 @@ public class McpClient {
                 String type = String.valueOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE)).toLowerCase(Locale.ROOT);
                 try (InputStream in = new BufferedInputStream(listener.getInputStream())) {
                     if (type.startsWith("text/event-stream")) {
-                        return answerFrom(new SseReader(in, MAX_MESSAGE_BYTES), id);
+                        return answerFrom(readers.apply(in, MAX_MESSAGE_BYTES), id);
                     }
                     if (type.startsWith("application/json")) {
                         byte[] body = in.readNBytes(MAX_MESSAGE_BYTES + 1);
@@ -481,7 +489,7 @@ public class McpClient {
     private final class SseSession extends Session {
         private Request stream;
         private InputStreamResponseListener listener;
-        private SseReader events;
+        private EventStreamReader events;
         private URI endpoint;
 
         SseSession(URI uri, String bearer, long deadline) {
@@ -497,9 +505,9 @@ public class McpClient {
             if (response.getStatus() != 200) {
                 throw new IOException("the MCP server answered HTTP " + response.getStatus() + excerpt(listener));
             }
-            events = new SseReader(new BufferedInputStream(listener.getInputStream()), MAX_MESSAGE_BYTES);
+            events = readers.apply(listener.getInputStream(), MAX_MESSAGE_BYTES);
             while (endpoint == null) {
-                SseReader.Event e = events.next();
+                ServerSentEvent e = events.next();
                 if (e == null) {
                     throw new IOException("the MCP server ended the stream before naming its message endpoint");
                 }

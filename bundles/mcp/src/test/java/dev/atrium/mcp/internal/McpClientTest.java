@@ -14,13 +14,19 @@ import dev.atrium.kernel.api.EgressGuard;
 
 class McpClientTest {
 
+    /** These tests end before any event stream is read. */
+    private static final java.util.function.BiFunction<java.io.InputStream, Integer, dev.atrium.streams.api.EventStreamReader> NO_STREAMS =
+            (in, max) -> {
+                throw new AssertionError("no event stream is read here");
+            };
+
     private static final EgressGuard REFUSES_ALL = uri -> {
         throw ApiException.badRequest("the host " + uri.getHost() + " is not allowed");
     };
 
     @Test
     void everyUrlPassesTheEgressGuardUnlessTheOperatorAllowsItsHost() throws Exception {
-        McpClient client = new McpClient(REFUSES_ALL, " Internal-MCP.example , 10.0.0.7", TimeUnit.SECONDS.toNanos(2));
+        McpClient client = new McpClient(REFUSES_ALL, " Internal-MCP.example , 10.0.0.7", TimeUnit.SECONDS.toNanos(2), NO_STREAMS);
         try {
             ApiException refused = assertThrows(ApiException.class, () -> client.check("https://mcp.example.com/mcp"));
             assertEquals(400, refused.status());
@@ -37,7 +43,7 @@ class McpClientTest {
 
     @Test
     void aServerUrlMustBeAnAbsoluteHttpUrlWithoutCredentialsOrFragment() throws Exception {
-        McpClient client = new McpClient(uri -> java.util.List.of(), "", TimeUnit.SECONDS.toNanos(2));
+        McpClient client = new McpClient(uri -> java.util.List.of(), "", TimeUnit.SECONDS.toNanos(2), NO_STREAMS);
         try {
             for (String bad : new String[] { "ftp://h/mcp", "/relative", "http://u:p@h/mcp", "http://h/mcp#x", "http://h:99999/", "not a url",
                     "http:///nohost" }) {

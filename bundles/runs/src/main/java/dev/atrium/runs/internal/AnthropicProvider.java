@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.atrium.runs.api.ModelProvider;
+import dev.atrium.streams.api.EventStreams;
 
 /**
  * Anthropic Messages ({@code POST <base>/v1/messages}, {@code stream: true}): {@code content_block_start} opens a
@@ -31,12 +32,16 @@ import dev.atrium.runs.api.ModelProvider;
 public class AnthropicProvider implements ModelProvider {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The largest event a provider's stream may send: one chunk of an answer, never the whole answer. */
+    static final int MAX_EVENT_BYTES = 16 * 1024 * 1024;
     private final RunsSettings settings;
+    private final EventStreams eventStreams;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Activate
-    public AnthropicProvider(@Reference RunsSettings settings) {
+    public AnthropicProvider(@Reference RunsSettings settings, @Reference EventStreams eventStreams) {
         this.settings = settings;
+        this.eventStreams = eventStreams;
     }
 
     @Override
@@ -102,7 +107,9 @@ public class AnthropicProvider implements ModelProvider {
         TreeMap<Integer, String[]> blocks = new TreeMap<>(); // index -> type, id, name, json
         String[] stop = { null };
         try (InputStream in = r.body()) {
-            SseReader.read(in, (event, data) -> {
+            eventStreams.reader(in, MAX_EVENT_BYTES).forEach(ev -> {
+                String event = ev.name();
+                String data = ev.data();
                 JsonNode e = JSON.readTree(data);
                 String type = e.path("type").asText(event == null ? "" : event);
                 switch (type) {

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.atrium.runs.api.ModelProvider;
+import dev.atrium.streams.api.EventStreams;
 
 /**
  * OpenAI-compatible chat completions ({@code POST <base>/chat/completions}, {@code stream: true}): text arrives in
@@ -30,12 +31,16 @@ import dev.atrium.runs.api.ModelProvider;
 public class OpenAiProvider implements ModelProvider {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The largest event a provider's stream may send: one chunk of an answer, never the whole answer. */
+    static final int MAX_EVENT_BYTES = 16 * 1024 * 1024;
     private final RunsSettings settings;
+    private final EventStreams eventStreams;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Activate
-    public OpenAiProvider(@Reference RunsSettings settings) {
+    public OpenAiProvider(@Reference RunsSettings settings, @Reference EventStreams eventStreams) {
         this.settings = settings;
+        this.eventStreams = eventStreams;
     }
 
     @Override
@@ -107,7 +112,9 @@ public class OpenAiProvider implements ModelProvider {
         TreeMap<Integer, String[]> calls = new TreeMap<>(); // index -> id, name, arguments
         String[] finish = { null };
         try (InputStream in = r.body()) {
-            SseReader.read(in, (event, data) -> {
+            eventStreams.reader(in, MAX_EVENT_BYTES).forEach(ev -> {
+                String event = ev.name();
+                String data = ev.data();
                 if (data.equals("[DONE]")) {
                     return false;
                 }

@@ -3,9 +3,6 @@ package dev.atrium.runs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -52,17 +49,6 @@ class ProvidersTest {
         assertEquals(2, results.path("content").size());
         assertEquals("c2", results.path("content").get(1).path("tool_use_id").asText());
         assertEquals("object", body.path("tools").get(0).path("input_schema").path("type").asText());
-    }
-
-    @Test
-    void sseFramesAreSplitOnBlankLinesWithMultiLineDataJoined() throws Exception {
-        String stream = ": comment\nevent: a\ndata: one\ndata: two\n\ndata:three\n\nevent: b\ndata: {}";
-        List<String> seen = new ArrayList<>();
-        SseReader.read(new ByteArrayInputStream(stream.getBytes(StandardCharsets.UTF_8)), (name, data) -> {
-            seen.add(name + "=" + data);
-            return true;
-        });
-        assertEquals(List.of("a=one\ntwo", "null=three", "b={}"), seen);
     }
 
     @Test

@@ -38,6 +38,12 @@ public interface EventStreams {
      */
     Caller caller(HttpServletRequest request, String scope);
 
+    /**
+     * A reader of another server's event stream on {@code in}, refusing an event (or a line) larger than
+     * {@code maxEventBytes}. The caller closes {@code in}.
+     */
+    EventStreamReader reader(java.io.InputStream in, int maxEventBytes);
+
     /** Writes the spec's error body for {@code e}, unless the response is committed already. */
     void refuse(HttpServletResponse response, ApiException e) throws IOException;
 }

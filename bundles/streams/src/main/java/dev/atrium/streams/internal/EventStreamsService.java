@@ -21,6 +21,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.streams.api.EventStreamReader;
 import dev.atrium.streams.api.EventStreams;
 import dev.atrium.streams.api.Feed;
 import dev.atrium.streams.api.HubOptions;
@@ -103,6 +104,11 @@ public class EventStreamsService implements EventStreams {
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    @Override
+    public EventStreamReader reader(java.io.InputStream in, int maxEventBytes) {
+        return new SseEventReader(in, maxEventBytes);
     }
 
     @Override

@@ -1,31 +1,33 @@
-package dev.atrium.mcp.internal;
+package dev.atrium.streams.internal;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+
+import dev.atrium.streams.api.EventStreamReader;
+import dev.atrium.streams.api.ServerSentEvent;
 
 /**
  * Reads server-sent events (the WHATWG event stream format) from a byte stream: {@code event}, {@code data} (lines
  * joined by a newline) and {@code id} fields, comments skipped, an event dispatched at a blank line. Lines may end in
  * LF, CRLF or CR. An event larger than {@code maxEventBytes} is an error rather than memory spent.
  */
-final class SseReader {
-
-    record Event(String name, String data, String id) {
-    }
+final class SseEventReader implements EventStreamReader {
 
     private final InputStream in;
     private final int maxEventBytes;
     private boolean afterCr;
 
-    SseReader(InputStream in, int maxEventBytes) {
-        this.in = in;
+    SseEventReader(InputStream in, int maxEventBytes) {
+        // one byte at a time from a buffer: the body streams of HTTP clients are slow to read a byte at a time
+        this.in = in instanceof BufferedInputStream ? in : new BufferedInputStream(in);
         this.maxEventBytes = maxEventBytes;
     }
 
-    /** The next event with data, or null at the end of the stream. */
-    Event next() throws IOException {
+    @Override
+    public ServerSentEvent next() throws IOException {
         String name = null;
         String id = null;
         StringBuilder data = null;
@@ -41,7 +43,7 @@ final class SseReader {
             }
             if (line.isEmpty()) {
                 if (data != null) {
-                    return new Event(name == null ? "message" : name, data.toString(), id);
+                    return new ServerSentEvent(name == null ? "message" : name, data.toString(), id);
                 }
                 name = null;
                 continue;
