@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
@@ -26,9 +27,6 @@ import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.ResourceProviderType;
 import io.nats.client.Connection;
-import io.nats.client.ConsumerContext;
-import io.nats.client.FetchConsumeOptions;
-import io.nats.client.FetchConsumer;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -37,6 +35,7 @@ import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.PublishOptions;
+import io.nats.client.Subscription;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.MessageInfo;
@@ -82,8 +81,10 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
     private final String streamPrefix;
     private final String subjectPrefix;
     private final Duration ackWait;
-    /** Consumer handles by stream, so a receive costs one fetch (a lookup costs a round trip). */
-    private final Map<String, ConsumerContext> consumers = new ConcurrentHashMap<>();
+    /** How long a receive waits for the server's answer to its pull: the request timeout. */
+    private final Duration pullWait;
+    /** Streams whose consumer is known to exist, so a receive costs one pull (a lookup costs a round trip). */
+    private final Set<String> consumers = ConcurrentHashMap.newKeySet();
 
     @Activate
     public NatsQueue(NatsQueueConfig config) throws IOException, InterruptedException {
@@ -103,6 +104,7 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
         this.streamPrefix = config.streamPrefix();
         this.subjectPrefix = config.subjectPrefix();
         this.ackWait = Duration.ofSeconds(Math.max(1, config.ackWaitSeconds()));
+        this.pullWait = timeout;
     }
 
     @Deactivate
@@ -214,18 +216,27 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
         int maxDeliveries = QueueLimits.maxDeliveries(ctx);
         List<QueueMessage> out = new ArrayList<>();
         run(() -> {
-            ConsumerContext consumer;
             try {
-                consumer = consumer(ctx);
+                consumer(ctx);
             } catch (JetStreamApiException e) {
                 if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
                     return null; // deprovisioned: a queue without its stream holds nothing
                 }
                 throw e;
             }
-            try (FetchConsumer fetch = consumer.fetch(FetchConsumeOptions.builder().maxMessages(max).noWait().build())) {
-                Message m;
-                while ((m = fetch.nextMessage()) != null) {
+            Subscription inbox = nats.subscribe(nats.createInbox());
+            try {
+                // a pull that answers at once (no_wait), read until the server says it has no more (a status) or the batch is
+                // full; jnats' own fetch stops listening after a second, and a delivery arriving later is lost until ackWait
+                nats.publish("$JS.API.CONSUMER.MSG.NEXT." + stream(ctx) + "." + CONSUMER, inbox.getSubject(),
+                        ("{\"batch\":" + max + ",\"no_wait\":true}").getBytes(StandardCharsets.US_ASCII));
+                long end = System.nanoTime() + pullWait.toNanos();
+                for (int delivered = 0; delivered < max; delivered++) {
+                    long left = end - System.nanoTime();
+                    Message m = left <= 0 ? null : inbox.nextMessage(Duration.ofNanos(left));
+                    if (m == null || m.isStatusMessage()) {
+                        break; // 404/408: nothing (more) to deliver; 503: the consumer is gone with its stream
+                    }
                     NatsJetStreamMetaData meta = m.metaData();
                     Instant enqueued = meta.timestamp().toInstant();
                     int attempts = (int) meta.deliveredCount();
@@ -234,10 +245,13 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
                         continue;
                     }
                     long deadline = System.currentTimeMillis() + hideMillis;
-                    m.nakWithDelay(Duration.ofMillis(hideMillis));
+                    nats.publish(m.getReplyTo(), ("-NAK {\"delay\":" + Duration.ofMillis(hideMillis).toNanos() + "}")
+                            .getBytes(StandardCharsets.US_ASCII));
                     out.add(new QueueMessage(Long.toString(meta.streamSequence()), m.getData() == null ? new byte[0] : m.getData(),
                             receipt(m.getReplyTo(), deadline), attempts, enqueued));
                 }
+            } finally {
+                inbox.unsubscribe();
             }
             return null;
         });
@@ -245,15 +259,13 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
         return out;
     }
 
-    private ConsumerContext consumer(ResourceContext ctx) throws IOException, JetStreamApiException {
+    /** Fails with the server's error (stream not found) unless this queue's consumer exists; asks once per stream. */
+    private void consumer(ResourceContext ctx) throws IOException, JetStreamApiException {
         String stream = stream(ctx);
-        ConsumerContext cached = consumers.get(stream);
-        if (cached != null) {
-            return cached;
+        if (!consumers.contains(stream)) {
+            jsm.getConsumerInfo(stream, CONSUMER);
+            consumers.add(stream);
         }
-        ConsumerContext made = nats.getConsumerContext(stream, CONSUMER);
-        consumers.put(stream, made);
-        return made;
     }
 
     /** Moves a message past its last delivery to the dead letters: a copy first (deduplicated), then the ack. */
@@ -262,7 +274,9 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
                 .put(DEAD_ENQUEUED, Long.toString(enqueued.toEpochMilli()));
         js.publish(NatsMessage.builder().subject(subject(ctx) + ".dead").headers(headers).data(m.getData()).build(),
                 PublishOptions.builder().messageId("dead-" + seq).expectedStream(deadStream(ctx)).build());
-        m.ackSync(ackWait);
+        if (nats.request(m.getReplyTo(), "+ACK".getBytes(StandardCharsets.US_ASCII), ackWait) == null) {
+            throw new TimeoutException("no answer to the ack of a dead letter");
+        }
     }
 
     private static String receipt(String ackSubject, long deadline) {

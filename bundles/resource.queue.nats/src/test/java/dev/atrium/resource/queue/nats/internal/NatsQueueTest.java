@@ -1,9 +1,13 @@
 package dev.atrium.resource.queue.nats.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.annotation.Annotation;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -12,6 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.atrium.resource.api.QueueFacet.QueueMessage;
 import dev.atrium.resource.api.QueueFacetContract;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.TestResourceContext;
@@ -24,6 +29,10 @@ class NatsQueueTest extends QueueFacetContract {
     private static NatsQueue provider;
 
     static NatsQueueConfig config(String url, String run) {
+        return config(url, run, 2000);
+    }
+
+    static NatsQueueConfig config(String url, String run, int timeoutMillis) {
         return new NatsQueueConfig() {
             @Override
             public Class<? extends Annotation> annotationType() {
@@ -37,7 +46,7 @@ class NatsQueueTest extends QueueFacetContract {
 
             @Override
             public int timeoutMillis() {
-                return 2000;
+                return timeoutMillis;
             }
 
             @Override
@@ -106,5 +115,28 @@ class NatsQueueTest extends QueueFacetContract {
     @Test
     void aNatsThatDoesNotAnswerFailsTheActivationWithItsReason() {
         assertThrows(java.io.IOException.class, () -> new NatsQueue(config("nats://127.0.0.1:9", RUN)));
+    }
+
+    /**
+     * The server's answer to a receive comes late (a loaded machine): the receive waits for it, up to the request
+     * timeout. Waiting a fixed second, as jnats' own fetch does, lost such a delivery: the server counted it as
+     * handed out, nobody got it, and it stayed hidden until the ack wait ran out.
+     */
+    @Test
+    void aDeliveryThatArrivesLateIsHandedOutNotHiddenUntilTheAckWait() throws Exception {
+        TestResourceContext r = newResource(Map.of());
+        provider.send(r, "late".getBytes(StandardCharsets.UTF_8), null);
+        URI nats = URI.create(NATS);
+        try (DelayingRelay relay = new DelayingRelay(nats.getHost(), nats.getPort(), Duration.ofMillis(1500))) {
+            NatsQueue slow = new NatsQueue(config("nats://127.0.0.1:" + relay.port(), RUN, 8000));
+            try {
+                List<QueueMessage> got = slow.receive(r, 5, Duration.ofSeconds(30));
+                assertEquals(1, got.size(), "the delivery arrived 1.5 s after the pull");
+                assertEquals("late", new String(got.get(0).body(), StandardCharsets.UTF_8));
+                assertTrue(provider.ack(r, got.get(0).receipt()));
+            } finally {
+                slow.close();
+            }
+        }
     }
 }
