@@ -434,6 +434,15 @@ class ServicesWorkerdTest {
         assertEquals("NOT_FOUND", Http.JSON.readTree(gone.body()).path("error").path("code").asText());
     }
 
+    /** Every path of a service's own host is the service's: the binding gateway's path prefix does not take it. */
+    @Test
+    void aServicesHostKeepsThePathsTheBindingGatewayClaimsElsewhere(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        Svc s = service(u, "ownpaths");
+        deploy(u, s, "paths", Map.of());
+        assertEquals("version paths", get(s, "/internal/bindings/anything/CACHE"));
+    }
+
     @Test
     void theCliDeploysAFileAndPrintsTheLogs(AtriumServer server) throws Exception {
         User u = server.newUser();

@@ -35,13 +35,16 @@ import dev.atrium.itests.AtriumServer.User;
 @SharedServer
 class WorkerTrafficUpdateTest {
 
+    static final Path ROUTING = AtriumServer.ROOT.resolve("bundles/services.routing/target/services.routing-0.1.0-SNAPSHOT.jar");
+    static final String BSN = "dev.atrium.services.routing";
     static final Path SERVICES = AtriumServer.ROOT.resolve("bundles/services/target/services-0.1.0-SNAPSHOT.jar");
-    static final String BSN = "dev.atrium.services";
+    static final Path BINDINGS = AtriumServer.ROOT.resolve("bundles/services.bindings/target/services.bindings-0.1.0-SNAPSHOT.jar");
     /*
      * The suite's counts; issue 43 asks for 20 of each, run with -Datrium.traffic.updates=20 (bench/README.md): an
      * update of services takes about 3 s and of resources about 2.5 s here, which 20 of each would add to the suite.
      */
     static final int UPDATES = Integer.getInteger("atrium.traffic.updates", 6);
+    static final int SERVICES_UPDATES = Integer.getInteger("atrium.traffic.updates", 3);
     static final int RESOURCE_UPDATES = Integer.getInteger("atrium.traffic.updates", 4);
     static final Path WORKERD = AtriumServer.ROOT.resolve("bundles/deploy.workerd/target/deploy.workerd-0.1.0-SNAPSHOT.jar");
     /** An update of deploy.workerd takes under a second now that it hands its processes over: 20 fit the suite. */
@@ -164,7 +167,16 @@ class WorkerTrafficUpdateTest {
 
     @Test
     void workerTrafficIsHeldNotMisroutedWhileTheRoutingBundleUpdatesAndTheWorkerProcessSurvives(AtriumServer server) throws Exception {
-        servedWithAWebSocketOpenThroughUpdatesOf(server, SERVICES, BSN, UPDATES);
+        servedWithAWebSocketOpenThroughUpdatesOf(server, ROUTING, BSN, UPDATES);
+    }
+
+    /**
+     * The services bundle itself (the API and the reconciler that publishes the routing table) updates: the router
+     * waits for the table of its next revision, holding requests meanwhile, and the workers keep running.
+     */
+    @Test
+    void workerTrafficIsHeldWhileTheServicesBundleThatPublishesTheRoutesUpdates(AtriumServer server) throws Exception {
+        servedWithAWebSocketOpenThroughUpdatesOf(server, SERVICES, "dev.atrium.services", SERVICES_UPDATES);
     }
 
     /**
@@ -205,6 +217,17 @@ class WorkerTrafficUpdateTest {
     /** A worker reading a bound kv entry keeps answering while {@code resources}, which serves the binding, updates. */
     @Test
     void workersReadingABoundKvEntryAreServedWhileTheResourcesBundleUpdates(AtriumServer server) throws Exception {
+        kvReadsServedThroughUpdatesOf(server, AtriumServer.ROOT.resolve("bundles/resources/target/resources-0.1.0-SNAPSHOT.jar"),
+                "dev.atrium.resources");
+    }
+
+    /** The same while the binding gateway, which answers the worker's binding calls, updates. */
+    @Test
+    void workersReadingABoundKvEntryAreServedWhileTheBindingGatewayUpdates(AtriumServer server) throws Exception {
+        kvReadsServedThroughUpdatesOf(server, BINDINGS, "dev.atrium.services.bindings");
+    }
+
+    private static void kvReadsServedThroughUpdatesOf(AtriumServer server, Path jar, String bsn) throws Exception {
         Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
         User u = server.newUser();
         String kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv")).get("resource").get("id").asText();
@@ -223,10 +246,9 @@ class WorkerTrafficUpdateTest {
         assertEquals(201, deployed.status(), deployed.body());
         String host = host(u, id);
         assertEquals("ok", HostHttp.text(HostHttp.get(server.port, host, "/put")));
-        Path resources = AtriumServer.ROOT.resolve("bundles/resources/target/resources-0.1.0-SNAPSHOT.jar");
-        Load load = underUpdates(server, u, host, "/get", "read kept in kv", resources, "dev.atrium.resources", RESOURCE_UPDATES, i -> {
+        Load load = underUpdates(server, u, host, "/get", "read kept in kv", jar, bsn, RESOURCE_UPDATES, i -> {
         });
-        System.out.println("kv reads through a binding under " + load.figures(RESOURCE_UPDATES, "dev.atrium.resources"));
+        System.out.println("kv reads through a binding under " + load.figures(RESOURCE_UPDATES, bsn));
         assertServed(load);
     }
 
@@ -249,7 +271,7 @@ class WorkerTrafficUpdateTest {
             RawHttp.Response refused = HostHttp.get(server.port, host, "/");
             long tookMs = (System.nanoTime() - started) / 1_000_000;
             assertEquals(503, refused.status(), HostHttp.text(refused));
-            assertTrue(HostHttp.text(refused).contains("\"code\"") && HostHttp.text(refused).contains("dev.atrium.services is not running"),
+            assertTrue(HostHttp.text(refused).contains("\"code\"") && HostHttp.text(refused).contains(BSN + " is not running"),
                     HostHttp.text(refused));
             assertEquals("5", refused.header("retry-after"));
             assertTrue(tookMs < 2_000, "answered at once, not held: " + tookMs + " ms");

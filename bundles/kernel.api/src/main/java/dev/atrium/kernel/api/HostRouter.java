@@ -15,7 +15,8 @@ import org.osgi.annotation.versioning.ConsumerType;
  * before the API sees them. The kernel's request envelope, the outermost filter, asks each registered router whether a
  * request is its own and hands it over. While a router's bundle stops, updates and starts, the kernel holds the
  * requests that router claimed when it left, and hands them to it once it is back; a request not handed over within
- * the update gate's bound is answered 503 with {@code Retry-After}, never by the API.
+ * the update gate's bound is answered 503 with {@code Retry-After}, never by the API. A claim by name (host, host
+ * suffix, attribute) wins over another router's claim by path prefix, so every path of a routed host stays its router's.
  */
 @ConsumerType
 public interface HostRouter {

@@ -62,4 +62,25 @@ public interface Keepsakes {
             return false;
         }
     }
+
+    /**
+     * Loads every class of {@code bundle} under {@code packagePath} (e.g. {@code "dev/atrium/x/internal"}) now. An update
+     * disposes of a revision's class loader once nothing is wired to it, while requests the old revision was answering
+     * may still run: a class they had not loaded yet would then fail with {@code NoClassDefFoundError}. A component
+     * that answers requests across its bundle's updates (a {@link HostRouter}) calls this when it activates.
+     *
+     * @since 2.8
+     */
+    static void loadClassesNow(Bundle bundle, String packagePath) {
+        java.util.Enumeration<java.net.URL> classes = bundle.findEntries(packagePath, "*.class", true);
+        while (classes != null && classes.hasMoreElements()) {
+            String path = classes.nextElement().getPath();
+            String name = path.substring(path.startsWith("/") ? 1 : 0, path.length() - ".class".length()).replace('/', '.');
+            try {
+                bundle.loadClass(name);
+            } catch (ClassNotFoundException | LinkageError e) {
+                // a class that cannot load now would not load later either; the request that needs it says so
+            }
+        }
+    }
 }

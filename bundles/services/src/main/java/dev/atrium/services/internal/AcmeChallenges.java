@@ -20,7 +20,7 @@ import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPatter
 /**
  * Answers the ACME HTTP-01 challenges of the orders {@link Certificates} has under way:
  * {@code GET http://<domain>/.well-known/acme-challenge/<token>} is the key authorization while that token is pending for
- * that domain. The pending tokens are rows, so whichever instance the ACME server reaches answers. It runs before the kernel's envelope, which hands host-routed requests to {@link ServiceRouter}, because a verified domain otherwise routes to its
+ * that domain. The pending tokens are rows, so whichever instance the ACME server reaches answers. It runs before the kernel's envelope, which hands host-routed requests to Host routing, because a verified domain otherwise routes to its
  * service; only this path reaches it, and any other token or Host goes on unchanged (to the service or the API).
  */
 @Component(service = { Filter.class, AcmeChallenges.class }, property = "service.ranking:Integer=1100")
@@ -74,7 +74,7 @@ public class AcmeChallenges implements Filter {
         HttpServletRequest request = (HttpServletRequest) req;
         String uri = request.getRequestURI();
         Pending p = uri.startsWith(PATH) && "GET".equals(request.getMethod()) ? pending(uri.substring(PATH.length())) : null;
-        if (p == null || !p.domain().equals(ServiceRouter.host(request.getHeader("Host")))) {
+        if (p == null || !p.domain().equals(dev.atrium.kernel.api.HostRouter.Claims.host(request.getHeader("Host")))) {
             chain.doFilter(req, res);
             return;
         }

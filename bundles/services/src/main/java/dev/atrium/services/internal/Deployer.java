@@ -49,6 +49,8 @@ import dev.atrium.kernel.api.WorkspaceEnvironment;
 import dev.atrium.kernel.api.WorkspaceEnvironmentListener;
 import dev.atrium.resource.api.BindingListener;
 import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.WorkflowFacet;
+import dev.atrium.services.api.ServiceRoutes;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
 import dev.atrium.services.internal.ServiceStore.DomainRow;
 import dev.atrium.services.internal.ServiceStore.EnvRow;
@@ -63,15 +65,13 @@ import dev.atrium.services.internal.ServiceStore.Service;
  * <p>Why one class of about 690 lines: it is the reconciler, the hub that the split of {@code services} (issue 33, item
  * 1) takes apart into routing, domains, the reconciler and the binding gateway.
  */
-@Component(service = { Deployer.class, BindingListener.class, WorkspaceEnvironmentListener.class }, configurationPid = "dev.atrium.services")
+@Component(service = { Deployer.class, ServiceRoutes.class, BindingListener.class, WorkspaceEnvironmentListener.class }, configurationPid = "dev.atrium.services")
 @Designate(ocd = Deployer.Config.class)
-public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
+public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnvironmentListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(Deployer.class);
     static final ObjectMapper JSON = new ObjectMapper();
     static final String BLOB_NAMESPACE = "services";
-    /** The header a deployment's code sends (through its runtime, never visible to it) to the internal binding endpoint. */
-    static final String SECRET_HEADER = "X-Atrium-Binding-Secret";
 
     @ObjectClassDefinition(name = "Atrium services")
     public @interface Config {
@@ -82,7 +82,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         String appsDomain() default "apps.localhost";
 
         @AttributeDefinition(description = "Share of requests a canary deployment gets unless its create body says canary_percent")
-        int canaryPercent() default Canary.DEFAULT_PERCENT;
+        int canaryPercent() default 10;
 
         @AttributeDefinition(description = "Largest deployment artifact in bytes (after base64 decoding)")
         long maxArtifactBytes() default 25L << 20;
@@ -124,20 +124,6 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
 
     /** A registered provider and its properties. */
     record Registered(String name, List<String> kinds, DeploymentProvider provider) {
-    }
-
-    /** Where a request for a service goes. */
-    record Route(String serviceId, String slug, String provider, String runtimeId, String canaryProvider, String canaryRuntimeId,
-            int canaryPercent) {
-    }
-
-    /** A running deployment the internal binding endpoint serves. */
-    record Target(String serviceId, String spaceId, String runtimeId) {
-    }
-
-    /** The routing table, replaced as a whole after every applied change. */
-    record Routes(Map<String, Route> bySlug, Map<String, Route> byDomain, Map<String, Target> byRuntimeId) {
-        static final Routes EMPTY = new Routes(Map.of(), Map.of(), Map.of());
     }
 
     private final Config config;
@@ -261,7 +247,8 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
      * or refresh stops a bundle transiently) in a running framework. A provider stopped for good (its feature
      * disabled) is not waited for.
      */
-    boolean providerComingBack(String name) {
+    @Override
+    public boolean providerComingBack(String name) {
         Bundle b = comingBack.get(name);
         return b != null && Keepsakes.restarting(b, context);
     }
@@ -287,17 +274,18 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         return sealer;
     }
 
-    Routes routes() {
+    @Override
+    public Routes routes() {
         return routes;
     }
 
-    /** Whether this instance has published a routing table since it started. */
-    boolean hasRoutes() {
+    @Override
+    public boolean hasRoutes() {
         return firstRoutes.getCount() == 0;
     }
 
-    /** Waits at most {@code millis} for the first routing table; whether there is one. */
-    boolean awaitRoutes(long millis) throws java.io.InterruptedIOException {
+    @Override
+    public boolean awaitRoutes(long millis) throws java.io.InterruptedIOException {
         try {
             return firstRoutes.await(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -306,8 +294,8 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         }
     }
 
-    /** The verified custom domains, from the store (the routing table has them once it is published). */
-    java.util.Set<String> verifiedDomainNames() {
+    @Override
+    public java.util.Set<String> verifiedDomainNames() {
         java.util.Set<String> names = new java.util.HashSet<>();
         store.verifiedDomains().forEach(d -> names.add(d.domain()));
         return names;
@@ -318,8 +306,23 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         return providers.values().stream().filter(r -> r.name().equals(name) && r.kinds().contains(kind)).findFirst();
     }
 
-    Optional<Registered> provider(String name) {
+    Optional<Registered> registered(String name) {
         return providers.values().stream().filter(r -> r.name().equals(name)).findFirst();
+    }
+
+    @Override
+    public Optional<DeploymentProvider> provider(String name) {
+        return registered(name).map(Registered::provider);
+    }
+
+    @Override
+    public String appsDomain() {
+        return config.appsDomain().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public String bindingSecret(String runtimeId) {
+        return sealer.bindingSecret(runtimeId);
     }
 
     List<Registered> providers() {
@@ -558,6 +561,16 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
 
     static final String DURABLE_OBJECT = "durableObject";
 
+    /** A binding's runtime options: a workflow's {@code class_name}; none for other types. */
+    private Map<String, String> workflowOptions(Service service, ResourceDirectory.Bound b) {
+        if (!"workflow".equals(b.type())) {
+            return Map.of();
+        }
+        return directory.open(service.id(), service.spaceId(), b.bindingName(), WorkflowFacet.class)
+                .map(o -> o.context().config().get("class_name"))
+                .filter(String.class::isInstance).map(c -> Map.of("class_name", (String) c)).orElse(Map.of());
+    }
+
     /**
      * What the runtime needs for a bound durableObject: the class the code exports ({@code class_name}, the resource's
      * config), the namespace's key ({@code unique_key}, the resource id, so the objects follow the resource, not the
@@ -623,9 +636,9 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
                 }
                 options = o.get();
             } else {
-                options = WorkflowEngine.options(directory, service.id(), service.spaceId(), b);
+                options = workflowOptions(service, b);
             }
-            bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + InternalBindings.PREFIX + runtimeId + "/" + b.bindingName()),
+            bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + BINDINGS_PATH + runtimeId + "/" + b.bindingName()),
                     Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)), options));
         }
         return new Deployment(runtimeId, service.id(), row.artifactKind(), artifact, date, flags, limits, env, bindings);
@@ -656,7 +669,7 @@ public class Deployer implements BindingListener, WorkspaceEnvironmentListener {
         if (service.currentDeploymentId() != null) {
             Optional<DeploymentRow> row = store.deployment(service.currentDeploymentId());
             if (row.isPresent()) {
-                Optional<Registered> r = provider(row.get().provider());
+                Optional<Registered> r = registered(row.get().provider());
                 if (r.isPresent()) {
                     return Optional.of(r.get().provider());
                 }

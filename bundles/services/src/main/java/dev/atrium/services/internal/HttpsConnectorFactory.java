@@ -19,12 +19,14 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 
+import dev.atrium.services.api.ServiceRoutes;
+
 /**
  * The services' HTTPS listener, added to Felix's Jetty through its whiteboard {@link ConnectorFactory}: a TLS connector
  * (HTTP/1.1) on the HTTP listener's address whose certificate is chosen per handshake by SNI ({@link SniKeyManager}).
  * Requests on it go through the same servlet whiteboard as those on the HTTP port, with {@code isSecure()} true and the
- * SNI name in the request attribute {@link ServiceRouter#SNI_ATTRIBUTE}, so {@link ServiceRouter} routes them. Its HTTP settings
- * are a copy of the HTTP listener's. Jetty's own SNI-Host check is off: {@link ServiceRouter} answers a mismatch with the
+ * SNI name in the request attribute {@link ServiceRoutes#SNI_ATTRIBUTE}, so Host routing routes them. Its HTTP settings
+ * are a copy of the HTTP listener's. Jetty's own SNI-Host check is off: Host routing answers a mismatch with the
  * spec's body (421). Felix stops the connector, and so closes the port, when this service is unregistered.
  *
  * <p>When a certificate stops being served or is replaced, the connector's {@code SSLContext} is replaced by a new one
@@ -125,7 +127,7 @@ final class HttpsConnectorFactory implements ConnectorFactory {
         EndPoint.SslSessionData data = endPoint == null ? null : endPoint.getSslSessionData();
         SSLSession session = data == null ? null : data.sslSession();
         String name = session == null ? null : SniKeyManager.requestedName(session);
-        request.setAttribute(ServiceRouter.SNI_ATTRIBUTE, name == null ? "" : name);
+        request.setAttribute(ServiceRoutes.SNI_ATTRIBUTE, name == null ? "" : name);
         return request;
     }
 }

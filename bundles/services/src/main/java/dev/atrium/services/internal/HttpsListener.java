@@ -13,6 +13,9 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.services.api.ServiceRoutes;
+
 /**
  * Turns on the HTTPS listener of custom domains when {@code httpsPort} is set: registers {@link HttpsConnectorFactory} as a
  * Felix Jetty {@code ConnectorFactory} service, which Felix's Jetty turns into a connector at once and stops (closing the
@@ -34,7 +37,7 @@ public class HttpsListener {
      */
     @Activate
     public HttpsListener(@Reference Deployer deployer, @Reference Certificates certificates,
-            @Reference ServiceRouter hostRouter, BundleContext context) {
+            @Reference(target = "(" + ServiceRoutes.HOST_ROUTER_PROPERTY + "=true)") HostRouter hostRouter, BundleContext context) {
         int port = deployer.config().httpsPort();
         this.registration = port > 0 ? register(context, port, certificates.keyManager()) : null;
     }

@@ -12,8 +12,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
-import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,27 +22,10 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
 import dev.atrium.services.internal.ServiceStore.Service;
 
-/** The logic of the services capability that needs no runtime: canary split, idempotency, desired state, validation, sealing, DNS. */
+/** The logic of the services capability that needs no runtime: idempotency, desired state, validation, sealing, DNS. */
 class ServicesLogicTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    @Test
-    void canaryTakesItsShareOfRequestsPerRequest() {
-        // the measure: 10% of 2,000 requests, within 3 points, with any seed
-        for (long seed = 1; seed <= 50; seed++) {
-            SplittableRandom random = new SplittableRandom(seed);
-            int canary = 0;
-            for (int i = 0; i < 2000; i++) {
-                if (Canary.pick(10, random)) {
-                    canary++;
-                }
-            }
-            assertTrue(canary >= 140 && canary <= 260, "seed " + seed + ": " + canary + " of 2000");
-        }
-        assertFalse(Canary.pick(0, new Random(1)));
-        assertTrue(Canary.pick(100, new Random(1)));
-    }
 
     @Test
     void idempotencyReplaysTheSameBodyAndRefusesAnotherOne() throws Exception {

@@ -111,7 +111,14 @@ public class HostRouting {
         String path = request.getRequestURI();
         long deadline = System.nanoTime() + maxHoldNanos;
         while (true) {
-            Present p = claimant(request, host, path);
+            // a claim by name (host, host suffix, attribute) wins over one by path, a router that is away included:
+            // every path of a deployed service's host is the service's, whatever another router's path prefix
+            Present p = claimant(request, host, path, true);
+            Away a = p == null ? awayClaimant(request, host, path, true) : null;
+            if (p == null && a == null) {
+                p = claimant(request, host, path, false);
+                a = p == null ? awayClaimant(request, host, path, false) : null;
+            }
             if (p != null) {
                 if (p.router().route(request, response)) {
                     return Outcome.ROUTED;
@@ -121,7 +128,6 @@ public class HostRouting {
                 }
                 continue; // it is leaving: its claims are kept now
             }
-            Away a = awayClaimant(request, host, path);
             if (a == null) {
                 return Outcome.NOT_ROUTED;
             }
@@ -148,24 +154,35 @@ public class HostRouting {
     /** The request attribute saying why a request was {@link Outcome#UNAVAILABLE}. */
     static final String UNAVAILABLE_BECAUSE = "atrium.hostRouting.unavailable";
 
-    private Present claimant(HttpServletRequest request, String host, String path) {
+    private Present claimant(HttpServletRequest request, String host, String path, boolean byName) {
         for (Present p : present) {
-            if (p.router().claims().cover(request, host, path)) {
+            if (covers(p.router().claims(), request, host, path, byName)) {
                 return p;
             }
         }
         return null;
     }
 
-    private Away awayClaimant(HttpServletRequest request, String host, String path) {
+    private Away awayClaimant(HttpServletRequest request, String host, String path, boolean byName) {
         for (Away a : away.values()) {
             if (a.bundle().getState() == Bundle.UNINSTALLED) {
                 away.remove(a.bundle().getBundleId(), a);
-            } else if (a.claims().cover(request, host, path)) {
+            } else if (covers(a.claims(), request, host, path, byName)) {
                 return a;
             }
         }
         return null;
+    }
+
+    /** Whether {@code claims} cover the request by name (host, host suffix, attribute), or else by path prefix. */
+    static boolean covers(Claims claims, HttpServletRequest request, String host, String path, boolean byName) {
+        if (!byName) {
+            return claims.pathPrefixes().stream().anyMatch(path::startsWith);
+        }
+        if (host != null && (claims.hosts().contains(host) || claims.hostSuffixes().stream().anyMatch(host::endsWith))) {
+            return true;
+        }
+        return claims.attributes().stream().anyMatch(a -> request.getAttribute(a) != null);
     }
 
     /**

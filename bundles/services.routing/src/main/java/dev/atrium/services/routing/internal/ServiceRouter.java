@@ -1,11 +1,10 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.routing.internal;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -26,11 +25,14 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.kernel.api.ServerReadiness;
-import dev.atrium.services.internal.Deployer.Route;
+import dev.atrium.services.api.ServiceRoutes;
+import dev.atrium.services.api.ServiceRoutes.Route;
 
 /**
  * Host routing, in front of the API (a {@link HostRouter} the kernel's envelope hands its requests to, and holds them for
@@ -38,25 +40,23 @@ import dev.atrium.services.internal.Deployer.Route;
  * deployment ({@link DeploymentProvider#endpoint}), the canary chosen per request by its share; bodies stream both ways
  * (a blocking pass-through on the request's thread over pooled keep-alive connections, {@link Upstream}); a WebSocket
  * upgrade is relayed to the worker's WebSocket ({@link WorkerWebSockets}). An unknown name under the apps domain is
- * 404 with the spec body; every other Host goes on to the API. {@code /internal/bindings/…} is the binding endpoint
- * deployed code calls ({@link InternalBindings}). Until the {@link Deployer} has published its first routing table
- * after a start, requests wait for it (bounded), so a new revision of this bundle never answers "no service" for a
+ * 404 with the spec body; every other Host goes on to the API (or, under {@code /internal/bindings/}, to the binding
+ * gateway's router). Until the services capability has published its first routing table ({@link ServiceRoutes}) after a start, requests wait for it (bounded), so a new revision of this bundle never answers "no service" for a
  * service that runs.
  *
- * <p>A request on the services' HTTPS listener ({@link HttpsConnectorFactory}, marked with {@link #SNI_ATTRIBUTE}) is for a
+ * <p>A request on the services' HTTPS listener (marked with {@link ServiceRoutes#SNI_ATTRIBUTE}) is for a
  * verified custom domain only: its Host must be the name its TLS connection asked for (else 421, as the certificate
  * served was for another name), and a Host that is not a routed custom domain is 404 with the spec body; neither the
  * API nor the internal binding endpoint answers there.
  */
-@Component(service = { HostRouter.class, ServiceRouter.class })
+@Component(service = HostRouter.class, property = ServiceRoutes.HOST_ROUTER_PROPERTY + "=true")
 public class ServiceRouter implements HostRouter {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServiceRouter.class);
-    /** The SNI name of a request's TLS connection, set on requests of the services' HTTPS listener only ("" when none). */
-    static final String SNI_ATTRIBUTE = "dev.atrium.services.sni";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SNI_ATTRIBUTE = ServiceRoutes.SNI_ATTRIBUTE;
 
-    private final Deployer deployer;
-    private final InternalBindings bindings;
+    private final ServiceRoutes services;
     private final Upstream upstream;
     private final BundleContext context;
     /** Null when Jetty's WebSocket bundles are not in the runtime: then an upgrade to a worker is 501. */
@@ -64,26 +64,26 @@ public class ServiceRouter implements HostRouter {
     private final String apps;
     private final String dotApps;
     private final Map<URI, Target> targets = new ConcurrentHashMap<>();
-    /** The verified custom domains when this router started, claimed until the Deployer's first routing table. */
+    /** The verified custom domains when this router started, claimed until the first routing table. */
     private final Set<String> domainsAtStart;
 
     private final ServerReadiness readiness;
 
     @Activate
-    public ServiceRouter(@Reference Deployer deployer, @Reference InternalBindings bindings, @Reference ServerReadiness readiness,
+    public ServiceRouter(@Reference ServiceRoutes services, @Reference ServerReadiness readiness,
             BundleContext context) throws Exception {
-        this.deployer = deployer;
+        this.services = services;
         this.readiness = readiness;
         this.context = context;
-        this.bindings = bindings;
+        Keepsakes.loadClassesNow(context.getBundle(), "dev/atrium/services/routing");
         this.upstream = new Upstream();
         this.webSockets = webSockets();
-        // the configuration does not change under a component: a new one replaces the Deployer, and so this one
-        this.apps = deployer.config().appsDomain().toLowerCase(Locale.ROOT);
+        // the configuration does not change under a component: a new one replaces the services' component, and so this one
+        this.apps = services.appsDomain();
         this.dotApps = "." + apps;
         Set<String> domains;
         try {
-            domains = deployer.verifiedDomainNames();
+            domains = services.verifiedDomainNames();
         } catch (RuntimeException e) {
             LOG.warn("services: the custom domains could not be read at start; they are routed once the routing table is: {}", e.toString());
             domains = Set.of();
@@ -117,8 +117,8 @@ public class ServiceRouter implements HostRouter {
         }
     }
 
-    /** Claims of the routing table they were made from; rebuilt when the Deployer publishes another. */
-    private record ClaimsOf(Deployer.Routes routes, Claims claims) {
+    /** Claims of the routing table they were made from; rebuilt when the services capability publishes another. */
+    private record ClaimsOf(ServiceRoutes.Routes routes, Claims claims) {
     }
 
     private volatile ClaimsOf claims;
@@ -132,12 +132,12 @@ public class ServiceRouter implements HostRouter {
     @Override
     public Claims claims() {
         ClaimsOf c = claims;
-        Deployer.Routes routes = deployer.routes();
+        ServiceRoutes.Routes routes = services.routes();
         if (c == null || c.routes() != routes) {
             // before the first table (a start) the custom domains come from the store, so none falls through to the API
-            Set<String> hosts = new HashSet<>(deployer.hasRoutes() ? routes.byDomain().keySet() : domainsAtStart);
+            Set<String> hosts = new HashSet<>(services.hasRoutes() ? routes.byDomain().keySet() : domainsAtStart);
             hosts.add(apps);
-            c = new ClaimsOf(routes, new Claims(hosts, Set.of(dotApps), Set.of(InternalBindings.PREFIX), Set.of(SNI_ATTRIBUTE)));
+            c = new ClaimsOf(routes, new Claims(hosts, Set.of(dotApps), Set.of(), Set.of(SNI_ATTRIBUTE)));
             claims = c;
         }
         return c.claims();
@@ -150,7 +150,7 @@ public class ServiceRouter implements HostRouter {
         if (closed) {
             return false;
         }
-        if (!deployer.awaitRoutes(FIRST_ROUTES_WAIT_MILLIS)) {
+        if (!services.awaitRoutes(FIRST_ROUTES_WAIT_MILLIS)) {
             if (closed) {
                 return false;
             }
@@ -158,7 +158,7 @@ public class ServiceRouter implements HostRouter {
             error(response, 503, "SERVICE_UNAVAILABLE", "the services' routing table is not loaded yet; try again");
             return true;
         }
-        Deployer.Routes routes = deployer.routes();
+        ServiceRoutes.Routes routes = services.routes();
         if (closed) {
             return false; // the table may be the emptied one
         }
@@ -182,8 +182,6 @@ public class ServiceRouter implements HostRouter {
         }
         if (route != null) {
             proxy(route, request, response, request, response);
-        } else if (request.getRequestURI().startsWith(InternalBindings.PREFIX)) {
-            bindings.handle(request, response);
         } else {
             // a custom domain claimed a moment ago and no longer routed
             error(response, 404, "NOT_FOUND", "no service answers at " + host);
@@ -191,11 +189,11 @@ public class ServiceRouter implements HostRouter {
         return true;
     }
 
-    /** How long a request waits, after a start of this bundle, for the Deployer's first routing table. */
+    /** How long a request waits, after a start of this bundle, for the first routing table. */
     private static final long FIRST_ROUTES_WAIT_MILLIS = 10_000;
 
     /** A request on the HTTPS listener: a verified custom domain's, named the same in TLS and in Host, or an error. */
-    private void secure(Deployer.Routes routes, String host, String sni, HttpServletRequest request, HttpServletResponse response,
+    private void secure(ServiceRoutes.Routes routes, String host, String sni, HttpServletRequest request, HttpServletResponse response,
             ServletRequest req, ServletResponse res) throws IOException {
         if (host == null) {
             error(response, 400, "BAD_REQUEST", "a request needs a Host header");
@@ -225,7 +223,7 @@ public class ServiceRouter implements HostRouter {
         String providerName = canary ? route.canaryProvider() : route.provider();
         Optional<URI> endpoint = endpoint(providerName, runtimeId);
         if (endpoint.isEmpty()) {
-            error(response, 503, "SERVICE_UNAVAILABLE", deployer.provider(providerName).isEmpty()
+            error(response, 503, "SERVICE_UNAVAILABLE", services.provider(providerName).isEmpty()
                     ? "the deployment provider '" + providerName + "' of this service is not running; try again"
                     : "the service's deployment is not running now; try again");
             return;
@@ -237,7 +235,7 @@ public class ServiceRouter implements HostRouter {
         String forwarded = request.getHeader("X-Forwarded-For");
         String remote = request.getRemoteAddr();
         Upstream.Forwarded fwd = new Upstream.Forwarded(forwarded == null ? remote : forwarded + ", " + remote, request.isSecure() ? "https" : "http",
-                request.getHeader("Host"), Deployer.SECRET_HEADER);
+                request.getHeader("Host"), ServiceRoutes.SECRET_HEADER);
         if (WorkerWebSockets.isUpgrade(request)) {
             webSocket(endpoint.get(), path, request, response, rawRequest, rawResponse, fwd);
             return;
@@ -267,11 +265,11 @@ public class ServiceRouter implements HostRouter {
     private Optional<URI> endpoint(String providerName, String runtimeId) {
         long deadline = System.nanoTime() + PROVIDER_WAIT_NANOS;
         while (true) {
-            Optional<Deployer.Registered> provider = deployer.provider(providerName);
+            Optional<DeploymentProvider> provider = services.provider(providerName);
             if (provider.isPresent()) {
-                return provider.get().provider().endpoint(runtimeId);
+                return provider.get().endpoint(runtimeId);
             }
-            if (!readiness.holdsRequests() && !deployer.providerComingBack(providerName) || System.nanoTime() > deadline) {
+            if (!readiness.holdsRequests() && !services.providerComingBack(providerName) || System.nanoTime() > deadline) {
                 return Optional.empty();
             }
             try {
@@ -334,7 +332,7 @@ public class ServiceRouter implements HostRouter {
         response.setStatus(status);
         response.setContentType("application/json");
         response.setCharacterEncoding("UTF-8");
-        String body = "{\"error\":{\"code\":\"" + code + "\",\"message\":" + Deployer.JSON.writeValueAsString(message) + "}}";
+        String body = "{\"error\":{\"code\":\"" + code + "\",\"message\":" + JSON.writeValueAsString(message) + "}}";
         response.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
     }
 }

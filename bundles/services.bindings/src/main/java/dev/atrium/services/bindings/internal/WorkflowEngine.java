@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.bindings.internal;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.WorkflowFacet;
+import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * Runs the instances of the {@code workflow} resources bound to the services this server runs: every
@@ -43,7 +44,7 @@ public class WorkflowEngine {
     static final Duration LEASE = Duration.ofSeconds(30);
     static final int MAX_IN_FLIGHT = 64;
 
-    private final Deployer deployer;
+    private final ServiceRoutes services;
     private final ResourceDirectory directory;
     private final WorkflowPacing pacing;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -64,12 +65,12 @@ public class WorkflowEngine {
     private volatile boolean active = true;
     private long lastRenew;
 
-    record Running(Deployer.Target target, String binding, String instanceId, String lease, java.util.concurrent.CompletableFuture<?> request) {
+    record Running(ServiceRoutes.Target target, String binding, String instanceId, String lease, java.util.concurrent.CompletableFuture<?> request) {
     }
 
     @Activate
-    public WorkflowEngine(@Reference Deployer deployer, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
-        this.deployer = deployer;
+    public WorkflowEngine(@Reference ServiceRoutes services, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
+        this.services = services;
         this.directory = directory;
         this.pacing = pacing;
         timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -88,23 +89,13 @@ public class WorkflowEngine {
         ((java.util.concurrent.ExecutorService) http.executor().orElseThrow()).shutdownNow();
     }
 
-    /** A binding's runtime options: a workflow's {@code class_name}; none for other types. */
-    static Map<String, String> options(ResourceDirectory directory, String serviceId, String spaceId, ResourceDirectory.Bound b) {
-        if (!"workflow".equals(b.type())) {
-            return Map.of();
-        }
-        return directory.open(serviceId, spaceId, b.bindingName(), WorkflowFacet.class)
-                .map(o -> o.context().config().get("class_name"))
-                .filter(String.class::isInstance).map(c -> Map.of("class_name", (String) c)).orElse(Map.of());
-    }
-
     private void tick() {
         try {
-            Deployer.Routes routes = deployer.routes();
+            ServiceRoutes.Routes routes = services.routes();
             bindingsOf.keySet().retainAll(routes.byRuntimeId().keySet());
-            pacing.retain(routes.byRuntimeId().values().stream().map(Deployer.Target::serviceId).collect(java.util.stream.Collectors.toSet()));
-            for (Deployer.Route route : routes.bySlug().values()) {
-                Deployer.Target target = routes.byRuntimeId().get(route.runtimeId());
+            pacing.retain(routes.byRuntimeId().values().stream().map(ServiceRoutes.Target::serviceId).collect(java.util.stream.Collectors.toSet()));
+            for (ServiceRoutes.Route route : routes.bySlug().values()) {
+                ServiceRoutes.Target target = routes.byRuntimeId().get(route.runtimeId());
                 if (target == null || !active) {
                     continue;
                 }
@@ -124,7 +115,7 @@ public class WorkflowEngine {
         }
     }
 
-    private void claim(Deployer.Route route, Deployer.Target target, String binding) {
+    private void claim(ServiceRoutes.Route route, ServiceRoutes.Target target, String binding) {
         int room = MAX_IN_FLIGHT - running.size();
         if (room <= 0 || !pacing.due(target.serviceId(), binding)) {
             return;
@@ -148,8 +139,8 @@ public class WorkflowEngine {
         }
     }
 
-    private void dispatch(Deployer.Route route, Deployer.Target target, String binding, WorkflowFacet.Claim c) {
-        Optional<URI> endpoint = deployer.provider(route.provider()).flatMap(p -> p.provider().endpoint(route.runtimeId() + "#workflows"));
+    private void dispatch(ServiceRoutes.Route route, ServiceRoutes.Target target, String binding, WorkflowFacet.Claim c) {
+        Optional<URI> endpoint = services.provider(route.provider()).flatMap(p -> p.endpoint(route.runtimeId() + "#workflows"));
         String key = target.serviceId() + "/" + binding + "/" + c.instanceId();
         if (endpoint.isEmpty()) {
             release(new Running(target, binding, c.instanceId(), c.lease(), null));
@@ -162,11 +153,11 @@ public class WorkflowEngine {
         body.put("timestamp", c.createdAt().toEpochMilli());
         body.put("workflowName", binding);
         try {
-            body.put("payload", c.paramsJson() == null ? null : Deployer.JSON.readTree(c.paramsJson()));
+            body.put("payload", c.paramsJson() == null ? null : InternalBindings.JSON.readTree(c.paramsJson()));
             HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint.get() + "/run"))
-                    .header(Deployer.SECRET_HEADER, deployer.sealer().bindingSecret(target.runtimeId()))
+                    .header(ServiceRoutes.SECRET_HEADER, services.bindingSecret(target.runtimeId()))
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(Deployer.JSON.writeValueAsBytes(body))).build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(InternalBindings.JSON.writeValueAsBytes(body))).build();
             var future = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
             Running r = new Running(target, binding, c.instanceId(), c.lease(), future);
             running.put(key, r);

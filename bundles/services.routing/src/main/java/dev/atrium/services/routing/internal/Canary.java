@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.routing.internal;
 
 import java.util.random.RandomGenerator;
 

@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.bindings.internal;
 
 import java.io.IOException;
 import java.net.URLDecoder;
@@ -20,6 +20,7 @@ import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.WorkflowFacet;
 import dev.atrium.resource.api.WorkflowFacet.StepAnswer;
+import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * The {@code workflow} part of the internal binding endpoint: what the workflow runner of deploy.workerd sends for the
@@ -38,11 +39,11 @@ final class WorkflowBindings {
         this.pacing = pacing;
     }
 
-    void handle(Deployer.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
+    void handle(ServiceRoutes.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<WorkflowFacet>> opened = directory.open(target.serviceId(), target.spaceId(), name, WorkflowFacet.class);
         if (opened.isEmpty()) {
-            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the workflow provider of this binding is not running");
+            InternalBindings.error(response, 503, "SERVICE_UNAVAILABLE", "the workflow provider of this binding is not running");
             return;
         }
         WorkflowFacet wf = opened.get().facet();
@@ -62,7 +63,7 @@ final class WorkflowBindings {
                 return;
             }
             if (!body.isArray() || body.size() == 0 || body.size() > MAX_BATCH) {
-                ServiceRouter.error(response, 400, "BAD_REQUEST", "createBatch takes 1 to " + MAX_BATCH + " instances");
+                InternalBindings.error(response, 400, "BAD_REQUEST", "createBatch takes 1 to " + MAX_BATCH + " instances");
                 return;
             }
             List<Map<String, Object>> out = new ArrayList<>();
@@ -83,7 +84,7 @@ final class WorkflowBindings {
                 run(wf, ctx, rest.substring("runs/".length()), body, response);
             }
         } else {
-            ServiceRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
+            InternalBindings.error(response, 404, "NOT_FOUND", "no such workflow call");
         }
     }
 
@@ -111,7 +112,7 @@ final class WorkflowBindings {
         if (method.equals("GET") && (action.isEmpty() || action.equals("status"))) {
             Optional<WorkflowFacet.Instance> i = wf.get(ctx, id);
             if (i.isEmpty()) {
-                ServiceRouter.error(response, 404, "NOT_FOUND", "instance.not_found: Instance does not exist");
+                InternalBindings.error(response, 404, "NOT_FOUND", "instance.not_found: Instance does not exist");
                 return;
             }
             if (action.isEmpty()) {
@@ -120,7 +121,7 @@ final class WorkflowBindings {
             }
             Map<String, Object> status = new LinkedHashMap<>();
             status.put("status", i.get().status());
-            status.put("output", i.get().outputJson() == null ? null : Deployer.JSON.readTree(i.get().outputJson()));
+            status.put("output", i.get().outputJson() == null ? null : InternalBindings.JSON.readTree(i.get().outputJson()));
             if (i.get().errorName() != null) {
                 status.put("error", Map.of("name", i.get().errorName(), "message", i.get().errorMessage()));
             }
@@ -135,7 +136,7 @@ final class WorkflowBindings {
             default -> null;
         };
         if (control == null) {
-            ServiceRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
+            InternalBindings.error(response, 404, "NOT_FOUND", "no such workflow call");
             return;
         }
         wf.control(ctx, id, control);
@@ -171,14 +172,14 @@ final class WorkflowBindings {
                 return;
             }
             default -> {
-                ServiceRouter.error(response, 404, "NOT_FOUND", "no such workflow call");
+                InternalBindings.error(response, 404, "NOT_FOUND", "no such workflow call");
                 return;
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("action", answer.action().name().toLowerCase(java.util.Locale.ROOT));
         if (answer.action() == StepAnswer.Action.REPLAY) {
-            out.put("value", answer.valueJson() == null ? null : Deployer.JSON.readTree(answer.valueJson()));
+            out.put("value", answer.valueJson() == null ? null : InternalBindings.JSON.readTree(answer.valueJson()));
         } else if (answer.action() == StepAnswer.Action.THROW) {
             out.put("error", Map.of("name", answer.errorName(), "message", answer.errorMessage() == null ? "" : answer.errorMessage()));
         } else if (answer.action() == StepAnswer.Action.RUN) {
@@ -192,17 +193,17 @@ final class WorkflowBindings {
     private static JsonNode body(HttpServletRequest request, HttpServletResponse response) throws IOException {
         byte[] body = request.getInputStream().readNBytes((2 << 20) + 1);
         if (body.length > 2 << 20) {
-            ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 2 MiB");
+            InternalBindings.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 2 MiB");
             return null;
         }
         try {
-            JsonNode n = Deployer.JSON.readTree(body);
+            JsonNode n = InternalBindings.JSON.readTree(body);
             if (n == null || n.isMissingNode()) {
                 throw new IOException("empty");
             }
             return n;
         } catch (IOException e) {
-            ServiceRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
+            InternalBindings.error(response, 400, "BAD_REQUEST", "the body must be JSON");
             return null;
         }
     }

@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.bindings.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

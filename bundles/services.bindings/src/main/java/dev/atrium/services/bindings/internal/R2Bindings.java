@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.bindings.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,6 +19,7 @@ import dev.atrium.resource.api.ObjectFacet.ObjectInfo;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.resource.api.ResourceException;
+import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * The {@code r2} part of the internal binding endpoint: what workerd's native {@code R2Bucket} binding sends (see
@@ -53,7 +54,7 @@ final class R2Bindings {
         this.directory = directory;
     }
 
-    void handle(Deployer.Target target, String name, HttpServletRequest request, HttpServletResponse response) throws IOException {
+    void handle(ServiceRoutes.Target target, String name, HttpServletRequest request, HttpServletResponse response) throws IOException {
         Optional<ResourceDirectory.Opened<ObjectFacet>> opened = directory.open(target.serviceId(), target.spaceId(), name, ObjectFacet.class);
         if (opened.isEmpty()) {
             error(response, 503, FAILED, "the r2 provider of this binding is not running");
@@ -142,7 +143,7 @@ final class R2Bindings {
             error(response, 501, FAILED, "a range given as an HTTP Range header is not supported here; give offset and length");
             return;
         }
-        byte[] json = Deployer.JSON.writeValueAsBytes(meta);
+        byte[] json = InternalBindings.JSON.writeValueAsBytes(meta);
         try (InputStream bytes = r2.get(ctx, key, offset, length)) {
             response.setStatus(200);
             response.setHeader("CF-R2-Metadata-Size", Integer.toString(json.length));
@@ -268,7 +269,7 @@ final class R2Bindings {
             return null;
         }
         try {
-            JsonNode node = Deployer.JSON.readTree(json);
+            JsonNode node = InternalBindings.JSON.readTree(json);
             return node != null && node.isObject() ? node : null;
         } catch (IOException e) {
             return null;
@@ -284,7 +285,7 @@ final class R2Bindings {
     }
 
     private static void metadataOnly(HttpServletResponse response, Map<String, Object> meta) throws IOException {
-        byte[] json = Deployer.JSON.writeValueAsBytes(meta);
+        byte[] json = InternalBindings.JSON.writeValueAsBytes(meta);
         response.setStatus(200);
         response.setHeader("CF-R2-Metadata-Size", Integer.toString(json.length));
         response.setContentType("application/octet-stream");
@@ -295,8 +296,8 @@ final class R2Bindings {
     private static void error(HttpServletResponse response, int status, int code, String message) throws IOException {
         String m = message == null ? "the r2 call failed" : message;
         response.setStatus(status);
-        response.setHeader("CF-R2-Error", Deployer.JSON.writeValueAsString(Map.of("version", 0, "v4code", code, "message", m)));
-        ServiceRouter.error(response, status, status == 404 ? "NOT_FOUND" : status == 501 ? "NOT_IMPLEMENTED" : status >= 500 ? "SERVICE_UNAVAILABLE"
+        response.setHeader("CF-R2-Error", InternalBindings.JSON.writeValueAsString(Map.of("version", 0, "v4code", code, "message", m)));
+        InternalBindings.error(response, status, status == 404 ? "NOT_FOUND" : status == 501 ? "NOT_IMPLEMENTED" : status >= 500 ? "SERVICE_UNAVAILABLE"
                 : "BAD_REQUEST", m);
     }
 }

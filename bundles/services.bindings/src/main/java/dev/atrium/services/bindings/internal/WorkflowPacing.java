@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.bindings.internal;
 
 import java.util.Map;
 import java.util.Set;

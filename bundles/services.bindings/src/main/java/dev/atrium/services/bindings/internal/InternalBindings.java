@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.bindings.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,10 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -23,18 +25,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.resource.api.KvFacet;
 import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.SqlFacet;
+import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * The internal binding endpoint deployed code reaches its resources through:
  * {@code /internal/bindings/<runtime deployment id>/<binding name>/…}. Only from loopback, never through a proxy
  * ({@code X-Forwarded-For}/{@code Forwarded} present is refused), and only with the deployment's secret
- * ({@value Deployer#SECRET_HEADER}, an HMAC of the runtime id that the provider hands its runtime and the code never
+ * ({@value ServiceRoutes#SECRET_HEADER}, an HMAC of the runtime id that the provider hands its runtime and the code never
  * sees). A wrong secret, another deployment's binding, a binding that no longer holds, a deployment that no longer
  * runs: all the same 404. The resource is then called through the resources core
  * ({@link ResourceDirectory#open}) with the access the binding holds.
@@ -45,28 +51,53 @@ import dev.atrium.resource.api.SqlFacet;
  * ({@code /message}, {@code /batch}), {@code r2} ({@link R2Bindings}). Not yet: kv metadata (accepted, not kept: {@code KvFacet} has
  * none), d1 batches in one transaction ({@code SqlFacet} runs one statement per call).
  */
-@Component(service = InternalBindings.class)
-public class InternalBindings {
+@Component(service = HostRouter.class)
+public class InternalBindings implements HostRouter {
 
     private static final Logger LOG = LoggerFactory.getLogger(InternalBindings.class);
-    static final String PREFIX = "/internal/bindings/";
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final String PREFIX = ServiceRoutes.BINDINGS_PATH;
+    private static final Claims CLAIMS = new Claims(Set.of(), Set.of(), Set.of(PREFIX), Set.of());
     static final long MAX_VALUE = 25L << 20;
     static final int MAX_KEY = 512;
 
-    private final Deployer deployer;
+    private final ServiceRoutes services;
     private final ResourceDirectory directory;
     private final WorkflowBindings workflows;
     private final R2Bindings r2;
 
     @Activate
-    public InternalBindings(@Reference Deployer deployer, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
-        this.deployer = deployer;
+    public InternalBindings(@Reference ServiceRoutes services, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing,
+            BundleContext context) {
+        Keepsakes.loadClassesNow(context.getBundle(), "dev/atrium/services/bindings");
+        this.services = services;
         this.directory = directory;
         this.workflows = new WorkflowBindings(directory, pacing);
         this.r2 = new R2Bindings(directory);
     }
 
-    void handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    @Override
+    public Claims claims() {
+        return CLAIMS;
+    }
+
+    @Override
+    public boolean route(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        // after a start (of this bundle or of services) the routing table comes a moment later: until it does, every
+        // deployment would look gone and its binding calls would be answered "not found"
+        if (!services.awaitRoutes(FIRST_ROUTES_WAIT_MILLIS)) {
+            response.setHeader("Retry-After", "5");
+            error(response, 503, "SERVICE_UNAVAILABLE", "the services' routing table is not loaded yet; try again");
+            return true;
+        }
+        handle(request, response);
+        return true;
+    }
+
+    /** How long a binding call waits, after a start, for the first routing table. */
+    private static final long FIRST_ROUTES_WAIT_MILLIS = 10_000;
+
+    private void handle(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String raw = request.getRequestURI().substring(PREFIX.length());
         String[] parts = raw.split("/", 3);
         if (parts.length < 2 || !loopback(request) || request.getHeader("X-Forwarded-For") != null || request.getHeader("Forwarded") != null) {
@@ -76,10 +107,10 @@ public class InternalBindings {
         String runtimeId = parts[0];
         String bindingName = parts[1];
         String rest = parts.length == 3 ? parts[2] : "";
-        Deployer.Target target = deployer.routes().byRuntimeId().get(runtimeId);
-        String secret = request.getHeader(Deployer.SECRET_HEADER);
+        ServiceRoutes.Target target = services.routes().byRuntimeId().get(runtimeId);
+        String secret = request.getHeader(ServiceRoutes.SECRET_HEADER);
         if (target == null || secret == null || !MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8),
-                deployer.sealer().bindingSecret(runtimeId).getBytes(StandardCharsets.UTF_8))) {
+                services.bindingSecret(runtimeId).getBytes(StandardCharsets.UTF_8))) {
             notFound(response);
             return;
         }
@@ -96,7 +127,7 @@ public class InternalBindings {
                 case "queue" -> queue(target, bindingName, rest, request, response);
                 case "workflow" -> workflows.handle(target, bindingName, rest, request, response);
                 case "r2" -> r2.handle(target, bindingName, request, response);
-                default -> ServiceRouter.error(response, 501, "NOT_IMPLEMENTED", "bindings of type " + bound.get().type() + " are not served yet");
+                default -> error(response, 501, "NOT_IMPLEMENTED", "bindings of type " + bound.get().type() + " are not served yet");
             }
         } catch (ResourceException e) {
             int status = switch (e.kind()) {
@@ -107,10 +138,10 @@ public class InternalBindings {
                 case TOO_LARGE -> 413;
                 case UNAVAILABLE -> 503;
             };
-            ServiceRouter.error(response, status, e.kind().name(), e.getMessage() == null ? "the resource failed" : e.getMessage());
+            error(response, status, e.kind().name(), e.getMessage() == null ? "the resource failed" : e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("services: the binding {} of {} failed: {}", bindingName, target.serviceId(), e.toString());
-            ServiceRouter.error(response, 500, "INTERNAL_ERROR", "the binding failed");
+            error(response, 500, "INTERNAL_ERROR", "the binding failed");
         }
     }
 
@@ -122,15 +153,15 @@ public class InternalBindings {
         }
     }
 
-    private <F> Optional<ResourceDirectory.Opened<F>> open(Deployer.Target target, String name, Class<F> facet) {
+    private <F> Optional<ResourceDirectory.Opened<F>> open(ServiceRoutes.Target target, String name, Class<F> facet) {
         return directory.open(target.serviceId(), target.spaceId(), name, facet);
     }
 
-    private void kv(Deployer.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
+    private void kv(ServiceRoutes.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<KvFacet>> opened = open(target, name, KvFacet.class);
         if (opened.isEmpty()) {
-            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the kv provider of this binding is not running");
+            error(response, 503, "SERVICE_UNAVAILABLE", "the kv provider of this binding is not running");
             return;
         }
         KvFacet kv = opened.get().facet();
@@ -138,7 +169,7 @@ public class InternalBindings {
         String method = request.getMethod();
         if (rest.isEmpty()) {
             if (!method.equals("GET")) {
-                ServiceRouter.error(response, 405, "METHOD_NOT_ALLOWED", "only GET lists keys");
+                error(response, 405, "METHOD_NOT_ALLOWED", "only GET lists keys");
                 return;
             }
             String prefix = Optional.ofNullable(request.getParameter("prefix")).orElse("");
@@ -149,7 +180,7 @@ public class InternalBindings {
                 try {
                     limit = Math.max(1, Math.min(1000, Integer.parseInt(limitParam)));
                 } catch (NumberFormatException e) {
-                    ServiceRouter.error(response, 400, "BAD_REQUEST", "key_count_limit must be a number");
+                    error(response, 400, "BAD_REQUEST", "key_count_limit must be a number");
                     return;
                 }
             }
@@ -179,14 +210,14 @@ public class InternalBindings {
         // the runtime sends the key as encodeURIComponent made it (so '/' is %2F); a '+' stays a '+'
         String key = URLDecoder.decode(rest.replace("+", "%2B"), StandardCharsets.UTF_8);
         if (key.isEmpty() || key.length() > MAX_KEY || key.indexOf('\0') >= 0) {
-            ServiceRouter.error(response, 400, "BAD_REQUEST", "a key must be 1 to " + MAX_KEY + " characters");
+            error(response, 400, "BAD_REQUEST", "a key must be 1 to " + MAX_KEY + " characters");
             return;
         }
         switch (method) {
             case "GET" -> {
                 Optional<KvFacet.KvEntry> e = kv.get(ctx, key);
                 if (e.isEmpty()) {
-                    ServiceRouter.error(response, 404, "NOT_FOUND", "key not found");
+                    error(response, 404, "NOT_FOUND", "key not found");
                     return;
                 }
                 response.setStatus(200);
@@ -202,12 +233,12 @@ public class InternalBindings {
                 try {
                     ttl = ttl(request.getParameter("expiration_ttl"), request.getParameter("expiration"));
                 } catch (NumberFormatException e) {
-                    ServiceRouter.error(response, 400, "BAD_REQUEST", "expiration_ttl and expiration must be whole numbers of seconds in the future");
+                    error(response, 400, "BAD_REQUEST", "expiration_ttl and expiration must be whole numbers of seconds in the future");
                     return;
                 }
                 byte[] value = read(request.getInputStream(), MAX_VALUE);
                 if (value == null) {
-                    ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a value must be at most " + MAX_VALUE + " bytes");
+                    error(response, 413, "PAYLOAD_TOO_LARGE", "a value must be at most " + MAX_VALUE + " bytes");
                     return;
                 }
                 kv.put(ctx, key, value, ttl);
@@ -217,7 +248,7 @@ public class InternalBindings {
                 kv.delete(ctx, key);
                 json(response, 200, Map.of("success", true));
             }
-            default -> ServiceRouter.error(response, 405, "METHOD_NOT_ALLOWED", "kv takes GET, PUT and DELETE");
+            default -> error(response, 405, "METHOD_NOT_ALLOWED", "kv takes GET, PUT and DELETE");
         }
     }
 
@@ -250,7 +281,7 @@ public class InternalBindings {
             return;
         }
         if (!q.path("keys").isArray() || q.path("keys").size() > 100) {
-            ServiceRouter.error(response, 400, "BAD_REQUEST", "keys must be an array of at most 100 keys");
+            error(response, 400, "BAD_REQUEST", "keys must be an array of at most 100 keys");
             return;
         }
         boolean asJson = "json".equals(q.path("type").asText("text"));
@@ -264,9 +295,9 @@ public class InternalBindings {
                 String text = new String(e.get().value(), StandardCharsets.UTF_8);
                 if (asJson) {
                     try {
-                        value = Deployer.JSON.readTree(text);
+                        value = JSON.readTree(text);
                     } catch (IOException bad) {
-                        ServiceRouter.error(response, 400, "BAD_REQUEST", "the value of " + key + " is not JSON");
+                        error(response, 400, "BAD_REQUEST", "the value of " + key + " is not JSON");
                         return;
                     }
                 } else {
@@ -285,15 +316,15 @@ public class InternalBindings {
         json(response, 200, out);
     }
 
-    private void d1(Deployer.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
+    private void d1(ServiceRoutes.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<SqlFacet>> opened = open(target, name, SqlFacet.class);
         if (opened.isEmpty()) {
-            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the d1 provider of this binding is not running");
+            error(response, 503, "SERVICE_UNAVAILABLE", "the d1 provider of this binding is not running");
             return;
         }
         if (!request.getMethod().equals("POST") || !(rest.equals("query") || rest.equals("execute"))) {
-            ServiceRouter.error(response, 404, "NOT_FOUND", "d1 takes POST <endpoint>/query and /execute");
+            error(response, 404, "NOT_FOUND", "d1 takes POST <endpoint>/query and /execute");
             return;
         }
         JsonNode q = jsonBody(request, response);
@@ -380,15 +411,15 @@ public class InternalBindings {
         return v;
     }
 
-    private void queue(Deployer.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
+    private void queue(ServiceRoutes.Target target, String name, String rest, HttpServletRequest request, HttpServletResponse response)
             throws IOException, ResourceException {
         Optional<ResourceDirectory.Opened<QueueFacet>> opened = open(target, name, QueueFacet.class);
         if (opened.isEmpty()) {
-            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the queue provider of this binding is not running");
+            error(response, 503, "SERVICE_UNAVAILABLE", "the queue provider of this binding is not running");
             return;
         }
         if (!request.getMethod().equals("POST") || !(rest.equals("message") || rest.equals("batch"))) {
-            ServiceRouter.error(response, 404, "NOT_FOUND", "queue takes POST <endpoint>/message and /batch");
+            error(response, 404, "NOT_FOUND", "queue takes POST <endpoint>/message and /batch");
             return;
         }
         Duration delay = null;
@@ -398,7 +429,7 @@ public class InternalBindings {
                 long s = Long.parseLong(d.trim());
                 delay = s > 0 ? Duration.ofSeconds(s) : null;
             } catch (NumberFormatException e) {
-                ServiceRouter.error(response, 400, "BAD_REQUEST", "X-Msg-Delay-Secs must be a number");
+                error(response, 400, "BAD_REQUEST", "X-Msg-Delay-Secs must be a number");
                 return;
             }
         }
@@ -406,7 +437,7 @@ public class InternalBindings {
         if (rest.equals("message")) {
             byte[] body = read(request.getInputStream(), 128 * 1024);
             if (body == null) {
-                ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a message must be at most 128 KiB");
+                error(response, 413, "PAYLOAD_TOO_LARGE", "a message must be at most 128 KiB");
                 return;
             }
             q.send(opened.get().context(), body, delay);
@@ -416,7 +447,7 @@ public class InternalBindings {
                 return;
             }
             if (!batch.path("messages").isArray() || batch.get("messages").size() > 100) {
-                ServiceRouter.error(response, 400, "BAD_REQUEST", "messages must be an array of at most 100 messages");
+                error(response, 400, "BAD_REQUEST", "messages must be an array of at most 100 messages");
                 return;
             }
             for (JsonNode m : batch.get("messages")) {
@@ -424,7 +455,7 @@ public class InternalBindings {
                 try {
                     body = java.util.Base64.getDecoder().decode(m.path("body").asText(""));
                 } catch (IllegalArgumentException e) {
-                    ServiceRouter.error(response, 400, "BAD_REQUEST", "a message body must be base64");
+                    error(response, 400, "BAD_REQUEST", "a message body must be base64");
                     return;
                 }
                 long secs = m.path("delaySecs").asLong(0);
@@ -437,17 +468,17 @@ public class InternalBindings {
     private static JsonNode jsonBody(HttpServletRequest request, HttpServletResponse response) throws IOException {
         byte[] body = read(request.getInputStream(), 1 << 20);
         if (body == null) {
-            ServiceRouter.error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 1 MiB");
+            error(response, 413, "PAYLOAD_TOO_LARGE", "a body must be at most 1 MiB");
             return null;
         }
         try {
-            JsonNode n = Deployer.JSON.readTree(body);
+            JsonNode n = JSON.readTree(body);
             if (n == null) {
                 throw new IOException("empty");
             }
             return n;
         } catch (IOException e) {
-            ServiceRouter.error(response, 400, "BAD_REQUEST", "the body must be JSON");
+            error(response, 400, "BAD_REQUEST", "the body must be JSON");
             return null;
         }
     }
@@ -459,7 +490,7 @@ public class InternalBindings {
     }
 
     static void json(HttpServletResponse response, int status, Object body) throws IOException {
-        byte[] bytes = Deployer.JSON.writeValueAsBytes(body);
+        byte[] bytes = JSON.writeValueAsBytes(body);
         response.setStatus(status);
         response.setContentType("application/json");
         response.setContentLength(bytes.length);
@@ -467,6 +498,10 @@ public class InternalBindings {
     }
 
     private static void notFound(HttpServletResponse response) throws IOException {
-        ServiceRouter.error(response, 404, "NOT_FOUND", "not found");
+        error(response, 404, "NOT_FOUND", "not found");
+    }
+
+    static void error(HttpServletResponse response, int status, String code, String message) throws IOException {
+        json(response, status, Map.of("error", Map.of("code", code, "message", message)));
     }
 }
