@@ -39,8 +39,11 @@ public class RouteCatalog {
     /** The service property of a whiteboard filter that lists the paths it answers itself (listed like a servlet's). */
     static final String FILTER_ROUTES = "atrium.routes";
 
-    /** One route. {@code method} is null for a servlet (it answers whatever methods it implements). */
-    public record Route(String kind, String method, String path, List<String> consumes, List<String> produces, String bundle) {
+    /**
+     * One route. {@code method} is null for a servlet (it answers whatever methods it implements); {@code serviceId}
+     * is the service that registered it (0 when unknown).
+     */
+    public record Route(String kind, String method, String path, List<String> consumes, List<String> produces, String bundle, long serviceId) {
 
         Map<String, Object> json() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -81,14 +84,15 @@ public class RouteCatalog {
                             jaxrsContextPath = sc.contextPath == null ? "" : sc.contextPath;
                             continue;
                         }
-                        routes.add(new Route("servlet", null, join(sc.contextPath, pattern), List.of(), List.of(), bundle));
+                        routes.add(new Route("servlet", null, join(sc.contextPath, pattern), List.of(), List.of(), bundle, servlet.serviceId));
                     }
                 }
                 for (var filter : sc.filterDTOs) {
                     ServiceReference<?> ref = reference(filter.serviceId);
                     Object paths = ref == null ? null : ref.getProperty(FILTER_ROUTES);
                     for (String path : paths instanceof String[] a ? a : paths instanceof String s ? new String[] { s } : new String[0]) {
-                        routes.add(new Route("servlet", null, join(sc.contextPath, path), List.of(), List.of(), ref.getBundle().getSymbolicName()));
+                        routes.add(new Route("servlet", null, join(sc.contextPath, path), List.of(), List.of(), ref.getBundle().getSymbolicName(),
+                                filter.serviceId));
                     }
                 }
             }
@@ -105,7 +109,7 @@ public class RouteCatalog {
                     String bundle = bundleOf(resource.serviceId);
                     for (ResourceMethodInfoDTO m : resource.resourceMethods) {
                         routes.add(new Route("jaxrs", m.method, join(jaxrsContextPath, app.base, m.path), list(m.consumingMimeType),
-                                list(m.producingMimeType), bundle));
+                                list(m.producingMimeType), bundle, resource.serviceId));
                     }
                 }
             }
@@ -142,7 +146,7 @@ public class RouteCatalog {
         return ref == null ? null : ref.getBundle().getSymbolicName();
     }
 
-    private ServiceReference<?> reference(long serviceId) {
+    ServiceReference<?> reference(long serviceId) {
         try {
             ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(service.id=" + serviceId + ")");
             return refs == null || refs.length == 0 || refs[0].getBundle() == null ? null : refs[0];

@@ -1,0 +1,108 @@
+package dev.atrium.operations.internal;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Optional;
+
+import javax.ws.rs.GET;
+import javax.ws.rs.HttpMethod;
+import javax.ws.rs.Path;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.UriInfo;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PublicUrls;
+
+/**
+ * The API reference of the running server: {@code /api/openapi.json}, an OpenAPI 3.1 document of every route
+ * {@code /admin/routes} lists, and {@code /api/docs}, the same as a page. Made on each request from what runs, so an
+ * enabled capability's routes appear and a disabled one's go, with no list anyone keeps. Open to anyone, as the routes
+ * themselves say which need a sign-in.
+ */
+@Component(service = ApiDescription.class)
+@KernelResource
+@Path("/api")
+@Anonymous
+public class ApiDescription {
+
+    private final RouteCatalog routes;
+    private final PublicUrls urls;
+    private final String version;
+
+    @Activate
+    public ApiDescription(@Reference RouteCatalog routes, @Reference PublicUrls urls, BundleContext context) {
+        this.routes = routes;
+        this.urls = urls;
+        this.version = context.getBundle().getVersion().toString();
+    }
+
+    @GET
+    @Path("openapi.json")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Map<String, Object> openApi(@Context UriInfo uri) {
+        return document(uri);
+    }
+
+    @GET
+    @Path("docs")
+    @Produces(MediaType.TEXT_HTML + ";charset=utf-8")
+    public String docs(@Context UriInfo uri) {
+        return ApiDocsPage.html(document(uri));
+    }
+
+    private Map<String, Object> document(UriInfo uri) {
+        return OpenApiDocument.of(routes.routes(), this::javaMethod, version, urls.base(uri.getBaseUri()));
+    }
+
+    /** The resource method that answers a JAX-RS route: same HTTP method, and its class and method paths end the route's path. */
+    private Optional<Method> javaMethod(RouteCatalog.Route route) {
+        ServiceReference<?> ref = route.serviceId() == 0 ? null : routes.reference(route.serviceId());
+        if (ref == null) {
+            return Optional.empty();
+        }
+        Class<?> type;
+        try {
+            Object name = ref.getProperty("component.name");
+            type = ref.getBundle().loadClass(name instanceof String s ? s : ((String[]) ref.getProperty("objectClass"))[0]);
+        } catch (ClassNotFoundException | RuntimeException e) {
+            return Optional.empty();
+        }
+        String routePath = OpenApiDocument.template(route.path());
+        Path classPath = type.getAnnotation(Path.class);
+        Method best = null;
+        int bestLength = -1;
+        for (Method m : type.getMethods()) {
+            if (!route.method().equals(httpMethod(m))) {
+                continue;
+            }
+            Path methodPath = m.getAnnotation(Path.class);
+            String path = OpenApiDocument.template(RouteCatalog.join(classPath == null ? "" : classPath.value(),
+                    methodPath == null ? "" : methodPath.value()));
+            // join gives "/…": a suffix match falls on a segment boundary; "/" (no path at all) is the weakest match
+            if ((path.equals("/") || routePath.endsWith(path)) && path.length() > bestLength) {
+                best = m;
+                bestLength = path.length();
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    private static String httpMethod(Method m) {
+        for (var a : m.getAnnotations()) {
+            HttpMethod h = a.annotationType().getAnnotation(HttpMethod.class);
+            if (h != null) {
+                return h.value();
+            }
+        }
+        return null;
+    }
+}
