@@ -20,6 +20,7 @@ import javax.servlet.http.HttpServletResponse;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,12 +86,29 @@ public class InternalBindings implements HostRouter {
     public boolean route(HttpServletRequest request, HttpServletResponse response) throws IOException {
         // after a start (of this bundle or of services) the routing table comes a moment later: until it does, every
         // deployment would look gone and its binding calls would be answered "not found"
+        if (closed) {
+            return false;
+        }
         if (!services.awaitRoutes(FIRST_ROUTES_WAIT_MILLIS)) {
             response.setHeader("Retry-After", "5");
             error(response, 503, "SERVICE_UNAVAILABLE", "the services' routing table is not loaded yet; try again");
             return true;
         }
-        handle(request, response);
+        try {
+            handle(request, response);
+        } catch (IllegalStateException stopping) {
+            // a service this call used went away under it (resources updating closed its EntityManager) before anything
+            // was answered: handed back, the kernel holds the call until this router's next instance takes it
+            if (!response.isCommitted() && closedWithin(2_000)) {
+                response.reset();
+                return false;
+            }
+            LOG.warn("services: a binding call failed: {}", stopping.toString());
+            if (!response.isCommitted()) {
+                response.setHeader("Retry-After", "1");
+                error(response, 503, "SERVICE_UNAVAILABLE", "the binding's resources are being restarted; try again");
+            }
+        }
         return true;
     }
 
@@ -139,10 +157,34 @@ public class InternalBindings implements HostRouter {
                 case UNAVAILABLE -> 503;
             };
             error(response, status, e.kind().name(), e.getMessage() == null ? "the resource failed" : e.getMessage());
+        } catch (IllegalStateException stopping) {
+            throw stopping; // see route
         } catch (RuntimeException e) {
             LOG.warn("services: the binding {} of {} failed: {}", bindingName, target.serviceId(), e.toString());
             error(response, 500, "INTERNAL_ERROR", "the binding failed");
         }
+    }
+
+    /** Set once this component is deactivated, after the kernel stopped handing it requests. */
+    private volatile boolean closed;
+
+    @Deactivate
+    void deactivate() {
+        closed = true;
+    }
+
+    /** Whether this component is deactivated within {@code millis}: it is when a service it uses is going away. */
+    private boolean closedWithin(long millis) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!closed && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return closed;
     }
 
     private static boolean loopback(HttpServletRequest request) {
