@@ -5,8 +5,6 @@ import java.util.random.RandomGenerator;
 /** The per-request split between a service's current deployment and its canary. */
 final class Canary {
 
-    static final int DEFAULT_PERCENT = 10;
-
     private Canary() {
     }
 
