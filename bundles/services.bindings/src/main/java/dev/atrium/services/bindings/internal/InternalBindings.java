@@ -544,6 +544,9 @@ public class InternalBindings implements HostRouter {
     }
 
     static void error(HttpServletResponse response, int status, String code, String message) throws IOException {
+        if (status >= 500) {
+            LOG.info("services: a binding call answered {} {}: {}", status, code, message);
+        }
         json(response, status, Map.of("error", Map.of("code", code, "message", message)));
     }
 }
