@@ -221,16 +221,16 @@ class WorkerTrafficUpdateTest {
     @Test
     void workersReadingABoundKvEntryAreServedWhileTheResourcesBundleUpdates(AtriumServer server) throws Exception {
         kvReadsServedThroughUpdatesOf(server, AtriumServer.ROOT.resolve("bundles/resources/target/resources-0.1.0-SNAPSHOT.jar"),
-                "dev.atrium.resources");
+                "dev.atrium.resources", RESOURCE_UPDATES);
     }
 
     /** The same while the binding gateway, which answers the worker's binding calls, updates. */
     @Test
     void workersReadingABoundKvEntryAreServedWhileTheBindingGatewayUpdates(AtriumServer server) throws Exception {
-        kvReadsServedThroughUpdatesOf(server, BINDINGS, "dev.atrium.services.bindings");
+        kvReadsServedThroughUpdatesOf(server, BINDINGS, "dev.atrium.services.bindings", UPDATES);
     }
 
-    private static void kvReadsServedThroughUpdatesOf(AtriumServer server, Path jar, String bsn) throws Exception {
+    private static void kvReadsServedThroughUpdatesOf(AtriumServer server, Path jar, String bsn, int updates) throws Exception {
         Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
         User u = server.newUser();
         String kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv")).get("resource").get("id").asText();
@@ -250,9 +250,9 @@ class WorkerTrafficUpdateTest {
         assertEquals(201, deployed.status(), deployed.body());
         String host = host(u, id);
         assertEquals("ok", HostHttp.text(HostHttp.get(server.port, host, "/put")));
-        Load load = underUpdates(server, u, host, "/get", "read kept in kv", jar, bsn, RESOURCE_UPDATES, i -> {
+        Load load = underUpdates(server, u, host, "/get", "read kept in kv", jar, bsn, updates, i -> {
         });
-        System.out.println("kv reads through a binding under " + load.figures(RESOURCE_UPDATES, bsn));
+        System.out.println("kv reads through a binding under " + load.figures(updates, bsn));
         assertServed(load);
     }
 
