@@ -40,15 +40,12 @@ class WorkerTrafficUpdateTest {
     static final Path SERVICES = AtriumServer.ROOT.resolve("bundles/services/target/services-0.1.0-SNAPSHOT.jar");
     static final Path BINDINGS = AtriumServer.ROOT.resolve("bundles/services.bindings/target/services.bindings-0.1.0-SNAPSHOT.jar");
     /*
-     * Issue 43's 20 updates of the bundles that route worker traffic (the Host router and the binding gateway) and of
-     * the workerd provider. resources updates 4 times and services itself 3 times in the suite (about 1.5 s and 4 s
-     * each); -Datrium.traffic.updates=20 runs 20 of those too (bench/README.md). In one full suite, 20 updates of
-     * resources gave 2 worker 500s in 4,113 kv reads, not seen in the test run alone (issue 43's note): the worker now
-     * answers the binding's own error, and the gateway logs every 5xx it answers, to find the cause.
+     * Issue 43's 20 updates of the bundles that route worker traffic (the Host router and the binding gateway), of the
+     * workerd provider and of resources, which serves the bindings. services itself updates 3 times in the suite (about
+     * 4 s each); -Datrium.traffic.updates=20 runs 20 of those too (bench/README.md).
      */
     static final int UPDATES = 20;
     static final int SERVICES_UPDATES = Integer.getInteger("atrium.traffic.updates", 3);
-    static final int RESOURCE_UPDATES = Integer.getInteger("atrium.traffic.updates", 4);
     static final Path WORKERD = AtriumServer.ROOT.resolve("bundles/deploy.workerd/target/deploy.workerd-0.1.0-SNAPSHOT.jar");
     /** An update of deploy.workerd takes under a second now that it hands its processes over. */
     static final int WORKERD_UPDATES = 20;
@@ -221,7 +218,7 @@ class WorkerTrafficUpdateTest {
     @Test
     void workersReadingABoundKvEntryAreServedWhileTheResourcesBundleUpdates(AtriumServer server) throws Exception {
         kvReadsServedThroughUpdatesOf(server, AtriumServer.ROOT.resolve("bundles/resources/target/resources-0.1.0-SNAPSHOT.jar"),
-                "dev.atrium.resources", RESOURCE_UPDATES);
+                "dev.atrium.resources", UPDATES);
     }
 
     /** The same while the binding gateway, which answers the worker's binding calls, updates. */

@@ -61,6 +61,9 @@ public interface ResourceDirectory {
      * A bound resource's facet for one call of the service's code, with its context; empty when the resource is gone,
      * no longer bound to {@code serviceId}, its workspace is no longer live, the grant to {@code spaceId} was revoked,
      * or its provider (or that facet) is not running.
+     *
+     * @throws IllegalStateException when this directory stopped while the call ran (its bundle updating), so that it
+     *     can no longer tell: the caller tries again with the directory's next instance, or answers 503
      */
     <F> Optional<Opened<F>> open(String serviceId, String spaceId, String bindingName, Class<F> facet);
 

@@ -13,6 +13,7 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -64,6 +65,17 @@ public class Directory implements ResourceDirectory {
         this.spaces = spaces;
         this.providers = providers;
         this.runtime = runtime;
+    }
+
+    /**
+     * Set when this component is deactivated. A call that started before still runs on it, and the providers this
+     * revision knew are unbound right after: its empty answer would say "not running" of a provider that is running.
+     */
+    private volatile boolean stopped;
+
+    @Deactivate
+    void deactivate() {
+        stopped = true;
     }
 
     @Reference(name = LISTENERS, service = BindingListener.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
@@ -168,6 +180,14 @@ public class Directory implements ResourceDirectory {
 
     @Override
     public <F> Optional<Opened<F>> open(String serviceId, String spaceId, String bindingName, Class<F> facet) {
+        Optional<Opened<F>> opened = openNow(serviceId, spaceId, bindingName, facet);
+        if (opened.isEmpty() && stopped) {
+            throw new IllegalStateException("the resource directory stopped during the call");
+        }
+        return opened;
+    }
+
+    private <F> Optional<Opened<F>> openNow(String serviceId, String spaceId, String bindingName, Class<F> facet) {
         for (Bound b : bindings(serviceId, spaceId)) {
             if (!b.bindingName().equals(bindingName)) {
                 continue;
