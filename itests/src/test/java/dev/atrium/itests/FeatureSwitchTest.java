@@ -129,8 +129,23 @@ class FeatureSwitchTest {
         assertEquals(200, before.status());
     }
 
+    /**
+     * Polls until {@code /api/openapi.json} has {@code path} or not, as {@code present} says: the document is made
+     * once per change of the routes, so a stale one would keep a disabled capability's routes.
+     */
+    static boolean documented(AtriumServer server, String path, boolean present) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 20_000;
+        boolean has = server.anonymous().get("/api/openapi.json").json().get("paths").has(path);
+        while (has != present && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            has = server.anonymous().get("/api/openapi.json").json().get("paths").has(path);
+        }
+        return has;
+    }
+
     @Test
     void shortcutsCanBeDisabledAndComeBackWithTheirData(AtriumServer server) throws Exception {
+        assertTrue(documented(server, "/api/shortcuts", true), "the API reference has the shortcuts routes");
         User u = server.newUser();
         String groups = "/api/spaces/" + u.defaultSpaceId() + "/shortcuts/groups";
         String shortcut = u.http().post("/api/shortcuts", Map.of("title", "kept", "url", "/kept")).get("shortcut").get("id").asText();
@@ -145,9 +160,11 @@ class FeatureSwitchTest {
             }
             BadInputTest.assertSpecError(u.http().send("DELETE", "/api/shortcuts/" + shortcut, null, null), 404, "NOT_FOUND");
             assertEquals(200, u.http().get("/api/spaces/" + u.defaultSpaceId()).status(), "other capabilities keep serving");
+            assertFalse(documented(server, "/api/shortcuts", false), "the API reference no longer has the disabled capability's routes");
         } finally {
             assertEquals(200, server.operator().post("/admin/features/shortcuts/enable", Map.of()).status());
         }
+        assertTrue(documented(server, "/api/shortcuts", true), "the API reference has the shortcuts routes again");
         assertEquals(200, await(u.http(), groups, 200).status());
         assertEquals(200, await(u.http(), "/api/shortcuts", 200).status());
         assertEquals(listed, u.http().get("/api/shortcuts").body() + u.http().get(groups).body());

@@ -26,7 +26,8 @@ import dev.atrium.kernel.api.PublicUrls;
  * The API reference of the running server: {@code /api/openapi.json}, an OpenAPI 3.1 document of every route
  * {@code /admin/routes} lists, and {@code /api/docs}, the same as a page. Made on each request from what runs, so an
  * enabled capability's routes appear and a disabled one's go, with no list anyone keeps. Open to anyone, as the routes
- * themselves say which need a sign-in.
+ * themselves say which need a sign-in. Made once per change of the routes (and per public address): building it takes a
+ * few hundred milliseconds of CPU, which an anonymous client must not be able to ask for at will.
  */
 @Component(service = ApiDescription.class)
 @KernelResource
@@ -37,6 +38,12 @@ public class ApiDescription {
     private final RouteCatalog routes;
     private final PublicUrls urls;
     private final String version;
+
+    /** The document (and its page, once asked for) of one routes revision and public address. */
+    private record Made(String key, Map<String, Object> document, String page) {
+    }
+
+    private volatile Made made;
 
     @Activate
     public ApiDescription(@Reference RouteCatalog routes, @Reference PublicUrls urls, BundleContext context) {
@@ -49,18 +56,35 @@ public class ApiDescription {
     @Path("openapi.json")
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Object> openApi(@Context UriInfo uri) {
-        return document(uri);
+        return made(uri, false).document();
     }
 
     @GET
     @Path("docs")
     @Produces(MediaType.TEXT_HTML + ";charset=utf-8")
     public String docs(@Context UriInfo uri) {
-        return ApiDocsPage.html(document(uri));
+        return made(uri, true).page();
     }
 
-    private Map<String, Object> document(UriInfo uri) {
-        return OpenApiDocument.of(routes.routes(), this::javaMethod, version, urls.base(uri.getBaseUri()));
+    /** The current document, made again only when the routes or the address changed; one request makes it at a time. */
+    private Made made(UriInfo uri, boolean page) {
+        String base = urls.base(uri.getBaseUri());
+        String key = routes.revision() + " " + base;
+        Made current = made;
+        if (current != null && current.key().equals(key) && (!page || current.page() != null)) {
+            return current;
+        }
+        synchronized (this) {
+            current = made;
+            if (current == null || !current.key().equals(key)) {
+                current = new Made(key, OpenApiDocument.of(routes.routes(), this::javaMethod, version, base), null);
+            }
+            if (page && current.page() == null) {
+                current = new Made(key, current.document(), ApiDocsPage.html(current.document()));
+            }
+            made = current;
+            return current;
+        }
     }
 
     /** The resource method that answers a JAX-RS route: same HTTP method, and its class and method paths end the route's path. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
@@ -144,6 +145,19 @@ public class RouteCatalog {
     private String bundleOf(long serviceId) {
         ServiceReference<?> ref = reference(serviceId);
         return ref == null ? null : ref.getBundle().getSymbolicName();
+    }
+
+    /**
+     * A value that changes whenever {@link #routes()} may: each whiteboard raises its runtime's
+     * {@code service.changecount} on every change of what it serves, and a runtime that restarts has a new service id.
+     */
+    String revision() {
+        return revision(JaxrsServiceRuntime.class) + "/" + revision(HttpServiceRuntime.class);
+    }
+
+    private String revision(Class<?> runtime) {
+        ServiceReference<?> ref = context.getServiceReference(runtime);
+        return ref == null ? "none" : ref.getProperty(Constants.SERVICE_ID) + "." + ref.getProperty(Constants.SERVICE_CHANGECOUNT);
     }
 
     ServiceReference<?> reference(long serviceId) {
