@@ -73,6 +73,23 @@ class IdentityPartsTest {
     }
 
     @Test
+    void tokensSignedWithAnotherAlgorithmThanTheKeysNeverVerify() throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        RSAPublicKey pub = (RSAPublicKey) g.generateKeyPair().getPublic();
+        ObjectNode jwk = Jwt.JSON.createObjectNode().put("kty", "RSA").put("n", b64(pub.getModulus().toByteArray()))
+                .put("e", b64(pub.getPublicExponent().toByteArray()));
+        // HS256 keyed with the public key's own bytes: the classic confusion of an RSA verifier
+        String input = b64("{\"alg\":\"HS256\"}".getBytes()) + "." + b64("{\"sub\":\"mallory\"}".getBytes());
+        javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+        mac.init(new javax.crypto.spec.SecretKeySpec(jwk.toString().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        assertFalse(Jwt.parse(input + "." + b64(mac.doFinal(input.getBytes(StandardCharsets.US_ASCII)))).verify(jwk));
+        String none = b64("{\"alg\":\"none\"}".getBytes()) + "." + b64("{\"sub\":\"mallory\"}".getBytes()) + ".";
+        assertEquals("none", Jwt.parse(none).alg());
+        assertFalse(Jwt.parse(none).verify(jwk));
+    }
+
+    @Test
     void returnTargetsStayOnThisSite() {
         assertEquals("/spaces/x?tab=1", Util.safeReturn("/spaces/x?tab=1"));
         assertEquals("/", Util.safeReturn("//evil.example/"));

@@ -1,21 +1,18 @@
 package dev.atrium.oauth.internal;
 
 import dev.atrium.kernel.api.Sql;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
-import java.security.Signature;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.time.Duration;
+import java.text.ParseException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -30,15 +27,25 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSObject;
+import com.nimbusds.jose.Payload;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.crypto.RSASSAVerifier;
+import com.nimbusds.jose.jwk.KeyUse;
+import com.nimbusds.jose.jwk.RSAKey;
 
-import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
  * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and
- * stored in PostgreSQL (so every instance signs with the same key). A rotation publishes the next key at once and lets
+ * stored in PostgreSQL; tokens are signed and checked, and the key set written, by Nimbus JOSE+JWT (so every instance signs with the same key). A rotation publishes the next key at once and lets
  * it sign only once every relying party's cached key set has it (the JWKS's cache lifetime, plus this instance's
  * reload); the key it replaces stays published until the last ID token it signed has expired.
  */
@@ -166,29 +173,18 @@ public class SigningKeys {
         if (jws == null || jws.length() > 16_000) {
             return null;
         }
-        String[] parts = jws.split("\\.", -1);
-        if (parts.length != 3) {
-            return null;
-        }
         try {
-            Map<String, Object> header = json.readValue(java.util.Base64.getUrlDecoder().decode(parts[0]),
-                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() { });
-            if (!ALGORITHM.equals(header.get("alg"))) {
+            JWSObject parsed = JWSObject.parse(jws);
+            if (!JWSAlgorithm.RS256.equals(parsed.getHeader().getAlgorithm())) {
                 return null;
             }
-            Key key = keys().stream().filter(k -> k.kid().equals(header.get("kid"))).findFirst().orElse(null);
-            if (key == null) {
+            String kid = parsed.getHeader().getKeyID();
+            Key key = keys().stream().filter(k -> k.kid().equals(kid)).findFirst().orElse(null);
+            if (key == null || !parsed.verify(new RSASSAVerifier(key.publicKey()))) {
                 return null;
             }
-            Signature s = Signature.getInstance("SHA256withRSA");
-            s.initVerify(key.publicKey());
-            s.update((parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII));
-            if (!s.verify(java.util.Base64.getUrlDecoder().decode(parts[2]))) {
-                return null;
-            }
-            return json.readValue(java.util.Base64.getUrlDecoder().decode(parts[1]),
-                    new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() { });
-        } catch (IllegalArgumentException | java.io.IOException | GeneralSecurityException e) {
+            return json.readValue(parsed.getPayload().toBytes(), new TypeReference<Map<String, Object>>() { });
+        } catch (ParseException | JOSEException | java.io.IOException | IllegalArgumentException e) {
             return null;
         }
     }
@@ -197,43 +193,22 @@ public class SigningKeys {
     public Map<String, Object> jwks() {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Key k : keys()) {
-            Map<String, Object> jwk = new LinkedHashMap<>();
-            jwk.put("kty", "RSA");
-            jwk.put("use", "sig");
-            jwk.put("alg", ALGORITHM);
-            jwk.put("kid", k.kid());
-            jwk.put("n", Digests.base64Url(unsigned(k.publicKey().getModulus())));
-            jwk.put("e", Digests.base64Url(unsigned(k.publicKey().getPublicExponent())));
-            out.add(jwk);
+            out.add(new RSAKey.Builder(k.publicKey()).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.RS256).keyID(k.kid()).build()
+                    .toJSONObject());
         }
         return Map.of("keys", out);
     }
 
-    /** A compact JWS (RS256) of {@code claims}, signed with the current key. */
+    /** A compact JWS (RS256) of {@code claims}, written as Jackson writes them, signed with the current key. */
     public String sign(Map<String, Object> claims) {
         Key key = signingKey();
         try {
-            Map<String, Object> header = new LinkedHashMap<>();
-            header.put("alg", ALGORITHM);
-            header.put("typ", "JWT");
-            header.put("kid", key.kid());
-            String input = Digests.base64Url(json.writeValueAsBytes(header)) + "." + Digests.base64Url(json.writeValueAsBytes(claims));
-            Signature s = Signature.getInstance("SHA256withRSA");
-            s.initSign(key.privateKey());
-            s.update(input.getBytes(StandardCharsets.US_ASCII));
-            return input + "." + Digests.base64Url(s.sign());
-        } catch (JsonProcessingException | GeneralSecurityException e) {
+            JWSObject jws = new JWSObject(new JWSHeader.Builder(JWSAlgorithm.RS256).type(JOSEObjectType.JWT).keyID(key.kid()).build(),
+                    new Payload(json.writeValueAsBytes(claims)));
+            jws.sign(new RSASSASigner(key.privateKey()));
+            return jws.serialize();
+        } catch (JsonProcessingException | JOSEException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static byte[] unsigned(BigInteger value) {
-        byte[] bytes = value.toByteArray();
-        if (bytes.length > 1 && bytes[0] == 0) {
-            byte[] out = new byte[bytes.length - 1];
-            System.arraycopy(bytes, 1, out, 0, out.length);
-            return out;
-        }
-        return bytes;
     }
 }
