@@ -1,19 +1,24 @@
 package dev.atrium.repos.internal;
 
 import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectLoader;
@@ -23,7 +28,7 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.repos.internal.GitWrites.FileChange;
 
-/** Tree exports as tar.gz or zip, written as they are read, and archive uploads read back into files. */
+/** Tree exports as tar.gz or zip, written as they are read, and archive uploads read back into files (tar by commons-compress). */
 final class Archives {
 
     static final int MAX_FILES = 100_000;
@@ -79,23 +84,35 @@ final class Archives {
             return;
         }
         GZIPOutputStream gz = new GZIPOutputStream(out, 1 << 16);
+        // not closed: that would close the response, which the caller owns
+        TarArchiveOutputStream tar = new TarArchiveOutputStream(gz, StandardCharsets.UTF_8.name());
+        tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_GNU);
+        tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+        FileTime mtime = FileTime.from(mtimeSeconds, TimeUnit.SECONDS);
         try (TreeWalk tw = walk(git, tree)) {
             while (tw.next()) {
                 FileMode mode = tw.getFileMode(0);
                 String name = entryName(prefix, tw);
                 ObjectLoader loader = git.open(tw.getObjectId(0));
+                TarArchiveEntry entry;
                 if (FileMode.SYMLINK.equals(mode)) {
-                    String target = new String(loader.getCachedBytes(), StandardCharsets.UTF_8);
-                    tarHeader(gz, name, 0, 0777, '2', target, mtimeSeconds);
+                    entry = new TarArchiveEntry(name, TarConstants.LF_SYMLINK);
+                    entry.setLinkName(new String(loader.getCachedBytes(), StandardCharsets.UTF_8));
+                    entry.setMode(0120777);
                 } else {
-                    long size = loader.getSize();
-                    tarHeader(gz, name, size, FileMode.EXECUTABLE_FILE.equals(mode) ? 0755 : 0644, '0', "", mtimeSeconds);
-                    loader.copyTo(gz);
-                    pad(gz, size);
+                    entry = new TarArchiveEntry(name);
+                    entry.setSize(loader.getSize());
+                    entry.setMode(FileMode.EXECUTABLE_FILE.equals(mode) ? 0100755 : 0100644);
                 }
+                entry.setLastModifiedTime(mtime);
+                tar.putArchiveEntry(entry);
+                if (!FileMode.SYMLINK.equals(mode)) {
+                    loader.copyTo(tar);
+                }
+                tar.closeArchiveEntry();
             }
         }
-        gz.write(new byte[1024]);
+        tar.finish();
         gz.finish();
         gz.flush();
     }
@@ -105,59 +122,6 @@ final class Archives {
         tw.addTree(tree);
         tw.setRecursive(true);
         return tw;
-    }
-
-    private static void pad(OutputStream out, long size) throws IOException {
-        int rest = (int) (size % 512);
-        if (rest != 0) {
-            out.write(new byte[512 - rest]);
-        }
-    }
-
-    /** A ustar header; names longer than ustar holds go first as a GNU long-name entry. */
-    private static void tarHeader(OutputStream out, String name, long size, int mode, char type, String link, long mtime)
-            throws IOException {
-        byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
-        if (nameBytes.length > 100) {
-            byte[] longName = new byte[nameBytes.length + 1];
-            System.arraycopy(nameBytes, 0, longName, 0, nameBytes.length);
-            tarHeader(out, "././@LongLink", longName.length, 0644, 'L', "", mtime);
-            out.write(longName);
-            pad(out, longName.length);
-        }
-        byte[] h = new byte[512];
-        put(h, 0, 100, nameBytes);
-        octal(h, 100, 8, mode);
-        octal(h, 108, 8, 0);
-        octal(h, 116, 8, 0);
-        octal(h, 124, 12, size);
-        octal(h, 136, 12, mtime);
-        h[156] = (byte) type;
-        put(h, 157, 100, link.getBytes(StandardCharsets.UTF_8));
-        put(h, 257, 6, "ustar\0".getBytes(StandardCharsets.US_ASCII));
-        put(h, 263, 2, "00".getBytes(StandardCharsets.US_ASCII));
-        for (int i = 148; i < 156; i++) {
-            h[i] = ' ';
-        }
-        long sum = 0;
-        for (byte b : h) {
-            sum += b & 0xff;
-        }
-        octal(h, 148, 7, sum);
-        out.write(h);
-    }
-
-    private static void put(byte[] h, int at, int len, byte[] value) {
-        System.arraycopy(value, 0, h, at, Math.min(len, value.length));
-    }
-
-    private static void octal(byte[] h, int at, int len, long value) {
-        String s = Long.toOctalString(value);
-        if (s.length() > len - 1) {
-            throw new IllegalArgumentException("value too large for a tar header: " + value);
-        }
-        String padded = "0".repeat(len - 1 - s.length()) + s;
-        put(h, at, len - 1, padded.getBytes(StandardCharsets.US_ASCII));
     }
 
     /**
@@ -189,34 +153,18 @@ final class Archives {
                 }
             }
         } else {
-            InputStream tar = new GZIPInputStream(in, 1 << 16);
-            String longName = null;
-            byte[] header = new byte[512];
-            while (true) {
-                if (!readFully(tar, header)) {
-                    break;
-                }
-                if (isZero(header)) {
-                    break;
-                }
-                String name = longName != null ? longName : cString(header, 0, 100);
-                longName = null;
-                String prefix = cString(header, 345, 155);
-                if (!prefix.isEmpty()) {
-                    name = prefix + "/" + name;
-                }
-                long size = parseOctal(header, 124, 12);
-                int mode = (int) parseOctal(header, 100, 8);
-                char type = (char) header[156];
-                byte[] body = readBounded(new Bounded(tar, size), maxBytes, total);
-                pad(tar, size);
-                if (type == 'L') {
-                    longName = cString(body, 0, body.length);
-                } else if (type == '0' || type == '\0') {
-                    files.add(new FileChange(name, body, (mode & 0100) != 0));
+            // pax and GNU long names, ustar prefixes and base-256 sizes are the library's; names must be valid UTF-8.
+            // The library reads a pax header whole into memory: the tar's own bytes are bounded too, headers included.
+            InputStream raw = new Limited(new GZIPInputStream(in, 1 << 16), 2 * maxBytes + (16 << 20), maxBytes);
+            TarArchiveInputStream tar = new TarArchiveInputStream(raw, StandardCharsets.UTF_8.name());
+            TarArchiveEntry e;
+            while ((e = tar.getNextEntry()) != null) {
+                byte type = e.getLinkFlag();
+                if (type == TarConstants.LF_NORMAL || type == TarConstants.LF_OLDNORM) {
+                    files.add(new FileChange(e.getName(), readBounded(tar, maxBytes, total), (e.getMode() & 0100) != 0));
                     limit(files);
                 }
-                // directories, links and pax headers carry no file content
+                // directories and links carry no file content
             }
         }
         return stripCommonDirectory(files);
@@ -254,13 +202,6 @@ final class Archives {
         return cleaned;
     }
 
-    private static void pad(InputStream in, long size) throws IOException {
-        int rest = (int) (size % 512);
-        if (rest != 0) {
-            in.skipNBytes(512 - rest);
-        }
-    }
-
     private static byte[] readBounded(InputStream in, long maxBytes, long[] total) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] buf = new byte[1 << 16];
@@ -275,93 +216,48 @@ final class Archives {
         return out.toByteArray();
     }
 
-    private static boolean readFully(InputStream in, byte[] b) throws IOException {
-        int off = 0;
-        while (off < b.length) {
-            int n = in.read(b, off, b.length - off);
-            if (n < 0) {
-                if (off == 0) {
-                    return false;
-                }
-                throw new EOFException("truncated tar header");
-            }
-            off += n;
-        }
-        return true;
-    }
+    /** The stream, refused past {@code limit} bytes (an archive said to unpack to more than {@code maxBytes}). */
+    private static final class Limited extends java.io.FilterInputStream {
+        private final long limit;
+        private final long maxBytes;
+        private long read;
 
-    private static boolean isZero(byte[] b) {
-        for (byte x : b) {
-            if (x != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** A NUL-terminated UTF-8 field; malformed UTF-8 is refused rather than turned into U+FFFD. */
-    private static String cString(byte[] b, int at, int len) throws IOException {
-        int end = at;
-        while (end < at + len && end < b.length && b[end] != 0) {
-            end++;
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b, at, end - at)).toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
-            throw new IOException("an entry name is not valid UTF-8");
-        }
-    }
-
-    private static long parseOctal(byte[] b, int at, int len) throws IOException {
-        String s = cString(b, at, len).trim();
-        if (s.isEmpty()) {
-            return 0;
-        }
-        try {
-            long v = Long.parseLong(s, 8);
-            if (v < 0) {
-                throw new NumberFormatException("negative");
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw ApiException.badRequest("the archive is not a valid tar.gz");
-        }
-    }
-
-    /** At most {@code size} bytes of a stream, leaving the rest unread. */
-    private static final class Bounded extends InputStream {
-        private final InputStream in;
-        private long left;
-
-        Bounded(InputStream in, long size) {
-            this.in = in;
-            this.left = size;
+        Limited(InputStream in, long limit, long maxBytes) {
+            super(in);
+            this.limit = limit;
+            this.maxBytes = maxBytes;
         }
 
         @Override
         public int read() throws IOException {
-            if (left <= 0) {
-                return -1;
+            int b = super.read();
+            if (b >= 0) {
+                count(1);
             }
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("truncated tar entry");
-            }
-            left--;
             return b;
         }
 
         @Override
         public int read(byte[] buf, int off, int len) throws IOException {
-            if (left <= 0) {
-                return -1;
+            int n = super.read(buf, off, len);
+            if (n > 0) {
+                count(n);
             }
-            int n = in.read(buf, off, (int) Math.min(len, left));
-            if (n < 0) {
-                throw new EOFException("truncated tar entry");
-            }
-            left -= n;
             return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long skipped = super.skip(n);
+            count(skipped);
+            return skipped;
+        }
+
+        private void count(long n) {
+            read += n;
+            if (read > limit) {
+                throw ApiException.badRequest("the archive unpacks to more than " + maxBytes + " bytes");
+            }
         }
     }
 }

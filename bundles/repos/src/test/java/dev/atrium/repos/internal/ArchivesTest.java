@@ -108,4 +108,112 @@ class ArchivesTest {
             assertThrows(IOException.class, () -> Archives.export(git, rootId, "p/", "zip", 0, out));
         }
     }
+
+    private static byte[] tarGz(org.apache.commons.compress.archivers.tar.TarArchiveEntry[] entries, byte[][] bodies, int longFileMode)
+            throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (org.apache.commons.compress.archivers.tar.TarArchiveOutputStream tar = new org.apache.commons.compress.archivers.tar.TarArchiveOutputStream(
+                new java.util.zip.GZIPOutputStream(bytes), "UTF-8")) {
+            tar.setLongFileMode(longFileMode);
+            for (int i = 0; i < entries.length; i++) {
+                entries[i].setSize(bodies[i].length);
+                tar.putArchiveEntry(entries[i]);
+                tar.write(bodies[i]);
+                tar.closeArchiveEntry();
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    @Test
+    void anExportedTarGzReadsBackWithLongNamesModesAndNoSymlinks() throws IOException {
+        try (org.eclipse.jgit.internal.storage.dfs.InMemoryRepository git = new org.eclipse.jgit.internal.storage.dfs.InMemoryRepository(
+                new org.eclipse.jgit.internal.storage.dfs.DfsRepositoryDescription("t"));
+                org.eclipse.jgit.lib.ObjectInserter ins = git.newObjectInserter()) {
+            String longName = "n".repeat(140) + ".txt";
+            org.eclipse.jgit.lib.TreeFormatter root = new org.eclipse.jgit.lib.TreeFormatter();
+            root.append(longName, org.eclipse.jgit.lib.FileMode.REGULAR_FILE, ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "long".getBytes()));
+            root.append("link", org.eclipse.jgit.lib.FileMode.SYMLINK, ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "run.sh".getBytes()));
+            root.append("run.sh", org.eclipse.jgit.lib.FileMode.EXECUTABLE_FILE, ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "#!/bin/sh\n".getBytes()));
+            org.eclipse.jgit.lib.ObjectId tree = ins.insert(root);
+            ins.flush();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            Archives.export(git, tree, "p-1/", "tar.gz", 1_700_000_000L, out);
+            List<FileChange> files = Archives.read(new ByteArrayInputStream(out.toByteArray()), "tar.gz", 1000);
+            assertEquals(List.of(longName, "run.sh"), files.stream().map(FileChange::path).toList());
+            assertEquals(List.of(false, true), files.stream().map(FileChange::executable).toList());
+            assertEquals("long", new String(files.get(0).content()));
+        }
+    }
+
+    @Test
+    void paxLongNamesAsModernTarWritesThemAreRead() throws IOException {
+        String name = "d/" + "x".repeat(150) + ".txt";
+        byte[] archive = tarGz(new org.apache.commons.compress.archivers.tar.TarArchiveEntry[] {
+                new org.apache.commons.compress.archivers.tar.TarArchiveEntry(name) }, new byte[][] { "pax".getBytes() },
+                org.apache.commons.compress.archivers.tar.TarArchiveOutputStream.LONGFILE_POSIX);
+        List<FileChange> files = Archives.read(new ByteArrayInputStream(archive), "tar.gz", 1000);
+        assertEquals(List.of("x".repeat(150) + ".txt"), files.stream().map(FileChange::path).toList());
+    }
+
+    @Test
+    void aTarEntryNameThatIsNotUtf8IsABadRequest() throws IOException {
+        byte[] raw = new byte[1024];
+        byte[] name = { 'a', (byte) 0xC3, (byte) 0x28, '.', 't', 'x', 't' };
+        System.arraycopy(name, 0, raw, 0, name.length);
+        tarHeaderFields(raw, 0, 0);
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+            out.write(raw);
+            out.write(new byte[1024]);
+        }
+        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(gz.toByteArray()), "tar.gz", 1000)).status());
+    }
+
+    @Test
+    void aHugePaxHeaderIsRefusedBeforeItIsHeldInMemory() throws IOException {
+        long size = 64L << 20;
+        byte[] header = new byte[512];
+        System.arraycopy("PaxHeaders/a".getBytes(), 0, header, 0, 12);
+        header[156] = 'x';
+        tarHeaderFields(header, 0, size);
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+            out.write(header);
+            out.write("67108864 comment=".getBytes());
+            byte[] chunk = new byte[1 << 20];
+            java.util.Arrays.fill(chunk, (byte) 'a');
+            for (int i = 0; i < 64; i++) {
+                out.write(chunk);
+            }
+        }
+        ApiException e = assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(gz.toByteArray()), "tar.gz", 1000));
+        assertEquals(400, e.status());
+    }
+
+    /** Mode, ids, size, time, magic and checksum of a ustar header whose name (and type) are already set. */
+    private static void tarHeaderFields(byte[] h, int at, long size) {
+        octal(h, at + 100, 8, 0644);
+        octal(h, at + 108, 8, 0);
+        octal(h, at + 116, 8, 0);
+        octal(h, at + 124, 12, size);
+        octal(h, at + 136, 12, 0);
+        if (h[at + 156] == 0) {
+            h[at + 156] = '0';
+        }
+        System.arraycopy("ustar\0".getBytes(), 0, h, at + 257, 6);
+        System.arraycopy("00".getBytes(), 0, h, at + 263, 2);
+        java.util.Arrays.fill(h, at + 148, at + 156, (byte) ' ');
+        long sum = 0;
+        for (int i = at; i < at + 512; i++) {
+            sum += h[i] & 0xff;
+        }
+        octal(h, at + 148, 7, sum);
+    }
+
+    private static void octal(byte[] h, int at, int len, long value) {
+        String s = Long.toOctalString(value);
+        byte[] digits = ("0".repeat(len - 1 - s.length()) + s).getBytes();
+        System.arraycopy(digits, 0, h, at, len - 1);
+    }
 }
