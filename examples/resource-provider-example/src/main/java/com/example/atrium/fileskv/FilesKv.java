@@ -74,8 +74,18 @@ public class FilesKv implements ResourceProvider, KvFacet {
     }
 
     @Override
-    public void deprovision(ResourceContext ctx) {
-        // the core deletes the resource's private directory after this call
+    public void deprovision(ResourceContext ctx) throws ResourceException {
+        // the core deletes the resource's private directory after this call too; the entries go here, so that a
+        // repeated call, or one whose directory removal failed, leaves no entry behind (the SPI's kv contract)
+        try (Stream<Path> files = Files.list(ctx.dataDirectory())) {
+            for (Path file : files.toList()) {
+                Files.deleteIfExists(file);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // already gone
+        } catch (IOException e) {
+            throw ResourceException.unavailable("the entries could not be deleted", e);
+        }
     }
 
     @Override
