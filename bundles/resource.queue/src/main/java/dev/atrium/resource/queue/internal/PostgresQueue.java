@@ -1,6 +1,6 @@
 package dev.atrium.resource.queue.internal;
 
-import dev.atrium.resource.queue.limits.QueueLimits;
+import dev.atrium.resource.api.QueueLimits;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.atrium.resource.queue.nats.internal;
 
-import dev.atrium.resource.queue.limits.QueueLimits;
+import dev.atrium.resource.api.QueueLimits;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,16 +1,15 @@
-package dev.atrium.resource.queue.limits;
+package dev.atrium.resource.api;
 
 import java.time.Duration;
 import java.util.UUID;
 
-import dev.atrium.resource.api.ConfigSchema;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceException;
 
 /**
- * What a queue resource accepts, on every backend: one source compiled into each queue provider bundle as a private
- * package (their poms add {@code resource.queue/src/shared/java}), so a queue behaves alike on PostgreSQL and NATS
- * without one provider needing the other.
+ * What a queue resource accepts, on every backend: its config ({@link #SCHEMA}) and the bounds of a message, a delay,
+ * a visibility timeout, a receive and a listing. Every {@link QueueFacet} provider checks its calls with these, so a
+ * queue behaves alike on PostgreSQL, NATS or a third party's backend.
+ *
+ * @since 1.6
  */
 public final class QueueLimits {
 
