@@ -176,13 +176,31 @@ public class HostRouting {
 
     /** Whether {@code claims} cover the request by name (host, host suffix, attribute), or else by path prefix. */
     static boolean covers(Claims claims, HttpServletRequest request, String host, String path, boolean byName) {
+        // plain loops: this runs up to four times for every request, the API's included
         if (!byName) {
-            return claims.pathPrefixes().stream().anyMatch(path::startsWith);
+            for (String prefix : claims.pathPrefixes()) {
+                if (path.startsWith(prefix)) {
+                    return true;
+                }
+            }
+            return false;
         }
-        if (host != null && (claims.hosts().contains(host) || claims.hostSuffixes().stream().anyMatch(host::endsWith))) {
-            return true;
+        if (host != null) {
+            if (claims.hosts().contains(host)) {
+                return true;
+            }
+            for (String suffix : claims.hostSuffixes()) {
+                if (host.endsWith(suffix)) {
+                    return true;
+                }
+            }
         }
-        return claims.attributes().stream().anyMatch(a -> request.getAttribute(a) != null);
+        for (String attribute : claims.attributes()) {
+            if (request.getAttribute(attribute) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
