@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
@@ -53,13 +54,15 @@ public class MemoryResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(MemoryJson.One.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         return Map.of("memory", owned(Caller.from(sc), id).toJson());
     }
 
     @PATCH
     @RequiresScope("threads:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(MemoryJson.One.class)
+    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, @JsonShape(MemoryJson.Content.class) JsonNode body) {
         NulText.reject(body);
         Memory memory = owned(Caller.from(sc), id);
         String content = JsonBody.of(body).text("content", 1, MAX_CONTENT);
@@ -68,6 +71,7 @@ public class MemoryResource {
 
     @DELETE
     @RequiresScope("threads:write")
+    @JsonShape(MemoryJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         if (!store.delete(owned(Caller.from(sc), id).id())) {
             throw ApiException.notFound(NOT_FOUND);

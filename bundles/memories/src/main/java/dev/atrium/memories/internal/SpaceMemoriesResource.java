@@ -25,6 +25,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -51,6 +52,7 @@ public class SpaceMemoriesResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(MemoryJson.Page.class)
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId,
             @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
@@ -62,6 +64,7 @@ public class SpaceMemoriesResource {
     @GET
     @Path("search")
     @RequiresScope("threads:read")
+    @JsonShape(MemoryJson.Found.class)
     public Map<String, Object> search(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("q") String q,
             @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
@@ -82,7 +85,8 @@ public class SpaceMemoriesResource {
 
     @POST
     @RequiresScope("threads:write")
-    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(MemoryJson.One.class)
+    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @JsonShape(MemoryJson.Content.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         String content = JsonBody.of(body).text("content", 1, MemoryResource.MAX_CONTENT);

@@ -32,6 +32,7 @@ import javax.ws.rs.container.Suspended;
 import javax.ws.rs.core.Context;
 
 import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SelfAuthenticated;
@@ -144,14 +145,16 @@ final class OpenApiDocument {
                         parameters.add(parameter(name, "header", false, schema(p.getParameterizedType(), 0)));
                     }
                 } else if (isBody(p)) {
-                    body = requestBody(r.consumes(), p.getParameterizedType());
+                    JsonShape shape = p.getAnnotation(JsonShape.class);
+                    body = requestBody(r.consumes(), shape != null ? shape.value() : p.getParameterizedType());
                 }
             }
             Type returns = m.getGenericReturnType();
             if (returns == void.class || returns == Void.class) {
                 responses.put("204", Map.of("description", "Done; no body"));
             } else {
-                Map<String, Object> schema = schema(returns, 0);
+                JsonShape shape = m.getAnnotation(JsonShape.class);
+                Map<String, Object> schema = schema(shape != null ? shape.value() : returns, 0);
                 success.put("content", content(r.produces(), schema));
                 responses.put("2XX", success);
             }
@@ -272,7 +275,8 @@ final class OpenApiDocument {
         if (raw.isRecord()) {
             Map<String, Object> properties = new LinkedHashMap<>();
             for (RecordComponent c : raw.getRecordComponents()) {
-                properties.put(c.getName(), schema(c.getGenericType(), depth + 1));
+                com.fasterxml.jackson.annotation.JsonProperty named = c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
+                properties.put(named != null && !named.value().isEmpty() ? named.value() : c.getName(), schema(c.getGenericType(), depth + 1));
             }
             return Map.of("type", "object", "properties", properties);
         }
