@@ -24,8 +24,8 @@ import dev.atrium.kernel.api.PublicUrls;
 
 /**
  * The API reference of the running server: {@code /api/openapi.json}, an OpenAPI 3.1 document of every route
- * {@code /admin/routes} lists, and {@code /api/docs}, the same as a page. Made on each request from what runs, so an
- * enabled capability's routes appear and a disabled one's go, with no list anyone keeps. Open to anyone, as the routes
+ * {@code /admin/routes} lists, and {@code /api/docs}, the same as a page. Made from what runs, so an enabled
+ * capability's routes appear and a disabled one's go, with no list anyone keeps. Open to anyone, as the routes
  * themselves say which need a sign-in. Made once per change of the routes (and per public address): building it takes a
  * few hundred milliseconds of CPU, which an anonymous client must not be able to ask for at will.
  */

@@ -31,6 +31,8 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.container.Suspended;
 import javax.ws.rs.core.Context;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.OperatorOnly;
@@ -275,7 +277,7 @@ final class OpenApiDocument {
         if (raw.isRecord()) {
             Map<String, Object> properties = new LinkedHashMap<>();
             for (RecordComponent c : raw.getRecordComponents()) {
-                com.fasterxml.jackson.annotation.JsonProperty named = c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
+                JsonProperty named = c.getAccessor().getAnnotation(JsonProperty.class);
                 properties.put(named != null && !named.value().isEmpty() ? named.value() : c.getName(), schema(c.getGenericType(), depth + 1));
             }
             return Map.of("type", "object", "properties", properties);
