@@ -26,7 +26,8 @@ import dev.atrium.kernel.api.Digests;
 final class Jwt {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<JWSAlgorithm> ACCEPTED = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384, JWSAlgorithm.RS512, JWSAlgorithm.ES256);
+    private static final Set<JWSAlgorithm> ACCEPTED = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384, JWSAlgorithm.RS512,
+            JWSAlgorithm.ES256);
 
     final JsonNode header;
     final JsonNode claims;

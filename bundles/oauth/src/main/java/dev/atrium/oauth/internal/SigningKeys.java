@@ -9,8 +9,8 @@ import java.security.PrivateKey;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
-import java.time.Duration;
 import java.text.ParseException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +45,8 @@ import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
  * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and
- * stored in PostgreSQL; tokens are signed and checked, and the key set written, by Nimbus JOSE+JWT (so every instance signs with the same key). A rotation publishes the next key at once and lets
+ * stored in PostgreSQL (so every instance signs with the same key); Nimbus JOSE+JWT signs and checks the tokens and
+ * writes the key set. A rotation publishes the next key at once and lets
  * it sign only once every relying party's cached key set has it (the JWKS's cache lifetime, plus this instance's
  * reload); the key it replaces stays published until the last ID token it signed has expired.
  */

@@ -7,9 +7,19 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
+import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.eclipse.jgit.internal.storage.dfs.DfsRepositoryDescription;
+import org.eclipse.jgit.internal.storage.dfs.InMemoryRepository;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.FileMode;
+import org.eclipse.jgit.lib.ObjectId;
+import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.TreeFormatter;
 import org.junit.jupiter.api.Test;
 
 import dev.atrium.kernel.api.ApiException;
@@ -91,16 +101,16 @@ class ArchivesTest {
 
     @Test
     void aTreeWithADotDotEntryIsNeverExported() throws IOException {
-        try (org.eclipse.jgit.internal.storage.dfs.InMemoryRepository git = new org.eclipse.jgit.internal.storage.dfs.InMemoryRepository(
-                new org.eclipse.jgit.internal.storage.dfs.DfsRepositoryDescription("t"));
-                org.eclipse.jgit.lib.ObjectInserter ins = git.newObjectInserter()) {
-            org.eclipse.jgit.lib.ObjectId blob = ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "evil".getBytes());
-            org.eclipse.jgit.lib.TreeFormatter inner = new org.eclipse.jgit.lib.TreeFormatter();
-            inner.append("evil.txt", org.eclipse.jgit.lib.FileMode.REGULAR_FILE, blob);
-            org.eclipse.jgit.lib.ObjectId innerId = ins.insert(inner);
-            org.eclipse.jgit.lib.TreeFormatter root = new org.eclipse.jgit.lib.TreeFormatter();
-            root.append("..".getBytes(), org.eclipse.jgit.lib.FileMode.TREE, innerId);
-            org.eclipse.jgit.lib.ObjectId rootId = ins.insert(root);
+        try (InMemoryRepository git = new InMemoryRepository(
+                new DfsRepositoryDescription("t"));
+                ObjectInserter ins = git.newObjectInserter()) {
+            ObjectId blob = ins.insert(Constants.OBJ_BLOB, "evil".getBytes());
+            TreeFormatter inner = new TreeFormatter();
+            inner.append("evil.txt", FileMode.REGULAR_FILE, blob);
+            ObjectId innerId = ins.insert(inner);
+            TreeFormatter root = new TreeFormatter();
+            root.append("..".getBytes(), FileMode.TREE, innerId);
+            ObjectId rootId = ins.insert(root);
             ins.flush();
             ApiException e = assertThrows(ApiException.class, () -> Archives.checkExportable(git, rootId));
             assertEquals(409, e.status());
@@ -109,11 +119,11 @@ class ArchivesTest {
         }
     }
 
-    private static byte[] tarGz(org.apache.commons.compress.archivers.tar.TarArchiveEntry[] entries, byte[][] bodies, int longFileMode)
+    private static byte[] tarGz(TarArchiveEntry[] entries, byte[][] bodies, int longFileMode)
             throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (org.apache.commons.compress.archivers.tar.TarArchiveOutputStream tar = new org.apache.commons.compress.archivers.tar.TarArchiveOutputStream(
-                new java.util.zip.GZIPOutputStream(bytes), "UTF-8")) {
+        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(
+                new GZIPOutputStream(bytes), "UTF-8")) {
             tar.setLongFileMode(longFileMode);
             for (int i = 0; i < entries.length; i++) {
                 entries[i].setSize(bodies[i].length);
@@ -127,15 +137,15 @@ class ArchivesTest {
 
     @Test
     void anExportedTarGzReadsBackWithLongNamesModesAndNoSymlinks() throws IOException {
-        try (org.eclipse.jgit.internal.storage.dfs.InMemoryRepository git = new org.eclipse.jgit.internal.storage.dfs.InMemoryRepository(
-                new org.eclipse.jgit.internal.storage.dfs.DfsRepositoryDescription("t"));
-                org.eclipse.jgit.lib.ObjectInserter ins = git.newObjectInserter()) {
+        try (InMemoryRepository git = new InMemoryRepository(
+                new DfsRepositoryDescription("t"));
+                ObjectInserter ins = git.newObjectInserter()) {
             String longName = "n".repeat(140) + ".txt";
-            org.eclipse.jgit.lib.TreeFormatter root = new org.eclipse.jgit.lib.TreeFormatter();
-            root.append(longName, org.eclipse.jgit.lib.FileMode.REGULAR_FILE, ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "long".getBytes()));
-            root.append("link", org.eclipse.jgit.lib.FileMode.SYMLINK, ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "run.sh".getBytes()));
-            root.append("run.sh", org.eclipse.jgit.lib.FileMode.EXECUTABLE_FILE, ins.insert(org.eclipse.jgit.lib.Constants.OBJ_BLOB, "#!/bin/sh\n".getBytes()));
-            org.eclipse.jgit.lib.ObjectId tree = ins.insert(root);
+            TreeFormatter root = new TreeFormatter();
+            root.append(longName, FileMode.REGULAR_FILE, ins.insert(Constants.OBJ_BLOB, "long".getBytes()));
+            root.append("link", FileMode.SYMLINK, ins.insert(Constants.OBJ_BLOB, "run.sh".getBytes()));
+            root.append("run.sh", FileMode.EXECUTABLE_FILE, ins.insert(Constants.OBJ_BLOB, "#!/bin/sh\n".getBytes()));
+            ObjectId tree = ins.insert(root);
             ins.flush();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             Archives.export(git, tree, "p-1/", "tar.gz", 1_700_000_000L, out);
@@ -149,9 +159,9 @@ class ArchivesTest {
     @Test
     void paxLongNamesAsModernTarWritesThemAreRead() throws IOException {
         String name = "d/" + "x".repeat(150) + ".txt";
-        byte[] archive = tarGz(new org.apache.commons.compress.archivers.tar.TarArchiveEntry[] {
-                new org.apache.commons.compress.archivers.tar.TarArchiveEntry(name) }, new byte[][] { "pax".getBytes() },
-                org.apache.commons.compress.archivers.tar.TarArchiveOutputStream.LONGFILE_POSIX);
+        byte[] archive = tarGz(new TarArchiveEntry[] {
+                new TarArchiveEntry(name) }, new byte[][] { "pax".getBytes() },
+                TarArchiveOutputStream.LONGFILE_POSIX);
         List<FileChange> files = Archives.read(new ByteArrayInputStream(archive), "tar.gz", 1000);
         assertEquals(List.of("x".repeat(150) + ".txt"), files.stream().map(FileChange::path).toList());
     }
@@ -163,11 +173,12 @@ class ArchivesTest {
         System.arraycopy(name, 0, raw, 0, name.length);
         tarHeaderFields(raw, 0, 0);
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
-        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
             out.write(raw);
             out.write(new byte[1024]);
         }
-        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(gz.toByteArray()), "tar.gz", 1000)).status());
+        byte[] archive = gz.toByteArray();
+        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(archive), "tar.gz", 1000)).status());
     }
 
     @Test
@@ -178,7 +189,7 @@ class ArchivesTest {
         header[156] = 'x';
         tarHeaderFields(header, 0, size);
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
-        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
             out.write(header);
             out.write("67108864 comment=".getBytes());
             byte[] chunk = new byte[1 << 20];
