@@ -19,6 +19,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
+import org.apache.commons.io.input.BoundedInputStream;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectLoader;
@@ -155,7 +156,10 @@ final class Archives {
         } else {
             // pax and GNU long names, ustar prefixes and base-256 sizes are the library's; names must be valid UTF-8.
             // The library reads a pax header whole into memory: the tar's own bytes are bounded too, headers included.
-            InputStream raw = new Limited(new GZIPInputStream(in, 1 << 16), 2 * maxBytes + (16 << 20), maxBytes);
+            InputStream raw = BoundedInputStream.builder().setInputStream(new GZIPInputStream(in, 1 << 16))
+                    .setMaxCount(2 * maxBytes + (16 << 20)).setOnMaxCount((max, count) -> {
+                        throw ApiException.badRequest("the archive unpacks to more than " + maxBytes + " bytes");
+                    }).get();
             TarArchiveInputStream tar = new TarArchiveInputStream(raw, StandardCharsets.UTF_8.name());
             TarArchiveEntry e;
             while ((e = tar.getNextEntry()) != null) {
@@ -214,50 +218,5 @@ final class Archives {
             out.write(buf, 0, n);
         }
         return out.toByteArray();
-    }
-
-    /** The stream, refused past {@code limit} bytes (an archive said to unpack to more than {@code maxBytes}). */
-    private static final class Limited extends java.io.FilterInputStream {
-        private final long limit;
-        private final long maxBytes;
-        private long read;
-
-        Limited(InputStream in, long limit, long maxBytes) {
-            super(in);
-            this.limit = limit;
-            this.maxBytes = maxBytes;
-        }
-
-        @Override
-        public int read() throws IOException {
-            int b = super.read();
-            if (b >= 0) {
-                count(1);
-            }
-            return b;
-        }
-
-        @Override
-        public int read(byte[] buf, int off, int len) throws IOException {
-            int n = super.read(buf, off, len);
-            if (n > 0) {
-                count(n);
-            }
-            return n;
-        }
-
-        @Override
-        public long skip(long n) throws IOException {
-            long skipped = super.skip(n);
-            count(skipped);
-            return skipped;
-        }
-
-        private void count(long n) {
-            read += n;
-            if (read > limit) {
-                throw ApiException.badRequest("the archive unpacks to more than " + maxBytes + " bytes");
-            }
-        }
     }
 }
