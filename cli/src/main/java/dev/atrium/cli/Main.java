@@ -1,5 +1,7 @@
 package dev.atrium.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ConnectException;
@@ -16,9 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * {@code ./atrium <command>}: operator commands that talk to a running server's admin API with the operator
@@ -56,7 +55,8 @@ public final class Main {
     private final PrintStream out;
     private final PrintStream err;
     private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     Main(PrintStream out, PrintStream err) {
         this.out = out;
@@ -96,17 +96,29 @@ public final class Main {
                 case "logout" -> logout();
                 case "help", "" -> out.print(USAGE);
                 default -> {
-                    if (words.size() == 3 && words.get(0).equals("user") && words.get(1).equals("add")) {
+                    if (words.size() == 3
+                            && words.get(0).equals("user")
+                            && words.get(1).equals("add")) {
                         userAdd(options, words.get(2));
-                    } else if (words.size() == 3 && words.get(0).equals("feature") && Set.of("enable", "disable").contains(words.get(1))) {
+                    } else if (words.size() == 3
+                            && words.get(0).equals("feature")
+                            && Set.of("enable", "disable").contains(words.get(1))) {
                         feature(options, words.get(1), words.get(2));
-                    } else if (words.size() == 3 && words.get(0).equals("repo") && Set.of("gc", "gc-status").contains(words.get(1))) {
+                    } else if (words.size() == 3
+                            && words.get(0).equals("repo")
+                            && Set.of("gc", "gc-status").contains(words.get(1))) {
                         repoGc(options, words.get(1).equals("gc"), words.get(2));
-                    } else if (words.size() == 3 && words.get(0).equals("service") && words.get(1).equals("deploy")) {
+                    } else if (words.size() == 3
+                            && words.get(0).equals("service")
+                            && words.get(1).equals("deploy")) {
                         serviceDeploy(options, Path.of(words.get(2)));
-                    } else if (words.size() == 3 && words.get(0).equals("service") && words.get(1).equals("logs")) {
+                    } else if (words.size() == 3
+                            && words.get(0).equals("service")
+                            && words.get(1).equals("logs")) {
                         serviceLogs(options, words.get(2));
-                    } else if (words.size() == 3 && words.get(0).equals("bundle") && words.get(1).equals("update")) {
+                    } else if (words.size() == 3
+                            && words.get(0).equals("bundle")
+                            && words.get(1).equals("update")) {
                         bundleUpdate(options, Path.of(words.get(2)));
                     } else {
                         throw new Failure(2, "unknown command '" + command + "'\n" + USAGE);
@@ -169,10 +181,14 @@ public final class Main {
             tokenBody.put("expiresAt", options.get("expires-at"));
         }
         JsonNode token = admin.post("/admin/users/" + user + "/tokens", tokenBody);
-        out.println("user " + created.path("user").path("username").asText() + " (" + created.path("user").path("id").asText()
-                + "), default workspace " + created.path("space").path("slug").asText());
-        out.println("token " + token.path("id").asText() + " with scopes " + token.path("scopes").asText()
-                + (token.path("expires_at").isNull() ? "" : ", expires " + token.path("expires_at").asText()));
+        out.println("user " + created.path("user").path("username").asText() + " ("
+                + created.path("user").path("id").asText() + "), default workspace "
+                + created.path("space").path("slug").asText());
+        out.println("token " + token.path("id").asText() + " with scopes "
+                + token.path("scopes").asText()
+                + (token.path("expires_at").isNull()
+                        ? ""
+                        : ", expires " + token.path("expires_at").asText()));
         out.println(token.path("token").asText());
     }
 
@@ -180,6 +196,7 @@ public final class Main {
      * A local user who signs in with a password: read from standard input with {@code --password-stdin}, asked for
      * twice on a terminal, or else generated by the server and printed once.
      */
+    @SuppressWarnings("SystemConsoleNull") // the CLI targets Java 17, where a console is null unless a terminal is
     private void userAdd(Map<String, String> options, String name) throws Failure {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("username", name);
@@ -189,7 +206,8 @@ public final class Main {
         String password = null;
         if (passwordFromStdin) {
             try {
-                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+                java.io.BufferedReader in = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
                 password = in.readLine();
             } catch (IOException e) {
                 throw new Failure(1, "cannot read the password from standard input: " + e.getMessage());
@@ -211,8 +229,8 @@ public final class Main {
             body.put("password", password);
         }
         JsonNode created = admin(options).post("/admin/identity/local-users", body);
-        out.println("user " + created.path("user").path("username").asText() + " (" + created.path("user").path("id").asText()
-                + ") signs in at /auth/login?provider=local");
+        out.println("user " + created.path("user").path("username").asText() + " ("
+                + created.path("user").path("id").asText() + ") signs in at /auth/login?provider=local");
         if (created.hasNonNull("password")) {
             out.println("generated password (shown once):");
             out.println(created.path("password").asText());
@@ -232,30 +250,43 @@ public final class Main {
         List<String> bundles = new ArrayList<>();
         for (JsonNode b : f.path("bundles")) {
             // a missing bundle has no symbolic name: its Maven id says which one
-            String name = b.path("symbolic_name").isTextual() ? b.path("symbolic_name").asText() : b.path("id").asText();
+            String name = b.path("symbolic_name").isTextual()
+                    ? b.path("symbolic_name").asText()
+                    : b.path("id").asText();
             bundles.add(name + " (" + b.path("state").asText() + ")");
         }
         return List.of(f.path("name").asText(), status(f), String.join(", ", bundles));
     }
 
     private void feature(Map<String, String> options, String action, String name) throws Failure {
-        JsonNode f = admin(options).post("/admin/features/" + name + "/" + action, Map.of()).path("feature");
+        JsonNode f = admin(options)
+                .post("/admin/features/" + name + "/" + action, Map.of())
+                .path("feature");
         out.println("feature " + f.path("name").asText() + " is " + status(f));
     }
 
     /** enabled, disabled, or "enabled, not configured" for an optional backend waiting for its configuration. */
     private static String status(JsonNode f) {
-        return f.path("status").isTextual() ? f.path("status").asText() : f.path("enabled").asBoolean() ? "enabled" : "disabled";
+        return f.path("status").isTextual()
+                ? f.path("status").asText()
+                : f.path("enabled").asBoolean() ? "enabled" : "disabled";
     }
 
     private void repoGc(Map<String, String> options, boolean now, String repoId) throws Failure {
-        String path = "/admin/repos/" + java.net.URLEncoder.encode(repoId, java.nio.charset.StandardCharsets.UTF_8) + "/gc";
-        JsonNode gc = (now ? admin(options).post(path, Map.of()) : admin(options).get(path)).path("gc");
+        String path =
+                "/admin/repos/" + java.net.URLEncoder.encode(repoId, java.nio.charset.StandardCharsets.UTF_8) + "/gc";
+        JsonNode gc =
+                (now ? admin(options).post(path, Map.of()) : admin(options).get(path)).path("gc");
         out.println("repository " + repoId + ": " + gc.path("state").asText()
                 + (gc.path("last_run_at").isTextual()
-                        ? "; last maintained " + gc.path("last_run_at").asText() + " in " + gc.path("duration_ms").asText() + " ms ("
-                                + gc.path("reason").asText() + ")" + (gc.path("error").isTextual() ? ", failed: " + gc.path("error").asText() : "")
-                                + ", " + gc.path("packs").asText() + " pack(s), " + gc.path("bitmaps").asText() + " bitmap(s)"
+                        ? "; last maintained " + gc.path("last_run_at").asText() + " in "
+                                + gc.path("duration_ms").asText() + " ms ("
+                                + gc.path("reason").asText() + ")"
+                                + (gc.path("error").isTextual()
+                                        ? ", failed: " + gc.path("error").asText()
+                                        : "")
+                                + ", " + gc.path("packs").asText() + " pack(s), "
+                                + gc.path("bitmaps").asText() + " bitmap(s)"
                         : "; never maintained"));
     }
 
@@ -263,8 +294,12 @@ public final class Main {
         List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("ID", "SYMBOLIC NAME", "VERSION", "STATE", "FEATURE"));
         for (JsonNode b : admin(options).get("/admin/bundles").path("bundles")) {
-            rows.add(List.of(b.path("id").asText(), b.path("symbolic_name").asText(), b.path("version").asText(),
-                    b.path("state").asText(), b.path("feature").isNull() ? "-" : b.path("feature").asText()));
+            rows.add(List.of(
+                    b.path("id").asText(),
+                    b.path("symbolic_name").asText(),
+                    b.path("version").asText(),
+                    b.path("state").asText(),
+                    b.path("feature").isNull() ? "-" : b.path("feature").asText()));
         }
         table(rows);
     }
@@ -283,8 +318,11 @@ public final class Main {
         } catch (IOException e) {
             throw new Failure(1, "cannot read " + jar + " as a jar: " + e.getMessage());
         }
-        JsonNode b = admin(options).postBytes("/admin/bundles/" + symbolicName + "/update", bytes).path("bundle");
-        out.println("bundle " + symbolicName + " updated from " + b.path("previous_version").asText() + " to "
+        JsonNode b = admin(options)
+                .postBytes("/admin/bundles/" + symbolicName + "/update", bytes)
+                .path("bundle");
+        out.println("bundle " + symbolicName + " updated from "
+                + b.path("previous_version").asText() + " to "
                 + b.path("version").asText());
     }
 
@@ -309,10 +347,13 @@ public final class Main {
 
     private Admin user(Map<String, String> options) throws Failure {
         String url = url(options);
-        String token = options.getOrDefault("token", env("ATRIUM_TOKEN", profile().getOrDefault("token", "")));
+        String token =
+                options.getOrDefault("token", env("ATRIUM_TOKEN", profile().getOrDefault("token", "")));
         if (token.isBlank()) {
-            throw new Failure(2, "the service commands act as a user: pass --token TOKEN, set ATRIUM_TOKEN or run atrium login --token TOKEN"
-                    + " (./atrium token create --user NAME makes one)");
+            throw new Failure(
+                    2,
+                    "the service commands act as a user: pass --token TOKEN, set ATRIUM_TOKEN or run atrium login --token TOKEN"
+                            + " (./atrium token create --user NAME makes one)");
         }
         return new Admin(url, token.trim());
     }
@@ -331,23 +372,29 @@ public final class Main {
         }
         Admin api = user(options);
         JsonNode service = null;
-        for (JsonNode s : api.get("/api/services/space/" + encode(space) + "?limit=100").path("services")) {
+        for (JsonNode s :
+                api.get("/api/services/space/" + encode(space) + "?limit=100").path("services")) {
             if (s.path("name").asText().equals(name) || s.path("slug").asText().equals(name)) {
                 service = s;
             }
         }
         if (service == null) {
-            service = api.post("/api/services", Map.of("name", name, "space_id", space)).path("service");
-            out.println("created service " + service.path("name").asText() + " (" + service.path("id").asText() + ")");
+            service = api.post("/api/services", Map.of("name", name, "space_id", space))
+                    .path("service");
+            out.println("created service " + service.path("name").asText() + " ("
+                    + service.path("id").asText() + ")");
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("bundle", java.util.Base64.getEncoder().encodeToString(code));
         body.put("deploy_message", options.getOrDefault("message", "./atrium service deploy " + file.getFileName()));
         body.put("strategy", options.getOrDefault("strategy", "direct"));
-        JsonNode d = api.post("/api/services/" + service.path("id").asText() + "/deployments", body).path("deployment");
+        JsonNode d = api.post("/api/services/" + service.path("id").asText() + "/deployments", body)
+                .path("deployment");
         URI base = URI.create(api.url);
-        out.println("deployment " + d.path("id").asText() + " (" + d.path("status").asText() + ") of " + service.path("id").asText());
-        out.println("http://" + service.path("hostname").asText() + (base.getPort() > 0 ? ":" + base.getPort() : "") + "/");
+        out.println("deployment " + d.path("id").asText() + " ("
+                + d.path("status").asText() + ") of " + service.path("id").asText());
+        out.println(
+                "http://" + service.path("hostname").asText() + (base.getPort() > 0 ? ":" + base.getPort() : "") + "/");
     }
 
     private void serviceLogs(Map<String, String> options, String name) throws Failure {
@@ -356,7 +403,9 @@ public final class Main {
         String path = space == null ? "/api/services?limit=100" : "/api/services/space/" + encode(space) + "?limit=100";
         String id = null;
         for (JsonNode s : api.get(path).path("services")) {
-            if (s.path("id").asText().equals(name) || s.path("name").asText().equals(name) || s.path("slug").asText().equals(name)) {
+            if (s.path("id").asText().equals(name)
+                    || s.path("name").asText().equals(name)
+                    || s.path("slug").asText().equals(name)) {
                 id = s.path("id").asText();
             }
         }
@@ -364,7 +413,7 @@ public final class Main {
             throw new Failure(1, "no service named " + name + (space == null ? "" : " in " + space));
         }
         long after = 0;
-        for (;;) {
+        for (; ; ) {
             JsonNode page = api.get("/api/services/" + id + "/logs?limit=1000&after=" + after);
             for (JsonNode l : page.path("logs")) {
                 printLog(l);
@@ -378,10 +427,15 @@ public final class Main {
         if (!follow) {
             return;
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api.url + "/api/services/" + id + "/logs?after=" + after))
-                .header("Authorization", "Bearer " + api.token).header("Accept", "text/event-stream").GET().build();
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(api.url + "/api/services/" + id + "/logs?after=" + after))
+                .header("Authorization", "Bearer " + api.token)
+                .header("Accept", "text/event-stream")
+                .GET()
+                .build();
         try {
-            HttpResponse<java.util.stream.Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+            HttpResponse<java.util.stream.Stream<String>> response =
+                    http.send(request, HttpResponse.BodyHandlers.ofLines());
             if (response.statusCode() != 200) {
                 throw new Failure(1, "the server refused the log stream (HTTP " + response.statusCode() + ")");
             }
@@ -402,19 +456,24 @@ public final class Main {
     }
 
     private void printLog(JsonNode l) {
-        out.println(l.path("at").asText() + " " + l.path("level").asText() + " " + l.path("message").asText());
+        out.println(l.path("at").asText() + " " + l.path("level").asText() + " "
+                + l.path("message").asText());
         out.flush();
     }
 
     private static String encode(String s) {
-        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20");
     }
 
     private Admin admin(Map<String, String> options) throws Failure {
         String url = url(options);
         Map<String, String> profile = profile();
-        if (!options.containsKey("data") && env("ATRIUM_DATA", null) == null && profile.containsKey("operator_token")
-                && !options.containsKey("url") && env("ATRIUM_URL", null) == null) {
+        if (!options.containsKey("data")
+                && env("ATRIUM_DATA", null) == null
+                && profile.containsKey("operator_token")
+                && !options.containsKey("url")
+                && env("ATRIUM_URL", null) == null) {
             return new Admin(url, profile.get("operator_token"));
         }
         Path data = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data")));
@@ -422,8 +481,10 @@ public final class Main {
         try {
             return new Admin(url, Files.readString(tokenFile).trim());
         } catch (NoSuchFileException e) {
-            throw new Failure(1, "no operator token at " + tokenFile.toAbsolutePath()
-                    + " (start the server with this --data first, or pass --data)");
+            throw new Failure(
+                    1,
+                    "no operator token at " + tokenFile.toAbsolutePath()
+                            + " (start the server with this --data first, or pass --data)");
         } catch (IOException e) {
             throw new Failure(1, "cannot read " + tokenFile + ": " + e.getMessage());
         }
@@ -431,7 +492,8 @@ public final class Main {
 
     /** The server: --url, else $ATRIUM_URL, else the profile's, else the local default. */
     private String url(Map<String, String> options) throws Failure {
-        return options.getOrDefault("url", env("ATRIUM_URL", profile().getOrDefault("url", "http://127.0.0.1:8080"))).replaceAll("/+$", "");
+        return options.getOrDefault("url", env("ATRIUM_URL", profile().getOrDefault("url", "http://127.0.0.1:8080")))
+                .replaceAll("/+$", "");
     }
 
     // ------------------------------------------------------------------ the profile
@@ -439,7 +501,8 @@ public final class Main {
     /** {@code $XDG_CONFIG_HOME/atrium/profile}, else {@code ~/.config/atrium/profile}. */
     static Path profilePath() {
         String xdg = System.getenv("XDG_CONFIG_HOME");
-        Path config = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".config");
+        Path config =
+                xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".config");
         return config.resolve("atrium").resolve("profile");
     }
 
@@ -466,10 +529,12 @@ public final class Main {
 
     /** Checks the server and the tokens, then saves them for later commands, readable by this user only. */
     private void login(Map<String, String> options) throws Failure {
-        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080")).replaceAll("/+$", "");
+        String url = options.getOrDefault("url", env("ATRIUM_URL", "http://127.0.0.1:8080"))
+                .replaceAll("/+$", "");
         Map<String, String> saved = new LinkedHashMap<>();
         saved.put("url", url);
-        Path tokenFile = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data"))).resolve("operator.token");
+        Path tokenFile = Path.of(options.getOrDefault("data", env("ATRIUM_DATA", "data")))
+                .resolve("operator.token");
         if (Files.exists(tokenFile)) {
             String operator;
             try {
@@ -482,27 +547,42 @@ public final class Main {
         }
         String token = options.getOrDefault("token", env("ATRIUM_TOKEN", ""));
         if (!token.isBlank()) {
-            String who = new Admin(url, token.trim()).get("/api/me").path("username").asText("");
+            String who =
+                    new Admin(url, token.trim()).get("/api/me").path("username").asText("");
             saved.put("token", token.trim());
             out.println("your token is " + who + "'s");
         }
         if (saved.size() == 1) {
-            throw new Failure(2, "nothing to remember: no operator token at " + tokenFile.toAbsolutePath() + " (pass --data) and no --token");
+            throw new Failure(
+                    2,
+                    "nothing to remember: no operator token at " + tokenFile.toAbsolutePath()
+                            + " (pass --data) and no --token");
         }
         Path file = profilePath();
         try {
-            Files.createDirectories(file.getParent(), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-            Path tmp = Files.createTempFile(file.getParent(), "profile", ".tmp", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            Files.createDirectories(
+                    file.getParent(),
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            Path tmp = Files.createTempFile(
+                    file.getParent(),
+                    "profile",
+                    ".tmp",
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
             StringBuilder text = new StringBuilder("# written by atrium login; holds tokens: keep it to yourself\n");
             saved.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
             Files.writeString(tmp, text);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    tmp,
+                    file,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new Failure(1, "cannot write the profile " + file + ": " + e.getMessage());
         }
-        out.println("logged in to " + url + (saved.containsKey("operator_token") ? " as its operator" : "") + "; saved in " + file);
+        out.println("logged in to " + url + (saved.containsKey("operator_token") ? " as its operator" : "")
+                + "; saved in " + file);
     }
 
     private void logout() throws Failure {
@@ -529,32 +609,46 @@ public final class Main {
         }
 
         JsonNode get(String path) throws Failure {
-            return send(path, HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30)).GET());
+            return send(
+                    path,
+                    HttpRequest.newBuilder(URI.create(url + path))
+                            .timeout(Duration.ofSeconds(30))
+                            .GET());
         }
 
         JsonNode post(String path, Object body) throws Failure {
             try {
-                return send(path, HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
+                return send(
+                        path,
+                        HttpRequest.newBuilder(URI.create(url + path))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
             } catch (IOException e) {
                 throw new Failure(2, "cannot encode the request: " + e.getMessage());
             }
         }
 
         JsonNode postBytes(String path, byte[] body) throws Failure {
-            return send(path, HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/java-archive")
-                    .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+            return send(
+                    path,
+                    HttpRequest.newBuilder(URI.create(url + path))
+                            .header("Content-Type", "application/java-archive")
+                            .timeout(Duration.ofMinutes(2))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
         }
 
         private JsonNode send(String path, HttpRequest.Builder builder) throws Failure {
             try {
-                HttpRequest request = builder.header("Authorization", "Bearer " + token).build();
+                HttpRequest request =
+                        builder.header("Authorization", "Bearer " + token).build();
                 HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                JsonNode answer = response.body().length == 0 ? json.createObjectNode() : json.readTree(response.body());
+                JsonNode answer =
+                        response.body().length == 0 ? json.createObjectNode() : json.readTree(response.body());
                 if (response.statusCode() >= 300) {
                     String message = answer.path("error").path("message").asText("HTTP " + response.statusCode());
-                    throw new Failure(1, "the server refused " + path + ": " + message + " (HTTP " + response.statusCode() + ")");
+                    throw new Failure(
+                            1, "the server refused " + path + ": " + message + " (HTTP " + response.statusCode() + ")");
                 }
                 return answer;
             } catch (ConnectException e) {

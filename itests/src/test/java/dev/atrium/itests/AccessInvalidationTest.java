@@ -1,8 +1,8 @@
 package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -10,11 +10,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * What one instance proves about a caller is kept for the next request (the access cache), yet a revocation made on
@@ -43,9 +40,18 @@ class AccessInvalidationTest {
             Http onTwo = new Http(two.base(), u.http().token());
             String space = "/api/spaces/" + u.defaultSpaceId();
             warm(onTwo, space);
-            String tokenId = u.http().get("/api/me/personal-access-tokens").get("tokens").get(0).get("id").asText();
+            String tokenId = u.http()
+                    .get("/api/me/personal-access-tokens")
+                    .get("tokens")
+                    .get(0)
+                    .get("id")
+                    .asText();
             warm(u.http(), space);
-            assertEquals(200, u.http().send("DELETE", "/api/me/personal-access-tokens/" + tokenId, null, null).status());
+            assertEquals(
+                    200,
+                    u.http()
+                            .send("DELETE", "/api/me/personal-access-tokens/" + tokenId, null, null)
+                            .status());
             // on the instance that made the change, at once (it forgets before it answers), not a notification later
             assertEquals(401, u.http().get(space).status());
             timings.add("token deleted: " + refusedWithin(onTwo, space, 401));
@@ -55,24 +61,36 @@ class AccessInvalidationTest {
             Http vOnTwo = new Http(two.base(), v.http().token());
             warm(vOnTwo, "/api/spaces/" + v.defaultSpaceId());
             warm(v.http(), "/api/spaces/" + v.defaultSpaceId());
-            assertEquals(200, one.operator().post("/admin/users/" + v.username() + "/suspend", Map.of()).status());
+            assertEquals(
+                    200,
+                    one.operator()
+                            .post("/admin/users/" + v.username() + "/suspend", Map.of())
+                            .status());
             assertEquals(403, v.http().get("/api/spaces/" + v.defaultSpaceId()).status());
             timings.add("Principal suspended: " + refusedWithin(vOnTwo, "/api/spaces/" + v.defaultSpaceId(), 403));
 
             // a workspace deleted on instance 1 (the token still works; the workspace is gone)
             User w = one.newUser();
-            String extra = w.http().post("/api/spaces", Map.of("name", "Extra")).get("space").get("id").asText();
+            String extra = w.http()
+                    .post("/api/spaces", Map.of("name", "Extra"))
+                    .get("space")
+                    .get("id")
+                    .asText();
             Http wOnTwo = new Http(two.base(), w.http().token());
             warm(wOnTwo, "/api/spaces/" + extra);
-            assertEquals(200, w.http().send("DELETE", "/api/spaces/" + extra, null, null).status());
+            assertEquals(
+                    200,
+                    w.http().send("DELETE", "/api/spaces/" + extra, null, null).status());
             timings.add("workspace deleted: " + refusedWithin(wOnTwo, "/api/spaces/" + extra, 404));
 
             // an owner witness revoked (an operator's statement in the database: no API writes witnesses)
             User x = one.newUser();
             Http xOnTwo = new Http(two.base(), x.http().token());
             warm(xOnTwo, "/api/spaces/" + x.defaultSpaceId());
-            try (Connection c = db.connect(); Statement st = c.createStatement()) {
-                st.executeUpdate("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = '" + x.defaultSpaceId() + "'");
+            try (Connection c = db.connect();
+                    Statement st = c.createStatement()) {
+                st.executeUpdate("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = '"
+                        + x.defaultSpaceId() + "'");
             }
             timings.add("witness revoked: " + refusedWithin(xOnTwo, "/api/spaces/" + x.defaultSpaceId(), 404));
 
@@ -83,7 +101,8 @@ class AccessInvalidationTest {
             Http yOnTwo = new Http(two.base(), y.http().token());
             String ySpace = "/api/spaces/" + y.defaultSpaceId();
             warm(yOnTwo, ySpace);
-            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+            try (Connection c = db.connect();
+                    Statement st = c.createStatement()) {
                 int killed = 0;
                 List<Integer> killedPids = new ArrayList<>();
                 try (ResultSet rs = st.executeQuery("SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -95,7 +114,8 @@ class AccessInvalidationTest {
                 }
                 assertEquals(2, killed, "each instance has one database listener");
                 // revoked behind every listener's back, in the same instant: no instance hears this notification
-                st.executeUpdate("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = '" + y.defaultSpaceId() + "'");
+                st.executeUpdate("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = '"
+                        + y.defaultSpaceId() + "'");
                 // asked once the listeners are back, so only forgetting what was kept (the grant's TTL is 30 s) refuses
                 // it; asked at once, the answer raced the listener noticing its death, as any revocation races its
                 // notification by a few milliseconds

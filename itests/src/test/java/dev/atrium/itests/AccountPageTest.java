@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,20 +22,30 @@ class AccountPageTest {
     void signingInLandsOnTheAccountPageWhoseNewTokenWorksWithCurl(AtriumServer server) throws Exception {
         BrowserScripts.require("playwright-core");
         String name = "acct" + Long.toString(System.nanoTime() % 1_000_000, 36);
-        Http.Reply user = server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", "a long password 1"));
+        Http.Reply user = server.operator()
+                .post("/admin/identity/local-users", Map.of("username", name, "password", "a long password 1"));
         assertEquals(201, user.status(), user.body());
 
         Path out = AtriumServer.ROOT.resolve("itests/target/account-page.out");
         Files.deleteIfExists(out);
-        int exit = BrowserScripts.run(out, "node", "account.test.mjs", server.base(), name, "a long password 1",
+        int exit = BrowserScripts.run(
+                out,
+                "node",
+                "account.test.mjs",
+                server.base(),
+                name,
+                "a long password 1",
                 AtriumServer.ROOT.resolve("itests/target/account-page.png").toString());
         String printed = Files.readString(out);
         assertEquals(0, exit, printed);
         String token = line(printed, "token ");
         String revoked = line(printed, "revoked ");
 
-        assertTrue(curl(server, token).contains("\"username\":\"" + name + "\""), "the token made on the page works with curl");
-        assertTrue(curl(server, revoked).contains("\"code\":\"UNAUTHORIZED\""), "the token revoked on the page does not");
+        assertTrue(
+                curl(server, token).contains("\"username\":\"" + name + "\""),
+                "the token made on the page works with curl");
+        assertTrue(
+                curl(server, revoked).contains("\"code\":\"UNAUTHORIZED\""), "the token revoked on the page does not");
     }
 
     private static String line(String printed, String prefix) {
@@ -50,10 +59,10 @@ class AccountPageTest {
 
     private static String curl(AtriumServer server, String token) throws Exception {
         Process p = new ProcessBuilder("curl", "-sS", "-H", "Authorization: Bearer " + token, server.base() + "/api/me")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String body = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "curl finished");
         return body;
     }
-
 }

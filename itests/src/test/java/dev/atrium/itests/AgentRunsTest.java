@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.itests.AtriumServer.User;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,16 +23,10 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Agent runs end to end against scripted model servers on loopback that speak OpenAI's and Anthropic's streaming
@@ -51,10 +48,23 @@ class AgentRunsTest {
     }
 
     static Map<String, String> env() {
-        return Map.of("ATRIUM_OPENAI_BASE_URL", fake.openAiBase(), "ATRIUM_OPENAI_API_KEY", "sk-test-openai",
-                "ATRIUM_ANTHROPIC_BASE_URL", fake.anthropicBase(), "ATRIUM_ANTHROPIC_API_KEY", "sk-test-anthropic",
-                "ATRIUM_RUNS_HEARTBEAT_MS", "300", "ATRIUM_RUNS_POLL_MS", "200", "ATRIUM_RUNS_FETCH_TIMEOUT_S", "4",
-                "ATRIUM_RUNS_TURN_TIMEOUT_S", "8");
+        return Map.of(
+                "ATRIUM_OPENAI_BASE_URL",
+                fake.openAiBase(),
+                "ATRIUM_OPENAI_API_KEY",
+                "sk-test-openai",
+                "ATRIUM_ANTHROPIC_BASE_URL",
+                fake.anthropicBase(),
+                "ATRIUM_ANTHROPIC_API_KEY",
+                "sk-test-anthropic",
+                "ATRIUM_RUNS_HEARTBEAT_MS",
+                "300",
+                "ATRIUM_RUNS_POLL_MS",
+                "200",
+                "ATRIUM_RUNS_FETCH_TIMEOUT_S",
+                "4",
+                "ATRIUM_RUNS_TURN_TIMEOUT_S",
+                "8");
     }
 
     @AfterAll
@@ -80,7 +90,8 @@ class AgentRunsTest {
         User u = on.newUser();
         String space = u.defaultSpaceId();
         if (posture != null) {
-            Http.Reply s = u.http().post("/api/spaces", Map.of("name", "Restricted " + model, "security_posture", posture));
+            Http.Reply s =
+                    u.http().post("/api/spaces", Map.of("name", "Restricted " + model, "security_posture", posture));
             assertEquals(201, s.status(), s.body());
             space = s.json().path("space").path("id").asText();
         }
@@ -106,7 +117,8 @@ class AgentRunsTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             JsonNode run = http.get("/api/runs/" + runId).get("run");
-            if (Set.of("completed", "failed", "cancelled").contains(run.path("status").asText())) {
+            if (Set.of("completed", "failed", "cancelled")
+                    .contains(run.path("status").asText())) {
                 return run;
             }
             Thread.sleep(50);
@@ -128,7 +140,10 @@ class AgentRunsTest {
     static List<String> toolNames(JsonNode request, boolean anthropic) {
         List<String> names = new ArrayList<>();
         for (JsonNode t : request.path("tools")) {
-            names.add(anthropic ? t.path("name").asText() : t.path("function").path("name").asText());
+            names.add(
+                    anthropic
+                            ? t.path("name").asText()
+                            : t.path("function").path("name").asText());
         }
         return names;
     }
@@ -140,10 +155,16 @@ class AgentRunsTest {
         User u = user("openai", model);
         fake.script(model, body -> FakeModelServer.openAiText("D'accord."));
         String threadId = thread(u);
-        assertEquals(200, u.http().patch("/api/threads/" + threadId, Map.of("context_window", 50)).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/threads/" + threadId, Map.of("context_window", 50))
+                        .status());
         String old = "An old question. " + "x".repeat(400);
-        for (Object[] m : new Object[][] { { "system", "Answer in French." }, { "user", old }, { "assistant", "An old answer." } }) {
-            Http.Reply r = u.http().post("/api/threads/" + threadId + "/messages", Map.of("role", m[0], "content", m[1]));
+        for (Object[] m :
+                new Object[][] {{"system", "Answer in French."}, {"user", old}, {"assistant", "An old answer."}}) {
+            Http.Reply r =
+                    u.http().post("/api/threads/" + threadId + "/messages", Map.of("role", m[0], "content", m[1]));
             assertEquals(201, r.status(), r.body());
         }
         String runId = run(u, threadId, "A new question?");
@@ -151,19 +172,30 @@ class AgentRunsTest {
 
         JsonNode sent = fake.received(model).get(0).path("messages");
         List<String> contents = new ArrayList<>();
-        sent.forEach(m -> contents.add(m.path("role").asText() + ": " + m.path("content").asText()));
-        assertTrue(contents.get(0).startsWith("system: ") && contents.get(0).contains("Answer in French."), contents.toString());
+        sent.forEach(m ->
+                contents.add(m.path("role").asText() + ": " + m.path("content").asText()));
+        assertTrue(
+                contents.get(0).startsWith("system: ") && contents.get(0).contains("Answer in French."),
+                contents.toString());
         assertEquals("user: A new question?", contents.get(contents.size() - 1), contents.toString());
         assertFalse(contents.stream().anyMatch(c -> c.contains("An old question")), "over the window: " + contents);
-        assertFalse(contents.stream().anyMatch(c -> c.startsWith("assistant: ")),
-                "a conversation starts with the user's turn, so the answer to a dropped question goes too: " + contents);
+        assertFalse(
+                contents.stream().anyMatch(c -> c.startsWith("assistant: ")),
+                "a conversation starts with the user's turn, so the answer to a dropped question goes too: "
+                        + contents);
 
-        assertEquals(200, u.http().patch("/api/threads/" + threadId, Map.of("context_window", 100_000)).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/threads/" + threadId, Map.of("context_window", 100_000))
+                        .status());
         fake.script(model, body -> FakeModelServer.openAiText("Oui."));
         String second = run(u, threadId, "And again?");
         assertEquals("completed", awaitFinished(u.http(), second).path("status").asText());
         JsonNode all = fake.received(model).get(0).path("messages");
-        assertTrue(all.toString().contains("An old question") && all.toString().contains("An old answer."), all.toString());
+        assertTrue(
+                all.toString().contains("An old question") && all.toString().contains("An old answer."),
+                all.toString());
     }
 
     /** The skills capability's context (the workspace's enabled skills) is part of a run's system prompt. */
@@ -172,16 +204,40 @@ class AgentRunsTest {
         String model = model();
         User u = user("openai", model);
         String skills = "/api/spaces/" + u.defaultSpaceId() + "/skills";
-        assertEquals(201, u.http().post(skills, Map.of("name", "pirate", "description", "Tone", "instructions", "Talk like a pirate.")).status());
-        assertEquals(201, u.http().post(skills, Map.of("name", "off", "description", "Unused", "instructions", "Never shown.", "enabled", false))
-                .status());
+        assertEquals(
+                201,
+                u.http()
+                        .post(
+                                skills,
+                                Map.of("name", "pirate", "description", "Tone", "instructions", "Talk like a pirate."))
+                        .status());
+        assertEquals(
+                201,
+                u.http()
+                        .post(
+                                skills,
+                                Map.of(
+                                        "name",
+                                        "off",
+                                        "description",
+                                        "Unused",
+                                        "instructions",
+                                        "Never shown.",
+                                        "enabled",
+                                        false))
+                        .status());
         fake.script(model, body -> FakeModelServer.openAiText("Arr."));
         String runId = run(u, thread(u), "Hello?");
         assertEquals("completed", awaitFinished(u.http(), runId).path("status").asText());
         JsonNode system = fake.received(model).get(0).path("messages").get(0);
         assertEquals("system", system.path("role").asText());
         String prompt = system.path("content").asText();
-        assertTrue(prompt.contains(u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").get("context").asText()), prompt);
+        assertTrue(
+                prompt.contains(u.http()
+                        .get("/api/spaces/" + u.defaultSpaceId() + "/skills-context")
+                        .get("context")
+                        .asText()),
+                prompt);
         assertTrue(prompt.contains("## pirate") && prompt.contains("Talk like a pirate."), prompt);
         assertFalse(prompt.contains("Never shown."), prompt);
     }
@@ -195,20 +251,36 @@ class AgentRunsTest {
         Http.Reply created = u.http().post("/api/resources", Map.of("name", "outbox", "type", "queue"));
         assertEquals(201, created.status(), created.body());
         String queueId = created.get("resource").get("id").asText();
-        assertEquals(201, other.http().post("/api/resources", Map.of("name", "theirs", "type", "queue")).status());
-        fake.script(model,
-                body -> FakeModelServer.openAiToolCall("call_1", "queue_write", "{\"queue\":\"outbox\",\"message\":\"build #42 passed\"}"),
-                body -> FakeModelServer.openAiToolCall("call_2", "queue_write", "{\"queue\":\"theirs\",\"message\":\"sneaky\"}"),
+        assertEquals(
+                201,
+                other.http()
+                        .post("/api/resources", Map.of("name", "theirs", "type", "queue"))
+                        .status());
+        fake.script(
+                model,
+                body -> FakeModelServer.openAiToolCall(
+                        "call_1", "queue_write", "{\"queue\":\"outbox\",\"message\":\"build #42 passed\"}"),
+                body -> FakeModelServer.openAiToolCall(
+                        "call_2", "queue_write", "{\"queue\":\"theirs\",\"message\":\"sneaky\"}"),
                 body -> FakeModelServer.openAiText("Sent."));
         String runId = run(u, thread(u), "Tell the outbox that build 42 passed");
         assertEquals("completed", awaitFinished(u.http(), runId).path("status").asText());
         List<JsonNode> received = fake.received(model);
-        assertTrue(toolNames(received.get(0), false).contains("queue_write"), received.get(0).toString());
-        List<JsonNode> results = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result")).toList();
-        assertFalse(results.get(0).path("data").path("is_error").asBoolean(), results.get(0).toString());
-        assertTrue(results.get(1).path("data").path("is_error").asBoolean(), "another workspace's queue is not found: " + results.get(1));
+        assertTrue(
+                toolNames(received.get(0), false).contains("queue_write"),
+                received.get(0).toString());
+        List<JsonNode> results = events(u.http(), runId).stream()
+                .filter(e -> e.path("type").asText().equals("tool.result"))
+                .toList();
+        assertFalse(
+                results.get(0).path("data").path("is_error").asBoolean(),
+                results.get(0).toString());
+        assertTrue(
+                results.get(1).path("data").path("is_error").asBoolean(),
+                "another workspace's queue is not found: " + results.get(1));
         try (java.sql.Connection c = db.connect();
-                java.sql.PreparedStatement q = c.prepareStatement("SELECT convert_from(body, 'UTF8'), resource_id FROM resource_queue_messages")) {
+                java.sql.PreparedStatement q = c.prepareStatement(
+                        "SELECT convert_from(body, 'UTF8'), resource_id FROM resource_queue_messages")) {
             java.sql.ResultSet rs = q.executeQuery();
             List<String> bodies = new java.util.ArrayList<>();
             while (rs.next()) {
@@ -222,8 +294,10 @@ class AgentRunsTest {
     void anOpenAiRunStreamsTextAndItsToolCallResultReachesTheModel() throws Exception {
         String model = model();
         User u = user("openai", model);
-        fake.script(model,
-                body -> FakeModelServer.openAiToolCall("call_1", "memory_add", "{\"content\":\"Deploys happen on Tuesdays\"}"),
+        fake.script(
+                model,
+                body -> FakeModelServer.openAiToolCall(
+                        "call_1", "memory_add", "{\"content\":\"Deploys happen on Tuesdays\"}"),
                 body -> FakeModelServer.openAiText("Noted", ": deploys ", "are on Tuesdays."));
         String threadId = thread(u);
         String runId = run(u, threadId, "Remember that deploys happen on Tuesdays");
@@ -234,16 +308,26 @@ class AgentRunsTest {
         assertEquals(2, received.size());
         JsonNode first = received.get(0);
         assertTrue(first.path("stream").asBoolean());
-        assertTrue(toolNames(first, false).containsAll(List.of("memory_add", "memory_search", "http_fetch")), first.toString());
+        assertTrue(
+                toolNames(first, false).containsAll(List.of("memory_add", "memory_search", "http_fetch")),
+                first.toString());
         JsonNode last = first.path("messages").get(first.path("messages").size() - 1);
         assertEquals("user", last.path("role").asText());
-        assertEquals("Remember that deploys happen on Tuesdays", last.path("content").asText());
+        assertEquals(
+                "Remember that deploys happen on Tuesdays", last.path("content").asText());
         // the second request carries the assistant's tool call and the tool's result for it
         JsonNode msgs = received.get(1).path("messages");
         JsonNode assistant = msgs.get(msgs.size() - 2);
         JsonNode tool = msgs.get(msgs.size() - 1);
         assertEquals("call_1", assistant.path("tool_calls").get(0).path("id").asText());
-        assertEquals("{\"content\":\"Deploys happen on Tuesdays\"}", assistant.path("tool_calls").get(0).path("function").path("arguments").asText());
+        assertEquals(
+                "{\"content\":\"Deploys happen on Tuesdays\"}",
+                assistant
+                        .path("tool_calls")
+                        .get(0)
+                        .path("function")
+                        .path("arguments")
+                        .asText());
         assertEquals("tool", tool.path("role").asText());
         assertEquals("call_1", tool.path("tool_call_id").asText());
         assertTrue(tool.path("content").asText().contains("Deploys happen on Tuesdays"), tool.toString());
@@ -254,23 +338,35 @@ class AgentRunsTest {
         assertEquals("run.queued", types.get(0));
         assertEquals("run.started", types.get(1));
         assertEquals("run.completed", types.get(types.size() - 1));
-        assertTrue(types.containsAll(List.of("tool.call", "tool.result", "message.delta", "message.completed")), types.toString());
+        assertTrue(
+                types.containsAll(List.of("tool.call", "tool.result", "message.delta", "message.completed")),
+                types.toString());
         for (int i = 0; i < events.size(); i++) {
             assertEquals(i + 1, events.get(i).path("id").asLong());
         }
-        JsonNode result = events.stream().filter(e -> e.path("type").asText().equals("tool.result")).findFirst().orElseThrow();
+        JsonNode result = events.stream()
+                .filter(e -> e.path("type").asText().equals("tool.result"))
+                .findFirst()
+                .orElseThrow();
         assertFalse(result.path("data").path("is_error").asBoolean(), result.toString());
         StringBuilder streamed = new StringBuilder();
-        events.stream().filter(e -> e.path("type").asText().equals("message.delta"))
+        events.stream()
+                .filter(e -> e.path("type").asText().equals("message.delta"))
                 .forEach(e -> streamed.append(e.path("data").path("text").asText()));
         assertEquals("Noted: deploys are on Tuesdays.", streamed.toString());
 
         // the tool really wrote a memory, and the answer joined the thread
-        JsonNode memories = u.http().get("/api/spaces/" + u.defaultSpaceId() + "/memories").json();
-        assertEquals("Deploys happen on Tuesdays", memories.path("memories").get(0).path("content").asText());
-        JsonNode messages = u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
+        JsonNode memories =
+                u.http().get("/api/spaces/" + u.defaultSpaceId() + "/memories").json();
+        assertEquals(
+                "Deploys happen on Tuesdays",
+                memories.path("memories").get(0).path("content").asText());
+        JsonNode messages =
+                u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
         assertEquals("assistant", messages.get(messages.size() - 1).path("role").asText());
-        assertEquals("Noted: deploys are on Tuesdays.", messages.get(messages.size() - 1).path("content").asText());
+        assertEquals(
+                "Noted: deploys are on Tuesdays.",
+                messages.get(messages.size() - 1).path("content").asText());
         assertEquals(runId, messages.get(messages.size() - 1).path("run_id").asText());
     }
 
@@ -278,10 +374,17 @@ class AgentRunsTest {
     void anAnthropicRunStreamsTextAndItsToolUseResultReachesTheModel() throws Exception {
         String model = model();
         User u = user("anthropic", model);
-        assertEquals(201, u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories",
-                Map.of("content", "The staging database is called heron")).status());
-        fake.script(model,
-                body -> FakeModelServer.anthropic(List.of("Let me ", "look."), "toolu_01", "memory_search", "{\"query\": \"staging database\"}"),
+        assertEquals(
+                201,
+                u.http()
+                        .post(
+                                "/api/spaces/" + u.defaultSpaceId() + "/memories",
+                                Map.of("content", "The staging database is called heron"))
+                        .status());
+        fake.script(
+                model,
+                body -> FakeModelServer.anthropic(
+                        List.of("Let me ", "look."), "toolu_01", "memory_search", "{\"query\": \"staging database\"}"),
                 body -> FakeModelServer.anthropic(List.of("It is ", "called heron."), null, null, null));
         String threadId = thread(u);
         String runId = run(u, threadId, "What is the staging database called?");
@@ -297,7 +400,8 @@ class AgentRunsTest {
         JsonNode assistant = msgs.get(msgs.size() - 2);
         JsonNode user = msgs.get(msgs.size() - 1);
         assertEquals("assistant", assistant.path("role").asText());
-        assertEquals("Let me look.", assistant.path("content").get(0).path("text").asText());
+        assertEquals(
+                "Let me look.", assistant.path("content").get(0).path("text").asText());
         JsonNode toolUse = assistant.path("content").get(1);
         assertEquals("tool_use", toolUse.path("type").asText());
         assertEquals("toolu_01", toolUse.path("id").asText());
@@ -308,10 +412,15 @@ class AgentRunsTest {
         assertEquals("toolu_01", toolResult.path("tool_use_id").asText());
         assertTrue(toolResult.path("content").asText().contains("heron"), toolResult.toString());
 
-        JsonNode messages = u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
-        assertEquals("It is called heron.", messages.get(messages.size() - 1).path("content").asText());
+        JsonNode messages =
+                u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
+        assertEquals(
+                "It is called heron.",
+                messages.get(messages.size() - 1).path("content").asText());
         List<String> types = types(events(u.http(), runId));
-        assertEquals(List.of("tool.call", "tool.result"), types.stream().filter(t -> t.startsWith("tool.")).toList());
+        assertEquals(
+                List.of("tool.call", "tool.result"),
+                types.stream().filter(t -> t.startsWith("tool.")).toList());
     }
 
     @Test
@@ -352,11 +461,14 @@ class AgentRunsTest {
             assertEquals(stored.get(i), all.get(i).data());
         }
         // after the end, a reconnect from the last id gets nothing more and the stream closes at once
-        SseClient.Result after = SseClient.read(url, token, all.get(all.size() - 1).id(), Integer.MAX_VALUE, Duration.ofSeconds(10));
+        SseClient.Result after =
+                SseClient.read(url, token, all.get(all.size() - 1).id(), Integer.MAX_VALUE, Duration.ofSeconds(10));
         assertEquals(200, after.status());
         assertTrue(after.events().isEmpty());
         // the query parameter is the same as the header; last_event_id on /events too
-        JsonNode tail = u.http().get("/api/runs/" + runId + "/events?last_event_id=" + (all.size() - 2)).json();
+        JsonNode tail = u.http()
+                .get("/api/runs/" + runId + "/events?last_event_id=" + (all.size() - 2))
+                .json();
         assertEquals(2, tail.path("events").size());
     }
 
@@ -365,9 +477,12 @@ class AgentRunsTest {
         List<JsonNode> replayed = new ArrayList<>();
         String cursor = "";
         do {
-            JsonNode page = http.get("/api/runs/" + runId + "/replay?limit=7&cursor=" + cursor).json();
+            JsonNode page = http.get("/api/runs/" + runId + "/replay?limit=7&cursor=" + cursor)
+                    .json();
             page.path("events").forEach(replayed::add);
-            cursor = page.path("next_cursor").isNull() ? null : page.path("next_cursor").asText();
+            cursor = page.path("next_cursor").isNull()
+                    ? null
+                    : page.path("next_cursor").asText();
         } while (cursor != null);
         return replayed;
     }
@@ -377,11 +492,13 @@ class AgentRunsTest {
         List<JsonNode> got = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
         StringBuilder partial = new StringBuilder();
-        java.net.http.WebSocket ws = java.net.http.HttpClient.newHttpClient().newWebSocketBuilder()
+        java.net.http.WebSocket ws = java.net.http.HttpClient.newHttpClient()
+                .newWebSocketBuilder()
                 .header("Authorization", "Bearer " + token)
                 .buildAsync(java.net.URI.create(url), new java.net.http.WebSocket.Listener() {
                     @Override
-                    public java.util.concurrent.CompletionStage<?> onText(java.net.http.WebSocket w, CharSequence data, boolean last) {
+                    public java.util.concurrent.CompletionStage<?> onText(
+                            java.net.http.WebSocket w, CharSequence data, boolean last) {
                         partial.append(data);
                         if (last) {
                             try {
@@ -400,7 +517,8 @@ class AgentRunsTest {
                     }
 
                     @Override
-                    public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w, int status, String reason) {
+                    public java.util.concurrent.CompletionStage<?> onClose(
+                            java.net.http.WebSocket w, int status, String reason) {
                         closed.complete(status);
                         return null;
                     }
@@ -409,7 +527,8 @@ class AgentRunsTest {
                     public void onError(java.net.http.WebSocket w, Throwable error) {
                         closed.completeExceptionally(error);
                     }
-                }).get(10, TimeUnit.SECONDS);
+                })
+                .get(10, TimeUnit.SECONDS);
         closeCode[0] = closed.get(30, TimeUnit.SECONDS);
         ws.abort();
         return got;
@@ -445,12 +564,17 @@ class AgentRunsTest {
         User stranger = server.newUser();
         java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class, () -> webSocket(url, token(stranger), 1, code));
-        java.net.http.HttpResponse<?> notFound = ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse();
+        java.net.http.HttpResponse<?> notFound =
+                ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse();
         assertEquals(404, notFound.statusCode());
         assertTrue(notFound.headers().firstValue("X-Request-Id").isPresent(), "a refused handshake has a request id");
-        refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> webSocket(url, "atp_wrong", 1, code));
-        assertEquals(401, ((java.net.http.WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
+        refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> webSocket(url, "atp_wrong", 1, code));
+        assertEquals(
+                401,
+                ((java.net.http.WebSocketHandshakeException) refused.getCause())
+                        .getResponse()
+                        .statusCode());
         // the other run routes still reach JAX-RS through the filter
         assertEquals(200, u.http().get("/api/runs/" + runId + "/events").status());
     }
@@ -463,10 +587,12 @@ class AgentRunsTest {
         String runId = run(u, thread(u), "A short run");
         try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), server.port)) {
             socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
-                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer " + token(u)
-                    + "\r\nX-Request-Id: ws-handshake-1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
+                                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer " + token(u)
+                                    + "\r\nX-Request-Id: ws-handshake-1\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             java.io.BufferedReader in = new java.io.BufferedReader(
                     new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
             String status = in.readLine();
@@ -476,7 +602,9 @@ class AgentRunsTest {
             }
             assertTrue(status.startsWith("HTTP/1.1 101"), status + " " + headers);
             assertTrue(headers.contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo="), headers.toString());
-            assertTrue(headers.contains("x-request-id: ws-handshake-1"), "the kernel's envelope saw the handshake: " + headers);
+            assertTrue(
+                    headers.contains("x-request-id: ws-handshake-1"),
+                    "the kernel's envelope saw the handshake: " + headers);
         }
     }
 
@@ -499,22 +627,35 @@ class AgentRunsTest {
         try (java.net.Socket stalled = new java.net.Socket()) {
             stalled.setReceiveBufferSize(1024);
             stalled.connect(new InetSocketAddress("127.0.0.1", server.port), 5_000);
-            stalled.getOutputStream().write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
-                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                    + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer " + token(u) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            stalled.getOutputStream()
+                    .write(("GET /api/runs/" + runId + "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
+                                    + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                                    + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer " + token(u) + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             byte[] head = new byte[12];
             assertEquals(12, stalled.getInputStream().readNBytes(head, 0, 12));
-            assertTrue(new String(head, StandardCharsets.US_ASCII).contains("101"), new String(head, StandardCharsets.US_ASCII));
+            assertTrue(
+                    new String(head, StandardCharsets.US_ASCII).contains("101"),
+                    new String(head, StandardCharsets.US_ASCII));
 
-            SseClient.Result all = SseClient.read(server.base() + "/api/runs/" + runId + "/sse", token(u), null, Integer.MAX_VALUE,
+            SseClient.Result all = SseClient.read(
+                    server.base() + "/api/runs/" + runId + "/sse",
+                    token(u),
+                    null,
+                    Integer.MAX_VALUE,
                     Duration.ofSeconds(60));
             long ended = System.nanoTime();
-            assertEquals("run.completed", all.events().get(all.events().size() - 1).type());
+            assertEquals(
+                    "run.completed", all.events().get(all.events().size() - 1).type());
             for (int i = 0; i < all.events().size(); i++) {
                 assertEquals(i + 1, all.events().get(i).id(), "no gaps, no duplicates");
             }
             JsonNode run = u.http().get("/api/runs/" + runId).json().path("run");
-            long lag = java.time.Duration.between(java.time.Instant.parse(run.path("finished_at").asText()), java.time.Instant.now()).toMillis()
+            long lag = java.time.Duration.between(
+                                    java.time.Instant.parse(
+                                            run.path("finished_at").asText()),
+                                    java.time.Instant.now())
+                            .toMillis()
                     - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - ended);
             assertTrue(lag < 5_000, "the SSE client got the end " + lag + " ms after the run finished");
         }
@@ -540,23 +681,31 @@ class AgentRunsTest {
             socket.setSoTimeout(10_000);
             java.io.OutputStream out = socket.getOutputStream();
             java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
-            out.write(("GET /api/runs/" + runId + "/sse HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET /api/runs/" + runId + "/sse HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             RawHttp.Response stream = RawHttp.read(in);
             assertEquals(200, stream.status());
             assertEquals("chunked", stream.header("transfer-encoding"));
             List<JsonNode> got = sseData(stream.body());
-            assertEquals(events(u.http(), runId), got, "every event, once, in order, in well-formed chunks ending with the last chunk");
+            assertEquals(
+                    events(u.http(), runId),
+                    got,
+                    "every event, once, in order, in well-formed chunks ending with the last chunk");
             assertTrue(got.size() > parts.length);
 
             // the same connection serves the next request
-            out.write(("GET /api/runs/" + runId + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET /api/runs/" + runId + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             RawHttp.Response next = RawHttp.read(in);
             assertEquals(200, next.status());
-            assertEquals(runId, Http.JSON.readTree(next.body()).path("run").path("id").asText());
+            assertEquals(
+                    runId,
+                    Http.JSON.readTree(next.body()).path("run").path("id").asText());
 
             // a client that closes after the response gets the stream without chunks, ended by the connection's end
-            out.write(("GET /api/runs/" + runId + "/sse?last_event_id=" + (got.size() - 2) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth
-                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET /api/runs/" + runId + "/sse?last_event_id=" + (got.size() - 2)
+                            + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Connection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             RawHttp.Response last = RawHttp.read(in);
             assertEquals(200, last.status());
             assertEquals(null, last.header("transfer-encoding"));
@@ -567,12 +716,15 @@ class AgentRunsTest {
     @Test
     void anSseClientThatStopsReadingIsDisconnectedAtTheIdleTimeout() throws Exception {
         Map<String, String> env = new java.util.HashMap<>(env());
-        env.put("ATRIUM_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -Dorg.apache.felix.http.timeout=3000"); // connections idle out after 3 s
+        env.put(
+                "ATRIUM_JAVA_OPTS",
+                "-XX:TieredStopAtLevel=1 -Dorg.apache.felix.http.timeout=3000"); // connections idle out after 3 s
         AtriumServer quick = AtriumServer.launch(Files.createTempDirectory("atrium-runs-idle-"), db, env);
         try (java.net.Socket stalled = new java.net.Socket()) {
             String model = model();
             User u = user(quick, "openai", model, null);
-            // 5 MB: more than the sockets hold, the rest waits in the server. In 500 deltas, not 2,500: each is a commit,
+            // 5 MB: more than the sockets hold, the rest waits in the server. In 500 deltas, not 2,500: each is a
+            // commit,
             // and 2,500 of them took over the 60 s below while the suite's other class loaded the machine's disk
             String[] parts = new String[500];
             for (int i = 0; i < parts.length; i++) {
@@ -582,10 +734,18 @@ class AgentRunsTest {
             String runId = run(u, thread(u), "Stream to a client that reads nothing");
             stalled.setReceiveBufferSize(4096);
             stalled.connect(new InetSocketAddress("127.0.0.1", quick.port), 5_000);
-            stalled.getOutputStream().write(("GET /api/runs/" + runId + "/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                    + token(u) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            stalled.getOutputStream()
+                    .write(("GET /api/runs/" + runId + "/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                                    + token(u) + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!u.http().get("/api/runs/" + runId).json().path("run").path("status").asText().equals("completed")) {
+            while (!u.http()
+                    .get("/api/runs/" + runId)
+                    .json()
+                    .path("run")
+                    .path("status")
+                    .asText()
+                    .equals("completed")) {
                 assertTrue(System.nanoTime() < deadline, "the run completes whatever its watchers do");
                 Thread.sleep(100);
             }
@@ -597,14 +757,15 @@ class AgentRunsTest {
             java.io.ByteArrayOutputStream tail = new java.io.ByteArrayOutputStream();
             byte[] buffer = new byte[65536];
             try {
-                for (int n; (n = in.read(buffer)) >= 0;) {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
                     tail.reset();
                     tail.write(buffer, Math.max(0, n - 16), Math.min(n, 16));
                 }
             } catch (java.net.SocketException reset) {
                 // closed with data unread: a reset is an end too
             }
-            assertFalse(tail.toString(StandardCharsets.US_ASCII).endsWith("\r\n0\r\n\r\n"),
+            assertFalse(
+                    tail.toString(StandardCharsets.US_ASCII).endsWith("\r\n0\r\n\r\n"),
                     "the response was cut off at the idle timeout, not finished after the client came back");
         } finally {
             quick.stop(); // not close(): that would drop the shared database
@@ -640,17 +801,25 @@ class AgentRunsTest {
         User[] suspended = new User[1];
         Ended ended = aToolCallRunsThenAuthorityEnds(u -> {
             suspended[0] = u;
-            assertEquals(200, server.operator().post("/admin/users/" + u.username() + "/suspend", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/users/" + u.username() + "/suspend", Map.of())
+                            .status());
         });
-        assertTrue(ended.run().path("error").asText().contains("requester"), ended.run().toString());
+        assertTrue(
+                ended.run().path("error").asText().contains("requester"),
+                ended.run().toString());
         assertEquals(403, suspended[0].http().get("/api/runs/" + ended.runId()).status());
     }
 
     @Test
     void revokingTheOwnerWitnessMidRunStopsItAndNoFurtherToolCallRuns() throws Exception {
-        Ended ended = aToolCallRunsThenAuthorityEnds(
-                u -> db.execute("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", u.defaultSpaceId()));
-        assertTrue(ended.run().path("error").asText().contains("requester"), ended.run().toString());
+        Ended ended = aToolCallRunsThenAuthorityEnds(u -> db.execute(
+                "UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", u.defaultSpaceId()));
+        assertTrue(
+                ended.run().path("error").asText().contains("requester"),
+                ended.run().toString());
     }
 
     /**
@@ -661,36 +830,46 @@ class AgentRunsTest {
         String model = model();
         User u = user("openai", model);
         CountDownLatch ended = new CountDownLatch(1);
-        fake.script(model, body -> FakeModelServer.openAiToolCall("call_1", "memory_add", "{\"content\":\"written while allowed\"}"),
+        fake.script(
+                model,
+                body -> FakeModelServer.openAiToolCall(
+                        "call_1", "memory_add", "{\"content\":\"written while allowed\"}"),
                 body -> {
                     try {
                         ended.await(20, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    return FakeModelServer.openAiToolCall("call_2", "memory_add", "{\"content\":\"written after the end\"}");
-                }, body -> FakeModelServer.openAiText("should never be asked"));
+                    return FakeModelServer.openAiToolCall(
+                            "call_2", "memory_add", "{\"content\":\"written after the end\"}");
+                },
+                body -> FakeModelServer.openAiText("should never be asked"));
         String runId = run(u, thread(u), "Remember two things");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (fake.received(model).size() < 2 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertEquals(2, fake.received(model).size(), "the model is answering the second turn");
-        assertEquals(1, count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()), "the first tool call ran");
+        assertEquals(
+                1,
+                count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()),
+                "the first tool call ran");
         end.end(u);
         ended.countDown();
 
         JsonNode run = awaitFinishedInDb(runId);
         assertEquals("failed", run.path("status").asText());
         assertEquals(1, count("SELECT count(*) FROM run_events WHERE run_id = ? AND type = 'tool.call'", runId));
-        assertEquals(1, count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()), "the second one did not");
+        assertEquals(
+                1,
+                count("SELECT count(*) FROM memories WHERE space_id = ?", u.defaultSpaceId()),
+                "the second one did not");
         assertEquals(2, fake.received(model).size(), "the model is not asked again");
         return new Ended(runId, run);
     }
 
     /** A run that ended, as the database has it. */
-    record Ended(String runId, JsonNode run) {
-    }
+    record Ended(String runId, JsonNode run) {}
 
     /** Takes a user's authority away (suspension, a revoked witness). */
     interface AuthorityEnd {
@@ -701,12 +880,16 @@ class AgentRunsTest {
     static JsonNode awaitFinishedInDb(String runId) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement("SELECT status, error FROM runs WHERE id = ?")) {
+            try (Connection c = db.connect();
+                    PreparedStatement ps = c.prepareStatement("SELECT status, error FROM runs WHERE id = ?")) {
                 ps.setString(1, runId);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (Set.of("completed", "failed", "cancelled").contains(rs.getString(1))) {
-                        return Http.JSON.createObjectNode().put("status", rs.getString(1)).put("error", rs.getString(2));
+                        return Http.JSON
+                                .createObjectNode()
+                                .put("status", rs.getString(1))
+                                .put("error", rs.getString(2));
                     }
                 }
             }
@@ -717,7 +900,8 @@ class AgentRunsTest {
     }
 
     static long count(String sql, Object... args) throws Exception {
-        try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = db.connect();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i]);
             }
@@ -733,10 +917,18 @@ class AgentRunsTest {
         String model = model();
         User u = user("openai", model);
         String threadId = thread(u);
-        assertEquals(201, u.http().post("/api/threads/" + threadId + "/messages", Map.of("content", "hello")).status());
+        assertEquals(
+                201,
+                u.http()
+                        .post("/api/threads/" + threadId + "/messages", Map.of("content", "hello"))
+                        .status());
         // a legacy row, as written before requesters were recorded
-        db.execute("INSERT INTO runs (id, thread_id, space_id, status, provider, model) VALUES (?, ?, ?, 'queued', 'openai', ?)",
-                "run_legacy" + model.replace("-", ""), threadId, u.defaultSpaceId(), model);
+        db.execute(
+                "INSERT INTO runs (id, thread_id, space_id, status, provider, model) VALUES (?, ?, ?, 'queued', 'openai', ?)",
+                "run_legacy" + model.replace("-", ""),
+                threadId,
+                u.defaultSpaceId(),
+                model);
         String legacy = "run_legacy" + model.replace("-", "");
         fake.script(model, body -> FakeModelServer.openAiText("only this one"));
         String later = run(u, threadId, "a run with a requester, queued after the legacy one");
@@ -746,14 +938,18 @@ class AgentRunsTest {
         assertEquals("queued", stale.path("status").asText());
         assertEquals(0, stale.path("last_event_id").asLong());
         assertEquals(1, fake.received(model).size(), "the model saw only the run with a requester");
-        assertEquals(0, count("SELECT count(*) FROM runs WHERE id = ? AND (requester_principal_id IS NOT NULL OR instance_id IS NOT NULL)", legacy));
+        assertEquals(
+                0,
+                count(
+                        "SELECT count(*) FROM runs WHERE id = ? AND (requester_principal_id IS NOT NULL OR instance_id IS NOT NULL)",
+                        legacy));
     }
 
     @Test
     void aMalformedToolCallABinaryFetchAndNulTextFromTheModelDoNotFailTheRun() throws Exception {
         HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         target.createContext("/blob", ex -> {
-            byte[] b = { 'P', 'K', 0, 0, 3, 4, (byte) 0xff, 0, 'z' };
+            byte[] b = {'P', 'K', 0, 0, 3, 4, (byte) 0xff, 0, 'z'};
             ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
             ex.sendResponseHeaders(200, b.length);
             ex.getResponseBody().write(b);
@@ -764,7 +960,9 @@ class AgentRunsTest {
             String model = model();
             User u = user("openai", model);
             String args = "{\"url\":\"http://127.0.0.1:" + target.getAddress().getPort() + "/blob\"}";
-            fake.script(model, body -> FakeModelServer.openAiToolCall(null, null, "{not json"),
+            fake.script(
+                    model,
+                    body -> FakeModelServer.openAiToolCall(null, null, "{not json"),
                     body -> FakeModelServer.openAiToolCall("call_bad_args", "memory_search", "[1, 2"),
                     body -> FakeModelServer.openAiToolCall("call_blob", "http_fetch", args),
                     body -> FakeModelServer.openAiText("binary\u0000 seen"));
@@ -772,19 +970,33 @@ class AgentRunsTest {
             String runId = run(u, threadId, "fetch the blob");
             JsonNode run = awaitFinished(u.http(), runId);
             assertEquals("completed", run.path("status").asText(), run.toString());
-            List<JsonNode> results = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result")).toList();
+            List<JsonNode> results = events(u.http(), runId).stream()
+                    .filter(e -> e.path("type").asText().equals("tool.result"))
+                    .toList();
             assertEquals(3, results.size(), results.toString());
-            assertTrue(results.get(0).path("data").path("is_error").asBoolean(), results.get(0).toString());
+            assertTrue(
+                    results.get(0).path("data").path("is_error").asBoolean(),
+                    results.get(0).toString());
             assertFalse(results.get(0).path("data").path("id").asText().isEmpty(), "a call without an id gets one");
-            assertTrue(results.get(1).path("data").path("is_error").asBoolean(), results.get(1).toString());
-            assertTrue(results.get(1).path("data").path("result").asText().contains("not valid JSON"), results.get(1).toString());
+            assertTrue(
+                    results.get(1).path("data").path("is_error").asBoolean(),
+                    results.get(1).toString());
+            assertTrue(
+                    results.get(1).path("data").path("result").asText().contains("not valid JSON"),
+                    results.get(1).toString());
             String fetched = results.get(2).path("data").path("result").asText();
             assertFalse(results.get(2).path("data").path("is_error").asBoolean(), fetched);
             assertTrue(fetched.contains("PK\uFFFD\uFFFD"), fetched);
-            JsonNode messages = u.http().get("/api/threads/" + threadId + "/messages").json().path("messages");
-            assertEquals("binary\uFFFD seen", messages.get(messages.size() - 1).path("content").asText());
+            JsonNode messages = u.http()
+                    .get("/api/threads/" + threadId + "/messages")
+                    .json()
+                    .path("messages");
+            assertEquals(
+                    "binary\uFFFD seen",
+                    messages.get(messages.size() - 1).path("content").asText());
 
-            Http.Reply artifact = u.http().post("/api/runs/" + runId + "/artifacts", Map.of("name", "a\u0000", "content", "x"));
+            Http.Reply artifact =
+                    u.http().post("/api/runs/" + runId + "/artifacts", Map.of("name", "a\u0000", "content", "x"));
             assertEquals(400, artifact.status(), artifact.body());
         } finally {
             target.stop(0);
@@ -814,7 +1026,9 @@ class AgentRunsTest {
             String model = model();
             User u = user("openai", model);
             String args = "{\"url\":\"http://127.0.0.1:" + target.getAddress().getPort() + "/slow\"}";
-            fake.script(model, body -> FakeModelServer.openAiToolCall("call_slow", "http_fetch", args),
+            fake.script(
+                    model,
+                    body -> FakeModelServer.openAiToolCall("call_slow", "http_fetch", args),
                     body -> { // the second turn stalls after its first frame
                         List<String> frames = new ArrayList<>(FakeModelServer.openAiText("thinking", "never"));
                         frames.add(2, "SLEEP:30000");
@@ -826,8 +1040,10 @@ class AgentRunsTest {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
             assertEquals("failed", run.path("status").asText(), run.toString());
             assertTrue(run.path("error").asText().contains("model turn took longer"), run.toString());
-            JsonNode result = events(u.http(), runId).stream().filter(e -> e.path("type").asText().equals("tool.result"))
-                    .findFirst().orElseThrow();
+            JsonNode result = events(u.http(), runId).stream()
+                    .filter(e -> e.path("type").asText().equals("tool.result"))
+                    .findFirst()
+                    .orElseThrow();
             assertTrue(result.path("data").path("is_error").asBoolean(), result.toString());
             assertTrue(result.path("data").path("result").asText().contains("took longer"), result.toString());
             assertTrue(seconds < 25, "ended after " + seconds + " s");
@@ -861,10 +1077,14 @@ class AgentRunsTest {
             // a standard workspace may fetch (loopback is allowed on this test server), redirects followed
             String open = model();
             User standard = user(server, "openai", open, null);
-            fake.script(open, body -> FakeModelServer.openAiToolCall("call_f", "http_fetch", args),
+            fake.script(
+                    open,
+                    body -> FakeModelServer.openAiToolCall("call_f", "http_fetch", args),
                     body -> FakeModelServer.openAiText("fetched"));
             String ok = run(standard, thread(standard), "fetch it");
-            assertEquals("completed", awaitFinished(standard.http(), ok).path("status").asText());
+            assertEquals(
+                    "completed",
+                    awaitFinished(standard.http(), ok).path("status").asText());
             assertEquals(1, hits.get());
             JsonNode toolMsg = fake.received(open).get(1).path("messages");
             assertTrue(toolMsg.get(toolMsg.size() - 1).path("content").asText().contains("the secret page"));
@@ -872,15 +1092,21 @@ class AgentRunsTest {
             // a restricted_egress workspace is neither offered the tool nor allowed to call it
             String closed = model();
             User restricted = user(server, "openai", closed, "restricted_egress");
-            fake.script(closed, body -> FakeModelServer.openAiToolCall("call_r", "http_fetch", args),
+            fake.script(
+                    closed,
+                    body -> FakeModelServer.openAiToolCall("call_r", "http_fetch", args),
                     body -> FakeModelServer.openAiText("could not fetch"));
             String denied = run(restricted, thread(restricted), "fetch it");
-            assertEquals("completed", awaitFinished(restricted.http(), denied).path("status").asText());
+            assertEquals(
+                    "completed",
+                    awaitFinished(restricted.http(), denied).path("status").asText());
             List<String> offered = toolNames(fake.received(closed).get(0), false);
             assertFalse(offered.contains("http_fetch"), offered.toString());
             assertTrue(offered.contains("memory_search"), offered.toString());
-            JsonNode result = events(restricted.http(), denied).stream().filter(e -> e.path("type").asText().equals("tool.result"))
-                    .findFirst().orElseThrow();
+            JsonNode result = events(restricted.http(), denied).stream()
+                    .filter(e -> e.path("type").asText().equals("tool.result"))
+                    .findFirst()
+                    .orElseThrow();
             assertTrue(result.path("data").path("is_error").asBoolean());
             assertTrue(result.path("data").path("result").asText().contains("not available"), result.toString());
             assertEquals(1, hits.get(), "the restricted run reached nothing");
@@ -902,30 +1128,47 @@ class AgentRunsTest {
         while (!types(events(u.http(), runId)).contains("message.delta") && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        JsonNode active = u.http().get("/api/threads/" + threadId + "/runs?active_only=true").json();
+        JsonNode active = u.http()
+                .get("/api/threads/" + threadId + "/runs?active_only=true")
+                .json();
         assertEquals(1, active.path("runs").size());
         long started = System.nanoTime();
-        assertEquals(200, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
+        assertEquals(
+                200, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
         JsonNode run = awaitFinished(u.http(), runId);
         assertEquals("cancelled", run.path("status").asText(), run.toString());
-        assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "cancelling does not wait for the model");
+        assertTrue(
+                System.nanoTime() - started < TimeUnit.SECONDS.toNanos(10), "cancelling does not wait for the model");
         List<String> types = types(events(u.http(), runId));
         assertEquals("run.cancelled", types.get(types.size() - 1));
-        assertEquals(409, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
-        assertEquals(0, u.http().get("/api/threads/" + threadId + "/runs?active_only=true").json().path("runs").size());
+        assertEquals(
+                409, u.http().post("/api/runs/" + runId + "/cancel", Map.of()).status());
+        assertEquals(
+                0,
+                u.http()
+                        .get("/api/threads/" + threadId + "/runs?active_only=true")
+                        .json()
+                        .path("runs")
+                        .size());
 
         // listing pages newest first with a cursor
         fake.script(model);
         for (int i = 0; i < 2; i++) {
             run(u, threadId, "more " + i);
         }
-        JsonNode page1 = u.http().get("/api/threads/" + threadId + "/runs?limit=2").json();
+        JsonNode page1 =
+                u.http().get("/api/threads/" + threadId + "/runs?limit=2").json();
         assertEquals(2, page1.path("runs").size());
-        JsonNode page2 = u.http().get("/api/threads/" + threadId + "/runs?limit=2&cursor=" + page1.path("next_cursor").asText()).json();
+        JsonNode page2 = u.http()
+                .get("/api/threads/" + threadId + "/runs?limit=2&cursor="
+                        + page1.path("next_cursor").asText())
+                .json();
         assertEquals(1, page2.path("runs").size());
         assertEquals(runId, page2.path("runs").get(0).path("id").asText());
         assertTrue(page2.path("next_cursor").isNull());
-        assertEquals(400, u.http().get("/api/threads/" + threadId + "/runs?cursor=%25%25").status());
+        assertEquals(
+                400,
+                u.http().get("/api/threads/" + threadId + "/runs?cursor=%25%25").status());
     }
 
     @Test
@@ -950,10 +1193,20 @@ class AgentRunsTest {
         assertEquals(workers, fake.received(model).size(), "every worker is busy");
 
         String queued = run(u, thread(u), "wait your turn");
-        assertEquals(200, u.http().post("/api/runs/" + queued + "/cancel", Map.of()).status());
-        assertEquals("cancelled", u.http().get("/api/runs/" + queued).json().path("run").path("status").asText(), "at once");
+        assertEquals(
+                200, u.http().post("/api/runs/" + queued + "/cancel", Map.of()).status());
+        assertEquals(
+                "cancelled",
+                u.http()
+                        .get("/api/runs/" + queued)
+                        .json()
+                        .path("run")
+                        .path("status")
+                        .asText(),
+                "at once");
         for (String id : stalled) {
-            assertEquals(200, u.http().post("/api/runs/" + id + "/cancel", Map.of()).status());
+            assertEquals(
+                    200, u.http().post("/api/runs/" + id + "/cancel", Map.of()).status());
         }
         for (String id : stalled) {
             assertEquals("cancelled", awaitFinished(u.http(), id).path("status").asText());
@@ -970,7 +1223,8 @@ class AgentRunsTest {
         int limit = 8; // ATRIUM_RUNS_STEP_LIMIT's default
         String model = model();
         User u = user("openai", model);
-        FakeModelServer.Turn again = body -> FakeModelServer.openAiToolCall("call_again", "memory_search", "{\"query\":\"once more\"}");
+        FakeModelServer.Turn again =
+                body -> FakeModelServer.openAiToolCall("call_again", "memory_search", "{\"query\":\"once more\"}");
         fake.script(model, java.util.Collections.nCopies(limit + 1, again).toArray(FakeModelServer.Turn[]::new));
         String runId = run(u, thread(u), "search for ever");
         JsonNode run = awaitFinished(u.http(), runId);
@@ -987,7 +1241,8 @@ class AgentRunsTest {
             int runs = 12; // more than one instance's four workers take at once
             String model = model();
             User u = user("openai", model);
-            FakeModelServer.Turn answer = body -> FakeModelServer.paced(150, FakeModelServer.openAiText("done ", "here"));
+            FakeModelServer.Turn answer =
+                    body -> FakeModelServer.paced(150, FakeModelServer.openAiText("done ", "here"));
             fake.script(model, java.util.Collections.nCopies(runs, answer).toArray(FakeModelServer.Turn[]::new));
             List<String> ids = new ArrayList<>();
             List<String> prompts = new ArrayList<>();
@@ -996,15 +1251,21 @@ class AgentRunsTest {
                 ids.add(run(u, thread(u), "job " + i));
             }
             for (String id : ids) {
-                assertEquals("completed", awaitFinished(u.http(), id).path("status").asText());
+                assertEquals(
+                        "completed", awaitFinished(u.http(), id).path("status").asText());
             }
             // a run claimed twice would ask the model twice (and find its script used up)
-            List<String> asked = fake.received(model).stream().map(b -> {
-                JsonNode messages = b.path("messages");
-                return messages.get(messages.size() - 1).path("content").asText();
-            }).sorted().toList();
+            List<String> asked = fake.received(model).stream()
+                    .map(b -> {
+                        JsonNode messages = b.path("messages");
+                        return messages.get(messages.size() - 1).path("content").asText();
+                    })
+                    .sorted()
+                    .toList();
             assertEquals(prompts.stream().sorted().toList(), asked, "every run reached the model exactly once");
-            assertEquals(2, count("SELECT count(DISTINCT instance_id) FROM runs WHERE space_id = ?", u.defaultSpaceId()),
+            assertEquals(
+                    2,
+                    count("SELECT count(DISTINCT instance_id) FROM runs WHERE space_id = ?", u.defaultSpaceId()),
                     "both instances executed runs");
         } finally {
             second.stop(); // not close(): that would drop the shared database
@@ -1017,8 +1278,10 @@ class AgentRunsTest {
     void theStorageToolsWriteListAndReadTheWorkspacesFiles() throws Exception {
         String model = model();
         User u = user("openai", model);
-        fake.script(model,
-                body -> FakeModelServer.openAiToolCall("call_1", "storage_write", "{\"path\":\"notes/plan.md\",\"content\":\"# Plan\\nship it\"}"),
+        fake.script(
+                model,
+                body -> FakeModelServer.openAiToolCall(
+                        "call_1", "storage_write", "{\"path\":\"notes/plan.md\",\"content\":\"# Plan\\nship it\"}"),
                 body -> FakeModelServer.openAiToolCall("call_2", "storage_list", "{\"path\":\"notes\"}"),
                 body -> FakeModelServer.openAiToolCall("call_3", "storage_read", "{\"path\":\"notes/plan.md\"}"),
                 body -> FakeModelServer.openAiText("Written."));
@@ -1026,35 +1289,60 @@ class AgentRunsTest {
         JsonNode run = awaitFinished(u.http(), run(u, threadId, "Write the plan"));
         assertEquals("completed", run.path("status").asText(), run.toString());
         List<JsonNode> received = fake.received(model);
-        assertTrue(toolNames(received.get(0), false).containsAll(List.of("storage_read", "storage_list", "storage_write")));
+        assertTrue(toolNames(received.get(0), false)
+                .containsAll(List.of("storage_read", "storage_list", "storage_write")));
         JsonNode listed = received.get(2).path("messages");
         assertTrue(listed.get(listed.size() - 1).path("content").asText().contains("notes/plan.md"), listed.toString());
         JsonNode read = received.get(3).path("messages");
-        assertEquals("# Plan\nship it", read.get(read.size() - 1).path("content").asText());
-        JsonNode files = u.http().get("/api/spaces/" + u.defaultSpaceId() + "/storage?path=notes").get("files");
+        assertEquals(
+                "# Plan\nship it", read.get(read.size() - 1).path("content").asText());
+        JsonNode files = u.http()
+                .get("/api/spaces/" + u.defaultSpaceId() + "/storage?path=notes")
+                .get("files");
         assertEquals(1, files.size(), files.toString());
         String id = files.get(0).path("id").asText();
-        assertEquals("# Plan\nship it", u.http().get("/api/spaces/" + u.defaultSpaceId() + "/storage/" + id + "/content").body());
+        assertEquals(
+                "# Plan\nship it",
+                u.http()
+                        .get("/api/spaces/" + u.defaultSpaceId() + "/storage/" + id + "/content")
+                        .body());
     }
 
     @Test
     void theMemoryToolsAreAbsentWhileTheMemoriesCapabilityIsDisabled() throws Exception {
         String model = model();
         User u = user("openai", model);
-        fake.script(model, body -> FakeModelServer.openAiText("with memories"), body -> FakeModelServer.openAiText("without"));
+        fake.script(
+                model,
+                body -> FakeModelServer.openAiText("with memories"),
+                body -> FakeModelServer.openAiText("without"));
         String threadId = thread(u);
-        assertEquals("completed", awaitFinished(u.http(), run(u, threadId, "one")).path("status").asText());
+        assertEquals(
+                "completed",
+                awaitFinished(u.http(), run(u, threadId, "one")).path("status").asText());
         assertTrue(toolNames(fake.received(model).get(0), false).containsAll(List.of("memory_add", "memory_search")));
         String memories = "/api/spaces/" + u.defaultSpaceId() + "/memories";
-        assertEquals(200, server.operator().post("/admin/features/memories/disable", Map.of()).status());
+        assertEquals(
+                200,
+                server.operator()
+                        .post("/admin/features/memories/disable", Map.of())
+                        .status());
         try {
             assertEquals(404, FeatureSwitchTest.await(u.http(), memories, 404).status());
-            assertEquals("completed", awaitFinished(u.http(), run(u, threadId, "two")).path("status").asText());
+            assertEquals(
+                    "completed",
+                    awaitFinished(u.http(), run(u, threadId, "two"))
+                            .path("status")
+                            .asText());
             List<String> offered = toolNames(fake.received(model).get(1), false);
             assertFalse(offered.contains("memory_add") || offered.contains("memory_search"), offered.toString());
             assertTrue(offered.contains("http_fetch"), offered.toString());
         } finally {
-            assertEquals(200, server.operator().post("/admin/features/memories/enable", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/memories/enable", Map.of())
+                            .status());
             assertEquals(200, FeatureSwitchTest.await(u.http(), memories, 200).status());
         }
     }
@@ -1073,7 +1361,11 @@ class AgentRunsTest {
             }
             fake.script(model, body -> FakeModelServer.paced(40, FakeModelServer.openAiText(parts)));
             String runId = run(u, thread(u), "stream across instances");
-            SseClient.Result r = SseClient.read(second.base() + "/api/runs/" + runId + "/sse", token(u), null, Integer.MAX_VALUE,
+            SseClient.Result r = SseClient.read(
+                    second.base() + "/api/runs/" + runId + "/sse",
+                    token(u),
+                    null,
+                    Integer.MAX_VALUE,
                     Duration.ofSeconds(30));
             assertEquals(200, r.status());
             List<SseClient.Event> evs = r.events();
@@ -1081,7 +1373,9 @@ class AgentRunsTest {
                 assertEquals(i + 1, evs.get(i).id());
             }
             assertEquals("run.completed", evs.get(evs.size() - 1).type());
-            assertEquals(20, evs.stream().filter(e -> e.type().equals("message.delta")).count());
+            assertEquals(
+                    20,
+                    evs.stream().filter(e -> e.type().equals("message.delta")).count());
         } finally {
             second.stop(); // not close(): that would drop the shared database
             AtriumServer.deleteTree(second.data.toFile());

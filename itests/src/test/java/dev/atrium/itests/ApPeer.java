@@ -1,5 +1,7 @@
 package dev.atrium.itests;
 
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -19,9 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-
-import com.fasterxml.jackson.databind.node.TextNode;
-import com.sun.net.httpserver.HttpServer;
 
 /**
  * Another ActivityPub instance in the test: a real JDK HTTP server on loopback serving its actors' documents (each with
@@ -85,9 +84,14 @@ final class ApPeer implements AutoCloseable {
     String actor(String name) throws Exception {
         String pem = key(name);
         String actor = base() + "/users/" + name;
-        documents.put("/users/" + name, "{\"@context\":[\"https://www.w3.org/ns/activitystreams\",\"https://w3id.org/security/v1\"],\"id\":\"" + actor
-                + "\",\"type\":\"Person\",\"preferredUsername\":\"" + name + "\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":{\"id\":\"" + actor
-                + "#main-key\",\"owner\":\"" + actor + "\",\"publicKeyPem\":" + TextNode.valueOf(pem).toString() + "}}");
+        documents.put(
+                "/users/" + name,
+                "{\"@context\":[\"https://www.w3.org/ns/activitystreams\",\"https://w3id.org/security/v1\"],\"id\":\""
+                        + actor
+                        + "\",\"type\":\"Person\",\"preferredUsername\":\"" + name + "\",\"inbox\":\"" + actor
+                        + "/inbox\",\"publicKey\":{\"id\":\"" + actor
+                        + "#main-key\",\"owner\":\"" + actor + "\",\"publicKeyPem\":"
+                        + TextNode.valueOf(pem).toString() + "}}");
         return actor;
     }
 
@@ -107,7 +111,9 @@ final class ApPeer implements AutoCloseable {
     }
 
     static String digest(byte[] body) throws Exception {
-        return "SHA-256=" + Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(body));
+        return "SHA-256="
+                + Base64.getEncoder()
+                        .encodeToString(MessageDigest.getInstance("SHA-256").digest(body));
     }
 
     static String now() {
@@ -118,14 +124,19 @@ final class ApPeer implements AutoCloseable {
      * The headers of a POST of {@code body} to {@code target} on {@code host}, signed by {@code keyName}'s key under
      * {@code keyId} over {@code (request-target) host date digest}.
      */
-    Map<String, String> signed(String keyName, String keyId, String host, String target, String date, String digest) throws Exception {
-        String text = "(request-target): post " + target + "\nhost: " + host + "\ndate: " + date + "\ndigest: " + digest;
+    Map<String, String> signed(String keyName, String keyId, String host, String target, String date, String digest)
+            throws Exception {
+        String text =
+                "(request-target): post " + target + "\nhost: " + host + "\ndate: " + date + "\ndigest: " + digest;
         Map<String, String> h = new LinkedHashMap<>();
         h.put("Content-Type", "application/activity+json");
         h.put("Date", date);
         h.put("Digest", digest);
-        h.put("Signature", "keyId=\"" + keyId + "\",algorithm=\"rsa-sha256\",headers=\"(request-target) host date digest\",signature=\""
-                + sign(keyName, text) + "\"");
+        h.put(
+                "Signature",
+                "keyId=\"" + keyId
+                        + "\",algorithm=\"rsa-sha256\",headers=\"(request-target) host date digest\",signature=\""
+                        + sign(keyName, text) + "\"");
         return h;
     }
 
@@ -133,7 +144,14 @@ final class ApPeer implements AutoCloseable {
         Path in = Files.createTempFile(dir, "signing", ".txt");
         Path out = dir.resolve(in.getFileName() + ".sig");
         Files.writeString(in, text, StandardCharsets.UTF_8);
-        openssl("dgst", "-sha256", "-sign", dir.resolve(keyName + ".pem").toString(), "-out", out.toString(), in.toString());
+        openssl(
+                "dgst",
+                "-sha256",
+                "-sign",
+                dir.resolve(keyName + ".pem").toString(),
+                "-out",
+                out.toString(),
+                in.toString());
         return Base64.getEncoder().encodeToString(Files.readAllBytes(out));
     }
 
@@ -148,11 +166,15 @@ final class ApPeer implements AutoCloseable {
         Map<String, String> params = new LinkedHashMap<>();
         for (String part : r.header("Signature").split(",(?=[a-zA-Z]+=)")) {
             int eq = part.indexOf('=');
-            params.put(part.substring(0, eq).trim(), part.substring(eq + 1).trim().replaceAll("^\"|\"$", ""));
+            params.put(
+                    part.substring(0, eq).trim(), part.substring(eq + 1).trim().replaceAll("^\"|\"$", ""));
         }
         List<String> lines = new ArrayList<>();
         for (String name : params.get("headers").split(" ")) {
-            lines.add(name.equals("(request-target)") ? "(request-target): post " + r.path() : name + ": " + r.header(name));
+            lines.add(
+                    name.equals("(request-target)")
+                            ? "(request-target): post " + r.path()
+                            : name + ": " + r.header(name));
         }
         Path pub = Files.createTempFile(dir, "pub", ".pem");
         Path in = Files.createTempFile(dir, "signed", ".txt");
@@ -160,8 +182,17 @@ final class ApPeer implements AutoCloseable {
         Files.writeString(pub, publicPem);
         Files.writeString(in, String.join("\n", lines), StandardCharsets.UTF_8);
         Files.write(sig, Base64.getDecoder().decode(params.get("signature")));
-        Process p = new ProcessBuilder("openssl", "dgst", "-sha256", "-verify", pub.toString(), "-signature", sig.toString(), in.toString())
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "openssl",
+                        "dgst",
+                        "-sha256",
+                        "-verify",
+                        pub.toString(),
+                        "-signature",
+                        sig.toString(),
+                        in.toString())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(p.getInputStream().readAllBytes());
         return p.waitFor() == 0 && output.contains("Verified OK");
     }

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ApiBaselineTest {
 
-    private static final String REMOVED = "    /** Grants the run must hold, e.g. {@code egress.http}. */\n    Set<String> requiredGrants();\n";
+    private static final String REMOVED =
+            "    /** Grants the run must hold, e.g. {@code egress.http}. */\n    Set<String> requiredGrants();\n";
 
     @Test
     void removingAnApiMethodWithoutAMajorBumpFailsTheBuild(@TempDir Path copy) throws Exception {
@@ -33,17 +33,29 @@ class ApiBaselineTest {
         Path api = copy.resolve("bundles/runs.api/src/main/java/dev/atrium/runs/api/AgentTool.java");
         String source = Files.readString(api);
         int start = source.indexOf(REMOVED);
-        assertTrue(start > 0, "AgentTool.requiredGrants() is where this test expects it; pick another method if it moved");
+        assertTrue(
+                start > 0, "AgentTool.requiredGrants() is where this test expects it; pick another method if it moved");
         Files.writeString(api, source.substring(0, start) + source.substring(start + REMOVED.length()));
 
         Path log = copy.resolve("build.log");
-        Process mvn = new ProcessBuilder("mvn", "-B", "-f", copy.resolve("bundles/runs.api/pom.xml").toString(), "verify",
-                "-DskipTests").directory(copy.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process mvn = new ProcessBuilder(
+                        "mvn",
+                        "-B",
+                        "-f",
+                        copy.resolve("bundles/runs.api/pom.xml").toString(),
+                        "verify",
+                        "-DskipTests")
+                .directory(copy.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         assertTrue(mvn.waitFor(5, TimeUnit.MINUTES), "the build finished");
         String out = Files.readString(log, StandardCharsets.UTF_8);
         System.out.println("runs.api without AgentTool.requiredGrants(): mvn exited " + mvn.exitValue());
         assertNotEquals(0, mvn.exitValue(), "the build passed although an API method was removed:\n" + tail(out));
-        assertTrue(out.contains("dev.atrium.runs.api") && out.contains("MAJOR"), "it failed on the baseline:\n" + tail(out));
+        assertTrue(
+                out.contains("dev.atrium.runs.api") && out.contains("MAJOR"),
+                "it failed on the baseline:\n" + tail(out));
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

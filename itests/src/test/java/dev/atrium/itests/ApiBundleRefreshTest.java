@@ -28,10 +28,8 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarInputStream;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -46,7 +44,8 @@ import org.osgi.framework.wiring.BundleWiring;
  * old revision are refreshed with it, no request fails, the capabilities that use the API (runs, Git smart HTTP)
  * keep serving, and no class of an old revision stays reachable. The deploy directory refreshes the same way.
  */
-// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop 34)
+// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop
+// 34)
 @Isolated
 @ResourceLock(InFrameworkRuntime.LOCK)
 class ApiBundleRefreshTest {
@@ -65,12 +64,24 @@ class ApiBundleRefreshTest {
     void updatesOfThreadsItsApiAndReposUnderLoadFailNoRequestAndLeaveNoOldRevisionBehind() throws Exception {
         try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"))) {
             runtime.assertHealthy(60_000);
-            Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
-            assertEquals(201, operator.post("/admin/users", Map.of("username", "refresh-check")).status());
-            Http user = operator.as(operator.post("/admin/users/refresh-check/tokens", Map.of()).get("token").asText());
-            String thread = user.post("/api/spaces/refresh-check/threads", Map.of("title", "through updates")).get("thread").get("id")
+            Http operator = new Http(
+                    runtime.base(),
+                    Files.readString(runtime.data.resolve("operator.token")).trim());
+            assertEquals(
+                    201,
+                    operator.post("/admin/users", Map.of("username", "refresh-check"))
+                            .status());
+            Http user = operator.as(operator.post("/admin/users/refresh-check/tokens", Map.of())
+                    .get("token")
+                    .asText());
+            String thread = user.post("/api/spaces/refresh-check/threads", Map.of("title", "through updates"))
+                    .get("thread")
+                    .get("id")
                     .asText();
-            assertEquals(201, user.post("/api/spaces/refresh-check/repos", Map.of("name", "kept", "visibility", "private")).status());
+            assertEquals(
+                    201,
+                    user.post("/api/spaces/refresh-check/repos", Map.of("name", "kept", "visibility", "private"))
+                            .status());
             GitClient git = new GitClient(tmp.resolve("home"), user.token());
             String remote = runtime.base() + "/git/refresh-check/kept.git";
             Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "served through updates\n");
@@ -78,19 +89,23 @@ class ApiBundleRefreshTest {
 
             // threads built to accept threads.api 2.0 and 2.1 (the 2.1 addition is a new interface it need not
             // implement), and threads.api 2.1: the minor addition the API bundle's updates carry
-            byte[][] threadsBuilds = { variant(THREADS, "implA", acceptThreadsApi21()), variant(THREADS, "implB", acceptThreadsApi21()) };
-            byte[][] apiBuilds = { threadsApi21("apiA"), threadsApi21("apiB") };
-            byte[][] reposBuilds = { variant(REPOS, "reposA", m -> m), variant(REPOS, "reposB", m -> m) };
+            byte[][] threadsBuilds = {
+                variant(THREADS, "implA", acceptThreadsApi21()), variant(THREADS, "implB", acceptThreadsApi21())
+            };
+            byte[][] apiBuilds = {threadsApi21("apiA"), threadsApi21("apiB")};
+            byte[][] reposBuilds = {variant(REPOS, "reposA", m -> m), variant(REPOS, "reposB", m -> m)};
 
             Map<String, WeakReference<Class<?>>> firstRevisions = new LinkedHashMap<>();
             firstRevisions.put(THREADS, firstRevision(runtime, THREADS, "dev.atrium.threads.internal.ThreadsService"));
             firstRevisions.put(THREADS_API, firstRevision(runtime, THREADS_API, "dev.atrium.threads.api.Threads"));
             firstRevisions.put(REPOS, firstRevision(runtime, REPOS, "dev.atrium.repos.internal.Repositories"));
-            firstRevisions.put(RUNS + " (refreshed)", firstRevision(runtime, RUNS, "dev.atrium.runs.internal.Dispatcher"));
+            firstRevisions.put(
+                    RUNS + " (refreshed)", firstRevision(runtime, RUNS, "dev.atrium.runs.internal.Dispatcher"));
 
             // threads.api 2.1 while threads still imports [2.0,2.1): threads cannot resolve after the refresh, so the
             // update is rolled back, and the rollback's refresh brings threads and runs back
-            Http.Reply refused = operator.send("POST", "/admin/bundles/" + THREADS_API + "/update", apiBuilds[0], "application/java-archive");
+            Http.Reply refused = operator.send(
+                    "POST", "/admin/bundles/" + THREADS_API + "/update", apiBuilds[0], "application/java-archive");
             assertEquals(409, refused.status(), refused.body());
             assertTrue(refused.body().contains("rolled back") && refused.body().contains(THREADS), refused.body());
             runtime.assertHealthy(15_000);
@@ -110,10 +125,16 @@ class ApiBundleRefreshTest {
                 load.phase = "the deploy directory's update of " + THREADS_API;
                 // the deploy directory: a jar of the installed symbolic name and version replaces it in place
                 Bundle api = runtime.bundle(THREADS_API);
-                byte[] deployed = variant(THREADS_API, null, m -> {
-                    m.getMainAttributes().putValue("Bundle-Version", api.getVersion().toString());
-                    return m;
-                }, Map.of("deployed.txt", "dropped into the deploy directory".getBytes()), apiBuilds[0]);
+                byte[] deployed = variant(
+                        THREADS_API,
+                        null,
+                        m -> {
+                            m.getMainAttributes()
+                                    .putValue("Bundle-Version", api.getVersion().toString());
+                            return m;
+                        },
+                        Map.of("deployed.txt", "dropped into the deploy directory".getBytes()),
+                        apiBuilds[0]);
                 BundleRevision before = api.adapt(BundleRevision.class);
                 Path tmpJar = runtime.data.resolve("threads.api.jar.tmp");
                 Files.write(tmpJar, deployed);
@@ -127,7 +148,10 @@ class ApiBundleRefreshTest {
             } finally {
                 load.stop();
             }
-            assertEquals(List.of(), runtime.problems(), "every bundle active and every component satisfied, runs and git.http included");
+            assertEquals(
+                    List.of(),
+                    runtime.problems(),
+                    "every bundle active and every component satisfied, runs and git.http included");
             assertEquals(200, user.get("/api/threads/" + thread + "/runs").status(), "runs serves");
             git.ok(tmp, "ls-remote", remote);
 
@@ -137,15 +161,24 @@ class ApiBundleRefreshTest {
             synchronized (load.failures) {
                 failures = new ArrayList<>(load.failures);
             }
-            long gitWhileReposRestarts = failures.stream().filter(f -> f.startsWith("updates of " + REPOS + ": git ")).count();
-            System.out.println("API bundle refresh under load: " + load.requests.get() + " requests and " + load.gitCalls.get()
+            long gitWhileReposRestarts = failures.stream()
+                    .filter(f -> f.startsWith("updates of " + REPOS + ": git "))
+                    .count();
+            System.out.println("API bundle refresh under load: " + load.requests.get() + " requests and "
+                    + load.gitCalls.get()
                     + " git calls by 8 clients, " + failures.size() + " failed (" + gitWhileReposRestarts
                     + " of them git calls while repos restarted), longest request " + load.longest.get()
                     + " ms, longest hold " + load.longestHold.get() + " ms; update durations (ms) " + summary(durations)
                     + "; first revisions still reachable: " + leaked);
-            assertEquals(List.of(), failures.subList(0, Math.min(20, failures.size())), failures.size() + " requests failed");
-            assertTrue(load.requests.get() > 200 && load.gitCalls.get() > 20, "the load ran: " + load.requests + ", git " + load.gitCalls);
-            assertEquals(List.of(), leaked, "classes of a first revision are still reachable: their class loaders leaked");
+            assertEquals(
+                    List.of(),
+                    failures.subList(0, Math.min(20, failures.size())),
+                    failures.size() + " requests failed");
+            assertTrue(
+                    load.requests.get() > 200 && load.gitCalls.get() > 20,
+                    "the load ran: " + load.requests + ", git " + load.gitCalls);
+            assertEquals(
+                    List.of(), leaked, "classes of a first revision are still reachable: their class loaders leaked");
         }
     }
 
@@ -155,7 +188,8 @@ class ApiBundleRefreshTest {
         List<Long> took = new ArrayList<>();
         for (int i = 0; i < UPDATES; i++) {
             long started = System.nanoTime();
-            Http.Reply r = operator.send("POST", "/admin/bundles/" + bsn + "/update", builds[i % 2], "application/java-archive");
+            Http.Reply r = operator.send(
+                    "POST", "/admin/bundles/" + bsn + "/update", builds[i % 2], "application/java-archive");
             took.add((System.nanoTime() - started) / 1_000_000);
             assertEquals(200, r.status(), bsn + " update " + i + ": " + r.body());
             Thread.sleep(100);
@@ -168,14 +202,19 @@ class ApiBundleRefreshTest {
         durations.forEach((name, took) -> {
             List<Long> sorted = new ArrayList<>(took);
             Collections.sort(sorted);
-            out.append(name).append(": median ").append(sorted.get(sorted.size() / 2)).append(", max ").append(sorted.get(sorted.size() - 1))
+            out.append(name)
+                    .append(": median ")
+                    .append(sorted.get(sorted.size() / 2))
+                    .append(", max ")
+                    .append(sorted.get(sorted.size() - 1))
                     .append("; ");
         });
         return out.toString();
     }
 
     /** The bundles whose first-revision class is still reachable after full collections. */
-    private static List<String> stillReachable(Map<String, WeakReference<Class<?>>> firstRevisions) throws InterruptedException {
+    private static List<String> stillReachable(Map<String, WeakReference<Class<?>>> firstRevisions)
+            throws InterruptedException {
         for (int i = 0; i < 100 && firstRevisions.values().stream().anyMatch(r -> r.get() != null); i++) {
             System.gc();
             Thread.sleep(100);
@@ -189,12 +228,14 @@ class ApiBundleRefreshTest {
         return leaked;
     }
 
-    private static WeakReference<Class<?>> firstRevision(InFrameworkRuntime runtime, String bsn, String className) throws Exception {
+    private static WeakReference<Class<?>> firstRevision(InFrameworkRuntime runtime, String bsn, String className)
+            throws Exception {
         return new WeakReference<>(runtime.bundle(bsn).loadClass(className));
     }
 
     /** Waits until runs is wired to a threads.api revision other than {@code old}, i.e. the deploy directory refreshed it. */
-    private static void awaitRewired(InFrameworkRuntime runtime, BundleRevision old, long millis) throws InterruptedException {
+    private static void awaitRewired(InFrameworkRuntime runtime, BundleRevision old, long millis)
+            throws InterruptedException {
         long deadline = System.currentTimeMillis() + millis;
         String wiredTo = null;
         while (System.currentTimeMillis() < deadline) {
@@ -221,7 +262,8 @@ class ApiBundleRefreshTest {
         return m -> {
             Attributes a = m.getMainAttributes();
             String imports = a.getValue("Import-Package");
-            String widened = imports.replace("dev.atrium.threads.api;version=\"[2.0,2.1)\"", "dev.atrium.threads.api;version=\"[2.0,2.2)\"");
+            String widened = imports.replace(
+                    "dev.atrium.threads.api;version=\"[2.0,2.1)\"", "dev.atrium.threads.api;version=\"[2.0,2.2)\"");
             assertTrue(!widened.equals(imports), "threads imports threads.api as " + imports);
             a.putValue("Import-Package", widened);
             return m;
@@ -234,21 +276,29 @@ class ApiBundleRefreshTest {
         Path classes = tmp.resolve("api21/classes");
         if (!Files.exists(classes.resolve("dev/atrium/threads/api/ThreadsRevisionProbe.class"))) {
             Files.createDirectories(src.getParent());
-            Files.writeString(src, "package dev.atrium.threads.api;\n/** Added in 2.1. */\npublic interface ThreadsRevisionProbe {\n"
-                    + "    String revision();\n}\n");
+            Files.writeString(
+                    src,
+                    "package dev.atrium.threads.api;\n/** Added in 2.1. */\npublic interface ThreadsRevisionProbe {\n"
+                            + "    String revision();\n}\n");
             JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
             assertNotNull(javac, "a JDK compiler");
             assertEquals(0, javac.run(null, null, null, "--release", "17", "-d", classes.toString(), src.toString()));
         }
         byte[] probe = Files.readAllBytes(classes.resolve("dev/atrium/threads/api/ThreadsRevisionProbe.class"));
-        return variant(THREADS_API, qualifier, m -> {
-            Attributes a = m.getMainAttributes();
-            String exports = a.getValue("Export-Package");
-            String bumped = exports.replace("dev.atrium.threads.api;version=\"2.0.0\"", "dev.atrium.threads.api;version=\"2.1.0\"");
-            assertTrue(!bumped.equals(exports), "threads.api exports " + exports);
-            a.putValue("Export-Package", bumped);
-            return m;
-        }, Map.of("dev/atrium/threads/api/ThreadsRevisionProbe.class", probe), null);
+        return variant(
+                THREADS_API,
+                qualifier,
+                m -> {
+                    Attributes a = m.getMainAttributes();
+                    String exports = a.getValue("Export-Package");
+                    String bumped = exports.replace(
+                            "dev.atrium.threads.api;version=\"2.0.0\"", "dev.atrium.threads.api;version=\"2.1.0\"");
+                    assertTrue(!bumped.equals(exports), "threads.api exports " + exports);
+                    a.putValue("Export-Package", bumped);
+                    return m;
+                },
+                Map.of("dev/atrium/threads/api/ThreadsRevisionProbe.class", probe),
+                null);
     }
 
     private static byte[] variant(String bsn, String qualifier, UnaryOperator<Manifest> edit) throws IOException {
@@ -256,10 +306,13 @@ class ApiBundleRefreshTest {
     }
 
     /** A copy of the bundle's built jar (or of {@code base}) with Bundle-Version 0.1.0.qualifier, an edited manifest and extra entries. */
-    private static byte[] variant(String bsn, String qualifier, UnaryOperator<Manifest> edit, Map<String, byte[]> extra, byte[] base)
+    private static byte[] variant(
+            String bsn, String qualifier, UnaryOperator<Manifest> edit, Map<String, byte[]> extra, byte[] base)
             throws IOException {
         String module = bsn.substring("dev.atrium.".length());
-        byte[] original = base != null ? base : Files.readAllBytes(BUNDLES.resolve(module).resolve("target/" + module + "-0.1.0-SNAPSHOT.jar"));
+        byte[] original = base != null
+                ? base
+                : Files.readAllBytes(BUNDLES.resolve(module).resolve("target/" + module + "-0.1.0-SNAPSHOT.jar"));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (JarInputStream in = new JarInputStream(new java.io.ByteArrayInputStream(original))) {
             Manifest manifest = new Manifest(in.getManifest());
@@ -295,42 +348,60 @@ class ApiBundleRefreshTest {
         final List<String> failures = Collections.synchronizedList(new ArrayList<>());
         /** What is being updated now, named in each failure. */
         volatile String phase = "before the updates";
+
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<Thread> clients = new ArrayList<>();
 
         Load(String base, String token, String thread, GitClient git, String remote, Path tmp) {
-            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-            List<String> paths = List.of("/api/threads/" + thread, "/api/threads/" + thread + "/runs", "/api/spaces/refresh-check/repos",
-                    "/api/threads/" + thread + "/messages", "/api/spaces/refresh-check/threads", "/api/threads/" + thread + "/history");
+            HttpClient client = HttpClient.newBuilder()
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
+            List<String> paths = List.of(
+                    "/api/threads/" + thread,
+                    "/api/threads/" + thread + "/runs",
+                    "/api/spaces/refresh-check/repos",
+                    "/api/threads/" + thread + "/messages",
+                    "/api/spaces/refresh-check/threads",
+                    "/api/threads/" + thread + "/history");
             for (int i = 0; i < 8; i++) {
                 int n = i;
                 Runnable work = switch (n) {
-                case 6 -> () -> git("ls-remote", git, tmp, "ls-remote", remote);
-                case 7 -> () -> {
-                    Path clone = tmp.resolve("clone-" + gitCalls.get());
-                    git("clone", git, tmp, "clone", "-q", remote, clone.toString());
+                    case 6 -> () -> git("ls-remote", git, tmp, "ls-remote", remote);
+                    case 7 ->
+                        () -> {
+                            Path clone = tmp.resolve("clone-" + gitCalls.get());
+                            git("clone", git, tmp, "clone", "-q", remote, clone.toString());
+                        };
+                    default -> () -> get(client, base + paths.get(n), token);
                 };
-                default -> () -> get(client, base + paths.get(n), token);
-                };
-                clients.add(new Thread(() -> {
-                    while (running.get()) {
-                        long started = System.nanoTime();
-                        work.run();
-                        longest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
-                    }
-                }, "load-" + i));
+                clients.add(new Thread(
+                        () -> {
+                            while (running.get()) {
+                                long started = System.nanoTime();
+                                work.run();
+                                longest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
+                            }
+                        },
+                        "load-" + i));
             }
         }
 
         private void get(HttpClient client, String url, String token) {
             try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token)
-                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = client.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .header("Authorization", "Bearer " + token)
+                                .timeout(Duration.ofSeconds(30))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 requests.incrementAndGet();
                 if (r.statusCode() / 100 != 2) {
                     failures.add(phase + ": " + r.statusCode() + " " + url + " " + r.body());
                 }
-                r.headers().firstValue("X-Atrium-Held-Ms").map(Long::parseLong).ifPresent(h -> longestHold.accumulateAndGet(h, Math::max));
+                r.headers()
+                        .firstValue("X-Atrium-Held-Ms")
+                        .map(Long::parseLong)
+                        .ifPresent(h -> longestHold.accumulateAndGet(h, Math::max));
             } catch (IOException | InterruptedException e) {
                 failures.add(phase + ": " + e + " " + url);
             }
@@ -340,7 +411,8 @@ class ApiBundleRefreshTest {
             GitClient.Result r = git.run(dir, args);
             gitCalls.incrementAndGet();
             if (r.exit() != 0) {
-                failures.add(phase + ": git " + what + " exited " + r.exit() + ": " + r.both().strip());
+                failures.add(phase + ": git " + what + " exited " + r.exit() + ": "
+                        + r.both().strip());
             }
         }
 

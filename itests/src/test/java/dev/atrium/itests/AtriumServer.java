@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -28,7 +27,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 final class AtriumServer implements ExtensionContext.Store.CloseableResource {
 
-    static final Path ROOT = Path.of(System.getProperty("atrium.root", "..")).toAbsolutePath().normalize();
+    static final Path ROOT =
+            Path.of(System.getProperty("atrium.root", "..")).toAbsolutePath().normalize();
     private static final AtomicInteger USERS = new AtomicInteger();
     /** Asks {@code /healthz}: before every test, so one client (and its selector thread) for the run. */
     private static final HttpClient PROBE = HttpClient.newHttpClient();
@@ -82,7 +82,8 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         if (db != null) {
             command.addAll(List.of("--db-url", db.url()));
         }
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("ATRIUM_NO_BUILD", "1");
         pb.environment().remove("ATRIUM_DB_URL");
         // test peers (fake Git remotes, model servers) listen on loopback, which production refuses
@@ -90,15 +91,23 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         // tests send share-password failures back to back; the growing delay between one address's guesses is
         // covered by SharePasswordsTest
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
-        // the route sweep sends hundreds of public federation GETs a second from one address; the limit itself is covered
+        // the route sweep sends hundreds of public federation GETs a second from one address; the limit itself is
+        // covered
         // by StoreInventoryTest, which sets its own with a configuration file
         pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE", "600000");
         pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_BURST", "100000");
         // the second kv backend runs on the machine's Redis (ResourcesTest, KvOnRedisTest)
-        pb.environment().put("ATRIUM_KV_REDIS_URL", System.getenv().getOrDefault("ATRIUM_TEST_REDIS", "redis://127.0.0.1:6379/0"));
-        pb.environment().put("ATRIUM_QUEUE_NATS_URL", System.getenv().getOrDefault("ATRIUM_TEST_NATS", "nats://127.0.0.1:4222"));
+        pb.environment()
+                .put(
+                        "ATRIUM_KV_REDIS_URL",
+                        System.getenv().getOrDefault("ATRIUM_TEST_REDIS", "redis://127.0.0.1:6379/0"));
+        pb.environment()
+                .put(
+                        "ATRIUM_QUEUE_NATS_URL",
+                        System.getenv().getOrDefault("ATRIUM_TEST_NATS", "nats://127.0.0.1:4222"));
         pb.environment().putAll(env);
-        if (db != null && !pb.environment().getOrDefault("ATRIUM_JAVA_EXTRA_OPTS", "").contains("java.io.tmpdir")) {
+        if (db != null
+                && !pb.environment().getOrDefault("ATRIUM_JAVA_EXTRA_OPTS", "").contains("java.io.tmpdir")) {
             // the server's temporary files in its data directory, which the test removes: a server killed with SIGKILL
             // cannot delete them itself (the launcher's unpacked framework jars, FileInstall's directory). Not for the
             // embedded database, whose binaries and cluster template zonky caches in the temporary directory.
@@ -153,8 +162,11 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
                 throw new IllegalStateException("the server exited with " + process.exitValue() + ":\n" + tail());
             }
             try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base() + "/healthz"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = client.send(
+                        HttpRequest.newBuilder(URI.create(base() + "/healthz"))
+                                .timeout(Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return (System.nanoTime() - startedNanos) / 1_000_000;
                 }
@@ -164,8 +176,8 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
             }
             Thread.sleep(50);
         }
-        throw new IllegalStateException("the server did not become healthy in " + timeout + " (last /healthz: " + lastAnswer
-                + "):\n" + tail());
+        throw new IllegalStateException(
+                "the server did not become healthy in " + timeout + " (last /healthz: " + lastAnswer + "):\n" + tail());
     }
 
     String base() {
@@ -213,7 +225,10 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         assertEquals(201, created.status(), created.body());
         Http.Reply token = operator().post("/admin/users/" + name + "/tokens", Map.of("scopes", scopes));
         assertEquals(201, token.status(), token.body());
-        return new User(name, created.json().path("user").path("id").asText(), created.json().path("space").path("id").asText(),
+        return new User(
+                name,
+                created.json().path("user").path("id").asText(),
+                created.json().path("space").path("id").asText(),
                 new Http(base(), token.json().path("token").asText()));
     }
 
@@ -221,8 +236,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         return newUser("*");
     }
 
-    record User(String username, String principalId, String defaultSpaceId, Http http) {
-    }
+    record User(String username, String principalId, String defaultSpaceId, Http http) {}
 
     /** SIGTERM, as Ctrl-C or a service manager would send; returns the exit code. */
     int stop() throws InterruptedException {
@@ -267,29 +281,36 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
 
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-            AtriumServer server = e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL).getOrComputeIfAbsent(AtriumServer.class, k -> {
-                Path data = null;
-                TestDatabase db = null;
-                try {
-                    data = Files.createTempDirectory("atrium-it-");
-                    db = TestDatabase.create();
-                    return launchAsShipped(data, db, Map.of());
-                } catch (Exception ex) {
-                    // nothing stores a server that never started, so nothing would close what it was given
-                    try {
-                        if (db != null) {
-                            db.close();
-                        }
-                    } catch (Exception closing) {
-                        ex.addSuppressed(closing);
-                    }
-                    if (data != null) {
-                        deleteTree(data.toFile());
-                    }
-                    throw new IllegalStateException("cannot start the server: " + ex.getMessage(), ex);
-                }
-            }, AtriumServer.class);
-            // tests before this one update bundles, switch features and drop jars into deploy/ on the shared server; each
+            AtriumServer server = e.getRoot()
+                    .getStore(ExtensionContext.Namespace.GLOBAL)
+                    .getOrComputeIfAbsent(
+                            AtriumServer.class,
+                            k -> {
+                                Path data = null;
+                                TestDatabase db = null;
+                                try {
+                                    data = Files.createTempDirectory("atrium-it-");
+                                    db = TestDatabase.create();
+                                    return launchAsShipped(data, db, Map.of());
+                                } catch (Exception ex) {
+                                    // nothing stores a server that never started, so nothing would close what it was
+                                    // given
+                                    try {
+                                        if (db != null) {
+                                            db.close();
+                                        }
+                                    } catch (Exception closing) {
+                                        ex.addSuppressed(closing);
+                                    }
+                                    if (data != null) {
+                                        deleteTree(data.toFile());
+                                    }
+                                    throw new IllegalStateException("cannot start the server: " + ex.getMessage(), ex);
+                                }
+                            },
+                            AtriumServer.class);
+            // tests before this one update bundles, switch features and drop jars into deploy/ on the shared server;
+            // each
             // test starts on a server that says it is ready again, as an operator's next request would wait for
             try {
                 server.awaitHealthy(Duration.ofSeconds(60), System.nanoTime());

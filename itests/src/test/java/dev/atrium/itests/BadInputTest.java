@@ -3,6 +3,8 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,12 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /** Bad input is a 4xx with the spec's error body that says what was wrong, never a 5xx, and changes nothing. */
 @SharedServer
@@ -26,22 +23,29 @@ class BadInputTest {
         assertTrue(r.json() != null && r.json().size() == 1 && r.json().has("error"), "not the spec body: " + r.body());
         JsonNode error = r.json().get("error");
         assertEquals(code, error.get("code").asText(), r.body());
-        assertTrue(error.get("message").isTextual() && !error.get("message").asText().isBlank(), r.body());
+        assertTrue(
+                error.get("message").isTextual()
+                        && !error.get("message").asText().isBlank(),
+                r.body());
         assertEquals(2, error.size(), r.body());
         assertTrue(r.raw().headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
     }
 
     private static String snapshot(User u) {
         String space = "/api/spaces/" + u.defaultSpaceId();
-        return u.http().get("/api/spaces").body() + u.http().get(space + "/memories").body() + u.http().get("/api/me/settings").body()
-                + u.http().get(space + "/model").body() + u.http().get(space + "/common-env").body();
+        return u.http().get("/api/spaces").body()
+                + u.http().get(space + "/memories").body()
+                + u.http().get("/api/me/settings").body()
+                + u.http().get(space + "/model").body()
+                + u.http().get(space + "/common-env").body();
     }
 
     @Test
     void aMethodAPlainServletDoesNotImplementIs405WithTheSpecBody(AtriumServer server) {
         for (String path : List.of("/healthz", "/admin/console/", "/admin/console/console.js")) {
             for (String method : List.of("PATCH", "FOO")) {
-                Http.Reply r = server.operator().send(method, path, method.equals("PATCH") ? "{}" : null, "application/json");
+                Http.Reply r =
+                        server.operator().send(method, path, method.equals("PATCH") ? "{}" : null, "application/json");
                 assertSpecError(r, 405, "METHOD_NOT_ALLOWED");
                 assertTrue(r.json().path("error").path("message").asText().contains(method), r.body());
             }
@@ -57,7 +61,9 @@ class BadInputTest {
         }
         Http.Reply routes = server.operator().get("/admin/routes");
         assertEquals(200, routes.status(), routes.body());
-        routes.json().path("routes").forEach(route -> assertTrue(!route.path("path").asText().startsWith("/cxf"), route.toString()));
+        routes.json()
+                .path("routes")
+                .forEach(route -> assertTrue(!route.path("path").asText().startsWith("/cxf"), route.toString()));
     }
 
     @Test
@@ -102,23 +108,39 @@ class BadInputTest {
         String big = "{\"name\":\"" + "x".repeat(1024 * 1024 + 10) + "\"}";
         assertSpecError(u.http().post("/api/spaces", big), 413, "PAYLOAD_TOO_LARGE");
         String memories = "/api/spaces/" + u.defaultSpaceId() + "/memories";
-        assertSpecError(u.http().post(memories, "{\"content\":\"" + "y".repeat(2 * 1024 * 1024) + "\"}"), 413, "PAYLOAD_TOO_LARGE");
+        assertSpecError(
+                u.http().post(memories, "{\"content\":\"" + "y".repeat(2 * 1024 * 1024) + "\"}"),
+                413,
+                "PAYLOAD_TOO_LARGE");
 
         // chunked, without a Content-Length: refused while reading
         HttpRequest chunked = HttpRequest.newBuilder(URI.create(server.base() + memories))
-                .header("Authorization", "Bearer " + tokenOf(u)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(
-                        ("{\"content\":\"" + "z".repeat(1536 * 1024) + "\"}").getBytes())))
+                .header("Authorization", "Bearer " + tokenOf(u))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() ->
+                        new ByteArrayInputStream(("{\"content\":\"" + "z".repeat(1536 * 1024) + "\"}").getBytes())))
                 .build();
         HttpResponse<String> r = HttpClient.newHttpClient().send(chunked, HttpResponse.BodyHandlers.ofString());
         assertEquals(413, r.statusCode(), r.body());
-        assertEquals("PAYLOAD_TOO_LARGE", Http.JSON.readTree(r.body()).path("error").path("code").asText());
+        assertEquals(
+                "PAYLOAD_TOO_LARGE",
+                Http.JSON.readTree(r.body()).path("error").path("code").asText());
         assertEquals(before, snapshot(u));
-        assertEquals(201, u.http().post("/api/spaces", Map.of("name", "n".repeat(100))).status(), "a normal body still works");
+        assertEquals(
+                201,
+                u.http().post("/api/spaces", Map.of("name", "n".repeat(100))).status(),
+                "a normal body still works");
     }
 
     private static String tokenOf(User u) {
-        return u.http().get("/api/me").raw().request().headers().firstValue("Authorization").orElseThrow().substring(7);
+        return u.http()
+                .get("/api/me")
+                .raw()
+                .request()
+                .headers()
+                .firstValue("Authorization")
+                .orElseThrow()
+                .substring(7);
     }
 
     @Test
@@ -130,11 +152,15 @@ class BadInputTest {
         assertSpecError(server.operator().get("/admin/nothing"), 404, "NOT_FOUND");
         assertSpecError(u.http().put("/api/me", Map.of()), 405, "METHOD_NOT_ALLOWED");
         assertSpecError(u.http().send("DELETE", "/api/spaces", null, "application/json"), 405, "METHOD_NOT_ALLOWED");
-        assertSpecError(server.anonymous().send("POST", "/healthz", "{}", "application/json"), 405, "METHOD_NOT_ALLOWED");
-        assertSpecError(u.http().send("POST", "/api/spaces", "name=x", "application/x-www-form-urlencoded"), 415,
+        assertSpecError(
+                server.anonymous().send("POST", "/healthz", "{}", "application/json"), 405, "METHOD_NOT_ALLOWED");
+        assertSpecError(
+                u.http().send("POST", "/api/spaces", "name=x", "application/x-www-form-urlencoded"),
+                415,
                 "UNSUPPORTED_MEDIA_TYPE");
         Http.Reply notFound = u.http().get("/api/no-such-thing");
-        assertTrue(notFound.json().path("error").path("message").asText().contains("/api/no-such-thing"), notFound.body());
+        assertTrue(
+                notFound.json().path("error").path("message").asText().contains("/api/no-such-thing"), notFound.body());
         assertTrue(notFound.raw().headers().firstValue("X-Request-Id").isPresent());
     }
 }

@@ -20,7 +20,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -48,7 +47,11 @@ class BlobStoresTest {
             String key = put(context, "itest", bytes);
             String hash = sha256(bytes);
             assertEquals("itest/" + hash, key);
-            Path file = runtime.data.resolve("blobs/itest").resolve(hash.substring(0, 2)).resolve(hash.substring(2, 4)).resolve(hash);
+            Path file = runtime.data
+                    .resolve("blobs/itest")
+                    .resolve(hash.substring(0, 2))
+                    .resolve(hash.substring(2, 4))
+                    .resolve(hash);
             assertTrue(Files.isRegularFile(file), file + " holds the blob");
             assertTrue(Files.isDirectory(runtime.data.resolve("blobs/.tmp")));
         }
@@ -58,8 +61,15 @@ class BlobStoresTest {
     void configuringABucketSwitchesConsumersToTheS3Store(@TempDir Path tmp) throws Exception {
         S3 s3 = S3.start(tmp);
         try {
-            Map<String, String> configured = Map.of("atrium.blob.s3.endpoint", s3.endpoint(), "atrium.blob.s3.bucket", "atrium",
-                    "atrium.blob.s3.accessKey", "itest", "atrium.blob.s3.secretKey", s3.secret);
+            Map<String, String> configured = Map.of(
+                    "atrium.blob.s3.endpoint",
+                    s3.endpoint(),
+                    "atrium.blob.s3.bucket",
+                    "atrium",
+                    "atrium.blob.s3.accessKey",
+                    "itest",
+                    "atrium.blob.s3.secretKey",
+                    s3.secret);
             try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"), configured)) {
                 runtime.assertHealthy(60_000);
                 BundleContext context = runtime.framework.getBundleContext();
@@ -72,7 +82,9 @@ class BlobStoresTest {
                 byte[] bytes = "kept in the bucket".getBytes(StandardCharsets.UTF_8);
                 String hash = sha256(bytes);
                 assertEquals("itest/" + hash, put(context, "itest", bytes), "the store a consumer gets is the S3 one");
-                assertTrue(Files.isRegularFile(s3.data.resolve("atrium/itest").resolve(hash)), "the object is in the bucket");
+                assertTrue(
+                        Files.isRegularFile(s3.data.resolve("atrium/itest").resolve(hash)),
+                        "the object is in the bucket");
                 assertFalse(Files.exists(runtime.data.resolve("blobs/itest")), "nothing went to the filesystem store");
                 Object store = service(context);
                 try (InputStream in = (InputStream) method(store, "open", 1).invoke(store, "itest/" + hash)) {
@@ -85,13 +97,24 @@ class BlobStoresTest {
     }
 
     @Test
-    void theServerTakesS3FromTheEnvironmentAndGoesBackToTheFilesystemWhenTheBucketIsUnset(@TempDir Path tmp) throws Throwable {
+    void theServerTakesS3FromTheEnvironmentAndGoesBackToTheFilesystemWhenTheBucketIsUnset(@TempDir Path tmp)
+            throws Throwable {
         S3 s3 = S3.start(tmp);
         TestDatabase db = TestDatabase.create();
         Path data = tmp.resolve("data");
         try {
-            AtriumServer withBucket = AtriumServer.launch(data, db, Map.of("ATRIUM_BLOB_S3_ENDPOINT", s3.endpoint(),
-                    "ATRIUM_BLOB_S3_BUCKET", "atrium", "ATRIUM_BLOB_S3_ACCESS_KEY", "itest", "ATRIUM_BLOB_S3_SECRET_KEY", s3.secret));
+            AtriumServer withBucket = AtriumServer.launch(
+                    data,
+                    db,
+                    Map.of(
+                            "ATRIUM_BLOB_S3_ENDPOINT",
+                            s3.endpoint(),
+                            "ATRIUM_BLOB_S3_BUCKET",
+                            "atrium",
+                            "ATRIUM_BLOB_S3_ACCESS_KEY",
+                            "itest",
+                            "ATRIUM_BLOB_S3_SECRET_KEY",
+                            s3.secret));
             String log;
             try {
                 log = awaitLog(withBucket, "blobs are kept in S3 bucket 'atrium' at " + s3.endpoint());
@@ -135,13 +158,30 @@ class BlobStoresTest {
             Files.createDirectories(data.resolve("atrium")); // the filesystem backend's bucket is a directory
             String secret = "itest-secret-" + System.nanoTime();
             Path properties = tmp.resolve("s3proxy.properties");
-            Files.writeString(properties, String.join("\n", "s3proxy.endpoint=http://127.0.0.1:" + port,
-                    "s3proxy.authorization=aws-v2-or-v4", "s3proxy.identity=itest", "s3proxy.credential=" + secret,
-                    "jclouds.provider=filesystem-nio2", "jclouds.filesystem.basedir=" + data, "jclouds.identity=itest",
-                    "jclouds.credential=" + secret, ""));
-            Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar",
-                    System.getProperty("s3proxy.jar"), "--properties", properties.toString()).redirectErrorStream(true)
-                    .redirectOutput(tmp.resolve("s3proxy.log").toFile()).start();
+            Files.writeString(
+                    properties,
+                    String.join(
+                            "\n",
+                            "s3proxy.endpoint=http://127.0.0.1:" + port,
+                            "s3proxy.authorization=aws-v2-or-v4",
+                            "s3proxy.identity=itest",
+                            "s3proxy.credential=" + secret,
+                            "jclouds.provider=filesystem-nio2",
+                            "jclouds.filesystem.basedir=" + data,
+                            "jclouds.identity=itest",
+                            "jclouds.credential=" + secret,
+                            ""));
+            Process process = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-Xmx256m",
+                            "-jar",
+                            System.getProperty("s3proxy.jar"),
+                            "--properties",
+                            properties.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(tmp.resolve("s3proxy.log").toFile())
+                    .start();
             S3 s3 = new S3(process, port, data, secret);
             try {
                 awaitPort(port, process);
@@ -170,12 +210,15 @@ class BlobStoresTest {
         ServiceReference<?>[] refs = context.getAllServiceReferences(BLOB_STORE, null);
         List<ServiceReference<?>> sorted = new ArrayList<>(refs == null ? List.of() : List.of(refs));
         sorted.sort((a, b) -> b.compareTo(a));
-        return sorted.stream().map(r -> String.valueOf(r.getProperty("atrium.blob.store"))).toList();
+        return sorted.stream()
+                .map(r -> String.valueOf(r.getProperty("atrium.blob.store")))
+                .toList();
     }
 
     /** The BlobStore a consumer that takes "the" BlobStore gets: the highest ranked. */
     private static Object service(BundleContext context) throws Exception {
-        // getAll…: the system bundle, whose context this is, does not wire to blob.api, so the assignability filter would hide it
+        // getAll…: the system bundle, whose context this is, does not wire to blob.api, so the assignability filter
+        // would hide it
         ServiceReference<?>[] refs = context.getAllServiceReferences(BLOB_STORE, null);
         assertNotNull(refs, "a BlobStore is registered");
         ServiceReference<?> first = refs[0];
@@ -190,8 +233,9 @@ class BlobStoresTest {
     /** Puts through the service; blob.api's classes are the framework's, not this test's, so by reflection. */
     private static String put(BundleContext context, String namespace, byte[] bytes) throws Exception {
         Object store = service(context);
-        Object blob = store.getClass().getMethod("put", String.class, InputStream.class, long.class).invoke(store, namespace,
-                new ByteArrayInputStream(bytes), (long) bytes.length);
+        Object blob = store.getClass()
+                .getMethod("put", String.class, InputStream.class, long.class)
+                .invoke(store, namespace, new ByteArrayInputStream(bytes), (long) bytes.length);
         Method key = blob.getClass().getMethod("key");
         return (String) key.invoke(blob);
     }

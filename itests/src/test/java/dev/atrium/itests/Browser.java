@@ -17,8 +17,10 @@ import java.util.stream.Collectors;
  */
 final class Browser {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .followRedirects(HttpClient.Redirect.NEVER).build();
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
 
     final String base;
     final Map<String, String> cookies = new LinkedHashMap<>();
@@ -32,8 +34,10 @@ final class Browser {
     }
 
     HttpResponse<String> send(String method, String url, String contentType, String body, Map<String, String> headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(url)).method(method,
-                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(url))
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
@@ -62,10 +66,15 @@ final class Browser {
         URI target = uri(url);
         boolean ours = target.toString().startsWith(base);
         if (ours && !cookies.isEmpty()) {
-            b.header("Cookie", cookies.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining("; ")));
+            b.header(
+                    "Cookie",
+                    cookies.entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue())
+                            .collect(Collectors.joining("; ")));
         }
         try {
-            HttpResponse<String> r = CLIENT.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r =
+                    CLIENT.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
             if (ours) {
                 for (String set : r.headers().allValues("Set-Cookie")) {
                     String pair = set.split(";", 2)[0];

@@ -16,27 +16,40 @@ final class BrowserScripts {
 
     static final Path DIR = AtriumServer.ROOT.resolve("itests/browser");
 
-    private BrowserScripts() {
-    }
+    private BrowserScripts() {}
 
     /** Fails with what to install when Chromium is missing; installs the scripts' packages when {@code module} is not there. */
     static void require(String module) throws Exception {
         String chromium = System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium");
-        assertTrue(Files.isExecutable(Path.of(chromium)), chromium + " is missing: install Debian's chromium (apt-get install chromium), "
-                + "as .ci/run does, or point CHROMIUM at a Chromium binary");
+        assertTrue(
+                Files.isExecutable(Path.of(chromium)),
+                chromium + " is missing: install Debian's chromium (apt-get install chromium), "
+                        + "as .ci/run does, or point CHROMIUM at a Chromium binary");
         if (!Files.isDirectory(DIR.resolve("node_modules").resolve(module))) {
-            assertEquals(0, run(AtriumServer.ROOT.resolve("itests/target/browser.log"), "npm", "ci", "--no-audit", "--no-fund",
-                    "--loglevel=error"), "npm ci in " + DIR);
+            assertEquals(
+                    0,
+                    run(
+                            AtriumServer.ROOT.resolve("itests/target/browser.log"),
+                            "npm",
+                            "ci",
+                            "--no-audit",
+                            "--no-fund",
+                            "--loglevel=error"),
+                    "npm ci in " + DIR);
         }
     }
 
     /** Runs {@code command} in the scripts' directory, its output appended to {@code log}; its exit status. */
     static int run(Path log, String... command) throws Exception {
-        Process p = new ProcessBuilder(command).directory(DIR.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = new ProcessBuilder(command)
+                .directory(DIR.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish:\n" + Files.readString(log, StandardCharsets.UTF_8));
+            throw new IllegalStateException(
+                    String.join(" ", command) + " did not finish:\n" + Files.readString(log, StandardCharsets.UTF_8));
         }
         return p.exitValue();
     }

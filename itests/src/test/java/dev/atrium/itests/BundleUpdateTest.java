@@ -3,6 +3,7 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,14 +27,12 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarInputStream;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
 
-import dev.atrium.itests.AtriumServer.User;
-
 /** Bundles are upgraded at run time without a failed request, and a broken upgrade is rolled back. */
-// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop 34)
+// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop
+// 34)
 @Isolated
 @SharedServer
 class BundleUpdateTest {
@@ -52,7 +51,8 @@ class BundleUpdateTest {
                     out.putNextEntry(new JarEntry(e.getName()));
                     byte[] content = in.readAllBytes();
                     if (e.getName().equals(entry)) {
-                        content = rewrite.apply(new String(content, StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+                        content = rewrite.apply(new String(content, StandardCharsets.UTF_8))
+                                .getBytes(StandardCharsets.UTF_8);
                     }
                     out.write(content);
                     out.closeEntry();
@@ -70,12 +70,23 @@ class BundleUpdateTest {
     void twentyUpdatesUnderLoadFailNoRequestAndServeBothVersions(AtriumServer server) throws Exception {
         User u = server.newUser();
         String space = "/api/spaces/" + u.defaultSpaceId();
-        String memory = u.http().post(space + "/memories", Map.of("content", "served through upgrades")).get("memory").get("id").asText();
-        String token = u.http().get("/api/me").raw().request().headers().firstValue("Authorization").orElseThrow();
+        String memory = u.http()
+                .post(space + "/memories", Map.of("content", "served through upgrades"))
+                .get("memory")
+                .get("id")
+                .asText();
+        String token = u.http()
+                .get("/api/me")
+                .raw()
+                .request()
+                .headers()
+                .firstValue("Authorization")
+                .orElseThrow();
         byte[] a = variant("buildA", null, s -> s);
         byte[] b = variant("buildB", null, s -> s);
 
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong requests = new AtomicLong();
         AtomicLong longest = new AtomicLong();
@@ -85,24 +96,33 @@ class BundleUpdateTest {
         List<Thread> clients = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             String path = i % 2 == 0 ? space + "/memories" : "/api/memories/" + memory;
-            Thread t = new Thread(() -> {
-                while (running.get()) {
-                    long started = System.nanoTime();
-                    try {
-                        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(server.base() + path))
-                                .header("Authorization", token).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-                        requests.incrementAndGet();
-                        if (r.statusCode() / 100 != 2) {
-                            failures.add(r.statusCode() + " " + path + " " + r.body());
+            Thread t = new Thread(
+                    () -> {
+                        while (running.get()) {
+                            long started = System.nanoTime();
+                            try {
+                                HttpResponse<String> r = client.send(
+                                        HttpRequest.newBuilder(URI.create(server.base() + path))
+                                                .header("Authorization", token)
+                                                .timeout(Duration.ofSeconds(30))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString());
+                                requests.incrementAndGet();
+                                if (r.statusCode() / 100 != 2) {
+                                    failures.add(r.statusCode() + " " + path + " " + r.body());
+                                }
+                                r.headers().firstValue("X-Atrium-Bundle").ifPresent(servedBy::add);
+                                r.headers()
+                                        .firstValue("X-Atrium-Held-Ms")
+                                        .map(Long::parseLong)
+                                        .ifPresent(h -> longestHold.accumulateAndGet(h, Math::max));
+                            } catch (IOException | InterruptedException e) {
+                                failures.add(e + " " + path);
+                            }
+                            longest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
                         }
-                        r.headers().firstValue("X-Atrium-Bundle").ifPresent(servedBy::add);
-                        r.headers().firstValue("X-Atrium-Held-Ms").map(Long::parseLong).ifPresent(h -> longestHold.accumulateAndGet(h, Math::max));
-                    } catch (IOException | InterruptedException e) {
-                        failures.add(e + " " + path);
-                    }
-                    longest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
-                }
-            }, "load-" + i);
+                    },
+                    "load-" + i);
             t.start();
             clients.add(t);
         }
@@ -121,10 +141,14 @@ class BundleUpdateTest {
             }
             assertEquals(200, upload(server, Files.readAllBytes(MEMORIES)).status(), "restore the original build");
         }
-        System.out.println("bundle updates under load: 20 updates, " + requests.get() + " requests by 8 clients, " + failures.size()
-                + " failed, longest request " + longest.get() + " ms, longest hold " + longestHold.get() + " ms, served by " + servedBy);
-        assertEquals(List.of(), failures.subList(0, Math.min(20, failures.size())), failures.size() + " requests failed");
-        assertTrue(servedBy.contains(BSN + "/0.1.0.buildA") && servedBy.contains(BSN + "/0.1.0.buildB"), "both builds served: " + servedBy);
+        System.out.println("bundle updates under load: 20 updates, " + requests.get() + " requests by 8 clients, "
+                + failures.size() + " failed, longest request " + longest.get() + " ms, longest hold "
+                + longestHold.get() + " ms, served by " + servedBy);
+        assertEquals(
+                List.of(), failures.subList(0, Math.min(20, failures.size())), failures.size() + " requests failed");
+        assertTrue(
+                servedBy.contains(BSN + "/0.1.0.buildA") && servedBy.contains(BSN + "/0.1.0.buildB"),
+                "both builds served: " + servedBy);
         assertTrue(requests.get() > 100, "the load ran: " + requests.get());
     }
 
@@ -133,23 +157,33 @@ class BundleUpdateTest {
         User u = server.newUser();
         String space = "/api/spaces/" + u.defaultSpaceId();
         u.http().post(space + "/memories", Map.of("content", "still here"));
-        byte[] broken = variant("broken", "OSGI-INF/dev.atrium.memories.internal.MemoryStore.xml",
-                xml -> xml.replace("class=\"dev.atrium.memories.internal.MemoryStore\"", "class=\"dev.atrium.memories.internal.NoSuchStore\"")
-                        .replace("name=\"dev.atrium.memories.internal.MemoryStore\"", "name=\"dev.atrium.memories.internal.MemoryStore\" immediate=\"true\""));
+        byte[] broken = variant(
+                "broken",
+                "OSGI-INF/dev.atrium.memories.internal.MemoryStore.xml",
+                xml -> xml.replace(
+                                "class=\"dev.atrium.memories.internal.MemoryStore\"",
+                                "class=\"dev.atrium.memories.internal.NoSuchStore\"")
+                        .replace(
+                                "name=\"dev.atrium.memories.internal.MemoryStore\"",
+                                "name=\"dev.atrium.memories.internal.MemoryStore\" immediate=\"true\""));
         String before = FeatureSwitchTest.bundle(server, BSN).get("version").asText();
         Path jar = Files.createTempFile("memories-broken", ".jar");
         try {
             Files.write(jar, broken);
-            Commands.Result r = Commands.atrium("bundle", "update", jar.toString(), "--url", server.base(), "--data", server.data.toString());
+            Commands.Result r = Commands.atrium(
+                    "bundle", "update", jar.toString(), "--url", server.base(), "--data", server.data.toString());
             assertEquals(1, r.exit(), r.stdout());
             assertTrue(r.stderr().contains("rolled back") && r.stderr().contains("failed to activate"), r.stderr());
         } finally {
             Files.delete(jar);
         }
-        assertEquals(before, FeatureSwitchTest.bundle(server, BSN).get("version").asText());
+        assertEquals(
+                before, FeatureSwitchTest.bundle(server, BSN).get("version").asText());
         Http.Reply served = FeatureSwitchTest.await(u.http(), space + "/memories", 200);
         assertEquals("still here", served.get("memories").get(0).get("content").asText());
-        assertEquals(BSN + "/" + before, served.raw().headers().firstValue("X-Atrium-Bundle").orElse(""));
+        assertEquals(
+                BSN + "/" + before,
+                served.raw().headers().firstValue("X-Atrium-Bundle").orElse(""));
     }
 
     @Test
@@ -157,17 +191,26 @@ class BundleUpdateTest {
         Path notAJar = Files.createTempFile("not-a-bundle", ".jar");
         try {
             Files.writeString(notAJar, "plain text");
-            Commands.Result bad = Commands.atrium("bundle", "update", notAJar.toString(), "--url", server.base(), "--data", server.data.toString());
+            Commands.Result bad = Commands.atrium(
+                    "bundle", "update", notAJar.toString(), "--url", server.base(), "--data", server.data.toString());
             assertEquals(1, bad.exit());
-            assertTrue(bad.stderr().contains("cannot read") || bad.stderr().contains("not an OSGi bundle"), bad.stderr());
+            assertTrue(
+                    bad.stderr().contains("cannot read") || bad.stderr().contains("not an OSGi bundle"), bad.stderr());
         } finally {
             Files.delete(notAJar);
         }
-        Commands.Result down = Commands.atrium("bundle", "update", MEMORIES.toString(), "--url", "http://127.0.0.1:" + AtriumServer.freePort(),
-                "--data", server.data.toString());
+        Commands.Result down = Commands.atrium(
+                "bundle",
+                "update",
+                MEMORIES.toString(),
+                "--url",
+                "http://127.0.0.1:" + AtriumServer.freePort(),
+                "--data",
+                server.data.toString());
         assertEquals(1, down.exit());
         assertTrue(down.stderr().contains("no server answers"), down.stderr());
-        Commands.Result ok = Commands.atrium("bundle", "update", MEMORIES.toString(), "--url", server.base(), "--data", server.data.toString());
+        Commands.Result ok = Commands.atrium(
+                "bundle", "update", MEMORIES.toString(), "--url", server.base(), "--data", server.data.toString());
         assertEquals(0, ok.exit(), ok.stderr());
         assertTrue(ok.lastLine().startsWith("bundle dev.atrium.memories updated from "), ok.stdout());
     }
@@ -175,22 +218,37 @@ class BundleUpdateTest {
     @Test
     void updatesThatAreNotBundlesOrNotThatBundleAreRefused(AtriumServer server) throws Exception {
         BadInputTest.assertSpecError(upload(server, "not a jar".getBytes(StandardCharsets.UTF_8)), 400, "BAD_REQUEST");
-        try (InputStream other = Files.newInputStream(Path.of(System.getProperty("atrium.testBundles"), "org.osgi.util.converter-1.0.9.jar"))) {
+        try (InputStream other = Files.newInputStream(
+                Path.of(System.getProperty("atrium.testBundles"), "org.osgi.util.converter-1.0.9.jar"))) {
             Http.Reply wrong = upload(server, other.readAllBytes());
             BadInputTest.assertSpecError(wrong, 400, "BAD_REQUEST");
             assertTrue(wrong.body().contains("org.osgi.util.converter"), wrong.body());
         }
-        Http.Reply kernel = server.operator().send("POST", "/admin/bundles/dev.atrium.kernel/update", variant("k", null, s -> s),
-                "application/java-archive");
+        Http.Reply kernel = server.operator()
+                .send(
+                        "POST",
+                        "/admin/bundles/dev.atrium.kernel/update",
+                        variant("k", null, s -> s),
+                        "application/java-archive");
         BadInputTest.assertSpecError(kernel, 400, "BAD_REQUEST");
         // the kernel's own jars declare the atrium.kernel capability: refused, replaced only by a restart
-        for (String[] part : new String[][] { { "kernel", "dev.atrium.kernel" }, { "database", "dev.atrium.database" } }) {
-            byte[] jar = Files.readAllBytes(AtriumServer.ROOT.resolve("bundles/" + part[0] + "/target/" + part[0] + "-0.1.0-SNAPSHOT.jar"));
-            Http.Reply refused = server.operator().send("POST", "/admin/bundles/" + part[1] + "/update", jar, "application/java-archive");
+        for (String[] part : new String[][] {{"kernel", "dev.atrium.kernel"}, {"database", "dev.atrium.database"}}) {
+            byte[] jar = Files.readAllBytes(
+                    AtriumServer.ROOT.resolve("bundles/" + part[0] + "/target/" + part[0] + "-0.1.0-SNAPSHOT.jar"));
+            Http.Reply refused = server.operator()
+                    .send("POST", "/admin/bundles/" + part[1] + "/update", jar, "application/java-archive");
             BadInputTest.assertSpecError(refused, 409, "CONFLICT");
             assertTrue(refused.body().contains("part of the kernel"), refused.body());
         }
-        BadInputTest.assertSpecError(server.newUser().http().send("POST", "/admin/bundles/" + BSN + "/update", Files.readAllBytes(MEMORIES),
-                "application/java-archive"), 401, "UNAUTHORIZED");
+        BadInputTest.assertSpecError(
+                server.newUser()
+                        .http()
+                        .send(
+                                "POST",
+                                "/admin/bundles/" + BSN + "/update",
+                                Files.readAllBytes(MEMORIES),
+                                "application/java-archive"),
+                401,
+                "UNAUTHORIZED");
     }
 }

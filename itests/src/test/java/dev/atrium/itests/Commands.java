@@ -16,15 +16,15 @@ final class Commands {
         }
     }
 
-    private Commands() {
-    }
+    private Commands() {}
 
     static Result atrium(String... args) throws IOException, InterruptedException {
         return atriumIn(null, java.util.Map.of(), args);
     }
 
     /** In the directory {@code dir} (null: this one), with {@code env} added to the environment. */
-    static Result atriumIn(java.nio.file.Path dir, java.util.Map<String, String> env, String... args) throws IOException, InterruptedException {
+    static Result atriumIn(java.nio.file.Path dir, java.util.Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(AtriumServer.ROOT.resolve("atrium").toString());
         command.addAll(List.of(args));
@@ -42,6 +42,7 @@ final class Commands {
             p.destroyForcibly();
             throw new IllegalStateException("./atrium " + String.join(" ", args) + " did not finish");
         }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
+        return new Result(
+                p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
     }
 }

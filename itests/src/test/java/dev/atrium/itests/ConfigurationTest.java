@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,11 +27,14 @@ class ConfigurationTest {
 
     @BeforeAll
     static void launch() throws Exception {
-        server = AtriumServer.launch(Files.createTempDirectory("atrium-config-"), TestDatabase.create(), Map.of(
-                "ATRIUM_PUBLIC_URL", PUBLIC,
-                "ATRIUM_GIT_MAX_BODY_BYTES", "4096",
-                "ATRIUM_RUNS_STEP_LIMIT", "many",
-                "ATRIUM_THREADS_SHARE_MAX_FAILURES", " "));
+        server = AtriumServer.launch(
+                Files.createTempDirectory("atrium-config-"),
+                TestDatabase.create(),
+                Map.of(
+                        "ATRIUM_PUBLIC_URL", PUBLIC,
+                        "ATRIUM_GIT_MAX_BODY_BYTES", "4096",
+                        "ATRIUM_RUNS_STEP_LIMIT", "many",
+                        "ATRIUM_THREADS_SHARE_MAX_FAILURES", " "));
     }
 
     @AfterAll
@@ -55,7 +57,9 @@ class ConfigurationTest {
         assertEquals(413, big.status(), big.body());
         assertTrue(big.body().contains("the limit is 4096"), big.body());
         // a malformed value is reported and left unset; the server runs on the component's default
-        assertTrue(server.fullLog().contains("environment variable ATRIUM_RUNS_STEP_LIMIT='many' is not an integer"), server.tail());
+        assertTrue(
+                server.fullLog().contains("environment variable ATRIUM_RUNS_STEP_LIMIT='many' is not an integer"),
+                server.tail());
     }
 
     @Test
@@ -81,6 +85,7 @@ class ConfigurationTest {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("the Git body limit did not become " + limit + ": " + (last == null ? "" : last.status() + " " + last.body()));
+        throw new AssertionError("the Git body limit did not become " + limit + ": "
+                + (last == null ? "" : last.status() + " " + last.body()));
     }
 }

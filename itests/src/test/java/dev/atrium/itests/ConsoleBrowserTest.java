@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,11 +19,15 @@ class ConsoleBrowserTest {
     void theConsoleDisablesAndEnablesAFeatureByClicking(AtriumServer server) throws Exception {
         BrowserScripts.require("playwright-core");
         Path screenshot = AtriumServer.ROOT.resolve("itests/target/console.png");
-        int exit = BrowserScripts.run(AtriumServer.ROOT.resolve("itests/target/browser.log"), "node", "console.test.mjs", server.base(),
-                server.operatorToken(), screenshot.toString());
+        int exit = BrowserScripts.run(
+                AtriumServer.ROOT.resolve("itests/target/browser.log"),
+                "node",
+                "console.test.mjs",
+                server.base(),
+                server.operatorToken(),
+                screenshot.toString());
         assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser.log");
         assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
         assertTrue(FeatureSwitchTest.feature(server, "memories").get("enabled").asBoolean());
     }
-
 }

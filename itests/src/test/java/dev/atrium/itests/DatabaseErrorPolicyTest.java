@@ -3,6 +3,7 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -11,10 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * One answer for what the database refuses, whichever bundle's route reached it (issue 14): every bundle reads and
@@ -25,7 +23,8 @@ import dev.atrium.itests.AtriumServer.User;
 @SharedServer
 class DatabaseErrorPolicyTest {
 
-    private static final String NUL_BODY = "{\"error\":{\"code\":\"BAD_REQUEST\",\"message\":\"text must not contain NUL (U+0000) characters\"}}";
+    private static final String NUL_BODY =
+            "{\"error\":{\"code\":\"BAD_REQUEST\",\"message\":\"text must not contain NUL (U+0000) characters\"}}";
 
     private static String cursor(String text) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
@@ -47,8 +46,14 @@ class DatabaseErrorPolicyTest {
         String thread = ThreadsTest.thread(u, "policy");
         String at = "2024-01-01T00:00:00Z";
         List<Http.Reply> replies = List.of(
-                // repos: a body the envelope does not read (not a text type) names a workspace, which the kernel looks up
-                u.http().send("POST", "/api/repos/" + repo + "/fork", "{\"space_id\":\"sp_a\\u0000b\"}", "application/octet-stream"),
+                // repos: a body the envelope does not read (not a text type) names a workspace, which the kernel looks
+                // up
+                u.http()
+                        .send(
+                                "POST",
+                                "/api/repos/" + repo + "/fork",
+                                "{\"space_id\":\"sp_a\\u0000b\"}",
+                                "application/octet-stream"),
                 // runs: a cursor is base64url, so a NUL in it passes the envelope and reaches the runs table
                 u.http().get("/api/threads/" + thread + "/runs?cursor=" + cursor(at + "|run_a\0b")),
                 // threads: the same through a thread's history, which reads the threads' messages table
@@ -65,17 +70,29 @@ class DatabaseErrorPolicyTest {
                 u.http().post(space + "/repos", "{\"name\":\"ok\",\"description\":\"a\\u0000b\"}"));
         for (Http.Reply r : refused) {
             BadInputTest.assertSpecError(r, 400, "BAD_REQUEST");
-            assertTrue(r.json().path("error").path("message").asText().endsWith("must not contain NUL (U+0000) characters"), r.body());
+            assertTrue(
+                    r.json()
+                            .path("error")
+                            .path("message")
+                            .asText()
+                            .endsWith("must not contain NUL (U+0000) characters"),
+                    r.body());
         }
     }
 
     @Test
     void aDateTheDatabaseCannotHoldIs400NotA500(AtriumServer server) {
         User u = server.newUser();
-        Http.Reply r = u.http().post("/api/me/personal-access-tokens", Map.of("name", "far", "scopes", "*", "expiresAt", "+300000-01-01T00:00:00Z"));
+        Http.Reply r = u.http()
+                .post(
+                        "/api/me/personal-access-tokens",
+                        Map.of("name", "far", "scopes", "*", "expiresAt", "+300000-01-01T00:00:00Z"));
         assertBody(400, "{\"error\":{\"code\":\"BAD_REQUEST\",\"message\":\"a date or time is out of range\"}}", r);
-        assertEquals(0, u.http().get("/api/me/personal-access-tokens").json().path("tokens").findValues("name").stream()
-                .filter(n -> n.asText().equals("far")).count());
+        assertEquals(
+                0,
+                u.http().get("/api/me/personal-access-tokens").json().path("tokens").findValues("name").stream()
+                        .filter(n -> n.asText().equals("far"))
+                        .count());
     }
 
     @Test
@@ -94,7 +111,10 @@ class DatabaseErrorPolicyTest {
                 if (r.status() == 201) {
                     created++;
                 } else {
-                    assertBody(409, "{\"error\":{\"code\":\"CONFLICT\",\"message\":\"a repository named twin already exists in this workspace\"}}", r);
+                    assertBody(
+                            409,
+                            "{\"error\":{\"code\":\"CONFLICT\",\"message\":\"a repository named twin already exists in this workspace\"}}",
+                            r);
                 }
             }
             assertEquals(1, created);
@@ -102,9 +122,15 @@ class DatabaseErrorPolicyTest {
             pool.shutdownNow();
         }
         Http.Reply again = u.http().post(space + "/repos", Map.of("name", "twin"));
-        assertBody(409, "{\"error\":{\"code\":\"CONFLICT\",\"message\":\"a repository named twin already exists in this workspace\"}}", again);
+        assertBody(
+                409,
+                "{\"error\":{\"code\":\"CONFLICT\",\"message\":\"a repository named twin already exists in this workspace\"}}",
+                again);
         String other = ReposApiTest.create(u, "other");
         Http.Reply rename = u.http().patch("/api/repos/" + other, Map.of("name", "twin"));
-        assertBody(409, "{\"error\":{\"code\":\"CONFLICT\",\"message\":\"a repository named twin already exists in this workspace\"}}", rename);
+        assertBody(
+                409,
+                "{\"error\":{\"code\":\"CONFLICT\",\"message\":\"a repository named twin already exists in this workspace\"}}",
+                rename);
     }
 }

@@ -3,6 +3,8 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,13 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * What clients see while the database is gone (issue 32, finding 11): a server on a PostgreSQL of the test's own, with
@@ -40,19 +37,20 @@ class DatabaseOutageTest {
 
     private static final int CLIENTS = 4;
 
-    record Outcome(int status, String body, String retryAfter, long millis, long at) {
-    }
+    record Outcome(int status, String body, String retryAfter, long millis, long at) {}
 
     @Test
-    void aDatabaseThatStopsUnderLoadIs503WithRetryAfterAndAnUnhealthyServerThenServesAgainWithNoAcknowledgedWriteLost(@TempDir Path dir)
-            throws Throwable {
+    void aDatabaseThatStopsUnderLoadIs503WithRetryAfterAndAnUnhealthyServerThenServesAgainWithNoAcknowledgedWriteLost(
+            @TempDir Path dir) throws Throwable {
         TestDatabase db = TestDatabase.ownServer(dir.resolve("pg"));
         AtriumServer server = AtriumServer.launch(Files.createDirectories(dir.resolve("data")), db);
         try {
             User u = server.newUser();
             String token = u.http().token();
             String memories = server.base() + "/api/spaces/" + u.defaultSpaceId() + "/memories";
-            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpClient client = HttpClient.newBuilder()
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
             Map<String, String> acknowledged = new ConcurrentHashMap<>();
             ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
             AtomicBoolean running = new AtomicBoolean(true);
@@ -65,8 +63,10 @@ class DatabaseOutageTest {
                 clients.add(pool.submit(() -> {
                     while (running.get()) {
                         String content = "kept " + sequence.incrementAndGet();
-                        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(writer ? memories : memories + "?limit=5"))
-                                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token);
+                        HttpRequest.Builder b = HttpRequest.newBuilder(
+                                        URI.create(writer ? memories : memories + "?limit=5"))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Authorization", "Bearer " + token);
                         if (writer) {
                             b.header("Content-Type", "application/json")
                                     .POST(HttpRequest.BodyPublishers.ofString("{\"content\":\"" + content + "\"}"));
@@ -74,10 +74,20 @@ class DatabaseOutageTest {
                         long started = System.nanoTime();
                         HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
                         long ended = System.nanoTime();
-                        outcomes.add(new Outcome(r.statusCode(), r.body(), r.headers().firstValue("Retry-After").orElse(null),
-                                (ended - started) / 1_000_000, (ended - origin) / 1_000_000));
+                        outcomes.add(new Outcome(
+                                r.statusCode(),
+                                r.body(),
+                                r.headers().firstValue("Retry-After").orElse(null),
+                                (ended - started) / 1_000_000,
+                                (ended - origin) / 1_000_000));
                         if (writer && r.statusCode() == 201) {
-                            acknowledged.put(Http.JSON.readTree(r.body()).path("memory").path("id").asText(), content);
+                            acknowledged.put(
+                                    Http.JSON
+                                            .readTree(r.body())
+                                            .path("memory")
+                                            .path("id")
+                                            .asText(),
+                                    content);
                         }
                     }
                     return null;
@@ -97,33 +107,51 @@ class DatabaseOutageTest {
                 for (Future<?> f : clients) {
                     f.get(60, TimeUnit.SECONDS);
                 }
-                System.out.printf("database outage: /healthz 503 %d ms after the stop, 200 again %d ms after the restart; %d requests%n",
+                System.out.printf(
+                        "database outage: /healthz 503 %d ms after the stop, 200 again %d ms after the restart; %d requests%n",
                         unhealthyAfter, healthyAfter, outcomes.size());
 
-                List<Outcome> failed = outcomes.stream().filter(o -> o.status() >= 300).toList();
-                assertTrue(failed.stream().anyMatch(o -> o.status() == 503), "the outage refused no request: " + outcomes.size() + " sent");
+                List<Outcome> failed =
+                        outcomes.stream().filter(o -> o.status() >= 300).toList();
+                assertTrue(
+                        failed.stream().anyMatch(o -> o.status() == 503),
+                        "the outage refused no request: " + outcomes.size() + " sent");
                 for (Outcome o : failed) {
                     assertEquals(503, o.status(), "a request during the outage: " + o);
                     JsonNode error = Http.JSON.readTree(o.body());
                     assertTrue(error.size() == 1 && error.path("error").size() == 2, "not the spec body: " + o);
-                    assertEquals("SERVICE_UNAVAILABLE", error.path("error").path("code").asText(), o.toString());
+                    assertEquals(
+                            "SERVICE_UNAVAILABLE",
+                            error.path("error").path("code").asText(),
+                            o.toString());
                     assertEquals("5", o.retryAfter(), "a 503 says when to retry: " + o);
                 }
-                // once the server knows the database is gone, it answers at once instead of holding requests for the pool's wait
+                // once the server knows the database is gone, it answers at once instead of holding requests for the
+                // pool's wait
                 long known = stoppedAt + unhealthyAfter;
                 AtomicLong slowest = new AtomicLong();
-                outcomes.stream().filter(o -> o.at() - o.millis() > known + 1_000 && o.at() < restartedAt)
+                outcomes.stream()
+                        .filter(o -> o.at() - o.millis() > known + 1_000 && o.at() < restartedAt)
                         .forEach(o -> slowest.accumulateAndGet(o.millis(), Math::max));
-                assertTrue(slowest.get() < 5_000, "a request while the database was known to be down took " + slowest.get() + " ms");
+                assertTrue(
+                        slowest.get() < 5_000,
+                        "a request while the database was known to be down took " + slowest.get() + " ms");
                 assertTrue(healthyAfter < 30_000);
 
                 // nothing acknowledged is lost, and the server writes again
                 for (Map.Entry<String, String> e : acknowledged.entrySet()) {
                     Http.Reply r = u.http().get("/api/memories/" + e.getKey());
                     assertEquals(200, r.status(), r.body());
-                    assertEquals(e.getValue(), r.json().path("memory").path("content").asText(), r.body());
+                    assertEquals(
+                            e.getValue(),
+                            r.json().path("memory").path("content").asText(),
+                            r.body());
                 }
-                assertEquals(201, u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "after")).status());
+                assertEquals(
+                        201,
+                        u.http()
+                                .post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "after"))
+                                .status());
             } finally {
                 running.set(false);
                 pool.shutdownNow();
@@ -140,19 +168,25 @@ class DatabaseOutageTest {
         long started = System.nanoTime();
         String last = "";
         while (System.nanoTime() - started < limit.toNanos()) {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(server.base() + "/healthz")).timeout(Duration.ofSeconds(5))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = client.send(
+                    HttpRequest.newBuilder(URI.create(server.base() + "/healthz"))
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             last = r.statusCode() + " " + r.body();
             if (r.statusCode() == status && (naming == null || r.body().contains(naming))) {
                 JsonNode body = Http.JSON.readTree(r.body());
                 if (status == 503) {
-                    assertEquals("SERVICE_UNAVAILABLE", body.path("error").path("code").asText(), r.body());
+                    assertEquals(
+                            "SERVICE_UNAVAILABLE",
+                            body.path("error").path("code").asText(),
+                            r.body());
                 }
                 return (System.nanoTime() - started) / 1_000_000;
             }
             Thread.sleep(100);
         }
-        throw new AssertionError("/healthz did not answer " + status + (naming == null ? "" : " naming " + naming) + " within " + limit
-                + "; last: " + last);
+        throw new AssertionError("/healthz did not answer " + status + (naming == null ? "" : " naming " + naming)
+                + " within " + limit + "; last: " + last);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,12 +12,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * durableObject resources run by workerd's own Durable Object support: a service's code exporting {@code Counter},
@@ -56,15 +54,16 @@ class DurableObjectsWorkerdTest {
     @BeforeEach
     void needsWorkerd(AtriumServer server) throws Exception {
         this.server = server;
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        Assumptions.assumeTrue(
+                ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
     }
 
-    record Svc(String id, String host) {
-    }
+    record Svc(String id, String host) {}
 
     Svc service(User u, String name) {
         String id = ServicesTest.createService(u, ServicesTest.unique(name));
-        String slug = u.http().get("/api/services/" + id).get("service").get("slug").asText();
+        String slug =
+                u.http().get("/api/services/" + id).get("service").get("slug").asText();
         return new Svc(id, slug + ".apps.localhost");
     }
 
@@ -79,25 +78,39 @@ class DurableObjectsWorkerdTest {
     }
 
     String createCounter(User u, String name) {
-        Http.Reply r = u.http().post("/api/resources", Map.of("name", name, "type", "durableObject", "config", Map.of("class_name", "Counter")));
+        Http.Reply r = u.http()
+                .post(
+                        "/api/resources",
+                        Map.of("name", name, "type", "durableObject", "config", Map.of("class_name", "Counter")));
         assertEquals(201, r.status(), r.body());
         return r.get("resource").get("id").asText();
     }
 
     Http.Reply bind(User u, Svc s, String resourceId) {
-        return u.http().patch("/api/services/" + s.id() + "/bindings", Map.of("bindings", List.of(Map.of("name", "COUNTER", "resource_id", resourceId))));
+        return u.http()
+                .patch(
+                        "/api/services/" + s.id() + "/bindings",
+                        Map.of("bindings", List.of(Map.of("name", "COUNTER", "resource_id", resourceId))));
     }
 
     /** The workerd processes of the server whose configuration names {@code resourceId} (the namespace's unique key). */
     List<ProcessHandle> workerdOf(String resourceId) {
-        return server.process.toHandle().descendants().filter(p -> p.info().command().map(c -> c.endsWith("/workerd")).orElse(false))
-                .filter(p -> p.info().arguments().map(a -> List.of(a).stream().anyMatch(arg -> {
-                    try {
-                        return arg.endsWith("config.capnp") && Files.readString(Path.of(arg)).contains(resourceId);
-                    } catch (Exception e) {
-                        return false;
-                    }
-                })).orElse(false)).toList();
+        return server.process
+                .toHandle()
+                .descendants()
+                .filter(p -> p.info().command().map(c -> c.endsWith("/workerd")).orElse(false))
+                .filter(p -> p.info()
+                        .arguments()
+                        .map(a -> List.of(a).stream().anyMatch(arg -> {
+                            try {
+                                return arg.endsWith("config.capnp")
+                                        && Files.readString(Path.of(arg)).contains(resourceId);
+                            } catch (Exception e) {
+                                return false;
+                            }
+                        }))
+                        .orElse(false))
+                .toList();
     }
 
     @Test
@@ -106,7 +119,11 @@ class DurableObjectsWorkerdTest {
         Svc s = service(u, "counter");
         String res = createCounter(u, "counters");
         assertEquals(200, bind(u, s, res).status());
-        assertEquals(201, u.http().post("/api/services/" + s.id() + "/deployments", bundle(COUNTER.replace("VERSION", "one"))).status());
+        assertEquals(
+                201,
+                u.http()
+                        .post("/api/services/" + s.id() + "/deployments", bundle(COUNTER.replace("VERSION", "one")))
+                        .status());
 
         assertEquals("1", get(s, "/?name=a"));
         assertEquals("2", get(s, "/?name=a"));
@@ -115,7 +132,11 @@ class DurableObjectsWorkerdTest {
         assertEquals("2", get(s, "/?name=b"));
 
         // a new deployment (a new workerd process) keeps the counts
-        assertEquals(201, u.http().post("/api/services/" + s.id() + "/deployments", bundle(COUNTER.replace("VERSION", "two"))).status());
+        assertEquals(
+                201,
+                u.http()
+                        .post("/api/services/" + s.id() + "/deployments", bundle(COUNTER.replace("VERSION", "two")))
+                        .status());
         assertEquals("two", get(s, "/version"));
         assertEquals("4", get(s, "/?name=a"));
         assertEquals("3", get(s, "/?name=b"));
@@ -128,7 +149,7 @@ class DurableObjectsWorkerdTest {
             p.onExit().get(5, TimeUnit.SECONDS);
         }
         String after = null;
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); after == null && System.nanoTime() < end;) {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); after == null && System.nanoTime() < end; ) {
             RawHttp.Response r = HostHttp.get(server.port, s.host(), "/?name=a");
             if (r.status() == 200) {
                 after = HostHttp.text(r);
@@ -146,7 +167,10 @@ class DurableObjectsWorkerdTest {
         assertEquals("6", get(s, "/?name=a"));
 
         // a class_name that is not a JavaScript identifier: 400 with the spec body
-        Http.Reply bad = u.http().post("/api/resources", Map.of("name", "bad-do", "type", "durableObject", "config", Map.of("class_name", "2 Counter")));
+        Http.Reply bad = u.http()
+                .post(
+                        "/api/resources",
+                        Map.of("name", "bad-do", "type", "durableObject", "config", Map.of("class_name", "2 Counter")));
         assertEquals(400, bad.status(), bad.body());
         assertTrue(bad.json().path("error").path("code").isTextual(), bad.body());
         Http.Reply none = u.http().post("/api/resources", Map.of("name", "bad-do2", "type", "durableObject"));
@@ -160,11 +184,17 @@ class DurableObjectsWorkerdTest {
         Svc b = service(u, "do-b");
         String res = createCounter(u, "shared-counter");
         assertEquals(200, bind(u, a, res).status());
-        assertEquals(201, u.http().post("/api/services/" + a.id() + "/deployments", bundle(COUNTER.replace("VERSION", "a"))).status());
+        assertEquals(
+                201,
+                u.http()
+                        .post("/api/services/" + a.id() + "/deployments", bundle(COUNTER.replace("VERSION", "a")))
+                        .status());
         assertEquals("1", get(a, "/?name=x"));
         Path storage = server.data.resolve("resources").resolve(res);
         try (var files = Files.list(storage)) {
-            assertTrue(files.anyMatch(f -> f.getFileName().toString().endsWith(".sqlite")), "the objects are kept in the resource's directory");
+            assertTrue(
+                    files.anyMatch(f -> f.getFileName().toString().endsWith(".sqlite")),
+                    "the objects are kept in the resource's directory");
         }
 
         // a second service: 409, by either route
@@ -182,12 +212,24 @@ class DurableObjectsWorkerdTest {
         User stranger = server.newUser();
         Svc theirs = service(stranger, "do-stranger");
         assertEquals(404, bind(stranger, theirs, res).status());
-        assertEquals(404, stranger.http().post("/api/resources/" + res + "/bind", Map.of("service_id", theirs.id())).status());
+        assertEquals(
+                404,
+                stranger.http()
+                        .post("/api/resources/" + res + "/bind", Map.of("service_id", theirs.id()))
+                        .status());
 
         // unbound from the first, the second may have it
-        assertEquals(200, u.http().patch("/api/services/" + a.id() + "/bindings", Map.of("bindings", List.of())).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/services/" + a.id() + "/bindings", Map.of("bindings", List.of()))
+                        .status());
         assertEquals(200, bind(u, b, res).status());
-        assertEquals(200, u.http().patch("/api/services/" + b.id() + "/bindings", Map.of("bindings", List.of())).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/services/" + b.id() + "/bindings", Map.of("bindings", List.of()))
+                        .status());
 
         // deleting the resource deletes its objects' storage
         assertEquals(200, u.http().delete("/api/resources/" + res).status());

@@ -3,6 +3,8 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.OutputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -14,12 +16,7 @@ import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.junit.jupiter.api.Test;
-
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * DNS rebinding against the egress guard: a server of its own resolves outbound names with a DNS server the test
@@ -63,11 +60,20 @@ class EgressRebindingTest {
                         address = seq[Math.min(n, seq.length - 1)];
                     }
                     ByteBuffer r = ByteBuffer.allocate(512);
-                    r.putShort(q.getShort(0)).putShort((short) 0x8180).putShort((short) 1).putShort((short) (address == null ? 0 : 1))
-                            .putShort((short) 0).putShort((short) 0);
+                    r.putShort(q.getShort(0))
+                            .putShort((short) 0x8180)
+                            .putShort((short) 1)
+                            .putShort((short) (address == null ? 0 : 1))
+                            .putShort((short) 0)
+                            .putShort((short) 0);
                     r.put(buf, 12, questionEnd - 12);
                     if (address != null) {
-                        r.putShort((short) 0xc00c).putShort((short) 1).putShort((short) 1).putInt(0).putShort((short) 4).put(address);
+                        r.putShort((short) 0xc00c)
+                                .putShort((short) 1)
+                                .putShort((short) 1)
+                                .putInt(0)
+                                .putShort((short) 4)
+                                .put(address);
                     }
                     socket.send(new DatagramPacket(r.array(), r.position(), p.getSocketAddress()));
                 } catch (Exception e) {
@@ -86,16 +92,18 @@ class EgressRebindingTest {
 
     @Test
     void aNameThatRebindsToAPrivateAddressBetweenCheckAndConnectIsRefused() throws Throwable {
-        byte[] loopback = { 127, 0, 0, 1 };
-        byte[] privateAddress = { 10, 0, 0, 1 };
+        byte[] loopback = {127, 0, 0, 1};
+        byte[] privateAddress = {10, 0, 0, 1};
         HttpServer store = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         AtomicInteger hits = new AtomicInteger();
         int port = store.getAddress().getPort();
         String actor = "http://rebind.example.com:" + port + "/a";
         store.createContext("/", ex -> {
             hits.incrementAndGet();
-            byte[] body = ("{\"id\":\"" + actor + "\",\"type\":[\"Service\",\"Store\"],\"name\":\"rebinding\",\"outbox\":\"" + actor
-                    + "/outbox\",\"inventory\":\"" + actor + "/inventory\"}").getBytes(StandardCharsets.UTF_8);
+            byte[] body = ("{\"id\":\"" + actor
+                            + "\",\"type\":[\"Service\",\"Store\"],\"name\":\"rebinding\",\"outbox\":\"" + actor
+                            + "/outbox\",\"inventory\":\"" + actor + "/inventory\"}")
+                    .getBytes(StandardCharsets.UTF_8);
             ex.getResponseHeaders().add("Content-Type", "application/activity+json");
             ex.sendResponseHeaders(200, body.length);
             try (OutputStream out = ex.getResponseBody()) {
@@ -106,20 +114,23 @@ class EgressRebindingTest {
         StubDns dns = new StubDns();
         AtriumServer server = null;
         try {
-            server = AtriumServer.launch(Files.createTempDirectory("atrium-rebind-"), TestDatabase.create(),
+            server = AtriumServer.launch(
+                    Files.createTempDirectory("atrium-rebind-"),
+                    TestDatabase.create(),
                     Map.of("ATRIUM_EGRESS_DNS_SERVER", "127.0.0.1:" + dns.socket.getLocalPort()));
             User u = server.newUser();
             String registry = "/api/spaces/" + u.defaultSpaceId() + "/store-registry";
 
             // first answer allowed, every later one private: whichever lookup is the connection's, it is checked
-            dns.answers.set(new byte[][] { loopback, privateAddress });
+            dns.answers.set(new byte[][] {loopback, privateAddress});
             BadInputTest.assertSpecError(u.http().post(registry, Map.of("identifier", actor)), 400, "BAD_REQUEST");
-            assertTrue(dns.aQueries.get() >= 2, "the name was looked up again for the connection: " + dns.aQueries.get());
+            assertTrue(
+                    dns.aQueries.get() >= 2, "the name was looked up again for the connection: " + dns.aQueries.get());
             assertEquals(0, hits.get(), "nothing was fetched");
 
             // the same name keeping its allowed answer is fetched, from the address the guard approved
             dns.aQueries.set(0);
-            dns.answers.set(new byte[][] { loopback });
+            dns.answers.set(new byte[][] {loopback});
             Http.Reply ok = u.http().post(registry, Map.of("identifier", actor));
             assertEquals(201, ok.status(), ok.body());
             assertTrue(hits.get() >= 1);
@@ -127,8 +138,10 @@ class EgressRebindingTest {
             // a name whose first answer is private is refused at the check
             dns.aQueries.set(0);
             hits.set(0);
-            dns.answers.set(new byte[][] { privateAddress });
-            BadInputTest.assertSpecError(u.http().post(registry, Map.of("identifier", "http://private.example.com:" + port + "/a")), 400,
+            dns.answers.set(new byte[][] {privateAddress});
+            BadInputTest.assertSpecError(
+                    u.http().post(registry, Map.of("identifier", "http://private.example.com:" + port + "/a")),
+                    400,
                     "BAD_REQUEST");
             assertEquals(0, hits.get());
         } finally {

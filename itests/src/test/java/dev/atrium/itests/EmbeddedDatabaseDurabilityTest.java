@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,17 +29,21 @@ class EmbeddedDatabaseDurabilityTest {
         try {
             AtriumServer first = AtriumServer.launchAsShipped(data, null, Map.of());
             started.add(first);
-            Matcher port = Pattern.compile("database ready \\(embedded, port (\\d+)\\)").matcher(first.fullLog());
+            Matcher port = Pattern.compile("database ready \\(embedded, port (\\d+)\\)")
+                    .matcher(first.fullLog());
             assertTrue(port.find(), first.fullLog());
-            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port.group(1) + "/postgres?user=postgres");
-                    Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW synchronous_commit")) {
+            try (Connection c = DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:" + port.group(1) + "/postgres?user=postgres");
+                    Statement s = c.createStatement();
+                    ResultSet r = s.executeQuery("SHOW synchronous_commit")) {
                 r.next();
                 assertEquals("on", r.getString(1), "a commit is answered once its WAL is flushed");
             }
             AtriumServer.User u = first.newUser();
             List<String> memories = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
-                Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "durable " + i));
+                Http.Reply created = u.http()
+                        .post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "durable " + i));
                 assertEquals(201, created.status(), created.body());
                 memories.add(created.get("memory").get("id").asText());
             }

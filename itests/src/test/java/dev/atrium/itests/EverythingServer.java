@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 final class EverythingServer implements AutoCloseable {
 
     static final String VERSION = "2026.8.31";
-    static final Path PREFIX = Path.of(System.getProperty("user.home"), ".cache", "atrium", "mcp-server-everything-" + VERSION);
+    static final Path PREFIX =
+            Path.of(System.getProperty("user.home"), ".cache", "atrium", "mcp-server-everything-" + VERSION);
 
     private final Process process;
     final int port;
@@ -37,14 +38,16 @@ final class EverythingServer implements AutoCloseable {
             port = free.getLocalPort();
         }
         Path log = AtriumServer.ROOT.resolve("itests/target/mcp-everything-" + port + ".log");
-        ProcessBuilder pb = new ProcessBuilder(List.of("node", entry.toString(), transport)).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(List.of("node", entry.toString(), transport))
+                .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().put("PORT", Integer.toString(port));
         Process p = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
-                throw new IllegalStateException("server-everything exited with " + p.exitValue() + ": " + Files.readString(log));
+                throw new IllegalStateException(
+                        "server-everything exited with " + p.exitValue() + ": " + Files.readString(log));
             }
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 return new EverythingServer(p, port);
@@ -53,7 +56,8 @@ final class EverythingServer implements AutoCloseable {
             }
         }
         p.destroyForcibly();
-        throw new IllegalStateException("server-everything did not listen on port " + port + " within 30 s: " + Files.readString(log));
+        throw new IllegalStateException(
+                "server-everything did not listen on port " + port + " within 30 s: " + Files.readString(log));
     }
 
     /** The package's entry point, installed with npm when absent. */
@@ -66,18 +70,30 @@ final class EverythingServer implements AutoCloseable {
         Path log = PREFIX.resolve("npm-install.log");
         Process npm;
         try {
-            npm = new ProcessBuilder(List.of("npm", "install", "--no-audit", "--no-fund", "--prefix", PREFIX.toString(),
-                    "@modelcontextprotocol/server-everything@" + VERSION)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            npm = new ProcessBuilder(List.of(
+                            "npm",
+                            "install",
+                            "--no-audit",
+                            "--no-fund",
+                            "--prefix",
+                            PREFIX.toString(),
+                            "@modelcontextprotocol/server-everything@" + VERSION))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
         } catch (IOException e) {
-            throw new IllegalStateException("the MCP tests need Node.js and npm on the PATH (to install @modelcontextprotocol/server-everything): "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the MCP tests need Node.js and npm on the PATH (to install @modelcontextprotocol/server-everything): "
+                            + e.getMessage(),
+                    e);
         }
         if (!npm.waitFor(5, TimeUnit.MINUTES)) {
             npm.destroyForcibly();
             throw new IllegalStateException("npm install of server-everything took longer than 5 minutes; see " + log);
         }
         if (npm.exitValue() != 0 || !Files.isRegularFile(entry)) {
-            throw new IllegalStateException("npm install of @modelcontextprotocol/server-everything@" + VERSION + " failed: " + Files.readString(log));
+            throw new IllegalStateException("npm install of @modelcontextprotocol/server-everything@" + VERSION
+                    + " failed: " + Files.readString(log));
         }
         return entry;
     }

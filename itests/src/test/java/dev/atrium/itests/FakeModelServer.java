@@ -1,5 +1,10 @@
 package dev.atrium.itests;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -12,12 +17,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-
 /**
  * A scripted model API on loopback speaking the real streaming wire protocols: OpenAI chat completions
  * ({@code POST /v1/chat/completions}, SSE {@code data:} chunks ending in {@code [DONE]}) and Anthropic Messages
@@ -27,8 +26,7 @@ import com.sun.net.httpserver.HttpServer;
 final class FakeModelServer implements AutoCloseable {
 
     /** One scripted turn: given the request body, the SSE frames to stream (already formatted). */
-    interface Turn extends Function<JsonNode, List<String>> {
-    }
+    interface Turn extends Function<JsonNode, List<String>> {}
 
     private final HttpServer server;
     private final Map<String, List<Turn>> scripts = new ConcurrentHashMap<>();
@@ -38,8 +36,10 @@ final class FakeModelServer implements AutoCloseable {
     FakeModelServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());
-        server.createContext("/v1/chat/completions", ex -> handle(ex, ex.getRequestHeaders().getFirst("Authorization")));
-        server.createContext("/v1/messages", ex -> handle(ex, ex.getRequestHeaders().getFirst("x-api-key")));
+        server.createContext(
+                "/v1/chat/completions", ex -> handle(ex, ex.getRequestHeaders().getFirst("Authorization")));
+        server.createContext(
+                "/v1/messages", ex -> handle(ex, ex.getRequestHeaders().getFirst("x-api-key")));
         server.start();
     }
 
@@ -95,7 +95,11 @@ final class FakeModelServer implements AutoCloseable {
     // ---- OpenAI chat-completions chunks
 
     static String openAiChunk(ObjectNode delta, String finish) {
-        ObjectNode chunk = Http.JSON.createObjectNode().put("id", "chatcmpl-1").put("object", "chat.completion.chunk").put("model", "m");
+        ObjectNode chunk = Http.JSON
+                .createObjectNode()
+                .put("id", "chatcmpl-1")
+                .put("object", "chat.completion.chunk")
+                .put("model", "m");
         ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
         choice.set("delta", delta);
         if (finish == null) {
@@ -109,7 +113,8 @@ final class FakeModelServer implements AutoCloseable {
     /** Streams {@code parts} as content deltas and stops. */
     static List<String> openAiText(String... parts) {
         List<String> frames = new ArrayList<>();
-        frames.add(openAiChunk(Http.JSON.createObjectNode().put("role", "assistant").put("content", ""), null));
+        frames.add(openAiChunk(
+                Http.JSON.createObjectNode().put("role", "assistant").put("content", ""), null));
         for (String p : parts) {
             frames.add(openAiChunk(Http.JSON.createObjectNode().put("content", p), null));
         }
@@ -130,7 +135,11 @@ final class FakeModelServer implements AutoCloseable {
         int half = arguments.length() / 2;
         for (String part : List.of(arguments.substring(0, half), arguments.substring(half))) {
             ObjectNode d = Http.JSON.createObjectNode();
-            d.putArray("tool_calls").addObject().put("index", 0).putObject("function").put("arguments", part);
+            d.putArray("tool_calls")
+                    .addObject()
+                    .put("index", 0)
+                    .putObject("function")
+                    .put("arguments", part);
             frames.add(openAiChunk(d, null));
         }
         frames.add(openAiChunk(Http.JSON.createObjectNode(), "tool_calls"));
@@ -151,7 +160,11 @@ final class FakeModelServer implements AutoCloseable {
 
     private static String start() {
         ObjectNode m = obj();
-        m.putObject("message").put("id", "msg_1").put("type", "message").put("role", "assistant").put("model", "m")
+        m.putObject("message")
+                .put("id", "msg_1")
+                .put("type", "message")
+                .put("role", "assistant")
+                .put("model", "m")
                 .putArray("content");
         return anthropicEvent("message_start", m);
     }
@@ -176,7 +189,11 @@ final class FakeModelServer implements AutoCloseable {
         }
         if (toolName != null) {
             ObjectNode s = obj().put("index", index);
-            s.putObject("content_block").put("type", "tool_use").put("id", toolId).put("name", toolName).putObject("input");
+            s.putObject("content_block")
+                    .put("type", "tool_use")
+                    .put("id", toolId)
+                    .put("name", toolName)
+                    .putObject("input");
             frames.add(anthropicEvent("content_block_start", s));
             int half = input.length() / 2;
             for (String part : List.of(input.substring(0, half), input.substring(half))) {
@@ -187,7 +204,9 @@ final class FakeModelServer implements AutoCloseable {
             frames.add(anthropicEvent("content_block_stop", obj().put("index", index)));
         }
         ObjectNode md = obj();
-        md.putObject("delta").put("stop_reason", toolName != null ? "tool_use" : "end_turn").putNull("stop_sequence");
+        md.putObject("delta")
+                .put("stop_reason", toolName != null ? "tool_use" : "end_turn")
+                .putNull("stop_sequence");
         md.putObject("usage").put("output_tokens", 10);
         frames.add(anthropicEvent("message_delta", md));
         frames.add(anthropicEvent("message_stop", obj()));

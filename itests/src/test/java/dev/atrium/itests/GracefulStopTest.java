@@ -3,22 +3,18 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * A request in flight when the server is told to stop (SIGTERM) is answered in full before the server goes (issue 32,
@@ -37,7 +33,8 @@ class GracefulStopTest {
         try {
             User u = server.newUser();
             String space = "/api/spaces/" + u.defaultSpaceId();
-            Http.Reply created = u.http().post(space + "/storage/files", Map.of("path", "slow.bin", "content", "first"));
+            Http.Reply created =
+                    u.http().post(space + "/storage/files", Map.of("path", "slow.bin", "content", "first"));
             assertEquals(201, created.status(), created.body());
             String fileId = created.json().path("file").path("id").asText();
 
@@ -47,8 +44,10 @@ class GracefulStopTest {
                 s.setSoTimeout(60_000);
                 OutputStream out = s.getOutputStream();
                 out.write(("PUT " + space + "/storage/" + fileId + "/content HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
-                        + "\r\nAuthorization: Bearer " + u.http().token() + "\r\nContent-Type: application/octet-stream\r\nContent-Length: "
-                        + content.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                                + "\r\nAuthorization: Bearer " + u.http().token()
+                                + "\r\nContent-Type: application/octet-stream\r\nContent-Length: "
+                                + content.length + "\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
                 int sent = 64 << 10;
                 out.write(content, 0, sent);
                 out.flush();

@@ -15,18 +15,23 @@ import java.util.Map;
  */
 final class HostHttp {
 
-    private HostHttp() {
-    }
+    private HostHttp() {}
 
     static RawHttp.Response get(int port, String host, String path) throws IOException {
         return send(port, host, "GET", path, Map.of(), null);
     }
 
-    static RawHttp.Response send(int port, String host, String method, String path, Map<String, String> headers, byte[] body) throws IOException {
+    static RawHttp.Response send(
+            int port, String host, String method, String path, Map<String, String> headers, byte[] body)
+            throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             s.setSoTimeout(30_000);
-            StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: ").append(host)
+            StringBuilder head = new StringBuilder(method)
+                    .append(' ')
+                    .append(path)
+                    .append(" HTTP/1.1\r\nHost: ")
+                    .append(host)
                     .append("\r\nConnection: close\r\n");
             headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
             if (body != null) {

@@ -1,5 +1,7 @@
 package dev.atrium.itests;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,14 +9,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 /** A real HTTP client on loopback, speaking JSON; one per caller (token). */
 final class Http {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     record Reply(int status, JsonNode json, String body, HttpResponse<String> raw) {
         JsonNode get(String field) {
@@ -70,14 +70,17 @@ final class Http {
     /** Sends {@code body} as is when it is a String (raw JSON text), else as JSON. */
     Reply send(String method, String path, Object body, String contentType) {
         try {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+            HttpRequest.Builder b =
+                    HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
             if (token != null) {
                 b.header("Authorization", "Bearer " + token);
             }
             if (body == null) {
                 b.method(method, HttpRequest.BodyPublishers.noBody());
             } else {
-                byte[] bytes = body instanceof String s ? s.getBytes() : body instanceof byte[] raw ? raw : JSON.writeValueAsBytes(body);
+                byte[] bytes = body instanceof String s
+                        ? s.getBytes()
+                        : body instanceof byte[] raw ? raw : JSON.writeValueAsBytes(body);
                 b.header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
             }
             HttpResponse<String> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());

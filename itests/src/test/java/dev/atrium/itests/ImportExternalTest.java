@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.itests.AtriumServer.User;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,13 +13,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * {@code POST /api/repos/import-external} against Git repositories served on loopback (the test server allows
@@ -31,7 +28,10 @@ class ImportExternalTest {
 
     /** A repository of {@code owner} with {@code files} one-line files in one commit, pushed with the real git. */
     private String seed(AtriumServer server, User owner, String name, String visibility, int files) throws Exception {
-        Http.Reply r = owner.http().post("/api/spaces/" + owner.defaultSpaceId() + "/repos", Map.of("name", name, "visibility", visibility));
+        Http.Reply r = owner.http()
+                .post(
+                        "/api/spaces/" + owner.defaultSpaceId() + "/repos",
+                        Map.of("name", name, "visibility", visibility));
         assertEquals(201, r.status(), r.body());
         GitClient git = new GitClient(tmp.resolve("home"), owner.http().token());
         Path work = Files.createDirectories(tmp.resolve("seed-" + name));
@@ -63,8 +63,10 @@ class ImportExternalTest {
         User importer = server.newUser();
         seed(server, owner, "upstream", "public", 3);
         String url = server.base() + "/git/" + owner.username() + "/upstream.git";
-        Http.Reply r = importer.http().post("/api/repos/import-external",
-                body(url, importer.defaultSpaceId(), "description", "a copy", "visibility", "public"));
+        Http.Reply r = importer.http()
+                .post(
+                        "/api/repos/import-external",
+                        body(url, importer.defaultSpaceId(), "description", "a copy", "visibility", "public"));
         assertEquals(201, r.status(), r.body());
         assertFalse(r.get("partial").asBoolean());
         String id = r.get("repository").get("id").asText();
@@ -72,10 +74,22 @@ class ImportExternalTest {
         assertEquals("a copy", r.get("repository").get("description").asText());
         assertEquals("main", r.get("repository").get("default_branch").asText());
         List<String> branches = new ArrayList<>();
-        importer.http().get("/api/repos/" + id + "/branches").get("branches").forEach(b -> branches.add(b.get("name").asText()));
+        importer.http()
+                .get("/api/repos/" + id + "/branches")
+                .get("branches")
+                .forEach(b -> branches.add(b.get("name").asText()));
         assertEquals(List.of("dev", "main"), branches.stream().sorted().toList());
-        assertEquals("content 2\n", importer.http().get("/api/repos/" + id + "/blob/main/file2.txt").get("content").asText());
-        assertEquals(409, importer.http().post("/api/repos/import-external", body(url, importer.defaultSpaceId())).status(),
+        assertEquals(
+                "content 2\n",
+                importer.http()
+                        .get("/api/repos/" + id + "/blob/main/file2.txt")
+                        .get("content")
+                        .asText());
+        assertEquals(
+                409,
+                importer.http()
+                        .post("/api/repos/import-external", body(url, importer.defaultSpaceId()))
+                        .status(),
                 "the name is taken now");
     }
 
@@ -84,13 +98,28 @@ class ImportExternalTest {
         User owner = server.newUser();
         seed(server, owner, "closed", "private", 1);
         String url = server.base() + "/git/" + owner.username() + "/closed.git";
-        Http.Reply refused = owner.http().post("/api/repos/import-external", body(url, owner.defaultSpaceId(), "name", "copy1"));
+        Http.Reply refused =
+                owner.http().post("/api/repos/import-external", body(url, owner.defaultSpaceId(), "name", "copy1"));
         assertEquals(400, refused.status(), refused.body());
         assertTrue(refused.json().path("error").path("message").asText().contains("401"), refused.body());
-        assertEquals(0, owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/repos").get("repositories").size() - 1,
+        assertEquals(
+                0,
+                owner.http()
+                                .get("/api/spaces/" + owner.defaultSpaceId() + "/repos")
+                                .get("repositories")
+                                .size()
+                        - 1,
                 "the failed import left no repository behind");
-        Http.Reply ok = owner.http().post("/api/repos/import-external",
-                body(url, owner.defaultSpaceId(), "name", "copy2", "auth", Map.of("token", owner.http().token())));
+        Http.Reply ok = owner.http()
+                .post(
+                        "/api/repos/import-external",
+                        body(
+                                url,
+                                owner.defaultSpaceId(),
+                                "name",
+                                "copy2",
+                                "auth",
+                                Map.of("token", owner.http().token())));
         assertEquals(201, ok.status(), ok.body());
     }
 
@@ -120,59 +149,98 @@ class ImportExternalTest {
         redirector.start();
         try {
             String via = "http://127.0.0.1:" + redirector.getAddress().getPort();
-            for (String refused : List.of("/metadata", "/private", "/internal", "/octal", "/ipv6", "/mapped", "/scheme")) {
-                Http.Reply r = owner.http().post("/api/repos/import-external",
-                        body(via + refused + "/repo.git", owner.defaultSpaceId(), "name", "r" + refused.substring(1)));
+            for (String refused :
+                    List.of("/metadata", "/private", "/internal", "/octal", "/ipv6", "/mapped", "/scheme")) {
+                Http.Reply r = owner.http()
+                        .post(
+                                "/api/repos/import-external",
+                                body(
+                                        via + refused + "/repo.git",
+                                        owner.defaultSpaceId(),
+                                        "name",
+                                        "r" + refused.substring(1)));
                 assertEquals(400, r.status(), refused + ": " + r.body());
                 assertEquals("BAD_REQUEST", r.errorCode());
             }
-            Http.Reply followed = owner.http().post("/api/repos/import-external",
-                    body(via + "/ok/repo.git", owner.defaultSpaceId(), "name", "followed"));
+            Http.Reply followed = owner.http()
+                    .post(
+                            "/api/repos/import-external",
+                            body(via + "/ok/repo.git", owner.defaultSpaceId(), "name", "followed"));
             assertEquals(201, followed.status(), followed.body());
             assertEquals(real, followed.get("source_url").asText());
         } finally {
             redirector.stop(0);
         }
-        for (String direct : List.of("http://169.254.169.254/repo.git", "http://192.168.0.1/r.git", "http://printer.local/r.git",
-                "ftp://example.org/r.git", "http://[::1]:1/x.git".replace("::1", "fe80::1"), "not a url")) {
-            Http.Reply r = owner.http().post("/api/repos/import-external", body(direct, owner.defaultSpaceId(), "name", "direct"));
+        for (String direct : List.of(
+                "http://169.254.169.254/repo.git",
+                "http://192.168.0.1/r.git",
+                "http://printer.local/r.git",
+                "ftp://example.org/r.git",
+                "http://[::1]:1/x.git".replace("::1", "fe80::1"),
+                "not a url")) {
+            Http.Reply r = owner.http()
+                    .post("/api/repos/import-external", body(direct, owner.defaultSpaceId(), "name", "direct"));
             assertEquals(400, r.status(), direct + ": " + r.body());
         }
-        assertEquals(400, owner.http().post("/api/repos/import-external", Map.of("space_id", owner.defaultSpaceId())).status());
+        assertEquals(
+                400,
+                owner.http()
+                        .post("/api/repos/import-external", Map.of("space_id", owner.defaultSpaceId()))
+                        .status());
         User stranger = server.newUser();
-        assertEquals(404, stranger.http().post("/api/repos/import-external", body(real, owner.defaultSpaceId(), "name", "x")).status());
+        assertEquals(
+                404,
+                stranger.http()
+                        .post("/api/repos/import-external", body(real, owner.defaultSpaceId(), "name", "x"))
+                        .status());
     }
 
     @Test
-    void aRepositoryOverTheLimitsFallsBackToABloblessFetchOnlyWhenTheRemoteOffersIt(AtriumServer server) throws Throwable {
+    void aRepositoryOverTheLimitsFallsBackToABloblessFetchOnlyWhenTheRemoteOffersIt(AtriumServer server)
+            throws Throwable {
         User owner = server.newUser();
         String offered = seed(server, owner, "big", "public", 40);
         String plain = seed(server, owner, "bigplain", "public", 40);
         // the remote of the second one does not advertise filter / allow-reachable-sha1-in-want
         Path config = server.data.resolve("git").resolve(plain + ".git").resolve("config");
-        Files.writeString(config, Files.readString(config).replace("allowFilter = true", "allowFilter = false")
-                .replace("allowReachableSHA1InWant = true", "allowReachableSHA1InWant = false"));
+        Files.writeString(
+                config,
+                Files.readString(config)
+                        .replace("allowFilter = true", "allowFilter = false")
+                        .replace("allowReachableSHA1InWant = true", "allowReachableSHA1InWant = false"));
         Path data = tmp.resolve("limited");
         TestDatabase db = TestDatabase.create();
         AtriumServer limited = null;
         try {
             limited = AtriumServer.launch(data, db, Map.of("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS", "10"));
             User u = limited.newUser();
-            Http.Reply partial = u.http().post("/api/repos/import-external",
-                    body(server.base() + "/git/" + owner.username() + "/big.git", u.defaultSpaceId()));
+            Http.Reply partial = u.http()
+                    .post(
+                            "/api/repos/import-external",
+                            body(server.base() + "/git/" + owner.username() + "/big.git", u.defaultSpaceId()));
             assertEquals(201, partial.status(), partial.body());
             assertTrue(partial.get("partial").asBoolean(), partial.body());
             String id = partial.get("repository").get("id").asText();
             Http.Reply tree = u.http().get("/api/repos/" + id + "/tree/main");
             assertEquals(200, tree.status(), tree.body());
             assertEquals(40, tree.get("entries").size(), "commits and trees are there");
-            assertEquals(404, u.http().get("/api/repos/" + id + "/blob/main/file1.txt").status(), "blobs were left on the remote");
+            assertEquals(
+                    404,
+                    u.http().get("/api/repos/" + id + "/blob/main/file1.txt").status(),
+                    "blobs were left on the remote");
 
-            Http.Reply refused = u.http().post("/api/repos/import-external",
-                    body(server.base() + "/git/" + owner.username() + "/bigplain.git", u.defaultSpaceId()));
+            Http.Reply refused = u.http()
+                    .post(
+                            "/api/repos/import-external",
+                            body(server.base() + "/git/" + owner.username() + "/bigplain.git", u.defaultSpaceId()));
             assertEquals(400, refused.status(), refused.body());
             assertTrue(refused.json().path("error").path("message").asText().contains("partial"), refused.body());
-            assertEquals(1, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/repos").get("repositories").size());
+            assertEquals(
+                    1,
+                    u.http()
+                            .get("/api/spaces/" + u.defaultSpaceId() + "/repos")
+                            .get("repositories")
+                            .size());
         } finally {
             if (limited != null) {
                 limited.close();

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.jar.JarFile;
-
 import org.apache.felix.framework.FrameworkFactory;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
@@ -47,7 +46,8 @@ final class InFrameworkRuntime implements AutoCloseable {
     private final TestDatabase db;
     private final ClassLoader testLoader;
 
-    private InFrameworkRuntime(Framework framework, List<Bundle> installed, int port, Path data, TestDatabase db, ClassLoader testLoader) {
+    private InFrameworkRuntime(
+            Framework framework, List<Bundle> installed, int port, Path data, TestDatabase db, ClassLoader testLoader) {
         this.framework = framework;
         this.installed = installed;
         this.port = port;
@@ -70,7 +70,8 @@ final class InFrameworkRuntime implements AutoCloseable {
                 launch.load(in);
             }
             for (String entry : launch.getProperty("launch.bundles").split(",")) {
-                Path target = tmp.resolve("bundles").resolve(Path.of(entry.trim()).getFileName().toString());
+                Path target = tmp.resolve("bundles")
+                        .resolve(Path.of(entry.trim()).getFileName().toString());
                 Files.createDirectories(target.getParent());
                 try (InputStream in = exported.getInputStream(exported.getEntry(entry.trim()))) {
                     Files.copy(in, target);
@@ -92,7 +93,9 @@ final class InFrameworkRuntime implements AutoCloseable {
         config.put(Constants.FRAMEWORK_BEGINNING_STARTLEVEL, "20");
         config.put("org.osgi.service.http.port", "" + port);
         config.put("atrium.data", data.toString());
-        config.put("felix.fileinstall.dir", Files.createDirectories(data.resolve("deploy")).toString());
+        config.put(
+                "felix.fileinstall.dir",
+                Files.createDirectories(data.resolve("deploy")).toString());
         config.put("atrium.db.url", db.url());
         config.putAll(properties);
 
@@ -140,8 +143,10 @@ final class InFrameworkRuntime implements AutoCloseable {
     }
 
     HttpResponse<String> health() throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base() + "/healthz")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(base() + "/healthz")).build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     /** Waits up to {@code millis} for /healthz 200; returns the last answer. */
@@ -207,7 +212,8 @@ final class InFrameworkRuntime implements AutoCloseable {
             }
         }
         // getAll…: the test's class space shares no SCR API with the framework, so skip the assignability filter
-        ServiceReference<?>[] scrRefs = context.getAllServiceReferences("org.osgi.service.component.runtime.ServiceComponentRuntime", null);
+        ServiceReference<?>[] scrRefs =
+                context.getAllServiceReferences("org.osgi.service.component.runtime.ServiceComponentRuntime", null);
         ServiceReference<?> ref = scrRefs == null ? null : scrRefs[0];
         if (ref == null) {
             problems.add("no ServiceComponentRuntime");
@@ -223,13 +229,17 @@ final class InFrameworkRuntime implements AutoCloseable {
                     problems.add("component " + name + " is disabled");
                     continue;
                 }
-                Iterable<?> configurations = (Iterable<?>) method(scr, "getComponentConfigurationDTOs").invoke(scr, d);
+                Iterable<?> configurations = (Iterable<?>)
+                        method(scr, "getComponentConfigurationDTOs").invoke(scr, d);
                 boolean any = false;
                 for (Object c : configurations) {
                     any = true;
                     int state = c.getClass().getField("state").getInt(c);
-                    if (state == UNSATISFIED_CONFIGURATION || state == UNSATISFIED_REFERENCE || state == FAILED_ACTIVATION) {
-                        Object unsatisfied = c.getClass().getField("unsatisfiedReferences").get(c);
+                    if (state == UNSATISFIED_CONFIGURATION
+                            || state == UNSATISFIED_REFERENCE
+                            || state == FAILED_ACTIVATION) {
+                        Object unsatisfied =
+                                c.getClass().getField("unsatisfiedReferences").get(c);
                         List<String> refs = new ArrayList<>();
                         for (int i = 0; i < Array.getLength(unsatisfied); i++) {
                             Object u = Array.get(unsatisfied, i);
@@ -238,8 +248,13 @@ final class InFrameworkRuntime implements AutoCloseable {
                         problems.add("component " + name + " is in state " + state + " " + refs);
                     }
                 }
-                // a component that requires a configuration nobody gave (the S3 BlobStore, unconfigured) was not asked for
-                if (!any && !"require".equals(d.getClass().getField("configurationPolicy").get(d))) {
+                // a component that requires a configuration nobody gave (the S3 BlobStore, unconfigured) was not asked
+                // for
+                if (!any
+                        && !"require"
+                                .equals(d.getClass()
+                                        .getField("configurationPolicy")
+                                        .get(d))) {
                     problems.add("component " + name + " has no configuration");
                 }
             }

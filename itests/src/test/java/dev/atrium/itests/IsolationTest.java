@@ -2,13 +2,11 @@ package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /** Another Principal's workspace or memory is indistinguishable from a missing one, and only the kernel's proof grants access. */
 @SharedServer
@@ -48,11 +46,22 @@ class IsolationTest {
     void aStrangerGetsTheSame404AsForAMissingObjectOnEveryRoute(AtriumServer server) {
         User owner = server.newUser();
         User stranger = server.newUser();
-        String space = owner.http().post("/api/spaces", Map.of("name", "private")).get("space").get("id").asText();
-        String slug = owner.http().get("/api/spaces/" + space).get("space").get("slug").asText();
+        String space = owner.http()
+                .post("/api/spaces", Map.of("name", "private"))
+                .get("space")
+                .get("id")
+                .asText();
+        String slug = owner.http()
+                .get("/api/spaces/" + space)
+                .get("space")
+                .get("slug")
+                .asText();
         owner.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "KEEP", "value", "v"));
-        String memory = owner.http().post("/api/spaces/" + space + "/memories", Map.of("content", "the secret plan")).get("memory")
-                .get("id").asText();
+        String memory = owner.http()
+                .post("/api/spaces/" + space + "/memories", Map.of("content", "the secret plan"))
+                .get("memory")
+                .get("id")
+                .asText();
 
         List<Call> missing = workspaceCalls("sp_doesnotexist0000000", "mem_doesnotexist000000");
         for (String ref : List.of(space, slug, owner.defaultSpaceId())) {
@@ -64,10 +73,32 @@ class IsolationTest {
                 assertEquals(none.body(), theirs.body(), foreign.get(i).toString());
             }
         }
-        assertEquals("the secret plan", owner.http().get("/api/memories/" + memory).get("memory").get("content").asText());
-        assertEquals("private", owner.http().get("/api/spaces/" + space).get("space").get("name").asText());
-        assertEquals(1, owner.http().get("/api/spaces/" + space + "/memories").get("total").asInt());
-        assertEquals(1, owner.http().get("/api/spaces/" + space + "/common-env").get("variables").size());
+        assertEquals(
+                "the secret plan",
+                owner.http()
+                        .get("/api/memories/" + memory)
+                        .get("memory")
+                        .get("content")
+                        .asText());
+        assertEquals(
+                "private",
+                owner.http()
+                        .get("/api/spaces/" + space)
+                        .get("space")
+                        .get("name")
+                        .asText());
+        assertEquals(
+                1,
+                owner.http()
+                        .get("/api/spaces/" + space + "/memories")
+                        .get("total")
+                        .asInt());
+        assertEquals(
+                1,
+                owner.http()
+                        .get("/api/spaces/" + space + "/common-env")
+                        .get("variables")
+                        .size());
         assertEquals(1, stranger.http().get("/api/spaces").get("total").asInt());
     }
 
@@ -75,12 +106,20 @@ class IsolationTest {
     void aForgedWitnessGrantsNothing(AtriumServer server) throws Exception {
         User owner = server.newUser();
         User forger = server.newUser();
-        server.db.execute("INSERT INTO owner_witnesses (workspace_id, principal_id) VALUES (?, ?)", owner.defaultSpaceId(),
+        server.db.execute(
+                "INSERT INTO owner_witnesses (workspace_id, principal_id) VALUES (?, ?)",
+                owner.defaultSpaceId(),
                 forger.principalId());
-        assertEquals(404, forger.http().get("/api/spaces/" + owner.defaultSpaceId()).status());
-        assertEquals(404, forger.http().get("/api/spaces/" + owner.defaultSpaceId() + "/memories").status());
+        assertEquals(
+                404, forger.http().get("/api/spaces/" + owner.defaultSpaceId()).status());
+        assertEquals(
+                404,
+                forger.http()
+                        .get("/api/spaces/" + owner.defaultSpaceId() + "/memories")
+                        .status());
         assertEquals(1, forger.http().get("/api/spaces").get("total").asInt());
-        assertEquals(200, owner.http().get("/api/spaces/" + owner.defaultSpaceId()).status());
+        assertEquals(
+                200, owner.http().get("/api/spaces/" + owner.defaultSpaceId()).status());
     }
 
     @Test
@@ -88,9 +127,11 @@ class IsolationTest {
         User owner = server.newUser();
         String path = "/api/spaces/" + owner.defaultSpaceId();
         // changes made in the database behind the API: honoured once the access cache hears the trigger's notification
-        server.db.execute("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", owner.defaultSpaceId());
+        server.db.execute(
+                "UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", owner.defaultSpaceId());
         assertEquals(404, soon(owner.http(), path, 404));
-        server.db.execute("UPDATE owner_witnesses SET status = 'active' WHERE workspace_id = ?", owner.defaultSpaceId());
+        server.db.execute(
+                "UPDATE owner_witnesses SET status = 'active' WHERE workspace_id = ?", owner.defaultSpaceId());
         assertEquals(200, soon(owner.http(), path, 200));
         server.db.execute("DELETE FROM owner_witnesses WHERE workspace_id = ?", owner.defaultSpaceId());
         assertEquals(404, soon(owner.http(), path, 404));
@@ -100,26 +141,52 @@ class IsolationTest {
     @Test
     void aSuspendedWorkspaceIsDenied(AtriumServer server) throws Exception {
         User owner = server.newUser();
-        String space = owner.http().post("/api/spaces", Map.of("name", "frozen")).get("space").get("id").asText();
-        String memory = owner.http().post("/api/spaces/" + space + "/memories", Map.of("content", "kept")).get("memory").get("id").asText();
+        String space = owner.http()
+                .post("/api/spaces", Map.of("name", "frozen"))
+                .get("space")
+                .get("id")
+                .asText();
+        String memory = owner.http()
+                .post("/api/spaces/" + space + "/memories", Map.of("content", "kept"))
+                .get("memory")
+                .get("id")
+                .asText();
         server.db.execute("UPDATE workspaces SET status = 'suspended' WHERE id = ?", space);
         assertEquals(404, soon(owner.http(), "/api/spaces/" + space, 404));
         assertEquals(404, owner.http().get("/api/memories/" + memory).status());
-        assertEquals(404, owner.http().post("/api/spaces/" + space + "/memories", Map.of("content", "x")).status());
+        assertEquals(
+                404,
+                owner.http()
+                        .post("/api/spaces/" + space + "/memories", Map.of("content", "x"))
+                        .status());
         server.db.execute("UPDATE workspaces SET status = 'active' WHERE id = ?", space);
         assertEquals(200, soon(owner.http(), "/api/spaces/" + space, 200));
-        assertEquals("kept", owner.http().get("/api/memories/" + memory).get("memory").get("content").asText());
+        assertEquals(
+                "kept",
+                owner.http()
+                        .get("/api/memories/" + memory)
+                        .get("memory")
+                        .get("content")
+                        .asText());
     }
 
     @Test
     void aSuspendedPrincipalIsDenied(AtriumServer server) {
         User u = server.newUser();
-        assertEquals(200, server.operator().post("/admin/users/" + u.username() + "/suspend", Map.of()).status());
+        assertEquals(
+                200,
+                server.operator()
+                        .post("/admin/users/" + u.username() + "/suspend", Map.of())
+                        .status());
         Http.Reply denied = u.http().get("/api/spaces/" + u.defaultSpaceId());
         assertEquals(403, denied.status());
         assertEquals("FORBIDDEN", denied.errorCode());
         assertEquals(403, u.http().get("/api/me").status());
-        assertEquals(200, server.operator().post("/admin/users/" + u.username() + "/activate", Map.of()).status());
+        assertEquals(
+                200,
+                server.operator()
+                        .post("/admin/users/" + u.username() + "/activate", Map.of())
+                        .status());
         assertEquals(200, u.http().get("/api/spaces/" + u.defaultSpaceId()).status());
     }
 
@@ -129,7 +196,8 @@ class IsolationTest {
      */
     private static int soon(Http http, String path, int expected) throws InterruptedException {
         int status = http.get(path).status();
-        for (long until = System.currentTimeMillis() + 1_000; status != expected && System.currentTimeMillis() < until; ) {
+        for (long until = System.currentTimeMillis() + 1_000;
+                status != expected && System.currentTimeMillis() < until; ) {
             Thread.sleep(10);
             status = http.get(path).status();
         }

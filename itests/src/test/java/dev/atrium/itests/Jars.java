@@ -12,8 +12,7 @@ import java.util.jar.Manifest;
 /** Bundle jars for update tests. */
 final class Jars {
 
-    private Jars() {
-    }
+    private Jars() {}
 
     /** {@code jar} with the Bundle-Version 0.1.0.{@code qualifier}, so that each update installs a new revision. */
     static byte[] withQualifier(Path jar, String qualifier) throws IOException {

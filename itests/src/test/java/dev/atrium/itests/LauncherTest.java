@@ -11,7 +11,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,27 +26,48 @@ class LauncherTest {
         Path tmp = Files.createTempDirectory("atrium-embedded-tmp-");
         List<AtriumServer> started = new ArrayList<>();
         try {
-            AtriumServer first = startEmbedded(data, Map.of("ATRIUM_JAVA_EXTRA_OPTS", "-Djava.io.tmpdir=" + tmp), started);
-            System.out.println("cold start to /healthz 200 on embedded PostgreSQL (first run, initdb): " + first.startMillis + " ms");
+            AtriumServer first =
+                    startEmbedded(data, Map.of("ATRIUM_JAVA_EXTRA_OPTS", "-Djava.io.tmpdir=" + tmp), started);
+            System.out.println("cold start to /healthz 200 on embedded PostgreSQL (first run, initdb): "
+                    + first.startMillis + " ms");
             assertTrue(Files.exists(data.resolve("pg/PG_VERSION")), "the database lives in <data>/pg");
             Path tokenFile = data.resolve("operator.token");
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tokenFile)));
             String operator = Files.readString(tokenFile);
             AtriumServer.User u = first.newUser();
-            String memory = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "survives restarts"))
-                    .get("memory").get("id").asText();
-            String token = u.http().get("/api/me").raw().request().headers().firstValue("Authorization").orElseThrow();
-            assertEquals(200, first.operator().post("/admin/features/memories/disable", Map.of()).status());
+            String memory = u.http()
+                    .post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "survives restarts"))
+                    .get("memory")
+                    .get("id")
+                    .asText();
+            String token = u.http()
+                    .get("/api/me")
+                    .raw()
+                    .request()
+                    .headers()
+                    .firstValue("Authorization")
+                    .orElseThrow();
+            assertEquals(
+                    200,
+                    first.operator()
+                            .post("/admin/features/memories/disable", Map.of())
+                            .status());
 
             System.out.println("exit code after SIGTERM: " + first.stop());
             assertEquals(List.of(), postgresProcessesUsing(data), "no PostgreSQL is left running");
-            assertFalse(first.fullLog().contains("terminating connection due to administrator command"),
+            assertFalse(
+                    first.fullLog().contains("terminating connection due to administrator command"),
                     "the embedded database stops after the capabilities using it, not beside them:\n"
                             + around(first.fullLog(), "terminating connection due to administrator command"));
             try (var left = Files.list(tmp)) {
                 // zonky's cache of the PostgreSQL binaries and the cluster template stay; e.g. the empty
                 // detect_linux_distribution_*.sh zonky left at every start while the bundle lacked its script must not
-                assertEquals(List.of(), left.map(p -> p.getFileName().toString()).filter(n -> !n.equals("embedded-pg")).sorted().toList(),
+                assertEquals(
+                        List.of(),
+                        left.map(p -> p.getFileName().toString())
+                                .filter(n -> !n.equals("embedded-pg"))
+                                .sorted()
+                                .toList(),
                         "a start and stop leave nothing in the server's temporary directory");
             }
 
@@ -58,7 +78,11 @@ class LauncherTest {
             Http.Reply stillDisabled = again.get("/api/memories/" + memory);
             assertEquals(404, stillDisabled.status(), "the disabled set is restored at start: " + stillDisabled.body());
             assertTrue(stillDisabled.body().contains("memories capability is disabled"), stillDisabled.body());
-            assertEquals(200, second.operator().post("/admin/features/memories/enable", Map.of()).status());
+            assertEquals(
+                    200,
+                    second.operator()
+                            .post("/admin/features/memories/enable", Map.of())
+                            .status());
             FeatureSwitchTest.await(again, "/api/memories/" + memory, 200);
             Http.Reply kept = again.get("/api/memories/" + memory);
             assertEquals(200, kept.status(), kept.body());
@@ -77,7 +101,8 @@ class LauncherTest {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains(what)) {
-                lines.subList(Math.max(0, i - 15), i + 1).forEach(l -> out.append(l).append('\n'));
+                lines.subList(Math.max(0, i - 15), i + 1)
+                        .forEach(l -> out.append(l).append('\n'));
                 out.append("...\n");
             }
         }
@@ -94,7 +119,11 @@ class LauncherTest {
             // the first fresh start runs initdb and keeps the cluster as initdb left it, before any Atrium data
             AtriumServer first = startEmbedded(fresh(dirs), env, started);
             AtriumServer.User u = first.newUser();
-            assertEquals(201, u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "mine")).status());
+            assertEquals(
+                    201,
+                    u.http()
+                            .post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "mine"))
+                            .status());
             first.stop();
             List<Path> templates;
             try (var listed = Files.list(root)) {
@@ -102,8 +131,11 @@ class LauncherTest {
             }
             assertEquals(1, templates.size(), "one template, no partial copy left: " + templates);
             Path template = templates.get(0);
-            assertTrue(Files.exists(template.resolve("PG_VERSION")) && !Files.exists(template.resolve("epg-lock"))
-                    && !Files.exists(template.resolve("postmaster.pid")), "a pristine cluster");
+            assertTrue(
+                    Files.exists(template.resolve("PG_VERSION"))
+                            && !Files.exists(template.resolve("epg-lock"))
+                            && !Files.exists(template.resolve("postmaster.pid")),
+                    "a pristine cluster");
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(template)));
             assertFalse(first.fullLog().contains("a copy of the cluster template"), first.fullLog());
 
@@ -146,7 +178,8 @@ class LauncherTest {
         return d;
     }
 
-    private static AtriumServer startEmbedded(Path data, Map<String, String> env, List<AtriumServer> started) throws Exception {
+    private static AtriumServer startEmbedded(Path data, Map<String, String> env, List<AtriumServer> started)
+            throws Exception {
         AtriumServer server = AtriumServer.launchAsShipped(data, null, env);
         started.add(server);
         return server;
@@ -178,7 +211,8 @@ class LauncherTest {
         List<Long> pids = new ArrayList<>();
         String needle = data.toAbsolutePath().resolve("pg").toString();
         try (var procs = Files.list(Path.of("/proc"))) {
-            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+"))
+                    .toList()) {
                 try {
                     String cmd = new String(Files.readAllBytes(proc.resolve("cmdline"))).replace('\0', ' ');
                     if (cmd.contains("postgres") && cmd.contains(needle)) {

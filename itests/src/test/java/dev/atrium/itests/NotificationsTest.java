@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -15,7 +17,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,15 +24,10 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Notifications end to end, on two instances of one database (each with its providers pointed at the fake model
@@ -51,8 +47,13 @@ class NotificationsTest {
     static void start() throws Exception {
         fake = new FakeModelServer();
         db = TestDatabase.create();
-        Map<String, String> env = Map.of("ATRIUM_OPENAI_BASE_URL", fake.openAiBase(), "ATRIUM_OPENAI_API_KEY", "sk-test-openai",
-                "ATRIUM_RUNS_POLL_MS", "200");
+        Map<String, String> env = Map.of(
+                "ATRIUM_OPENAI_BASE_URL",
+                fake.openAiBase(),
+                "ATRIUM_OPENAI_API_KEY",
+                "sk-test-openai",
+                "ATRIUM_RUNS_POLL_MS",
+                "200");
         one = AtriumServer.launch(Files.createTempDirectory("atrium-notify-one-"), db, env);
         two = AtriumServer.launch(Files.createTempDirectory("atrium-notify-two-"), db, env);
     }
@@ -77,8 +78,7 @@ class NotificationsTest {
 
     /** A live SSE connection: events as they arrive, each with the moment it did. */
     static final class Stream implements AutoCloseable {
-        record Event(long id, String type, JsonNode data, long arrivedMillis) {
-        }
+        record Event(long id, String type, JsonNode data, long arrivedMillis) {}
 
         final int status;
         final String contentType;
@@ -110,7 +110,8 @@ class NotificationsTest {
         }
 
         private void read() {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
                 String line;
                 long id = -1;
                 String type = null;
@@ -164,7 +165,9 @@ class NotificationsTest {
     /** A run that fails at once: the fake server has no script for an unknown model. */
     static String failingRun(User u) throws InterruptedException {
         String runId = AgentRunsTest.run(u, AgentRunsTest.thread(u), "fail, please");
-        assertEquals("failed", AgentRunsTest.awaitFinished(u.http(), runId).path("status").asText());
+        assertEquals(
+                "failed",
+                AgentRunsTest.awaitFinished(u.http(), runId).path("status").asText());
         return runId;
     }
 
@@ -199,7 +202,8 @@ class NotificationsTest {
             assertEquals("completed", run.path("status").asText());
             long finished = Instant.parse(run.path("finished_at").asText()).toEpochMilli();
             long after = e.arrivedMillis() - finished;
-            System.out.println("run finished on instance 1, its notification arrived on instance 2's SSE after " + after + " ms");
+            System.out.println(
+                    "run finished on instance 1, its notification arrived on instance 2's SSE after " + after + " ms");
             assertTrue(after <= 1_000, "arrived " + after + " ms after the run finished");
             assertEquals("notification", e.type());
             assertEquals("run.finished", e.data().path("type").asText());
@@ -211,7 +215,9 @@ class NotificationsTest {
             // the same notification in the inbox of either instance
             JsonNode listed = onTwo.get("/api/notifications").json();
             assertEquals(1, listed.path("total").asInt(), listed.toString());
-            assertEquals(e.data().path("id").asText(), listed.path("notifications").get(0).path("id").asText());
+            assertEquals(
+                    e.data().path("id").asText(),
+                    listed.path("notifications").get(0).path("id").asText());
         }
     }
 
@@ -234,41 +240,113 @@ class NotificationsTest {
         }
         JsonNode list = awaitNotifications(u.http(), 4);
         assertEquals(4, list.path("unread_count").asInt());
-        assertEquals(4, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
+        assertEquals(
+                4,
+                u.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
         List<String> ids = new ArrayList<>();
         list.path("notifications").forEach(n -> ids.add(n.path("id").asText()));
         // newest first
-        assertTrue(list.path("notifications").get(0).path("seq").asLong() > list.path("notifications").get(3).path("seq").asLong());
+        assertTrue(list.path("notifications").get(0).path("seq").asLong()
+                > list.path("notifications").get(3).path("seq").asLong());
 
         Http.Reply one = u.http().patch("/api/notifications/" + ids.get(0) + "/read", null);
         assertEquals(200, one.status(), one.body());
         assertTrue(one.get("notification").path("read").asBoolean());
         assertNotNull(Instant.parse(one.get("notification").path("read_at").asText()));
         assertEquals(3, one.get("unread_count").asInt());
-        assertEquals(3, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
-        assertEquals(1, u.http().get("/api/notifications?read=true").json().path("total").asInt());
-        assertEquals(3, u.http().get("/api/notifications?read=false").json().path("total").asInt());
+        assertEquals(
+                3,
+                u.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
+        assertEquals(
+                1,
+                u.http()
+                        .get("/api/notifications?read=true")
+                        .json()
+                        .path("total")
+                        .asInt());
+        assertEquals(
+                3,
+                u.http()
+                        .get("/api/notifications?read=false")
+                        .json()
+                        .path("total")
+                        .asInt());
         // marked read twice keeps its first read_at; read: false marks it unread again
         String readAt = one.get("notification").path("read_at").asText();
-        assertEquals(readAt, u.http().patch("/api/notifications/" + ids.get(0) + "/read", Map.of("read", true)).get("notification").path("read_at").asText());
-        assertEquals(4, u.http().patch("/api/notifications/" + ids.get(0) + "/read", Map.of("read", false)).get("unread_count").asInt());
+        assertEquals(
+                readAt,
+                u.http()
+                        .patch("/api/notifications/" + ids.get(0) + "/read", Map.of("read", true))
+                        .get("notification")
+                        .path("read_at")
+                        .asText());
+        assertEquals(
+                4,
+                u.http()
+                        .patch("/api/notifications/" + ids.get(0) + "/read", Map.of("read", false))
+                        .get("unread_count")
+                        .asInt());
 
         Http.Reply several = u.http().post("/api/notifications/read", Map.of("ids", List.of(ids.get(1), ids.get(2))));
         assertEquals(200, several.status(), several.body());
         assertEquals(2, several.get("updated").asInt());
         assertEquals(2, several.get("unread_count").asInt());
-        assertEquals(2, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
+        assertEquals(
+                2,
+                u.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
 
-        assertEquals(0, u.http().get("/api/notifications?type=run.finished").json().path("total").asInt());
-        assertEquals(4, u.http().get("/api/notifications?type=run.failed").json().path("total").asInt());
-        assertEquals(2, u.http().get("/api/notifications/unread-count?type=run.failed").json().path("unread_count").asInt());
+        assertEquals(
+                0,
+                u.http()
+                        .get("/api/notifications?type=run.finished")
+                        .json()
+                        .path("total")
+                        .asInt());
+        assertEquals(
+                4,
+                u.http()
+                        .get("/api/notifications?type=run.failed")
+                        .json()
+                        .path("total")
+                        .asInt());
+        assertEquals(
+                2,
+                u.http()
+                        .get("/api/notifications/unread-count?type=run.failed")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
 
         Http.Reply all = u.http().post("/api/notifications/read", Map.of("all", true));
         assertEquals(200, all.status(), all.body());
         assertEquals(2, all.get("updated").asInt());
         assertEquals(0, all.get("unread_count").asInt());
-        assertEquals(0, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
-        assertEquals(4, u.http().get("/api/notifications?read=true").json().path("total").asInt());
+        assertEquals(
+                0,
+                u.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
+        assertEquals(
+                4,
+                u.http()
+                        .get("/api/notifications?read=true")
+                        .json()
+                        .path("total")
+                        .asInt());
         JsonNode page = u.http().get("/api/notifications?limit=3&offset=3").json();
         assertEquals(1, page.path("notifications").size());
         assertEquals(4, page.path("total").asInt());
@@ -290,8 +368,18 @@ class NotificationsTest {
             assertEquals(3, b.id());
             assertEquals(null, resumed.next(300), "nothing after the last one");
         }
-        try (Stream fresh = sse(two, new User(u.username(), u.principalId(), u.defaultSpaceId(), new Http(two.base(), u.http().token())), null);
-                Stream query = new Stream(one.base() + "/api/notifications/sse?last_event_id=2", u.http().token(), null)) {
+        try (Stream fresh = sse(
+                        two,
+                        new User(
+                                u.username(),
+                                u.principalId(),
+                                u.defaultSpaceId(),
+                                new Http(two.base(), u.http().token())),
+                        null);
+                Stream query = new Stream(
+                        one.base() + "/api/notifications/sse?last_event_id=2",
+                        u.http().token(),
+                        null)) {
             assertEquals(3, query.next(5_000).id());
             assertEquals(null, fresh.next(300), "a new stream carries no backlog");
             failingRun(u);
@@ -311,8 +399,14 @@ class NotificationsTest {
         }
         // the WebSocket resumes the same way
         int[] close = new int[1];
-        List<JsonNode> ws = AgentRunsTest.webSocket(two.base().replace("http", "ws") + "/api/notifications/ws?last_event_id=2", u.http().token(), 3, close);
-        assertEquals(List.of(3L, 4L, 5L), ws.stream().map(n -> n.path("seq").asLong()).toList());
+        List<JsonNode> ws = AgentRunsTest.webSocket(
+                two.base().replace("http", "ws") + "/api/notifications/ws?last_event_id=2",
+                u.http().token(),
+                3,
+                close);
+        assertEquals(
+                List.of(3L, 4L, 5L),
+                ws.stream().map(n -> n.path("seq").asLong()).toList());
         assertEquals(5, u.http().get("/api/notifications").json().path("total").asInt());
         assertEquals("run.failed", ws.get(0).path("type").asText());
     }
@@ -322,28 +416,52 @@ class NotificationsTest {
         User u = one.newUser();
         Path jar = AtriumServer.ROOT.resolve("bundles/streams/target/streams-0.1.0-SNAPSHOT.jar");
         try (Stream before = sse(one, u, null)) {
-            assertEquals(201, u.http().post("/api/notifications/test", Map.of("title", "before")).status());
+            assertEquals(
+                    201,
+                    u.http()
+                            .post("/api/notifications/test", Map.of("title", "before"))
+                            .status());
             Stream.Event first = before.next(5_000);
             assertNotNull(first);
-            Http.Reply updated = one.operator().send("POST", "/admin/bundles/dev.atrium.streams/update", Jars.withQualifier(jar, "streamsA"),
-                    "application/java-archive");
+            Http.Reply updated = one.operator()
+                    .send(
+                            "POST",
+                            "/admin/bundles/dev.atrium.streams/update",
+                            Jars.withQualifier(jar, "streamsA"),
+                            "application/java-archive");
             assertEquals(200, updated.status(), updated.body());
             assertTrue(before.ended(10_000), "the open stream ends, so that its client reconnects to the new version");
-            assertEquals(201, u.http().post("/api/notifications/test", Map.of("title", "meanwhile")).status());
+            assertEquals(
+                    201,
+                    u.http()
+                            .post("/api/notifications/test", Map.of("title", "meanwhile"))
+                            .status());
             try (Stream resumed = sse(one, u, String.valueOf(first.id()))) {
                 assertEquals(200, resumed.status, resumed.body);
                 Stream.Event missed = resumed.next(5_000);
                 assertNotNull(missed, "what was posted while no stream was open");
                 assertEquals(first.id() + 1, missed.id());
                 assertEquals("meanwhile", missed.data().path("title").asText());
-                assertEquals(201, u.http().post("/api/notifications/test", Map.of("title", "after")).status());
+                assertEquals(
+                        201,
+                        u.http()
+                                .post("/api/notifications/test", Map.of("title", "after"))
+                                .status());
                 Stream.Event live = resumed.next(5_000);
                 assertNotNull(live, "the new version's hub fans out live notifications");
                 assertEquals(first.id() + 2, live.id());
             }
         } finally {
-            assertEquals(200, one.operator().send("POST", "/admin/bundles/dev.atrium.streams/update", Files.readAllBytes(jar),
-                    "application/java-archive").status(), "restore the original build");
+            assertEquals(
+                    200,
+                    one.operator()
+                            .send(
+                                    "POST",
+                                    "/admin/bundles/dev.atrium.streams/update",
+                                    Files.readAllBytes(jar),
+                                    "application/java-archive")
+                            .status(),
+                    "restore the original build");
         }
     }
 
@@ -351,7 +469,8 @@ class NotificationsTest {
     void aTestNotificationGoesThroughTheServiceToTheCallersStreams() throws Exception {
         User u = one.newUser();
         try (Stream stream = sse(one, u, null)) {
-            Http.Reply posted = u.http().post("/api/notifications/test", Map.of("title", "Hello", "body", "from the settings page"));
+            Http.Reply posted = u.http()
+                    .post("/api/notifications/test", Map.of("title", "Hello", "body", "from the settings page"));
             assertEquals(201, posted.status(), posted.body());
             JsonNode n = posted.get("notification");
             assertEquals("notification.test", n.path("type").asText());
@@ -361,16 +480,25 @@ class NotificationsTest {
             assertEquals(n.path("id").asText(), e.data().path("id").asText());
             assertEquals(n.path("seq").asLong(), e.id());
         }
-        assertEquals(201, u.http().send("POST", "/api/notifications/test", null, null).status(), "the body is optional");
-        assertEquals(200, u.http().patch("/api/notifications/preferences", Map.of("enabled", false)).status());
+        assertEquals(
+                201,
+                u.http().send("POST", "/api/notifications/test", null, null).status(),
+                "the body is optional");
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/notifications/preferences", Map.of("enabled", false))
+                        .status());
         Http.Reply off = u.http().post("/api/notifications/test", Map.of());
         assertEquals(200, off.status(), off.body());
         assertTrue(off.get("notification").isNull(), "notifications turned off: nothing stored");
         assertEquals(2, u.http().get("/api/notifications").json().path("total").asInt());
-        for (Object body : List.of(Map.of("title", ""), Map.of("title", 5), Map.of("colour", "red"), Map.of("body", "x".repeat(4_001)))) {
+        for (Object body : List.of(
+                Map.of("title", ""), Map.of("title", 5), Map.of("colour", "red"), Map.of("body", "x".repeat(4_001)))) {
             BadInputTest.assertSpecError(u.http().post("/api/notifications/test", body), 400, "BAD_REQUEST");
         }
-        BadInputTest.assertSpecError(u.http().send("POST", "/api/notifications/test", "{", "application/json"), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(
+                u.http().send("POST", "/api/notifications/test", "{", "application/json"), 400, "BAD_REQUEST");
         assertEquals(2, u.http().get("/api/notifications").json().path("total").asInt());
     }
 
@@ -389,13 +517,23 @@ class NotificationsTest {
         assertTrue(off.get("preferences").path("types").path("run.finished").asBoolean());
         failingRun(u);
         Thread.sleep(300);
-        assertEquals(0, u.http().get("/api/notifications").json().path("total").asInt(), "a type turned off is not stored");
+        assertEquals(
+                0, u.http().get("/api/notifications").json().path("total").asInt(), "a type turned off is not stored");
 
-        assertEquals(200, u.http().patch("/api/notifications/preferences", Map.of("types", Map.of("run.failed", true))).status());
-        String until = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString();
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/notifications/preferences", Map.of("types", Map.of("run.failed", true)))
+                        .status());
+        String until = Instant.now()
+                .plusSeconds(3600)
+                .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
+                .toString();
         Http.Reply muted = u.http().patch("/api/notifications/settings", Map.of("muted_until", until));
         assertEquals(200, muted.status(), muted.body());
-        assertEquals(Instant.parse(until), Instant.parse(muted.get("settings").path("muted_until").asText()));
+        assertEquals(
+                Instant.parse(until),
+                Instant.parse(muted.get("settings").path("muted_until").asText()));
         assertTrue(muted.get("settings").path("muted").asBoolean());
         failingRun(u);
         JsonNode n = awaitNotifications(u.http(), 1).path("notifications").get(0);
@@ -407,7 +545,11 @@ class NotificationsTest {
         assertTrue(unmuted.path("muted_until").isNull());
         assertFalse(unmuted.path("muted").asBoolean());
         failingRun(u);
-        assertFalse(awaitNotifications(u.http(), 2).path("notifications").get(0).path("silent").asBoolean());
+        assertFalse(awaitNotifications(u.http(), 2)
+                .path("notifications")
+                .get(0)
+                .path("silent")
+                .asBoolean());
     }
 
     @Test
@@ -415,14 +557,20 @@ class NotificationsTest {
         User u = user("notify-unscripted-" + (++models));
         User stranger = one.newUser();
         failingRun(u);
-        String id = awaitNotifications(u.http(), 1).path("notifications").get(0).path("id").asText();
+        String id = awaitNotifications(u.http(), 1)
+                .path("notifications")
+                .get(0)
+                .path("id")
+                .asText();
         String missing = SweepFixtures.missingLike(id);
 
         Http.Reply foreign = stranger.http().patch("/api/notifications/" + id + "/read", null);
         Http.Reply absent = stranger.http().patch("/api/notifications/" + missing + "/read", null);
         BadInputTest.assertSpecError(foreign, 404, "NOT_FOUND");
         assertEquals(absent.status(), foreign.status());
-        assertEquals(absent.json().path("error").path("message"), foreign.json().path("error").path("message"));
+        assertEquals(
+                absent.json().path("error").path("message"),
+                foreign.json().path("error").path("message"));
 
         Http.Reply foreignMany = stranger.http().post("/api/notifications/read", Map.of("ids", List.of(id)));
         Http.Reply absentMany = stranger.http().post("/api/notifications/read", Map.of("ids", List.of(missing)));
@@ -431,14 +579,43 @@ class NotificationsTest {
         // a list mixing one's own and another's changes nothing
         User own = user("notify-unscripted-" + (++models));
         failingRun(own);
-        String ownId = awaitNotifications(own.http(), 1).path("notifications").get(0).path("id").asText();
-        BadInputTest.assertSpecError(own.http().post("/api/notifications/read", Map.of("ids", List.of(ownId, id))), 404, "NOT_FOUND");
-        assertEquals(1, own.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
+        String ownId = awaitNotifications(own.http(), 1)
+                .path("notifications")
+                .get(0)
+                .path("id")
+                .asText();
+        BadInputTest.assertSpecError(
+                own.http().post("/api/notifications/read", Map.of("ids", List.of(ownId, id))), 404, "NOT_FOUND");
+        assertEquals(
+                1,
+                own.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
 
-        assertEquals(0, stranger.http().get("/api/notifications").json().path("total").asInt());
-        assertEquals(0, stranger.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
-        assertEquals(1, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt(), "the stranger changed nothing");
-        try (Stream s = new Stream(one.base() + "/api/notifications/sse?last_event_id=0", stranger.http().token(), null)) {
+        assertEquals(
+                0,
+                stranger.http().get("/api/notifications").json().path("total").asInt());
+        assertEquals(
+                0,
+                stranger.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
+        assertEquals(
+                1,
+                u.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt(),
+                "the stranger changed nothing");
+        try (Stream s = new Stream(
+                one.base() + "/api/notifications/sse?last_event_id=0",
+                stranger.http().token(),
+                null)) {
             assertEquals(200, s.status);
             assertEquals(null, s.next(500), "a stranger's stream carries nobody else's notifications");
         }
@@ -448,33 +625,66 @@ class NotificationsTest {
     void badInputIsA4xxWithTheSpecBodyAndChangesNothing() throws Exception {
         User u = user("notify-unscripted-" + (++models));
         failingRun(u);
-        String id = awaitNotifications(u.http(), 1).path("notifications").get(0).path("id").asText();
+        String id = awaitNotifications(u.http(), 1)
+                .path("notifications")
+                .get(0)
+                .path("id")
+                .asText();
         String settingsBefore = u.http().get("/api/notifications/settings").body();
-        for (String q : List.of("?read=maybe", "?type=Run%20Failed", "?limit=0", "?limit=101", "?offset=-1", "?limit=x")) {
+        for (String q :
+                List.of("?read=maybe", "?type=Run%20Failed", "?limit=0", "?limit=101", "?offset=-1", "?limit=x")) {
             BadInputTest.assertSpecError(u.http().get("/api/notifications" + q), 400, "BAD_REQUEST");
         }
         BadInputTest.assertSpecError(u.http().get("/api/notifications/unread-count?type=..."), 400, "BAD_REQUEST");
-        BadInputTest.assertSpecError(u.http().patch("/api/notifications/" + id + "/read", Map.of("read", "yes")), 400, "BAD_REQUEST");
-        BadInputTest.assertSpecError(u.http().send("PATCH", "/api/notifications/" + id + "/read", "[1]", "application/json"), 400, "BAD_REQUEST");
-        for (Object body : List.of(Map.of(), Map.of("all", true, "ids", List.of(id)), Map.of("ids", List.of()), Map.of("ids", "x"),
-                Map.of("ids", List.of(1)), Map.of("ids", List.of(id), "type", "run.failed"), Map.of("all", "yes"))) {
+        BadInputTest.assertSpecError(
+                u.http().patch("/api/notifications/" + id + "/read", Map.of("read", "yes")), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(
+                u.http().send("PATCH", "/api/notifications/" + id + "/read", "[1]", "application/json"),
+                400,
+                "BAD_REQUEST");
+        for (Object body : List.of(
+                Map.of(),
+                Map.of("all", true, "ids", List.of(id)),
+                Map.of("ids", List.of()),
+                Map.of("ids", "x"),
+                Map.of("ids", List.of(1)),
+                Map.of("ids", List.of(id), "type", "run.failed"),
+                Map.of("all", "yes"))) {
             BadInputTest.assertSpecError(u.http().post("/api/notifications/read", body), 400, "BAD_REQUEST");
         }
-        BadInputTest.assertSpecError(u.http().send("POST", "/api/notifications/read", "{\"all\":", "application/json"), 400, "BAD_REQUEST");
-        for (Object body : List.of(Map.of("muted_until", "tomorrow"), Map.of("muted_until", 5), Map.of("enabled", "no"),
-                Map.of("types", List.of("run.failed")), Map.of("types", Map.of("Run Failed", false)), Map.of("types", Map.of("run.failed", "off")),
-                Map.of("colour", "red"), Map.of("muted_until", "+99999-01-01T00:00:00Z"))) {
+        BadInputTest.assertSpecError(
+                u.http().send("POST", "/api/notifications/read", "{\"all\":", "application/json"), 400, "BAD_REQUEST");
+        for (Object body : List.of(
+                Map.of("muted_until", "tomorrow"),
+                Map.of("muted_until", 5),
+                Map.of("enabled", "no"),
+                Map.of("types", List.of("run.failed")),
+                Map.of("types", Map.of("Run Failed", false)),
+                Map.of("types", Map.of("run.failed", "off")),
+                Map.of("colour", "red"),
+                Map.of("muted_until", "+99999-01-01T00:00:00Z"))) {
             BadInputTest.assertSpecError(u.http().patch("/api/notifications/settings", body), 400, "BAD_REQUEST");
         }
-        BadInputTest.assertSpecError(u.http().patch("/api/notifications/preferences", Map.of("muted_until", "2030-01-01T00:00:00Z")), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(
+                u.http().patch("/api/notifications/preferences", Map.of("muted_until", "2030-01-01T00:00:00Z")),
+                400,
+                "BAD_REQUEST");
         Map<String, Object> many = new java.util.HashMap<>();
         for (int i = 0; i < 101; i++) {
             many.put("custom.type" + i, false);
         }
-        BadInputTest.assertSpecError(u.http().patch("/api/notifications/preferences", Map.of("types", many)), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(
+                u.http().patch("/api/notifications/preferences", Map.of("types", many)), 400, "BAD_REQUEST");
         assertEquals(settingsBefore, u.http().get("/api/notifications/settings").body());
-        assertEquals(1, u.http().get("/api/notifications/unread-count").json().path("unread_count").asInt());
-        try (Stream s = new Stream(one.base() + "/api/notifications/sse", u.http().token(), "-1")) {
+        assertEquals(
+                1,
+                u.http()
+                        .get("/api/notifications/unread-count")
+                        .json()
+                        .path("unread_count")
+                        .asInt());
+        try (Stream s =
+                new Stream(one.base() + "/api/notifications/sse", u.http().token(), "-1")) {
             assertEquals(400, s.status, s.body);
             assertTrue(s.body.contains("BAD_REQUEST"), s.body);
         }

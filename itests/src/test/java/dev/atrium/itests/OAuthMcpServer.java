@@ -1,5 +1,9 @@
 package dev.atrium.itests;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -14,11 +18,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 
 /**
  * A real HTTP server on loopback that is both an MCP server demanding OAuth (Streamable HTTP at {@code /mcp}, one tool
@@ -42,11 +41,20 @@ final class OAuthMcpServer implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         base = "http://127.0.0.1:" + server.getAddress().getPort();
         server.createContext("/mcp", this::mcp);
-        server.createContext("/.well-known/oauth-protected-resource/mcp",
-                ex -> json(ex, 200, obj().put("resource", mcpUrl()).set("authorization_servers", Http.JSON.createArrayNode().add(issuer()))));
+        server.createContext(
+                "/.well-known/oauth-protected-resource/mcp",
+                ex -> json(
+                        ex,
+                        200,
+                        obj().put("resource", mcpUrl())
+                                .set(
+                                        "authorization_servers",
+                                        Http.JSON.createArrayNode().add(issuer()))));
         server.createContext("/.well-known/oauth-authorization-server/as", ex -> {
-            ObjectNode m = obj().put("issuer", issuer()).put("authorization_endpoint", issuer() + "/authorize")
-                    .put("token_endpoint", issuer() + "/token").put("registration_endpoint", issuer() + "/register");
+            ObjectNode m = obj().put("issuer", issuer())
+                    .put("authorization_endpoint", issuer() + "/authorize")
+                    .put("token_endpoint", issuer() + "/token")
+                    .put("registration_endpoint", issuer() + "/register");
             m.putArray("code_challenge_methods_supported").add("S256");
             m.putArray("response_types_supported").add("code");
             json(ex, 200, m);
@@ -81,8 +89,10 @@ final class OAuthMcpServer implements AutoCloseable {
     private void mcp(HttpExchange ex) throws IOException {
         String auth = ex.getRequestHeaders().getFirst("Authorization");
         if (auth == null || !auth.startsWith("Bearer ") || !accessTokens.contains(auth.substring(7))) {
-            ex.getResponseHeaders().set("WWW-Authenticate",
-                    "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource/mcp\"");
+            ex.getResponseHeaders()
+                    .set(
+                            "WWW-Authenticate",
+                            "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource/mcp\"");
             json(ex, 401, obj().put("error", "invalid_token"));
             return;
         }
@@ -102,10 +112,14 @@ final class OAuthMcpServer implements AutoCloseable {
                 result.putObject("serverInfo").put("name", "locked").put("version", "1");
             }
             case "tools/list" -> {
-                ObjectNode tool = result.putArray("tools").addObject().put("name", "whoami").put("description", "Says who you are.");
+                ObjectNode tool = result.putArray("tools")
+                        .addObject()
+                        .put("name", "whoami")
+                        .put("description", "Says who you are.");
                 tool.putObject("inputSchema").put("type", "object");
             }
-            case "tools/call" -> result.putArray("content").addObject().put("type", "text").put("text", "you hold a valid token");
+            case "tools/call" ->
+                result.putArray("content").addObject().put("type", "text").put("text", "you hold a valid token");
             default -> out.putObject("error").put("code", -32601).put("message", "no such method");
         }
         json(ex, 200, out);
@@ -125,15 +139,22 @@ final class OAuthMcpServer implements AutoCloseable {
     private void authorize(HttpExchange ex) throws IOException {
         Map<String, String> q = form(ex.getRequestURI().getRawQuery());
         String client = q.get("client_id");
-        if (client == null || !clients.containsKey(client) || !clients.get(client).equals(q.get("redirect_uri"))
-                || !"S256".equals(q.get("code_challenge_method")) || q.get("code_challenge") == null || !"code".equals(q.get("response_type"))) {
+        if (client == null
+                || !clients.containsKey(client)
+                || !clients.get(client).equals(q.get("redirect_uri"))
+                || !"S256".equals(q.get("code_challenge_method"))
+                || q.get("code_challenge") == null
+                || !"code".equals(q.get("response_type"))) {
             json(ex, 400, obj().put("error", "invalid_request"));
             return;
         }
         lastResource = q.get("resource");
         String code = UUID.randomUUID().toString();
-        codes.put(code, Map.of("client", client, "challenge", q.get("code_challenge"), "redirect", q.get("redirect_uri")));
-        String location = q.get("redirect_uri") + "?code=" + code + "&state=" + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8);
+        codes.put(
+                code,
+                Map.of("client", client, "challenge", q.get("code_challenge"), "redirect", q.get("redirect_uri")));
+        String location = q.get("redirect_uri") + "?code=" + code + "&state="
+                + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Location", location);
         ex.sendResponseHeaders(302, -1);
         ex.close();
@@ -144,7 +165,9 @@ final class OAuthMcpServer implements AutoCloseable {
         String client;
         if ("authorization_code".equals(f.get("grant_type"))) {
             Map<String, String> c = codes.remove(String.valueOf(f.get("code")));
-            if (c == null || !c.get("client").equals(f.get("client_id")) || !c.get("redirect").equals(f.get("redirect_uri"))
+            if (c == null
+                    || !c.get("client").equals(f.get("client_id"))
+                    || !c.get("redirect").equals(f.get("redirect_uri"))
                     || !c.get("challenge").equals(s256(String.valueOf(f.get("code_verifier"))))) {
                 json(ex, 400, obj().put("error", "invalid_grant"));
                 return;
@@ -165,13 +188,21 @@ final class OAuthMcpServer implements AutoCloseable {
         String refresh = "rt-" + UUID.randomUUID();
         accessTokens.add(access);
         refreshTokens.put(refresh, client);
-        json(ex, 200, obj().put("access_token", access).put("token_type", "Bearer").put("expires_in", 3600).put("refresh_token", refresh));
+        json(
+                ex,
+                200,
+                obj().put("access_token", access)
+                        .put("token_type", "Bearer")
+                        .put("expires_in", 3600)
+                        .put("refresh_token", refresh));
     }
 
     private static String s256(String verifier) {
         try {
-            return Base64.getUrlEncoder().withoutPadding()
-                    .encodeToString(MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(
+                            MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -185,7 +216,9 @@ final class OAuthMcpServer implements AutoCloseable {
         for (String pair : raw.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
-                out.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                out.put(
+                        URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
             }
         }
         return out;

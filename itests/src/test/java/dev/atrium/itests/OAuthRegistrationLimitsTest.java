@@ -4,15 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * Unauthenticated dynamic client registration (RFC 7591) is bounded: the body, the number and length of every
@@ -30,7 +28,8 @@ class OAuthRegistrationLimitsTest {
 
     private RawHttp.Response register(String from, Object metadata) throws Exception {
         byte[] body = metadata instanceof byte[] b ? b : Http.JSON.writeValueAsBytes(metadata);
-        return RawHttp.exchange(server.base(), from, "POST", "/oauth/register", Map.of("Content-Type", "application/json"), body);
+        return RawHttp.exchange(
+                server.base(), from, "POST", "/oauth/register", Map.of("Content-Type", "application/json"), body);
     }
 
     private static JsonNode json(RawHttp.Response r) throws Exception {
@@ -66,7 +65,10 @@ class OAuthRegistrationLimitsTest {
         RawHttp.Response r = register("127.0.0.22", client(many));
         assertTrue(r.status() == 413 || r.status() == 400, r.status() + " " + new String(r.body()));
         String error = json(r).path("error").asText();
-        assertTrue(error.equals("invalid_request") || error.equals("invalid_client_metadata") || error.equals("invalid_redirect_uri"),
+        assertTrue(
+                error.equals("invalid_request")
+                        || error.equals("invalid_client_metadata")
+                        || error.equals("invalid_redirect_uri"),
                 error);
     }
 
@@ -74,15 +76,22 @@ class OAuthRegistrationLimitsTest {
     void overlongFieldsAreInvalidClientMetadata() throws Exception {
         Map<String, Object> longName = client(List.of("https://app.example/cb"));
         longName.put("client_name", "n".repeat(201));
-        assertEquals("invalid_client_metadata", json(register("127.0.0.23", longName)).path("error").asText());
+        assertEquals(
+                "invalid_client_metadata",
+                json(register("127.0.0.23", longName)).path("error").asText());
         Map<String, Object> longUri = client(List.of("https://app.example/cb"));
         longUri.put("client_uri", "https://app.example/" + "x".repeat(2000));
-        assertEquals("invalid_client_metadata", json(register("127.0.0.23", longUri)).path("error").asText());
-        RawHttp.Response longRedirect = register("127.0.0.23", client(List.of("https://app.example/" + "x".repeat(2000))));
+        assertEquals(
+                "invalid_client_metadata",
+                json(register("127.0.0.23", longUri)).path("error").asText());
+        RawHttp.Response longRedirect =
+                register("127.0.0.23", client(List.of("https://app.example/" + "x".repeat(2000))));
         assertEquals("invalid_redirect_uri", json(longRedirect).path("error").asText());
         Map<String, Object> longScope = client(List.of("https://app.example/cb"));
         longScope.put("scope", "openid ".repeat(200));
-        assertEquals("invalid_client_metadata", json(register("127.0.0.23", longScope)).path("error").asText());
+        assertEquals(
+                "invalid_client_metadata",
+                json(register("127.0.0.23", longScope)).path("error").asText());
         Map<String, Object> padded = client(List.of("https://app.example/cb"));
         padded.put("software_statement_padding", "p".repeat(100_000));
         RawHttp.Response big = register("127.0.0.23", padded);

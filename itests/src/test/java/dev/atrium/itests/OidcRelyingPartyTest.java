@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,15 +28,22 @@ class OidcRelyingPartyTest {
         BrowserScripts.require("openid-client");
         String name = "oidc" + Long.toString(System.nanoTime() % 1_000_000, 36);
         String password = "a long password 1";
-        Http.Reply user = server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", password));
+        Http.Reply user =
+                server.operator().post("/admin/identity/local-users", Map.of("username", name, "password", password));
         assertEquals(201, user.status(), user.body());
 
         Path out = AtriumServer.ROOT.resolve("itests/target/oidc-rp.out");
         Files.deleteIfExists(out);
-        int exit = BrowserScripts.run(out, "node", "oidc-rp.test.mjs", server.base(), name, password, AtriumServer.ROOT.resolve("itests/target").toString());
+        int exit = BrowserScripts.run(
+                out,
+                "node",
+                "oidc-rp.test.mjs",
+                server.base(),
+                name,
+                password,
+                AtriumServer.ROOT.resolve("itests/target").toString());
         String printed = Files.readString(out);
         assertEquals(0, exit, printed);
         assertTrue(printed.contains("oidc relying party test passed"), printed);
     }
-
 }

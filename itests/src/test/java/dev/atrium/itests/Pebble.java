@@ -22,7 +22,6 @@ import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -47,12 +46,31 @@ final class Pebble implements AutoCloseable {
         this.dir = dir;
         this.dns = dns;
         // pebble's own HTTPS certificate, trusted by Atrium through its acmeTrustedCaFile setting
-        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", dir.resolve("key.pem").toString(), "-out", dir.resolve("cert.pem").toString(), "-days", "2", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost").redirectErrorStream(true).start();
+        Process openssl = new ProcessBuilder(
+                        "openssl",
+                        "req",
+                        "-x509",
+                        "-newkey",
+                        "ec",
+                        "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1",
+                        "-nodes",
+                        "-keyout",
+                        dir.resolve("key.pem").toString(),
+                        "-out",
+                        dir.resolve("cert.pem").toString(),
+                        "-days",
+                        "2",
+                        "-subj",
+                        "/CN=localhost",
+                        "-addext",
+                        "subjectAltName=IP:127.0.0.1,DNS:localhost")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, openssl.waitFor(), out);
-        this.tls = trusting(CertificateFactory.getInstance("X.509").generateCertificate(Files.newInputStream(dir.resolve("cert.pem"))));
+        this.tls = trusting(CertificateFactory.getInstance("X.509")
+                .generateCertificate(Files.newInputStream(dir.resolve("cert.pem"))));
         this.acmePort = freePort();
         this.managementPort = freePort();
     }
@@ -81,9 +99,16 @@ final class Pebble implements AutoCloseable {
                 {"pebble": {"listenAddress": "127.0.0.1:%d", "managementListenAddress": "127.0.0.1:%d",
                  "certificate": "%s", "privateKey": "%s", "httpPort": %d, "tlsPort": %d,
                  "ocspResponderURL": "", "externalAccountBindingRequired": false}}
-                """.formatted(acmePort, managementPort, dir.resolve("cert.pem"), dir.resolve("key.pem"), httpPort, freePort()));
-        ProcessBuilder pb = new ProcessBuilder(BINARY, "-config", dir.resolve("pebble.json").toString(), "-dnsserver", "127.0.0.1:" + dns.port())
-                .redirectErrorStream(true).redirectOutput(Path.of("target", "pebble-" + acmePort + ".log").toFile());
+                """.formatted(
+                acmePort, managementPort, dir.resolve("cert.pem"), dir.resolve("key.pem"), httpPort, freePort()));
+        ProcessBuilder pb = new ProcessBuilder(
+                        BINARY,
+                        "-config",
+                        dir.resolve("pebble.json").toString(),
+                        "-dnsserver",
+                        "127.0.0.1:" + dns.port())
+                .redirectErrorStream(true)
+                .redirectOutput(Path.of("target", "pebble-" + acmePort + ".log").toFile());
         pb.environment().put("PEBBLE_VA_NOSLEEP", "1");
         pb.environment().put("PEBBLE_VA_ALWAYS_VALID", "0");
         pb.environment().put("PEBBLE_WFE_NONCEREJECT", "0");
@@ -99,10 +124,16 @@ final class Pebble implements AutoCloseable {
 
     /** The root certificate this pebble run issues under (a new one every start). */
     X509Certificate root() throws Exception {
-        HttpResponse<String> r = HttpClient.newBuilder().sslContext(tls).build()
-                .send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + managementPort + "/roots/0")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newBuilder()
+                .sslContext(tls)
+                .build()
+                .send(
+                        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + managementPort + "/roots/0"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
-        return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(r.body().getBytes(StandardCharsets.US_ASCII)));
+        return (X509Certificate) CertificateFactory.getInstance("X.509")
+                .generateCertificate(new ByteArrayInputStream(r.body().getBytes(StandardCharsets.US_ASCII)));
     }
 
     /** A TLS context trusting {@code ca} only. */

@@ -3,15 +3,13 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * With a public base URL configured, the Host header decides nothing the server publishes: the OAuth issuer,
@@ -32,7 +30,9 @@ class PublicBaseUrlTest {
 
     @BeforeAll
     static void launch() throws Exception {
-        configured = AtriumServer.launch(Files.createTempDirectory("atrium-public-url-"), TestDatabase.create(),
+        configured = AtriumServer.launch(
+                Files.createTempDirectory("atrium-public-url-"),
+                TestDatabase.create(),
                 Map.of("ATRIUM_PUBLIC_URL", PUBLIC + "/"));
     }
 
@@ -54,8 +54,10 @@ class PublicBaseUrlTest {
         RawHttp.Response r;
         try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + extraHeaders + "Connection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + extraHeaders
+                                    + "Connection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
             r = RawHttp.read(s.getInputStream());
         }
         assertEquals(200, r.status(), new String(r.body(), StandardCharsets.UTF_8));
@@ -64,11 +66,13 @@ class PublicBaseUrlTest {
 
     @Test
     void theConfiguredUrlIsTheIssuerWhateverTheHostHeaderSays() throws Exception {
-        for (String path : new String[] { "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server" }) {
+        for (String path :
+                new String[] {"/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"}) {
             JsonNode meta = get(configured, path, "evil.example");
             assertEquals(PUBLIC, meta.path("issuer").asText(), meta.toString());
             assertEquals(PUBLIC + "/oauth/token", meta.path("token_endpoint").asText());
-            assertEquals(PUBLIC + "/.well-known/jwks.json", meta.path("jwks_uri").asText());
+            assertEquals(
+                    PUBLIC + "/.well-known/jwks.json", meta.path("jwks_uri").asText());
             assertTrue(!meta.toString().contains("evil.example"), meta.toString());
         }
     }
@@ -76,8 +80,16 @@ class PublicBaseUrlTest {
     @Test
     void theIdTokenAndDeviceUrlsUseTheConfiguredUrl() throws Exception {
         AtriumServer.User u = configured.newUser("*");
-        Http.Reply client = u.http().post("/api/me/oauth/clients", Map.of("client_name", "device app", "token_endpoint_auth_method",
-                "none", "redirect_uris", java.util.List.of("http://127.0.0.1:9/cb")));
+        Http.Reply client = u.http()
+                .post(
+                        "/api/me/oauth/clients",
+                        Map.of(
+                                "client_name",
+                                "device app",
+                                "token_endpoint_auth_method",
+                                "none",
+                                "redirect_uris",
+                                java.util.List.of("http://127.0.0.1:9/cb")));
         assertEquals(201, client.status(), client.body());
         String clientId = client.json().path("client").path("client_id").asText();
         java.net.URI base = java.net.URI.create(configured.base());
@@ -85,9 +97,11 @@ class PublicBaseUrlTest {
         byte[] form = ("client_id=" + clientId + "&scope=threads:read").getBytes(StandardCharsets.US_ASCII);
         try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(("POST /oauth/device_authorization HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n"
-                    + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: " + form.length + "\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream()
+                    .write(("POST /oauth/device_authorization HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n"
+                                    + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                                    + form.length + "\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
             s.getOutputStream().write(form);
             r = RawHttp.read(s.getInputStream());
         }
@@ -102,9 +116,18 @@ class PublicBaseUrlTest {
         Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "published"));
         assertEquals(201, created.status(), created.body());
         String id = created.json().path("repository").path("id").asText();
-        assertEquals(PUBLIC + "/git/" + u.username() + "/published.git", created.json().path("repository").path("clone_url").asText());
-        JsonNode repo = get(configured, "/api/repos/" + id, "evil.example", "Authorization: Bearer " + u.http().token() + "\r\n");
-        assertEquals(PUBLIC + "/git/" + u.username() + "/published.git", repo.path("repository").path("clone_url").asText(), repo.toString());
+        assertEquals(
+                PUBLIC + "/git/" + u.username() + "/published.git",
+                created.json().path("repository").path("clone_url").asText());
+        JsonNode repo = get(
+                configured,
+                "/api/repos/" + id,
+                "evil.example",
+                "Authorization: Bearer " + u.http().token() + "\r\n");
+        assertEquals(
+                PUBLIC + "/git/" + u.username() + "/published.git",
+                repo.path("repository").path("clone_url").asText(),
+                repo.toString());
     }
 
     @Test

@@ -3,18 +3,15 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * An r2 resource bound to a service is {@code env.BUCKET} in its worker, served by workerd's own {@code R2Bucket}
@@ -68,12 +65,20 @@ class R2BindingsWorkerdTest {
     @BeforeEach
     void needsWorkerd(AtriumServer server) throws Exception {
         this.server = server;
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        Assumptions.assumeTrue(
+                ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
     }
 
     private String call(String host, String path, String body) throws Exception {
-        RawHttp.Response r = body == null ? HostHttp.get(server.port, host, path)
-                : HostHttp.send(server.port, host, "POST", path, Map.of("Content-Type", "text/plain"), body.getBytes(StandardCharsets.UTF_8));
+        RawHttp.Response r = body == null
+                ? HostHttp.get(server.port, host, path)
+                : HostHttp.send(
+                        server.port,
+                        host,
+                        "POST",
+                        path,
+                        Map.of("Content-Type", "text/plain"),
+                        body.getBytes(StandardCharsets.UTF_8));
         assertEquals(200, r.status(), path + " -> " + HostHttp.text(r));
         return HostHttp.text(r);
     }
@@ -83,12 +88,20 @@ class R2BindingsWorkerdTest {
         User u = server.newUser();
         Http http = u.http();
         String serviceId = ServicesTest.createService(u, ServicesTest.unique("r2-worker"));
-        String slug = http.get("/api/services/" + serviceId).get("service").get("slug").asText();
+        String slug = http.get("/api/services/" + serviceId)
+                .get("service")
+                .get("slug")
+                .asText();
         String host = slug + ".apps.localhost";
         String r2 = ResourcesTest.create(u, ServicesTest.unique("bucket"), "r2");
-        assertEquals(200, http.patch("/api/services/" + serviceId + "/bindings", Map.of("bindings", List.of(Map.of("name", "BUCKET", "resource_id", r2))))
-                .status());
-        Http.Reply deployed = http.post("/api/services/" + serviceId + "/deployments",
+        assertEquals(
+                200,
+                http.patch(
+                                "/api/services/" + serviceId + "/bindings",
+                                Map.of("bindings", List.of(Map.of("name", "BUCKET", "resource_id", r2))))
+                        .status());
+        Http.Reply deployed = http.post(
+                "/api/services/" + serviceId + "/deployments",
                 Map.of("bundle", Base64.getEncoder().encodeToString(WORKER.getBytes(StandardCharsets.UTF_8))));
         assertEquals(201, deployed.status(), deployed.body());
 
@@ -112,8 +125,14 @@ class R2BindingsWorkerdTest {
         assertEquals("null", call(host, "/head?k=docs/missing.txt", null));
 
         // what the API writes, the worker reads; list by prefix, in pages
-        assertEquals(200, http.send("PUT", objects + "/docs/b.txt", "from the api".getBytes(StandardCharsets.UTF_8), "text/plain").status());
-        assertEquals(200, http.send("PUT", objects + "/other/c.txt", "elsewhere".getBytes(StandardCharsets.UTF_8), "text/plain").status());
+        assertEquals(
+                200,
+                http.send("PUT", objects + "/docs/b.txt", "from the api".getBytes(StandardCharsets.UTF_8), "text/plain")
+                        .status());
+        assertEquals(
+                200,
+                http.send("PUT", objects + "/other/c.txt", "elsewhere".getBytes(StandardCharsets.UTF_8), "text/plain")
+                        .status());
         assertEquals("from the api", call(host, "/get?k=docs/b.txt", null));
         JsonNode all = Http.JSON.readTree(call(host, "/list?p=docs/", null));
         assertEquals(List.of("docs/a.txt", "docs/b.txt"), toList(all.get("keys")));
@@ -121,8 +140,11 @@ class R2BindingsWorkerdTest {
         JsonNode first = Http.JSON.readTree(call(host, "/list?p=docs/&limit=1", null));
         assertEquals(List.of("docs/a.txt"), toList(first.get("keys")));
         assertTrue(first.get("truncated").asBoolean(), first.toString());
-        JsonNode rest = Http.JSON.readTree(call(host, "/list-after?p=docs/&c=" + java.net.URLEncoder.encode(first.get("cursor").asText(),
-                StandardCharsets.UTF_8), null));
+        JsonNode rest = Http.JSON.readTree(call(
+                host,
+                "/list-after?p=docs/&c="
+                        + java.net.URLEncoder.encode(first.get("cursor").asText(), StandardCharsets.UTF_8),
+                null));
         assertEquals(List.of("docs/b.txt"), toList(rest.get("keys")));
 
         // what is not kept here is refused with a message, not ignored

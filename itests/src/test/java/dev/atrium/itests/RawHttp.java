@@ -22,22 +22,28 @@ final class RawHttp {
         }
     }
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     /**
      * One request over a new connection from {@code localAddress} (e.g. 127.0.0.7: Linux routes all of 127/8 to the
      * loopback interface, so the server sees a distinct client address per test).
      */
-    static Response exchange(String base, String localAddress, String method, String target, Map<String, String> headers, byte[] body)
+    static Response exchange(
+            String base, String localAddress, String method, String target, Map<String, String> headers, byte[] body)
             throws IOException {
         java.net.URI uri = java.net.URI.create(base);
         try (java.net.Socket s = new java.net.Socket()) {
             s.bind(new java.net.InetSocketAddress(java.net.InetAddress.getByName(localAddress), 0));
             s.connect(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()), 5_000);
             s.setSoTimeout(30_000);
-            StringBuilder head = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: ")
-                    .append(uri.getHost()).append(':').append(uri.getPort()).append("\r\nConnection: close\r\n");
+            StringBuilder head = new StringBuilder(method)
+                    .append(' ')
+                    .append(target)
+                    .append(" HTTP/1.1\r\nHost: ")
+                    .append(uri.getHost())
+                    .append(':')
+                    .append(uri.getPort())
+                    .append("\r\nConnection: close\r\n");
             headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
             if (body != null) {
                 head.append("Content-Length: ").append(body.length).append("\r\n");
@@ -58,13 +64,15 @@ final class RawHttp {
         String statusLine = line(in);
         int status = Integer.parseInt(statusLine.split(" ")[1]);
         Map<String, String> headers = new HashMap<>();
-        for (String h; !(h = line(in)).isEmpty();) {
+        for (String h; !(h = line(in)).isEmpty(); ) {
             int colon = h.indexOf(':');
-            headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
+            headers.put(
+                    h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    h.substring(colon + 1).trim());
         }
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-            for (;;) {
+            for (; ; ) {
                 String size = line(in);
                 int n = Integer.parseInt(size.split(";")[0].trim(), 16);
                 if (n == 0) {
@@ -92,7 +100,7 @@ final class RawHttp {
 
     private static String line(InputStream in) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
-        for (int c; (c = in.read()) != '\n';) {
+        for (int c; (c = in.read()) != '\n'; ) {
             if (c < 0) {
                 throw new EOFException("the connection ended inside a response");
             }

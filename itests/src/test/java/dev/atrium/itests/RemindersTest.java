@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -17,7 +19,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -25,10 +26,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Reminders end to end on two instances of one database: a due reminder fires exactly once whichever instance claims
@@ -85,8 +82,9 @@ class RemindersTest {
     /** The reminder.fired notifications of {@code principalId} per reminder id, as the database has them. */
     static Map<String, Integer> firedNotices(String principalId) throws Exception {
         Map<String, Integer> out = new HashMap<>();
-        try (var c = db.connect(); var ps = c.prepareStatement(
-                "SELECT data->>'reminder_id' AS reminder, count(*) AS n FROM notifications WHERE principal_id = ? AND type = 'reminder.fired' GROUP BY 1")) {
+        try (var c = db.connect();
+                var ps = c.prepareStatement(
+                        "SELECT data->>'reminder_id' AS reminder, count(*) AS n FROM notifications WHERE principal_id = ? AND type = 'reminder.fired' GROUP BY 1")) {
             ps.setString(1, principalId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -98,7 +96,9 @@ class RemindersTest {
     }
 
     static Map<String, Object> row(String reminderId) throws Exception {
-        try (var c = db.connect(); var ps = c.prepareStatement("SELECT fire_count, last_outcome, next_fire_at FROM reminders WHERE id = ?")) {
+        try (var c = db.connect();
+                var ps = c.prepareStatement(
+                        "SELECT fire_count, last_outcome, next_fire_at FROM reminders WHERE id = ?")) {
             ps.setString(1, reminderId);
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next(), reminderId);
@@ -118,7 +118,9 @@ class RemindersTest {
         Instant due = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
-            ids.add(create(u, Map.of("title", "Stand-up " + i, "body", "in room 4", "at", due.toString())).path("id").asText());
+            ids.add(create(u, Map.of("title", "Stand-up " + i, "body", "in room 4", "at", due.toString()))
+                    .path("id")
+                    .asText());
         }
         JsonNode first = u.http().get("/api/reminders/" + ids.get(0)).get("reminder");
         assertEquals(due.toString(), first.path("next_fire_at").asText());
@@ -138,7 +140,10 @@ class RemindersTest {
             assertEquals("fired", r.path("last_outcome").asText());
             assertTrue(r.path("next_fire_at").isNull(), "a one-off is done: " + r);
         }
-        JsonNode notice = u.http().get("/api/notifications?type=reminder.fired&limit=1").get("notifications").get(0);
+        JsonNode notice = u.http()
+                .get("/api/notifications?type=reminder.fired&limit=1")
+                .get("notifications")
+                .get(0);
         assertEquals("in room 4", notice.path("body").asText());
         assertEquals(u.defaultSpaceId(), notice.path("space_id").asText());
         assertTrue(notice.path("link").asText().startsWith("/api/reminders/rem_"), notice.toString());
@@ -148,9 +153,19 @@ class RemindersTest {
     @Order(2)
     void aRecurringReminderFiresEachOccurrenceOnceAndTriggerFiresNowLeavingTheScheduleAlone() throws Exception {
         User u = one.newUser();
-        LocalDateTime start = LocalDateTime.ofInstant(Instant.now().plusSeconds(2), ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
-        JsonNode r = create(u, Map.of("title", "Every minute", "rrule", "RRULE:freq=minutely", "starts_at", start.toString(),
-                "time_zone", "UTC"));
+        LocalDateTime start = LocalDateTime.ofInstant(Instant.now().plusSeconds(2), ZoneOffset.UTC)
+                .truncatedTo(ChronoUnit.SECONDS);
+        JsonNode r = create(
+                u,
+                Map.of(
+                        "title",
+                        "Every minute",
+                        "rrule",
+                        "RRULE:freq=minutely",
+                        "starts_at",
+                        start.toString(),
+                        "time_zone",
+                        "UTC"));
         assertEquals("FREQ=MINUTELY", r.path("rrule").asText());
         assertEquals(start.toString(), r.path("starts_at").asText());
         String id = r.path("id").asText();
@@ -160,7 +175,9 @@ class RemindersTest {
         }
         JsonNode after = u.http().get("/api/reminders/" + id).get("reminder");
         assertEquals(1, after.path("fire_count").asInt(), after.toString());
-        assertEquals(start.plusMinutes(1).toInstant(ZoneOffset.UTC).toString(), after.path("next_fire_at").asText());
+        assertEquals(
+                start.plusMinutes(1).toInstant(ZoneOffset.UTC).toString(),
+                after.path("next_fire_at").asText());
 
         Http.Reply triggered = u.http().post("/api/reminders/" + id + "/trigger", null);
         assertEquals(200, triggered.status(), triggered.body());
@@ -170,10 +187,13 @@ class RemindersTest {
         assertEquals(2, firedNotices(u.principalId()).get(id));
 
         // paused: nothing is due; enabled again: the next occurrence after now
-        JsonNode paused = u.http().patch("/api/reminders/" + id, Map.of("enabled", false)).get("reminder");
+        JsonNode paused =
+                u.http().patch("/api/reminders/" + id, Map.of("enabled", false)).get("reminder");
         assertFalse(paused.path("enabled").asBoolean());
         assertTrue(paused.path("next_fire_at").isNull());
-        JsonNode resumed = u.http().patch("/api/reminders/" + id, Map.of("enabled", true, "title", "Renamed")).get("reminder");
+        JsonNode resumed = u.http()
+                .patch("/api/reminders/" + id, Map.of("enabled", true, "title", "Renamed"))
+                .get("reminder");
         assertEquals("Renamed", resumed.path("title").asText());
         assertTrue(Instant.parse(resumed.path("next_fire_at").asText()).isAfter(Instant.now()));
         assertEquals(1, u.http().get(reminders(u)).get("total").asInt());
@@ -186,12 +206,29 @@ class RemindersTest {
     void aReminderThatAsksForARunStartsOneOnItsThreadForItsOwnerAndNeverOnAStrangersThread() throws Exception {
         User u = one.newUser();
         User other = one.newUser();
-        String thread = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/threads", Map.of("title", "Daily digest")).get("thread").path("id")
+        String thread = u.http()
+                .post("/api/spaces/" + u.defaultSpaceId() + "/threads", Map.of("title", "Daily digest"))
+                .get("thread")
+                .path("id")
                 .asText();
-        String theirs = other.http().post("/api/spaces/" + other.defaultSpaceId() + "/threads", Map.of("title", "theirs")).get("thread")
-                .path("id").asText();
-        String id = create(u, Map.of("title", "Digest", "at", Instant.now().plusSeconds(2).toString(), "thread_id", thread, "run_input",
-                "Summarize today's news.")).path("id").asText();
+        String theirs = other.http()
+                .post("/api/spaces/" + other.defaultSpaceId() + "/threads", Map.of("title", "theirs"))
+                .get("thread")
+                .path("id")
+                .asText();
+        String id = create(
+                        u,
+                        Map.of(
+                                "title",
+                                "Digest",
+                                "at",
+                                Instant.now().plusSeconds(2).toString(),
+                                "thread_id",
+                                thread,
+                                "run_input",
+                                "Summarize today's news."))
+                .path("id")
+                .asText();
         long deadline = System.currentTimeMillis() + 15_000;
         JsonNode r = u.http().get("/api/reminders/" + id).get("reminder");
         while (r.path("last_run_id").isNull() && System.currentTimeMillis() < deadline) {
@@ -210,17 +247,25 @@ class RemindersTest {
         assertEquals(triggered.get("run_id"), triggered.get("reminder").path("last_run_id"));
 
         // another Principal's thread: the reminder fires, the kernel refuses the run
-        JsonNode pointed = u.http().patch("/api/reminders/" + id, Map.of("thread_id", theirs)).get("reminder");
+        JsonNode pointed = u.http()
+                .patch("/api/reminders/" + id, Map.of("thread_id", theirs))
+                .get("reminder");
         assertEquals(theirs, pointed.path("thread_id").asText());
         Http.Reply refused = u.http().post("/api/reminders/" + id + "/trigger", null);
         assertEquals(200, refused.status(), refused.body());
         assertTrue(refused.get("run_id").isNull(), refused.body());
         assertTrue(refused.get("run_error").asText().contains("not found"), refused.body());
-        assertTrue(other.http().get("/api/threads/" + theirs + "/runs").get("runs").isEmpty());
-        assertFalse(other.http().get("/api/threads/" + theirs + "/messages").body().contains("Summarize"));
+        assertTrue(
+                other.http().get("/api/threads/" + theirs + "/runs").get("runs").isEmpty());
+        assertFalse(
+                other.http().get("/api/threads/" + theirs + "/messages").body().contains("Summarize"));
         Map<String, Object> none = new HashMap<>();
         none.put("thread_id", null);
-        assertTrue(u.http().patch("/api/reminders/" + id, none).get("reminder").path("run_input").isNull());
+        assertTrue(u.http()
+                .patch("/api/reminders/" + id, none)
+                .get("reminder")
+                .path("run_input")
+                .isNull());
     }
 
     @Test
@@ -229,10 +274,18 @@ class RemindersTest {
         User suspended = one.newUser();
         User witnessless = one.newUser();
         String at = Instant.now().plusSeconds(2).toString();
-        String a = create(suspended, Map.of("title", "never", "at", at)).path("id").asText();
-        String b = create(witnessless, Map.of("title", "never either", "at", at)).path("id").asText();
-        assertEquals(200, one.operator().post("/admin/users/" + suspended.username() + "/suspend", Map.of()).status());
-        db.execute("UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", witnessless.defaultSpaceId());
+        String a =
+                create(suspended, Map.of("title", "never", "at", at)).path("id").asText();
+        String b = create(witnessless, Map.of("title", "never either", "at", at))
+                .path("id")
+                .asText();
+        assertEquals(
+                200,
+                one.operator()
+                        .post("/admin/users/" + suspended.username() + "/suspend", Map.of())
+                        .status());
+        db.execute(
+                "UPDATE owner_witnesses SET status = 'suspended' WHERE workspace_id = ?", witnessless.defaultSpaceId());
         long deadline = System.currentTimeMillis() + 15_000;
         while (!"skipped_inactive".equals(row(b).get("last_outcome")) && System.currentTimeMillis() < deadline) {
             Thread.sleep(100);
@@ -252,18 +305,33 @@ class RemindersTest {
     void everyRouteGivesAStrangerTheSame404AsAMissingReminder() {
         User owner = one.newUser();
         User stranger = two.newUser();
-        String id = create(owner, Map.of("title", "mine", "at", Instant.now().plusSeconds(3600).toString())).path("id").asText();
+        String id = create(
+                        owner,
+                        Map.of(
+                                "title",
+                                "mine",
+                                "at",
+                                Instant.now().plusSeconds(3600).toString()))
+                .path("id")
+                .asText();
         String before = owner.http().get("/api/reminders/" + id).body();
         String missing = "rem_" + SweepFixtures.random(id.length() - 4);
         for (String target : List.of(id, missing)) {
             BadInputTest.assertSpecError(stranger.http().get("/api/reminders/" + target), 404, "NOT_FOUND");
-            BadInputTest.assertSpecError(stranger.http().patch("/api/reminders/" + target, Map.of("title", "theirs")), 404, "NOT_FOUND");
-            BadInputTest.assertSpecError(stranger.http().post("/api/reminders/" + target + "/trigger", null), 404, "NOT_FOUND");
+            BadInputTest.assertSpecError(
+                    stranger.http().patch("/api/reminders/" + target, Map.of("title", "theirs")), 404, "NOT_FOUND");
+            BadInputTest.assertSpecError(
+                    stranger.http().post("/api/reminders/" + target + "/trigger", null), 404, "NOT_FOUND");
             BadInputTest.assertSpecError(stranger.http().delete("/api/reminders/" + target), 404, "NOT_FOUND");
         }
-        assertEquals(stranger.http().get("/api/reminders/" + missing).body(), stranger.http().get("/api/reminders/" + id).body());
+        assertEquals(
+                stranger.http().get("/api/reminders/" + missing).body(),
+                stranger.http().get("/api/reminders/" + id).body());
         BadInputTest.assertSpecError(stranger.http().get(reminders(owner)), 404, "NOT_FOUND");
-        BadInputTest.assertSpecError(stranger.http().post(reminders(owner), Map.of("title", "x", "at", "2099-01-01T00:00:00Z")), 404, "NOT_FOUND");
+        BadInputTest.assertSpecError(
+                stranger.http().post(reminders(owner), Map.of("title", "x", "at", "2099-01-01T00:00:00Z")),
+                404,
+                "NOT_FOUND");
         assertEquals(before, owner.http().get("/api/reminders/" + id).body());
         assertEquals(1, owner.http().get(reminders(owner)).get("total").asInt());
     }
@@ -273,7 +341,9 @@ class RemindersTest {
     void badInputIsA400SayingWhatIsWrongAndChangesNothing() {
         User u = one.newUser();
         String future = Instant.now().plusSeconds(3600).toString();
-        String id = create(u, Map.of("title", "kept", "at", future, "time_zone", "Europe/Paris")).path("id").asText();
+        String id = create(u, Map.of("title", "kept", "at", future, "time_zone", "Europe/Paris"))
+                .path("id")
+                .asText();
         String before = u.http().get("/api/reminders/" + id).body();
         List<Object> bodies = new ArrayList<>();
         bodies.add(Map.of());
@@ -321,16 +391,43 @@ class RemindersTest {
     @Order(99)
     void remindersMissedWhileNoInstanceRanFireOnceAfterTheRestart() throws Exception {
         User u = one.newUser();
-        String oneOff = create(u, Map.of("title", "while down", "at", Instant.now().plusSeconds(3600).toString())).path("id").asText();
+        String oneOff = create(
+                        u,
+                        Map.of(
+                                "title",
+                                "while down",
+                                "at",
+                                Instant.now().plusSeconds(3600).toString()))
+                .path("id")
+                .asText();
         // hourly since five hours ago
-        String hourly = create(u, Map.of("title", "hourly", "rrule", "FREQ=HOURLY",
-                "starts_at", LocalDateTime.now(ZoneOffset.UTC).minusHours(5).truncatedTo(ChronoUnit.SECONDS).toString())).path("id").asText();
+        String hourly = create(
+                        u,
+                        Map.of(
+                                "title",
+                                "hourly",
+                                "rrule",
+                                "FREQ=HOURLY",
+                                "starts_at",
+                                LocalDateTime.now(ZoneOffset.UTC)
+                                        .minusHours(5)
+                                        .truncatedTo(ChronoUnit.SECONDS)
+                                        .toString()))
+                .path("id")
+                .asText();
         two.stop();
         one.stop();
         // as if every instance had been down for three hours: the one-off came due two minutes ago, the hourly one
         // missed three occurrences
-        assertEquals(1, db.execute("UPDATE reminders SET fire_at = now() - interval '2 minutes', next_fire_at = now() - interval '2 minutes' WHERE id = ?", oneOff));
-        assertEquals(1, db.execute("UPDATE reminders SET next_fire_at = next_fire_at - interval '3 hours' WHERE id = ?", hourly));
+        assertEquals(
+                1,
+                db.execute(
+                        "UPDATE reminders SET fire_at = now() - interval '2 minutes', next_fire_at = now() - interval '2 minutes' WHERE id = ?",
+                        oneOff));
+        assertEquals(
+                1,
+                db.execute(
+                        "UPDATE reminders SET next_fire_at = next_fire_at - interval '3 hours' WHERE id = ?", hourly));
         assertTrue(firedNotices(u.principalId()).isEmpty(), "nothing fired while down");
         one = AtriumServer.launch(oneData, db);
         Http http = new Http(one.base(), u.http().token());
@@ -339,11 +436,17 @@ class RemindersTest {
             Thread.sleep(100);
         }
         Thread.sleep(3_000);
-        assertEquals(Map.of(oneOff, 1, hourly, 1), firedNotices(u.principalId()), "each fired once, not once per missed occurrence");
+        assertEquals(
+                Map.of(oneOff, 1, hourly, 1),
+                firedNotices(u.principalId()),
+                "each fired once, not once per missed occurrence");
         JsonNode h = http.get("/api/reminders/" + hourly).get("reminder");
         assertEquals(1, h.path("fire_count").asInt());
         Instant next = Instant.parse(h.path("next_fire_at").asText());
         assertTrue(next.isAfter(Instant.now()) && next.isBefore(Instant.now().plusSeconds(3601)), h.toString());
-        assertNotNull(http.get("/api/reminders/" + oneOff).get("reminder").path("last_fired_at").textValue());
+        assertNotNull(http.get("/api/reminders/" + oneOff)
+                .get("reminder")
+                .path("last_fired_at")
+                .textValue());
     }
 }

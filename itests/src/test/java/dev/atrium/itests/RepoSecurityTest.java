@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,14 +26,8 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Issue 13, the Git side: names and objects that enter a repository by any way (API routes, bundle import,
@@ -52,8 +49,16 @@ class RepoSecurityTest {
     }
 
     private static String commitFile(User u, String repoId, String branch, String path, String content) {
-        Http.Reply r = u.http().post("/api/repos/" + repoId + "/commit",
-                Map.of("branch", branch, "message", "add " + path, "changes", List.of(Map.of("path", path, "content", content))));
+        Http.Reply r = u.http()
+                .post(
+                        "/api/repos/" + repoId + "/commit",
+                        Map.of(
+                                "branch",
+                                branch,
+                                "message",
+                                "add " + path,
+                                "changes",
+                                List.of(Map.of("path", path, "content", content))));
         assertEquals(201, r.status(), r.body());
         return r.get("commit").get("sha").asText();
     }
@@ -67,12 +72,15 @@ class RepoSecurityTest {
     }
 
     /** A request written to the socket as is: no client normalises {@code ..} segments away. */
-    private static RawHttp.Response raw(AtriumServer server, String method, String target, String token) throws IOException {
+    private static RawHttp.Response raw(AtriumServer server, String method, String target, String token)
+            throws IOException {
         try (Socket s = new Socket("127.0.0.1", server.port)) {
             s.setSoTimeout(30_000);
             OutputStream out = s.getOutputStream();
-            out.write((method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + server.port + "\r\nAuthorization: Bearer " + token
-                    + "\r\nAccept: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write((method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + server.port
+                            + "\r\nAuthorization: Bearer " + token
+                            + "\r\nAccept: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
             out.flush();
             return RawHttp.read(s.getInputStream());
         }
@@ -85,7 +93,10 @@ class RepoSecurityTest {
     /** A spec error body with {@code status}: {"error":{"code","message"}}. */
     private static void assertError(int status, Http.Reply r, String what) {
         assertEquals(status, r.status(), what + ": " + r.body());
-        assertTrue(r.json() != null && r.json().path("error").path("code").isTextual() && r.json().path("error").path("message").isTextual(),
+        assertTrue(
+                r.json() != null
+                        && r.json().path("error").path("code").isTextual()
+                        && r.json().path("error").path("message").isTextual(),
                 what + ": not a spec error body: " + r.body());
     }
 
@@ -117,7 +128,8 @@ class RepoSecurityTest {
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {
-        outer: for (int i = 0; i <= haystack.length - needle.length; i++) {
+        outer:
+        for (int i = 0; i <= haystack.length - needle.length; i++) {
             for (int j = 0; j < needle.length; j++) {
                 if (haystack[i + j] != needle[j]) {
                     continue outer;
@@ -167,13 +179,26 @@ class RepoSecurityTest {
         String own = repo(attacker, "own");
         commitFile(attacker, own, "main", "a.txt", "a\n");
 
-        for (String target : List.of("../../../" + victimRepo + ".git/refs/heads/main", "../../../" + victimRepo + ".git/refs/heads/keep",
-                "../../../" + victimRepo + ".git/config", "../" + "HEAD", "refs/../../x")) {
-            RawHttp.Response r = raw(server, "DELETE", "/api/repos/" + own + "/branches/" + target, attacker.http().token());
-            assertTrue(r.status() == 400 || r.status() == 404, target + ": " + r.status() + " " + new String(r.body(), StandardCharsets.UTF_8));
+        for (String target : List.of(
+                "../../../" + victimRepo + ".git/refs/heads/main",
+                "../../../" + victimRepo + ".git/refs/heads/keep",
+                "../../../" + victimRepo + ".git/config",
+                "../" + "HEAD",
+                "refs/../../x")) {
+            RawHttp.Response r = raw(
+                    server,
+                    "DELETE",
+                    "/api/repos/" + own + "/branches/" + target,
+                    attacker.http().token());
+            assertTrue(
+                    r.status() == 400 || r.status() == 404,
+                    target + ": " + r.status() + " " + new String(r.body(), StandardCharsets.UTF_8));
             assertTrue(json(r).path("error").path("message").isTextual(), target + ": not a spec error body");
         }
-        assertEquals(List.of("keep", "main"), branches(victim, victimRepo).stream().sorted().toList(), "the victim's branches are all there");
+        assertEquals(
+                List.of("keep", "main"),
+                branches(victim, victimRepo).stream().sorted().toList(),
+                "the victim's branches are all there");
         assertEquals(List.of("main"), branches(attacker, own));
         Http.Reply dotDot = attacker.http().delete("/api/repos/" + own + "/branches/a..b");
         assertError(400, dotDot, "a branch name with ..");
@@ -188,9 +213,12 @@ class RepoSecurityTest {
         String victimRepo = repo(victim, "target");
         commitFile(victim, victimRepo, "main", "README.md", "victim\n");
         String own = repo(attacker, "carrier");
-        byte[] bundle = bundleWithRefs("bundle-traversal", List.of("refs/heads/main",
-                "refs/heads/../../../" + victimRepo + ".git/refs/heads/planted",
-                "refs/tags/../../../../planted-file"));
+        byte[] bundle = bundleWithRefs(
+                "bundle-traversal",
+                List.of(
+                        "refs/heads/main",
+                        "refs/heads/../../../" + victimRepo + ".git/refs/heads/planted",
+                        "refs/tags/../../../../planted-file"));
 
         Http.Reply r = upload(attacker, own, "application/x-git-bundle", bundle);
         assertError(400, r, "a bundle with a traversal ref");
@@ -200,7 +228,9 @@ class RepoSecurityTest {
         assertFalse(Files.exists(server.data.resolve("planted-file")));
         assertFalse(Files.exists(server.data.resolve("git").resolve("planted-file")));
         assertEquals(List.of(), branches(attacker, own), "the bundle was refused whole");
-        assertEquals(200, victim.http().get("/api/repos/" + victimRepo + "/tree/main").status());
+        assertEquals(
+                200,
+                victim.http().get("/api/repos/" + victimRepo + "/tree/main").status());
     }
 
     @Test
@@ -216,11 +246,14 @@ class RepoSecurityTest {
         git.ok(tmp, "clone", "-q", "--bare", work.toString(), bare.toString());
         String sha = git.ok(work, "rev-parse", "main");
         String planted = "refs/heads/../../../" + victimRepo + ".git/refs/heads/planted";
-        HttpServer remote = hostileRemote(bare, List.of(sha + " " + planted, sha + " refs/heads/x/../../../../../planted-file"));
+        HttpServer remote =
+                hostileRemote(bare, List.of(sha + " " + planted, sha + " refs/heads/x/../../../../../planted-file"));
         try {
             String url = "http://127.0.0.1:" + remote.getAddress().getPort() + "/hostile.git";
-            Http.Reply r = attacker.http().post("/api/repos/import-external",
-                    Map.of("url", url, "space_id", attacker.defaultSpaceId(), "name", "copy"));
+            Http.Reply r = attacker.http()
+                    .post(
+                            "/api/repos/import-external",
+                            Map.of("url", url, "space_id", attacker.defaultSpaceId(), "name", "copy"));
             assertError(400, r, "a remote advertising a traversal ref");
             assertTrue(r.json().path("error").path("message").asText().contains(".."), r.body());
         } finally {
@@ -229,7 +262,12 @@ class RepoSecurityTest {
         assertEquals(List.of("main"), branches(victim, victimRepo), "nothing was planted in the victim's repository");
         assertFalse(Files.exists(server.data.resolve("git").resolve(victimRepo + ".git/refs/heads/planted")));
         assertFalse(Files.exists(server.data.resolve("planted-file")));
-        assertEquals(0, attacker.http().get("/api/spaces/" + attacker.defaultSpaceId() + "/repos").get("repositories").size(),
+        assertEquals(
+                0,
+                attacker.http()
+                        .get("/api/spaces/" + attacker.defaultSpaceId() + "/repos")
+                        .get("repositories")
+                        .size(),
                 "the failed import left no repository behind");
     }
 
@@ -244,12 +282,20 @@ class RepoSecurityTest {
         HttpServer remote = hostileRemote(bare, List.of());
         try {
             String url = "http://127.0.0.1:" + remote.getAddress().getPort() + "/hostile.git";
-            Http.Reply r = u.http().post("/api/repos/import-external", Map.of("url", url, "space_id", u.defaultSpaceId(), "name", "slip"));
+            Http.Reply r = u.http()
+                    .post(
+                            "/api/repos/import-external",
+                            Map.of("url", url, "space_id", u.defaultSpaceId(), "name", "slip"));
             assertError(400, r, "a remote whose tree has a '..' entry");
         } finally {
             remote.stop(0);
         }
-        assertEquals(0, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/repos").get("repositories").size());
+        assertEquals(
+                0,
+                u.http()
+                        .get("/api/spaces/" + u.defaultSpaceId() + "/repos")
+                        .get("repositories")
+                        .size());
     }
 
     /**
@@ -259,7 +305,8 @@ class RepoSecurityTest {
     private static HttpServer hostileRemote(Path bare, List<String> extraRefs) throws IOException {
         HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         http.createContext("/hostile.git/info/refs", exchange -> {
-            byte[] real = run(List.of("git", "upload-pack", "--stateless-rpc", "--advertise-refs", bare.toString()), new byte[0]);
+            byte[] real = run(
+                    List.of("git", "upload-pack", "--stateless-rpc", "--advertise-refs", bare.toString()), new byte[0]);
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             out.writeBytes(pkt("# service=git-upload-pack\n"));
             out.writeBytes("0000".getBytes(StandardCharsets.US_ASCII));
@@ -337,8 +384,16 @@ class RepoSecurityTest {
 
     private static byte[] bytes(User u, String path) {
         try {
-            return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(u.http().base() + path))
-                    .header("Authorization", "Bearer " + u.http().token()).build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray()).body();
+            return java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(
+                                            java.net.URI.create(u.http().base() + path))
+                                    .header(
+                                            "Authorization",
+                                            "Bearer " + u.http().token())
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofByteArray())
+                    .body();
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException(e);
         }
@@ -365,7 +420,12 @@ class RepoSecurityTest {
                 cleanup.add(fork.get("repository").get("id").asText());
             }
             assertError(409, fork, "a fork of history with a '..' entry");
-            assertEquals(1, u.http().get("/api/spaces/" + u.defaultSpaceId() + "/repos").get("repositories").size(),
+            assertEquals(
+                    1,
+                    u.http()
+                            .get("/api/spaces/" + u.defaultSpaceId() + "/repos")
+                            .get("repositories")
+                            .size(),
                     "the failed fork left no repository behind");
         } finally {
             // the shared server's repositories must pass git fsck at the end of the suite (RepositoriesFsckTest)
@@ -376,7 +436,7 @@ class RepoSecurityTest {
     private static List<String> zipNames(byte[] zip) throws IOException {
         List<String> names = new ArrayList<>();
         try (ZipInputStream in = new ZipInputStream(new java.io.ByteArrayInputStream(zip))) {
-            for (ZipEntry e; (e = in.getNextEntry()) != null;) {
+            for (ZipEntry e; (e = in.getNextEntry()) != null; ) {
                 names.add(e.getName());
             }
         }
@@ -401,14 +461,24 @@ class RepoSecurityTest {
         User u = server.newUser();
         String id = repo(u, "paths");
         commitFile(u, id, "main", "README.md", "x\n");
-        for (String bad : List.of("/etc/passwd", ".GIT/config", ".git./x", "GIT~1/x", "sub/.git", "sub/.git/hooks/x", "a/../b",
+        for (String bad : List.of(
+                "/etc/passwd",
+                ".GIT/config",
+                ".git./x",
+                "GIT~1/x",
+                "sub/.git",
+                "sub/.git/hooks/x",
+                "a/../b",
                 "lone\uD800.txt")) {
-            Http.Reply r = u.http().post("/api/repos/" + id + "/commit",
-                    Map.of("message", "m", "changes", List.of(Map.of("path", bad, "content", "x"))));
+            Http.Reply r = u.http()
+                    .post(
+                            "/api/repos/" + id + "/commit",
+                            Map.of("message", "m", "changes", List.of(Map.of("path", bad, "content", "x"))));
             assertError(400, r, bad);
             assertTrue(r.json().path("error").path("message").asText().length() > 10, bad + ": " + r.body());
         }
-        assertEquals(1, u.http().get("/api/repos/" + id + "/commits").get("commits").size(), "nothing was committed");
+        assertEquals(
+                1, u.http().get("/api/repos/" + id + "/commits").get("commits").size(), "nothing was committed");
     }
 
     @Test
@@ -424,7 +494,8 @@ class RepoSecurityTest {
         byte[] zip = zip("a.txt", new String(noise, StandardCharsets.ISO_8859_1));
         assertError(400, upload(u, id, "application/zip", java.util.Arrays.copyOf(zip, 200)), "a truncated zip");
         byte[] gz = gzip("x".repeat(5000).getBytes());
-        assertError(400, upload(u, id, "application/gzip", java.util.Arrays.copyOf(gz, gz.length / 2)), "a truncated gzip");
+        assertError(
+                400, upload(u, id, "application/gzip", java.util.Arrays.copyOf(gz, gz.length / 2)), "a truncated gzip");
         assertEquals(List.of(), branches(u, id));
     }
 
@@ -455,15 +526,21 @@ class RepoSecurityTest {
         commitFile(u, id, "main", "README.md", "x\n");
         Http.Reply branch = u.http().post("/api/repos/" + id + "/branches", "{\"name\":\"b\\ud800\"}");
         assertError(400, branch, "a lone surrogate in a new branch");
-        Http.Reply commit = u.http().post("/api/repos/" + id + "/commit",
-                "{\"branch\":\"c\\udc00\",\"message\":\"m\",\"changes\":[{\"path\":\"f.txt\",\"content\":\"x\"}]}");
+        Http.Reply commit = u.http()
+                .post(
+                        "/api/repos/" + id + "/commit",
+                        "{\"branch\":\"c\\udc00\",\"message\":\"m\",\"changes\":[{\"path\":\"f.txt\",\"content\":\"x\"}]}");
         assertError(400, commit, "a lone surrogate in a commit's branch");
-        Http.Reply path = u.http().post("/api/repos/" + id + "/commit",
-                "{\"message\":\"m\",\"changes\":[{\"path\":\"f\\ud800.txt\",\"content\":\"x\"}]}");
+        Http.Reply path = u.http()
+                .post(
+                        "/api/repos/" + id + "/commit",
+                        "{\"message\":\"m\",\"changes\":[{\"path\":\"f\\ud800.txt\",\"content\":\"x\"}]}");
         assertError(400, path, "a lone surrogate in a path");
         assertEquals(List.of("main"), branches(u, id));
         assertEquals(200, u.http().get("/api/repos/" + id + "/tree/main").status());
-        u.http().get("/api/repos/" + id + "/tree/main").get("entries")
+        u.http()
+                .get("/api/repos/" + id + "/tree/main")
+                .get("entries")
                 .forEach(e -> assertFalse(e.get("name").asText().contains("?"), "stored as '?': " + e));
     }
 
@@ -473,10 +550,15 @@ class RepoSecurityTest {
     void forcePushedContentIsNotReadableThroughTheReflogOrItsCommitId(AtriumServer server) throws IOException {
         User u = server.newUser();
         String id = repo(u, "rewritten");
-        assertEquals(200, u.http().patch("/api/repos/" + id, Map.of("allow_force_push", true)).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/repos/" + id, Map.of("allow_force_push", true))
+                        .status());
         GitClient git = new GitClient(tmp.resolve("home"), u.http().token());
         String remote = server.base() + "/git/" + u.username() + "/rewritten.git";
-        Path work = git.newWorkingCopy(tmp.resolve("rewritten-work"), "README.md", "public\n", "secret.txt", "password=hunter2\n");
+        Path work = git.newWorkingCopy(
+                tmp.resolve("rewritten-work"), "README.md", "public\n", "secret.txt", "password=hunter2\n");
         git.ok(work, "push", "-q", remote, "main");
         String leaked = git.ok(work, "rev-parse", "HEAD");
         git.ok(work, "rm", "-q", "secret.txt");
@@ -484,7 +566,8 @@ class RepoSecurityTest {
         git.ok(work, "push", "-q", "--force", remote, "main");
         String current = git.ok(work, "rev-parse", "HEAD");
 
-        for (String rev : List.of("main@%7B1%7D", "%40%7B-1%7D", "main@%7B2026-01-01%7D", "main~1", "main%5E", "main%5E%7Bcommit%7D")) {
+        for (String rev : List.of(
+                "main@%7B1%7D", "%40%7B-1%7D", "main@%7B2026-01-01%7D", "main~1", "main%5E", "main%5E%7Bcommit%7D")) {
             Http.Reply r = u.http().get("/api/repos/" + id + "/blob/" + rev + "/secret.txt");
             assertError(400, r, rev);
         }
@@ -492,14 +575,26 @@ class RepoSecurityTest {
             Http.Reply r = u.http().get("/api/repos/" + id + "/blob/" + rev + "/secret.txt");
             assertError(404, r, "the unreachable commit " + rev);
             assertEquals(404, u.http().get("/api/repos/" + id + "/tree/" + rev).status());
-            assertEquals(404, u.http().get("/api/repos/" + id + "/commits?ref=" + rev).status());
+            assertEquals(
+                    404,
+                    u.http().get("/api/repos/" + id + "/commits?ref=" + rev).status());
         }
         Http.Reply missing = u.http().get("/api/repos/" + id + "/blob/" + "0".repeat(40) + "/secret.txt");
         Http.Reply unreachable = u.http().get("/api/repos/" + id + "/blob/" + leaked + "/secret.txt");
         assertEquals(missing.errorCode(), unreachable.errorCode(), "unreachable looks like missing");
-        assertEquals(200, u.http().get("/api/repos/" + id + "/blob/" + current + "/README.md").status(), "a reachable commit id works");
-        assertEquals(200, u.http().get("/api/repos/" + id + "/blob/" + current.substring(0, 10) + "/README.md").status());
-        assertEquals(200, u.http().get("/api/repos/" + id + "/blob/main/README.md").status());
+        assertEquals(
+                200,
+                u.http()
+                        .get("/api/repos/" + id + "/blob/" + current + "/README.md")
+                        .status(),
+                "a reachable commit id works");
+        assertEquals(
+                200,
+                u.http()
+                        .get("/api/repos/" + id + "/blob/" + current.substring(0, 10) + "/README.md")
+                        .status());
+        assertEquals(
+                200, u.http().get("/api/repos/" + id + "/blob/main/README.md").status());
     }
 
     // --------------------------------------------------------------------------- 10: no server paths in errors
@@ -513,8 +608,12 @@ class RepoSecurityTest {
         Http.Reply r = upload(u, id, "application/x-git-bundle", broken);
         assertError(400, r, "a truncated bundle");
         String message = r.json().path("error").path("message").asText();
-        assertFalse(message.contains("/tmp") || message.contains("atrium-import") || message.contains(server.data.toString())
-                || message.contains(System.getProperty("java.io.tmpdir")), "the message shows a server path: " + message);
+        assertFalse(
+                message.contains("/tmp")
+                        || message.contains("atrium-import")
+                        || message.contains(server.data.toString())
+                        || message.contains(System.getProperty("java.io.tmpdir")),
+                "the message shows a server path: " + message);
         byte[] garbage = "# v2 git bundle\nnot a ref line\n\nPACK".getBytes(StandardCharsets.US_ASCII);
         Http.Reply r2 = upload(u, id, "application/x-git-bundle", garbage);
         assertError(400, r2, "a garbage bundle");
@@ -529,7 +628,9 @@ class RepoSecurityTest {
             return List.of();
         }
         try (Stream<Path> s = Files.list(git)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".git") && Files.isDirectory(p)).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().endsWith(".git") && Files.isDirectory(p))
+                    .sorted()
+                    .toList();
         }
     }
 }

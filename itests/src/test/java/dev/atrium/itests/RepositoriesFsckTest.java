@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,8 +32,11 @@ class RepositoriesFsckTest {
                 failures.add(repo.getFileName() + " (exit " + r.exit() + "):\n" + r.both());
             }
         }
-        System.out.println("git fsck --strict: " + repositories.size() + " repositories, " + failures.size() + " failing");
-        assertTrue(failures.isEmpty(), failures.size() + " of " + repositories.size() + " repositories fail git fsck --strict:\n"
-                + String.join("\n", failures));
+        System.out.println(
+                "git fsck --strict: " + repositories.size() + " repositories, " + failures.size() + " failing");
+        assertTrue(
+                failures.isEmpty(),
+                failures.size() + " of " + repositories.size() + " repositories fail git fsck --strict:\n"
+                        + String.join("\n", failures));
     }
 }

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -32,8 +31,7 @@ class RepositoryEventsTest {
     Path tmp;
 
     /** An event as the handler saw it: its topic and properties. */
-    record Seen(String topic, Map<String, Object> properties) {
-    }
+    record Seen(String topic, Map<String, Object> properties) {}
 
     @Test
     void pushesBranchesTagsAndRepositoryChangesAreEvents() throws Exception {
@@ -42,13 +40,22 @@ class RepositoryEventsTest {
             BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
             ServiceRegistration<?> handler = register(runtime, seen);
             try {
-                Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
+                Http operator = new Http(
+                        runtime.base(),
+                        Files.readString(runtime.data.resolve("operator.token")).trim());
                 Http.Reply user = operator.post("/admin/users", Map.of("username", "eve"));
                 assertEquals(201, user.status(), user.body());
                 String space = user.get("space").get("id").asText();
-                Http eve = new Http(runtime.base(), operator.post("/admin/users/eve/tokens", Map.of("scopes", "*")).get("token").asText());
+                Http eve = new Http(
+                        runtime.base(),
+                        operator.post("/admin/users/eve/tokens", Map.of("scopes", "*"))
+                                .get("token")
+                                .asText());
 
-                String id = eve.post("/api/spaces/" + space + "/repos", Map.of("name", "watched")).get("repository").get("id").asText();
+                String id = eve.post("/api/spaces/" + space + "/repos", Map.of("name", "watched"))
+                        .get("repository")
+                        .get("id")
+                        .asText();
                 Seen created = next(seen, "atrium/repo/created");
                 assertEquals(id, created.properties().get("repo_id"));
                 assertEquals(space, created.properties().get("space_id"));
@@ -64,17 +71,35 @@ class RepositoryEventsTest {
                 assertTrue(refs.contains("refs/heads/main") && refs.contains("refs/tags/v1"), refs);
                 String commits = String.valueOf(pushed.properties().get("commits"));
                 assertTrue(commits.contains(git.ok(work, "rev-parse", "HEAD")) && commits.contains("initial"), commits);
-                assertTrue(String.valueOf(pushed.properties().get("principal_id")).startsWith("pr"), pushed.toString());
-                assertEquals("refs/heads/main", next(seen, "atrium/repo/branch_created").properties().get("ref"));
-                assertEquals("refs/tags/v1", next(seen, "atrium/repo/tag_created").properties().get("ref"));
+                assertTrue(
+                        String.valueOf(pushed.properties().get("principal_id")).startsWith("pr"), pushed.toString());
+                assertEquals(
+                        "refs/heads/main",
+                        next(seen, "atrium/repo/branch_created").properties().get("ref"));
+                assertEquals(
+                        "refs/tags/v1",
+                        next(seen, "atrium/repo/tag_created").properties().get("ref"));
 
                 git.ok(work, "push", "-q", remote, ":refs/tags/v1");
-                assertEquals("refs/tags/v1", next(seen, "atrium/repo/tag_deleted").properties().get("ref"));
-                assertEquals(201, eve.post("/api/repos/" + id + "/branches", Map.of("name", "topic")).status());
-                assertEquals("refs/heads/topic", next(seen, "atrium/repo/branch_created").properties().get("ref"));
-                assertEquals(200, eve.delete("/api/repos/" + id + "/branches/topic").status());
-                assertEquals("refs/heads/topic", next(seen, "atrium/repo/branch_deleted").properties().get("ref"));
-                assertEquals(200, eve.patch("/api/repos/" + id, Map.of("description", "now described")).status());
+                assertEquals(
+                        "refs/tags/v1",
+                        next(seen, "atrium/repo/tag_deleted").properties().get("ref"));
+                assertEquals(
+                        201,
+                        eve.post("/api/repos/" + id + "/branches", Map.of("name", "topic"))
+                                .status());
+                assertEquals(
+                        "refs/heads/topic",
+                        next(seen, "atrium/repo/branch_created").properties().get("ref"));
+                assertEquals(
+                        200, eve.delete("/api/repos/" + id + "/branches/topic").status());
+                assertEquals(
+                        "refs/heads/topic",
+                        next(seen, "atrium/repo/branch_deleted").properties().get("ref"));
+                assertEquals(
+                        200,
+                        eve.patch("/api/repos/" + id, Map.of("description", "now described"))
+                                .status());
                 next(seen, "atrium/repo/updated");
                 assertEquals(200, eve.delete("/api/repos/" + id).status());
                 assertEquals(id, next(seen, "atrium/repo/deleted").properties().get("repo_id"));
@@ -97,26 +122,34 @@ class RepositoryEventsTest {
     }
 
     /** An EventHandler for atrium/repo/*: its interface comes from the framework, so it is a proxy. */
-    private static ServiceRegistration<?> register(InFrameworkRuntime runtime, BlockingQueue<Seen> seen) throws Exception {
+    private static ServiceRegistration<?> register(InFrameworkRuntime runtime, BlockingQueue<Seen> seen)
+            throws Exception {
         Bundle eventAdmin = runtime.bundle("org.apache.felix.eventadmin");
         Class<?> handlerType = eventAdmin.loadClass("org.osgi.service.event.EventHandler");
-        Object handler = Proxy.newProxyInstance(handlerType.getClassLoader(), new Class<?>[] { handlerType }, (proxy, method, args) -> {
-            if (method.getName().equals("handleEvent")) {
-                Object event = args[0];
-                String topic = (String) event.getClass().getMethod("getTopic").invoke(event);
-                Map<String, Object> props = new java.util.HashMap<>();
-                for (String name : (String[]) event.getClass().getMethod("getPropertyNames").invoke(event)) {
-                    props.put(name, event.getClass().getMethod("getProperty", String.class).invoke(event, name));
-                }
-                seen.add(new Seen(topic, props));
-                return null;
-            }
-            return switch (method.getName()) {
-                case "hashCode" -> System.identityHashCode(proxy);
-                case "equals" -> proxy == args[0];
-                default -> "test event handler";
-            };
-        });
+        Object handler = Proxy.newProxyInstance(
+                handlerType.getClassLoader(), new Class<?>[] {handlerType}, (proxy, method, args) -> {
+                    if (method.getName().equals("handleEvent")) {
+                        Object event = args[0];
+                        String topic =
+                                (String) event.getClass().getMethod("getTopic").invoke(event);
+                        Map<String, Object> props = new java.util.HashMap<>();
+                        for (String name : (String[])
+                                event.getClass().getMethod("getPropertyNames").invoke(event)) {
+                            props.put(
+                                    name,
+                                    event.getClass()
+                                            .getMethod("getProperty", String.class)
+                                            .invoke(event, name));
+                        }
+                        seen.add(new Seen(topic, props));
+                        return null;
+                    }
+                    return switch (method.getName()) {
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == args[0];
+                        default -> "test event handler";
+                    };
+                });
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("event.topics", List.of("atrium/repo/*").toArray(new String[0]));
         return runtime.framework.getBundleContext().registerService(handlerType.getName(), handler, props);

@@ -3,19 +3,16 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /** Repositories are maintained (JGit GC with bitmaps) after pushes, without an operator, and on the operator's request. */
 @SharedServer
@@ -29,7 +26,8 @@ class RepositoryMaintenanceTest {
     @Test
     void aPushOfTwentyThousandCommitsLeadsToABitmapWithoutAnyOperatorAction(AtriumServer server) throws Exception {
         User u = server.newUser();
-        Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "big", "visibility", "private"));
+        Http.Reply created = u.http()
+                .post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "big", "visibility", "private"));
         assertEquals(201, created.status(), created.body());
         String repoId = created.get("repository").get("id").asText();
         Path gitDir = server.data.resolve("git").resolve(repoId + ".git");
@@ -53,7 +51,8 @@ class RepositoryMaintenanceTest {
         assertTrue(gc.path("reason").asText().startsWith("push"), gc.toString());
         assertTrue(gc.path("error").isNull(), gc.toString());
         try (Stream<Path> packs = Files.list(gitDir.resolve("objects/pack"))) {
-            assertTrue(packs.anyMatch(p -> p.toString().endsWith(".bitmap")), "a .bitmap file in the repository's packs");
+            assertTrue(
+                    packs.anyMatch(p -> p.toString().endsWith(".bitmap")), "a .bitmap file in the repository's packs");
         }
         System.out.println("repository maintenance after a push of " + COMMITS + " commits: " + gc);
 
@@ -66,13 +65,15 @@ class RepositoryMaintenanceTest {
     @Test
     void theOperatorCanAskForMaintenanceAndSeeWhenItLastRan(AtriumServer server) throws Exception {
         User u = server.newUser();
-        Http.Reply created = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "small", "visibility", "private"));
+        Http.Reply created = u.http()
+                .post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "small", "visibility", "private"));
         String repoId = created.get("repository").get("id").asText();
         GitClient git = new GitClient(tmp.resolve("home"), u.http().token());
         Path work = git.newWorkingCopy(tmp.resolve("work"), "README.md", "small\n");
         git.ok(work, "push", "-q", server.base() + "/git/" + u.username() + "/small.git", "main");
 
-        JsonNode before = server.operator().get("/admin/repos/" + repoId + "/gc").get("gc");
+        JsonNode before =
+                server.operator().get("/admin/repos/" + repoId + "/gc").get("gc");
         assertTrue(before.path("last_run_at").isNull(), "a small push needs no maintenance: " + before);
 
         // what a push that died with its server leaves (GitCrashTest makes one for real): maintenance removes it
@@ -91,7 +92,9 @@ class RepositoryMaintenanceTest {
         }
         assertEquals("operator", gc.path("reason").asText(), gc.toString());
         assertEquals(1, gc.path("packs").asInt(), gc.toString());
-        assertTrue(Files.notExists(objects.resolve("incoming_4242.pack")) && Files.notExists(objects.resolve("incoming_4242.idx")),
+        assertTrue(
+                Files.notExists(objects.resolve("incoming_4242.pack"))
+                        && Files.notExists(objects.resolve("incoming_4242.idx")),
                 "maintenance leaves no temporary pack of an unfinished push");
 
         // the owner is not an operator, and an unknown repository is the spec's 404
@@ -109,16 +112,21 @@ class RepositoryMaintenanceTest {
             for (int i = 1; i <= n; i++) {
                 String message = "commit " + i + "\n";
                 String content = "line " + i + " of file " + (i % 50) + "\n";
-                w.write("commit refs/heads/main\nmark :" + i + "\ncommitter Test <test@example.com> " + (1_700_000_000L + i) + " +0000\n");
+                w.write("commit refs/heads/main\nmark :" + i + "\ncommitter Test <test@example.com> "
+                        + (1_700_000_000L + i) + " +0000\n");
                 w.write("data " + message.getBytes(StandardCharsets.UTF_8).length + "\n" + message);
                 if (i > 1) {
                     w.write("from :" + (i - 1) + "\n");
                 }
-                w.write("M 644 inline file" + (i % 50) + ".txt\ndata " + content.getBytes(StandardCharsets.UTF_8).length + "\n" + content + "\n");
+                w.write("M 644 inline file" + (i % 50) + ".txt\ndata " + content.getBytes(StandardCharsets.UTF_8).length
+                        + "\n" + content + "\n");
             }
         }
-        Process p = new ProcessBuilder("git", "fast-import", "--quiet").directory(work.toFile()).redirectInput(stream.toFile())
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("git", "fast-import", "--quiet")
+                .directory(work.toFile())
+                .redirectInput(stream.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), out);
         Files.delete(stream);

@@ -3,6 +3,7 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,13 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.parallel.Isolated;
-
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * The plugin promise: {@code examples/resource-provider-example}, built by its own Maven build against only the
@@ -29,14 +26,16 @@ import dev.atrium.itests.AtriumServer.User;
  * replacing its jar upgrades it in place (data kept, new version visible); removing it makes its resources answer 503
  * naming it (nothing deleted); putting it back makes them work again. Other routes fail no request meanwhile.
  */
-// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop 34)
+// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop
+// 34)
 @Isolated
 @SharedServer
 @Timeout(600)
 class ResourcePluginTest {
 
     @Test
-    void aThirdPartyProviderDroppedIntoDeployWorksUpgradesInPlaceAnswers503WhenRemovedAndWorksWhenBack(AtriumServer server) throws Exception {
+    void aThirdPartyProviderDroppedIntoDeployWorksUpgradesInPlaceAnswers503WhenRemovedAndWorksWhenBack(
+            AtriumServer server) throws Exception {
         Path v1 = build("1.0.0", true);
         Path v2 = build("1.1.0", false);
         User u = server.newUser();
@@ -46,26 +45,32 @@ class ResourcePluginTest {
         AtomicInteger requests = new AtomicInteger();
         List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         String kvOnPostgres = ResourcesTest.create(u, "steady-kv", "kv");
-        Thread load = new Thread(() -> {
-            while (running.get()) {
-                for (String path : List.of("/api/spaces", "/api/resources", "/api/resources/" + kvOnPostgres)) {
-                    Http.Reply r = u.http().get(path);
-                    requests.incrementAndGet();
-                    if (r.status() != 200) {
-                        failures.add(path + " " + r.status() + " " + r.body());
+        Thread load = new Thread(
+                () -> {
+                    while (running.get()) {
+                        for (String path : List.of("/api/spaces", "/api/resources", "/api/resources/" + kvOnPostgres)) {
+                            Http.Reply r = u.http().get(path);
+                            requests.incrementAndGet();
+                            if (r.status() != 200) {
+                                failures.add(path + " " + r.status() + " " + r.body());
+                            }
+                        }
                     }
-                }
-            }
-        }, "other-routes-load");
+                },
+                "other-routes-load");
         load.start();
         try {
             Files.copy(v1, deployed, StandardCopyOption.REPLACE_EXISTING);
-            await(() -> u.http().get("/api/resources/providers"), r -> r.body().contains("\"backend\":\"files\""), "the plugin registers");
+            await(
+                    () -> u.http().get("/api/resources/providers"),
+                    r -> r.body().contains("\"backend\":\"files\""),
+                    "the plugin registers");
             // a plugin never silently becomes the default backend of its type
             Http.Reply dflt = u.http().post("/api/resources", Map.of("name", "default-kv", "type", "kv"));
             assertEquals("postgres", dflt.get("resource").get("backend").asText(), dflt.body());
 
-            Http.Reply created = u.http().post("/api/resources", Map.of("name", "plugin-kv", "type", "kv", "backend", "files"));
+            Http.Reply created =
+                    u.http().post("/api/resources", Map.of("name", "plugin-kv", "type", "kv", "backend", "files"));
             assertEquals(201, created.status(), created.body());
             String id = created.get("resource").get("id").asText();
             String entry = "/api/resources/" + id + "/kv/entries/greeting";
@@ -73,21 +78,30 @@ class ResourcePluginTest {
             assertEquals("hello", u.http().get(entry).body());
             assertEquals("1.0.0", version(u, id));
             // the same kv contract as the server's own PostgreSQL backend
-            ResourcesTest.kvContract(u.http(), u.http().post("/api/resources", Map.of("name", "plugin-contract", "type", "kv", "backend", "files"))
-                    .get("resource").get("id").asText());
+            ResourcesTest.kvContract(
+                    u.http(),
+                    u.http()
+                            .post("/api/resources", Map.of("name", "plugin-contract", "type", "kv", "backend", "files"))
+                            .get("resource")
+                            .get("id")
+                            .asText());
 
             // update in place: the same bundle, a new version; the data stays, the new version answers
             Path next = server.data.resolve("files-kv.jar.tmp");
             Files.copy(v2, next, StandardCopyOption.REPLACE_EXISTING);
             Files.move(next, deployed, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            await(() -> u.http().get("/api/resources/" + id + "/connection"), r -> r.status() == 200 && r.body().contains("1.1.0"),
+            await(
+                    () -> u.http().get("/api/resources/" + id + "/connection"),
+                    r -> r.status() == 200 && r.body().contains("1.1.0"),
                     "the upgraded plugin serves");
             assertEquals("hello", u.http().get(entry).body());
 
             // removed: 503 naming the provider, nothing deleted. Awaited on the resource's status, not on a 503: the
             // upgrade's refresh restarts the plugin once more after it first served, and that moment answers 503 too
             Files.delete(deployed);
-            await(() -> u.http().get("/api/resources/" + id), r -> r.status() == 200 && r.body().contains("\"provider_missing\""),
+            await(
+                    () -> u.http().get("/api/resources/" + id),
+                    r -> r.status() == 200 && r.body().contains("\"provider_missing\""),
                     "the resource says its provider is missing");
             Http.Reply gone = u.http().get(entry);
             BadInputTest.assertSpecError(gone, 503, "SERVICE_UNAVAILABLE");
@@ -104,14 +118,23 @@ class ResourcePluginTest {
             Files.deleteIfExists(deployed);
         }
         assertTrue(requests.get() > 0);
-        assertEquals(List.of(), failures, "requests to other routes failed during install, upgrade and removal of the plugin");
+        assertEquals(
+                List.of(),
+                failures,
+                "requests to other routes failed during install, upgrade and removal of the plugin");
     }
 
     private static String version(User u, String id) {
-        return u.http().get("/api/resources/" + id + "/connection").get("connection").get("connection").get("provider_version").asText();
+        return u.http()
+                .get("/api/resources/" + id + "/connection")
+                .get("connection")
+                .get("connection")
+                .get("provider_version")
+                .asText();
     }
 
-    private static Http.Reply await(java.util.function.Supplier<Http.Reply> call, Predicate<Http.Reply> done, String what)
+    private static Http.Reply await(
+            java.util.function.Supplier<Http.Reply> call, Predicate<Http.Reply> done, String what)
             throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
         Http.Reply r = call.get();
@@ -137,15 +160,28 @@ class ResourcePluginTest {
         for (Path jar : List.of(api, contract, blobs)) {
             assertTrue(Files.isRegularFile(jar), "the main build made " + jar);
         }
-        mvn(AtriumServer.ROOT, "install:install-file", "-Dfile=" + blobs, "-DpomFile=" + example.resolve("blob-api.pom"));
-        mvn(AtriumServer.ROOT, "install:install-file", "-Dfile=" + api, "-DpomFile=" + example.resolve("resource-api.pom"));
-        mvn(AtriumServer.ROOT, "install:install-file", "-Dfile=" + contract, "-DpomFile=" + example.resolve("resource-api.pom"),
+        mvn(
+                AtriumServer.ROOT,
+                "install:install-file",
+                "-Dfile=" + blobs,
+                "-DpomFile=" + example.resolve("blob-api.pom"));
+        mvn(
+                AtriumServer.ROOT,
+                "install:install-file",
+                "-Dfile=" + api,
+                "-DpomFile=" + example.resolve("resource-api.pom"));
+        mvn(
+                AtriumServer.ROOT,
+                "install:install-file",
+                "-Dfile=" + contract,
+                "-DpomFile=" + example.resolve("resource-api.pom"),
                 "-Dclassifier=tests");
         Path copy = Files.createTempDirectory("atrium-example-");
         copyTree(example, copy);
         if (tests) {
             mvn(copy, "package", "-Drevision=" + version);
-            String report = Files.readString(copy.resolve("target/surefire-reports/com.example.atrium.fileskv.FilesKvTest.txt"));
+            String report = Files.readString(
+                    copy.resolve("target/surefire-reports/com.example.atrium.fileskv.FilesKvTest.txt"));
             assertTrue(report.matches("(?s).*Tests run: [1-9]\\d*, Failures: 0, Errors: 0, Skipped: 0.*"), report);
         } else {
             mvn(copy, "package", "-DskipTests", "-Drevision=" + version);
@@ -162,11 +198,17 @@ class ResourcePluginTest {
     private static void mvn(Path dir, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("mvn", "-B", "-q"));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         p.getOutputStream().close();
         byte[] out = p.getInputStream().readAllBytes();
         assertTrue(p.waitFor(300, TimeUnit.SECONDS), "mvn did not finish");
-        assertEquals(0, p.exitValue(), String.join(" ", command) + " in " + dir + ":\n" + new String(out, StandardCharsets.UTF_8));
+        assertEquals(
+                0,
+                p.exitValue(),
+                String.join(" ", command) + " in " + dir + ":\n" + new String(out, StandardCharsets.UTF_8));
     }
 
     private static void copyTree(Path from, Path to) throws Exception {
@@ -185,5 +227,4 @@ class ResourcePluginTest {
             }
         }
     }
-
 }

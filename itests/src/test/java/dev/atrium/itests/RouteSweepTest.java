@@ -3,6 +3,8 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,13 +32,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The route-wide sweep (issue 13). Every route the running server lists at {@code GET /admin/routes} (read from
@@ -62,27 +60,86 @@ class RouteSweepTest {
     private static final Set<String> BROWSER_PAGES = Set.of("/oauth/authorize", "/oauth/device");
     /** Routes the spec has answer 501 (Model B's inbox: a pull-only store accepts no activities), with the spec's body. */
     private static final Set<String> SPEC_501 = Set.of("POST /ap/stores/{slug}/inbox");
+
     private static final String FORM = "application/x-www-form-urlencoded";
 
     /** Field names the corpus fills: the names Atrium's bodies use, so bad values reach the code that reads them. */
-    private static final List<String> FIELDS = List.of("name", "title", "content", "text", "description", "username", "display_name",
-            "message", "role", "input", "path", "branch", "ref", "from", "parent", "commit", "changes", "scopes", "redirect_uris",
-            "client_name", "client_id", "value", "provider", "model", "visibility", "password", "mode", "expires_at", "email", "query",
-            "url", "remote_url", "decision", "user_code", "security_posture", "locale", "default_branch", "response_type", "scope",
-            "state", "code_challenge", "grant_type", "token", "status", "activity_visibility", "auto_update_enabled");
+    private static final List<String> FIELDS = List.of(
+            "name",
+            "title",
+            "content",
+            "text",
+            "description",
+            "username",
+            "display_name",
+            "message",
+            "role",
+            "input",
+            "path",
+            "branch",
+            "ref",
+            "from",
+            "parent",
+            "commit",
+            "changes",
+            "scopes",
+            "redirect_uris",
+            "client_name",
+            "client_id",
+            "value",
+            "provider",
+            "model",
+            "visibility",
+            "password",
+            "mode",
+            "expires_at",
+            "email",
+            "query",
+            "url",
+            "remote_url",
+            "decision",
+            "user_code",
+            "security_posture",
+            "locale",
+            "default_branch",
+            "response_type",
+            "scope",
+            "state",
+            "code_challenge",
+            "grant_type",
+            "token",
+            "status",
+            "activity_visibility",
+            "auto_update_enabled");
 
     /** Path parameter values sent raw, with no client-side normalisation. */
     private static final List<String> RAW_PATH_VALUES = List.of("..", "%2e%2e", "..%2f..%2f..", "%2f", "%00", "%ff");
 
     /** Query strings: bad cursors, ranges, numbers, dates, enums and encodings under the names Atrium's routes read. */
-    private static final List<String> QUERIES = List.of("cursor=garbage", "cursor=-1", "cursor=99999999999999999999",
-            "cursor=" + "9".repeat(300), "cursor=%ff", "limit=-1&offset=-1", "limit=abc&offset=abc",
-            "limit=99999999999999999999&offset=99999999999999999999", "since=not-a-date&until=99999999999999999999",
-            "last_event_id=-1", "last_event_id=99999999999999999999", "ref=..&path=../../etc/passwd", "ref=%00&path=%00&q=%00",
-            "format=bogus&status=bogus&type=bogus&state=%00", "active_only=maybe&port=99999999999", "service=%ff&provider=%00&code=%ff",
-            "limit=1&offset=1&cursor=x&limit=2", "cursor=" + b64("+1000000000-01-01T00:00:00Z|run|x"),
-            "cursor=" + b64("+1000000000-01-01T00:00:00Z|x"), "cursor=" + b64("-1000000000-01-01T00:00:00Z|message|x"),
-            "cursor=" + b64("2020-01-01T00:00:00Z|run|a\u0000"), "cursor=9223372036854775807", "cursor=-9223372036854775808");
+    private static final List<String> QUERIES = List.of(
+            "cursor=garbage",
+            "cursor=-1",
+            "cursor=99999999999999999999",
+            "cursor=" + "9".repeat(300),
+            "cursor=%ff",
+            "limit=-1&offset=-1",
+            "limit=abc&offset=abc",
+            "limit=99999999999999999999&offset=99999999999999999999",
+            "since=not-a-date&until=99999999999999999999",
+            "last_event_id=-1",
+            "last_event_id=99999999999999999999",
+            "ref=..&path=../../etc/passwd",
+            "ref=%00&path=%00&q=%00",
+            "format=bogus&status=bogus&type=bogus&state=%00",
+            "active_only=maybe&port=99999999999",
+            "service=%ff&provider=%00&code=%ff",
+            "limit=1&offset=1&cursor=x&limit=2",
+            "cursor=" + b64("+1000000000-01-01T00:00:00Z|run|x"),
+            "cursor=" + b64("+1000000000-01-01T00:00:00Z|x"),
+            "cursor=" + b64("-1000000000-01-01T00:00:00Z|message|x"),
+            "cursor=" + b64("2020-01-01T00:00:00Z|run|a\u0000"),
+            "cursor=9223372036854775807",
+            "cursor=-9223372036854775808");
 
     /** A cursor of the shape Atrium's opaque cursors have (base64url of text), holding a value that is out of range. */
     private static String b64(String text) {
@@ -96,8 +153,15 @@ class RouteSweepTest {
     }
 
     /** One request of the sweep: raw ones go over a socket exactly as written. */
-    record Probe(Route route, String kase, String method, String target, String token, String contentType, byte[] body, boolean raw) {
-    }
+    record Probe(
+            Route route,
+            String kase,
+            String method,
+            String target,
+            String token,
+            String contentType,
+            byte[] body,
+            boolean raw) {}
 
     record Answer(int status, String contentType, byte[] body) {
         String text() {
@@ -112,27 +176,37 @@ class RouteSweepTest {
         }
     }
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
             .build();
     private final AtomicInteger sent = new AtomicInteger();
     private final Map<String, Long> routeMillis = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> unmapped = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
     /** Answers to an encoded NUL in the path, which Jetty's parser refuses before any filter (see {@link #judge}). */
-    private final java.util.concurrent.atomic.AtomicInteger jettyNulRefusals = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger jettyNulRefusals =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private AtriumServer server;
     private SweepFixtures fx;
 
     @Test
-    void everyRouteAnswersAStrangerLikeAMissingIdRefusesATokenWithoutItsScopeAndNoMalformedInputGetsA5xxOrANonSpecBody(AtriumServer server) throws Exception {
+    void everyRouteAnswersAStrangerLikeAMissingIdRefusesATokenWithoutItsScopeAndNoMalformedInputGetsA5xxOrANonSpecBody(
+            AtriumServer server) throws Exception {
         this.server = server;
         long started = System.nanoTime();
         Http.Reply listed = server.operator().get("/admin/routes");
         assertEquals(200, listed.status(), listed.body());
         List<Route> all = new ArrayList<>();
         for (JsonNode r : listed.json().path("routes")) {
-            all.add(new Route(r.path("kind").asText(), r.path("method").isNull() ? null : r.path("method").asText(), r.path("path").asText(),
-                    strings(r.path("consumes")), strings(r.path("produces")), r.path("bundle").asText(null)));
+            all.add(new Route(
+                    r.path("kind").asText(),
+                    r.path("method").isNull() ? null : r.path("method").asText(),
+                    r.path("path").asText(),
+                    strings(r.path("consumes")),
+                    strings(r.path("produces")),
+                    r.path("bundle").asText(null)));
         }
         Map<String, String> exemptions = exemptions();
         List<Route> routes = new ArrayList<>();
@@ -158,7 +232,10 @@ class RouteSweepTest {
         Map<String, String> after = snapshot(routes);
         for (String path : before.keySet()) {
             if (!before.get(path).equals(after.get(path))) {
-                failures.add(new Failure("LEAK", new Route("snapshot", "GET", path, List.of(), List.of(), null), "A's data changed",
+                failures.add(new Failure(
+                        "LEAK",
+                        new Route("snapshot", "GET", path, List.of(), List.of(), null),
+                        "A's data changed",
                         excerpt(before.get(path)) + " -> " + excerpt(after.get(path))));
             }
         }
@@ -168,17 +245,22 @@ class RouteSweepTest {
         // (c) scopes: every route refuses a token without its scope
         ScopeCount scopeCount = scopes(routes);
 
-        // (b) the malformed corpus; DELETEs last and one at a time, so a normalised path cannot take fixtures from the rest
+        // (b) the malformed corpus; DELETEs last and one at a time, so a normalised path cannot take fixtures from the
+        // rest
         List<Probe> probes = new ArrayList<>();
         Set<String> methodProbed = new LinkedHashSet<>();
         for (Route r : routes) {
             probes.addAll(corpus(r, methodProbed));
         }
-        List<Probe> deletes = probes.stream().filter(p -> p.method().equals("DELETE")).toList();
+        List<Probe> deletes =
+                probes.stream().filter(p -> p.method().equals("DELETE")).toList();
         // a route's probes run a dozen at a time in order: a route that is slow on purpose (a password hash, a key
         // generation) then holds one or a few threads, not all of them
         Map<String, List<Probe>> byRoute = new LinkedHashMap<>();
-        probes.stream().filter(p -> !p.method().equals("DELETE")).forEach(p -> byRoute.computeIfAbsent(p.route().label(), k -> new ArrayList<>()).add(p));
+        probes.stream()
+                .filter(p -> !p.method().equals("DELETE"))
+                .forEach(p -> byRoute.computeIfAbsent(p.route().label(), k -> new ArrayList<>())
+                        .add(p));
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> running = new ArrayList<>();
@@ -201,8 +283,13 @@ class RouteSweepTest {
             check(p);
         }
 
-        String report = report(routes, exempted, strangerCases, started) + scopeCount + String.format("phases: fixtures %d ms, stranger %d ms, corpus %d ms%n",
-                (fixturesDone - started) / 1_000_000, (strangerDone - fixturesDone) / 1_000_000, (System.nanoTime() - strangerDone) / 1_000_000);
+        String report = report(routes, exempted, strangerCases, started)
+                + scopeCount
+                + String.format(
+                        "phases: fixtures %d ms, stranger %d ms, corpus %d ms%n",
+                        (fixturesDone - started) / 1_000_000,
+                        (strangerDone - fixturesDone) / 1_000_000,
+                        (System.nanoTime() - strangerDone) / 1_000_000);
         System.out.println(report);
         Files.writeString(AtriumServer.ROOT.resolve("itests/target/route-sweep-report.txt"), report);
         if (!failures.isEmpty()) {
@@ -217,16 +304,25 @@ class RouteSweepTest {
      * app holding any scope can find the workspace it works in (docs/decisions.md, "Limited tokens and scope-less
      * endpoints"). Every other route declares a scope.
      */
-    private static final Set<String> SCOPE_FREE = Set.of("GET /api/me", "GET /api/auth/me", "GET /api/me/personal-space",
-            "GET /api/setup/status", "GET /api/spaces", "GET /api/spaces/me", "GET /api/spaces/{spaceId}");
+    private static final Set<String> SCOPE_FREE = Set.of(
+            "GET /api/me",
+            "GET /api/auth/me",
+            "GET /api/me/personal-space",
+            "GET /api/setup/status",
+            "GET /api/spaces",
+            "GET /api/spaces/me",
+            "GET /api/spaces/{spaceId}");
     /** Routes with authentication rules of their own: the operator's, OAuth's and the sign-in pages, federation's. */
-    private static final List<String> OWN_AUTHENTICATION = List.of("/admin/", "/oauth/", "/.well-known/", "/auth/", "/ap/");
+    private static final List<String> OWN_AUTHENTICATION =
+            List.of("/admin/", "/oauth/", "/.well-known/", "/auth/", "/ap/");
 
     record ScopeCount(int checked, int refused, int scopeFree, int open, int otherAuthentication) {
         @Override
         public String toString() {
-            return "scopes: " + checked + " routes called with two tokens of disjoint scopes (runs:read, repos:write); " + refused
-                    + " refused the token without their scope with 403, " + scopeFree + " need no scope by design, " + open
+            return "scopes: " + checked + " routes called with two tokens of disjoint scopes (runs:read, repos:write); "
+                    + refused
+                    + " refused the token without their scope with 403, " + scopeFree + " need no scope by design, "
+                    + open
                     + " answer anonymous callers, " + otherAuthentication + " take no user token\n";
         }
     }
@@ -245,7 +341,9 @@ class RouteSweepTest {
         int open = 0;
         int other = 0;
         for (Route r : routes) {
-            if (!r.kind().equals("jaxrs") || r.method() == null || OWN_AUTHENTICATION.stream().anyMatch(r.path()::startsWith)) {
+            if (!r.kind().equals("jaxrs")
+                    || r.method() == null
+                    || OWN_AUTHENTICATION.stream().anyMatch(r.path()::startsWith)) {
                 continue;
             }
             String target = scopeTarget(r, true);
@@ -258,7 +356,8 @@ class RouteSweepTest {
                 continue;
             }
             Answer first = send(new Probe(r, "scope: runs:read", r.method(), target, runsRead, type, empty, false));
-            Answer second = send(new Probe(r, "scope: repos:write", r.method(), target, reposWrite, type, empty, false));
+            Answer second =
+                    send(new Probe(r, "scope: repos:write", r.method(), target, reposWrite, type, empty, false));
             if (first.status() == 401 || second.status() == 401) {
                 other++;
                 continue;
@@ -271,7 +370,8 @@ class RouteSweepTest {
                 // of A's own objects, which changes nothing
                 target = scopeTarget(r, false);
                 first = send(new Probe(r, "scope: runs:read on A's", r.method(), target, runsRead, null, null, false));
-                second = send(new Probe(r, "scope: repos:write on A's", r.method(), target, reposWrite, null, null, false));
+                second = send(
+                        new Probe(r, "scope: repos:write on A's", r.method(), target, reposWrite, null, null, false));
                 refusedFirst = forbidden(first);
                 refusedSecond = forbidden(second);
             }
@@ -280,8 +380,12 @@ class RouteSweepTest {
             } else if (SCOPE_FREE.contains(r.label())) {
                 scopeFree++;
             } else {
-                failures.add(new Failure("NO SCOPE", r, "runs:read and repos:write tokens",
-                        target + " -> " + first.status() + " and " + second.status() + ": declare the scope the route needs"));
+                failures.add(new Failure(
+                        "NO SCOPE",
+                        r,
+                        "runs:read and repos:write tokens",
+                        target + " -> " + first.status() + " and " + second.status()
+                                + ": declare the scope the route needs"));
             }
         }
         return new ScopeCount(checked, refused, scopeFree, open, other);
@@ -295,14 +399,18 @@ class RouteSweepTest {
         for (int i = 0; i < names.size(); i++) {
             String value = fx.value(r.path(), previous.get(i), names.get(i));
             boolean owned = SweepFixtures.kindOf(previous.get(i), names.get(i)) != SweepFixtures.Kind.NONE;
-            values.put(names.get(i), value == null ? "sweep-" + names.get(i).replaceAll("[^A-Za-z0-9]", "")
-                    : missing && owned ? SweepFixtures.missingLike(value) : value);
+            values.put(
+                    names.get(i),
+                    value == null
+                            ? "sweep-" + names.get(i).replaceAll("[^A-Za-z0-9]", "")
+                            : missing && owned ? SweepFixtures.missingLike(value) : value);
         }
         return fill(r.path(), values);
     }
 
     private String limitedToken(String scopes) {
-        Http.Reply token = server.operator().post("/admin/users/" + fx.a.username() + "/tokens", Map.of("scopes", scopes));
+        Http.Reply token =
+                server.operator().post("/admin/users/" + fx.a.username() + "/tokens", Map.of("scopes", scopes));
         assertEquals(201, token.status(), token.body());
         return token.json().path("token").asText();
     }
@@ -312,7 +420,12 @@ class RouteSweepTest {
             return false;
         }
         try {
-            return "FORBIDDEN".equals(Http.JSON.readTree(a.body()).path("error").path("code").asText());
+            return "FORBIDDEN"
+                    .equals(Http.JSON
+                            .readTree(a.body())
+                            .path("error")
+                            .path("code")
+                            .asText());
         } catch (IOException e) {
             return false;
         }
@@ -328,8 +441,10 @@ class RouteSweepTest {
             }
             String missing = fx.clonePath.replaceFirst("/[^/]+\\.git$", "/" + SweepFixtures.random(12) + ".git");
             int n = 0;
-            for (String[] tail : List.of(new String[] { "GET", "/info/refs?service=git-upload-pack" },
-                    new String[] { "POST", "/git-upload-pack" }, new String[] { "POST", "/git-receive-pack" })) {
+            for (String[] tail : List.of(
+                    new String[] {"GET", "/info/refs?service=git-upload-pack"},
+                    new String[] {"POST", "/git-upload-pack"},
+                    new String[] {"POST", "/git-receive-pack"})) {
                 compareStranger(r, tail[0], fx.clonePath + tail[1], missing + tail[1], List.of(fx.clonePath, missing));
                 n += 2;
             }
@@ -367,16 +482,36 @@ class RouteSweepTest {
         return 2;
     }
 
-    private void compareStranger(Route r, String method, String onA, String onMissing, List<String> ids) throws Exception {
+    private void compareStranger(Route r, String method, String onA, String onMissing, List<String> ids)
+            throws Exception {
         boolean body = BODY_METHODS.contains(method);
-        Answer a = send(new Probe(r, "stranger", method, onA, fx.b.http().token(), body ? JSON : null, body ? "{}".getBytes() : null, false));
-        Answer m = send(new Probe(r, "stranger", method, onMissing, fx.b.http().token(), body ? JSON : null, body ? "{}".getBytes() : null,
+        Answer a = send(new Probe(
+                r,
+                "stranger",
+                method,
+                onA,
+                fx.b.http().token(),
+                body ? JSON : null,
+                body ? "{}".getBytes() : null,
+                false));
+        Answer m = send(new Probe(
+                r,
+                "stranger",
+                method,
+                onMissing,
+                fx.b.http().token(),
+                body ? JSON : null,
+                body ? "{}".getBytes() : null,
                 false));
         String na = normalise(a.text(), ids);
         String nm = normalise(m.text(), ids);
         if (a.status() != m.status() || !na.equals(nm)) {
-            failures.add(new Failure("LEAK", r, "stranger " + method + " " + onA,
-                    "A's object: " + a.status() + " " + excerpt(na) + " / missing id: " + m.status() + " " + excerpt(nm)));
+            failures.add(new Failure(
+                    "LEAK",
+                    r,
+                    "stranger " + method + " " + onA,
+                    "A's object: " + a.status() + " " + excerpt(na) + " / missing id: " + m.status() + " "
+                            + excerpt(nm)));
         }
         for (Answer x : List.of(a, m)) {
             judge(new Probe(r, "stranger", method, onA, null, null, null, false), x);
@@ -395,8 +530,11 @@ class RouteSweepTest {
     private Map<String, String> snapshot(List<Route> routes) throws Exception {
         Map<String, String> out = new TreeMap<>();
         for (Route r : routes) {
-            if (!"GET".equals(r.method()) || !r.path().startsWith("/api/") || r.produces().contains("text/event-stream")
-                    || r.path().startsWith("/api/oauth/") || r.path().endsWith("/export")) {
+            if (!"GET".equals(r.method())
+                    || !r.path().startsWith("/api/")
+                    || r.produces().contains("text/event-stream")
+                    || r.path().startsWith("/api/oauth/")
+                    || r.path().endsWith("/export")) {
                 continue;
             }
             String path = fill(r.path(), mineFor(r));
@@ -419,9 +557,12 @@ class RouteSweepTest {
 
     private static void strip(JsonNode node) {
         if (node instanceof ObjectNode o) {
-            for (Iterator<String> it = o.fieldNames(); it.hasNext();) {
+            for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
                 String f = it.next();
-                if (f.startsWith("last_used") || f.equals("updated_at") || f.equals("last_seen_at") || f.equals("usage")) {
+                if (f.startsWith("last_used")
+                        || f.equals("updated_at")
+                        || f.equals("last_seen_at")
+                        || f.equals("usage")) {
                     it.remove();
                 } else {
                     strip(o.get(f));
@@ -448,7 +589,8 @@ class RouteSweepTest {
 
     private List<Probe> corpus(Route r, Set<String> methodProbed) {
         List<Probe> out = new ArrayList<>();
-        String token = r.path().startsWith("/admin/") ? fx.operatorToken : fx.a.http().token();
+        String token =
+                r.path().startsWith("/admin/") ? fx.operatorToken : fx.a.http().token();
         if (r.kind().equals("servlet")) {
             for (String target : servletTargets(r)) {
                 String base = target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
@@ -457,20 +599,45 @@ class RouteSweepTest {
                     out.add(new Probe(r, "query " + q, "GET", base + "?" + q, token, null, null, false));
                 }
                 for (String[] b : bodies(List.of())) {
-                    out.add(new Probe(r, "body " + b[0], "POST", base, token, b[1], b[2].getBytes(StandardCharsets.ISO_8859_1), false));
+                    out.add(new Probe(
+                            r,
+                            "body " + b[0],
+                            "POST",
+                            base,
+                            token,
+                            b[1],
+                            b[2].getBytes(StandardCharsets.ISO_8859_1),
+                            false));
                 }
-                Matcher service = Pattern.compile("/(git-upload-pack|git-receive-pack)$").matcher(base);
+                Matcher service =
+                        Pattern.compile("/(git-upload-pack|git-receive-pack)$").matcher(base);
                 if (service.find()) {
                     String type = "application/x-" + service.group(1) + "-request";
-                    for (String pkt : List.of("zzzzgarbage0000", "0032want zz", "00", "0000", "ffffx", "\u0000\u00ff")) {
-                        out.add(new Probe(r, "git pkt-lines " + excerpt(pkt), "POST", base, token, type, pkt.getBytes(StandardCharsets.ISO_8859_1),
+                    for (String pkt :
+                            List.of("zzzzgarbage0000", "0032want zz", "00", "0000", "ffffx", "\u0000\u00ff")) {
+                        out.add(new Probe(
+                                r,
+                                "git pkt-lines " + excerpt(pkt),
+                                "POST",
+                                base,
+                                token,
+                                type,
+                                pkt.getBytes(StandardCharsets.ISO_8859_1),
                                 false));
                     }
                 }
                 out.add(new Probe(r, "method PATCH", "PATCH", base, token, JSON, "{}".getBytes(), false));
                 out.add(new Probe(r, "method FOO", "FOO", base, token, null, null, false));
                 for (String v : RAW_PATH_VALUES) {
-                    out.add(new Probe(r, "raw path " + v, "GET", (base.endsWith("/") ? base : base + "/") + v, token, null, null, true));
+                    out.add(new Probe(
+                            r,
+                            "raw path " + v,
+                            "GET",
+                            (base.endsWith("/") ? base : base + "/") + v,
+                            token,
+                            null,
+                            null,
+                            true));
                 }
             }
             return out;
@@ -484,7 +651,15 @@ class RouteSweepTest {
             for (String v : RAW_PATH_VALUES) {
                 Map<String, String> values = new LinkedHashMap<>(mine);
                 values.put(name, v);
-                out.add(new Probe(r, "raw path {" + name + "}=" + v, r.method(), fillRaw(r.path(), values), token, emptyType, empty, true));
+                out.add(new Probe(
+                        r,
+                        "raw path {" + name + "}=" + v,
+                        r.method(),
+                        fillRaw(r.path(), values),
+                        token,
+                        emptyType,
+                        empty,
+                        true));
             }
         }
         if ("GET".equals(r.method()) && !r.produces().contains("text/event-stream")) {
@@ -494,7 +669,15 @@ class RouteSweepTest {
         }
         if (hasBody) {
             for (String[] b : bodies(r.consumes())) {
-                out.add(new Probe(r, "body " + b[0], r.method(), path, token, b[1], b[2].getBytes(StandardCharsets.ISO_8859_1), false));
+                out.add(new Probe(
+                        r,
+                        "body " + b[0],
+                        r.method(),
+                        path,
+                        token,
+                        b[1],
+                        b[2].getBytes(StandardCharsets.ISO_8859_1),
+                        false));
             }
         }
         if (methodProbed.add(r.path())) {
@@ -511,8 +694,11 @@ class RouteSweepTest {
         }
         String prefix = r.path().substring(0, r.path().length() - 2);
         if (prefix.equals("/git")) {
-            return List.of(fx.clonePath + "/info/refs?service=git-upload-pack", fx.clonePath + "/git-upload-pack",
-                    fx.clonePath + "/git-receive-pack", prefix + "/x");
+            return List.of(
+                    fx.clonePath + "/info/refs?service=git-upload-pack",
+                    fx.clonePath + "/git-upload-pack",
+                    fx.clonePath + "/git-receive-pack",
+                    prefix + "/x");
         }
         return List.of(prefix + "/", prefix + "/x");
     }
@@ -523,45 +709,49 @@ class RouteSweepTest {
      */
     private static List<String[]> bodies(List<String> consumes) {
         List<String[]> out = new ArrayList<>();
-        out.add(new String[] { "malformed JSON", JSON, "{\"name\":" });
-        out.add(new String[] { "trailing comma", JSON, "{\"name\":\"x\",}" });
-        out.add(new String[] { "empty JSON body", JSON, "" });
-        out.add(new String[] { "JSON array", JSON, "[]" });
-        out.add(new String[] { "JSON string", JSON, "\"x\"" });
-        out.add(new String[] { "JSON number", JSON, "123" });
-        out.add(new String[] { "JSON null", JSON, "null" });
-        out.add(new String[] { "wrong types (objects)", JSON, fields("{\"x\":1}") });
-        out.add(new String[] { "wrong types (arrays)", JSON, fields("[1,\"a\"]") });
-        out.add(new String[] { "wrong types (numbers)", JSON, fields("12345") });
-        out.add(new String[] { "wrong types (booleans)", JSON, fields("true") });
-        out.add(new String[] { "NUL escaped", JSON, fields("\"a\\u0000b\"") });
-        out.add(new String[] { "NUL raw", JSON, fields("\"a\u0000b\"") });
-        out.add(new String[] { "lone surrogate escaped", JSON, fields("\"a\\ud800b\"") });
-        out.add(new String[] { "lone surrogate raw", JSON, fields("\"a\u00ed\u00a0\u0080b\"") });
-        out.add(new String[] { "invalid UTF-8", JSON, fields("\"a\u00ff\u00feb\"") });
-        out.add(new String[] { "huge strings", JSON, fields("\"" + "x".repeat(4 * 1024) + "\"") });
-        out.add(new String[] { "huge numbers", JSON, fields("123456789012345678901234567890123456789012345678901234567890") });
-        out.add(new String[] { "huge exponent", JSON, fields("1e999999999") });
-        out.add(new String[] { "deep nesting", JSON, "{\"name\":" + "[".repeat(20_000) + "]".repeat(20_000) + "}" });
-        out.add(new String[] { "bogus charset", JSON + "; charset=bogus", fields("\"x\"") });
-        out.add(new String[] { "UTF-16 charset on UTF-8 bytes", JSON + "; charset=utf-16", fields("\"x\"") });
+        out.add(new String[] {"malformed JSON", JSON, "{\"name\":"});
+        out.add(new String[] {"trailing comma", JSON, "{\"name\":\"x\",}"});
+        out.add(new String[] {"empty JSON body", JSON, ""});
+        out.add(new String[] {"JSON array", JSON, "[]"});
+        out.add(new String[] {"JSON string", JSON, "\"x\""});
+        out.add(new String[] {"JSON number", JSON, "123"});
+        out.add(new String[] {"JSON null", JSON, "null"});
+        out.add(new String[] {"wrong types (objects)", JSON, fields("{\"x\":1}")});
+        out.add(new String[] {"wrong types (arrays)", JSON, fields("[1,\"a\"]")});
+        out.add(new String[] {"wrong types (numbers)", JSON, fields("12345")});
+        out.add(new String[] {"wrong types (booleans)", JSON, fields("true")});
+        out.add(new String[] {"NUL escaped", JSON, fields("\"a\\u0000b\"")});
+        out.add(new String[] {"NUL raw", JSON, fields("\"a\u0000b\"")});
+        out.add(new String[] {"lone surrogate escaped", JSON, fields("\"a\\ud800b\"")});
+        out.add(new String[] {"lone surrogate raw", JSON, fields("\"a\u00ed\u00a0\u0080b\"")});
+        out.add(new String[] {"invalid UTF-8", JSON, fields("\"a\u00ff\u00feb\"")});
+        out.add(new String[] {"huge strings", JSON, fields("\"" + "x".repeat(4 * 1024) + "\"")});
+        out.add(new String[] {
+            "huge numbers", JSON, fields("123456789012345678901234567890123456789012345678901234567890")
+        });
+        out.add(new String[] {"huge exponent", JSON, fields("1e999999999")});
+        out.add(new String[] {"deep nesting", JSON, "{\"name\":" + "[".repeat(20_000) + "]".repeat(20_000) + "}"});
+        out.add(new String[] {"bogus charset", JSON + "; charset=bogus", fields("\"x\"")});
+        out.add(new String[] {"UTF-16 charset on UTF-8 bytes", JSON + "; charset=utf-16", fields("\"x\"")});
         boolean form = consumes.isEmpty() || consumes.contains("*/*") || consumes.contains(FORM);
         if (form) {
-            out.add(new String[] { "form NUL escaped", FORM, "grant_type=%00&token=%00&client_id=%00&name=%00" });
-            out.add(new String[] { "form NUL raw", FORM, "grant_type=a\u0000&token=\u0000" });
-            out.add(new String[] { "form invalid UTF-8", FORM, "grant_type=%ff%fe&token=%c3&client_id=%ed%a0%80" });
-            out.add(new String[] { "form broken escapes", FORM, "grant_type=%zz&=&&==&token=%" });
-            out.add(new String[] { "form bogus charset", FORM + "; charset=bogus", "grant_type=x" });
-            out.add(new String[] { "form huge", FORM, "grant_type=" + "x".repeat(200_000) });
+            out.add(new String[] {"form NUL escaped", FORM, "grant_type=%00&token=%00&client_id=%00&name=%00"});
+            out.add(new String[] {"form NUL raw", FORM, "grant_type=a\u0000&token=\u0000"});
+            out.add(new String[] {"form invalid UTF-8", FORM, "grant_type=%ff%fe&token=%c3&client_id=%ed%a0%80"});
+            out.add(new String[] {"form broken escapes", FORM, "grant_type=%zz&=&&==&token=%"});
+            out.add(new String[] {"form bogus charset", FORM + "; charset=bogus", "grant_type=x"});
+            out.add(new String[] {"form huge", FORM, "grant_type=" + "x".repeat(200_000)});
         }
         for (String type : consumes) {
             if (!type.contains("json") && !type.equals("*/*") && !type.equals(FORM)) {
-                out.add(new String[] { "garbage " + type, type, "garbage\u0000\u00ff" });
+                out.add(new String[] {"garbage " + type, type, "garbage\u0000\u00ff"});
             }
         }
         if (consumes.contains("*/*")) {
-            out.add(new String[] { "garbage text/plain", "text/plain", "garbage\u0000\u00ff" });
-            out.add(new String[] { "garbage octet-stream", "application/octet-stream", "PK\u0003\u0004garbage\u0000\u00ff" });
+            out.add(new String[] {"garbage text/plain", "text/plain", "garbage\u0000\u00ff"});
+            out.add(new String[] {
+                "garbage octet-stream", "application/octet-stream", "PK\u0003\u0004garbage\u0000\u00ff"
+            });
         }
         return out;
     }
@@ -569,7 +759,11 @@ class RouteSweepTest {
     private static String fields(String value) {
         StringBuilder sb = new StringBuilder("{");
         for (String f : FIELDS) {
-            sb.append(sb.length() > 1 ? "," : "").append('"').append(f).append("\":").append(value);
+            sb.append(sb.length() > 1 ? "," : "")
+                    .append('"')
+                    .append(f)
+                    .append("\":")
+                    .append(value);
         }
         return sb.append('}').toString();
     }
@@ -587,11 +781,14 @@ class RouteSweepTest {
 
     private void judge(Probe p, Answer x) {
         String where = p.method() + " " + excerpt(p.target());
-        if (x.status() == 501 && SPEC_501.contains(p.route().label()) && x.text().contains("\"NOT_IMPLEMENTED\"")) {
+        if (x.status() == 501
+                && SPEC_501.contains(p.route().label())
+                && x.text().contains("\"NOT_IMPLEMENTED\"")) {
             return;
         }
         if (x.status() >= 500) {
-            failures.add(new Failure("5xx", p.route(), p.kase(), where + " -> " + x.status() + " " + excerpt(x.text())));
+            failures.add(
+                    new Failure("5xx", p.route(), p.kase(), where + " -> " + x.status() + " " + excerpt(x.text())));
             return;
         }
         // Jetty refuses %00 in a path while parsing the request, in every URI compliance mode, and answers with its
@@ -601,16 +798,24 @@ class RouteSweepTest {
         // server's path space, which Jetty's parser refuses before any filter.
         String lower = p.target().toLowerCase(java.util.Locale.ROOT);
         boolean aboveRoot = lower.startsWith("/..") || lower.startsWith("/%2e%2e");
-        if (p.kase().startsWith("raw path") && (p.kase().endsWith("%00") || aboveRoot) && x.status() == 400
-                && String.valueOf(x.contentType()).startsWith("text/html") && !x.text().contains("Exception")) {
+        if (p.kase().startsWith("raw path")
+                && (p.kase().endsWith("%00") || aboveRoot)
+                && x.status() == 400
+                && String.valueOf(x.contentType()).startsWith("text/html")
+                && !x.text().contains("Exception")) {
             jettyNulRefusals.incrementAndGet();
             return;
         }
-        boolean page = p.route().produces().contains("text/html") || BROWSER_PAGES.contains(p.route().path());
+        boolean page = p.route().produces().contains("text/html")
+                || BROWSER_PAGES.contains(p.route().path());
         String problem = bodyProblem(p.target(), page, x);
         if (problem != null) {
-            failures.add(new Failure("NON-SPEC BODY", p.route(), p.kase(),
-                    where + " -> " + x.status() + " " + x.contentType() + " " + excerpt(x.text()) + " (" + problem + ")"));
+            failures.add(new Failure(
+                    "NON-SPEC BODY",
+                    p.route(),
+                    p.kase(),
+                    where + " -> " + x.status() + " " + x.contentType() + " " + excerpt(x.text()) + " (" + problem
+                            + ")"));
         }
     }
 
@@ -628,7 +833,8 @@ class RouteSweepTest {
         }
         String path = target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
         String type = x.contentType() == null ? "" : x.contentType().toLowerCase(Locale.ROOT);
-        if (path.startsWith("/git/") && (x.body().length == 0 || type.startsWith("text/plain") || type.startsWith("application/x-git-"))) {
+        if (path.startsWith("/git/")
+                && (x.body().length == 0 || type.startsWith("text/plain") || type.startsWith("application/x-git-"))) {
             return null;
         }
         JsonNode json = null;
@@ -639,11 +845,16 @@ class RouteSweepTest {
         }
         if (json != null && type.startsWith(JSON)) {
             JsonNode error = json.get("error");
-            if (json.size() == 1 && error != null && error.size() == 2 && error.path("code").isTextual()
+            if (json.size() == 1
+                    && error != null
+                    && error.size() == 2
+                    && error.path("code").isTextual()
                     && error.path("message").isTextual()) {
                 return null;
             }
-            if ((path.startsWith("/oauth/") || path.startsWith("/.well-known/")) && error != null && error.isTextual()) {
+            if ((path.startsWith("/oauth/") || path.startsWith("/.well-known/"))
+                    && error != null
+                    && error.isTextual()) {
                 return null;
             }
             return "JSON, but not the spec's error body";
@@ -664,18 +875,21 @@ class RouteSweepTest {
         try {
             return sendClient(p);
         } catch (IOException staleConnection) {
-            // the pool may hand out a connection the server closed after refusing an unread body; once more, on a new one
+            // the pool may hand out a connection the server closed after refusing an unread body; once more, on a new
+            // one
             return sendClient(p);
         }
     }
 
     private Answer sendClient(Probe p) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.base() + p.target())).timeout(Duration.ofSeconds(60));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(server.base() + p.target())).timeout(Duration.ofSeconds(60));
         if (p.token() != null) {
             b.header("Authorization", "Bearer " + p.token());
         }
         if (p.body() != null) {
-            b.header("Content-Type", p.contentType()).method(p.method(), HttpRequest.BodyPublishers.ofByteArray(p.body()));
+            b.header("Content-Type", p.contentType())
+                    .method(p.method(), HttpRequest.BodyPublishers.ofByteArray(p.body()));
         } else {
             b.method(p.method(), HttpRequest.BodyPublishers.noBody());
         }
@@ -686,8 +900,13 @@ class RouteSweepTest {
     private Answer sendRaw(Probe p) throws IOException {
         try (Socket s = new Socket("127.0.0.1", server.port)) {
             s.setSoTimeout(60_000);
-            StringBuilder head = new StringBuilder(p.method()).append(' ').append(p.target()).append(" HTTP/1.1\r\n")
-                    .append("Host: 127.0.0.1:").append(server.port).append("\r\nConnection: close\r\n");
+            StringBuilder head = new StringBuilder(p.method())
+                    .append(' ')
+                    .append(p.target())
+                    .append(" HTTP/1.1\r\n")
+                    .append("Host: 127.0.0.1:")
+                    .append(server.port)
+                    .append("\r\nConnection: close\r\n");
             if (p.token() != null) {
                 head.append("Authorization: Bearer ").append(p.token()).append("\r\n");
             }
@@ -716,8 +935,12 @@ class RouteSweepTest {
             String value = fx.value(r.path(), previous.get(i), names.get(i));
             if (value == null) {
                 if (unmapped.add(r.label())) {
-                    failures.add(new Failure("UNMAPPED PARAMETER", r, "{" + names.get(i) + "}",
-                            "SweepFixtures has no value for it: map it to an object A owns, or exempt the route saying why"));
+                    failures.add(
+                            new Failure(
+                                    "UNMAPPED PARAMETER",
+                                    r,
+                                    "{" + names.get(i) + "}",
+                                    "SweepFixtures has no value for it: map it to an object A owns, or exempt the route saying why"));
                 }
                 value = "sweep-" + names.get(i).replaceAll("[^A-Za-z0-9]", "");
             }
@@ -822,26 +1045,54 @@ class RouteSweepTest {
             for (Failure f : failures) {
                 byCategory.merge(f.category(), 1, Integer::sum);
                 String kase = shortCase(f.kase().replaceAll("\\{[^}]*}=", "{param}="));
-                byCase.merge(f.category() + " | " + (f.route().bundle() == null ? "-" : f.route().bundle()) + " | " + kase, 1, Integer::sum);
+                byCase.merge(
+                        f.category() + " | "
+                                + (f.route().bundle() == null ? "-" : f.route().bundle()) + " | " + kase,
+                        1,
+                        Integer::sum);
             }
             lines = failures.stream().map(Failure::toString).sorted().toList();
         }
-        StringBuilder sb = new StringBuilder("\n==== route-wide sweep (issue 13), run at " + java.time.Instant.now() + " ====\n");
+        StringBuilder sb =
+                new StringBuilder("\n==== route-wide sweep (issue 13), run at " + java.time.Instant.now() + " ====\n");
         long jaxrs = routes.stream().filter(r -> r.kind().equals("jaxrs")).count();
-        sb.append("routes covered: ").append(routes.size()).append(" (").append(jaxrs).append(" JAX-RS resource methods, ")
-                .append(routes.size() - jaxrs).append(" servlets)\n");
-        sb.append("routes exempted: ").append(exempted.size()).append(exempted.isEmpty() ? "" : " " + exempted).append('\n');
-        sb.append("cases sent: ").append(sent.get()).append(" (stranger: ").append(strangerCases).append(")\n");
+        sb.append("routes covered: ")
+                .append(routes.size())
+                .append(" (")
+                .append(jaxrs)
+                .append(" JAX-RS resource methods, ")
+                .append(routes.size() - jaxrs)
+                .append(" servlets)\n");
+        sb.append("routes exempted: ")
+                .append(exempted.size())
+                .append(exempted.isEmpty() ? "" : " " + exempted)
+                .append('\n');
+        sb.append("cases sent: ")
+                .append(sent.get())
+                .append(" (stranger: ")
+                .append(strangerCases)
+                .append(")\n");
         sb.append("leaks: ").append(byCategory.getOrDefault("LEAK", 0)).append('\n');
         sb.append("5xx: ").append(byCategory.getOrDefault("5xx", 0)).append('\n');
-        sb.append("encoded NUL in the path, or a path above the root, refused by Jetty's parser with its own HTML 400 (known, see docs/security.md): ")
-                .append(jettyNulRefusals.get()).append('\n');
-        sb.append("non-spec bodies: ").append(byCategory.getOrDefault("NON-SPEC BODY", 0)).append('\n');
-        sb.append("no answer: ").append(byCategory.getOrDefault("NO ANSWER", 0)).append('\n');        sb.append("unmapped parameters: ").append(byCategory.getOrDefault("UNMAPPED PARAMETER", 0)).append('\n');
+        sb.append(
+                        "encoded NUL in the path, or a path above the root, refused by Jetty's parser with its own HTML 400 (known, see docs/security.md): ")
+                .append(jettyNulRefusals.get())
+                .append('\n');
+        sb.append("non-spec bodies: ")
+                .append(byCategory.getOrDefault("NON-SPEC BODY", 0))
+                .append('\n');
+        sb.append("no answer: ").append(byCategory.getOrDefault("NO ANSWER", 0)).append('\n');
+        sb.append("unmapped parameters: ")
+                .append(byCategory.getOrDefault("UNMAPPED PARAMETER", 0))
+                .append('\n');
         fx.notes.forEach(n -> sb.append("note: ").append(n).append('\n'));
-        sb.append("took: ").append((System.nanoTime() - started) / 1_000_000).append(" ms\n");        sb.append("slowest routes (ms spent in their corpus): ");
-        routeMillis.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(5)
-                .forEach(e -> sb.append(e.getKey()).append(' ').append(e.getValue()).append("; "));
+        sb.append("took: ").append((System.nanoTime() - started) / 1_000_000).append(" ms\n");
+        sb.append("slowest routes (ms spent in their corpus): ");
+        routeMillis.entrySet().stream()
+                .sorted((x, y) -> Long.compare(y.getValue(), x.getValue()))
+                .limit(5)
+                .forEach(e ->
+                        sb.append(e.getKey()).append(' ').append(e.getValue()).append("; "));
         sb.append('\n');
         if (!lines.isEmpty()) {
             sb.append("---- failures by category | bundle | case ----\n");

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -42,7 +41,9 @@ class RuntimeBootTest {
             memories.stop(Bundle.STOP_TRANSIENT); // as if it had failed: it is still meant to run
             HttpResponse<String> degraded = runtime.health();
             assertEquals(503, degraded.statusCode(), degraded.body());
-            assertTrue(degraded.body().contains("\"SERVICE_UNAVAILABLE\"") && degraded.body().contains("dev.atrium.memories is not active"),
+            assertTrue(
+                    degraded.body().contains("\"SERVICE_UNAVAILABLE\"")
+                            && degraded.body().contains("dev.atrium.memories is not active"),
                     degraded.body());
             memories.start();
             health = runtime.awaitHealthy(30_000);
@@ -51,14 +52,23 @@ class RuntimeBootTest {
             // readiness is worked out on change, not per probe: a service event alone (an Atrium resource that needs a
             // missing extension) must show on the very next probe, and its removal likewise
             Bundle threads = runtime.bundle("dev.atrium.threads");
-            ServiceRegistration<Object> unservable = threads.getBundleContext().registerService(Object.class, new Object(),
-                    new Hashtable<>(Map.of("osgi.jaxrs.resource", "true", "component.name", "unservable-probe",
-                            "osgi.jaxrs.extension.select", "(osgi.jaxrs.name=no-such-extension)")));
+            ServiceRegistration<Object> unservable = threads.getBundleContext()
+                    .registerService(
+                            Object.class,
+                            new Object(),
+                            new Hashtable<>(Map.of(
+                                    "osgi.jaxrs.resource",
+                                    "true",
+                                    "component.name",
+                                    "unservable-probe",
+                                    "osgi.jaxrs.extension.select",
+                                    "(osgi.jaxrs.name=no-such-extension)")));
             degraded = runtime.health();
             assertEquals(503, degraded.statusCode(), degraded.body());
             // the whiteboard may still be taking it in (then it says so); then it names the resource
-            for (long until = System.currentTimeMillis() + 2_000; System.currentTimeMillis() < until
-                    && !degraded.body().contains("unservable-probe"); Thread.sleep(20)) {
+            for (long until = System.currentTimeMillis() + 2_000;
+                    System.currentTimeMillis() < until && !degraded.body().contains("unservable-probe");
+                    Thread.sleep(20)) {
                 degraded = runtime.health();
                 assertEquals(503, degraded.statusCode(), degraded.body());
             }
@@ -71,25 +81,36 @@ class RuntimeBootTest {
             // registered again by readiness once the whiteboard has been quiet for its grace time
             String reminders = "dev.atrium.reminders.internal.ReminderResource";
             BundleContext context = runtime.framework.getBundleContext();
-            ServiceReference<?> cmRef = context.getAllServiceReferences("org.osgi.service.cm.ConfigurationAdmin", null)[0];
+            ServiceReference<?> cmRef =
+                    context.getAllServiceReferences("org.osgi.service.cm.ConfigurationAdmin", null)[0];
             Object cm = context.getService(cmRef);
             Object config = invoke(cm, "getConfiguration", reminders, "?");
-            invoke(config, "update", new Hashtable<>(Map.of("osgi.jaxrs.whiteboard.target", "(atrium.no.such=whiteboard)")));
+            invoke(
+                    config,
+                    "update",
+                    new Hashtable<>(Map.of("osgi.jaxrs.whiteboard.target", "(atrium.no.such=whiteboard)")));
             long first = -1;
-            for (long until = System.currentTimeMillis() + 10_000; System.currentTimeMillis() < until && first < 0; Thread.sleep(50)) {
-                ServiceReference<?>[] refs = context.getAllServiceReferences(null,
-                        "(&(component.name=" + reminders + ")(osgi.jaxrs.whiteboard.target=*))");
+            for (long until = System.currentTimeMillis() + 10_000;
+                    System.currentTimeMillis() < until && first < 0;
+                    Thread.sleep(50)) {
+                ServiceReference<?>[] refs = context.getAllServiceReferences(
+                        null, "(&(component.name=" + reminders + ")(osgi.jaxrs.whiteboard.target=*))");
                 first = refs == null ? -1 : (Long) refs[0].getProperty("service.id");
             }
             assertTrue(first >= 0, "the reminders resource was registered for another whiteboard");
             long current = first;
-            for (long until = System.currentTimeMillis() + 15_000; System.currentTimeMillis() < until && current == first; Thread.sleep(100)) {
+            for (long until = System.currentTimeMillis() + 15_000;
+                    System.currentTimeMillis() < until && current == first;
+                    Thread.sleep(100)) {
                 degraded = runtime.health();
                 assertEquals(503, degraded.statusCode(), degraded.body());
-                ServiceReference<?>[] refs = context.getAllServiceReferences(null, "(component.name=" + reminders + ")");
+                ServiceReference<?>[] refs =
+                        context.getAllServiceReferences(null, "(component.name=" + reminders + ")");
                 current = refs == null ? first : (Long) refs[0].getProperty("service.id");
             }
-            assertTrue(current != first, "readiness registered the unlisted resource again (service " + first + " stayed)");
+            assertTrue(
+                    current != first,
+                    "readiness registered the unlisted resource again (service " + first + " stayed)");
             invoke(config, "delete");
             context.ungetService(cmRef);
             health = runtime.awaitHealthy(30_000);

@@ -3,18 +3,15 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-
 import javax.net.ssl.SSLContext;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Two instances on one PostgreSQL, each with its HTTPS listener: a certificate ordered through one is served by the
@@ -27,7 +24,8 @@ class ServiceCertificateInstancesTest {
     void aCertificateIssuedOrRemovedThroughOneInstanceIsServedOrDroppedByTheOther() throws Throwable {
         Assumptions.assumeTrue(Pebble.installed(), "pebble is not installed (./atrium test installs it)");
         TestDatabase db = TestDatabase.create();
-        try (TestDns dns = new TestDns(); Pebble pebble = Pebble.prepare(dns)) {
+        try (TestDns dns = new TestDns();
+                Pebble pebble = Pebble.prepare(dns)) {
             int httpsA = Pebble.freePort();
             int httpsB = Pebble.freePort();
             Map<String, String> envA = new HashMap<>(pebble.env());
@@ -56,12 +54,21 @@ class ServiceCertificateInstancesTest {
                 BigInteger onA = TlsClient.servedSerial(httpsA, trust, name);
                 assertTrue(onA != null, "served at once by the instance that ordered it");
                 long t0 = System.nanoTime();
-                assertEquals(onA, eventually(() -> TlsClient.servedSerial(httpsB, trust, name), true), "served by the other instance");
+                assertEquals(
+                        onA,
+                        eventually(() -> TlsClient.servedSerial(httpsB, trust, name), true),
+                        "served by the other instance");
                 long heardMillis = (System.nanoTime() - t0) / 1_000_000;
 
                 assertEquals(200, u.http().delete(base + "/" + domainId).status());
-                assertEquals(null, TlsClient.servedSerial(httpsA, trust, name), "dropped at once by the instance that removed it");
-                assertEquals(null, eventually(() -> TlsClient.servedSerial(httpsB, trust, name), false), "dropped by the other instance");
+                assertEquals(
+                        null,
+                        TlsClient.servedSerial(httpsA, trust, name),
+                        "dropped at once by the instance that removed it");
+                assertEquals(
+                        null,
+                        eventually(() -> TlsClient.servedSerial(httpsB, trust, name), false),
+                        "dropped by the other instance");
                 System.out.println("the other instance served the new certificate after " + heardMillis + " ms");
             } finally {
                 if (b != null) {
@@ -74,7 +81,8 @@ class ServiceCertificateInstancesTest {
     }
 
     /** The probe's value once it is non-null ({@code present}) or null (not), within 5 s; else the last one. */
-    private static BigInteger eventually(java.util.function.Supplier<BigInteger> probe, boolean present) throws InterruptedException {
+    private static BigInteger eventually(java.util.function.Supplier<BigInteger> probe, boolean present)
+            throws InterruptedException {
         BigInteger last = null;
         for (int i = 0; i < 100; i++) {
             last = probe.get();

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -13,17 +15,11 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
-
 import javax.net.ssl.SSLContext;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * The renewal task against pebble (whose certificates last five years): with the renewal window set to a century, every
@@ -69,7 +65,8 @@ class ServiceCertificateRenewalTest {
     }
 
     @Test
-    void certificatesDueForRenewalAreRenewedAndServedWithoutRestartOneOrderAtATimeAndBackOffAfterAFailure() throws Exception {
+    void certificatesDueForRenewalAreRenewedAndServedWithoutRestartOneOrderAtATimeAndBackOffAfterAFailure()
+            throws Exception {
         User u = server.newUser();
         String id = ServicesTest.createService(u, ServicesTest.unique("renew"));
         String base = "/api/services/" + id + "/custom-domains";
@@ -81,17 +78,30 @@ class ServiceCertificateRenewalTest {
 
         // the task replaces the certificate, and the listener serves the new one (a new serial) with no restart
         BigInteger first = storedSerial(domainId);
-        BigInteger renewed = eventually(() -> {
-            BigInteger served = TlsClient.servedSerial(httpsPort, trust, name);
-            return served != null && !served.equals(first) ? served : null;
-        }, 30, "a renewed certificate served over TLS");
+        BigInteger renewed = eventually(
+                () -> {
+                    BigInteger served = TlsClient.servedSerial(httpsPort, trust, name);
+                    return served != null && !served.equals(first) ? served : null;
+                },
+                30,
+                "a renewed certificate served over TLS");
         assertNotEquals(first, renewed);
-        JsonNode ssl = eventually(() -> {
-            JsonNode s = u.http().get(base + "/" + domainId).get("domain").get("ssl");
-            return "active".equals(s.get("status").asText()) || "pending".equals(s.get("status").asText()) ? s : null;
-        }, 10, "the domain's ssl");
+        JsonNode ssl = eventually(
+                () -> {
+                    JsonNode s =
+                            u.http().get(base + "/" + domainId).get("domain").get("ssl");
+                    return "active".equals(s.get("status").asText())
+                                    || "pending".equals(s.get("status").asText())
+                            ? s
+                            : null;
+                },
+                10,
+                "the domain's ssl");
         assertTrue(ssl.get("error").isNull(), ssl.toString());
-        assertTrue(Instant.parse(ssl.get("expires_at").asText()).isAfter(Instant.now().plusSeconds(86_400)), ssl.toString());
+        assertTrue(
+                Instant.parse(ssl.get("expires_at").asText())
+                        .isAfter(Instant.now().plusSeconds(86_400)),
+                ssl.toString());
 
         // a row another order has claimed (on any instance) is left alone: by the task and by refresh-ssl (409)
         eventually(() -> claim(domainId) ? Boolean.TRUE : null, 30, "a moment no order holds the domain");
@@ -103,32 +113,45 @@ class ServiceCertificateRenewalTest {
         assertEquals(held, storedSerial(domainId), "no renewal while another order holds the domain");
         assertEquals(held, TlsClient.servedSerial(httpsPort, trust, name));
         update("UPDATE service_domain_certificates SET claimed_until = NULL WHERE domain_id = ?", domainId);
-        eventually(() -> {
-            BigInteger s = TlsClient.servedSerial(httpsPort, trust, name);
-            return s != null && !s.equals(held) ? s : null;
-        }, 30, "renewals going on once the claim is released");
+        eventually(
+                () -> {
+                    BigInteger s = TlsClient.servedSerial(httpsPort, trust, name);
+                    return s != null && !s.equals(held) ? s : null;
+                },
+                30,
+                "renewals going on once the claim is released");
 
         // the ACME server cannot reach the domain any more: the renewal fails, says why, backs off, and the certificate
         // issued before is still served
         dns.noAddress.add(name);
-        JsonNode failed = eventually(() -> {
-            JsonNode s = u.http().get(base + "/" + domainId).get("domain").get("ssl");
-            return "failed".equals(s.get("status").asText()) ? s : null;
-        }, 60, "a failed renewal");
+        JsonNode failed = eventually(
+                () -> {
+                    JsonNode s =
+                            u.http().get(base + "/" + domainId).get("domain").get("ssl");
+                    return "failed".equals(s.get("status").asText()) ? s : null;
+                },
+                60,
+                "a failed renewal");
         assertFalse(failed.get("error").asText().isBlank(), failed.toString());
-        assertTrue(Instant.parse(failed.get("retry_at").asText()).isAfter(Instant.now().plusSeconds(300)), failed.toString());
+        assertTrue(
+                Instant.parse(failed.get("retry_at").asText())
+                        .isAfter(Instant.now().plusSeconds(300)),
+                failed.toString());
         assertTrue(Instant.parse(failed.get("expires_at").asText()).isAfter(Instant.now()), failed.toString());
         BigInteger kept = storedSerial(domainId);
         assertEquals(kept, TlsClient.servedSerial(httpsPort, trust, name), "the last certificate is still served");
         String newContext = "the HTTPS listener took a new TLS context";
         int contextsBefore = count(server.fullLog(), newContext);
-        // a domain verified meanwhile makes every instance reload the served certificates; the failed renewal's claim and
+        // a domain verified meanwhile makes every instance reload the served certificates; the failed renewal's claim
+        // and
         // failure changed the row, not the certificate, so TLS sessions made before are still resumed (no new context)
         ServiceCertificatesTest.verified(u, base, "renew-other.example.test", dns);
         Thread.sleep(4_000);
         JsonNode later = u.http().get(base + "/" + domainId).get("domain").get("ssl");
         assertEquals(failed, later, "no new try before retry_at");
-        assertEquals(contextsBefore, count(server.fullLog(), newContext),
+        assertEquals(
+                contextsBefore,
+                count(server.fullLog(), newContext),
                 "a failed renewal does not replace the listener's TLS context:\n" + server.fullLog());
 
         // removing the domain stops serving it at once
@@ -146,12 +169,14 @@ class ServiceCertificateRenewalTest {
 
     private static BigInteger storedSerial(String domainId) throws Exception {
         try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement("SELECT chain_pem FROM service_domain_certificates WHERE domain_id = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT chain_pem FROM service_domain_certificates WHERE domain_id = ?")) {
             ps.setString(1, domainId);
             try (var rs = ps.executeQuery()) {
                 assertTrue(rs.next());
                 return ((java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
-                        .generateCertificate(new java.io.ByteArrayInputStream(rs.getString(1).getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
+                                .generateCertificate(new java.io.ByteArrayInputStream(
+                                        rs.getString(1).getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
                         .getSerialNumber();
             }
         }
@@ -159,12 +184,16 @@ class ServiceCertificateRenewalTest {
 
     /** Claims the domain's row as an order on another instance would, when none holds it. */
     private static boolean claim(String domainId) {
-        return update("UPDATE service_domain_certificates SET claimed_until = now() + interval '1 hour' "
-                + "WHERE domain_id = ? AND claimed_until IS NULL AND status = 'active'", domainId) == 1;
+        return update(
+                        "UPDATE service_domain_certificates SET claimed_until = now() + interval '1 hour' "
+                                + "WHERE domain_id = ? AND claimed_until IS NULL AND status = 'active'",
+                        domainId)
+                == 1;
     }
 
     private static int update(String sql, String domainId) {
-        try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = db.connect();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, domainId);
             return ps.executeUpdate();
         } catch (java.sql.SQLException e) {

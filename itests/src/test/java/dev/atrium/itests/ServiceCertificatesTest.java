@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,17 +26,11 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.net.ssl.SSLContext;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Certificates for verified custom domains come from a real ACME server: Debian's pebble on loopback (provided by
@@ -96,7 +92,8 @@ class ServiceCertificatesTest {
         User u = server.newUser();
         String id = ServicesTest.createService(u, ServicesTest.unique("certs"));
         String base = "/api/services/" + id + "/custom-domains";
-        JsonNode d = u.http().post(base, Map.of("domain", "secure.example.test")).get("domain");
+        JsonNode d =
+                u.http().post(base, Map.of("domain", "secure.example.test")).get("domain");
         String domainId = d.get("id").asText();
         assertEquals("none", d.get("ssl").get("status").asText());
 
@@ -105,19 +102,28 @@ class ServiceCertificatesTest {
         assertEquals(409, early.status(), early.body());
         assertEquals("CONFLICT", early.errorCode());
 
-        dns.txt.put("_atrium-challenge.secure.example.test", d.get("verification").get("dns").get("value").asText());
+        dns.txt.put(
+                "_atrium-challenge.secure.example.test",
+                d.get("verification").get("dns").get("value").asText());
         Http.Reply verified = u.http().post(base + "/" + domainId + "/verify", Map.of("method", "dns"));
         assertTrue(verified.get("verified").asBoolean(), verified.body());
 
         // another Principal cannot order (or see) it
         User stranger = server.newUser();
-        assertEquals(404, stranger.http().post(base + "/" + domainId + "/refresh-ssl", null).status());
+        assertEquals(
+                404,
+                stranger.http()
+                        .post(base + "/" + domainId + "/refresh-ssl", null)
+                        .status());
 
         Http.Reply issued = u.http().post(base + "/" + domainId + "/refresh-ssl", null);
         assertEquals(200, issued.status(), issued.body());
         JsonNode ssl = issued.get("domain").get("ssl");
         assertEquals("active", ssl.get("status").asText(), issued.body());
-        assertTrue(Instant.parse(ssl.get("expires_at").asText()).isAfter(Instant.now().plusSeconds(86_400)), issued.body());
+        assertTrue(
+                Instant.parse(ssl.get("expires_at").asText())
+                        .isAfter(Instant.now().plusSeconds(86_400)),
+                issued.body());
         assertTrue(ssl.get("issuer").asText().contains("Pebble"), issued.body());
         assertTrue(ssl.get("error").isNull(), issued.body());
         JsonNode shown = u.http().get(base + "/" + domainId).get("domain").get("ssl");
@@ -128,12 +134,14 @@ class ServiceCertificatesTest {
         List<X509Certificate> chain = new ArrayList<>();
         byte[] sealed;
         try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement("SELECT chain_pem, key_sealed FROM service_domain_certificates WHERE domain_id = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT chain_pem, key_sealed FROM service_domain_certificates WHERE domain_id = ?")) {
             ps.setString(1, domainId);
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next());
                 for (var cert : CertificateFactory.getInstance("X.509")
-                        .generateCertificates(new ByteArrayInputStream(rs.getString(1).getBytes(StandardCharsets.US_ASCII)))) {
+                        .generateCertificates(
+                                new ByteArrayInputStream(rs.getString(1).getBytes(StandardCharsets.US_ASCII)))) {
                     chain.add((X509Certificate) cert);
                 }
                 sealed = rs.getBytes(2);
@@ -141,11 +149,13 @@ class ServiceCertificatesTest {
         }
         assertNotNull(sealed);
         assertFalse(new String(sealed, StandardCharsets.ISO_8859_1).contains("PRIVATE KEY"));
-        assertTrue(chain.get(0).getSubjectAlternativeNames().stream().anyMatch(n -> n.get(1).equals("secure.example.test")));
+        assertTrue(chain.get(0).getSubjectAlternativeNames().stream()
+                .anyMatch(n -> n.get(1).equals("secure.example.test")));
         X509Certificate root = pebble.root();
         PKIXParameters params = new PKIXParameters(Set.of(new TrustAnchor(root, null)));
         params.setRevocationEnabled(false);
-        CertPathValidator.getInstance("PKIX").validate(CertificateFactory.getInstance("X.509").generateCertPath(chain), params);
+        CertPathValidator.getInstance("PKIX")
+                .validate(CertificateFactory.getInstance("X.509").generateCertPath(chain), params);
 
         // a second refresh orders a new certificate (the account is reused)
         Http.Reply again = u.http().post(base + "/" + domainId + "/refresh-ssl", null);
@@ -154,19 +164,36 @@ class ServiceCertificatesTest {
 
         // a domain the ACME server cannot reach: 502 with the spec body, and the domain says why
         dns.noAddress.add("dark.example.test");
-        JsonNode dark = u.http().post(base, Map.of("domain", "dark.example.test")).get("domain");
-        dns.txt.put("_atrium-challenge.dark.example.test", dark.get("verification").get("dns").get("value").asText());
-        assertTrue(u.http().post(base + "/" + dark.get("id").asText() + "/verify", Map.of("method", "dns")).get("verified").asBoolean());
+        JsonNode dark =
+                u.http().post(base, Map.of("domain", "dark.example.test")).get("domain");
+        dns.txt.put(
+                "_atrium-challenge.dark.example.test",
+                dark.get("verification").get("dns").get("value").asText());
+        assertTrue(u.http()
+                .post(base + "/" + dark.get("id").asText() + "/verify", Map.of("method", "dns"))
+                .get("verified")
+                .asBoolean());
         Http.Reply failed = u.http().post(base + "/" + dark.get("id").asText() + "/refresh-ssl", null);
         assertEquals(502, failed.status(), failed.body());
         assertEquals("CERTIFICATE_FAILED", failed.errorCode());
-        JsonNode darkSsl = u.http().get(base + "/" + dark.get("id").asText()).get("domain").get("ssl");
+        JsonNode darkSsl =
+                u.http().get(base + "/" + dark.get("id").asText()).get("domain").get("ssl");
         assertEquals("failed", darkSsl.get("status").asText());
         assertFalse(darkSsl.get("error").asText().isBlank());
         assertTrue(darkSsl.get("expires_at").isNull());
-        assertTrue(Instant.parse(darkSsl.get("retry_at").asText()).isAfter(Instant.now().plusSeconds(300)), "the renewal task backs off");
+        assertTrue(
+                Instant.parse(darkSsl.get("retry_at").asText())
+                        .isAfter(Instant.now().plusSeconds(300)),
+                "the renewal task backs off");
         // the other domain's certificate is untouched
-        assertEquals("active", u.http().get(base + "/" + domainId).get("domain").get("ssl").get("status").asText());
+        assertEquals(
+                "active",
+                u.http()
+                        .get(base + "/" + domainId)
+                        .get("domain")
+                        .get("ssl")
+                        .get("status")
+                        .asText());
 
         // unknown ids answer 404 with the spec body
         Http.Reply missing = u.http().post(base + "/dom_missing/refresh-ssl", null);
@@ -176,11 +203,19 @@ class ServiceCertificatesTest {
 
     @Test
     void eachVerifiedDomainIsServedOverHttpsWithItsOwnCertificateChosenBySniUntilItIsRemoved() throws Exception {
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        Assumptions.assumeTrue(
+                ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
         User u = server.newUser();
         String id = ServicesTest.createService(u, ServicesTest.unique("https"));
-        Http.Reply deployed = u.http().post("/api/services/" + id + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString(TLS_WORKER.replace("VERSION", "tls").getBytes(StandardCharsets.UTF_8))));
+        Http.Reply deployed = u.http()
+                .post(
+                        "/api/services/" + id + "/deployments",
+                        Map.of(
+                                "bundle",
+                                Base64.getEncoder()
+                                        .encodeToString(TLS_WORKER
+                                                .replace("VERSION", "tls")
+                                                .getBytes(StandardCharsets.UTF_8))));
         assertEquals(201, deployed.status(), deployed.body());
         String base = "/api/services/" + id + "/custom-domains";
         String a = "tls-a.example.test";
@@ -201,7 +236,10 @@ class ServiceCertificatesTest {
         assertEquals("/hello", answer.get("path").asText());
         assertEquals("https", answer.get("proto").asText(), "the worker sees the request came over HTTPS");
         assertEquals(a, answer.get("host").asText());
-        assertEquals(storedLeaf(aId).getSerialNumber(), first.leaf().getSerialNumber(), "the stored certificate is the one served");
+        assertEquals(
+                storedLeaf(aId).getSerialNumber(),
+                first.leaf().getSerialNumber(),
+                "the stored certificate is the one served");
         assertTrue(names(first.leaf()).contains(a));
 
         // a second domain gets its own certificate on the same port; the first keeps its own
@@ -213,15 +251,24 @@ class ServiceCertificatesTest {
         assertTrue(names(second.leaf()).contains(b));
         assertFalse(names(second.leaf()).contains(a));
         assertEquals(storedLeaf(bId).getSerialNumber(), second.leaf().getSerialNumber());
-        assertEquals(first.leaf().getSerialNumber(), TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
+        assertEquals(
+                first.leaf().getSerialNumber(),
+                TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
         Thread.sleep(3_000); // three looks of the renewal task
-        assertEquals(first.leaf().getSerialNumber(), storedLeaf(aId).getSerialNumber(), "a certificate far from expiry was renewed");
-        assertEquals(first.leaf().getSerialNumber(), TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
+        assertEquals(
+                first.leaf().getSerialNumber(),
+                storedLeaf(aId).getSerialNumber(),
+                "a certificate far from expiry was renewed");
+        assertEquals(
+                first.leaf().getSerialNumber(),
+                TlsClient.handshake(httpsPort, trust, a).getSerialNumber());
 
         // a Host other than the connection's name: 421 with the spec body, not the other service's answer
         TlsClient.Answer crossed = TlsClient.get(httpsPort, trust, b, a, "/");
         assertEquals(421, crossed.response().status(), crossed.text());
-        assertEquals("MISDIRECTED_REQUEST", Http.JSON.readTree(crossed.text()).get("error").get("code").asText());
+        assertEquals(
+                "MISDIRECTED_REQUEST",
+                Http.JSON.readTree(crossed.text()).get("error").get("code").asText());
         // a name nobody verified, and no name at all: no certificate, the handshake fails
         assertNoTls(trust, "stranger.example.test");
         assertNoTls(trust, null);
@@ -230,29 +277,53 @@ class ServiceCertificatesTest {
         String idle = ServicesTest.createService(u, ServicesTest.unique("idle"));
         String c = "tls-c.example.test";
         String cId = verified(u, "/api/services/" + idle + "/custom-domains", c);
-        assertEquals(200, u.http().post("/api/services/" + idle + "/custom-domains/" + cId + "/refresh-ssl", null).status());
+        assertEquals(
+                200,
+                u.http()
+                        .post("/api/services/" + idle + "/custom-domains/" + cId + "/refresh-ssl", null)
+                        .status());
         TlsClient.Answer none = TlsClient.get(httpsPort, trust, c, c, "/healthz");
         assertEquals(404, none.response().status(), none.text());
-        assertEquals("NOT_FOUND", Http.JSON.readTree(none.text()).get("error").get("code").asText());
-        assertEquals(200, HostHttp.get(server.port, c, "/healthz").status(), "over HTTP the name stays the API's, as before");
+        assertEquals(
+                "NOT_FOUND",
+                Http.JSON.readTree(none.text()).get("error").get("code").asText());
+        assertEquals(
+                200,
+                HostHttp.get(server.port, c, "/healthz").status(),
+                "over HTTP the name stays the API's, as before");
 
         // removing a domain stops serving its certificate at once, even to a client that would resume its TLS session;
         // the other's goes on
         SSLContext resuming = Pebble.trusting(pebble.root());
         TlsClient.Answer full = TlsClient.get(httpsPort, resuming, a, a, "/");
         TlsClient.Answer resumed = TlsClient.get(httpsPort, resuming, a, a, "/");
-        assertEquals(full.sessionCreated(), resumed.sessionCreated(), "the client resumes its session while the domain is served");
+        assertEquals(
+                full.sessionCreated(),
+                resumed.sessionCreated(),
+                "the client resumes its session while the domain is served");
         assertEquals(200, u.http().delete(base + "/" + aId).status());
         assertNoTls(trust, a);
-        assertThrows(javax.net.ssl.SSLException.class, () -> TlsClient.get(httpsPort, resuming, a, a, "/"), "no resumed session for a removed domain");
+        assertThrows(
+                javax.net.ssl.SSLException.class,
+                () -> TlsClient.get(httpsPort, resuming, a, a, "/"),
+                "no resumed session for a removed domain");
         assertEquals(200, TlsClient.get(httpsPort, trust, b, b, "/").response().status());
 
-        // the listener goes with the services capability (port closed) and comes back with it, serving the stored certificates
+        // the listener goes with the services capability (port closed) and comes back with it, serving the stored
+        // certificates
         try {
-            assertEquals(200, server.operator().post("/admin/features/services/disable", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/services/disable", Map.of())
+                            .status());
             assertFalse(Pebble.answers(httpsPort), "the HTTPS port is closed while the services capability is stopped");
         } finally {
-            assertEquals(200, server.operator().post("/admin/features/services/enable", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/services/enable", Map.of())
+                            .status());
         }
         RawHttp.Response back = null;
         for (int i = 0; i < 100; i++) {
@@ -278,7 +349,9 @@ class ServiceCertificatesTest {
     /** Adds {@code domain} to the service at {@code base}, publishes its TXT record on {@code dns}, verifies it; its id. */
     static String verified(User u, String base, String domain, TestDns dns) {
         JsonNode d = u.http().post(base, Map.of("domain", domain)).get("domain");
-        dns.txt.put("_atrium-challenge." + domain, d.get("verification").get("dns").get("value").asText());
+        dns.txt.put(
+                "_atrium-challenge." + domain,
+                d.get("verification").get("dns").get("value").asText());
         Http.Reply v = u.http().post(base + "/" + d.get("id").asText() + "/verify", Map.of("method", "dns"));
         assertTrue(v.get("verified").asBoolean(), v.body());
         return d.get("id").asText();
@@ -286,12 +359,14 @@ class ServiceCertificatesTest {
 
     static X509Certificate storedLeaf(String domainId) throws Exception {
         try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement("SELECT chain_pem FROM service_domain_certificates WHERE domain_id = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT chain_pem FROM service_domain_certificates WHERE domain_id = ?")) {
             ps.setString(1, domainId);
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next());
                 return (X509Certificate) CertificateFactory.getInstance("X.509")
-                        .generateCertificate(new ByteArrayInputStream(rs.getString(1).getBytes(StandardCharsets.US_ASCII)));
+                        .generateCertificate(
+                                new ByteArrayInputStream(rs.getString(1).getBytes(StandardCharsets.US_ASCII)));
             }
         }
     }
@@ -305,7 +380,9 @@ class ServiceCertificatesTest {
     }
 
     static void assertNoTls(SSLContext trust, String sni) {
-        assertThrows(javax.net.ssl.SSLException.class, () -> TlsClient.handshake(httpsPort, trust, sni),
+        assertThrows(
+                javax.net.ssl.SSLException.class,
+                () -> TlsClient.handshake(httpsPort, trust, sni),
                 "a TLS handshake for " + sni + " must fail");
     }
 }

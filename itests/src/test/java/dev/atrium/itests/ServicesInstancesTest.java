@@ -2,14 +2,12 @@ package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Two instances on one PostgreSQL and one blob store: a deployment made through one is served by the other (each runs every deployment on
@@ -25,19 +23,33 @@ class ServicesInstancesTest {
         Path dataB = Files.createTempDirectory("atrium-svc-b-");
         AtriumServer b = null;
         try {
-            Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(a), "the workerd deployment provider is not in the runtime");
+            Assumptions.assumeTrue(
+                    ServicesWorkerdTest.workerdPresent(a), "the workerd deployment provider is not in the runtime");
             // instances share their blobs (a shared file system here; an S3-compatible bucket in production)
             Files.createSymbolicLink(dataB.resolve("blobs"), a.data.resolve("blobs"));
             b = AtriumServer.launch(dataB, null, Map.of("ATRIUM_DB_URL", db.url()));
             User u = a.newUser();
             String id = ServicesTest.createService(u, ServicesTest.unique("instances"));
-            String host = u.http().get("/api/services/" + id).get("service").get("hostname").asText();
-            assertEquals(201, u.http().post("/api/services/" + id + "/deployments", Map.of("bundle", ServicesWorkerdTest.code("one"))).status());
+            String host = u.http()
+                    .get("/api/services/" + id)
+                    .get("service")
+                    .get("hostname")
+                    .asText();
+            assertEquals(
+                    201,
+                    u.http()
+                            .post(
+                                    "/api/services/" + id + "/deployments",
+                                    Map.of("bundle", ServicesWorkerdTest.code("one")))
+                            .status());
             assertEquals("version one", HostHttp.text(HostHttp.get(a.port, host, "/")));
             assertEquals("version one", eventually(b, host, "version one"));
             // and the other way round
             Http viaB = new Http(b.base(), u.http().token());
-            assertEquals(201, viaB.post("/api/services/" + id + "/deployments", Map.of("bundle", ServicesWorkerdTest.code("two"))).status());
+            assertEquals(
+                    201,
+                    viaB.post("/api/services/" + id + "/deployments", Map.of("bundle", ServicesWorkerdTest.code("two")))
+                            .status());
             assertEquals("version two", HostHttp.text(HostHttp.get(b.port, host, "/")));
             assertEquals("version two", eventually(a, host, "version two"));
         } finally {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.HttpURLConnection;
@@ -20,14 +22,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Services end to end with a real worker runtime: deploy through the API, requests through Atrium's Host routing answered
@@ -74,11 +71,14 @@ class ServicesWorkerdTest {
     @BeforeEach
     void needsWorkerd(AtriumServer server) throws Exception {
         this.server = server;
-        Assumptions.assumeTrue(workerdPresent(server), "the workerd deployment provider is not in the runtime (set ATRIUM_ITEST_WORKERD_JAR to try a jar)");
+        Assumptions.assumeTrue(
+                workerdPresent(server),
+                "the workerd deployment provider is not in the runtime (set ATRIUM_ITEST_WORKERD_JAR to try a jar)");
     }
 
     static String code(String version) {
-        return Base64.getEncoder().encodeToString(WORKER.replace("VERSION", version).getBytes(StandardCharsets.UTF_8));
+        return Base64.getEncoder()
+                .encodeToString(WORKER.replace("VERSION", version).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Whether a worker bundle deploys here; drops ATRIUM_ITEST_WORKERD_JAR into deploy/ first when it does not. */
@@ -108,12 +108,12 @@ class ServicesWorkerdTest {
         return false;
     }
 
-    record Svc(String id, String slug, String host) {
-    }
+    record Svc(String id, String slug, String host) {}
 
     Svc service(User u, String name) {
         String id = ServicesTest.createService(u, ServicesTest.unique(name));
-        String slug = u.http().get("/api/services/" + id).get("service").get("slug").asText();
+        String slug =
+                u.http().get("/api/services/" + id).get("service").get("slug").asText();
         return new Svc(id, slug, slug + ".apps.localhost");
     }
 
@@ -136,16 +136,53 @@ class ServicesWorkerdTest {
         User u = server.newUser();
         Svc a = service(u, "served");
         Svc b = service(u, "neighbour");
-        String kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv")).get("resource").get("id").asText();
-        String db = u.http().post("/api/resources", Map.of("name", "notes", "type", "d1")).get("resource").get("id").asText();
-        Http.Reply secretRef = u.http().post("/api/resources", Map.of("name", "stripe-key", "type", "secretRef", "config", Map.of("value", "sk_live_42")));
+        String kv = u.http()
+                .post("/api/resources", Map.of("name", "cache", "type", "kv"))
+                .get("resource")
+                .get("id")
+                .asText();
+        String db = u.http()
+                .post("/api/resources", Map.of("name", "notes", "type", "d1"))
+                .get("resource")
+                .get("id")
+                .asText();
+        Http.Reply secretRef = u.http()
+                .post(
+                        "/api/resources",
+                        Map.of("name", "stripe-key", "type", "secretRef", "config", Map.of("value", "sk_live_42")));
         assertEquals(201, secretRef.status(), secretRef.body());
-        assertEquals(200, u.http().patch("/api/services/" + a.id() + "/env", Map.of("variables", List.of(Map.of("name", "GREETING", "value", "hello"),
-                Map.of("name", "MY_SECRET", "value", "mine-only", "secret", true)))).status());
-        assertEquals(200, u.http().patch("/api/services/" + b.id() + "/env", Map.of("variables", List.of(Map.of("name", "OTHER_SECRET", "value",
-                "not-for-a", "secret", true)))).status());
-        assertEquals(200, u.http().patch("/api/services/" + a.id() + "/bindings", Map.of("bindings", List.of(Map.of("name", "CACHE", "resource_id", kv),
-                Map.of("name", "DB", "resource_name", "notes"), Map.of("name", "STRIPE", "resource_name", "stripe-key")))).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch(
+                                "/api/services/" + a.id() + "/env",
+                                Map.of(
+                                        "variables",
+                                        List.of(
+                                                Map.of("name", "GREETING", "value", "hello"),
+                                                Map.of("name", "MY_SECRET", "value", "mine-only", "secret", true))))
+                        .status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch(
+                                "/api/services/" + b.id() + "/env",
+                                Map.of(
+                                        "variables",
+                                        List.of(Map.of("name", "OTHER_SECRET", "value", "not-for-a", "secret", true))))
+                        .status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch(
+                                "/api/services/" + a.id() + "/bindings",
+                                Map.of(
+                                        "bindings",
+                                        List.of(
+                                                Map.of("name", "CACHE", "resource_id", kv),
+                                                Map.of("name", "DB", "resource_name", "notes"),
+                                                Map.of("name", "STRIPE", "resource_name", "stripe-key"))))
+                        .status());
         deploy(u, a, "one", Map.of("deploy_message", "first"));
         deploy(u, b, "other", Map.of());
 
@@ -153,7 +190,10 @@ class ServicesWorkerdTest {
         JsonNode env = Http.JSON.readTree(get(a, "/env"));
         assertEquals("hello", env.get("greeting").asText());
         assertEquals("mine-only", env.get("mine").asText());
-        assertEquals("sk_live_42", env.get("stripe").asText(), "a bound secretRef is the code's env.STRIPE, its only way out");
+        assertEquals(
+                "sk_live_42",
+                env.get("stripe").asText(),
+                "a bound secretRef is the code's env.STRIPE, its only way out");
         String keys = env.get("keys").toString();
         assertFalse(keys.contains("OTHER_SECRET"), keys);
         assertTrue(keys.contains("CACHE") && keys.contains("DB"), keys);
@@ -163,19 +203,24 @@ class ServicesWorkerdTest {
         assertEquals("ok", get(a, "/kv/put?k=k1&v=from-worker"));
         assertEquals("from-worker", get(a, "/kv/get?k=k1"));
         assertEquals("[\"k1\"]", get(a, "/kv/list?p=k"));
-        assertEquals("from-worker", u.http().get("/api/resources/" + kv + "/kv/entries/k1").body());
+        assertEquals(
+                "from-worker",
+                u.http().get("/api/resources/" + kv + "/kv/entries/k1").body());
         assertEquals("null", get(a, "/kv/get?k=missing"));
         assertEquals("ok", get(a, "/kv/delete?k=k1"));
         assertEquals("null", get(a, "/kv/get?k=k1"));
         // d1
         assertEquals("[\"first\"]", get(a, "/d1?body=first"));
         assertEquals("[\"first\",\"second\"]", get(a, "/d1?body=second"));
-        JsonNode rows = u.http().post("/api/resources/" + db + "/sql/query", Map.of("sql", "SELECT count(*) AS n FROM notes")).json();
+        JsonNode rows = u.http()
+                .post("/api/resources/" + db + "/sql/query", Map.of("sql", "SELECT count(*) AS n FROM notes"))
+                .json();
         assertEquals(2, rows.path("rows").path(0).path(0).asInt(), rows.toString());
         // bodies stream both ways through the proxy
         byte[] big = new byte[3 << 20];
         new java.util.Random(7).nextBytes(big);
-        RawHttp.Response echo = HostHttp.send(server.port, a.host(), "POST", "/echo", Map.of("Content-Type", "application/octet-stream"), big);
+        RawHttp.Response echo = HostHttp.send(
+                server.port, a.host(), "POST", "/echo", Map.of("Content-Type", "application/octet-stream"), big);
         assertEquals(200, echo.status());
         assertTrue(java.util.Arrays.equals(big, echo.body()));
 
@@ -190,13 +235,17 @@ class ServicesWorkerdTest {
         }
         assertTrue(logs.get("logs").toString().contains("served / by one"), logs.toString());
         long after = logs.get("next_after").asLong();
-        HttpURLConnection sse = (HttpURLConnection) URI.create(server.base() + "/api/services/" + a.id() + "/logs?after=" + after).toURL().openConnection();
+        HttpURLConnection sse =
+                (HttpURLConnection) URI.create(server.base() + "/api/services/" + a.id() + "/logs?after=" + after)
+                        .toURL()
+                        .openConnection();
         sse.setRequestProperty("Authorization", "Bearer " + u.http().token());
         sse.setRequestProperty("Accept", "text/event-stream");
         sse.setReadTimeout(10_000);
         assertEquals(200, sse.getResponseCode());
         get(a, "/tailed");
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(sse.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(sse.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             boolean seen = false;
             while (!seen && (line = in.readLine()) != null) {
@@ -227,34 +276,80 @@ class ServicesWorkerdTest {
         String space = u.defaultSpaceId();
         Svc linked = service(u, "linked");
         Svc unlinked = service(u, "unlinked");
-        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "REGION", "value", "eu-1")).status());
-        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "SHARED_TOKEN", "value", "tok-1", "secret", true)).status());
-        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "OVERRIDDEN", "value", "common")).status());
-        assertEquals(200, u.http().put("/api/services/" + linked.id() + "/common-env-links",
-                Map.of("names", List.of("REGION", "SHARED_TOKEN", "OVERRIDDEN", "NOT_SET"))).status());
-        assertEquals(200, u.http().patch("/api/services/" + linked.id() + "/env", Map.of("variables", List.of(Map.of("name", "OVERRIDDEN", "value", "own")))).status());
+        assertEquals(
+                200,
+                u.http()
+                        .put("/api/spaces/" + space + "/common-env", Map.of("name", "REGION", "value", "eu-1"))
+                        .status());
+        assertEquals(
+                200,
+                u.http()
+                        .put(
+                                "/api/spaces/" + space + "/common-env",
+                                Map.of("name", "SHARED_TOKEN", "value", "tok-1", "secret", true))
+                        .status());
+        assertEquals(
+                200,
+                u.http()
+                        .put("/api/spaces/" + space + "/common-env", Map.of("name", "OVERRIDDEN", "value", "common"))
+                        .status());
+        assertEquals(
+                200,
+                u.http()
+                        .put(
+                                "/api/services/" + linked.id() + "/common-env-links",
+                                Map.of("names", List.of("REGION", "SHARED_TOKEN", "OVERRIDDEN", "NOT_SET")))
+                        .status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch(
+                                "/api/services/" + linked.id() + "/env",
+                                Map.of("variables", List.of(Map.of("name", "OVERRIDDEN", "value", "own"))))
+                        .status());
         deploy(u, linked, "one", Map.of());
         deploy(u, unlinked, "one", Map.of());
 
         assertEquals("eu-1", get(linked, "/var?n=REGION"));
-        assertEquals("tok-1", get(linked, "/var?n=SHARED_TOKEN"), "a secret common variable reaches the code that links it");
+        assertEquals(
+                "tok-1", get(linked, "/var?n=SHARED_TOKEN"), "a secret common variable reaches the code that links it");
         assertEquals("own", get(linked, "/var?n=OVERRIDDEN"), "the service's own variable wins over the common one");
         assertEquals("null", get(linked, "/var?n=NOT_SET"));
         assertEquals("null", get(unlinked, "/var?n=REGION"), "only linked variables are given");
         assertEquals("null", get(unlinked, "/var?n=SHARED_TOKEN"));
-        assertFalse(u.http().get("/api/spaces/" + space + "/common-env").body().contains("tok-1"), "the API never returns a secret value");
+        assertFalse(
+                u.http().get("/api/spaces/" + space + "/common-env").body().contains("tok-1"),
+                "the API never returns a secret value");
 
         // a change, a new link and a deletion reach the running code without a new deployment
-        assertEquals(200, u.http().put("/api/spaces/" + space + "/common-env", Map.of("name", "REGION", "value", "eu-2")).status());
+        assertEquals(
+                200,
+                u.http()
+                        .put("/api/spaces/" + space + "/common-env", Map.of("name", "REGION", "value", "eu-2"))
+                        .status());
         awaitVariable(linked, "REGION", "eu-2");
-        assertEquals(200, u.http().patch("/api/services/" + unlinked.id() + "/common-env-links", Map.of("add", List.of("REGION"))).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/services/" + unlinked.id() + "/common-env-links", Map.of("add", List.of("REGION")))
+                        .status());
         awaitVariable(unlinked, "REGION", "eu-2");
-        assertEquals(200, u.http().delete("/api/spaces/" + space + "/common-env/SHARED_TOKEN").status());
+        assertEquals(
+                200,
+                u.http()
+                        .delete("/api/spaces/" + space + "/common-env/SHARED_TOKEN")
+                        .status());
         awaitVariable(linked, "SHARED_TOKEN", "null");
 
         // another Principal's workspace variable of the same name is not this service's
         User stranger = server.newUser();
-        assertEquals(200, stranger.http().put("/api/spaces/" + stranger.defaultSpaceId() + "/common-env", Map.of("name", "NOT_SET", "value", "theirs")).status());
+        assertEquals(
+                200,
+                stranger.http()
+                        .put(
+                                "/api/spaces/" + stranger.defaultSpaceId() + "/common-env",
+                                Map.of("name", "NOT_SET", "value", "theirs"))
+                        .status());
         assertEquals("null", get(linked, "/var?n=NOT_SET"));
     }
 
@@ -273,7 +368,10 @@ class ServicesWorkerdTest {
         assertEquals(409, other.status(), other.body());
         assertEquals("CONFLICT", other.errorCode());
         // the low-level path shares the keys of its service
-        assertEquals(200, send(u, "/api/workers/" + s.id() + "/deployments", body, "key-1").status());
+        assertEquals(
+                200,
+                send(u, "/api/workers/" + s.id() + "/deployments", body, "key-1")
+                        .status());
         assertEquals(1, u.http().get(path).get("total").asInt());
         assertEquals(201, send(u, path, body, "key-2").status());
         assertEquals(2, u.http().get(path).get("total").asInt());
@@ -281,10 +379,14 @@ class ServicesWorkerdTest {
 
     private static Http.Reply send(User u, String path, String body, String key) {
         try {
-            var req = java.net.http.HttpRequest.newBuilder(URI.create(u.http().base() + path)).header("Authorization", "Bearer " + u.http().token())
-                    .header("Content-Type", "application/json").header("Idempotency-Key", key)
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build();
-            var r = java.net.http.HttpClient.newHttpClient().send(req, java.net.http.HttpResponse.BodyHandlers.ofString());
+            var req = java.net.http.HttpRequest.newBuilder(URI.create(u.http().base() + path))
+                    .header("Authorization", "Bearer " + u.http().token())
+                    .header("Content-Type", "application/json")
+                    .header("Idempotency-Key", key)
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                    .build();
+            var r = java.net.http.HttpClient.newHttpClient()
+                    .send(req, java.net.http.HttpResponse.BodyHandlers.ofString());
             return new Http.Reply(r.statusCode(), Http.JSON.readTree(r.body()), r.body(), r);
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -296,12 +398,23 @@ class ServicesWorkerdTest {
         User u = server.newUser();
         Svc s = service(u, "badbundle");
         deploy(u, s, "good", Map.of());
-        Http.Reply bad = u.http().post("/api/services/" + s.id() + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString("export default { fetch( { return 1 } }".getBytes(StandardCharsets.UTF_8))));
+        Http.Reply bad = u.http()
+                .post(
+                        "/api/services/" + s.id() + "/deployments",
+                        Map.of(
+                                "bundle",
+                                Base64.getEncoder()
+                                        .encodeToString("export default { fetch( { return 1 } }"
+                                                .getBytes(StandardCharsets.UTF_8))));
         assertEquals(400, bad.status(), bad.body());
         assertTrue(bad.json().path("error").path("message").asText().contains("SyntaxError"), bad.body());
         assertEquals("version good", get(s, "/"));
-        assertEquals(1, u.http().get("/api/services/" + s.id() + "/deployments").get("total").asInt());
+        assertEquals(
+                1,
+                u.http()
+                        .get("/api/services/" + s.id() + "/deployments")
+                        .get("total")
+                        .asInt());
     }
 
     @Test
@@ -360,12 +473,29 @@ class ServicesWorkerdTest {
         assertEquals(200, back.status(), back.body());
         assertEquals(one, back.get("deployment").get("id").asText());
         assertEquals("version one", get(s, "/"));
-        assertEquals(one, u.http().get("/api/services/" + s.id()).get("service").get("current_deployment_id").asText());
-        assertEquals("superseded", u.http().get("/api/services/" + s.id() + "/deployments/" + two).get("deployment").get("status").asText());
-        Http.Reply forward = u.http().post("/api/services/" + s.id() + "/deployments/rollback", Map.of("deployment_id", two));
+        assertEquals(
+                one,
+                u.http()
+                        .get("/api/services/" + s.id())
+                        .get("service")
+                        .get("current_deployment_id")
+                        .asText());
+        assertEquals(
+                "superseded",
+                u.http()
+                        .get("/api/services/" + s.id() + "/deployments/" + two)
+                        .get("deployment")
+                        .get("status")
+                        .asText());
+        Http.Reply forward =
+                u.http().post("/api/services/" + s.id() + "/deployments/rollback", Map.of("deployment_id", two));
         assertEquals(200, forward.status(), forward.body());
         assertEquals("version two", get(s, "/"));
-        assertEquals(409, u.http().post("/api/services/" + s.id() + "/deployments/rollback", Map.of("deployment_id", two)).status());
+        assertEquals(
+                409,
+                u.http()
+                        .post("/api/services/" + s.id() + "/deployments/rollback", Map.of("deployment_id", two))
+                        .status());
     }
 
     @Test
@@ -387,16 +517,28 @@ class ServicesWorkerdTest {
             }
         }
         assertTrue(fresh >= 140 && fresh <= 260, fresh + " of 2000 went to the canary");
-        assertEquals(200, u.http().post("/api/services/" + s.id() + "/deployments/" + canary + "/abort", null).status());
+        assertEquals(
+                200,
+                u.http()
+                        .post("/api/services/" + s.id() + "/deployments/" + canary + "/abort", null)
+                        .status());
         for (int i = 0; i < 200; i++) {
             assertEquals("version old", get(s, "/"));
         }
         String next = deploy(u, s, "newer", Map.of("strategy", "canary", "canary_percent", 50));
-        assertEquals(200, u.http().post("/api/services/" + s.id() + "/deployments/" + next + "/promote", null).status());
+        assertEquals(
+                200,
+                u.http()
+                        .post("/api/services/" + s.id() + "/deployments/" + next + "/promote", null)
+                        .status());
         for (int i = 0; i < 50; i++) {
             assertEquals("version newer", get(s, "/"));
         }
-        assertEquals(409, u.http().post("/api/services/" + s.id() + "/deployments/" + next + "/abort", null).status());
+        assertEquals(
+                409,
+                u.http()
+                        .post("/api/services/" + s.id() + "/deployments/" + next + "/abort", null)
+                        .status());
     }
 
     @Test
@@ -404,22 +546,38 @@ class ServicesWorkerdTest {
         User u = server.newUser();
         Svc a = service(u, "attacker");
         Svc b = service(u, "victim");
-        String kv = u.http().post("/api/resources", Map.of("name", "victim-kv", "type", "kv")).get("resource").get("id").asText();
-        assertEquals(200, u.http().patch("/api/services/" + b.id() + "/bindings", Map.of("bindings", List.of(Map.of("name", "CACHE", "resource_id", kv))))
-                .status());
+        String kv = u.http()
+                .post("/api/resources", Map.of("name", "victim-kv", "type", "kv"))
+                .get("resource")
+                .get("id")
+                .asText();
+        assertEquals(
+                200,
+                u.http()
+                        .patch(
+                                "/api/services/" + b.id() + "/bindings",
+                                Map.of("bindings", List.of(Map.of("name", "CACHE", "resource_id", kv))))
+                        .status());
         String victim = deploy(u, b, "victim", Map.of());
         deploy(u, a, "attacker", Map.of());
         // the attacker's code guesses the victim's internal binding URL (deployment id and config revisions 1..5)
         for (int rev = 1; rev <= 5; rev++) {
-            String target = "http://127.0.0.1:" + server.port + "/internal/bindings/" + victim + "-r" + rev + "/CACHE/stolen?urlencoded=true";
+            String target = "http://127.0.0.1:" + server.port + "/internal/bindings/" + victim + "-r" + rev
+                    + "/CACHE/stolen?urlencoded=true";
             String answer = get(a, "/forge?target=" + java.net.URLEncoder.encode(target, StandardCharsets.UTF_8));
             assertNotEquals("status 200", answer, answer);
             // and the same forged request from outside the worker
-            RawHttp.Response direct = HostHttp.send(server.port, "127.0.0.1:" + server.port, "PUT", "/internal/bindings/" + victim + "-r" + rev
-                    + "/CACHE/stolen", Map.of("X-Atrium-Binding-Secret", "guess"), "forged".getBytes(StandardCharsets.UTF_8));
+            RawHttp.Response direct = HostHttp.send(
+                    server.port,
+                    "127.0.0.1:" + server.port,
+                    "PUT",
+                    "/internal/bindings/" + victim + "-r" + rev + "/CACHE/stolen",
+                    Map.of("X-Atrium-Binding-Secret", "guess"),
+                    "forged".getBytes(StandardCharsets.UTF_8));
             assertEquals(404, direct.status());
         }
-        assertEquals(404, u.http().get("/api/resources/" + kv + "/kv/entries/stolen").status());
+        assertEquals(
+                404, u.http().get("/api/resources/" + kv + "/kv/entries/stolen").status());
     }
 
     @Test
@@ -431,7 +589,9 @@ class ServicesWorkerdTest {
         assertEquals(200, u.http().delete("/api/services/" + s.id()).status());
         RawHttp.Response gone = HostHttp.get(server.port, s.host(), "/");
         assertEquals(404, gone.status());
-        assertEquals("NOT_FOUND", Http.JSON.readTree(gone.body()).path("error").path("code").asText());
+        assertEquals(
+                "NOT_FOUND",
+                Http.JSON.readTree(gone.body()).path("error").path("code").asText());
     }
 
     /** Every path of a service's own host is the service's: the binding gateway's path prefix does not take it. */
@@ -450,19 +610,46 @@ class ServicesWorkerdTest {
         file.toFile().deleteOnExit();
         Files.writeString(file, WORKER.replace("VERSION", "cli"));
         String name = ServicesTest.unique("cli");
-        Commands.Result deployed = Commands.atrium("service", "deploy", "--space", u.defaultSpaceId(), "--name", name, file.toString(), "--url",
-                server.base(), "--token", u.http().token());
+        Commands.Result deployed = Commands.atrium(
+                "service",
+                "deploy",
+                "--space",
+                u.defaultSpaceId(),
+                "--name",
+                name,
+                file.toString(),
+                "--url",
+                server.base(),
+                "--token",
+                u.http().token());
         assertEquals(0, deployed.exit(), deployed.stderr());
         assertTrue(deployed.stdout().contains("created service " + name), deployed.stdout());
         String host = java.net.URI.create(deployed.lastLine()).getHost();
         assertEquals("version cli", HostHttp.text(HostHttp.get(server.port, host, "/logged")));
-        Commands.Result again = Commands.atrium("service", "deploy", "--space", u.defaultSpaceId(), "--name", name, file.toString(), "--url",
-                server.base(), "--token", u.http().token());
+        Commands.Result again = Commands.atrium(
+                "service",
+                "deploy",
+                "--space",
+                u.defaultSpaceId(),
+                "--name",
+                name,
+                file.toString(),
+                "--url",
+                server.base(),
+                "--token",
+                u.http().token());
         assertEquals(0, again.exit(), again.stderr());
         assertFalse(again.stdout().contains("created service"), again.stdout());
         Commands.Result logs = null;
         for (int i = 0; i < 40; i++) {
-            logs = Commands.atrium("service", "logs", name, "--url", server.base(), "--token", u.http().token());
+            logs = Commands.atrium(
+                    "service",
+                    "logs",
+                    name,
+                    "--url",
+                    server.base(),
+                    "--token",
+                    u.http().token());
             if (logs.stdout().contains("served /logged by cli")) {
                 break;
             }
@@ -470,8 +657,30 @@ class ServicesWorkerdTest {
         }
         assertEquals(0, logs.exit(), logs.stderr());
         assertTrue(logs.stdout().contains("served /logged by cli"), logs.stdout());
-        assertEquals(2, Commands.atrium("service", "deploy", "--name", name, file.toString(), "--url", server.base(), "--token", u.http().token()).exit());
-        assertEquals(1, Commands.atrium("service", "logs", "no-such-service", "--url", server.base(), "--token", u.http().token()).exit());
+        assertEquals(
+                2,
+                Commands.atrium(
+                                "service",
+                                "deploy",
+                                "--name",
+                                name,
+                                file.toString(),
+                                "--url",
+                                server.base(),
+                                "--token",
+                                u.http().token())
+                        .exit());
+        assertEquals(
+                1,
+                Commands.atrium(
+                                "service",
+                                "logs",
+                                "no-such-service",
+                                "--url",
+                                server.base(),
+                                "--token",
+                                u.http().token())
+                        .exit());
     }
 
     @Test
@@ -482,7 +691,11 @@ class ServicesWorkerdTest {
         assertEquals("version one", get(s, "/"));
         assertTrue(workerdProcesses(server) > 0);
         try {
-            assertEquals(200, server.operator().post("/admin/features/services/disable", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/services/disable", Map.of())
+                            .status());
             long deadline = System.currentTimeMillis() + 20_000;
             while (workerdProcesses(server) > 0 && System.currentTimeMillis() < deadline) {
                 Thread.sleep(200);
@@ -490,7 +703,11 @@ class ServicesWorkerdTest {
             assertEquals(0, workerdProcesses(server), "workerd processes left after the services feature stopped");
             assertEquals(404, u.http().get("/api/services/" + s.id()).status());
         } finally {
-            assertEquals(200, server.operator().post("/admin/features/services/enable", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/services/enable", Map.of())
+                            .status());
         }
         RawHttp.Response r = null;
         for (int i = 0; i < 100; i++) {
@@ -505,7 +722,11 @@ class ServicesWorkerdTest {
 
     /** workerd processes under the server's JVM. */
     static long workerdProcesses(AtriumServer server) {
-        return server.process.toHandle().descendants().filter(p -> p.info().command().orElse("").contains("workerd")
-                || p.info().commandLine().orElse("").contains("workerd serve")).count();
+        return server.process
+                .toHandle()
+                .descendants()
+                .filter(p -> p.info().command().orElse("").contains("workerd")
+                        || p.info().commandLine().orElse("").contains("workerd serve"))
+                .count();
     }
 }

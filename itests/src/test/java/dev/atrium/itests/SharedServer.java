@@ -4,7 +4,6 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -20,5 +19,4 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 @Retention(RetentionPolicy.RUNTIME)
 @ExtendWith(AtriumServer.Extension.class)
 @Execution(ExecutionMode.SAME_THREAD)
-@interface SharedServer {
-}
+@interface SharedServer {}

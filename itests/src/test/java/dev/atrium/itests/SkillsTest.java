@@ -4,17 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /** Skills: the official catalog, custom skills by id and by name under both roots, and the skills context. */
 @SharedServer
@@ -66,7 +63,8 @@ class SkillsTest {
         assertEquals(201, upserted.status(), upserted.body());
         assertEquals("code-review", upserted.get("skill").path("source").asText());
         assertTrue(upserted.get("skill").path("instructions").asText().contains("bugs first"));
-        Http.Reply replaced = u.http().put(spaces + "/review", Map.of("description", "Mine", "instructions", "Be kind."));
+        Http.Reply replaced =
+                u.http().put(spaces + "/review", Map.of("description", "Mine", "instructions", "Be kind."));
         assertEquals(200, replaced.status(), replaced.body());
         assertEquals(upserted.get("skill").path("id"), replaced.get("skill").path("id"));
         assertEquals("Be kind.", replaced.get("skill").path("instructions").asText());
@@ -76,24 +74,49 @@ class SkillsTest {
         assertEquals("voice", renamed.get("skill").path("name").asText());
         BadInputTest.assertSpecError(u.http().get(spaces + "/tone"), 404, "NOT_FOUND");
 
-        JsonNode context = u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").json();
+        JsonNode context = u.http()
+                .get("/api/spaces/" + u.defaultSpaceId() + "/skills-context")
+                .json();
         assertEquals(List.of("review", "voice"), names(context.path("skills")));
-        assertTrue(context.path("context").asText().contains("## voice") && context.path("context").asText().contains("in French"));
+        assertTrue(context.path("context").asText().contains("## voice")
+                && context.path("context").asText().contains("in French"));
         assertFalse(context.path("truncated").asBoolean());
 
         // PATCH toggles: {} flips it, {"enabled": b} sets it
         Http.Reply off = u.http().patch(spaces + "/voice", Map.of());
         assertEquals(200, off.status(), off.body());
         assertFalse(off.get("skill").path("enabled").asBoolean());
-        assertEquals(List.of("review"), names(u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").get("skills")));
-        assertTrue(u.http().patch(workspaces + "/id/" + id, Map.of("enabled", true)).get("skill").path("enabled").asBoolean());
-        assertTrue(u.http().patch(workspaces + "/id/" + id, Map.of("enabled", true)).get("skill").path("enabled").asBoolean());
+        assertEquals(
+                List.of("review"),
+                names(u.http()
+                        .get("/api/spaces/" + u.defaultSpaceId() + "/skills-context")
+                        .get("skills")));
+        assertTrue(u.http()
+                .patch(workspaces + "/id/" + id, Map.of("enabled", true))
+                .get("skill")
+                .path("enabled")
+                .asBoolean());
+        assertTrue(u.http()
+                .patch(workspaces + "/id/" + id, Map.of("enabled", true))
+                .get("skill")
+                .path("enabled")
+                .asBoolean());
 
         assertEquals(2, u.http().get(workspaces).get("total").asInt());
         assertEquals(200, u.http().delete(workspaces + "/voice").status());
-        assertEquals(200, u.http().delete(spaces + "/id/" + upserted.get("skill").path("id").asText()).status());
+        assertEquals(
+                200,
+                u.http()
+                        .delete(spaces + "/id/"
+                                + upserted.get("skill").path("id").asText())
+                        .status());
         assertEquals(0, u.http().get(spaces).get("total").asInt());
-        assertEquals("", u.http().get("/api/spaces/" + u.defaultSpaceId() + "/skills-context").get("context").asText());
+        assertEquals(
+                "",
+                u.http()
+                        .get("/api/spaces/" + u.defaultSpaceId() + "/skills-context")
+                        .get("context")
+                        .asText());
     }
 
     static List<String> names(JsonNode array) {
@@ -106,8 +129,14 @@ class SkillsTest {
     void everySkillRouteGivesAStrangerTheSame404AsAMissingOne(AtriumServer server) {
         User owner = server.newUser();
         User stranger = server.newUser();
-        String id = owner.http().post("/api/spaces/" + owner.defaultSpaceId() + "/skills", skill("kept", "x")).get("skill").path("id").asText();
-        String before = owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/skills").body();
+        String id = owner.http()
+                .post("/api/spaces/" + owner.defaultSpaceId() + "/skills", skill("kept", "x"))
+                .get("skill")
+                .path("id")
+                .asText();
+        String before = owner.http()
+                .get("/api/spaces/" + owner.defaultSpaceId() + "/skills")
+                .body();
         for (String root : List.of("/api/spaces/", "/api/workspaces/")) {
             String skills = root + owner.defaultSpaceId() + "/skills";
             BadInputTest.assertSpecError(stranger.http().get(skills), 404, "NOT_FOUND");
@@ -119,20 +148,30 @@ class SkillsTest {
             }
             BadInputTest.assertSpecError(stranger.http().post(skills, skill("theirs", "x")), 404, "NOT_FOUND");
             // a stranger's own space does not reach the owner's skill either
-            BadInputTest.assertSpecError(stranger.http().get(root + stranger.defaultSpaceId() + "/skills/id/" + id), 404, "NOT_FOUND");
+            BadInputTest.assertSpecError(
+                    stranger.http().get(root + stranger.defaultSpaceId() + "/skills/id/" + id), 404, "NOT_FOUND");
         }
         String base = "/api/spaces/" + owner.defaultSpaceId();
-        for (String path : List.of(base + "/official-skills", base + "/official-skills/research", base + "/skills-context")) {
+        for (String path :
+                List.of(base + "/official-skills", base + "/official-skills/research", base + "/skills-context")) {
             BadInputTest.assertSpecError(stranger.http().get(path), 404, "NOT_FOUND");
         }
-        assertEquals(before, owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/skills").body());
+        assertEquals(
+                before,
+                owner.http()
+                        .get("/api/spaces/" + owner.defaultSpaceId() + "/skills")
+                        .body());
     }
 
     @Test
     void badInputIsA400SayingWhatIsWrongAndChangesNothing(AtriumServer server) {
         User u = server.newUser();
         String skills = "/api/spaces/" + u.defaultSpaceId() + "/skills";
-        String id = u.http().post(skills, skill("kept", "x")).get("skill").path("id").asText();
+        String id = u.http()
+                .post(skills, skill("kept", "x"))
+                .get("skill")
+                .path("id")
+                .asText();
         String before = u.http().get(skills).body();
         List<Object> bodies = new ArrayList<>();
         bodies.add(Map.of());
@@ -160,7 +199,10 @@ class SkillsTest {
             BadInputTest.assertSpecError(u.http().post(skills, body), 400, "BAD_REQUEST");
             BadInputTest.assertSpecError(u.http().put(skills + "/id/" + id, body), 400, "BAD_REQUEST");
         }
-        BadInputTest.assertSpecError(u.http().put(skills + "/Bad%20Name", Map.of("description", "d", "instructions", "i")), 400, "BAD_REQUEST");
+        BadInputTest.assertSpecError(
+                u.http().put(skills + "/Bad%20Name", Map.of("description", "d", "instructions", "i")),
+                400,
+                "BAD_REQUEST");
         BadInputTest.assertSpecError(u.http().put(skills + "/kept", skill("other", "x")), 400, "BAD_REQUEST");
         Map<String, Object> nullEnabled = new LinkedHashMap<>();
         nullEnabled.put("enabled", null);

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,17 +21,24 @@ class SourceSizeTest {
     void aClassOverSixHundredLinesSaysWhyItIsOne() throws IOException {
         List<String> unexplained;
         try (Stream<Path> files = Files.walk(AtriumServer.ROOT.resolve("bundles"))) {
-            unexplained = files.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/main/java/"))
+            unexplained = files.filter(
+                            p -> p.toString().endsWith(".java") && p.toString().contains("/src/main/java/"))
                     .filter(p -> {
                         try {
                             List<String> lines = Files.readAllLines(p);
-                            return lines.size() > LIMIT && lines.stream().noneMatch(l -> l.contains("Why one class of"));
+                            return lines.size() > LIMIT
+                                    && lines.stream().noneMatch(l -> l.contains("Why one class of"));
                         } catch (IOException e) {
                             throw new java.io.UncheckedIOException(e);
                         }
                     })
-                    .map(p -> AtriumServer.ROOT.relativize(p).toString()).sorted().toList();
+                    .map(p -> AtriumServer.ROOT.relativize(p).toString())
+                    .sorted()
+                    .toList();
         }
-        assertEquals(List.of(), unexplained, "classes over " + LIMIT + " lines without a sentence saying why they are one class");
+        assertEquals(
+                List.of(),
+                unexplained,
+                "classes over " + LIMIT + " lines without a sentence saying why they are one class");
     }
 }

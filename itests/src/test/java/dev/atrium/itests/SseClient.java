@@ -1,5 +1,6 @@
 package dev.atrium.itests;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -12,21 +13,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 /** A Server-Sent Events client over java.net.http: reads events until the server ends the stream or {@code max} arrived. */
 final class SseClient {
 
-    record Event(long id, String type, JsonNode data) {
-    }
+    record Event(long id, String type, JsonNode data) {}
 
-    record Result(int status, List<Event> events, int comments, String contentType) {
-    }
+    record Result(int status, List<Event> events, int comments, String contentType) {}
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     static Result read(String url, String token, Long lastEventId, int max, Duration timeout) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).header("Accept", "text/event-stream")
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
+                .timeout(timeout)
+                .header("Accept", "text/event-stream")
                 .header("Authorization", "Bearer " + token);
         if (lastEventId != null) {
             b.header("Last-Event-ID", Long.toString(lastEventId));
@@ -34,9 +34,14 @@ final class SseClient {
         HttpResponse<InputStream> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
         List<Event> events = new ArrayList<>();
         int comments = 0;
-        try (InputStream in = r.body(); BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        try (InputStream in = r.body();
+                BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             if (r.statusCode() != 200) {
-                return new Result(r.statusCode(), events, 0, r.headers().firstValue("Content-Type").orElse(""));
+                return new Result(
+                        r.statusCode(),
+                        events,
+                        0,
+                        r.headers().firstValue("Content-Type").orElse(""));
             }
             String line;
             Long id = null;
@@ -58,13 +63,18 @@ final class SseClient {
                     type = line.substring(6).trim();
                 } else if (line.startsWith("data:")) {
                     String v = line.substring(5).startsWith(" ") ? line.substring(6) : line.substring(5);
-                    data = data == null ? new StringBuilder(v) : data.append('\n').append(v);
+                    data = data == null
+                            ? new StringBuilder(v)
+                            : data.append('\n').append(v);
                 }
             }
         }
-        return new Result(r.statusCode(), events, comments, r.headers().firstValue("Content-Type").orElse(""));
+        return new Result(
+                r.statusCode(),
+                events,
+                comments,
+                r.headers().firstValue("Content-Type").orElse(""));
     }
 
-    private SseClient() {
-    }
+    private SseClient() {}
 }

@@ -4,6 +4,8 @@ import static dev.atrium.itests.StorageTest.base;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -23,22 +25,16 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-
 import javax.management.MBeanServerConnection;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Large transfers stream: a 2 GiB upload and download through the API leave the server's heap (measured over JMX
@@ -51,10 +47,12 @@ class StorageStreamingTest {
 
     static final long GIB = 1L << 30;
     static final long MIB = 1L << 20;
-    static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** One server for both tests (a launch costs seconds): a JMX agent for the heap, a quick sweep for the crash. */
     static TestDatabase db;
+
     static Path data;
     static int jmx;
     static Map<String, String> env;
@@ -65,8 +63,15 @@ class StorageStreamingTest {
         db = TestDatabase.create();
         data = Files.createTempDirectory("atrium-storage-streaming-");
         jmx = AtriumServer.freePort();
-        env = Map.of("ATRIUM_JAVA_OPTS", jmxOptions(jmx), "ATRIUM_STORAGE_SWEEP_S", "1", "ATRIUM_STORAGE_ORPHAN_GRACE_S", "2",
-                "ATRIUM_BLOB_FS_STALE_TEMP_S", "1");
+        env = Map.of(
+                "ATRIUM_JAVA_OPTS",
+                jmxOptions(jmx),
+                "ATRIUM_STORAGE_SWEEP_S",
+                "1",
+                "ATRIUM_STORAGE_ORPHAN_GRACE_S",
+                "2",
+                "ATRIUM_BLOB_FS_STALE_TEMP_S",
+                "1");
         server = AtriumServer.launch(data, db, env);
     }
 
@@ -123,9 +128,13 @@ class StorageStreamingTest {
     }
 
     static HttpResponse<String> put(String url, String token, InputStream body, long length) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token)
-                .header("Content-Type", "application/octet-stream").timeout(Duration.ofMinutes(5))
-                .PUT(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(() -> body), length)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/octet-stream")
+                .timeout(Duration.ofMinutes(5))
+                .PUT(HttpRequest.BodyPublishers.fromPublisher(
+                        HttpRequest.BodyPublishers.ofInputStream(() -> body), length))
+                .build();
         return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
@@ -135,9 +144,11 @@ class StorageStreamingTest {
         private final MemoryMXBean memory;
 
         Heap(int port) throws Exception {
-            connector = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi"));
+            connector = JMXConnectorFactory.connect(
+                    new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi"));
             MBeanServerConnection mbeans = connector.getMBeanServerConnection();
-            memory = ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class);
+            memory = ManagementFactory.newPlatformMXBeanProxy(
+                    mbeans, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class);
         }
 
         /** Heap in use after a full collection: what the server really holds. */
@@ -200,12 +211,17 @@ class StorageStreamingTest {
             AtomicLong received = new AtomicLong();
             CompletableFuture<Void> download = CompletableFuture.runAsync(() -> {
                 try {
-                    HttpResponse<InputStream> r = CLIENT.send(HttpRequest.newBuilder(URI.create(server.base() + base(u) + "/download/" + id))
-                            .header("Authorization", "Bearer " + u.http().token()).build(), HttpResponse.BodyHandlers.ofInputStream());
+                    HttpResponse<InputStream> r = CLIENT.send(
+                            HttpRequest.newBuilder(URI.create(server.base() + base(u) + "/download/" + id))
+                                    .header(
+                                            "Authorization",
+                                            "Bearer " + u.http().token())
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
                     assertEquals(200, r.statusCode());
                     byte[] buffer = new byte[1 << 16];
                     try (InputStream in = r.body()) {
-                        for (int n; (n = in.read(buffer)) != -1;) {
+                        for (int n; (n = in.read(buffer)) != -1; ) {
                             sha.update(buffer, 0, n);
                             received.addAndGet(n);
                         }
@@ -217,10 +233,14 @@ class StorageStreamingTest {
             long downloadPeak = peakWhile(heap, download);
             assertEquals(size, received.get());
             assertEquals(sent, HexFormat.of().formatHex(sha.digest()));
-            assertTrue(uploadPeak - baseline < 64 * MIB, "upload: heap grew by " + (uploadPeak - baseline) / MIB + " MiB");
-            assertTrue(downloadPeak - baseline < 64 * MIB, "download: heap grew by " + (downloadPeak - baseline) / MIB + " MiB");
-            System.out.printf("heap: baseline %d MiB, upload peak +%d MiB, download peak +%d MiB%n", baseline / MIB, (uploadPeak - baseline) / MIB,
-                    (downloadPeak - baseline) / MIB);
+            assertTrue(
+                    uploadPeak - baseline < 64 * MIB, "upload: heap grew by " + (uploadPeak - baseline) / MIB + " MiB");
+            assertTrue(
+                    downloadPeak - baseline < 64 * MIB,
+                    "download: heap grew by " + (downloadPeak - baseline) / MIB + " MiB");
+            System.out.printf(
+                    "heap: baseline %d MiB, upload peak +%d MiB, download peak +%d MiB%n",
+                    baseline / MIB, (uploadPeak - baseline) / MIB, (downloadPeak - baseline) / MIB);
         }
     }
 
@@ -230,7 +250,10 @@ class StorageStreamingTest {
         User u = server.newUser();
         long size = 500 * MIB;
         String id = StorageTest.createFile(u, "crash/big.bin", "").path("id").asText();
-        String announced = u.http().post(base(u) + "/upload-url", Map.of("path", "crash/direct.bin", "size", size)).get("file_id").asText();
+        String announced = u.http()
+                .post(base(u) + "/upload-url", Map.of("path", "crash/direct.bin", "size", size))
+                .get("file_id")
+                .asText();
         AtomicLong sent = new AtomicLong();
         Generated body = new Generated(size, 7, sent);
         String url = server.base() + base(u) + "/" + id + "/content";
@@ -243,7 +266,9 @@ class StorageStreamingTest {
         });
         long deadline = System.currentTimeMillis() + 60_000;
         while (sent.get() < 200 * MIB) {
-            assertTrue(System.currentTimeMillis() < deadline && !upload.isDone(), "the upload ended before the kill: " + upload.getNow(null));
+            assertTrue(
+                    System.currentTimeMillis() < deadline && !upload.isDone(),
+                    "the upload ended before the kill: " + upload.getNow(null));
             Thread.sleep(5);
         }
         server.killHard();
@@ -252,26 +277,38 @@ class StorageStreamingTest {
         server = AtriumServer.launch(data, db, env);
         Http http = new Http(server.base(), u.http().token());
         JsonNode listed = http.get(base(u) + "?path=crash").json();
-        assertEquals(List.of("big.bin"), List.of(listed.path("files").get(0).path("name").asText()), listed.toString());
+        assertEquals(
+                List.of("big.bin"),
+                List.of(listed.path("files").get(0).path("name").asText()),
+                listed.toString());
         assertEquals(1, listed.path("total").asInt(), listed.toString());
-        assertEquals(0, listed.path("files").get(0).path("size").asLong(), "the file kept its old (empty) content: " + listed);
+        assertEquals(
+                0,
+                listed.path("files").get(0).path("size").asLong(),
+                "the file kept its old (empty) content: " + listed);
 
         long until = System.currentTimeMillis() + 30_000;
-        while ((!StorageLimitsTest.notReferenced(db, data).isEmpty() || temps(data) > 0) && System.currentTimeMillis() < until) {
+        while ((!StorageLimitsTest.notReferenced(db, data).isEmpty() || temps(data) > 0)
+                && System.currentTimeMillis() < until) {
             Thread.sleep(250);
         }
         assertEquals(List.of(), StorageLimitsTest.notReferenced(db, data), "no blob that no file refers to");
         assertEquals(0, temps(data), "no temp file of the interrupted put");
 
         Generated again = new Generated(size, 7, new AtomicLong());
-        HttpResponse<String> retried = put(server.base() + base(u) + "/" + id + "/content", u.http().token(), again, size);
+        HttpResponse<String> retried =
+                put(server.base() + base(u) + "/" + id + "/content", u.http().token(), again, size);
         assertEquals(200, retried.statusCode(), retried.body());
-        assertEquals(again.sha256(), Http.JSON.readTree(retried.body()).path("file").path("sha256").asText());
+        assertEquals(
+                again.sha256(),
+                Http.JSON.readTree(retried.body()).path("file").path("sha256").asText());
         // the direct upload announced before the crash still takes its bytes
         Generated direct = new Generated(size, 7, new AtomicLong());
-        HttpResponse<String> up = put(server.base() + base(u) + "/upload/" + announced, u.http().token(), direct, size);
+        HttpResponse<String> up =
+                put(server.base() + base(u) + "/upload/" + announced, u.http().token(), direct, size);
         assertEquals(200, up.statusCode(), up.body());
-        Http.Reply confirmed = http.post(base(u) + "/confirm-upload", Map.of("file_id", announced, "size", size, "sha256", direct.sha256()));
+        Http.Reply confirmed = http.post(
+                base(u) + "/confirm-upload", Map.of("file_id", announced, "size", size, "sha256", direct.sha256()));
         assertEquals(200, confirmed.status(), confirmed.body());
         assertEquals(2, http.get(base(u) + "?path=crash").json().path("total").asInt());
     }

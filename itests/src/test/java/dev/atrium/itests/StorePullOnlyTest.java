@@ -4,18 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * Federation Model B over HTTP: a workspace publishes a store (/api/spaces/:spaceId/stores), and anyone reads it as a
@@ -27,7 +24,11 @@ class StorePullOnlyTest {
     /** Model A (store-inventory) is the default; Model B serves the same paths, so it runs only while Model A is off. */
     @BeforeAll
     static void modelB(AtriumServer server) throws Exception {
-        assertEquals(200, server.operator().post("/admin/features/store-inventory/disable", Map.of()).status());
+        assertEquals(
+                200,
+                server.operator()
+                        .post("/admin/features/store-inventory/disable", Map.of())
+                        .status());
         Http.Reply on = server.operator().post("/admin/features/store-pullonly/enable", Map.of());
         assertEquals(200, on.status(), on.body());
         FeatureSwitchTest.await(server.anonymous(), "/ns/ext-git", 200);
@@ -35,7 +36,11 @@ class StorePullOnlyTest {
 
     @AfterAll
     static void modelA(AtriumServer server) throws Exception {
-        assertEquals(200, server.operator().post("/admin/features/store-pullonly/disable", Map.of()).status());
+        assertEquals(
+                200,
+                server.operator()
+                        .post("/admin/features/store-pullonly/disable", Map.of())
+                        .status());
         Http.Reply on = server.operator().post("/admin/features/store-inventory/enable", Map.of());
         assertEquals(200, on.status(), on.body());
         FeatureSwitchTest.await(server.anonymous(), "/ns/ext-git", 301);
@@ -47,19 +52,36 @@ class StorePullOnlyTest {
 
     /** The media type and its parameters, without the optional whitespace (CXF writes none after the ';'). */
     private static String type(Http.Reply r) {
-        return r.raw().headers().firstValue("Content-Type").orElse("").replace(" ", "").toLowerCase(java.util.Locale.ROOT);
+        return r.raw()
+                .headers()
+                .firstValue("Content-Type")
+                .orElse("")
+                .replace(" ", "")
+                .toLowerCase(java.util.Locale.ROOT);
     }
 
     private static String store(User u, String slug) {
-        Http.Reply r = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/stores", Map.of("slug", slug, "name", "Tools of " + slug,
-                "summary", "what we build", "icon_url", "https://img.example/icon.png"));
+        Http.Reply r = u.http()
+                .post(
+                        "/api/spaces/" + u.defaultSpaceId() + "/stores",
+                        Map.of(
+                                "slug",
+                                slug,
+                                "name",
+                                "Tools of " + slug,
+                                "summary",
+                                "what we build",
+                                "icon_url",
+                                "https://img.example/icon.png"));
         assertEquals(201, r.status(), r.body());
         return r.get("store").get("actor_url").asText();
     }
 
     private static void repo(User u, String name, String visibility, String description) {
-        Http.Reply r = u.http().post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", name, "visibility", visibility,
-                "description", description));
+        Http.Reply r = u.http()
+                .post(
+                        "/api/spaces/" + u.defaultSpaceId() + "/repos",
+                        Map.of("name", name, "visibility", visibility, "description", description));
         assertEquals(201, r.status(), r.body());
     }
 
@@ -73,16 +95,26 @@ class StorePullOnlyTest {
         repo(u, "secret-plans", "private", "nobody sees these");
         Http anyone = server.anonymous();
 
-        Http.Reply finger = anyone.get("/.well-known/webfinger?resource=" + URLEncoder.encode("acct:" + slug + "@" + host(server), StandardCharsets.UTF_8));
+        Http.Reply finger = anyone.get("/.well-known/webfinger?resource="
+                + URLEncoder.encode("acct:" + slug + "@" + host(server), StandardCharsets.UTF_8));
         assertEquals(200, finger.status(), finger.body());
         assertEquals("application/jrd+json;charset=utf-8", type(finger));
         assertEquals("acct:" + slug + "@" + host(server), finger.get("subject").asText());
         assertEquals(actorUrl, finger.get("links").get(0).get("href").asText());
-        assertEquals("application/activity+json", finger.get("links").get(0).get("type").asText());
-        assertEquals(200, anyone.get("/.well-known/webfinger?resource=" + URLEncoder.encode(actorUrl, StandardCharsets.UTF_8)).status());
-        BadInputTest.assertSpecError(anyone.get("/.well-known/webfinger?resource=acct:" + slug + "@elsewhere.example"), 404, "NOT_FOUND");
+        assertEquals(
+                "application/activity+json",
+                finger.get("links").get(0).get("type").asText());
+        assertEquals(
+                200,
+                anyone.get("/.well-known/webfinger?resource=" + URLEncoder.encode(actorUrl, StandardCharsets.UTF_8))
+                        .status());
+        BadInputTest.assertSpecError(
+                anyone.get("/.well-known/webfinger?resource=acct:" + slug + "@elsewhere.example"), 404, "NOT_FOUND");
         BadInputTest.assertSpecError(anyone.get("/.well-known/webfinger"), 400, "BAD_REQUEST");
-        assertEquals(200, anyone.get("/.well-known/oauth-authorization-server").status(), "the OAuth documents beside WebFinger still answer");
+        assertEquals(
+                200,
+                anyone.get("/.well-known/oauth-authorization-server").status(),
+                "the OAuth documents beside WebFinger still answer");
 
         String path = "/ap/stores/" + slug;
         Http.Reply actor = anyone.get(path);
@@ -106,15 +138,22 @@ class StorePullOnlyTest {
         assertEquals(1, page.get("orderedItems").size());
         assertTrue(page.get("orderedItems").get(0).isTextual(), "ids only unless expand=object");
         assertTrue(page.has("next"));
-        JsonNode expanded = anyone.get(path + "/repositories?page=1&expand=object").json().get("orderedItems");
+        JsonNode expanded =
+                anyone.get(path + "/repositories?page=1&expand=object").json().get("orderedItems");
         assertEquals(2, expanded.size());
         JsonNode hammer = expanded.get(0);
         assertEquals("hammer", hammer.get("name").asText());
-        assertEquals(List.of("Document", "ext:GitRepository"), List.of(hammer.get("type").get(0).asText(), hammer.get("type").get(1).asText()));
+        assertEquals(
+                List.of("Document", "ext:GitRepository"),
+                List.of(
+                        hammer.get("type").get(0).asText(),
+                        hammer.get("type").get(1).asText()));
         assertEquals("public", hammer.get("ext:visibility").asText());
         assertTrue(hammer.get("ext:cloneUrl").asText().endsWith("/hammer.git"), hammer.toString());
         assertEquals(actorUrl, hammer.get("attributedTo").asText());
-        assertFalse(anyone.get(path + "/repositories?page=1&limit=100&expand=object").body().contains("secret-plans"));
+        assertFalse(anyone.get(path + "/repositories?page=1&limit=100&expand=object")
+                .body()
+                .contains("secret-plans"));
         BadInputTest.assertSpecError(anyone.get(path + "/repositories?page=1&limit=101"), 400, "BAD_REQUEST");
         BadInputTest.assertSpecError(anyone.get(path + "/repositories?page=0"), 400, "BAD_REQUEST");
 
@@ -129,17 +168,28 @@ class StorePullOnlyTest {
         JsonNode activity = outbox.get("orderedItems").get(0);
         assertTrue(List.of("Create", "Update").contains(activity.get("type").asText()), activity.toString());
         assertEquals(actorUrl, activity.get("actor").asText());
-        assertEquals("https://www.w3.org/ns/activitystreams#Public", activity.get("to").get(0).asText());
+        assertEquals(
+                "https://www.w3.org/ns/activitystreams#Public",
+                activity.get("to").get(0).asText());
         assertTrue(activity.get("object").has("ext:cloneUrl"));
 
         JsonNode search = anyone.get(path + "/search").json();
         assertEquals("ext:SearchService", search.get("type").get(1).asText());
         JsonNode found = anyone.get(path + "/search/repositories?q=WOOD&page=1").json();
         assertEquals(1, found.get("totalItems").asInt());
-        assertEquals(0, anyone.get(path + "/search/repositories?q=plans&page=1").json().get("totalItems").asInt());
+        assertEquals(
+                0,
+                anyone.get(path + "/search/repositories?q=plans&page=1")
+                        .json()
+                        .get("totalItems")
+                        .asInt());
         BadInputTest.assertSpecError(anyone.get(path + "/search/repositories"), 400, "BAD_REQUEST");
 
-        Http.Reply inbox = anyone.send("POST", path + "/inbox", "{\"type\":\"Follow\"}".getBytes(StandardCharsets.UTF_8), "application/activity+json");
+        Http.Reply inbox = anyone.send(
+                "POST",
+                path + "/inbox",
+                "{\"type\":\"Follow\"}".getBytes(StandardCharsets.UTF_8),
+                "application/activity+json");
         assertEquals(501, inbox.status(), inbox.body());
         assertEquals("NOT_IMPLEMENTED", inbox.errorCode());
         JsonNode followers = anyone.get(path + "/followers").json();
@@ -164,22 +214,46 @@ class StorePullOnlyTest {
         String theirs = "/api/spaces/" + stranger.defaultSpaceId() + "/stores/" + slug;
         BadInputTest.assertSpecError(stranger.http().patch(theirs, Map.of("name", "taken over")), 404, "NOT_FOUND");
         BadInputTest.assertSpecError(stranger.http().delete(theirs), 404, "NOT_FOUND");
-        BadInputTest.assertSpecError(stranger.http().post("/api/spaces/" + stranger.defaultSpaceId() + "/stores",
-                Map.of("slug", slug, "name", "same slug")), 409, "CONFLICT");
-        for (Map<String, Object> bad : List.<Map<String, Object>>of(Map.of("slug", "Bad Slug", "name", "x"), Map.of("slug", "-x", "name", "x"),
-                Map.of("slug", "ok-slug"), Map.of("slug", "ok-slug", "name", "x", "icon_url", "javascript:alert(1)"),
+        BadInputTest.assertSpecError(
+                stranger.http()
+                        .post(
+                                "/api/spaces/" + stranger.defaultSpaceId() + "/stores",
+                                Map.of("slug", slug, "name", "same slug")),
+                409,
+                "CONFLICT");
+        for (Map<String, Object> bad : List.<Map<String, Object>>of(
+                Map.of("slug", "Bad Slug", "name", "x"),
+                Map.of("slug", "-x", "name", "x"),
+                Map.of("slug", "ok-slug"),
+                Map.of("slug", "ok-slug", "name", "x", "icon_url", "javascript:alert(1)"),
                 Map.of("slug", "ok-slug", "name", "x", "color", "red"))) {
             BadInputTest.assertSpecError(owner.http().post(mine, bad), 400, "BAD_REQUEST");
         }
         Http.Reply renamed = owner.http().patch(mine + "/" + slug, Map.of("name", "Renamed", "summary", "new words"));
         assertEquals(200, renamed.status(), renamed.body());
-        assertEquals("Renamed", server.anonymous().get("/ap/stores/" + slug).get("name").asText());
+        assertEquals(
+                "Renamed",
+                server.anonymous().get("/ap/stores/" + slug).get("name").asText());
         JsonNode inventory = owner.http().get(mine + "/" + slug + "/inventory").json();
         assertEquals("automatic", inventory.get("mode").asText());
-        BadInputTest.assertSpecError(owner.http().post(mine + "/" + slug + "/inventory", Map.of("repository_uri", "http://169.254.169.254/ap/repos/x/y")),
-                400, "BAD_REQUEST");
-        BadInputTest.assertSpecError(owner.http().post(mine + "/" + slug + "/inventory", Map.of("repository_uri", "not a url")), 400, "BAD_REQUEST");
-        assertEquals("automatic", owner.http().get(mine + "/" + slug + "/inventory").json().get("mode").asText());
+        BadInputTest.assertSpecError(
+                owner.http()
+                        .post(
+                                mine + "/" + slug + "/inventory",
+                                Map.of("repository_uri", "http://169.254.169.254/ap/repos/x/y")),
+                400,
+                "BAD_REQUEST");
+        BadInputTest.assertSpecError(
+                owner.http().post(mine + "/" + slug + "/inventory", Map.of("repository_uri", "not a url")),
+                400,
+                "BAD_REQUEST");
+        assertEquals(
+                "automatic",
+                owner.http()
+                        .get(mine + "/" + slug + "/inventory")
+                        .json()
+                        .get("mode")
+                        .asText());
         assertEquals(200, owner.http().delete(mine + "/" + slug).status());
         BadInputTest.assertSpecError(server.anonymous().get("/ap/stores/" + slug), 404, "NOT_FOUND");
     }
@@ -190,11 +264,25 @@ class StorePullOnlyTest {
         String slug = "switch-" + Long.toString(System.nanoTime(), 36);
         store(u, slug);
         try {
-            assertEquals(200, server.operator().post("/admin/features/store-pullonly/disable", Map.of()).status());
-            assertEquals(404, FeatureSwitchTest.await(server.anonymous(), "/ap/stores/" + slug, 404).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/store-pullonly/disable", Map.of())
+                            .status());
+            assertEquals(
+                    404,
+                    FeatureSwitchTest.await(server.anonymous(), "/ap/stores/" + slug, 404)
+                            .status());
         } finally {
-            assertEquals(200, server.operator().post("/admin/features/store-pullonly/enable", Map.of()).status());
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/store-pullonly/enable", Map.of())
+                            .status());
         }
-        assertEquals(200, FeatureSwitchTest.await(server.anonymous(), "/ap/stores/" + slug, 200).status());
+        assertEquals(
+                200,
+                FeatureSwitchTest.await(server.anonymous(), "/ap/stores/" + slug, 200)
+                        .status());
     }
 }

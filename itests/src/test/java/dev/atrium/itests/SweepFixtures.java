@@ -2,15 +2,13 @@ package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
@@ -22,8 +20,31 @@ final class SweepFixtures {
 
     /** Objects named by the segment before a path parameter; their ids are what a stranger must not reach. */
     enum Kind {
-        SPACE, THREAD, MEMORY, RUN, ARTIFACT, TOKEN, OAUTH_CLIENT, SHARE, REPO, NOTIFICATION, SHORTCUT, SHORTCUT_GROUP, SHORTCUT_ITEM, FILE,
-        RESOURCE, RESOURCE_NAME, RESOURCE_TOKEN, REMINDER, SKILL, MCP_SERVER, STORE_REGISTRY_ENTRY, SERVICE, DEPLOYMENT, DOMAIN, NONE
+        SPACE,
+        THREAD,
+        MEMORY,
+        RUN,
+        ARTIFACT,
+        TOKEN,
+        OAUTH_CLIENT,
+        SHARE,
+        REPO,
+        NOTIFICATION,
+        SHORTCUT,
+        SHORTCUT_GROUP,
+        SHORTCUT_ITEM,
+        FILE,
+        RESOURCE,
+        RESOURCE_NAME,
+        RESOURCE_TOKEN,
+        REMINDER,
+        SKILL,
+        MCP_SERVER,
+        STORE_REGISTRY_ENTRY,
+        SERVICE,
+        DEPLOYMENT,
+        DOMAIN,
+        NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
@@ -41,6 +62,7 @@ final class SweepFixtures {
     final String clonePath;
     /** A's published store and A's workspace slug (the owner in Model B's repository paths). */
     final String storeSlug;
+
     final String spaceSlug;
     final List<String> notes = new ArrayList<>();
 
@@ -55,23 +77,44 @@ final class SweepFixtures {
         ok(http.patch("/api/spaces/" + space + "/model", Map.of("provider", "openai", "model", "sweep-model")), 200);
         ok(http.put("/api/spaces/" + space + "/common-env", Map.of("name", "SWEEP_VAR", "value", "kept")), 200);
 
-        String thread = ok(http.post("/api/spaces/" + space + "/threads", Map.of("title", "swept thread")), 201).path("thread").path("id").asText();
-        ids.put(Kind.THREAD, thread);
-        messageId = ok(http.post("/api/threads/" + thread + "/messages", Map.of("content", "kept message")), 201).path("message").path("id")
+        String thread = ok(http.post("/api/spaces/" + space + "/threads", Map.of("title", "swept thread")), 201)
+                .path("thread")
+                .path("id")
                 .asText();
-        JsonNode share = ok(http.post("/api/threads/" + thread + "/share", Map.of()), 201).path("share");
+        ids.put(Kind.THREAD, thread);
+        messageId = ok(http.post("/api/threads/" + thread + "/messages", Map.of("content", "kept message")), 201)
+                .path("message")
+                .path("id")
+                .asText();
+        JsonNode share = ok(http.post("/api/threads/" + thread + "/share", Map.of()), 201)
+                .path("share");
         ids.put(Kind.SHARE, share.path("id").asText());
         shareToken = share.path("token").asText();
-        ids.put(Kind.MEMORY, ok(http.post("/api/spaces/" + space + "/memories", Map.of("content", "kept memory")), 201).path("memory")
-                .path("id").asText());
-        ids.put(Kind.FILE, ok(http.post("/api/spaces/" + space + "/storage/files", Map.of("path", "swept/kept.txt", "content", "kept file")),
-                201).path("file").path("id").asText());
+        ids.put(
+                Kind.MEMORY,
+                ok(http.post("/api/spaces/" + space + "/memories", Map.of("content", "kept memory")), 201)
+                        .path("memory")
+                        .path("id")
+                        .asText());
+        ids.put(
+                Kind.FILE,
+                ok(
+                                http.post(
+                                        "/api/spaces/" + space + "/storage/files",
+                                        Map.of("path", "swept/kept.txt", "content", "kept file")),
+                                201)
+                        .path("file")
+                        .path("id")
+                        .asText());
 
         // no model answers on the shared server, so a run fails at once; an artifact gets in only while it is queued
         String run = null;
         String artifact = null;
         for (int i = 0; i < 20 && artifact == null; i++) {
-            run = ok(http.post("/api/threads/" + thread + "/runs", Map.of("input", "hello")), 201).path("run").path("id").asText();
+            run = ok(http.post("/api/threads/" + thread + "/runs", Map.of("input", "hello")), 201)
+                    .path("run")
+                    .path("id")
+                    .asText();
             Http.Reply added = http.post("/api/runs/" + run + "/artifacts", Map.of("name", "kept.txt", "content", "x"));
             if (added.status() == 201) {
                 artifact = added.json().path("artifact").path("id").asText(null);
@@ -80,7 +123,8 @@ final class SweepFixtures {
         ids.put(Kind.RUN, run);
         if (artifact == null) {
             artifact = "art_" + random(20);
-            notes.add("no artifact could be added while a run was queued: /api/artifacts/{id} is swept with a random id");
+            notes.add(
+                    "no artifact could be added while a run was queued: /api/artifacts/{id} is swept with a random id");
         }
         ids.put(Kind.ARTIFACT, artifact);
         // the failed runs notified A (run.failed): one of those is A's notification
@@ -103,71 +147,185 @@ final class SweepFixtures {
             notes.add("no notification arrived for the failed runs: /api/notifications/{id} is swept with a random id");
         }
         ids.put(Kind.NOTIFICATION, notification);
-        ids.put(Kind.SHORTCUT, ok(http.post("/api/shortcuts", Map.of("title", "kept", "url", "/kept")), 201).path("shortcut").path("id").asText());
-        JsonNode group = ok(http.post("/api/spaces/" + space + "/shortcuts/groups",
-                Map.of("name", "kept", "items", List.of(Map.of("title", "kept", "url", "/kept")))), 201).path("group");
+        ids.put(
+                Kind.SHORTCUT,
+                ok(http.post("/api/shortcuts", Map.of("title", "kept", "url", "/kept")), 201)
+                        .path("shortcut")
+                        .path("id")
+                        .asText());
+        JsonNode group = ok(
+                        http.post(
+                                "/api/spaces/" + space + "/shortcuts/groups",
+                                Map.of("name", "kept", "items", List.of(Map.of("title", "kept", "url", "/kept")))),
+                        201)
+                .path("group");
         ids.put(Kind.SHORTCUT_GROUP, group.path("id").asText());
         ids.put(Kind.SHORTCUT_ITEM, group.path("items").get(0).path("id").asText());
 
         // due tomorrow: it does not fire while the sweep runs, so A's snapshot stays the same
-        ids.put(Kind.REMINDER, ok(http.post("/api/spaces/" + space + "/reminders",
-                Map.of("title", "kept", "at", java.time.Instant.now().plus(java.time.Duration.ofDays(1)).toString())), 201)
-                .path("reminder").path("id").asText());
-        ids.put(Kind.SKILL, ok(http.post("/api/spaces/" + space + "/skills",
-                Map.of("name", SKILL_NAME, "description", "kept", "instructions", "kept")), 201).path("skill").path("id").asText());
+        ids.put(
+                Kind.REMINDER,
+                ok(
+                                http.post(
+                                        "/api/spaces/" + space + "/reminders",
+                                        Map.of(
+                                                "title",
+                                                "kept",
+                                                "at",
+                                                java.time.Instant.now()
+                                                        .plus(java.time.Duration.ofDays(1))
+                                                        .toString())),
+                                201)
+                        .path("reminder")
+                        .path("id")
+                        .asText());
+        ids.put(
+                Kind.SKILL,
+                ok(
+                                http.post(
+                                        "/api/spaces/" + space + "/skills",
+                                        Map.of("name", SKILL_NAME, "description", "kept", "instructions", "kept")),
+                                201)
+                        .path("skill")
+                        .path("id")
+                        .asText());
 
         // an MCP server that answers (the sweep's GET of its tools is the same every time)
         try {
-            ids.put(Kind.MCP_SERVER, ok(http.post("/api/mcp/servers", Map.of("space_id", space, "name", "kept-mcp", "url", TinyMcpServer.url())),
-                    201).path("server").path("id").asText());
+            ids.put(
+                    Kind.MCP_SERVER,
+                    ok(
+                                    http.post(
+                                            "/api/mcp/servers",
+                                            Map.of("space_id", space, "name", "kept-mcp", "url", TinyMcpServer.url())),
+                                    201)
+                            .path("server")
+                            .path("id")
+                            .asText());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
 
-        ids.put(Kind.TOKEN, ok(http.post("/api/me/personal-access-tokens", Map.of("name", "swept")), 201).path("id").asText());
-        ids.put(Kind.OAUTH_CLIENT, ok(http.post("/api/me/oauth/clients",
-                Map.of("client_name", "Swept app", "redirect_uris", List.of("http://127.0.0.1:9/cb"))), 201).path("client").path("client_id")
-                .asText());
+        ids.put(
+                Kind.TOKEN,
+                ok(http.post("/api/me/personal-access-tokens", Map.of("name", "swept")), 201)
+                        .path("id")
+                        .asText());
+        ids.put(
+                Kind.OAUTH_CLIENT,
+                ok(
+                                http.post(
+                                        "/api/me/oauth/clients",
+                                        Map.of(
+                                                "client_name",
+                                                "Swept app",
+                                                "redirect_uris",
+                                                List.of("http://127.0.0.1:9/cb"))),
+                                201)
+                        .path("client")
+                        .path("client_id")
+                        .asText());
 
-        JsonNode repo = ok(http.post("/api/spaces/" + space + "/init-repo", null), 201).path("repository");
+        JsonNode repo =
+                ok(http.post("/api/spaces/" + space + "/init-repo", null), 201).path("repository");
         String repoId = repo.path("id").asText();
         ids.put(Kind.REPO, repoId);
         clonePath = java.net.URI.create(repo.path("clone_url").asText()).getPath();
         spaceSlug = clonePath.split("/")[2];
         storeSlug = "sweep-" + random(10).toLowerCase(java.util.Locale.ROOT);
         ok(http.post("/api/spaces/" + space + "/stores", Map.of("slug", storeSlug, "name", "Swept store")), 201);
-        ids.put(Kind.STORE_REGISTRY_ENTRY, ok(http.post("/api/spaces/" + space + "/store-registry",
-                Map.of("identifier", http.base() + "/ap/stores/" + storeSlug)), 201).path("store").path("id").asText());
-        commit = ok(http.post("/api/spaces/" + space + "/git/commit",
-                Map.of("message", "kept", "changes", List.of(Map.of("path", "README.md", "content", "kept\n")))), 201).path("commit")
-                .path("sha").asText();
+        ids.put(
+                Kind.STORE_REGISTRY_ENTRY,
+                ok(
+                                http.post(
+                                        "/api/spaces/" + space + "/store-registry",
+                                        Map.of("identifier", http.base() + "/ap/stores/" + storeSlug)),
+                                201)
+                        .path("store")
+                        .path("id")
+                        .asText());
+        commit = ok(
+                        http.post(
+                                "/api/spaces/" + space + "/git/commit",
+                                Map.of(
+                                        "message",
+                                        "kept",
+                                        "changes",
+                                        List.of(Map.of("path", "README.md", "content", "kept\n")))),
+                        201)
+                .path("commit")
+                .path("sha")
+                .asText();
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
         ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
 
-        // a kv resource with an entry and a token (its binding is made with the service below); its second workspace holds a read grant
-        String resource = ok(http.post("/api/resources", Map.of("name", RESOURCE_NAME, "type", "kv")), 201).path("resource").path("id").asText();
+        // a kv resource with an entry and a token (its binding is made with the service below); its second workspace
+        // holds a read grant
+        String resource = ok(http.post("/api/resources", Map.of("name", RESOURCE_NAME, "type", "kv")), 201)
+                .path("resource")
+                .path("id")
+                .asText();
         ids.put(Kind.RESOURCE, resource);
         ids.put(Kind.RESOURCE_NAME, RESOURCE_NAME);
-        ok(http.send("PUT", "/api/resources/" + resource + "/kv/entries/" + KV_KEY, "kept".getBytes(), "application/octet-stream"), 200);
-        ids.put(Kind.RESOURCE_TOKEN, ok(http.post("/api/resources/" + resource + "/tokens", Map.of("permission", "read")), 201).path("token")
-                .path("id").asText());
-        grantedSpace = ok(http.post("/api/spaces", Map.of("name", "sweep granted")), 201).path("space").path("id").asText();
-        ok(http.post("/api/resources/" + resource + "/access", Map.of("space_id", grantedSpace, "permission", "read")), 201);
+        ok(
+                http.send(
+                        "PUT",
+                        "/api/resources/" + resource + "/kv/entries/" + KV_KEY,
+                        "kept".getBytes(),
+                        "application/octet-stream"),
+                200);
+        ids.put(
+                Kind.RESOURCE_TOKEN,
+                ok(http.post("/api/resources/" + resource + "/tokens", Map.of("permission", "read")), 201)
+                        .path("token")
+                        .path("id")
+                        .asText());
+        grantedSpace = ok(http.post("/api/spaces", Map.of("name", "sweep granted")), 201)
+                .path("space")
+                .path("id")
+                .asText();
+        ok(
+                http.post(
+                        "/api/resources/" + resource + "/access",
+                        Map.of("space_id", grantedSpace, "permission", "read")),
+                201);
 
         // a service with a custom domain and, when a worker provider is installed, a deployment
-        String service = ok(http.post("/api/services", Map.of("name", "swept service", "space_id", space)), 201).path("service").path("id").asText();
+        String service = ok(http.post("/api/services", Map.of("name", "swept service", "space_id", space)), 201)
+                .path("service")
+                .path("id")
+                .asText();
         ids.put(Kind.SERVICE, service);
         // the kv resource bound to it (a binding needs a service the caller owns)
         ok(http.post("/api/resources/" + resource + "/bind", Map.of("service_id", service)), 201);
-        ids.put(Kind.DOMAIN, ok(http.post("/api/services/" + service + "/custom-domains", Map.of("domain", "sweep-" + random(8).toLowerCase(java.util.Locale.ROOT)
-                + ".example.test")), 201).path("domain").path("id").asText());
-        Http.Reply deployed = http.post("/api/services/" + service + "/deployments", Map.of("bundle", java.util.Base64.getEncoder()
-                .encodeToString("export default { fetch() { return new Response('swept') } }".getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        ids.put(
+                Kind.DOMAIN,
+                ok(
+                                http.post(
+                                        "/api/services/" + service + "/custom-domains",
+                                        Map.of(
+                                                "domain",
+                                                "sweep-" + random(8).toLowerCase(java.util.Locale.ROOT)
+                                                        + ".example.test")),
+                                201)
+                        .path("domain")
+                        .path("id")
+                        .asText());
+        Http.Reply deployed = http.post(
+                "/api/services/" + service + "/deployments",
+                Map.of(
+                        "bundle",
+                        java.util.Base64.getEncoder()
+                                .encodeToString("export default { fetch() { return new Response('swept') } }"
+                                        .getBytes(java.nio.charset.StandardCharsets.UTF_8))));
         if (deployed.status() == 201) {
-            ids.put(Kind.DEPLOYMENT, deployed.json().path("deployment").path("id").asText());
+            ids.put(
+                    Kind.DEPLOYMENT,
+                    deployed.json().path("deployment").path("id").asText());
         } else {
             ids.put(Kind.DEPLOYMENT, "dep_" + random(20));
-            notes.add("no deployment provider runs worker bundles: /api/services/{id}/deployments/{deploymentId} is swept with a random id");
+            notes.add(
+                    "no deployment provider runs worker bundles: /api/services/{id}/deployments/{deploymentId} is swept with a random id");
         }
     }
 
@@ -229,7 +387,8 @@ final class SweepFixtures {
         if (kind != Kind.NONE) {
             return ids.get(kind);
         }
-        String name = param.contains(":") ? param.substring(0, param.indexOf(':')).trim() : param;
+        String name =
+                param.contains(":") ? param.substring(0, param.indexOf(':')).trim() : param;
         if (template.startsWith("/api/resources/")) {
             switch (name) {
                 case "name":
@@ -256,8 +415,10 @@ final class SweepFixtures {
             case "baseHead" -> "main...feature";
             case "commitId" -> commit;
             case "username" -> template.startsWith("/admin/") ? adminTarget.username() : b.username();
-            case "name" -> template.startsWith("/admin/features") ? "sweep-no-such-feature"
-                    : template.startsWith("/admin/identity") ? "sweep-no-such-provider" : "SWEEP_VAR";
+            case "name" ->
+                template.startsWith("/admin/features")
+                        ? "sweep-no-such-feature"
+                        : template.startsWith("/admin/identity") ? "sweep-no-such-provider" : "SWEEP_VAR";
             case "symbolicName" -> "dev.atrium.sweep.no.such.bundle";
             case "provider" -> "sweep-no-such-provider";
             case "skillId" -> "research"; // an official skill (a custom one's id is Kind.SKILL)
@@ -268,7 +429,8 @@ final class SweepFixtures {
             // Model A's store actor and its canonical repository actors (/ap/repos/:owner/:repo)
             case "store" -> template.startsWith("/ap/stores/") ? storeSlug : null;
             case "owner" -> template.startsWith("/ap/") ? spaceSlug : null;
-            case "repo" -> template.startsWith("/ap/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
+            case "repo" ->
+                template.startsWith("/ap/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
             // operator-only: a delivery that does not exist (strangers are refused before the id matters)
             case "id" -> template.startsWith("/admin/federation/deliveries/") ? "dlv_sweepNoSuchDelivery0" : null;
             // an activity of a Model A outbox that does not exist (public: strangers read them too)

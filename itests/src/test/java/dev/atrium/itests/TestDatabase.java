@@ -1,5 +1,6 @@
 package dev.atrium.itests;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -8,8 +9,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
-
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * A fresh PostgreSQL database for one test run: on the server at 127.0.0.1:5432 when one answers (CI and
@@ -22,13 +21,15 @@ final class TestDatabase implements AutoCloseable {
     private EmbeddedPostgres embedded;
     /** The data directory and port of a server of the database's own ({@link #ownServer}), else null and 0. */
     private final java.nio.file.Path ownDirectory;
+
     private final int ownPort;
 
     private TestDatabase(String adminUrl, String name, EmbeddedPostgres embedded) {
         this(adminUrl, name, embedded, null, 0);
     }
 
-    private TestDatabase(String adminUrl, String name, EmbeddedPostgres embedded, java.nio.file.Path ownDirectory, int ownPort) {
+    private TestDatabase(
+            String adminUrl, String name, EmbeddedPostgres embedded, java.nio.file.Path ownDirectory, int ownPort) {
         this.adminUrl = adminUrl;
         this.name = name;
         this.embedded = embedded;
@@ -37,15 +38,19 @@ final class TestDatabase implements AutoCloseable {
     }
 
     static TestDatabase create() throws IOException, SQLException {
-        String name = "atrium_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String name =
+                "atrium_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         String host = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
         EmbeddedPostgres embedded = null;
         if (!answers(host)) {
-            embedded = EmbeddedPostgres.builder().setPgBinaryResolver(TestDatabase::binaries).start();
+            embedded = EmbeddedPostgres.builder()
+                    .setPgBinaryResolver(TestDatabase::binaries)
+                    .start();
             host = "127.0.0.1:" + embedded.getPort();
         }
         String admin = "jdbc:postgresql://" + host + "/postgres?user=postgres";
-        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(admin);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         }
         return new TestDatabase(admin, name, embedded);
@@ -64,7 +69,8 @@ final class TestDatabase implements AutoCloseable {
         EmbeddedPostgres embedded = ownServerBuilder(directory, port).start();
         String admin = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
         String name = "atrium_it_own";
-        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(admin);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         }
         return new TestDatabase(admin, name, embedded, directory, port);
@@ -81,19 +87,28 @@ final class TestDatabase implements AutoCloseable {
         }
         java.nio.file.Path bundle;
         try (var jars = java.nio.file.Files.list(AtriumServer.ROOT.resolve("bundles/database/target"))) {
-            bundle = jars.filter(j -> j.getFileName().toString().matches("database-[^-]+(-SNAPSHOT)?\\.jar")).findFirst()
+            bundle = jars.filter(j -> j.getFileName().toString().matches("database-[^-]+(-SNAPSHOT)?\\.jar"))
+                    .findFirst()
                     .orElseThrow(() -> new IOException("build the database bundle first"));
         }
-        java.net.URL previous = new java.net.URL("jar:" + bundle.toUri() + "!/postgres-previous/postgres-linux-x86_64.txz");
+        java.net.URL previous =
+                new java.net.URL("jar:" + bundle.toUri() + "!/postgres-previous/postgres-linux-x86_64.txz");
         java.nio.file.Files.createDirectories(pgData);
-        EmbeddedPostgres embedded = EmbeddedPostgres.builder().setDataDirectory(pgData).setPort(port)
-                .setCleanDataDirectory(false).setPgBinaryResolver((system, machine) -> previous.openStream()).start();
-        return new TestDatabase("jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres", "postgres", embedded,
-                pgData, port);
+        EmbeddedPostgres embedded = EmbeddedPostgres.builder()
+                .setDataDirectory(pgData)
+                .setPort(port)
+                .setCleanDataDirectory(false)
+                .setPgBinaryResolver((system, machine) -> previous.openStream())
+                .start();
+        return new TestDatabase(
+                "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres", "postgres", embedded, pgData, port);
     }
 
     private static EmbeddedPostgres.Builder ownServerBuilder(java.nio.file.Path directory, int port) {
-        return EmbeddedPostgres.builder().setDataDirectory(directory).setPort(port).setCleanDataDirectory(false)
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(directory)
+                .setPort(port)
+                .setCleanDataDirectory(false)
                 .setPgBinaryResolver(TestDatabase::binaries);
     }
 
@@ -146,7 +161,8 @@ final class TestDatabase implements AutoCloseable {
 
     /** Runs one statement as a test fixture (forging rows a client could never write through the API). */
     int execute(String sql, Object... args) throws SQLException {
-        try (Connection c = connect(); var ps = c.prepareStatement(sql)) {
+        try (Connection c = connect();
+                var ps = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i]);
             }
@@ -161,7 +177,8 @@ final class TestDatabase implements AutoCloseable {
             stopServer();
             return;
         }
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
         } finally {
             if (embedded != null) {

@@ -20,6 +20,7 @@ final class TestDns implements AutoCloseable {
     final Map<String, String> txt = new ConcurrentHashMap<>();
     /** Names with no address: an empty answer to A. */
     final Set<String> noAddress = ConcurrentHashMap.newKeySet();
+
     private final DatagramSocket socket;
 
     TestDns() throws SocketException {
@@ -63,19 +64,26 @@ final class TestDns implements AutoCloseable {
         int type = ((q[i + 1] & 0xff) << 8) | (q[i + 2] & 0xff);
         String record = txt.get(name.toString().toLowerCase());
         boolean missing = type == 16 && record == null;
-        boolean answered = (type == 1 && !noAddress.contains(name.toString().toLowerCase())) || (type == 16 && record != null);
+        boolean answered =
+                (type == 1 && !noAddress.contains(name.toString().toLowerCase())) || (type == 16 && record != null);
         ByteBuffer out = ByteBuffer.allocate(512);
         out.putShort(ByteBuffer.wrap(q, 0, length).getShort(0));
         out.putShort((short) (0x8180 | (missing ? 3 : 0)));
-        out.putShort((short) 1).putShort((short) (answered ? 1 : 0)).putShort((short) 0).putShort((short) 0);
+        out.putShort((short) 1)
+                .putShort((short) (answered ? 1 : 0))
+                .putShort((short) 0)
+                .putShort((short) 0);
         out.put(q, 12, i + 5 - 12);
         if (answered) {
-            out.putShort((short) 0xc00c).putShort((short) type).putShort((short) 1).putInt(60);
+            out.putShort((short) 0xc00c)
+                    .putShort((short) type)
+                    .putShort((short) 1)
+                    .putInt(60);
             if (type == 16) {
                 byte[] t = record.getBytes(StandardCharsets.US_ASCII);
                 out.putShort((short) (t.length + 1)).put((byte) t.length).put(t);
             } else {
-                out.putShort((short) 4).put(new byte[] { 127, 0, 0, 1 });
+                out.putShort((short) 4).put(new byte[] {127, 0, 0, 1});
             }
         }
         byte[] reply = new byte[out.position()];

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.junit.jupiter.api.Test;
@@ -38,17 +37,26 @@ class ThreadPdfExportLifecycleTest {
     static final String GEORGIAN = "გამარჯობა მსოფლიო";
 
     @Test
-    void exportsUseTheConfiguredFontsAndLeaveNoOpenFileScratchFileOrThreadWhenTheBundleStops(@TempDir Path tmp) throws Exception {
+    void exportsUseTheConfiguredFontsAndLeaveNoOpenFileScratchFileOrThreadWhenTheBundleStops(@TempDir Path tmp)
+            throws Exception {
         Path fonts = Files.createDirectories(tmp.resolve("fonts"));
         try (InputStream in = getClass().getResourceAsStream("/net/sf/jasperreports/fonts/dejavu/DejaVuSans.ttf")) {
             Files.copy(in, fonts.resolve("DejaVuSans.ttf"));
         }
-        try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp.resolve("runtime"),
+        try (InFrameworkRuntime runtime = InFrameworkRuntime.start(
+                tmp.resolve("runtime"),
                 Map.of("atrium.threads.pdfFontDirs", fonts.toString(), "atrium.threads.pdfMemoryBytes", "65536"))) {
             runtime.assertHealthy(90_000);
-            Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
-            assertEquals(201, operator.post("/admin/users", Map.of("username", "pdf-check")).status());
-            Http user = operator.as(operator.post("/admin/users/pdf-check/tokens", Map.of()).get("token").asText());
+            Http operator = new Http(
+                    runtime.base(),
+                    Files.readString(runtime.data.resolve("operator.token")).trim());
+            assertEquals(
+                    201,
+                    operator.post("/admin/users", Map.of("username", "pdf-check"))
+                            .status());
+            Http user = operator.as(operator.post("/admin/users/pdf-check/tokens", Map.of())
+                    .get("token")
+                    .asText());
             Http.Reply created = user.post("/api/spaces/pdf-check/threads", Map.of("title", "Fonts " + ARMENIAN));
             assertEquals(201, created.status(), created.body());
             String thread = created.json().path("thread").path("id").asText();
@@ -56,8 +64,12 @@ class ThreadPdfExportLifecycleTest {
             while (longText.length() < 60_000) {
                 longText.append("Lorem ipsum dolor sit amet, ").append(GEORGIAN).append(". ");
             }
-            for (String content : List.of(ARMENIAN + " and " + GEORGIAN, "private use \uE000 here", longText.toString())) {
-                assertEquals(201, user.post("/api/threads/" + thread + "/messages", Map.of("content", content)).status());
+            for (String content :
+                    List.of(ARMENIAN + " and " + GEORGIAN, "private use \uE000 here", longText.toString())) {
+                assertEquals(
+                        201,
+                        user.post("/api/threads/" + thread + "/messages", Map.of("content", content))
+                                .status());
             }
 
             Bundle threads = runtime.bundle("dev.atrium.threads");
@@ -65,7 +77,9 @@ class ThreadPdfExportLifecycleTest {
             for (int i = 0; i < 3; i++) {
                 String text = text(export(runtime, user, thread));
                 assertTrue(text.startsWith("Fonts " + ARMENIAN + "\n"), text.substring(0, 100));
-                assertTrue(text.contains("\n" + ARMENIAN + " and " + GEORGIAN + "\n"), "from the font directory: " + text.substring(0, 300));
+                assertTrue(
+                        text.contains("\n" + ARMENIAN + " and " + GEORGIAN + "\n"),
+                        "from the font directory: " + text.substring(0, 300));
                 assertTrue(text.contains("private use \uFFFD here"), "no font has U+E000: DejaVu's U+FFFD stands in");
             }
             assertEquals(List.of(), list(scratch), "no scratch file is left behind");
@@ -75,7 +89,9 @@ class ThreadPdfExportLifecycleTest {
             Files.writeString(scratch.resolve("PDFBox-left-by-a-crash.tmp"), "x");
             threads.stop();
             assertEquals(Bundle.RESOLVED, threads.getState());
-            assertFalse(Files.exists(scratch.resolve("PDFBox-left-by-a-crash.tmp")), "stopping cleans the scratch directory");
+            assertFalse(
+                    Files.exists(scratch.resolve("PDFBox-left-by-a-crash.tmp")),
+                    "stopping cleans the scratch directory");
             assertEquals(List.of(), threadsOf(loader), "no thread of the stopped bundle");
 
             threads.start();
@@ -86,8 +102,13 @@ class ThreadPdfExportLifecycleTest {
     }
 
     static byte[] export(InFrameworkRuntime runtime, Http user, String thread) throws Exception {
-        HttpResponse<byte[]> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(runtime.base() + "/api/threads/" + thread
-                + "/export?format=pdf")).header("Authorization", "Bearer " + user.token()).build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(
+                                        URI.create(runtime.base() + "/api/threads/" + thread + "/export?format=pdf"))
+                                .header("Authorization", "Bearer " + user.token())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, r.statusCode(), new String(r.body()));
         return r.body();
     }

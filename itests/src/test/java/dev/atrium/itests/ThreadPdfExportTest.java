@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.itests.AtriumServer.User;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.pdfbox.cos.COSName;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDPage;
@@ -21,8 +21,6 @@ import org.apache.pdfbox.pdmodel.font.PDFont;
 import org.apache.pdfbox.pdmodel.font.PDType0Font;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /** The PDF export carries a thread's text as written: embedded Unicode fonts, wrapped lines, as many pages as it takes. */
 @SharedServer
@@ -34,16 +32,24 @@ class ThreadPdfExportTest {
     static final String RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей же чаю.";
 
     static byte[] pdf(AtriumServer server, User u, String thread) throws Exception {
-        HttpResponse<byte[]> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server.base() + "/api/threads/" + thread
-                + "/export?format=pdf")).header("Authorization", "Bearer " + u.http().token()).build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(
+                                        URI.create(server.base() + "/api/threads/" + thread + "/export?format=pdf"))
+                                .header("Authorization", "Bearer " + u.http().token())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, r.statusCode(), new String(r.body()));
         assertEquals("application/pdf", r.headers().firstValue("Content-Type").orElse(""));
-        assertEquals("attachment; filename=\"" + thread + ".pdf\"", r.headers().firstValue("Content-Disposition").orElse(""));
+        assertEquals(
+                "attachment; filename=\"" + thread + ".pdf\"",
+                r.headers().firstValue("Content-Disposition").orElse(""));
         return r.body();
     }
 
     @Test
-    void germanGreekAndRussianComeOutOfThePdfExactlyInEmbeddedFontsAndALongParagraphSpansPages(AtriumServer server) throws Exception {
+    void germanGreekAndRussianComeOutOfThePdfExactlyInEmbeddedFontsAndALongParagraphSpansPages(AtriumServer server)
+            throws Exception {
         User u = server.newUser();
         String id = ThreadsTest.thread(u, TITLE);
         StringBuilder paragraph = new StringBuilder();
@@ -52,10 +58,17 @@ class ThreadPdfExportTest {
         }
         String longText = paragraph.toString().trim();
         for (String content : List.of(GERMAN, GREEK, RUSSIAN, longText)) {
-            Http.Reply m = u.http().post("/api/threads/" + id + "/messages", Map.of("role", "assistant", "content", content));
+            Http.Reply m =
+                    u.http().post("/api/threads/" + id + "/messages", Map.of("role", "assistant", "content", content));
             assertEquals(201, m.status(), m.body());
         }
-        String createdAt = u.http().get("/api/threads/" + id + "/messages?limit=1").json().path("messages").get(0).path("created_at").asText();
+        String createdAt = u.http()
+                .get("/api/threads/" + id + "/messages?limit=1")
+                .json()
+                .path("messages")
+                .get(0)
+                .path("created_at")
+                .asText();
 
         try (PDDocument doc = PDDocument.load(pdf(server, u, id))) {
             String text = new PDFTextStripper().getText(doc);
@@ -77,8 +90,14 @@ class ThreadPdfExportTest {
                     fonts.add(font.getName());
                     PDType0Font type0 = (PDType0Font) font;
                     assertTrue(type0.isEmbedded(), font.getName());
-                    assertNotNull(((PDCIDFontType2) type0.getDescendantFont()).getFontDescriptor().getFontFile2(), "embedded TrueType");
-                    assertTrue(font.getName().matches("[A-Z]{6}\\+LiberationSans"), "a subset of Liberation Sans: " + font.getName());
+                    assertNotNull(
+                            ((PDCIDFontType2) type0.getDescendantFont())
+                                    .getFontDescriptor()
+                                    .getFontFile2(),
+                            "embedded TrueType");
+                    assertTrue(
+                            font.getName().matches("[A-Z]{6}\\+LiberationSans"),
+                            "a subset of Liberation Sans: " + font.getName());
                     assertNotNull(type0.getCOSObject().getDictionaryObject(COSName.TO_UNICODE), "a ToUnicode map");
                 }
             }
@@ -95,6 +114,8 @@ class ThreadPdfExportTest {
             assertEquals("Nothing yet", new PDFTextStripper().getText(doc).trim());
         }
         User stranger = server.newUser();
-        assertEquals(404, stranger.http().get("/api/threads/" + id + "/export?format=pdf").status());
+        assertEquals(
+                404,
+                stranger.http().get("/api/threads/" + id + "/export?format=pdf").status());
     }
 }

@@ -1,13 +1,12 @@
 package dev.atrium.itests;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A minimal MCP server (Streamable HTTP, JSON answers, no session) on loopback with one tool, {@code ping}: for the
@@ -18,8 +17,7 @@ final class TinyMcpServer {
 
     private static HttpServer server;
 
-    private TinyMcpServer() {
-    }
+    private TinyMcpServer() {}
 
     static synchronized String url() throws IOException {
         if (server == null) {
@@ -57,7 +55,8 @@ final class TinyMcpServer {
                     tool.put("description", "Answers pong.");
                     tool.putObject("inputSchema").put("type", "object");
                 }
-                case "tools/call" -> result.putArray("content").addObject().put("type", "text").put("text", "pong");
+                case "tools/call" ->
+                    result.putArray("content").addObject().put("type", "text").put("text", "pong");
                 default -> {
                     out.remove("result");
                     out.putObject("error").put("code", -32601).put("message", "method not found");

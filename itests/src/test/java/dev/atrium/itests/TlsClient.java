@@ -8,7 +8,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.List;
-
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -28,8 +27,7 @@ final class TlsClient {
         }
     }
 
-    private TlsClient() {
-    }
+    private TlsClient() {}
 
     /** A handshake naming {@code sni} (none when null); the certificate the server presented. */
     static X509Certificate handshake(int port, SSLContext trust, String sni) throws IOException {
@@ -57,9 +55,11 @@ final class TlsClient {
         try (SSLSocket s = open(port, trust, sni)) {
             X509Certificate leaf = (X509Certificate) s.getSession().getPeerCertificates()[0];
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
             out.flush();
-            return new Answer(leaf, s.getSession().getCreationTime(), RawHttp.read(new BufferedInputStream(s.getInputStream())));
+            return new Answer(
+                    leaf, s.getSession().getCreationTime(), RawHttp.read(new BufferedInputStream(s.getInputStream())));
         }
     }
 
@@ -68,7 +68,8 @@ final class TlsClient {
         try {
             raw.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             raw.setSoTimeout(30_000);
-            SSLSocket s = (SSLSocket) trust.getSocketFactory().createSocket(raw, sni == null ? "127.0.0.1" : sni, port, true);
+            SSLSocket s =
+                    (SSLSocket) trust.getSocketFactory().createSocket(raw, sni == null ? "127.0.0.1" : sni, port, true);
             SSLParameters p = s.getSSLParameters();
             if (sni != null) {
                 p.setServerNames(List.of(new SNIHostName(sni)));

@@ -9,7 +9,6 @@ import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -28,11 +27,21 @@ class UpgradeLeakTest {
     void fiftyUpdatesLeaveNoThreadsAndNoOldClassLoaderBehind(@TempDir Path tmp) throws Exception {
         try (InFrameworkRuntime runtime = InFrameworkRuntime.start(tmp)) {
             runtime.assertHealthy(60_000);
-            Http operator = new Http(runtime.base(), Files.readString(runtime.data.resolve("operator.token")).trim());
-            assertEquals(201, operator.post("/admin/users", Map.of("username", "leak-check")).status());
-            Http user = operator.as(operator.post("/admin/users/leak-check/tokens", Map.of()).get("token").asText());
+            Http operator = new Http(
+                    runtime.base(),
+                    Files.readString(runtime.data.resolve("operator.token")).trim());
+            assertEquals(
+                    201,
+                    operator.post("/admin/users", Map.of("username", "leak-check"))
+                            .status());
+            Http user = operator.as(operator.post("/admin/users/leak-check/tokens", Map.of())
+                    .get("token")
+                    .asText());
             String space = "/api/spaces/leak-check/memories";
-            String memory = user.post(space, Map.of("content", "used by every revision")).get("memory").get("id").asText();
+            String memory = user.post(space, Map.of("content", "used by every revision"))
+                    .get("memory")
+                    .get("id")
+                    .asText();
             exercise(user, space, memory);
 
             int baseline = settledThreadCount(Integer.MAX_VALUE);
@@ -41,7 +50,10 @@ class UpgradeLeakTest {
             byte[] a = BundleUpdateTest.variant("leakA", null, s -> s);
             byte[] b = BundleUpdateTest.variant("leakB", null, s -> s);
             for (int i = 0; i < 50; i++) {
-                Http.Reply r = operator.send("POST", "/admin/bundles/" + BundleUpdateTest.BSN + "/update", i % 2 == 0 ? a : b,
+                Http.Reply r = operator.send(
+                        "POST",
+                        "/admin/bundles/" + BundleUpdateTest.BSN + "/update",
+                        i % 2 == 0 ? a : b,
                         "application/java-archive");
                 assertEquals(200, r.status(), "update " + i + ": " + r.body());
                 exercise(user, space, memory);

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Inet4Address;
@@ -28,14 +30,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * A deployed worker's outbound network is the egress guard's policy (docs/security.md, "The worker sandbox"): with a
@@ -80,14 +77,17 @@ class WorkerSandboxWorkerdTest {
 
     /** workerd's message for a connection its network filter refused carries a reference id per error. */
     private static final Pattern REFERENCE = Pattern.compile("; reference = \\w+");
-    private static final Pattern DENY = Pattern.compile("name = \"atrium-egress\", network = \\(allow = \\[\"public\"\\], deny = \\[([^\\]]*)\\]\\)");
+
+    private static final Pattern DENY = Pattern.compile(
+            "name = \"atrium-egress\", network = \\(allow = \\[\"public\"\\], deny = \\[([^\\]]*)\\]\\)");
 
     private AtriumServer server;
 
     @BeforeEach
     void needsWorkerd(AtriumServer server) throws Exception {
         this.server = server;
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        Assumptions.assumeTrue(
+                ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
     }
 
     /** A listener on every interface (0.0.0.0 and ::) that answers any connection with 200 and records who came. */
@@ -98,17 +98,20 @@ class WorkerSandboxWorkerdTest {
         Listener() throws IOException {
             socket = new ServerSocket();
             socket.bind(new InetSocketAddress(0));
-            Thread t = new Thread(() -> {
-                while (!socket.isClosed()) {
-                    try (Socket c = socket.accept()) {
-                        connections.add(String.valueOf(c.getRemoteSocketAddress()));
-                        OutputStream out = c.getOutputStream();
-                        out.write("HTTP/1.0 200 OK\r\nContent-Length: 8\r\n\r\nlistener".getBytes(StandardCharsets.US_ASCII));
-                    } catch (IOException e) {
-                        // closed, or the peer went away
-                    }
-                }
-            }, "sandbox-listener");
+            Thread t = new Thread(
+                    () -> {
+                        while (!socket.isClosed()) {
+                            try (Socket c = socket.accept()) {
+                                connections.add(String.valueOf(c.getRemoteSocketAddress()));
+                                OutputStream out = c.getOutputStream();
+                                out.write("HTTP/1.0 200 OK\r\nContent-Length: 8\r\n\r\nlistener"
+                                        .getBytes(StandardCharsets.US_ASCII));
+                            } catch (IOException e) {
+                                // closed, or the peer went away
+                            }
+                        }
+                    },
+                    "sandbox-listener");
             t.setDaemon(true);
             t.start();
         }
@@ -140,25 +143,43 @@ class WorkerSandboxWorkerdTest {
     }
 
     @Test
-    void aWorkerReachesNeitherTheMachinesOwnAddressesNorLoopbackInDisguiseButStillThePublicNetworkAndItsBindings() throws Exception {
+    void aWorkerReachesNeitherTheMachinesOwnAddressesNorLoopbackInDisguiseButStillThePublicNetworkAndItsBindings()
+            throws Exception {
         List<InetAddress> own = ownAddresses();
-        Inet4Address ownV4 = (Inet4Address) own.stream().filter(a -> a instanceof Inet4Address).findFirst().orElse(null);
+        Inet4Address ownV4 = (Inet4Address)
+                own.stream().filter(a -> a instanceof Inet4Address).findFirst().orElse(null);
         Assumptions.assumeTrue(ownV4 != null, "the machine has no IPv4 address besides loopback: " + own);
         User u = server.newUser();
         String serviceId = ServicesTest.createService(u, ServicesTest.unique("sandbox"));
-        String host = u.http().get("/api/services/" + serviceId).get("service").get("slug").asText() + ".apps.localhost";
+        String host = u.http()
+                        .get("/api/services/" + serviceId)
+                        .get("service")
+                        .get("slug")
+                        .asText() + ".apps.localhost";
         String kv = ResourcesTest.create(u, ServicesTest.unique("sandbox-kv"), "kv");
-        assertEquals(200, u.http().patch("/api/services/" + serviceId + "/bindings", Map.of("bindings", List.of(Map.of("name", "CACHE",
-                "resource_id", kv)))).status());
+        assertEquals(
+                200,
+                u.http()
+                        .patch(
+                                "/api/services/" + serviceId + "/bindings",
+                                Map.of("bindings", List.of(Map.of("name", "CACHE", "resource_id", kv))))
+                        .status());
         String marker = ServicesTest.unique("sandbox-probe");
-        Http.Reply deployed = u.http().post("/api/services/" + serviceId + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString(WORKER.replace("MARKER", marker).getBytes(StandardCharsets.UTF_8))));
+        Http.Reply deployed = u.http()
+                .post(
+                        "/api/services/" + serviceId + "/deployments",
+                        Map.of(
+                                "bundle",
+                                Base64.getEncoder()
+                                        .encodeToString(
+                                                WORKER.replace("MARKER", marker).getBytes(StandardCharsets.UTF_8))));
         assertEquals(201, deployed.status(), deployed.body());
 
         try (Listener listener = new Listener()) {
             int port = listener.port();
             byte[] v4 = ownV4.getAddress();
-            String hex = String.format("%x:%x", ((v4[0] & 0xff) << 8) | (v4[1] & 0xff), ((v4[2] & 0xff) << 8) | (v4[3] & 0xff));
+            String hex = String.format(
+                    "%x:%x", ((v4[0] & 0xff) << 8) | (v4[1] & 0xff), ((v4[2] & 0xff) << 8) | (v4[3] & 0xff));
             String dotted = ownV4.getHostAddress();
             Map<String, String> refused = new LinkedHashMap<>();
             refused.put("the machine's own address", dotted + ":" + port);
@@ -199,7 +220,10 @@ class WorkerSandboxWorkerdTest {
             // a public address is still tried (answered, or failing in the network, or timing out where there is none)
             JsonNode pub = probe(host, "1.1.1.1:80");
             System.out.println("sandbox: a public address (1.1.1.1:80): " + pub);
-            assertNotEquals(refusal, REFERENCE.matcher(pub.get("fetch").asText()).replaceAll(""), "a public address is tried: " + pub);
+            assertNotEquals(
+                    refusal,
+                    REFERENCE.matcher(pub.get("fetch").asText()).replaceAll(""),
+                    "a public address is tried: " + pub);
             // and the binding reaches its resource through the internal endpoint on loopback, which the network refuses
             RawHttp.Response viaBinding = HostHttp.get(server.port, host, "/kv");
             assertEquals(200, viaBinding.status(), HostHttp.text(viaBinding));
@@ -211,15 +235,19 @@ class WorkerSandboxWorkerdTest {
             assertTrue(deny.contains(dotted + "/32"), "the machine's own address is listed: " + deny);
             for (Map.Entry<String, String> e : refused.entrySet()) {
                 String t = e.getValue();
-                String literal = t.startsWith("[") ? t.substring(1, t.indexOf(']')) : t.substring(0, t.lastIndexOf(':'));
-                assertTrue(deny.stream().anyMatch(r -> matches(r, literal)), e.getKey() + " " + literal + " is denied by " + deny);
+                String literal =
+                        t.startsWith("[") ? t.substring(1, t.indexOf(']')) : t.substring(0, t.lastIndexOf(':'));
+                assertTrue(
+                        deny.stream().anyMatch(r -> matches(r, literal)),
+                        e.getKey() + " " + literal + " is denied by " + deny);
             }
             assertFalse(deny.stream().anyMatch(r -> matches(r, "1.1.1.1")), deny.toString());
         }
     }
 
     private JsonNode probe(String host, String target) throws Exception {
-        RawHttp.Response r = HostHttp.get(server.port, host, "/probe?t=" + URLEncoder.encode(target, StandardCharsets.UTF_8));
+        RawHttp.Response r =
+                HostHttp.get(server.port, host, "/probe?t=" + URLEncoder.encode(target, StandardCharsets.UTF_8));
         assertEquals(200, r.status(), target + " -> " + HostHttp.text(r));
         return Http.JSON.readTree(HostHttp.text(r));
     }
@@ -229,13 +257,20 @@ class WorkerSandboxWorkerdTest {
         Path root = server.data.resolve("deploy-workerd");
         Path config;
         try (Stream<Path> files = Files.walk(root)) {
-            config = files.filter(Files::isRegularFile).filter(p -> p.getParent().getFileName().toString().equals("m")).filter(p -> {
-                try {
-                    return Files.readString(p, StandardCharsets.ISO_8859_1).contains(marker);
-                } catch (IOException e) {
-                    return false;
-                }
-            }).map(p -> p.getParent().getParent().resolve("config.capnp")).filter(Files::exists).findFirst().orElseThrow();
+            config = files.filter(Files::isRegularFile)
+                    .filter(p -> p.getParent().getFileName().toString().equals("m"))
+                    .filter(p -> {
+                        try {
+                            return Files.readString(p, StandardCharsets.ISO_8859_1)
+                                    .contains(marker);
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })
+                    .map(p -> p.getParent().getParent().resolve("config.capnp"))
+                    .filter(Files::exists)
+                    .findFirst()
+                    .orElseThrow();
         }
         Matcher m = DENY.matcher(Files.readString(config));
         assertTrue(m.find(), "no atrium-egress network in " + config);

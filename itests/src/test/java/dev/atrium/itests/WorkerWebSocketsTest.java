@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,14 +15,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * WebSockets through Atrium's Host routing to a real worker in workerd (issue 20): the client's upgrade is relayed to
@@ -66,17 +63,20 @@ class WorkerWebSocketsTest {
     @BeforeEach
     void needsWorkerd(AtriumServer server) throws Exception {
         this.server = server;
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        Assumptions.assumeTrue(
+                ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
     }
 
-    record Svc(String id, String host) {
-    }
+    record Svc(String id, String host) {}
 
     private Svc echoService(User u, String name) {
         String id = ServicesTest.createService(u, ServicesTest.unique(name));
-        String slug = u.http().get("/api/services/" + id).get("service").get("slug").asText();
-        Http.Reply r = u.http().post("/api/services/" + id + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString(ECHO.getBytes(StandardCharsets.UTF_8))));
+        String slug =
+                u.http().get("/api/services/" + id).get("service").get("slug").asText();
+        Http.Reply r = u.http()
+                .post(
+                        "/api/services/" + id + "/deployments",
+                        Map.of("bundle", Base64.getEncoder().encodeToString(ECHO.getBytes(StandardCharsets.UTF_8))));
         assertEquals(201, r.status(), r.body());
         return new Svc(id, slug + ".apps.localhost");
     }
@@ -91,14 +91,21 @@ class WorkerWebSocketsTest {
     void textBinaryLargeMessagesAndPingsPassBothWaysWithTheWorkersSubprotocol() throws Exception {
         User u = server.newUser();
         Svc s = echoService(u, "ws-echo");
-        WsClient.Handshake h = WsClient.connect(server.port, s.host(), "/room/7?x=1",
+        WsClient.Handshake h = WsClient.connect(
+                server.port,
+                s.host(),
+                "/room/7?x=1",
                 Map.of("Sec-WebSocket-Protocol", "chat.v1, echo.v2", "Cookie", "session=abc"));
         assertEquals(101, h.status(), new String(h.body(), StandardCharsets.UTF_8));
-        assertEquals("echo.v2", h.headers().get("sec-websocket-protocol"), "the worker's choice of the offered subprotocols");
+        assertEquals(
+                "echo.v2",
+                h.headers().get("sec-websocket-protocol"),
+                "the worker's choice of the offered subprotocols");
         try (WsClient ws = h.client()) {
             ws.sendText("about");
             JsonNode about = Http.JSON.readTree(ws.read().text());
-            assertEquals(s.host(), about.get("host").asText(), "the worker sees the client's Host, as on plain requests");
+            assertEquals(
+                    s.host(), about.get("host").asText(), "the worker sees the client's Host, as on plain requests");
             assertEquals(s.host(), about.get("urlHost").asText());
             assertEquals(s.host(), about.get("forwardedHost").asText());
             assertEquals("/room/7?x=1", about.get("path").asText());
@@ -110,7 +117,7 @@ class WorkerWebSocketsTest {
             assertEquals(WsClient.TEXT, text.opcode());
             assertEquals("héllo ✓", text.text());
 
-            byte[] small = { 0, 1, 2, (byte) 0xff };
+            byte[] small = {0, 1, 2, (byte) 0xff};
             ws.sendBinary(small);
             WsClient.Message bin = ws.read();
             assertEquals(WsClient.BINARY, bin.opcode(), () -> bin.text());
@@ -213,7 +220,9 @@ class WorkerWebSocketsTest {
         // a refusal too large to hold is not passed on
         WsClient.Handshake big = WsClient.connect(server.port, s.host(), "/refuse-big", Map.of());
         assertEquals(502, big.status());
-        assertEquals("BAD_GATEWAY", Http.JSON.readTree(big.body()).path("error").path("code").asText());
+        assertEquals(
+                "BAD_GATEWAY",
+                Http.JSON.readTree(big.body()).path("error").path("code").asText());
 
         WsClient.Handshake unknown = WsClient.connect(server.port, "no-such-service-ws.apps.localhost", "/", Map.of());
         assertEquals(404, unknown.status());
@@ -244,11 +253,17 @@ class WorkerWebSocketsTest {
             Thread.sleep(200);
             socketsAfter = sockets();
         }
-        System.out.println("worker WebSockets: server sockets " + socketsBefore + " after the first 25 WebSockets, " + socketsAfter + " after 75 more");
-        assertTrue(socketsAfter <= socketsBefore + 5, "sockets " + socketsBefore + " before 75 WebSockets, " + socketsAfter + " after they closed");
-        System.out.println("worker WebSockets: server threads " + baseline + " after the first 25 WebSockets, " + afterClients + " after 75 more");
-        assertTrue(afterClients <= baseline + 5, "threads " + baseline + " before 75 WebSockets, " + afterClients + " after they closed; by name "
-                + before + " then " + threadNames());
+        System.out.println("worker WebSockets: server sockets " + socketsBefore + " after the first 25 WebSockets, "
+                + socketsAfter + " after 75 more");
+        assertTrue(
+                socketsAfter <= socketsBefore + 5,
+                "sockets " + socketsBefore + " before 75 WebSockets, " + socketsAfter + " after they closed");
+        System.out.println("worker WebSockets: server threads " + baseline + " after the first 25 WebSockets, "
+                + afterClients + " after 75 more");
+        assertTrue(
+                afterClients <= baseline + 5,
+                "threads " + baseline + " before 75 WebSockets, " + afterClients + " after they closed; by name "
+                        + before + " then " + threadNames());
         List<String> stuck = jettyThreadsInAtrium();
         assertTrue(stuck.isEmpty(), "Jetty threads still in Atrium's code after the WebSockets closed: " + stuck);
 
@@ -266,13 +281,18 @@ class WorkerWebSocketsTest {
                 WsClient.Message last = ws.read();
                 assertEquals(WsClient.CLOSE, last.opcode(), "a client is closed when its worker goes away");
                 // workerd closes its WebSockets as it stops (1000 or no code), or its connection drops (1001)
-                assertTrue(last.closeCode() == 1000 || last.closeCode() == 1001, last.closeCode() + " " + last.closeReason());
+                assertTrue(
+                        last.closeCode() == 1000 || last.closeCode() == 1001,
+                        last.closeCode() + " " + last.closeReason());
             }
         }
         int afterDeployment = settledThreads(baseline + 5);
-        System.out.println("worker WebSockets: server threads " + afterDeployment + " after the deployment went away under 10");
-        assertTrue(afterDeployment <= baseline + 5, "threads " + baseline + " before, " + afterDeployment + " after the deployment went away; by name "
-                + before + " then " + threadNames());
+        System.out.println(
+                "worker WebSockets: server threads " + afterDeployment + " after the deployment went away under 10");
+        assertTrue(
+                afterDeployment <= baseline + 5,
+                "threads " + baseline + " before, " + afterDeployment + " after the deployment went away; by name "
+                        + before + " then " + threadNames());
         stuck = jettyThreadsInAtrium();
         assertTrue(stuck.isEmpty(), "Jetty threads still in Atrium's code after the deployment went away: " + stuck);
         assertEquals(404, WsClient.connect(server.port, s.host(), "/", Map.of()).status());
@@ -349,8 +369,11 @@ class WorkerWebSocketsTest {
         if (launched.info().command().orElse("").endsWith("/java")) {
             return launched.pid();
         }
-        return launched.descendants().filter(p -> p.info().command().orElse("").endsWith("/java")).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no JVM under the server's process")).pid();
+        return launched.descendants()
+                .filter(p -> p.info().command().orElse("").endsWith("/java"))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no JVM under the server's process"))
+                .pid();
     }
 
     /**
@@ -376,10 +399,13 @@ class WorkerWebSocketsTest {
 
     /** Jetty's request threads that are inside Atrium's code, by their stacks; settled for up to 10 s. */
     private List<String> jettyThreadsInAtrium() throws Exception {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
+        Path jcmd =
+                Path.of(ProcessHandle.current().info().command().orElseThrow()).resolveSibling("jcmd");
         List<String> busy = List.of();
         for (int i = 0; i < 50; i++) {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(jvm()), "Thread.print").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(jvm()), "Thread.print")
+                    .redirectErrorStream(true)
+                    .start();
             String dump = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, p.waitFor(), dump);
             busy = new ArrayList<>();

@@ -3,20 +3,17 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 /**
  * workflow resources end to end with the real workerd and PostgreSQL: the code's {@code env.FLOW} is Cloudflare's
@@ -97,26 +94,48 @@ class WorkflowsWorkerdTest {
     @BeforeEach
     void needsWorkerd(AtriumServer server) throws Exception {
         this.server = server;
-        Assumptions.assumeTrue(ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
+        Assumptions.assumeTrue(
+                ServicesWorkerdTest.workerdPresent(server), "the workerd deployment provider is not in the runtime");
     }
 
-    record Flow(User user, String service, String host, String deployment, String kv, String workflow) {
-    }
+    record Flow(User user, String service, String host, String deployment, String kv, String workflow) {}
 
     Flow deployFlow(String name) throws Exception {
         User u = server.newUser();
         String id = ServicesTest.createService(u, ServicesTest.unique(name));
-        String slug = u.http().get("/api/services/" + id).get("service").get("slug").asText();
-        String kv = u.http().post("/api/resources", Map.of("name", "counts", "type", "kv")).get("resource").get("id").asText();
-        Http.Reply wf = u.http().post("/api/resources", Map.of("name", "flow", "type", "workflow", "config", Map.of("class_name", "Flow")));
+        String slug =
+                u.http().get("/api/services/" + id).get("service").get("slug").asText();
+        String kv = u.http()
+                .post("/api/resources", Map.of("name", "counts", "type", "kv"))
+                .get("resource")
+                .get("id")
+                .asText();
+        Http.Reply wf = u.http()
+                .post(
+                        "/api/resources",
+                        Map.of("name", "flow", "type", "workflow", "config", Map.of("class_name", "Flow")));
         assertEquals(201, wf.status(), wf.body());
-        Http.Reply bound = u.http().patch("/api/services/" + id + "/bindings", Map.of("bindings", List.of(Map.of("name", "KV", "resource_id", kv),
-                Map.of("name", "FLOW", "resource_name", "flow"))));
+        Http.Reply bound = u.http()
+                .patch(
+                        "/api/services/" + id + "/bindings",
+                        Map.of(
+                                "bindings",
+                                List.of(
+                                        Map.of("name", "KV", "resource_id", kv),
+                                        Map.of("name", "FLOW", "resource_name", "flow"))));
         assertEquals(200, bound.status(), bound.body());
-        Http.Reply d = u.http().post("/api/services/" + id + "/deployments",
-                Map.of("bundle", Base64.getEncoder().encodeToString(WORKER.getBytes(StandardCharsets.UTF_8))));
+        Http.Reply d = u.http()
+                .post(
+                        "/api/services/" + id + "/deployments",
+                        Map.of("bundle", Base64.getEncoder().encodeToString(WORKER.getBytes(StandardCharsets.UTF_8))));
         assertEquals(201, d.status(), d.body());
-        return new Flow(u, id, slug + ".apps.localhost", d.get("deployment").get("id").asText(), kv, wf.get("resource").get("id").asText());
+        return new Flow(
+                u,
+                id,
+                slug + ".apps.localhost",
+                d.get("deployment").get("id").asText(),
+                kv,
+                wf.get("resource").get("id").asText());
     }
 
     String get(Flow f, String path) throws Exception {
@@ -126,7 +145,8 @@ class WorkflowsWorkerdTest {
     }
 
     String create(Flow f, String id, String params) throws Exception {
-        String out = get(f, "/create?id=" + id + "&params=" + java.net.URLEncoder.encode(params, StandardCharsets.UTF_8));
+        String out =
+                get(f, "/create?id=" + id + "&params=" + java.net.URLEncoder.encode(params, StandardCharsets.UTF_8));
         assertEquals(id, Http.JSON.readTree(out).path("id").asText(), out);
         return id;
     }
@@ -173,7 +193,8 @@ class WorkflowsWorkerdTest {
         String missing = get(f, "/status?id=nope");
         assertTrue(missing.startsWith("error ") && missing.contains("not_found"), missing);
         // a generated id when none is given
-        String generated = Http.JSON.readTree(get(f, "/create?params=%7B%7D")).path("id").asText();
+        String generated =
+                Http.JSON.readTree(get(f, "/create?params=%7B%7D")).path("id").asText();
         assertEquals(36, generated.length(), generated);
         await(f, generated, "complete", 30_000);
     }
@@ -221,12 +242,16 @@ class WorkflowsWorkerdTest {
         assertEquals("1", count(f, "crash-1.hang"), "the step that waits has started");
         assertEquals("running", status(f, "crash-1").path("status").asText());
         // kill -9 the workerd child that runs this deployment (found by its configuration, which names the deployment)
-        List<ProcessHandle> victims = server.process.toHandle().descendants().filter(p -> p.info().command().orElse("").endsWith("/workerd"))
+        List<ProcessHandle> victims = server.process
+                .toHandle()
+                .descendants()
+                .filter(p -> p.info().command().orElse("").endsWith("/workerd"))
                 .filter(p -> {
                     String[] args = p.info().arguments().orElse(new String[0]);
                     for (String a : args) {
                         try {
-                            if (a.endsWith("config.capnp") && Files.readString(Path.of(a)).contains(f.deployment())) {
+                            if (a.endsWith("config.capnp")
+                                    && Files.readString(Path.of(a)).contains(f.deployment())) {
                                 return true;
                             }
                         } catch (java.io.IOException e) {
@@ -234,11 +259,21 @@ class WorkflowsWorkerdTest {
                         }
                     }
                     return false;
-                }).toList();
+                })
+                .toList();
         assertEquals(1, victims.size(), "one workerd runs the deployment");
         victims.get(0).destroyForcibly();
         // the step is released and runs again in the restarted child; let it finish this time
-        assertEquals(200, f.user().http().send("PUT", "/api/resources/" + f.kv() + "/kv/entries/go.crash-1", "yes", "application/octet-stream").status());
+        assertEquals(
+                200,
+                f.user()
+                        .http()
+                        .send(
+                                "PUT",
+                                "/api/resources/" + f.kv() + "/kv/entries/go.crash-1",
+                                "yes",
+                                "application/octet-stream")
+                        .status());
         JsonNode done = await(f, "crash-1", "complete", 60_000);
         assertEquals("went", done.path("output").path("v").asText(), done.toString());
         assertEquals(10, done.path("output").path("first").path("doubled").asInt(), done.toString());
@@ -250,14 +285,24 @@ class WorkflowsWorkerdTest {
     void anotherPrincipalCannotBindTheWorkflowAndAClassNameMustBeAnIdentifier() throws Exception {
         User owner = server.newUser();
         User stranger = server.newUser();
-        String wf = owner.http().post("/api/resources", Map.of("name", "mine", "type", "workflow", "config", Map.of("class_name", "Flow")))
-                .get("resource").get("id").asText();
+        String wf = owner.http()
+                .post(
+                        "/api/resources",
+                        Map.of("name", "mine", "type", "workflow", "config", Map.of("class_name", "Flow")))
+                .get("resource")
+                .get("id")
+                .asText();
         String service = ServicesTest.createService(stranger, ServicesTest.unique("wf-stranger"));
-        Http.Reply refused = stranger.http().patch("/api/services/" + service + "/bindings", Map.of("bindings", List.of(Map.of("name", "FLOW",
-                "resource_id", wf))));
+        Http.Reply refused = stranger.http()
+                .patch(
+                        "/api/services/" + service + "/bindings",
+                        Map.of("bindings", List.of(Map.of("name", "FLOW", "resource_id", wf))));
         assertEquals(404, refused.status(), refused.body());
         for (Object bad : List.of("not-an-identifier", "1Flow", "", 42)) {
-            Http.Reply r = owner.http().post("/api/resources", Map.of("name", "bad", "type", "workflow", "config", Map.of("class_name", bad)));
+            Http.Reply r = owner.http()
+                    .post(
+                            "/api/resources",
+                            Map.of("name", "bad", "type", "workflow", "config", Map.of("class_name", bad)));
             assertEquals(400, r.status(), bad + ": " + r.body());
         }
         Http.Reply missing = owner.http().post("/api/resources", Map.of("name", "bad", "type", "workflow"));

@@ -6,22 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.AtriumServer.User;
 
 @SharedServer
 class WorkspacesTest {
 
-    static final Set<String> SPACE_FIELDS = Set.of("id", "name", "slug", "description", "is_default", "security_posture",
-            "created_at", "updated_at");
+    static final Set<String> SPACE_FIELDS =
+            Set.of("id", "name", "slug", "description", "is_default", "security_posture", "created_at", "updated_at");
 
     static Set<String> fields(JsonNode node) {
         Set<String> out = new HashSet<>();
@@ -42,7 +39,8 @@ class WorkspacesTest {
         assertFalse(space.get("is_default").asBoolean());
         assertEquals("standard", space.get("security_posture").asText());
 
-        JsonNode byId = alice.http().get("/api/spaces/" + space.get("id").asText()).get("space");
+        JsonNode byId =
+                alice.http().get("/api/spaces/" + space.get("id").asText()).get("space");
         JsonNode bySlug = alice.http().get("/api/spaces/research-notes").get("space");
         assertEquals(space, byId);
         assertEquals(space, bySlug);
@@ -53,7 +51,8 @@ class WorkspacesTest {
     void listHoldsTheDefaultWorkspaceFirstAndPaginates(AtriumServer server) {
         User u = server.newUser();
         for (int i = 0; i < 3; i++) {
-            assertEquals(201, u.http().post("/api/spaces", Map.of("name", "ws " + i)).status());
+            assertEquals(
+                    201, u.http().post("/api/spaces", Map.of("name", "ws " + i)).status());
         }
         Http.Reply all = u.http().get("/api/spaces");
         assertEquals(200, all.status());
@@ -89,7 +88,11 @@ class WorkspacesTest {
     @Test
     void deletingAnotherWorkspaceRemovesIt(AtriumServer server) {
         User u = server.newUser();
-        String id = u.http().post("/api/spaces", Map.of("name", "temp")).get("space").get("id").asText();
+        String id = u.http()
+                .post("/api/spaces", Map.of("name", "temp"))
+                .get("space")
+                .get("id")
+                .asText();
         Http.Reply r = u.http().delete("/api/spaces/" + id);
         assertEquals(200, r.status());
         assertTrue(r.get("success").asBoolean());
@@ -100,7 +103,9 @@ class WorkspacesTest {
     @Test
     void nameMustBeOneToOneHundredCharacters(AtriumServer server) {
         User u = server.newUser();
-        assertEquals(201, u.http().post("/api/spaces", Map.of("name", "n".repeat(100))).status());
+        assertEquals(
+                201,
+                u.http().post("/api/spaces", Map.of("name", "n".repeat(100))).status());
         Http.Reply tooLong = u.http().post("/api/spaces", Map.of("name", "n".repeat(101)));
         assertEquals(400, tooLong.status());
         assertEquals("BAD_REQUEST", tooLong.errorCode());
@@ -108,7 +113,8 @@ class WorkspacesTest {
         assertEquals(400, u.http().post("/api/spaces", Map.of("name", "   ")).status());
         assertEquals(400, u.http().post("/api/spaces", Map.of()).status());
         String id = u.defaultSpaceId();
-        assertEquals(400, u.http().patch("/api/spaces/" + id, Map.of("name", "")).status());
+        assertEquals(
+                400, u.http().patch("/api/spaces/" + id, Map.of("name", "")).status());
     }
 
     @Test
@@ -119,30 +125,62 @@ class WorkspacesTest {
         assertEquals(409, clash.status(), clash.body());
         assertEquals("CONFLICT", clash.errorCode());
         String slug = "shared-" + a.username();
-        assertEquals(201, a.http().post("/api/spaces", Map.of("name", "x", "slug", slug)).status());
-        assertEquals(409, b.http().post("/api/spaces", Map.of("name", "y", "slug", slug)).status());
-        assertEquals(409, b.http().patch("/api/me/username", Map.of("username", slug)).status());
-        assertEquals(409, b.http().patch("/api/spaces/" + b.defaultSpaceId(), Map.of("slug", slug)).status());
+        assertEquals(
+                201,
+                a.http().post("/api/spaces", Map.of("name", "x", "slug", slug)).status());
+        assertEquals(
+                409,
+                b.http().post("/api/spaces", Map.of("name", "y", "slug", slug)).status());
+        assertEquals(
+                409,
+                b.http().patch("/api/me/username", Map.of("username", slug)).status());
+        assertEquals(
+                409,
+                b.http()
+                        .patch("/api/spaces/" + b.defaultSpaceId(), Map.of("slug", slug))
+                        .status());
         Http.Reply derived = b.http().post("/api/spaces", Map.of("name", slug));
         assertEquals(201, derived.status());
         assertEquals(slug + "-2", derived.get("space").get("slug").asText());
-        assertEquals(400, a.http().post("/api/spaces", Map.of("name", "x", "slug", "Not A Slug")).status());
+        assertEquals(
+                400,
+                a.http()
+                        .post("/api/spaces", Map.of("name", "x", "slug", "Not A Slug"))
+                        .status());
     }
 
     @Test
     void securityPostureIsStandardOrRestrictedEgress(AtriumServer server) {
         User u = server.newUser();
-        Http.Reply created = u.http().post("/api/spaces", Map.of("name", "locked", "security_posture", "restricted_egress"));
+        Http.Reply created =
+                u.http().post("/api/spaces", Map.of("name", "locked", "security_posture", "restricted_egress"));
         assertEquals(201, created.status());
         String id = created.get("space").get("id").asText();
-        assertEquals("restricted_egress", created.get("space").get("security_posture").asText());
+        assertEquals(
+                "restricted_egress",
+                created.get("space").get("security_posture").asText());
         Http.Reply bad = u.http().patch("/api/spaces/" + id, Map.of("security_posture", "open"));
         assertEquals(400, bad.status());
         assertEquals("BAD_REQUEST", bad.errorCode());
-        assertEquals(400, u.http().post("/api/spaces", Map.of("name", "x", "security_posture", "none")).status());
-        assertEquals("restricted_egress", u.http().get("/api/spaces/" + id).get("space").get("security_posture").asText());
-        assertEquals("standard", u.http().patch("/api/spaces/" + id, Map.of("security_posture", "standard")).get("space")
-                .get("security_posture").asText());
+        assertEquals(
+                400,
+                u.http()
+                        .post("/api/spaces", Map.of("name", "x", "security_posture", "none"))
+                        .status());
+        assertEquals(
+                "restricted_egress",
+                u.http()
+                        .get("/api/spaces/" + id)
+                        .get("space")
+                        .get("security_posture")
+                        .asText());
+        assertEquals(
+                "standard",
+                u.http()
+                        .patch("/api/spaces/" + id, Map.of("security_posture", "standard"))
+                        .get("space")
+                        .get("security_posture")
+                        .asText());
     }
 
     @Test
@@ -151,7 +189,9 @@ class WorkspacesTest {
         String path = "/api/spaces/" + u.defaultSpaceId();
         JsonNode empty = u.http().get(path + "/model").json();
         assertTrue(empty.get("model").isNull());
-        JsonNode set = u.http().patch(path + "/model", Map.of("model", "gpt-x", "provider", "openai")).json();
+        JsonNode set = u.http()
+                .patch(path + "/model", Map.of("model", "gpt-x", "provider", "openai"))
+                .json();
         assertEquals("gpt-x", set.get("model").asText());
         assertEquals("openai", set.get("provider").asText());
         Http.Reply alias = u.http().patch(path, Map.of("ai_model", "claude-y", "ai_provider", "anthropic"));
@@ -173,13 +213,19 @@ class WorkspacesTest {
         // (another test may disable memories meanwhile: the others are looked at)
         Map<String, String> labels = new java.util.TreeMap<>();
         for (JsonNode item : items) {
-            labels.put(item.get("id").asText(), item.get("label").asText() + " " + item.get("path").asText());
+            labels.put(
+                    item.get("id").asText(),
+                    item.get("label").asText() + " " + item.get("path").asText());
         }
         assertEquals("Repositories " + path + "/repos", labels.get("repos"), items.toString());
         assertEquals("Runs " + path + "/runs", labels.get("runs"), items.toString());
         assertEquals("Threads " + path + "/threads", labels.get("threads"), items.toString());
         assertFalse(labels.containsKey("oauth"), "the OAuth server declares sidebar=false: " + items);
-        assertEquals(200, u.http().put(path + "/common-env", Map.of("name", "API_KEY", "value", "s3cret", "secret", true)).status());
+        assertEquals(
+                200,
+                u.http()
+                        .put(path + "/common-env", Map.of("name", "API_KEY", "value", "s3cret", "secret", true))
+                        .status());
         JsonNode export = u.http().get(path + "/export").json();
         assertEquals(u.defaultSpaceId(), export.get("space").get("id").asText());
         assertEquals("API_KEY", export.get("common_env").get(0).get("name").asText());
@@ -194,8 +240,10 @@ class WorkspacesTest {
         assertEquals(1, members.size());
         assertEquals("owner", members.get(0).get("role").asText());
         assertEquals(u.username(), members.get(0).get("username").asText());
-        for (Http.Reply r : List.of(u.http().post(path, Map.of("email", "x@example.org", "role", "editor")),
-                u.http().patch(path + "/someone", Map.of("role", "viewer")), u.http().delete(path + "/someone"))) {
+        for (Http.Reply r : List.of(
+                u.http().post(path, Map.of("email", "x@example.org", "role", "editor")),
+                u.http().patch(path + "/someone", Map.of("role", "viewer")),
+                u.http().delete(path + "/someone"))) {
             assertEquals(403, r.status());
             assertEquals("FORBIDDEN", r.errorCode());
         }
@@ -205,15 +253,23 @@ class WorkspacesTest {
     void commonEnvironmentUpsertsListsMasksSecretsAndDeletes(AtriumServer server) {
         User u = server.newUser();
         String path = "/api/spaces/" + u.defaultSpaceId() + "/common-env";
-        assertEquals(200, u.http().put(path, Map.of("name", "REGION", "value", "eu")).status());
-        assertEquals(200, u.http().put(path, Map.of("name", "TOKEN", "value", "hidden", "secret", true)).status());
-        assertEquals(200, u.http().put(path, Map.of("name", "REGION", "value", "us")).status());
+        assertEquals(
+                200, u.http().put(path, Map.of("name", "REGION", "value", "eu")).status());
+        assertEquals(
+                200,
+                u.http()
+                        .put(path, Map.of("name", "TOKEN", "value", "hidden", "secret", true))
+                        .status());
+        assertEquals(
+                200, u.http().put(path, Map.of("name", "REGION", "value", "us")).status());
         JsonNode vars = u.http().get(path).get("variables");
         assertEquals(2, vars.size());
         assertEquals("us", vars.get(0).get("value").asText());
         assertTrue(vars.get(1).get("value").isNull());
         assertTrue(vars.get(1).get("secret").asBoolean());
-        assertEquals(400, u.http().put(path, Map.of("name", "lower-case", "value", "x")).status());
+        assertEquals(
+                400,
+                u.http().put(path, Map.of("name", "lower-case", "value", "x")).status());
         assertEquals(400, u.http().put(path, Map.of("name", "OK", "value", 1)).status());
         assertEquals(200, u.http().delete(path + "/REGION").status());
         assertEquals(404, u.http().delete(path + "/REGION").status());

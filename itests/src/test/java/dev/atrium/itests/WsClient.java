@@ -40,8 +40,7 @@ final class WsClient implements AutoCloseable {
     }
 
     /** The handshake's answer: 101 with a client, or any other status with its body. */
-    record Handshake(int status, Map<String, String> headers, byte[] body, WsClient client) {
-    }
+    record Handshake(int status, Map<String, String> headers, byte[] body, WsClient client) {}
 
     private final Socket socket;
     private final InputStream in;
@@ -59,9 +58,14 @@ final class WsClient implements AutoCloseable {
         s.setSoTimeout(30_000);
         byte[] nonce = new byte[16];
         ThreadLocalRandom.current().nextBytes(nonce);
-        StringBuilder head = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\nHost: ").append(host)
-                .append("\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ")
-                .append(Base64.getEncoder().encodeToString(nonce)).append("\r\n");
+        StringBuilder head = new StringBuilder("GET ")
+                .append(path)
+                .append(" HTTP/1.1\r\nHost: ")
+                .append(host)
+                .append(
+                        "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ")
+                .append(Base64.getEncoder().encodeToString(nonce))
+                .append("\r\n");
         headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
         head.append("\r\n");
         s.getOutputStream().write(head.toString().getBytes(StandardCharsets.UTF_8));
@@ -70,9 +74,12 @@ final class WsClient implements AutoCloseable {
         String status = line(in);
         int code = Integer.parseInt(status.substring(9, 12));
         Map<String, String> answer = new LinkedHashMap<>();
-        for (String h; !(h = line(in)).isEmpty();) {
+        for (String h; !(h = line(in)).isEmpty(); ) {
             int colon = h.indexOf(':');
-            answer.merge(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim(), (a, b) -> a + ", " + b);
+            answer.merge(
+                    h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    h.substring(colon + 1).trim(),
+                    (a, b) -> a + ", " + b);
         }
         if (code == 101) {
             return new Handshake(code, answer, new byte[0], new WsClient(s, in));
@@ -87,7 +94,7 @@ final class WsClient implements AutoCloseable {
 
     private static String line(InputStream in) throws IOException {
         StringBuilder b = new StringBuilder();
-        for (int c; (c = in.read()) != '\n';) {
+        for (int c; (c = in.read()) != '\n'; ) {
             if (c < 0) {
                 throw new EOFException("the connection ended in the handshake's answer");
             }
@@ -147,7 +154,7 @@ final class WsClient implements AutoCloseable {
     Message read() throws IOException {
         ByteArrayOutputStream message = null;
         int messageOpcode = 0;
-        for (;;) {
+        for (; ; ) {
             int b0 = in.read();
             int b1 = in.read();
             if (b0 < 0 || b1 < 0) {
@@ -188,7 +195,7 @@ final class WsClient implements AutoCloseable {
     /** Whether the server closed the TCP connection (read answers end of stream) within the socket's timeout. */
     boolean endsAfterClose() {
         try {
-            for (;;) {
+            for (; ; ) {
                 if (in.read() < 0) {
                     return true;
                 }

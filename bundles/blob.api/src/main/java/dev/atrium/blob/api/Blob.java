@@ -11,5 +11,4 @@ import java.time.Instant;
  * @param created when the store first kept these bytes under this key (a collector spares younger blobs whose
  *                reference may not be recorded yet)
  */
-public record Blob(String key, long size, String sha256, Instant created) {
-}
+public record Blob(String key, long size, String sha256, Instant created) {}

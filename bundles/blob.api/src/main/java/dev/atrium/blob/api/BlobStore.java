@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.util.Optional;
 import java.util.stream.Stream;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

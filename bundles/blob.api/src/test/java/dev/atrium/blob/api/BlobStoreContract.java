@@ -31,7 +31,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,8 +53,7 @@ public abstract class BlobStoreContract {
      * Fails if the store left anything of a failed or finished put behind (temp files, incomplete uploads). Called
      * after the tests whose puts fail; the default checks nothing more than the listing.
      */
-    protected void assertNothingLeftBehind() throws Exception {
-    }
+    protected void assertNothingLeftBehind() throws Exception {}
 
     /** A namespace no other test (or earlier run against the same store) uses. */
     protected String ns;
@@ -131,11 +129,15 @@ public abstract class BlobStoreContract {
 
     @Test
     void rangesOutsideTheBlobAreRefused() throws Exception {
-        String key = store().put(ns, new ByteArrayInputStream(random(1000, 4)), 1000).key();
-        long[][] bad = { { 1001, 0 }, { 1001, -1 }, { -1, 5 }, { 990, 11 }, { 0, 1001 }, { 0, -2 }, { Long.MAX_VALUE, 1 },
-                { 5, Long.MAX_VALUE } };
+        String key =
+                store().put(ns, new ByteArrayInputStream(random(1000, 4)), 1000).key();
+        long[][] bad = {
+            {1001, 0}, {1001, -1}, {-1, 5}, {990, 11}, {0, 1001}, {0, -2}, {Long.MAX_VALUE, 1}, {5, Long.MAX_VALUE}
+        };
         for (long[] range : bad) {
-            assertThrows(IllegalArgumentException.class, () -> store().open(key, range[0], range[1]).close(),
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> store().open(key, range[0], range[1]).close(),
                     () -> "offset " + range[0] + " length " + range[1]);
         }
     }
@@ -143,8 +145,8 @@ public abstract class BlobStoreContract {
     @Test
     void moreBytesThanTheLimitAreRefusedAndNothingIsKept() throws Exception {
         byte[] bytes = random(1001, 5);
-        BlobTooLargeException refused = assertThrows(BlobTooLargeException.class,
-                () -> store().put(ns, new ByteArrayInputStream(bytes), 1000));
+        BlobTooLargeException refused =
+                assertThrows(BlobTooLargeException.class, () -> store().put(ns, new ByteArrayInputStream(bytes), 1000));
         assertEquals(1000, refused.limit());
         assertEquals(List.of(), keys(ns));
         assertNull(store().stat(ns + "/" + sha256(bytes)));
@@ -166,12 +168,16 @@ public abstract class BlobStoreContract {
         String key = store().put(ns, new ByteArrayInputStream(bytes), 1 * MiB).key();
         Optional<FileChannel> opened = store().openFile(key);
         if (opened.isEmpty()) {
-            assertTrue(store().openFile(ns + "/" + sha256(new byte[3])).isEmpty(), "a store without files has none for any key");
+            assertTrue(
+                    store().openFile(ns + "/" + sha256(new byte[3])).isEmpty(),
+                    "a store without files has none for any key");
             return;
         }
         try (FileChannel file = opened.get()) {
             assertEquals(bytes.length, file.size());
-            assertThrows(java.nio.channels.NonWritableChannelException.class, () -> file.write(ByteBuffer.wrap(new byte[1]), 0));
+            assertThrows(
+                    java.nio.channels.NonWritableChannelException.class,
+                    () -> file.write(ByteBuffer.wrap(new byte[1]), 0));
             assertTrue(store().delete(key));
             ByteBuffer all = ByteBuffer.allocate(bytes.length + 1);
             while (file.read(all, all.position()) > 0) {
@@ -216,15 +222,18 @@ public abstract class BlobStoreContract {
         int seed = 100;
         for (String namespace : namespaces) {
             for (int i = 0; i < 6; i++) {
-                all.add(store().put(namespace, new ByteArrayInputStream(random(100 + i, seed++)), 1000).key());
+                all.add(store().put(namespace, new ByteArrayInputStream(random(100 + i, seed++)), 1000)
+                        .key());
             }
         }
         List<String> sorted = all.stream().sorted().toList();
         assertEquals(sorted, keys(ns), "every namespace starting with the prefix, in key order");
         assertEquals(sorted.stream().filter(k -> k.startsWith(ns + "/")).toList(), keys(ns + "/"));
-        String one = sorted.stream().filter(k -> k.startsWith(ns + "/")).findFirst().orElseThrow();
+        String one =
+                sorted.stream().filter(k -> k.startsWith(ns + "/")).findFirst().orElseThrow();
         String narrow = one.substring(0, ns.length() + 2);
-        assertEquals(sorted.stream().filter(k -> k.startsWith(narrow)).toList(), keys(narrow), "a prefix into the hash");
+        assertEquals(
+                sorted.stream().filter(k -> k.startsWith(narrow)).toList(), keys(narrow), "a prefix into the hash");
         assertEquals(List.of(one), keys(one), "a whole key");
         assertEquals(List.of(), keys(ns + "/zz"));
         assertEquals(List.of(), keys(ns + "nothing"));
@@ -238,15 +247,32 @@ public abstract class BlobStoreContract {
 
     @Test
     void malformedNamespacesAreRefused() throws Exception {
-        List<String> bad = new ArrayList<>(List.of("", ".", "..", "a/b", "../x", "/abs", "a b", "ns\u0000", "über", "a\\b", ".tmp",
-                "-x", "x".repeat(129)));
+        List<String> bad = new ArrayList<>(List.of(
+                "",
+                ".",
+                "..",
+                "a/b",
+                "../x",
+                "/abs",
+                "a b",
+                "ns\u0000",
+                "über",
+                "a\\b",
+                ".tmp",
+                "-x",
+                "x".repeat(129)));
         for (String namespace : bad) {
-            assertThrows(IllegalArgumentException.class, () -> store().put(namespace, new ByteArrayInputStream(new byte[1]), 10),
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> store().put(namespace, new ByteArrayInputStream(new byte[1]), 10),
                     () -> "namespace '" + namespace + "'");
         }
-        assertThrows(IllegalArgumentException.class, () -> store().put(null, new ByteArrayInputStream(new byte[1]), 10));
+        assertThrows(
+                IllegalArgumentException.class, () -> store().put(null, new ByteArrayInputStream(new byte[1]), 10));
         String longest = "x".repeat(127) + ns.substring(0, 1);
-        assertEquals(longest + "/" + sha256(new byte[1]), store().put(longest, new ByteArrayInputStream(new byte[1]), 10).key());
+        assertEquals(
+                longest + "/" + sha256(new byte[1]),
+                store().put(longest, new ByteArrayInputStream(new byte[1]), 10).key());
         store().delete(longest + "/" + sha256(new byte[1]));
     }
 
@@ -255,10 +281,24 @@ public abstract class BlobStoreContract {
         byte[] bytes = random(100, 8);
         Blob blob = store().put(ns, new ByteArrayInputStream(bytes), 100);
         String hash = blob.sha256();
-        List<String> bad = List.of("", ns, ns + "/", hash, "/" + blob.key(), "../" + blob.key(), ns + "/../" + blob.key(),
-                "./" + blob.key(), blob.key() + "/", blob.key() + "/x", ns + "/" + hash.toUpperCase(), ns + "/" + hash.substring(1),
-                "/etc/passwd", "../../../../etc/passwd", ns + "/" + hash.substring(0, 2) + "/" + hash.substring(2, 4) + "/" + hash,
-                ns + "//" + hash, ".tmp/" + hash);
+        List<String> bad = List.of(
+                "",
+                ns,
+                ns + "/",
+                hash,
+                "/" + blob.key(),
+                "../" + blob.key(),
+                ns + "/../" + blob.key(),
+                "./" + blob.key(),
+                blob.key() + "/",
+                blob.key() + "/x",
+                ns + "/" + hash.toUpperCase(),
+                ns + "/" + hash.substring(1),
+                "/etc/passwd",
+                "../../../../etc/passwd",
+                ns + "/" + hash.substring(0, 2) + "/" + hash.substring(2, 4) + "/" + hash,
+                ns + "//" + hash,
+                ".tmp/" + hash);
         for (String key : bad) {
             assertNull(store().stat(key), key);
             assertFalse(store().exists(key), key);
@@ -302,8 +342,8 @@ public abstract class BlobStoreContract {
     /** Puts of several MiB (which a store may read, hash and write on threads of its own) fail as small ones do. */
     @Test
     void largeStreamsPastTheLimitOrFailingMidwayLeaveNothing() throws Exception {
-        BlobTooLargeException refused = assertThrows(BlobTooLargeException.class,
-                () -> store().put(ns, new Generated(6 * MiB + 3, 21), 6 * MiB));
+        BlobTooLargeException refused = assertThrows(
+                BlobTooLargeException.class, () -> store().put(ns, new Generated(6 * MiB + 3, 21), 6 * MiB));
         assertEquals(6 * MiB, refused.limit());
         assertAFailingClientLeavesNothing(new Generated(5 * MiB + MiB / 2, 22));
     }
@@ -332,7 +372,8 @@ public abstract class BlobStoreContract {
                             read = HexFormat.of().formatHex(digest(in));
                         }
                         if (!blob.key().equals(ns + "/" + expected) || blob.size() != size || !read.equals(expected)) {
-                            mismatches.add("put " + seed + ": key " + blob.key() + ", size " + blob.size() + ", read back " + read);
+                            mismatches.add("put " + seed + ": key " + blob.key() + ", size " + blob.size()
+                                    + ", read back " + read);
                         }
                     }
                     return mismatches;
@@ -354,8 +395,11 @@ public abstract class BlobStoreContract {
     @Test
     void a64MiBBlobIsStreamedNotHeldInMemory() throws Exception {
         long size = 64 * MiB;
-        assertTrue(Runtime.getRuntime().maxMemory() < size, "run the contract with -Xmx below 64m, so that a store that "
-                + "buffered the blob in the heap fails; the heap here is " + Runtime.getRuntime().maxMemory() / MiB + " MiB");
+        assertTrue(
+                Runtime.getRuntime().maxMemory() < size,
+                "run the contract with -Xmx below 64m, so that a store that "
+                        + "buffered the blob in the heap fails; the heap here is "
+                        + Runtime.getRuntime().maxMemory() / MiB + " MiB");
         String expected = HexFormat.of().formatHex(digest(new Generated(size, 10)));
         long started = System.nanoTime();
         Blob blob = store().put(ns, new Generated(size, 10), size);
@@ -371,7 +415,9 @@ public abstract class BlobStoreContract {
             byte[] tail = in.readAllBytes();
             assertEquals(10, tail.length);
         }
-        System.out.printf("%s: 64 MiB put in %d ms, read in %d ms%n", getClass().getSimpleName(), put.toMillis(), read.toMillis());
+        System.out.printf(
+                "%s: 64 MiB put in %d ms, read in %d ms%n",
+                getClass().getSimpleName(), put.toMillis(), read.toMillis());
     }
 
     private static void close(Optional<FileChannel> file) throws IOException {
@@ -382,7 +428,8 @@ public abstract class BlobStoreContract {
 
     private void assertRange(String key, byte[] bytes, int offset, int length) throws Exception {
         try (InputStream in = store().open(key, offset, length)) {
-            assertArrayEquals(slice(bytes, offset, length), in.readAllBytes(), "offset " + offset + " length " + length);
+            assertArrayEquals(
+                    slice(bytes, offset, length), in.readAllBytes(), "offset " + offset + " length " + length);
         }
     }
 
@@ -412,7 +459,7 @@ public abstract class BlobStoreContract {
     private static byte[] digest(InputStream in) throws IOException {
         MessageDigest sha = sha();
         byte[] buffer = new byte[64 * 1024];
-        for (int n; (n = in.read(buffer)) != -1;) {
+        for (int n; (n = in.read(buffer)) != -1; ) {
             sha.update(buffer, 0, n);
         }
         return sha.digest();

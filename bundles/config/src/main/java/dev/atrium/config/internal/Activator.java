@@ -6,10 +6,9 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
@@ -34,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * ({@link StopOnSignal}), and ends it when a start fails for good ({@link StartWatch}): this bundle is the runtime's own,
  * first to start and last to stop.
  */
+@SuppressWarnings("JdkObsolete") // the framework and ConfigAdmin take a Dictionary: a Hashtable is what one is
 public final class Activator implements BundleActivator {
 
     /** The plugin's {@code config.plugin.id}, named in the framework property {@code felix.cm.config.plugins}. */
@@ -45,9 +45,11 @@ public final class Activator implements BundleActivator {
     private StopOnSignal stopOnSignal;
     /** Ends the process when a bundle that failed to start while the framework started does not start on a retry. */
     private final StartWatch startWatch = new StartWatch(System::exit, 2_000);
+
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
     /** The highest change count seen per PID, so that a configuration made again counts past the deleted one. */
     private final Map<String, Long> changeCounts = new ConcurrentHashMap<>();
+
     private final ExecutorService recreate = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "atrium-config-recreate");
         t.setDaemon(true);
@@ -132,15 +134,21 @@ public final class Activator implements BundleActivator {
             }
             // a component that exists only when configured: made only while the environment (or a framework property)
             // configures it. Nothing made here outlives a run: the launcher starts with a clean framework storage.
-            boolean set = settings.get(pid).stream().filter(s -> s.property().equals(required)).anyMatch(s -> defaults.resolve(s) != null);
+            boolean set = settings.get(pid).stream()
+                    .filter(s -> s.property().equals(required))
+                    .anyMatch(s -> defaults.resolve(s) != null);
             if (set && stored == null) {
                 configuration.update(new Hashtable<>());
                 countPastDeleted(configuration, pid);
             }
         } catch (IOException | IllegalStateException e) {
-            // looked up here, not in a static field: SLF4J binds at its first use, and this bundle starts before the provider
-            LoggerFactory.getLogger(Activator.class).error("no configuration could be made for {}: its component sees no "
-                    + "environment settings", pid, e);
+            // looked up here, not in a static field: SLF4J binds at its first use, and this bundle starts before the
+            // provider
+            LoggerFactory.getLogger(Activator.class)
+                    .error(
+                            "no configuration could be made for {}: its component sees no " + "environment settings",
+                            pid,
+                            e);
         }
     }
 }

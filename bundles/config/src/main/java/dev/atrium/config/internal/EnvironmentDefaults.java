@@ -5,7 +5,6 @@ import java.util.Dictionary;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-
 import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.ConfigurationPlugin;
@@ -25,7 +24,8 @@ final class EnvironmentDefaults implements ConfigurationPlugin {
     private final UnaryOperator<String> environment;
     private final UnaryOperator<String> properties;
 
-    EnvironmentDefaults(Map<String, List<Setting>> settings, UnaryOperator<String> environment, UnaryOperator<String> properties) {
+    EnvironmentDefaults(
+            Map<String, List<Setting>> settings, UnaryOperator<String> environment, UnaryOperator<String> properties) {
         this.settings = settings;
         this.environment = environment;
         this.properties = properties;
@@ -59,7 +59,12 @@ final class EnvironmentDefaults implements ConfigurationPlugin {
             try {
                 return convert(setting.kind(), raw.trim());
             } catch (IllegalArgumentException e) {
-                log().warn("{}='{}' is not {}; {} keeps its default", source, raw, setting.kind().expected, setting.property());
+                log().warn(
+                                "{}='{}' is not {}; {} keeps its default",
+                                source,
+                                raw,
+                                setting.kind().expected,
+                                setting.property());
                 return setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
             }
         }

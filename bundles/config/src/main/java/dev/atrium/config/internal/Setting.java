@@ -11,7 +11,10 @@ record Setting(String property, Kind kind, List<Source> sources, String fallback
 
     /** How the text of a source becomes the typed value the component's configuration record expects. */
     enum Kind {
-        STRING("a string"), INTEGER("an integer"), LONG("an integer"), BOOLEAN("true or false"),
+        STRING("a string"),
+        INTEGER("an integer"),
+        LONG("an integer"),
+        BOOLEAN("true or false"),
         /** A directory, made absolute against the process's working directory. */
         DIRECTORY("a directory");
 

@@ -8,13 +8,12 @@ import static dev.atrium.config.internal.Setting.Kind.STRING;
 import static dev.atrium.config.internal.Setting.Source.env;
 import static dev.atrium.config.internal.Setting.Source.property;
 
+import dev.atrium.config.internal.Setting.Kind;
+import dev.atrium.config.internal.Setting.Source;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import dev.atrium.config.internal.Setting.Kind;
-import dev.atrium.config.internal.Setting.Source;
 
 /**
  * Every {@code ATRIUM_*} environment variable and {@code atrium.*} framework property, by the PID and property it
@@ -23,15 +22,14 @@ import dev.atrium.config.internal.Setting.Source;
 final class Settings {
 
     /** {@code <data>}: {@code --data} of {@code ./atrium run} (the framework property), else ATRIUM_DATA, else ./data. */
-    static final Setting DATA_DIRECTORY = new Setting("dataDirectory", DIRECTORY,
-            List.of(property("atrium.data"), env("ATRIUM_DATA")), "data");
+    static final Setting DATA_DIRECTORY =
+            new Setting("dataDirectory", DIRECTORY, List.of(property("atrium.data"), env("ATRIUM_DATA")), "data");
 
     static final String BLOB_S3 = "dev.atrium.blob.s3";
     static final String KV_REDIS = "dev.atrium.resource.kv.redis";
     static final String QUEUE_NATS = "dev.atrium.resource.queue.nats";
 
-    private Settings() {
-    }
+    private Settings() {}
 
     /**
      * The PIDs whose component exists only when configured (ConfigurationPolicy.REQUIRE), each with the property that
@@ -44,110 +42,148 @@ final class Settings {
 
     static Map<String, List<Setting>> all() {
         Map<String, List<Setting>> pids = new LinkedHashMap<>();
-        pids.put("dev.atrium.database", List.of(
-                Setting.of("url", STRING, property("atrium.db.url"), env("ATRIUM_DB_URL")),
-                Setting.of("clusterTemplates", STRING, env("ATRIUM_DB_CLUSTER_TEMPLATES")),
-                DATA_DIRECTORY));
-        pids.put("dev.atrium.kernel.http", List.of(
-                Setting.of("publicBaseUrl", STRING, property("atrium.publicBaseUrl"), env("ATRIUM_PUBLIC_URL"))));
-        pids.put("dev.atrium.store.ap.ratelimit", List.of(
-                Setting.of("perMinute", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE")),
-                Setting.of("burst", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_BURST"))));
-        pids.put("dev.atrium.kernel.egress", List.of(
-                Setting.of("allowLoopback", BOOLEAN, property("atrium.egress.allowLoopback"), env("ATRIUM_EGRESS_ALLOW_LOOPBACK")),
-                Setting.of("dnsServer", STRING, env("ATRIUM_EGRESS_DNS_SERVER"))));
-        pids.put("dev.atrium.mcp", List.of(
-                Setting.of("allowedHosts", STRING, env("ATRIUM_MCP_ALLOWED_HOSTS")),
-                Setting.of("timeoutSeconds", INTEGER, env("ATRIUM_MCP_TIMEOUT_S")),
-                Setting.of("tokenKey", STRING, env("ATRIUM_MCP_TOKEN_KEY")),
-                DATA_DIRECTORY));
+        pids.put(
+                "dev.atrium.database",
+                List.of(
+                        Setting.of("url", STRING, property("atrium.db.url"), env("ATRIUM_DB_URL")),
+                        Setting.of("clusterTemplates", STRING, env("ATRIUM_DB_CLUSTER_TEMPLATES")),
+                        DATA_DIRECTORY));
+        pids.put(
+                "dev.atrium.kernel.http",
+                List.of(Setting.of(
+                        "publicBaseUrl", STRING, property("atrium.publicBaseUrl"), env("ATRIUM_PUBLIC_URL"))));
+        pids.put(
+                "dev.atrium.store.ap.ratelimit",
+                List.of(
+                        Setting.of("perMinute", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE")),
+                        Setting.of("burst", INTEGER, env("ATRIUM_FEDERATION_PUBLIC_GETS_BURST"))));
+        pids.put(
+                "dev.atrium.kernel.egress",
+                List.of(
+                        Setting.of(
+                                "allowLoopback",
+                                BOOLEAN,
+                                property("atrium.egress.allowLoopback"),
+                                env("ATRIUM_EGRESS_ALLOW_LOOPBACK")),
+                        Setting.of("dnsServer", STRING, env("ATRIUM_EGRESS_DNS_SERVER"))));
+        pids.put(
+                "dev.atrium.mcp",
+                List.of(
+                        Setting.of("allowedHosts", STRING, env("ATRIUM_MCP_ALLOWED_HOSTS")),
+                        Setting.of("timeoutSeconds", INTEGER, env("ATRIUM_MCP_TIMEOUT_S")),
+                        Setting.of("tokenKey", STRING, env("ATRIUM_MCP_TOKEN_KEY")),
+                        DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.commonenv", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));
-        pids.put("dev.atrium.repos", List.of(
-                DATA_DIRECTORY,
-                Setting.of("remoteImportMaxPackBytes", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES")),
-                Setting.of("remoteImportMaxObjects", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS")),
-                Setting.of("remoteImportTimeoutSeconds", INTEGER, env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
+        pids.put(
+                "dev.atrium.repos",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("remoteImportMaxPackBytes", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES")),
+                        Setting.of("remoteImportMaxObjects", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS")),
+                        Setting.of(
+                                "remoteImportTimeoutSeconds",
+                                INTEGER,
+                                env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
         pids.put("dev.atrium.resources", List.of(DATA_DIRECTORY));
-        pids.put("dev.atrium.services", List.of(
-                DATA_DIRECTORY,
-                Setting.of("appsDomain", STRING, env("ATRIUM_SERVICES_APPS_DOMAIN")),
-                Setting.of("canaryPercent", INTEGER, env("ATRIUM_SERVICES_CANARY_PERCENT")),
-                Setting.of("dnsResolver", STRING, env("ATRIUM_SERVICES_DNS_RESOLVER")),
-                Setting.of("challengeHttpPort", INTEGER, env("ATRIUM_SERVICES_CHALLENGE_HTTP_PORT")),
-                Setting.of("acmeDirectoryUrl", STRING, env("ATRIUM_SERVICES_ACME_DIRECTORY_URL")),
-                Setting.of("acmeContactEmail", STRING, env("ATRIUM_SERVICES_ACME_EMAIL")),
-                Setting.of("acmeTrustedCaFile", STRING, env("ATRIUM_SERVICES_ACME_CA_FILE")),
-                Setting.of("acmeTimeoutSeconds", INTEGER, env("ATRIUM_SERVICES_ACME_TIMEOUT_SECONDS")),
-                Setting.of("httpsPort", INTEGER, env("ATRIUM_SERVICES_HTTPS_PORT")),
-                Setting.of("certRenewBeforeDays", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_DAYS")),
-                Setting.of("certRenewCheckSeconds", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_CHECK_S")),
-                Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
+        pids.put(
+                "dev.atrium.services",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("appsDomain", STRING, env("ATRIUM_SERVICES_APPS_DOMAIN")),
+                        Setting.of("canaryPercent", INTEGER, env("ATRIUM_SERVICES_CANARY_PERCENT")),
+                        Setting.of("dnsResolver", STRING, env("ATRIUM_SERVICES_DNS_RESOLVER")),
+                        Setting.of("challengeHttpPort", INTEGER, env("ATRIUM_SERVICES_CHALLENGE_HTTP_PORT")),
+                        Setting.of("acmeDirectoryUrl", STRING, env("ATRIUM_SERVICES_ACME_DIRECTORY_URL")),
+                        Setting.of("acmeContactEmail", STRING, env("ATRIUM_SERVICES_ACME_EMAIL")),
+                        Setting.of("acmeTrustedCaFile", STRING, env("ATRIUM_SERVICES_ACME_CA_FILE")),
+                        Setting.of("acmeTimeoutSeconds", INTEGER, env("ATRIUM_SERVICES_ACME_TIMEOUT_SECONDS")),
+                        Setting.of("httpsPort", INTEGER, env("ATRIUM_SERVICES_HTTPS_PORT")),
+                        Setting.of("certRenewBeforeDays", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_DAYS")),
+                        Setting.of("certRenewCheckSeconds", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_CHECK_S")),
+                        Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
         pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
-        pids.put("dev.atrium.blob.fs", List.of(
-                DATA_DIRECTORY,
-                Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S")),
-                Setting.of("directWrites", BOOLEAN, env("ATRIUM_BLOB_FS_DIRECT_WRITES"))));
+        pids.put(
+                "dev.atrium.blob.fs",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("staleTempSeconds", LONG, env("ATRIUM_BLOB_FS_STALE_TEMP_S")),
+                        Setting.of("directWrites", BOOLEAN, env("ATRIUM_BLOB_FS_DIRECT_WRITES"))));
         pids.put(BLOB_S3, blobS3());
-        pids.put(KV_REDIS, List.of(
-                Setting.of("url", STRING, env("ATRIUM_KV_REDIS_URL"), property("atrium.kv.redis.url")),
-                Setting.of("poolSize", INTEGER, env("ATRIUM_KV_REDIS_POOL_SIZE")),
-                Setting.of("service.ranking", INTEGER, env("ATRIUM_KV_REDIS_RANKING"))));
-        pids.put(QUEUE_NATS, List.of(
-                Setting.of("url", STRING, env("ATRIUM_QUEUE_NATS_URL"), property("atrium.queue.nats.url")),
-                Setting.of("service.ranking", INTEGER, env("ATRIUM_QUEUE_NATS_RANKING"))));
-        pids.put("dev.atrium.resource.r2", List.of(
-                Setting.of("maxBytesPerResource", LONG, env("ATRIUM_R2_MAX_BYTES_PER_RESOURCE"))));
-        pids.put("dev.atrium.resource.vectorize", List.of(
-                Setting.of("maxExactVectors", LONG, env("ATRIUM_VECTORIZE_MAX_EXACT_VECTORS")),
-                Setting.of("hnswMaxConn", INTEGER, env("ATRIUM_VECTORIZE_HNSW_MAX_CONN")),
-                Setting.of("hnswBeamWidth", INTEGER, env("ATRIUM_VECTORIZE_HNSW_BEAM_WIDTH")),
-                Setting.of("hnswOversample", INTEGER, env("ATRIUM_VECTORIZE_HNSW_OVERSAMPLE")),
-                Setting.of("hnswMergeDelayMillis", LONG, env("ATRIUM_VECTORIZE_HNSW_MERGE_DELAY_MS")),
-                Setting.of("hnswQuantized", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_QUANTIZED")),
-                Setting.of("hnswFlatScan", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_FLAT_SCAN"))));
-        pids.put("dev.atrium.resource.analytics", List.of(
-                Setting.of("maxRows", INTEGER, env("ATRIUM_ANALYTICS_MAX_ROWS")),
-                Setting.of("maxRangeDays", INTEGER, env("ATRIUM_ANALYTICS_MAX_RANGE_DAYS")),
-                Setting.of("queryTimeoutMillis", INTEGER, env("ATRIUM_ANALYTICS_QUERY_TIMEOUT_MS"))));
-        pids.put("dev.atrium.deploy.workerd", List.of(
-                DATA_DIRECTORY,
-                Setting.of("binary", STRING, env("ATRIUM_WORKERD_BIN")),
-                Setting.of("drainGraceMillis", LONG, env("ATRIUM_WORKERD_DRAIN_GRACE_MS"))));
-        pids.put("dev.atrium.git.http", List.of(
-                Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
+        pids.put(
+                KV_REDIS,
+                List.of(
+                        Setting.of("url", STRING, env("ATRIUM_KV_REDIS_URL"), property("atrium.kv.redis.url")),
+                        Setting.of("poolSize", INTEGER, env("ATRIUM_KV_REDIS_POOL_SIZE")),
+                        Setting.of("service.ranking", INTEGER, env("ATRIUM_KV_REDIS_RANKING"))));
+        pids.put(
+                QUEUE_NATS,
+                List.of(
+                        Setting.of("url", STRING, env("ATRIUM_QUEUE_NATS_URL"), property("atrium.queue.nats.url")),
+                        Setting.of("service.ranking", INTEGER, env("ATRIUM_QUEUE_NATS_RANKING"))));
+        pids.put(
+                "dev.atrium.resource.r2",
+                List.of(Setting.of("maxBytesPerResource", LONG, env("ATRIUM_R2_MAX_BYTES_PER_RESOURCE"))));
+        pids.put(
+                "dev.atrium.resource.vectorize",
+                List.of(
+                        Setting.of("maxExactVectors", LONG, env("ATRIUM_VECTORIZE_MAX_EXACT_VECTORS")),
+                        Setting.of("hnswMaxConn", INTEGER, env("ATRIUM_VECTORIZE_HNSW_MAX_CONN")),
+                        Setting.of("hnswBeamWidth", INTEGER, env("ATRIUM_VECTORIZE_HNSW_BEAM_WIDTH")),
+                        Setting.of("hnswOversample", INTEGER, env("ATRIUM_VECTORIZE_HNSW_OVERSAMPLE")),
+                        Setting.of("hnswMergeDelayMillis", LONG, env("ATRIUM_VECTORIZE_HNSW_MERGE_DELAY_MS")),
+                        Setting.of("hnswQuantized", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_QUANTIZED")),
+                        Setting.of("hnswFlatScan", BOOLEAN, env("ATRIUM_VECTORIZE_HNSW_FLAT_SCAN"))));
+        pids.put(
+                "dev.atrium.resource.analytics",
+                List.of(
+                        Setting.of("maxRows", INTEGER, env("ATRIUM_ANALYTICS_MAX_ROWS")),
+                        Setting.of("maxRangeDays", INTEGER, env("ATRIUM_ANALYTICS_MAX_RANGE_DAYS")),
+                        Setting.of("queryTimeoutMillis", INTEGER, env("ATRIUM_ANALYTICS_QUERY_TIMEOUT_MS"))));
+        pids.put(
+                "dev.atrium.deploy.workerd",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("binary", STRING, env("ATRIUM_WORKERD_BIN")),
+                        Setting.of("drainGraceMillis", LONG, env("ATRIUM_WORKERD_DRAIN_GRACE_MS"))));
+        pids.put("dev.atrium.git.http", List.of(Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());
-        pids.put("dev.atrium.runs", List.of(
-                Setting.of("workers", INTEGER, env("ATRIUM_RUNS_WORKERS")),
-                Setting.of("stepLimit", INTEGER, env("ATRIUM_RUNS_STEP_LIMIT")),
-                Setting.of("heartbeatMillis", LONG, env("ATRIUM_RUNS_HEARTBEAT_MS")),
-                Setting.of("fanoutThreads", INTEGER, env("ATRIUM_RUNS_FANOUT_THREADS")),
-                Setting.of("pollMillis", LONG, env("ATRIUM_RUNS_POLL_MS")),
-                Setting.of("turnTimeoutSeconds", LONG, env("ATRIUM_RUNS_TURN_TIMEOUT_S")),
-                Setting.of("fetchTimeoutSeconds", LONG, env("ATRIUM_RUNS_FETCH_TIMEOUT_S")),
-                Setting.of("openaiBaseUrl", STRING, env("ATRIUM_OPENAI_BASE_URL")),
-                Setting.of("openaiApiKey", STRING, env("ATRIUM_OPENAI_API_KEY")),
-                Setting.of("anthropicBaseUrl", STRING, env("ATRIUM_ANTHROPIC_BASE_URL")),
-                Setting.of("anthropicApiKey", STRING, env("ATRIUM_ANTHROPIC_API_KEY")),
-                Setting.of("defaultProvider", STRING, env("ATRIUM_RUNS_DEFAULT_PROVIDER")),
-                Setting.of("defaultModel", STRING, env("ATRIUM_RUNS_DEFAULT_MODEL"))));
-        pids.put("dev.atrium.identity", List.of(
-                Setting.of("oidcIssuer", STRING, env("ATRIUM_OIDC_ISSUER")),
-                Setting.of("oidcClientId", STRING, env("ATRIUM_OIDC_CLIENT_ID")),
-                Setting.of("oidcClientSecret", STRING, env("ATRIUM_OIDC_CLIENT_SECRET")),
-                Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
-                Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
-        pids.put("dev.atrium.oauth", List.of(
-                Setting.of("issuer", STRING, env("ATRIUM_OAUTH_ISSUER"))));
-        pids.put("dev.atrium.storage", List.of(
-                Setting.of("maxFileBytes", LONG, env("ATRIUM_STORAGE_MAX_FILE_BYTES")),
-                Setting.of("quotaBytes", LONG, env("ATRIUM_STORAGE_QUOTA_BYTES")),
-                Setting.of("quotaFiles", LONG, env("ATRIUM_STORAGE_QUOTA_FILES")),
-                Setting.of("uploadTtlSeconds", LONG, env("ATRIUM_STORAGE_UPLOAD_TTL_S")),
-                Setting.of("orphanGraceSeconds", LONG, env("ATRIUM_STORAGE_ORPHAN_GRACE_S")),
-                Setting.of("sweepSeconds", LONG, env("ATRIUM_STORAGE_SWEEP_S")),
-                Setting.of("downloadUrlKey", STRING, env("ATRIUM_STORAGE_URL_KEY"))));
+        pids.put(
+                "dev.atrium.runs",
+                List.of(
+                        Setting.of("workers", INTEGER, env("ATRIUM_RUNS_WORKERS")),
+                        Setting.of("stepLimit", INTEGER, env("ATRIUM_RUNS_STEP_LIMIT")),
+                        Setting.of("heartbeatMillis", LONG, env("ATRIUM_RUNS_HEARTBEAT_MS")),
+                        Setting.of("fanoutThreads", INTEGER, env("ATRIUM_RUNS_FANOUT_THREADS")),
+                        Setting.of("pollMillis", LONG, env("ATRIUM_RUNS_POLL_MS")),
+                        Setting.of("turnTimeoutSeconds", LONG, env("ATRIUM_RUNS_TURN_TIMEOUT_S")),
+                        Setting.of("fetchTimeoutSeconds", LONG, env("ATRIUM_RUNS_FETCH_TIMEOUT_S")),
+                        Setting.of("openaiBaseUrl", STRING, env("ATRIUM_OPENAI_BASE_URL")),
+                        Setting.of("openaiApiKey", STRING, env("ATRIUM_OPENAI_API_KEY")),
+                        Setting.of("anthropicBaseUrl", STRING, env("ATRIUM_ANTHROPIC_BASE_URL")),
+                        Setting.of("anthropicApiKey", STRING, env("ATRIUM_ANTHROPIC_API_KEY")),
+                        Setting.of("defaultProvider", STRING, env("ATRIUM_RUNS_DEFAULT_PROVIDER")),
+                        Setting.of("defaultModel", STRING, env("ATRIUM_RUNS_DEFAULT_MODEL"))));
+        pids.put(
+                "dev.atrium.identity",
+                List.of(
+                        Setting.of("oidcIssuer", STRING, env("ATRIUM_OIDC_ISSUER")),
+                        Setting.of("oidcClientId", STRING, env("ATRIUM_OIDC_CLIENT_ID")),
+                        Setting.of("oidcClientSecret", STRING, env("ATRIUM_OIDC_CLIENT_SECRET")),
+                        Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
+                        Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
+        pids.put("dev.atrium.oauth", List.of(Setting.of("issuer", STRING, env("ATRIUM_OAUTH_ISSUER"))));
+        pids.put(
+                "dev.atrium.storage",
+                List.of(
+                        Setting.of("maxFileBytes", LONG, env("ATRIUM_STORAGE_MAX_FILE_BYTES")),
+                        Setting.of("quotaBytes", LONG, env("ATRIUM_STORAGE_QUOTA_BYTES")),
+                        Setting.of("quotaFiles", LONG, env("ATRIUM_STORAGE_QUOTA_FILES")),
+                        Setting.of("uploadTtlSeconds", LONG, env("ATRIUM_STORAGE_UPLOAD_TTL_S")),
+                        Setting.of("orphanGraceSeconds", LONG, env("ATRIUM_STORAGE_ORPHAN_GRACE_S")),
+                        Setting.of("sweepSeconds", LONG, env("ATRIUM_STORAGE_SWEEP_S")),
+                        Setting.of("downloadUrlKey", STRING, env("ATRIUM_STORAGE_URL_KEY"))));
         return pids;
     }
 

@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.FrameworkEvent;
@@ -29,6 +28,7 @@ final class StartWatch implements FrameworkListener {
     private final long pauseMillis;
     /** The bundles whose start failed, with the last failure, until the framework has started. */
     private final Map<Bundle, Throwable> failed = new LinkedHashMap<>();
+
     private boolean started;
 
     /**
@@ -42,7 +42,9 @@ final class StartWatch implements FrameworkListener {
 
     @Override
     public void frameworkEvent(FrameworkEvent event) {
-        if (event.getType() == FrameworkEvent.ERROR && event.getBundle() != null && event.getBundle().getBundleId() != 0) {
+        if (event.getType() == FrameworkEvent.ERROR
+                && event.getBundle() != null
+                && event.getBundle().getBundleId() != 0) {
             synchronized (this) {
                 if (!started) {
                     failed.put(event.getBundle(), event.getThrowable());
@@ -72,8 +74,13 @@ final class StartWatch implements FrameworkListener {
                 if (b.getState() == Bundle.ACTIVE || b.getState() == Bundle.UNINSTALLED) {
                     continue;
                 }
-                LoggerFactory.getLogger(StartWatch.class).warn("{} did not start ({}); starting it again, attempt {} of {}", b.getSymbolicName(),
-                        failures.get(b), attempt, ATTEMPTS);
+                LoggerFactory.getLogger(StartWatch.class)
+                        .warn(
+                                "{} did not start ({}); starting it again, attempt {} of {}",
+                                b.getSymbolicName(),
+                                failures.get(b),
+                                attempt,
+                                ATTEMPTS);
                 try {
                     b.start();
                 } catch (BundleException | IllegalStateException | SecurityException e) {
@@ -93,10 +100,18 @@ final class StartWatch implements FrameworkListener {
         if (!left.isEmpty()) {
             StringBuilder why = new StringBuilder();
             for (Bundle b : left) {
-                why.append(why.length() == 0 ? "" : "; ").append(b.getSymbolicName()).append(": ").append(failures.get(b));
+                why.append(why.length() == 0 ? "" : "; ")
+                        .append(b.getSymbolicName())
+                        .append(": ")
+                        .append(failures.get(b));
             }
-            LoggerFactory.getLogger(StartWatch.class).error("the server cannot start: {} did not start after {} attempts ({}); exiting with {}",
-                    left.size() == 1 ? "a bundle" : left.size() + " bundles", ATTEMPTS, why, EXIT_STATUS);
+            LoggerFactory.getLogger(StartWatch.class)
+                    .error(
+                            "the server cannot start: {} did not start after {} attempts ({}); exiting with {}",
+                            left.size() == 1 ? "a bundle" : left.size() + " bundles",
+                            ATTEMPTS,
+                            why,
+                            EXIT_STATUS);
             exit.accept(EXIT_STATUS);
         }
     }

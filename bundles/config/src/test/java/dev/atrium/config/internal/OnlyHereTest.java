@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 /** The environment and the atrium.* framework properties are read in this bundle only (issue 14). */
@@ -23,12 +22,19 @@ class OnlyHereTest {
         assertTrue(Files.isDirectory(bundles.resolve("kernel/src/main/java")), "run from bundles/config: " + bundles);
         List<String> offenders;
         try (Stream<Path> files = Files.walk(bundles)) {
-            offenders = files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/java/")
-                    && !f.startsWith(bundles.resolve("config"))).filter(OnlyHereTest::readsSettings)
-                    .map(f -> bundles.relativize(f).toString()).sorted().toList();
+            offenders = files.filter(f -> f.toString().endsWith(".java")
+                            && f.toString().contains("/src/main/java/")
+                            && !f.startsWith(bundles.resolve("config")))
+                    .filter(OnlyHereTest::readsSettings)
+                    .map(f -> bundles.relativize(f).toString())
+                    .sorted()
+                    .toList();
         }
-        assertEquals(List.of(), offenders, "read settings through the component's @Designate configuration; the name goes in "
-                + "bundles/config Settings");
+        assertEquals(
+                List.of(),
+                offenders,
+                "read settings through the component's @Designate configuration; the name goes in "
+                        + "bundles/config Settings");
     }
 
     private static boolean readsSettings(Path file) {

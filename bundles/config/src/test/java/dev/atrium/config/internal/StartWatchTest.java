@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-
 import org.apache.felix.framework.FrameworkFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,8 +37,7 @@ class StartWatchTest {
         }
 
         @Override
-        public void stop(BundleContext context) {
-        }
+        public void stop(BundleContext context) {}
     }
 
     @TempDir
@@ -52,7 +50,9 @@ class StartWatchTest {
         Framework framework = start(exited::complete);
         try {
             Bundle flaky = flaky(framework);
-            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); flaky.getState() != Bundle.ACTIVE; Thread.sleep(20)) {
+            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    flaky.getState() != Bundle.ACTIVE;
+                    Thread.sleep(20)) {
                 assertTrue(System.nanoTime() < until, "the bundle was not started again");
             }
             assertTrue(!exited.isDone(), "a start that succeeded the second time does not end the process");
@@ -77,11 +77,17 @@ class StartWatchTest {
     }
 
     private Framework start(java.util.function.IntConsumer exit) throws Exception {
-        Framework framework = new FrameworkFactory().newFramework(Map.of(Constants.FRAMEWORK_STORAGE, tmp.resolve("cache").toString(),
-                Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT,
-                Constants.FRAMEWORK_BUNDLE_PARENT, Constants.FRAMEWORK_BUNDLE_PARENT_APP,
-                // the activator is this test's class
-                Constants.FRAMEWORK_BOOTDELEGATION, "dev.atrium.config.internal"));
+        Framework framework = new FrameworkFactory()
+                .newFramework(Map.of(
+                        Constants.FRAMEWORK_STORAGE,
+                        tmp.resolve("cache").toString(),
+                        Constants.FRAMEWORK_STORAGE_CLEAN,
+                        Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT,
+                        Constants.FRAMEWORK_BUNDLE_PARENT,
+                        Constants.FRAMEWORK_BUNDLE_PARENT_APP,
+                        // the activator is this test's class
+                        Constants.FRAMEWORK_BOOTDELEGATION,
+                        "dev.atrium.config.internal"));
         framework.init();
         framework.getBundleContext().addFrameworkListener(new StartWatch(exit, 100));
         Path jar = tmp.resolve("flaky.jar");
@@ -91,7 +97,8 @@ class StartWatchTest {
         a.putValue(Constants.BUNDLE_MANIFESTVERSION, "2");
         a.putValue(Constants.BUNDLE_SYMBOLICNAME, "flaky");
         a.putValue(Constants.BUNDLE_ACTIVATOR, Flaky.class.getName());
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
+        try (OutputStream out = Files.newOutputStream(jar);
+                JarOutputStream j = new JarOutputStream(out, manifest)) {
             // a manifest is all the bundle has
         }
         framework.getBundleContext().installBundle(jar.toUri().toString()).start();

@@ -18,8 +18,7 @@ final class ClientConnections {
     /** A client process's title: its peer as {@code host(port)}, or {@code [local]} for a Unix socket. */
     private static final Pattern CLIENT = Pattern.compile("\\S\\(\\d+\\)|\\[local\\]");
 
-    private ClientConnections() {
-    }
+    private ClientConnections() {}
 
     /** The titles of the server's client processes; empty when the server in {@code pgData} is not running. */
     static List<String> of(Path pgData) {
@@ -27,7 +26,12 @@ final class ClientConnections {
         if (postmaster.isEmpty()) {
             return List.of();
         }
-        return postmaster.get().children().map(ClientConnections::title).filter(t -> CLIENT.matcher(t).find()).toList();
+        return postmaster
+                .get()
+                .children()
+                .map(ClientConnections::title)
+                .filter(t -> CLIENT.matcher(t).find())
+                .toList();
     }
 
     /**
@@ -47,7 +51,9 @@ final class ClientConnections {
     private static Optional<ProcessHandle> postmaster(Path pgData) {
         try {
             List<String> lines = Files.readAllLines(pgData.resolve("postmaster.pid"), StandardCharsets.US_ASCII);
-            return lines.isEmpty() ? Optional.empty() : ProcessHandle.of(Long.parseLong(lines.get(0).trim()));
+            return lines.isEmpty()
+                    ? Optional.empty()
+                    : ProcessHandle.of(Long.parseLong(lines.get(0).trim()));
         } catch (IOException | NumberFormatException e) {
             return Optional.empty();
         }

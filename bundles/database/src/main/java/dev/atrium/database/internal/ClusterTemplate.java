@@ -111,7 +111,8 @@ final class ClusterTemplate {
                     throw e;
                 }
                 // PostgreSQL refuses a data directory others can read: the copy keeps initdb's 0700 (and times)
-                Files.setPosixFilePermissions(to.resolve(from.relativize(d).toString()), Files.getPosixFilePermissions(d));
+                Files.setPosixFilePermissions(
+                        to.resolve(from.relativize(d).toString()), Files.getPosixFilePermissions(d));
                 return FileVisitResult.CONTINUE;
             }
         });

@@ -1,5 +1,7 @@
 package dev.atrium.database.internal;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.zonky.test.db.postgres.embedded.PgBinaryResolver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,12 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import io.zonky.test.db.postgres.embedded.PgBinaryResolver;
 
 /**
  * Moves an embedded cluster made by the previous PostgreSQL major (14, which reached its end of life in November 2026)
@@ -72,7 +70,8 @@ final class ClusterUpgrade {
             return false;
         }
         if (!PREVIOUS.equals(major)) {
-            throw new IOException("the embedded database in " + cluster() + " was made by PostgreSQL " + major + "; this"
+            throw new IOException("the embedded database in " + cluster() + " was made by PostgreSQL " + major
+                    + "; this"
                     + " server runs PostgreSQL " + CURRENT + " and upgrades only clusters of PostgreSQL " + PREVIOUS
                     + ". Start it with a server of the release that made it, or move the directory away.");
         }
@@ -88,22 +87,34 @@ final class ClusterUpgrade {
             ClusterTemplate.emptyQuietly(next);
         }
         Files.createDirectories(next);
-        LOG.info("upgrading the embedded database in {} from PostgreSQL {} to {}; the old cluster is kept", cluster(),
-                PREVIOUS, CURRENT);
+        LOG.info(
+                "upgrading the embedded database in {} from PostgreSQL {} to {}; the old cluster is kept",
+                cluster(),
+                PREVIOUS,
+                CURRENT);
         long rows;
-        try (EmbeddedPostgres old = start(cluster(), previous); EmbeddedPostgres fresh = start(next, current)) {
+        try (EmbeddedPostgres old = start(cluster(), previous);
+                EmbeddedPostgres fresh = start(next, current)) {
             rows = copy(old, fresh);
         } catch (SQLException | IOException | RuntimeException e) {
             ClusterTemplate.emptyQuietly(next);
             Files.deleteIfExists(next);
-            throw new IOException("the embedded database could not be upgraded from PostgreSQL " + PREVIOUS + " to "
-                    + CURRENT + ", and is left as it was in " + cluster() + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "the embedded database could not be upgraded from PostgreSQL " + PREVIOUS + " to " + CURRENT
+                            + ", and is left as it was in " + cluster() + ": " + e.getMessage(),
+                    e);
         }
         Path kept = keptName();
         Files.move(cluster(), kept, StandardCopyOption.ATOMIC_MOVE);
         Files.move(next, cluster(), StandardCopyOption.ATOMIC_MOVE);
-        LOG.info("upgraded the embedded database to PostgreSQL {} in {} ms ({} rows); the PostgreSQL {} cluster is kept in"
-                + " {} until you remove it", CURRENT, (System.nanoTime() - started) / 1_000_000, rows, PREVIOUS, kept);
+        LOG.info(
+                "upgraded the embedded database to PostgreSQL {} in {} ms ({} rows); the PostgreSQL {} cluster is kept in"
+                        + " {} until you remove it",
+                CURRENT,
+                (System.nanoTime() - started) / 1_000_000,
+                rows,
+                PREVIOUS,
+                kept);
         return kept;
     }
 
@@ -113,7 +124,9 @@ final class ClusterUpgrade {
         // the old cluster moves aside only once the copy is whole, so a new one without an old one is a finished copy
         if (!Files.exists(cluster()) && CURRENT.equals(major(next))) {
             Files.move(next, cluster(), StandardCopyOption.ATOMIC_MOVE);
-            LOG.info("finished an upgrade to PostgreSQL {} interrupted before its new cluster took the place of the old", CURRENT);
+            LOG.info(
+                    "finished an upgrade to PostgreSQL {} interrupted before its new cluster took the place of the old",
+                    CURRENT);
         }
     }
 
@@ -142,11 +155,13 @@ final class ClusterUpgrade {
     /** Copies every database, refusing before anything is written when one holds what the copy does not carry. */
     private static long copy(EmbeddedPostgres old, EmbeddedPostgres fresh) throws SQLException {
         List<String[]> databases = new ArrayList<>();
-        try (Connection c = old.getPostgresDatabase().getConnection(); Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT datname, pg_encoding_to_char(encoding), datcollate, datctype"
-                        + " FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname = 'postgres' DESC, datname")) {
+        try (Connection c = old.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(
+                        "SELECT datname, pg_encoding_to_char(encoding), datcollate, datctype"
+                                + " FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname = 'postgres' DESC, datname")) {
             while (r.next()) {
-                databases.add(new String[] { r.getString(1), r.getString(2), r.getString(3), r.getString(4) });
+                databases.add(new String[] {r.getString(1), r.getString(2), r.getString(3), r.getString(4)});
             }
         }
         for (String[] database : databases) {
@@ -157,7 +172,8 @@ final class ClusterUpgrade {
         long rows = 0;
         for (String[] database : databases) {
             if (!"postgres".equals(database[0])) {
-                try (Connection c = fresh.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = fresh.getPostgresDatabase().getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("CREATE DATABASE " + quoted(database[0]) + " TEMPLATE template0 ENCODING '" + database[1]
                             + "' LC_COLLATE '" + database[2].replace("'", "''") + "' LC_CTYPE '"
                             + database[3].replace("'", "''") + "'");

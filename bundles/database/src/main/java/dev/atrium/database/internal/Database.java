@@ -1,5 +1,8 @@
 package dev.atrium.database.internal;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,13 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
-import org.osgi.framework.SynchronousBundleListener;
 import org.osgi.framework.ServiceRegistration;
+import org.osgi.framework.SynchronousBundleListener;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -25,19 +26,18 @@ import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-
 /**
  * Owns the process's connection pool and, with no external URL configured, the embedded PostgreSQL it
  * points at. Both come up on a thread of their own so the rest of the runtime starts meanwhile; the
  * DataSource is registered only once the database answers, and unregistered before the pool closes and the
  * embedded server stops, so no consumer ever holds a dead pool.
  */
-@Component(configurationPid = "dev.atrium.database", configurationPolicy = ConfigurationPolicy.OPTIONAL, service = {})
+@Component(
+        configurationPid = "dev.atrium.database",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        service = {})
 @Designate(ocd = DatabaseConfig.class)
+@SuppressWarnings("JdkObsolete") // service properties are a Dictionary: a Hashtable is what one is
 public class Database {
 
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
@@ -58,6 +58,7 @@ public class Database {
     private WatchedPool pool;
     /** Volatile: the pool's watch reads it without the lock, which a stop holds while it waits for the watch to end. */
     private volatile ServiceRegistration<DataSource> registration;
+
     private boolean stopped;
 
     /**
@@ -65,6 +66,7 @@ public class Database {
      * SIGTERM by the config bundle and stops this component last; this is the backstop against an orphaned postgres).
      */
     private final Thread exitBackstop = new Thread(this::stopOnExit, "atrium-database-exit");
+
     private final CountDownLatch released = new CountDownLatch(1);
 
     /** Aries' JAX-RS whiteboard, whose start waits for the database (see {@link #holdWhiteboard}). */
@@ -73,6 +75,7 @@ public class Database {
     private static final long WHITEBOARD_WAIT_SECONDS = 20;
     /** Counted down once the start has registered the DataSource, failed, or been stopped. */
     private final CountDownLatch settled = new CountDownLatch(1);
+
     private final BundleContext context;
     private final SynchronousBundleListener holdWhiteboard = this::holdWhiteboard;
 
@@ -93,7 +96,8 @@ public class Database {
      * builds. Registered before it starts, they make one.
      */
     private void holdWhiteboard(BundleEvent event) {
-        if (event.getType() != BundleEvent.STARTING || !WHITEBOARD.equals(event.getBundle().getSymbolicName())
+        if (event.getType() != BundleEvent.STARTING
+                || !WHITEBOARD.equals(event.getBundle().getSymbolicName())
                 || settled.getCount() == 0) {
             return;
         }
@@ -139,8 +143,8 @@ public class Database {
                 File data = new File(config.dataDirectory()).getAbsoluteFile();
                 pg = startEmbedded(data, template(config));
                 pgData = new File(data, "pg").toPath();
-                target.setServerNames(new String[] { "127.0.0.1" });
-                target.setPortNumbers(new int[] { pg.getPort() });
+                target.setServerNames(new String[] {"127.0.0.1"});
+                target.setPortNumbers(new int[] {pg.getPort()});
                 target.setDatabaseName("postgres");
                 target.setUser("postgres");
             }
@@ -246,8 +250,11 @@ public class Database {
         try {
             List<String> left = ClientConnections.awaitNone(embeddedData, CLIENTS_WAIT_MILLIS);
             if (!left.isEmpty()) {
-                LOG.warn("embedded PostgreSQL stops with {} client connection(s) still open after {} ms: {}", left.size(),
-                        CLIENTS_WAIT_MILLIS, left);
+                LOG.warn(
+                        "embedded PostgreSQL stops with {} client connection(s) still open after {} ms: {}",
+                        left.size(),
+                        CLIENTS_WAIT_MILLIS,
+                        left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -282,8 +289,10 @@ public class Database {
 
     private static EmbeddedPostgres startEmbedded(File data, ClusterTemplate template) throws IOException {
         File pgData = new File(data, "pg");
-        ClusterUpgrade upgrade = new ClusterUpgrade(data.toPath(),
-                (system, machine) -> Database.class.getResourceAsStream(ClusterUpgrade.PREVIOUS_BINARIES), Database::binaries);
+        ClusterUpgrade upgrade = new ClusterUpgrade(
+                data.toPath(),
+                (system, machine) -> Database.class.getResourceAsStream(ClusterUpgrade.PREVIOUS_BINARIES),
+                Database::binaries);
         if (upgrade.needed()) {
             upgrade.upgrade();
         }
@@ -300,14 +309,19 @@ public class Database {
             if (!copied) {
                 throw e;
             }
-            LOG.warn("the embedded PostgreSQL did not start from the cluster template {}; discarding it and running initdb",
-                    template.dir(), e);
+            LOG.warn(
+                    "the embedded PostgreSQL did not start from the cluster template {}; discarding it and running initdb",
+                    template.dir(),
+                    e);
             template.discard();
             ClusterTemplate.emptyQuietly(pgData.toPath());
             copied = false;
             pg = startServer(pgData, null);
         }
-        LOG.info("embedded PostgreSQL started in {} ms in {}{}", (System.nanoTime() - started) / 1_000_000, pgData,
+        LOG.info(
+                "embedded PostgreSQL started in {} ms in {}{}",
+                (System.nanoTime() - started) / 1_000_000,
+                pgData,
                 copied ? " (a copy of the cluster template " + template.dir() + ")" : "");
         return pg;
     }
@@ -329,7 +343,10 @@ public class Database {
                         try {
                             keepAs.keep(dir.toPath());
                         } catch (IOException e) {
-                            LOG.warn("could not keep a cluster template in {}: every fresh start runs initdb", keepAs.dir(), e);
+                            LOG.warn(
+                                    "could not keep a cluster template in {}: every fresh start runs initdb",
+                                    keepAs.dir(),
+                                    e);
                         }
                     }
                 })

@@ -8,7 +8,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 import org.postgresql.copy.CopyOut;
@@ -30,10 +29,8 @@ final class LogicalCopy {
     /** Schemas of the server's own, never copied. */
     private static final String USER_SCHEMA = "n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'";
     /** Objects an extension made, which {@code CREATE EXTENSION} makes again. */
-    private static final String NOT_EXTENSION_MEMBER =
-            "NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.objid = %s AND e.classid = '%s'::regclass AND e.deptype = 'e')";
-
     private final Connection from;
+
     private final Connection to;
 
     /**
@@ -69,7 +66,8 @@ final class LogicalCopy {
                 + " JOIN pg_namespace n ON n.oid = p.pronamespace WHERE " + USER_SCHEMA + " AND p.prokind IN ('a', 'w')"
                 + " AND " + member("p.oid", "pg_proc")));
         found.addAll(names("SELECT count(*) || ' large object(s)' FROM pg_largeobject_metadata HAVING count(*) > 0"));
-        found.addAll(names("SELECT rolname || ' (a role)' FROM pg_roles WHERE rolname !~ '^pg_' AND rolname <> 'postgres'"));
+        found.addAll(
+                names("SELECT rolname || ' (a role)' FROM pg_roles WHERE rolname !~ '^pg_' AND rolname <> 'postgres'"));
         found.addAll(names("SELECT spcname || ' (a tablespace)' FROM pg_tablespace WHERE spcname NOT IN"
                 + " ('pg_default', 'pg_global')"));
         found.addAll(names("SELECT evtname || ' (an event trigger)' FROM pg_event_trigger"));
@@ -124,7 +122,8 @@ final class LogicalCopy {
             execute("CREATE SEQUENCE " + sequence + " " + sequenceOptions(sequence));
         }
         for (String function : names("SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid ="
-                + " p.pronamespace WHERE " + USER_SCHEMA + " AND p.prokind IN ('f', 'p') AND " + member("p.oid", "pg_proc")
+                + " p.pronamespace WHERE " + USER_SCHEMA + " AND p.prokind IN ('f', 'p') AND "
+                + member("p.oid", "pg_proc")
                 + " ORDER BY p.oid")) {
             execute(function);
         }
@@ -153,7 +152,8 @@ final class LogicalCopy {
             execute(constraint);
         }
         for (String index : names("SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid ="
-                + " i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + USER_SCHEMA + " AND c.relkind = 'r'"
+                + " i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE " + USER_SCHEMA
+                + " AND c.relkind = 'r'"
                 + " AND " + member("c.oid", "pg_class") + " AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE"
                 + " k.conindid = i.indexrelid AND k.conrelid = i.indrelid AND k.contype IN ('p', 'u', 'x'))"
                 + " ORDER BY i.indexrelid")) {
@@ -164,8 +164,10 @@ final class LogicalCopy {
         }
         for (Table table : tables) {
             for (String identity : table.identities()) {
-                setValue("pg_get_serial_sequence('" + table.name().replace("'", "''") + "', '"
-                        + identity.replace("'", "''") + "')::regclass", null);
+                setValue(
+                        "pg_get_serial_sequence('" + table.name().replace("'", "''") + "', '"
+                                + identity.replace("'", "''") + "')::regclass",
+                        null);
             }
         }
         for (String trigger : names("SELECT pg_get_triggerdef(t.oid) || CASE t.tgenabled WHEN 'D' THEN"
@@ -186,26 +188,29 @@ final class LogicalCopy {
     }
 
     /** A table to copy: its name, its definition without keys or indexes, the columns its rows carry. */
-    private record Table(String name, String definition, List<String> columns, List<String> identities) {
-    }
+    private record Table(String name, String definition, List<String> columns, List<String> identities) {}
 
     private List<Table> tables() throws SQLException {
         List<Table> tables = new ArrayList<>();
-        List<String[]> heads = rows("SELECT c.oid::text, c.oid::regclass::text, (c.relpersistence = 'u')::text, coalesce("
-                + "array_to_string(c.reloptions, ', '), '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE " + USER_SCHEMA + " AND c.relkind = 'r' AND " + member("c.oid", "pg_class") + " ORDER BY c.oid",
+        List<String[]> heads = rows(
+                "SELECT c.oid::text, c.oid::regclass::text, (c.relpersistence = 'u')::text, coalesce("
+                        + "array_to_string(c.reloptions, ', '), '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                        + " WHERE " + USER_SCHEMA + " AND c.relkind = 'r' AND " + member("c.oid", "pg_class")
+                        + " ORDER BY c.oid",
                 4);
         for (String[] head : heads) {
             List<String> columns = new ArrayList<>();
             List<String> loaded = new ArrayList<>();
             List<String> identities = new ArrayList<>();
-            for (String[] c : rows("SELECT quote_ident(a.attname), format_type(a.atttypid, a.atttypmod), a.attnotnull::text,"
-                    + " a.attidentity::text, a.attgenerated::text, pg_get_expr(d.adbin, d.adrelid), CASE WHEN a.attcollation"
-                    + " <> 0 AND a.attcollation <> t.typcollation THEN quote_ident(cn.nspname) || '.' ||"
-                    + " quote_ident(co.collname) END, a.attname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
-                    + " LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum LEFT JOIN pg_collation co"
-                    + " ON co.oid = a.attcollation LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace WHERE"
-                    + " a.attrelid = " + head[0] + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", 8)) {
+            for (String[] c : rows(
+                    "SELECT quote_ident(a.attname), format_type(a.atttypid, a.atttypmod), a.attnotnull::text,"
+                            + " a.attidentity::text, a.attgenerated::text, pg_get_expr(d.adbin, d.adrelid), CASE WHEN a.attcollation"
+                            + " <> 0 AND a.attcollation <> t.typcollation THEN quote_ident(cn.nspname) || '.' ||"
+                            + " quote_ident(co.collname) END, a.attname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
+                            + " LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum LEFT JOIN pg_collation co"
+                            + " ON co.oid = a.attcollation LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace WHERE"
+                            + " a.attrelid = " + head[0] + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+                    8)) {
                 StringBuilder column = new StringBuilder(c[0]).append(' ').append(c[1]);
                 if (c[6] != null) {
                     column.append(" COLLATE ").append(c[6]);
@@ -217,9 +222,11 @@ final class LogicalCopy {
                     if (!c[3].isEmpty()) {
                         String sequence = first("SELECT pg_get_serial_sequence('" + head[1].replace("'", "''") + "', '"
                                 + c[7].replace("'", "''") + "')");
-                        column.append(" GENERATED ").append("a".equals(c[3]) ? "ALWAYS" : "BY DEFAULT")
+                        column.append(" GENERATED ")
+                                .append("a".equals(c[3]) ? "ALWAYS" : "BY DEFAULT")
                                 // an identity's sequence takes the column's type
-                                .append(" AS IDENTITY (").append(sequenceOptions(sequence).replaceFirst("^AS \\S+ ", ""))
+                                .append(" AS IDENTITY (")
+                                .append(sequenceOptions(sequence).replaceFirst("^AS \\S+ ", ""))
                                 .append(')');
                         identities.add(c[7]);
                     } else if (c[5] != null) {
@@ -231,19 +238,22 @@ final class LogicalCopy {
                 }
                 columns.add(column.toString());
             }
-            String definition = "CREATE " + ("true".equals(head[2]) ? "UNLOGGED " : "") + "TABLE "
-                    + head[1] + " (" + String.join(", ", columns) + ")" + (head[3].isEmpty() ? "" : " WITH (" + head[3] + ")");
+            String definition = "CREATE " + ("true".equals(head[2]) ? "UNLOGGED " : "") + "TABLE " + head[1] + " ("
+                    + String.join(", ", columns) + ")" + (head[3].isEmpty() ? "" : " WITH (" + head[3] + ")");
             tables.add(new Table(head[1], definition, loaded, identities));
         }
         return tables;
     }
 
     private String sequenceOptions(String sequence) throws SQLException {
-        String[] o = rows("SELECT format_type(s.seqtypid, NULL), s.seqincrement::text, s.seqmin::text, s.seqmax::text,"
-                + " s.seqstart::text, s.seqcache::text, s.seqcycle::text FROM pg_sequence s WHERE s.seqrelid = '"
-                + sequence.replace("'", "''") + "'::regclass", 7).get(0);
-        return "AS " + o[0] + " INCREMENT BY " + o[1] + " MINVALUE " + o[2] + " MAXVALUE " + o[3] + " START WITH " + o[4]
-                + " CACHE " + o[5] + ("true".equals(o[6]) ? " CYCLE" : " NO CYCLE");
+        String[] o = rows(
+                        "SELECT format_type(s.seqtypid, NULL), s.seqincrement::text, s.seqmin::text, s.seqmax::text,"
+                                + " s.seqstart::text, s.seqcache::text, s.seqcycle::text FROM pg_sequence s WHERE s.seqrelid = '"
+                                + sequence.replace("'", "''") + "'::regclass",
+                        7)
+                .get(0);
+        return "AS " + o[0] + " INCREMENT BY " + o[1] + " MINVALUE " + o[2] + " MAXVALUE " + o[3] + " START WITH "
+                + o[4] + " CACHE " + o[5] + ("true".equals(o[6]) ? " CYCLE" : " NO CYCLE");
     }
 
     /**
@@ -255,7 +265,8 @@ final class LogicalCopy {
         if (oldSequence == null) {
             return;
         }
-        String[] state = rows("SELECT last_value::text, is_called::text FROM " + oldSequence, 2).get(0);
+        String[] state = rows("SELECT last_value::text, is_called::text FROM " + oldSequence, 2)
+                .get(0);
         String into = source != null ? "'" + source.replace("'", "''") + "'::regclass" : target;
         try (Statement s = to.createStatement()) {
             s.execute("SELECT pg_catalog.setval(" + into + ", " + state[0] + ", " + state[1] + ")");
@@ -267,7 +278,8 @@ final class LogicalCopy {
             return 0;
         }
         String columns = " (" + String.join(", ", table.columns()) + ")";
-        CopyOut out = from.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY " + table.name() + columns + " TO STDOUT");
+        CopyOut out =
+                from.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY " + table.name() + columns + " TO STDOUT");
         CopyIn in = null;
         try {
             in = to.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + table.name() + columns + " FROM STDIN");
@@ -286,7 +298,8 @@ final class LogicalCopy {
     }
 
     private static long count(Connection c, String table) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
             r.next();
             return r.getLong(1);
         }
@@ -329,7 +342,8 @@ final class LogicalCopy {
 
     private static <T> List<T> query(Connection c, String sql, Function<ResultSet, T> row) throws SQLException {
         List<T> all = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(sql);
+                ResultSet r = s.executeQuery()) {
             while (r.next()) {
                 all.add(row.apply(r));
             }
@@ -338,6 +352,8 @@ final class LogicalCopy {
     }
 
     private static String member(String oid, String catalog) {
-        return String.format(NOT_EXTENSION_MEMBER, oid, catalog);
+        return String.format(
+                "NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.objid = %s AND e.classid = '%s'::regclass AND e.deptype = 'e')",
+                oid, catalog);
     }
 }

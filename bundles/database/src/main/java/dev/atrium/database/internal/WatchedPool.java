@@ -1,5 +1,7 @@
 package dev.atrium.database.internal;
 
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -7,14 +9,9 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.logging.Logger;
-
 import javax.sql.DataSource;
-
 import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.LoggerFactory;
-
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.pool.HikariPool;
 
 /**
  * The pool as the capabilities get it, with a watch on whether the database answers: a connection of its own asks
@@ -40,6 +37,7 @@ final class WatchedPool implements DataSource, AutoCloseable {
     private volatile boolean running = true;
     /** Why the database does not answer, or null while it does. */
     private volatile String unreachable;
+
     private Connection probe;
 
     /** @param changed told why the database stopped answering, or null once it answers again */
@@ -82,7 +80,9 @@ final class WatchedPool implements DataSource, AutoCloseable {
             String was = unreachable;
             unreachable = problem;
             if (problem != null && was == null) {
-                LOG.warn("the database does not answer ({}); requests that need it are answered 503 until it does", problem);
+                LOG.warn(
+                        "the database does not answer ({}); requests that need it are answered 503 until it does",
+                        problem);
                 changed.accept(problem);
             } else if (problem == null && was != null) {
                 LOG.info("the database answers again");

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.zonky.test.db.postgres.embedded.PgBinaryResolver;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +16,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import io.zonky.test.db.postgres.embedded.PgBinaryResolver;
 
 /** Real PostgreSQL 14 and 18 servers, started from the binaries the bundle carries. */
 class ClusterUpgradeTest {
@@ -44,7 +42,8 @@ class ClusterUpgradeTest {
     void anUpgradeCarriesEveryRowDefinitionAndSequenceStateIntoTheCurrentMajor(@TempDir Path data) throws Exception {
         List<String> before;
         try (EmbeddedPostgres old = start(data.resolve("pg"), PREVIOUS)) {
-            try (Connection c = old.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = old.getPostgresDatabase().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE parent (id bigserial PRIMARY KEY, name text COLLATE \"C\" NOT NULL UNIQUE,"
                         + " doc jsonb, blob bytea, tags text[], created timestamptz NOT NULL DEFAULT now(),"
                         + " lower_name text GENERATED ALWAYS AS (lower(name)) STORED, CHECK (length(name) > 0))");
@@ -55,7 +54,8 @@ class ClusterUpgradeTest {
                 s.execute("INSERT INTO counts VALUES (0)");
                 s.execute("CREATE FUNCTION count_child() RETURNS trigger LANGUAGE plpgsql AS $$"
                         + " BEGIN UPDATE counts SET n = n + 1; RETURN NEW; END $$");
-                s.execute("CREATE TRIGGER child_counted AFTER INSERT ON child FOR EACH ROW EXECUTE FUNCTION count_child()");
+                s.execute(
+                        "CREATE TRIGGER child_counted AFTER INSERT ON child FOR EACH ROW EXECUTE FUNCTION count_child()");
                 s.execute("CREATE SCHEMA other");
                 s.execute("CREATE TABLE other.\"Mixed Case\" (\"Key\" text PRIMARY KEY)");
                 s.execute("INSERT INTO other.\"Mixed Case\" VALUES ('a'), ('B')");
@@ -68,7 +68,8 @@ class ClusterUpgradeTest {
                 s.execute("INSERT INTO child (parent_id, note) VALUES (1, 'One'), (2, NULL), (3, 'Three')");
                 s.execute("CREATE DATABASE second");
             }
-            try (Connection c = old.getDatabase("postgres", "second").getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = old.getDatabase("postgres", "second").getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE t (x int)");
                 s.execute("INSERT INTO t VALUES (1), (2), (3)");
             }
@@ -85,22 +86,37 @@ class ClusterUpgradeTest {
         assertFalse(new ClusterUpgrade(data, PREVIOUS, CURRENT).needed(), "an upgraded cluster is upgraded once");
 
         try (EmbeddedPostgres upgraded = start(data.resolve("pg"), CURRENT)) {
-            assertEquals(before, fingerprints(upgraded), "rows, indexes, constraints and triggers are those of the old cluster");
-            try (Connection c = upgraded.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
-                assertEquals(ClusterUpgrade.CURRENT, one(s, "SELECT current_setting('server_version_num')::int / 10000"));
-                assertEquals("1002", one(s, "SELECT nextval('parent_id_seq')"), "a serial continues after the last row");
-                assertEquals("4", one(s, "INSERT INTO child (parent_id) VALUES (1) RETURNING id"), "so does an identity");
-                assertEquals("4", one(s, "SELECT n FROM counts"), "the trigger fires on new rows, and did not on copied ones");
+            assertEquals(
+                    before,
+                    fingerprints(upgraded),
+                    "rows, indexes, constraints and triggers are those of the old cluster");
+            try (Connection c = upgraded.getPostgresDatabase().getConnection();
+                    Statement s = c.createStatement()) {
+                assertEquals(
+                        ClusterUpgrade.CURRENT, one(s, "SELECT current_setting('server_version_num')::int / 10000"));
+                assertEquals(
+                        "1002", one(s, "SELECT nextval('parent_id_seq')"), "a serial continues after the last row");
+                assertEquals(
+                        "4", one(s, "INSERT INTO child (parent_id) VALUES (1) RETURNING id"), "so does an identity");
+                assertEquals(
+                        "4",
+                        one(s, "SELECT n FROM counts"),
+                        "the trigger fires on new rows, and did not on copied ones");
                 assertEquals("110", one(s, "SELECT nextval('standalone')"));
                 assertEquals("new", one(s, "INSERT INTO parent (name) VALUES ('NEW') RETURNING lower_name"));
                 assertEquals("23505", state(s, "INSERT INTO parent (name) VALUES ('name 1')"));
                 assertEquals("23503", state(s, "INSERT INTO child (parent_id) VALUES (99999)"));
                 assertEquals("23514", state(s, "INSERT INTO parent (name) VALUES ('')"));
                 assertEquals("428C9", state(s, "INSERT INTO child (id, parent_id) VALUES (100, 1)"));
-                assertEquals("C", one(s, "SELECT collation_name FROM information_schema.columns WHERE table_name = 'parent'"
-                        + " AND column_name = 'name'"));
+                assertEquals(
+                        "C",
+                        one(
+                                s,
+                                "SELECT collation_name FROM information_schema.columns WHERE table_name = 'parent'"
+                                        + " AND column_name = 'name'"));
             }
-            try (Connection c = upgraded.getDatabase("postgres", "second").getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = upgraded.getDatabase("postgres", "second").getConnection();
+                    Statement s = c.createStatement()) {
                 assertEquals("6", one(s, "SELECT sum(x) FROM t"), "every database of the cluster is copied");
             }
         }
@@ -109,18 +125,21 @@ class ClusterUpgradeTest {
     @Test
     void aClusterHoldingWhatTheCopyDoesNotCarryIsRefusedAndLeftAsItWas(@TempDir Path data) throws Exception {
         try (EmbeddedPostgres old = start(data.resolve("pg"), PREVIOUS);
-                Connection c = old.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+                Connection c = old.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE kept (x int)");
             s.execute("INSERT INTO kept VALUES (42)");
             s.execute("CREATE VIEW seen AS SELECT x FROM kept");
         }
-        IOException refused = assertThrows(IOException.class, () -> new ClusterUpgrade(data, PREVIOUS, CURRENT).upgrade());
+        IOException refused =
+                assertThrows(IOException.class, () -> new ClusterUpgrade(data, PREVIOUS, CURRENT).upgrade());
         assertTrue(refused.getMessage().contains("public.seen (a view)"), refused.getMessage());
         assertTrue(refused.getMessage().contains("left as it was"), refused.getMessage());
         assertEquals("14", ClusterUpgrade.major(data.resolve("pg")));
         assertFalse(Files.exists(data.resolve("pg.upgrading")), "the partial new cluster is removed");
         try (EmbeddedPostgres old = start(data.resolve("pg"), PREVIOUS);
-                Connection c = old.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+                Connection c = old.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             assertEquals("42", one(s, "SELECT x FROM seen"));
         }
     }
@@ -128,21 +147,34 @@ class ClusterUpgradeTest {
     @Test
     void aClusterWhoseServerWasKilledIsRecoveredThenUpgradedWithEveryCommittedRow(@TempDir Path data) throws Exception {
         Files.createDirectories(data.resolve("pg"));
-        // committed means flushed, as the server runs it (Database): the library's default for tests would lose the rows
-        EmbeddedPostgres old = EmbeddedPostgres.builder().setDataDirectory(data.resolve("pg")).setCleanDataDirectory(false)
-                .setServerConfig("synchronous_commit", "on").setPgBinaryResolver(PREVIOUS).start();
-        try (Connection c = old.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        // committed means flushed, as the server runs it (Database): the library's default for tests would lose the
+        // rows
+        EmbeddedPostgres old = EmbeddedPostgres.builder()
+                .setDataDirectory(data.resolve("pg"))
+                .setCleanDataDirectory(false)
+                .setServerConfig("synchronous_commit", "on")
+                .setPgBinaryResolver(PREVIOUS)
+                .start();
+        try (Connection c = old.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE kept (x int PRIMARY KEY)");
             s.execute("INSERT INTO kept SELECT generate_series(1, 1000)");
         }
         // SIGKILL, as a power cut or an OOM kill would leave it: no checkpoint, a postmaster.pid left behind
-        long postmaster = Long.parseLong(Files.readAllLines(data.resolve("pg/postmaster.pid")).get(0).trim());
+        long postmaster = Long.parseLong(
+                Files.readAllLines(data.resolve("pg/postmaster.pid")).get(0).trim());
         ProcessHandle.of(postmaster).orElseThrow().destroyForcibly();
-        for (long until = System.nanoTime() + 10_000_000_000L; ProcessHandle.of(postmaster).isPresent(); Thread.sleep(20)) {
+        for (long until = System.nanoTime() + 10_000_000_000L;
+                ProcessHandle.of(postmaster).isPresent();
+                Thread.sleep(20)) {
             assertTrue(System.nanoTime() < until, "postgres did not die");
         }
-        ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> String.join(" ", a).contains(data.toString()))
-                .orElse(false)).forEach(ProcessHandle::destroyForcibly);
+        ProcessHandle.allProcesses()
+                .filter(p -> p.info()
+                        .arguments()
+                        .map(a -> String.join(" ", a).contains(data.toString()))
+                        .orElse(false))
+                .forEach(ProcessHandle::destroyForcibly);
         assertTrue(Files.exists(data.resolve("pg/postmaster.pid")));
         try {
             // the library's lock on the directory, which a dead JVM would have released
@@ -154,8 +186,10 @@ class ClusterUpgradeTest {
 
         new ClusterUpgrade(data, PREVIOUS, CURRENT).upgrade();
         try (EmbeddedPostgres upgraded = start(data.resolve("pg"), CURRENT);
-                Connection c = upgraded.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
-            assertEquals("1000", one(s, "SELECT count(*) FROM kept"), "the old server's recovery replays what it committed");
+                Connection c = upgraded.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
+            assertEquals(
+                    "1000", one(s, "SELECT count(*) FROM kept"), "the old server's recovery replays what it committed");
         }
     }
 
@@ -175,21 +209,27 @@ class ClusterUpgradeTest {
         Path pg = Files.createDirectories(data.resolve("pg"));
         Files.writeString(pg.resolve("PG_VERSION"), "16\n");
         Files.writeString(pg.resolve("postgresql.conf"), "");
-        IOException refused = assertThrows(IOException.class, () -> new ClusterUpgrade(data, PREVIOUS, CURRENT).needed());
+        IOException refused =
+                assertThrows(IOException.class, () -> new ClusterUpgrade(data, PREVIOUS, CURRENT).needed());
         assertTrue(refused.getMessage().contains("made by PostgreSQL 16"), refused.getMessage());
-        assertFalse(new ClusterUpgrade(Files.createDirectories(data.resolve("fresh")), PREVIOUS, CURRENT).needed(),
+        assertFalse(
+                new ClusterUpgrade(Files.createDirectories(data.resolve("fresh")), PREVIOUS, CURRENT).needed(),
                 "a data directory without a cluster needs none");
     }
 
     private static EmbeddedPostgres start(Path pgData, PgBinaryResolver binaries) throws IOException {
         Files.createDirectories(pgData);
-        return EmbeddedPostgres.builder().setDataDirectory(pgData).setCleanDataDirectory(false)
-                .setPgBinaryResolver(binaries).start();
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(pgData)
+                .setCleanDataDirectory(false)
+                .setPgBinaryResolver(binaries)
+                .start();
     }
 
     private static List<String> fingerprints(EmbeddedPostgres pg) throws SQLException {
         List<String> all = new ArrayList<>();
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             for (String sql : FINGERPRINTS) {
                 all.add(one(s, sql));
             }

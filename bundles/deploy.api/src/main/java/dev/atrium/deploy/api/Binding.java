@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param headers  headers that authenticate the deployment; secret
  * @param options  the type's non-secret settings for the runtime, e.g. {@code class_name}; empty for most types
  */
-public record Binding(String name, String type, URI endpoint, Map<String, String> headers, Map<String, String> options) {
+public record Binding(
+        String name, String type, URI endpoint, Map<String, String> headers, Map<String, String> options) {
 
     public Binding {
         Objects.requireNonNull(name, "name");

@@ -22,8 +22,16 @@ import java.util.Objects;
  *                           only: a provider never logs them and keeps them only where the runtime needs them
  * @param bindings           resources the code calls
  */
-public record Deployment(String id, String serviceId, String artifactKind, byte[] artifact, String compatibilityDate,
-        List<String> compatibilityFlags, Map<String, Long> limits, Map<String, String> env, List<Binding> bindings) {
+public record Deployment(
+        String id,
+        String serviceId,
+        String artifactKind,
+        byte[] artifact,
+        String compatibilityDate,
+        List<String> compatibilityFlags,
+        Map<String, Long> limits,
+        Map<String, String> env,
+        List<Binding> bindings) {
 
     public Deployment {
         Objects.requireNonNull(id, "id");
@@ -40,6 +48,7 @@ public record Deployment(String id, String serviceId, String artifactKind, byte[
     @Override
     public String toString() {
         return "Deployment[" + id + " of " + serviceId + ", " + artifactKind + ", " + artifact.length + " bytes, env "
-                + env.keySet() + ", bindings " + bindings.stream().map(Binding::name).toList() + "]";
+                + env.keySet() + ", bindings "
+                + bindings.stream().map(Binding::name).toList() + "]";
     }
 }

@@ -4,7 +4,6 @@ import java.net.URI;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -57,6 +56,5 @@ public interface DeploymentProvider {
     AutoCloseable follow(String serviceId, Consumer<LogLine> sink);
 
     /** A health report; {@code detail} is short and never a secret. */
-    record Health(boolean healthy, String detail) {
-    }
+    record Health(boolean healthy, String detail) {}
 }

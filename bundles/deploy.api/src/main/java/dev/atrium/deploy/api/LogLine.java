@@ -11,5 +11,4 @@ import java.time.Instant;
  * @param level        {@code log}, {@code info}, {@code warn}, {@code error} or {@code debug}
  * @param message      the text
  */
-public record LogLine(long seq, Instant at, String deploymentId, String level, String message) {
-}
+public record LogLine(long seq, Instant at, String deploymentId, String level, String message) {}

@@ -1,8 +1,8 @@
 package dev.atrium.identity.internal;
 
+import dev.atrium.kernel.api.SessionVerifier;
 import java.io.IOException;
 import java.io.InputStream;
-
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.ServletException;
@@ -11,15 +11,12 @@ import javax.servlet.ServletResponse;
 import javax.servlet.http.Cookie;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
-
-import dev.atrium.kernel.api.SessionVerifier;
 
 /**
  * The page a person lands on after signing in, at {@code /}: who they are, their workspaces, their personal access
@@ -31,7 +28,9 @@ import dev.atrium.kernel.api.SessionVerifier;
  * requests (event streams) on like the kernel's filters.
  */
 // the route catalog (and so the route sweep) lists the two paths this filter serves
-@Component(service = Filter.class, property = { "atrium.routes=/", "atrium.routes=/account.js" })
+@Component(
+        service = Filter.class,
+        property = {"atrium.routes=/", "atrium.routes=/account.js"})
 @HttpWhiteboardFilterPattern("/*")
 @HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=default)")
@@ -55,11 +54,13 @@ public class AccountPage implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest req = (HttpServletRequest) request;
         HttpServletResponse resp = (HttpServletResponse) response;
         String path = req.getRequestURI();
-        if (!"GET".equals(req.getMethod()) && !"HEAD".equals(req.getMethod()) || !("/".equals(path) || "/account.js".equals(path))) {
+        if ((!"GET".equals(req.getMethod()) && !"HEAD".equals(req.getMethod()))
+                || !("/".equals(path) || "/account.js".equals(path))) {
             chain.doFilter(request, response);
             return;
         }
@@ -72,10 +73,13 @@ public class AccountPage implements Filter {
         }
         resp.setContentType(script ? "text/javascript;charset=utf-8" : "text/html;charset=utf-8");
         resp.setHeader("Cache-Control", "no-store");
-        resp.setHeader("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+        resp.setHeader(
+                "Content-Security-Policy",
+                "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
         resp.setHeader("X-Content-Type-Options", "nosniff");
         resp.setHeader("Referrer-Policy", "no-referrer");
-        try (InputStream in = AccountPage.class.getResourceAsStream(script ? "/account/account.js" : "/account/index.html")) {
+        try (InputStream in =
+                AccountPage.class.getResourceAsStream(script ? "/account/account.js" : "/account/index.html")) {
             in.transferTo(resp.getOutputStream());
         }
     }

@@ -1,8 +1,15 @@
 package dev.atrium.identity.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SessionVerifier;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.CookieParam;
 import javax.ws.rs.GET;
@@ -14,20 +21,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PrincipalDirectory;
-import dev.atrium.kernel.api.SessionVerifier;
 
 /** {@code POST /api/auth/logout}, {@code POST /api/auth/setup-username}, {@code PATCH /api/auth/profile}, {@code GET /api/auth/links}. */
 @Component(service = ApiAuthResource.class)
@@ -51,7 +47,8 @@ public class ApiAuthResource {
         boolean ended = identity.endSession(cookie);
         return Response.ok(Map.of("success", true, "session_ended", ended))
                 .header("Set-Cookie", SessionVerifier.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
-                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
+                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax")
+                .build();
     }
 
     @POST
@@ -68,7 +65,8 @@ public class ApiAuthResource {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String name = b.optionalText("name", 1, 100).orElse(null);
-        String picture = b.optionalText("picture", 1, 2000).orElse(b.optionalText("avatar_url", 1, 2000).orElse(null));
+        String picture = b.optionalText("picture", 1, 2000)
+                .orElse(b.optionalText("avatar_url", 1, 2000).orElse(null));
         if (picture != null && !picture.matches("https?://\\S+")) {
             throw ApiException.badRequest("picture must be an http(s) URL");
         }

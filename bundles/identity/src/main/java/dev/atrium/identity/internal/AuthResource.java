@@ -1,8 +1,14 @@
 package dev.atrium.identity.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.kernel.api.SelfAuthenticated;
+import dev.atrium.kernel.api.SessionVerifier;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -13,22 +19,11 @@ import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.SelfAuthenticated;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PrincipalDirectory;
-import dev.atrium.kernel.api.SessionVerifier;
 
 /**
  * Browser sign-in under {@code /auth}: {@code /auth/login} (an OpenID Connect provider, or the local password form),
@@ -82,21 +77,33 @@ public class AuthResource {
     }
 
     private static Response html(int status, String page) {
-        return Response.status(status).type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8")).entity(page)
-                .header("Cache-Control", "no-store").header("X-Frame-Options", "DENY")
-                .header("Content-Security-Policy", "frame-ancestors 'none'").build();
+        return Response.status(status)
+                .type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
+                .entity(page)
+                .header("Cache-Control", "no-store")
+                .header("X-Frame-Options", "DENY")
+                .header("Content-Security-Policy", "frame-ancestors 'none'")
+                .build();
     }
 
     private static Response error(int status, String message) {
-        return html(status, Util.page("Sign-in failed", "<h1>Sign-in failed</h1><p class=\"err\" id=\"error\">" + Util.esc(message) + "</p>"
-                + "<p><a href=\"/auth/login\">Try again</a></p>"));
+        return html(
+                status,
+                Util.page(
+                        "Sign-in failed",
+                        "<h1>Sign-in failed</h1><p class=\"err\" id=\"error\">" + Util.esc(message) + "</p>"
+                                + "<p><a href=\"/auth/login\">Try again</a></p>"));
     }
 
     // ---------------------------------------------------------------- login
 
     @GET
     @Path("login")
-    public Response login(@Context UriInfo uri, @Context HttpHeaders headers, @QueryParam("provider") String provider, @QueryParam("return_to") String returnTo,
+    public Response login(
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
+            @QueryParam("provider") String provider,
+            @QueryParam("return_to") String returnTo,
             @QueryParam("error") String error) {
         String back = Util.safeReturn(returnTo);
         if (provider == null || provider.isEmpty()) {
@@ -117,16 +124,29 @@ public class AuthResource {
         return redirectTo(uri, headers, p, "login", back, null, base(uri) + "/auth/callback");
     }
 
-    private Response redirectTo(UriInfo uri, HttpHeaders headers, OidcClient.Provider p, String mode, String back, String principalId,
+    private Response redirectTo(
+            UriInfo uri,
+            HttpHeaders headers,
+            OidcClient.Provider p,
+            String mode,
+            String back,
+            String principalId,
             String redirectUri) {
         IdentityService.Flow flow = identity.startFlow(p.name(), mode, back, principalId);
         try {
             // the flow belongs to this browser: the callback must come back with this cookie (RFC 6749 §10.12),
             // or a callback URL someone else started would sign this browser into their account
-            return Response.status(302).header("Location", identity.oidc.authorizationUrl(p, redirectUri, flow.state(), flow.nonce(), flow.verifier()))
-                    .header("Set-Cookie", FLOW_COOKIE + "=" + flowBinding(flow.state()) + "; Path=/auth; Max-Age=900; HttpOnly; SameSite=Lax"
-                            + (secure(uri, headers) ? "; Secure" : ""))
-                    .header("Cache-Control", "no-store").build();
+            return Response.status(302)
+                    .header(
+                            "Location",
+                            identity.oidc.authorizationUrl(p, redirectUri, flow.state(), flow.nonce(), flow.verifier()))
+                    .header(
+                            "Set-Cookie",
+                            FLOW_COOKIE + "=" + flowBinding(flow.state())
+                                    + "; Path=/auth; Max-Age=900; HttpOnly; SameSite=Lax"
+                                    + (secure(uri, headers) ? "; Secure" : ""))
+                    .header("Cache-Control", "no-store")
+                    .build();
         } catch (OidcClient.Refused e) {
             LOG.warn("identity provider {}: {}", p.name(), e.getMessage());
             return error(502, "the identity provider cannot be reached: " + e.getMessage());
@@ -140,21 +160,29 @@ public class AuthResource {
         }
         for (Map<String, Object> p : identity.providers()) {
             String name = (String) p.get("name");
-            sb.append("<p><a id=\"provider-").append(Util.esc(name)).append("\" href=\"")
-                    .append(Util.esc(Util.withQuery("/auth/login", "provider", name, "return_to", back))).append("\">Sign in with ")
-                    .append(Util.esc(name)).append("</a></p>");
+            sb.append("<p><a id=\"provider-")
+                    .append(Util.esc(name))
+                    .append("\" href=\"")
+                    .append(Util.esc(Util.withQuery("/auth/login", "provider", name, "return_to", back)))
+                    .append("\">Sign in with ")
+                    .append(Util.esc(name))
+                    .append("</a></p>");
         }
-        sb.append("<p><a id=\"provider-local\" href=\"").append(Util.esc(Util.withQuery("/auth/login", "provider", "local", "return_to", back)))
+        sb.append("<p><a id=\"provider-local\" href=\"")
+                .append(Util.esc(Util.withQuery("/auth/login", "provider", "local", "return_to", back)))
                 .append("\">Sign in with a username and password</a></p>");
         return Util.page("Sign in", sb.toString());
     }
 
     private static String localForm(String back, String error) {
-        return Util.page("Sign in", "<h1>Sign in</h1>" + (error == null ? "" : "<p class=\"err\" id=\"error\">" + Util.esc(error) + "</p>")
-                + "<form method=\"post\" action=\"/auth/login/local\"><input type=\"hidden\" name=\"return_to\" value=\"" + Util.esc(back)
-                + "\"><label>Username <input id=\"username\" name=\"username\" autocomplete=\"username\" required></label>"
-                + "<label>Password <input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"current-password\" required></label>"
-                + "<button id=\"submit\" type=\"submit\">Sign in</button></form>");
+        return Util.page(
+                "Sign in",
+                "<h1>Sign in</h1>" + (error == null ? "" : "<p class=\"err\" id=\"error\">" + Util.esc(error) + "</p>")
+                        + "<form method=\"post\" action=\"/auth/login/local\"><input type=\"hidden\" name=\"return_to\" value=\""
+                        + Util.esc(back)
+                        + "\"><label>Username <input id=\"username\" name=\"username\" autocomplete=\"username\" required></label>"
+                        + "<label>Password <input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"current-password\" required></label>"
+                        + "<button id=\"submit\" type=\"submit\">Sign in</button></form>");
     }
 
     @POST
@@ -164,7 +192,9 @@ public class AuthResource {
         Map<String, String> form;
         if (type != null && type.isCompatible(MediaType.APPLICATION_JSON_TYPE)) {
             try {
-                form = Jwt.JSON.convertValue(Jwt.JSON.readTree(body), Jwt.JSON.getTypeFactory().constructMapType(Map.class, String.class, String.class));
+                form = Jwt.JSON.convertValue(
+                        Jwt.JSON.readTree(body),
+                        Jwt.JSON.getTypeFactory().constructMapType(Map.class, String.class, String.class));
             } catch (java.io.IOException | IllegalArgumentException e) {
                 form = null;
             }
@@ -180,7 +210,8 @@ public class AuthResource {
             return error(403, "sign-in forms are accepted from this server's own pages only");
         }
         String back = Util.safeReturn(form.get("return_to"));
-        String username = form.get("username") == null ? "" : form.get("username").trim().toLowerCase(java.util.Locale.ROOT);
+        String username =
+                form.get("username") == null ? "" : form.get("username").trim().toLowerCase(java.util.Locale.ROOT);
         String password = form.get("password") == null ? "" : form.get("password");
         var principal = identity.checkPassword(username, password.toCharArray());
         if (principal.isEmpty()) {
@@ -202,10 +233,12 @@ public class AuthResource {
         if (origin == null || origin.isEmpty()) {
             return true;
         }
-        String own = urls.configured().map(u -> java.net.URI.create(u).getRawAuthority()).orElseGet(() -> {
-            String host = headers.getHeaderString("Host");
-            return host != null ? host : uri.getBaseUri().getRawAuthority();
-        });
+        String own = urls.configured()
+                .map(u -> java.net.URI.create(u).getRawAuthority())
+                .orElseGet(() -> {
+                    String host = headers.getHeaderString("Host");
+                    return host != null ? host : uri.getBaseUri().getRawAuthority();
+                });
         try {
             // the authority only: behind a TLS-terminating proxy the scheme seen here differs from the browser's
             return own.equalsIgnoreCase(new java.net.URI(origin).getRawAuthority());
@@ -227,10 +260,17 @@ public class AuthResource {
         if (p.username() == null && "/".equals(back)) {
             target = "/?setup=username";
         }
-        return Response.status(302).header("Location", target).header("Cache-Control", "no-store")
-                .header("Set-Cookie", SessionVerifier.COOKIE + "=" + s.cookie() + "; Path=/; Max-Age=" + maxAge + "; HttpOnly; SameSite=Lax"
-                        + (secure ? "; Secure" : ""))
-                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=" + s.csrf() + "; Path=/; Max-Age=" + maxAge + "; SameSite=Lax" + (secure ? "; Secure" : ""))
+        return Response.status(302)
+                .header("Location", target)
+                .header("Cache-Control", "no-store")
+                .header(
+                        "Set-Cookie",
+                        SessionVerifier.COOKIE + "=" + s.cookie() + "; Path=/; Max-Age=" + maxAge
+                                + "; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : ""))
+                .header(
+                        "Set-Cookie",
+                        SessionVerifier.CSRF_COOKIE + "=" + s.csrf() + "; Path=/; Max-Age=" + maxAge + "; SameSite=Lax"
+                                + (secure ? "; Secure" : ""))
                 .build();
     }
 
@@ -248,26 +288,36 @@ public class AuthResource {
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
         if (session != null) {
             String csrf = form.get("csrf_token");
-            if (!sameOrigin(uri, headers) || csrf == null || !dev.atrium.kernel.api.Digests.constantTimeEquals(csrf, session.csrf())) {
+            if (!sameOrigin(uri, headers)
+                    || csrf == null
+                    || !dev.atrium.kernel.api.Digests.constantTimeEquals(csrf, session.csrf())) {
                 return error(403, "sign-out forms are accepted from this server's own pages only");
             }
             identity.endSession(cookie(headers));
         }
-        return Response.status(303).header("Location", back).header("Cache-Control", "no-store")
+        return Response.status(303)
+                .header("Location", back)
+                .header("Cache-Control", "no-store")
                 .header("Set-Cookie", SessionVerifier.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
-                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax").build();
+                .header("Set-Cookie", SessionVerifier.CSRF_COOKIE + "=; Path=/; Max-Age=0; SameSite=Lax")
+                .build();
     }
 
     // ---------------------------------------------------------------- the provider's answer
 
     @GET
     @Path("callback")
-    public Response callback(@Context UriInfo uri, @Context HttpHeaders headers, @QueryParam("code") String code,
-            @QueryParam("state") String state, @QueryParam("error") String error) {
+    public Response callback(
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
+            @QueryParam("code") String code,
+            @QueryParam("state") String state,
+            @QueryParam("error") String error) {
         if (!sameBrowser(headers, state)) {
             return error(400, "this sign-in was not started in this browser; start again");
         }
-        IdentityService.Flow flow = identity.takeFlow(state).filter(f -> "login".equals(f.mode())).orElse(null);
+        IdentityService.Flow flow =
+                identity.takeFlow(state).filter(f -> "login".equals(f.mode())).orElse(null);
         if (flow == null) {
             return error(400, "this sign-in is unknown or has expired; start again");
         }
@@ -293,29 +343,49 @@ public class AuthResource {
 
     @GET
     @Path("link/{provider}")
-    public Response link(@Context UriInfo uri, @Context HttpHeaders headers, @PathParam("provider") String provider,
+    public Response link(
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
+            @PathParam("provider") String provider,
             @QueryParam("return_to") String returnTo) {
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
         if (session == null) {
-            String here = uri.getRequestUri().getRawPath() + (uri.getRequestUri().getRawQuery() == null ? "" : "?" + uri.getRequestUri().getRawQuery());
-            return Response.status(302).header("Location", Util.withQuery("/auth/login", "return_to", here)).build();
+            String here = uri.getRequestUri().getRawPath()
+                    + (uri.getRequestUri().getRawQuery() == null
+                            ? ""
+                            : "?" + uri.getRequestUri().getRawQuery());
+            return Response.status(302)
+                    .header("Location", Util.withQuery("/auth/login", "return_to", here))
+                    .build();
         }
         OidcClient.Provider p = identity.provider(provider).orElse(null);
         if (p == null) {
             return error(404, "unknown identity provider '" + provider + "'");
         }
-        return redirectTo(uri, headers, p, "link", Util.safeReturn(returnTo), session.principalId(),
+        return redirectTo(
+                uri,
+                headers,
+                p,
+                "link",
+                Util.safeReturn(returnTo),
+                session.principalId(),
                 base(uri) + "/auth/link/" + p.name() + "/callback");
     }
 
     @GET
     @Path("link/{provider}/callback")
-    public Response linkCallback(@Context UriInfo uri, @Context HttpHeaders headers, @PathParam("provider") String provider,
-            @QueryParam("code") String code, @QueryParam("state") String state, @QueryParam("error") String error) {
+    public Response linkCallback(
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
+            @PathParam("provider") String provider,
+            @QueryParam("code") String code,
+            @QueryParam("state") String state,
+            @QueryParam("error") String error) {
         if (!sameBrowser(headers, state)) {
             return error(400, "this account link was not started in this browser");
         }
-        IdentityService.Flow flow = identity.takeFlow(state).filter(f -> "link".equals(f.mode()) && f.provider().equals(provider))
+        IdentityService.Flow flow = identity.takeFlow(state)
+                .filter(f -> "link".equals(f.mode()) && f.provider().equals(provider))
                 .orElse(null);
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
         if (flow == null || session == null || !session.principalId().equals(flow.principalId())) {
@@ -330,7 +400,8 @@ public class AuthResource {
         }
         JsonNode claims;
         try {
-            claims = identity.oidc.exchange(p, code, base(uri) + "/auth/link/" + p.name() + "/callback", flow.verifier(), flow.nonce());
+            claims = identity.oidc.exchange(
+                    p, code, base(uri) + "/auth/link/" + p.name() + "/callback", flow.verifier(), flow.nonce());
         } catch (OidcClient.Refused e) {
             return error(401, e.getMessage());
         }
@@ -338,8 +409,10 @@ public class AuthResource {
             identity.link(session.principalId(), p.name(), claims.path("sub").asText());
         } catch (ApiException e) {
             if (e.status() == 409) {
-                return Response.status(409).type(MediaType.APPLICATION_JSON_TYPE)
-                        .entity(Map.of("error", Map.of("code", "CONFLICT", "message", e.getMessage()))).build();
+                return Response.status(409)
+                        .type(MediaType.APPLICATION_JSON_TYPE)
+                        .entity(Map.of("error", Map.of("code", "CONFLICT", "message", e.getMessage())))
+                        .build();
             }
             throw e;
         }
@@ -350,21 +423,38 @@ public class AuthResource {
 
     @GET
     @Path("cli")
-    public Response cli(@Context UriInfo uri, @Context HttpHeaders headers, @QueryParam("port") String port,
+    public Response cli(
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
+            @QueryParam("port") String port,
             @QueryParam("state") String state) {
-        if (port == null || !port.matches("\\d{2,5}") || Integer.parseInt(port) > 65535 || state == null || !state.matches("[A-Za-z0-9_-]{8,128}")) {
+        if (port == null
+                || !port.matches("\\d{2,5}")
+                || Integer.parseInt(port) > 65535
+                || state == null
+                || !state.matches("[A-Za-z0-9_-]{8,128}")) {
             return error(400, "the CLI must send its loopback port and a state");
         }
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
         if (session == null) {
-            String here = uri.getRequestUri().getRawPath() + "?" + uri.getRequestUri().getRawQuery();
-            return Response.status(302).header("Location", Util.withQuery("/auth/login", "return_to", here)).build();
+            String here =
+                    uri.getRequestUri().getRawPath() + "?" + uri.getRequestUri().getRawQuery();
+            return Response.status(302)
+                    .header("Location", Util.withQuery("/auth/login", "return_to", here))
+                    .build();
         }
-        return html(200, Util.page("Sign in the CLI", "<h1>Sign in the command line</h1><p>A program on this computer (port "
-                + Util.esc(port) + ") asks for a personal access token with full access.</p><form method=\"post\" action=\"/auth/cli\">"
-                + "<input type=\"hidden\" name=\"port\" value=\"" + Util.esc(port) + "\"><input type=\"hidden\" name=\"state\" value=\""
-                + Util.esc(state) + "\"><input type=\"hidden\" name=\"csrf\" value=\"" + Util.esc(session.csrf()) + "\">"
-                + "<button id=\"approve\" type=\"submit\">Allow</button></form>"));
+        return html(
+                200,
+                Util.page(
+                        "Sign in the CLI",
+                        "<h1>Sign in the command line</h1><p>A program on this computer (port "
+                                + Util.esc(port)
+                                + ") asks for a personal access token with full access.</p><form method=\"post\" action=\"/auth/cli\">"
+                                + "<input type=\"hidden\" name=\"port\" value=\"" + Util.esc(port)
+                                + "\"><input type=\"hidden\" name=\"state\" value=\""
+                                + Util.esc(state) + "\"><input type=\"hidden\" name=\"csrf\" value=\""
+                                + Util.esc(session.csrf()) + "\">"
+                                + "<button id=\"approve\" type=\"submit\">Allow</button></form>"));
     }
 
     @POST
@@ -381,8 +471,17 @@ public class AuthResource {
             return error(400, "the CLI must send its loopback port and a state");
         }
         String token = identity.principals().createPersonalAccessToken(session.principalId(), "cli login");
-        return Response.status(302).header("Location", Util.withQuery("http://127.0.0.1:" + Integer.parseInt(port) + "/callback",
-                "token", token, "state", state)).header("Cache-Control", "no-store").build();
+        return Response.status(302)
+                .header(
+                        "Location",
+                        Util.withQuery(
+                                "http://127.0.0.1:" + Integer.parseInt(port) + "/callback",
+                                "token",
+                                token,
+                                "state",
+                                state))
+                .header("Cache-Control", "no-store")
+                .build();
     }
 
     // ---------------------------------------------------------------- session check
@@ -391,18 +490,35 @@ public class AuthResource {
     @Path("external/session")
     public Response session(@Context HttpHeaders headers) {
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
-        PrincipalDirectory.Entry p = session == null ? null : identity.principals().get(session.principalId()).filter(
-                PrincipalDirectory.Entry::active).orElse(null);
+        PrincipalDirectory.Entry p = session == null
+                ? null
+                : identity.principals()
+                        .get(session.principalId())
+                        .filter(PrincipalDirectory.Entry::active)
+                        .orElse(null);
         if (p == null) {
-            return Response.status(401).type(MediaType.APPLICATION_JSON_TYPE).header("Cache-Control", "no-store")
-                    .entity(Map.of("error", Map.of("code", "UNAUTHORIZED", "message", "no session"))).build();
+            return Response.status(401)
+                    .type(MediaType.APPLICATION_JSON_TYPE)
+                    .header("Cache-Control", "no-store")
+                    .entity(Map.of("error", Map.of("code", "UNAUTHORIZED", "message", "no session")))
+                    .build();
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("authenticated", true);
-        m.put("user", Map.of("id", p.id(), "username", p.username() == null ? "" : p.username(), "name", p.name() == null ? "" : p.name()));
+        m.put(
+                "user",
+                Map.of(
+                        "id",
+                        p.id(),
+                        "username",
+                        p.username() == null ? "" : p.username(),
+                        "name",
+                        p.name() == null ? "" : p.name()));
         m.put("provider", session.provider());
         m.put("csrf_token", session.csrf());
         m.put("expires_at", session.expiresAt().toString());
-        return Response.ok(m, MediaType.APPLICATION_JSON_TYPE).header("Cache-Control", "no-store").build();
+        return Response.ok(m, MediaType.APPLICATION_JSON_TYPE)
+                .header("Cache-Control", "no-store")
+                .build();
     }
 }

@@ -1,8 +1,14 @@
 package dev.atrium.identity.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
+import dev.atrium.kernel.api.PrincipalDirectory;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -12,19 +18,9 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OperatorOnly;
-import dev.atrium.kernel.api.PrincipalDirectory;
 
 /**
  * Operator configuration of sign-in: {@code PUT /admin/identity/providers/:name} (an OpenID Connect provider),
@@ -56,9 +52,18 @@ public class IdentityAdminResource {
     @Path("providers/{name}")
     public Map<String, Object> putProvider(@PathParam("name") String name, JsonNode body) {
         JsonBody b = JsonBody.of(body);
-        identity.putProvider(name, b.requiredString("issuer"), b.requiredString("client_id"), b.string("client_secret").orElse(null),
+        identity.putProvider(
+                name,
+                b.requiredString("issuer"),
+                b.requiredString("client_id"),
+                b.string("client_secret").orElse(null),
                 b.string("scopes").orElse(null));
-        return Map.of("provider", identity.providers().stream().filter(p -> name.equals(p.get("name"))).findFirst().orElseThrow());
+        return Map.of(
+                "provider",
+                identity.providers().stream()
+                        .filter(p -> name.equals(p.get("name")))
+                        .findFirst()
+                        .orElseThrow());
     }
 
     @POST

@@ -1,9 +1,5 @@
 package dev.atrium.identity.internal;
 
-import java.text.ParseException;
-import java.util.Map;
-import java.util.Set;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.JOSEException;
@@ -16,8 +12,11 @@ import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.RSAKey;
-
 import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.JsonMappers;
+import java.text.ParseException;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A compact JWS as an ID token arrives: its header and claims, and its signature verified against a JWK (RS256/384/512,
@@ -25,9 +24,9 @@ import dev.atrium.kernel.api.Digests;
  */
 final class Jwt {
 
-    static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<JWSAlgorithm> ACCEPTED = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384, JWSAlgorithm.RS512,
-            JWSAlgorithm.ES256);
+    static final ObjectMapper JSON = JsonMappers.create();
+    private static final Set<JWSAlgorithm> ACCEPTED =
+            Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384, JWSAlgorithm.RS512, JWSAlgorithm.ES256);
 
     final JsonNode header;
     final JsonNode claims;

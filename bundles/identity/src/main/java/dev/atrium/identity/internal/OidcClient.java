@@ -1,5 +1,7 @@
 package dev.atrium.identity.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Digests;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,10 +13,6 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Digests;
 
 /**
  * The relying-party side of OpenID Connect: discovery, the authorization request with PKCE and nonce, the code
@@ -31,19 +29,19 @@ final class OidcClient {
         }
     }
 
-    record Provider(String name, String issuer, String clientId, String clientSecret, String scopes) {
-    }
+    record Provider(String name, String issuer, String clientId, String clientSecret, String scopes) {}
 
     private static final Duration CACHE = Duration.ofMinutes(10);
     private static final long SKEW = 120;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .followRedirects(HttpClient.Redirect.NEVER).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
     private final Map<String, Cached> discovery = new ConcurrentHashMap<>();
     private final Map<String, Cached> jwks = new ConcurrentHashMap<>();
 
-    private record Cached(JsonNode value, Instant at) {
-    }
+    private record Cached(JsonNode value, Instant at) {}
 
     JsonNode discover(String issuer) throws Refused {
         Cached c = discovery.get(issuer);
@@ -58,15 +56,32 @@ final class OidcClient {
         return doc;
     }
 
-    String authorizationUrl(Provider p, String redirectUri, String state, String nonce, String verifier) throws Refused {
+    String authorizationUrl(Provider p, String redirectUri, String state, String nonce, String verifier)
+            throws Refused {
         JsonNode doc = discover(p.issuer());
         String endpoint = doc.path("authorization_endpoint").asText(null);
         if (endpoint == null) {
             throw new Refused("the provider has no authorization_endpoint");
         }
         String challenge = Digests.sha256Base64Url(verifier);
-        return Util.withQuery(endpoint, "response_type", "code", "client_id", p.clientId(), "redirect_uri", redirectUri,
-                "scope", p.scopes(), "state", state, "nonce", nonce, "code_challenge", challenge, "code_challenge_method", "S256");
+        return Util.withQuery(
+                endpoint,
+                "response_type",
+                "code",
+                "client_id",
+                p.clientId(),
+                "redirect_uri",
+                redirectUri,
+                "scope",
+                p.scopes(),
+                "state",
+                state,
+                "nonce",
+                nonce,
+                "code_challenge",
+                challenge,
+                "code_challenge_method",
+                "S256");
     }
 
     /** Exchanges the code and returns the validated ID token's claims. */
@@ -78,20 +93,28 @@ final class OidcClient {
         }
         String form = "grant_type=authorization_code&code=" + Util.enc(code) + "&redirect_uri=" + Util.enc(redirectUri)
                 + "&code_verifier=" + Util.enc(verifier);
-        HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(tokenEndpoint)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json");
+        HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(tokenEndpoint))
+                .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Accept", "application/json");
         if (p.clientSecret() != null && !p.clientSecret().isEmpty()) {
-            rb.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                    (Util.enc(p.clientId()) + ":" + Util.enc(p.clientSecret())).getBytes(StandardCharsets.UTF_8)));
+            rb.header(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString((Util.enc(p.clientId()) + ":" + Util.enc(p.clientSecret()))
+                                            .getBytes(StandardCharsets.UTF_8)));
         } else {
             form += "&client_id=" + Util.enc(p.clientId());
         }
         JsonNode tokens;
         try {
-            HttpResponse<String> r = http.send(rb.POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    rb.POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
             tokens = Jwt.JSON.readTree(r.body());
             if (r.statusCode() != 200) {
-                throw new Refused("the provider refused the code: " + tokens.path("error").asText("HTTP " + r.statusCode()));
+                throw new Refused(
+                        "the provider refused the code: " + tokens.path("error").asText("HTTP " + r.statusCode()));
             }
         } catch (IOException e) {
             throw new Refused("the provider's token endpoint failed: " + e.getMessage());
@@ -161,8 +184,6 @@ final class OidcClient {
         if (refresh || c == null || c.at().plus(CACHE).isBefore(Instant.now())) {
             c = new Cached(get(jwksUri), Instant.now());
             jwks.put(jwksUri, c);
-        } else if (refresh) {
-            return false;
         }
         String kid = jwt.kid();
         for (JsonNode k : c.value().path("keys")) {
@@ -175,8 +196,12 @@ final class OidcClient {
 
     private JsonNode get(String url) throws Refused {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                    .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .timeout(Duration.ofSeconds(10))
+                            .header("Accept", "application/json")
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
                 throw new Refused("GET " + url + " answered " + r.statusCode());
             }

@@ -9,8 +9,7 @@ import java.util.Map;
 /** Form and URL encodings and tiny pages for the identity bundle. */
 final class Util {
 
-    private Util() {
-    }
+    private Util() {}
 
     static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
@@ -36,7 +35,8 @@ final class Util {
         for (String pair : body.split("&")) {
             int eq = pair.indexOf('=');
             try {
-                out.putIfAbsent(URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8),
+                out.putIfAbsent(
+                        URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8),
                         eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
             } catch (IllegalArgumentException ignored) {
                 // a malformed pair is dropped
@@ -47,8 +47,13 @@ final class Util {
 
     /** A same-site path to return to after login: a relative path only, never another origin. */
     static String safeReturn(String returnTo) {
-        if (returnTo == null || returnTo.isEmpty() || !returnTo.startsWith("/") || returnTo.startsWith("//")
-                || returnTo.startsWith("/\\") || returnTo.length() > 2000 || returnTo.chars().anyMatch(ch -> ch < 0x20)) {
+        if (returnTo == null
+                || returnTo.isEmpty()
+                || !returnTo.startsWith("/")
+                || returnTo.startsWith("//")
+                || returnTo.startsWith("/\\")
+                || returnTo.length() > 2000
+                || returnTo.chars().anyMatch(ch -> ch < 0x20)) {
             return "/";
         }
         return returnTo;
@@ -58,12 +63,17 @@ final class Util {
         if (s == null) {
             return "";
         }
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
+        return s.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;")
+                .replace("'", "&#39;");
     }
 
     static String page(String title, String body) {
         return "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">"
-                + "<title>" + esc(title) + " - Atrium</title><style>body{font-family:system-ui,sans-serif;max-width:30em;margin:3em auto;"
+                + "<title>" + esc(title)
+                + " - Atrium</title><style>body{font-family:system-ui,sans-serif;max-width:30em;margin:3em auto;"
                 + "padding:0 1em;color:#222}input,button{font-size:1em;padding:.4em;margin:.2em 0}label{display:block;margin-top:.6em}"
                 + ".err{color:#a00}</style></head><body>" + body + "</body></html>";
     }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.Digests;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
@@ -12,13 +15,7 @@ import java.security.Signature;
 import java.security.interfaces.ECPublicKey;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.ECGenParameterSpec;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.Digests;
 
 class IdentityPartsTest {
 
@@ -39,19 +36,24 @@ class IdentityPartsTest {
         KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
         g.initialize(2048);
         KeyPair pair = g.generateKeyPair();
-        String input = b64("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes()) + "." + b64("{\"sub\":\"alice\"}".getBytes());
+        String input =
+                b64("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes()) + "." + b64("{\"sub\":\"alice\"}".getBytes());
         Signature s = Signature.getInstance("SHA256withRSA");
         s.initSign(pair.getPrivate());
         s.update(input.getBytes(StandardCharsets.US_ASCII));
         String token = input + "." + b64(s.sign());
         RSAPublicKey pub = (RSAPublicKey) pair.getPublic();
-        ObjectNode jwk = Jwt.JSON.createObjectNode().put("kty", "RSA").put("kid", "k1")
-                .put("n", b64(pub.getModulus().toByteArray())).put("e", b64(pub.getPublicExponent().toByteArray()));
+        ObjectNode jwk = Jwt.JSON
+                .createObjectNode()
+                .put("kty", "RSA")
+                .put("kid", "k1")
+                .put("n", b64(pub.getModulus().toByteArray()))
+                .put("e", b64(pub.getPublicExponent().toByteArray()));
         Jwt jwt = Jwt.parse(token);
         assertEquals("alice", jwt.claims.path("sub").asText());
         assertTrue(jwt.verify(jwk));
-        String changed = b64("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes()) + "." + b64("{\"sub\":\"mallory\"}".getBytes())
-                + token.substring(token.lastIndexOf('.'));
+        String changed = b64("{\"alg\":\"RS256\",\"kid\":\"k1\"}".getBytes()) + "."
+                + b64("{\"sub\":\"mallory\"}".getBytes()) + token.substring(token.lastIndexOf('.'));
         assertFalse(Jwt.parse(changed).verify(jwk));
     }
 
@@ -66,8 +68,12 @@ class IdentityPartsTest {
         s.update(input.getBytes(StandardCharsets.US_ASCII));
         String token = input + "." + b64(s.sign());
         ECPublicKey pub = (ECPublicKey) pair.getPublic();
-        JsonNode jwk = Jwt.JSON.createObjectNode().put("kty", "EC").put("crv", "P-256")
-                .put("x", b64(unsigned(pub.getW().getAffineX(), 32))).put("y", b64(unsigned(pub.getW().getAffineY(), 32)));
+        JsonNode jwk = Jwt.JSON
+                .createObjectNode()
+                .put("kty", "EC")
+                .put("crv", "P-256")
+                .put("x", b64(unsigned(pub.getW().getAffineX(), 32)))
+                .put("y", b64(unsigned(pub.getW().getAffineY(), 32)));
         assertTrue(Jwt.parse(token).verify(jwk));
         assertFalse(Jwt.parse(input + "." + b64(new byte[64])).verify(jwk));
     }
@@ -77,13 +83,17 @@ class IdentityPartsTest {
         KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
         g.initialize(2048);
         RSAPublicKey pub = (RSAPublicKey) g.generateKeyPair().getPublic();
-        ObjectNode jwk = Jwt.JSON.createObjectNode().put("kty", "RSA").put("n", b64(pub.getModulus().toByteArray()))
+        ObjectNode jwk = Jwt.JSON
+                .createObjectNode()
+                .put("kty", "RSA")
+                .put("n", b64(pub.getModulus().toByteArray()))
                 .put("e", b64(pub.getPublicExponent().toByteArray()));
         // HS256 keyed with the public key's own bytes: the classic confusion of an RSA verifier
         String input = b64("{\"alg\":\"HS256\"}".getBytes()) + "." + b64("{\"sub\":\"mallory\"}".getBytes());
         javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
         mac.init(new javax.crypto.spec.SecretKeySpec(jwk.toString().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        assertFalse(Jwt.parse(input + "." + b64(mac.doFinal(input.getBytes(StandardCharsets.US_ASCII)))).verify(jwk));
+        assertFalse(Jwt.parse(input + "." + b64(mac.doFinal(input.getBytes(StandardCharsets.US_ASCII))))
+                .verify(jwk));
         String none = b64("{\"alg\":\"none\"}".getBytes()) + "." + b64("{\"sub\":\"mallory\"}".getBytes()) + ".";
         assertEquals("none", Jwt.parse(none).alg());
         assertFalse(Jwt.parse(none).verify(jwk));

@@ -7,6 +7,5 @@ import java.lang.annotation.Target;
 
 /** Marks a resource method (or class) that answers without authentication. Everything else needs a caller. */
 @Retention(RetentionPolicy.RUNTIME)
-@Target({ ElementType.METHOD, ElementType.TYPE })
-public @interface Anonymous {
-}
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Anonymous {}

@@ -50,6 +50,5 @@ public interface Authenticator {
      *
      * @since 2.1
      */
-    default void accessChanged() {
-    }
+    default void accessChanged() {}
 }

@@ -3,7 +3,6 @@ package dev.atrium.kernel.api;
 import java.security.Principal;
 import java.util.Objects;
 import java.util.Set;
-
 import javax.ws.rs.core.SecurityContext;
 
 /**
@@ -24,7 +23,12 @@ public final class Caller implements Principal {
     private final java.time.Instant authenticatedAt;
     private final Set<String> authenticationMethods;
 
-    Caller(KernelMint mint, String principalId, String authMethod, Set<String> scopes, java.time.Instant authenticatedAt,
+    Caller(
+            KernelMint mint,
+            String principalId,
+            String authMethod,
+            Set<String> scopes,
+            java.time.Instant authenticatedAt,
             Set<String> authenticationMethods) {
         this.mint = mint;
         this.principalId = principalId;

@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.util.Set;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

@@ -35,12 +35,10 @@ public interface DatabaseChannels {
          * The connection listens on the channel: from now on every notification arrives. Comes first, and again after
          * every {@link #deaf}; what was announced before it may have been missed.
          */
-        default void listening() {
-        }
+        default void listening() {}
 
         /** The listening connection is lost: nothing arrives until the next {@link #listening}. */
-        default void deaf() {
-        }
+        default void deaf() {}
     }
 
     /** A channel's listener, until closed; closing twice is harmless. */

@@ -11,8 +11,7 @@ import java.util.Base64;
  */
 public final class Digests {
 
-    private Digests() {
-    }
+    private Digests() {}
 
     public static byte[] sha256(byte[] value) {
         try {
@@ -59,7 +58,8 @@ public final class Digests {
 
     /** Whether two texts have equal UTF-8 bytes, in time that does not depend on their contents; false when either is null. */
     public static boolean constantTimeEquals(String a, String b) {
-        return a != null && b != null
+        return a != null
+                && b != null
                 && MessageDigest.isEqual(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

@@ -3,11 +3,9 @@ package dev.atrium.kernel.api;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Set;
-
 import javax.servlet.ServletException;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**

@@ -16,8 +16,7 @@ public final class Ids {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private Ids() {
-    }
+    private Ids() {}
 
     /** An opaque id such as {@code th_} followed by {@value #ID_LENGTH} random base62 characters. */
     public static String id(String kind) {

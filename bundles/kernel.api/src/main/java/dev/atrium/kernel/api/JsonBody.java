@@ -1,9 +1,8 @@
 package dev.atrium.kernel.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;
 import java.util.Set;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * Reads fields of a JSON request body with messages that say which field is wrong and why. Absent and
@@ -73,7 +72,8 @@ public final class JsonBody {
     public Optional<String> oneOf(String field, Set<String> allowed) {
         return string(field).map(s -> {
             if (!allowed.contains(s)) {
-                throw ApiException.badRequest(field + " must be one of " + String.join(", ", allowed.stream().sorted().toList()));
+                throw ApiException.badRequest(field + " must be one of "
+                        + String.join(", ", allowed.stream().sorted().toList()));
             }
             return s;
         });
@@ -82,7 +82,8 @@ public final class JsonBody {
     private static String checkLength(String field, String value, int min, int max) {
         int length = value.codePointCount(0, value.length());
         if (length < min) {
-            throw ApiException.badRequest(min == 1 ? field + " must not be empty" : field + " must be at least " + min + " characters");
+            throw ApiException.badRequest(
+                    min == 1 ? field + " must not be empty" : field + " must be at least " + min + " characters");
         }
         if (length > max) {
             throw ApiException.badRequest(field + " must be at most " + max + " characters");

@@ -3,7 +3,6 @@ package dev.atrium.kernel.api;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
@@ -56,7 +55,9 @@ public interface Keepsakes {
     static boolean restarting(Bundle bundle, BundleContext context) {
         try {
             BundleStartLevel level = bundle.adapt(BundleStartLevel.class);
-            return bundle.getState() != Bundle.UNINSTALLED && level != null && level.isPersistentlyStarted()
+            return bundle.getState() != Bundle.UNINSTALLED
+                    && level != null
+                    && level.isPersistentlyStarted()
                     && context.getBundle(0).getState() == Bundle.ACTIVE;
         } catch (IllegalStateException | SecurityException gone) {
             return false;
@@ -75,7 +76,8 @@ public interface Keepsakes {
         java.util.Enumeration<java.net.URL> classes = bundle.findEntries(packagePath, "*.class", true);
         while (classes != null && classes.hasMoreElements()) {
             String path = classes.nextElement().getPath();
-            String name = path.substring(path.startsWith("/") ? 1 : 0, path.length() - ".class".length()).replace('/', '.');
+            String name = path.substring(path.startsWith("/") ? 1 : 0, path.length() - ".class".length())
+                    .replace('/', '.');
             try {
                 bundle.loadClass(name);
             } catch (ClassNotFoundException | LinkageError e) {

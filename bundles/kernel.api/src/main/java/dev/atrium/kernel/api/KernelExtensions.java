@@ -15,6 +15,5 @@ public final class KernelExtensions {
     /** The JSON media type extension (Jackson). */
     public static final String JSON = "(osgi.jaxrs.media.type=application/json)";
 
-    private KernelExtensions() {
-    }
+    private KernelExtensions() {}
 }

@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.util.Set;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.FrameworkUtil;
 
@@ -27,7 +26,8 @@ public abstract class KernelMint {
     private static void requireKernel(Class<?> type) {
         Bundle api = FrameworkUtil.getBundle(KernelMint.class);
         if (api == null) {
-            return; // not inside an OSGi framework (a unit test's class path): there are no other bundles to guard against
+            return; // not inside an OSGi framework (a unit test's class path): there are no other bundles to guard
+            // against
         }
         Bundle owner = FrameworkUtil.getBundle(type);
         if (owner == null || !KERNEL.equals(owner.getSymbolicName())) {
@@ -53,14 +53,23 @@ public abstract class KernelMint {
      *
      * @since 2.5
      */
-    protected final Caller caller(String principalId, String authMethod, Set<String> scopes, java.time.Instant authenticatedAt,
+    protected final Caller caller(
+            String principalId,
+            String authMethod,
+            Set<String> scopes,
+            java.time.Instant authenticatedAt,
             Set<String> authenticationMethods) {
         check();
         return new Caller(this, principalId, authMethod, scopes, authenticatedAt, authenticationMethods);
     }
 
     /** A workspace reference; {@code provenFor} is the Principal the owner scope proved it for, or null. */
-    protected final SpaceRef space(String id, String slug, String ownerPrincipalId, String securityPosture, boolean isDefault,
+    protected final SpaceRef space(
+            String id,
+            String slug,
+            String ownerPrincipalId,
+            String securityPosture,
+            boolean isDefault,
             String provenFor) {
         check();
         return new SpaceRef(this, id, slug, ownerPrincipalId, securityPosture, isDefault, provenFor);

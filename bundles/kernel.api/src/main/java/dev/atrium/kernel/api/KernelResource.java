@@ -5,7 +5,6 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.osgi.service.component.annotations.ComponentPropertyType;
 import org.osgi.service.jaxrs.whiteboard.annotations.RequireJaxrsWhiteboard;
 
@@ -29,5 +28,5 @@ public @interface KernelResource {
     boolean resource() default true;
 
     /** {@code osgi.jaxrs.extension.select}: the kernel's extension and JSON. */
-    String[] extension_select() default { KernelExtensions.SELECT, KernelExtensions.JSON };
+    String[] extension_select() default {KernelExtensions.SELECT, KernelExtensions.JSON};
 }

@@ -20,8 +20,7 @@ public final class KeyFile {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private KeyFile() {
-    }
+    private KeyFile() {}
 
     /** The key in {@code file}, made first when there is none (a key another process made meanwhile wins). */
     public static byte[] readOrMake(Path file) throws IOException {
@@ -42,7 +41,8 @@ public final class KeyFile {
     public static byte[] read(Path file) throws IOException {
         byte[] raw;
         try {
-            raw = Base64.getDecoder().decode(Files.readString(file, StandardCharsets.US_ASCII).trim());
+            raw = Base64.getDecoder()
+                    .decode(Files.readString(file, StandardCharsets.US_ASCII).trim());
         } catch (IllegalArgumentException e) {
             throw new IOException("the key file " + file + " is not base64", e);
         }
@@ -63,7 +63,11 @@ public final class KeyFile {
         }
         byte[] raw = new byte[32];
         RANDOM.nextBytes(raw);
-        Path temp = Files.createTempFile(directory, ".new-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Path temp = Files.createTempFile(
+                directory,
+                ".new-",
+                ".tmp",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try {
             Files.writeString(temp, Base64.getEncoder().encodeToString(raw) + "\n", StandardCharsets.US_ASCII);
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {

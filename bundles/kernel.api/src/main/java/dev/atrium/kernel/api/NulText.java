@@ -1,11 +1,9 @@
 package dev.atrium.kernel.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.sql.SQLException;
 import java.util.Iterator;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
 
 /**
  * PostgreSQL text and jsonb cannot hold U+0000. Input carrying it is refused with 400 naming the field (never a 500);
@@ -13,8 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 public final class NulText {
 
-    private NulText() {
-    }
+    private NulText() {}
 
     /** 400 when any string or field name in {@code body} contains U+0000. */
     public static void reject(JsonNode body) {
@@ -39,7 +36,7 @@ public final class NulText {
             return n.textValue().indexOf('\0') >= 0 ? path : null;
         }
         if (n.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 String name = e.getKey().indexOf('\0') >= 0 ? "a field name" : e.getKey();
                 if (e.getKey().indexOf('\0') >= 0) {
@@ -72,6 +69,7 @@ public final class NulText {
      * @deprecated the policy is {@link Sql#translate}, which this now is: PostgreSQL's refusal of U+0000 is 400 there too
      */
     @Deprecated
+    @SuppressWarnings("InlineMeSuggester") // Error Prone's @InlineMe is not a dependency of the API
     public static RuntimeException failure(SQLException e) {
         return Sql.translate(e);
     }

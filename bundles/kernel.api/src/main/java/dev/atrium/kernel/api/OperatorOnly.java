@@ -7,6 +7,5 @@ import java.lang.annotation.Target;
 
 /** Marks the operator's resources under {@code /admin}: only the operator token (from {@code <data>/operator.token}) gets in. */
 @Retention(RetentionPolicy.RUNTIME)
-@Target({ ElementType.METHOD, ElementType.TYPE })
-public @interface OperatorOnly {
-}
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface OperatorOnly {}

@@ -4,7 +4,6 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.Optional;
-
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
 
@@ -25,8 +24,7 @@ public final class PasswordHasher {
     private static final int SALT_BYTES = 16;
     private static final int KEY_BITS = 256;
 
-    private PasswordHasher() {
-    }
+    private PasswordHasher() {}
 
     /**
      * A hash with the parameters needed to check a password against it. Stored either as three columns
@@ -74,7 +72,9 @@ public final class PasswordHasher {
                 return Optional.empty();
             }
             try {
-                return Optional.of(new Hash(Integer.parseInt(parts[1]), Base64.getDecoder().decode(parts[2]),
+                return Optional.of(new Hash(
+                        Integer.parseInt(parts[1]),
+                        Base64.getDecoder().decode(parts[2]),
                         Base64.getDecoder().decode(parts[3])));
             } catch (IllegalArgumentException e) { // NumberFormatException too
                 return Optional.empty();
@@ -110,7 +110,9 @@ public final class PasswordHasher {
     private static byte[] derive(char[] password, byte[] salt, int iterations) {
         PBEKeySpec spec = new PBEKeySpec(password, salt, iterations, KEY_BITS);
         try {
-            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
+            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+                    .generateSecret(spec)
+                    .getEncoded();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("every Java runtime has PBKDF2WithHmacSHA256", e);
         } finally {

@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -12,8 +11,17 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface PrincipalDirectory {
 
     /** A Principal as the directory shows it; {@code created} is true when this call created it. */
-    record Entry(String id, String provider, String subject, String username, String name, String email, String picture,
-            String status, boolean setupCompleted, boolean created) {
+    record Entry(
+            String id,
+            String provider,
+            String subject,
+            String username,
+            String name,
+            String email,
+            String picture,
+            String status,
+            boolean setupCompleted,
+            boolean created) {
         public boolean active() {
             return "active".equals(status);
         }

@@ -2,7 +2,6 @@ package dev.atrium.kernel.api;
 
 import java.net.URI;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

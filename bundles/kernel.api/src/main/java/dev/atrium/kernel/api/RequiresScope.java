@@ -10,7 +10,7 @@ import java.lang.annotation.Target;
  * 403 {@code FORBIDDEN} to a caller whose token lacks it. Unannotated methods need only authentication.
  */
 @Retention(RetentionPolicy.RUNTIME)
-@Target({ ElementType.METHOD, ElementType.TYPE })
+@Target({ElementType.METHOD, ElementType.TYPE})
 public @interface RequiresScope {
     String value();
 }

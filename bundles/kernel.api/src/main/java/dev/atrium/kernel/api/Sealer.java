@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
-
 import javax.crypto.Cipher;
 import javax.crypto.SecretKey;
 import javax.crypto.spec.GCMParameterSpec;
@@ -21,8 +20,7 @@ public final class Sealer {
     private static final int TAG_BITS = 128;
 
     /** A sealed value, with the id of the key that sealed it. */
-    public record Sealed(String keyId, byte[] nonce, byte[] ciphertext) {
-    }
+    public record Sealed(String keyId, byte[] nonce, byte[] ciphertext) {}
 
     private final String keyId;
     private final SecretKey key;

@@ -11,6 +11,5 @@ import java.lang.annotation.Target;
  * authentication and its {@code invalid_client} answers, the sign-in pages). Errors it throws are still mapped.
  */
 @Retention(RetentionPolicy.RUNTIME)
-@Target({ ElementType.TYPE, ElementType.METHOD })
-public @interface SelfAuthenticated {
-}
+@Target({ElementType.TYPE, ElementType.METHOD})
+public @interface SelfAuthenticated {}

@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.util.List;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

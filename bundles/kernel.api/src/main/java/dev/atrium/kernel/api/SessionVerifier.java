@@ -35,7 +35,11 @@ public interface SessionVerifier {
      *
      * @since 2.0
      */
-    record Session(String principalId, String csrfToken, java.time.Instant expiresAt, java.time.Instant authenticatedAt,
+    record Session(
+            String principalId,
+            String csrfToken,
+            java.time.Instant expiresAt,
+            java.time.Instant authenticatedAt,
             java.util.Set<String> methods) {
 
         /** A session that does not say when or how its person signed in. */
@@ -45,8 +49,9 @@ public interface SessionVerifier {
     }
 
     /**
-     * @return the live session of the cookie's value, or {@code null} when it is unknown, expired or ended; the kernel
-     *         answers 403 when its Principal is suspended
+     *Returns the live session of the cookie's value, or {@code null} when it is unknown, expired or ended; the kernel
+     * answers 403 when its Principal is suspended.
+     *
      */
     Session verify(String cookieValue);
 }

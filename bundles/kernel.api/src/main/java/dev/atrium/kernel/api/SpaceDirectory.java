@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -13,9 +12,10 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface SpaceDirectory {
 
     /**
+     *Returns the workspace when its Principal is active, the workspace is active and an active owner witness
+     * names both; empty otherwise.
      * @param usernameOrSlug a workspace slug, or a username standing for that Principal's default workspace
-     * @return the workspace when its Principal is active, the workspace is active and an active owner witness
-     *         names both; empty otherwise
+     *
      */
     Optional<SpaceRef> byOwnerName(String usernameOrSlug);
 

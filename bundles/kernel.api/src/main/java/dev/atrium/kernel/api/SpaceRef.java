@@ -16,7 +16,13 @@ public final class SpaceRef {
     private final boolean isDefault;
     private final String provenFor;
 
-    SpaceRef(KernelMint mint, String id, String slug, String ownerPrincipalId, String securityPosture, boolean isDefault,
+    SpaceRef(
+            KernelMint mint,
+            String id,
+            String slug,
+            String ownerPrincipalId,
+            String securityPosture,
+            boolean isDefault,
             String provenFor) {
         this.mint = mint;
         this.id = id;

@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
 import javax.sql.DataSource;
 
 /**
@@ -45,7 +44,6 @@ public final class Sql {
         DatabaseException(SQLException cause) {
             super(cause.getMessage(), cause);
         }
-
     }
 
     /**
@@ -114,7 +112,7 @@ public final class Sql {
      * most; after that it is 503.
      */
     public <T> T tx(Work<T> work) {
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(false);
                 try {
@@ -151,7 +149,8 @@ public final class Sql {
     }
 
     public static <T> List<T> list(Connection c, String sql, Row<T> row, Object... args) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = prepare(c, sql, args);
+                ResultSet rs = ps.executeQuery()) {
             List<T> out = new ArrayList<>();
             while (rs.next()) {
                 out.add(row.map(rs));
@@ -161,7 +160,8 @@ public final class Sql {
     }
 
     public static <T> Optional<T> one(Connection c, String sql, Row<T> row, Object... args) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = prepare(c, sql, args);
+                ResultSet rs = ps.executeQuery()) {
             return rs.next() ? Optional.ofNullable(row.map(rs)) : Optional.empty();
         }
     }
@@ -173,7 +173,8 @@ public final class Sql {
     }
 
     public static long count(Connection c, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = prepare(c, sql, args);
+                ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getLong(1) : 0L;
         }
     }
@@ -238,7 +239,8 @@ public final class Sql {
             case "22P02", "22007" -> ApiException.badRequest("a value is not valid for its type");
             case "22008" -> ApiException.badRequest("a date or time is out of range");
             case "22003" -> ApiException.badRequest("a number is out of range");
-            case "57014", "40001", "40P01" -> ApiException.unavailable("the database could not finish in time; try again");
+            case "57014", "40001", "40P01" ->
+                ApiException.unavailable("the database could not finish in time; try again");
             default -> null;
         };
     }
@@ -264,6 +266,7 @@ public final class Sql {
 
     /** The earliest and latest instants PostgreSQL's timestamptz holds (4713 BC and 294276 AD). */
     private static final Instant EARLIEST = Instant.parse("-4713-11-24T00:00:00Z");
+
     private static final Instant LATEST = Instant.parse("+294276-12-31T23:59:59Z");
 
     private static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {

@@ -20,12 +20,25 @@ public final class StoredContent {
      * Media types a browser only displays and never runs. Everything else (HTML, XHTML, SVG, XML, scripts, unknown types)
      * is an attachment. PDF is left out: viewers run its scripts, and a sandboxed PDF is not shown anyway.
      */
-    private static final Set<String> PASSIVE = Set.of("text/plain", "text/csv", "text/markdown", "application/json", "image/png",
-            "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp", "audio/mpeg", "audio/ogg", "audio/wav", "video/mp4",
-            "video/webm", "video/ogg");
+    private static final Set<String> PASSIVE = Set.of(
+            "text/plain",
+            "text/csv",
+            "text/markdown",
+            "application/json",
+            "image/png",
+            "image/jpeg",
+            "image/gif",
+            "image/webp",
+            "image/avif",
+            "image/bmp",
+            "audio/mpeg",
+            "audio/ogg",
+            "audio/wav",
+            "video/mp4",
+            "video/webm",
+            "video/ogg");
 
-    private StoredContent() {
-    }
+    private StoredContent() {}
 
     /** Whether a stored content type may be shown inline: its media type (parameters dropped, any case) is passive. */
     public static boolean passive(String contentType) {
@@ -33,7 +46,9 @@ public final class StoredContent {
             return false;
         }
         int semicolon = contentType.indexOf(';');
-        return PASSIVE.contains((semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT));
+        return PASSIVE.contains((semicolon < 0 ? contentType : contentType.substring(0, semicolon))
+                .trim()
+                .toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -46,15 +61,20 @@ public final class StoredContent {
     public static String disposition(String type, String name) {
         StringBuilder ascii = new StringBuilder();
         StringBuilder encoded = new StringBuilder();
-        for (char c : name.toCharArray()) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
             ascii.append(c >= 0x20 && c < 0x7f && "\"\\%/:*?<>|".indexOf(c) < 0 ? c : '_');
         }
         for (byte x : name.getBytes(StandardCharsets.UTF_8)) {
             int c = x & 0xff;
-            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || "!#$&+-.^_`|~".indexOf(c) >= 0) {
+            if ((c >= 'A' && c <= 'Z')
+                    || (c >= 'a' && c <= 'z')
+                    || (c >= '0' && c <= '9')
+                    || "!#$&+-.^_`|~".indexOf(c) >= 0) {
                 encoded.append((char) c);
             } else {
-                encoded.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                encoded.append('%')
+                        .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
                         .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
             }
         }

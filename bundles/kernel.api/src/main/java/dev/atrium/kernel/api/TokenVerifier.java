@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.util.Set;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -29,12 +28,13 @@ public interface TokenVerifier {
      *                    longer than this (and, for a revocation, until the database says so)
      * @since 2.0
      */
-    record Verified(String principalId, String authMethod, Set<String> scopes, String clientId, java.time.Instant expiresAt) {
-    }
+    record Verified(
+            String principalId, String authMethod, Set<String> scopes, String clientId, java.time.Instant expiresAt) {}
 
     /**
-     * @return what the token proves, or {@code null} when the token is unknown, expired or revoked; the kernel then
-     *         checks the Principal is active (403 when suspended)
+     *Returns what the token proves, or {@code null} when the token is unknown, expired or revoked; the kernel then
+     * checks the Principal is active (403 when suspended).
+     *
      */
     Verified verify(String token);
 }

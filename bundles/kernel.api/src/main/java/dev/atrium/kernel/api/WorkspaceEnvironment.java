@@ -2,7 +2,6 @@ package dev.atrium.kernel.api;
 
 import java.util.Collection;
 import java.util.Map;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -14,10 +13,11 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface WorkspaceEnvironment {
 
     /**
+     *Returns the value of each of {@code names} the workspace has (a name it does not have is absent), in the order
+     * of {@code names}.
      * @param space a workspace the kernel named ({@link OwnerScope} or {@link SpaceDirectory})
      * @param names the variables wanted
-     * @return the value of each of {@code names} the workspace has (a name it does not have is absent), in the order
-     *         of {@code names}
+     *
      */
     Map<String, String> values(SpaceRef space, Collection<String> names);
 }

@@ -17,7 +17,6 @@ public interface WorkspaceModels {
      */
     Choice model(Caller caller, String spaceIdOrSlug);
 
-    /** @param model the model name; @param provider {@code openai}, {@code anthropic}, … */
-    record Choice(String model, String provider) {
-    }
+    /** @param model the model name; {@code provider} {@code openai}, {@code anthropic}, … */
+    record Choice(String model, String provider) {}
 }

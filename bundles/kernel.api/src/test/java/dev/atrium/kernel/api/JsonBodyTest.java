@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Optional;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 class JsonBodyTest {
 
@@ -36,8 +34,10 @@ class JsonBodyTest {
     @Test
     void textIsTrimmedAndItsLengthChecked() throws Exception {
         assertEquals("abc", body("{\"name\":\"  abc \"}").text("name", 1, 3));
-        assertTrue(refusal(() -> uncheck(() -> body("{\"name\":\"   \"}").text("name", 1, 3))).contains("must not be empty"));
-        assertTrue(refusal(() -> uncheck(() -> body("{\"name\":\"abcd\"}").text("name", 1, 3))).contains("at most 3"));
+        assertTrue(refusal(() -> uncheck(() -> body("{\"name\":\"   \"}").text("name", 1, 3)))
+                .contains("must not be empty"));
+        assertTrue(refusal(() -> uncheck(() -> body("{\"name\":\"abcd\"}").text("name", 1, 3)))
+                .contains("at most 3"));
         assertTrue(refusal(() -> uncheck(() -> body("{}").text("name", 1, 3))).contains("name is required"));
     }
 
@@ -48,15 +48,18 @@ class JsonBodyTest {
 
     @Test
     void wrongTypesNameTheField() throws Exception {
-        assertTrue(refusal(() -> uncheck(() -> body("{\"name\":5}").string("name"))).contains("name must be a string"));
-        assertTrue(refusal(() -> uncheck(() -> body("{\"flag\":\"yes\"}").bool("flag"))).contains("flag must be a boolean"));
+        assertTrue(refusal(() -> uncheck(() -> body("{\"name\":5}").string("name")))
+                .contains("name must be a string"));
+        assertTrue(refusal(() -> uncheck(() -> body("{\"flag\":\"yes\"}").bool("flag")))
+                .contains("flag must be a boolean"));
         assertEquals(Optional.empty(), body("{\"flag\":null}").bool("flag"));
     }
 
     @Test
     void enumValuesMustBeKnown() throws Exception {
         assertEquals(Optional.of("a"), body("{\"k\":\"a\"}").oneOf("k", Set.of("a", "b")));
-        assertTrue(refusal(() -> uncheck(() -> body("{\"k\":\"c\"}").oneOf("k", Set.of("a", "b")))).contains("one of a, b"));
+        assertTrue(refusal(() -> uncheck(() -> body("{\"k\":\"c\"}").oneOf("k", Set.of("a", "b"))))
+                .contains("one of a, b"));
     }
 
     private static <T> T uncheck(java.util.concurrent.Callable<T> c) {

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,9 +31,13 @@ class KeyFileTest {
             assertEquals(1, left.count(), "no temporary file is left");
         }
         Files.writeString(file, "not base64!");
-        assertTrue(assertThrows(IOException.class, () -> KeyFile.read(file)).getMessage().contains("not base64"));
+        assertTrue(assertThrows(IOException.class, () -> KeyFile.read(file))
+                .getMessage()
+                .contains("not base64"));
         Files.writeString(file, "AAAA");
-        assertTrue(assertThrows(IOException.class, () -> KeyFile.read(file)).getMessage().contains("256-bit"));
+        assertTrue(assertThrows(IOException.class, () -> KeyFile.read(file))
+                .getMessage()
+                .contains("256-bit"));
     }
 
     @Test
@@ -46,6 +49,8 @@ class KeyFileTest {
         assertThrows(IllegalStateException.class, () -> a.open(sealed, "w1\nOTHER"));
         Sealer b = Sealer.withKeyFile(data.resolve("b.key"), "a1");
         assertThrows(IllegalStateException.class, () -> b.open(sealed, "w1\nTOKEN"), "another key with the same id");
-        assertThrows(IllegalStateException.class, () -> Sealer.withKeyFile(data.resolve("b.key"), "b1").open(sealed, "w1\nTOKEN"));
+        assertThrows(
+                IllegalStateException.class,
+                () -> Sealer.withKeyFile(data.resolve("b.key"), "b1").open(sealed, "w1\nTOKEN"));
     }
 }

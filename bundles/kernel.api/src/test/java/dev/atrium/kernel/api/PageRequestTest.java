@@ -15,14 +15,21 @@ class PageRequestTest {
 
     @Test
     void theListBodyNamesItsItemsAndEchoesThePage() {
-        assertEquals("{things=[a], total=7, limit=5, offset=2}", PageRequest.of("5", "2").body("things", java.util.List.of("a"), 7).toString());
+        assertEquals(
+                "{things=[a], total=7, limit=5, offset=2}",
+                PageRequest.of("5", "2")
+                        .body("things", java.util.List.of("a"), 7)
+                        .toString());
     }
 
     @Test
     void limitIsOneToOneHundredAndOffsetNotNegative() {
         assertEquals(new PageRequest(100, 7), PageRequest.of("100", "7"));
-        for (String[] bad : new String[][] { { "0", "0" }, { "101", "0" }, { "x", "0" }, { "5", "-1" }, { "5", "1.5" } }) {
-            assertEquals(400, assertThrows(ApiException.class, () -> PageRequest.of(bad[0], bad[1])).status());
+        for (String[] bad : new String[][] {{"0", "0"}, {"101", "0"}, {"x", "0"}, {"5", "-1"}, {"5", "1.5"}}) {
+            assertEquals(
+                    400,
+                    assertThrows(ApiException.class, () -> PageRequest.of(bad[0], bad[1]))
+                            .status());
         }
     }
 }

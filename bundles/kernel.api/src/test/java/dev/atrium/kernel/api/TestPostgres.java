@@ -8,9 +8,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -24,7 +22,8 @@ public final class TestPostgres implements AutoCloseable {
     private static final int POOL = 16;
     private final String name;
     private final PGSimpleDataSource direct;
-    private final java.util.concurrent.BlockingQueue<Connection> idle = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final java.util.concurrent.BlockingQueue<Connection> idle =
+            new java.util.concurrent.LinkedBlockingQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
     /** Pooled as the server's DataSource is: a connection per call would make the tests measure connecting. */
     private final PGSimpleDataSource dataSource = new PGSimpleDataSource() {
@@ -45,9 +44,9 @@ public final class TestPostgres implements AutoCloseable {
                 physical = direct.getConnection();
             }
             Connection lent = physical;
-            boolean[] returned = { false };
-            return (Connection) Proxy.newProxyInstance(TestPostgres.class.getClassLoader(), new Class<?>[] { Connection.class },
-                    (proxy, method, args) -> {
+            boolean[] returned = {false};
+            return (Connection) Proxy.newProxyInstance(
+                    TestPostgres.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                         if (method.getName().equals("close")) {
                             if (!returned[0]) {
                                 returned[0] = true;
@@ -85,7 +84,8 @@ public final class TestPostgres implements AutoCloseable {
 
     /** A new database named {@code <prefix>_<random>}. */
     public static TestPostgres create(String prefix) throws SQLException {
-        String name = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String name =
+                prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         admin("CREATE DATABASE " + name);
         return new TestPostgres(name);
     }
@@ -103,7 +103,7 @@ public final class TestPostgres implements AutoCloseable {
      * bundle, such as {@code /db/migration/V1__x.sql}) in order, once, whatever bundle they are asked for.
      */
     public SchemaMigrations migrations(Class<?> owner, String... scripts) {
-        boolean[] done = { false };
+        boolean[] done = {false};
         return bundle -> {
             synchronized (done) {
                 if (!done[0]) {
@@ -119,7 +119,9 @@ public final class TestPostgres implements AutoCloseable {
 
     /** Runs one SQL script from {@code owner}'s class path. */
     public void run(Class<?> owner, String script) {
-        try (InputStream in = owner.getResourceAsStream(script); Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (InputStream in = owner.getResourceAsStream(script);
+                Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             if (in == null) {
                 throw new IllegalArgumentException("no script " + script + " beside " + owner.getName());
             }
@@ -131,20 +133,23 @@ public final class TestPostgres implements AutoCloseable {
 
     /** A bundle context for a component's constructor outside a framework: every call answers null. */
     public static BundleContext noBundleContext() {
-        return (BundleContext) Proxy.newProxyInstance(TestPostgres.class.getClassLoader(), new Class<?>[] { BundleContext.class },
+        return (BundleContext) Proxy.newProxyInstance(
+                TestPostgres.class.getClassLoader(),
+                new Class<?>[] {BundleContext.class},
                 (proxy, method, args) -> null);
     }
 
     @Override
     public void close() throws SQLException {
-        for (Connection c; (c = idle.poll()) != null;) {
+        for (Connection c; (c = idle.poll()) != null; ) {
             c.close();
         }
         admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     }
 
     private static void admin(String statement) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres"); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres");
+                Statement s = c.createStatement()) {
             s.execute(statement);
         }
     }

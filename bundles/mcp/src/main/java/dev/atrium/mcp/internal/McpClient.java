@@ -1,5 +1,14 @@
 package dev.atrium.mcp.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.streams.api.EventStreamReader;
+import dev.atrium.streams.api.EventStreams;
+import dev.atrium.streams.api.ServerSentEvent;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +27,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.stream.Collectors;
-
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
@@ -39,17 +47,6 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.streams.api.EventStreamReader;
-import dev.atrium.streams.api.EventStreams;
-import dev.atrium.streams.api.ServerSentEvent;
-
 /**
  * A Model Context Protocol client for remote servers, speaking the protocol directly (JSON-RPC 2.0) over Jetty's HTTP
  * client: the Streamable HTTP transport (each message a POST answered with JSON or an event stream, the session in
@@ -61,25 +58,33 @@ import dev.atrium.streams.api.ServerSentEvent;
  * goes only to the addresses approved for it), except to the hosts the operator lists in {@code allowedHosts}.
  * Redirects are not followed.
  *
- * <p>Why one class of about 700 lines: both transports share one session's deadline, the egress checks and the JSON-RPC
+ * <p>Why one class of about 770 lines: both transports share one session's deadline, the egress checks and the JSON-RPC
  * exchange; reading event streams is the platform's ({@link EventStreams#reader}), the OAuth dance {@link McpOAuth}'s.
  */
-@Component(service = McpClient.class, configurationPid = "dev.atrium.mcp", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = McpClient.class,
+        configurationPid = "dev.atrium.mcp",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = McpClient.Config.class)
 public class McpClient {
 
     @ObjectClassDefinition(name = "Atrium MCP client")
     public @interface Config {
-        @AttributeDefinition(description = "Host names (comma-separated) the operator allows past the egress guard, e.g. an MCP server"
-                + " on the private network. By default ATRIUM_MCP_ALLOWED_HOSTS.")
+        @AttributeDefinition(
+                description =
+                        "Host names (comma-separated) the operator allows past the egress guard, e.g. an MCP server"
+                                + " on the private network. By default ATRIUM_MCP_ALLOWED_HOSTS.")
         String allowedHosts() default "";
 
-        @AttributeDefinition(description = "Wall-clock limit of one MCP operation (a listing, a tool call), in seconds."
-                + " By default ATRIUM_MCP_TIMEOUT_S.")
+        @AttributeDefinition(
+                description = "Wall-clock limit of one MCP operation (a listing, a tool call), in seconds."
+                        + " By default ATRIUM_MCP_TIMEOUT_S.")
         int timeoutSeconds() default 30;
 
-        @AttributeDefinition(description = "Base64 of the 32-byte AES key the MCP OAuth tokens are encrypted with (the same on every"
-                + " instance). By default ATRIUM_MCP_TOKEN_KEY; when unset, a key made at first start in <data>/mcp/token.key.")
+        @AttributeDefinition(
+                description =
+                        "Base64 of the 32-byte AES key the MCP OAuth tokens are encrypted with (the same on every"
+                                + " instance). By default ATRIUM_MCP_TOKEN_KEY; when unset, a key made at first start in <data>/mcp/token.key.")
         String tokenKey() default "";
 
         @AttributeDefinition(description = "The data directory. By default ATRIUM_DATA.")
@@ -109,19 +114,32 @@ public class McpClient {
     private final HttpClient client;
     /** Event streams' readers, bounded to a message's size. */
     private final BiFunction<InputStream, Integer, EventStreamReader> readers;
+
     private final AtomicLong ids = new AtomicLong();
 
     @Activate
-    public McpClient(@Reference EgressGuard guard, @Reference EventStreams eventStreams, Config config) throws Exception {
-        this(guard, config.allowedHosts(), TimeUnit.SECONDS.toNanos(Math.max(1, config.timeoutSeconds())), eventStreams::reader);
+    public McpClient(@Reference EgressGuard guard, @Reference EventStreams eventStreams, Config config)
+            throws Exception {
+        this(
+                guard,
+                config.allowedHosts(),
+                TimeUnit.SECONDS.toNanos(Math.max(1, config.timeoutSeconds())),
+                eventStreams::reader);
     }
 
-    McpClient(EgressGuard guard, String allowedHosts, long timeoutNanos, BiFunction<InputStream, Integer, EventStreamReader> readers)
+    McpClient(
+            EgressGuard guard,
+            String allowedHosts,
+            long timeoutNanos,
+            BiFunction<InputStream, Integer, EventStreamReader> readers)
             throws Exception {
         this.guard = guard;
         this.readers = readers;
-        this.allowedHosts = Arrays.stream(allowedHosts == null ? new String[0] : allowedHosts.split(",")).map(String::trim)
-                .filter(s -> !s.isEmpty()).map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        this.allowedHosts = Arrays.stream(allowedHosts == null ? new String[0] : allowedHosts.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .map(s -> s.toLowerCase(Locale.ROOT))
+                .collect(Collectors.toUnmodifiableSet());
         this.timeoutNanos = timeoutNanos;
         QueuedThreadPool threads = new QueuedThreadPool(32, 1);
         threads.setName(THREADS);
@@ -133,7 +151,9 @@ public class McpClient {
             if (allowed(host)) {
                 client.getExecutor().execute(() -> {
                     try {
-                        promise.succeeded(Arrays.stream(InetAddress.getAllByName(host)).map(a -> new InetSocketAddress(a, port)).toList());
+                        promise.succeeded(Arrays.stream(InetAddress.getAllByName(host))
+                                .map(a -> new InetSocketAddress(a, port))
+                                .toList());
                     } catch (UnknownHostException e) {
                         promise.failed(e);
                     }
@@ -199,7 +219,8 @@ public class McpClient {
         return listTools(url, transport, bearer, timeoutNanos);
     }
 
-    ArrayNode listTools(String url, String transport, String bearer, long limitNanos) throws IOException, InterruptedException {
+    ArrayNode listTools(String url, String transport, String bearer, long limitNanos)
+            throws IOException, InterruptedException {
         try (Session session = open(url, transport, bearer, System.nanoTime() + Math.min(limitNanos, timeoutNanos))) {
             ArrayNode all = NODES.arrayNode();
             String cursor = null;
@@ -217,12 +238,17 @@ public class McpClient {
                             tool.put("title", t.path("title").asText());
                         }
                         tool.put("description", t.path("description").asText(""));
-                        tool.set("input_schema", t.path("inputSchema").isObject() ? t.path("inputSchema")
-                                : NODES.objectNode().put("type", "object"));
+                        tool.set(
+                                "input_schema",
+                                t.path("inputSchema").isObject()
+                                        ? t.path("inputSchema")
+                                        : NODES.objectNode().put("type", "object"));
                         all.add(tool);
                     }
                 }
-                cursor = result.path("nextCursor").isTextual() ? result.path("nextCursor").asText() : null;
+                cursor = result.path("nextCursor").isTextual()
+                        ? result.path("nextCursor").asText()
+                        : null;
                 if (cursor == null || cursor.isEmpty() || all.size() >= MAX_TOOLS) {
                     break;
                 }
@@ -232,7 +258,8 @@ public class McpClient {
     }
 
     /** Calls a tool; the result's content as text. A result the server marks {@code isError} is thrown with its text. */
-    String callTool(String url, String transport, String bearer, String tool, JsonNode arguments) throws IOException, InterruptedException {
+    String callTool(String url, String transport, String bearer, String tool, JsonNode arguments)
+            throws IOException, InterruptedException {
         try (Session session = open(url, transport, bearer, System.nanoTime() + timeoutNanos)) {
             ObjectNode params = NODES.objectNode();
             params.put("name", tool);
@@ -245,10 +272,24 @@ public class McpClient {
                 }
                 switch (c.path("type").asText()) {
                     case "text" -> text.append(c.path("text").asText());
-                    case "resource" -> text.append(c.path("resource").path("text").asText("[resource " + c.path("resource").path("uri").asText() + "]"));
-                    case "resource_link" -> text.append("[resource link ").append(c.path("uri").asText()).append(']');
-                    default -> text.append('[').append(c.path("type").asText("unknown")).append(" content")
-                            .append(c.path("mimeType").isTextual() ? ", " + c.path("mimeType").asText() : "").append(']');
+                    case "resource" ->
+                        text.append(c.path("resource")
+                                .path("text")
+                                .asText("[resource "
+                                        + c.path("resource").path("uri").asText() + "]"));
+                    case "resource_link" ->
+                        text.append("[resource link ")
+                                .append(c.path("uri").asText())
+                                .append(']');
+                    default ->
+                        text.append('[')
+                                .append(c.path("type").asText("unknown"))
+                                .append(" content")
+                                .append(
+                                        c.path("mimeType").isTextual()
+                                                ? ", " + c.path("mimeType").asText()
+                                                : "")
+                                .append(']');
                 }
             }
             if (text.length() == 0 && result.has("structuredContent")) {
@@ -263,14 +304,17 @@ public class McpClient {
 
     // ------------------------------------------------------------------ sessions
 
-    private Session open(String url, String transport, String bearer, long deadline) throws IOException, InterruptedException {
+    private Session open(String url, String transport, String bearer, long deadline)
+            throws IOException, InterruptedException {
         URI uri;
         try {
             uri = check(url);
         } catch (ApiException e) {
             throw new IOException("refused: " + e.getMessage());
         }
-        Session session = "sse".equals(transport) ? new SseSession(uri, bearer, deadline) : new StreamableSession(uri, bearer, deadline);
+        Session session = "sse".equals(transport)
+                ? new SseSession(uri, bearer, deadline)
+                : new StreamableSession(uri, bearer, deadline);
         boolean ok = false;
         try {
             session.start();
@@ -302,8 +346,7 @@ public class McpClient {
             this.deadline = deadline;
         }
 
-        void start() throws IOException, InterruptedException {
-        }
+        void start() throws IOException, InterruptedException {}
 
         abstract JsonNode request(String method, JsonNode params) throws IOException, InterruptedException;
 
@@ -433,7 +476,8 @@ public class McpClient {
                 if ("initialize".equals(method)) {
                     sessionId = response.getHeaders().get("Mcp-Session-Id");
                 }
-                String type = String.valueOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE)).toLowerCase(Locale.ROOT);
+                String type = String.valueOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE))
+                        .toLowerCase(Locale.ROOT);
                 try (InputStream in = new BufferedInputStream(listener.getInputStream())) {
                     if (type.startsWith("text/event-stream")) {
                         return answerFrom(readers.apply(in, MAX_MESSAGE_BYTES), id);
@@ -441,7 +485,8 @@ public class McpClient {
                     if (type.startsWith("application/json")) {
                         byte[] body = in.readNBytes(MAX_MESSAGE_BYTES + 1);
                         if (body.length > MAX_MESSAGE_BYTES) {
-                            throw new IOException("the MCP server's answer is larger than " + MAX_MESSAGE_BYTES + " bytes");
+                            throw new IOException(
+                                    "the MCP server's answer is larger than " + MAX_MESSAGE_BYTES + " bytes");
                         }
                         JsonNode answer = matching(parse(new String(body, StandardCharsets.UTF_8)), id);
                         if (answer == null) {
@@ -452,7 +497,7 @@ public class McpClient {
                     throw new IOException("the MCP server answered with content type " + type);
                 }
             } finally {
-                request.abort(new IOException("the MCP request ended"));
+                var unused = request.abort(new IOException("the MCP request ended"));
             }
         }
 
@@ -465,7 +510,7 @@ public class McpClient {
                     throw new IOException("the MCP server answered HTTP " + response.getStatus() + " to " + method);
                 }
             } finally {
-                request.abort(new IOException("the MCP request ended"));
+                var unused = request.abort(new IOException("the MCP request ended"));
             }
         }
 
@@ -475,10 +520,10 @@ public class McpClient {
                 return;
             }
             try {
-                Request r = newRequest(uri, HttpMethod.DELETE).timeout(Math.min(2000, Math.max(1, leftMillis())), TimeUnit.MILLISECONDS);
+                Request r = newRequest(uri, HttpMethod.DELETE)
+                        .timeout(Math.min(2000, Math.max(1, leftMillis())), TimeUnit.MILLISECONDS);
                 r.headers(h -> h.put("Mcp-Session-Id", sessionId));
-                r.send(result -> {
-                }); // best effort: a server that does not end sessions on DELETE answers 405
+                r.send(result -> {}); // best effort: a server that does not end sessions on DELETE answers 405
             } catch (IOException | RuntimeException ignored) {
                 // past the deadline: the server expires the session by itself
             }
@@ -518,7 +563,8 @@ public class McpClient {
                     } catch (IllegalArgumentException bad) {
                         throw new IOException("the MCP server's message endpoint is not a valid URL");
                     }
-                    if (!same(target.getScheme(), uri.getScheme()) || !same(target.getHost(), uri.getHost())
+                    if (!same(target.getScheme(), uri.getScheme())
+                            || !same(target.getHost(), uri.getHost())
                             || target.getPort() != uri.getPort()) {
                         throw new IOException("the MCP server's message endpoint is on another origin");
                     }
@@ -540,7 +586,7 @@ public class McpClient {
                     throw new IOException("the MCP server answered HTTP " + response.getStatus() + excerpt(l));
                 }
             } finally {
-                r.abort(new IOException("the MCP request ended"));
+                var unused = r.abort(new IOException("the MCP request ended"));
             }
         }
 
@@ -566,7 +612,7 @@ public class McpClient {
                 }
             }
             if (stream != null) {
-                stream.abort(new IOException("the MCP session ended"));
+                var unused = stream.abort(new IOException("the MCP session ended"));
             }
         }
     }
@@ -574,14 +620,14 @@ public class McpClient {
     // ------------------------------------------------------------------ plain HTTP for the OAuth flow
 
     /** An HTTP answer of the OAuth flow: status, the WWW-Authenticate header, and the body parsed as JSON (null when not). */
-    record Answer(int status, String challenge, JsonNode json) {
-    }
+    record Answer(int status, String challenge, JsonNode json) {}
 
     /**
      * One guarded HTTP exchange (GET when {@code body} is null, else POST of {@code contentType}), no redirects, the body
      * read up to {@link #MAX_MESSAGE_BYTES}.
      */
-    Answer exchange(URI target, String body, String contentType, String accept) throws IOException, InterruptedException {
+    Answer exchange(URI target, String body, String contentType, String accept)
+            throws IOException, InterruptedException {
         if (!allowed(target.getHost())) {
             try {
                 guard.check(target);
@@ -590,7 +636,8 @@ public class McpClient {
             }
         }
         long deadline = System.nanoTime() + timeoutNanos;
-        Request r = client.newRequest(target).method(body == null ? HttpMethod.GET : HttpMethod.POST)
+        Request r = client.newRequest(target)
+                .method(body == null ? HttpMethod.GET : HttpMethod.POST)
                 .timeout(TimeUnit.NANOSECONDS.toMillis(timeoutNanos), TimeUnit.MILLISECONDS);
         r.headers(h -> h.put(HttpHeader.ACCEPT, accept));
         if (body != null) {
@@ -606,13 +653,15 @@ public class McpClient {
             } catch (ExecutionException e) {
                 throw failure(e);
             }
-            String type = String.valueOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE)).toLowerCase(Locale.ROOT);
+            String type = String.valueOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE))
+                    .toLowerCase(Locale.ROOT);
             JsonNode json = null;
             if (type.contains("json")) {
                 try (InputStream in = listener.getInputStream()) {
                     byte[] bytes = in.readNBytes(MAX_MESSAGE_BYTES + 1);
                     if (bytes.length > MAX_MESSAGE_BYTES) {
-                        throw new IOException("the answer of " + target.getHost() + " is larger than " + MAX_MESSAGE_BYTES + " bytes");
+                        throw new IOException("the answer of " + target.getHost() + " is larger than "
+                                + MAX_MESSAGE_BYTES + " bytes");
                     }
                     try {
                         json = McpServerStore.JSON.readTree(bytes);
@@ -623,7 +672,7 @@ public class McpClient {
             }
             return new Answer(response.getStatus(), response.getHeaders().get(HttpHeader.WWW_AUTHENTICATE), json);
         } finally {
-            r.abort(new IOException("the exchange ended"));
+            var unused = r.abort(new IOException("the exchange ended"));
         }
     }
 
@@ -643,7 +692,8 @@ public class McpClient {
         } catch (ApiException e) {
             throw new IOException("refused: " + e.getMessage());
         }
-        Answer a = "sse".equals(transport) ? exchange(uri, null, null, "text/event-stream")
+        Answer a = "sse".equals(transport)
+                ? exchange(uri, null, null, "text/event-stream")
                 : exchange(uri, init.toString(), "application/json", "application/json, text/event-stream");
         return a.status() == 401 ? (a.challenge() == null ? "" : a.challenge()) : null;
     }
@@ -672,12 +722,17 @@ public class McpClient {
             }
             return null;
         }
-        if (!message.isObject() || !message.has("id") || message.has("method") || message.path("id").asLong(-1) != id) {
-            return null; // a notification or a request of the server's: this client offers no capabilities, so none is answered
+        if (!message.isObject()
+                || !message.has("id")
+                || message.has("method")
+                || message.path("id").asLong(-1) != id) {
+            return null; // a notification or a request of the server's: this client offers no capabilities, so none is
+            // answered
         }
         if (message.has("error")) {
             JsonNode error = message.path("error");
-            throw new IOException("the MCP server answered error " + error.path("code").asText() + ": " + error.path("message").asText());
+            throw new IOException("the MCP server answered error "
+                    + error.path("code").asText() + ": " + error.path("message").asText());
         }
         JsonNode result = message.path("result");
         if (!result.isObject()) {
@@ -696,7 +751,8 @@ public class McpClient {
     }
 
     private IOException tookTooLong() {
-        return new IOException("the MCP server did not answer within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " seconds");
+        return new IOException(
+                "the MCP server did not answer within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " seconds");
     }
 
     private IOException failure(Exception e) {

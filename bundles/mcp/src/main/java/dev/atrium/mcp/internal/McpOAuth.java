@@ -1,5 +1,14 @@
 package dev.atrium.mcp.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.mcp.internal.McpServerStore.Server;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -16,23 +25,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.mcp.internal.McpServerStore.Server;
 
 /**
  * The OAuth client side of MCP authorization (MCP 2025-06-18 "Authorization"): on a server's 401 it reads the protected
@@ -58,8 +54,12 @@ public class McpOAuth {
     private final Sql sql;
 
     @Activate
-    public McpOAuth(@Reference McpClient client, @Reference TokenCipher cipher, @Reference McpServerStore store,
-            @Reference SpaceDirectory spaces, @Reference DataSource dataSource) {
+    public McpOAuth(
+            @Reference McpClient client,
+            @Reference TokenCipher cipher,
+            @Reference McpServerStore store,
+            @Reference SpaceDirectory spaces,
+            @Reference DataSource dataSource) {
         this.client = client;
         this.cipher = cipher;
         this.store = store;
@@ -67,16 +67,33 @@ public class McpOAuth {
         this.sql = new Sql(dataSource);
     }
 
-    record Registration(String serverId, String resource, String issuer, String authorizationEndpoint, String tokenEndpoint,
-            String clientId, String clientSecret, String scope, String accessToken, String refreshToken, Instant expiresAt) {
-    }
+    record Registration(
+            String serverId,
+            String resource,
+            String issuer,
+            String authorizationEndpoint,
+            String tokenEndpoint,
+            String clientId,
+            String clientSecret,
+            String scope,
+            String accessToken,
+            String refreshToken,
+            Instant expiresAt) {}
 
     private Registration registration(ResultSet rs) throws SQLException {
         Timestamp expires = rs.getTimestamp("expires_at");
-        return new Registration(rs.getString("server_id"), rs.getString("resource"), rs.getString("issuer"),
-                rs.getString("authorization_endpoint"), rs.getString("token_endpoint"), rs.getString("client_id"),
-                cipher.open(rs.getString("client_secret")), rs.getString("scope"), cipher.open(rs.getString("access_token")),
-                cipher.open(rs.getString("refresh_token")), expires == null ? null : expires.toInstant());
+        return new Registration(
+                rs.getString("server_id"),
+                rs.getString("resource"),
+                rs.getString("issuer"),
+                rs.getString("authorization_endpoint"),
+                rs.getString("token_endpoint"),
+                rs.getString("client_id"),
+                cipher.open(rs.getString("client_secret")),
+                rs.getString("scope"),
+                cipher.open(rs.getString("access_token")),
+                cipher.open(rs.getString("refresh_token")),
+                expires == null ? null : expires.toInstant());
     }
 
     Optional<Registration> registration(String serverId) {
@@ -90,8 +107,7 @@ public class McpOAuth {
 
     // ------------------------------------------------------------------ beginning
 
-    record Started(String authorizationUrl, Instant expiresAt) {
-    }
+    record Started(String authorizationUrl, Instant expiresAt) {}
 
     Started start(Server server, String principalId, String redirectUri) throws IOException, InterruptedException {
         String challenge = client.challenge(server.url(), server.transport());
@@ -117,10 +133,13 @@ public class McpOAuth {
             throw bad("the authorization server does not support PKCE with S256");
         }
         Matcher scopeInChallenge = SCOPE.matcher(challenge);
-        String scope = scopeInChallenge.find() ? scopeInChallenge.group(1)
+        String scope = scopeInChallenge.find()
+                ? scopeInChallenge.group(1)
                 : prm.path("scopes_supported").isArray() ? join(prm.path("scopes_supported")) : null;
 
-        Registration known = registration(server.id()).filter(r -> r.issuer().equals(issuer) && r.resource().equals(resource)).orElse(null);
+        Registration known = registration(server.id())
+                .filter(r -> r.issuer().equals(issuer) && r.resource().equals(resource))
+                .orElse(null);
         String clientId;
         String clientSecret;
         if (known != null && redirectUri.equals(registeredRedirect(server.id()))) {
@@ -137,30 +156,51 @@ public class McpOAuth {
             if (scope != null) {
                 request.put("scope", scope);
             }
-            McpClient.Answer registered = client.exchange(URI.create(endpoint), request.toString(), "application/json", "application/json");
-            if (registered.status() / 100 != 2 || registered.json() == null || !registered.json().path("client_id").isTextual()) {
-                throw bad("the authorization server refused the client registration (HTTP " + registered.status() + ")");
+            McpClient.Answer registered =
+                    client.exchange(URI.create(endpoint), request.toString(), "application/json", "application/json");
+            if (registered.status() / 100 != 2
+                    || registered.json() == null
+                    || !registered.json().path("client_id").isTextual()) {
+                throw bad(
+                        "the authorization server refused the client registration (HTTP " + registered.status() + ")");
             }
             clientId = registered.json().path("client_id").asText();
-            clientSecret = registered.json().path("client_secret").isTextual() ? registered.json().path("client_secret").asText() : null;
+            clientSecret = registered.json().path("client_secret").isTextual()
+                    ? registered.json().path("client_secret").asText()
+                    : null;
         }
-        sql.update("INSERT INTO mcp_oauth (server_id, resource, issuer, authorization_endpoint, token_endpoint, client_id, client_secret, scope)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server_id) DO UPDATE SET resource = excluded.resource, issuer = excluded.issuer,"
-                + " authorization_endpoint = excluded.authorization_endpoint, token_endpoint = excluded.token_endpoint,"
-                + " client_id = excluded.client_id, client_secret = excluded.client_secret, scope = excluded.scope,"
-                + " access_token = CASE WHEN mcp_oauth.client_id = excluded.client_id THEN mcp_oauth.access_token END,"
-                + " refresh_token = CASE WHEN mcp_oauth.client_id = excluded.client_id THEN mcp_oauth.refresh_token END,"
-                + " updated_at = now()",
-                server.id(), resource, issuer, authorizationEndpoint, tokenEndpoint, clientId, cipher.seal(clientSecret), scope);
+        sql.update(
+                "INSERT INTO mcp_oauth (server_id, resource, issuer, authorization_endpoint, token_endpoint, client_id, client_secret, scope)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server_id) DO UPDATE SET resource = excluded.resource, issuer = excluded.issuer,"
+                        + " authorization_endpoint = excluded.authorization_endpoint, token_endpoint = excluded.token_endpoint,"
+                        + " client_id = excluded.client_id, client_secret = excluded.client_secret, scope = excluded.scope,"
+                        + " access_token = CASE WHEN mcp_oauth.client_id = excluded.client_id THEN mcp_oauth.access_token END,"
+                        + " refresh_token = CASE WHEN mcp_oauth.client_id = excluded.client_id THEN mcp_oauth.refresh_token END,"
+                        + " updated_at = now()",
+                server.id(),
+                resource,
+                issuer,
+                authorizationEndpoint,
+                tokenEndpoint,
+                clientId,
+                cipher.seal(clientSecret),
+                scope);
 
         String state = Ids.random("", 43);
         String verifier = Ids.random("", 64);
         String codeChallenge = Digests.base64Url(Digests.sha256(verifier));
         Instant expires = Instant.now().plus(STATE_TTL);
         sql.update("DELETE FROM mcp_oauth_states WHERE expires_at < now() - interval '1 day'");
-        sql.update("INSERT INTO mcp_oauth_states (state_hash, server_id, space_id, principal_id, code_verifier, redirect_uri, expires_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?)", Digests.sha256Base64Url(state), server.id(), server.spaceId(), principalId,
-                cipher.seal(verifier), redirectUri, Timestamp.from(expires));
+        sql.update(
+                "INSERT INTO mcp_oauth_states (state_hash, server_id, space_id, principal_id, code_verifier, redirect_uri, expires_at)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                Digests.sha256Base64Url(state),
+                server.id(),
+                server.spaceId(),
+                principalId,
+                cipher.seal(verifier),
+                redirectUri,
+                Timestamp.from(expires));
         Map<String, String> q = new LinkedHashMap<>();
         q.put("response_type", "code");
         q.put("client_id", clientId);
@@ -172,12 +212,16 @@ public class McpOAuth {
         if (scope != null) {
             q.put("scope", scope);
         }
-        return new Started(authorizationEndpoint + (authorizationEndpoint.contains("?") ? "&" : "?") + form(q), expires);
+        return new Started(
+                authorizationEndpoint + (authorizationEndpoint.contains("?") ? "&" : "?") + form(q), expires);
     }
 
     private String registeredRedirect(String serverId) {
-        return sql.one("SELECT redirect_uri FROM mcp_oauth_states WHERE server_id = ? ORDER BY expires_at DESC LIMIT 1",
-                rs -> rs.getString(1), serverId).orElse(null);
+        return sql.one(
+                        "SELECT redirect_uri FROM mcp_oauth_states WHERE server_id = ? ORDER BY expires_at DESC LIMIT 1",
+                        rs -> rs.getString(1),
+                        serverId)
+                .orElse(null);
     }
 
     private JsonNode protectedResourceMetadata(URI server, String challenge) throws IOException, InterruptedException {
@@ -214,8 +258,12 @@ public class McpOAuth {
         String origin = i.getScheme() + "://" + i.getRawAuthority();
         String path = i.getRawPath() == null || i.getRawPath().equals("/") ? "" : i.getRawPath();
         List<String> candidates = path.isEmpty()
-                ? List.of(origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration")
-                : List.of(origin + "/.well-known/oauth-authorization-server" + path, origin + "/.well-known/openid-configuration" + path,
+                ? List.of(
+                        origin + "/.well-known/oauth-authorization-server",
+                        origin + "/.well-known/openid-configuration")
+                : List.of(
+                        origin + "/.well-known/oauth-authorization-server" + path,
+                        origin + "/.well-known/openid-configuration" + path,
                         origin + path + "/.well-known/openid-configuration");
         for (String c : candidates) {
             JsonNode doc = document(c);
@@ -242,19 +290,20 @@ public class McpOAuth {
 
     // ------------------------------------------------------------------ the callback
 
-    record Completed(String serverId, String spaceId) {
-    }
+    record Completed(String serverId, String spaceId) {}
 
-    private record State(String serverId, String spaceId, String principalId, String verifier, String redirectUri) {
-    }
+    private record State(String serverId, String spaceId, String principalId, String verifier, String redirectUri) {}
 
     /** Refuses, as {@link #complete} would, a state that is not waiting for its callback; it is not spent. */
     void requirePending(String state) {
         if (state == null || state.isBlank() || state.length() > 200) {
             throw ApiException.badRequest("state is required");
         }
-        if (sql.one("SELECT 1 FROM mcp_oauth_states WHERE state_hash = ? AND used_at IS NULL AND expires_at > now()", rs -> 1,
-                Digests.sha256Base64Url(state)).isEmpty()) {
+        if (sql.one(
+                        "SELECT 1 FROM mcp_oauth_states WHERE state_hash = ? AND used_at IS NULL AND expires_at > now()",
+                        rs -> 1,
+                        Digests.sha256Base64Url(state))
+                .isEmpty()) {
             throw ApiException.badRequest("the state is unknown, expired or already used");
         }
     }
@@ -264,25 +313,39 @@ public class McpOAuth {
      * server issued, and issued to the signed-in Principal of the callback's request; its Principal must still own
      * its workspace and the server still be there. Then the code is exchanged for tokens.
      */
-    Completed complete(String state, String code, String error, Caller signedIn) throws IOException, InterruptedException {
+    Completed complete(String state, String code, String error, Caller signedIn)
+            throws IOException, InterruptedException {
         if (state == null || state.isBlank() || state.length() > 200) {
             throw ApiException.badRequest("state is required");
         }
         String hash = Digests.sha256Base64Url(state);
-        // a signed-in caller other than the state's Principal is refused without spending it (its owner may still finish)
-        String issuedTo = sql.one("SELECT principal_id FROM mcp_oauth_states WHERE state_hash = ?", rs -> rs.getString(1), hash).orElse(null);
+        // a signed-in caller other than the state's Principal is refused without spending it (its owner may still
+        // finish)
+        String issuedTo = sql.one(
+                        "SELECT principal_id FROM mcp_oauth_states WHERE state_hash = ?", rs -> rs.getString(1), hash)
+                .orElse(null);
         if (issuedTo != null && !signedIn.principalId().equals(issuedTo)) {
             throw ApiException.badRequest("the state was issued to someone else");
         }
-        State s = sql.one("UPDATE mcp_oauth_states SET used_at = now() WHERE state_hash = ? AND used_at IS NULL AND expires_at > now()"
-                + " RETURNING server_id, space_id, principal_id, code_verifier, redirect_uri", rs -> new State(rs.getString(1), rs.getString(2),
-                        rs.getString(3), cipher.open(rs.getString(4)), rs.getString(5)), hash)
+        State s = sql.one(
+                        "UPDATE mcp_oauth_states SET used_at = now() WHERE state_hash = ? AND used_at IS NULL AND expires_at > now()"
+                                + " RETURNING server_id, space_id, principal_id, code_verifier, redirect_uri",
+                        rs -> new State(
+                                rs.getString(1),
+                                rs.getString(2),
+                                rs.getString(3),
+                                cipher.open(rs.getString(4)),
+                                rs.getString(5)),
+                        hash)
                 .orElseThrow(() -> ApiException.badRequest("the state is unknown, expired or already used"));
         // the Principal is still active and still owns the workspace (with its owner witness)
-        if (!spaces.byId(s.spaceId()).map(w -> w.ownerPrincipalId().equals(s.principalId())).orElse(false)) {
+        if (!spaces.byId(s.spaceId())
+                .map(w -> w.ownerPrincipalId().equals(s.principalId()))
+                .orElse(false)) {
             throw ApiException.badRequest("the workspace of this authorization is no longer its owner's");
         }
-        Server server = store.get(s.serverId()).filter(x -> x.spaceId().equals(s.spaceId()))
+        Server server = store.get(s.serverId())
+                .filter(x -> x.spaceId().equals(s.spaceId()))
                 .orElseThrow(() -> ApiException.badRequest("the MCP server of this authorization is gone"));
         if (error != null && !error.isBlank()) {
             throw ApiException.badRequest("the authorization server answered " + clip(error));
@@ -290,7 +353,8 @@ public class McpOAuth {
         if (code == null || code.isBlank() || code.length() > 4096) {
             throw ApiException.badRequest("code is required");
         }
-        Registration r = registration(server.id()).orElseThrow(() -> ApiException.badRequest("the MCP server's OAuth client is gone"));
+        Registration r = registration(server.id())
+                .orElseThrow(() -> ApiException.badRequest("the MCP server's OAuth client is gone"));
         Map<String, String> form = new LinkedHashMap<>();
         form.put("grant_type", "authorization_code");
         form.put("code", code);
@@ -310,14 +374,22 @@ public class McpOAuth {
         McpClient.Answer a = client.exchange(URI.create(r.tokenEndpoint()), form(form), FORM, "application/json");
         JsonNode t = a.json();
         if (a.status() != 200 || t == null || !t.path("access_token").isTextual()) {
-            String why = t != null && t.path("error").isTextual() ? t.path("error").asText() : "HTTP " + a.status();
+            String why =
+                    t != null && t.path("error").isTextual() ? t.path("error").asText() : "HTTP " + a.status();
             throw new ApiException(502, "BAD_GATEWAY", "the authorization server refused: " + clip(why));
         }
         String access = t.path("access_token").asText();
-        String refresh = t.path("refresh_token").isTextual() ? t.path("refresh_token").asText() : null;
-        Instant expires = t.path("expires_in").canConvertToLong() ? Instant.now().plusSeconds(Math.max(0, t.path("expires_in").asLong())) : null;
-        sql.update("UPDATE mcp_oauth SET access_token = ?, refresh_token = coalesce(?, refresh_token), expires_at = ?, updated_at = now()"
-                + " WHERE server_id = ?", cipher.seal(access), cipher.seal(refresh), expires == null ? null : Timestamp.from(expires),
+        String refresh =
+                t.path("refresh_token").isTextual() ? t.path("refresh_token").asText() : null;
+        Instant expires = t.path("expires_in").canConvertToLong()
+                ? Instant.now().plusSeconds(Math.max(0, t.path("expires_in").asLong()))
+                : null;
+        sql.update(
+                "UPDATE mcp_oauth SET access_token = ?, refresh_token = coalesce(?, refresh_token), expires_at = ?, updated_at = now()"
+                        + " WHERE server_id = ?",
+                cipher.seal(access),
+                cipher.seal(refresh),
+                expires == null ? null : Timestamp.from(expires),
                 r.serverId());
         return access;
     }
@@ -330,7 +402,8 @@ public class McpOAuth {
         if (r == null || r.accessToken() == null) {
             return null;
         }
-        boolean expired = r.expiresAt() != null && r.expiresAt().isBefore(Instant.now().plusSeconds(30));
+        boolean expired =
+                r.expiresAt() != null && r.expiresAt().isBefore(Instant.now().plusSeconds(30));
         if ((expired || force) && r.refreshToken() != null) {
             Map<String, String> form = new LinkedHashMap<>();
             form.put("grant_type", "refresh_token");
@@ -375,7 +448,9 @@ public class McpOAuth {
     static boolean sameResource(String resource, String serverUrl) {
         String a = strip(resource);
         String b = strip(serverUrl);
-        return !a.isEmpty() && (a.equalsIgnoreCase(b) || b.toLowerCase(java.util.Locale.ROOT).startsWith(a.toLowerCase(java.util.Locale.ROOT) + "/"));
+        return !a.isEmpty()
+                && (a.equalsIgnoreCase(b)
+                        || b.toLowerCase(java.util.Locale.ROOT).startsWith(a.toLowerCase(java.util.Locale.ROOT) + "/"));
     }
 
     private static String strip(String url) {
@@ -411,7 +486,9 @@ public class McpOAuth {
             if (sb.length() > 0) {
                 sb.append('&');
             }
-            sb.append(URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=').append(URLEncoder.encode(v, StandardCharsets.UTF_8));
+            sb.append(URLEncoder.encode(k, StandardCharsets.UTF_8))
+                    .append('=')
+                    .append(URLEncoder.encode(v, StandardCharsets.UTF_8));
         });
         return sb.toString();
     }

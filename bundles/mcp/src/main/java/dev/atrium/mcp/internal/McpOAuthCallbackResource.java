@@ -1,11 +1,14 @@
 package dev.atrium.mcp.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
@@ -15,15 +18,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
 
 /**
  * {@code GET /api/mcp/oauth/callback}: where the authorization server sends the user's browser back. The route takes no
@@ -48,13 +45,19 @@ public class McpOAuthCallbackResource {
 
     @GET
     @Anonymous
-    public Response callback(@Context SecurityContext sc, @Context UriInfo uri, @QueryParam("state") String state, @QueryParam("code") String code,
+    public Response callback(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @QueryParam("state") String state,
+            @QueryParam("code") String code,
             @QueryParam("error") String error) {
         Caller signedIn = sc != null && sc.getUserPrincipal() instanceof Caller c && c.principalId() != null ? c : null;
         if (signedIn == null) {
             oauth.requirePending(state);
             String back = PATH + "?" + uri.getRequestUri().getRawQuery();
-            return Response.status(302).header("Location", "/auth/login?return_to=" + URLEncoder.encode(back, StandardCharsets.UTF_8)).build();
+            return Response.status(302)
+                    .header("Location", "/auth/login?return_to=" + URLEncoder.encode(back, StandardCharsets.UTF_8))
+                    .build();
         }
         McpOAuth.Completed done;
         try {

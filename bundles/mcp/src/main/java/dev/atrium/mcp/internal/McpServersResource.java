@@ -1,11 +1,23 @@
 package dev.atrium.mcp.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PublicUrls;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.mcp.internal.McpServerStore.Server;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -20,25 +32,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.PublicUrls;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.mcp.internal.McpServerStore.Server;
 
 /**
  * {@code /api/mcp/servers}: a workspace's MCP servers. The workspace is named by {@code space_id} (query of the list,
@@ -65,8 +61,12 @@ public class McpServersResource {
     private final PublicUrls urls;
 
     @Activate
-    public McpServersResource(@Reference OwnerScope ownerScope, @Reference McpServerStore store, @Reference McpClient client,
-            @Reference McpOAuth oauth, @Reference PublicUrls urls) {
+    public McpServersResource(
+            @Reference OwnerScope ownerScope,
+            @Reference McpServerStore store,
+            @Reference McpClient client,
+            @Reference McpOAuth oauth,
+            @Reference PublicUrls urls) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.client = client;
@@ -76,11 +76,18 @@ public class McpServersResource {
 
     @GET
     @RequiresScope("threads:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("space_id") String spaceId, @QueryParam("limit") String limit,
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @QueryParam("space_id") String spaceId,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         SpaceRef space = space(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("servers", store.list(space.id(), page.limit(), page.offset()).stream().map(Server::toJson).toList(),
+        return page.body(
+                "servers",
+                store.list(space.id(), page.limit(), page.offset()).stream()
+                        .map(Server::toJson)
+                        .toList(),
                 store.count(space.id()));
     }
 
@@ -97,10 +104,15 @@ public class McpServersResource {
         if (store.count(space.id()) >= MAX_SERVERS) {
             throw ApiException.conflict("a workspace has at most " + MAX_SERVERS + " MCP servers");
         }
-        if (store.list(space.id(), MAX_SERVERS, 0).stream().anyMatch(s -> s.name().equals(name))) {
+        if (store.list(space.id(), MAX_SERVERS, 0).stream()
+                .anyMatch(s -> s.name().equals(name))) {
             throw ApiException.conflict("an MCP server named '" + name + "' is already registered in this workspace");
         }
-        return Response.status(201).entity(Map.of("server", store.create(space.id(), name, url, transport, enabled).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "server",
+                        store.create(space.id(), name, url, transport, enabled).toJson()))
+                .build();
     }
 
     @PATCH
@@ -117,15 +129,20 @@ public class McpServersResource {
         if (name == null && url == null && transport == null && enabled == null) {
             throw ApiException.badRequest("nothing to change: give name, url, transport or enabled");
         }
-        if (name != null && !name.equals(server.name())
-                && store.list(server.spaceId(), MAX_SERVERS, 0).stream().anyMatch(s -> s.name().equals(name))) {
+        if (name != null
+                && !name.equals(server.name())
+                && store.list(server.spaceId(), MAX_SERVERS, 0).stream()
+                        .anyMatch(s -> s.name().equals(name))) {
             throw ApiException.conflict("an MCP server named '" + name + "' is already registered in this workspace");
         }
         if (url != null && !url.equals(server.url())) {
             oauth.forget(server.id()); // its client and tokens were for the old resource
         }
-        return Map.of("server", store.update(server.id(), name, url, transport, enabled).orElseThrow(() -> ApiException.notFound(NOT_FOUND))
-                .toJson());
+        return Map.of(
+                "server",
+                store.update(server.id(), name, url, transport, enabled)
+                        .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                        .toJson());
     }
 
     @DELETE
@@ -148,8 +165,11 @@ public class McpServersResource {
         try {
             tools = oauth.withToken(server, bearer -> client.listTools(server.url(), server.transport(), bearer));
         } catch (McpClient.AuthorizationRequired e) {
-            throw new ApiException(409, "MCP_AUTHORIZATION_REQUIRED",
-                    "the MCP server requires authorization: connect it with POST /api/mcp/servers/" + server.id() + "/authorize");
+            throw new ApiException(
+                    409,
+                    "MCP_AUTHORIZATION_REQUIRED",
+                    "the MCP server requires authorization: connect it with POST /api/mcp/servers/" + server.id()
+                            + "/authorize");
         } catch (IOException e) {
             throw new ApiException(502, "BAD_GATEWAY", e.getMessage());
         } catch (InterruptedException e) {
@@ -170,12 +190,14 @@ public class McpServersResource {
     @POST
     @Path("{id}/authorize")
     @RequiresScope("threads:write")
-    public Map<String, Object> authorize(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("id") String id) {
+    public Map<String, Object> authorize(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("id") String id) {
         Caller caller = Caller.from(sc);
         Server server = owned(caller, id);
         McpOAuth.Started started;
         try {
-            started = oauth.start(server, caller.principalId(), urls.base(uri.getBaseUri()) + McpOAuthCallbackResource.PATH);
+            started = oauth.start(
+                    server, caller.principalId(), urls.base(uri.getBaseUri()) + McpOAuthCallbackResource.PATH);
         } catch (IOException e) {
             throw new ApiException(502, "BAD_GATEWAY", e.getMessage());
         } catch (InterruptedException e) {
@@ -208,7 +230,8 @@ public class McpServersResource {
     static String name(String name) {
         String n = name.trim();
         if (!NAME.matcher(n).matches()) {
-            throw ApiException.badRequest("name must be 1 to 32 characters of a-z, 0-9, '_' and '-', starting with a letter or digit");
+            throw ApiException.badRequest(
+                    "name must be 1 to 32 characters of a-z, 0-9, '_' and '-', starting with a letter or digit");
         }
         return n;
     }

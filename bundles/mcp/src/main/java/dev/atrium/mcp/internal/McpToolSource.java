@@ -1,5 +1,10 @@
 package dev.atrium.mcp.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.mcp.internal.McpServerStore.Server;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.AgentToolSource;
+import dev.atrium.runs.api.ToolArguments;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -7,17 +12,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.mcp.internal.McpServerStore.Server;
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.AgentToolSource;
-import dev.atrium.runs.api.ToolArguments;
 
 /**
  * The tools of a workspace's enabled MCP servers, offered to its runs as {@code mcp_<server>_<tool>}. They need the
@@ -64,7 +61,9 @@ public class McpToolSource implements AgentToolSource {
                     continue;
                 }
                 try {
-                    tools = oauth.withToken(server, bearer -> client.listTools(server.url(), server.transport(), bearer, FIRST_LISTING_NANOS));
+                    tools = oauth.withToken(
+                            server,
+                            bearer -> client.listTools(server.url(), server.transport(), bearer, FIRST_LISTING_NANOS));
                     store.rememberTools(server.id(), server.url(), server.transport(), tools);
                     failed.remove(server.id());
                 } catch (IOException e) {
@@ -81,7 +80,12 @@ public class McpToolSource implements AgentToolSource {
             for (JsonNode t : tools) {
                 String name = toolName(server.name(), t.path("name").asText());
                 if (names.add(name)) {
-                    out.add(new McpTool(server.id(), name, t.path("name").asText(), server.name(), t.path("description").asText(""),
+                    out.add(new McpTool(
+                            server.id(),
+                            name,
+                            t.path("name").asText(),
+                            server.name(),
+                            t.path("description").asText(""),
                             t.path("input_schema")));
                 }
             }
@@ -102,7 +106,13 @@ public class McpToolSource implements AgentToolSource {
         private final String description;
         private final String schema;
 
-        McpTool(String serverId, String name, String remoteName, String serverName, String description, JsonNode schema) {
+        McpTool(
+                String serverId,
+                String name,
+                String remoteName,
+                String serverName,
+                String description,
+                JsonNode schema) {
             this.serverId = serverId;
             this.name = name;
             this.remoteName = remoteName;
@@ -136,14 +146,17 @@ public class McpToolSource implements AgentToolSource {
             if (!context.grants().contains("egress.http")) {
                 throw new IOException("this run may not reach the network");
             }
-            Server server = store.get(serverId).filter(s -> s.spaceId().equals(context.spaceId()) && s.enabled())
+            Server server = store.get(serverId)
+                    .filter(s -> s.spaceId().equals(context.spaceId()) && s.enabled())
                     .orElseThrow(() -> new IOException("the MCP server is no longer enabled in this workspace"));
             JsonNode args = ToolArguments.parse(arguments);
             try {
-                return oauth.withToken(server, bearer -> client.callTool(server.url(), server.transport(), bearer, remoteName, args));
+                return oauth.withToken(
+                        server, bearer -> client.callTool(server.url(), server.transport(), bearer, remoteName, args));
             } catch (McpClient.AuthorizationRequired e) {
-                throw new IOException("the MCP server requires authorization: its owner connects it with POST /api/mcp/servers/"
-                        + server.id() + "/authorize");
+                throw new IOException(
+                        "the MCP server requires authorization: its owner connects it with POST /api/mcp/servers/"
+                                + server.id() + "/authorize");
             }
         }
     }

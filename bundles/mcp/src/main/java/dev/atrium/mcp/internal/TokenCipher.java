@@ -1,16 +1,14 @@
 package dev.atrium.mcp.internal;
 
+import dev.atrium.kernel.api.KeyFile;
+import dev.atrium.kernel.api.Sealer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
-
-import dev.atrium.kernel.api.KeyFile;
-import dev.atrium.kernel.api.Sealer;
 
 /**
  * Encrypts the OAuth secrets this bundle keeps (access and refresh tokens, client secrets, PKCE verifiers) with
@@ -18,19 +16,25 @@ import dev.atrium.kernel.api.Sealer;
  * {@code tokenKey} (base64 of 32 bytes; every instance of a cluster needs the same one), else a key made at first start
  * in {@code <data>/mcp/token.key} (owner-only).
  */
-@Component(service = TokenCipher.class, configurationPid = "dev.atrium.mcp", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = TokenCipher.class,
+        configurationPid = "dev.atrium.mcp",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 public class TokenCipher {
 
     private static final String PREFIX = "v1:";
     private static final int NONCE_BYTES = 12;
     /** No associated data: values sealed before kernel.api's sealer did the work had none, and must still open. */
     private static final String NO_ASSOCIATED_DATA = "";
+
     private final Sealer sealer;
 
     @Activate
     public TokenCipher(McpClient.Config config) throws IOException {
-        this(config.tokenKey() == null || config.tokenKey().isBlank() ? KeyFile.readOrMake(Path.of(config.dataDirectory()).resolve("mcp/token.key"))
-                : Base64.getDecoder().decode(config.tokenKey().trim()));
+        this(
+                config.tokenKey() == null || config.tokenKey().isBlank()
+                        ? KeyFile.readOrMake(Path.of(config.dataDirectory()).resolve("mcp/token.key"))
+                        : Base64.getDecoder().decode(config.tokenKey().trim()));
     }
 
     TokenCipher(byte[] key) {
@@ -62,8 +66,12 @@ public class TokenCipher {
             if (in.length <= NONCE_BYTES) {
                 return null;
             }
-            return sealer.open(new Sealer.Sealed(sealer.keyId(), Arrays.copyOf(in, NONCE_BYTES),
-                    Arrays.copyOfRange(in, NONCE_BYTES, in.length)), NO_ASSOCIATED_DATA);
+            return sealer.open(
+                    new Sealer.Sealed(
+                            sealer.keyId(),
+                            Arrays.copyOf(in, NONCE_BYTES),
+                            Arrays.copyOfRange(in, NONCE_BYTES, in.length)),
+                    NO_ASSOCIATED_DATA);
         } catch (IllegalArgumentException | IllegalStateException e) {
             return null;
         }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
-
 import org.junit.jupiter.api.Test;
 
 class TokenCipherTest {
@@ -40,13 +39,17 @@ class TokenCipherTest {
         new SecureRandom().nextBytes(nonce);
         // the format earlier releases wrote: v1: and base64(nonce || AES-256-GCM ciphertext), no associated data
         javax.crypto.Cipher c = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
-        c.init(javax.crypto.Cipher.ENCRYPT_MODE, new javax.crypto.spec.SecretKeySpec(key, "AES"),
+        c.init(
+                javax.crypto.Cipher.ENCRYPT_MODE,
+                new javax.crypto.spec.SecretKeySpec(key, "AES"),
                 new javax.crypto.spec.GCMParameterSpec(128, nonce));
         byte[] ciphertext = c.doFinal("rt-refresh".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         byte[] stored = new byte[12 + ciphertext.length];
         System.arraycopy(nonce, 0, stored, 0, 12);
         System.arraycopy(ciphertext, 0, stored, 12, ciphertext.length);
-        assertEquals("rt-refresh", new TokenCipher(key).open("v1:" + java.util.Base64.getEncoder().encodeToString(stored)));
+        assertEquals(
+                "rt-refresh",
+                new TokenCipher(key).open("v1:" + java.util.Base64.getEncoder().encodeToString(stored)));
         assertNull(new TokenCipher(key).open("v1:AAAA"), "too short to hold a nonce and a tag");
     }
 

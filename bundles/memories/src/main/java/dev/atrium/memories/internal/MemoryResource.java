@@ -1,8 +1,16 @@
 package dev.atrium.memories.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.memories.internal.MemoryStore.Memory;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -13,21 +21,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.JsonShape;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.memories.internal.MemoryStore.Memory;
 
 /**
  * {@code /api/memories/:id}: a memory addressed by its own id is resolved to its workspace and proven through the
@@ -62,11 +58,18 @@ public class MemoryResource {
     @PATCH
     @RequiresScope("threads:write")
     @JsonShape(MemoryJson.One.class)
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, @JsonShape(MemoryJson.Content.class) JsonNode body) {
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(MemoryJson.Content.class) JsonNode body) {
         NulText.reject(body);
         Memory memory = owned(Caller.from(sc), id);
         String content = JsonBody.of(body).text("content", 1, MAX_CONTENT);
-        return Map.of("memory", store.update(memory.id(), content).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());
+        return Map.of(
+                "memory",
+                store.update(memory.id(), content)
+                        .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                        .toJson());
     }
 
     @DELETE

@@ -1,22 +1,19 @@
 package dev.atrium.memories.internal;
 
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
 
 /** The memories table, which this bundle owns. It knows workspaces only by id; ownership is the kernel's. */
 @Component(service = MemoryStore.class)
@@ -27,15 +24,20 @@ public class MemoryStore {
     private final Sql sql;
 
     @Activate
-    public MemoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public MemoryStore(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 
     public record Memory(String id, String spaceId, String content, String createdAt, String updatedAt) {
         static Memory of(ResultSet rs) throws SQLException {
-            return new Memory(rs.getString("id"), rs.getString("space_id"), rs.getString("content"),
-                    rs.getTimestamp("created_at").toInstant().toString(), rs.getTimestamp("updated_at").toInstant().toString());
+            return new Memory(
+                    rs.getString("id"),
+                    rs.getString("space_id"),
+                    rs.getString("content"),
+                    rs.getTimestamp("created_at").toInstant().toString(),
+                    rs.getTimestamp("updated_at").toInstant().toString());
         }
 
         public Map<String, Object> toJson() {
@@ -50,8 +52,12 @@ public class MemoryStore {
     }
 
     public Memory create(String spaceId, String content) {
-        return one("INSERT INTO memories (id, space_id, content) VALUES (?, ?, ?) RETURNING " + COLUMNS,
-                Ids.id("mem"), spaceId, content).orElseThrow();
+        return one(
+                        "INSERT INTO memories (id, space_id, content) VALUES (?, ?, ?) RETURNING " + COLUMNS,
+                        Ids.id("mem"),
+                        spaceId,
+                        content)
+                .orElseThrow();
     }
 
     public Optional<Memory> get(String id) {
@@ -59,8 +65,12 @@ public class MemoryStore {
     }
 
     public List<Memory> list(String spaceId, int limit, int offset) {
-        return query("SELECT " + COLUMNS + " FROM memories WHERE space_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
-                spaceId, limit, offset);
+        return query(
+                "SELECT " + COLUMNS
+                        + " FROM memories WHERE space_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+                spaceId,
+                limit,
+                offset);
     }
 
     public int count(String spaceId) {
@@ -69,13 +79,18 @@ public class MemoryStore {
 
     /** Full-text search in PostgreSQL, best matches first; the query uses web-search syntax (words, "phrases", -not, or). */
     public List<Memory> search(String spaceId, String q, int limit, int offset) {
-        return query("SELECT " + COLUMNS + " FROM memories, websearch_to_tsquery('english', ?) query "
-                + "WHERE space_id = ? AND search @@ query ORDER BY ts_rank(search, query) DESC, created_at DESC, id LIMIT ? OFFSET ?",
-                q, spaceId, limit, offset);
+        return query(
+                "SELECT " + COLUMNS + " FROM memories, websearch_to_tsquery('english', ?) query "
+                        + "WHERE space_id = ? AND search @@ query ORDER BY ts_rank(search, query) DESC, created_at DESC, id LIMIT ? OFFSET ?",
+                q,
+                spaceId,
+                limit,
+                offset);
     }
 
     public Optional<Memory> update(String id, String content) {
-        return one("UPDATE memories SET content = ?, updated_at = now() WHERE id = ? RETURNING " + COLUMNS, content, id);
+        return one(
+                "UPDATE memories SET content = ?, updated_at = now() WHERE id = ? RETURNING " + COLUMNS, content, id);
     }
 
     public boolean delete(String id) {

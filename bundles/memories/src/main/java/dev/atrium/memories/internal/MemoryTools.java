@@ -1,16 +1,14 @@
 package dev.atrium.memories.internal;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ToolArguments;
 import java.io.IOException;
 import java.util.Set;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.ToolArguments;
 
 /**
  * The agent's memory tools ({@code memory_search}, {@code memory_add}), registered by this bundle as
@@ -21,7 +19,7 @@ import dev.atrium.runs.api.ToolArguments;
  */
 final class MemoryTools {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
 
     @Component(service = AgentTool.class)
     public static class Search implements AgentTool {
@@ -59,7 +57,9 @@ final class MemoryTools {
                 throw new IOException("query must be at most 1000 characters");
             }
             var found = store.search(context.spaceId(), query, 10, 0);
-            return JSON.writeValueAsString(found.stream().map(n -> java.util.Map.of("id", n.id(), "content", n.content())).toList());
+            return JSON.writeValueAsString(found.stream()
+                    .map(n -> java.util.Map.of("id", n.id(), "content", n.content()))
+                    .toList());
         }
     }
 
@@ -94,7 +94,8 @@ final class MemoryTools {
 
         @Override
         public String execute(Context context, String arguments) throws Exception {
-            String content = ToolArguments.text(ToolArguments.parse(arguments), "content").trim();
+            String content = ToolArguments.text(ToolArguments.parse(arguments), "content")
+                    .trim();
             if (content.codePointCount(0, content.length()) > MemoryResource.MAX_CONTENT) {
                 throw new IOException("content must be at most " + MemoryResource.MAX_CONTENT + " characters");
             }
@@ -103,6 +104,5 @@ final class MemoryTools {
         }
     }
 
-    private MemoryTools() {
-    }
+    private MemoryTools() {}
 }

@@ -1,9 +1,19 @@
 package dev.atrium.memories.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.memories.internal.MemoryStore.Memory;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -15,23 +25,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.JsonShape;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.memories.internal.MemoryStore.Memory;
 
 /** {@code /api/spaces/:spaceId/memories}: every route proves ownership through the kernel's {@link OwnerScope} first. */
 @Component(service = SpaceMemoriesResource.class)
@@ -53,11 +49,18 @@ public class SpaceMemoriesResource {
     @GET
     @RequiresScope("threads:read")
     @JsonShape(MemoryJson.Page.class)
-    public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("memories", store.list(space.id(), page.limit(), page.offset()).stream().map(Memory::toJson).toList(),
+        return page.body(
+                "memories",
+                store.list(space.id(), page.limit(), page.offset()).stream()
+                        .map(Memory::toJson)
+                        .toList(),
                 store.count(space.id()));
     }
 
@@ -65,8 +68,12 @@ public class SpaceMemoriesResource {
     @Path("search")
     @RequiresScope("threads:read")
     @JsonShape(MemoryJson.Found.class)
-    public Map<String, Object> search(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("q") String q,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> search(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("q") String q,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         if (q == null || q.isBlank()) {
             throw ApiException.badRequest("q is required");
@@ -76,7 +83,11 @@ public class SpaceMemoriesResource {
         }
         PageRequest page = PageRequest.of(limit, offset);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("memories", store.search(space.id(), q, page.limit(), page.offset()).stream().map(Memory::toJson).toList());
+        m.put(
+                "memories",
+                store.search(space.id(), q, page.limit(), page.offset()).stream()
+                        .map(Memory::toJson)
+                        .toList());
         m.put("query", q);
         m.put("limit", page.limit());
         m.put("offset", page.offset());
@@ -86,10 +97,15 @@ public class SpaceMemoriesResource {
     @POST
     @RequiresScope("threads:write")
     @JsonShape(MemoryJson.One.class)
-    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @JsonShape(MemoryJson.Content.class) JsonNode body) {
+    public Response create(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(MemoryJson.Content.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         String content = JsonBody.of(body).text("content", 1, MemoryResource.MAX_CONTENT);
-        return Response.status(201).entity(Map.of("memory", store.create(space.id(), content).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of("memory", store.create(space.id(), content).toJson()))
+                .build();
     }
 }

@@ -10,7 +10,14 @@ import java.util.regex.Pattern;
  * this server or an http(s) URL, at most 2,000) may be null; {@code data} is a small JSON-able map (strings,
  * numbers, booleans, lists and maps of them; no null values).
  */
-public record Notice(String principalId, String spaceId, String type, String title, String body, String link, Map<String, Object> data) {
+public record Notice(
+        String principalId,
+        String spaceId,
+        String type,
+        String title,
+        String body,
+        String link,
+        Map<String, Object> data) {
 
     private static final Pattern TYPE = Pattern.compile("[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*");
 
@@ -19,7 +26,8 @@ public record Notice(String principalId, String spaceId, String type, String tit
             throw new IllegalArgumentException("a notice names a Principal or a workspace");
         }
         if (type == null || type.length() > 64 || !TYPE.matcher(type).matches()) {
-            throw new IllegalArgumentException("type must be a dotted lower-case name of at most 64 characters: " + type);
+            throw new IllegalArgumentException(
+                    "type must be a dotted lower-case name of at most 64 characters: " + type);
         }
         if (title == null || title.isBlank() || title.length() > 200) {
             throw new IllegalArgumentException("title must be 1-200 characters");
@@ -27,8 +35,11 @@ public record Notice(String principalId, String spaceId, String type, String tit
         if (body != null && body.length() > 4_000) {
             throw new IllegalArgumentException("body must be at most 4000 characters");
         }
-        if (link != null && (link.length() > 2_000 || !(link.startsWith("/") || link.startsWith("https://") || link.startsWith("http://")))) {
-            throw new IllegalArgumentException("link must be a path on this server or an http(s) URL of at most 2000 characters");
+        if (link != null
+                && (link.length() > 2_000
+                        || !(link.startsWith("/") || link.startsWith("https://") || link.startsWith("http://")))) {
+            throw new IllegalArgumentException(
+                    "link must be a path on this server or an http(s) URL of at most 2000 characters");
         }
         data = data == null ? Map.of() : Map.copyOf(data);
     }

@@ -1,7 +1,6 @@
 package dev.atrium.notifications.api;
 
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

@@ -1,9 +1,14 @@
 package dev.atrium.notifications.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.notifications.internal.NotificationStore.Notification;
+import dev.atrium.streams.api.EventStreams;
+import dev.atrium.streams.api.Feed;
+import dev.atrium.streams.api.HubOptions;
+import dev.atrium.streams.api.StreamHub;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Consumer;
-
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.FilterConfig;
@@ -12,7 +17,6 @@ import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -20,13 +24,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.notifications.internal.NotificationStore.Notification;
-import dev.atrium.streams.api.EventStreams;
-import dev.atrium.streams.api.Feed;
-import dev.atrium.streams.api.HubOptions;
-import dev.atrium.streams.api.StreamHub;
 
 /**
  * {@code GET /api/notifications/sse} and {@code GET /api/notifications/ws}: the caller's notifications as they are
@@ -54,7 +51,8 @@ public class NotificationStreams implements Filter {
     public NotificationStreams(@Reference NotificationStore store, @Reference EventStreams eventStreams) {
         this.store = store;
         this.eventStreams = eventStreams;
-        this.hub = eventStreams.open(new NotificationFeed(store), HubOptions.of("notifications", NotificationStore.CHANNEL));
+        this.hub = eventStreams.open(
+                new NotificationFeed(store), HubOptions.of("notifications", NotificationStore.CHANNEL));
         this.committedHere = hub::committed;
         store.onCommitted(committedHere);
     }
@@ -104,7 +102,8 @@ public class NotificationStreams implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         String uri = request.getRequestURI();
         boolean sse = uri.equals("/api/notifications/sse") || uri.equals("/api/notifications/sse/");
@@ -117,7 +116,8 @@ public class NotificationStreams implements Filter {
         try {
             if (!"GET".equals(request.getMethod())) {
                 response.setHeader("Allow", "GET");
-                throw new ApiException(405, "METHOD_NOT_ALLOWED", "method not allowed: " + request.getMethod() + " " + uri);
+                throw new ApiException(
+                        405, "METHOD_NOT_ALLOWED", "method not allowed: " + request.getMethod() + " " + uri);
             }
             String principalId = eventStreams.caller(request, "account:read").principalId(); // as the list needs
             long after = resumeAfter(request, principalId);

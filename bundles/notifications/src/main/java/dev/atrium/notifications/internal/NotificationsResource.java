@@ -1,5 +1,17 @@
 package dev.atrium.notifications.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.notifications.api.Notice;
+import dev.atrium.notifications.api.Notifications;
+import dev.atrium.notifications.internal.NotificationStore.Notification;
+import dev.atrium.notifications.internal.NotificationStore.Settings;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -9,7 +21,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.PATCH;
@@ -21,24 +32,9 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.notifications.api.Notice;
-import dev.atrium.notifications.api.Notifications;
-import dev.atrium.notifications.internal.NotificationStore.Notification;
-import dev.atrium.notifications.internal.NotificationStore.Settings;
 
 /**
  * {@code /api/notifications}: the caller's own notifications. They belong to the Principal the kernel
@@ -56,6 +52,7 @@ public class NotificationsResource {
     static final int MAX_IDS = 500;
     /** Types a Principal may set, all PATCHes together. */
     static final int MAX_TYPES = 100;
+
     private static final String NOT_FOUND = "notification not found";
 
     private final NotificationStore store;
@@ -88,14 +85,20 @@ public class NotificationsResource {
             title = b.optionalText("title", 1, 200).orElse(title);
             text = b.optionalText("body", 0, 4_000).filter(t -> !t.isEmpty()).orElse(null);
         }
-        var id = notifications.post(Notice.toPrincipal(principal, "notification.test", title).withBody(text));
+        var id = notifications.post(
+                Notice.toPrincipal(principal, "notification.test", title).withBody(text));
         if (id.isEmpty()) {
             Map<String, Object> none = new LinkedHashMap<>();
             none.put("notification", null);
             return javax.ws.rs.core.Response.ok(none).build();
         }
         return javax.ws.rs.core.Response.status(201)
-                .entity(Map.of("notification", store.get(principal, id.get()).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson())).build();
+                .entity(Map.of(
+                        "notification",
+                        store.get(principal, id.get())
+                                .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                                .toJson()))
+                .build();
     }
 
     private static JsonNode parse(String raw, String shape) {
@@ -108,15 +111,22 @@ public class NotificationsResource {
 
     @RequiresScope("account:read")
     @GET
-    public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("read") String read, @QueryParam("type") String type,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @QueryParam("read") String read,
+            @QueryParam("type") String type,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         String principal = Caller.from(sc).principalId();
         Boolean readFilter = readFilter(read);
         String typeFilter = type(type);
         PageRequest page = PageRequest.of(limit, offset);
         // one snapshot: a notification posted meanwhile is in the page, the total and the unread count, or in none
         NotificationStore.Page found = store.page(principal, readFilter, typeFilter, page.limit(), page.offset());
-        Map<String, Object> body = page.body("notifications", found.items().stream().map(Notification::toJson).toList(), found.total());
+        Map<String, Object> body = page.body(
+                "notifications",
+                found.items().stream().map(Notification::toJson).toList(),
+                found.total());
         body.put("unread_count", found.unread());
         return body;
     }
@@ -174,7 +184,9 @@ public class NotificationsResource {
             }
             List<String> ids = new ArrayList<>();
             for (JsonNode id : idsNode) {
-                if (!id.isTextual() || id.textValue().isEmpty() || id.textValue().length() > 64) {
+                if (!id.isTextual()
+                        || id.textValue().isEmpty()
+                        || id.textValue().length() > 64) {
                     throw ApiException.badRequest("ids must be an array of notification ids (strings)");
                 }
                 ids.add(id.textValue());
@@ -192,7 +204,8 @@ public class NotificationsResource {
     @GET
     @Path("preferences")
     public Map<String, Object> preferences(@Context SecurityContext sc) {
-        return Map.of("preferences", preferencesJson(store.settings(Caller.from(sc).principalId())));
+        return Map.of(
+                "preferences", preferencesJson(store.settings(Caller.from(sc).principalId())));
     }
 
     @PATCH
@@ -201,13 +214,16 @@ public class NotificationsResource {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         rejectUnknown(body, Set.of("enabled", "types"));
-        Settings s = update(Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), false, null);
+        Settings s = update(
+                Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), false, null);
         return Map.of("preferences", preferencesJson(s));
     }
 
-    private Settings update(String principal, Boolean enabled, Map<String, Boolean> types, boolean setMute, Instant mutedUntil) {
+    private Settings update(
+            String principal, Boolean enabled, Map<String, Boolean> types, boolean setMute, Instant mutedUntil) {
         if (types != null) {
-            java.util.Set<String> all = new java.util.HashSet<>(store.settings(principal).types().keySet());
+            java.util.Set<String> all =
+                    new java.util.HashSet<>(store.settings(principal).types().keySet());
             all.addAll(types.keySet());
             if (all.size() > MAX_TYPES) {
                 throw ApiException.badRequest("at most " + MAX_TYPES + " notification types may be set");
@@ -236,13 +252,19 @@ public class NotificationsResource {
             try {
                 mutedUntil = Instant.parse(text);
             } catch (DateTimeParseException e) {
-                throw ApiException.badRequest("muted_until must be an ISO-8601 UTC timestamp (2026-01-31T18:00:00Z) or null");
+                throw ApiException.badRequest(
+                        "muted_until must be an ISO-8601 UTC timestamp (2026-01-31T18:00:00Z) or null");
             }
             if (mutedUntil.isAfter(Instant.parse("9999-12-31T23:59:59Z"))) {
                 throw ApiException.badRequest("muted_until is too far in the future");
             }
         }
-        Settings s = update(Caller.from(sc).principalId(), b.bool("enabled").orElse(null), types(body.get("types")), setMute, mutedUntil);
+        Settings s = update(
+                Caller.from(sc).principalId(),
+                b.bool("enabled").orElse(null),
+                types(body.get("types")),
+                setMute,
+                mutedUntil);
         return Map.of("settings", settingsJson(s));
     }
 
@@ -265,7 +287,8 @@ public class NotificationsResource {
     private static void rejectUnknown(JsonNode body, Set<String> allowed) {
         body.fieldNames().forEachRemaining(f -> {
             if (!allowed.contains(f)) {
-                throw ApiException.badRequest("unknown field " + f + "; allowed: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+                throw ApiException.badRequest(
+                        "unknown field " + f + "; allowed: " + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         });
     }
@@ -286,7 +309,8 @@ public class NotificationsResource {
         while (fields.hasNext()) {
             var e = fields.next();
             if (e.getKey().length() > 64 || !TYPE.matcher(e.getKey()).matches()) {
-                throw ApiException.badRequest("types: " + e.getKey() + " is not a notification type (dotted lower-case names)");
+                throw ApiException.badRequest(
+                        "types: " + e.getKey() + " is not a notification type (dotted lower-case names)");
             }
             if (!e.getValue().isBoolean()) {
                 throw ApiException.badRequest("types: " + e.getKey() + " must be true or false");

@@ -1,10 +1,9 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.TokenVerifier;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.TokenVerifier;
 
 /**
  * Lets OAuth access tokens ({@code ato_…}) authenticate {@code /api} calls: the kernel checks the Principal, makes the

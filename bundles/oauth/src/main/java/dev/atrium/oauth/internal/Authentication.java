@@ -1,9 +1,8 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.Caller;
 import java.time.Instant;
 import java.util.Set;
-
-import dev.atrium.kernel.api.Caller;
 
 /**
  * When and how the user proved who they are before approving a grant: OpenID Connect's {@code auth_time} and
@@ -20,7 +19,8 @@ record Authentication(Instant at, Set<String> methods) {
      * authentication, so that counts as now with no method named.
      */
     static Authentication of(Caller caller) {
-        return caller.authenticatedAt() != null ? new Authentication(caller.authenticatedAt(), caller.authenticationMethods())
+        return caller.authenticatedAt() != null
+                ? new Authentication(caller.authenticatedAt(), caller.authenticationMethods())
                 : new Authentication(Instant.now(), Set.of());
     }
 
@@ -31,6 +31,12 @@ record Authentication(Instant at, Set<String> methods) {
 
     /** From the {@code auth_time} and {@code amr} columns; null for a grant made before they were recorded. */
     static Authentication fromColumns(Instant at, String amr) {
-        return at == null ? null : new Authentication(at, amr == null || amr.isBlank() ? Set.of() : Set.of(amr.trim().split(" ")));
+        return at == null
+                ? null
+                : new Authentication(
+                        at,
+                        amr == null || amr.isBlank()
+                                ? Set.of()
+                                : Set.of(amr.trim().split(" ")));
     }
 }

@@ -1,19 +1,15 @@
 package dev.atrium.oauth.internal;
 
-import java.net.URI;
-import java.time.Instant;
-import java.util.Map;
-import java.util.Set;
-
-import javax.sql.DataSource;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.Sql;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * Authorization requests (RFC 6749 §4.1 with PKCE): checking a request, and the user's approval (a fresh code and
@@ -28,7 +24,10 @@ public class Authorizations {
     private final OAuthAuditLog audit;
 
     @Activate
-    public Authorizations(@Reference DataSource dataSource, @Reference OAuthClients clients, @Reference OAuthConsents consents,
+    public Authorizations(
+            @Reference DataSource dataSource,
+            @Reference OAuthClients clients,
+            @Reference OAuthConsents consents,
             @Reference OAuthAuditLog audit) {
         this.sql = new Sql(dataSource);
         this.clients = clients;
@@ -43,13 +42,24 @@ public class Authorizations {
      * A checked authorization request. {@code maxAge} is the oldest sign-in (in seconds) the client accepts, or null;
      * {@code prompt} holds the client's prompt values.
      */
-    record AuthorizeRequest(Client client, String redirectUri, boolean redirectUriGiven, Set<String> scopes, String state,
-            String codeChallenge, String nonce, Set<String> prompt, Long maxAge) {
+    record AuthorizeRequest(
+            Client client,
+            String redirectUri,
+            boolean redirectUriGiven,
+            Set<String> scopes,
+            String state,
+            String codeChallenge,
+            String nonce,
+            Set<String> prompt,
+            Long maxAge) {
 
         /** Whether the user must sign in again first: {@code prompt=login}, or a sign-in older than {@code max_age}. */
         boolean needsFreshSignIn(Authentication signedIn) {
             return prompt.contains("login")
-                    || maxAge != null && signedIn.at().plusSeconds(maxAge).isBefore(Instant.now().minusMillis(999));
+                    || (maxAge != null
+                            && signedIn.at()
+                                    .plusSeconds(maxAge)
+                                    .isBefore(Instant.now().minusMillis(999)));
         }
     }
 
@@ -68,7 +78,8 @@ public class Authorizations {
         }
 
         String location() {
-            return OAuthServer.withQuery(redirectUri, "error", error, "error_description", getMessage(), "state", state);
+            return OAuthServer.withQuery(
+                    redirectUri, "error", error, "error_description", getMessage(), "state", state);
         }
     }
 
@@ -79,7 +90,8 @@ public class Authorizations {
      */
     AuthorizeRequest checkAuthorize(Map<String, String> p) {
         String clientId = p.get("client_id");
-        Client client = clients.client(clientId).orElseThrow(() -> new OAuthError("invalid_client", "unknown client_id", 400));
+        Client client =
+                clients.client(clientId).orElseThrow(() -> new OAuthError("invalid_client", "unknown client_id", 400));
         String given = p.get("redirect_uri");
         String redirectUri;
         if (given == null || given.isEmpty()) {
@@ -87,13 +99,15 @@ public class Authorizations {
                 throw OAuthError.invalidRequest("redirect_uri is required: the client registered several");
             }
             redirectUri = client.redirectUris().get(0);
-        } else if (client.redirectUris().contains(given) || client.redirectUris().stream().anyMatch(r -> sameLoopbackRedirect(r, given))) {
+        } else if (client.redirectUris().contains(given)
+                || client.redirectUris().stream().anyMatch(r -> sameLoopbackRedirect(r, given))) {
             redirectUri = given;
         } else {
             throw OAuthError.unauthorizedClient("the redirect_uri is not registered for this client");
         }
         String state = p.get("state");
-        boolean openid = p.get("scope") != null && java.util.Arrays.asList(p.get("scope").trim().split("\\s+")).contains("openid");
+        boolean openid = p.get("scope") != null
+                && java.util.Arrays.asList(p.get("scope").trim().split("\\s+")).contains("openid");
         if ((given == null || given.isEmpty()) && openid) {
             // OpenID Connect Core 3.1.2.1: redirect_uri is REQUIRED in an OpenID request
             throw OAuthError.invalidRequest("redirect_uri is required in an OpenID Connect request (scope openid)");
@@ -102,15 +116,20 @@ public class Authorizations {
             throw new RedirectError("unsupported_response_type", "response_type must be code", redirectUri, state);
         }
         if (!client.grantTypes().contains("authorization_code")) {
-            throw new RedirectError("unauthorized_client", "this client may not use the authorization_code grant", redirectUri, state);
+            throw new RedirectError(
+                    "unauthorized_client", "this client may not use the authorization_code grant", redirectUri, state);
         }
-        Set<String> scopes = requestedScopes(p.get("scope"), client,
-                msg -> new RedirectError("invalid_scope", msg, redirectUri, state));
+        Set<String> scopes = requestedScopes(
+                p.get("scope"), client, msg -> new RedirectError("invalid_scope", msg, redirectUri, state));
         String challenge = p.get("code_challenge");
         String method = p.get("code_challenge_method");
         if (challenge == null || challenge.isEmpty()) {
             if (client.isPublic()) {
-                throw new RedirectError("invalid_request", "a public client must use PKCE (code_challenge with S256)", redirectUri, state);
+                throw new RedirectError(
+                        "invalid_request",
+                        "a public client must use PKCE (code_challenge with S256)",
+                        redirectUri,
+                        state);
             }
             challenge = null;
         } else {
@@ -118,7 +137,8 @@ public class Authorizations {
                 throw new RedirectError("invalid_request", "code_challenge_method must be S256", redirectUri, state);
             }
             if (!challenge.matches("[A-Za-z0-9_-]{43}")) {
-                throw new RedirectError("invalid_request", "code_challenge must be a base64url SHA-256", redirectUri, state);
+                throw new RedirectError(
+                        "invalid_request", "code_challenge must be a base64url SHA-256", redirectUri, state);
             }
         }
         String nonce = p.get("nonce");
@@ -132,14 +152,18 @@ public class Authorizations {
                     continue;
                 }
                 if (!PROMPTS.contains(v)) {
-                    throw new RedirectError("invalid_request", "unknown prompt value '" + v + "'; supported: none login consent select_account",
-                            redirectUri, state);
+                    throw new RedirectError(
+                            "invalid_request",
+                            "unknown prompt value '" + v + "'; supported: none login consent select_account",
+                            redirectUri,
+                            state);
                 }
                 prompt.add(v);
             }
         }
         if (prompt.contains("none") && prompt.size() > 1) {
-            throw new RedirectError("invalid_request", "prompt=none cannot be combined with other prompt values", redirectUri, state);
+            throw new RedirectError(
+                    "invalid_request", "prompt=none cannot be combined with other prompt values", redirectUri, state);
         }
         Long maxAge = null;
         if (p.get("max_age") != null && !p.get("max_age").isEmpty()) {
@@ -149,11 +173,20 @@ public class Authorizations {
                 maxAge = -1L;
             }
             if (maxAge < 0) {
-                throw new RedirectError("invalid_request", "max_age must be a non-negative number of seconds", redirectUri, state);
+                throw new RedirectError(
+                        "invalid_request", "max_age must be a non-negative number of seconds", redirectUri, state);
             }
         }
-        return new AuthorizeRequest(client, redirectUri, given != null && !given.isEmpty(), scopes, state, challenge, nonce,
-                java.util.Collections.unmodifiableSet(prompt), maxAge);
+        return new AuthorizeRequest(
+                client,
+                redirectUri,
+                given != null && !given.isEmpty(),
+                scopes,
+                state,
+                challenge,
+                nonce,
+                java.util.Collections.unmodifiableSet(prompt),
+                maxAge);
     }
 
     /**
@@ -169,10 +202,15 @@ public class Authorizations {
         } catch (java.net.URISyntaxException e) {
             return false;
         }
-        return "http".equals(r.getScheme()) && "http".equals(g.getScheme()) && loopbackLiteral(r.getHost())
-                && r.getHost().equals(g.getHost()) && r.getRawUserInfo() == null && g.getRawUserInfo() == null
+        return "http".equals(r.getScheme())
+                && "http".equals(g.getScheme())
+                && loopbackLiteral(r.getHost())
+                && r.getHost().equals(g.getHost())
+                && r.getRawUserInfo() == null
+                && g.getRawUserInfo() == null
                 && java.util.Objects.equals(emptyAsSlash(r.getRawPath()), emptyAsSlash(g.getRawPath()))
-                && java.util.Objects.equals(r.getRawQuery(), g.getRawQuery()) && g.getRawFragment() == null;
+                && java.util.Objects.equals(r.getRawQuery(), g.getRawQuery())
+                && g.getRawFragment() == null;
     }
 
     private static boolean loopbackLiteral(String host) {
@@ -184,7 +222,8 @@ public class Authorizations {
     }
 
     /** The requested scopes: known, within the client's, and the client's own when none are named. */
-    static Set<String> requestedScopes(String requested, Client client, java.util.function.Function<String, RuntimeException> invalid) {
+    static Set<String> requestedScopes(
+            String requested, Client client, java.util.function.Function<String, RuntimeException> invalid) {
         Set<String> scopes = ScopeSet.parse(requested);
         if (scopes == null) {
             throw invalid.apply("unknown scope in '" + requested + "'");
@@ -204,10 +243,20 @@ public class Authorizations {
     String approve(String principalId, Authentication signedIn, AuthorizeRequest r) {
         String code = Ids.random("atac_", 40);
         sql.tx(c -> {
-            Sql.update(c, "INSERT INTO oauth_codes (code_hash, client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, "
-                    + "family_id, expires_at, auth_time, amr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", Digests.sha256(code),
-                    r.client().clientId(), principalId, r.redirectUriGiven() ? r.redirectUri() : null, ScopeSet.join(r.scopes()),
-                    r.codeChallenge(), r.nonce(), Ids.random("fam_", 20), Instant.now().plus(OAuthServer.CODE_TTL), signedIn.at(),
+            Sql.update(
+                    c,
+                    "INSERT INTO oauth_codes (code_hash, client_id, principal_id, redirect_uri, scopes, code_challenge, nonce, "
+                            + "family_id, expires_at, auth_time, amr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Digests.sha256(code),
+                    r.client().clientId(),
+                    principalId,
+                    r.redirectUriGiven() ? r.redirectUri() : null,
+                    ScopeSet.join(r.scopes()),
+                    r.codeChallenge(),
+                    r.nonce(),
+                    Ids.random("fam_", 20),
+                    Instant.now().plus(OAuthServer.CODE_TTL),
+                    signedIn.at(),
                     signedIn.amrColumn());
             consents.consent(c, principalId, r.client().clientId(), r.scopes());
             return null;
@@ -218,7 +267,13 @@ public class Authorizations {
 
     String deny(String principalId, AuthorizeRequest r) {
         audit.audit(principalId, r.client().clientId(), "authorization_denied", ScopeSet.join(r.scopes()));
-        return OAuthServer.withQuery(r.redirectUri(), "error", "access_denied", "error_description", "the user denied the request",
-                "state", r.state());
+        return OAuthServer.withQuery(
+                r.redirectUri(),
+                "error",
+                "access_denied",
+                "error_description",
+                "the user denied the request",
+                "state",
+                r.state());
     }
 }

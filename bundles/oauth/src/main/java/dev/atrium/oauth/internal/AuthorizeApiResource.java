@@ -1,12 +1,16 @@
 package dev.atrium.oauth.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -17,17 +21,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
 
 /**
  * The consent and device decisions for a single-page app: {@code /api/oauth/authorize/context|decision} and
@@ -75,9 +71,11 @@ public class AuthorizeApiResource {
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
         }
-        boolean approve = JsonBody.of(body).bool("approve").orElseThrow(() -> ApiException.badRequest("approve (boolean) is required"));
+        boolean approve = JsonBody.of(body)
+                .bool("approve")
+                .orElseThrow(() -> ApiException.badRequest("approve (boolean) is required"));
         Map<String, String> params = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext();) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if (e.getValue().isTextual()) {
                 params.put(e.getKey(), e.getValue().asText());
@@ -103,7 +101,8 @@ public class AuthorizeApiResource {
             throw ApiException.badRequest("user_code is required");
         }
         DeviceFlow.DeviceRow row = server.pendingDevice(userCode);
-        Client client = server.client(row.clientId()).orElseThrow(() -> ApiException.notFound("no pending device request has this code"));
+        Client client = server.client(row.clientId())
+                .orElseThrow(() -> ApiException.notFound("no pending device request has this code"));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("user_code", row.userCode());
         m.put("client", clientJson(client));

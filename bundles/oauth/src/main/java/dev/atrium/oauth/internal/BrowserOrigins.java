@@ -1,5 +1,6 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.Sql;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -7,14 +8,10 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Sql;
 
 /**
  * Which web origins may call the token, UserInfo and revocation endpoints from a browser (CORS): those of a registered
@@ -31,8 +28,7 @@ public class BrowserOrigins {
     private final Sql sql;
     private final Map<String, Decision> decided = new ConcurrentHashMap<>();
 
-    private record Decision(boolean allowed, Instant at) {
-    }
+    private record Decision(boolean allowed, Instant at) {}
 
     @Activate
     public BrowserOrigins(@Reference DataSource dataSource) {
@@ -60,13 +56,16 @@ public class BrowserOrigins {
     private boolean lookUp(String origin) {
         URI o = URI.create(origin);
         String portless = o.getScheme() + "://" + o.getHost();
-        boolean loopback = "http".equals(o.getScheme()) && ("127.0.0.1".equals(o.getHost()) || "[::1]".equals(o.getHost()));
-        // redirect_uris holds one URI per line; an origin matches a line that starts with it and then a path, query or end
+        boolean loopback =
+                "http".equals(o.getScheme()) && ("127.0.0.1".equals(o.getHost()) || "[::1]".equals(o.getHost()));
+        // redirect_uris holds one URI per line; an origin matches a line that starts with it and then a path, query or
+        // end
         // (a loopback host on any port: the port of a native or local app's redirect is picked at run time)
         Object[] args = loopback
-                ? new Object[] { pattern(portless, "/"), pattern(portless, "?"), pattern(portless, ":") }
-                : new Object[] { pattern(origin, "/"), pattern(origin, "?") };
-        StringBuilder sqlText = new StringBuilder("SELECT 1 FROM oauth_clients WHERE token_endpoint_auth_method = 'none' AND (");
+                ? new Object[] {pattern(portless, "/"), pattern(portless, "?"), pattern(portless, ":")}
+                : new Object[] {pattern(origin, "/"), pattern(origin, "?")};
+        StringBuilder sqlText =
+                new StringBuilder("SELECT 1 FROM oauth_clients WHERE token_endpoint_auth_method = 'none' AND (");
         for (int i = 0; i < args.length; i++) {
             sqlText.append(i == 0 ? "" : " OR ").append("(E'\\n' || redirect_uris || E'\\n') LIKE ? ESCAPE '!'");
         }
@@ -87,8 +86,12 @@ public class BrowserOrigins {
         try {
             URI u = new URI(origin);
             String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-            if (!("http".equals(scheme) || "https".equals(scheme)) || u.getHost() == null || u.getRawUserInfo() != null
-                    || !(u.getRawPath() == null || u.getRawPath().isEmpty()) || u.getRawQuery() != null || u.getRawFragment() != null) {
+            if (!("http".equals(scheme) || "https".equals(scheme))
+                    || u.getHost() == null
+                    || u.getRawUserInfo() != null
+                    || !(u.getRawPath() == null || u.getRawPath().isEmpty())
+                    || u.getRawQuery() != null
+                    || u.getRawFragment() != null) {
                 return null;
             }
             return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + (u.getPort() < 0 ? "" : ":" + u.getPort());
@@ -110,7 +113,16 @@ public class BrowserOrigins {
         if (origin == null || !allowed(origin)) {
             return Map.of("Vary", "Origin");
         }
-        return Map.of("Access-Control-Allow-Origin", origin, "Access-Control-Allow-Methods", methods,
-                "Access-Control-Allow-Headers", "Authorization, Content-Type", "Access-Control-Max-Age", "600", "Vary", "Origin");
+        return Map.of(
+                "Access-Control-Allow-Origin",
+                origin,
+                "Access-Control-Allow-Methods",
+                methods,
+                "Access-Control-Allow-Headers",
+                "Authorization, Content-Type",
+                "Access-Control-Max-Age",
+                "600",
+                "Vary",
+                "Origin");
     }
 }

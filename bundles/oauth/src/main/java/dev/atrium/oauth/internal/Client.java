@@ -11,19 +11,40 @@ import java.util.Map;
 import java.util.Set;
 
 /** A registered OAuth client. A public client ({@code token_endpoint_auth_method=none}) has no secret and must use PKCE. */
-record Client(String clientId, byte[] secretHash, String ownerPrincipalId, String name, List<String> redirectUris,
-        Set<String> grantTypes, Set<String> scopes, String authMethod, String clientUri, String logoUri, Instant createdAt,
-        Instant updatedAt, List<String> postLogoutRedirectUris) {
+record Client(
+        String clientId,
+        byte[] secretHash,
+        String ownerPrincipalId,
+        String name,
+        List<String> redirectUris,
+        Set<String> grantTypes,
+        Set<String> scopes,
+        String authMethod,
+        String clientUri,
+        String logoUri,
+        Instant createdAt,
+        Instant updatedAt,
+        List<String> postLogoutRedirectUris) {
 
-    static final String COLUMNS = "client_id, secret_hash, owner_principal_id, client_name, redirect_uris, grant_types, scopes, "
-            + "token_endpoint_auth_method, client_uri, logo_uri, created_at, updated_at, post_logout_redirect_uris";
+    static final String COLUMNS =
+            "client_id, secret_hash, owner_principal_id, client_name, redirect_uris, grant_types, scopes, "
+                    + "token_endpoint_auth_method, client_uri, logo_uri, created_at, updated_at, post_logout_redirect_uris";
 
     static Client of(ResultSet rs) throws SQLException {
         List<String> uris = lines(rs.getString("redirect_uris"));
-        return new Client(rs.getString("client_id"), rs.getBytes("secret_hash"), rs.getString("owner_principal_id"),
-                rs.getString("client_name"), uris, ScopeSet.column(rs.getString("grant_types")),
-                ScopeSet.column(rs.getString("scopes")), rs.getString("token_endpoint_auth_method"), rs.getString("client_uri"),
-                rs.getString("logo_uri"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
+        return new Client(
+                rs.getString("client_id"),
+                rs.getBytes("secret_hash"),
+                rs.getString("owner_principal_id"),
+                rs.getString("client_name"),
+                uris,
+                ScopeSet.column(rs.getString("grant_types")),
+                ScopeSet.column(rs.getString("scopes")),
+                rs.getString("token_endpoint_auth_method"),
+                rs.getString("client_uri"),
+                rs.getString("logo_uri"),
+                Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "updated_at"),
                 lines(rs.getString("post_logout_redirect_uris")));
     }
 

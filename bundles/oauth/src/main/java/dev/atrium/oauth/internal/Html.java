@@ -3,15 +3,15 @@ package dev.atrium.oauth.internal;
 /** Small server-rendered pages: consent, device verification and errors. */
 final class Html {
 
-    private Html() {
-    }
+    private Html() {}
 
     static String esc(String s) {
         if (s == null) {
             return "";
         }
         StringBuilder sb = new StringBuilder(s.length());
-        for (char ch : s.toCharArray()) {
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
             switch (ch) {
                 case '<' -> sb.append("&lt;");
                 case '>' -> sb.append("&gt;");
@@ -26,14 +26,18 @@ final class Html {
 
     static String page(String title, String body) {
         return "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">"
-                + "<title>" + esc(title) + " - Atrium</title><style>body{font-family:system-ui,sans-serif;max-width:34em;margin:3em auto;"
+                + "<title>" + esc(title)
+                + " - Atrium</title><style>body{font-family:system-ui,sans-serif;max-width:34em;margin:3em auto;"
                 + "padding:0 1em;color:#222}button{font-size:1em;padding:.5em 1.2em;margin-right:.5em}ul{line-height:1.6}"
                 + ".err{color:#a00}code{background:#eee;padding:0 .2em}</style></head><body>" + body + "</body></html>";
     }
 
     static String error(String error, String description) {
-        return page("Authorization error", "<h1>Authorization error</h1><p class=\"err\" id=\"error\">" + esc(error) + "</p><p id=\"description\">"
-                + esc(description) + "</p><p>The application that sent you here is misconfigured; you were not sent back to it.</p>");
+        return page(
+                "Authorization error",
+                "<h1>Authorization error</h1><p class=\"err\" id=\"error\">" + esc(error) + "</p><p id=\"description\">"
+                        + esc(description)
+                        + "</p><p>The application that sent you here is misconfigured; you were not sent back to it.</p>");
     }
 
     /** The script both pages use: it posts the decision with the session's CSRF token (cookie atrium_csrf). */

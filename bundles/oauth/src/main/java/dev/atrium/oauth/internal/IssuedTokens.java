@@ -1,24 +1,21 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.Authenticator;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.kernel.api.Sql;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferenceCardinality;
-
-import dev.atrium.kernel.api.Authenticator;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.PrincipalDirectory;
-import dev.atrium.kernel.api.Sql;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * The issued tokens in use: introspection, revocation (of one token or of a whole family) and bearer lookups for
@@ -32,7 +29,10 @@ public class IssuedTokens {
     private final OAuthAuditLog audit;
 
     @Activate
-    public IssuedTokens(@Reference DataSource dataSource, @Reference PrincipalDirectory principals, @Reference OAuthAuditLog audit) {
+    public IssuedTokens(
+            @Reference DataSource dataSource,
+            @Reference PrincipalDirectory principals,
+            @Reference OAuthAuditLog audit) {
         this.sql = new Sql(dataSource);
         this.principals = principals;
         this.audit = audit;
@@ -44,10 +44,11 @@ public class IssuedTokens {
      * instance's revocation is seen within that time. Expiry is checked on every answer.
      */
     private static final Duration INTROSPECTION_CACHE = Duration.ofSeconds(2);
-    private final java.util.concurrent.ConcurrentHashMap<String, CachedToken> tokenCache = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private record CachedToken(TokenRow row, Instant at) {
-    }
+    private final java.util.concurrent.ConcurrentHashMap<String, CachedToken> tokenCache =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record CachedToken(TokenRow row, Instant at) {}
 
     private Optional<TokenRow> introspected(String token) {
         byte[] hash = Digests.sha256(token);
@@ -56,9 +57,11 @@ public class IssuedTokens {
         if (cached != null && cached.at().plus(INTROSPECTION_CACHE).isAfter(Instant.now())) {
             return Optional.of(cached.row());
         }
-        Optional<TokenRow> row = sql.one("SELECT " + TokenRow.COLUMNS + " FROM oauth_tokens WHERE token_hash = ?", TokenRow::of,
-                (Object) hash);
-        if (row.isPresent() && row.get().principalId() != null && !principalActive(row.get().principalId())) {
+        Optional<TokenRow> row = sql.one(
+                "SELECT " + TokenRow.COLUMNS + " FROM oauth_tokens WHERE token_hash = ?", TokenRow::of, (Object) hash);
+        if (row.isPresent()
+                && row.get().principalId() != null
+                && !principalActive(row.get().principalId())) {
             // a suspended Principal's tokens are not active, here as on /api
             return Optional.empty();
         }
@@ -101,20 +104,26 @@ public class IssuedTokens {
         if (token == null) {
             throw OAuthError.invalidRequest("token is required");
         }
-        Optional<TokenRow> row = sql.one("SELECT " + TokenRow.COLUMNS + " FROM oauth_tokens WHERE token_hash = ?",
-                TokenRow::of, (Object) Digests.sha256(token));
+        Optional<TokenRow> row =
+                sql.one("SELECT " + TokenRow.COLUMNS + " FROM oauth_tokens WHERE token_hash = ?", TokenRow::of, (Object)
+                        Digests.sha256(token));
         if (row.isEmpty() || !row.get().clientId().equals(client.clientId())) {
             return;
         }
         if ("refresh".equals(row.get().kind())) {
             revokeFamily(row.get().familyId());
         } else {
-            sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE token_hash = ? AND revoked_at IS NULL",
+            sql.update(
+                    "UPDATE oauth_tokens SET revoked_at = now() WHERE token_hash = ? AND revoked_at IS NULL",
                     (Object) Digests.sha256(token));
             tokenCache.remove(Digests.base64Url(Digests.sha256(token)));
             kernelForgets();
         }
-        audit.audit(row.get().principalId(), client.clientId(), "token_revoked", row.get().kind());
+        audit.audit(
+                row.get().principalId(),
+                client.clientId(),
+                "token_revoked",
+                row.get().kind());
     }
 
     /** Optional: revocations must not wait for the kernel, and the kernel's authenticator uses this bundle's verifier. */
@@ -129,23 +138,28 @@ public class IssuedTokens {
         }
     }
 
-    record Bearer(String principalId, String clientId, Set<String> scopes, java.time.Instant expiresAt) {
-    }
+    record Bearer(String principalId, String clientId, Set<String> scopes, java.time.Instant expiresAt) {}
 
     /** An active access token's grant, or empty. */
     Optional<Bearer> bearer(String token) {
         if (token == null || !token.startsWith("ato_") || token.length() > 200) {
             return Optional.empty();
         }
-        return sql.one("SELECT principal_id, client_id, scopes, expires_at FROM oauth_tokens WHERE token_hash = ? AND kind = 'access' "
-                + "AND revoked_at IS NULL AND expires_at > now()", rs -> new Bearer(rs.getString("principal_id"),
-                        rs.getString("client_id"), ScopeSet.column(rs.getString("scopes")), Sql.instant(rs, "expires_at")),
+        return sql.one(
+                "SELECT principal_id, client_id, scopes, expires_at FROM oauth_tokens WHERE token_hash = ? AND kind = 'access' "
+                        + "AND revoked_at IS NULL AND expires_at > now()",
+                rs -> new Bearer(
+                        rs.getString("principal_id"),
+                        rs.getString("client_id"),
+                        ScopeSet.column(rs.getString("scopes")),
+                        Sql.instant(rs, "expires_at")),
                 (Object) Digests.sha256(token));
     }
 
     int revokeFamily(String familyId) {
         forgetCached(t -> t.familyId().equals(familyId));
-        int revoked = sql.update("UPDATE oauth_tokens SET revoked_at = now() WHERE family_id = ? AND revoked_at IS NULL", familyId);
+        int revoked = sql.update(
+                "UPDATE oauth_tokens SET revoked_at = now() WHERE family_id = ? AND revoked_at IS NULL", familyId);
         kernelForgets();
         return revoked;
     }
@@ -153,5 +167,4 @@ public class IssuedTokens {
     boolean principalActive(String principalId) {
         return principals.get(principalId).map(PrincipalDirectory.Entry::active).orElse(false);
     }
-
 }

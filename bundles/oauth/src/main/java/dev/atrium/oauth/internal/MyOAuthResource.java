@@ -1,11 +1,15 @@
 package dev.atrium.oauth.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PageRequest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -20,17 +24,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PageRequest;
 
 /**
  * A user's side of OAuth: the clients they own ({@code /api/me/oauth/clients}), the apps they consented to, and the
@@ -75,13 +71,15 @@ public class MyOAuthResource {
         }
         OAuthClients.ClientSpec spec = OAuthEndpoints.spec(body, ApiException::badRequest, false);
         OAuthClients.checkSpec(spec, ApiException::badRequest);
-        Map<String, Object> client = server.register(caller.principalId(), spec, false).toJson(server.issuer(uri.getBaseUri()));
+        Map<String, Object> client =
+                server.register(caller.principalId(), spec, false).toJson(server.issuer(uri.getBaseUri()));
         return Response.status(201).entity(Map.of("client", client)).build();
     }
 
     @PATCH
     @Path("clients/{clientId}")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("clientId") String clientId, JsonNode body) {
+    public Map<String, Object> update(
+            @Context SecurityContext sc, @PathParam("clientId") String clientId, JsonNode body) {
         Caller caller = user(sc);
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
@@ -93,7 +91,10 @@ public class MyOAuthResource {
         String clientUri = body.has("client_uri") ? given.clientUri() : null;
         String logoUri = body.has("logo_uri") ? given.logoUri() : null;
         List<String> postLogout = body.has("post_logout_redirect_uris") ? given.postLogoutRedirectUris() : null;
-        return Map.of("client", server.update(caller.principalId(), clientId, name, uris, scopes, clientUri, logoUri, postLogout).toJson());
+        return Map.of(
+                "client",
+                server.update(caller.principalId(), clientId, name, uris, scopes, clientUri, logoUri, postLogout)
+                        .toJson());
     }
 
     @DELETE
@@ -120,11 +121,12 @@ public class MyOAuthResource {
 
     @GET
     @Path("audit-logs")
-    public Map<String, Object> audit(@Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> audit(
+            @Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         String me = user(sc).principalId();
         PageRequest page = PageRequest.of(limit, offset);
-        Map<String, Object> body = new LinkedHashMap<>(page.body("logs", server.auditLogs(me, page.limit(), page.offset()),
-                server.auditCount(me)));
+        Map<String, Object> body = new LinkedHashMap<>(
+                page.body("logs", server.auditLogs(me, page.limit(), page.offset()), server.auditCount(me)));
         return body;
     }
 }

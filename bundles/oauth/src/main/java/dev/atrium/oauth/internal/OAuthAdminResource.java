@@ -1,18 +1,15 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
 import java.util.Map;
-
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OperatorOnly;
 
 /**
  * {@code POST /admin/oauth/keys/rotate} (operator), body optional {@code {"immediate": true}}: the next ID token signing
@@ -37,7 +34,14 @@ public class OAuthAdminResource {
     public Map<String, Object> rotate(com.fasterxml.jackson.databind.JsonNode body) {
         boolean immediate = body != null && body.path("immediate").asBoolean(false);
         SigningKeys.Rotation r = keys.rotate(immediate);
-        return Map.of("kid", r.kid(), "signs_from", r.signsFrom().toString(), "replaced", r.replaced(),
-                "replaced_published_until", r.replacedRetireAfter().toString());
+        return Map.of(
+                "kid",
+                r.kid(),
+                "signs_from",
+                r.signsFrom().toString(),
+                "replaced",
+                r.replaced(),
+                "replaced_published_until",
+                r.replacedRetireAfter().toString());
     }
 }

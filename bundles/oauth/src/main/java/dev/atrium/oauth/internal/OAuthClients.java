@@ -1,8 +1,12 @@
 package dev.atrium.oauth.internal;
 
-import java.nio.charset.StandardCharsets;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.Sql;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,17 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.Sql;
 
 /**
  * The registered clients: registration metadata rules, registration (by a user or dynamically), the owner's reads
@@ -35,15 +32,22 @@ public class OAuthClients {
     private final OAuthAuditLog audit;
 
     @Activate
-    public OAuthClients(@Reference DataSource dataSource, @Reference IssuedTokens tokens, @Reference OAuthAuditLog audit) {
+    public OAuthClients(
+            @Reference DataSource dataSource, @Reference IssuedTokens tokens, @Reference OAuthAuditLog audit) {
         this.sql = new Sql(dataSource);
         this.tokens = tokens;
         this.audit = audit;
     }
 
-    record ClientSpec(String name, List<String> redirectUris, Set<String> grantTypes, Set<String> scopes, String authMethod,
-            String clientUri, String logoUri, List<String> postLogoutRedirectUris) {
-    }
+    record ClientSpec(
+            String name,
+            List<String> redirectUris,
+            Set<String> grantTypes,
+            Set<String> scopes,
+            String authMethod,
+            String clientUri,
+            String logoUri,
+            List<String> postLogoutRedirectUris) {}
 
     record Registered(Client client, String secret, String registrationToken) {
         Map<String, Object> toJson(String issuer) {
@@ -74,7 +78,8 @@ public class OAuthClients {
             }
         }
         if (!OAuthServer.AUTH_METHODS.contains(spec.authMethod())) {
-            throw invalid.apply("token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none");
+            throw invalid.apply(
+                    "token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none");
         }
         if ("none".equals(spec.authMethod()) && spec.grantTypes().contains("client_credentials")) {
             throw invalid.apply("a public client cannot use client_credentials");
@@ -83,9 +88,11 @@ public class OAuthClients {
             throw invalid.apply("redirect_uris may hold at most " + MAX_REDIRECT_URIS + " URIs");
         }
         if (spec.authMethod() != null && spec.authMethod().length() > 100) {
-            throw invalid.apply("token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none");
+            throw invalid.apply(
+                    "token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none");
         }
-        if (spec.grantTypes().contains("authorization_code") && spec.redirectUris().isEmpty()) {
+        if (spec.grantTypes().contains("authorization_code")
+                && spec.redirectUris().isEmpty()) {
             throw invalid.apply("redirect_uris must name at least one URI for the authorization_code grant");
         }
         if (spec.postLogoutRedirectUris().size() > MAX_REDIRECT_URIS) {
@@ -136,7 +143,8 @@ public class OAuthClients {
             return host.isEmpty() ? "redirect_uris: an https redirect URI needs a host" : null;
         }
         if (scheme.equals("http")) {
-            boolean loopback = host.equals("127.0.0.1") || host.equals("[::1]") || host.equals("::1") || host.equals("localhost");
+            boolean loopback =
+                    host.equals("127.0.0.1") || host.equals("[::1]") || host.equals("::1") || host.equals("localhost");
             return loopback ? null : "redirect_uris: plain http is allowed on loopback hosts only; use https";
         }
         if (scheme.contains(".")) {
@@ -149,14 +157,24 @@ public class OAuthClients {
         String clientId = Ids.random("atc_", 24);
         String secret = "none".equals(spec.authMethod()) ? null : Ids.random("atcs_", 40);
         String registrationToken = dynamic ? Ids.random("atg_", 40) : null;
-        Client client = sql.one("INSERT INTO oauth_clients (client_id, secret_hash, owner_principal_id, client_name, redirect_uris, "
-                + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash, post_logout_redirect_uris) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS, Client::of, clientId,
-                secret == null ? null : Digests.sha256(secret), ownerPrincipalId, spec.name().trim(),
-                String.join("\n", spec.redirectUris()), ScopeSet.join(spec.grantTypes()), ScopeSet.join(spec.scopes()),
-                spec.authMethod(), spec.clientUri(), spec.logoUri(),
-                registrationToken == null ? null : Digests.sha256(registrationToken),
-                String.join("\n", spec.postLogoutRedirectUris())).orElseThrow();
+        Client client = sql.one(
+                        "INSERT INTO oauth_clients (client_id, secret_hash, owner_principal_id, client_name, redirect_uris, "
+                                + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash, post_logout_redirect_uris) "
+                                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS,
+                        Client::of,
+                        clientId,
+                        secret == null ? null : Digests.sha256(secret),
+                        ownerPrincipalId,
+                        spec.name().trim(),
+                        String.join("\n", spec.redirectUris()),
+                        ScopeSet.join(spec.grantTypes()),
+                        ScopeSet.join(spec.scopes()),
+                        spec.authMethod(),
+                        spec.clientUri(),
+                        spec.logoUri(),
+                        registrationToken == null ? null : Digests.sha256(registrationToken),
+                        String.join("\n", spec.postLogoutRedirectUris()))
+                .orElseThrow();
         audit.audit(ownerPrincipalId, clientId, "client_created", dynamic ? "dynamic registration" : null);
         return new Registered(client, secret, registrationToken);
     }
@@ -167,10 +185,11 @@ public class OAuthClients {
      * deleted client or an old secret for at most {@link #CLIENT_CACHE}.
      */
     private static final Duration CLIENT_CACHE = Duration.ofSeconds(5);
-    private final java.util.concurrent.ConcurrentHashMap<String, CachedClient> clientCache = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private record CachedClient(Optional<Client> client, Instant at) {
-    }
+    private final java.util.concurrent.ConcurrentHashMap<String, CachedClient> clientCache =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record CachedClient(Optional<Client> client, Instant at) {}
 
     private Optional<Client> cachedClient(String clientId) {
         CachedClient c = clientCache.get(clientId == null ? "" : clientId);
@@ -199,31 +218,59 @@ public class OAuthClients {
         if (token == null) {
             return Optional.empty();
         }
-        return sql.one("SELECT " + Client.COLUMNS + " FROM oauth_clients WHERE client_id = ? AND registration_token_hash = ?",
-                Client::of, clientId, Digests.sha256(token));
+        return sql.one(
+                "SELECT " + Client.COLUMNS + " FROM oauth_clients WHERE client_id = ? AND registration_token_hash = ?",
+                Client::of,
+                clientId,
+                Digests.sha256(token));
     }
 
     List<Client> owned(String principalId) {
-        return sql.list("SELECT " + Client.COLUMNS + " FROM oauth_clients WHERE owner_principal_id = ? ORDER BY created_at, client_id",
-                Client::of, principalId);
+        return sql.list(
+                "SELECT " + Client.COLUMNS
+                        + " FROM oauth_clients WHERE owner_principal_id = ? ORDER BY created_at, client_id",
+                Client::of,
+                principalId);
     }
 
     Client ownedClient(String principalId, String clientId) {
-        return client(clientId).filter(c -> principalId.equals(c.ownerPrincipalId()))
+        return client(clientId)
+                .filter(c -> principalId.equals(c.ownerPrincipalId()))
                 .orElseThrow(() -> ApiException.notFound("OAuth client not found"));
     }
 
-    Client update(String principalId, String clientId, String name, List<String> redirectUris, Set<String> scopes,
-            String clientUri, String logoUri, List<String> postLogoutRedirectUris) {
+    Client update(
+            String principalId,
+            String clientId,
+            String name,
+            List<String> redirectUris,
+            Set<String> scopes,
+            String clientUri,
+            String logoUri,
+            List<String> postLogoutRedirectUris) {
         Client c = ownedClient(principalId, clientId);
-        ClientSpec spec = new ClientSpec(name == null ? c.name() : name, redirectUris == null ? c.redirectUris() : redirectUris,
-                c.grantTypes(), scopes == null ? c.scopes() : scopes, c.authMethod(), clientUri == null ? c.clientUri() : clientUri,
-                logoUri == null ? c.logoUri() : logoUri, postLogoutRedirectUris == null ? c.postLogoutRedirectUris() : postLogoutRedirectUris);
+        ClientSpec spec = new ClientSpec(
+                name == null ? c.name() : name,
+                redirectUris == null ? c.redirectUris() : redirectUris,
+                c.grantTypes(),
+                scopes == null ? c.scopes() : scopes,
+                c.authMethod(),
+                clientUri == null ? c.clientUri() : clientUri,
+                logoUri == null ? c.logoUri() : logoUri,
+                postLogoutRedirectUris == null ? c.postLogoutRedirectUris() : postLogoutRedirectUris);
         checkSpec(spec, ApiException::badRequest);
-        Client updated = sql.one("UPDATE oauth_clients SET client_name = ?, redirect_uris = ?, scopes = ?, client_uri = ?, logo_uri = ?, "
-                + "post_logout_redirect_uris = ?, updated_at = now() WHERE client_id = ? RETURNING " + Client.COLUMNS, Client::of,
-                spec.name().trim(), String.join("\n", spec.redirectUris()), ScopeSet.join(spec.scopes()), spec.clientUri(),
-                spec.logoUri(), String.join("\n", spec.postLogoutRedirectUris()), clientId)
+        Client updated = sql.one(
+                        "UPDATE oauth_clients SET client_name = ?, redirect_uris = ?, scopes = ?, client_uri = ?, logo_uri = ?, "
+                                + "post_logout_redirect_uris = ?, updated_at = now() WHERE client_id = ? RETURNING "
+                                + Client.COLUMNS,
+                        Client::of,
+                        spec.name().trim(),
+                        String.join("\n", spec.redirectUris()),
+                        ScopeSet.join(spec.scopes()),
+                        spec.clientUri(),
+                        spec.logoUri(),
+                        String.join("\n", spec.postLogoutRedirectUris()),
+                        clientId)
                 .orElseThrow();
         clientCache.remove(clientId);
         audit.audit(principalId, clientId, "client_updated", null);
@@ -250,7 +297,8 @@ public class OAuthClients {
         if (authorization != null && authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
             String decoded;
             try {
-                decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+                decoded = new String(
+                        Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
                 throw OAuthError.invalidClient("malformed Basic credentials");
             }
@@ -265,7 +313,7 @@ public class OAuthClients {
             } catch (IllegalArgumentException e) {
                 throw OAuthError.invalidClient("malformed Basic credentials: bad %-escape");
             }
-            if (bodyClientId != null && !bodyClientId.equals(basicId) || bodySecret != null) {
+            if ((bodyClientId != null && !bodyClientId.equals(basicId)) || bodySecret != null) {
                 throw OAuthError.invalidRequest("send the client credentials in one way only");
             }
             clientId = basicId;
@@ -274,18 +322,21 @@ public class OAuthClients {
         if (clientId == null || clientId.isBlank()) {
             throw OAuthError.invalidClient("client authentication failed: no client_id");
         }
-        Client client = cachedClient(clientId).orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
+        Client client =
+                cachedClient(clientId).orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
         if (client.isPublic()) {
             if (secret != null && !secret.isEmpty()) {
                 throw OAuthError.invalidClient("client authentication failed");
             }
             return client;
         }
-        if (secret == null || client.secretHash() == null
+        if (secret == null
+                || client.secretHash() == null
                 || !Digests.constantTimeEquals(client.secretHash(), Digests.sha256(secret))) {
             throw OAuthError.invalidClient("client authentication failed");
         }
-        if (!basic && "client_secret_basic".equals(client.authMethod()) || basic && "client_secret_post".equals(client.authMethod())) {
+        if ((!basic && "client_secret_basic".equals(client.authMethod()))
+                || (basic && "client_secret_post".equals(client.authMethod()))) {
             // RFC 7591 names one method per client; both are accepted so that any standard client library works
         }
         return client;

@@ -1,41 +1,39 @@
 package dev.atrium.oauth.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.kernel.api.SelfAuthenticated;
+import dev.atrium.kernel.api.SessionVerifier;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.OPTIONS;
-import javax.ws.rs.Produces;
-import javax.ws.rs.core.MediaType;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.HttpHeaders;
+import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.SelfAuthenticated;
-import dev.atrium.kernel.api.SessionVerifier;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PrincipalDirectory;
 
 /**
  * The OAuth 2.0 endpoints under {@code /oauth}: authorize (with the consent page), token, device authorization and
  * verification, introspection, revocation, UserInfo and dynamic client registration. They answer in OAuth's own
  * error format, not the API's, so they do not select the kernel's gate (which would refuse HTTP Basic).
+ *
+ * <p>Why one class of about 630 lines: it is the JAX-RS face of {@code /oauth}, one method per endpoint, each a few
+ * lines over {@code Authorizations}, {@code OAuthClients} and {@code Tokens}, where the protocol's logic is.
  */
 @Component(service = OAuthEndpoints.class)
 @KernelResource
@@ -53,8 +51,12 @@ public class OAuthEndpoints {
     private final BrowserOrigins origins;
 
     @Activate
-    public OAuthEndpoints(@Reference OAuthServer server, @Reference Signin signin, @Reference RegistrationLimiter limiter,
-            @Reference SigningKeys keys, @Reference BrowserOrigins origins) {
+    public OAuthEndpoints(
+            @Reference OAuthServer server,
+            @Reference Signin signin,
+            @Reference RegistrationLimiter limiter,
+            @Reference SigningKeys keys,
+            @Reference BrowserOrigins origins) {
         this.server = server;
         this.signin = signin;
         this.limiter = limiter;
@@ -80,14 +82,20 @@ public class OAuthEndpoints {
         Caller user = signin.user(headers);
         if (user == null || request.needsFreshSignIn(Authentication.of(user))) {
             if (request.prompt().contains("none")) {
-                return redirect(request, "login_required", user == null ? "the user is not signed in"
-                        : "the user signed in longer ago than max_age allows");
+                return redirect(
+                        request,
+                        "login_required",
+                        user == null
+                                ? "the user is not signed in"
+                                : "the user signed in longer ago than max_age allows");
             }
             // after signing in the request goes on without what asked for the sign-in, or it would ask again
-            return found(OAuthServer.withQuery("/auth/login", "return_to", OAuthServer.withQuery("/oauth/authorize", pairs(afterSignIn(query)))));
+            return found(OAuthServer.withQuery(
+                    "/auth/login", "return_to", OAuthServer.withQuery("/oauth/authorize", pairs(afterSignIn(query)))));
         }
         // a stored consent that covers the scopes is not asked again (OIDC Core 3.1.2.4), unless the client asks for it
-        if (!request.prompt().contains("consent") && server.consentCovers(user.principalId(), request.client().clientId(), request.scopes())) {
+        if (!request.prompt().contains("consent")
+                && server.consentCovers(user.principalId(), request.client().clientId(), request.scopes())) {
             return found(server.approve(user, request));
         }
         if (request.prompt().contains("none")) {
@@ -114,8 +122,12 @@ public class OAuthEndpoints {
         String decision = form.remove("decision");
         Caller user = signin.formUser(headers, csrf);
         if (user == null) {
-            return Requests.html(403, Html.error("access_denied", "this form is stale or did not come from this server's page, "
-                    + "or the session ended: start again from the application"));
+            return Requests.html(
+                    403,
+                    Html.error(
+                            "access_denied",
+                            "this form is stale or did not come from this server's page, "
+                                    + "or the session ended: start again from the application"));
         }
         Authorizations.AuthorizeRequest request;
         try {
@@ -128,7 +140,8 @@ public class OAuthEndpoints {
         if (!"approve".equals(decision) && !"deny".equals(decision)) {
             return Requests.html(400, Html.error("invalid_request", "decision must be approve or deny"));
         }
-        return seeOther("approve".equals(decision) ? server.approve(user, request) : server.deny(user.principalId(), request));
+        return seeOther(
+                "approve".equals(decision) ? server.approve(user, request) : server.deny(user.principalId(), request));
     }
 
     /** The request's parameters to go on with after a sign-in: without {@code max_age} and {@code prompt=login}. */
@@ -137,7 +150,8 @@ public class OAuthEndpoints {
         out.remove("max_age");
         String prompt = out.remove("prompt");
         if (prompt != null) {
-            String rest = java.util.Arrays.stream(prompt.trim().split("\\s+")).filter(v -> !v.isEmpty() && !v.equals("login"))
+            String rest = java.util.Arrays.stream(prompt.trim().split("\\s+"))
+                    .filter(v -> !v.isEmpty() && !v.equals("login"))
                     .collect(java.util.stream.Collectors.joining(" "));
             if (!rest.isEmpty()) {
                 out.put("prompt", rest);
@@ -157,36 +171,61 @@ public class OAuthEndpoints {
     }
 
     private static Response found(String location) {
-        return Response.status(302).header("Location", location).header("Cache-Control", "no-store").build();
+        return Response.status(302)
+                .header("Location", location)
+                .header("Cache-Control", "no-store")
+                .build();
     }
 
     private static Response seeOther(String location) {
-        return Response.status(303).header("Location", location).header("Cache-Control", "no-store").build();
+        return Response.status(303)
+                .header("Location", location)
+                .header("Cache-Control", "no-store")
+                .build();
     }
 
     /** An error for the client at its (verified) redirect URI, with its state. */
     private static Response redirect(Authorizations.AuthorizeRequest r, String error, String description) {
-        return found(OAuthServer.withQuery(r.redirectUri(), "error", error, "error_description", description, "state", r.state()));
+        return found(OAuthServer.withQuery(
+                r.redirectUri(), "error", error, "error_description", description, "state", r.state()));
     }
 
-    private String consentPage(Authorizations.AuthorizeRequest r, Map<String, String> params, Caller user, String csrf) {
+    private String consentPage(
+            Authorizations.AuthorizeRequest r, Map<String, String> params, Caller user, String csrf) {
         StringBuilder scopes = new StringBuilder("<ul id=\"scopes\">");
         for (String s : r.scopes()) {
-            scopes.append("<li data-scope=\"").append(Html.esc(s)).append("\"><code>").append(Html.esc(s)).append("</code> ")
-                    .append(Html.esc(ScopeSet.KNOWN.get(s))).append("</li>");
+            scopes.append("<li data-scope=\"")
+                    .append(Html.esc(s))
+                    .append("\"><code>")
+                    .append(Html.esc(s))
+                    .append("</code> ")
+                    .append(Html.esc(ScopeSet.KNOWN.get(s)))
+                    .append("</li>");
         }
         scopes.append("</ul>");
         StringBuilder hidden = new StringBuilder();
-        params.forEach((k, v) -> hidden.append("<input type=\"hidden\" name=\"").append(Html.esc(k)).append("\" value=\"")
-                .append(Html.esc(v)).append("\">"));
-        hidden.append("<input type=\"hidden\" name=\"csrf_token\" value=\"").append(Html.esc(csrf)).append("\">");
-        String who = server.principals().get(user.principalId()).map(PrincipalDirectory.Entry::username).orElse(user.principalId());
-        return Html.page("Authorize " + r.client().name(), "<h1>Authorize <span id=\"client\">" + Html.esc(r.client().name())
-                + "</span></h1><p>Signed in as <b>" + Html.esc(who) + "</b>. <b>" + Html.esc(r.client().name())
-                + "</b> asks to:</p>" + scopes + "<p>You will be sent back to <code>" + Html.esc(r.redirectUri()) + "</code>.</p>"
-                + "<form method=\"post\" action=\"/oauth/authorize\">" + hidden
-                + "<button id=\"approve\" type=\"submit\" name=\"decision\" value=\"approve\">Approve</button>"
-                + "<button id=\"deny\" type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>");
+        params.forEach((k, v) -> hidden.append("<input type=\"hidden\" name=\"")
+                .append(Html.esc(k))
+                .append("\" value=\"")
+                .append(Html.esc(v))
+                .append("\">"));
+        hidden.append("<input type=\"hidden\" name=\"csrf_token\" value=\"")
+                .append(Html.esc(csrf))
+                .append("\">");
+        String who = server.principals()
+                .get(user.principalId())
+                .map(PrincipalDirectory.Entry::username)
+                .orElse(user.principalId());
+        return Html.page(
+                "Authorize " + r.client().name(),
+                "<h1>Authorize <span id=\"client\">" + Html.esc(r.client().name())
+                        + "</span></h1><p>Signed in as <b>" + Html.esc(who) + "</b>. <b>"
+                        + Html.esc(r.client().name())
+                        + "</b> asks to:</p>" + scopes + "<p>You will be sent back to <code>"
+                        + Html.esc(r.redirectUri()) + "</code>.</p>"
+                        + "<form method=\"post\" action=\"/oauth/authorize\">" + hidden
+                        + "<button id=\"approve\" type=\"submit\" name=\"decision\" value=\"approve\">Approve</button>"
+                        + "<button id=\"deny\" type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>");
     }
 
     // ---------------------------------------------------------------- device verification page
@@ -196,25 +235,36 @@ public class OAuthEndpoints {
     public Response devicePage(@Context UriInfo uri, @Context HttpHeaders headers) {
         Caller user = signin.user(headers);
         if (user == null) {
-            String back = uri.getRequestUri().getRawPath() + (uri.getRequestUri().getRawQuery() == null ? "" : "?" + uri.getRequestUri().getRawQuery());
-            return Response.status(302).header("Location", OAuthServer.withQuery("/auth/login", "return_to", back)).build();
+            String back = uri.getRequestUri().getRawPath()
+                    + (uri.getRequestUri().getRawQuery() == null
+                            ? ""
+                            : "?" + uri.getRequestUri().getRawQuery());
+            return Response.status(302)
+                    .header("Location", OAuthServer.withQuery("/auth/login", "return_to", back))
+                    .build();
         }
         String code = uri.getQueryParameters().getFirst("user_code");
-        return Requests.html(200, Html.page("Connect a device", "<h1>Connect a device</h1><p>Enter the code your device shows.</p>"
-                + "<input id=\"code\" value=\"" + Html.esc(code) + "\" autocomplete=\"off\"> <button id=\"check\" onclick=\"check()\">Continue</button>"
-                + "<div id=\"ask\" hidden><p><b id=\"client\"></b> asks to:</p><ul id=\"scopes\"></ul>"
-                + "<button id=\"approve\" onclick=\"decide(true)\">Approve</button><button id=\"deny\" onclick=\"decide(false)\">Deny</button></div>"
-                + "<p id=\"status\" class=\"err\"></p>" + Html.SCRIPT
-                + "<script>async function check(){var c=document.getElementById('code').value;var r=await fetch('/api/oauth/device/context?user_code='"
-                + "+encodeURIComponent(c),{credentials:'same-origin'});var j=await r.json();if(!r.ok){document.getElementById('status').textContent="
-                + "j.error.message;return}document.getElementById('client').textContent=j.client.client_name;var ul=document.getElementById('scopes');"
-                + "ul.innerHTML='';j.scopes.forEach(function(s){var li=document.createElement('li');li.textContent=s.name+' - '+s.description;ul.appendChild(li)});"
-                + "document.getElementById('ask').hidden=false}async function decide(ok){var j=await post('/api/oauth/device/decision',"
-                + "{user_code:document.getElementById('code').value,approve:ok});if(j){document.getElementById('ask').hidden=true;"
-                + "document.getElementById('status').textContent=ok?'Approved: you can return to your device.':'Denied.'}}</script>"));
+        return Requests.html(
+                200,
+                Html.page(
+                        "Connect a device",
+                        "<h1>Connect a device</h1><p>Enter the code your device shows.</p>"
+                                + "<input id=\"code\" value=\"" + Html.esc(code)
+                                + "\" autocomplete=\"off\"> <button id=\"check\" onclick=\"check()\">Continue</button>"
+                                + "<div id=\"ask\" hidden><p><b id=\"client\"></b> asks to:</p><ul id=\"scopes\"></ul>"
+                                + "<button id=\"approve\" onclick=\"decide(true)\">Approve</button><button id=\"deny\" onclick=\"decide(false)\">Deny</button></div>"
+                                + "<p id=\"status\" class=\"err\"></p>" + Html.SCRIPT
+                                + "<script>async function check(){var c=document.getElementById('code').value;var r=await fetch('/api/oauth/device/context?user_code='"
+                                + "+encodeURIComponent(c),{credentials:'same-origin'});var j=await r.json();if(!r.ok){document.getElementById('status').textContent="
+                                + "j.error.message;return}document.getElementById('client').textContent=j.client.client_name;var ul=document.getElementById('scopes');"
+                                + "ul.innerHTML='';j.scopes.forEach(function(s){var li=document.createElement('li');li.textContent=s.name+' - '+s.description;ul.appendChild(li)});"
+                                + "document.getElementById('ask').hidden=false}async function decide(ok){var j=await post('/api/oauth/device/decision',"
+                                + "{user_code:document.getElementById('code').value,approve:ok});if(j){document.getElementById('ask').hidden=true;"
+                                + "document.getElementById('status').textContent=ok?'Approved: you can return to your device.':'Denied.'}}</script>"));
     }
 
-    // ---------------------------------------------------------------- token, device authorization, introspection, revocation
+    // ---------------------------------------------------------------- token, device authorization, introspection,
+    // revocation
 
     // POST /oauth/token, /oauth/introspect and /oauth/revoke are served by TokenServlet, outside JAX-RS.
 
@@ -223,15 +273,16 @@ public class OAuthEndpoints {
     public Response deviceAuthorization(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
         try {
             Map<String, String> p = Requests.body(headers, body);
-            return Requests.json(200, server.deviceAuthorization(server.issuer(uri.getBaseUri()), authenticate(headers, p), p));
+            return Requests.json(
+                    200, server.deviceAuthorization(server.issuer(uri.getBaseUri()), authenticate(headers, p), p));
         } catch (OAuthError e) {
             return Requests.error(e);
         }
     }
 
     private Client authenticate(HttpHeaders headers, Map<String, String> p) {
-        Client client = server.authenticate(headers.getHeaderString(HttpHeaders.AUTHORIZATION), p.remove("client_id"),
-                p.remove("client_secret"));
+        Client client = server.authenticate(
+                headers.getHeaderString(HttpHeaders.AUTHORIZATION), p.remove("client_id"), p.remove("client_secret"));
         return client;
     }
 
@@ -266,7 +317,8 @@ public class OAuthEndpoints {
         return r.build();
     }
 
-    // ---------------------------------------------------------------- RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)
+    // ---------------------------------------------------------------- RP-initiated logout (OpenID Connect RP-Initiated
+    // Logout 1.0)
 
     @GET
     @Path("end_session")
@@ -302,15 +354,32 @@ public class OAuthEndpoints {
         if (user == null || !"session".equals(user.authMethod()) || csrf == null) {
             return logout.leave();
         }
-        String done = OAuthServer.withQuery("/oauth/end_session/done", "client_id", logout.client() == null ? null : logout.client().clientId(),
-                "post_logout_redirect_uri", logout.postLogoutRedirectUri(), "state", logout.state());
-        String who = server.principals().get(user.principalId()).map(PrincipalDirectory.Entry::username).orElse(user.principalId());
+        String done = OAuthServer.withQuery(
+                "/oauth/end_session/done",
+                "client_id",
+                logout.client() == null ? null : logout.client().clientId(),
+                "post_logout_redirect_uri",
+                logout.postLogoutRedirectUri(),
+                "state",
+                logout.state());
+        String who = server.principals()
+                .get(user.principalId())
+                .map(PrincipalDirectory.Entry::username)
+                .orElse(user.principalId());
         String app = logout.client() == null ? null : logout.client().name();
-        return Requests.html(200, Html.page("Sign out", "<h1>Sign out of Atrium?</h1><p>You are signed in as <b>" + Html.esc(who) + "</b>."
-                + (app == null ? "" : " <b id=\"client\">" + Html.esc(app) + "</b> asks to sign you out.") + "</p>"
-                + "<form method=\"post\" action=\"/auth/logout\"><input type=\"hidden\" name=\"csrf_token\" value=\"" + Html.esc(csrf.getValue())
-                + "\"><input type=\"hidden\" name=\"return_to\" value=\"" + Html.esc(done) + "\">"
-                + "<button id=\"logout\" type=\"submit\">Sign out</button> <a id=\"cancel\" href=\"/\">Stay signed in</a></form>"));
+        return Requests.html(
+                200,
+                Html.page(
+                        "Sign out",
+                        "<h1>Sign out of Atrium?</h1><p>You are signed in as <b>" + Html.esc(who) + "</b>."
+                                + (app == null
+                                        ? ""
+                                        : " <b id=\"client\">" + Html.esc(app) + "</b> asks to sign you out.")
+                                + "</p>"
+                                + "<form method=\"post\" action=\"/auth/logout\"><input type=\"hidden\" name=\"csrf_token\" value=\""
+                                + Html.esc(csrf.getValue())
+                                + "\"><input type=\"hidden\" name=\"return_to\" value=\"" + Html.esc(done) + "\">"
+                                + "<button id=\"logout\" type=\"submit\">Sign out</button> <a id=\"cancel\" href=\"/\">Stay signed in</a></form>"));
     }
 
     /** After the sign-out: on to the relying party's registered URI, or a page that says it is done. */
@@ -319,7 +388,8 @@ public class OAuthEndpoints {
     @Produces(MediaType.TEXT_HTML)
     public Response endSessionDone(@Context UriInfo uri) {
         try {
-            return logoutRequest(Requests.query(uri), server.issuer(uri.getBaseUri())).leave();
+            return logoutRequest(Requests.query(uri), server.issuer(uri.getBaseUri()))
+                    .leave();
         } catch (OAuthError e) {
             return Requests.html(400, Html.error(e.error, e.getMessage()));
         }
@@ -330,8 +400,12 @@ public class OAuthEndpoints {
 
         Response leave() {
             if (postLogoutRedirectUri == null) {
-                return Requests.html(200, Html.page("Signed out", "<h1 id=\"signed-out\">You are signed out</h1>"
-                        + "<p><a href=\"/auth/login\">Sign in again</a></p>"));
+                return Requests.html(
+                        200,
+                        Html.page(
+                                "Signed out",
+                                "<h1 id=\"signed-out\">You are signed out</h1>"
+                                        + "<p><a href=\"/auth/login\">Sign in again</a></p>"));
             }
             return found(OAuthServer.withQuery(postLogoutRedirectUri, "state", state));
         }
@@ -346,24 +420,29 @@ public class OAuthEndpoints {
                 throw OAuthError.invalidRequest("id_token_hint is not an ID token this server issued");
             }
             Object aud = claims.get("aud");
-            String audience = aud instanceof List<?> l && l.size() == 1 ? String.valueOf(l.get(0)) : aud instanceof String s ? s : null;
-            if (audience == null || clientId != null && !clientId.equals(audience)) {
+            String audience = aud instanceof List<?> l && l.size() == 1
+                    ? String.valueOf(l.get(0))
+                    : aud instanceof String s ? s : null;
+            if (audience == null || (clientId != null && !clientId.equals(audience))) {
                 throw OAuthError.invalidRequest("client_id is not the audience of id_token_hint");
             }
             clientId = audience;
         }
         Client client = null;
         if (clientId != null && !clientId.isEmpty()) {
-            client = server.client(clientId).orElseThrow(() -> new OAuthError("invalid_client", "unknown client_id", 400));
+            client = server.client(clientId)
+                    .orElseThrow(() -> new OAuthError("invalid_client", "unknown client_id", 400));
         }
         String target = p.get("post_logout_redirect_uri");
         if (target != null && !target.isEmpty()) {
             if (client == null) {
-                throw OAuthError.invalidRequest("post_logout_redirect_uri needs id_token_hint or client_id to name the client");
+                throw OAuthError.invalidRequest(
+                        "post_logout_redirect_uri needs id_token_hint or client_id to name the client");
             }
             String given = target;
             if (!client.postLogoutRedirectUris().contains(given)
-                    && client.postLogoutRedirectUris().stream().noneMatch(r -> Authorizations.sameLoopbackRedirect(r, given))) {
+                    && client.postLogoutRedirectUris().stream()
+                            .noneMatch(r -> Authorizations.sameLoopbackRedirect(r, given))) {
                 throw OAuthError.invalidRequest("post_logout_redirect_uri is not registered for this client");
             }
         } else {
@@ -378,17 +457,26 @@ public class OAuthEndpoints {
 
     private Response userinfoOf(HttpHeaders headers) {
         String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
-        String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : null;
+        String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? authorization.substring(7).trim()
+                : null;
         if (token == null || token.isEmpty()) {
-            return Requests.bearerError(new OAuthError("invalid_request", "UserInfo needs an access token: send Authorization: Bearer <token>",
-                    401), null, false);
+            return Requests.bearerError(
+                    new OAuthError(
+                            "invalid_request",
+                            "UserInfo needs an access token: send Authorization: Bearer <token>",
+                            401),
+                    null,
+                    false);
         }
         IssuedTokens.Bearer bearer = server.bearer(token).orElse(null);
         if (bearer == null || bearer.principalId() == null || !server.principalActive(bearer.principalId())) {
-            return Requests.bearerError(OAuthError.invalidToken("the access token is invalid, expired or revoked"), null, true);
+            return Requests.bearerError(
+                    OAuthError.invalidToken("the access token is invalid, expired or revoked"), null, true);
         }
         if (!bearer.scopes().contains("openid")) {
-            return Requests.bearerError(new OAuthError("insufficient_scope", "UserInfo needs the openid scope", 403), "openid", true);
+            return Requests.bearerError(
+                    new OAuthError("insufficient_scope", "UserInfo needs the openid scope", 403), "openid", true);
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("sub", bearer.principalId());
@@ -400,15 +488,21 @@ public class OAuthEndpoints {
 
     @POST
     @Path("register")
-    public Response register(@Context UriInfo uri, @Context javax.servlet.http.HttpServletRequest request, String body) {
+    public Response register(
+            @Context UriInfo uri, @Context javax.servlet.http.HttpServletRequest request, String body) {
         RegistrationLimiter.Refusal refused = limiter.attempt(request.getRemoteAddr());
         if (refused != null) {
-            return Response.fromResponse(Requests.error(new OAuthError("temporarily_unavailable", refused.reason()
-                    + "; try again in " + refused.retryAfterSeconds() + " s", 429)))
-                    .header("Retry-After", Long.toString(refused.retryAfterSeconds())).build();
+            return Response.fromResponse(Requests.error(new OAuthError(
+                            "temporarily_unavailable",
+                            refused.reason() + "; try again in " + refused.retryAfterSeconds() + " s",
+                            429)))
+                    .header("Retry-After", Long.toString(refused.retryAfterSeconds()))
+                    .build();
         }
         if (body != null && body.length() > MAX_REGISTRATION_BODY) {
-            return registrationError("invalid_client_metadata", "the client metadata is larger than " + MAX_REGISTRATION_BODY + " bytes");
+            return registrationError(
+                    "invalid_client_metadata",
+                    "the client metadata is larger than " + MAX_REGISTRATION_BODY + " bytes");
         }
         JsonNode node;
         try {
@@ -438,13 +532,17 @@ public class OAuthEndpoints {
     @Path("register/{clientId}")
     public Response registration(@Context HttpHeaders headers, @PathParam("clientId") String clientId) {
         String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
-        String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7) ? authorization.substring(7).trim() : null;
-        return server.clientByRegistrationToken(clientId, token).map(c -> Requests.json(200, c.toJson()))
+        String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? authorization.substring(7).trim()
+                : null;
+        return server.clientByRegistrationToken(clientId, token)
+                .map(c -> Requests.json(200, c.toJson()))
                 .orElseGet(() -> Requests.error(OAuthError.invalidToken("the registration access token is invalid")));
     }
 
     /** Client metadata from JSON: RFC 7591 names ({@code redirect_uris}, {@code scope}) or the API's. */
-    static OAuthClients.ClientSpec spec(JsonNode node, java.util.function.Function<String, RuntimeException> invalid, boolean dynamic) {
+    static OAuthClients.ClientSpec spec(
+            JsonNode node, java.util.function.Function<String, RuntimeException> invalid, boolean dynamic) {
         List<String> uris = uris(node, "redirect_uris", invalid);
         String authMethod = text(node, "token_endpoint_auth_method", invalid);
         if (authMethod == null) {
@@ -490,11 +588,19 @@ public class OAuthEndpoints {
         if (name == null && dynamic) {
             name = "Unnamed client";
         }
-        return new OAuthClients.ClientSpec(name, uris, grants, scopes, authMethod, text(node, "client_uri", invalid),
-                text(node, "logo_uri", invalid), uris(node, "post_logout_redirect_uris", invalid));
+        return new OAuthClients.ClientSpec(
+                name,
+                uris,
+                grants,
+                scopes,
+                authMethod,
+                text(node, "client_uri", invalid),
+                text(node, "logo_uri", invalid),
+                uris(node, "post_logout_redirect_uris", invalid));
     }
 
-    private static List<String> uris(JsonNode node, String field, java.util.function.Function<String, RuntimeException> invalid) {
+    private static List<String> uris(
+            JsonNode node, String field, java.util.function.Function<String, RuntimeException> invalid) {
         List<String> uris = new ArrayList<>();
         JsonNode r = node.get(field);
         if (r != null && !r.isNull()) {
@@ -514,7 +620,8 @@ public class OAuthEndpoints {
         return uris;
     }
 
-    private static String text(JsonNode node, String field, java.util.function.Function<String, RuntimeException> invalid) {
+    private static String text(
+            JsonNode node, String field, java.util.function.Function<String, RuntimeException> invalid) {
         JsonNode v = node.get(field);
         if (v == null || v.isNull()) {
             return null;

@@ -1,12 +1,13 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.kernel.api.PublicUrls;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -15,16 +16,16 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-import dev.atrium.kernel.api.PrincipalDirectory;
-import dev.atrium.kernel.api.PublicUrls;
-
 /**
  * The authorization server as the resources see it: the protocol's constants, the issuer, and one entry per
  * operation, each handed to the part that owns it ({@link OAuthClients}, {@link Authorizations}, {@link TokenGrants},
  * {@link DeviceFlow}, {@link IssuedTokens}, {@link OAuthConsents}, {@link OAuthAuditLog}). Resources translate HTTP to
  * these calls; every failure of the protocol is an {@link OAuthError}.
  */
-@Component(service = OAuthServer.class, configurationPid = "dev.atrium.oauth", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = OAuthServer.class,
+        configurationPid = "dev.atrium.oauth",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = OAuthServer.Config.class)
 public class OAuthServer {
 
@@ -41,7 +42,8 @@ public class OAuthServer {
     static final Duration DEVICE_TTL = Duration.ofMinutes(10);
     static final int DEVICE_INTERVAL = 2;
     static final String DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
-    static final Set<String> GRANT_TYPES = Set.of("authorization_code", "refresh_token", "client_credentials", DEVICE_GRANT);
+    static final Set<String> GRANT_TYPES =
+            Set.of("authorization_code", "refresh_token", "client_credentials", DEVICE_GRANT);
     static final Set<String> AUTH_METHODS = Set.of("client_secret_basic", "client_secret_post", "none");
 
     private final PrincipalDirectory principals;
@@ -56,9 +58,17 @@ public class OAuthServer {
     private final String configuredIssuer;
 
     @Activate
-    public OAuthServer(@Reference PrincipalDirectory principals, @Reference PublicUrls urls, @Reference OAuthClients clients,
-            @Reference Authorizations authorizations, @Reference TokenGrants grants, @Reference DeviceFlow devices,
-            @Reference IssuedTokens tokens, @Reference OAuthConsents consents, @Reference OAuthAuditLog audit, Config config) {
+    public OAuthServer(
+            @Reference PrincipalDirectory principals,
+            @Reference PublicUrls urls,
+            @Reference OAuthClients clients,
+            @Reference Authorizations authorizations,
+            @Reference TokenGrants grants,
+            @Reference DeviceFlow devices,
+            @Reference IssuedTokens tokens,
+            @Reference OAuthConsents consents,
+            @Reference OAuthAuditLog audit,
+            Config config) {
         this.principals = principals;
         this.urls = urls;
         this.clients = clients;
@@ -68,7 +78,8 @@ public class OAuthServer {
         this.tokens = tokens;
         this.consents = consents;
         this.audit = audit;
-        this.configuredIssuer = config.issuer().isBlank() ? null : config.issuer().trim().replaceAll("/+$", "");
+        this.configuredIssuer =
+                config.issuer().isBlank() ? null : config.issuer().trim().replaceAll("/+$", "");
     }
 
     /**
@@ -97,9 +108,17 @@ public class OAuthServer {
         return clients.owned(principalId);
     }
 
-    Client update(String principalId, String clientId, String name, List<String> redirectUris, Set<String> scopes,
-            String clientUri, String logoUri, List<String> postLogoutRedirectUris) {
-        return clients.update(principalId, clientId, name, redirectUris, scopes, clientUri, logoUri, postLogoutRedirectUris);
+    Client update(
+            String principalId,
+            String clientId,
+            String name,
+            List<String> redirectUris,
+            Set<String> scopes,
+            String clientUri,
+            String logoUri,
+            List<String> postLogoutRedirectUris) {
+        return clients.update(
+                principalId, clientId, name, redirectUris, scopes, clientUri, logoUri, postLogoutRedirectUris);
     }
 
     void delete(String principalId, String clientId) {
@@ -217,7 +236,9 @@ public class OAuthServer {
             if (pairs[i + 1] == null) {
                 continue;
             }
-            sb.append(first ? '?' : '&').append(pairs[i]).append('=')
+            sb.append(first ? '?' : '&')
+                    .append(pairs[i])
+                    .append('=')
                     .append(java.net.URLEncoder.encode(pairs[i + 1], StandardCharsets.UTF_8));
             first = false;
         }

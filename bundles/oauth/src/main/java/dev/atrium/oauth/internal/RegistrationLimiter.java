@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -20,7 +19,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * whole) and for the whole server, so that neither one address nor many can fill the table. Memory stays bounded:
  * at most {@link #MAX_ADDRESSES} addresses, the least recently used dropped, each with at most its limit of times.
  */
-@Component(service = RegistrationLimiter.class, configurationPid = "dev.atrium.oauth.registration",
+@Component(
+        service = RegistrationLimiter.class,
+        configurationPid = "dev.atrium.oauth.registration",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = RegistrationLimiter.Config.class)
 public class RegistrationLimiter {
@@ -38,8 +39,7 @@ public class RegistrationLimiter {
     static final long WINDOW_MILLIS = 3_600_000L;
 
     /** A refusal: which limit, and how many seconds until an attempt may succeed. */
-    record Refusal(String reason, long retryAfterSeconds) {
-    }
+    record Refusal(String reason, long retryAfterSeconds) {}
 
     private final int perAddress;
     private final int global;
@@ -102,15 +102,19 @@ public class RegistrationLimiter {
             return remoteAddress;
         }
         try {
-            String literal = remoteAddress.startsWith("[") ? remoteAddress.substring(1, remoteAddress.length() - 1) : remoteAddress;
+            String literal = remoteAddress.startsWith("[")
+                    ? remoteAddress.substring(1, remoteAddress.length() - 1)
+                    : remoteAddress;
             int zone = literal.indexOf('%');
-            byte[] b = InetAddress.getByName(zone < 0 ? literal : literal.substring(0, zone)).getAddress();
+            byte[] b = InetAddress.getByName(zone < 0 ? literal : literal.substring(0, zone))
+                    .getAddress();
             if (b.length == 4) {
                 return InetAddress.getByAddress(b).getHostAddress();
             }
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < 8; i += 2) {
-                sb.append(Integer.toHexString((b[i] & 0xff) << 8 | (b[i + 1] & 0xff))).append(':');
+                sb.append(Integer.toHexString((b[i] & 0xff) << 8 | (b[i + 1] & 0xff)))
+                        .append(':');
             }
             return sb.append(":/64").toString();
         } catch (UnknownHostException e) {

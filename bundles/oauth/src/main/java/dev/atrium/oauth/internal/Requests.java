@@ -1,26 +1,24 @@
 package dev.atrium.oauth.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.JsonMappers;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 /** Reading OAuth request parameters (form-urlencoded or JSON bodies, query strings) and writing OAuth answers. */
 final class Requests {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
 
-    private Requests() {
-    }
+    private Requests() {}
 
     /** The body's parameters: {@code application/x-www-form-urlencoded} (RFC 6749) or a JSON object of strings. */
     static Map<String, String> body(HttpHeaders headers, String body) {
@@ -50,7 +48,7 @@ final class Requests {
                 throw OAuthError.invalidRequest("the JSON body must be an object");
             }
             Map<String, String> out = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 JsonNode v = e.getValue();
                 if (v.isNull()) {
@@ -68,7 +66,8 @@ final class Requests {
             }
             return out;
         }
-        if (type == null && b.isBlank() || type != null && type.isCompatible(MediaType.APPLICATION_FORM_URLENCODED_TYPE)) {
+        if ((type == null && b.isBlank())
+                || (type != null && type.isCompatible(MediaType.APPLICATION_FORM_URLENCODED_TYPE))) {
             return form(b);
         }
         throw OAuthError.invalidRequest("send the parameters as application/x-www-form-urlencoded or application/json");
@@ -112,19 +111,29 @@ final class Requests {
     }
 
     static Response json(int status, Object body) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body).header("Cache-Control", "no-store")
-                .header("Pragma", "no-cache").build();
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(body)
+                .header("Cache-Control", "no-store")
+                .header("Pragma", "no-cache")
+                .build();
     }
 
     static Response error(OAuthError e) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("error", e.error);
         m.put("error_description", e.getMessage());
-        Response.ResponseBuilder r = Response.status(e.status).type(MediaType.APPLICATION_JSON_TYPE).entity(m)
-                .header("Cache-Control", "no-store").header("Pragma", "no-cache");
+        Response.ResponseBuilder r = Response.status(e.status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(m)
+                .header("Cache-Control", "no-store")
+                .header("Pragma", "no-cache");
         if (e.status == 401) {
-            r.header(HttpHeaders.WWW_AUTHENTICATE, "invalid_token".equals(e.error) ? bearerChallenge("invalid_token", e.getMessage(), null)
-                    : "Basic realm=\"atrium\"");
+            r.header(
+                    HttpHeaders.WWW_AUTHENTICATE,
+                    "invalid_token".equals(e.error)
+                            ? bearerChallenge("invalid_token", e.getMessage(), null)
+                            : "Basic realm=\"atrium\"");
         }
         return r.build();
     }
@@ -136,15 +145,21 @@ final class Requests {
     static Response bearerError(OAuthError e, String scope, boolean tokenSent) {
         Response.ResponseBuilder r = Response.fromResponse(error(e));
         r.header(HttpHeaders.WWW_AUTHENTICATE, null);
-        r.header(HttpHeaders.WWW_AUTHENTICATE, tokenSent ? bearerChallenge(e.error, e.getMessage(), scope) : "Bearer realm=\"atrium\"");
+        r.header(
+                HttpHeaders.WWW_AUTHENTICATE,
+                tokenSent ? bearerChallenge(e.error, e.getMessage(), scope) : "Bearer realm=\"atrium\"");
         return r.build();
     }
 
     static String bearerChallenge(String error, String description, String scope) {
-        StringBuilder b = new StringBuilder("Bearer realm=\"atrium\", error=\"").append(error).append('"');
+        StringBuilder b = new StringBuilder("Bearer realm=\"atrium\", error=\"")
+                .append(error)
+                .append('"');
         if (description != null) {
             // a quoted-string of RFC 6750's error_description alphabet: no quote or backslash
-            b.append(", error_description=\"").append(description.replaceAll("[^\\x20-\\x7e]|[\"\\\\]", "'")).append('"');
+            b.append(", error_description=\"")
+                    .append(description.replaceAll("[^\\x20-\\x7e]|[\"\\\\]", "'"))
+                    .append('"');
         }
         if (scope != null) {
             b.append(", scope=\"").append(scope).append('"');
@@ -153,8 +168,12 @@ final class Requests {
     }
 
     static Response html(int status, String page) {
-        return Response.status(status).type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8")).entity(page)
-                .header("Cache-Control", "no-store").header("X-Frame-Options", "DENY")
-                .header("Content-Security-Policy", "frame-ancestors 'none'").build();
+        return Response.status(status)
+                .type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
+                .entity(page)
+                .header("Cache-Control", "no-store")
+                .header("X-Frame-Options", "DENY")
+                .header("Content-Security-Policy", "frame-ancestors 'none'")
+                .build();
     }
 }

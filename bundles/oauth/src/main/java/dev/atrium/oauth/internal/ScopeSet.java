@@ -9,6 +9,7 @@ import java.util.Set;
 final class ScopeSet {
 
     static final Map<String, String> KNOWN = new LinkedHashMap<>();
+
     static {
         KNOWN.put("openid", "sign you in (OpenID Connect)");
         KNOWN.put("profile", "see your name, username and picture");
@@ -24,8 +25,7 @@ final class ScopeSet {
         KNOWN.put("account:read", "read your notifications, shortcuts and settings, and your workspaces' settings");
     }
 
-    private ScopeSet() {
-    }
+    private ScopeSet() {}
 
     /** Space-separated scopes; null when the string names a scope this server does not know. */
     static Set<String> parse(String value) {

@@ -1,16 +1,14 @@
 package dev.atrium.oauth.internal;
 
-import javax.ws.rs.core.Cookie;
-import javax.ws.rs.core.HttpHeaders;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.SessionVerifier;
+import javax.ws.rs.core.Cookie;
+import javax.ws.rs.core.HttpHeaders;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * Who is signed in on the OAuth server's own pages ({@code /oauth/authorize}, {@code /oauth/device}), which sit outside

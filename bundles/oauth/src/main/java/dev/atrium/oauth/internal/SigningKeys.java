@@ -1,5 +1,21 @@
 package dev.atrium.oauth.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSObject;
+import com.nimbusds.jose.Payload;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.crypto.RSASSAVerifier;
+import com.nimbusds.jose.jwk.KeyUse;
+import com.nimbusds.jose.jwk.RSAKey;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -18,30 +34,11 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.nimbusds.jose.JOSEException;
-import com.nimbusds.jose.JOSEObjectType;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.JWSObject;
-import com.nimbusds.jose.Payload;
-import com.nimbusds.jose.crypto.RSASSASigner;
-import com.nimbusds.jose.crypto.RSASSAVerifier;
-import com.nimbusds.jose.jwk.KeyUse;
-import com.nimbusds.jose.jwk.RSAKey;
-
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
  * The ID token signing keys: RSA 2048, RS256, made with the JDK at first start (beside it, not before it) and
@@ -56,29 +53,27 @@ public class SigningKeys {
     static final String ALGORITHM = "RS256";
     private static final Duration RELOAD = Duration.ofSeconds(30);
     /** How long relying parties may cache the JWKS ({@code Cache-Control: max-age}). */
-    static final Duration JWKS_MAX_AGE = Duration.ofSeconds(300);
+    static final Duration JWKS_MAX_AGE = Duration.ofMinutes(5);
     /** How long before it signs a rotated-in key is published: a cached JWKS has expired everywhere by then. */
     static final Duration ROLLOVER_LEAD = JWKS_MAX_AGE.plus(RELOAD);
 
     private final Sql sql;
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = JsonMappers.create();
     private volatile Loaded loaded;
     /** Making the first key (an RSA key pair costs a cold JVM a good part of a second) is kept off the start path. */
     private final CompletableFuture<Void> firstKey;
 
     /** A published key; it signs from {@code signsFrom} on, unless a later key signs by then. */
-    record Key(String kid, PrivateKey privateKey, RSAPublicKey publicKey, Instant signsFrom, Instant retireAfter) {
-    }
+    record Key(String kid, PrivateKey privateKey, RSAPublicKey publicKey, Instant signsFrom, Instant retireAfter) {}
 
     /** What a rotation did: the next key, from when it signs, and until when the keys it replaces stay published. */
-    record Rotation(String kid, Instant signsFrom, List<String> replaced, Instant replacedRetireAfter) {
-    }
+    record Rotation(String kid, Instant signsFrom, List<String> replaced, Instant replacedRetireAfter) {}
 
-    private record Loaded(List<Key> keys, Instant at) {
-    }
+    private record Loaded(List<Key> keys, Instant at) {}
 
     @Activate
-    public SigningKeys(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public SigningKeys(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         migrations.apply(context.getBundle());
         this.sql = new Sql(dataSource);
         this.firstKey = CompletableFuture.runAsync(this::ensureKey, r -> {
@@ -91,7 +86,8 @@ public class SigningKeys {
     private void ensureKey() {
         sql.tx(c -> {
             Sql.update(c, "LOCK TABLE oauth_signing_keys IN EXCLUSIVE MODE");
-            if (Sql.one(c, "SELECT 1 FROM oauth_signing_keys WHERE retire_after IS NULL", rs -> 1).isEmpty()) {
+            if (Sql.one(c, "SELECT 1 FROM oauth_signing_keys WHERE retire_after IS NULL", rs -> 1)
+                    .isEmpty()) {
                 insertNew(c, null);
             }
             return null;
@@ -105,8 +101,14 @@ public class SigningKeys {
             g.initialize(2048);
             KeyPair pair = g.generateKeyPair();
             String kid = Ids.random("k", 16);
-            Sql.update(c, "INSERT INTO oauth_signing_keys (kid, algorithm, private_key, public_key, signs_from) VALUES (?, ?, ?, ?, ?)",
-                    kid, ALGORITHM, pair.getPrivate().getEncoded(), pair.getPublic().getEncoded(), signsFrom);
+            Sql.update(
+                    c,
+                    "INSERT INTO oauth_signing_keys (kid, algorithm, private_key, public_key, signs_from) VALUES (?, ?, ?, ?, ?)",
+                    kid,
+                    ALGORITHM,
+                    pair.getPrivate().getEncoded(),
+                    pair.getPublic().getEncoded(),
+                    signsFrom);
             return kid;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
@@ -123,8 +125,12 @@ public class SigningKeys {
         Instant retire = signsFrom.plus(OAuthServer.ID_TOKEN_TTL).plus(Duration.ofMinutes(5));
         Rotation done = sql.tx(c -> {
             Sql.update(c, "LOCK TABLE oauth_signing_keys IN EXCLUSIVE MODE");
-            List<String> replaced = Sql.list(c, "UPDATE oauth_signing_keys SET active = false, retire_after = ? WHERE retire_after IS NULL "
-                    + "RETURNING kid", rs -> rs.getString(1), retire);
+            List<String> replaced = Sql.list(
+                    c,
+                    "UPDATE oauth_signing_keys SET active = false, retire_after = ? WHERE retire_after IS NULL "
+                            + "RETURNING kid",
+                    rs -> rs.getString(1),
+                    retire);
             return new Rotation(insertNew(c, signsFrom), signsFrom, replaced, retire);
         });
         loaded = null;
@@ -139,14 +145,18 @@ public class SigningKeys {
         }
         Loaded l = loaded;
         if (l == null || l.at().plus(RELOAD).isBefore(Instant.now())) {
-            List<Key> keys = sql.list("SELECT kid, private_key, public_key, coalesce(signs_from, created_at) AS signs_from, retire_after "
-                    + "FROM oauth_signing_keys WHERE retire_after IS NULL OR retire_after > now() ORDER BY 4 DESC, kid", rs -> {
+            List<Key> keys = sql.list(
+                    "SELECT kid, private_key, public_key, coalesce(signs_from, created_at) AS signs_from, retire_after "
+                            + "FROM oauth_signing_keys WHERE retire_after IS NULL OR retire_after > now() ORDER BY 4 DESC, kid",
+                    rs -> {
                         try {
                             KeyFactory f = KeyFactory.getInstance("RSA");
-                            return new Key(rs.getString("kid"),
+                            return new Key(
+                                    rs.getString("kid"),
                                     f.generatePrivate(new PKCS8EncodedKeySpec(rs.getBytes("private_key"))),
                                     (RSAPublicKey) f.generatePublic(new X509EncodedKeySpec(rs.getBytes("public_key"))),
-                                    Sql.instant(rs, "signs_from"), Sql.instant(rs, "retire_after"));
+                                    Sql.instant(rs, "signs_from"),
+                                    Sql.instant(rs, "retire_after"));
                         } catch (GeneralSecurityException e) {
                             throw new IllegalStateException(e);
                         }
@@ -160,10 +170,16 @@ public class SigningKeys {
     /** The newest published key whose time to sign has come (keys are ordered newest first). */
     private Key signingKey() {
         Instant now = Instant.now();
-        return keys().stream().filter(k -> !k.signsFrom().isAfter(now)).findFirst().orElseGet(() -> {
-            ensureKey();
-            return keys().stream().filter(k -> !k.signsFrom().isAfter(Instant.now())).findFirst().orElseThrow();
-        });
+        return keys().stream()
+                .filter(k -> !k.signsFrom().isAfter(now))
+                .findFirst()
+                .orElseGet(() -> {
+                    ensureKey();
+                    return keys().stream()
+                            .filter(k -> !k.signsFrom().isAfter(Instant.now()))
+                            .findFirst()
+                            .orElseThrow();
+                });
     }
 
     /**
@@ -180,11 +196,12 @@ public class SigningKeys {
                 return null;
             }
             String kid = parsed.getHeader().getKeyID();
-            Key key = keys().stream().filter(k -> k.kid().equals(kid)).findFirst().orElse(null);
+            Key key =
+                    keys().stream().filter(k -> k.kid().equals(kid)).findFirst().orElse(null);
             if (key == null || !parsed.verify(new RSASSAVerifier(key.publicKey()))) {
                 return null;
             }
-            return json.readValue(parsed.getPayload().toBytes(), new TypeReference<Map<String, Object>>() { });
+            return json.readValue(parsed.getPayload().toBytes(), new TypeReference<Map<String, Object>>() {});
         } catch (ParseException | JOSEException | java.io.IOException | IllegalArgumentException e) {
             return null;
         }
@@ -194,7 +211,11 @@ public class SigningKeys {
     public Map<String, Object> jwks() {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Key k : keys()) {
-            out.add(new RSAKey.Builder(k.publicKey()).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.RS256).keyID(k.kid()).build()
+            out.add(new RSAKey.Builder(k.publicKey())
+                    .keyUse(KeyUse.SIGNATURE)
+                    .algorithm(JWSAlgorithm.RS256)
+                    .keyID(k.kid())
+                    .build()
                     .toJSONObject());
         }
         return Map.of("keys", out);
@@ -204,7 +225,11 @@ public class SigningKeys {
     public String sign(Map<String, Object> claims) {
         Key key = signingKey();
         try {
-            JWSObject jws = new JWSObject(new JWSHeader.Builder(JWSAlgorithm.RS256).type(JOSEObjectType.JWT).keyID(key.kid()).build(),
+            JWSObject jws = new JWSObject(
+                    new JWSHeader.Builder(JWSAlgorithm.RS256)
+                            .type(JOSEObjectType.JWT)
+                            .keyID(key.kid())
+                            .build(),
                     new Payload(json.writeValueAsBytes(claims)));
             jws.sign(new RSASSASigner(key.privateKey()));
             return jws.serialize();

@@ -5,12 +5,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.servlet.Servlet;
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -26,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * form-urlencoded or JSON bodies, HTTP Basic or body client credentials, OAuth error bodies.
  */
 @Component(service = Servlet.class)
-@HttpWhiteboardServletPattern({ "/oauth/token", "/oauth/introspect", "/oauth/revoke" })
+@HttpWhiteboardServletPattern({"/oauth/token", "/oauth/introspect", "/oauth/revoke"})
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=default)")
 public class TokenServlet extends HttpServlet {
 
@@ -45,7 +43,8 @@ public class TokenServlet extends HttpServlet {
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
-        // a single-page app (a public client) exchanges and revokes its tokens from the browser; introspection is for servers
+        // a single-page app (a public client) exchanges and revokes its tokens from the browser; introspection is for
+        // servers
         boolean browserOpen = !"/oauth/introspect".equals(req.getRequestURI());
         String origin = req.getHeader("Origin");
         if (browserOpen && "OPTIONS".equals(req.getMethod())) {
@@ -65,13 +64,15 @@ public class TokenServlet extends HttpServlet {
         String path = req.getRequestURI();
         try {
             Map<String, String> p = Requests.body(req.getContentType(), read(req));
-            Client client = server.authenticate(req.getHeader("Authorization"), p.remove("client_id"), p.remove("client_secret"));
+            Client client = server.authenticate(
+                    req.getHeader("Authorization"), p.remove("client_id"), p.remove("client_secret"));
             switch (path) {
                 case "/oauth/token" -> write(res, 200, server.token(issuer(req), client, p));
                 case "/oauth/introspect" -> {
                     if (client.isPublic()) {
                         // the metadata lists only secret-based methods here: a client_id alone proves nothing
-                        throw OAuthError.invalidClient("introspection needs client authentication: client_secret_basic or client_secret_post");
+                        throw OAuthError.invalidClient(
+                                "introspection needs client authentication: client_secret_basic or client_secret_post");
                     }
                     String token = p.get("token");
                     if (token == null || token.isEmpty()) {
@@ -118,7 +119,8 @@ public class TokenServlet extends HttpServlet {
         String host = req.getHeader("Host");
         java.net.URI base;
         try {
-            base = new java.net.URI(req.getScheme() + "://" + (host == null || host.isBlank() ? req.getServerName() + ":" + req.getServerPort() : host));
+            base = new java.net.URI(req.getScheme() + "://"
+                    + (host == null || host.isBlank() ? req.getServerName() + ":" + req.getServerPort() : host));
         } catch (java.net.URISyntaxException e) {
             base = java.net.URI.create(req.getScheme() + "://" + req.getServerName() + ":" + req.getServerPort());
         }

@@ -1,16 +1,14 @@
 package dev.atrium.oauth.internal;
 
-import java.util.Locale;
-
 import dev.atrium.kernel.api.Ids;
+import java.util.Locale;
 
 /** RFC 8628 user codes: 8 consonants shown as {@code BCDF-GHJK}, easy to read aloud and to type on another device. */
 final class UserCodes {
 
     private static final String CONSONANTS = "BCDFGHJKLMNPQRSTVWXZ";
 
-    private UserCodes() {
-    }
+    private UserCodes() {}
 
     static String generate() {
         String c = Ids.randomChars(CONSONANTS, 8);

@@ -1,10 +1,11 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.SelfAuthenticated;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.OPTIONS;
 import javax.ws.rs.Path;
@@ -12,13 +13,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.SelfAuthenticated;
 
 /** RFC 8414 and OpenID Connect discovery, and the JWKS that verifies ID tokens. */
 @Component(service = WellKnownResource.class)
@@ -53,7 +50,8 @@ public class WellKnownResource {
     public Response jwks() {
         return Response.ok(keys.jwks(), MediaType.APPLICATION_JSON_TYPE)
                 .header("Cache-Control", "public, max-age=" + SigningKeys.JWKS_MAX_AGE.toSeconds())
-                .header("Access-Control-Allow-Origin", "*").build();
+                .header("Access-Control-Allow-Origin", "*")
+                .build();
     }
 
     /** CORS preflights: the metadata and the keys are public, for any origin (no credentials). */
@@ -76,8 +74,11 @@ public class WellKnownResource {
     }
 
     private static Response preflight() {
-        return Response.noContent().header("Access-Control-Allow-Origin", "*").header("Access-Control-Allow-Methods", "GET")
-                .header("Access-Control-Max-Age", "600").build();
+        return Response.noContent()
+                .header("Access-Control-Allow-Origin", "*")
+                .header("Access-Control-Allow-Methods", "GET")
+                .header("Access-Control-Max-Age", "600")
+                .build();
     }
 
     static Map<String, Object> metadata(String issuer) {
@@ -95,11 +96,15 @@ public class WellKnownResource {
         m.put("scopes_supported", new ArrayList<>(ScopeSet.KNOWN.keySet()));
         m.put("response_types_supported", List.of("code"));
         m.put("response_modes_supported", List.of("query"));
-        m.put("grant_types_supported", List.of("authorization_code", "refresh_token", "client_credentials", OAuthServer.DEVICE_GRANT));
+        m.put(
+                "grant_types_supported",
+                List.of("authorization_code", "refresh_token", "client_credentials", OAuthServer.DEVICE_GRANT));
         m.put("token_endpoint_auth_methods_supported", List.of("client_secret_basic", "client_secret_post", "none"));
         // introspection shows what a token grants: only to an authenticated (confidential) client
         m.put("introspection_endpoint_auth_methods_supported", List.of("client_secret_basic", "client_secret_post"));
-        m.put("revocation_endpoint_auth_methods_supported", List.of("client_secret_basic", "client_secret_post", "none"));
+        m.put(
+                "revocation_endpoint_auth_methods_supported",
+                List.of("client_secret_basic", "client_secret_post", "none"));
         m.put("code_challenge_methods_supported", List.of("S256"));
         return m;
     }
@@ -109,8 +114,23 @@ public class WellKnownResource {
         if (openid) {
             m.put("subject_types_supported", List.of("public"));
             m.put("id_token_signing_alg_values_supported", List.of(SigningKeys.ALGORITHM));
-            m.put("claims_supported", List.of("iss", "sub", "aud", "exp", "iat", "auth_time", "amr", "nonce", "at_hash", "azp",
-                    "name", "preferred_username", "picture", "email"));
+            m.put(
+                    "claims_supported",
+                    List.of(
+                            "iss",
+                            "sub",
+                            "aud",
+                            "exp",
+                            "iat",
+                            "auth_time",
+                            "amr",
+                            "nonce",
+                            "at_hash",
+                            "azp",
+                            "name",
+                            "preferred_username",
+                            "picture",
+                            "email"));
             m.put("prompt_values_supported", List.of("none", "login", "consent", "select_account"));
             m.put("claims_parameter_supported", false);
             m.put("request_parameter_supported", false);
@@ -118,6 +138,8 @@ public class WellKnownResource {
             m.put("frontchannel_logout_supported", false);
             m.put("backchannel_logout_supported", false);
         }
-        return Response.ok(m, MediaType.APPLICATION_JSON_TYPE).header("Access-Control-Allow-Origin", "*").build();
+        return Response.ok(m, MediaType.APPLICATION_JSON_TYPE)
+                .header("Access-Control-Allow-Origin", "*")
+                .build();
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.Test;
 
 class RegistrationLimiterTest {
@@ -40,7 +39,8 @@ class RegistrationLimiterTest {
 
     @Test
     void anIpv6ClientCountsByItsSlash64() {
-        assertEquals(RegistrationLimiter.key("2001:db8:1:2:aaaa::1"), RegistrationLimiter.key("2001:db8:1:2:ffff:1:2:3"));
+        assertEquals(
+                RegistrationLimiter.key("2001:db8:1:2:aaaa::1"), RegistrationLimiter.key("2001:db8:1:2:ffff:1:2:3"));
         assertTrue(!RegistrationLimiter.key("2001:db8:1:2::1").equals(RegistrationLimiter.key("2001:db8:1:3::1")));
         assertEquals("10.1.2.3", RegistrationLimiter.key("::ffff:10.1.2.3"));
         RegistrationLimiter limiter = new RegistrationLimiter(1, 100, now::get);

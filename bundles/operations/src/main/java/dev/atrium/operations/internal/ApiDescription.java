@@ -1,9 +1,11 @@
 package dev.atrium.operations.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PublicUrls;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.HttpMethod;
 import javax.ws.rs.Path;
@@ -11,16 +13,11 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PublicUrls;
 
 /**
  * The API reference of the running server: {@code /api/openapi.json}, an OpenAPI 3.1 document of every route
@@ -40,8 +37,7 @@ public class ApiDescription {
     private final String version;
 
     /** The document (and its page, once asked for) of one routes revision and public address. */
-    private record Made(String key, Map<String, Object> document, String page) {
-    }
+    private record Made(String key, Map<String, Object> document, String page) {}
 
     private volatile Made made;
 
@@ -96,7 +92,8 @@ public class ApiDescription {
         Class<?> type;
         try {
             Object name = ref.getProperty("component.name");
-            type = ref.getBundle().loadClass(name instanceof String s ? s : ((String[]) ref.getProperty("objectClass"))[0]);
+            type = ref.getBundle()
+                    .loadClass(name instanceof String s ? s : ((String[]) ref.getProperty("objectClass"))[0]);
         } catch (ClassNotFoundException | RuntimeException e) {
             return Optional.empty();
         }
@@ -109,8 +106,8 @@ public class ApiDescription {
                 continue;
             }
             Path methodPath = m.getAnnotation(Path.class);
-            String path = OpenApiDocument.template(RouteCatalog.join(classPath == null ? "" : classPath.value(),
-                    methodPath == null ? "" : methodPath.value()));
+            String path = OpenApiDocument.template(RouteCatalog.join(
+                    classPath == null ? "" : classPath.value(), methodPath == null ? "" : methodPath.value()));
             // join gives "/…": a suffix match falls on a segment boundary; "/" (no path at all) is the weakest match
             if ((path.equals("/") || routePath.endsWith(path)) && path.length() > bestLength) {
                 best = m;

@@ -1,5 +1,7 @@
 package dev.atrium.operations.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.ServerReadiness;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,7 +20,6 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarInputStream;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
@@ -33,9 +34,6 @@ import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
 import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.ServerReadiness;
 
 /**
  * Replaces a bundle with a new jar at run time and checks the result: the bundle must become ACTIVE and every
@@ -53,6 +51,7 @@ public class BundleUpdates {
     private static final Logger LOG = LoggerFactory.getLogger(BundleUpdates.class);
     /** The capability the kernel's own bundles declare (their bnd.bnd): replaced by a restart, never under their own feet. */
     static final String KERNEL_NAMESPACE = "atrium.kernel";
+
     private static final long VERIFY_MILLIS = 15_000;
     private static final long REFRESH_MILLIS = 30_000;
 
@@ -61,7 +60,8 @@ public class BundleUpdates {
     private final ServerReadiness readiness;
 
     @Activate
-    public BundleUpdates(BundleContext context, @Reference ServiceComponentRuntime scr, @Reference ServerReadiness readiness) {
+    public BundleUpdates(
+            BundleContext context, @Reference ServiceComponentRuntime scr, @Reference ServerReadiness readiness) {
         this.context = context;
         this.scr = scr;
         this.readiness = readiness;
@@ -93,8 +93,9 @@ public class BundleUpdates {
         if (problem != null) {
             LOG.warn("update of {} failed ({}); rolling back to {}", symbolicName, problem, previousVersion);
             String rollback = apply(wiring, bundle, previous, wasActive, dependants);
-            throw ApiException.conflict("the update of " + symbolicName + " failed and was rolled back to " + previousVersion + ": "
-                    + problem + (rollback == null ? "" : "; the rollback also failed: " + rollback));
+            throw ApiException.conflict(
+                    "the update of " + symbolicName + " failed and was rolled back to " + previousVersion + ": "
+                            + problem + (rollback == null ? "" : "; the rollback also failed: " + rollback));
         }
         LOG.info("updated {} from {} to {}", symbolicName, previousVersion, bundle.getVersion());
         Map<String, Object> m = new LinkedHashMap<>();
@@ -108,7 +109,8 @@ public class BundleUpdates {
     /** Whether the installed bundle declares the {@code atrium.kernel} capability. */
     static boolean isKernel(Bundle bundle) {
         BundleRevision revision = bundle.adapt(BundleRevision.class);
-        return revision != null && !revision.getDeclaredCapabilities(KERNEL_NAMESPACE).isEmpty();
+        return revision != null
+                && !revision.getDeclaredCapabilities(KERNEL_NAMESPACE).isEmpty();
     }
 
     private Bundle find(String symbolicName) {
@@ -126,7 +128,8 @@ public class BundleUpdates {
      * the refresh is done, so readiness (and with it the kernel's update gate) cannot report ready in between,
      * and the new revision is started once, on its final wiring.
      */
-    private String apply(FrameworkWiring wiring, Bundle bundle, byte[] jar, boolean wasActive, List<Bundle> dependants) {
+    private String apply(
+            FrameworkWiring wiring, Bundle bundle, byte[] jar, boolean wasActive, List<Bundle> dependants) {
         try {
             if (bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING) {
                 bundle.stop(Bundle.STOP_TRANSIENT);
@@ -171,7 +174,8 @@ public class BundleUpdates {
         // done when the server serves again: ready, and the kernel no longer holding requests (an update right after
         // would otherwise close the gate again before the held requests flowed); another bundle's trouble is not
         // this update's failure, so a timeout here is only logged
-        while ((!readiness.notReady().isEmpty() || readiness.holdsRequests()) && System.currentTimeMillis() < deadline) {
+        while ((!readiness.notReady().isEmpty() || readiness.holdsRequests())
+                && System.currentTimeMillis() < deadline) {
             try {
                 Thread.sleep(25);
             } catch (InterruptedException e) {
@@ -206,7 +210,10 @@ public class BundleUpdates {
         }
         // an ERROR during the refresh (a dependant that failed to start again) shows in the checks that follow
         if (error.get() != null) {
-            LOG.warn("refreshing the bundles wired to {} reported: {}", bundle.getSymbolicName(), error.get().toString());
+            LOG.warn(
+                    "refreshing the bundles wired to {} reported: {}",
+                    bundle.getSymbolicName(),
+                    error.get().toString());
         }
         return null;
     }
@@ -230,13 +237,16 @@ public class BundleUpdates {
         for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs(bundle)) {
             for (ComponentConfigurationDTO c : scr.getComponentConfigurationDTOs(d)) {
                 if (c.state == ComponentConfigurationDTO.FAILED_ACTIVATION) {
-                    out.add("component " + d.name + " failed to activate" + (c.failure == null ? "" : ": " + firstLine(c.failure)));
-                } else if (c.state != ComponentConfigurationDTO.ACTIVE && c.state != ComponentConfigurationDTO.SATISFIED) {
+                    out.add("component " + d.name + " failed to activate"
+                            + (c.failure == null ? "" : ": " + firstLine(c.failure)));
+                } else if (c.state != ComponentConfigurationDTO.ACTIVE
+                        && c.state != ComponentConfigurationDTO.SATISFIED) {
                     List<String> refs = new ArrayList<>();
                     for (var u : c.unsatisfiedReferences) {
                         refs.add(u.name);
                     }
-                    out.add("component " + d.name + " is not satisfied" + (refs.isEmpty() ? "" : " (waiting for " + refs + ")"));
+                    out.add("component " + d.name + " is not satisfied"
+                            + (refs.isEmpty() ? "" : " (waiting for " + refs + ")"));
                 }
             }
         }
@@ -253,7 +263,8 @@ public class BundleUpdates {
             Manifest m = in.getManifest();
             String bsn = m == null ? null : m.getMainAttributes().getValue("Bundle-SymbolicName");
             if (bsn == null) {
-                throw ApiException.badRequest("the body is not an OSGi bundle jar (no Bundle-SymbolicName in its manifest)");
+                throw ApiException.badRequest(
+                        "the body is not an OSGi bundle jar (no Bundle-SymbolicName in its manifest)");
             }
             return bsn.split(";")[0].trim();
         } catch (IOException e) {
@@ -282,7 +293,8 @@ public class BundleUpdates {
             }
             return bytes.toByteArray();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot keep a copy of " + bundle.getSymbolicName() + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot keep a copy of " + bundle.getSymbolicName() + ": " + e.getMessage(), e);
         }
     }
 }

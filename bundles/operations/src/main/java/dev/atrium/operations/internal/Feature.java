@@ -15,7 +15,8 @@ import java.util.List;
  * @param enabledByDefault the file's {@code "atrium-enabled-by-default"} (default true): false for a feature that
  *                    stays off until the operator enables it, such as the alternative of a conflicting pair
  */
-record Feature(String name, String description, List<Member> members, List<String> conflicts, boolean enabledByDefault) {
+record Feature(
+        String name, String description, List<Member> members, List<String> conflicts, boolean enabledByDefault) {
 
     Feature(String name, String description, List<Member> members) {
         this(name, description, members, List.of(), true);

@@ -1,5 +1,9 @@
 package dev.atrium.operations.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonMappers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -15,7 +19,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
@@ -31,18 +34,16 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.kernel.api.ApiException;
-
 /**
  * Turns features on and off at run time by starting and stopping their bundles (persistently, so the
  * framework does not start them again at the next start level). The disabled set lives in
  * {@code <data>/features.json} and is applied on activation, before capabilities start (this bundle starts
  * on an earlier start level). Disabling keeps a capability's data; enabling serves it again.
  */
-@Component(service = FeatureSwitch.class, configurationPid = "dev.atrium.operations", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = FeatureSwitch.class,
+        configurationPid = "dev.atrium.operations",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = FeatureSwitch.Config.class)
 public class FeatureSwitch {
 
@@ -53,7 +54,7 @@ public class FeatureSwitch {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(FeatureSwitch.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
     /** The capability each capability bundle declares itself with, once, in its manifest (its bnd.bnd). */
     static final String CAPABILITY_NAMESPACE = "atrium.capability";
 
@@ -101,7 +102,8 @@ public class FeatureSwitch {
      * false}) that it does not enable, and, of two conflicting features both left on, the one off by default (else the
      * second by name), with a warning: two features that serve the same paths never run together.
      */
-    static Set<String> initiallyDisabled(Map<String, Feature> features, Set<String> fileDisabled, Set<String> fileEnabled) {
+    static Set<String> initiallyDisabled(
+            Map<String, Feature> features, Set<String> fileDisabled, Set<String> fileEnabled) {
         Set<String> off = new TreeSet<>(fileDisabled);
         for (Feature f : features.values()) {
             if (!f.enabledByDefault() && !fileEnabled.contains(f.name())) {
@@ -110,9 +112,16 @@ public class FeatureSwitch {
         }
         for (Feature f : features.values()) {
             for (Feature g : features.values()) {
-                if (f.name().compareTo(g.name()) < 0 && f.conflictsWith(g) && !off.contains(f.name()) && !off.contains(g.name())) {
+                if (f.name().compareTo(g.name()) < 0
+                        && f.conflictsWith(g)
+                        && !off.contains(f.name())
+                        && !off.contains(g.name())) {
                     String loser = !g.enabledByDefault() || f.enabledByDefault() ? g.name() : f.name();
-                    LOG.warn("features {} and {} conflict and both were to be enabled; {} stays disabled", f.name(), g.name(), loser);
+                    LOG.warn(
+                            "features {} and {} conflict and both were to be enabled; {} stays disabled",
+                            f.name(),
+                            g.name(),
+                            loser);
                     off.add(loser);
                 }
             }
@@ -123,7 +132,10 @@ public class FeatureSwitch {
     /** The enabled feature that conflicts with {@code name}, if any (then {@code name} may not be enabled). */
     static Optional<String> enabledConflict(Map<String, Feature> features, Set<String> disabled, String name) {
         Feature f = features.get(name);
-        return features.values().stream().filter(g -> f.conflictsWith(g) && !disabled.contains(g.name())).map(Feature::name).findFirst();
+        return features.values().stream()
+                .filter(g -> f.conflictsWith(g) && !disabled.contains(g.name()))
+                .map(Feature::name)
+                .findFirst();
     }
 
     private static Map<String, Feature> load(Bundle own) throws IOException {
@@ -139,13 +151,20 @@ public class FeatureSwitch {
                     if (gav.length < 3) {
                         throw new IOException(file + ": bundle id must be groupId:artifactId:version, got " + b);
                     }
-                    members.add(new Feature.Member(gav[0], gav[1], b.path("atrium-api").asBoolean(false)));
+                    members.add(new Feature.Member(
+                            gav[0], gav[1], b.path("atrium-api").asBoolean(false)));
                 }
                 String name = file.substring(0, file.length() - ".json".length());
                 List<String> conflicts = new ArrayList<>();
                 f.path("atrium-conflicts").forEach(c -> conflicts.add(c.asText()));
-                out.put(name, new Feature(name, f.path("description").asText(""), List.copyOf(members), List.copyOf(conflicts),
-                        f.path("atrium-enabled-by-default").asBoolean(true)));
+                out.put(
+                        name,
+                        new Feature(
+                                name,
+                                f.path("description").asText(""),
+                                List.copyOf(members),
+                                List.copyOf(conflicts),
+                                f.path("atrium-enabled-by-default").asBoolean(true)));
             }
         }
         return out;
@@ -171,7 +190,9 @@ public class FeatureSwitch {
 
     /** The feature a bundle belongs to, if any. */
     public Optional<Feature> featureOf(Bundle bundle) {
-        return features.values().stream().filter(f -> member(f, bundle).isPresent()).findFirst();
+        return features.values().stream()
+                .filter(f -> member(f, bundle).isPresent())
+                .findFirst();
     }
 
     /**
@@ -186,9 +207,12 @@ public class FeatureSwitch {
                 }
             }
         } catch (IllegalStateException | NullPointerException uninstalled) {
-            // uninstalled since the caller listed it (FileInstall or an operator, meanwhile): it belongs to nothing now.
-            // Felix throws IllegalStateException once the bundle says so, and a NullPointerException from getEntry in the
-            // moment before, when the revision's content is already closed (CI saw both while FileInstall removed a jar)
+            // uninstalled since the caller listed it (FileInstall or an operator, meanwhile): it belongs to nothing
+            // now.
+            // Felix throws IllegalStateException once the bundle says so, and a NullPointerException from getEntry in
+            // the
+            // moment before, when the revision's content is already closed (CI saw both while FileInstall removed a
+            // jar)
         }
         return Optional.empty();
     }
@@ -226,8 +250,8 @@ public class FeatureSwitch {
         if (disabled.contains(name)) {
             Optional<String> conflict = enabledConflict(features, disabled, name);
             if (conflict.isPresent()) {
-                throw ApiException.conflict("feature " + name + " conflicts with feature " + conflict.get() + ", which is enabled (both serve the same"
-                        + " paths); disable " + conflict.get() + " first");
+                throw ApiException.conflict("feature " + name + " conflicts with feature " + conflict.get()
+                        + ", which is enabled (both serve the same" + " paths); disable " + conflict.get() + " first");
             }
         }
         if (disabled.remove(name)) {
@@ -239,7 +263,8 @@ public class FeatureSwitch {
                     disabled.add(name);
                     save();
                     stopBundles(f);
-                    throw new ApiException(409, "CONFLICT", "feature " + name + " could not be started: " + e.getMessage());
+                    throw new ApiException(
+                            409, "CONFLICT", "feature " + name + " could not be started: " + e.getMessage());
                 }
             }
             LOG.info("feature {} enabled", name);
@@ -260,8 +285,8 @@ public class FeatureSwitch {
     private Feature feature(String name) {
         Feature f = features.get(name);
         if (f == null) {
-            throw ApiException.notFound("no feature named '" + name + "' (features: " + String.join(", ", features.keySet())
-                    + "; the kernel is not a feature)");
+            throw ApiException.notFound("no feature named '" + name + "' (features: "
+                    + String.join(", ", features.keySet()) + "; the kernel is not a feature)");
         }
         return f;
     }
@@ -307,8 +332,11 @@ public class FeatureSwitch {
             Path tmp = stateFile.resolveSibling("features.json.tmp");
             // "enabled" keeps the features off by default that the operator turned on
             Set<String> enabled = new TreeSet<>();
-            features.values().stream().filter(f -> !f.enabledByDefault() && !disabled.contains(f.name())).forEach(f -> enabled.add(f.name()));
-            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), Map.of("disabled", disabled, "enabled", enabled));
+            features.values().stream()
+                    .filter(f -> !f.enabledByDefault() && !disabled.contains(f.name()))
+                    .forEach(f -> enabled.add(f.name()));
+            JSON.writerWithDefaultPrettyPrinter()
+                    .writeValue(tmp.toFile(), Map.of("disabled", disabled, "enabled", enabled));
             Files.move(tmp, stateFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + stateFile + ": " + e.getMessage(), e);

@@ -1,5 +1,11 @@
 package dev.atrium.operations.internal;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.JsonShape;
+import dev.atrium.kernel.api.OperatorOnly;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SelfAuthenticated;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -19,7 +25,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-
 import javax.ws.rs.BeanParam;
 import javax.ws.rs.CookieParam;
 import javax.ws.rs.DefaultValue;
@@ -30,14 +35,6 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.container.Suspended;
 import javax.ws.rs.core.Context;
-
-import com.fasterxml.jackson.annotation.JsonProperty;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.JsonShape;
-import dev.atrium.kernel.api.OperatorOnly;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SelfAuthenticated;
 
 /**
  * An OpenAPI 3.1 document of the routes a server answers ({@link RouteCatalog}): each JAX-RS route with what its Java
@@ -50,15 +47,17 @@ final class OpenApiDocument {
 
     static final String ERROR_RESPONSE = "#/components/responses/Error";
 
-    private OpenApiDocument() {
-    }
+    private OpenApiDocument() {}
 
     /**
      * @param javaMethod the resource method answering a JAX-RS route, when it can be found
      * @param version    the server's version
      * @param baseUrl    the server's public base URL
      */
-    static Map<String, Object> of(List<RouteCatalog.Route> routes, Function<RouteCatalog.Route, Optional<Method>> javaMethod, String version,
+    static Map<String, Object> of(
+            List<RouteCatalog.Route> routes,
+            Function<RouteCatalog.Route, Optional<Method>> javaMethod,
+            String version,
             String baseUrl) {
         Map<String, Map<String, Object>> paths = new TreeMap<>();
         Set<String> operationIds = new HashSet<>();
@@ -80,8 +79,15 @@ final class OpenApiDocument {
         }
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("openapi", "3.1.0");
-        doc.put("info", Map.of("title", "Atrium", "version", version, "description",
-                "Every route this server answers now, made from the running bundles: a capability switched off is not here."));
+        doc.put(
+                "info",
+                Map.of(
+                        "title",
+                        "Atrium",
+                        "version",
+                        version,
+                        "description",
+                        "Every route this server answers now, made from the running bundles: a capability switched off is not here."));
         doc.put("servers", List.of(Map.of("url", baseUrl)));
         doc.put("tags", tags.stream().map(t -> Map.of("name", t)).toList());
         doc.put("paths", paths);
@@ -94,18 +100,50 @@ final class OpenApiDocument {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("type", "object");
         error.put("required", List.of("error"));
-        error.put("properties", Map.of("error", Map.of("type", "object", "required", List.of("code", "message"), "properties",
-                Map.of("code", Map.of("type", "string", "examples", List.of("NOT_FOUND")), "message", Map.of("type", "string")))));
+        error.put(
+                "properties",
+                Map.of(
+                        "error",
+                        Map.of(
+                                "type",
+                                "object",
+                                "required",
+                                List.of("code", "message"),
+                                "properties",
+                                Map.of(
+                                        "code",
+                                        Map.of("type", "string", "examples", List.of("NOT_FOUND")),
+                                        "message",
+                                        Map.of("type", "string")))));
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("schemas", Map.of("Error", error));
-        c.put("responses", Map.of("Error", Map.of("description", "What went wrong, in the spec's error body",
-                "content", Map.of("application/json", Map.of("schema", Map.of("$ref", "#/components/schemas/Error"))))));
-        c.put("securitySchemes", Map.of("bearer", Map.of("type", "http", "scheme", "bearer",
-                "description", "A personal access token, an OAuth access token, or the session cookie of a signed-in browser")));
+        c.put(
+                "responses",
+                Map.of(
+                        "Error",
+                        Map.of(
+                                "description",
+                                "What went wrong, in the spec's error body",
+                                "content",
+                                Map.of(
+                                        "application/json",
+                                        Map.of("schema", Map.of("$ref", "#/components/schemas/Error"))))));
+        c.put(
+                "securitySchemes",
+                Map.of(
+                        "bearer",
+                        Map.of(
+                                "type",
+                                "http",
+                                "scheme",
+                                "bearer",
+                                "description",
+                                "A personal access token, an OAuth access token, or the session cookie of a signed-in browser")));
         return c;
     }
 
-    private static Map<String, Object> operation(RouteCatalog.Route r, String path, String tag, Optional<Method> method, Set<String> ids) {
+    private static Map<String, Object> operation(
+            RouteCatalog.Route r, String path, String tag, Optional<Method> method, Set<String> ids) {
         Map<String, Object> op = new LinkedHashMap<>();
         op.put("tags", List.of(tag));
         op.put("operationId", operationId(r.method() == null ? "get" : r.method(), path, ids));
@@ -118,7 +156,8 @@ final class OpenApiDocument {
         success.put("description", "Success");
         Map<String, Object> responses = new LinkedHashMap<>();
         Set<String> pathNames = new java.util.LinkedHashSet<>();
-        java.util.regex.Matcher names = java.util.regex.Pattern.compile("\\{([^}/]+)}").matcher(path);
+        java.util.regex.Matcher names =
+                java.util.regex.Pattern.compile("\\{([^}/]+)}").matcher(path);
         while (names.find()) {
             pathNames.add(names.group(1));
         }
@@ -143,7 +182,9 @@ final class OpenApiDocument {
                     parameters.add(parameter(p.getAnnotation(QueryParam.class).value(), "query", false, s));
                 } else if (p.isAnnotationPresent(HeaderParam.class)) {
                     String name = p.getAnnotation(HeaderParam.class).value();
-                    if (!name.equalsIgnoreCase("Authorization") && !name.equalsIgnoreCase("Content-Type") && !name.equalsIgnoreCase("Accept")) {
+                    if (!name.equalsIgnoreCase("Authorization")
+                            && !name.equalsIgnoreCase("Content-Type")
+                            && !name.equalsIgnoreCase("Accept")) {
                         parameters.add(parameter(name, "header", false, schema(p.getParameterizedType(), 0)));
                     }
                 } else if (isBody(p)) {
@@ -161,8 +202,12 @@ final class OpenApiDocument {
                 responses.put("2XX", success);
             }
         } else {
-            op.put("description", "Its access is decided by the code that serves it (no resource method describes it).");
-            if (("post".equalsIgnoreCase(r.method()) || "put".equalsIgnoreCase(r.method()) || "patch".equalsIgnoreCase(r.method()))
+            op.put(
+                    "description",
+                    "Its access is decided by the code that serves it (no resource method describes it).");
+            if (("post".equalsIgnoreCase(r.method())
+                            || "put".equalsIgnoreCase(r.method())
+                            || "patch".equalsIgnoreCase(r.method()))
                     && !r.consumes().isEmpty()) {
                 body = requestBody(r.consumes(), Object.class);
             }
@@ -201,8 +246,13 @@ final class OpenApiDocument {
     }
 
     private static boolean isBody(Parameter p) {
-        for (Class<? extends java.lang.annotation.Annotation> a : List.of(Context.class, Suspended.class, FormParam.class, CookieParam.class,
-                MatrixParam.class, BeanParam.class)) {
+        for (Class<? extends java.lang.annotation.Annotation> a : List.of(
+                Context.class,
+                Suspended.class,
+                FormParam.class,
+                CookieParam.class,
+                MatrixParam.class,
+                BeanParam.class)) {
             if (p.isAnnotationPresent(a)) {
                 return false;
             }
@@ -237,7 +287,10 @@ final class OpenApiDocument {
         if (raw == null || depth > 4) {
             return Map.of();
         }
-        if (raw == String.class || CharSequence.class.isAssignableFrom(raw) || raw == java.util.UUID.class || raw == java.net.URI.class) {
+        if (raw == String.class
+                || CharSequence.class.isAssignableFrom(raw)
+                || raw == java.util.UUID.class
+                || raw == java.net.URI.class) {
             return Map.of("type", "string");
         }
         if (Temporal.class.isAssignableFrom(raw) || raw == java.util.Date.class) {
@@ -246,7 +299,12 @@ final class OpenApiDocument {
         if (raw == boolean.class || raw == Boolean.class) {
             return Map.of("type", "boolean");
         }
-        if (raw == int.class || raw == Integer.class || raw == short.class || raw == Short.class || raw == byte.class || raw == Byte.class) {
+        if (raw == int.class
+                || raw == Integer.class
+                || raw == short.class
+                || raw == Short.class
+                || raw == byte.class
+                || raw == Byte.class) {
             return Map.of("type", "integer", "format", "int32");
         }
         if (raw == long.class || raw == Long.class) {
@@ -259,7 +317,13 @@ final class OpenApiDocument {
             return Map.of("type", "string", "contentMediaType", "application/octet-stream");
         }
         if (raw.isEnum()) {
-            return Map.of("type", "string", "enum", java.util.Arrays.stream(raw.getEnumConstants()).map(Object::toString).toList());
+            return Map.of(
+                    "type",
+                    "string",
+                    "enum",
+                    java.util.Arrays.stream(raw.getEnumConstants())
+                            .map(Object::toString)
+                            .toList());
         }
         if (raw == Optional.class) {
             return schema(argument(type, 0), depth);
@@ -272,13 +336,17 @@ final class OpenApiDocument {
         }
         if (Map.class.isAssignableFrom(raw)) {
             Map<String, Object> values = schema(argument(type, 1), depth + 1);
-            return values.isEmpty() ? Map.of("type", "object") : Map.of("type", "object", "additionalProperties", values);
+            return values.isEmpty()
+                    ? Map.of("type", "object")
+                    : Map.of("type", "object", "additionalProperties", values);
         }
         if (raw.isRecord()) {
             Map<String, Object> properties = new LinkedHashMap<>();
             for (RecordComponent c : raw.getRecordComponents()) {
                 JsonProperty named = c.getAccessor().getAnnotation(JsonProperty.class);
-                properties.put(named != null && !named.value().isEmpty() ? named.value() : c.getName(), schema(c.getGenericType(), depth + 1));
+                properties.put(
+                        named != null && !named.value().isEmpty() ? named.value() : c.getName(),
+                        schema(c.getGenericType(), depth + 1));
             }
             return Map.of("type", "object", "properties", properties);
         }
@@ -303,7 +371,9 @@ final class OpenApiDocument {
     }
 
     private static Type argument(Type t, int i) {
-        return t instanceof ParameterizedType p && p.getActualTypeArguments().length > i ? p.getActualTypeArguments()[i] : Object.class;
+        return t instanceof ParameterizedType p && p.getActualTypeArguments().length > i
+                ? p.getActualTypeArguments()[i]
+                : Object.class;
     }
 
     private static String operationId(String verb, String path, Set<String> taken) {

@@ -1,13 +1,14 @@
 package dev.atrium.operations.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import java.io.IOException;
-import java.io.InputStream;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -15,17 +16,12 @@ import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OperatorOnly;
 
 /** The operator's view of capabilities: {@code /admin/features}, {@code /admin/bundles} and {@code /admin/routes}. */
 @Component(service = OperationsResource.class)
@@ -45,8 +41,12 @@ public class OperationsResource {
     private final ServiceComponentRuntime scr;
 
     @Activate
-    public OperationsResource(@Reference FeatureSwitch features, @Reference BundleUpdates updates, @Reference RouteCatalog routes,
-            @Reference ServiceComponentRuntime scr, BundleContext context) {
+    public OperationsResource(
+            @Reference FeatureSwitch features,
+            @Reference BundleUpdates updates,
+            @Reference RouteCatalog routes,
+            @Reference ServiceComponentRuntime scr,
+            BundleContext context) {
         this.features = features;
         this.updates = updates;
         this.routes = routes;
@@ -58,14 +58,16 @@ public class OperationsResource {
     @GET
     @Path("routes")
     public Map<String, Object> routes() {
-        return Map.of("routes", routes.routes().stream().map(RouteCatalog.Route::json).toList());
+        return Map.of(
+                "routes", routes.routes().stream().map(RouteCatalog.Route::json).toList());
     }
 
     @POST
     @Path("bundles/{symbolicName}/update")
     @dev.atrium.kernel.api.BodyLimit(MAX_JAR_BYTES)
-    @Consumes({ "application/java-archive", MediaType.APPLICATION_OCTET_STREAM })
-    public Map<String, Object> update(@PathParam("symbolicName") String symbolicName, InputStream body) throws IOException {
+    @Consumes({"application/java-archive", MediaType.APPLICATION_OCTET_STREAM})
+    public Map<String, Object> update(@PathParam("symbolicName") String symbolicName, InputStream body)
+            throws IOException {
         byte[] jar = body.readNBytes(MAX_JAR_BYTES + 1);
         if (jar.length > MAX_JAR_BYTES) {
             throw new ApiException(413, "PAYLOAD_TOO_LARGE", "a bundle jar may be at most " + MAX_JAR_BYTES + " bytes");
@@ -112,11 +114,19 @@ public class OperationsResource {
         m.put("name", f.name());
         m.put("enabled", features.isEnabled(f.name()));
         m.put("description", f.description());
-        m.put("conflicts", features.features().stream().filter(f::conflictsWith).map(Feature::name).toList());
+        m.put(
+                "conflicts",
+                features.features().stream()
+                        .filter(f::conflictsWith)
+                        .map(Feature::name)
+                        .toList());
         List<Map<String, Object>> bundles = new ArrayList<>();
         List<Bundle> installed = features.bundles(f);
         for (Feature.Member member : f.members()) {
-            Bundle b = installed.stream().filter(x -> member.equals(FeatureSwitch.member(f, x).orElse(null))).findFirst().orElse(null);
+            Bundle b = installed.stream()
+                    .filter(x -> member.equals(FeatureSwitch.member(f, x).orElse(null)))
+                    .findFirst()
+                    .orElse(null);
             Map<String, Object> bm = new LinkedHashMap<>();
             bm.put("id", member.id());
             bm.put("symbolic_name", b == null ? null : b.getSymbolicName());
@@ -140,8 +150,10 @@ public class OperationsResource {
             return false;
         }
         var components = scr.getComponentDescriptionDTOs(b);
-        return !components.isEmpty() && components.stream().allMatch(d -> "require".equals(d.configurationPolicy)
-                && scr.getComponentConfigurationDTOs(d).isEmpty());
+        return !components.isEmpty()
+                && components.stream()
+                        .allMatch(d -> "require".equals(d.configurationPolicy)
+                                && scr.getComponentConfigurationDTOs(d).isEmpty());
     }
 
     static String state(int state) {

@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
@@ -44,7 +43,14 @@ public class RouteCatalog {
      * One route. {@code method} is null for a servlet (it answers whatever methods it implements); {@code serviceId}
      * is the service that registered it (0 when unknown).
      */
-    public record Route(String kind, String method, String path, List<String> consumes, List<String> produces, String bundle, long serviceId) {
+    public record Route(
+            String kind,
+            String method,
+            String path,
+            List<String> consumes,
+            List<String> produces,
+            String bundle,
+            long serviceId) {
 
         Map<String, Object> json() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -81,18 +87,34 @@ public class RouteCatalog {
                     String bundle = bundleOf(servlet.serviceId);
                     for (String pattern : servlet.patterns) {
                         if (JAXRS_WHITEBOARD_BSN.equals(bundle)) {
-                            // the whiteboard's application servlet: remember where it is mounted, list its resources below
+                            // the whiteboard's application servlet: remember where it is mounted, list its resources
+                            // below
                             jaxrsContextPath = sc.contextPath == null ? "" : sc.contextPath;
                             continue;
                         }
-                        routes.add(new Route("servlet", null, join(sc.contextPath, pattern), List.of(), List.of(), bundle, servlet.serviceId));
+                        routes.add(new Route(
+                                "servlet",
+                                null,
+                                join(sc.contextPath, pattern),
+                                List.of(),
+                                List.of(),
+                                bundle,
+                                servlet.serviceId));
                     }
                 }
                 for (var filter : sc.filterDTOs) {
                     ServiceReference<?> ref = reference(filter.serviceId);
                     Object paths = ref == null ? null : ref.getProperty(FILTER_ROUTES);
-                    for (String path : paths instanceof String[] a ? a : paths instanceof String s ? new String[] { s } : new String[0]) {
-                        routes.add(new Route("servlet", null, join(sc.contextPath, path), List.of(), List.of(), ref.getBundle().getSymbolicName(),
+                    for (String path : paths instanceof String[] a
+                            ? a
+                            : paths instanceof String s ? new String[] {s} : new String[0]) {
+                        routes.add(new Route(
+                                "servlet",
+                                null,
+                                join(sc.contextPath, path),
+                                List.of(),
+                                List.of(),
+                                ref.getBundle().getSymbolicName(),
                                 filter.serviceId));
                     }
                 }
@@ -109,8 +131,14 @@ public class RouteCatalog {
                 for (ResourceDTO resource : app.resourceDTOs) {
                     String bundle = bundleOf(resource.serviceId);
                     for (ResourceMethodInfoDTO m : resource.resourceMethods) {
-                        routes.add(new Route("jaxrs", m.method, join(jaxrsContextPath, app.base, m.path), list(m.consumingMimeType),
-                                list(m.producingMimeType), bundle, resource.serviceId));
+                        routes.add(new Route(
+                                "jaxrs",
+                                m.method,
+                                join(jaxrsContextPath, app.base, m.path),
+                                list(m.consumingMimeType),
+                                list(m.producingMimeType),
+                                bundle,
+                                resource.serviceId));
                     }
                 }
             }
@@ -157,7 +185,9 @@ public class RouteCatalog {
 
     private String revision(Class<?> runtime) {
         ServiceReference<?> ref = context.getServiceReference(runtime);
-        return ref == null ? "none" : ref.getProperty(Constants.SERVICE_ID) + "." + ref.getProperty(Constants.SERVICE_CHANGECOUNT);
+        return ref == null
+                ? "none"
+                : ref.getProperty(Constants.SERVICE_ID) + "." + ref.getProperty(Constants.SERVICE_CHANGECOUNT);
     }
 
     ServiceReference<?> reference(long serviceId) {

@@ -3,11 +3,12 @@ package dev.atrium.operations.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.RequiresScope;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.ws.rs.DefaultValue;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -16,22 +17,20 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.SecurityContext;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.RequiresScope;
 
 class OpenApiDocumentTest {
 
-    record Note(String title, List<String> tags, Map<String, Integer> counts, long size) {
-    }
+    record Note(String title, List<String> tags, Map<String, Integer> counts, long size) {}
 
     @Path("/api/spaces/{spaceId}/notes")
     @RequiresScope("notes:read")
     public static class Notes {
         @GET
-        public List<Note> list(@Context SecurityContext sc, @PathParam("spaceId") String space, @QueryParam("limit") @DefaultValue("50") int limit) {
+        public List<Note> list(
+                @Context SecurityContext sc,
+                @PathParam("spaceId") String space,
+                @QueryParam("limit") @DefaultValue("50") int limit) {
             return List.of();
         }
 
@@ -44,12 +43,14 @@ class OpenApiDocumentTest {
         @GET
         @Path("count")
         @Anonymous
-        public void count() {
-        }
+        public void count() {}
     }
 
     private static Method method(String name) {
-        return java.util.Arrays.stream(Notes.class.getMethods()).filter(m -> m.getName().equals(name)).findFirst().orElseThrow();
+        return java.util.Arrays.stream(Notes.class.getMethods())
+                .filter(m -> m.getName().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     @SuppressWarnings("unchecked")
@@ -72,7 +73,9 @@ class OpenApiDocumentTest {
         Map<String, Object> note = OpenApiDocument.schema(Note.class, 0);
         assertEquals("object", note.get("type"));
         assertEquals(Map.of("type", "array", "items", Map.of("type", "string")), at(note, "properties", "tags"));
-        assertEquals(Map.of("type", "object", "additionalProperties", Map.of("type", "integer", "format", "int32")), at(note, "properties", "counts"));
+        assertEquals(
+                Map.of("type", "object", "additionalProperties", Map.of("type", "integer", "format", "int32")),
+                at(note, "properties", "counts"));
         assertEquals(Map.of("type", "integer", "format", "int64"), at(note, "properties", "size"));
         assertEquals(Map.of(), OpenApiDocument.schema(com.fasterxml.jackson.databind.JsonNode.class, 0), "any JSON");
     }
@@ -81,29 +84,66 @@ class OpenApiDocumentTest {
     @SuppressWarnings("unchecked")
     void anOperationSaysItsParametersBodyScopeAndErrors() {
         List<RouteCatalog.Route> routes = List.of(
-                new RouteCatalog.Route("jaxrs", "GET", "/api/spaces/{spaceId}/notes", List.of(), List.of("application/json"), "dev.atrium.notes", 1),
-                new RouteCatalog.Route("jaxrs", "POST", "/api/spaces/{spaceId}/notes", List.of("application/json"), List.of("application/json"),
-                        "dev.atrium.notes", 1),
-                new RouteCatalog.Route("jaxrs", "GET", "/api/spaces/{spaceId}/notes/count", List.of(), List.of(), "dev.atrium.notes", 1),
+                new RouteCatalog.Route(
+                        "jaxrs",
+                        "GET",
+                        "/api/spaces/{spaceId}/notes",
+                        List.of(),
+                        List.of("application/json"),
+                        "dev.atrium.notes",
+                        1),
+                new RouteCatalog.Route(
+                        "jaxrs",
+                        "POST",
+                        "/api/spaces/{spaceId}/notes",
+                        List.of("application/json"),
+                        List.of("application/json"),
+                        "dev.atrium.notes",
+                        1),
+                new RouteCatalog.Route(
+                        "jaxrs",
+                        "GET",
+                        "/api/spaces/{spaceId}/notes/count",
+                        List.of(),
+                        List.of(),
+                        "dev.atrium.notes",
+                        1),
                 new RouteCatalog.Route("servlet", null, "/healthz", List.of(), List.of(), "dev.atrium.kernel", 2));
-        Map<String, Method> byRoute = Map.of("GET /api/spaces/{spaceId}/notes", method("list"), "POST /api/spaces/{spaceId}/notes", method("create"),
-                "GET /api/spaces/{spaceId}/notes/count", method("count"));
-        Map<String, Object> doc = OpenApiDocument.of(routes, r -> Optional.ofNullable(byRoute.get(r.method() + " " + r.path())), "1.0", "http://x");
+        Map<String, Method> byRoute = Map.of(
+                "GET /api/spaces/{spaceId}/notes",
+                method("list"),
+                "POST /api/spaces/{spaceId}/notes",
+                method("create"),
+                "GET /api/spaces/{spaceId}/notes/count",
+                method("count"));
+        Map<String, Object> doc = OpenApiDocument.of(
+                routes, r -> Optional.ofNullable(byRoute.get(r.method() + " " + r.path())), "1.0", "http://x");
         Map<String, Object> list = at(doc, "paths", "/api/spaces/{spaceId}/notes", "get");
         List<Map<String, Object>> parameters = (List<Map<String, Object>>) list.get("parameters");
-        assertEquals(List.of("spaceId", "limit"), parameters.stream().map(p -> p.get("name")).toList());
+        assertEquals(
+                List.of("spaceId", "limit"),
+                parameters.stream().map(p -> p.get("name")).toList());
         assertEquals("50", ((Map<String, Object>) parameters.get(1).get("schema")).get("default"));
         assertEquals(List.of(Map.of("bearer", List.of("notes:read"))), list.get("security"));
-        assertEquals("array", at(list, "responses", "2XX", "content", "application/json", "schema").get("type"));
-        assertEquals(OpenApiDocument.ERROR_RESPONSE, at(list, "responses", "default").get("$ref"));
+        assertEquals(
+                "array",
+                at(list, "responses", "2XX", "content", "application/json", "schema")
+                        .get("type"));
+        assertEquals(
+                OpenApiDocument.ERROR_RESPONSE, at(list, "responses", "default").get("$ref"));
         Map<String, Object> create = at(doc, "paths", "/api/spaces/{spaceId}/notes", "post");
         assertEquals(List.of(Map.of("bearer", List.of("notes:write"))), create.get("security"));
-        assertEquals("object", at(create, "requestBody", "content", "application/json", "schema").get("type"));
+        assertEquals(
+                "object",
+                at(create, "requestBody", "content", "application/json", "schema")
+                        .get("type"));
         Map<String, Object> count = at(doc, "paths", "/api/spaces/{spaceId}/notes/count", "get");
         assertEquals(List.of(), count.get("security"));
         assertFalse(at(count, "responses").containsKey("2XX"));
         assertEquals("Done; no body", at(count, "responses", "204").get("description"));
-        assertEquals(List.of(Map.of("name", "spaceId", "in", "path", "required", true, "schema", Map.of("type", "string"))), count.get("parameters"),
+        assertEquals(
+                List.of(Map.of("name", "spaceId", "in", "path", "required", true, "schema", Map.of("type", "string"))),
+                count.get("parameters"),
                 "a path parameter the method does not name is still declared");
         assertEquals(List.of(Map.of("name", "kernel"), Map.of("name", "notes")), doc.get("tags"));
     }

@@ -18,7 +18,8 @@ class RouteCatalogTest {
 
     @Test
     void doubledAndTrailingSlashesCollapse() {
-        assertEquals("/api/repos/{id}/branches/{name}", RouteCatalog.join("/", "//api/repos/", "{id}//branches/{name}/"));
+        assertEquals(
+                "/api/repos/{id}/branches/{name}", RouteCatalog.join("/", "//api/repos/", "{id}//branches/{name}/"));
     }
 
     @Test

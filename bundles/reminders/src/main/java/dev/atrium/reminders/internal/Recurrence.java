@@ -1,5 +1,6 @@
 package dev.atrium.reminders.internal;
 
+import dev.atrium.kernel.api.ApiException;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,8 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import dev.atrium.kernel.api.ApiException;
-
 /**
  * The RFC 5545 RRULE subset reminders take: {@code FREQ} (MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY),
  * {@code INTERVAL} (1-1000), {@code BYDAY} (plain weekdays, WEEKLY only) and {@code UNTIL} (a UTC date-time, a local
@@ -36,12 +35,30 @@ import dev.atrium.kernel.api.ApiException;
 record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, String text) {
 
     enum Freq {
-        MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY
+        MINUTELY,
+        HOURLY,
+        DAILY,
+        WEEKLY,
+        MONTHLY,
+        YEARLY
     }
 
     static final int MAX_LENGTH = 200;
-    private static final Map<String, DayOfWeek> DAYS = Map.of("MO", DayOfWeek.MONDAY, "TU", DayOfWeek.TUESDAY, "WE",
-            DayOfWeek.WEDNESDAY, "TH", DayOfWeek.THURSDAY, "FR", DayOfWeek.FRIDAY, "SA", DayOfWeek.SATURDAY, "SU", DayOfWeek.SUNDAY);
+    private static final Map<String, DayOfWeek> DAYS = Map.of(
+            "MO",
+            DayOfWeek.MONDAY,
+            "TU",
+            DayOfWeek.TUESDAY,
+            "WE",
+            DayOfWeek.WEDNESDAY,
+            "TH",
+            DayOfWeek.THURSDAY,
+            "FR",
+            DayOfWeek.FRIDAY,
+            "SA",
+            DayOfWeek.SATURDAY,
+            "SU",
+            DayOfWeek.SUNDAY);
     private static final DateTimeFormatter BASIC_DATE_TIME = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss");
     private static final DateTimeFormatter BASIC_DATE = DateTimeFormatter.ofPattern("uuuuMMdd");
     /** A guard for a rule no occurrence ever matches (it cannot happen with this subset, but a loop must end). */
@@ -63,7 +80,8 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
         for (String part : rule.split(";", -1)) {
             int eq = part.indexOf('=');
             if (eq <= 0 || eq == part.length() - 1) {
-                throw ApiException.badRequest("rrule must be NAME=VALUE parts separated by ';' (e.g. FREQ=DAILY;INTERVAL=2)");
+                throw ApiException.badRequest(
+                        "rrule must be NAME=VALUE parts separated by ';' (e.g. FREQ=DAILY;INTERVAL=2)");
             }
             String name = part.substring(0, eq).trim().toUpperCase(Locale.ROOT);
             if (parts.put(name, part.substring(eq + 1).trim().toUpperCase(Locale.ROOT)) != null) {
@@ -72,7 +90,8 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
         }
         for (String name : parts.keySet()) {
             if (!Set.of("FREQ", "INTERVAL", "BYDAY", "UNTIL").contains(name)) {
-                throw ApiException.badRequest("rrule part " + name + " is not supported (supported: FREQ, INTERVAL, BYDAY, UNTIL)");
+                throw ApiException.badRequest(
+                        "rrule part " + name + " is not supported (supported: FREQ, INTERVAL, BYDAY, UNTIL)");
             }
         }
         String f = parts.get("FREQ");
@@ -104,7 +123,8 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
             for (String d : parts.get("BYDAY").split(",", -1)) {
                 DayOfWeek day = DAYS.get(d.trim());
                 if (day == null) {
-                    throw ApiException.badRequest("rrule BYDAY takes weekdays MO, TU, WE, TH, FR, SA, SU separated by ','");
+                    throw ApiException.badRequest(
+                            "rrule BYDAY takes weekdays MO, TU, WE, TH, FR, SA, SU separated by ','");
                 }
                 byDay.add(day);
             }
@@ -130,13 +150,18 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
     private static Instant until(String value, ZoneId zone) {
         try {
             if (value.endsWith("Z")) {
-                return LocalDateTime.parse(value.substring(0, value.length() - 1), BASIC_DATE_TIME).toInstant(ZoneOffset.UTC);
+                return LocalDateTime.parse(value.substring(0, value.length() - 1), BASIC_DATE_TIME)
+                        .toInstant(ZoneOffset.UTC);
             }
             if (value.contains("T")) {
                 return LocalDateTime.parse(value, BASIC_DATE_TIME).atZone(zone).toInstant();
             }
             // a date: the whole day counts
-            return LocalDate.parse(value, BASIC_DATE).plusDays(1).atStartOfDay(zone).toInstant().minusNanos(1);
+            return LocalDate.parse(value, BASIC_DATE)
+                    .plusDays(1)
+                    .atStartOfDay(zone)
+                    .toInstant()
+                    .minusNanos(1);
         } catch (DateTimeParseException e) {
             throw ApiException.badRequest("rrule UNTIL must be YYYYMMDD, YYYYMMDDTHHMMSS or YYYYMMDDTHHMMSSZ");
         }
@@ -159,7 +184,7 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
             return first;
         }
         long step = (freq == Freq.MINUTELY ? 60L : 3600L) * interval;
-        long k = Duration.between(first, after).getSeconds() / step + 1;
+        long k = Duration.between(first, after).toSeconds() / step + 1;
         Instant next = first.plusSeconds(k * step);
         return next.isAfter(after) ? next : next.plusSeconds(step);
     }
@@ -170,7 +195,8 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
         long days = ChronoUnit.DAYS.between(d0, LocalDate.ofInstant(after, zone));
         long k = Math.max(0, days / interval - 1);
         for (int i = 0; i < MAX_STEPS; i++, k++) {
-            Instant candidate = ZonedDateTime.of(d0.plusDays(k * interval), time, zone).toInstant();
+            Instant candidate =
+                    ZonedDateTime.of(d0.plusDays(k * interval), time, zone).toInstant();
             if (candidate.isAfter(after)) {
                 return candidate;
             }
@@ -212,7 +238,8 @@ record Recurrence(Freq freq, int interval, Set<DayOfWeek> byDay, Instant until, 
             if (!month.isValidDay(d0.getDayOfMonth())) {
                 continue;
             }
-            Instant candidate = ZonedDateTime.of(month.atDay(d0.getDayOfMonth()), time, zone).toInstant();
+            Instant candidate = ZonedDateTime.of(month.atDay(d0.getDayOfMonth()), time, zone)
+                    .toInstant();
             if (candidate.isAfter(after)) {
                 return candidate;
             }

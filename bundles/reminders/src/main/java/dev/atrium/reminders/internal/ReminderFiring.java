@@ -1,9 +1,13 @@
 package dev.atrium.reminders.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.notifications.api.Notice;
+import dev.atrium.notifications.api.Notifications;
+import dev.atrium.reminders.internal.ReminderStore.Reminder;
+import dev.atrium.runs.api.RunStarter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -12,12 +16,6 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.notifications.api.Notice;
-import dev.atrium.notifications.api.Notifications;
-import dev.atrium.reminders.internal.ReminderStore.Reminder;
-import dev.atrium.runs.api.RunStarter;
 
 /**
  * What firing a reminder does: a {@code reminder.fired} notification to its workspace's owner and, when the reminder
@@ -31,9 +29,17 @@ public class ReminderFiring {
     private static final Logger LOG = LoggerFactory.getLogger(ReminderFiring.class);
 
     private final ReminderStore store;
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile Notifications notifications;
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile RunStarter runs;
 
     @Activate
@@ -42,8 +48,7 @@ public class ReminderFiring {
     }
 
     /** What a firing did: the notification's id, the run's id, or why the run did not start (each may be null). */
-    record Fired(String notificationId, String runId, String runError) {
-    }
+    record Fired(String notificationId, String runId, String runError) {}
 
     /** Fires {@code reminder} for {@code ownerPrincipalId} (the kernel's answer for its workspace). */
     Fired fire(Reminder reminder, String ownerPrincipalId, boolean manual) {
@@ -56,7 +61,11 @@ public class ReminderFiring {
             return new Fired(notification, null, "the runs capability is disabled");
         }
         try {
-            String runId = starter.start(ownerPrincipalId, reminder.spaceId(), reminder.run().threadId(), reminder.run().input());
+            String runId = starter.start(
+                    ownerPrincipalId,
+                    reminder.spaceId(),
+                    reminder.run().threadId(),
+                    reminder.run().input());
             store.recordRun(reminder.id(), runId);
             return new Fired(notification, runId, null);
         } catch (ApiException e) {
@@ -76,8 +85,10 @@ public class ReminderFiring {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("reminder_id", reminder.id());
         data.put("manual", manual);
-        Notice notice = Notice.toPrincipal(ownerPrincipalId, "reminder.fired", reminder.title()).inSpace(reminder.spaceId())
-                .withLink("/api/reminders/" + reminder.id()).withData(data);
+        Notice notice = Notice.toPrincipal(ownerPrincipalId, "reminder.fired", reminder.title())
+                .inSpace(reminder.spaceId())
+                .withLink("/api/reminders/" + reminder.id())
+                .withData(data);
         try {
             return to.post(reminder.body() == null ? notice : notice.withBody(reminder.body()));
         } catch (RuntimeException e) {

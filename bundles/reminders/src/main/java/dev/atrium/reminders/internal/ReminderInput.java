@@ -1,5 +1,12 @@
 package dev.atrium.reminders.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.reminders.internal.ReminderStore.Reminder;
+import dev.atrium.reminders.internal.ReminderStore.RunRequest;
+import dev.atrium.reminders.internal.ReminderStore.Schedule;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -9,15 +16,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.Set;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.reminders.internal.ReminderStore.Reminder;
-import dev.atrium.reminders.internal.ReminderStore.RunRequest;
-import dev.atrium.reminders.internal.ReminderStore.Schedule;
 
 /**
  * A reminder's fields from a request body, checked before anything changes: {@code title} (1-200), {@code body}
@@ -31,14 +29,15 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
     static final int MAX_TITLE = 200;
     static final int MAX_BODY = 4_000;
     static final int MAX_RUN_INPUT = 100_000;
-    private static final Set<String> FIELDS = Set.of("title", "body", "time_zone", "at", "rrule", "starts_at", "enabled", "thread_id",
-            "run_input");
+    private static final Set<String> FIELDS =
+            Set.of("title", "body", "time_zone", "at", "rrule", "starts_at", "enabled", "thread_id", "run_input");
 
     /** A new reminder. */
     static ReminderInput create(JsonNode node, Instant now) {
         JsonBody body = checked(node);
         String title = body.text("title", 1, MAX_TITLE);
-        String text = body.optionalText("body", 0, MAX_BODY).filter(s -> !s.isEmpty()).orElse(null);
+        String text =
+                body.optionalText("body", 0, MAX_BODY).filter(s -> !s.isEmpty()).orElse(null);
         ZoneId zone = zone(body).orElse(ZoneId.of("UTC"));
         if (!body.has("at") && !body.has("rrule")) {
             throw ApiException.badRequest("a reminder needs at (a one-off time) or rrule (a recurrence)");
@@ -51,13 +50,18 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
     static ReminderInput patch(JsonNode node, Reminder current, Instant now) {
         JsonBody body = checked(node);
         if (!node.fieldNames().hasNext()) {
-            throw ApiException.badRequest("the body changes nothing: give title, body, time_zone, at, rrule, starts_at, enabled, thread_id or run_input");
+            throw ApiException.badRequest(
+                    "the body changes nothing: give title, body, time_zone, at, rrule, starts_at, enabled, thread_id or run_input");
         }
         String title = body.has("title") ? body.text("title", 1, MAX_TITLE) : current.title();
         if (node.has("title") && node.get("title").isNull()) {
             throw ApiException.badRequest("title must not be null");
         }
-        String text = node.has("body") ? body.optionalText("body", 0, MAX_BODY).filter(s -> !s.isEmpty()).orElse(null) : current.body();
+        String text = node.has("body")
+                ? body.optionalText("body", 0, MAX_BODY)
+                        .filter(s -> !s.isEmpty())
+                        .orElse(null)
+                : current.body();
         ZoneId zone = zone(body).orElse(current.schedule().zone());
         Schedule schedule;
         if (body.has("at") || body.has("rrule") || body.has("starts_at") || body.has("time_zone")) {
@@ -68,7 +72,8 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
         if (node.has("enabled") && node.get("enabled").isNull()) {
             throw ApiException.badRequest("enabled must be a boolean");
         }
-        return new ReminderInput(title, text, schedule, body.bool("enabled").orElse(current.enabled()), run(node, body, current.run()));
+        return new ReminderInput(
+                title, text, schedule, body.bool("enabled").orElse(current.enabled()), run(node, body, current.run()));
     }
 
     /**
@@ -82,13 +87,17 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
             }
             return null;
         }
-        String thread = body.has("thread_id") ? body.text("thread_id", 1, 100) : current == null ? null : current.threadId();
-        String input = body.has("run_input") ? body.text("run_input", 1, MAX_RUN_INPUT) : current == null ? null : current.input();
+        String thread =
+                body.has("thread_id") ? body.text("thread_id", 1, 100) : current == null ? null : current.threadId();
+        String input = body.has("run_input")
+                ? body.text("run_input", 1, MAX_RUN_INPUT)
+                : current == null ? null : current.input();
         if (node.has("run_input") && node.get("run_input").isNull()) {
             throw ApiException.badRequest("run_input must not be null (remove the run with thread_id: null)");
         }
         if ((thread == null) != (input == null)) {
-            throw ApiException.badRequest("thread_id and run_input go together: the run is run_input on thread thread_id");
+            throw ApiException.badRequest(
+                    "thread_id and run_input go together: the run is run_input on thread thread_id");
         }
         return thread == null ? null : new RunRequest(thread, input);
     }
@@ -96,10 +105,11 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
     private static JsonBody checked(JsonNode node) {
         JsonBody body = JsonBody.of(node);
         NulText.reject(node);
-        for (Iterator<String> it = node.fieldNames(); it.hasNext();) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (!FIELDS.contains(f)) {
-                throw ApiException.badRequest("unknown field " + f + " (fields: " + String.join(", ", new java.util.TreeSet<>(FIELDS)) + ")");
+                throw ApiException.badRequest(
+                        "unknown field " + f + " (fields: " + String.join(", ", new java.util.TreeSet<>(FIELDS)) + ")");
             }
         }
         return body;
@@ -108,7 +118,7 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
     private static Optional<ZoneId> zone(JsonBody body) {
         return body.string("time_zone").map(z -> {
             try {
-                if (z.length() > 64 || !z.contains("/") && !z.equals("UTC")) {
+                if (z.length() > 64 || (!z.contains("/") && !z.equals("UTC"))) {
                     throw new DateTimeException(z);
                 }
                 return ZoneId.of(z);
@@ -139,9 +149,11 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
         }
         String rule = body.has("rrule") ? body.requiredString("rrule") : current.rrule();
         Recurrence recurrence = Recurrence.parse(rule, zone);
-        LocalDateTime start = body.has("starts_at") ? local(body.requiredString("starts_at"))
-                : current != null && current.startsAt() != null ? current.startsAt()
-                : LocalDateTime.ofInstant(now, zone).truncatedTo(ChronoUnit.SECONDS);
+        LocalDateTime start = body.has("starts_at")
+                ? local(body.requiredString("starts_at"))
+                : current != null && current.startsAt() != null
+                        ? current.startsAt()
+                        : LocalDateTime.ofInstant(now, zone).truncatedTo(ChronoUnit.SECONDS);
         if (start.getYear() < 1970 || start.getYear() > 9999) {
             throw ApiException.badRequest("starts_at is out of range");
         }
@@ -159,7 +171,8 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
                 }
                 return i;
             } catch (DateTimeException e) {
-                throw ApiException.badRequest("at must be an ISO-8601 date-time such as 2026-12-01T09:00:00Z or 2026-12-01T09:00 (in time_zone)");
+                throw ApiException.badRequest(
+                        "at must be an ISO-8601 date-time such as 2026-12-01T09:00:00Z or 2026-12-01T09:00 (in time_zone)");
             }
         }
     }
@@ -168,7 +181,8 @@ record ReminderInput(String title, String body, Schedule schedule, boolean enabl
         try {
             return LocalDateTime.parse(value).truncatedTo(ChronoUnit.SECONDS);
         } catch (DateTimeException e) {
-            throw ApiException.badRequest("starts_at must be a local ISO-8601 date-time such as 2026-12-01T09:00 (read in time_zone)");
+            throw ApiException.badRequest(
+                    "starts_at must be a local ISO-8601 date-time such as 2026-12-01T09:00 (read in time_zone)");
         }
     }
 }

@@ -1,9 +1,16 @@
 package dev.atrium.reminders.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.reminders.internal.ReminderStore.Reminder;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -15,20 +22,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.reminders.internal.ReminderStore.Reminder;
 
 /**
  * {@code /api/reminders/:id}: a reminder addressed by its own id is resolved to its workspace and proven through the
@@ -48,7 +44,8 @@ public class ReminderResource {
     private final ReminderFiring firing;
 
     @Activate
-    public ReminderResource(@Reference OwnerScope ownerScope, @Reference ReminderStore store, @Reference ReminderFiring firing) {
+    public ReminderResource(
+            @Reference OwnerScope ownerScope, @Reference ReminderStore store, @Reference ReminderFiring firing) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.firing = firing;
@@ -65,8 +62,11 @@ public class ReminderResource {
     public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
         Reminder current = owned(Caller.from(sc), id).reminder();
         ReminderInput in = ReminderInput.patch(body, current, Instant.now());
-        return Map.of("reminder", store.update(current.id(), in.title(), in.body(), in.schedule(), in.enabled(), in.run())
-                .orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());
+        return Map.of(
+                "reminder",
+                store.update(current.id(), in.title(), in.body(), in.schedule(), in.enabled(), in.run())
+                        .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                        .toJson());
     }
 
     @DELETE
@@ -90,15 +90,18 @@ public class ReminderResource {
         Reminder fired = store.recordTrigger(owned.reminder().id()).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
         ReminderFiring.Fired outcome = firing.fire(fired, owned.space().ownerPrincipalId(), true);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("reminder", outcome.runId() == null ? fired.toJson() : store.get(fired.id()).orElse(fired).toJson());
+        m.put(
+                "reminder",
+                outcome.runId() == null
+                        ? fired.toJson()
+                        : store.get(fired.id()).orElse(fired).toJson());
         m.put("notification_id", outcome.notificationId());
         m.put("run_id", outcome.runId());
         m.put("run_error", outcome.runError());
         return m;
     }
 
-    private record Owned(Reminder reminder, SpaceRef space) {
-    }
+    private record Owned(Reminder reminder, SpaceRef space) {}
 
     private Owned owned(Caller caller, String id) {
         Reminder reminder = store.get(id).orElseThrow(() -> ApiException.notFound(NOT_FOUND));

@@ -1,8 +1,10 @@
 package dev.atrium.reminders.internal;
 
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.reminders.internal.ReminderStore.Claimed;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -14,10 +16,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.reminders.internal.ReminderStore.Claimed;
-
 /**
  * Fires due reminders: one thread per instance polls the table, claims due rows with {@code FOR UPDATE SKIP LOCKED}
  * and moves each one's next firing past now in the same transaction (so instances never fire one occurrence twice,
@@ -25,7 +23,11 @@ import dev.atrium.reminders.internal.ReminderStore.Claimed;
  * answer: {@link SpaceDirectory#byId} finds its workspace only while the workspace, its owning Principal and their
  * owner witness are all active; otherwise the occurrence is skipped ({@code last_outcome: skipped_inactive}).
  */
-@Component(service = {}, immediate = true, configurationPid = "dev.atrium.reminders", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = {},
+        immediate = true,
+        configurationPid = "dev.atrium.reminders",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = ReminderScheduler.Config.class)
 public class ReminderScheduler {
 
@@ -46,7 +48,11 @@ public class ReminderScheduler {
     private volatile boolean running = true;
 
     @Activate
-    public ReminderScheduler(@Reference ReminderStore store, @Reference ReminderFiring firing, @Reference SpaceDirectory spaces, Config config) {
+    public ReminderScheduler(
+            @Reference ReminderStore store,
+            @Reference ReminderFiring firing,
+            @Reference SpaceDirectory spaces,
+            Config config) {
         this.store = store;
         this.firing = firing;
         this.spaces = spaces;
@@ -78,7 +84,8 @@ public class ReminderScheduler {
                 }
             }
             try {
-                // every instance looks on the same wall-clock ticks, so a reminder fires on the first tick after it is due
+                // every instance looks on the same wall-clock ticks, so a reminder fires on the first tick after it is
+                // due
                 // whichever instance claims it (the claim, not luck in timing, keeps it to one)
                 Thread.sleep(pollMillis - System.currentTimeMillis() % pollMillis);
             } catch (InterruptedException e) {
@@ -89,7 +96,8 @@ public class ReminderScheduler {
 
     /** One claim: fires what it claimed; returns how many rows it claimed. */
     int fireDue() {
-        List<Claimed> claimed = store.claimDue(BATCH, r -> spaces.byId(r.spaceId()).isPresent());
+        List<Claimed> claimed =
+                store.claimDue(BATCH, r -> spaces.byId(r.spaceId()).isPresent());
         for (Claimed c : claimed) {
             if (!c.fire()) {
                 continue;

@@ -1,8 +1,15 @@
 package dev.atrium.reminders.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.reminders.internal.ReminderStore.Reminder;
 import java.time.Instant;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -14,20 +21,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.reminders.internal.ReminderStore.Reminder;
 
 /** {@code /api/spaces/:spaceId/reminders}: every route proves ownership through the kernel's {@link OwnerScope} first. */
 @Component(service = SpaceRemindersResource.class)
@@ -48,11 +44,18 @@ public class SpaceRemindersResource {
 
     @GET
     @RequiresScope("threads:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("reminders", store.list(space.id(), page.limit(), page.offset()).stream().map(Reminder::toJson).toList(),
+        return page.body(
+                "reminders",
+                store.list(space.id(), page.limit(), page.offset()).stream()
+                        .map(Reminder::toJson)
+                        .toList(),
                 store.count(space.id()));
     }
 

@@ -10,8 +10,18 @@ import java.time.Instant;
  * @param forkedFrom the repository it was forked from, or null
  * @param allowForcePush whether a push may rewrite a branch (a non-fast-forward update or a deletion of the default branch is refused otherwise)
  */
-public record Repository(String id, String spaceId, String name, String description, String visibility,
-        String defaultBranch, boolean isDefault, String forkedFrom, boolean allowForcePush, Instant createdAt, Instant updatedAt) {
+public record Repository(
+        String id,
+        String spaceId,
+        String name,
+        String description,
+        String visibility,
+        String defaultBranch,
+        boolean isDefault,
+        String forkedFrom,
+        boolean allowForcePush,
+        Instant createdAt,
+        Instant updatedAt) {
 
     public boolean isPublic() {
         return "public".equals(visibility);

@@ -28,6 +28,5 @@ public final class RepositoryEvents {
     public static final String REFS = "refs";
     public static final String COMMITS = "commits";
 
-    private RepositoryEvents() {
-    }
+    private RepositoryEvents() {}
 }

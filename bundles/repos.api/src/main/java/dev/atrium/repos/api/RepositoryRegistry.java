@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /** The repositories bundle's service for bundles that serve or react to repositories. */
@@ -32,8 +31,8 @@ public interface RepositoryRegistry {
      *         is taken, 502 when the remote fails
      * @since 1.4
      */
-    ImportedRepository importRemote(String spaceId, String name, String description, String visibility, java.net.URI remote,
-            String token);
+    ImportedRepository importRemote(
+            String spaceId, String name, String description, String visibility, java.net.URI remote, String token);
 
     /**
      * A repository made by {@link #importRemote}.
@@ -42,8 +41,7 @@ public interface RepositoryRegistry {
      * @param sourceUrl the URL the import read from after redirects
      * @since 1.4
      */
-    record ImportedRepository(Repository repository, boolean partial, String sourceUrl) {
-    }
+    record ImportedRepository(Repository repository, boolean partial, String sourceUrl) {}
 
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
@@ -106,6 +104,5 @@ public interface RepositoryRegistry {
      * @param oldId the previous object id, or 40 zeros when the ref was created
      * @param newId the new object id, or 40 zeros when the ref was deleted
      */
-    record RefChange(String ref, String oldId, String newId) {
-    }
+    record RefChange(String ref, String oldId, String newId) {}
 }

@@ -1,5 +1,7 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.repos.internal.GitWrites.FileChange;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +16,6 @@ import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
-
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -26,16 +27,12 @@ import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.treewalk.TreeWalk;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.repos.internal.GitWrites.FileChange;
-
 /** Tree exports as tar.gz or zip, written as they are read, and archive uploads read back into files (tar by commons-compress). */
 final class Archives {
 
     static final int MAX_FILES = 100_000;
 
-    private Archives() {
-    }
+    private Archives() {}
 
     /**
      * 409 when the tree holds an entry that would unpack outside its directory or into a {@code .git} (a tree
@@ -48,8 +45,8 @@ final class Archives {
             while (tw.next()) {
                 String problem = GitNames.entryNameProblem(tw.getNameString());
                 if (problem != null) {
-                    throw ApiException.conflict("the tree cannot be exported safely: the entry " + tw.getPathString() + " is unsafe ("
-                            + problem + ")");
+                    throw ApiException.conflict("the tree cannot be exported safely: the entry " + tw.getPathString()
+                            + " is unsafe (" + problem + ")");
                 }
                 if (tw.isSubtree()) {
                     tw.enterSubtree();
@@ -73,7 +70,8 @@ final class Archives {
     static void export(Repository git, ObjectId tree, String prefix, String format, long mtimeSeconds, OutputStream out)
             throws IOException {
         if (format.equals("zip")) {
-            try (ZipOutputStream zip = new ZipOutputStream(out); TreeWalk tw = walk(git, tree)) {
+            try (ZipOutputStream zip = new ZipOutputStream(out);
+                    TreeWalk tw = walk(git, tree)) {
                 while (tw.next()) {
                     ZipEntry e = new ZipEntry(entryName(prefix, tw));
                     e.setTime(mtimeSeconds * 1000);
@@ -135,14 +133,14 @@ final class Archives {
         } catch (IOException | IllegalArgumentException e) {
             // the bytes came from the client: a damaged, truncated or mislabelled archive is its error (ZipInputStream
             // reports an entry name that is not UTF-8 with an IllegalArgumentException)
-            throw ApiException.badRequest("the body is not a readable " + (format.equals("zip") ? "zip" : "tar.gz") + " archive: "
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            throw ApiException.badRequest("the body is not a readable " + (format.equals("zip") ? "zip" : "tar.gz")
+                    + " archive: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
     }
 
     private static List<FileChange> unpack(InputStream in, String format, long maxBytes) throws IOException {
         List<FileChange> files = new ArrayList<>();
-        long[] total = { 0 };
+        long[] total = {0};
         if (format.equals("zip")) {
             try (ZipInputStream zip = new ZipInputStream(in)) {
                 ZipEntry e;
@@ -156,16 +154,20 @@ final class Archives {
         } else {
             // pax and GNU long names, ustar prefixes and base-256 sizes are the library's; names must be valid UTF-8.
             // The library reads a pax header whole into memory: the tar's own bytes are bounded too, headers included.
-            InputStream raw = BoundedInputStream.builder().setInputStream(new GZIPInputStream(in, 1 << 16))
-                    .setMaxCount(2 * maxBytes + (16 << 20)).setOnMaxCount((max, count) -> {
+            InputStream raw = BoundedInputStream.builder()
+                    .setInputStream(new GZIPInputStream(in, 1 << 16))
+                    .setMaxCount(2 * maxBytes + (16 << 20))
+                    .setOnMaxCount((max, count) -> {
                         throw ApiException.badRequest("the archive unpacks to more than " + maxBytes + " bytes");
-                    }).get();
+                    })
+                    .get();
             TarArchiveInputStream tar = new TarArchiveInputStream(raw, StandardCharsets.UTF_8.name());
             TarArchiveEntry e;
             while ((e = tar.getNextEntry()) != null) {
                 byte type = e.getLinkFlag();
                 if (type == TarConstants.LF_NORMAL || type == TarConstants.LF_OLDNORM) {
-                    files.add(new FileChange(e.getName(), readBounded(tar, maxBytes, total), (e.getMode() & 0100) != 0));
+                    files.add(
+                            new FileChange(e.getName(), readBounded(tar, maxBytes, total), (e.getMode() & 0100) != 0));
                     limit(files);
                 }
                 // directories and links carry no file content

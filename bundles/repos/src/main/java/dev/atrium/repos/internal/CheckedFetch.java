@@ -1,9 +1,9 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-
 import org.eclipse.jgit.api.FetchCommand;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.LsRemoteCommand;
@@ -14,8 +14,6 @@ import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.transport.FetchResult;
 import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.TagOpt;
-
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * Every fetch that brings history in from outside the server (a bundle upload, a remote import, a fork): the
@@ -30,8 +28,7 @@ final class CheckedFetch {
         void apply(org.eclipse.jgit.api.TransportCommand<?, ?> command);
     }
 
-    private CheckedFetch() {
-    }
+    private CheckedFetch() {}
 
     /**
      * Fetches {@code refs/heads/*} and {@code refs/tags/*} of {@code remote} into the same names of {@code git}.
@@ -41,8 +38,14 @@ final class CheckedFetch {
      * @return the fetch's result, or null when the source has no branches or tags
      * @throws ApiException 400 naming the first ref whose name is not acceptable; nothing was fetched then
      */
-    static FetchResult fetch(Git git, String remote, boolean force, Setup setup, TransportConfigCallback configure,
-            org.eclipse.jgit.lib.ProgressMonitor monitor) throws GitAPIException {
+    static FetchResult fetch(
+            Git git,
+            String remote,
+            boolean force,
+            Setup setup,
+            TransportConfigCallback configure,
+            org.eclipse.jgit.lib.ProgressMonitor monitor)
+            throws GitAPIException {
         return fetch(git, remote, force, setup, configure, monitor, false);
     }
 
@@ -52,8 +55,15 @@ final class CheckedFetch {
      * graph whenever a fetch has an object checker, so the commits, trees and tags of a partial fetch are checked
      * right after it instead (the caller deletes the new repository when that fails).
      */
-    static FetchResult fetch(Git git, String remote, boolean force, Setup setup, TransportConfigCallback configure,
-            org.eclipse.jgit.lib.ProgressMonitor monitor, boolean partial) throws GitAPIException {
+    static FetchResult fetch(
+            Git git,
+            String remote,
+            boolean force,
+            Setup setup,
+            TransportConfigCallback configure,
+            org.eclipse.jgit.lib.ProgressMonitor monitor,
+            boolean partial)
+            throws GitAPIException {
         LsRemoteCommand list = git.lsRemote().setRemote(remote).setHeads(false).setTags(false);
         setup.apply(list);
         list.setTransportConfigCallback(configure);
@@ -66,14 +76,19 @@ final class CheckedFetch {
             }
             String problem = GitNames.refNameProblem(name);
             if (problem != null) {
-                throw ApiException.badRequest("the source has a ref whose name is not acceptable, so nothing was imported: " + problem);
+                throw ApiException.badRequest(
+                        "the source has a ref whose name is not acceptable, so nothing was imported: " + problem);
             }
             specs.add(new RefSpec((force ? "+" : "") + name + ":" + name));
         }
         if (specs.isEmpty()) {
             return null;
         }
-        FetchCommand fetch = git.fetch().setRemote(remote).setRefSpecs(specs).setTagOpt(TagOpt.NO_TAGS).setRemoveDeletedRefs(false);
+        FetchCommand fetch = git.fetch()
+                .setRemote(remote)
+                .setRefSpecs(specs)
+                .setTagOpt(TagOpt.NO_TAGS)
+                .setRemoveDeletedRefs(false);
         setup.apply(fetch);
         if (monitor != null) {
             fetch.setProgressMonitor(monitor);
@@ -90,7 +105,9 @@ final class CheckedFetch {
         if (partial) {
             List<org.eclipse.jgit.lib.ObjectId> tips = new ArrayList<>();
             for (Ref r : result.getAdvertisedRefs()) {
-                if (r.getObjectId() != null && (r.getName().startsWith(Constants.R_HEADS) || r.getName().startsWith(Constants.R_TAGS))) {
+                if (r.getObjectId() != null
+                        && (r.getName().startsWith(Constants.R_HEADS)
+                                || r.getName().startsWith(Constants.R_TAGS))) {
                     tips.add(r.getObjectId());
                 }
             }
@@ -107,21 +124,31 @@ final class CheckedFetch {
             for (org.eclipse.jgit.lib.ObjectId tip : tips) {
                 org.eclipse.jgit.revwalk.RevObject o = walk.parseAny(tip);
                 while (o instanceof org.eclipse.jgit.revwalk.RevTag tag) {
-                    checker.check(tag, Constants.OBJ_TAG, reader.open(tag, Constants.OBJ_TAG).getCachedBytes());
+                    checker.check(
+                            tag,
+                            Constants.OBJ_TAG,
+                            reader.open(tag, Constants.OBJ_TAG).getCachedBytes());
                     o = walk.parseAny(tag.getObject());
                 }
                 walk.markStart(o);
             }
-            for (org.eclipse.jgit.revwalk.RevCommit c; (c = walk.next()) != null;) {
-                checker.check(c, Constants.OBJ_COMMIT, reader.open(c, Constants.OBJ_COMMIT).getCachedBytes());
+            for (org.eclipse.jgit.revwalk.RevCommit c; (c = walk.next()) != null; ) {
+                checker.check(
+                        c,
+                        Constants.OBJ_COMMIT,
+                        reader.open(c, Constants.OBJ_COMMIT).getCachedBytes());
             }
-            for (org.eclipse.jgit.revwalk.RevObject o; (o = walk.nextObject()) != null;) {
+            for (org.eclipse.jgit.revwalk.RevObject o; (o = walk.nextObject()) != null; ) {
                 if (o.getType() == Constants.OBJ_TREE) {
-                    checker.check(o, Constants.OBJ_TREE, reader.open(o, Constants.OBJ_TREE).getCachedBytes());
+                    checker.check(
+                            o,
+                            Constants.OBJ_TREE,
+                            reader.open(o, Constants.OBJ_TREE).getCachedBytes());
                 }
             }
         } catch (org.eclipse.jgit.errors.CorruptObjectException e) {
-            throw ApiException.badRequest("the source holds an object git fsck refuses, so nothing was imported: " + e.getMessage());
+            throw ApiException.badRequest(
+                    "the source holds an object git fsck refuses, so nothing was imported: " + e.getMessage());
         } catch (java.io.IOException e) {
             throw new IllegalStateException("checking the fetched objects: " + e.getMessage(), e);
         }

@@ -2,7 +2,6 @@ package dev.atrium.repos.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
-
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.ObjectId;

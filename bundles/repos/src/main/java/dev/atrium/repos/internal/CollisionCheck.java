@@ -6,13 +6,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-
 import org.eclipse.jgit.lib.MutableObjectId;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.util.sha1.SHA1;
@@ -44,21 +43,21 @@ final class CollisionCheck {
      * object goes over in pieces, all to the same worker) or at the end of the pack.
      */
     private static final int BATCH_BYTES = 64 * 1024;
+
     private static final int BATCH_ITEMS = 512;
     private static final int BATCH_LIMIT_BYTES = 1024 * 1024;
 
     private static final Object BEGIN = new Object();
     private static final Object FINISH = new Object();
 
-    private record Chunk(byte[] bytes, int offset, int length, int permits) {
-    }
+    private record Chunk(byte[] bytes, int offset, int length, int permits) {}
 
-    private record End(byte[] id) {
-    }
+    private record End(byte[] id) {}
 
     private final Semaphore budget = new Semaphore(BUDGET_KIB);
     /** Objects are independent: each goes whole to one worker, in turn, so the check uses every core it can get. */
     private final Worker[] workers;
+
     private final List<Tee> hashers = new CopyOnWriteArrayList<>();
     private volatile String problem;
     private volatile boolean abandoned;
@@ -153,7 +152,7 @@ final class CollisionCheck {
         public void run() {
             try {
                 DetectingSha1 detecting = new DetectingSha1();
-                for (;;) {
+                for (; ; ) {
                     Object next = queue.take();
                     if (next == FINISH) {
                         return;
@@ -180,6 +179,7 @@ final class CollisionCheck {
             }
         }
 
+        @SuppressWarnings("NonAtomicVolatileUpdate") // one writer, this worker; others only read
         private void check(DetectingSha1 detecting, Object item) {
             if (abandoned || problem != null) {
                 return;
@@ -194,8 +194,8 @@ final class CollisionCheck {
                 if (detecting.collisionDetected()) {
                     problem = "object " + ObjectId.fromRaw(e.id()).name() + " is a SHA-1 collision attack";
                 } else if (!Arrays.equals(digest, e.id())) {
-                    problem = "the collision-detecting SHA-1 of object " + ObjectId.fromRaw(e.id()).name()
-                            + " differs from its id";
+                    problem = "the collision-detecting SHA-1 of object "
+                            + ObjectId.fromRaw(e.id()).name() + " differs from its id";
                 }
             }
         }
@@ -214,6 +214,7 @@ final class CollisionCheck {
         private Worker current = workers[0];
         /** Items not yet handed to {@link #current}; objects stay whole within one worker's queue. */
         private List<Object> batch = new ArrayList<>();
+
         private int batchBytes;
 
         Tee() {
@@ -263,7 +264,8 @@ final class CollisionCheck {
 
         private void hand(byte[] bytes, int offset, int length) {
             int permits = Math.min(BUDGET_KIB, 1 + length / 1024);
-            // a batch goes over long before it holds much of the budget: this never waits for permits only it would free
+            // a batch goes over long before it holds much of the budget: this never waits for permits only it would
+            // free
             budget.acquireUninterruptibly(permits);
             add(new Chunk(bytes, offset, length, permits), length);
         }

@@ -1,15 +1,13 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Pattern;
-
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.lib.AnyObjectId;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.ObjectChecker;
-
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * The one place that decides which names may enter a repository: ref and branch names (the rules of
@@ -22,13 +20,13 @@ final class GitNames {
 
     /** Longest ref name, in UTF-8 bytes; each component is a file name on disk. */
     static final int MAX_REF_BYTES = 1024;
+
     static final int MAX_COMPONENT_BYTES = 255;
     static final int MAX_BRANCH_CHARS = 200;
     static final int MAX_PATH_CHARS = 4096;
     private static final Pattern HEX_ID = Pattern.compile("[0-9a-fA-F]{4,40}");
 
-    private GitNames() {
-    }
+    private GitNames() {}
 
     /** What is wrong with a full ref name ({@code refs/heads/main}), following {@code git check-ref-format}. */
     static String refNameProblem(String ref) {
@@ -53,8 +51,8 @@ final class GitNames {
         }
         for (int i = 0; i < ref.length(); i++) {
             char c = ref.charAt(i);
-            if (c < 0x20 || c == 0x7f || c == ' ' || c == '~' || c == '^' || c == ':' || c == '?' || c == '*' || c == '['
-                    || c == '\\') {
+            if (c < 0x20 || c == 0x7f || c == ' ' || c == '~' || c == '^' || c == ':' || c == '?' || c == '*'
+                    || c == '[' || c == '\\') {
                 return "'" + ref + "' must not contain spaces, control characters or any of ~ ^ : ? * [ \\";
             }
         }
@@ -123,8 +121,10 @@ final class GitNames {
         String ref = revision.startsWith(Constants.R_REFS) ? revision : Constants.R_HEADS + revision;
         if (refNameProblem(ref) != null) {
             String text = textProblem(revision);
-            return text != null ? text
-                    : "'" + revision + "' is not a branch, tag or commit id (revision expressions such as @{...}, ~, ^ and ranges are "
+            return text != null
+                    ? text
+                    : "'" + revision
+                            + "' is not a branch, tag or commit id (revision expressions such as @{...}, ~, ^ and ranges are "
                             + "not accepted)";
         }
         return null;
@@ -218,7 +218,11 @@ final class GitNames {
 
     /** What is wrong with the name of one tree entry for an export that someone will unpack; null when safe. */
     static String entryNameProblem(String name) {
-        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0 || name.indexOf('\\') >= 0
+        if (name.isEmpty()
+                || name.equals(".")
+                || name.equals("..")
+                || name.indexOf('/') >= 0
+                || name.indexOf('\\') >= 0
                 || name.indexOf('\0') >= 0) {
             return "'" + name + "' is not a plain file name";
         }
@@ -226,7 +230,9 @@ final class GitNames {
             return "'" + name + "' is .git in disguise";
         }
         try {
-            fetchChecker().checkPathSegment(name.getBytes(StandardCharsets.UTF_8), 0, name.getBytes(StandardCharsets.UTF_8).length);
+            fetchChecker()
+                    .checkPathSegment(
+                            name.getBytes(StandardCharsets.UTF_8), 0, name.getBytes(StandardCharsets.UTF_8).length);
         } catch (CorruptObjectException e) {
             return "'" + name + "': " + e.getMessage();
         }
@@ -248,10 +254,12 @@ final class GitNames {
                     i++;
                     continue;
                 }
-                return "a name must be valid Unicode: it holds a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
+                return "a name must be valid Unicode: it holds a lone surrogate (U+"
+                        + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
             }
             if (Character.isLowSurrogate(c)) {
-                return "a name must be valid Unicode: it holds a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
+                return "a name must be valid Unicode: it holds a lone surrogate (U+"
+                        + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
             }
         }
         return null;

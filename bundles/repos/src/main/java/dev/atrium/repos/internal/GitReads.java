@@ -1,5 +1,6 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,8 +9,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-
 import org.eclipse.jgit.api.BlameCommand;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.blame.BlameResult;
@@ -41,24 +42,22 @@ import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
 import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
-import dev.atrium.kernel.api.ApiException;
-
 /**
  * Read-only views of a repository's history and trees, shaped for JSON.
  *
- * <p>Why one class of about 600 lines: every read view of the repositories routes (commits, log, trees, blobs, diffs,
+ * <p>Why one class of about 630 lines: every read view of the repositories routes (commits, log, trees, blobs, diffs,
  * blame, branches, search) over one JGit repository handle, each a few dozen lines.
  */
 final class GitReads {
 
     /** Blobs larger than this are not inlined into JSON; ask for the raw form instead. */
     static final long MAX_JSON_BLOB = 10L << 20;
+
     private static final int MAX_PATCH_BYTES = 5 << 20;
     private static final int MAX_SEARCH_FILES = 20_000;
     private static final long MAX_SEARCH_BLOB = 1L << 20;
 
-    private GitReads() {
-    }
+    private GitReads() {}
 
     /**
      * The commit a branch, tag, full ref name, HEAD or (abbreviated) commit id names; 400 for anything else
@@ -95,7 +94,8 @@ final class GitReads {
 
     /** A ref by the names git would try for it (tags before branches, as git does), or null. */
     private static ObjectId byName(Repository git, String name) throws IOException {
-        List<String> candidates = name.equals(Constants.HEAD) || name.startsWith(Constants.R_REFS) ? List.of(name)
+        List<String> candidates = name.equals(Constants.HEAD) || name.startsWith(Constants.R_REFS)
+                ? List.of(name)
                 : List.of(Constants.R_REFS + name, Constants.R_TAGS + name, Constants.R_HEADS + name);
         for (String candidate : candidates) {
             Ref r = git.exactRef(candidate);
@@ -108,8 +108,8 @@ final class GitReads {
 
     private static ObjectId byAbbreviation(Repository git, String hex) throws IOException {
         try (ObjectReader reader = git.newObjectReader()) {
-            java.util.Collection<ObjectId> matches = reader.resolve(org.eclipse.jgit.lib.AbbreviatedObjectId.fromString(
-                    hex.toLowerCase(java.util.Locale.ROOT)));
+            java.util.Collection<ObjectId> matches = reader.resolve(
+                    org.eclipse.jgit.lib.AbbreviatedObjectId.fromString(hex.toLowerCase(java.util.Locale.ROOT)));
             if (matches.size() > 1) {
                 throw ApiException.badRequest("'" + hex + "' is ambiguous: give more of the commit id");
             }
@@ -138,7 +138,7 @@ final class GitReads {
                     // a tip a blobless import did not bring: nothing to walk from it
                 }
             }
-            for (RevCommit c; (c = w.next()) != null;) {
+            for (RevCommit c; (c = w.next()) != null; ) {
                 if (c.equals(wanted)) {
                     return true;
                 }
@@ -176,8 +176,7 @@ final class GitReads {
     }
 
     /** Filters of a commit listing. */
-    record LogQuery(String ref, String path, String author, Instant since, Instant until, int limit, int offset) {
-    }
+    record LogQuery(String ref, String path, String author, Instant since, Instant until, int limit, int offset) {}
 
     static Map<String, Object> log(Repository git, String defaultBranch, LogQuery q) {
         try (RevWalk walk = new RevWalk(git)) {
@@ -193,7 +192,8 @@ final class GitReads {
                     filters.add(AuthorRevFilter.create(q.author()));
                 }
                 if (q.since() != null && q.until() != null) {
-                    filters.add(CommitTimeRevFilter.between(java.util.Date.from(q.since()), java.util.Date.from(q.until())));
+                    filters.add(CommitTimeRevFilter.between(
+                            java.util.Date.from(q.since()), java.util.Date.from(q.until())));
                 } else if (q.since() != null) {
                     filters.add(CommitTimeRevFilter.after(java.util.Date.from(q.since())));
                 } else if (q.until() != null) {
@@ -206,7 +206,8 @@ final class GitReads {
                 }
                 String path = checkPath(q.path());
                 if (!path.isEmpty()) {
-                    walk.setTreeFilter(AndTreeFilter.create(PathFilterGroup.createFromStrings(path), TreeFilter.ANY_DIFF));
+                    walk.setTreeFilter(
+                            AndTreeFilter.create(PathFilterGroup.createFromStrings(path), TreeFilter.ANY_DIFF));
                 }
                 int skipped = 0;
                 boolean more = false;
@@ -251,7 +252,8 @@ final class GitReads {
                 }
             }
             List<Map<String, Object>> entries = new ArrayList<>();
-            try (TreeWalk tw = new TreeWalk(git); ObjectReader reader = git.newObjectReader()) {
+            try (TreeWalk tw = new TreeWalk(git);
+                    ObjectReader reader = git.newObjectReader()) {
                 tw.addTree(treeId);
                 tw.setRecursive(false);
                 while (tw.next()) {
@@ -297,8 +299,7 @@ final class GitReads {
     }
 
     /** A file at a ref. */
-    record Blob(String path, String sha, String mode, ObjectLoader loader) {
-    }
+    record Blob(String path, String sha, String mode, ObjectLoader loader) {}
 
     static Blob blob(Repository git, String ref, String rawPath) {
         String path = checkPath(rawPath);
@@ -316,10 +317,14 @@ final class GitReads {
                     throw ApiException.badRequest(path + " is not a file; list it with /tree");
                 }
                 try {
-                    return new Blob(path, tw.getObjectId(0).name(), String.format("%06o", mode.getBits()), git.open(tw.getObjectId(0)));
+                    return new Blob(
+                            path,
+                            tw.getObjectId(0).name(),
+                            String.format("%06o", mode.getBits()),
+                            git.open(tw.getObjectId(0)));
                 } catch (org.eclipse.jgit.errors.MissingObjectException e) {
-                    throw ApiException.notFound("the content of " + path + " is not stored here: the repository was imported with "
-                            + "a blobless partial fetch");
+                    throw ApiException.notFound("the content of " + path
+                            + " is not stored here: the repository was imported with " + "a blobless partial fetch");
                 }
             }
         } catch (IOException e) {
@@ -329,7 +334,8 @@ final class GitReads {
 
     static Map<String, Object> blobJson(Blob b) {
         if (b.loader().getSize() > MAX_JSON_BLOB) {
-            throw ApiException.badRequest("the file is " + b.loader().getSize() + " bytes, more than JSON carries; use ?format=raw");
+            throw ApiException.badRequest(
+                    "the file is " + b.loader().getSize() + " bytes, more than JSON carries; use ?format=raw");
         }
         byte[] bytes = b.loader().getCachedBytes();
         boolean binary = RawText.isBinary(bytes) || !utf8(bytes);
@@ -339,7 +345,9 @@ final class GitReads {
         m.put("mode", b.mode());
         m.put("size", bytes.length);
         m.put("encoding", binary ? "base64" : "utf-8");
-        m.put("content", binary ? Base64.getEncoder().encodeToString(bytes) : new String(bytes, StandardCharsets.UTF_8));
+        m.put(
+                "content",
+                binary ? Base64.getEncoder().encodeToString(bytes) : new String(bytes, StandardCharsets.UTF_8));
         return m;
     }
 
@@ -396,7 +404,9 @@ final class GitReads {
     static Map<String, Object> commitDiff(Repository git, String commitId, StringBuilder patchOut) {
         try (RevWalk walk = new RevWalk(git)) {
             RevCommit c = commit(git, walk, commitId);
-            RevTree parent = c.getParentCount() == 0 ? null : walk.parseCommit(c.getParent(0)).getTree();
+            RevTree parent = c.getParentCount() == 0
+                    ? null
+                    : walk.parseCommit(c.getParent(0)).getTree();
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("commit", commitJson(c));
             body.putAll(compare(git, parent, c.getTree(), patchOut));
@@ -406,13 +416,15 @@ final class GitReads {
         }
     }
 
-    private static Map<String, Object> compare(Repository git, RevTree from, RevTree to, StringBuilder patchOut) throws IOException {
+    private static Map<String, Object> compare(Repository git, RevTree from, RevTree to, StringBuilder patchOut)
+            throws IOException {
         ByteArrayOutputStream patch = new ByteArrayOutputStream();
         List<Map<String, Object>> files = new ArrayList<>();
         int additions = 0;
         int deletions = 0;
         boolean truncated = false;
-        try (DiffFormatter f = new DiffFormatter(patch); ObjectReader reader = git.newObjectReader()) {
+        try (DiffFormatter f = new DiffFormatter(patch);
+                ObjectReader reader = git.newObjectReader()) {
             f.setRepository(git);
             f.setDiffComparator(RawTextComparator.DEFAULT);
             f.setDetectRenames(true);
@@ -428,7 +440,7 @@ final class GitReads {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("path", e.getChangeType() == DiffEntry.ChangeType.DELETE ? e.getOldPath() : e.getNewPath());
                 m.put("old_path", e.getChangeType() == DiffEntry.ChangeType.ADD ? null : e.getOldPath());
-                m.put("status", e.getChangeType().name().toLowerCase());
+                m.put("status", e.getChangeType().name().toLowerCase(Locale.ROOT));
                 m.put("additions", add);
                 m.put("deletions", del);
                 files.add(m);
@@ -476,7 +488,10 @@ final class GitReads {
                     throw ApiException.badRequest(path + " is a directory");
                 }
             }
-            BlameResult result = new BlameCommand(git).setStartCommit(start).setFilePath(path).call();
+            BlameResult result = new BlameCommand(git)
+                    .setStartCommit(start)
+                    .setFilePath(path)
+                    .call();
             if (result == null) {
                 throw ApiException.notFound("path " + path + " not found at " + ref);
             }
@@ -532,7 +547,8 @@ final class GitReads {
         try {
             Map<String, Object> m = new LinkedHashMap<>();
             Ref head = git.exactRef(Constants.R_HEADS + r.defaultBranch());
-            int branches = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).size();
+            int branches =
+                    git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).size();
             m.put("repository_id", r.id());
             m.put("default_branch", r.defaultBranch());
             m.put("empty", branches == 0);
@@ -541,7 +557,9 @@ final class GitReads {
             m.put("tags", git.getRefDatabase().getRefsByPrefix(Constants.R_TAGS).size());
             long size;
             try (var walk = java.nio.file.Files.walk(dir)) {
-                size = walk.filter(java.nio.file.Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+                size = walk.filter(java.nio.file.Files::isRegularFile)
+                        .mapToLong(p -> p.toFile().length())
+                        .sum();
             }
             m.put("size_bytes", size);
             return m;
@@ -552,10 +570,11 @@ final class GitReads {
 
     /** Paths and lines containing {@code q} (case-insensitive), bounded in files read, blob size and results. */
     static Map<String, Object> search(Repository git, String ref, String q, String kind, int limit) {
-        String needle = q.toLowerCase();
+        String needle = q.toLowerCase(Locale.ROOT);
         List<Map<String, Object>> results = new ArrayList<>();
         boolean truncated = false;
-        try (RevWalk walk = new RevWalk(git); TreeWalk tw = new TreeWalk(git)) {
+        try (RevWalk walk = new RevWalk(git);
+                TreeWalk tw = new TreeWalk(git)) {
             RevCommit c = commit(git, walk, ref);
             tw.addTree(c.getTree());
             tw.setRecursive(true);
@@ -566,21 +585,22 @@ final class GitReads {
                     break;
                 }
                 String path = tw.getPathString();
-                if (!"content".equals(kind) && path.toLowerCase().contains(needle)) {
+                if (!"content".equals(kind) && path.toLowerCase(Locale.ROOT).contains(needle)) {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("type", "path");
                     m.put("path", path);
                     results.add(m);
                 }
                 FileMode mode = tw.getFileMode(0);
-                if (!"path".equals(kind) && (FileMode.REGULAR_FILE.equals(mode) || FileMode.EXECUTABLE_FILE.equals(mode))) {
+                if (!"path".equals(kind)
+                        && (FileMode.REGULAR_FILE.equals(mode) || FileMode.EXECUTABLE_FILE.equals(mode))) {
                     ObjectLoader loader = git.open(tw.getObjectId(0));
                     if (loader.getSize() <= MAX_SEARCH_BLOB) {
                         byte[] bytes = loader.getCachedBytes();
                         if (!RawText.isBinary(bytes)) {
                             String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
                             for (int i = 0; i < lines.length && results.size() <= limit; i++) {
-                                if (lines[i].toLowerCase().contains(needle)) {
+                                if (lines[i].toLowerCase(Locale.ROOT).contains(needle)) {
                                     Map<String, Object> m = new LinkedHashMap<>();
                                     m.put("type", "content");
                                     m.put("path", path);

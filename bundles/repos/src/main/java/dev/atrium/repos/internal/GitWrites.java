@@ -1,11 +1,13 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheBuilder;
 import org.eclipse.jgit.dircache.DirCacheEntry;
@@ -22,14 +24,10 @@ import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.treewalk.TreeWalk;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-
 /** Commits made from JSON and branch changes, each one compare-and-swap ref update. */
 final class GitWrites {
 
-    private GitWrites() {
-    }
+    private GitWrites() {}
 
     /** One file change of a commit: new content (null for a deletion). */
     record FileChange(String path, byte[] content, boolean executable) {
@@ -39,9 +37,13 @@ final class GitWrites {
     }
 
     /** What a commit request asks for. {@code expectedParent} null: on top of whatever the branch holds now. */
-    record CommitRequest(String branch, String expectedParent, String message, PersonIdent author, List<FileChange> changes,
-            boolean replaceTree) {
-    }
+    record CommitRequest(
+            String branch,
+            String expectedParent,
+            String message,
+            PersonIdent author,
+            List<FileChange> changes,
+            boolean replaceTree) {}
 
     /**
      * Writes a commit on a branch. With an expected parent the branch must still point at it (40 zeros: the
@@ -49,14 +51,16 @@ final class GitWrites {
      */
     static RefChange commit(Repository git, CommitRequest req) {
         String refName = Constants.R_HEADS + req.branch();
-        try (RevWalk walk = new RevWalk(git); ObjectInserter inserter = new CheckedInserter(git.newObjectInserter())) {
+        try (RevWalk walk = new RevWalk(git);
+                ObjectInserter inserter = new CheckedInserter(git.newObjectInserter())) {
             Ref current = git.exactRef(refName);
             ObjectId currentId = current == null ? ObjectId.zeroId() : current.getObjectId();
             if (req.expectedParent() != null) {
                 ObjectId expected = parseId(req.expectedParent(), "parent");
                 if (!expected.equals(currentId)) {
                     throw ApiException.conflict("stale parent: branch " + req.branch() + " is at "
-                            + (current == null ? "nothing (it does not exist)" : currentId.name()) + ", not " + expected.name());
+                            + (current == null ? "nothing (it does not exist)" : currentId.name()) + ", not "
+                            + expected.name());
                 }
             }
             RevCommit parent = current == null ? null : walk.parseCommit(currentId);
@@ -75,7 +79,8 @@ final class GitWrites {
             for (FileChange ch : req.changes()) {
                 if (ch.deletion()) {
                     if (ids.remove(ch.path()) == null) {
-                        throw ApiException.badRequest("cannot delete " + ch.path() + ": no such file on " + req.branch());
+                        throw ApiException.badRequest(
+                                "cannot delete " + ch.path() + ": no such file on " + req.branch());
                     }
                     modes.remove(ch.path());
                 } else {
@@ -148,13 +153,15 @@ final class GitWrites {
             if (r != RefUpdate.Result.FORCED && r != RefUpdate.Result.NO_CHANGE) {
                 throw ApiException.conflict("branch " + branch + " changed while deleting it (" + r + ")");
             }
-            return new RefChange(refName, ref.getObjectId().name(), ObjectId.zeroId().name());
+            return new RefChange(
+                    refName, ref.getObjectId().name(), ObjectId.zeroId().name());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    private static void update(Repository git, String refName, ObjectId expected, ObjectId next, String log, boolean force)
+    private static void update(
+            Repository git, String refName, ObjectId expected, ObjectId next, String log, boolean force)
             throws IOException {
         RefUpdate u = git.updateRef(refName);
         u.setExpectedOldObjectId(expected);
@@ -163,19 +170,19 @@ final class GitWrites {
         u.setRefLogMessage(log, false);
         RefUpdate.Result r = u.update();
         switch (r) {
-            case NEW, FAST_FORWARD, FORCED, NO_CHANGE -> {
-            }
-            case LOCK_FAILURE, REJECTED, REJECTED_CURRENT_BRANCH -> throw ApiException.conflict(
-                    "stale parent: " + refName + " moved while committing; read it again and retry");
+            case NEW, FAST_FORWARD, FORCED, NO_CHANGE -> {}
+            case LOCK_FAILURE, REJECTED, REJECTED_CURRENT_BRANCH ->
+                throw ApiException.conflict(
+                        "stale parent: " + refName + " moved while committing; read it again and retry");
             default -> throw new IllegalStateException("ref update of " + refName + " failed: " + r);
         }
     }
 
     static ObjectId parseId(String hex, String field) {
-        if (hex == null || !ObjectId.isId(hex.toLowerCase())) {
+        if (hex == null || !ObjectId.isId(hex.toLowerCase(Locale.ROOT))) {
             throw ApiException.badRequest(field + " must be a full 40-character commit id");
         }
-        return ObjectId.fromString(hex.toLowerCase());
+        return ObjectId.fromString(hex.toLowerCase(Locale.ROOT));
     }
 
     /** A name or email that git fsck accepts in an author line: no '<', '>', line breaks, NUL or lone surrogates. */
@@ -184,7 +191,10 @@ final class GitWrites {
         if (problem != null) {
             throw ApiException.badRequest(field + ": " + problem);
         }
-        if (value.indexOf('<') >= 0 || value.indexOf('>') >= 0 || value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
+        if (value.indexOf('<') >= 0
+                || value.indexOf('>') >= 0
+                || value.indexOf('\n') >= 0
+                || value.indexOf('\r') >= 0) {
             throw ApiException.badRequest(field + " must not contain '<', '>' or line breaks");
         }
         return value;
@@ -211,12 +221,14 @@ final class GitWrites {
             if (!seen.add(path)) {
                 throw ApiException.badRequest(path + " appears twice in changes");
             }
-            String action = b.oneOf("action", java.util.Set.of("upsert", "delete")).orElse("upsert");
+            String action =
+                    b.oneOf("action", java.util.Set.of("upsert", "delete")).orElse("upsert");
             if (action.equals("delete")) {
                 out.add(new FileChange(path, null, false));
                 continue;
             }
-            String encoding = b.oneOf("encoding", java.util.Set.of("utf-8", "base64")).orElse("utf-8");
+            String encoding =
+                    b.oneOf("encoding", java.util.Set.of("utf-8", "base64")).orElse("utf-8");
             String content = b.requiredString("content");
             byte[] bytes;
             if (encoding.equals("base64")) {
@@ -238,7 +250,8 @@ final class GitWrites {
      * head; 40 zeros for a branch that must not exist yet), {@code message}, optional {@code author {name, email}},
      * {@code changes}.
      */
-    static CommitRequest request(com.fasterxml.jackson.databind.JsonNode body, String defaultBranch, dev.atrium.kernel.api.Caller caller) {
+    static CommitRequest request(
+            com.fasterxml.jackson.databind.JsonNode body, String defaultBranch, dev.atrium.kernel.api.Caller caller) {
         dev.atrium.kernel.api.JsonBody b = dev.atrium.kernel.api.JsonBody.of(body);
         String branch = GitNames.checkBranch(b.optionalText("branch", 1, 200).orElse(defaultBranch));
         String parent = b.string("parent").orElse(null);
@@ -258,6 +271,7 @@ final class GitWrites {
         if (messageProblem != null) {
             throw ApiException.badRequest("message: " + messageProblem);
         }
-        return new CommitRequest(branch, parent, message, new PersonIdent(name, email), changes(body.get("changes")), false);
+        return new CommitRequest(
+                branch, parent, message, new PersonIdent(name, email), changes(body.get("changes")), false);
     }
 }

@@ -1,12 +1,14 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.net.Proxy;
 import java.net.ProtocolException;
+import java.net.Proxy;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URL;
@@ -20,11 +22,9 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.TrustManager;
-
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
@@ -39,9 +39,6 @@ import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.eclipse.jgit.transport.http.HttpConnection;
 import org.eclipse.jgit.transport.http.HttpConnectionFactory;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-
 /**
  * The HTTP client of one remote import: Jetty's client, whose name resolver is the kernel's {@link EgressGuard}, so
  * every connection (the probe's and JGit's) goes only to addresses the guard approved while resolving that very
@@ -52,11 +49,11 @@ import dev.atrium.kernel.api.EgressGuard;
 final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
 
     private static final String THREADS = "atrium-git-import";
-    private final EgressGuard guard;
+
     private final HttpClient client;
 
     GuardedHttp(EgressGuard guard) {
-        this.guard = guard;
+
         QueuedThreadPool threads = new QueuedThreadPool(8, 1);
         threads.setName(THREADS);
         threads.setDaemon(true);
@@ -64,7 +61,8 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler(THREADS + "-timer", true));
         // the guard's answer for this connection, or the connection fails; on the client's threads, as Jetty resolves
-        client.setSocketAddressResolver((host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
+        client.setSocketAddressResolver(
+                (host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
         client.setFollowRedirects(false); // the probe follows redirects by hand, checking each; JGit must follow none
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         client.setConnectTimeout(10_000);
@@ -73,7 +71,8 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
             client.start();
         } catch (Exception e) {
             close();
-            throw new ApiException(503, "SERVICE_UNAVAILABLE", "the import's HTTP client did not start: " + e.getMessage());
+            throw new ApiException(
+                    503, "SERVICE_UNAVAILABLE", "the import's HTTP client did not start: " + e.getMessage());
         }
         // JGit asks for gzip where it wants it and decodes it itself; the client adds its gzip decoder on start
         client.getContentDecoderFactories().clear();
@@ -148,8 +147,7 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         }
 
         @Override
-        public void setUseCaches(boolean usecaches) {
-        }
+        public void setUseCaches(boolean usecaches) {}
 
         @Override
         public void setConnectTimeout(int timeout) {
@@ -167,8 +165,7 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
         }
 
         @Override
-        public void setDoOutput(boolean dooutput) {
-        }
+        public void setDoOutput(boolean dooutput) {}
 
         @Override
         public void setFixedLengthStreamingMode(int contentLength) {
@@ -186,8 +183,8 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
                 throw new ProtocolException("the request was already sent");
             }
             if (chunked || fixedLength < 0) {
-                OutputStreamRequestContent body = new OutputStreamRequestContent(headers.getOrDefault("Content-Type",
-                        "application/octet-stream"));
+                OutputStreamRequestContent body = new OutputStreamRequestContent(
+                        headers.getOrDefault("Content-Type", "application/octet-stream"));
                 send(body);
                 return body.getOutputStream();
             }
@@ -219,7 +216,11 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
             }
             if (request == null) {
                 byte[] body = buffered == null ? null : buffered.toByteArray();
-                send(body == null ? null : new BytesRequestContent(headers.getOrDefault("Content-Type", "application/octet-stream"), body));
+                send(
+                        body == null
+                                ? null
+                                : new BytesRequestContent(
+                                        headers.getOrDefault("Content-Type", "application/octet-stream"), body));
             }
             // the read timeout bounds the wait for the headers as it bounds every read
             long wait = readTimeoutMillis > 0 ? readTimeoutMillis : TimeUnit.MINUTES.toMillis(5);
@@ -227,11 +228,11 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
                 response = listener.get(wait, TimeUnit.MILLISECONDS);
                 return response;
             } catch (InterruptedException e) {
-                request.abort(e);
+                var unused = request.abort(e);
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while waiting for " + url.getHost());
             } catch (TimeoutException e) {
-                request.abort(e);
+                var unused = request.abort(e);
                 // JGit reads a SocketTimeoutException as a timeout (and, say, does not take it for refused credentials)
                 throw new SocketTimeoutException(url.getHost() + " did not answer within " + wait + " ms");
             } catch (ExecutionException e) {
@@ -246,7 +247,8 @@ final class GuardedHttp implements HttpConnectionFactory, AutoCloseable {
                 if (cause instanceof IOException io) {
                     throw io; // its type tells JGit what happened (a refused connection, a reset, a timeout)
                 }
-                throw new IOException(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage(), cause);
+                throw new IOException(
+                        cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage(), cause);
             }
         }
 

@@ -6,7 +6,6 @@ import java.lang.reflect.Field;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.errors.RepositoryNotFoundException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
@@ -37,9 +36,11 @@ final class PushRepository extends FileRepository {
     }
 
     static FileRepository open(java.io.File gitDir, Executor executor) throws IOException {
-        FileRepositoryBuilder options = new FileRepositoryBuilder().setGitDir(gitDir).setMustExist(true);
+        FileRepositoryBuilder options =
+                new FileRepositoryBuilder().setGitDir(gitDir).setMustExist(true);
         options.setup();
-        FileRepository repository = collisionDetectionIsOff() ? new FileRepository(options) : new PushRepository(options, executor);
+        FileRepository repository =
+                collisionDetectionIsOff() ? new FileRepository(options) : new PushRepository(options, executor);
         if (!repository.getObjectDatabase().exists()) {
             repository.close();
             throw new RepositoryNotFoundException(gitDir);
@@ -85,12 +86,15 @@ final class PushRepository extends FileRepository {
             field.set(parser, hasher);
             return true;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.warn("JGit's pack parser keeps its own SHA-1 (collision detection on the receiving thread): {}", e.toString());
+            LOG.warn(
+                    "JGit's pack parser keeps its own SHA-1 (collision detection on the receiving thread): {}",
+                    e.toString());
             return false;
         }
     }
 
     /** Waits for the checks of every pack received so far; throws naming an object that failed. */
+    @SuppressWarnings("ModifyCollectionInEnhancedForLoop") // a CopyOnWriteArrayList: the loop sees a snapshot
     void awaitCollisionCheck() throws IOException {
         for (CollisionCheck check : checks) {
             String problem;
@@ -98,7 +102,8 @@ final class PushRepository extends FileRepository {
                 problem = check.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while checking received objects for SHA-1 collisions");
+                throw new java.io.InterruptedIOException(
+                        "interrupted while checking received objects for SHA-1 collisions");
             }
             checks.remove(check);
             objectsChecked.addAndGet(check.objectsChecked());

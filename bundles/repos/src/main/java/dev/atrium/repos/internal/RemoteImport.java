@@ -1,5 +1,7 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -9,17 +11,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpHeader;
-
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.ProgressMonitor;
@@ -28,9 +29,6 @@ import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.transport.FilterSpec;
 import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
 
 /**
  * Fetches a remote repository over smart HTTP into a local one, following the spec's source resolution: a
@@ -45,15 +43,12 @@ final class RemoteImport {
     private static final String INFO_REFS = "/info/refs";
 
     /** Limits of one import (the {@code remoteImport*} settings of {@link Repositories.Config}). */
-    record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {
-    }
+    record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {}
 
     /** How the import went. */
-    record Outcome(boolean partial, String url) {
-    }
+    record Outcome(boolean partial, String url) {}
 
-    private RemoteImport() {
-    }
+    private RemoteImport() {}
 
     static Outcome run(EgressGuard guard, URI url, String token, Limits limits, Repository into) {
         try (GuardedHttp http = new GuardedHttp(guard)) {
@@ -65,8 +60,9 @@ final class RemoteImport {
                 return new Outcome(false, base.toString());
             } catch (LimitExceeded limit) {
                 if (!capabilities.contains("filter") || !capabilities.contains("allow-reachable-sha1-in-want")) {
-                    throw ApiException.badRequest(limit.getMessage() + "; the remote does not offer a blobless partial fetch "
-                            + "(it must advertise filter and allow-reachable-sha1-in-want)");
+                    throw ApiException.badRequest(
+                            limit.getMessage() + "; the remote does not offer a blobless partial fetch "
+                                    + "(it must advertise filter and allow-reachable-sha1-in-want)");
                 }
                 try {
                     fetch(http, into, base, token, limits, true);
@@ -79,8 +75,7 @@ final class RemoteImport {
     }
 
     /** Where the repository turned out to be, and what its upload-pack offers. */
-    record Probe(URI base, Set<String> capabilities) {
-    }
+    record Probe(URI base, Set<String> capabilities) {}
 
     /** Follows redirects of the ref advertisement by hand, checking each target. */
     static Probe resolve(GuardedHttp http, EgressGuard guard, URI url, String token) {
@@ -90,14 +85,19 @@ final class RemoteImport {
         }
         URI base = URI.create(s);
         for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-            guard.check(base); // the whole URL (scheme, credentials, name); the client's resolver checks the addresses again
+            guard.check(base); // the whole URL (scheme, credentials, name); the client's resolver checks the addresses
+            // again
             URI probe = URI.create(base + INFO_REFS + "?service=git-upload-pack");
             Request request = http.client().newRequest(probe).timeout(30, TimeUnit.SECONDS);
             if (token != null) {
-                request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Basic " + Base64.getEncoder()
-                        .encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8))));
+                request.headers(h -> h.put(
+                        HttpHeader.AUTHORIZATION,
+                        "Basic "
+                                + Base64.getEncoder()
+                                        .encodeToString(("x-access-token:" + token).getBytes(StandardCharsets.UTF_8))));
             }
-            try (InputStreamResponseListener listener = new InputStreamResponseListener()) { // closing it drops what is left
+            try (InputStreamResponseListener listener =
+                    new InputStreamResponseListener()) { // closing it drops what is left
                 request.send(listener);
                 Response r = listener.get(30, TimeUnit.SECONDS);
                 int status = r.getStatus();
@@ -114,20 +114,25 @@ final class RemoteImport {
                     }
                     String path = next.getRawPath();
                     if (path == null || !path.endsWith(INFO_REFS)) {
-                        throw ApiException.badRequest("the remote redirected somewhere that is not a Git repository: " + next);
+                        throw ApiException.badRequest(
+                                "the remote redirected somewhere that is not a Git repository: " + next);
                     }
-                    base = URI.create(next.getScheme() + "://" + next.getRawAuthority() + path.substring(0, path.length() - INFO_REFS.length()));
+                    base = URI.create(next.getScheme() + "://" + next.getRawAuthority()
+                            + path.substring(0, path.length() - INFO_REFS.length()));
                     continue;
                 }
                 if (status == 401 || status == 403) {
-                    throw ApiException.badRequest("the remote refused access (" + status + "); pass auth.token for a private repository");
+                    throw ApiException.badRequest(
+                            "the remote refused access (" + status + "); pass auth.token for a private repository");
                 }
                 if (status != 200) {
-                    throw ApiException.badRequest("the remote answered " + status + " for " + probe + ": not a Git repository");
+                    throw ApiException.badRequest(
+                            "the remote answered " + status + " for " + probe + ": not a Git repository");
                 }
                 String contentType = r.getHeaders().get(HttpHeader.CONTENT_TYPE);
                 if (contentType == null || !contentType.startsWith("application/x-git-upload-pack-advertisement")) {
-                    throw ApiException.badRequest("the remote does not speak Git smart HTTP (Content-Type " + contentType + ")");
+                    throw ApiException.badRequest(
+                            "the remote does not speak Git smart HTTP (Content-Type " + contentType + ")");
                 }
                 try (InputStream in = listener.getInputStream()) {
                     return new Probe(base, capabilities(in.readNBytes(64 << 10)));
@@ -146,7 +151,7 @@ final class RemoteImport {
                 throw ApiException.badRequest("the remote " + base.getHost() + " cannot be reached: "
                         + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
             } finally {
-                request.abort(new IOException("the probe ended")); // nothing once the exchange completed
+                var unused = request.abort(new IOException("the probe ended")); // nothing once the exchange completed
             }
         }
         throw ApiException.badRequest("the remote redirected more than " + MAX_REDIRECTS + " times");
@@ -169,7 +174,8 @@ final class RemoteImport {
         return out;
     }
 
-    private static void fetch(GuardedHttp http, Repository into, URI base, String token, Limits limits, boolean partial) {
+    private static void fetch(
+            GuardedHttp http, Repository into, URI base, String token, Limits limits, boolean partial) {
         Counting monitor = new Counting(limits.maxObjects());
         try (Git git = Git.wrap(into)) {
             StoredConfig config = into.getConfig();
@@ -177,18 +183,26 @@ final class RemoteImport {
             config.setString("http", null, "followRedirects", "false");
             config.save();
             FilterSpec filter = partial ? FilterSpec.fromFilterLine("blob:none") : FilterSpec.NO_FILTER;
-            CheckedFetch.fetch(git, base.toString(), true, command -> {
-                command.setTimeout(limits.timeoutSeconds());
-                if (token != null) {
-                    command.setCredentialsProvider(new UsernamePasswordCredentialsProvider("x-access-token", token));
-                }
-            }, t -> {
-                if (!(t instanceof TransportHttp transport)) {
-                    throw ApiException.badRequest("the remote must be an http or https URL");
-                }
-                transport.setHttpConnectionFactory(http);
-                t.setFilterSpec(filter);
-            }, monitor, partial);
+            CheckedFetch.fetch(
+                    git,
+                    base.toString(),
+                    true,
+                    command -> {
+                        command.setTimeout(limits.timeoutSeconds());
+                        if (token != null) {
+                            command.setCredentialsProvider(
+                                    new UsernamePasswordCredentialsProvider("x-access-token", token));
+                        }
+                    },
+                    t -> {
+                        if (!(t instanceof TransportHttp transport)) {
+                            throw ApiException.badRequest("the remote must be an http or https URL");
+                        }
+                        transport.setHttpConnectionFactory(http);
+                        t.setFilterSpec(filter);
+                    },
+                    monitor,
+                    partial);
         } catch (GitAPIException | IOException | RuntimeException e) {
             if (monitor.exceeded) {
                 throw new LimitExceeded("the repository has " + monitor.announced + " objects, more than the limit of "
@@ -202,17 +216,23 @@ final class RemoteImport {
                 throw ApiException.badRequest(refused.getMessage());
             }
             throw ApiException.badRequest("fetching from the remote failed: "
-                    + CheckedFetch.describe(e, into.getDirectory().getAbsolutePath(), into.getDirectory().getParent()));
+                    + CheckedFetch.describe(
+                            e,
+                            into.getDirectory().getAbsolutePath(),
+                            into.getDirectory().getParent()));
         }
         long packBytes = packBytes(into.getDirectory().toPath());
         if (packBytes > limits.maxPackBytes()) {
-            throw new LimitExceeded("the fetched pack is " + packBytes + " bytes, more than the limit of " + limits.maxPackBytes());
+            throw new LimitExceeded(
+                    "the fetched pack is " + packBytes + " bytes, more than the limit of " + limits.maxPackBytes());
         }
     }
 
     private static long packBytes(Path gitDir) {
         try (Stream<Path> s = Files.walk(gitDir.resolve("objects"))) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            return s.filter(Files::isRegularFile)
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         } catch (IOException e) {
             return 0;
         }
@@ -238,24 +258,21 @@ final class RemoteImport {
         }
 
         @Override
-        public void start(int totalTasks) {
-        }
+        public void start(int totalTasks) {}
 
         @Override
         public void beginTask(String title, int totalWork) {
-            if (title != null && title.toLowerCase().contains("receiving") && totalWork > max) {
+            if (title != null && title.toLowerCase(Locale.ROOT).contains("receiving") && totalWork > max) {
                 announced = totalWork;
                 exceeded = true;
             }
         }
 
         @Override
-        public void update(int completed) {
-        }
+        public void update(int completed) {}
 
         @Override
-        public void endTask() {
-        }
+        public void endTask() {}
 
         @Override
         public boolean isCancelled() {
@@ -263,7 +280,6 @@ final class RemoteImport {
         }
 
         @Override
-        public void showDuration(boolean enabled) {
-        }
+        public void showDuration(boolean enabled) {}
     }
 }

@@ -1,14 +1,5 @@
 package dev.atrium.repos.internal;
 
-import java.net.URI;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Optional;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.OwnerScope;
@@ -16,6 +7,13 @@ import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.Repository;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * Who may do what to a repository addressed by id, decided by the kernel: its owner (proved by
@@ -33,7 +31,10 @@ public class RepoAccess {
     private final PublicUrls urls;
 
     @Activate
-    public RepoAccess(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference RepositoryStore store,
+    public RepoAccess(
+            @Reference OwnerScope ownerScope,
+            @Reference SpaceDirectory spaces,
+            @Reference RepositoryStore store,
             @Reference PublicUrls urls) {
         this.ownerScope = ownerScope;
         this.spaces = spaces;
@@ -42,8 +43,7 @@ public class RepoAccess {
     }
 
     /** A repository with the workspace it belongs to. */
-    record Located(Repository repo, SpaceRef space, boolean owned) {
-    }
+    record Located(Repository repo, SpaceRef space, boolean owned) {}
 
     Located readable(Caller caller, String repoId) {
         Repository r = store.byId(repoId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));

@@ -1,7 +1,11 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
@@ -10,17 +14,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /** {@code /api/repos/:id/blame/:ref/:path}: who last changed each line of a file. */
 @Component(service = RepoBlameResource.class)
@@ -50,12 +46,14 @@ public class RepoBlameResource {
     @GET
     @Path("{ref}/{path: .+}")
     @RequiresScope("repos:read")
-    public Map<String, Object> blame(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
+    public Map<String, Object> blame(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @PathParam("ref") String ref,
             @PathParam("path") String path) {
         Located l = access.readable(Caller.from(sc), repoId);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
             return GitReads.blame(git, ref, path);
         }
     }
-
 }

@@ -1,5 +1,10 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.HeaderParam;
@@ -12,17 +17,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.StreamingOutput;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /** {@code /api/repos/:id/blob/:ref/:path}: a file at a ref, as JSON or raw bytes. */
 @Component(service = RepoBlobResource.class)
@@ -51,12 +48,18 @@ public class RepoBlobResource {
 
     @GET
     @Path("{ref}/{path: .+}")
-    @Produces({ MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM })
+    @Produces({MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM})
     @RequiresScope("repos:read")
-    public Response blob(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path, @QueryParam("format") String format, @HeaderParam("Accept") String accept) {
+    public Response blob(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @PathParam("ref") String ref,
+            @PathParam("path") String path,
+            @QueryParam("format") String format,
+            @HeaderParam("Accept") String accept) {
         Located l = access.readable(Caller.from(sc), repoId);
-        boolean raw = "raw".equals(format) || (format == null && accept != null && accept.startsWith(MediaType.APPLICATION_OCTET_STREAM));
+        boolean raw = "raw".equals(format)
+                || (format == null && accept != null && accept.startsWith(MediaType.APPLICATION_OCTET_STREAM));
         if (format != null && !format.equals("raw") && !format.equals("json")) {
             throw ApiException.badRequest("format must be raw or json");
         }
@@ -64,7 +67,8 @@ public class RepoBlobResource {
         try {
             GitReads.Blob b = GitReads.blob(git, ref, path);
             if (!raw) {
-                return Response.ok(GitReads.blobJson(b), MediaType.APPLICATION_JSON).build();
+                return Response.ok(GitReads.blobJson(b), MediaType.APPLICATION_JSON)
+                        .build();
             }
             org.eclipse.jgit.lib.Repository streamed = git;
             git = null;
@@ -73,8 +77,10 @@ public class RepoBlobResource {
                     b.loader().copyTo(out);
                 }
             };
-            return Response.ok(body, MediaType.APPLICATION_OCTET_STREAM).header("Content-Length", b.loader().getSize())
-                    .header("X-Content-Type-Options", "nosniff").build();
+            return Response.ok(body, MediaType.APPLICATION_OCTET_STREAM)
+                    .header("Content-Length", b.loader().getSize())
+                    .header("X-Content-Type-Options", "nosniff")
+                    .build();
         } finally {
             if (git != null) {
                 git.close();

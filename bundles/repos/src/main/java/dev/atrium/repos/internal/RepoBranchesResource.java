@@ -1,9 +1,17 @@
 package dev.atrium.repos.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -16,21 +24,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /** {@code /api/repos/:id/branches}: listing, creating and deleting branches, and choosing the default one. */
 @Component(service = RepoBranchesResource.class)
@@ -50,7 +46,11 @@ public class RepoBranchesResource {
     }
 
     private Map<String, Object> json(Located l, UriInfo uri) {
-        return access.json(l.repo(), l.space(), uri.getBaseUri(), repositories.store().stars(l.repo().id()));
+        return access.json(
+                l.repo(),
+                l.space(),
+                uri.getBaseUri(),
+                repositories.store().stars(l.repo().id()));
     }
 
     @GET
@@ -84,7 +84,8 @@ public class RepoBranchesResource {
     @DELETE
     @Path("{branch: .+}")
     @RequiresScope("repos:write")
-    public Map<String, Object> deleteBranch(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("branch") String branch) {
+    public Map<String, Object> deleteBranch(
+            @Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("branch") String branch) {
         Caller caller = Caller.from(sc);
         Located l = access.writable(caller, repoId);
         GitNames.checkBranch(branch); // before anything touches the disk: the name arrives raw, '..' segments included
@@ -100,7 +101,10 @@ public class RepoBranchesResource {
     @POST
     @Path("{branch: .+}/default")
     @RequiresScope("repos:write")
-    public Map<String, Object> setDefault(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId,
+    public Map<String, Object> setDefault(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("repoId") String repoId,
             @PathParam("branch") String branch) {
         Located l = access.writable(Caller.from(sc), repoId);
         Repository r = repositories.update(l.repo(), null, null, null, GitNames.checkBranch(branch), null);

@@ -1,7 +1,8 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
@@ -11,13 +12,9 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
 
 /** {@code /api/repos/:id/commits}: a branch's history, filtered by path, author and dates. */
 @Component(service = RepoCommitsResource.class)
@@ -38,11 +35,28 @@ public class RepoCommitsResource {
 
     @GET
     @RequiresScope("repos:read")
-    public Map<String, Object> commits(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("path") String path, @QueryParam("author") String author, @QueryParam("since") String since,
-            @QueryParam("until") String until, @QueryParam("limit") String limit, @QueryParam("offset") String offset,
+    public Map<String, Object> commits(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @QueryParam("ref") String ref,
+            @QueryParam("path") String path,
+            @QueryParam("author") String author,
+            @QueryParam("since") String since,
+            @QueryParam("until") String until,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset,
             @QueryParam("cursor") String cursor) {
-        return RepoHistory.log(access, repositories, sc, repoId, ref, path, author, since, until, limit,
+        return RepoHistory.log(
+                access,
+                repositories,
+                sc,
+                repoId,
+                ref,
+                path,
+                author,
+                since,
+                until,
+                limit,
                 cursor != null && offset == null ? cursor : offset);
     }
 }

@@ -1,5 +1,10 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
@@ -11,20 +16,12 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.StreamingOutput;
-
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /** {@code /api/repos/:id/export}: a ref's tree as a tar.gz or zip download. */
 @Component(service = RepoExportResource.class)
@@ -44,9 +41,12 @@ public class RepoExportResource {
     }
 
     @GET
-    @Produces({ "application/gzip", "application/zip", MediaType.APPLICATION_JSON })
+    @Produces({"application/gzip", "application/zip", MediaType.APPLICATION_JSON})
     @RequiresScope("repos:read")
-    public Response export(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
+    public Response export(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @QueryParam("ref") String ref,
             @QueryParam("format") String format) {
         Located l = access.readable(Caller.from(sc), repoId);
         String f = format == null || format.isBlank() ? "tar.gz" : format;
@@ -55,7 +55,8 @@ public class RepoExportResource {
         }
         org.eclipse.jgit.lib.Repository git = repositories.open(l.repo());
         try (RevWalk walk = new RevWalk(git)) {
-            RevCommit c = GitReads.commit(git, walk, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref);
+            RevCommit c = GitReads.commit(
+                    git, walk, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref);
             String prefix = l.repo().name() + "-" + c.abbreviate(12).name() + "/";
             long time = c.getCommitTime();
             ObjectId tree = c.getTree();
@@ -69,7 +70,8 @@ public class RepoExportResource {
             };
             String file = l.repo().name() + "-" + c.abbreviate(12).name() + "." + f;
             return Response.ok(body, f.equals("zip") ? "application/zip" : "application/gzip")
-                    .header("Content-Disposition", "attachment; filename=\"" + file + "\"").build();
+                    .header("Content-Disposition", "attachment; filename=\"" + file + "\"")
+                    .build();
         } finally {
             if (git != null) {
                 git.close();

@@ -1,13 +1,22 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
+import dev.atrium.repos.internal.GitWrites.CommitRequest;
+import dev.atrium.repos.internal.GitWrites.FileChange;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.HeaderParam;
 import javax.ws.rs.POST;
@@ -19,7 +28,6 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.Constants;
@@ -30,16 +38,6 @@ import org.eclipse.jgit.transport.TrackingRefUpdate;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-import dev.atrium.repos.internal.GitWrites.CommitRequest;
-import dev.atrium.repos.internal.GitWrites.FileChange;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /** {@code /api/repos/:id/import}: a Git bundle or an archive uploaded into an existing repository. */
 @Component(service = RepoImportResource.class)
@@ -53,6 +51,7 @@ public class RepoImportResource {
     static final long MAX_IMPORT_BYTES = 1L << 30;
     /** An archive's unpacked files, held in memory until they are one commit. */
     static final long MAX_ARCHIVE_BYTES = 256L << 20;
+
     private static final Duration PUSH_WAIT = Duration.ofSeconds(30);
 
     private final Repositories repositories;
@@ -60,7 +59,8 @@ public class RepoImportResource {
     private final ReposResource repos;
 
     @Activate
-    public RepoImportResource(@Reference Repositories repositories, @Reference RepoAccess access, @Reference ReposResource repos) {
+    public RepoImportResource(
+            @Reference Repositories repositories, @Reference RepoAccess access, @Reference ReposResource repos) {
         this.repositories = repositories;
         this.access = access;
         this.repos = repos;
@@ -75,27 +75,38 @@ public class RepoImportResource {
     @dev.atrium.kernel.api.BodyLimit(MAX_IMPORT_BYTES)
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
-    public Response importUpload(@Context SecurityContext sc, @PathParam("repoId") String repoId,
-            @HeaderParam("Content-Type") String contentType, @QueryParam("message") String message, InputStream body) throws IOException {
+    public Response importUpload(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @HeaderParam("Content-Type") String contentType,
+            @QueryParam("message") String message,
+            InputStream body)
+            throws IOException {
         Caller caller = Caller.from(sc);
         Located l = access.writable(caller, repoId);
-        String type = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase();
+        String type =
+                contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase(Locale.ROOT);
         switch (type) {
             case "application/x-git-bundle" -> {
                 return Response.ok(importBundle(l.repo(), caller, body)).build();
             }
             case "application/zip", "application/gzip", "application/x-gzip", "application/x-tar+gzip" -> {
-                List<FileChange> files = Archives.read(body, type.equals("application/zip") ? "zip" : "tar.gz", MAX_ARCHIVE_BYTES);
+                List<FileChange> files =
+                        Archives.read(body, type.equals("application/zip") ? "zip" : "tar.gz", MAX_ARCHIVE_BYTES);
                 String msg = message == null || message.isBlank() ? "Import archive" : message;
                 if (GitNames.textProblem(msg) != null) {
                     throw ApiException.badRequest("message: " + GitNames.textProblem(msg));
                 }
-                PersonIdent author = new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium");
+                PersonIdent author =
+                        new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium");
                 CommitRequest req = new CommitRequest(l.repo().defaultBranch(), null, msg, author, files, true);
-                return Response.status(201).entity(repos.commit(l.repo(), caller, req)).build();
+                return Response.status(201)
+                        .entity(repos.commit(l.repo(), caller, req))
+                        .build();
             }
-            default -> throw ApiException.badRequest(
-                    "Content-Type must be application/x-git-bundle, application/zip or application/gzip (a .tar.gz)");
+            default ->
+                throw ApiException.badRequest(
+                        "Content-Type must be application/x-git-bundle, application/zip or application/gzip (a .tar.gz)");
         }
     }
 
@@ -114,13 +125,14 @@ public class RepoImportResource {
                 int n = in.readNBytes(head, 0, head.length);
                 String start = new String(head, 0, n, StandardCharsets.US_ASCII);
                 if (!start.startsWith("# v2 git bundle") && !start.startsWith("# v3 git bundle")) {
-                    throw ApiException.badRequest("the body is not a Git bundle (it must start with '# v2 git bundle')");
+                    throw ApiException.badRequest(
+                            "the body is not a Git bundle (it must start with '# v2 git bundle')");
                 }
             }
-            try (org.eclipse.jgit.lib.Repository git = repositories.open(r); Git g = Git.wrap(git);
+            try (org.eclipse.jgit.lib.Repository git = repositories.open(r);
+                    Git g = Git.wrap(git);
                     var lock = repositories.lockForPush(r, PUSH_WAIT)) {
-                FetchResult result = CheckedFetch.fetch(g, tmp.toString(), false, c -> {
-                }, null, null);
+                FetchResult result = CheckedFetch.fetch(g, tmp.toString(), false, c -> {}, null, null);
                 if (result == null) {
                     return Map.of("refs", List.of()); // no branches or tags: nothing to import
                 }
@@ -130,11 +142,17 @@ public class RepoImportResource {
                 for (TrackingRefUpdate u : result.getTrackingRefUpdates()) {
                     switch (u.getResult()) {
                         case NEW, FAST_FORWARD, FORCED -> {
-                            changes.add(new RefChange(u.getLocalName(), u.getOldObjectId().name(), u.getNewObjectId().name()));
-                            refs.add(Map.of("ref", u.getLocalName(), "commit", u.getNewObjectId().name()));
+                            changes.add(new RefChange(
+                                    u.getLocalName(),
+                                    u.getOldObjectId().name(),
+                                    u.getNewObjectId().name()));
+                            refs.add(Map.of(
+                                    "ref",
+                                    u.getLocalName(),
+                                    "commit",
+                                    u.getNewObjectId().name()));
                         }
-                        case NO_CHANGE -> {
-                        }
+                        case NO_CHANGE -> {}
                         default -> rejected.add(u.getLocalName() + " (" + u.getResult() + ")");
                     }
                 }
@@ -143,16 +161,24 @@ public class RepoImportResource {
                     throw ApiException.conflict("the bundle would rewrite " + String.join(", ", rejected)
                             + (changes.isEmpty() ? "" : "; the other refs were imported"));
                 }
-                if (git.exactRef(Constants.HEAD) != null && git.exactRef(Constants.HEAD).getObjectId() == null) {
-                    Ref first = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).stream().findFirst().orElse(null);
+                if (git.exactRef(Constants.HEAD) != null
+                        && git.exactRef(Constants.HEAD).getObjectId() == null) {
+                    Ref first = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).stream()
+                            .findFirst()
+                            .orElse(null);
                     if (first != null && git.exactRef(Constants.R_HEADS + r.defaultBranch()) == null) {
-                        repositories.update(r, null, null, null, first.getName().substring(Constants.R_HEADS.length()), null);
+                        repositories.update(
+                                r, null, null, null, first.getName().substring(Constants.R_HEADS.length()), null);
                     }
                 }
                 return Map.of("refs", refs);
             } catch (GitAPIException e) {
                 throw ApiException.badRequest("the bundle could not be imported: "
-                        + CheckedFetch.describe(e, tmp.toUri().toString(), tmp.toString(), tmp.getParent().toString()));
+                        + CheckedFetch.describe(
+                                e,
+                                tmp.toUri().toString(),
+                                tmp.toString(),
+                                tmp.getParent().toString()));
             }
         } finally {
             java.nio.file.Files.deleteIfExists(tmp);

@@ -1,7 +1,8 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
@@ -11,13 +12,9 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
 
 /** {@code /api/repos/:id/log[/:ref[/:path]]}: the history of a ref, or of one path in it. */
 @Component(service = RepoLogResource.class)
@@ -38,24 +35,38 @@ public class RepoLogResource {
 
     @GET
     @RequiresScope("repos:read")
-    public Map<String, Object> log(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("ref") String ref,
-            @QueryParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> log(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @QueryParam("ref") String ref,
+            @QueryParam("path") String path,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         return RepoHistory.log(access, repositories, sc, repoId, ref, path, null, null, null, limit, offset);
     }
 
     @GET
     @Path("{ref}")
     @RequiresScope("repos:read")
-    public Map<String, Object> logOfRef(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> logOfRef(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @PathParam("ref") String ref,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         return RepoHistory.log(access, repositories, sc, repoId, ref, null, null, null, null, limit, offset);
     }
 
     @GET
     @Path("{ref}/{path: .+}")
     @RequiresScope("repos:read")
-    public Map<String, Object> logOfPath(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
-            @PathParam("path") String path, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> logOfPath(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @PathParam("ref") String ref,
+            @PathParam("path") String path,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         return RepoHistory.log(access, repositories, sc, repoId, ref, path, null, null, null, limit, offset);
     }
 }

@@ -1,7 +1,10 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
+import dev.atrium.repos.api.Repository;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -9,15 +12,9 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OperatorOnly;
-import dev.atrium.repos.api.Repository;
 
 /**
  * {@code /admin/repos/:id/gc}: the operator's view of a repository's maintenance ({@code GET}) and a request for a
@@ -46,7 +43,8 @@ public class RepoMaintenanceResource {
 
     @POST
     public Response collect(@PathParam("repoId") String repoId) {
-        return Response.accepted(Map.of("gc", RepositoryMaintenance.body(maintenance.request(repository(repoId))))).build();
+        return Response.accepted(Map.of("gc", RepositoryMaintenance.body(maintenance.request(repository(repoId)))))
+                .build();
     }
 
     private Repository repository(String repoId) {

@@ -1,7 +1,10 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
@@ -10,16 +13,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /** {@code /api/repos/:id/tree/:ref[/:path]}: a directory listing at a ref. */
 @Component(service = RepoTreeResource.class)
@@ -41,14 +37,18 @@ public class RepoTreeResource {
     @GET
     @Path("{ref}")
     @RequiresScope("repos:read")
-    public Map<String, Object> treeRoot(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref) {
+    public Map<String, Object> treeRoot(
+            @Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref) {
         return tree(sc, repoId, ref, "");
     }
 
     @GET
     @Path("{ref}/{path: .+}")
     @RequiresScope("repos:read")
-    public Map<String, Object> tree(@Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref,
+    public Map<String, Object> tree(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @PathParam("ref") String ref,
             @PathParam("path") String path) {
         Located l = access.readable(Caller.from(sc), repoId);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {

@@ -1,5 +1,20 @@
 package dev.atrium.repos.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
+import dev.atrium.repos.internal.GitWrites.CommitRequest;
+import dev.atrium.repos.internal.RepoAccess.Located;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -8,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -23,28 +37,11 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.revwalk.RevWalk;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryRegistry;
-import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-import dev.atrium.repos.internal.GitWrites.CommitRequest;
-import dev.atrium.repos.internal.RepoAccess.Located;
 
 /**
  * {@code /api/repos/...}: a repository addressed by its id. Access is decided by {@link RepoAccess}. Stars, branches,
@@ -66,14 +63,19 @@ public class ReposResource {
     private final OwnerScope ownerScope;
 
     @Activate
-    public ReposResource(@Reference Repositories repositories, @Reference RepoAccess access, @Reference OwnerScope ownerScope) {
+    public ReposResource(
+            @Reference Repositories repositories, @Reference RepoAccess access, @Reference OwnerScope ownerScope) {
         this.repositories = repositories;
         this.access = access;
         this.ownerScope = ownerScope;
     }
 
     private Map<String, Object> json(Located l, UriInfo uri) {
-        return access.json(l.repo(), l.space(), uri.getBaseUri(), repositories.store().stars(l.repo().id()));
+        return access.json(
+                l.repo(),
+                l.space(),
+                uri.getBaseUri(),
+                repositories.store().stars(l.repo().id()));
     }
 
     // ------------------------------------------------------------------------------------------- repository
@@ -81,7 +83,10 @@ public class ReposResource {
     @GET
     @Path("starred")
     @RequiresScope("repos:read")
-    public Map<String, Object> starred(@Context SecurityContext sc, @Context UriInfo uri, @QueryParam("limit") String limit,
+    public Map<String, Object> starred(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         Caller caller = Caller.from(sc);
         PageRequest page = PageRequest.of(limit, offset);
@@ -99,19 +104,22 @@ public class ReposResource {
     @GET
     @Path("{repoId}")
     @RequiresScope("repos:read")
-    public Map<String, Object> get(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId) {
+    public Map<String, Object> get(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId) {
         return Map.of("repository", json(access.readable(Caller.from(sc), repoId), uri));
     }
 
     @PATCH
     @Path("{repoId}")
     @RequiresScope("repos:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, JsonNode body) {
+    public Map<String, Object> update(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, JsonNode body) {
         Located l = access.writable(Caller.from(sc), repoId);
         JsonBody b = JsonBody.of(body);
         String name = b.optionalText("name", 1, 100).orElse(null);
         String description = b.optionalText("description", 0, 1000).orElse(null);
-        String visibility = b.oneOf("visibility", SpaceReposResource.VISIBILITIES).orElse(null);
+        String visibility =
+                b.oneOf("visibility", SpaceReposResource.VISIBILITIES).orElse(null);
         String branch = b.optionalText("default_branch", 1, 200).orElse(null);
         Boolean force = b.bool("allow_force_push").orElse(null);
         Repository r = repositories.update(l.repo(), name, description, visibility, branch, force);
@@ -125,11 +133,13 @@ public class ReposResource {
         repositories.delete(access.writable(Caller.from(sc), repoId).repo());
         return Map.of("success", true);
     }
+
     @POST
     @Path("{repoId}/fork")
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
-    public Response fork(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, String raw) {
+    public Response fork(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, String raw) {
         Caller caller = Caller.from(sc);
         Located source = access.readable(caller, repoId);
         JsonBody b = optionalBody(raw);
@@ -149,10 +159,12 @@ public class ReposResource {
             }
         }
         Repository fork = repositories.fork(source.repo(), target.id(), name);
-        return Response.status(201).entity(Map.of("repository", access.json(fork, target, uri.getBaseUri(), 0))).build();
+        return Response.status(201)
+                .entity(Map.of("repository", access.json(fork, target, uri.getBaseUri(), 0)))
+                .build();
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = JsonMappers.create();
 
     /** A body that may be left out entirely (no Content-Type either); when present it must be a JSON object. */
     static JsonBody optionalBody(String raw) {
@@ -181,8 +193,13 @@ public class ReposResource {
     @GET
     @Path("{repoId}/search")
     @RequiresScope("repos:read")
-    public Map<String, Object> search(@Context SecurityContext sc, @PathParam("repoId") String repoId, @QueryParam("q") String q,
-            @QueryParam("ref") String ref, @QueryParam("type") String type, @QueryParam("limit") String limit) {
+    public Map<String, Object> search(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @QueryParam("q") String q,
+            @QueryParam("ref") String ref,
+            @QueryParam("type") String type,
+            @QueryParam("limit") String limit) {
         Located l = access.readable(Caller.from(sc), repoId);
         if (q == null || q.isBlank()) {
             throw ApiException.badRequest("q is required");
@@ -195,7 +212,8 @@ public class ReposResource {
         }
         PageRequest page = PageRequest.of(limit, null);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
-            return GitReads.search(git, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref, q, type, page.limit());
+            return GitReads.search(
+                    git, ref == null || ref.isBlank() ? l.repo().defaultBranch() : ref, q, type, page.limit());
         }
     }
 
@@ -212,7 +230,8 @@ public class ReposResource {
     }
 
     Map<String, Object> commit(Repository r, Caller caller, CommitRequest req) {
-        try (org.eclipse.jgit.lib.Repository git = repositories.open(r); RevWalk walk = new RevWalk(git)) {
+        try (org.eclipse.jgit.lib.Repository git = repositories.open(r);
+                RevWalk walk = new RevWalk(git)) {
             RefChange change = GitWrites.commit(git, req);
             repositories.pushed(r, caller.principalId(), List.of(change));
             Map<String, Object> m = new LinkedHashMap<>();
@@ -246,8 +265,10 @@ public class ReposResource {
         }
         String name = b.optionalText("name", 1, 100).orElseGet(() -> nameFrom(remote));
         String description = b.optionalText("description", 0, 1000).orElse("");
-        String visibility = b.oneOf("visibility", SpaceReposResource.VISIBILITIES).orElse("private");
-        RepositoryRegistry.ImportedRepository imported = repositories.importRemote(space.id(), name, description, visibility, remote, token);
+        String visibility =
+                b.oneOf("visibility", SpaceReposResource.VISIBILITIES).orElse("private");
+        RepositoryRegistry.ImportedRepository imported =
+                repositories.importRemote(space.id(), name, description, visibility, remote, token);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("repository", access.json(imported.repository(), space, uri.getBaseUri(), 0));
         m.put("partial", imported.partial());

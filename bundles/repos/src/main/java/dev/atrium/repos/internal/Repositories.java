@@ -1,5 +1,12 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryEvents;
+import dev.atrium.repos.api.RepositoryRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import javax.sql.DataSource;
-
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.Constants;
@@ -42,18 +47,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryEvents;
-import dev.atrium.repos.api.RepositoryRegistry;
-
 /**
  * Repositories as rows and bare Git directories under {@code <data>/git/<id>.git}, the cross-instance push lock
  * and the events repositories publish.
  */
-@Component(service = { RepositoryRegistry.class, Repositories.class }, configurationPid = "dev.atrium.repos",
+@Component(
+        service = {RepositoryRegistry.class, Repositories.class},
+        configurationPid = "dev.atrium.repos",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = Repositories.Config.class)
 public class Repositories implements RepositoryRegistry {
@@ -63,13 +63,16 @@ public class Repositories implements RepositoryRegistry {
         @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); repositories live in its git/")
         String dataDirectory() default "data";
 
-        @AttributeDefinition(description = "Largest pack one remote import fetches (ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES)")
+        @AttributeDefinition(
+                description = "Largest pack one remote import fetches (ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES)")
         long remoteImportMaxPackBytes() default 1L << 30;
 
-        @AttributeDefinition(description = "Most objects one remote import fetches (ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS)")
+        @AttributeDefinition(
+                description = "Most objects one remote import fetches (ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS)")
         long remoteImportMaxObjects() default 5_000_000L;
 
-        @AttributeDefinition(description = "Seconds one remote import may take (ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS)")
+        @AttributeDefinition(
+                description = "Seconds one remote import may take (ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS)")
         int remoteImportTimeoutSeconds() default 300;
     }
 
@@ -84,20 +87,23 @@ public class Repositories implements RepositoryRegistry {
     private final EgressGuard egress;
     private volatile EventAdmin events;
     /** The threads that check received objects for SHA-1 collision attacks (one per processor for each push). */
-    private final java.util.concurrent.ExecutorService collisionChecks = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "atrium-sha1-collision-check");
-        t.setDaemon(true);
-        return t;
-    });
+    private final java.util.concurrent.ExecutorService collisionChecks =
+            java.util.concurrent.Executors.newCachedThreadPool(NamedThreads.factory("atrium-sha1-collision-check"));
 
     @Activate
-    public Repositories(@Reference RepositoryStore store, @Reference DataSource dataSource, @Reference EgressGuard egress, Config config)
+    public Repositories(
+            @Reference RepositoryStore store,
+            @Reference DataSource dataSource,
+            @Reference EgressGuard egress,
+            Config config)
             throws IOException {
         this.store = store;
         this.egress = egress;
         this.dataSource = dataSource;
         this.root = Path.of(config.dataDirectory()).toAbsolutePath().resolve("git");
-        this.importLimits = new RemoteImport.Limits(config.remoteImportMaxPackBytes(), config.remoteImportMaxObjects(),
+        this.importLimits = new RemoteImport.Limits(
+                config.remoteImportMaxPackBytes(),
+                config.remoteImportMaxObjects(),
                 config.remoteImportTimeoutSeconds());
         Files.createDirectories(root);
     }
@@ -111,7 +117,10 @@ public class Repositories implements RepositoryRegistry {
         return importLimits;
     }
 
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     void setEvents(EventAdmin events) {
         this.events = events;
     }
@@ -129,8 +138,9 @@ public class Repositories implements RepositoryRegistry {
     /** 400 unless {@code name} is a usable repository name. */
     static String checkName(String name) {
         if (!NAME.matcher(name).matches() || name.endsWith(".git") || name.contains("..")) {
-            throw ApiException.badRequest("name must be 1-100 characters of letters, digits, '.', '_' or '-', start with a letter or "
-                    + "digit, and not end in .git");
+            throw ApiException.badRequest(
+                    "name must be 1-100 characters of letters, digits, '.', '_' or '-', start with a letter or "
+                            + "digit, and not end in .git");
         }
         return name;
     }
@@ -181,20 +191,34 @@ public class Repositories implements RepositoryRegistry {
     /** Opens the repository's Git directory; the caller closes it. */
     org.eclipse.jgit.lib.Repository open(Repository repository) {
         try {
-            return new FileRepositoryBuilder().setGitDir(directory(repository).toFile()).setMustExist(true).build();
+            return new FileRepositoryBuilder()
+                    .setGitDir(directory(repository).toFile())
+                    .setMustExist(true)
+                    .build();
         } catch (IOException e) {
             throw new IllegalStateException("the Git directory of " + repository.id() + " cannot be opened", e);
         }
     }
 
     /** Creates a row and an empty bare repository whose HEAD names {@code defaultBranch}. */
-    Repository create(String spaceId, String name, String description, String visibility, String defaultBranch, boolean isDefault,
+    Repository create(
+            String spaceId,
+            String name,
+            String description,
+            String visibility,
+            String defaultBranch,
+            boolean isDefault,
             String forkedFrom) {
         checkName(name);
         checkBranch(defaultBranch);
         String id = store.newId();
         Path dir = root.resolve(id + ".git");
-        try (Git git = Git.init().setBare(true).setGitDir(dir.toFile()).setDirectory(dir.toFile()).setInitialBranch(defaultBranch).call()) {
+        try (Git git = Git.init()
+                .setBare(true)
+                .setGitDir(dir.toFile())
+                .setDirectory(dir.toFile())
+                .setInitialBranch(defaultBranch)
+                .call()) {
             StoredConfig config = git.getRepository().getConfig();
             config.setBoolean("core", null, "logAllRefUpdates", true);
             config.setBoolean("receive", null, "fsckObjects", true);
@@ -207,7 +231,8 @@ public class Repositories implements RepositoryRegistry {
             throw new IllegalStateException("cannot create the Git directory", e);
         }
         try {
-            Repository r = store.insert(id, spaceId, name, description, visibility, defaultBranch, isDefault, forkedFrom);
+            Repository r =
+                    store.insert(id, spaceId, name, description, visibility, defaultBranch, isDefault, forkedFrom);
             publish(RepositoryEvents.CREATED, r, Map.of());
             return r;
         } catch (RuntimeException e) {
@@ -216,7 +241,13 @@ public class Repositories implements RepositoryRegistry {
         }
     }
 
-    Repository update(Repository r, String name, String description, String visibility, String defaultBranch, Boolean allowForcePush) {
+    Repository update(
+            Repository r,
+            String name,
+            String description,
+            String visibility,
+            String defaultBranch,
+            Boolean allowForcePush) {
         if (name != null) {
             checkName(name);
         }
@@ -231,7 +262,8 @@ public class Repositories implements RepositoryRegistry {
     /** Points HEAD at a branch, which must exist unless the repository has no commits yet. */
     void setHead(Repository r, String branch) {
         try (org.eclipse.jgit.lib.Repository git = open(r)) {
-            boolean empty = git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).isEmpty();
+            boolean empty =
+                    git.getRefDatabase().getRefsByPrefix(Constants.R_HEADS).isEmpty();
             if (!empty && git.exactRef(Constants.R_HEADS + branch) == null) {
                 throw ApiException.notFound("branch " + branch + " does not exist");
             }
@@ -251,8 +283,8 @@ public class Repositories implements RepositoryRegistry {
     }
 
     @Override
-    public ImportedRepository importRemote(String spaceId, String name, String description, String visibility, java.net.URI remote,
-            String token) {
+    public ImportedRepository importRemote(
+            String spaceId, String name, String description, String visibility, java.net.URI remote, String token) {
         egress.check(remote);
         Repository r = create(spaceId, name, description, visibility, "main", false, null);
         RemoteImport.Outcome outcome;
@@ -286,10 +318,10 @@ public class Repositories implements RepositoryRegistry {
 
     /** Copies every branch and tag of {@code source} into a new repository; the source is only read. */
     Repository fork(Repository source, String spaceId, String name) {
-        Repository fork = create(spaceId, name, source.description(), source.visibility(), source.defaultBranch(), false, source.id());
+        Repository fork = create(
+                spaceId, name, source.description(), source.visibility(), source.defaultBranch(), false, source.id());
         try (Git git = Git.wrap(open(fork))) {
-            CheckedFetch.fetch(git, directory(source).toUri().toString(), true, c -> {
-            }, null, null);
+            CheckedFetch.fetch(git, directory(source).toUri().toString(), true, c -> {}, null, null);
         } catch (ApiException e) {
             delete(fork);
             throw e;
@@ -298,8 +330,9 @@ public class Repositories implements RepositoryRegistry {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof org.eclipse.jgit.errors.CorruptObjectException corrupt) {
                     // history stored before objects were checked on the way in: the fork would carry it on
-                    throw ApiException.conflict("the repository holds an object git fsck refuses, so it cannot be forked: "
-                            + corrupt.getMessage());
+                    throw ApiException.conflict(
+                            "the repository holds an object git fsck refuses, so it cannot be forked: "
+                                    + corrupt.getMessage());
                 }
             }
             throw new IllegalStateException("the fork could not copy " + source.id(), e);
@@ -328,8 +361,12 @@ public class Repositories implements RepositoryRegistry {
             c = dataSource.getConnection();
             c.setAutoCommit(true);
             while (true) {
-                if (Sql.one(c, "SELECT pg_try_advisory_lock(hashtext('atrium.repo.push'), hashtext(?))", rs -> rs.getBoolean(1),
-                        repository.id()).orElse(false)) {
+                if (Sql.one(
+                                c,
+                                "SELECT pg_try_advisory_lock(hashtext('atrium.repo.push'), hashtext(?))",
+                                rs -> rs.getBoolean(1),
+                                repository.id())
+                        .orElse(false)) {
                     Connection held = c;
                     c = null;
                     return () -> release(held, repository.id());
@@ -370,7 +407,8 @@ public class Repositories implements RepositoryRegistry {
         }
         List<String> refs = new ArrayList<>();
         List<Map<String, Object>> commits = new ArrayList<>();
-        try (org.eclipse.jgit.lib.Repository git = open(repository); RevWalk walk = new RevWalk(git)) {
+        try (org.eclipse.jgit.lib.Repository git = open(repository);
+                RevWalk walk = new RevWalk(git)) {
             for (RefChange ch : changes) {
                 refs.add(ch.ref() + " " + ch.oldId() + " " + ch.newId());
                 if (!ZERO.equals(ch.newId())) {
@@ -420,8 +458,16 @@ public class Repositories implements RepositoryRegistry {
                 topic = created ? RepositoryEvents.TAG_CREATED : RepositoryEvents.TAG_DELETED;
             }
             if (topic != null) {
-                publish(topic, repository, Map.of(RepositoryEvents.REF, ch.ref(), RepositoryEvents.OLD_ID, ch.oldId(),
-                        RepositoryEvents.NEW_ID, ch.newId()));
+                publish(
+                        topic,
+                        repository,
+                        Map.of(
+                                RepositoryEvents.REF,
+                                ch.ref(),
+                                RepositoryEvents.OLD_ID,
+                                ch.oldId(),
+                                RepositoryEvents.NEW_ID,
+                                ch.newId()));
             }
         }
     }

@@ -1,5 +1,11 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryEvents;
+import dev.atrium.repos.api.RepositoryRegistry.PushLock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -15,14 +21,11 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import javax.sql.DataSource;
-
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
@@ -40,12 +43,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryEvents;
-import dev.atrium.repos.api.RepositoryRegistry.PushLock;
-
 /**
  * Keeps repositories maintained: JGit's garbage collection with reachability bitmaps, without which serving a clone
  * walks every commit and tree of the history. A push that leaves a repository needing it (no bitmap yet over enough
@@ -53,8 +50,11 @@ import dev.atrium.repos.api.RepositoryRegistry.PushLock;
  * operator can ask for it. One repository at a time on one thread of its own, under the repository's push lock
  * (pushes wait; reads never do: old packs stay readable until their readers close them).
  */
-@Component(service = { RepositoryMaintenance.class, EventHandler.class }, configurationPid = "dev.atrium.repos.maintenance",
-        configurationPolicy = ConfigurationPolicy.OPTIONAL, property = EventConstants.EVENT_TOPIC + "=" + RepositoryEvents.PUSHED)
+@Component(
+        service = {RepositoryMaintenance.class, EventHandler.class},
+        configurationPid = "dev.atrium.repos.maintenance",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        property = EventConstants.EVENT_TOPIC + "=" + RepositoryEvents.PUSHED)
 @Designate(ocd = RepositoryMaintenance.Config.class)
 public class RepositoryMaintenance implements EventHandler {
 
@@ -72,14 +72,21 @@ public class RepositoryMaintenance implements EventHandler {
         @AttributeDefinition(description = "Minutes between sweeps over every repository; 0: no sweeps")
         long sweepMinutes() default 60;
 
-        @AttributeDefinition(description = "Longest wait in seconds for a push in progress before a collection is retried later")
+        @AttributeDefinition(
+                description = "Longest wait in seconds for a push in progress before a collection is retried later")
         long lockWaitSeconds() default 60;
     }
 
     /** Where a repository stands: idle, queued or running, and what the last run did. */
-    public record Status(String state, Instant lastRunAt, Long durationMs, String reason, String error, Integer packs,
-            Integer bitmaps, Long looseObjects) {
-    }
+    public record Status(
+            String state,
+            Instant lastRunAt,
+            Long durationMs,
+            String reason,
+            String error,
+            Integer packs,
+            Integer bitmaps,
+            Long looseObjects) {}
 
     private static final Logger LOG = LoggerFactory.getLogger(RepositoryMaintenance.class);
 
@@ -95,23 +102,26 @@ public class RepositoryMaintenance implements EventHandler {
      * {@link #submitting}.
      */
     private final Set<String> asked = new HashSet<>();
+
     private final Object submitting = new Object();
-    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "atrium-repo-maintenance");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        return t;
-    });
+    private final ScheduledExecutorService worker = NamedThreads.scheduler("atrium-repo-maintenance");
 
     @Activate
-    public RepositoryMaintenance(Config config, @Reference RepositoryStore store, @Reference Repositories repositories,
+    public RepositoryMaintenance(
+            Config config,
+            @Reference RepositoryStore store,
+            @Reference Repositories repositories,
             @Reference DataSource dataSource) {
         this.config = config;
         this.store = store;
         this.repositories = repositories;
         this.sql = new Sql(dataSource);
         if (config.sweepMinutes() > 0) {
-            worker.scheduleWithFixedDelay(this::sweep, config.sweepMinutes(), config.sweepMinutes(), TimeUnit.MINUTES);
+            NamedThreads.repeat(
+                    worker,
+                    this::sweep,
+                    Duration.ofMinutes(config.sweepMinutes()),
+                    Duration.ofMinutes(config.sweepMinutes()));
         }
         // what a server killed during a push left behind, once at start: the next maintenance may be an hour away
         worker.execute(this::removeAllStrayPacks);
@@ -140,11 +150,19 @@ public class RepositoryMaintenance implements EventHandler {
 
     public Status status(Repository repository) {
         String state = pending.getOrDefault(repository.id(), "idle");
-        return sql.one("SELECT last_run_at, duration_ms, reason, error, packs, bitmaps, loose_objects FROM repository_maintenance WHERE repo_id = ?",
-                rs -> new Status(state, Sql.instant(rs, "last_run_at"), rs.getLong("duration_ms"), rs.getString("reason"),
-                        rs.getString("error"), (Integer) rs.getObject("packs"), (Integer) rs.getObject("bitmaps"),
-                        (Long) rs.getObject("loose_objects")),
-                repository.id()).orElse(new Status(state, null, null, null, null, null, null, null));
+        return sql.one(
+                        "SELECT last_run_at, duration_ms, reason, error, packs, bitmaps, loose_objects FROM repository_maintenance WHERE repo_id = ?",
+                        rs -> new Status(
+                                state,
+                                Sql.instant(rs, "last_run_at"),
+                                rs.getLong("duration_ms"),
+                                rs.getString("reason"),
+                                rs.getString("error"),
+                                (Integer) rs.getObject("packs"),
+                                (Integer) rs.getObject("bitmaps"),
+                                (Long) rs.getObject("loose_objects")),
+                        repository.id())
+                .orElse(new Status(state, null, null, null, null, null, null, null));
     }
 
     private void submit(String repoId, boolean always, String reason) {
@@ -180,7 +198,10 @@ public class RepositoryMaintenance implements EventHandler {
             }
             Path dir = repositories.directory(repo.get());
             removeStrayPacks(repo.get(), dir);
-            try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder().setGitDir(dir.toFile()).setMustExist(true).build()) {
+            try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder()
+                    .setGitDir(dir.toFile())
+                    .setMustExist(true)
+                    .build()) {
                 Properties before = Git.wrap(git).gc().getStatistics();
                 String why = always ? reason : needs(before);
                 if (why == null) {
@@ -239,9 +260,15 @@ public class RepositoryMaintenance implements EventHandler {
                     LOG.warn("repository {}: {} could not be removed: {}", repo.id(), p.getFileName(), e.toString());
                 }
             }
-            LOG.info("repository {}: removed {} file(s) of {} bytes that pushes which never finished left", repo.id(), stray.size(), bytes);
+            LOG.info(
+                    "repository {}: removed {} file(s) of {} bytes that pushes which never finished left",
+                    repo.id(),
+                    stray.size(),
+                    bytes);
         } catch (ApiException busy) {
-            LOG.info("repository {} is busy with a push; what earlier pushes left is removed at its next maintenance", repo.id());
+            LOG.info(
+                    "repository {} is busy with a push; what earlier pushes left is removed at its next maintenance",
+                    repo.id());
         }
     }
 
@@ -249,7 +276,8 @@ public class RepositoryMaintenance implements EventHandler {
     static List<Path> strayPacks(Path gitDir) {
         Path objects = gitDir.resolve("objects");
         try (Stream<Path> files = Files.list(objects)) {
-            return files.filter(p -> p.getFileName().toString().startsWith("incoming_")).toList();
+            return files.filter(p -> p.getFileName().toString().startsWith("incoming_"))
+                    .toList();
         } catch (NoSuchFileException | NotDirectoryException gone) {
             return List.of();
         } catch (IOException e) {
@@ -289,7 +317,10 @@ public class RepositoryMaintenance implements EventHandler {
         try (lock) {
             // one thread: maintenance must not take the cores requests need
             git.getConfig().setInt("pack", null, "threads", 1);
-            Git.wrap(git).gc().setExpire(java.util.Date.from(Instant.now().minus(Duration.ofHours(1)))).call();
+            Git.wrap(git)
+                    .gc()
+                    .setExpire(java.util.Date.from(Instant.now().minus(Duration.ofHours(1))))
+                    .call();
             after = Git.wrap(git).gc().getStatistics();
         } catch (GitAPIException | RuntimeException e) {
             error = e.toString();
@@ -300,11 +331,18 @@ public class RepositoryMaintenance implements EventHandler {
         Integer packs = after == null ? null : (int) number(after, "numberOfPackFiles");
         Integer bitmaps = after == null ? null : (int) number(after, "numberOfBitmaps");
         Long loose = after == null ? null : number(after, "numberOfLooseObjects");
-        sql.update("INSERT INTO repository_maintenance (repo_id, last_run_at, duration_ms, reason, error, packs, bitmaps, loose_objects) "
-                + "SELECT id, now(), ?, ?, ?, ?, ?, ? FROM repositories WHERE id = ? "
-                + "ON CONFLICT (repo_id) DO UPDATE SET last_run_at = now(), duration_ms = EXCLUDED.duration_ms, reason = EXCLUDED.reason, "
-                + "error = EXCLUDED.error, packs = EXCLUDED.packs, bitmaps = EXCLUDED.bitmaps, loose_objects = EXCLUDED.loose_objects",
-                ms, reason, error, packs, bitmaps, loose, repo.id());
+        sql.update(
+                "INSERT INTO repository_maintenance (repo_id, last_run_at, duration_ms, reason, error, packs, bitmaps, loose_objects) "
+                        + "SELECT id, now(), ?, ?, ?, ?, ?, ? FROM repositories WHERE id = ? "
+                        + "ON CONFLICT (repo_id) DO UPDATE SET last_run_at = now(), duration_ms = EXCLUDED.duration_ms, reason = EXCLUDED.reason, "
+                        + "error = EXCLUDED.error, packs = EXCLUDED.packs, bitmaps = EXCLUDED.bitmaps, loose_objects = EXCLUDED.loose_objects",
+                ms,
+                reason,
+                error,
+                packs,
+                bitmaps,
+                loose,
+                repo.id());
     }
 
     private static long number(Properties stats, String key) {

@@ -1,34 +1,33 @@
 package dev.atrium.repos.internal;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.List;
-import java.util.Optional;
-
-import javax.sql.DataSource;
-
-import org.osgi.framework.BundleContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** The repositories and stars tables, which this bundle owns. Workspaces are known by id only. */
 @Component(service = RepositoryStore.class)
 public class RepositoryStore {
 
-    private static final String COLUMNS = "id, space_id, name, description, visibility, default_branch, is_default, forked_from, "
-            + "allow_force_push, created_at, updated_at";
+    private static final String COLUMNS =
+            "id, space_id, name, description, visibility, default_branch, is_default, forked_from, "
+                    + "allow_force_push, created_at, updated_at";
 
     private final Sql sql;
 
     @Activate
-    public RepositoryStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public RepositoryStore(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
@@ -39,16 +38,33 @@ public class RepositoryStore {
     }
 
     /** Inserts a repository row; 409 when the workspace already has one of that name (or a default one). */
-    Repository insert(String id, String spaceId, String name, String description, String visibility, String defaultBranch,
-            boolean isDefault, String forkedFrom) {
+    Repository insert(
+            String id,
+            String spaceId,
+            String name,
+            String description,
+            String visibility,
+            String defaultBranch,
+            boolean isDefault,
+            String forkedFrom) {
         try {
-            return one("INSERT INTO repositories (id, space_id, name, description, visibility, default_branch, is_default, forked_from) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
-                    id, spaceId, name, description, visibility, defaultBranch, isDefault, forkedFrom).orElseThrow();
+            return one(
+                            "INSERT INTO repositories (id, space_id, name, description, visibility, default_branch, is_default, forked_from) "
+                                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                            id,
+                            spaceId,
+                            name,
+                            description,
+                            visibility,
+                            defaultBranch,
+                            isDefault,
+                            forkedFrom)
+                    .orElseThrow();
         } catch (Sql.Conflict e) {
-            throw ApiException.conflict(isDefault && e.constraint().equals("repositories_one_default")
-                    ? "this workspace already has a default repository"
-                    : "a repository named " + name + " already exists in this workspace");
+            throw ApiException.conflict(
+                    isDefault && e.constraint().equals("repositories_one_default")
+                            ? "this workspace already has a default repository"
+                            : "a repository named " + name + " already exists in this workspace");
         }
     }
 
@@ -69,12 +85,25 @@ public class RepositoryStore {
     }
 
     /** Applies the non-null parts; 409 on a name clash. */
-    Repository update(String id, String name, String description, String visibility, String defaultBranch, Boolean allowForcePush) {
+    Repository update(
+            String id,
+            String name,
+            String description,
+            String visibility,
+            String defaultBranch,
+            Boolean allowForcePush) {
         try {
-            return one("UPDATE repositories SET name = coalesce(?, name), description = coalesce(?, description), "
-                    + "visibility = coalesce(?, visibility), default_branch = coalesce(?, default_branch), "
-                    + "allow_force_push = coalesce(?, allow_force_push), updated_at = now() WHERE id = ? RETURNING " + COLUMNS,
-                    name, description, visibility, defaultBranch, allowForcePush, id)
+            return one(
+                            "UPDATE repositories SET name = coalesce(?, name), description = coalesce(?, description), "
+                                    + "visibility = coalesce(?, visibility), default_branch = coalesce(?, default_branch), "
+                                    + "allow_force_push = coalesce(?, allow_force_push), updated_at = now() WHERE id = ? RETURNING "
+                                    + COLUMNS,
+                            name,
+                            description,
+                            visibility,
+                            defaultBranch,
+                            allowForcePush,
+                            id)
                     .orElseThrow(() -> ApiException.notFound("repository not found"));
         } catch (Sql.Conflict e) {
             throw ApiException.conflict("a repository named " + name + " already exists in this workspace");
@@ -86,7 +115,10 @@ public class RepositoryStore {
     }
 
     void star(String repoId, String principalId) {
-        sql.update("INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING", repoId, principalId);
+        sql.update(
+                "INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                repoId,
+                principalId);
     }
 
     void unstar(String repoId, String principalId) {
@@ -94,7 +126,11 @@ public class RepositoryStore {
     }
 
     boolean starred(String repoId, String principalId) {
-        return sql.count("SELECT count(*) FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId) > 0;
+        return sql.count(
+                        "SELECT count(*) FROM repository_stars WHERE repo_id = ? AND principal_id = ?",
+                        repoId,
+                        principalId)
+                > 0;
     }
 
     long stars(String repoId) {
@@ -103,8 +139,12 @@ public class RepositoryStore {
 
     /** The repositories a Principal starred, newest star first. */
     List<Repository> starredBy(String principalId, int limit, int offset) {
-        return list("SELECT " + prefixed("r") + " FROM repositories r JOIN repository_stars s ON s.repo_id = r.id "
-                + "WHERE s.principal_id = ? ORDER BY s.created_at DESC, r.id LIMIT ? OFFSET ?", principalId, limit, offset);
+        return list(
+                "SELECT " + prefixed("r") + " FROM repositories r JOIN repository_stars s ON s.repo_id = r.id "
+                        + "WHERE s.principal_id = ? ORDER BY s.created_at DESC, r.id LIMIT ? OFFSET ?",
+                principalId,
+                limit,
+                offset);
     }
 
     long countStarredBy(String principalId) {
@@ -120,9 +160,18 @@ public class RepositoryStore {
     }
 
     private static Repository row(ResultSet rs) throws SQLException {
-        return new Repository(rs.getString("id"), rs.getString("space_id"), rs.getString("name"), rs.getString("description"),
-                rs.getString("visibility"), rs.getString("default_branch"), rs.getBoolean("is_default"), rs.getString("forked_from"),
-                rs.getBoolean("allow_force_push"), rs.getTimestamp("created_at").toInstant(), rs.getTimestamp("updated_at").toInstant());
+        return new Repository(
+                rs.getString("id"),
+                rs.getString("space_id"),
+                rs.getString("name"),
+                rs.getString("description"),
+                rs.getString("visibility"),
+                rs.getString("default_branch"),
+                rs.getBoolean("is_default"),
+                rs.getString("forked_from"),
+                rs.getBoolean("allow_force_push"),
+                rs.getTimestamp("created_at").toInstant(),
+                rs.getTimestamp("updated_at").toInstant());
     }
 
     private Optional<Repository> one(String statement, Object... args) {

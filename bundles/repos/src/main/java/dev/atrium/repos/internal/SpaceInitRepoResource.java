@@ -1,7 +1,14 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -12,19 +19,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.repos.api.Repository;
 
 /**
  * {@code POST /api/spaces/:spaceId/init-repo}: creates the workspace's default repository, the one
@@ -42,7 +39,8 @@ public class SpaceInitRepoResource {
     private final RepoAccess access;
 
     @Activate
-    public SpaceInitRepoResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories, @Reference RepoAccess access) {
+    public SpaceInitRepoResource(
+            @Reference OwnerScope ownerScope, @Reference Repositories repositories, @Reference RepoAccess access) {
         this.access = access;
         this.ownerScope = ownerScope;
         this.repositories = repositories;
@@ -51,15 +49,19 @@ public class SpaceInitRepoResource {
     @POST
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
-    public Response init(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, String raw) {
+    public Response init(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, String raw) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = ReposResource.optionalBody(raw);
         String name = b == null ? space.slug() : b.optionalText("name", 1, 100).orElse(space.slug());
-        String branch = b == null ? "main" : b.optionalText("default_branch", 1, 200).orElse("main");
+        String branch =
+                b == null ? "main" : b.optionalText("default_branch", 1, 200).orElse("main");
         if (repositories.store().defaultOf(space.id()).isPresent()) {
             throw ApiException.conflict("this workspace already has a default repository");
         }
         Repository r = repositories.create(space.id(), name, "", "private", branch, true, null);
-        return Response.status(201).entity(Map.of("repository", access.json(r, space, uri.getBaseUri(), 0))).build();
+        return Response.status(201)
+                .entity(Map.of("repository", access.json(r, space, uri.getBaseUri(), 0)))
+                .build();
     }
 }

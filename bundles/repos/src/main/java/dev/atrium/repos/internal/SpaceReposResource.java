@@ -1,10 +1,17 @@
 package dev.atrium.repos.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -16,20 +23,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.repos.api.Repository;
 
 /** {@code /api/spaces/:spaceId/repos}: a workspace's repositories. */
 @Component(service = SpaceReposResource.class)
@@ -46,7 +42,8 @@ public class SpaceReposResource {
     private final RepoAccess access;
 
     @Activate
-    public SpaceReposResource(@Reference OwnerScope ownerScope, @Reference Repositories repositories, @Reference RepoAccess access) {
+    public SpaceReposResource(
+            @Reference OwnerScope ownerScope, @Reference Repositories repositories, @Reference RepoAccess access) {
         this.access = access;
         this.ownerScope = ownerScope;
         this.repositories = repositories;
@@ -56,19 +53,22 @@ public class SpaceReposResource {
     @RequiresScope("repos:read")
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
-        List<Map<String, Object>> items = repositories.store().list(space.id()).stream().map(r -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", r.id());
-            m.put("name", r.name());
-            m.put("default_branch", r.defaultBranch());
-            return m;
-        }).toList();
+        List<Map<String, Object>> items = repositories.store().list(space.id()).stream()
+                .map(r -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("id", r.id());
+                    m.put("name", r.name());
+                    m.put("default_branch", r.defaultBranch());
+                    return m;
+                })
+                .toList();
         return Map.of("repositories", items);
     }
 
     @POST
     @RequiresScope("repos:write")
-    public Response create(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Response create(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
         String name = b.text("name", 1, 100);
@@ -76,6 +76,8 @@ public class SpaceReposResource {
         String visibility = b.oneOf("visibility", VISIBILITIES).orElse("private");
         String branch = b.optionalText("default_branch", 1, 200).orElse("main");
         Repository r = repositories.create(space.id(), name, description, visibility, branch, false, null);
-        return Response.status(201).entity(Map.of("repository", access.json(r, space, uri.getBaseUri(), 0))).build();
+        return Response.status(201)
+                .entity(Map.of("repository", access.json(r, space, uri.getBaseUri(), 0)))
+                .build();
     }
 }

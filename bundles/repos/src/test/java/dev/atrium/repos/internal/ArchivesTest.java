@@ -3,6 +3,8 @@ package dev.atrium.repos.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.repos.internal.GitWrites.FileChange;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -10,7 +12,6 @@ import java.util.List;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.eclipse.jgit.internal.storage.dfs.DfsRepositoryDescription;
@@ -21,9 +22,6 @@ import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.TreeFormatter;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.repos.internal.GitWrites.FileChange;
 
 class ArchivesTest {
 
@@ -41,14 +39,18 @@ class ArchivesTest {
 
     @Test
     void aSingleTopDirectoryIsStripped() throws IOException {
-        List<FileChange> files = Archives.read(new ByteArrayInputStream(zip("p-1/a.txt", "a", "p-1/d/b.txt", "b")), "zip", 1000);
-        assertEquals(List.of("a.txt", "d/b.txt"), files.stream().map(FileChange::path).toList());
+        List<FileChange> files =
+                Archives.read(new ByteArrayInputStream(zip("p-1/a.txt", "a", "p-1/d/b.txt", "b")), "zip", 1000);
+        assertEquals(
+                List.of("a.txt", "d/b.txt"),
+                files.stream().map(FileChange::path).toList());
     }
 
     @Test
     void anArchiveThatUnpacksPastTheLimitIsRefused() throws IOException {
         byte[] bomb = zip("big.txt", "x".repeat(200_000));
-        ApiException e = assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(bomb), "zip", 100_000));
+        ApiException e =
+                assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(bomb), "zip", 100_000));
         assertEquals(400, e.status());
     }
 
@@ -56,25 +58,38 @@ class ArchivesTest {
     void pathsThatLeaveTheTreeOrTouchGitAreRefused() throws IOException {
         for (String bad : List.of("../evil.txt", "a/../../evil.txt", ".git/config", "x/.git/hooks/post-update")) {
             byte[] archive = zip(bad, "x", "ok.txt", "y");
-            assertEquals(400, assertThrows(ApiException.class,
-                    () -> Archives.read(new ByteArrayInputStream(archive), "zip", 1000)).status(), bad);
+            assertEquals(
+                    400,
+                    assertThrows(
+                                    ApiException.class,
+                                    () -> Archives.read(new ByteArrayInputStream(archive), "zip", 1000))
+                            .status(),
+                    bad);
         }
     }
 
     @Test
     void anEmptyArchiveIsRefused() throws IOException {
-        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(zip()), "zip", 1000)).status());
+        assertEquals(
+                400,
+                assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(zip()), "zip", 1000))
+                        .status());
     }
 
     @Test
     void anUploadThatIsNotGzipOrIsTruncatedIsABadRequestNotAServerError() throws IOException {
         byte[] notGzip = "this is plain text, not gzip".getBytes();
-        ApiException e = assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(notGzip), "tar.gz", 1000));
+        ApiException e = assertThrows(
+                ApiException.class, () -> Archives.read(new ByteArrayInputStream(notGzip), "tar.gz", 1000));
         assertEquals(400, e.status());
         byte[] zip = zip("a.txt", "x".repeat(5000));
         byte[] truncated = java.util.Arrays.copyOf(zip, 60);
-        assertEquals(400, assertThrows(ApiException.class,
-                () -> Archives.read(new ByteArrayInputStream(truncated), "zip", 100_000)).status());
+        assertEquals(
+                400,
+                assertThrows(
+                                ApiException.class,
+                                () -> Archives.read(new ByteArrayInputStream(truncated), "zip", 100_000))
+                        .status());
     }
 
     @Test
@@ -87,22 +102,25 @@ class ArchivesTest {
                 zip[i + 1] = (byte) 0x28;
             }
         }
-        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(zip), "zip", 1000)).status());
+        assertEquals(
+                400,
+                assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(zip), "zip", 1000))
+                        .status());
     }
 
     @Test
     void archivePathsThatJGitWouldRefuseAreABadRequest() throws IOException {
         for (String bad : List.of("/etc/passwd", ".GIT/config", ".git./x", "GIT~1/x", "sub/.git")) {
             byte[] archive = zip(bad, "x", "ok.txt", "y");
-            ApiException e = assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(archive), "zip", 1000), bad);
+            ApiException e = assertThrows(
+                    ApiException.class, () -> Archives.read(new ByteArrayInputStream(archive), "zip", 1000), bad);
             assertEquals(400, e.status(), bad);
         }
     }
 
     @Test
     void aTreeWithADotDotEntryIsNeverExported() throws IOException {
-        try (InMemoryRepository git = new InMemoryRepository(
-                new DfsRepositoryDescription("t"));
+        try (InMemoryRepository git = new InMemoryRepository(new DfsRepositoryDescription("t"));
                 ObjectInserter ins = git.newObjectInserter()) {
             ObjectId blob = ins.insert(Constants.OBJ_BLOB, "evil".getBytes());
             TreeFormatter inner = new TreeFormatter();
@@ -119,11 +137,9 @@ class ArchivesTest {
         }
     }
 
-    private static byte[] tarGz(TarArchiveEntry[] entries, byte[][] bodies, int longFileMode)
-            throws IOException {
+    private static byte[] tarGz(TarArchiveEntry[] entries, byte[][] bodies, int longFileMode) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(
-                new GZIPOutputStream(bytes), "UTF-8")) {
+        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(new GZIPOutputStream(bytes), "UTF-8")) {
             tar.setLongFileMode(longFileMode);
             for (int i = 0; i < entries.length; i++) {
                 entries[i].setSize(bodies[i].length);
@@ -137,8 +153,7 @@ class ArchivesTest {
 
     @Test
     void anExportedTarGzReadsBackWithLongNamesModesAndNoSymlinks() throws IOException {
-        try (InMemoryRepository git = new InMemoryRepository(
-                new DfsRepositoryDescription("t"));
+        try (InMemoryRepository git = new InMemoryRepository(new DfsRepositoryDescription("t"));
                 ObjectInserter ins = git.newObjectInserter()) {
             String longName = "n".repeat(140) + ".txt";
             TreeFormatter root = new TreeFormatter();
@@ -150,8 +165,12 @@ class ArchivesTest {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             Archives.export(git, tree, "p-1/", "tar.gz", 1_700_000_000L, out);
             List<FileChange> files = Archives.read(new ByteArrayInputStream(out.toByteArray()), "tar.gz", 1000);
-            assertEquals(List.of(longName, "run.sh"), files.stream().map(FileChange::path).toList());
-            assertEquals(List.of(false, true), files.stream().map(FileChange::executable).toList());
+            assertEquals(
+                    List.of(longName, "run.sh"),
+                    files.stream().map(FileChange::path).toList());
+            assertEquals(
+                    List.of(false, true),
+                    files.stream().map(FileChange::executable).toList());
             assertEquals("long", new String(files.get(0).content()));
         }
     }
@@ -159,17 +178,20 @@ class ArchivesTest {
     @Test
     void paxLongNamesAsModernTarWritesThemAreRead() throws IOException {
         String name = "d/" + "x".repeat(150) + ".txt";
-        byte[] archive = tarGz(new TarArchiveEntry[] {
-                new TarArchiveEntry(name) }, new byte[][] { "pax".getBytes() },
+        byte[] archive = tarGz(
+                new TarArchiveEntry[] {new TarArchiveEntry(name)},
+                new byte[][] {"pax".getBytes()},
                 TarArchiveOutputStream.LONGFILE_POSIX);
         List<FileChange> files = Archives.read(new ByteArrayInputStream(archive), "tar.gz", 1000);
-        assertEquals(List.of("x".repeat(150) + ".txt"), files.stream().map(FileChange::path).toList());
+        assertEquals(
+                List.of("x".repeat(150) + ".txt"),
+                files.stream().map(FileChange::path).toList());
     }
 
     @Test
     void aTarEntryNameThatIsNotUtf8IsABadRequest() throws IOException {
         byte[] raw = new byte[1024];
-        byte[] name = { 'a', (byte) 0xC3, (byte) 0x28, '.', 't', 'x', 't' };
+        byte[] name = {'a', (byte) 0xC3, (byte) 0x28, '.', 't', 'x', 't'};
         System.arraycopy(name, 0, raw, 0, name.length);
         tarHeaderFields(raw, 0, 0);
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
@@ -178,7 +200,10 @@ class ArchivesTest {
             out.write(new byte[1024]);
         }
         byte[] archive = gz.toByteArray();
-        assertEquals(400, assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(archive), "tar.gz", 1000)).status());
+        assertEquals(
+                400,
+                assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(archive), "tar.gz", 1000))
+                        .status());
     }
 
     @Test
@@ -198,7 +223,8 @@ class ArchivesTest {
                 out.write(chunk);
             }
         }
-        ApiException e = assertThrows(ApiException.class, () -> Archives.read(new ByteArrayInputStream(gz.toByteArray()), "tar.gz", 1000));
+        ApiException e = assertThrows(
+                ApiException.class, () -> Archives.read(new ByteArrayInputStream(gz.toByteArray()), "tar.gz", 1000));
         assertEquals(400, e.status());
     }
 

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -19,18 +18,17 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-
 import org.eclipse.jgit.errors.CorruptObjectException;
 import org.eclipse.jgit.internal.storage.file.FileRepository;
 import org.eclipse.jgit.internal.storage.pack.PackWriter;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.NullProgressMonitor;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.TreeFormatter;
-import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 import org.eclipse.jgit.transport.PackParser;
 import org.eclipse.jgit.util.sha1.SHA1;
@@ -59,7 +57,10 @@ class CollisionCheckTest {
         hasher.update(SHATTERED_PREFIX, 1, 99);
         hasher.update(SHATTERED_PREFIX, 100, SHATTERED_PREFIX.length - 100);
         byte[] id = hasher.digest();
-        assertArrayEquals(MessageDigest.getInstance("SHA-1").digest(SHATTERED_PREFIX), id, "the parser still gets the plain SHA-1");
+        assertArrayEquals(
+                MessageDigest.getInstance("SHA-1").digest(SHATTERED_PREFIX),
+                id,
+                "the parser still gets the plain SHA-1");
         String problem = check.await();
         assertNotNull(problem);
         assertTrue(problem.contains("collision attack"), problem);
@@ -160,7 +161,8 @@ class CollisionCheckTest {
         Set<ObjectId> want;
         int objects;
         ByteArrayOutputStream pack = new ByteArrayOutputStream();
-        try (FileRepository src = (FileRepository) new FileRepositoryBuilder().setGitDir(source.toFile()).build()) {
+        try (FileRepository src = (FileRepository)
+                new FileRepositoryBuilder().setGitDir(source.toFile()).build()) {
             src.create(true);
             ObjectId commit = null;
             Random random = new Random(1);
@@ -223,7 +225,8 @@ class CollisionCheckTest {
                 hasher.update(SHATTERED_PREFIX);
                 hasher.digest();
             }
-            CorruptObjectException e = assertThrows(CorruptObjectException.class, ((PushRepository) received)::awaitCollisionCheck);
+            CorruptObjectException e =
+                    assertThrows(CorruptObjectException.class, ((PushRepository) received)::awaitCollisionCheck);
             assertTrue(e.getMessage().contains("collision attack"), e.getMessage());
         }
     }

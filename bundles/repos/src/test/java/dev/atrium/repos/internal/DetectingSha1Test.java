@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Random;
-
 import org.eclipse.jgit.util.sha1.SHA1;
 import org.eclipse.jgit.util.sha1.Sha1CollisionException;
 import org.junit.jupiter.api.Test;
@@ -16,17 +15,19 @@ import org.junit.jupiter.api.Test;
 class DetectingSha1Test {
 
     /** The first 320 bytes of shattered-1.pdf (shattered.io): a prefix and the two near-collision blocks. */
-    static final byte[] SHATTERED_PREFIX = HexFormat.of().parseHex(
-            "255044462d312e330a25e2e3cfd30a0a0a312030206f626a0a3c3c2f57696474682032203020522f4865696768742033203020522f"
-            + "547970652034203020522f537562747970652035203020522f46696c7465722036203020522f436f6c6f7253706163652037203020"
-            + "522f4c656e6774682038203020522f42697473506572436f6d706f6e656e7420383e3e0a73747265616d0affd8fffe002453484"
-            + "12d3120697320646561642121212121852fec092339759c39b1a1c63c4c97e1fffe017f46dc93a6b67e013b029aaa1db2560b45ca"
-            + "67d688c7f84b8c4c791fe02b3df614f86db1690901c56b45c1530afedfb76038e972722fe7ad728f0e4904e046c230570fe9d41398"
-            + "abe12ef5bc942be33542a4802d98b5d70f2a332ec37fac3514e74ddc0f2cc1a874cd0c78305a21566461309789606bd0bf3f98cda8"
-            + "044629a1");
+    static final byte[] SHATTERED_PREFIX = HexFormat.of()
+            .parseHex(
+                    "255044462d312e330a25e2e3cfd30a0a0a312030206f626a0a3c3c2f57696474682032203020522f4865696768742033203020522f"
+                            + "547970652034203020522f537562747970652035203020522f46696c7465722036203020522f436f6c6f7253706163652037203020"
+                            + "522f4c656e6774682038203020522f42697473506572436f6d706f6e656e7420383e3e0a73747265616d0affd8fffe002453484"
+                            + "12d3120697320646561642121212121852fec092339759c39b1a1c63c4c97e1fffe017f46dc93a6b67e013b029aaa1db2560b45ca"
+                            + "67d688c7f84b8c4c791fe02b3df614f86db1690901c56b45c1530afedfb76038e972722fe7ad728f0e4904e046c230570fe9d41398"
+                            + "abe12ef5bc942be33542a4802d98b5d70f2a332ec37fac3514e74ddc0f2cc1a874cd0c78305a21566461309789606bd0bf3f98cda8"
+                            + "044629a1");
 
-    private static final int[] LENGTHS = {0, 1, 2, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 100_003,
-        1 << 20};
+    private static final int[] LENGTHS = {
+        0, 1, 2, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 100_003, 1 << 20
+    };
 
     @Test
     void theHashIsSha1WhateverTheLengthAndPieces() throws Exception {
@@ -148,7 +149,8 @@ class DetectingSha1Test {
         for (int[] dm : Sha1DisturbanceVectors.MESSAGE_DIFFERENCE) {
             assertEquals(80, dm.length);
             for (int t = 16; t < 80; t++) {
-                assertEquals(Integer.rotateLeft(dm[t - 3] ^ dm[t - 8] ^ dm[t - 14] ^ dm[t - 16], 1), dm[t], "word " + t);
+                assertEquals(
+                        Integer.rotateLeft(dm[t - 3] ^ dm[t - 8] ^ dm[t - 14] ^ dm[t - 16], 1), dm[t], "word " + t);
             }
         }
     }

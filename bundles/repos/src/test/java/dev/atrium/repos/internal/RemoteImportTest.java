@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
-
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.Repository;
@@ -34,12 +37,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-
 /**
  * A remote import against a real Git smart-HTTP server on loopback (JGit's {@link UploadPack} behind an HTTP
  * server); the guard decides which names lead where, and only its answers can lead a connection anywhere.
@@ -48,10 +45,12 @@ class RemoteImportTest {
 
     /** A name no resolver knows (RFC 6761): a connection reaches it only through the guard's answer. */
     static final String REMOTE = "remote.invalid";
+
     static final RemoteImport.Limits LIMITS = new RemoteImport.Limits(1L << 30, 5_000_000, 30);
 
     @TempDir
     Path tmp;
+
     private Repository upstream;
     private ObjectId head;
     private HttpServer server;
@@ -64,11 +63,19 @@ class RemoteImportTest {
 
     @BeforeEach
     void serve() throws Exception {
-        try (Git git = Git.init().setDirectory(tmp.resolve("upstream").toFile()).setInitialBranch("main").call()) {
+        try (Git git = Git.init()
+                .setDirectory(tmp.resolve("upstream").toFile())
+                .setInitialBranch("main")
+                .call()) {
             Files.writeString(tmp.resolve("upstream").resolve("README"), "hello\n");
             git.add().addFilepattern("README").call();
-            head = git.commit().setMessage("first").setAuthor("A", "a@example.org").setCommitter("A", "a@example.org")
-                    .setSign(false).call().getId();
+            head = git.commit()
+                    .setMessage("first")
+                    .setAuthor("A", "a@example.org")
+                    .setCommitter("A", "a@example.org")
+                    .setSign(false)
+                    .call()
+                    .getId();
             upstream = git.getRepository();
         }
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -141,7 +148,10 @@ class RemoteImportTest {
     }
 
     private Repository local() throws IOException {
-        Repository r = new FileRepositoryBuilder().setGitDir(tmp.resolve("local.git").toFile()).setBare().build();
+        Repository r = new FileRepositoryBuilder()
+                .setGitDir(tmp.resolve("local.git").toFile())
+                .setBare()
+                .build();
         r.create(true);
         return r;
     }
@@ -165,7 +175,8 @@ class RemoteImportTest {
             assertEquals(head, into.exactRef("refs/heads/main").getObjectId());
             assertTrue(into.getObjectDatabase().has(head));
         }
-        assertTrue(requests.stream().anyMatch(r -> r.startsWith("POST ") && r.endsWith("/git-upload-pack")),
+        assertTrue(
+                requests.stream().anyMatch(r -> r.startsWith("POST ") && r.endsWith("/git-upload-pack")),
                 "JGit's fetch went through the guarded client: " + requests);
         assertEquals("null", acceptEncodings.get(0), "the probe reads the advertisement as it is");
         assertEquals("gzip", acceptEncodings.get(1), "JGit asks for gzip and decodes it itself");
@@ -177,7 +188,9 @@ class RemoteImportTest {
     }
 
     private static long importThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("atrium-git-import")).count();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("atrium-git-import"))
+                .count();
     }
 
     @Test
@@ -190,7 +203,8 @@ class RemoteImportTest {
             throw refusedAs("10.0.0.1");
         };
         try (Repository into = local()) {
-            ApiException refused = assertThrows(ApiException.class, () -> RemoteImport.run(rebinding, remote("127.0.0.1"), null, LIMITS, into));
+            ApiException refused = assertThrows(
+                    ApiException.class, () -> RemoteImport.run(rebinding, remote("127.0.0.1"), null, LIMITS, into));
             assertEquals(400, refused.status());
             assertTrue(refused.getMessage().contains("10.0.0.1"), refused.getMessage());
         }
@@ -207,7 +221,8 @@ class RemoteImportTest {
             throw refusedAs("10.0.0.1");
         };
         try (Repository into = local()) {
-            ApiException refused = assertThrows(ApiException.class, () -> RemoteImport.run(rebinding, remote(REMOTE), null, LIMITS, into));
+            ApiException refused = assertThrows(
+                    ApiException.class, () -> RemoteImport.run(rebinding, remote(REMOTE), null, LIMITS, into));
             assertEquals(400, refused.status());
             assertTrue(refused.getMessage().contains("10.0.0.1"), refused.getMessage());
             assertEquals(null, into.exactRef("refs/heads/main"), "nothing was fetched");
@@ -221,8 +236,10 @@ class RemoteImportTest {
         EgressGuard loopback = uri -> List.of(InetAddress.getLoopbackAddress());
         try (Repository into = local()) {
             long start = System.nanoTime();
-            ApiException late = assertThrows(ApiException.class,
-                    () -> RemoteImport.run(loopback, remote(REMOTE), null, new RemoteImport.Limits(1L << 30, 5_000_000, 1), into));
+            ApiException late = assertThrows(
+                    ApiException.class,
+                    () -> RemoteImport.run(
+                            loopback, remote(REMOTE), null, new RemoteImport.Limits(1L << 30, 5_000_000, 1), into));
             assertEquals(400, late.status());
             // JGit words a SocketTimeoutException as its own "Connection time out: <host>"
             assertTrue(late.getMessage().contains("time out: " + REMOTE), late.getMessage());
@@ -235,7 +252,8 @@ class RemoteImportTest {
         EgressGuard loopback = uri -> List.of(InetAddress.getLoopbackAddress());
         URI bad = URI.create("http://" + REMOTE + ":" + server.getAddress().getPort() + "/bad.git");
         try (Repository into = local()) {
-            ApiException refused = assertThrows(ApiException.class, () -> RemoteImport.run(loopback, bad, null, LIMITS, into));
+            ApiException refused =
+                    assertThrows(ApiException.class, () -> RemoteImport.run(loopback, bad, null, LIMITS, into));
             assertEquals(400, refused.status());
             assertTrue(refused.getMessage().contains("invalid URL"), refused.getMessage());
         }
@@ -246,7 +264,8 @@ class RemoteImportTest {
         EgressGuard loopback = uri -> List.of(InetAddress.getLoopbackAddress());
         URI wrong = URI.create("http://" + REMOTE + ":" + server.getAddress().getPort() + "/nothing.git");
         try (Repository into = local()) {
-            ApiException refused = assertThrows(ApiException.class, () -> RemoteImport.run(loopback, wrong, null, LIMITS, into));
+            ApiException refused =
+                    assertThrows(ApiException.class, () -> RemoteImport.run(loopback, wrong, null, LIMITS, into));
             assertEquals(400, refused.status());
             assertTrue(refused.getMessage().contains("answered 404"), refused.getMessage());
         }

@@ -2,7 +2,6 @@ package dev.atrium.resource.api;
 
 import java.time.Instant;
 import java.util.List;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -30,6 +29,5 @@ public interface AnalyticsFacet {
      * @param blobs     string dimensions
      * @param doubles   numeric measures
      */
-    record DataPoint(Instant timestamp, List<String> indexes, List<String> blobs, List<Double> doubles) {
-    }
+    record DataPoint(Instant timestamp, List<String> indexes, List<String> blobs, List<Double> doubles) {}
 }

@@ -28,7 +28,9 @@ public final class ConfigSchema {
 
     /** A field's JSON type. */
     public enum Type {
-        STRING, INTEGER, BOOLEAN
+        STRING,
+        INTEGER,
+        BOOLEAN
     }
 
     /**
@@ -43,7 +45,14 @@ public final class ConfigSchema {
      * @param max         for integers the largest value, for strings the longest length; null for none
      * @param allowed     for strings the only values accepted, or an empty list for any
      */
-    public record Field(String name, Type type, String description, boolean required, Object defaultValue, Long min, Long max,
+    public record Field(
+            String name,
+            Type type,
+            String description,
+            boolean required,
+            Object defaultValue,
+            Long min,
+            Long max,
             List<String> allowed) {
 
         public Field {
@@ -109,7 +118,12 @@ public final class ConfigSchema {
         for (String key : in.keySet()) {
             if (fields.stream().noneMatch(f -> f.name().equals(key))) {
                 throw ResourceException.badInput("config has an unknown field '" + key + "'"
-                        + (fields.isEmpty() ? "; this type takes no config" : "; known: " + String.join(", ", fields.stream().map(Field::name).toList())));
+                        + (fields.isEmpty()
+                                ? "; this type takes no config"
+                                : "; known: "
+                                        + String.join(
+                                                ", ",
+                                                fields.stream().map(Field::name).toList())));
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
@@ -205,8 +219,7 @@ public final class ConfigSchema {
         private final List<Field> fields = new ArrayList<>();
         private final Set<String> secrets = new LinkedHashSet<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * A write-only string field of 1 to {@code maxLength} characters (an API key, a password): given on create and
@@ -221,8 +234,17 @@ public final class ConfigSchema {
         }
 
         /** A string field; {@code allowed} empty for any value, {@code defaultValue} null for none (then it is optional unless {@code required}). */
-        public Builder string(String name, String description, boolean required, List<String> allowed, String defaultValue) {
-            fields.add(new Field(name, Type.STRING, description, required && defaultValue == null, defaultValue, 0L, 1000L, allowed));
+        public Builder string(
+                String name, String description, boolean required, List<String> allowed, String defaultValue) {
+            fields.add(new Field(
+                    name,
+                    Type.STRING,
+                    description,
+                    required && defaultValue == null,
+                    defaultValue,
+                    0L,
+                    1000L,
+                    allowed));
             return this;
         }
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -32,18 +31,15 @@ public interface KvFacet {
      */
     void put(ResourceContext ctx, String key, byte[] value, Duration ttl) throws ResourceException;
 
-    /** @return whether there was a live entry */
+    /** Returns whether there was a live entry. */
     boolean delete(ResourceContext ctx, String key) throws ResourceException;
 
     /** An entry; {@code expiresAt} null when it does not expire. */
-    record KvEntry(String key, byte[] value, Instant expiresAt) {
-    }
+    record KvEntry(String key, byte[] value, Instant expiresAt) {}
 
     /** A key in a listing; {@code expiresAt} null when it does not expire. */
-    record KvKey(String name, Instant expiresAt) {
-    }
+    record KvKey(String name, Instant expiresAt) {}
 
     /** A page of keys; {@code cursor} null when there are no more. */
-    record KvPage(List<KvKey> keys, String cursor) {
-    }
+    record KvPage(List<KvKey> keys, String cursor) {}
 }

@@ -4,7 +4,6 @@ import java.io.InputStream;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -44,20 +43,18 @@ public interface ObjectFacet {
      * @param contentType the media type to serve it with, or null
      * @param maxBytes    the most bytes to accept; more is {@link ResourceException.Kind#TOO_LARGE} and nothing changes
      */
-    ObjectInfo put(ResourceContext ctx, String key, InputStream content, String contentType, long maxBytes) throws ResourceException;
+    ObjectInfo put(ResourceContext ctx, String key, InputStream content, String contentType, long maxBytes)
+            throws ResourceException;
 
-    /** @return whether there was an object */
+    /** Returns whether there was an object. */
     boolean delete(ResourceContext ctx, String key) throws ResourceException;
 
     /** An object's metadata; {@code etag} is a strong validator of its bytes (a SHA-256 in hex, say). */
-    record ObjectInfo(String key, long size, String etag, String contentType, Instant uploaded) {
-    }
+    record ObjectInfo(String key, long size, String etag, String contentType, Instant uploaded) {}
 
     /** A page of objects; {@code cursor} null when there are no more. */
-    record ObjectPage(List<ObjectInfo> objects, String cursor) {
-    }
+    record ObjectPage(List<ObjectInfo> objects, String cursor) {}
 
     /** Totals of a resource. */
-    record ObjectStats(long objectCount, long totalBytes) {
-    }
+    record ObjectStats(long objectCount, long totalBytes) {}
 }

@@ -3,7 +3,6 @@ package dev.atrium.resource.api;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -45,6 +44,5 @@ public interface QueueFacet {
      * @param receipt  what {@link #ack} takes; valid for this delivery only
      * @param attempts how often it was delivered, this time included
      */
-    record QueueMessage(String id, byte[] body, String receipt, int attempts, Instant enqueuedAt) {
-    }
+    record QueueMessage(String id, byte[] body, String receipt, int attempts, Instant enqueuedAt) {}
 }

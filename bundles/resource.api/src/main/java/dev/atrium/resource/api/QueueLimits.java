@@ -3,7 +3,6 @@ package dev.atrium.resource.api;
 import java.time.Duration;
 import java.util.UUID;
 
-
 /**
  * What a queue resource accepts, on every backend: its config ({@link #SCHEMA}) and the bounds of a message, a delay,
  * a visibility timeout, a receive and a listing. Every {@link QueueFacet} provider checks its calls with these, so a
@@ -20,8 +19,7 @@ public final class QueueLimits {
             .integer("max_message_bytes", "largest message body accepted", 1, 1_048_576, 262_144)
             .build();
 
-    private QueueLimits() {
-    }
+    private QueueLimits() {}
 
     public static int maxDeliveries(ResourceContext ctx) {
         return ctx.config().get("max_deliveries") instanceof Number n ? n.intValue() : 5;
@@ -33,7 +31,9 @@ public final class QueueLimits {
         }
         long most = ctx.config().get("max_message_bytes") instanceof Number n ? n.longValue() : 262_144;
         if (body.length > most) {
-            throw new ResourceException(ResourceException.Kind.TOO_LARGE, "the message has " + body.length + " bytes; this queue takes at most " + most);
+            throw new ResourceException(
+                    ResourceException.Kind.TOO_LARGE,
+                    "the message has " + body.length + " bytes; this queue takes at most " + most);
         }
     }
 

@@ -1,13 +1,10 @@
 package dev.atrium.resource.api;
 
+import dev.atrium.blob.api.BlobStore;
 import java.nio.file.Path;
 import java.util.Map;
-
 import javax.sql.DataSource;
-
 import org.osgi.annotation.versioning.ProviderType;
-
-import dev.atrium.blob.api.BlobStore;
 
 /**
  * One resource, as the core hands it to its provider for one call. The core made it after authorising the caller:

@@ -1,13 +1,11 @@
 package dev.atrium.resource.api;
 
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.SpaceRef;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.SpaceRef;
 
 /**
  * What the resources core lets other capabilities (services) do with resources: find one a service may bind, keep the
@@ -29,8 +27,8 @@ public interface ResourceDirectory {
      * @param access      what the service's code may do: {@link Access#WRITE} in the resource's own workspace, the
      *                    grant (at most write) otherwise
      */
-    record Bound(String bindingName, String resourceId, String resourceName, String type, String spaceId, Access access) {
-    }
+    record Bound(
+            String bindingName, String resourceId, String resourceName, String type, String spaceId, Access access) {}
 
     /**
      * The resource with {@code resourceId} (or, when that is null, named {@code resourceName} in {@code space}) that a
@@ -68,6 +66,5 @@ public interface ResourceDirectory {
     <F> Optional<Opened<F>> open(String serviceId, String spaceId, String bindingName, Class<F> facet);
 
     /** A facet and the context to call it with. */
-    record Opened<F>(F facet, ResourceContext context, Bound bound) {
-    }
+    record Opened<F>(F facet, ResourceContext context, Bound bound) {}
 }

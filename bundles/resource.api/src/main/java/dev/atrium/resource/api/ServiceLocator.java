@@ -1,7 +1,6 @@
 package dev.atrium.resource.api;
 
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**

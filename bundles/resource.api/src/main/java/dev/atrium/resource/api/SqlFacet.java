@@ -2,7 +2,6 @@ package dev.atrium.resource.api;
 
 import java.io.OutputStream;
 import java.util.List;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -35,8 +34,7 @@ public interface SqlFacet {
     void export(ResourceContext ctx, OutputStream out) throws ResourceException;
 
     /** A table and how many rows it has (-1 when counting would be too slow). */
-    record TableInfo(String name, long rowCount) {
-    }
+    record TableInfo(String name, long rowCount) {}
 
     /**
      * A statement's result.
@@ -46,6 +44,5 @@ public interface SqlFacet {
      * @param rowsChanged rows inserted, updated or deleted; 0 for a query
      * @param truncated   whether rows were left out because of the provider's result-size limit
      */
-    record SqlResult(List<String> columns, List<List<Object>> rows, long rowsChanged, boolean truncated) {
-    }
+    record SqlResult(List<String> columns, List<List<Object>> rows, long rowsChanged, boolean truncated) {}
 }

@@ -2,7 +2,6 @@ package dev.atrium.resource.api;
 
 import java.util.List;
 import java.util.Map;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -15,20 +14,19 @@ public interface VectorFacet {
     /** Inserts or replaces vectors by id. */
     void upsert(ResourceContext ctx, List<Vector> vectors) throws ResourceException;
 
-    /** @return how many of {@code ids} existed */
+    /** Returns how many of {@code ids} existed. */
     int delete(ResourceContext ctx, List<String> ids) throws ResourceException;
 
     /**
      * The {@code topK} nearest vectors to {@code query} whose metadata matches every entry of {@code filter}
      * (equality on top-level fields; an empty filter matches all), best first.
      */
-    List<Match> query(ResourceContext ctx, float[] query, int topK, Map<String, Object> filter) throws ResourceException;
+    List<Match> query(ResourceContext ctx, float[] query, int topK, Map<String, Object> filter)
+            throws ResourceException;
 
     /** A stored vector with JSON-like metadata. */
-    record Vector(String id, float[] values, Map<String, Object> metadata) {
-    }
+    record Vector(String id, float[] values, Map<String, Object> metadata) {}
 
     /** A query result; a higher score is nearer, whatever the metric. */
-    record Match(String id, double score, Map<String, Object> metadata) {
-    }
+    record Match(String id, double score, Map<String, Object> metadata) {}
 }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -23,8 +22,8 @@ import org.osgi.annotation.versioning.ConsumerType;
 public interface WorkflowFacet {
 
     /** An instance as {@code instance.status()} shows it. */
-    record Instance(String id, String status, String outputJson, String errorName, String errorMessage, Instant createdAt) {
-    }
+    record Instance(
+            String id, String status, String outputJson, String errorName, String errorMessage, Instant createdAt) {}
 
     /**
      * Creates a queued instance.
@@ -41,7 +40,11 @@ public interface WorkflowFacet {
 
     /** What {@link #control} does. */
     enum Control {
-        PAUSE, RESUME, TERMINATE, RESTART, DELETE
+        PAUSE,
+        RESUME,
+        TERMINATE,
+        RESTART,
+        DELETE
     }
 
     /**
@@ -53,8 +56,7 @@ public interface WorkflowFacet {
     void control(ResourceContext ctx, String id, Control action) throws ResourceException;
 
     /** An instance claimed to run, until {@link #finish} or until its lease expires. */
-    record Claim(String instanceId, String lease, String paramsJson, Instant createdAt) {
-    }
+    record Claim(String instanceId, String lease, String paramsJson, Instant createdAt) {}
 
     /**
      * Claims up to {@code max} instances of {@code runner} that are due to run (queued, or waiting and due) and held by
@@ -77,7 +79,8 @@ public interface WorkflowFacet {
      * @param attempt      the attempt to make now, from 1 ({@code RUN})
      * @param waitMillis   how long to wait in memory before asking again ({@code WAIT})
      */
-    record StepAnswer(Action action, String valueJson, String errorName, String errorMessage, int attempt, long waitMillis) {
+    record StepAnswer(
+            Action action, String valueJson, String errorName, String errorMessage, int attempt, long waitMillis) {
 
         /** The actions. */
         public enum Action {
@@ -97,8 +100,7 @@ public interface WorkflowFacet {
     }
 
     /** A step's retry settings, Cloudflare's defaults filled in by the caller. */
-    record Retries(int limit, long delayMillis, String backoff) {
-    }
+    record Retries(int limit, long delayMillis, String backoff) {}
 
     /**
      * Starts (or replays) {@code step.do} with the key {@code key} ({@code do:<n>:<name>}, the n-th step of that name).
@@ -106,27 +108,43 @@ public interface WorkflowFacet {
     StepAnswer beginStep(ResourceContext ctx, String instanceId, String lease, String key) throws ResourceException;
 
     /** Stores the result of the step's current attempt; answers {@code REPLAY} with the stored value, or {@code ABORT}. */
-    StepAnswer completeStep(ResourceContext ctx, String instanceId, String lease, String key, String valueJson) throws ResourceException;
+    StepAnswer completeStep(ResourceContext ctx, String instanceId, String lease, String key, String valueJson)
+            throws ResourceException;
 
     /**
      * Records a failed attempt: the step is retried after its delay ({@code WAIT} or {@code SUSPEND}), or, past its
      * limit or when {@code retryable} is false, fails for good ({@code THROW}).
      */
-    StepAnswer failStep(ResourceContext ctx, String instanceId, String lease, String key, String errorName, String errorMessage,
-            boolean retryable, Retries retries) throws ResourceException;
+    StepAnswer failStep(
+            ResourceContext ctx,
+            String instanceId,
+            String lease,
+            String key,
+            String errorName,
+            String errorMessage,
+            boolean retryable,
+            Retries retries)
+            throws ResourceException;
 
     /**
      * {@code step.sleep} / {@code step.sleepUntil} with the key {@code sleep:<n>:<name>}: the first call stores the
      * deadline ({@code until}); the run is suspended until then ({@code SUSPEND}), and once it passed the sleep is
      * done ({@code REPLAY}).
      */
-    StepAnswer sleep(ResourceContext ctx, String instanceId, String lease, String key, Instant until) throws ResourceException;
+    StepAnswer sleep(ResourceContext ctx, String instanceId, String lease, String key, Instant until)
+            throws ResourceException;
 
     /**
      * Ends a run: {@code complete} with {@code outputJson}, or {@code errored} when {@code errorName} is not null.
      *
      * @return false when the lease was no longer the instance's (nothing changed)
      */
-    boolean finish(ResourceContext ctx, String instanceId, String lease, String outputJson, String errorName, String errorMessage)
+    boolean finish(
+            ResourceContext ctx,
+            String instanceId,
+            String lease,
+            String outputJson,
+            String errorName,
+            String errorMessage)
             throws ResourceException;
 }

@@ -6,7 +6,7 @@
  * A provider is an OSGi service implementing {@link dev.atrium.resource.api.ResourceProvider}, registered with the
  * service properties {@value dev.atrium.resource.api.ResourceProvider#TYPE} (the resource type it serves) and
  * {@value dev.atrium.resource.api.ResourceProvider#BACKEND} (a short name of its backend, e.g. {@code postgres}).
- With Declarative Services and the component property type
+ * With Declarative Services and the component property type
  * {@link dev.atrium.resource.api.ResourceProviderType}:
  *
  * <pre>

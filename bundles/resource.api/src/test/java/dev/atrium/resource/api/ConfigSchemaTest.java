@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class ConfigSchemaTest {
@@ -20,16 +19,24 @@ class ConfigSchemaTest {
 
     @Test
     void validConfigGetsItsDefaultsFilledIn() throws ResourceException {
-        assertEquals(Map.of("max_bytes", 100L, "mode", "keep", "region", "eu", "strict", false), schema.validate(Map.of("region", "eu")));
-        assertEquals(Map.of("max_bytes", 7L, "mode", "drop", "region", "eu", "strict", true),
+        assertEquals(
+                Map.of("max_bytes", 100L, "mode", "keep", "region", "eu", "strict", false),
+                schema.validate(Map.of("region", "eu")));
+        assertEquals(
+                Map.of("max_bytes", 7L, "mode", "drop", "region", "eu", "strict", true),
                 schema.validate(Map.of("region", "eu", "max_bytes", 7, "mode", "drop", "strict", true)));
     }
 
     @Test
     void unknownMissingMistypedAndOutOfRangeFieldsAreBadInputNamingTheField() {
-        for (Map<String, Object> bad : List.<Map<String, Object>>of(Map.of("region", "eu", "colour", "red"), Map.of(),
-                Map.of("region", 5), Map.of("region", "eu", "max_bytes", 0), Map.of("region", "eu", "max_bytes", 1.5),
-                Map.of("region", "eu", "mode", "shred"), Map.of("region", "eu", "strict", "yes"))) {
+        for (Map<String, Object> bad : List.<Map<String, Object>>of(
+                Map.of("region", "eu", "colour", "red"),
+                Map.of(),
+                Map.of("region", 5),
+                Map.of("region", "eu", "max_bytes", 0),
+                Map.of("region", "eu", "max_bytes", 1.5),
+                Map.of("region", "eu", "mode", "shred"),
+                Map.of("region", "eu", "strict", "yes"))) {
             ResourceException e = assertThrows(ResourceException.class, () -> schema.validate(bad), bad.toString());
             assertEquals(ResourceException.Kind.BAD_INPUT, e.kind());
             assertTrue(e.getMessage().contains("config"), e.getMessage());
@@ -44,6 +51,18 @@ class ConfigSchemaTest {
         assertEquals(false, json.get("additionalProperties"));
         @SuppressWarnings("unchecked")
         Map<String, Object> max = (Map<String, Object>) ((Map<String, Object>) json.get("properties")).get("max_bytes");
-        assertEquals(Map.of("type", "integer", "description", "largest value", "default", 100L, "minimum", 1L, "maximum", 1000L), max);
+        assertEquals(
+                Map.of(
+                        "type",
+                        "integer",
+                        "description",
+                        "largest value",
+                        "default",
+                        100L,
+                        "minimum",
+                        1L,
+                        "maximum",
+                        1000L),
+                max);
     }
 }

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.resource.api.KvFacet.KvKey;
+import dev.atrium.resource.api.KvFacet.KvPage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,11 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.resource.api.KvFacet.KvKey;
-import dev.atrium.resource.api.KvFacet.KvPage;
 
 /**
  * What every {@code kv} backend does, whatever it keeps entries in. A backend's test extends this with its provider
@@ -45,7 +43,7 @@ public abstract class KvFacetContract {
     @Test
     void aValuePutIsReadBackByteForByte() throws Exception {
         ResourceContext r = newResource();
-        byte[] value = { 0, 1, (byte) 0xff, (byte) 0x80, 10, 13, 0 };
+        byte[] value = {0, 1, (byte) 0xff, (byte) 0x80, 10, 13, 0};
         kv().put(r, "binary", value, null);
         KvFacet.KvEntry entry = kv().get(r, "binary").orElseThrow();
         assertEquals("binary", entry.key());
@@ -85,7 +83,10 @@ public abstract class KvFacetContract {
         kv().put(r, "long", bytes("y"), Duration.ofHours(1));
         Instant expires = kv().get(r, "short").orElseThrow().expiresAt();
         assertNotNull(expires);
-        assertTrue(!expires.isBefore(before.plusMillis(900)) && !expires.isAfter(Instant.now().plusMillis(1100)), expires.toString());
+        assertTrue(
+                !expires.isBefore(before.plusMillis(900))
+                        && !expires.isAfter(Instant.now().plusMillis(1100)),
+                expires.toString());
         Thread.sleep(1300);
         assertTrue(kv().get(r, "short").isEmpty());
         assertEquals(List.of("long"), names(kv().list(r, "", null, 10)));
@@ -96,7 +97,8 @@ public abstract class KvFacetContract {
     @Test
     void keysAreListedInTheOrderOfTheirUtf8BytesAndAPrefixIsPlainText() throws Exception {
         ResourceContext r = newResource();
-        List<String> keys = List.of("b", "a_", "a", "a%", "a/b", "é", "Z", "ab", "a\u0000x".replace("\u0000", "-"), "日本");
+        List<String> keys =
+                List.of("b", "a_", "a", "a%", "a/b", "é", "Z", "ab", "a\u0000x".replace("\u0000", "-"), "日本");
         for (String key : keys) {
             kv().put(r, key, bytes(key), null);
         }
@@ -155,7 +157,8 @@ public abstract class KvFacetContract {
         assertTrue(kv().get(two, "shared-name").isEmpty());
         assertEquals(List.of(), names(kv().list(two, "", null, 10)));
         assertFalse(kv().delete(two, "shared-name"));
-        assertArrayEquals(bytes("one"), kv().get(one, "shared-name").orElseThrow().value());
+        assertArrayEquals(
+                bytes("one"), kv().get(one, "shared-name").orElseThrow().value());
     }
 
     @Test
@@ -179,7 +182,9 @@ public abstract class KvFacetContract {
         kv().put(r, "k", bytes("v"), null);
         kv().get(r, "k");
         kv().list(r, "", null, 10);
-        assertTrue(r.used("writes") >= 1 && r.used("reads") >= 2, "writes " + r.used("writes") + ", reads " + r.used("reads"));
+        assertTrue(
+                r.used("writes") >= 1 && r.used("reads") >= 2,
+                "writes " + r.used("writes") + ", reads " + r.used("reads"));
     }
 
     @Test

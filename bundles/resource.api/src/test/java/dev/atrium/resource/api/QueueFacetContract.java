@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.resource.api.QueueFacet.QueueMessage;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +25,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import dev.atrium.resource.api.QueueFacet.QueueMessage;
 
 /**
  * What every {@code queue} backend does, whatever it keeps messages in. A backend's test extends this with its provider
@@ -81,7 +79,8 @@ public abstract class QueueFacetContract {
     }
 
     /** Receives until {@code want} messages came or {@code within} passed. */
-    private List<QueueMessage> receiveUntil(ResourceContext r, int want, Duration visibility, Duration within) throws Exception {
+    private List<QueueMessage> receiveUntil(ResourceContext r, int want, Duration visibility, Duration within)
+            throws Exception {
         List<QueueMessage> got = new ArrayList<>();
         Instant end = Instant.now().plus(within);
         while (got.size() < want && Instant.now().isBefore(end)) {
@@ -96,7 +95,7 @@ public abstract class QueueFacetContract {
     @Test
     void aSentMessageIsReceivedByteForByteOnceAndGoneWhenAcked() throws Exception {
         ResourceContext r = newResource();
-        byte[] body = { 0, 1, (byte) 0xff, (byte) 0x80, 10, 13, 0 };
+        byte[] body = {0, 1, (byte) 0xff, (byte) 0x80, 10, 13, 0};
         Instant before = Instant.now().minusSeconds(2);
         String id = queue().send(r, body, null);
         assertNotNull(id);
@@ -106,19 +105,27 @@ public abstract class QueueFacetContract {
         assertEquals(id, m.id());
         assertArrayEquals(body, m.body());
         assertEquals(1, m.attempts());
-        assertTrue(!m.enqueuedAt().isBefore(before) && !m.enqueuedAt().isAfter(Instant.now().plusSeconds(2)), m.enqueuedAt().toString());
+        assertTrue(
+                !m.enqueuedAt().isBefore(before)
+                        && !m.enqueuedAt().isAfter(Instant.now().plusSeconds(2)),
+                m.enqueuedAt().toString());
         assertEquals(List.of(), queue().receive(r, 10, Duration.ofSeconds(30)), "a received message is hidden");
         assertTrue(queue().ack(r, m.receipt()));
         assertFalse(queue().ack(r, m.receipt()), "a receipt acknowledges once");
         queue().send(r, new byte[0], null);
-        assertArrayEquals(new byte[0], receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(5)).get(0).body());
+        assertArrayEquals(
+                new byte[0],
+                receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(5))
+                        .get(0)
+                        .body());
     }
 
     @Test
     void aMessageNotAckedInTimeIsDeliveredAgainAndItsOldReceiptNoLongerAcks() throws Exception {
         ResourceContext r = newResource();
         String id = queue().send(r, bytes("again"), null);
-        QueueMessage first = receiveUntil(r, 1, Duration.ofMillis(1500), Duration.ofSeconds(5)).get(0);
+        QueueMessage first = receiveUntil(r, 1, Duration.ofMillis(1500), Duration.ofSeconds(5))
+                .get(0);
         Instant received = Instant.now();
         assertEquals(List.of(), queue().receive(r, 1, Duration.ofSeconds(30)));
         List<QueueMessage> again = receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(10));
@@ -157,7 +164,10 @@ public abstract class QueueFacetContract {
         assertEquals(2, dead.get(0).attempts());
         String kept = queue().send(r, bytes("good"), null);
         List<QueueMessage> rest = receiveUntil(r, 2, Duration.ofSeconds(30), Duration.ofSeconds(2));
-        assertEquals(List.of(kept), rest.stream().map(QueueMessage::id).toList(), "the dead letter is never delivered again");
+        assertEquals(
+                List.of(kept),
+                rest.stream().map(QueueMessage::id).toList(),
+                "the dead letter is never delivered again");
     }
 
     @Test
@@ -189,14 +199,18 @@ public abstract class QueueFacetContract {
         Thread.sleep(200);
         List<QueueMessage> got = queue().receive(r, 3, Duration.ofSeconds(30));
         assertTrue(got.size() <= 3 && !got.isEmpty(), "got " + got.size());
-        assertEquals(5 - got.size(), receiveUntil(r, 5 - got.size(), Duration.ofSeconds(30), Duration.ofSeconds(5)).size());
+        assertEquals(
+                5 - got.size(),
+                receiveUntil(r, 5 - got.size(), Duration.ofSeconds(30), Duration.ofSeconds(5))
+                        .size());
     }
 
     @Test
     void aDelayedMessageIsHiddenUntilItsDelayPassed() throws Exception {
         ResourceContext r = newResource();
         if (!supportsDelay()) {
-            ResourceException e = assertThrows(ResourceException.class, () -> queue().send(r, bytes("later"), Duration.ofSeconds(1)));
+            ResourceException e =
+                    assertThrows(ResourceException.class, () -> queue().send(r, bytes("later"), Duration.ofSeconds(1)));
             assertEquals(ResourceException.Kind.BAD_INPUT, e.kind());
             queue().send(r, bytes("now"), Duration.ZERO);
             return;
@@ -204,7 +218,8 @@ public abstract class QueueFacetContract {
         Instant sent = Instant.now();
         String id = queue().send(r, bytes("later"), Duration.ofMillis(1200));
         assertEquals(List.of(), queue().receive(r, 1, Duration.ofSeconds(30)));
-        QueueMessage m = receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(10)).get(0);
+        QueueMessage m = receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(10))
+                .get(0);
         assertEquals(id, m.id());
         assertTrue(Duration.between(sent, Instant.now()).toMillis() >= 1100);
         assertEquals(1, m.attempts());
@@ -226,8 +241,12 @@ public abstract class QueueFacetContract {
         assertBad(ResourceException.Kind.BAD_INPUT, () -> queue().deadLetters(r, 0));
         Thread.sleep(200);
         assertEquals(List.of(), queue().receive(r, 10, Duration.ofSeconds(1)), "nothing was enqueued");
-        assertBad(ResourceException.Kind.BAD_INPUT, () -> provider().configSchema().validate(Map.of("max_deliveries", 0)));
-        assertBad(ResourceException.Kind.BAD_INPUT, () -> provider().configSchema().validate(Map.of("max_deliveries", "3")));
+        assertBad(
+                ResourceException.Kind.BAD_INPUT,
+                () -> provider().configSchema().validate(Map.of("max_deliveries", 0)));
+        assertBad(
+                ResourceException.Kind.BAD_INPUT,
+                () -> provider().configSchema().validate(Map.of("max_deliveries", "3")));
     }
 
     private interface Call {
@@ -246,7 +265,8 @@ public abstract class QueueFacetContract {
         queue().send(one, bytes("one"), null);
         Thread.sleep(200);
         assertEquals(List.of(), queue().receive(two, 10, Duration.ofSeconds(1)));
-        QueueMessage m = receiveUntil(one, 1, Duration.ofSeconds(30), Duration.ofSeconds(5)).get(0);
+        QueueMessage m = receiveUntil(one, 1, Duration.ofSeconds(30), Duration.ofSeconds(5))
+                .get(0);
         boolean ackedElsewhere;
         try {
             ackedElsewhere = queue().ack(two, m.receipt());
@@ -271,7 +291,11 @@ public abstract class QueueFacetContract {
         provider().deprovision(r);
         Thread.sleep(200);
         assertEquals(List.of(), queue().receive(r, 100, Duration.ofSeconds(1)));
-        assertArrayEquals(bytes("kept"), receiveUntil(other, 1, Duration.ofSeconds(30), Duration.ofSeconds(5)).get(0).body());
+        assertArrayEquals(
+                bytes("kept"),
+                receiveUntil(other, 1, Duration.ofSeconds(30), Duration.ofSeconds(5))
+                        .get(0)
+                        .body());
     }
 
     @Test
@@ -279,7 +303,9 @@ public abstract class QueueFacetContract {
         TestResourceContext r = newResource();
         queue().send(r, bytes("v"), null);
         receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(5));
-        assertTrue(r.used("writes") >= 1 && r.used("reads") >= 1, "writes " + r.used("writes") + ", reads " + r.used("reads"));
+        assertTrue(
+                r.used("writes") >= 1 && r.used("reads") >= 1,
+                "writes " + r.used("writes") + ", reads " + r.used("reads"));
         assertTrue(provider().health(r).healthy());
     }
 
@@ -293,9 +319,12 @@ public abstract class QueueFacetContract {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.addAll(consumerCommand(r));
-        Process consumer = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process consumer = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         Instant killed;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(consumer.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(consumer.getInputStream(), StandardCharsets.UTF_8))) {
             String line = out.readLine();
             assertEquals("RECEIVED " + id, line, "the consumer process received the message");
             consumer.destroyForcibly(); // SIGKILL: no ack, no cleanup
@@ -304,7 +333,10 @@ public abstract class QueueFacetContract {
         } finally {
             consumer.destroyForcibly();
         }
-        assertEquals(List.of(), queue().receive(r, 1, Duration.ofSeconds(30)), "still hidden by the dead consumer's receive");
+        assertEquals(
+                List.of(),
+                queue().receive(r, 1, Duration.ofSeconds(30)),
+                "still hidden by the dead consumer's receive");
         List<QueueMessage> again = receiveUntil(r, 1, Duration.ofSeconds(30), Duration.ofSeconds(15));
         assertEquals(1, again.size(), "delivered again after the visibility timeout");
         assertEquals(id, again.get(0).id());
@@ -346,7 +378,8 @@ public abstract class QueueFacetContract {
                     // a consumer gives up after 10 s without a message: a backend may take a few seconds to offer
                     // again a message it handed out that never reached the receive (NATS: its ack wait)
                     Instant lastMessage = Instant.now();
-                    while (acked.size() < total && Instant.now().isBefore(end)
+                    while (acked.size() < total
+                            && Instant.now().isBefore(end)
                             && Duration.between(lastMessage, Instant.now()).compareTo(Duration.ofSeconds(10)) < 0) {
                         List<QueueMessage> got = queue().receive(r, 10, Duration.ofSeconds(60));
                         if (!got.isEmpty()) {
@@ -371,7 +404,8 @@ public abstract class QueueFacetContract {
                 f.get();
             }
             assertEquals(sent, acked.keySet(), "every message acknowledged, none lost");
-            assertEquals(List.of(), acked.values().stream().filter(n -> n != 1).toList(), "no message acknowledged twice");
+            assertEquals(
+                    List.of(), acked.values().stream().filter(n -> n != 1).toList(), "no message acknowledged twice");
             assertEquals(total, deliveries.get(), "no message delivered twice while its receive was valid");
             assertEquals(0, failedAcks.get());
             assertEquals(List.of(), queue().receive(r, 10, Duration.ofSeconds(1)));

@@ -1,14 +1,12 @@
 package dev.atrium.resource.api;
 
+import dev.atrium.blob.api.BlobStore;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-
 import javax.sql.DataSource;
-
-import dev.atrium.blob.api.BlobStore;
 
 /**
  * A resource as a provider's own tests hand it over: a fresh id per instance, the backends the test passes, and a
@@ -27,7 +25,8 @@ public final class TestResourceContext implements ResourceContext {
     }
 
     /** The resource {@code resourceId} again (another process's view of the same resource, say). */
-    public TestResourceContext(String resourceId, DataSource dataSource, Path dataDirectory, Map<String, Object> config) {
+    public TestResourceContext(
+            String resourceId, DataSource dataSource, Path dataDirectory, Map<String, Object> config) {
         this.resourceId = resourceId;
         this.dataSource = dataSource;
         this.dataDirectory = dataDirectory;
@@ -98,6 +97,7 @@ public final class TestResourceContext implements ResourceContext {
 
     @Override
     public UsageMeter usage() {
-        return (metric, amount) -> usage.computeIfAbsent(metric, m -> new AtomicLong()).addAndGet(amount);
+        return (metric, amount) ->
+                usage.computeIfAbsent(metric, m -> new AtomicLong()).addAndGet(amount);
     }
 }

@@ -1,14 +1,13 @@
 package dev.atrium.resources.internal;
 
-import java.io.Serializable;
-import java.time.Instant;
-import java.util.Objects;
-
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.IdClass;
 import jakarta.persistence.Table;
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Objects;
 
 /** A grant of a resource to another workspace of its owner (table {@code resource_access}). */
 @Entity
@@ -36,8 +35,7 @@ public class AccessRow {
         public String resourceId;
         public String spaceId;
 
-        public Key() {
-        }
+        public Key() {}
 
         public Key(String resourceId, String spaceId) {
             this.resourceId = resourceId;

@@ -1,14 +1,5 @@
 package dev.atrium.resources.internal;
 
-import javax.ws.rs.core.SecurityContext;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Digests;
@@ -17,6 +8,13 @@ import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.resource.api.Access;
 import dev.atrium.resource.api.ServiceLocator;
+import javax.ws.rs.core.SecurityContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * Who may do what to a resource. Ownership is always the kernel's answer ({@link OwnerScope}); this class only
@@ -35,6 +33,7 @@ public class Authz {
 
     /** The header a resource token travels in (the {@code Authorization} header is the kernel's). */
     public static final String TOKEN_HEADER = "X-Resource-Token";
+
     public static final String TOKEN_PREFIX = "ark_";
 
     /**
@@ -60,7 +59,10 @@ public class Authz {
     private final ResourceStore store;
 
     /** The services capability's answer to "which workspace is this service in"; absent while it is not installed. */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     volatile ServiceLocator services;
 
     @Activate
@@ -135,9 +137,12 @@ public class Authz {
             return check(g, needed);
         }
         if (token == null || token.isBlank()) {
-            throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token> or " + TOKEN_HEADER + ": <resource token>");
+            throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token> or "
+                    + TOKEN_HEADER + ": <resource token>");
         }
-        TokenRow t = token.startsWith(TOKEN_PREFIX) ? store.tokenByHash(Digests.sha256Base64Url(token.trim())).orElse(null) : null;
+        TokenRow t = token.startsWith(TOKEN_PREFIX)
+                ? store.tokenByHash(Digests.sha256Base64Url(token.trim())).orElse(null)
+                : null;
         if (t == null) {
             throw ApiException.unauthorized("the resource token is invalid or was deleted");
         }
@@ -149,7 +154,8 @@ public class Authz {
         }
         Granted g = check(new Granted(row, Access.parse(t.permission), "token:" + t.id), needed);
         // when a token was last used, to the minute: one write per token per minute at most
-        if (t.lastUsedAt == null || t.lastUsedAt.isBefore(java.time.Instant.now().minusSeconds(60))) {
+        if (t.lastUsedAt == null
+                || t.lastUsedAt.isBefore(java.time.Instant.now().minusSeconds(60))) {
             store.touchToken(t.id);
         }
         return g;
@@ -178,8 +184,9 @@ public class Authz {
 
     private static Granted check(Granted g, Access needed) {
         if (!g.access().allows(needed)) {
-            throw ApiException.forbidden("this needs " + needed.wire() + " access to the resource; " + g.via().replaceAll(":.*", "")
-                    + " access here is " + g.access().wire());
+            throw ApiException.forbidden("this needs " + needed.wire() + " access to the resource; "
+                    + g.via().replaceAll(":.*", "") + " access here is "
+                    + g.access().wire());
         }
         return g;
     }

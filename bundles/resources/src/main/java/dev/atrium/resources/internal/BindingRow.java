@@ -1,14 +1,13 @@
 package dev.atrium.resources.internal;
 
-import java.io.Serializable;
-import java.time.Instant;
-import java.util.Objects;
-
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.IdClass;
 import jakarta.persistence.Table;
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Objects;
 
 /** A resource bound to a service under a binding name (table {@code resource_bindings}). */
 @Entity
@@ -36,8 +35,7 @@ public class BindingRow {
         public String resourceId;
         public String serviceId;
 
-        public Key() {
-        }
+        public Key() {}
 
         public Key(String resourceId, String serviceId) {
             this.resourceId = resourceId;
@@ -46,7 +44,9 @@ public class BindingRow {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && Objects.equals(resourceId, k.resourceId) && Objects.equals(serviceId, k.serviceId);
+            return o instanceof Key k
+                    && Objects.equals(resourceId, k.resourceId)
+                    && Objects.equals(serviceId, k.serviceId);
         }
 
         @Override

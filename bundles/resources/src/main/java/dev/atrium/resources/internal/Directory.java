@@ -1,5 +1,14 @@
 package dev.atrium.resources.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.BindingListener;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.ResourceProvider;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -8,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
@@ -21,22 +29,12 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.resource.api.Access;
-import dev.atrium.resource.api.BindingListener;
-import dev.atrium.resource.api.ResourceDirectory;
-import dev.atrium.resource.api.ResourceProvider;
-
 /**
  * The core's {@link ResourceDirectory}: the services capability finds, binds and opens resources here, under the same
  * rules as the {@code /api/resources} routes (ownership is the kernel's proof; another workspace of the same Principal
  * lends a resource only through a grant). The binding rows are the core's ({@code resource_bindings}).
  */
-@Component(service = { ResourceDirectory.class, Directory.class })
+@Component(service = {ResourceDirectory.class, Directory.class})
 public class Directory implements ResourceDirectory {
 
     private static final Logger LOG = LoggerFactory.getLogger(Directory.class);
@@ -57,8 +55,13 @@ public class Directory implements ResourceDirectory {
     private final List<ServiceReference<BindingListener>> listeners = new CopyOnWriteArrayList<>();
 
     @Activate
-    public Directory(ComponentContext context, @Reference ResourceStore store, @Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces,
-            @Reference Providers providers, @Reference Runtime runtime) {
+    public Directory(
+            ComponentContext context,
+            @Reference ResourceStore store,
+            @Reference OwnerScope ownerScope,
+            @Reference SpaceDirectory spaces,
+            @Reference Providers providers,
+            @Reference Runtime runtime) {
         this.context = context;
         this.store = store;
         this.ownerScope = ownerScope;
@@ -78,7 +81,11 @@ public class Directory implements ResourceDirectory {
         stopped = true;
     }
 
-    @Reference(name = LISTENERS, service = BindingListener.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+    @Reference(
+            name = LISTENERS,
+            service = BindingListener.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void addListener(ServiceReference<BindingListener> listener) {
         listeners.add(listener);
@@ -114,7 +121,9 @@ public class Directory implements ResourceDirectory {
         if (resourceId != null) {
             row = store.find(resourceId);
         } else if (resourceName != null) {
-            row = store.byName(resourceName).stream().filter(r -> r.spaceId.equals(space.id())).findFirst();
+            row = store.byName(resourceName).stream()
+                    .filter(r -> r.spaceId.equals(space.id()))
+                    .findFirst();
         } else {
             return Optional.empty();
         }
@@ -138,7 +147,9 @@ public class Directory implements ResourceDirectory {
         if (row.spaceId.equals(spaceId)) {
             return Optional.of(Access.WRITE);
         }
-        return store.grant(row.id, spaceId).map(g -> Access.parse(g.permission)).map(a -> a == Access.ADMIN ? Access.WRITE : a);
+        return store.grant(row.id, spaceId)
+                .map(g -> Access.parse(g.permission))
+                .map(a -> a == Access.ADMIN ? Access.WRITE : a);
     }
 
     private static Bound bound(String name, ResourceRow r, Access access) {
@@ -153,7 +164,8 @@ public class Directory implements ResourceDirectory {
             if (seen.putIfAbsent(b.bindingName, true) != null) {
                 continue; // one name, one resource: the older binding holds
             }
-            store.find(b.resourceId).ifPresent(r -> granted(r, spaceId).ifPresent(a -> out.add(bound(b.bindingName, r, a))));
+            store.find(b.resourceId)
+                    .ifPresent(r -> granted(r, spaceId).ifPresent(a -> out.add(bound(b.bindingName, r, a))));
         }
         return out;
     }
@@ -194,7 +206,9 @@ public class Directory implements ResourceDirectory {
             }
             ResourceRow row = store.find(b.resourceId()).orElse(null);
             // a workspace whose owner is no longer active, or that was removed, lends nothing: fail closed
-            if (row == null || spaces.byId(row.spaceId).isEmpty() || spaces.byId(spaceId).isEmpty()) {
+            if (row == null
+                    || spaces.byId(row.spaceId).isEmpty()
+                    || spaces.byId(spaceId).isEmpty()) {
                 return Optional.empty();
             }
             Optional<ResourceProvider> provider = providers.find(row.type, row.backend);

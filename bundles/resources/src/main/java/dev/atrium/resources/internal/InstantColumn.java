@@ -1,10 +1,9 @@
 package dev.atrium.resources.internal;
 
-import java.sql.Timestamp;
-import java.time.Instant;
-
 import jakarta.persistence.AttributeConverter;
 import jakarta.persistence.Converter;
+import java.sql.Timestamp;
+import java.time.Instant;
 
 /** {@code Instant} ↔ {@code timestamptz}: EclipseLink 4.0.9 would otherwise serialise an Instant into a bytea. */
 @Converter(autoApply = true)

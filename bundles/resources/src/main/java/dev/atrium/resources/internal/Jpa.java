@@ -1,25 +1,5 @@
 package dev.atrium.resources.internal;
 
-import java.net.URL;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.Properties;
-import java.util.function.Function;
-
-import javax.sql.DataSource;
-
-import org.osgi.framework.Bundle;
-import org.osgi.framework.BundleContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Reference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.atrium.kernel.api.SchemaMigrations;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -30,6 +10,23 @@ import jakarta.persistence.ValidationMode;
 import jakarta.persistence.spi.ClassTransformer;
 import jakarta.persistence.spi.PersistenceUnitInfo;
 import jakarta.persistence.spi.PersistenceUnitTransactionType;
+import java.net.URL;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The resources core's EntityManagerFactory: EclipseLink on the kernel's {@link DataSource}, created in this bundle
@@ -43,7 +40,8 @@ public class Jpa {
 
     private static final Logger LOG = LoggerFactory.getLogger(Jpa.class);
 
-    static final List<Class<?>> ENTITIES = List.of(ResourceRow.class, AccessRow.class, TokenRow.class, BindingRow.class, InstantColumn.class);
+    static final List<Class<?>> ENTITIES =
+            List.of(ResourceRow.class, AccessRow.class, TokenRow.class, BindingRow.class, InstantColumn.class);
 
     /**
      * Built beside the server's start rather than in it (0.3 s warm, over a second on a cold JVM); the first use waits
@@ -80,11 +78,14 @@ public class Jpa {
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
         try {
-            EntityManagerFactory emf = new org.eclipse.persistence.jpa.PersistenceProvider().createContainerEntityManagerFactory(
-                    new Unit(loader, dataSource, bundle.getEntry("/")), properties);
+            EntityManagerFactory emf = new org.eclipse.persistence.jpa.PersistenceProvider()
+                    .createContainerEntityManagerFactory(
+                            new Unit(loader, dataSource, bundle.getEntry("/")), properties);
             // EclipseLink logs in lazily: do it now, so a broken mapping shows here, logged, rather than at a request
             emf.createEntityManager().close();
-            LOG.info("resources: EclipseLink EntityManagerFactory ready in {} ms", (System.nanoTime() - started) / 1_000_000);
+            LOG.info(
+                    "resources: EclipseLink EntityManagerFactory ready in {} ms",
+                    (System.nanoTime() - started) / 1_000_000);
             return emf;
         } catch (RuntimeException e) {
             LOG.error("resources: the EclipseLink EntityManagerFactory could not be built", e);
@@ -98,7 +99,8 @@ public class Jpa {
         try {
             return factory.join();
         } catch (CompletionException e) {
-            throw new IllegalStateException("the resources' EclipseLink EntityManagerFactory could not be built", e.getCause());
+            throw new IllegalStateException(
+                    "the resources' EclipseLink EntityManagerFactory could not be built", e.getCause());
         }
     }
 

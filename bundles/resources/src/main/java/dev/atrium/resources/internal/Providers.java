@@ -1,22 +1,5 @@
 package dev.atrium.resources.internal;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-
-import org.osgi.framework.Constants;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.resource.api.AnalyticsFacet;
 import dev.atrium.resource.api.KvFacet;
@@ -27,6 +10,20 @@ import dev.atrium.resource.api.SecretFacet;
 import dev.atrium.resource.api.SqlFacet;
 import dev.atrium.resource.api.VectorFacet;
 import dev.atrium.resource.api.WorkflowFacet;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.osgi.framework.Constants;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The resource providers that are running now, by type and backend. Providers come and go at run time (a plugin
@@ -36,39 +33,71 @@ import dev.atrium.resource.api.WorkflowFacet;
 public class Providers {
 
     /** A running provider and its service properties. */
-    public record Registered(String type, String backend, int ranking, long bundleId, long serviceId, ResourceProvider provider) {
-    }
+    public record Registered(
+            String type, String backend, int ranking, long bundleId, long serviceId, ResourceProvider provider) {}
 
     private static final Logger LOG = LoggerFactory.getLogger(Providers.class);
 
     /** The facet each type the core serves routes for needs: a provider without it could answer none of them. */
-    static final Map<String, Class<?>> FACETS = Map.of("kv", KvFacet.class, "r2", ObjectFacet.class, "d1", SqlFacet.class, "queue",
-            QueueFacet.class, "vectorize", VectorFacet.class, "analyticsEngine", AnalyticsFacet.class, "secretRef", SecretFacet.class,
-            "workflow", WorkflowFacet.class);
+    static final Map<String, Class<?>> FACETS = Map.of(
+            "kv",
+            KvFacet.class,
+            "r2",
+            ObjectFacet.class,
+            "d1",
+            SqlFacet.class,
+            "queue",
+            QueueFacet.class,
+            "vectorize",
+            VectorFacet.class,
+            "analyticsEngine",
+            AnalyticsFacet.class,
+            "secretRef",
+            SecretFacet.class,
+            "workflow",
+            WorkflowFacet.class);
 
     private final Map<ResourceProvider, Registered> providers = new ConcurrentHashMap<>();
 
-    @Reference(service = ResourceProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+    @Reference(
+            service = ResourceProvider.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void add(ResourceProvider provider, Map<String, Object> properties) {
         Object type = properties.get(ResourceProvider.TYPE);
         Object backend = properties.get(ResourceProvider.BACKEND);
         if (!(type instanceof String t && backend instanceof String b && !t.isBlank() && !b.isBlank())) {
-            LOG.error("resource provider {} refused: it has no {} and {} service properties (@ResourceProviderType)",
-                    provider.getClass().getName(), ResourceProvider.TYPE, ResourceProvider.BACKEND);
+            LOG.error(
+                    "resource provider {} refused: it has no {} and {} service properties (@ResourceProviderType)",
+                    provider.getClass().getName(),
+                    ResourceProvider.TYPE,
+                    ResourceProvider.BACKEND);
             return;
         }
         Class<?> facet = FACETS.get(t);
         if (facet != null && !facet.isInstance(provider)) {
-            LOG.error("resource provider {} ({}/{}) refused: a {} provider must implement {}", provider.getClass().getName(), t, b, t,
+            LOG.error(
+                    "resource provider {} ({}/{}) refused: a {} provider must implement {}",
+                    provider.getClass().getName(),
+                    t,
+                    b,
+                    t,
                     facet.getName());
             return;
         }
         Object ranking = properties.get(Constants.SERVICE_RANKING);
         Object bundleId = properties.get(Constants.SERVICE_BUNDLEID);
         Object serviceId = properties.get(Constants.SERVICE_ID);
-        providers.put(provider, new Registered(t, b, ranking instanceof Integer i ? i : 0, bundleId instanceof Long l ? l : Long.MAX_VALUE,
-                serviceId instanceof Long l ? l : Long.MAX_VALUE, provider));
+        providers.put(
+                provider,
+                new Registered(
+                        t,
+                        b,
+                        ranking instanceof Integer i ? i : 0,
+                        bundleId instanceof Long l ? l : Long.MAX_VALUE,
+                        serviceId instanceof Long l ? l : Long.MAX_VALUE,
+                        provider));
     }
 
     void remove(ResourceProvider provider) {
@@ -77,8 +106,10 @@ public class Providers {
 
     /** The provider of {@code type} on {@code backend}, if one is running. */
     public Optional<ResourceProvider> find(String type, String backend) {
-        return providers.values().stream().filter(r -> r.type().equals(type) && r.backend().equals(backend))
-                .max(Comparator.comparingInt(Registered::ranking)).map(Registered::provider);
+        return providers.values().stream()
+                .filter(r -> r.type().equals(type) && r.backend().equals(backend))
+                .max(Comparator.comparingInt(Registered::ranking))
+                .map(Registered::provider);
     }
 
     /** The provider of {@code type} on {@code backend}, or 503 naming the one that is missing. */
@@ -87,8 +118,9 @@ public class Providers {
     }
 
     static ApiException missing(String type, String backend) {
-        return ApiException.unavailable("the resource provider " + type + "/" + backend + " (type '" + type + "', backend '" + backend
-                + "') is not running; the resource and its data are kept and it works again once that provider is installed");
+        return ApiException.unavailable(
+                "the resource provider " + type + "/" + backend + " (type '" + type + "', backend '" + backend
+                        + "') is not running; the resource and its data are kept and it works again once that provider is installed");
     }
 
     /**
@@ -99,8 +131,10 @@ public class Providers {
      * would: the provider registers anew after an update). An operator who wants another default gives it a ranking.
      */
     public Optional<String> defaultBackend(String type) {
-        return providers.values().stream().filter(r -> r.type().equals(type))
-                .max(Comparator.comparingInt(Registered::ranking).thenComparing(Registered::bundleId, Comparator.reverseOrder())
+        return providers.values().stream()
+                .filter(r -> r.type().equals(type))
+                .max(Comparator.comparingInt(Registered::ranking)
+                        .thenComparing(Registered::bundleId, Comparator.reverseOrder())
                         .thenComparing(Registered::serviceId, Comparator.reverseOrder()))
                 .map(Registered::backend);
     }

@@ -1,22 +1,20 @@
 package dev.atrium.resources.internal;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
-import java.util.Set;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
+import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.resource.api.Access;
 import dev.atrium.resource.api.QueueFacet;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.runs.api.AgentTool;
 import dev.atrium.runs.api.ToolArguments;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * The agent tool {@code queue_write}: sends one message to a {@code queue} resource that the run's workspace owns,
@@ -27,7 +25,7 @@ import dev.atrium.runs.api.ToolArguments;
 @Component(service = AgentTool.class)
 public class QueueWriteTool implements AgentTool {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
 
     private final ResourceStore store;
     private final Providers providers;
@@ -71,7 +69,8 @@ public class QueueWriteTool implements AgentTool {
             throw new IOException("the provider queue/" + t.row().backend + " cannot send messages");
         }
         try {
-            String id = facet.send(runtime.context(t.row(), Access.WRITE), message.getBytes(StandardCharsets.UTF_8), null);
+            String id =
+                    facet.send(runtime.context(t.row(), Access.WRITE), message.getBytes(StandardCharsets.UTF_8), null);
             return JSON.writeValueAsString(Map.of("queue", t.row().name, "message_id", id));
         } catch (ResourceException e) {
             throw ResourceTools.failed(e);

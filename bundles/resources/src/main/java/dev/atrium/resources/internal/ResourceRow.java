@@ -1,11 +1,10 @@
 package dev.atrium.resources.internal;
 
-import java.time.Instant;
-
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import java.time.Instant;
 
 /** A resource as the core keeps it (table {@code resources}). */
 @Entity

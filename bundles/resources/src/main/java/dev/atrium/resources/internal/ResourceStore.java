@@ -1,16 +1,14 @@
 package dev.atrium.resources.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Sql;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Sql;
 
 /** The core's rows, through JPA: resources, access grants, tokens, bindings. Knows nothing of callers. */
 @Component(service = ResourceStore.class)
@@ -54,33 +52,51 @@ public class ResourceStore {
     }
 
     public List<ResourceRow> byName(String name) {
-        return jpa.read(em -> em.createQuery("SELECT r FROM ResourceRow r WHERE r.name = :name ORDER BY r.createdAt", ResourceRow.class)
-                .setParameter("name", name).setMaxResults(1000).getResultList());
+        return jpa.read(em -> em.createQuery(
+                        "SELECT r FROM ResourceRow r WHERE r.name = :name ORDER BY r.createdAt", ResourceRow.class)
+                .setParameter("name", name)
+                .setMaxResults(1000)
+                .getResultList());
     }
 
     public List<ResourceRow> list(String spaceId, String type, int limit, int offset) {
-        return jpa.read(em -> em.createQuery("SELECT r FROM ResourceRow r WHERE r.spaceId = :space" + (type == null ? "" : " AND r.type = :type")
-                + " ORDER BY r.createdAt, r.id", ResourceRow.class).setParameter("space", spaceId)
-                .setFirstResult(offset).setMaxResults(limit)
-                .setParameter(type == null ? "space" : "type", type == null ? spaceId : type).getResultList());
+        return jpa.read(em -> em.createQuery(
+                        "SELECT r FROM ResourceRow r WHERE r.spaceId = :space"
+                                + (type == null ? "" : " AND r.type = :type") + " ORDER BY r.createdAt, r.id",
+                        ResourceRow.class)
+                .setParameter("space", spaceId)
+                .setFirstResult(offset)
+                .setMaxResults(limit)
+                .setParameter(type == null ? "space" : "type", type == null ? spaceId : type)
+                .getResultList());
     }
 
     public long count(String spaceId, String type) {
-        return jpa.read(em -> em.createQuery("SELECT COUNT(r) FROM ResourceRow r WHERE r.spaceId = :space" + (type == null ? "" : " AND r.type = :type"),
-                Long.class).setParameter("space", spaceId).setParameter(type == null ? "space" : "type", type == null ? spaceId : type)
+        return jpa.read(em -> em.createQuery(
+                        "SELECT COUNT(r) FROM ResourceRow r WHERE r.spaceId = :space"
+                                + (type == null ? "" : " AND r.type = :type"),
+                        Long.class)
+                .setParameter("space", spaceId)
+                .setParameter(type == null ? "space" : "type", type == null ? spaceId : type)
                 .getSingleResult());
     }
 
     /** Resources other workspaces granted to {@code spaceId}, with the permission each grant gives. */
     public List<Object[]> sharedWith(String spaceId, int limit, int offset) {
-        return jpa.read(em -> em.createQuery("SELECT r, a.permission FROM ResourceRow r, AccessRow a WHERE a.resourceId = r.id AND a.spaceId = :space"
-                + " ORDER BY r.createdAt, r.id", Object[].class).setParameter("space", spaceId).setFirstResult(offset).setMaxResults(limit)
+        return jpa.read(em -> em.createQuery(
+                        "SELECT r, a.permission FROM ResourceRow r, AccessRow a WHERE a.resourceId = r.id AND a.spaceId = :space"
+                                + " ORDER BY r.createdAt, r.id",
+                        Object[].class)
+                .setParameter("space", spaceId)
+                .setFirstResult(offset)
+                .setMaxResults(limit)
                 .getResultList());
     }
 
     public long countSharedWith(String spaceId) {
         return jpa.read(em -> em.createQuery("SELECT COUNT(a) FROM AccessRow a WHERE a.spaceId = :space", Long.class)
-                .setParameter("space", spaceId).getSingleResult());
+                .setParameter("space", spaceId)
+                .getSingleResult());
     }
 
     /** Stores a changed name or config; 409 when the new name is taken in the workspace. */
@@ -108,14 +124,20 @@ public class ResourceStore {
 
     /** Deletes the resource and (by the schema's cascades) its grants, tokens and bindings. */
     public boolean delete(String id) {
-        return jpa.tx(em -> em.createQuery("DELETE FROM ResourceRow r WHERE r.id = :id").setParameter("id", id).executeUpdate() > 0);
+        return jpa.tx(em -> em.createQuery("DELETE FROM ResourceRow r WHERE r.id = :id")
+                        .setParameter("id", id)
+                        .executeUpdate()
+                > 0);
     }
 
     // access grants
 
     public List<AccessRow> grants(String resourceId) {
-        return jpa.read(em -> em.createQuery("SELECT a FROM AccessRow a WHERE a.resourceId = :id ORDER BY a.createdAt, a.spaceId", AccessRow.class)
-                .setParameter("id", resourceId).getResultList());
+        return jpa.read(em -> em.createQuery(
+                        "SELECT a FROM AccessRow a WHERE a.resourceId = :id ORDER BY a.createdAt, a.spaceId",
+                        AccessRow.class)
+                .setParameter("id", resourceId)
+                .getResultList());
     }
 
     public Optional<AccessRow> grant(String resourceId, String spaceId) {
@@ -143,14 +165,19 @@ public class ResourceStore {
 
     public boolean revoke(String resourceId, String spaceId) {
         return jpa.tx(em -> em.createQuery("DELETE FROM AccessRow a WHERE a.resourceId = :id AND a.spaceId = :space")
-                .setParameter("id", resourceId).setParameter("space", spaceId).executeUpdate() > 0);
+                        .setParameter("id", resourceId)
+                        .setParameter("space", spaceId)
+                        .executeUpdate()
+                > 0);
     }
 
     // tokens
 
     public List<TokenRow> tokens(String resourceId) {
-        return jpa.read(em -> em.createQuery("SELECT t FROM TokenRow t WHERE t.resourceId = :id ORDER BY t.createdAt, t.id", TokenRow.class)
-                .setParameter("id", resourceId).getResultList());
+        return jpa.read(em -> em.createQuery(
+                        "SELECT t FROM TokenRow t WHERE t.resourceId = :id ORDER BY t.createdAt, t.id", TokenRow.class)
+                .setParameter("id", resourceId)
+                .getResultList());
     }
 
     public TokenRow createToken(TokenRow row) {
@@ -162,25 +189,35 @@ public class ResourceStore {
 
     public boolean deleteToken(String resourceId, String tokenId) {
         return jpa.tx(em -> em.createQuery("DELETE FROM TokenRow t WHERE t.resourceId = :id AND t.id = :token")
-                .setParameter("id", resourceId).setParameter("token", tokenId).executeUpdate() > 0);
+                        .setParameter("id", resourceId)
+                        .setParameter("token", tokenId)
+                        .executeUpdate()
+                > 0);
     }
 
     public Optional<TokenRow> tokenByHash(String hash) {
-        List<TokenRow> rows = jpa.read(em -> em.createQuery("SELECT t FROM TokenRow t WHERE t.tokenHash = :hash", TokenRow.class)
-                .setParameter("hash", hash).getResultList());
+        List<TokenRow> rows =
+                jpa.read(em -> em.createQuery("SELECT t FROM TokenRow t WHERE t.tokenHash = :hash", TokenRow.class)
+                        .setParameter("hash", hash)
+                        .getResultList());
         return rows.stream().findFirst();
     }
 
     public void touchToken(String tokenId) {
-        jpa.tx(em -> em.createQuery("UPDATE TokenRow t SET t.lastUsedAt = :now WHERE t.id = :id").setParameter("now", now())
-                .setParameter("id", tokenId).executeUpdate());
+        jpa.tx(em -> em.createQuery("UPDATE TokenRow t SET t.lastUsedAt = :now WHERE t.id = :id")
+                .setParameter("now", now())
+                .setParameter("id", tokenId)
+                .executeUpdate());
     }
 
     // bindings
 
     public List<BindingRow> bindings(String resourceId) {
-        return jpa.read(em -> em.createQuery("SELECT b FROM BindingRow b WHERE b.resourceId = :id ORDER BY b.createdAt, b.serviceId", BindingRow.class)
-                .setParameter("id", resourceId).getResultList());
+        return jpa.read(em -> em.createQuery(
+                        "SELECT b FROM BindingRow b WHERE b.resourceId = :id ORDER BY b.createdAt, b.serviceId",
+                        BindingRow.class)
+                .setParameter("id", resourceId)
+                .getResultList());
     }
 
     public BindingRow bind(String resourceId, String serviceId, String bindingName) {
@@ -203,20 +240,29 @@ public class ResourceStore {
     }
 
     public boolean unbind(String resourceId, String serviceId) {
-        return jpa.tx(em -> em.createQuery("DELETE FROM BindingRow b WHERE b.resourceId = :id AND b.serviceId = :service")
-                .setParameter("id", resourceId).setParameter("service", serviceId).executeUpdate() > 0);
+        return jpa.tx(
+                em -> em.createQuery("DELETE FROM BindingRow b WHERE b.resourceId = :id AND b.serviceId = :service")
+                                .setParameter("id", resourceId)
+                                .setParameter("service", serviceId)
+                                .executeUpdate()
+                        > 0);
     }
 
     /** The bindings of one service, oldest first. */
     public List<BindingRow> bindingsOfService(String serviceId) {
-        return jpa.read(em -> em.createQuery("SELECT b FROM BindingRow b WHERE b.serviceId = :service ORDER BY b.createdAt, b.bindingName",
-                BindingRow.class).setParameter("service", serviceId).getResultList());
+        return jpa.read(em -> em.createQuery(
+                        "SELECT b FROM BindingRow b WHERE b.serviceId = :service ORDER BY b.createdAt, b.bindingName",
+                        BindingRow.class)
+                .setParameter("service", serviceId)
+                .getResultList());
     }
 
     /** Makes {@code byResource} (resource id to binding name) exactly the bindings of {@code serviceId}, in one transaction. */
     public void replaceBindings(String serviceId, java.util.Map<String, String> byResource) {
         jpa.tx(em -> {
-            em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service").setParameter("service", serviceId).executeUpdate();
+            em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service")
+                    .setParameter("service", serviceId)
+                    .executeUpdate();
             Instant now = now();
             for (java.util.Map.Entry<String, String> e : byResource.entrySet()) {
                 requireNoOtherService(em, e.getKey(), serviceId);
@@ -242,23 +288,30 @@ public class ResourceStore {
      * 409 when the resource is of a {@link #ONE_SERVICE_TYPES one-service type} and bound to a service other than
      * {@code serviceId}; the resource's row is locked first, so two services binding it at once cannot both succeed.
      */
-    private static void requireNoOtherService(jakarta.persistence.EntityManager em, String resourceId, String serviceId) {
+    private static void requireNoOtherService(
+            jakarta.persistence.EntityManager em, String resourceId, String serviceId) {
         ResourceRow r = em.find(ResourceRow.class, resourceId);
         if (r == null || !ONE_SERVICE_TYPES.contains(r.type)) {
             return;
         }
         em.lock(r, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
-        List<String> others = em.createQuery("SELECT b.serviceId FROM BindingRow b WHERE b.resourceId = :id AND b.serviceId <> :service",
-                String.class).setParameter("id", resourceId).setParameter("service", serviceId).getResultList();
+        List<String> others = em.createQuery(
+                        "SELECT b.serviceId FROM BindingRow b WHERE b.resourceId = :id AND b.serviceId <> :service",
+                        String.class)
+                .setParameter("id", resourceId)
+                .setParameter("service", serviceId)
+                .getResultList();
         if (!others.isEmpty()) {
-            throw ApiException.conflict("the " + r.type + " resource '" + r.name + "' is already bound to service " + others.get(0)
-                    + "; its objects run in one service's runtime, so it can be bound to one service at a time (unbind it there first)");
+            throw ApiException.conflict(
+                    "the " + r.type + " resource '" + r.name + "' is already bound to service " + others.get(0)
+                            + "; its objects run in one service's runtime, so it can be bound to one service at a time (unbind it there first)");
         }
     }
 
     /** Removes every binding of a service. */
     public int unbindService(String serviceId) {
-        return jpa.tx(em -> em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service").setParameter("service", serviceId)
+        return jpa.tx(em -> em.createQuery("DELETE FROM BindingRow b WHERE b.serviceId = :service")
+                .setParameter("service", serviceId)
                 .executeUpdate());
     }
 }

@@ -1,5 +1,16 @@
 package dev.atrium.resources.internal;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.AnalyticsFacet;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.VectorFacet;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ToolArguments;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -8,22 +19,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.resource.api.Access;
-import dev.atrium.resource.api.AnalyticsFacet;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.ResourceProvider;
-import dev.atrium.resource.api.VectorFacet;
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.ToolArguments;
 
 /**
  * The run-time capabilities of vector indexes and analytics datasets as agent tools ({@code vectorize_upsert},
@@ -35,20 +33,23 @@ import dev.atrium.runs.api.ToolArguments;
  */
 final class ResourceTools {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
 
-    private ResourceTools() {
-    }
+    private ResourceTools() {}
 
     /** The resource named {@code name} of {@code type} in the run's workspace, with its running provider. */
-    record Target(ResourceRow row, ResourceProvider provider) {
-    }
+    record Target(ResourceRow row, ResourceProvider provider) {}
 
-    static Target target(ResourceStore store, Providers providers, String spaceId, String name, String type) throws IOException {
-        ResourceRow row = store.byName(name).stream().filter(r -> r.spaceId.equals(spaceId) && r.type.equals(type)).findFirst()
+    static Target target(ResourceStore store, Providers providers, String spaceId, String name, String type)
+            throws IOException {
+        ResourceRow row = store.byName(name).stream()
+                .filter(r -> r.spaceId.equals(spaceId) && r.type.equals(type))
+                .findFirst()
                 .orElseThrow(() -> new IOException("this workspace has no " + type + " resource named '" + name + "'"));
-        ResourceProvider provider = providers.find(row.type, row.backend)
-                .orElseThrow(() -> new IOException("the resource provider " + row.type + "/" + row.backend + " is not running; try later"));
+        ResourceProvider provider = providers
+                .find(row.type, row.backend)
+                .orElseThrow(() -> new IOException(
+                        "the resource provider " + row.type + "/" + row.backend + " is not running; try later"));
         return new Target(row, provider);
     }
 
@@ -77,8 +78,7 @@ final class ResourceTools {
         if (!node.isObject()) {
             throw new IOException(what + " must be an object");
         }
-        return JSON.convertValue(node, new TypeReference<Map<String, Object>>() {
-        });
+        return JSON.convertValue(node, new TypeReference<Map<String, Object>>() {});
     }
 
     @Component(service = AgentTool.class)
@@ -88,7 +88,8 @@ final class ResourceTools {
         private final Runtime runtime;
 
         @Activate
-        public VectorizeUpsert(@Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime) {
+        public VectorizeUpsert(
+                @Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime) {
             this.store = store;
             this.providers = providers;
             this.runtime = runtime;
@@ -129,7 +130,10 @@ final class ResourceTools {
             }
             List<VectorFacet.Vector> vectors = new ArrayList<>();
             for (JsonNode v : items) {
-                vectors.add(new VectorFacet.Vector(ToolArguments.text(v, "id"), floats(v.get("values"), "values"), object(v.get("metadata"), "metadata")));
+                vectors.add(new VectorFacet.Vector(
+                        ToolArguments.text(v, "id"),
+                        floats(v.get("values"), "values"),
+                        object(v.get("metadata"), "metadata")));
             }
             try {
                 facet.upsert(runtime.context(t.row(), Access.WRITE), vectors);
@@ -147,7 +151,8 @@ final class ResourceTools {
         private final Runtime runtime;
 
         @Activate
-        public VectorizeQuery(@Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime) {
+        public VectorizeQuery(
+                @Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime) {
             this.store = store;
             this.providers = providers;
             this.runtime = runtime;
@@ -183,7 +188,10 @@ final class ResourceTools {
             }
             int topK = args.has("top_k") ? args.get("top_k").asInt(0) : 10;
             try {
-                List<VectorFacet.Match> matches = facet.query(runtime.context(t.row(), Access.READ), floats(args.get("vector"), "vector"), topK,
+                List<VectorFacet.Match> matches = facet.query(
+                        runtime.context(t.row(), Access.READ),
+                        floats(args.get("vector"), "vector"),
+                        topK,
                         object(args.get("filter"), "filter"));
                 List<Map<String, Object>> out = new ArrayList<>();
                 for (VectorFacet.Match m : matches) {
@@ -207,7 +215,8 @@ final class ResourceTools {
         private final Runtime runtime;
 
         @Activate
-        public AnalyticsWrite(@Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime) {
+        public AnalyticsWrite(
+                @Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime) {
             this.store = store;
             this.providers = providers;
             this.runtime = runtime;
@@ -239,7 +248,8 @@ final class ResourceTools {
         @Override
         public String execute(Context context, String arguments) throws Exception {
             JsonNode args = ToolArguments.parse(arguments);
-            Target t = target(store, providers, context.spaceId(), ToolArguments.text(args, "dataset"), "analyticsEngine");
+            Target t =
+                    target(store, providers, context.spaceId(), ToolArguments.text(args, "dataset"), "analyticsEngine");
             if (!(t.provider() instanceof AnalyticsFacet facet)) {
                 throw new IOException("this dataset's provider has no analytics operations");
             }
@@ -257,7 +267,11 @@ final class ResourceTools {
                         throw new IOException("timestamp is an ISO-8601 instant such as 2026-11-01T00:00:00Z");
                     }
                 }
-                points.add(new AnalyticsFacet.DataPoint(at, strings(p.get("indexes"), "indexes"), strings(p.get("blobs"), "blobs"), doubles(p.get("doubles"))));
+                points.add(new AnalyticsFacet.DataPoint(
+                        at,
+                        strings(p.get("indexes"), "indexes"),
+                        strings(p.get("blobs"), "blobs"),
+                        doubles(p.get("doubles"))));
             }
             try {
                 facet.write(runtime.context(t.row(), Access.WRITE), points);

@@ -1,5 +1,31 @@
 package dev.atrium.resources.internal;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.BodyLimit;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.StoredContent;
+import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.KvFacet;
+import dev.atrium.resource.api.ObjectFacet;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.SqlFacet;
+import dev.atrium.resources.internal.Authz.Granted;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +38,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -29,47 +54,18 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.StreamingOutput;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.BodyLimit;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.PrincipalDirectory;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.StoredContent;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.resource.api.Access;
-import dev.atrium.resource.api.KvFacet;
-import dev.atrium.resource.api.ObjectFacet;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.ResourceProvider;
-import dev.atrium.resource.api.SqlFacet;
-import dev.atrium.resources.internal.Authz.Granted;
-
 /**
  * {@code /api/resources…}: every route of the spec's Resources table. Rows are the core's ({@link ResourceStore});
  * data is the provider's, reached only after {@link Authz} said what the call may do. A resource whose provider is not
  * running keeps its rows and answers 503 naming the provider on every route that needs it.
  *
- * <p>Why one class of about 1,100 lines: it is the spec's one Resources table, 37 routes of about 30 lines each (input
+ * <p>Why one class of about 1,320 lines: it is the spec's one Resources table, 37 routes of about 30 lines each (input
  * checks, {@link Authz}, one provider call); the facets' own logic lives in the providers. It is to be split by facet
  * with the SPI changes of issue 33 (item 5).
  */
@@ -103,8 +99,14 @@ public class ResourcesApi {
     private final Directory directory;
 
     @Activate
-    public ResourcesApi(@Reference OwnerScope ownerScope, @Reference SpaceDirectory spaces, @Reference PrincipalDirectory principals,
-            @Reference ResourceStore store, @Reference Providers providers, @Reference Runtime runtime, @Reference Authz authz,
+    public ResourcesApi(
+            @Reference OwnerScope ownerScope,
+            @Reference SpaceDirectory spaces,
+            @Reference PrincipalDirectory principals,
+            @Reference ResourceStore store,
+            @Reference Providers providers,
+            @Reference Runtime runtime,
+            @Reference Authz authz,
             @Reference Directory directory) {
         this.directory = directory;
         this.ownerScope = ownerScope;
@@ -124,30 +126,48 @@ public class ResourcesApi {
 
     @GET
     @RequiresScope("files:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("space_id") String spaceId, @QueryParam("limit") String limit,
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @QueryParam("space_id") String spaceId,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         SpaceRef space = space(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("resources", store.list(space.id(), null, page.limit(), page.offset()).stream().map(this::summary).toList(),
+        return page.body(
+                "resources",
+                store.list(space.id(), null, page.limit(), page.offset()).stream()
+                        .map(this::summary)
+                        .toList(),
                 store.count(space.id(), null));
     }
 
     @GET
     @Path("type/{type}")
     @RequiresScope("files:read")
-    public Map<String, Object> byType(@Context SecurityContext sc, @PathParam("type") String type, @QueryParam("space_id") String spaceId,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> byType(
+            @Context SecurityContext sc,
+            @PathParam("type") String type,
+            @QueryParam("space_id") String spaceId,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = space(Caller.from(sc), spaceId);
         requireType(type);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("resources", store.list(space.id(), type, page.limit(), page.offset()).stream().map(this::summary).toList(),
+        return page.body(
+                "resources",
+                store.list(space.id(), type, page.limit(), page.offset()).stream()
+                        .map(this::summary)
+                        .toList(),
                 store.count(space.id(), type));
     }
 
     @GET
     @Path("shared/{spaceId}")
     @RequiresScope("files:read")
-    public Map<String, Object> shared(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("limit") String limit,
+    public Map<String, Object> shared(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
@@ -190,11 +210,20 @@ public class ResourcesApi {
         Optional<String> backendField = b.optionalText("backend", 1, 40);
         Map<String, Object> rawConfig = config(body);
         SpaceRef space = space(caller, b.optionalText("space_id", 1, 200).orElse(null));
-        String backend = backendField.orElseGet(() -> providers.defaultBackend(type).orElseThrow(() -> noProvider(type)));
-        ResourceProvider provider = providers.find(type, backend).orElseThrow(() -> providers.defaultBackend(type).isPresent()
-                ? ApiException.badRequest("no '" + type + "' provider has the backend '" + backend + "'; running: "
-                        + String.join(", ", providers.all().stream().filter(p -> p.type().equals(type)).map(Providers.Registered::backend).toList()))
-                : noProvider(type));
+        String backend =
+                backendField.orElseGet(() -> providers.defaultBackend(type).orElseThrow(() -> noProvider(type)));
+        ResourceProvider provider = providers
+                .find(type, backend)
+                .orElseThrow(() -> providers.defaultBackend(type).isPresent()
+                        ? ApiException.badRequest("no '" + type + "' provider has the backend '" + backend
+                                + "'; running: "
+                                + String.join(
+                                        ", ",
+                                        providers.all().stream()
+                                                .filter(p -> p.type().equals(type))
+                                                .map(Providers.Registered::backend)
+                                                .toList()))
+                        : noProvider(type));
         Map<String, Object> config = validate(provider, rawConfig);
 
         ResourceRow row = new ResourceRow();
@@ -223,7 +252,9 @@ public class ResourcesApi {
         if (state != null && !state.isEmpty()) {
             row = store.setState(row.id, Runtime.json(state));
         }
-        return Response.status(201).entity(Map.of("resource", detail(row, Access.ADMIN))).build();
+        return Response.status(201)
+                .entity(Map.of("resource", detail(row, Access.ADMIN)))
+                .build();
     }
 
     // ---------------------------------------------------------------- one resource
@@ -231,7 +262,8 @@ public class ResourcesApi {
     @GET
     @Path("{id}")
     @RequiresScope("files:read")
-    public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("space_id") String actingSpace) {
+    public Map<String, Object> get(
+            @Context SecurityContext sc, @PathParam("id") String id, @QueryParam("space_id") String actingSpace) {
         Caller caller = Caller.from(sc);
         Granted g = authz.byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace);
         return Map.of("resource", detail(g.row(), g.access()));
@@ -240,7 +272,8 @@ public class ResourcesApi {
     @GET
     @Path("by-name/{name}")
     @RequiresScope("files:read")
-    public Map<String, Object> getByName(@Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
+    public Map<String, Object> getByName(
+            @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return Map.of("resource", detail(byName(Caller.from(sc), name, spaceId), Access.ADMIN));
     }
 
@@ -251,7 +284,7 @@ public class ResourcesApi {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
-        for (java.util.Iterator<String> it = body.fieldNames(); it.hasNext();) {
+        for (java.util.Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String field = it.next();
             if (!Set.of("name", "config").contains(field)) {
                 throw ApiException.badRequest("only name and config can be changed; '" + field + "' cannot");
@@ -284,7 +317,8 @@ public class ResourcesApi {
     @DELETE
     @Path("by-name/{name}")
     @RequiresScope("files:write")
-    public Map<String, Object> deleteByName(@Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
+    public Map<String, Object> deleteByName(
+            @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return delete(byName(Caller.from(sc), name, spaceId));
     }
 
@@ -292,7 +326,8 @@ public class ResourcesApi {
         // without its provider the data cannot be removed: keep the rows so that nothing is orphaned (503)
         ResourceProvider provider = providers.require(row.type, row.backend);
         ResourceContext ctx = runtime.context(row, Access.ADMIN);
-        List<String> bound = store.bindings(row.id).stream().map(b -> b.serviceId).toList();
+        List<String> bound =
+                store.bindings(row.id).stream().map(b -> b.serviceId).toList();
         if (!store.delete(row.id)) {
             throw notFound();
         }
@@ -300,7 +335,12 @@ public class ResourcesApi {
         try {
             provider.deprovision(ctx);
         } catch (ResourceException | RuntimeException e) {
-            LOG.warn("resources: {} ({}/{}) was deleted but its provider could not remove its data: {}", row.id, row.type, row.backend, e.toString());
+            LOG.warn(
+                    "resources: {} ({}/{}) was deleted but its provider could not remove its data: {}",
+                    row.id,
+                    row.type,
+                    row.backend,
+                    e.toString());
         }
         runtime.deleteDirectory(row.id);
         return Map.of("success", true);
@@ -313,7 +353,9 @@ public class ResourcesApi {
     @RequiresScope("files:read")
     public Map<String, Object> access(@Context SecurityContext sc, @PathParam("id") String id) {
         ResourceRow row = authz.owned(Caller.from(sc), id);
-        return Map.of("access", store.grants(row.id).stream().map(ResourcesApi::grantJson).toList());
+        return Map.of(
+                "access",
+                store.grants(row.id).stream().map(ResourcesApi::grantJson).toList());
     }
 
     @POST
@@ -337,13 +379,16 @@ public class ResourcesApi {
         if (space.id().equals(row.spaceId)) {
             throw ApiException.badRequest("space_id is the resource's own workspace, which always has full access");
         }
-        return Response.status(201).entity(Map.of("access", grantJson(store.grant(row.id, space.id(), permission)))).build();
+        return Response.status(201)
+                .entity(Map.of("access", grantJson(store.grant(row.id, space.id(), permission))))
+                .build();
     }
 
     @DELETE
     @Path("{id}/access/{spaceId}")
     @RequiresScope("files:write")
-    public Map<String, Object> revoke(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("spaceId") String spaceId) {
+    public Map<String, Object> revoke(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("spaceId") String spaceId) {
         Caller caller = Caller.from(sc);
         ResourceRow row = authz.owned(caller, id);
         String target = spaceId;
@@ -376,7 +421,8 @@ public class ResourcesApi {
         }
         Optional<String> binding = b.optionalText("binding", 1, 64);
         if (binding.isPresent() && !BINDING.matcher(binding.get()).matches()) {
-            throw ApiException.badRequest("binding must be a variable name: letters, digits and '_', not starting with a digit");
+            throw ApiException.badRequest(
+                    "binding must be a variable name: letters, digits and '_', not starting with a digit");
         }
         Caller caller = Caller.from(sc);
         ResourceRow row = authz.owned(caller, id);
@@ -385,22 +431,28 @@ public class ResourcesApi {
         // service is redeployed otherwise
         SpaceRef serviceSpace = authz.ownedService(caller, serviceId);
         if (directory.find(caller, serviceSpace, row.id, null).isEmpty()) {
-            throw ApiException.badRequest("the service is in another workspace, which holds no access grant on this resource: grant it access"
-                    + " (POST /api/resources/" + row.id + "/access) or bind a resource of the service's workspace");
+            throw ApiException.badRequest(
+                    "the service is in another workspace, which holds no access grant on this resource: grant it access"
+                            + " (POST /api/resources/" + row.id
+                            + "/access) or bind a resource of the service's workspace");
         }
-        String name = binding.orElseGet(() -> row.name.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9_]", "_"));
+        String name = binding.orElseGet(
+                () -> row.name.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9_]", "_"));
         if (!BINDING.matcher(name).matches()) {
             name = "_" + name;
         }
         BindingRow bound = store.bind(row.id, serviceId, name);
         directory.changed(List.of(serviceId));
-        return Response.status(201).entity(Map.of("binding", bindingJson(bound))).build();
+        return Response.status(201)
+                .entity(Map.of("binding", bindingJson(bound)))
+                .build();
     }
 
     @DELETE
     @Path("{id}/bind/{serviceId}")
     @RequiresScope("files:write")
-    public Map<String, Object> unbind(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("serviceId") String serviceId) {
+    public Map<String, Object> unbind(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("serviceId") String serviceId) {
         Caller caller = Caller.from(sc);
         return unbind(caller, authz.owned(caller, id), serviceId);
     }
@@ -408,7 +460,10 @@ public class ResourcesApi {
     @DELETE
     @Path("by-name/{name}/bind/{serviceId}")
     @RequiresScope("files:write")
-    public Map<String, Object> unbindByName(@Context SecurityContext sc, @PathParam("name") String name, @PathParam("serviceId") String serviceId,
+    public Map<String, Object> unbindByName(
+            @Context SecurityContext sc,
+            @PathParam("name") String name,
+            @PathParam("serviceId") String serviceId,
             @QueryParam("space_id") String spaceId) {
         Caller caller = Caller.from(sc);
         return unbind(caller, byName(caller, name, spaceId), serviceId);
@@ -436,12 +491,15 @@ public class ResourcesApi {
     @GET
     @Path("by-name/{name}/tokens")
     @RequiresScope("files:read")
-    public Map<String, Object> tokensByName(@Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
+    public Map<String, Object> tokensByName(
+            @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return tokens(byName(Caller.from(sc), name, spaceId));
     }
 
     private Map<String, Object> tokens(ResourceRow row) {
-        return Map.of("tokens", store.tokens(row.id).stream().map(ResourcesApi::tokenJson).toList());
+        return Map.of(
+                "tokens",
+                store.tokens(row.id).stream().map(ResourcesApi::tokenJson).toList());
     }
 
     @POST
@@ -456,7 +514,10 @@ public class ResourcesApi {
     @POST
     @Path("by-name/{name}/tokens")
     @RequiresScope("files:write")
-    public Response createTokenByName(@Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId,
+    public Response createTokenByName(
+            @Context SecurityContext sc,
+            @PathParam("name") String name,
+            @QueryParam("space_id") String spaceId,
             JsonNode body) {
         NulText.reject(body);
         TokenRequest request = TokenRequest.of(body);
@@ -466,7 +527,8 @@ public class ResourcesApi {
     private record TokenRequest(String name, String permission) {
         static TokenRequest of(JsonNode body) {
             JsonBody b = JsonBody.of(body);
-            return new TokenRequest(b.optionalText("name", 1, 100).orElse("token"),
+            return new TokenRequest(
+                    b.optionalText("name", 1, 100).orElse("token"),
                     b.oneOf("permission", Set.of("read", "write", "admin")).orElse("read"));
         }
     }
@@ -490,14 +552,18 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/tokens/{tokenId}")
     @RequiresScope("files:write")
-    public Map<String, Object> deleteToken(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("tokenId") String tokenId) {
+    public Map<String, Object> deleteToken(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("tokenId") String tokenId) {
         return deleteToken(authz.owned(Caller.from(sc), id), tokenId);
     }
 
     @DELETE
     @Path("by-name/{name}/tokens/{tokenId}")
     @RequiresScope("files:write")
-    public Map<String, Object> deleteTokenByName(@Context SecurityContext sc, @PathParam("name") String name, @PathParam("tokenId") String tokenId,
+    public Map<String, Object> deleteTokenByName(
+            @Context SecurityContext sc,
+            @PathParam("name") String name,
+            @PathParam("tokenId") String tokenId,
             @QueryParam("space_id") String spaceId) {
         return deleteToken(byName(Caller.from(sc), name, spaceId), tokenId);
     }
@@ -514,7 +580,10 @@ public class ResourcesApi {
     @GET
     @Path("{id}/connection")
     @Anonymous
-    public Map<String, Object> connection(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
+    public Map<String, Object> connection(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace) {
         return connection(authz.authorize(sc, token, id, actingSpace, Access.READ));
     }
@@ -522,7 +591,8 @@ public class ResourcesApi {
     @GET
     @Path("by-name/{name}/connection")
     @RequiresScope("files:read")
-    public Map<String, Object> connectionByName(@Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
+    public Map<String, Object> connectionByName(
+            @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return connection(new Granted(byName(Caller.from(sc), name, spaceId), Access.ADMIN, "owner"));
     }
 
@@ -548,8 +618,13 @@ public class ResourcesApi {
     @GET
     @Path("{id}/kv/entries")
     @Anonymous
-    public Map<String, Object> kvList(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @QueryParam("space_id") String actingSpace, @QueryParam("prefix") String prefix, @QueryParam("cursor") String cursor,
+    public Map<String, Object> kvList(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @QueryParam("space_id") String actingSpace,
+            @QueryParam("prefix") String prefix,
+            @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         int n = limit(limit, 1000, 1000);
@@ -562,12 +637,20 @@ public class ResourcesApi {
         try {
             KvFacet.KvPage page = kv.list(runtime.context(g.row(), g.access()), p, blankToNull(cursor), n);
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("keys", page.keys().stream().map(k -> {
-                Map<String, Object> e = new LinkedHashMap<>();
-                e.put("name", k.name());
-                e.put("expires_at", k.expiresAt() == null ? null : k.expiresAt().toString());
-                return e;
-            }).toList());
+            m.put(
+                    "keys",
+                    page.keys().stream()
+                            .map(k -> {
+                                Map<String, Object> e = new LinkedHashMap<>();
+                                e.put("name", k.name());
+                                e.put(
+                                        "expires_at",
+                                        k.expiresAt() == null
+                                                ? null
+                                                : k.expiresAt().toString());
+                                return e;
+                            })
+                            .toList());
             m.put("cursor", page.cursor());
             m.put("list_complete", page.cursor() == null);
             return m;
@@ -579,14 +662,19 @@ public class ResourcesApi {
     @GET
     @Path("{id}/kv/entries/{key: .+}")
     @Anonymous
-    @Produces({ MediaType.APPLICATION_OCTET_STREAM, MediaType.APPLICATION_JSON })
-    public Response kvGet(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("key") String key, @QueryParam("space_id") String actingSpace) {
+    @Produces({MediaType.APPLICATION_OCTET_STREAM, MediaType.APPLICATION_JSON})
+    public Response kvGet(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("key") String key,
+            @QueryParam("space_id") String actingSpace) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         kvKey(key);
         KvFacet kv = facet(g, KvFacet.class, "kv");
         try {
-            KvFacet.KvEntry entry = kv.get(runtime.context(g.row(), g.access()), key).orElseThrow(() -> ApiException.notFound("key not found"));
+            KvFacet.KvEntry entry = kv.get(runtime.context(g.row(), g.access()), key)
+                    .orElseThrow(() -> ApiException.notFound("key not found"));
             Response.ResponseBuilder r = Response.ok(entry.value(), MediaType.APPLICATION_OCTET_STREAM_TYPE);
             if (entry.expiresAt() != null) {
                 r.header("X-Expires-At", entry.expiresAt().toString());
@@ -602,8 +690,14 @@ public class ResourcesApi {
     @Anonymous
     @Consumes(MediaType.WILDCARD)
     @BodyLimit(MAX_KV_VALUE)
-    public Map<String, Object> kvPut(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("key") String key, @QueryParam("space_id") String actingSpace, @QueryParam("expiration_ttl") String ttl, byte[] value) {
+    public Map<String, Object> kvPut(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("key") String key,
+            @QueryParam("space_id") String actingSpace,
+            @QueryParam("expiration_ttl") String ttl,
+            byte[] value) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.WRITE);
         kvKey(key);
         Duration expiry = null;
@@ -635,8 +729,12 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/kv/entries/{key: .+}")
     @Anonymous
-    public Map<String, Object> kvDelete(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("key") String key, @QueryParam("space_id") String actingSpace) {
+    public Map<String, Object> kvDelete(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("key") String key,
+            @QueryParam("space_id") String actingSpace) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.WRITE);
         kvKey(key);
         KvFacet kv = facet(g, KvFacet.class, "kv");
@@ -655,8 +753,13 @@ public class ResourcesApi {
     @GET
     @Path("{id}/objects")
     @Anonymous
-    public Map<String, Object> objects(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @QueryParam("space_id") String actingSpace, @QueryParam("prefix") String prefix, @QueryParam("cursor") String cursor,
+    public Map<String, Object> objects(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @QueryParam("space_id") String actingSpace,
+            @QueryParam("prefix") String prefix,
+            @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         int n = limit(limit, 1000, 1000);
@@ -669,7 +772,9 @@ public class ResourcesApi {
         try {
             ObjectFacet.ObjectPage page = objects.list(runtime.context(g.row(), g.access()), p, blankToNull(cursor), n);
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("objects", page.objects().stream().map(ResourcesApi::objectJson).toList());
+            m.put(
+                    "objects",
+                    page.objects().stream().map(ResourcesApi::objectJson).toList());
             m.put("cursor", page.cursor());
             m.put("truncated", page.cursor() != null);
             return m;
@@ -681,7 +786,10 @@ public class ResourcesApi {
     @GET
     @Path("{id}/objects-stats")
     @Anonymous
-    public Map<String, Object> objectStats(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
+    public Map<String, Object> objectStats(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         ObjectFacet objects = facet(g, ObjectFacet.class, "objects");
@@ -698,15 +806,21 @@ public class ResourcesApi {
     @GET
     @Path("{id}/objects/{key: .+}")
     @Anonymous
-    @Produces({ MediaType.WILDCARD, MediaType.APPLICATION_JSON })
-    public Response objectGet(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("key") String key, @QueryParam("space_id") String actingSpace, @HeaderParam("Range") String range) {
+    @Produces({MediaType.WILDCARD, MediaType.APPLICATION_JSON})
+    public Response objectGet(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("key") String key,
+            @QueryParam("space_id") String actingSpace,
+            @HeaderParam("Range") String range) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         objectKey(key);
         ObjectFacet objects = facet(g, ObjectFacet.class, "objects");
         ResourceContext ctx = runtime.context(g.row(), g.access());
         try {
-            ObjectFacet.ObjectInfo info = objects.head(ctx, key).orElseThrow(() -> ApiException.notFound("object not found"));
+            ObjectFacet.ObjectInfo info =
+                    objects.head(ctx, key).orElseThrow(() -> ApiException.notFound("object not found"));
             long offset = 0;
             long length = info.size();
             int status = 200;
@@ -716,9 +830,13 @@ public class ResourcesApi {
                     throw new ApiException(416, "RANGE_NOT_SATISFIABLE", "Range must be 'bytes=<first>-[<last>]'");
                 }
                 offset = Long.parseLong(m.group(1));
-                long last = m.group(2).isEmpty() ? info.size() - 1 : Math.min(Long.parseLong(m.group(2)), info.size() - 1);
+                long last =
+                        m.group(2).isEmpty() ? info.size() - 1 : Math.min(Long.parseLong(m.group(2)), info.size() - 1);
                 if (offset >= info.size() || last < offset) {
-                    throw new ApiException(416, "RANGE_NOT_SATISFIABLE", "the range lies outside the object's " + info.size() + " bytes");
+                    throw new ApiException(
+                            416,
+                            "RANGE_NOT_SATISFIABLE",
+                            "the range lies outside the object's " + info.size() + " bytes");
                 }
                 length = last - offset + 1;
                 status = 206;
@@ -730,12 +848,19 @@ public class ResourcesApi {
                 }
             };
             // an object is bytes a user (or a worker) stored: never run on the API's origin
-            Response.ResponseBuilder r = Response.status(status).entity(body)
+            Response.ResponseBuilder r = Response.status(status)
+                    .entity(body)
                     .type(info.contentType() == null ? MediaType.APPLICATION_OCTET_STREAM : info.contentType())
-                    .header("Content-Length", length).header("ETag", "\"" + info.etag() + "\"").header("Accept-Ranges", "bytes")
-                    .header("X-Content-Type-Options", StoredContent.NOSNIFF).header("Content-Security-Policy", StoredContent.CSP)
-                    .header("Content-Disposition", StoredContent.disposition(StoredContent.passive(info.contentType()) ? "inline" : "attachment",
-                            key.substring(key.lastIndexOf('/') + 1)));
+                    .header("Content-Length", length)
+                    .header("ETag", "\"" + info.etag() + "\"")
+                    .header("Accept-Ranges", "bytes")
+                    .header("X-Content-Type-Options", StoredContent.NOSNIFF)
+                    .header("Content-Security-Policy", StoredContent.CSP)
+                    .header(
+                            "Content-Disposition",
+                            StoredContent.disposition(
+                                    StoredContent.passive(info.contentType()) ? "inline" : "attachment",
+                                    key.substring(key.lastIndexOf('/') + 1)));
             if (status == 206) {
                 r.header("Content-Range", "bytes " + offset + "-" + (offset + length - 1) + "/" + info.size());
             }
@@ -750,17 +875,24 @@ public class ResourcesApi {
     @Anonymous
     @Consumes(MediaType.WILDCARD)
     @BodyLimit(MAX_OBJECT)
-    public Map<String, Object> objectPut(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("key") String key, @QueryParam("space_id") String actingSpace, @HeaderParam("Content-Type") String contentType,
+    public Map<String, Object> objectPut(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("key") String key,
+            @QueryParam("space_id") String actingSpace,
+            @HeaderParam("Content-Type") String contentType,
             InputStream content) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.WRITE);
         objectKey(key);
-        if (contentType != null && (contentType.length() > 200 || contentType.chars().anyMatch(c -> c < 0x20 || c > 0x7e))) {
+        if (contentType != null
+                && (contentType.length() > 200 || contentType.chars().anyMatch(c -> c < 0x20 || c > 0x7e))) {
             throw ApiException.badRequest("Content-Type must be at most 200 printable ASCII characters");
         }
         ObjectFacet objects = facet(g, ObjectFacet.class, "objects");
         try (InputStream in = content) {
-            ObjectFacet.ObjectInfo info = objects.put(runtime.context(g.row(), g.access()), key, in, contentType, MAX_OBJECT);
+            ObjectFacet.ObjectInfo info =
+                    objects.put(runtime.context(g.row(), g.access()), key, in, contentType, MAX_OBJECT);
             return Map.of("object", objectJson(info));
         } catch (ResourceException e) {
             throw Runtime.answer(e);
@@ -772,8 +904,12 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/objects/{key: .+}")
     @Anonymous
-    public Map<String, Object> objectDelete(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("key") String key, @QueryParam("space_id") String actingSpace) {
+    public Map<String, Object> objectDelete(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("key") String key,
+            @QueryParam("space_id") String actingSpace) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.WRITE);
         objectKey(key);
         ObjectFacet objects = facet(g, ObjectFacet.class, "objects");
@@ -792,13 +928,19 @@ public class ResourcesApi {
     @GET
     @Path("{id}/sql/tables")
     @Anonymous
-    public Map<String, Object> sqlTables(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
+    public Map<String, Object> sqlTables(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         SqlFacet sql = facet(g, SqlFacet.class, "sql");
         try {
-            return Map.of("tables", sql.tables(runtime.context(g.row(), g.access())).stream()
-                    .map(t -> Map.<String, Object>of("name", t.name(), "row_count", t.rowCount())).toList());
+            return Map.of(
+                    "tables",
+                    sql.tables(runtime.context(g.row(), g.access())).stream()
+                            .map(t -> Map.<String, Object>of("name", t.name(), "row_count", t.rowCount()))
+                            .toList());
         } catch (ResourceException e) {
             throw Runtime.answer(e);
         }
@@ -807,8 +949,13 @@ public class ResourcesApi {
     @GET
     @Path("{id}/sql/tables/{tableName}")
     @Anonymous
-    public Map<String, Object> sqlTable(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @PathParam("tableName") String table, @QueryParam("space_id") String actingSpace, @QueryParam("limit") String limit,
+    public Map<String, Object> sqlTable(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @PathParam("tableName") String table,
+            @QueryParam("space_id") String actingSpace,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         PageRequest page = PageRequest.of(limit, offset);
@@ -826,8 +973,12 @@ public class ResourcesApi {
     @POST
     @Path("{id}/sql/query")
     @Anonymous
-    public Map<String, Object> sqlQuery(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
-            @QueryParam("space_id") String actingSpace, JsonNode body) {
+    public Map<String, Object> sqlQuery(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
+            @QueryParam("space_id") String actingSpace,
+            JsonNode body) {
         NulText.reject(body);
         // a read grant (or a files:read token) may query: the provider makes writes impossible on a read call by its
         // database's own means (SqlFacet), so a write statement fails inside SQLite, not on a reading of its text
@@ -860,8 +1011,10 @@ public class ResourcesApi {
             return sqlJson(sql.query(runtime.context(g.row(), g.access()), text, params));
         } catch (ResourceException e) {
             if (e.kind() == ResourceException.Kind.FORBIDDEN && g.scopeCapped()) {
-                // the database refused a write because the token, not the Principal, is read-only: say which scope is missing
-                throw ApiException.forbidden("this token lacks the scope " + Authz.WRITE_SCOPE + ": it gets a read-only connection");
+                // the database refused a write because the token, not the Principal, is read-only: say which scope is
+                // missing
+                throw ApiException.forbidden(
+                        "this token lacks the scope " + Authz.WRITE_SCOPE + ": it gets a read-only connection");
             }
             throw Runtime.answer(e);
         }
@@ -871,8 +1024,11 @@ public class ResourcesApi {
     @Path("{id}/sql/export")
     @Anonymous
     @Consumes(MediaType.WILDCARD)
-    @Produces({ "application/sql", MediaType.APPLICATION_JSON })
-    public Response sqlExport(@Context SecurityContext sc, @HeaderParam(Authz.TOKEN_HEADER) String token, @PathParam("id") String id,
+    @Produces({"application/sql", MediaType.APPLICATION_JSON})
+    public Response sqlExport(
+            @Context SecurityContext sc,
+            @HeaderParam(Authz.TOKEN_HEADER) String token,
+            @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace) {
         Granted g = authz.authorize(sc, token, id, actingSpace, Access.READ);
         SqlFacet sql = facet(g, SqlFacet.class, "sql");
@@ -885,7 +1041,8 @@ public class ResourcesApi {
             throw Runtime.answer(e);
         }
         return Response.ok(out.toByteArray(), "application/sql; charset=utf-8")
-                .header("Content-Disposition", "attachment; filename=\"" + g.row().name + ".sql\"").build();
+                .header("Content-Disposition", "attachment; filename=\"" + g.row().name + ".sql\"")
+                .build();
     }
 
     // ---------------------------------------------------------------- helpers
@@ -895,10 +1052,14 @@ public class ResourcesApi {
         if (spaceId != null && !spaceId.isBlank()) {
             return ownerScope.require(caller, spaceId.trim());
         }
-        String username = principals.get(caller.principalId()).map(PrincipalDirectory.Entry::username).orElse(null);
+        String username = principals
+                .get(caller.principalId())
+                .map(PrincipalDirectory.Entry::username)
+                .orElse(null);
         SpaceRef dflt = username == null ? null : spaces.byOwnerName(username).orElse(null);
         if (dflt == null) {
-            throw ApiException.badRequest("space_id is required (this account has no username, so no default workspace to use)");
+            throw ApiException.badRequest(
+                    "space_id is required (this account has no username, so no default workspace to use)");
         }
         return ownerScope.require(caller, dflt.id());
     }
@@ -926,7 +1087,8 @@ public class ResourcesApi {
             throw notFound();
         }
         if (mine.size() > 1) {
-            throw ApiException.conflict("several of your workspaces have a resource named '" + name + "'; pass space_id to choose one");
+            throw ApiException.conflict(
+                    "several of your workspaces have a resource named '" + name + "'; pass space_id to choose one");
         }
         return mine.get(0);
     }
@@ -941,10 +1103,15 @@ public class ResourcesApi {
 
     private ApiException noProvider(String type) {
         if (Runtime.knownTypes().contains(type)) {
-            return ApiException.unavailable("no provider of resource type '" + type + "' is running; install or enable one");
+            return ApiException.unavailable(
+                    "no provider of resource type '" + type + "' is running; install or enable one");
         }
-        List<String> running = providers.all().stream().map(Providers.Registered::type).distinct().toList();
-        return ApiException.badRequest("unknown resource type '" + type + "'; types with a running provider: " + String.join(", ", running));
+        List<String> running = providers.all().stream()
+                .map(Providers.Registered::type)
+                .distinct()
+                .toList();
+        return ApiException.badRequest(
+                "unknown resource type '" + type + "'; types with a running provider: " + String.join(", ", running));
     }
 
     private static void requireType(String type) {
@@ -955,7 +1122,8 @@ public class ResourcesApi {
 
     private static String name(String name) {
         if (!NAME.matcher(name).matches()) {
-            throw ApiException.badRequest("name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            throw ApiException.badRequest(
+                    "name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
         }
         return name;
     }
@@ -968,8 +1136,7 @@ public class ResourcesApi {
         if (!c.isObject()) {
             throw ApiException.badRequest("config must be a JSON object");
         }
-        return Runtime.JSON.convertValue(c, new TypeReference<Map<String, Object>>() {
-        });
+        return Runtime.JSON.convertValue(c, new TypeReference<Map<String, Object>>() {});
     }
 
     private static Map<String, Object> validate(ResourceProvider provider, Map<String, Object> raw) {
@@ -1075,8 +1242,12 @@ public class ResourcesApi {
         m.put("provider", p);
         // access info and bindings only for the owner: a grantee sees what it may do, not who else may
         if (access == Access.ADMIN) {
-            m.put("access", store.grants(r.id).stream().map(ResourcesApi::grantJson).toList());
-            m.put("bindings", store.bindings(r.id).stream().map(ResourcesApi::bindingJson).toList());
+            m.put(
+                    "access",
+                    store.grants(r.id).stream().map(ResourcesApi::grantJson).toList());
+            m.put(
+                    "bindings",
+                    store.bindings(r.id).stream().map(ResourcesApi::bindingJson).toList());
         }
         m.put("usage", runtime.usage(r.id));
         return m;
@@ -1125,7 +1296,10 @@ public class ResourcesApi {
         for (List<Object> row : r.rows()) {
             List<Object> out = new ArrayList<>();
             for (Object v : row) {
-                out.add(v instanceof byte[] bytes ? java.util.Base64.getEncoder().encodeToString(bytes) : v);
+                out.add(
+                        v instanceof byte[] bytes
+                                ? java.util.Base64.getEncoder().encodeToString(bytes)
+                                : v);
             }
             rows.add(out);
         }

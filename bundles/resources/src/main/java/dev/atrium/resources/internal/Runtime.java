@@ -1,5 +1,14 @@
 package dev.atrium.resources.internal;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.UsageMeter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,9 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -24,39 +31,35 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.resource.api.Access;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.UsageMeter;
-
 /**
  * What the core hands providers: a {@link ResourceContext} per call, made only after the caller was authorised, and the
  * translation of a provider's {@link ResourceException} into the spec's error answer.
  */
 @Component(service = Runtime.class, configurationPid = "dev.atrium.resources")
 @Designate(ocd = Runtime.Config.class)
+@SuppressWarnings("JavaLangClash") // the resources core's runtime: java.lang.Runtime is not used in this package
 public class Runtime {
 
     private static final Logger LOG = LoggerFactory.getLogger(Runtime.class);
 
     @ObjectClassDefinition(name = "Atrium resources")
     public @interface Config {
-        @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); providers' private directories live in its resources/")
+        @AttributeDefinition(
+                description =
+                        "The data directory (--data, ATRIUM_DATA); providers' private directories live in its resources/")
         String dataDirectory() default "data";
     }
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
 
     private final DataSource dataSource;
     private final Path root;
     private final Map<String, Map<String, AtomicLong>> usage = new ConcurrentHashMap<>();
 
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     volatile BlobStore blobStore;
 
     @Activate
@@ -67,8 +70,7 @@ public class Runtime {
 
     static Map<String, Object> parse(String json) {
         try {
-            return JSON.readValue(json, new TypeReference<Map<String, Object>>() {
-            });
+            return JSON.readValue(json, new TypeReference<Map<String, Object>>() {});
         } catch (IOException e) {
             throw new IllegalStateException("stored JSON is not an object", e);
         }
@@ -213,12 +215,15 @@ public class Runtime {
             if (metric == null || amount < 0) {
                 return;
             }
-            usage.computeIfAbsent(row.id, k -> new ConcurrentHashMap<>()).computeIfAbsent(metric, k -> new AtomicLong()).addAndGet(amount);
+            usage.computeIfAbsent(row.id, k -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(metric, k -> new AtomicLong())
+                    .addAndGet(amount);
         }
     }
 
     static List<String> knownTypes() {
-        return List.of("d1", "r2", "kv", "queue", "vectorize", "analyticsEngine", "secretRef", "workflow", "durableObject");
+        return List.of(
+                "d1", "r2", "kv", "queue", "vectorize", "analyticsEngine", "secretRef", "workflow", "durableObject");
     }
 
     static ApiException unexpected(String what) {

@@ -2,17 +2,15 @@ package dev.atrium.resources.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.atrium.resource.api.KvFacet;
+import dev.atrium.resource.api.QueueFacet;
+import dev.atrium.resource.api.ResourceProvider;
 import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-
 import org.junit.jupiter.api.Test;
 import org.osgi.framework.Constants;
-
-import dev.atrium.resource.api.KvFacet;
-import dev.atrium.resource.api.QueueFacet;
-import dev.atrium.resource.api.ResourceProvider;
 
 class ProvidersTest {
 
@@ -22,17 +20,24 @@ class ProvidersTest {
     }
 
     private static ResourceProvider provider(Class<?>... interfaces) {
-        return (ResourceProvider) Proxy.newProxyInstance(ProvidersTest.class.getClassLoader(), interfaces,
-                (proxy, method, args) -> switch (method.getName()) {
-                case "hashCode" -> System.identityHashCode(proxy);
-                case "equals" -> proxy == args[0];
-                default -> null;
+        return (ResourceProvider) Proxy.newProxyInstance(
+                ProvidersTest.class.getClassLoader(), interfaces, (proxy, method, args) -> switch (method.getName()) {
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> null;
                 });
     }
 
     private static Map<String, Object> props(String backend, long bundleId, long serviceId, Integer ranking) {
-        Map<String, Object> p = new HashMap<>(Map.of(ResourceProvider.TYPE, "kv", ResourceProvider.BACKEND, backend,
-                Constants.SERVICE_BUNDLEID, bundleId, Constants.SERVICE_ID, serviceId));
+        Map<String, Object> p = new HashMap<>(Map.of(
+                ResourceProvider.TYPE,
+                "kv",
+                ResourceProvider.BACKEND,
+                backend,
+                Constants.SERVICE_BUNDLEID,
+                bundleId,
+                Constants.SERVICE_ID,
+                serviceId));
         if (ranking != null) {
             p.put(Constants.SERVICE_RANKING, ranking);
         }

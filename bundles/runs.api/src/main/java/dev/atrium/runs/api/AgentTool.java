@@ -1,7 +1,6 @@
 package dev.atrium.runs.api;
 
 import java.util.Set;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -38,6 +37,5 @@ public interface AgentTool {
      * @param principalId the run's requester
      * @param grants      the grants the run holds
      */
-    record Context(String runId, String threadId, String spaceId, String principalId, Set<String> grants) {
-    }
+    record Context(String runId, String threadId, String spaceId, String principalId, Set<String> grants) {}
 }

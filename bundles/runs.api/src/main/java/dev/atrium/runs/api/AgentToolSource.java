@@ -1,7 +1,6 @@
 package dev.atrium.runs.api;
 
 import java.util.List;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -14,8 +13,9 @@ import org.osgi.annotation.versioning.ConsumerType;
 public interface AgentToolSource {
 
     /**
+     *Returns the tools this run may be offered now (empty when none); must answer quickly (a cache, not the network).
      * @param context the run and its workspace, proven for the requester just before the call
-     * @return the tools this run may be offered now (empty when none); must answer quickly (a cache, not the network)
+     *
      */
     List<AgentTool> tools(AgentTool.Context context);
 }

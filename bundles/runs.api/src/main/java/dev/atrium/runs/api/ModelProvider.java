@@ -2,7 +2,6 @@ package dev.atrium.runs.api;
 
 import java.io.IOException;
 import java.util.List;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -39,8 +38,7 @@ public interface ModelProvider {
      * @param tools     the tools the model may call
      * @param maxTokens the output limit of this turn
      */
-    record Request(String model, String system, List<Message> messages, List<Tool> tools, int maxTokens) {
-    }
+    record Request(String model, String system, List<Message> messages, List<Tool> tools, int maxTokens) {}
 
     /**
      * A conversation entry. {@code role} is {@code user}, {@code assistant} (text and/or {@code toolCalls}) or
@@ -61,14 +59,11 @@ public interface ModelProvider {
     }
 
     /** A tool call the model made; {@code arguments} is a JSON object's text. */
-    record ToolCall(String id, String name, String arguments) {
-    }
+    record ToolCall(String id, String name, String arguments) {}
 
     /** A tool on offer; {@code parametersSchema} is a JSON Schema object's text. */
-    record Tool(String name, String description, String parametersSchema) {
-    }
+    record Tool(String name, String description, String parametersSchema) {}
 
     /** A finished turn: its text (possibly empty), tool calls (possibly none) and the provider's stop reason. */
-    record Reply(String text, List<ToolCall> toolCalls, String stopReason) {
-    }
+    record Reply(String text, List<ToolCall> toolCalls, String stopReason) {}
 }

@@ -1,10 +1,9 @@
 package dev.atrium.runs.api;
 
-import java.io.IOException;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 
 /**
  * Reading an {@link AgentTool}'s JSON arguments, the same way for every tool: a problem is an {@link IOException}
@@ -14,8 +13,7 @@ public final class ToolArguments {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private ToolArguments() {
-    }
+    private ToolArguments() {}
 
     /** The arguments as a JSON object; fails when they are not valid JSON or not an object. */
     public static JsonNode parse(String arguments) throws IOException {

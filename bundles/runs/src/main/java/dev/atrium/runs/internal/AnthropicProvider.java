@@ -1,5 +1,12 @@
 package dev.atrium.runs.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.runs.api.ModelProvider;
+import dev.atrium.streams.api.EventStreams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -10,18 +17,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.runs.api.ModelProvider;
-import dev.atrium.streams.api.EventStreams;
 
 /**
  * Anthropic Messages ({@code POST <base>/v1/messages}, {@code stream: true}): {@code content_block_start} opens a
@@ -31,12 +29,14 @@ import dev.atrium.streams.api.EventStreams;
 @Component(service = ModelProvider.class)
 public class AnthropicProvider implements ModelProvider {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
     /** The largest event a provider's stream may send: one chunk of an answer, never the whole answer. */
     static final int MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
     private final RunsSettings settings;
     private final EventStreams eventStreams;
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Activate
     public AnthropicProvider(@Reference RunsSettings settings, @Reference EventStreams eventStreams) {
@@ -65,7 +65,10 @@ public class AnthropicProvider implements ModelProvider {
                     pendingResults = messages.addObject().put("role", "user");
                     pendingResults.putArray("content");
                 }
-                ((ArrayNode) pendingResults.get("content")).addObject().put("type", "tool_result").put("tool_use_id", m.toolCallId())
+                ((ArrayNode) pendingResults.get("content"))
+                        .addObject()
+                        .put("type", "tool_result")
+                        .put("tool_use_id", m.toolCallId())
                         .put("content", m.text());
                 continue;
             }
@@ -76,13 +79,20 @@ public class AnthropicProvider implements ModelProvider {
                 content.addObject().put("type", "text").put("text", m.text());
             }
             for (ToolCall c : m.toolCalls()) {
-                content.addObject().put("type", "tool_use").put("id", c.id()).put("name", c.name()).set("input", JSON.readTree(c.arguments()));
+                content.addObject()
+                        .put("type", "tool_use")
+                        .put("id", c.id())
+                        .put("name", c.name())
+                        .set("input", JSON.readTree(c.arguments()));
             }
         }
         if (!request.tools().isEmpty()) {
             ArrayNode tools = body.putArray("tools");
             for (Tool t : request.tools()) {
-                tools.addObject().put("name", t.name()).put("description", t.description()).set("input_schema", JSON.readTree(t.parametersSchema()));
+                tools.addObject()
+                        .put("name", t.name())
+                        .put("description", t.description())
+                        .set("input_schema", JSON.readTree(t.parametersSchema()));
             }
         }
         return body;
@@ -91,7 +101,9 @@ public class AnthropicProvider implements ModelProvider {
     @Override
     public Reply complete(Request request, Listener listener) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(settings.anthropicBaseUrl + "/v1/messages"))
-                .timeout(Duration.ofMinutes(5)).header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .timeout(Duration.ofMinutes(5))
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream")
                 .header("anthropic-version", "2023-06-01")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body(request))));
         if (!settings.anthropicApiKey.isEmpty()) {
@@ -100,12 +112,13 @@ public class AnthropicProvider implements ModelProvider {
         HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() / 100 != 2) {
             try (InputStream in = r.body()) {
-                throw new IOException(ProviderErrors.describe("anthropic", r.statusCode(), ProviderErrors.read(in), settings.anthropicApiKey));
+                throw new IOException(ProviderErrors.describe(
+                        "anthropic", r.statusCode(), ProviderErrors.read(in), settings.anthropicApiKey));
             }
         }
         StringBuilder text = new StringBuilder();
         TreeMap<Integer, String[]> blocks = new TreeMap<>(); // index -> type, id, name, json
-        String[] stop = { null };
+        String[] stop = {null};
         try (InputStream in = r.body()) {
             eventStreams.reader(in, MAX_EVENT_BYTES).forEach(ev -> {
                 String event = ev.name();
@@ -115,9 +128,14 @@ public class AnthropicProvider implements ModelProvider {
                 switch (type) {
                     case "content_block_start" -> {
                         JsonNode cb = e.path("content_block");
-                        blocks.put(e.path("index").asInt(), new String[] { cb.path("type").asText(), cb.path("id").asText(null),
-                                cb.path("name").asText(null), "" });
-                        if (cb.path("type").asText().equals("text") && !cb.path("text").asText("").isEmpty()) {
+                        blocks.put(e.path("index").asInt(), new String[] {
+                            cb.path("type").asText(),
+                            cb.path("id").asText(null),
+                            cb.path("name").asText(null),
+                            ""
+                        });
+                        if (cb.path("type").asText().equals("text")
+                                && !cb.path("text").asText("").isEmpty()) {
                             text.append(cb.path("text").asText());
                             listener.text(cb.path("text").asText());
                         }
@@ -140,13 +158,13 @@ public class AnthropicProvider implements ModelProvider {
                             stop[0] = e.path("delta").path("stop_reason").asText();
                         }
                     }
-                    case "error" -> throw new IOException(ProviderErrors.describeStreamError("anthropic", e.path("error").path("message").asText(),
-                            settings.anthropicApiKey));
+                    case "error" ->
+                        throw new IOException(ProviderErrors.describeStreamError(
+                                "anthropic", e.path("error").path("message").asText(), settings.anthropicApiKey));
                     case "message_stop" -> {
                         return false;
                     }
-                    default -> {
-                    }
+                    default -> {}
                 }
                 return true;
             });

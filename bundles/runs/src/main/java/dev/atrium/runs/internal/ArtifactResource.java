@@ -1,7 +1,11 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.runs.internal.RunStore.Artifact;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
@@ -9,16 +13,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.runs.internal.RunStore.Artifact;
 
 /** {@code /api/artifacts/:id}: an artifact, through its run's workspace (a stranger's is a 404 like a missing one). */
 @Component(service = ArtifactResource.class)

@@ -1,7 +1,23 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Callers;
+import dev.atrium.kernel.api.NamedThreads;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.WorkspaceModels;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ModelProvider;
+import dev.atrium.runs.api.ModelProvider.Message;
+import dev.atrium.runs.api.ModelProvider.Reply;
+import dev.atrium.runs.api.ModelProvider.ToolCall;
+import dev.atrium.runs.internal.RunStore.Run;
+import dev.atrium.threads.api.Threads;
+import dev.atrium.threads.api.Threads.ThreadRef;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -23,21 +38,6 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.Callers;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.kernel.api.WorkspaceModels;
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.ModelProvider;
-import dev.atrium.runs.api.ModelProvider.Message;
-import dev.atrium.runs.api.ModelProvider.Reply;
-import dev.atrium.runs.api.ModelProvider.ToolCall;
-import dev.atrium.runs.internal.RunStore.Run;
-import dev.atrium.threads.api.Threads;
-import dev.atrium.threads.api.Threads.ThreadRef;
 
 /**
  * Takes queued runs from PostgreSQL ({@code FOR UPDATE SKIP LOCKED}, so several instances share one queue) and runs
@@ -71,19 +71,17 @@ public class Dispatcher {
     /** The workspace's skills for the system prompt (optional: a run goes on without them). */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile RunSkills runSkills;
+
     private final Map<String, Thread> active = new ConcurrentHashMap<>();
     private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
     /** Runs this instance claimed and whose worker has not ended yet. */
     private final Set<String> owned = ConcurrentHashMap.newKeySet();
     /** Runs the sweeper found running here without a worker; failed when seen so twice. */
     private final Set<String> suspects = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "atrium-runs-sweeper");
-        t.setDaemon(true);
-        return t;
-    });
+
+    private final java.util.concurrent.ScheduledExecutorService sweeper = NamedThreads.scheduler("atrium-runs-sweeper");
     private final ExecutorService workers;
-    private final ExecutorService modelCalls = Executors.newCachedThreadPool(r -> new Thread(r, "atrium-run-model"));
+    private final ExecutorService modelCalls = Executors.newCachedThreadPool(NamedThreads.factory("atrium-run-model"));
     private final Semaphore slots;
     private final Object wake = new Object();
     private final Thread loop;
@@ -92,9 +90,15 @@ public class Dispatcher {
     private volatile boolean running = true;
 
     @Activate
-    public Dispatcher(@Reference RunStore store, @Reference EventHub hub, @Reference RunsSettings settings,
-            @Reference OwnerScope ownerScope, @Reference WorkspaceModels models, @Reference Threads threads,
-            @Reference ToolExecutor tools, @Reference Callers callers) {
+    public Dispatcher(
+            @Reference RunStore store,
+            @Reference EventHub hub,
+            @Reference RunsSettings settings,
+            @Reference OwnerScope ownerScope,
+            @Reference WorkspaceModels models,
+            @Reference Threads threads,
+            @Reference ToolExecutor tools,
+            @Reference Callers callers) {
         this.store = store;
         this.callers = callers;
         this.hub = hub;
@@ -103,7 +107,8 @@ public class Dispatcher {
         this.models = models;
         this.threads = threads;
         this.tools = tools;
-        this.workers = Executors.newFixedThreadPool(Math.max(1, settings.workers), r -> new Thread(r, "atrium-run-worker"));
+        this.workers =
+                Executors.newFixedThreadPool(Math.max(1, settings.workers), NamedThreads.factory("atrium-run-worker"));
         this.slots = new Semaphore(settings.workers);
         hub.onQueued(onQueued);
         hub.onCancel(onCancel);
@@ -112,7 +117,7 @@ public class Dispatcher {
         if (settings.workers > 0) {
             loop.start();
         }
-        sweeper.scheduleWithFixedDelay(this::sweep, 10, 10, TimeUnit.SECONDS);
+        NamedThreads.repeat(sweeper, this::sweep, Duration.ofSeconds(10), Duration.ofSeconds(10));
     }
 
     /**
@@ -241,8 +246,7 @@ public class Dispatcher {
     }
 
     /** The run's workspace and thread, proven for its requester. */
-    record Proven(SpaceRef space, ThreadRef thread) {
-    }
+    record Proven(SpaceRef space, ThreadRef thread) {}
 
     /** Proves the requester again through the kernel; the workspace it returns says which grants the run holds. */
     Proven verify(Run run) throws Stop {
@@ -254,8 +258,10 @@ public class Dispatcher {
             SpaceRef space = ownerScope.require(caller, run.spaceId());
             return new Proven(space, threads.require(caller, run.threadId()));
         } catch (ApiException e) {
-            throw new Stop("failed", "the requester may no longer act in this workspace (Principal, workspace or owner witness no "
-                    + "longer valid, or the thread is gone)");
+            throw new Stop(
+                    "failed",
+                    "the requester may no longer act in this workspace (Principal, workspace or owner witness no "
+                            + "longer valid, or the thread is gone)");
         }
     }
 
@@ -276,7 +282,8 @@ public class Dispatcher {
             throw new Stop("cancelled", null);
         }
         if (!ours(now.get())) {
-            // finished (e.g. failed by a reaper) or taken over: stop working on it; finish() leaves a terminal run alone
+            // finished (e.g. failed by a reaper) or taken over: stop working on it; finish() leaves a terminal run
+            // alone
             throw new Stop("failed", "the run is no longer running on this instance");
         }
     }
@@ -293,14 +300,17 @@ public class Dispatcher {
             String providerName = first(run.provider(), choice.provider(), settings.defaultProvider);
             String model = first(run.model(), choice.model(), settings.defaultModel);
             if (providerName == null) {
-                throw new Stop("failed", "no model provider is configured for this workspace (PATCH /api/spaces/:spaceId/model)");
+                throw new Stop(
+                        "failed",
+                        "no model provider is configured for this workspace (PATCH /api/spaces/:spaceId/model)");
             }
             ModelProvider provider = providers.get(providerName);
             if (provider == null) {
                 throw new Stop("failed", "unknown model provider '" + providerName + "'");
             }
             if (model == null) {
-                throw new Stop("failed", "no model is configured for this workspace (PATCH /api/spaces/:spaceId/model)");
+                throw new Stop(
+                        "failed", "no model is configured for this workspace (PATCH /api/spaces/:spaceId/model)");
             }
             Set<String> grants = ToolExecutor.grants(space.securityPosture());
             List<Message> conversation = new ArrayList<>();
@@ -323,15 +333,22 @@ public class Dispatcher {
             store.append(run.id(), "run.model", Map.of("provider", providerName, "model", model));
             for (int step = 1; step <= settings.stepLimit; step++) {
                 checkCancel(run);
-                List<ModelProvider.Tool> offered = tools.offered(new AgentTool.Context(run.id(), run.threadId(), space.id(), run.requester(), grants));
+                List<ModelProvider.Tool> offered = tools.offered(
+                        new AgentTool.Context(run.id(), run.threadId(), space.id(), run.requester(), grants));
                 String runId = run.id();
                 int s = step;
-                Reply reply = callModel(run, provider, new ModelProvider.Request(model, system.toString(), List.copyOf(conversation),
-                        offered, 4096), delta -> {
+                Reply reply = callModel(
+                        run,
+                        provider,
+                        new ModelProvider.Request(model, system.toString(), List.copyOf(conversation), offered, 4096),
+                        delta -> {
                             if (cancelled.contains(runId)) {
                                 throw new java.util.concurrent.CancellationException();
                             }
-                            store.append(runId, RunStore.STREAMED, Map.of("text", NulText.clean(String.valueOf(delta)), "step", s));
+                            store.append(
+                                    runId,
+                                    RunStore.STREAMED,
+                                    Map.of("text", NulText.clean(String.valueOf(delta)), "step", s));
                         });
                 reply = sanitise(reply, step);
                 Map<String, Object> done = new LinkedHashMap<>();
@@ -356,8 +373,8 @@ public class Dispatcher {
                     callEvent.put("name", call.name());
                     callEvent.put("arguments", call.arguments());
                     store.append(run.id(), "tool.call", callEvent);
-                    ToolExecutor.Result result = tools.execute(call,
-                            new AgentTool.Context(run.id(), run.threadId(), proven.id(), run.requester(), now));
+                    ToolExecutor.Result result = tools.execute(
+                            call, new AgentTool.Context(run.id(), run.threadId(), proven.id(), run.requester(), now));
                     String text = NulText.clean(result.text());
                     Map<String, Object> resultEvent = new LinkedHashMap<>();
                     resultEvent.put("id", call.id());
@@ -393,7 +410,8 @@ public class Dispatcher {
      * One model turn on a thread of its own, so that a cancel (NOTIFY, or the run row's flag looked at every second
      * as a fallback) ends the wait at once even while the provider's stream is stalled.
      */
-    private Reply callModel(Run run, ModelProvider provider, ModelProvider.Request request, ModelProvider.Listener listener)
+    private Reply callModel(
+            Run run, ModelProvider provider, ModelProvider.Request request, ModelProvider.Listener listener)
             throws IOException, InterruptedException, Stop {
         java.util.concurrent.Future<Reply> call = modelCalls.submit(() -> provider.complete(request, listener));
         long lastLook = System.nanoTime();
@@ -411,7 +429,9 @@ public class Dispatcher {
                         throw new Stop("cancelled", null);
                     }
                     if (System.nanoTime() > deadline) {
-                        throw new Stop("failed", "the model turn took longer than " + settings.turnTimeoutSeconds + " seconds");
+                        throw new Stop(
+                                "failed",
+                                "the model turn took longer than " + settings.turnTimeoutSeconds + " seconds");
                     }
                 }
             }
@@ -453,7 +473,8 @@ public class Dispatcher {
             String arguments = c.arguments() == null ? "" : NulText.clean(c.arguments());
             calls.add(new ToolCall(id, name, arguments));
         }
-        return new Reply(NulText.clean(reply.text() == null ? "" : reply.text()), List.copyOf(calls), reply.stopReason());
+        return new Reply(
+                NulText.clean(reply.text() == null ? "" : reply.text()), List.copyOf(calls), reply.stopReason());
     }
 
     private static String first(String... values) {

@@ -1,5 +1,12 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.runs.internal.RunStore.Event;
+import dev.atrium.streams.api.EventStreams;
+import dev.atrium.streams.api.Feed;
+import dev.atrium.streams.api.HubOptions;
+import dev.atrium.streams.api.StreamHub;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,23 +18,13 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.runs.internal.RunStore.Event;
-import dev.atrium.streams.api.EventStreams;
-import dev.atrium.streams.api.Feed;
-import dev.atrium.streams.api.HubOptions;
-import dev.atrium.streams.api.StreamHub;
 
 /**
  * This instance's link to the others through PostgreSQL. Run events reach local subscribers (SSE, WebSocket) through
@@ -54,10 +51,12 @@ public class EventHub {
     private final DataSource dataSource;
     /** The runs' event streams: a run is a stream, an event's id its position. */
     final StreamHub<Event> streams;
+
     private final List<Runnable> queueListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> cancelListeners = new CopyOnWriteArrayList<>();
     /** Holds the liveness lock and reaps the runs of dead instances. */
     private final Thread liveness;
+
     private final List<DatabaseChannels.Subscription> listened;
     private volatile boolean running = true;
     private volatile boolean connected;
@@ -65,25 +64,36 @@ public class EventHub {
     private final Liveness dead = new Liveness(TimeUnit.MILLISECONDS.toNanos(DEAD_AFTER_MILLIS));
 
     @Activate
-    public EventHub(@Reference RunStore store, @Reference DataSource dataSource, @Reference DatabaseChannels databaseChannels,
-            @Reference EventStreams eventStreams, @Reference RunsSettings settings) {
+    public EventHub(
+            @Reference RunStore store,
+            @Reference DataSource dataSource,
+            @Reference DatabaseChannels databaseChannels,
+            @Reference EventStreams eventStreams,
+            @Reference RunsSettings settings) {
         this.store = store;
         this.dataSource = dataSource;
-        this.streams = eventStreams.open(new RunFeed(store), HubOptions.of("runs", RunStore.EVENTS_CHANNEL)
-                .withLanes(settings.fanoutThreads).withHeartbeatMillis(settings.heartbeatMillis).withMaxQueuedBytes(MAX_QUEUED_BYTES));
+        this.streams = eventStreams.open(
+                new RunFeed(store),
+                HubOptions.of("runs", RunStore.EVENTS_CHANNEL)
+                        .withLanes(settings.fanoutThreads)
+                        .withHeartbeatMillis(settings.heartbeatMillis)
+                        .withMaxQueuedBytes(MAX_QUEUED_BYTES));
         this.committedHere = streams::committed;
         store.onCommitted(committedHere);
-        this.listened = List.of(databaseChannels.listen(RunStore.QUEUE_CHANNEL, new DatabaseChannels.Listener() {
-            @Override
-            public void listening() {
-                queueListeners.forEach(Runnable::run);
-            }
+        this.listened = List.of(
+                databaseChannels.listen(RunStore.QUEUE_CHANNEL, new DatabaseChannels.Listener() {
+                    @Override
+                    public void listening() {
+                        queueListeners.forEach(Runnable::run);
+                    }
 
-            @Override
-            public void notified(String payload) {
-                queueListeners.forEach(Runnable::run);
-            }
-        }), databaseChannels.listen(RunStore.CANCEL_CHANNEL, payload -> cancelListeners.forEach(l -> l.accept(payload))));
+                    @Override
+                    public void notified(String payload) {
+                        queueListeners.forEach(Runnable::run);
+                    }
+                }),
+                databaseChannels.listen(
+                        RunStore.CANCEL_CHANNEL, payload -> cancelListeners.forEach(l -> l.accept(payload))));
         this.liveness = new Thread(this::holdLiveness, "atrium-runs-liveness");
         liveness.setDaemon(true);
         liveness.start();
@@ -220,7 +230,8 @@ public class EventHub {
             if (inst.equals(instanceId)) {
                 continue;
             }
-            if (Sql.one(c, "SELECT pg_try_advisory_lock(?, hashtext(?))", rs -> rs.getBoolean(1), LOCK_CLASS, inst).orElse(false)) {
+            if (Sql.one(c, "SELECT pg_try_advisory_lock(?, hashtext(?))", rs -> rs.getBoolean(1), LOCK_CLASS, inst)
+                    .orElse(false)) {
                 free.add(inst);
                 Sql.exec(c, "SELECT pg_advisory_unlock(?, hashtext(?))", LOCK_CLASS, inst);
             }

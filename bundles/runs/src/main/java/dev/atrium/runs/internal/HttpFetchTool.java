@@ -1,6 +1,10 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ToolArguments;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -12,7 +16,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
@@ -26,11 +29,6 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.ToolArguments;
 
 /**
  * {@code http_fetch}: GET a URL for the model. Needs the {@code egress.http} grant; every URL, and every redirect
@@ -48,6 +46,7 @@ public class HttpFetchTool implements AgentTool {
     static final String THREADS = "atrium-http-fetch";
     /** The redirects that name where the resource is (not 300's choices, 304 or 305). */
     static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
+
     private final EgressGuard guard;
     private final long deadlineNanos;
     private final HttpClient client;
@@ -67,9 +66,11 @@ public class HttpFetchTool implements AgentTool {
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler(THREADS + "-timer", true));
         // Jetty's resolver: the guard's answer for this connection, or the connection fails
-        client.setSocketAddressResolver((host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
+        client.setSocketAddressResolver(
+                (host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
         client.setFollowRedirects(false);
-        client.setHttpCookieStore(new HttpCookieStore.Empty()); // one user's cookies must never go out on another's fetch
+        client.setHttpCookieStore(
+                new HttpCookieStore.Empty()); // one user's cookies must never go out on another's fetch
         client.setConnectTimeout(10_000);
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Atrium http_fetch"));
         client.start();
@@ -128,7 +129,8 @@ public class HttpFetchTool implements AgentTool {
                 throw tookTooLong();
             }
             Request request = client.newRequest(uri).timeout(leftMillis, TimeUnit.MILLISECONDS);
-            try (InputStreamResponseListener listener = new InputStreamResponseListener()) { // closing it drops what is left
+            try (InputStreamResponseListener listener =
+                    new InputStreamResponseListener()) { // closing it drops what is left
                 request.send(listener);
                 Response response = listener.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
                 int status = response.getStatus();
@@ -149,20 +151,22 @@ public class HttpFetchTool implements AgentTool {
                 if (e instanceof SocketTimeoutException) {
                     throw failure(e);
                 }
-                // the worker was interrupted while reading (the run was cancelled, or this instance stops); the exception
+                // the worker was interrupted while reading (the run was cancelled, or this instance stops); the
+                // exception
                 // is the signal, as from any blocking call (a flag left set would fail the run's next pool checkout)
                 throw new InterruptedException("the fetch was interrupted");
             } catch (ExecutionException | IOException e) {
                 throw failure(e);
             } finally {
-                request.abort(new IOException("the fetch ended")); // nothing once the exchange completed
+                var unused = request.abort(new IOException("the fetch ended")); // nothing once the exchange completed
             }
         }
         throw new IOException("too many redirects");
     }
 
     private IOException tookTooLong() {
-        return new IOException("the fetch took longer than " + TimeUnit.NANOSECONDS.toSeconds(deadlineNanos) + " seconds");
+        return new IOException(
+                "the fetch took longer than " + TimeUnit.NANOSECONDS.toSeconds(deadlineNanos) + " seconds");
     }
 
     /**
@@ -173,7 +177,10 @@ public class HttpFetchTool implements AgentTool {
     private static URI redirect(URI from, String location) throws IOException {
         try {
             URI ref = new URI(encodeIllegal(location.trim()));
-            if (ref.getScheme() == null && ref.getRawAuthority() == null && ref.getRawPath().isEmpty() && ref.getRawQuery() != null) {
+            if (ref.getScheme() == null
+                    && ref.getRawAuthority() == null
+                    && ref.getRawPath().isEmpty()
+                    && ref.getRawQuery() != null) {
                 String path = from.getRawPath() == null || from.getRawPath().isEmpty() ? "/" : from.getRawPath();
                 return new URI(from.getScheme() + "://" + from.getRawAuthority() + path + "?" + ref.getRawQuery()
                         + (ref.getRawFragment() == null ? "" : "#" + ref.getRawFragment()));
@@ -189,7 +196,8 @@ public class HttpFetchTool implements AgentTool {
         for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;
             if (c <= 0x20 || c >= 0x7f || "\"<>\\^`{|}".indexOf(c) >= 0) {
-                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                out.append('%')
+                        .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
                         .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
             } else {
                 out.append((char) c);
@@ -209,6 +217,7 @@ public class HttpFetchTool implements AgentTool {
             }
         }
         Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-        return new IOException("the fetch failed: " + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
+        return new IOException("the fetch failed: "
+                + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
     }
 }

@@ -1,5 +1,12 @@
 package dev.atrium.runs.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.runs.api.ModelProvider;
+import dev.atrium.streams.api.EventStreams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -10,18 +17,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.runs.api.ModelProvider;
-import dev.atrium.streams.api.EventStreams;
 
 /**
  * OpenAI-compatible chat completions ({@code POST <base>/chat/completions}, {@code stream: true}): text arrives in
@@ -30,12 +28,14 @@ import dev.atrium.streams.api.EventStreams;
 @Component(service = ModelProvider.class)
 public class OpenAiProvider implements ModelProvider {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
     /** The largest event a provider's stream may send: one chunk of an answer, never the whole answer. */
     static final int MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
     private final RunsSettings settings;
     private final EventStreams eventStreams;
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Activate
     public OpenAiProvider(@Reference RunsSettings settings, @Reference EventStreams eventStreams) {
@@ -60,7 +60,8 @@ public class OpenAiProvider implements ModelProvider {
         for (Message m : request.messages()) {
             ObjectNode o = messages.addObject();
             switch (m.role()) {
-                case "tool" -> o.put("role", "tool").put("tool_call_id", m.toolCallId()).put("content", m.text());
+                case "tool" ->
+                    o.put("role", "tool").put("tool_call_id", m.toolCallId()).put("content", m.text());
                 case "assistant" -> {
                     o.put("role", "assistant");
                     if (m.text() == null || m.text().isEmpty()) {
@@ -71,7 +72,8 @@ public class OpenAiProvider implements ModelProvider {
                     if (!m.toolCalls().isEmpty()) {
                         ArrayNode calls = o.putArray("tool_calls");
                         for (ToolCall c : m.toolCalls()) {
-                            ObjectNode call = calls.addObject().put("id", c.id()).put("type", "function");
+                            ObjectNode call =
+                                    calls.addObject().put("id", c.id()).put("type", "function");
                             call.putObject("function").put("name", c.name()).put("arguments", c.arguments());
                         }
                     }
@@ -97,7 +99,9 @@ public class OpenAiProvider implements ModelProvider {
     @Override
     public Reply complete(Request request, Listener listener) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(settings.openaiBaseUrl + "/chat/completions"))
-                .timeout(Duration.ofMinutes(5)).header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .timeout(Duration.ofMinutes(5))
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body(request))));
         if (!settings.openaiApiKey.isEmpty()) {
             b.header("Authorization", "Bearer " + settings.openaiApiKey);
@@ -105,33 +109,36 @@ public class OpenAiProvider implements ModelProvider {
         HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() / 100 != 2) {
             try (InputStream in = r.body()) {
-                throw new IOException(ProviderErrors.describe("openai", r.statusCode(), ProviderErrors.read(in), settings.openaiApiKey));
+                throw new IOException(ProviderErrors.describe(
+                        "openai", r.statusCode(), ProviderErrors.read(in), settings.openaiApiKey));
             }
         }
         StringBuilder text = new StringBuilder();
         TreeMap<Integer, String[]> calls = new TreeMap<>(); // index -> id, name, arguments
-        String[] finish = { null };
+        String[] finish = {null};
         try (InputStream in = r.body()) {
             eventStreams.reader(in, MAX_EVENT_BYTES).forEach(ev -> {
-                String event = ev.name();
                 String data = ev.data();
                 if (data.equals("[DONE]")) {
                     return false;
                 }
                 JsonNode chunk = JSON.readTree(data);
                 if (chunk.has("error")) {
-                    throw new IOException(ProviderErrors.describeStreamError("openai", chunk.path("error").path("message").asText(),
-                            settings.openaiApiKey));
+                    throw new IOException(ProviderErrors.describeStreamError(
+                            "openai", chunk.path("error").path("message").asText(), settings.openaiApiKey));
                 }
                 JsonNode choice = chunk.path("choices").path(0);
                 JsonNode delta = choice.path("delta");
-                String content = delta.path("content").isTextual() ? delta.path("content").asText() : null;
+                String content = delta.path("content").isTextual()
+                        ? delta.path("content").asText()
+                        : null;
                 if (content != null && !content.isEmpty()) {
                     text.append(content);
                     listener.text(content);
                 }
                 for (JsonNode tc : delta.path("tool_calls")) {
-                    String[] c = calls.computeIfAbsent(tc.path("index").asInt(calls.size()), k -> new String[] { null, null, "" });
+                    String[] c = calls.computeIfAbsent(
+                            tc.path("index").asInt(calls.size()), k -> new String[] {null, null, ""});
                     if (tc.path("id").isTextual()) {
                         c[0] = tc.path("id").asText();
                     }

@@ -1,8 +1,7 @@
 package dev.atrium.runs.internal;
 
-import java.util.regex.Pattern;
-
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.regex.Pattern;
 
 /**
  * What a model provider's refusal may tell the run's owner. The run's {@code error} is shown to the workspace's
@@ -14,10 +13,10 @@ final class ProviderErrors {
 
     static final int MAX_MESSAGE = 300;
     /** API-key shapes: OpenAI/Anthropic style prefixes and long opaque tokens. */
-    private static final Pattern KEYISH = Pattern.compile("(?i)\\b(sk|pk|rk|key|api|ant|org|sess)[-_][A-Za-z0-9_\\-*.]{6,}|\\b[A-Za-z0-9_\\-]{32,}\\b");
+    private static final Pattern KEYISH = Pattern.compile(
+            "(?i)\\b(sk|pk|rk|key|api|ant|org|sess)[-_][A-Za-z0-9_\\-*.]{6,}|\\b[A-Za-z0-9_\\-]{32,}\\b");
 
-    private ProviderErrors() {
-    }
+    private ProviderErrors() {}
 
     /** A run error for a non-2xx answer: {@code "<provider> answered <status>: <message>"}. */
     static String describe(String provider, int status, byte[] body, String apiKey) {

@@ -1,17 +1,15 @@
 package dev.atrium.runs.internal;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.Base64;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.runs.internal.RunStore.Run;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** Loads a run by id and proves its workspace through the kernel: a stranger's run is the same 404 as a missing one. */
 @Component(service = RunAccess.class)
@@ -53,11 +51,14 @@ public class RunAccess {
     }
 
     static String cursor(Instant createdAt, String id) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString((createdAt + "|" + id).getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString((createdAt + "|" + id).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Earliest and latest instants a cursor may hold: PostgreSQL's timestamptz cannot hold all of {@link Instant}'s range. */
     private static final Instant CURSOR_MIN = Instant.parse("0001-01-01T00:00:00Z");
+
     private static final Instant CURSOR_MAX = Instant.parse("9999-12-31T23:59:59.999999Z");
 
     /** The instant of a cursor; an {@link IllegalArgumentException} when it is not one the database can compare. */
@@ -74,7 +75,7 @@ public class RunAccess {
         try {
             String s = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
             int bar = s.indexOf('|');
-            return new Object[] { cursorInstant(s.substring(0, bar)), s.substring(bar + 1) };
+            return new Object[] {cursorInstant(s.substring(0, bar)), s.substring(bar + 1)};
         } catch (RuntimeException e) {
             throw ApiException.badRequest("cursor is not valid");
         }

@@ -1,10 +1,19 @@
 package dev.atrium.runs.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.runs.internal.RunStore.Artifact;
+import dev.atrium.runs.internal.RunStore.Event;
+import dev.atrium.runs.internal.RunStore.Run;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -16,22 +25,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.runs.internal.RunStore.Artifact;
-import dev.atrium.runs.internal.RunStore.Event;
-import dev.atrium.runs.internal.RunStore.Run;
 
 /**
  * {@code /api/runs/:id}: detail, cancel, events, replay and artifacts. Every route proves the run's workspace. The
@@ -46,12 +42,11 @@ public class RunResource {
 
     private final RunAccess access;
     private final RunStore store;
-    private final EventHub hub;
+
     @Activate
     public RunResource(@Reference RunAccess access, @Reference RunStore store, @Reference EventHub hub) {
         this.access = access;
         this.store = store;
-        this.hub = hub;
     }
 
     @GET
@@ -78,15 +73,20 @@ public class RunResource {
     @GET
     @Path("events")
     @RequiresScope("runs:read")
-    public Map<String, Object> events(@Context SecurityContext sc, @PathParam("id") String id,
-            @QueryParam("last_event_id") String lastEventId, @QueryParam("limit") String limit) {
+    public Map<String, Object> events(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("last_event_id") String lastEventId,
+            @QueryParam("limit") String limit) {
         Run run = access.owned(Caller.from(sc), id);
         long after = RunAccess.nonNegative("last_event_id", lastEventId);
         int max = limit == null ? 1000 : PageRequest.of(limit, null).limit();
         List<Event> events = store.events(run.id(), after, max);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("events", events.stream().map(Event::toJson).toList());
-        m.put("last_event_id", events.isEmpty() ? after : events.get(events.size() - 1).id());
+        m.put(
+                "last_event_id",
+                events.isEmpty() ? after : events.get(events.size() - 1).id());
         m.put("status", run.status());
         return m;
     }
@@ -95,7 +95,10 @@ public class RunResource {
     @GET
     @Path("replay")
     @RequiresScope("runs:read")
-    public Map<String, Object> replay(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("cursor") String cursor,
+    public Map<String, Object> replay(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
         Run run = access.owned(Caller.from(sc), id);
         long after = RunAccess.nonNegative("cursor", cursor);
@@ -115,7 +118,9 @@ public class RunResource {
     @RequiresScope("runs:read")
     public Map<String, Object> artifacts(@Context SecurityContext sc, @PathParam("id") String id) {
         Run run = access.owned(Caller.from(sc), id);
-        return Map.of("artifacts", store.artifacts(run.id()).stream().map(a -> a.toJson(false)).toList());
+        return Map.of(
+                "artifacts",
+                store.artifacts(run.id()).stream().map(a -> a.toJson(false)).toList());
     }
 
     @POST
@@ -131,8 +136,9 @@ public class RunResource {
         if (content.length() > 512 * 1024) {
             throw ApiException.badRequest("content must be at most 524288 characters");
         }
-        Artifact a = store.addArtifact(run.id(), name, type, content).orElseThrow(() -> ApiException
-                .conflict("the run has already finished (" + store.get(run.id()).map(Run::status).orElse("gone") + "): artifacts are added "
+        Artifact a = store.addArtifact(run.id(), name, type, content)
+                .orElseThrow(() -> ApiException.conflict("the run has already finished ("
+                        + store.get(run.id()).map(Run::status).orElse("gone") + "): artifacts are added "
                         + "while it is queued or running"));
         store.append(run.id(), "artifact.created", Map.of("artifact_id", a.id(), "name", a.name()));
         return Response.status(201).entity(Map.of("artifact", a.toJson(true))).build();

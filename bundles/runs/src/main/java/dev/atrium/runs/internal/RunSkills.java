@@ -1,5 +1,7 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.skills.api.SkillsPrompt;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -7,9 +9,6 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.skills.api.SkillsPrompt;
 
 /**
  * The skills section of a run's system prompt, from the skills capability. Its {@link SkillsPrompt} service is tracked
@@ -21,7 +20,10 @@ public class RunSkills {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunSkills.class);
 
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile SkillsPrompt skills;
 
     /** The workspace's skills section, or empty when there is none (or no skills capability). */

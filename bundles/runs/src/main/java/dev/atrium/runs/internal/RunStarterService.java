@@ -1,15 +1,14 @@
 package dev.atrium.runs.internal;
 
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Callers;
 import dev.atrium.runs.api.RunStarter;
 import dev.atrium.threads.api.Threads;
 import dev.atrium.threads.api.Threads.ThreadRef;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@link RunStarter}: the run a reminder asks for, made as {@link ThreadRunsResource} makes one, for a caller the kernel
@@ -41,6 +40,7 @@ public class RunStarterService implements RunStarter {
             throw ApiException.notFound("thread not found");
         }
         threads.append(thread, "user", input, null);
-        return store.create(thread.id(), thread.spaceId(), principalId, null, null).id();
+        return store.create(thread.id(), thread.spaceId(), principalId, null, null)
+                .id();
     }
 }

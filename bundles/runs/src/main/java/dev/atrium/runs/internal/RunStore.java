@@ -1,6 +1,13 @@
 package dev.atrium.runs.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -11,21 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
 
 /**
  * The runs, run_events and run_artifacts tables. Events get ids 1, 2, 3, … per run: the next id is taken from the
@@ -43,13 +40,15 @@ public class RunStore {
     /** The event type of a model's streamed text fragments. */
     static final String STREAMED = "message.delta";
 
-    static final String COLUMNS = "id, thread_id, space_id, requester_principal_id, status, provider, model, error, instance_id, "
-            + "cancel_requested, last_event_id, created_at, started_at, finished_at";
+    static final String COLUMNS =
+            "id, thread_id, space_id, requester_principal_id, status, provider, model, error, instance_id, "
+                    + "cancel_requested, last_event_id, created_at, started_at, finished_at";
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
 
     final Sql db;
-    private final java.util.List<java.util.function.Consumer<Event>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.List<java.util.function.Consumer<Event>> committed =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Activate
     public RunStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
@@ -57,14 +56,37 @@ public class RunStore {
         migrations.apply(context.getBundle());
     }
 
-    public record Run(String id, String threadId, String spaceId, String requester, String status, String provider, String model,
-            String error, String instanceId, boolean cancelRequested, long lastEventId, Instant createdAt, Instant startedAt,
+    public record Run(
+            String id,
+            String threadId,
+            String spaceId,
+            String requester,
+            String status,
+            String provider,
+            String model,
+            String error,
+            String instanceId,
+            boolean cancelRequested,
+            long lastEventId,
+            Instant createdAt,
+            Instant startedAt,
             Instant finishedAt) {
         static Run of(ResultSet rs) throws SQLException {
-            return new Run(rs.getString("id"), rs.getString("thread_id"), rs.getString("space_id"), rs.getString("requester_principal_id"),
-                    rs.getString("status"), rs.getString("provider"), rs.getString("model"), rs.getString("error"),
-                    rs.getString("instance_id"), rs.getBoolean("cancel_requested"), rs.getLong("last_event_id"),
-                    instant(rs.getTimestamp("created_at")), instant(rs.getTimestamp("started_at")), instant(rs.getTimestamp("finished_at")));
+            return new Run(
+                    rs.getString("id"),
+                    rs.getString("thread_id"),
+                    rs.getString("space_id"),
+                    rs.getString("requester_principal_id"),
+                    rs.getString("status"),
+                    rs.getString("provider"),
+                    rs.getString("model"),
+                    rs.getString("error"),
+                    rs.getString("instance_id"),
+                    rs.getBoolean("cancel_requested"),
+                    rs.getLong("last_event_id"),
+                    instant(rs.getTimestamp("created_at")),
+                    instant(rs.getTimestamp("started_at")),
+                    instant(rs.getTimestamp("finished_at")));
         }
 
         boolean terminal() {
@@ -92,7 +114,11 @@ public class RunStore {
     public record Event(String runId, long id, String type, JsonNode data, Instant createdAt, String json) {
         static Event of(ResultSet rs) throws SQLException {
             try {
-                return of(rs.getString("run_id"), rs.getLong("id"), rs.getString("type"), JSON.readTree(rs.getString("data")),
+                return of(
+                        rs.getString("run_id"),
+                        rs.getLong("id"),
+                        rs.getString("type"),
+                        JSON.readTree(rs.getString("data")),
                         rs.getTimestamp("created_at").toInstant());
             } catch (JsonProcessingException e) {
                 throw new SQLException(e);
@@ -133,10 +159,17 @@ public class RunStore {
     }
 
     /** An artifact; {@code content} is null when it was listed (a list reads only each content's size). */
-    public record Artifact(String id, String runId, String name, String contentType, String content, long size, Instant createdAt) {
+    public record Artifact(
+            String id, String runId, String name, String contentType, String content, long size, Instant createdAt) {
         static Artifact of(ResultSet rs) throws SQLException {
-            return new Artifact(rs.getString("id"), rs.getString("run_id"), rs.getString("name"), rs.getString("content_type"),
-                    rs.getString("content"), rs.getLong("size"), rs.getTimestamp("created_at").toInstant());
+            return new Artifact(
+                    rs.getString("id"),
+                    rs.getString("run_id"),
+                    rs.getString("name"),
+                    rs.getString("content_type"),
+                    rs.getString("content"),
+                    rs.getLong("size"),
+                    rs.getTimestamp("created_at").toInstant());
         }
 
         Map<String, Object> toJson(boolean withContent) {
@@ -192,11 +225,19 @@ public class RunStore {
         String id = Ids.id("run");
         Event[] queued = new Event[1];
         Run run = db.tx(c -> {
-            Sql.update(c, "INSERT INTO runs (id, thread_id, space_id, requester_principal_id, provider, model) VALUES (?, ?, ?, ?, ?, ?)",
-                    id, threadId, spaceId, requester, provider, model);
+            Sql.update(
+                    c,
+                    "INSERT INTO runs (id, thread_id, space_id, requester_principal_id, provider, model) VALUES (?, ?, ?, ?, ?, ?)",
+                    id,
+                    threadId,
+                    spaceId,
+                    requester,
+                    provider,
+                    model);
             queued[0] = append(c, id, "run.queued", Map.of("status", "queued"));
             Sql.exec(c, "SELECT pg_notify(?, ?)", QUEUE_CHANNEL, id);
-            return Sql.list(c, "SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id).get(0);
+            return Sql.list(c, "SELECT " + COLUMNS + " FROM runs WHERE id = ?", Run::of, id)
+                    .get(0);
         });
         return published(run, queued[0]);
     }
@@ -206,16 +247,29 @@ public class RunStore {
     }
 
     public List<Run> list(String threadId, boolean activeOnly, Instant beforeCreated, String beforeId, int limit) {
-        return db.list("SELECT " + COLUMNS + " FROM runs WHERE thread_id = ? AND (NOT ? OR status IN ('queued', 'running')) "
-                + "AND (?::timestamptz IS NULL OR (created_at, id) < (?::timestamptz, ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
-                Run::of, threadId, activeOnly, ts(beforeCreated), ts(beforeCreated), beforeId, limit);
+        return db.list(
+                "SELECT " + COLUMNS + " FROM runs WHERE thread_id = ? AND (NOT ? OR status IN ('queued', 'running')) "
+                        + "AND (?::timestamptz IS NULL OR (created_at, id) < (?::timestamptz, ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
+                Run::of,
+                threadId,
+                activeOnly,
+                ts(beforeCreated),
+                ts(beforeCreated),
+                beforeId,
+                limit);
     }
 
     /** A thread's runs after {@code (created_at, id)}, oldest first; a null instant starts at the beginning. */
     public List<Run> listAfter(String threadId, Instant after, String afterId, int limit) {
-        return db.list("SELECT " + COLUMNS + " FROM runs WHERE thread_id = ? "
-                + "AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) ORDER BY created_at, id LIMIT ?",
-                Run::of, threadId, ts(after), ts(after), afterId == null ? "" : afterId, limit);
+        return db.list(
+                "SELECT " + COLUMNS + " FROM runs WHERE thread_id = ? "
+                        + "AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) ORDER BY created_at, id LIMIT ?",
+                Run::of,
+                threadId,
+                ts(after),
+                ts(after),
+                afterId == null ? "" : afterId,
+                limit);
     }
 
     private static Timestamp ts(Instant i) {
@@ -229,9 +283,13 @@ public class RunStore {
     public Optional<Run> claim(String instanceId) {
         Event[] started = new Event[1];
         Optional<Run> claimed = db.tx(c -> {
-            List<Run> runs = Sql.list(c, "UPDATE runs SET status = 'running', instance_id = ?, started_at = now() WHERE id = "
-                    + "(SELECT id FROM runs WHERE status = 'queued' AND requester_principal_id IS NOT NULL "
-                    + "ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " + COLUMNS, Run::of, instanceId);
+            List<Run> runs = Sql.list(
+                    c,
+                    "UPDATE runs SET status = 'running', instance_id = ?, started_at = now() WHERE id = "
+                            + "(SELECT id FROM runs WHERE status = 'queued' AND requester_principal_id IS NOT NULL "
+                            + "ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " + COLUMNS,
+                    Run::of,
+                    instanceId);
             if (runs.isEmpty()) {
                 return Optional.<Run>empty();
             }
@@ -254,8 +312,15 @@ public class RunStore {
         String error = NulText.clean(reason);
         Event[] terminal = new Event[1];
         boolean finished = db.tx(c -> {
-            int n = Sql.update(c, "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
-                    + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)", status, error, runId, from, from);
+            int n = Sql.update(
+                    c,
+                    "UPDATE runs SET status = ?, error = ?, finished_at = now() WHERE id = ? "
+                            + "AND status IN ('queued', 'running') AND (?::text IS NULL OR status = ?)",
+                    status,
+                    error,
+                    runId,
+                    from,
+                    from);
             if (n == 0) {
                 return false;
             }
@@ -272,11 +337,14 @@ public class RunStore {
 
     /** The ids of this instance's runs still marked running. */
     public List<String> runningOn(String instanceId) {
-        return db.list("SELECT id FROM runs WHERE status = 'running' AND instance_id = ?", rs -> rs.getString(1), instanceId);
+        return db.list(
+                "SELECT id FROM runs WHERE status = 'running' AND instance_id = ?", rs -> rs.getString(1), instanceId);
     }
 
     public List<String> runningInstances() {
-        return db.list("SELECT DISTINCT instance_id FROM runs WHERE status = 'running' AND instance_id IS NOT NULL", rs -> rs.getString(1));
+        return db.list(
+                "SELECT DISTINCT instance_id FROM runs WHERE status = 'running' AND instance_id IS NOT NULL",
+                rs -> rs.getString(1));
     }
 
     public boolean requestCancel(String runId) {
@@ -290,24 +358,29 @@ public class RunStore {
     }
 
     public boolean cancelRequested(String runId) {
-        return db.one("SELECT cancel_requested FROM runs WHERE id = ?", rs -> rs.getBoolean(1), runId).orElse(true);
+        return db.one("SELECT cancel_requested FROM runs WHERE id = ?", rs -> rs.getBoolean(1), runId)
+                .orElse(true);
     }
 
     /** Appends one event in one statement: numbering, row and notification are one round trip and one transaction. */
     public Event append(String runId, String type, Map<String, ?> data) {
-        Event e = db.list(STREAMED.equals(type) ? APPEND_STREAMED : APPEND, Event::of, appendArguments(runId, type, data)).get(0);
+        Event e = db.list(
+                        STREAMED.equals(type) ? APPEND_STREAMED : APPEND, Event::of, appendArguments(runId, type, data))
+                .get(0);
         return published(e, e);
     }
 
     /** Appends one event inside the caller's transaction, which commits durably whatever the event's type. */
     static Event append(java.sql.Connection c, String runId, String type, Map<String, ?> data) throws SQLException {
-        return Sql.list(c, APPEND, Event::of, appendArguments(runId, type, data)).get(0);
+        return Sql.list(c, APPEND, Event::of, appendArguments(runId, type, data))
+                .get(0);
     }
 
-    private static final String APPEND = "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id), "
-            + "e AS (INSERT INTO run_events (run_id, id, type, data) SELECT ?, last_event_id, ?, ?::jsonb FROM n "
-            + "RETURNING run_id, id, type, data::text AS data, created_at) "
-            + "SELECT e.*, pg_notify(?, e.run_id || ':' || e.id) FROM e";
+    private static final String APPEND =
+            "WITH n AS (UPDATE runs SET last_event_id = last_event_id + 1 WHERE id = ? RETURNING last_event_id), "
+                    + "e AS (INSERT INTO run_events (run_id, id, type, data) SELECT ?, last_event_id, ?, ?::jsonb FROM n "
+                    + "RETURNING run_id, id, type, data::text AS data, created_at) "
+                    + "SELECT e.*, pg_notify(?, e.run_id || ':' || e.id) FROM e";
     /**
      * A model's streamed fragment: its commit does not wait for the WAL flush (a 20-500 ms stall on a busy disk was
      * the whole tail of the streams' latency). The next event that is not a fragment (the message's completion
@@ -315,7 +388,8 @@ public class RunStore {
      * run the database crashed under. Only for an append that is its own transaction: the setting holds until the
      * end of the transaction it runs in.
      */
-    private static final String APPEND_STREAMED = APPEND + " CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed";
+    private static final String APPEND_STREAMED =
+            APPEND + " CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed";
 
     private static Object[] appendArguments(String runId, String type, Map<String, ?> data) {
         String json;
@@ -329,8 +403,13 @@ public class RunStore {
 
     /** Events after {@code afterId}, in order. */
     public List<Event> events(String runId, long afterId, int limit) {
-        return db.list("SELECT run_id, id, type, data::text AS data, created_at FROM run_events WHERE run_id = ? AND id > ? "
-                + "ORDER BY id LIMIT ?", Event::of, runId, afterId, limit);
+        return db.list(
+                "SELECT run_id, id, type, data::text AS data, created_at FROM run_events WHERE run_id = ? AND id > ? "
+                        + "ORDER BY id LIMIT ?",
+                Event::of,
+                runId,
+                afterId,
+                limit);
     }
 
     public List<Event> allEvents(String runId, long afterId) {
@@ -348,20 +427,31 @@ public class RunStore {
 
     /** Adds an artifact to a run that has not finished; empty when it has (atomically with the run's status). */
     public Optional<Artifact> addArtifact(String runId, String name, String contentType, String content) {
-        return db.one("INSERT INTO run_artifacts (id, run_id, name, content_type, content) SELECT ?, id, ?, ?, ? FROM runs "
-                + "WHERE id = ? AND status IN ('queued', 'running') "
-                + "RETURNING id, run_id, name, content_type, content, length(content) AS size, created_at", Artifact::of, Ids.id("art"),
-                name, contentType, content, runId);
+        return db.one(
+                "INSERT INTO run_artifacts (id, run_id, name, content_type, content) SELECT ?, id, ?, ?, ? FROM runs "
+                        + "WHERE id = ? AND status IN ('queued', 'running') "
+                        + "RETURNING id, run_id, name, content_type, content, length(content) AS size, created_at",
+                Artifact::of,
+                Ids.id("art"),
+                name,
+                contentType,
+                content,
+                runId);
     }
 
     public List<Artifact> artifacts(String runId) {
-        return db.list("SELECT id, run_id, name, content_type, NULL AS content, length(content) AS size, created_at FROM run_artifacts "
-                + "WHERE run_id = ? "
-                + "ORDER BY created_at, id", Artifact::of, runId);
+        return db.list(
+                "SELECT id, run_id, name, content_type, NULL AS content, length(content) AS size, created_at FROM run_artifacts "
+                        + "WHERE run_id = ? "
+                        + "ORDER BY created_at, id",
+                Artifact::of,
+                runId);
     }
 
     public Optional<Artifact> artifact(String id) {
-        return db.one("SELECT id, run_id, name, content_type, content, length(content) AS size, created_at FROM run_artifacts WHERE id = ?",
-                Artifact::of, id);
+        return db.one(
+                "SELECT id, run_id, name, content_type, content, length(content) AS size, created_at FROM run_artifacts WHERE id = ?",
+                Artifact::of,
+                id);
     }
 }

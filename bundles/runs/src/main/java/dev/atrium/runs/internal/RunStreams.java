@@ -1,9 +1,12 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.runs.internal.RunStore.Run;
+import dev.atrium.streams.api.EventStreams;
 import java.io.IOException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.FilterConfig;
@@ -12,18 +15,12 @@ import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.runs.internal.RunStore.Run;
-import dev.atrium.streams.api.EventStreams;
 
 /**
  * {@code GET /api/runs/:id/sse} and {@code GET /api/runs/:id/ws}: a run's events as Server-Sent Events ({@code id} the
@@ -66,11 +63,12 @@ public class RunStreams implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         Matcher m = ROUTE.matcher(request.getRequestURI());
         boolean sse = m.matches() && m.group(2).equals("sse");
-        if (!m.matches() || !sse && !"GET".equals(request.getMethod())) {
+        if (!m.matches() || (!sse && !"GET".equals(request.getMethod()))) {
             chain.doFilter(req, res); // another route, or a WebSocket route's other methods: JAX-RS answers them
             return;
         }
@@ -78,7 +76,9 @@ public class RunStreams implements Filter {
         try {
             if (!"GET".equals(request.getMethod())) {
                 response.setHeader("Allow", "GET");
-                throw new ApiException(405, "METHOD_NOT_ALLOWED",
+                throw new ApiException(
+                        405,
+                        "METHOD_NOT_ALLOWED",
                         "method not allowed: " + request.getMethod() + " " + request.getRequestURI());
             }
             Run run = authorize(request, m.group(1));

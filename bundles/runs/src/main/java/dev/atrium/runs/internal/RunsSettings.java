@@ -11,13 +11,17 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * Operator configuration of runs (ConfigAdmin pid {@code dev.atrium.runs}); where the operator's configuration sets
  * nothing, the {@code ATRIUM_*} environment variable named in a description supplies the value (bundles/config).
  */
-@Component(service = RunsSettings.class, configurationPid = "dev.atrium.runs", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = RunsSettings.class,
+        configurationPid = "dev.atrium.runs",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = RunsSettings.Config.class)
 public class RunsSettings {
 
     @ObjectClassDefinition(name = "Atrium runs")
     public @interface Config {
-        @AttributeDefinition(description = "Runs executed at once by this instance; 0: it executes none (ATRIUM_RUNS_WORKERS)")
+        @AttributeDefinition(
+                description = "Runs executed at once by this instance; 0: it executes none (ATRIUM_RUNS_WORKERS)")
         int workers() default 4;
 
         @AttributeDefinition(description = "Model turns a run may take before it fails (ATRIUM_RUNS_STEP_LIMIT)")
@@ -26,19 +30,26 @@ public class RunsSettings {
         @AttributeDefinition(description = "Milliseconds between SSE/WebSocket heartbeats (ATRIUM_RUNS_HEARTBEAT_MS)")
         long heartbeatMillis() default 15_000;
 
-        @AttributeDefinition(description = "Threads that write one event to a run's subscribers; 0: one per processor (ATRIUM_RUNS_FANOUT_THREADS)")
+        @AttributeDefinition(
+                description =
+                        "Threads that write one event to a run's subscribers; 0: one per processor (ATRIUM_RUNS_FANOUT_THREADS)")
         int fanoutThreads() default 0;
 
-        @AttributeDefinition(description = "Milliseconds between queue polls besides NOTIFY wake-ups (ATRIUM_RUNS_POLL_MS)")
+        @AttributeDefinition(
+                description = "Milliseconds between queue polls besides NOTIFY wake-ups (ATRIUM_RUNS_POLL_MS)")
         long pollMillis() default 1_000;
 
-        @AttributeDefinition(description = "Seconds one model turn may take, streaming included, before the run fails (ATRIUM_RUNS_TURN_TIMEOUT_S)")
+        @AttributeDefinition(
+                description =
+                        "Seconds one model turn may take, streaming included, before the run fails (ATRIUM_RUNS_TURN_TIMEOUT_S)")
         long turnTimeoutSeconds() default 300;
 
-        @AttributeDefinition(description = "Seconds one http_fetch may take, body included (ATRIUM_RUNS_FETCH_TIMEOUT_S)")
+        @AttributeDefinition(
+                description = "Seconds one http_fetch may take, body included (ATRIUM_RUNS_FETCH_TIMEOUT_S)")
         long fetchTimeoutSeconds() default 30;
 
-        @AttributeDefinition(description = "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (ATRIUM_OPENAI_BASE_URL)")
+        @AttributeDefinition(
+                description = "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (ATRIUM_OPENAI_BASE_URL)")
         String openaiBaseUrl() default "https://api.openai.com/v1";
 
         @AttributeDefinition(description = "OpenAI API key (ATRIUM_OPENAI_API_KEY)")

@@ -1,26 +1,5 @@
 package dev.atrium.runs.internal;
 
-import java.util.ArrayList;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.Base64;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
-import javax.ws.rs.GET;
-import javax.ws.rs.Path;
-import javax.ws.rs.PathParam;
-import javax.ws.rs.Produces;
-import javax.ws.rs.QueryParam;
-import javax.ws.rs.core.Context;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.SecurityContext;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelResource;
@@ -29,6 +8,24 @@ import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.runs.internal.RunStore.Run;
 import dev.atrium.threads.api.Threads;
 import dev.atrium.threads.api.Threads.ThreadRef;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.SecurityContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code /api/threads/:threadId/history}: the thread's messages and runs in one timeline, oldest first, in pages
@@ -53,7 +50,8 @@ public class ThreadHistoryResource {
     /** A position in the timeline: items after it come later. {@code run}: whether the item there was a run. */
     record Position(Instant at, boolean run, String id) {
         String cursor() {
-            return Base64.getUrlEncoder().withoutPadding()
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
                     .encodeToString((at + "|" + (run ? "run" : "message") + "|" + id).getBytes(StandardCharsets.UTF_8));
         }
 
@@ -70,12 +68,14 @@ public class ThreadHistoryResource {
         }
     }
 
-    private record Item(Instant at, boolean run, String id, Map<String, Object> json) {
-    }
+    private record Item(Instant at, boolean run, String id, Map<String, Object> json) {}
 
     @GET
     @RequiresScope("threads:read")
-    public Map<String, Object> history(@Context SecurityContext sc, @PathParam("threadId") String threadId, @QueryParam("cursor") String cursor,
+    public Map<String, Object> history(
+            @Context SecurityContext sc,
+            @PathParam("threadId") String threadId,
+            @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
         ThreadRef t = threads.require(Caller.from(sc), threadId);
         PageRequest page = PageRequest.of(limit, null);
@@ -97,7 +97,8 @@ public class ThreadHistoryResource {
             messages.add(new Item(Instant.parse(m.createdAt()), false, m.id(), i));
         }
         List<Item> runs = new ArrayList<>();
-        for (Run r : store.listAfter(t.id(), from == null ? null : from.at(), from == null || !from.run() ? "" : from.id(), n)) {
+        for (Run r : store.listAfter(
+                t.id(), from == null ? null : from.at(), from == null || !from.run() ? "" : from.id(), n)) {
             Map<String, Object> i = new LinkedHashMap<>();
             i.put("kind", "run");
             i.putAll(r.toJson());
@@ -107,7 +108,9 @@ public class ThreadHistoryResource {
         int a = 0;
         int b = 0;
         while (merged.size() < n && (a < messages.size() || b < runs.size())) {
-            boolean takeMessage = b >= runs.size() || (a < messages.size() && !messages.get(a).at().isAfter(runs.get(b).at()));
+            boolean takeMessage = b >= runs.size()
+                    || (a < messages.size()
+                            && !messages.get(a).at().isAfter(runs.get(b).at()));
             merged.add(takeMessage ? messages.get(a++) : runs.get(b++));
         }
         boolean more = merged.size() > page.limit();

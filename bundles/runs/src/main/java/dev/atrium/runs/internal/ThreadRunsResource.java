@@ -1,13 +1,21 @@
 package dev.atrium.runs.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.runs.internal.RunStore.Run;
+import dev.atrium.threads.api.Threads;
+import dev.atrium.threads.api.Threads.ThreadRef;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -19,23 +27,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.runs.internal.RunStore.Run;
-import dev.atrium.threads.api.Threads;
-import dev.atrium.threads.api.Threads.ThreadRef;
 
 /**
  * {@code /api/threads/:threadId/runs}: list ({@code active_only}, {@code cursor}) and create. A run records the
@@ -59,8 +53,12 @@ public class ThreadRunsResource {
 
     @GET
     @RequiresScope("runs:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @PathParam("threadId") String threadId,
-            @QueryParam("active_only") String activeOnly, @QueryParam("cursor") String cursor, @QueryParam("limit") String limit) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @PathParam("threadId") String threadId,
+            @QueryParam("active_only") String activeOnly,
+            @QueryParam("cursor") String cursor,
+            @QueryParam("limit") String limit) {
         ThreadRef t = threads.require(Caller.from(sc), threadId);
         PageRequest page = PageRequest.of(limit, null);
         if (activeOnly != null && !activeOnly.equals("true") && !activeOnly.equals("false")) {
@@ -90,7 +88,8 @@ public class ThreadRunsResource {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         ThreadRef t = threads.require(caller, threadId);
-        JsonBody b = JsonBody.of(body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);
+        JsonBody b = JsonBody.of(
+                body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);
         String input = b.optionalText("input", 1, 100_000).orElse(null);
         String provider = b.optionalText("provider", 1, 100).orElse(null);
         String model = b.optionalText("model", 1, 200).orElse(null);

@@ -1,20 +1,18 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.AgentToolSource;
+import dev.atrium.runs.api.ModelProvider;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
-
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.AgentToolSource;
-import dev.atrium.runs.api.ModelProvider;
 
 /**
  * Offers and runs the registered {@link AgentTool}s, each only to a run that holds every grant it needs. A tool
@@ -24,9 +22,20 @@ import dev.atrium.runs.api.ModelProvider;
 public class ToolExecutor {
 
     /** Every grant of DESIGN §2. */
-    static final Set<String> ALL_GRANTS = Set.of("storage.read", "storage.write", "repo.read", "repo.write", "egress.http",
-            "oauth.exchange", "vectorize.write", "queue.write", "analytics.write", "workflow.invoke", "durable_object.use",
+    static final Set<String> ALL_GRANTS = Set.of(
+            "storage.read",
+            "storage.write",
+            "repo.read",
+            "repo.write",
+            "egress.http",
+            "oauth.exchange",
+            "vectorize.write",
+            "queue.write",
+            "analytics.write",
+            "workflow.invoke",
+            "durable_object.use",
             "billing.meter");
+
     static final int MAX_RESULT = 20_000;
 
     private final Map<String, AgentTool> tools = new ConcurrentHashMap<>();
@@ -74,7 +83,8 @@ public class ToolExecutor {
 
     List<ModelProvider.Tool> offered(AgentTool.Context context) {
         List<ModelProvider.Tool> out = new ArrayList<>();
-        available(context).values().stream().sorted(Comparator.comparing(AgentTool::name))
+        available(context).values().stream()
+                .sorted(Comparator.comparing(AgentTool::name))
                 .forEach(t -> out.add(new ModelProvider.Tool(t.name(), t.description(), t.parametersSchema())));
         return out;
     }
@@ -89,9 +99,7 @@ public class ToolExecutor {
         return ALL_GRANTS;
     }
 
-
-    record Result(String text, boolean error) {
-    }
+    record Result(String text, boolean error) {}
 
     /**
      * Runs a tool call; whatever the tool throws becomes an error result the model sees, except an interruption
@@ -122,7 +130,9 @@ public class ToolExecutor {
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception | LinkageError | StackOverflowError e) {
-            return new Result(truncate("error: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())), true);
+            return new Result(
+                    truncate("error: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())),
+                    true);
         }
     }
 

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.runs.api.AgentTool;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,21 +19,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.runs.api.AgentTool;
-
 /** The fetch tool against a real HTTP server on loopback; the guard decides which names lead where. */
 class HttpFetchToolTest {
 
-    static final AgentTool.Context GRANTED = new AgentTool.Context("run", "thread", "space", "principal", Set.of("egress.http"));
+    static final AgentTool.Context GRANTED =
+            new AgentTool.Context("run", "thread", "space", "principal", Set.of("egress.http"));
     /** A name no resolver knows (RFC 6761): only the guard's answer can lead a connection anywhere. */
     static final String PINNED = "rebind.invalid";
 
@@ -55,7 +53,12 @@ class HttpFetchToolTest {
         });
         target.createContext("/moved", ex -> {
             hosts.add(ex.getRequestHeaders().getFirst("Host"));
-            ex.getResponseHeaders().set("Location", ex.getRequestURI().getQuery() == null ? "/page" : ex.getRequestURI().getQuery());
+            ex.getResponseHeaders()
+                    .set(
+                            "Location",
+                            ex.getRequestURI().getQuery() == null
+                                    ? "/page"
+                                    : ex.getRequestURI().getQuery());
             ex.sendResponseHeaders(302, -1);
             ex.close();
         });
@@ -79,17 +82,20 @@ class HttpFetchToolTest {
             }
             ex.close();
         });
-        // /dir/...?to=X redirects to X (decoded, written as it is); ?choices answers 300; anything else says where it is
+        // /dir/...?to=X redirects to X (decoded, written as it is); ?choices answers 300; anything else says where it
+        // is
         target.createContext("/dir/", ex -> {
             String q = ex.getRequestURI().getRawQuery();
             if (q != null && q.startsWith("to=")) {
-                ex.getResponseHeaders().set("Location", java.net.URLDecoder.decode(q.substring(3), StandardCharsets.UTF_8));
+                ex.getResponseHeaders()
+                        .set("Location", java.net.URLDecoder.decode(q.substring(3), StandardCharsets.UTF_8));
                 ex.sendResponseHeaders(302, -1);
             } else if ("choices".equals(q)) {
                 ex.getResponseHeaders().set("Location", "/page");
                 ex.sendResponseHeaders(300, -1);
             } else {
-                byte[] b = ("at " + ex.getRequestURI().getRawPath() + (q == null ? "" : "?" + q)).getBytes(StandardCharsets.UTF_8);
+                byte[] b = ("at " + ex.getRequestURI().getRawPath() + (q == null ? "" : "?" + q))
+                        .getBytes(StandardCharsets.UTF_8);
                 ex.sendResponseHeaders(200, b.length);
                 ex.getResponseBody().write(b);
             }
@@ -151,7 +157,10 @@ class HttpFetchToolTest {
         String result = tool.execute(GRANTED, args(url(PINNED, "/page")));
         assertTrue(result.startsWith("status: 200\ncontent-type: text/plain\n\n"), result);
         assertTrue(result.endsWith("the page"), result);
-        assertEquals(List.of(PINNED + ":" + target.getAddress().getPort()), hosts, "the request names the host it asked for");
+        assertEquals(
+                List.of(PINNED + ":" + target.getAddress().getPort()),
+                hosts,
+                "the request names the host it asked for");
     }
 
     @Test
@@ -162,10 +171,12 @@ class HttpFetchToolTest {
             if (answers.getAndIncrement() == 0) {
                 return List.of(InetAddress.getLoopbackAddress());
             }
-            throw ApiException.badRequest("the URL may not be fetched: " + uri.getHost() + " resolves to 10.0.0.1; a private address");
+            throw ApiException.badRequest(
+                    "the URL may not be fetched: " + uri.getHost() + " resolves to 10.0.0.1; a private address");
         };
         HttpFetchTool tool = tool(rebinding, 10);
-        IOException refused = assertThrows(IOException.class, () -> tool.execute(GRANTED, args(url("127.0.0.1", "/page"))));
+        IOException refused =
+                assertThrows(IOException.class, () -> tool.execute(GRANTED, args(url("127.0.0.1", "/page"))));
         assertTrue(refused.getMessage().startsWith("refused: "), refused.getMessage());
         assertTrue(refused.getMessage().contains("10.0.0.1"), refused.getMessage());
         assertEquals(List.of(), hosts, "nothing was connected to");
@@ -178,7 +189,8 @@ class HttpFetchToolTest {
         assertEquals(2, hosts.size());
 
         String elsewhere = "http://example.com:" + target.getAddress().getPort() + "/page";
-        IOException refused = assertThrows(IOException.class, () -> tool.execute(GRANTED, args(url(PINNED, "/moved?" + elsewhere))));
+        IOException refused =
+                assertThrows(IOException.class, () -> tool.execute(GRANTED, args(url(PINNED, "/moved?" + elsewhere))));
         assertTrue(refused.getMessage().contains("example.com is not allowed"), refused.getMessage());
 
         IOException tooMany = assertThrows(IOException.class, () -> tool.execute(GRANTED, args(url(PINNED, "/loop"))));
@@ -198,7 +210,8 @@ class HttpFetchToolTest {
     @Test
     void aRunWithoutTheGrantReachesNothing() throws Exception {
         HttpFetchTool tool = tool(HttpFetchToolTest::loopbackOnly, 10);
-        AgentTool.Context withoutEgress = new AgentTool.Context("run", "thread", "space", "principal", Set.of("storage.read"));
+        AgentTool.Context withoutEgress =
+                new AgentTool.Context("run", "thread", "space", "principal", Set.of("storage.read"));
         assertThrows(IOException.class, () -> tool.execute(withoutEgress, args(url(PINNED, "/page"))));
         assertEquals(List.of(), hosts);
     }
@@ -223,7 +236,8 @@ class HttpFetchToolTest {
     void redirectsResolveAsRfc3986SaysAndOnlyThoseThatNameTheResourceAreFollowed() throws Exception {
         HttpFetchTool tool = tool(HttpFetchToolTest::loopbackOnly, 10);
         // a query-only reference keeps the path (java.net.URI alone would go to /dir/?y=2)
-        assertTrue(tool.execute(GRANTED, args(url(PINNED, "/dir/x?to=%3Fy%3D2"))).endsWith("at /dir/x?y=2"));
+        assertTrue(
+                tool.execute(GRANTED, args(url(PINNED, "/dir/x?to=%3Fy%3D2"))).endsWith("at /dir/x?y=2"));
         assertTrue(tool.execute(GRANTED, args(url(PINNED, "/dir/x?to=page"))).endsWith("at /dir/page"));
         // a raw space and a non-ASCII letter in Location are sent percent-encoded, as browsers do
         String spaced = tool.execute(GRANTED, args(url(PINNED, "/dir/x?to=%2Fdir%2Fa%20b%C3%A9")));
@@ -236,7 +250,8 @@ class HttpFetchToolTest {
     @Test
     void anInterruptWhileTheBodyArrivesEndsTheFetchAsAnInterruption() throws Exception {
         HttpFetchTool tool = tool(HttpFetchToolTest::loopbackOnly, 30);
-        java.util.concurrent.atomic.AtomicReference<Throwable> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> outcome =
+                new java.util.concurrent.atomic.AtomicReference<>();
         Thread worker = new Thread(() -> {
             try {
                 tool.execute(GRANTED, args(url(PINNED, "/slow")));
@@ -266,6 +281,8 @@ class HttpFetchToolTest {
     }
 
     private static long threadsOfTheTool() {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().startsWith(HttpFetchTool.THREADS)).count();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith(HttpFetchTool.THREADS))
+                .count();
     }
 }

@@ -1,19 +1,17 @@
 package dev.atrium.runs.internal;
 
-import dev.atrium.kernel.api.NulText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-
-import org.junit.jupiter.api.Test;
-
+import dev.atrium.kernel.api.NulText;
 import dev.atrium.runs.api.AgentTool;
 import dev.atrium.runs.api.ModelProvider.Reply;
 import dev.atrium.runs.api.ModelProvider.ToolCall;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 /** What a model or a tool hands back is never trusted to be well formed. */
 class MalformedOutputTest {
@@ -48,7 +46,8 @@ class MalformedOutputTest {
         }
     }
 
-    static final AgentTool.Context CONTEXT = new AgentTool.Context("run_1", "th_1", "sp_1", "pr_1", ToolExecutor.ALL_GRANTS);
+    static final AgentTool.Context CONTEXT =
+            new AgentTool.Context("run_1", "th_1", "sp_1", "pr_1", ToolExecutor.ALL_GRANTS);
 
     @Test
     void aToolCallWithoutANameOrWithInvalidArgumentsIsAnErrorResultAndTheToolDoesNotRun() throws InterruptedException {
@@ -98,13 +97,19 @@ class MalformedOutputTest {
                 throw new InterruptedException("cancelled");
             }
         });
-        org.junit.jupiter.api.Assertions.assertThrows(InterruptedException.class, () -> tools.execute(new ToolCall("c1", "wait", "{}"), CONTEXT));
+        org.junit.jupiter.api.Assertions.assertThrows(
+                InterruptedException.class, () -> tools.execute(new ToolCall("c1", "wait", "{}"), CONTEXT));
     }
 
     @Test
     void aReplyIsSanitisedBeforeTheRunUsesIt() {
-        Reply r = Dispatcher.sanitise(new Reply("a\0b", java.util.Arrays.asList(new ToolCall(null, null, null), null,
-                new ToolCall("c\0", "echo", "{\"x\":\"\0\"}")), "tool_calls"), 3);
+        Reply r = Dispatcher.sanitise(
+                new Reply(
+                        "a\0b",
+                        java.util.Arrays.asList(
+                                new ToolCall(null, null, null), null, new ToolCall("c\0", "echo", "{\"x\":\"\0\"}")),
+                        "tool_calls"),
+                3);
         assertEquals("a\uFFFDb", r.text());
         assertEquals(2, r.toolCalls().size());
         assertEquals("call_atrium_3_1", r.toolCalls().get(0).id());

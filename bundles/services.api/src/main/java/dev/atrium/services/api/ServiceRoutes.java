@@ -1,13 +1,11 @@
 package dev.atrium.services.api;
 
+import dev.atrium.deploy.api.DeploymentProvider;
 import java.io.InterruptedIOException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-
 import org.osgi.annotation.versioning.ProviderType;
-
-import dev.atrium.deploy.api.DeploymentProvider;
 
 /**
  * Where the requests for services go, published by the services capability after every change it applied: the bundle
@@ -56,13 +54,17 @@ public interface ServiceRoutes {
     String bindingSecret(String runtimeId);
 
     /** Where a request for a service goes: its current deployment, and its canary with the share of requests it gets. */
-    record Route(String serviceId, String slug, String provider, String runtimeId, String canaryProvider, String canaryRuntimeId,
-            int canaryPercent) {
-    }
+    record Route(
+            String serviceId,
+            String slug,
+            String provider,
+            String runtimeId,
+            String canaryProvider,
+            String canaryRuntimeId,
+            int canaryPercent) {}
 
     /** A running deployment, as the binding endpoint knows its caller. */
-    record Target(String serviceId, String spaceId, String runtimeId) {
-    }
+    record Target(String serviceId, String spaceId, String runtimeId) {}
 
     /** The routing table: routes by slug and by verified custom domain, running deployments by runtime id. */
     record Routes(Map<String, Route> bySlug, Map<String, Route> byDomain, Map<String, Target> byRuntimeId) {

@@ -1,11 +1,10 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.kernel.api.NamedThreads;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -30,11 +29,7 @@ public class CertificateRenewals {
 
     private final Certificates certificates;
     private final Duration window;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "atrium-services-renewals");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService timer = NamedThreads.scheduler("atrium-services-renewals");
     private volatile boolean running = true;
 
     @Activate
@@ -43,7 +38,7 @@ public class CertificateRenewals {
         Deployer.Config c = deployer.config();
         this.window = Duration.ofDays(Math.max(0, c.certRenewBeforeDays()));
         long every = Math.max(1, c.certRenewCheckSeconds());
-        timer.scheduleWithFixedDelay(this::look, Math.min(every, 5), every, TimeUnit.SECONDS);
+        NamedThreads.repeat(timer, this::look, Duration.ofSeconds(Math.min(every, 5)), Duration.ofSeconds(every));
     }
 
     @Deactivate

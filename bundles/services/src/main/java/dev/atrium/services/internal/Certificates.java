@@ -1,5 +1,8 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.services.internal.ServiceStore.DomainRow;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -27,12 +30,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -51,10 +52,6 @@ import org.shredzone.acme4j.exception.AcmeException;
 import org.shredzone.acme4j.provider.GenericAcmeProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
 
 /**
  * Certificates of verified custom domains, ordered from the configured ACME directory with acme4j: the HTTP-01
@@ -75,20 +72,36 @@ public class Certificates {
     private static final Logger LOG = LoggerFactory.getLogger(Certificates.class);
     /** The associated data of a sealed account key is this and the directory URL; of a certificate key, the domain id and name. */
     private static final String ACCOUNT = "acme-account";
+
     private static final String CERT_KEY = "tls-key:";
 
     /** Columns of {@link Ssl#of}. */
     static final String SSL_COLUMNS = "status, chain_pem, expires_at, issuer, error, failures, retry_at, claimed_until";
 
     /** What a {@code pending} row whose claim lapsed says: the order ended without writing its outcome. */
-    static final String ORDER_STOPPED = "the certificate order stopped before it finished (the instance running it stopped or"
-            + " lost the database); refresh-ssl orders again";
+    static final String ORDER_STOPPED =
+            "the certificate order stopped before it finished (the instance running it stopped or"
+                    + " lost the database); refresh-ssl orders again";
 
-    record Ssl(String status, String chainPem, Instant expiresAt, String issuer, String error, int failures, Instant retryAt,
+    record Ssl(
+            String status,
+            String chainPem,
+            Instant expiresAt,
+            String issuer,
+            String error,
+            int failures,
+            Instant retryAt,
             Instant claimedUntil) {
         static Ssl of(ResultSet rs) throws SQLException {
-            return new Ssl(rs.getString("status"), rs.getString("chain_pem"), Sql.instant(rs, "expires_at"), rs.getString("issuer"),
-                    rs.getString("error"), rs.getInt("failures"), Sql.instant(rs, "retry_at"), Sql.instant(rs, "claimed_until"));
+            return new Ssl(
+                    rs.getString("status"),
+                    rs.getString("chain_pem"),
+                    Sql.instant(rs, "expires_at"),
+                    rs.getString("issuer"),
+                    rs.getString("error"),
+                    rs.getInt("failures"),
+                    Sql.instant(rs, "retry_at"),
+                    Sql.instant(rs, "claimed_until"));
         }
 
         static final Ssl NONE = new Ssl("none", null, null, null, null, 0, null, null);
@@ -102,7 +115,13 @@ public class Certificates {
         Map<String, Object> view(Instant now) {
             boolean stopped = "pending".equals(status) && claimedUntil != null && claimedUntil.isBefore(now);
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("status", stopped ? "failed" : "active".equals(status) && expiresAt != null && expiresAt.isBefore(now) ? "expired" : status);
+            m.put(
+                    "status",
+                    stopped
+                            ? "failed"
+                            : "active".equals(status) && expiresAt != null && expiresAt.isBefore(now)
+                                    ? "expired"
+                                    : status);
             m.put("expires_at", expiresAt == null ? null : expiresAt.toString());
             m.put("issuer", issuer);
             m.put("error", stopped ? ORDER_STOPPED : error);
@@ -115,8 +134,7 @@ public class Certificates {
      * A domain's certificate as served, with what it was opened from ({@code stored}: a digest of the stored chain and
      * sealed key); null entry when they do not open (logged once).
      */
-    private record Loaded(String domain, String stored, SniKeyManager.Entry entry) {
-    }
+    private record Loaded(String domain, String stored, SniKeyManager.Entry entry) {}
 
     private final ServiceStore store;
     private final Deployer deployer;
@@ -124,10 +142,12 @@ public class Certificates {
     private final SniKeyManager served = new SniKeyManager();
     /** By domain id; guarded by this. */
     private final Map<String, Loaded> loaded = new HashMap<>();
+
     private final Runnable reloader = this::reload;
 
     @Activate
-    public Certificates(@Reference ServiceStore store, @Reference Deployer deployer, @Reference AcmeChallenges challenges) {
+    public Certificates(
+            @Reference ServiceStore store, @Reference Deployer deployer, @Reference AcmeChallenges challenges) {
         this.store = store;
         this.deployer = deployer;
         this.challenges = challenges;
@@ -147,7 +167,12 @@ public class Certificates {
     }
 
     Ssl ssl(String domainId) {
-        return store.sql().one("SELECT " + SSL_COLUMNS + " FROM service_domain_certificates WHERE domain_id = ?", Ssl::of, domainId).orElse(Ssl.NONE);
+        return store.sql()
+                .one(
+                        "SELECT " + SSL_COLUMNS + " FROM service_domain_certificates WHERE domain_id = ?",
+                        Ssl::of,
+                        domainId)
+                .orElse(Ssl.NONE);
     }
 
     /**
@@ -164,13 +189,18 @@ public class Certificates {
      * 409 while another order for it runs (on this instance or another).
      */
     Ssl refresh(DomainRow d) {
-        Optional<Instant> claim = store.sql().one("INSERT INTO service_domain_certificates (domain_id, status, claimed_until) "
-                + "VALUES (?, 'pending', now() + ? * interval '1 second') ON CONFLICT (domain_id) DO UPDATE SET status = 'pending', error = NULL, "
-                + "claimed_until = EXCLUDED.claimed_until, updated_at = now() "
-                + "WHERE service_domain_certificates.claimed_until IS NULL OR service_domain_certificates.claimed_until < now() RETURNING claimed_until",
-                rs -> Sql.instant(rs, "claimed_until"), d.id(), leaseSeconds());
+        Optional<Instant> claim = store.sql()
+                .one(
+                        "INSERT INTO service_domain_certificates (domain_id, status, claimed_until) "
+                                + "VALUES (?, 'pending', now() + ? * interval '1 second') ON CONFLICT (domain_id) DO UPDATE SET status = 'pending', error = NULL, "
+                                + "claimed_until = EXCLUDED.claimed_until, updated_at = now() "
+                                + "WHERE service_domain_certificates.claimed_until IS NULL OR service_domain_certificates.claimed_until < now() RETURNING claimed_until",
+                        rs -> Sql.instant(rs, "claimed_until"),
+                        d.id(),
+                        leaseSeconds());
         if (claim.isEmpty()) {
-            throw ApiException.conflict("a certificate for " + d.domain() + " is being ordered; try again when it is done");
+            throw ApiException.conflict(
+                    "a certificate for " + d.domain() + " is being ordered; try again when it is done");
         }
         return run(d, claim.get());
     }
@@ -186,13 +216,18 @@ public class Certificates {
      * left that no order holds: the soonest to expire first. Empty when there is none.
      */
     Optional<Ssl> renewNext(Duration window, Instant since) {
-        Optional<Claimed> id = store.sql().one("UPDATE service_domain_certificates c SET status = 'pending', claimed_until = now() + ? * interval '1 second', "
-                + "updated_at = now() WHERE c.domain_id = (SELECT c2.domain_id FROM service_domain_certificates c2 "
-                + "JOIN service_domains d ON d.id = c2.domain_id WHERE d.status = 'verified' AND c2.chain_pem IS NOT NULL "
-                + "AND c2.expires_at < now() + ? * interval '1 second' AND (c2.claimed_until IS NULL OR c2.claimed_until < now()) "
-                + "AND (c2.retry_at IS NULL OR c2.retry_at <= now()) AND c2.updated_at < ? ORDER BY c2.expires_at LIMIT 1 FOR UPDATE OF c2 SKIP LOCKED) "
-                + "AND (c.claimed_until IS NULL OR c.claimed_until < now()) RETURNING c.domain_id, c.claimed_until",
-                rs -> new Claimed(rs.getString(1), Sql.instant(rs, "claimed_until")), leaseSeconds(), window.toSeconds(), since);
+        Optional<Claimed> id = store.sql()
+                .one(
+                        "UPDATE service_domain_certificates c SET status = 'pending', claimed_until = now() + ? * interval '1 second', "
+                                + "updated_at = now() WHERE c.domain_id = (SELECT c2.domain_id FROM service_domain_certificates c2 "
+                                + "JOIN service_domains d ON d.id = c2.domain_id WHERE d.status = 'verified' AND c2.chain_pem IS NOT NULL "
+                                + "AND c2.expires_at < now() + ? * interval '1 second' AND (c2.claimed_until IS NULL OR c2.claimed_until < now()) "
+                                + "AND (c2.retry_at IS NULL OR c2.retry_at <= now()) AND c2.updated_at < ? ORDER BY c2.expires_at LIMIT 1 FOR UPDATE OF c2 SKIP LOCKED) "
+                                + "AND (c.claimed_until IS NULL OR c.claimed_until < now()) RETURNING c.domain_id, c.claimed_until",
+                        rs -> new Claimed(rs.getString(1), Sql.instant(rs, "claimed_until")),
+                        leaseSeconds(),
+                        window.toSeconds(),
+                        since);
         if (id.isEmpty()) {
             return Optional.empty();
         }
@@ -205,8 +240,7 @@ public class Certificates {
     }
 
     /** A domain's row claimed for an order until {@code until}, which also tells this claim from a later one. */
-    private record Claimed(String domainId, Instant until) {
-    }
+    private record Claimed(String domainId, Instant until) {}
 
     /**
      * Orders a certificate for {@code d}, whose row this instance has claimed until {@code claim}, and releases the
@@ -219,16 +253,26 @@ public class Certificates {
             String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             if (Thread.currentThread().isInterrupted()) {
                 // this capability is stopping (the renewal task's thread): not the domain's failure, no back-off
-                store.sql().update("UPDATE service_domain_certificates SET status = CASE WHEN chain_pem IS NULL THEN 'none' ELSE 'active' END, "
-                        + "claimed_until = NULL, updated_at = now() WHERE domain_id = ? AND claimed_until = ?", d.id(), claim);
+                store.sql()
+                        .update(
+                                "UPDATE service_domain_certificates SET status = CASE WHEN chain_pem IS NULL THEN 'none' ELSE 'active' END, "
+                                        + "claimed_until = NULL, updated_at = now() WHERE domain_id = ? AND claimed_until = ?",
+                                d.id(),
+                                claim);
                 return ssl(d.id());
             }
             LOG.info("services: no certificate for {}: {}", d.domain(), why);
-            // a certificate issued before stays stored (shown and served); the failure is what the last order said, and the
+            // a certificate issued before stays stored (shown and served); the failure is what the last order said, and
+            // the
             // renewal task waits longer after each failure in a row: 10 minutes, 20, 40… at most a day
-            store.sql().update("UPDATE service_domain_certificates SET status = 'failed', error = ?, claimed_until = NULL, failures = failures + 1, "
-                    + "retry_at = now() + LEAST(interval '10 minutes' * power(2, LEAST(failures, 10)), interval '24 hours'), updated_at = now() "
-                    + "WHERE domain_id = ? AND claimed_until = ?", why.length() > 1000 ? why.substring(0, 1000) : why, d.id(), claim);
+            store.sql()
+                    .update(
+                            "UPDATE service_domain_certificates SET status = 'failed', error = ?, claimed_until = NULL, failures = failures + 1, "
+                                    + "retry_at = now() + LEAST(interval '10 minutes' * power(2, LEAST(failures, 10)), interval '24 hours'), updated_at = now() "
+                                    + "WHERE domain_id = ? AND claimed_until = ?",
+                            why.length() > 1000 ? why.substring(0, 1000) : why,
+                            d.id(),
+                            claim);
         }
         return ssl(d.id());
     }
@@ -237,17 +281,18 @@ public class Certificates {
 
     /** Opens the certificates of verified domains whose rows changed since the last time and serves the new table. */
     synchronized void reload() {
-        record Row(String domainId, String domain, String stored) {
-        }
+        record Row(String domainId, String domain, String stored) {}
         List<Row> rows;
         try {
             // opened again only when the certificate itself changed: an order's claim, a failed renewal and the status
             // change the row too, and a new entry for a name makes every listener replace its TLS context (and every
             // client then does a full handshake)
-            rows = store.sql().list("SELECT d.id, d.domain, md5(c.chain_pem || coalesce(c.key_id, '') || encode(c.key_sealed, 'base64')) "
-                    + "FROM service_domains d JOIN service_domain_certificates c ON c.domain_id = d.id "
-                    + "WHERE d.status = 'verified' AND c.chain_pem IS NOT NULL AND c.key_sealed IS NOT NULL",
-                    rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)));
+            rows = store.sql()
+                    .list(
+                            "SELECT d.id, d.domain, md5(c.chain_pem || coalesce(c.key_id, '') || encode(c.key_sealed, 'base64')) "
+                                    + "FROM service_domains d JOIN service_domain_certificates c ON c.domain_id = d.id "
+                                    + "WHERE d.status = 'verified' AND c.chain_pem IS NOT NULL AND c.key_sealed IS NOT NULL",
+                            rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)));
         } catch (RuntimeException e) {
             LOG.warn("services: the served certificates could not be reloaded: {}", e.toString());
             return;
@@ -272,23 +317,32 @@ public class Certificates {
 
     /** The stored chain and unsealed key of a domain, or null (logged) when they do not open. */
     private SniKeyManager.Entry open(String domainId, String domain) {
-        record Stored(String chainPem, String keyId, byte[] nonce, byte[] sealed) {
-        }
+        record Stored(String chainPem, String keyId, byte[] nonce, byte[] sealed) {}
         try {
-            Optional<Stored> s = store.sql().one("SELECT chain_pem, key_id, key_nonce, key_sealed FROM service_domain_certificates WHERE domain_id = ?",
-                    rs -> new Stored(rs.getString(1), rs.getString(2), rs.getBytes(3), rs.getBytes(4)), domainId);
+            Optional<Stored> s = store.sql()
+                    .one(
+                            "SELECT chain_pem, key_id, key_nonce, key_sealed FROM service_domain_certificates WHERE domain_id = ?",
+                            rs -> new Stored(rs.getString(1), rs.getString(2), rs.getBytes(3), rs.getBytes(4)),
+                            domainId);
             if (s.isEmpty() || s.get().chainPem() == null || s.get().sealed() == null) {
                 return null;
             }
             List<X509Certificate> chain = new ArrayList<>();
             for (java.security.cert.Certificate c : CertificateFactory.getInstance("X.509")
-                    .generateCertificates(new java.io.ByteArrayInputStream(s.get().chainPem().getBytes(java.nio.charset.StandardCharsets.US_ASCII)))) {
+                    .generateCertificates(new java.io.ByteArrayInputStream(
+                            s.get().chainPem().getBytes(java.nio.charset.StandardCharsets.US_ASCII)))) {
                 chain.add((X509Certificate) c);
             }
             if (chain.isEmpty()) {
                 return null;
             }
-            KeyPair key = readKey(deployer.sealer().open(domainId, CERT_KEY + domain, s.get().keyId(), s.get().nonce(), s.get().sealed()));
+            KeyPair key = readKey(deployer.sealer()
+                    .open(
+                            domainId,
+                            CERT_KEY + domain,
+                            s.get().keyId(),
+                            s.get().nonce(),
+                            s.get().sealed()));
             return new SniKeyManager.Entry(key.getPrivate(), chain.toArray(X509Certificate[]::new));
         } catch (GeneralSecurityException | RuntimeException e) {
             LOG.warn("services: the certificate of {} is not served: {}", domain, e.toString());
@@ -326,13 +380,15 @@ public class Certificates {
                 continue;
             }
             Http01Challenge ch = auth.findChallenge(Http01Challenge.class)
-                    .orElseThrow(() -> new AcmeException("the ACME server offers no http-01 challenge for " + d.domain()));
+                    .orElseThrow(
+                            () -> new AcmeException("the ACME server offers no http-01 challenge for " + d.domain()));
             challenges.put(ch.getToken(), d.domain(), ch.getAuthorization());
             try {
                 ch.trigger();
                 Status s = ch.waitForCompletion(left(deadline));
                 if (s != Status.VALID) {
-                    throw new AcmeException("the http-01 challenge failed: " + ch.getError().map(Problem::toString).orElse(s.name()));
+                    throw new AcmeException("the http-01 challenge failed: "
+                            + ch.getError().map(Problem::toString).orElse(s.name()));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -347,7 +403,8 @@ public class Certificates {
             order.execute(key);
             Status s = order.waitForCompletion(left(deadline));
             if (s != Status.VALID) {
-                throw new AcmeException("the order ended " + s + order.getError().map(p -> ": " + p).orElse(""));
+                throw new AcmeException("the order ended " + s
+                        + order.getError().map(p -> ": " + p).orElse(""));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -360,15 +417,30 @@ public class Certificates {
             pem.append(pem("CERTIFICATE", x.getEncoded()));
         }
         Sealer.Sealed sealed = deployer.sealer().seal(d.id(), CERT_KEY + d.domain(), keyText(key));
-        int stored = store.sql().update("UPDATE service_domain_certificates SET status = 'active', chain_pem = ?, key_id = ?, key_nonce = ?, key_sealed = ?, "
-                + "expires_at = ?, issuer = ?, error = NULL, failures = 0, retry_at = NULL, claimed_until = NULL, updated_at = now() "
-                + "WHERE domain_id = ? AND claimed_until = ?", pem.toString(), sealed.keyId(), sealed.nonce(), sealed.ciphertext(), leaf.getNotAfter().toInstant(),
-                leaf.getIssuerX500Principal().getName(), d.id(), claim);
+        int stored = store.sql()
+                .update(
+                        "UPDATE service_domain_certificates SET status = 'active', chain_pem = ?, key_id = ?, key_nonce = ?, key_sealed = ?, "
+                                + "expires_at = ?, issuer = ?, error = NULL, failures = 0, retry_at = NULL, claimed_until = NULL, updated_at = now() "
+                                + "WHERE domain_id = ? AND claimed_until = ?",
+                        pem.toString(),
+                        sealed.keyId(),
+                        sealed.nonce(),
+                        sealed.ciphertext(),
+                        leaf.getNotAfter().toInstant(),
+                        leaf.getIssuerX500Principal().getName(),
+                        d.id(),
+                        claim);
         if (stored == 0) {
-            LOG.warn("services: the certificate ordered for {} is not kept: the order outlived its claim and another order holds the domain", d.domain());
+            LOG.warn(
+                    "services: the certificate ordered for {} is not kept: the order outlived its claim and another order holds the domain",
+                    d.domain());
             return;
         }
-        LOG.info("services: certificate for {} issued by {}, expires {}", d.domain(), leaf.getIssuerX500Principal().getName(), leaf.getNotAfter());
+        LOG.info(
+                "services: certificate for {} issued by {}, expires {}",
+                d.domain(),
+                leaf.getIssuerX500Principal().getName(),
+                leaf.getNotAfter());
         // served from the next handshake here, and on the other instances once they hear of it
         reload();
         deployer.announceCertificates();
@@ -384,17 +456,28 @@ public class Certificates {
 
     /** The account key of {@code directory}: made and stored (sealed) on first use. */
     private KeyPair accountKey(String directory) throws GeneralSecurityException {
-        record Row(String keyId, byte[] nonce, byte[] sealed) {
-        }
-        Optional<Row> row = store.sql().one("SELECT key_id, key_nonce, key_sealed FROM service_acme_accounts WHERE directory_url = ?",
-                rs -> new Row(rs.getString(1), rs.getBytes(2), rs.getBytes(3)), directory);
+        record Row(String keyId, byte[] nonce, byte[] sealed) {}
+        Optional<Row> row = store.sql()
+                .one(
+                        "SELECT key_id, key_nonce, key_sealed FROM service_acme_accounts WHERE directory_url = ?",
+                        rs -> new Row(rs.getString(1), rs.getBytes(2), rs.getBytes(3)),
+                        directory);
         if (row.isEmpty()) {
             KeyPair fresh = newKey();
             Sealer.Sealed s = deployer.sealer().seal(ACCOUNT, directory, keyText(fresh));
-            store.sql().update("INSERT INTO service_acme_accounts (directory_url, key_id, key_nonce, key_sealed) VALUES (?, ?, ?, ?) "
-                    + "ON CONFLICT (directory_url) DO NOTHING", directory, s.keyId(), s.nonce(), s.ciphertext());
-            row = store.sql().one("SELECT key_id, key_nonce, key_sealed FROM service_acme_accounts WHERE directory_url = ?",
-                    rs -> new Row(rs.getString(1), rs.getBytes(2), rs.getBytes(3)), directory);
+            store.sql()
+                    .update(
+                            "INSERT INTO service_acme_accounts (directory_url, key_id, key_nonce, key_sealed) VALUES (?, ?, ?, ?) "
+                                    + "ON CONFLICT (directory_url) DO NOTHING",
+                            directory,
+                            s.keyId(),
+                            s.nonce(),
+                            s.ciphertext());
+            row = store.sql()
+                    .one(
+                            "SELECT key_id, key_nonce, key_sealed FROM service_acme_accounts WHERE directory_url = ?",
+                            rs -> new Row(rs.getString(1), rs.getBytes(2), rs.getBytes(3)),
+                            directory);
         }
         Row r = row.orElseThrow();
         return readKey(deployer.sealer().open(ACCOUNT, directory, r.keyId(), r.nonce(), r.sealed()));
@@ -409,16 +492,20 @@ public class Certificates {
 
     /** PKCS#8 private key, then the X.509 public key, both PEM. */
     static String keyText(KeyPair k) {
-        return pem("PRIVATE KEY", k.getPrivate().getEncoded()) + pem("PUBLIC KEY", k.getPublic().getEncoded());
+        return pem("PRIVATE KEY", k.getPrivate().getEncoded())
+                + pem("PUBLIC KEY", k.getPublic().getEncoded());
     }
 
     static KeyPair readKey(String text) throws GeneralSecurityException {
         KeyFactory f = KeyFactory.getInstance("EC");
-        return new KeyPair(f.generatePublic(new X509EncodedKeySpec(der(text, "PUBLIC KEY"))), f.generatePrivate(new PKCS8EncodedKeySpec(der(text, "PRIVATE KEY"))));
+        return new KeyPair(
+                f.generatePublic(new X509EncodedKeySpec(der(text, "PUBLIC KEY"))),
+                f.generatePrivate(new PKCS8EncodedKeySpec(der(text, "PRIVATE KEY"))));
     }
 
     private static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, new byte[] { '\n' }).encodeToString(der) + "\n-----END " + type + "-----\n";
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 
     private static byte[] der(String text, String type) throws GeneralSecurityException {
@@ -439,7 +526,8 @@ public class Certificates {
         extra.load(null, null);
         try (InputStream in = Files.newInputStream(Path.of(caFile.trim()))) {
             int i = 0;
-            for (java.security.cert.Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+            for (java.security.cert.Certificate cert :
+                    CertificateFactory.getInstance("X.509").generateCertificates(in)) {
                 extra.setCertificateEntry("ca" + i++, cert);
             }
         }
@@ -468,7 +556,7 @@ public class Certificates {
             }
         };
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, new TrustManager[] { both }, null);
+        ctx.init(null, new TrustManager[] {both}, null);
         return ctx;
     }
 

@@ -1,16 +1,13 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.Ids;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.function.Consumer;
-
 import javax.sql.DataSource;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.kernel.api.Ids;
 
 /**
  * Tells the other instances on the same PostgreSQL that the services' desired state changed ({@code NOTIFY
@@ -30,14 +27,13 @@ final class ChangeFeed implements AutoCloseable {
     static final String CERTIFICATES = "certificates";
 
     private final DataSource dataSource;
-    /** Given the topic another instance announced, or null when notifications may have been missed (anything changed). */
-    private final Consumer<String> onRemoteChange;
+
     private final String self = Ids.random("", 16);
     private final DatabaseChannels.Subscription subscription;
 
     ChangeFeed(DataSource dataSource, DatabaseChannels channels, Consumer<String> onRemoteChange) {
         this.dataSource = dataSource;
-        this.onRemoteChange = onRemoteChange;
+
         this.subscription = channels.listen(CHANNEL, new DatabaseChannels.Listener() {
             private boolean first = true;
 
@@ -54,7 +50,8 @@ final class ChangeFeed implements AutoCloseable {
                 int space = payload.indexOf(' ');
                 String from = space < 0 ? payload : payload.substring(0, space);
                 if (!self.equals(from)) {
-                    onRemoteChange.accept(space < 0 ? STATE : payload.substring(space + 1)); // an older instance names no topic
+                    onRemoteChange.accept(
+                            space < 0 ? STATE : payload.substring(space + 1)); // an older instance names no topic
                 }
             }
         });
@@ -67,7 +64,8 @@ final class ChangeFeed implements AutoCloseable {
 
     /** After a change of {@code topic} this instance made. */
     void announce(String topic) {
-        try (Connection c = dataSource.getConnection(); var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+        try (Connection c = dataSource.getConnection();
+                var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
             ps.setString(1, CHANNEL);
             ps.setString(2, self + " " + topic);
             ps.execute();

@@ -1,23 +1,6 @@
 package dev.atrium.services.internal;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-
-import javax.ws.rs.core.Response;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.atrium.blob.api.Blob;
 import dev.atrium.blob.api.BlobStore;
 import dev.atrium.blob.api.BlobTooLargeException;
@@ -30,6 +13,19 @@ import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
 import dev.atrium.services.internal.ServiceStore.Service;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import javax.ws.rs.core.Response;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creating deployments ({@code POST /api/services/:id/deployments} and {@code /api/workers/:id/deployments}),
@@ -42,7 +38,8 @@ public class DeployFlow {
     private static final Logger LOG = LoggerFactory.getLogger(DeployFlow.class);
     static final Set<String> STRATEGIES = Set.of("direct", "canary");
     static final Set<String> KINDS = Set.of("worker-bundle", "container-image");
-    static final Set<String> FIELDS = Set.of("bundle", "deploy_message", "strategy", "provider", "target", "canary_percent");
+    static final Set<String> FIELDS =
+            Set.of("bundle", "deploy_message", "strategy", "provider", "target", "canary_percent");
 
     private final ServiceStore store;
     private final Deployer deployer;
@@ -56,16 +53,17 @@ public class DeployFlow {
     }
 
     /** A parsed, valid create body. */
-    record Request(byte[] bundle, String message, String strategy, String provider, String kind, Integer canaryPercent) {
-    }
+    record Request(
+            byte[] bundle, String message, String strategy, String provider, String kind, Integer canaryPercent) {}
 
     static Request parse(JsonNode body, long maxBytes) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
-        for (java.util.Iterator<String> it = body.fieldNames(); it.hasNext();) {
+        for (java.util.Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (!FIELDS.contains(f)) {
-                throw ApiException.badRequest("unknown field '" + f + "'; a deployment takes " + String.join(", ", FIELDS.stream().sorted().toList()));
+                throw ApiException.badRequest("unknown field '" + f + "'; a deployment takes "
+                        + String.join(", ", FIELDS.stream().sorted().toList()));
             }
         }
         String encoded = b.requiredString("bundle").replaceAll("\\s+", "");
@@ -105,7 +103,8 @@ public class DeployFlow {
                 JsonNode k = a.get("kind");
                 if (k != null && !k.isNull()) {
                     if (!k.isTextual() || !KINDS.contains(k.textValue())) {
-                        throw ApiException.badRequest("target.artifact.kind must be one of container-image, worker-bundle");
+                        throw ApiException.badRequest(
+                                "target.artifact.kind must be one of container-image, worker-bundle");
                     }
                     kind = k.textValue();
                 }
@@ -142,8 +141,13 @@ public class DeployFlow {
                 if (again.isPresent()) {
                     return again.get();
                 }
-                Service fresh = store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
-                Deployment candidate = deployer.build(fresh, placeholder(id, fresh, r), DesiredState.runtimeId(id, fresh.configRevision()), r.bundle());
+                Service fresh =
+                        store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
+                Deployment candidate = deployer.build(
+                        fresh,
+                        placeholder(id, fresh, r),
+                        DesiredState.runtimeId(id, fresh.configRevision()),
+                        r.bundle());
                 try {
                     provider.provider().validate(candidate);
                 } catch (DeploymentException e) {
@@ -159,9 +163,27 @@ public class DeployFlow {
                 }
                 deployer.remember(blob.key(), r.bundle());
                 boolean canary = "canary".equals(r.strategy()) && fresh.currentDeploymentId() != null;
-                Integer percent = canary ? (r.canaryPercent() != null ? r.canaryPercent() : deployer.config().canaryPercent()) : null;
-                DeploymentRow row = new DeploymentRow(id, fresh.id(), 0, canary ? "canary" : "active", r.strategy(), r.provider(), r.kind(), blob.key(),
-                        blob.sha256(), blob.size(), r.message(), percent, key, hash, null);
+                Integer percent = canary
+                        ? (r.canaryPercent() != null
+                                ? r.canaryPercent()
+                                : deployer.config().canaryPercent())
+                        : null;
+                DeploymentRow row = new DeploymentRow(
+                        id,
+                        fresh.id(),
+                        0,
+                        canary ? "canary" : "active",
+                        r.strategy(),
+                        r.provider(),
+                        r.kind(),
+                        blob.key(),
+                        blob.sha256(),
+                        blob.size(),
+                        r.message(),
+                        percent,
+                        key,
+                        hash,
+                        null);
                 store.sql().tx(c -> {
                     store.insertDeployment(c, row);
                     if (canary) {
@@ -186,7 +208,11 @@ public class DeployFlow {
                     revert(fresh, id);
                     throw answer(e);
                 }
-                return Response.status(201).entity(Map.of("deployment", Views.deployment(store.deployment(id).orElseThrow()))).build();
+                return Response.status(201)
+                        .entity(Map.of(
+                                "deployment",
+                                Views.deployment(store.deployment(id).orElseThrow())))
+                        .build();
             });
         } catch (DeploymentException e) {
             throw answer(e);
@@ -205,14 +231,31 @@ public class DeployFlow {
             return Optional.empty();
         }
         return switch (Idempotency.decide(existing.get().requestHash(), hash)) {
-            case REPLAY -> Optional.of(Response.ok(Map.of("deployment", Views.deployment(existing.get()))).build());
-            case CONFLICT -> throw ApiException.conflict("Idempotency-Key '" + key + "' was used with a different body");
+            case REPLAY ->
+                Optional.of(Response.ok(Map.of("deployment", Views.deployment(existing.get())))
+                        .build());
+            case CONFLICT ->
+                throw ApiException.conflict("Idempotency-Key '" + key + "' was used with a different body");
             case NEW -> Optional.empty();
         };
     }
 
     private static DeploymentRow placeholder(String id, Service s, Request r) {
-        return new DeploymentRow(id, s.id(), 0, "new", r.strategy(), r.provider(), r.kind(), "", "", r.bundle().length, r.message(), null, null, null,
+        return new DeploymentRow(
+                id,
+                s.id(),
+                0,
+                "new",
+                r.strategy(),
+                r.provider(),
+                r.kind(),
+                "",
+                "",
+                r.bundle().length,
+                r.message(),
+                null,
+                null,
+                null,
                 null);
     }
 
@@ -226,7 +269,8 @@ public class DeployFlow {
             if (before.canaryDeploymentId() != null) {
                 store.setStatus(c, before.canaryDeploymentId(), "canary");
             }
-            store.setRouting(c, before.id(), before.currentDeploymentId(), before.canaryDeploymentId(), before.canaryPercent());
+            store.setRouting(
+                    c, before.id(), before.currentDeploymentId(), before.canaryDeploymentId(), before.canaryPercent());
             return null;
         });
         try {
@@ -237,18 +281,22 @@ public class DeployFlow {
     }
 
     private ApiException missingProvider(Request r) {
-        List<String> running = deployer.providers().stream().map(p -> p.name() + " (" + String.join(", ", p.kinds()) + ")").toList();
+        List<String> running = deployer.providers().stream()
+                .map(p -> p.name() + " (" + String.join(", ", p.kinds()) + ")")
+                .toList();
         if (deployer.provider(r.provider()).isPresent()) {
-            return ApiException.badRequest("the deployment provider '" + r.provider() + "' does not run " + r.kind() + " artifacts; install a provider bundle"
-                    + " that does");
+            return ApiException.badRequest("the deployment provider '" + r.provider() + "' does not run " + r.kind()
+                    + " artifacts; install a provider bundle" + " that does");
         }
-        return ApiException.badRequest("no deployment provider '" + r.provider() + "' is installed to run " + r.kind() + " artifacts"
-                + (running.isEmpty() ? "" : "; running: " + String.join(", ", running)));
+        return ApiException.badRequest("no deployment provider '" + r.provider() + "' is installed to run " + r.kind()
+                + " artifacts" + (running.isEmpty() ? "" : "; running: " + String.join(", ", running)));
     }
 
     static ApiException answer(DeploymentException e) {
         String message = e.getMessage() == null ? "the deployment provider failed" : e.getMessage();
-        return e.kind() == DeploymentException.Kind.INVALID ? ApiException.badRequest(message) : ApiException.unavailable(message);
+        return e.kind() == DeploymentException.Kind.INVALID
+                ? ApiException.badRequest(message)
+                : ApiException.unavailable(message);
     }
 
     // ------------------------------------------------------------------ rollback, promote, abort
@@ -257,14 +305,17 @@ public class DeployFlow {
     Map<String, Object> rollback(Service service, String targetId) {
         try {
             return deployer.locked(() -> {
-                Service fresh = store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
+                Service fresh =
+                        store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
                 if (fresh.currentDeploymentId() == null) {
                     throw ApiException.conflict("the service has no deployment to roll back");
                 }
-                DeploymentRow current = store.deployment(fresh.currentDeploymentId()).orElseThrow();
+                DeploymentRow current =
+                        store.deployment(fresh.currentDeploymentId()).orElseThrow();
                 DeploymentRow target;
                 if (targetId != null) {
-                    target = store.deployment(targetId).filter(d -> d.serviceId().equals(fresh.id()))
+                    target = store.deployment(targetId)
+                            .filter(d -> d.serviceId().equals(fresh.id()))
                             .orElseThrow(() -> ApiException.notFound("deployment not found"));
                     if (target.id().equals(current.id())) {
                         throw ApiException.conflict("that deployment is already the current one");
@@ -273,12 +324,19 @@ public class DeployFlow {
                         throw ApiException.conflict("that deployment failed to start; it cannot be made current");
                     }
                 } else {
-                    target = store.sql().one("SELECT " + ServiceStore.DEPLOYMENT_COLUMNS + " FROM service_deployments WHERE service_id = ? AND seq < ? "
-                            + "AND status = 'superseded' ORDER BY seq DESC LIMIT 1", DeploymentRow::of, fresh.id(), current.seq())
+                    target = store.sql()
+                            .one(
+                                    "SELECT " + ServiceStore.DEPLOYMENT_COLUMNS
+                                            + " FROM service_deployments WHERE service_id = ? AND seq < ? "
+                                            + "AND status = 'superseded' ORDER BY seq DESC LIMIT 1",
+                                    DeploymentRow::of,
+                                    fresh.id(),
+                                    current.seq())
                             .orElseThrow(() -> ApiException.conflict("there is no earlier deployment to roll back to"));
                 }
                 if (deployer.provider(target.provider(), target.artifactKind()).isEmpty()) {
-                    throw ApiException.badRequest("the deployment provider '" + target.provider() + "' of that deployment is not installed");
+                    throw ApiException.badRequest(
+                            "the deployment provider '" + target.provider() + "' of that deployment is not installed");
                 }
                 DeploymentRow chosen = target;
                 store.sql().tx(c -> {
@@ -300,7 +358,11 @@ public class DeployFlow {
                     revert(fresh, "");
                     throw answer(e);
                 }
-                return Map.of("deployment", Views.deployment(store.deployment(chosen.id()).orElseThrow()), "rolled_back_from", current.id());
+                return Map.of(
+                        "deployment",
+                        Views.deployment(store.deployment(chosen.id()).orElseThrow()),
+                        "rolled_back_from",
+                        current.id());
             });
         } catch (DeploymentException e) {
             throw answer(e);
@@ -311,8 +373,10 @@ public class DeployFlow {
     Map<String, Object> endCanary(Service service, String deploymentId, boolean promote) {
         try {
             return deployer.locked(() -> {
-                Service fresh = store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
-                DeploymentRow d = store.deployment(deploymentId).filter(x -> x.serviceId().equals(fresh.id()))
+                Service fresh =
+                        store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
+                DeploymentRow d = store.deployment(deploymentId)
+                        .filter(x -> x.serviceId().equals(fresh.id()))
                         .orElseThrow(() -> ApiException.notFound("deployment not found"));
                 if (!d.id().equals(fresh.canaryDeploymentId())) {
                     throw ApiException.conflict("that deployment is not the service's canary");
@@ -338,7 +402,8 @@ public class DeployFlow {
                     revert(fresh, "");
                     throw answer(e);
                 }
-                return Map.of("deployment", Views.deployment(store.deployment(d.id()).orElseThrow()));
+                return Map.of(
+                        "deployment", Views.deployment(store.deployment(d.id()).orElseThrow()));
             });
         } catch (DeploymentException e) {
             throw answer(e);

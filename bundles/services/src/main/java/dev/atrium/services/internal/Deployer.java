@@ -1,5 +1,28 @@
 package dev.atrium.services.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentProvider;
+import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.Keepsakes;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.WorkspaceEnvironment;
+import dev.atrium.kernel.api.WorkspaceEnvironmentListener;
+import dev.atrium.resource.api.BindingListener;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.WorkflowFacet;
+import dev.atrium.services.api.ServiceRoutes;
+import dev.atrium.services.internal.ServiceStore.DeploymentRow;
+import dev.atrium.services.internal.ServiceStore.DomainRow;
+import dev.atrium.services.internal.ServiceStore.EnvRow;
+import dev.atrium.services.internal.ServiceStore.Service;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -17,7 +40,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
@@ -33,44 +55,23 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.deploy.api.Binding;
-import dev.atrium.deploy.api.Deployment;
-import dev.atrium.deploy.api.DeploymentException;
-import dev.atrium.deploy.api.DeploymentProvider;
-import dev.atrium.deploy.api.LogLine;
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.kernel.api.Keepsakes;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.WorkspaceEnvironment;
-import dev.atrium.kernel.api.WorkspaceEnvironmentListener;
-import dev.atrium.resource.api.BindingListener;
-import dev.atrium.resource.api.ResourceDirectory;
-import dev.atrium.resource.api.WorkflowFacet;
-import dev.atrium.services.api.ServiceRoutes;
-import dev.atrium.services.internal.ServiceStore.DeploymentRow;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
-import dev.atrium.services.internal.ServiceStore.EnvRow;
-import dev.atrium.services.internal.ServiceStore.Service;
-
 /**
  * Keeps the running deployments equal to the stored desired state: after every change (deploy, rollback, canary
  * promote/abort, env, settings or bindings change, delete) it computes each provider's set ({@link DesiredState}) and
  * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
  * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
  *
- * <p>Why one class of about 690 lines: it is the reconciler, the hub that the split of {@code services} (issue 33, item
+ * <p>Why one class of about 800 lines: it is the reconciler, the hub that the split of {@code services} (issue 33, item
  * 1) takes apart into routing, domains, the reconciler and the binding gateway.
  */
-@Component(service = { Deployer.class, ServiceRoutes.class, BindingListener.class, WorkspaceEnvironmentListener.class }, configurationPid = "dev.atrium.services")
+@Component(
+        service = {Deployer.class, ServiceRoutes.class, BindingListener.class, WorkspaceEnvironmentListener.class},
+        configurationPid = "dev.atrium.services")
 @Designate(ocd = Deployer.Config.class)
 public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnvironmentListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(Deployer.class);
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
     static final String BLOB_NAMESPACE = "services";
 
     @ObjectClassDefinition(name = "Atrium services")
@@ -81,50 +82,67 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         @AttributeDefinition(description = "Services answer at <slug>.<appsDomain> (ATRIUM_SERVICES_APPS_DOMAIN)")
         String appsDomain() default "apps.localhost";
 
-        @AttributeDefinition(description = "Share of requests a canary deployment gets unless its create body says canary_percent")
+        @AttributeDefinition(
+                description = "Share of requests a canary deployment gets unless its create body says canary_percent")
         int canaryPercent() default 10;
 
         @AttributeDefinition(description = "Largest deployment artifact in bytes (after base64 decoding)")
         long maxArtifactBytes() default 25L << 20;
 
-        @AttributeDefinition(description = "Base URL deployed code reaches the internal binding endpoint at; empty: http://127.0.0.1:<http port>")
+        @AttributeDefinition(
+                description =
+                        "Base URL deployed code reaches the internal binding endpoint at; empty: http://127.0.0.1:<http port>")
         String internalBaseUrl() default "";
 
-        @AttributeDefinition(description = "DNS server (host or host:port) asked for custom-domain TXT records; empty: the first nameserver of /etc/resolv.conf")
+        @AttributeDefinition(
+                description =
+                        "DNS server (host or host:port) asked for custom-domain TXT records; empty: the first nameserver of /etc/resolv.conf")
         String dnsResolver() default "";
 
-        @AttributeDefinition(description = "Port the HTTP challenge of a custom domain is fetched from (http://<domain>:<port>/.well-known/atrium-challenge/<token>)")
+        @AttributeDefinition(
+                description =
+                        "Port the HTTP challenge of a custom domain is fetched from (http://<domain>:<port>/.well-known/atrium-challenge/<token>)")
         int challengeHttpPort() default 80;
 
         @AttributeDefinition(description = "Seconds a custom-domain check may take")
         int verifyTimeoutSeconds() default 5;
 
-        @AttributeDefinition(description = "ACME directory certificates for verified custom domains are ordered from (ATRIUM_SERVICES_ACME_DIRECTORY_URL)")
+        @AttributeDefinition(
+                description =
+                        "ACME directory certificates for verified custom domains are ordered from (ATRIUM_SERVICES_ACME_DIRECTORY_URL)")
         String acmeDirectoryUrl() default "https://acme-v02.api.letsencrypt.org/directory";
 
-        @AttributeDefinition(description = "Contact email of the ACME account (ATRIUM_SERVICES_ACME_EMAIL); empty: none")
+        @AttributeDefinition(
+                description = "Contact email of the ACME account (ATRIUM_SERVICES_ACME_EMAIL); empty: none")
         String acmeContactEmail() default "";
 
-        @AttributeDefinition(description = "PEM file of a CA trusted, besides the JDK's, for the ACME server's own HTTPS (ATRIUM_SERVICES_ACME_CA_FILE); empty: the JDK's only")
+        @AttributeDefinition(
+                description =
+                        "PEM file of a CA trusted, besides the JDK's, for the ACME server's own HTTPS (ATRIUM_SERVICES_ACME_CA_FILE); empty: the JDK's only")
         String acmeTrustedCaFile() default "";
 
         @AttributeDefinition(description = "Seconds one certificate order may take before refresh-ssl gives up")
         int acmeTimeoutSeconds() default 60;
 
-        @AttributeDefinition(description = "Port of the HTTPS listener serving the certificates of verified custom domains by SNI, on the HTTP "
-                + "listener's address (ATRIUM_SERVICES_HTTPS_PORT); 0: no HTTPS listener")
+        @AttributeDefinition(
+                description =
+                        "Port of the HTTPS listener serving the certificates of verified custom domains by SNI, on the HTTP "
+                                + "listener's address (ATRIUM_SERVICES_HTTPS_PORT); 0: no HTTPS listener")
         int httpsPort() default 0;
 
-        @AttributeDefinition(description = "A certificate is renewed when it expires within this many days (ATRIUM_SERVICES_CERT_RENEW_DAYS)")
+        @AttributeDefinition(
+                description =
+                        "A certificate is renewed when it expires within this many days (ATRIUM_SERVICES_CERT_RENEW_DAYS)")
         int certRenewBeforeDays() default 30;
 
-        @AttributeDefinition(description = "Seconds between two looks for certificates to renew (ATRIUM_SERVICES_CERT_RENEW_CHECK_S)")
+        @AttributeDefinition(
+                description =
+                        "Seconds between two looks for certificates to renew (ATRIUM_SERVICES_CERT_RENEW_CHECK_S)")
         int certRenewCheckSeconds() default 600;
     }
 
     /** A registered provider and its properties. */
-    record Registered(String name, List<String> kinds, DeploymentProvider provider) {
-    }
+    record Registered(String name, List<String> kinds, DeploymentProvider provider) {}
 
     private final Config config;
     private final ServiceStore store;
@@ -136,34 +154,44 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
     private final String internalBase;
     private final Map<DeploymentProvider, Registered> providers = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
-    private final ExecutorService background = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "atrium-services-reconcile");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService background =
+            Executors.newSingleThreadExecutor(NamedThreads.factory("atrium-services-reconcile"));
     private final Map<String, byte[]> artifacts = new ConcurrentHashMap<>();
     private final LogTails tails = new LogTails();
     private final ChangeFeed feed;
     private volatile Routes routes = Routes.EMPTY;
     /** Open once this instance has published its first routing table. */
     private final java.util.concurrent.CountDownLatch firstRoutes = new java.util.concurrent.CountDownLatch(1);
+
     private final BundleContext context;
     /** Told after every routing table this instance publishes, and when another instance issued a certificate. */
     private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private volatile boolean active;
 
     @Activate
-    public Deployer(Config config, @Reference ServiceStore store, @Reference ResourceDirectory directory, @Reference SpaceDirectory spaces,
-            @Reference WorkspaceEnvironment commonEnv, @Reference BlobStore blobs, @Reference javax.sql.DataSource dataSource,
-            @Reference DatabaseChannels channels, BundleContext context) throws IOException {
+    public Deployer(
+            Config config,
+            @Reference ServiceStore store,
+            @Reference ResourceDirectory directory,
+            @Reference SpaceDirectory spaces,
+            @Reference WorkspaceEnvironment commonEnv,
+            @Reference BlobStore blobs,
+            @Reference javax.sql.DataSource dataSource,
+            @Reference DatabaseChannels channels,
+            BundleContext context)
+            throws IOException {
         this.config = config;
         this.store = store;
         this.directory = directory;
         this.spaces = spaces;
         this.commonEnv = commonEnv;
         this.blobs = blobs;
-        this.sealer = new Sealer(Path.of(config.dataDirectory()).toAbsolutePath().resolve("keys").resolve("services"));
-        String base = config.internalBaseUrl().isBlank() ? null : config.internalBaseUrl().replaceAll("/+$", "");
+        this.sealer = new Sealer(
+                Path.of(config.dataDirectory()).toAbsolutePath().resolve("keys").resolve("services"));
+        String base = config.internalBaseUrl().isBlank()
+                ? null
+                : config.internalBaseUrl().replaceAll("/+$", "");
         if (base == null) {
             String port = context.getProperty("org.osgi.service.http.port");
             base = "http://127.0.0.1:" + (port == null || port.isBlank() ? "8080" : port.trim());
@@ -216,8 +244,10 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         routes = Routes.EMPTY;
     }
 
-
-    @Reference(service = DeploymentProvider.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+    @Reference(
+            service = DeploymentProvider.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void addProvider(DeploymentProvider provider, Map<String, Object> properties) {
         Object name = properties.get(DeploymentProvider.NAME);
@@ -230,7 +260,8 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         reconcileLater();
     }
 
-    void removeProvider(DeploymentProvider provider, org.osgi.framework.ServiceReference<DeploymentProvider> reference) {
+    void removeProvider(
+            DeploymentProvider provider, org.osgi.framework.ServiceReference<DeploymentProvider> reference) {
         Registered gone = providers.remove(provider);
         Bundle bundle = reference.getBundle();
         if (gone != null && bundle != null && Keepsakes.restarting(bundle, context)) {
@@ -303,7 +334,9 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
 
     /** The provider named {@code name}, if it runs {@code kind}. */
     Optional<Registered> provider(String name, String kind) {
-        return providers.values().stream().filter(r -> r.name().equals(name) && r.kinds().contains(kind)).findFirst();
+        return providers.values().stream()
+                .filter(r -> r.name().equals(name) && r.kinds().contains(kind))
+                .findFirst();
     }
 
     Optional<Registered> registered(String name) {
@@ -465,13 +498,15 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
             byName.putIfAbsent(r.name(), r);
         }
         Map<String, DeploymentRow> rows = new HashMap<>();
-        Map<String, List<DesiredState.Entry>> desired = DesiredState.compute(services,
-                id -> Optional.ofNullable(rows.computeIfAbsent(id, k -> store.deployment(k).orElse(null))), byName.keySet());
+        Map<String, List<DesiredState.Entry>> desired = DesiredState.compute(
+                services,
+                id -> Optional.ofNullable(
+                        rows.computeIfAbsent(id, k -> store.deployment(k).orElse(null))),
+                byName.keySet());
         DeploymentException failure = null;
         Map<String, String> spaceOf = new HashMap<>();
         services.forEach(s -> spaceOf.put(s.id(), s.spaceId()));
         java.util.Set<String> keptArtifacts = new java.util.HashSet<>();
-        java.util.Set<String> applied = new java.util.HashSet<>();
         java.util.Set<String> unbuildable = new java.util.HashSet<>();
         for (Map.Entry<String, List<DesiredState.Entry>> e : desired.entrySet()) {
             List<Deployment> list = new ArrayList<>();
@@ -482,15 +517,22 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
                 } catch (DeploymentException | RuntimeException ex) {
                     // one deployment that cannot be given (its artifact unreadable, a secret that does not open) does
                     // not stop the others
-                    LOG.warn("services: deployment {} of {} is left out: {}", entry.row().id(), entry.service().id(), ex.getMessage());
+                    LOG.warn(
+                            "services: deployment {} of {} is left out: {}",
+                            entry.row().id(),
+                            entry.service().id(),
+                            ex.getMessage());
                     unbuildable.add(entry.runtimeId());
                 }
             }
             try {
                 byName.get(e.getKey()).provider().apply(list);
-                applied.add(e.getKey());
             } catch (DeploymentException ex) {
-                LOG.warn("services: provider {} could not apply {} deployments: {}", e.getKey(), list.size(), ex.getMessage());
+                LOG.warn(
+                        "services: provider {} could not apply {} deployments: {}",
+                        e.getKey(),
+                        list.size(),
+                        ex.getMessage());
                 if (failure == null) {
                     failure = ex;
                 }
@@ -512,11 +554,19 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
                 continue;
             }
             DeploymentRow canary = s.canaryDeploymentId() == null ? null : rows.get(s.canaryDeploymentId());
-            String canaryRuntime = canary == null || !byName.containsKey(canary.provider())
-                    || unbuildable.contains(DesiredState.runtimeId(canary.id(), s.configRevision())) ? null
+            String canaryRuntime = canary == null
+                            || !byName.containsKey(canary.provider())
+                            || unbuildable.contains(DesiredState.runtimeId(canary.id(), s.configRevision()))
+                    ? null
                     : DesiredState.runtimeId(canary.id(), s.configRevision());
-            Route route = new Route(s.id(), s.slug(), current.provider(), currentRuntime, canaryRuntime == null ? null : canary.provider(),
-                    canaryRuntime, canaryRuntime == null ? 0 : s.canaryPercent() == null ? config.canaryPercent() : s.canaryPercent());
+            Route route = new Route(
+                    s.id(),
+                    s.slug(),
+                    current.provider(),
+                    currentRuntime,
+                    canaryRuntime == null ? null : canary.provider(),
+                    canaryRuntime,
+                    canaryRuntime == null ? 0 : s.canaryPercent() == null ? config.canaryPercent() : s.canaryPercent());
             bySlug.put(s.slug(), route);
             byService.put(s.id(), route);
             byRuntime.put(currentRuntime, new Target(s.id(), s.spaceId(), currentRuntime));
@@ -546,15 +596,23 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
      */
     private java.util.Optional<String> revealed(Service service, ResourceDirectory.Bound b) {
         try {
-            var opened = directory.open(service.id(), service.spaceId(), b.bindingName(), dev.atrium.resource.api.SecretFacet.class);
+            var opened = directory.open(
+                    service.id(), service.spaceId(), b.bindingName(), dev.atrium.resource.api.SecretFacet.class);
             if (opened.isEmpty()) {
-                LOG.warn("service {}: the secretRef bound as {} is not available (its provider is not running)", service.id(), b.bindingName());
+                LOG.warn(
+                        "service {}: the secretRef bound as {} is not available (its provider is not running)",
+                        service.id(),
+                        b.bindingName());
                 return java.util.Optional.empty();
             }
             byte[] value = opened.get().facet().reveal(opened.get().context());
             return java.util.Optional.of(new String(value, java.nio.charset.StandardCharsets.UTF_8));
         } catch (dev.atrium.resource.api.ResourceException e) {
-            LOG.warn("service {}: the secretRef bound as {} cannot be read: {}", service.id(), b.bindingName(), e.getMessage());
+            LOG.warn(
+                    "service {}: the secretRef bound as {} cannot be read: {}",
+                    service.id(),
+                    b.bindingName(),
+                    e.getMessage());
             return java.util.Optional.empty();
         }
     }
@@ -566,9 +624,12 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         if (!"workflow".equals(b.type())) {
             return Map.of();
         }
-        return directory.open(service.id(), service.spaceId(), b.bindingName(), WorkflowFacet.class)
+        return directory
+                .open(service.id(), service.spaceId(), b.bindingName(), WorkflowFacet.class)
                 .map(o -> o.context().config().get("class_name"))
-                .filter(String.class::isInstance).map(c -> Map.of("class_name", (String) c)).orElse(Map.of());
+                .filter(String.class::isInstance)
+                .map(c -> Map.of("class_name", (String) c))
+                .orElse(Map.of());
     }
 
     /**
@@ -580,16 +641,29 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
      */
     private java.util.Optional<Map<String, String>> durableObjectOptions(Service service, ResourceDirectory.Bound b) {
         try {
-            var opened = directory.open(service.id(), service.spaceId(), b.bindingName(), dev.atrium.resource.api.ResourceProvider.class);
+            var opened = directory.open(
+                    service.id(), service.spaceId(), b.bindingName(), dev.atrium.resource.api.ResourceProvider.class);
             if (opened.isEmpty()) {
-                LOG.warn("service {}: the durableObject bound as {} is not available (its provider is not running)", service.id(), b.bindingName());
+                LOG.warn(
+                        "service {}: the durableObject bound as {} is not available (its provider is not running)",
+                        service.id(),
+                        b.bindingName());
                 return java.util.Optional.empty();
             }
             var ctx = opened.get().context();
-            return java.util.Optional.of(Map.of("class_name", String.valueOf(ctx.config().get("class_name")), "unique_key", b.resourceId(),
-                    "storage", ctx.dataDirectory().toAbsolutePath().toString()));
+            return java.util.Optional.of(Map.of(
+                    "class_name",
+                    String.valueOf(ctx.config().get("class_name")),
+                    "unique_key",
+                    b.resourceId(),
+                    "storage",
+                    ctx.dataDirectory().toAbsolutePath().toString()));
         } catch (dev.atrium.resource.api.ResourceException e) {
-            LOG.warn("service {}: the durableObject bound as {} cannot be used: {}", service.id(), b.bindingName(), e.getMessage());
+            LOG.warn(
+                    "service {}: the durableObject bound as {} cannot be used: {}",
+                    service.id(),
+                    b.bindingName(),
+                    e.getMessage());
             return java.util.Optional.empty();
         }
     }
@@ -599,11 +673,16 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
      * variables and its bindings of the same name win over them. A linked name the workspace does not have is absent.
      */
     private Map<String, String> linkedCommonValues(Service service) {
-        List<String> names = store.links(service.id()).stream().filter(l -> !l.builtin()).map(ServiceStore.LinkRow::name).toList();
+        List<String> names = store.links(service.id()).stream()
+                .filter(l -> !l.builtin())
+                .map(ServiceStore.LinkRow::name)
+                .toList();
         if (names.isEmpty()) {
             return Map.of();
         }
-        return spaces.byId(service.spaceId()).map(space -> commonEnv.values(space, names)).orElse(Map.of());
+        return spaces.byId(service.spaceId())
+                .map(space -> commonEnv.values(space, names))
+                .orElse(Map.of());
     }
 
     /** The provider's view of one deployment of {@code service} under its current config revision. */
@@ -613,14 +692,20 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
 
     Deployment build(Service service, DeploymentRow row, String runtimeId, byte[] artifact) {
         JsonNode settings = Settings.parse(service.settings());
-        String date = settings.path("compatibility_date").isTextual() ? settings.get("compatibility_date").textValue() : null;
+        String date = settings.path("compatibility_date").isTextual()
+                ? settings.get("compatibility_date").textValue()
+                : null;
         List<String> flags = new ArrayList<>();
         settings.path("compatibility_flags").forEach(f -> flags.add(f.asText()));
         Map<String, Long> limits = new LinkedHashMap<>();
-        settings.path("limits").fields().forEachRemaining(f -> limits.put(f.getKey(), f.getValue().asLong()));
+        settings.path("limits")
+                .fields()
+                .forEachRemaining(f -> limits.put(f.getKey(), f.getValue().asLong()));
         Map<String, String> env = new LinkedHashMap<>(linkedCommonValues(service));
         for (EnvRow v : store.env(service.id())) {
-            env.put(v.name(), v.secret() ? sealer.open(service.id(), v.name(), v.keyId(), v.nonce(), v.ciphertext()) : v.value());
+            env.put(
+                    v.name(),
+                    v.secret() ? sealer.open(service.id(), v.name(), v.keyId(), v.nonce(), v.ciphertext()) : v.value());
         }
         List<Binding> bindings = new ArrayList<>();
         for (ResourceDirectory.Bound b : directory.bindings(service.id(), service.spaceId())) {
@@ -638,10 +723,15 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
             } else {
                 options = workflowOptions(service, b);
             }
-            bindings.add(new Binding(b.bindingName(), b.type(), URI.create(internalBase + BINDINGS_PATH + runtimeId + "/" + b.bindingName()),
-                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)), options));
+            bindings.add(new Binding(
+                    b.bindingName(),
+                    b.type(),
+                    URI.create(internalBase + BINDINGS_PATH + runtimeId + "/" + b.bindingName()),
+                    Map.of(SECRET_HEADER, sealer.bindingSecret(runtimeId)),
+                    options));
         }
-        return new Deployment(runtimeId, service.id(), row.artifactKind(), artifact, date, flags, limits, env, bindings);
+        return new Deployment(
+                runtimeId, service.id(), row.artifactKind(), artifact, date, flags, limits, env, bindings);
     }
 
     byte[] artifact(String key) throws DeploymentException {
@@ -654,7 +744,8 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
             artifacts.put(key, bytes);
             return bytes;
         } catch (IOException e) {
-            throw new DeploymentException(DeploymentException.Kind.UNAVAILABLE, "the stored artifact cannot be read", e);
+            throw new DeploymentException(
+                    DeploymentException.Kind.UNAVAILABLE, "the stored artifact cannot be read", e);
         }
     }
 
@@ -698,7 +789,6 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
 
     AutoCloseable follow(Service service, Consumer<LogLine> sink) {
         Optional<DeploymentProvider> p = logProvider(service);
-        return p.isPresent() ? p.get().follow(service.id(), sink) : () -> {
-        };
+        return p.isPresent() ? p.get().follow(service.id(), sink) : () -> {};
     }
 }

@@ -1,5 +1,7 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.services.internal.ServiceStore.DeploymentRow;
+import dev.atrium.services.internal.ServiceStore.Service;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -7,9 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-
-import dev.atrium.services.internal.ServiceStore.DeploymentRow;
-import dev.atrium.services.internal.ServiceStore.Service;
 
 /**
  * What every provider must run: each service's current deployment and its canary, if any. A provider's runtime id of a
@@ -19,11 +18,9 @@ import dev.atrium.services.internal.ServiceStore.Service;
 final class DesiredState {
 
     /** One deployment a provider runs. */
-    record Entry(String provider, String runtimeId, Service service, DeploymentRow row, boolean canary) {
-    }
+    record Entry(String provider, String runtimeId, Service service, DeploymentRow row, boolean canary) {}
 
-    private DesiredState() {
-    }
+    private DesiredState() {}
 
     static String runtimeId(String deploymentId, int revision) {
         return deploymentId + "-r" + revision;
@@ -34,7 +31,8 @@ final class DesiredState {
      * run nothing (so that a service's last deployment stops when the service is deleted); a deployment whose provider is
      * not running is left out (it cannot run anywhere).
      */
-    static Map<String, List<Entry>> compute(List<Service> services, Function<String, Optional<DeploymentRow>> rows, Collection<String> providers) {
+    static Map<String, List<Entry>> compute(
+            List<Service> services, Function<String, Optional<DeploymentRow>> rows, Collection<String> providers) {
         Map<String, List<Entry>> out = new LinkedHashMap<>();
         for (String p : providers) {
             out.put(p, new ArrayList<>());
@@ -57,7 +55,8 @@ final class DesiredState {
         }
         List<Entry> list = out.get(row.get().provider());
         if (list != null) {
-            list.add(new Entry(row.get().provider(), runtimeId(row.get().id(), s.configRevision()), s, row.get(), canary));
+            list.add(new Entry(
+                    row.get().provider(), runtimeId(row.get().id(), s.configRevision()), s, row.get(), canary));
         }
     }
 }

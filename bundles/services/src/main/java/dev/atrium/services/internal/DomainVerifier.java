@@ -1,5 +1,9 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.DnsLookup;
+import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.services.internal.ServiceStore.DomainRow;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,15 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.DnsLookup;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
 
 /**
  * Proves that whoever added a custom domain controls it, in one of two ways:
@@ -39,8 +37,7 @@ public class DomainVerifier {
     static final String TXT_PREFIX = "atrium-verification=";
     private static final int MAX_BODY = 4096;
 
-    record Result(boolean verified, String method, String detail) {
-    }
+    record Result(boolean verified, String method, String detail) {}
 
     private final EgressGuard guard;
     private final Deployer deployer;
@@ -82,7 +79,9 @@ public class DomainVerifier {
             if (records.contains(TXT_PREFIX + d.token())) {
                 return null;
             }
-            return records.isEmpty() ? "no TXT record " + TXT_LABEL + "." + d.domain() : "the TXT records do not hold the token";
+            return records.isEmpty()
+                    ? "no TXT record " + TXT_LABEL + "." + d.domain()
+                    : "the TXT records do not hold the token";
         } catch (IOException | RuntimeException e) {
             return e.getMessage();
         }
@@ -93,7 +92,9 @@ public class DomainVerifier {
         int port = c.challengeHttpPort();
         List<InetAddress> addresses;
         try {
-            addresses = c.dnsResolver().isBlank() ? List.of(InetAddress.getAllByName(d.domain())) : dns.addresses(c.dnsResolver(), d.domain(), dnsTimeout());
+            addresses = c.dnsResolver().isBlank()
+                    ? List.of(InetAddress.getAllByName(d.domain()))
+                    : dns.addresses(c.dnsResolver(), d.domain(), dnsTimeout());
         } catch (IOException | IllegalArgumentException e) {
             return "the domain does not resolve: " + e.getMessage();
         }
@@ -104,13 +105,19 @@ public class DomainVerifier {
         for (InetAddress a : addresses) {
             try {
                 // the guard judges the address itself: a name the guard resolved again could answer differently
-                guard.check(URI.create("http://" + (a.getAddress().length == 16 ? "[" + a.getHostAddress() + "]" : a.getHostAddress()) + ":" + port + "/"));
+                guard.check(URI.create(
+                        "http://" + (a.getAddress().length == 16 ? "[" + a.getHostAddress() + "]" : a.getHostAddress())
+                                + ":" + port + "/"));
             } catch (ApiException e) {
                 last = e.getMessage();
                 continue;
             }
             try {
-                String body = fetch(new InetSocketAddress(a, port), d.domain(), CHALLENGE_PATH + d.token(), Math.max(1, c.verifyTimeoutSeconds()) * 1000);
+                String body = fetch(
+                        new InetSocketAddress(a, port),
+                        d.domain(),
+                        CHALLENGE_PATH + d.token(),
+                        Math.max(1, c.verifyTimeoutSeconds()) * 1000);
                 if (body.trim().equals(d.token())) {
                     return null;
                 }
@@ -128,8 +135,10 @@ public class DomainVerifier {
             s.connect(address, timeoutMillis);
             s.setSoTimeout(timeoutMillis);
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + (address.getPort() == 80 ? "" : ":" + address.getPort())
-                    + "\r\nUser-Agent: Atrium domain check\r\nAccept: text/plain\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host
+                            + (address.getPort() == 80 ? "" : ":" + address.getPort())
+                            + "\r\nUser-Agent: Atrium domain check\r\nAccept: text/plain\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = s.getInputStream();
             byte[] all = in.readNBytes(MAX_BODY + 8192);

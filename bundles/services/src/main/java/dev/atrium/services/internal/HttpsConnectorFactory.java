@@ -1,12 +1,11 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.services.api.ServiceRoutes;
 import java.util.ArrayList;
 import java.util.List;
-
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSession;
-
 import org.apache.felix.http.jetty.ConnectorFactory;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
@@ -18,8 +17,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
-
-import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * The services' HTTPS listener, added to Felix's Jetty through its whiteboard {@link ConnectorFactory}: a TLS connector
@@ -61,7 +58,7 @@ final class HttpsConnectorFactory implements ConnectorFactory {
 
     private static SSLContext context(SniKeyManager keys) throws java.security.GeneralSecurityException {
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(new KeyManager[] { keys }, null, null);
+        context.init(new KeyManager[] {keys}, null, null);
         return context;
     }
 
@@ -73,7 +70,8 @@ final class HttpsConnectorFactory implements ConnectorFactory {
         try {
             SSLContext fresh = context(keys);
             f.reload(x -> x.setSslContext(fresh));
-            LOG.info("services: the HTTPS listener took a new TLS context: a certificate was replaced or is no longer served");
+            LOG.info(
+                    "services: the HTTPS listener took a new TLS context: a certificate was replaced or is no longer served");
         } catch (Exception e) {
             LOG.warn("services: the HTTPS listener's TLS sessions could not be renewed: {}", e.toString());
         }
@@ -113,7 +111,8 @@ final class HttpsConnectorFactory implements ConnectorFactory {
         customizers.add(secure);
         customizers.addAll(http.getCustomizers());
         http.setCustomizers(customizers);
-        ServerConnector connector = new ServerConnector(server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory(http));
+        ServerConnector connector =
+                new ServerConnector(server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory(http));
         connector.setName(NAME);
         connector.setHost(host);
         connector.setPort(port);

@@ -1,10 +1,11 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.services.api.ServiceRoutes;
 import java.util.Dictionary;
-import java.util.Hashtable;
-
-
+import java.util.Map;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -12,9 +13,6 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.HostRouter;
-import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * Turns on the HTTPS listener of custom domains when {@code httpsPort} is set: registers {@link HttpsConnectorFactory} as a
@@ -36,8 +34,11 @@ public class HttpsListener {
      *                   so the API never answers under a custom domain's certificate
      */
     @Activate
-    public HttpsListener(@Reference Deployer deployer, @Reference Certificates certificates,
-            @Reference(target = "(" + ServiceRoutes.HOST_ROUTER_PROPERTY + "=true)") HostRouter hostRouter, BundleContext context) {
+    public HttpsListener(
+            @Reference Deployer deployer,
+            @Reference Certificates certificates,
+            @Reference(target = "(" + ServiceRoutes.HOST_ROUTER_PROPERTY + "=true)") HostRouter hostRouter,
+            BundleContext context) {
         int port = deployer.config().httpsPort();
         this.registration = port > 0 ? register(context, port, certificates.keyManager()) : null;
     }
@@ -48,19 +49,24 @@ public class HttpsListener {
         try {
             HttpsConnectorFactory factory = new HttpsConnectorFactory(host, port, keys);
             connector = factory;
-            Dictionary<String, Object> props = new Hashtable<>();
-            props.put("atrium.services.https.port", port);
-            ServiceRegistration<?> r = context.registerService(org.apache.felix.http.jetty.ConnectorFactory.class.getName(), factory, props);
+            Dictionary<String, Object> props = FrameworkUtil.asDictionary(Map.of("atrium.services.https.port", port));
+            ServiceRegistration<?> r = context.registerService(
+                    org.apache.felix.http.jetty.ConnectorFactory.class.getName(), factory, props);
             // Felix's Jetty (when started) made and started the connector while the service was registered
             var c = factory.last();
             if (c != null && c.isStarted()) {
                 LOG.info("services: HTTPS for custom domains on {}:{}", host == null ? "*" : host, port);
             } else if (c != null) {
-                LOG.warn("services: the HTTPS listener on {}:{} did not start (is the port taken?); see Felix Jetty's log", host == null ? "*" : host, port);
+                LOG.warn(
+                        "services: the HTTPS listener on {}:{} did not start (is the port taken?); see Felix Jetty's log",
+                        host == null ? "*" : host,
+                        port);
             }
             return r;
         } catch (LinkageError missing) {
-            LOG.warn("services: no HTTPS listener; Felix's Jetty (org.apache.felix.http.jetty) is not in the runtime: {}", missing.toString());
+            LOG.warn(
+                    "services: no HTTPS listener; Felix's Jetty (org.apache.felix.http.jetty) is not in the runtime: {}",
+                    missing.toString());
             return null;
         } catch (java.security.GeneralSecurityException e) {
             LOG.warn("services: no HTTPS listener; TLS is not available: {}", e.toString());

@@ -1,5 +1,10 @@
 package dev.atrium.services.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonMappers;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -7,12 +12,6 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * {@code Idempotency-Key} of a deployment create: the key with the same body gives the first deployment again (200),
@@ -22,14 +21,15 @@ import dev.atrium.kernel.api.ApiException;
 final class Idempotency {
 
     static final int MAX_KEY = 200;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
 
     enum Outcome {
-        NEW, REPLAY, CONFLICT
+        NEW,
+        REPLAY,
+        CONFLICT
     }
 
-    private Idempotency() {
-    }
+    private Idempotency() {}
 
     static String key(String header) {
         if (header == null) {
@@ -64,7 +64,7 @@ final class Idempotency {
         }
         if (node.isObject()) {
             Map<String, Object> sorted = new TreeMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = ((ObjectNode) node).fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = ((ObjectNode) node).fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 sorted.put(e.getKey(), canonical(e.getValue()));
             }

@@ -1,21 +1,18 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.deploy.api.LogLine;
+import dev.atrium.services.internal.ServiceStore.Service;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.sse.Sse;
 import javax.ws.rs.sse.SseEventSink;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.deploy.api.LogLine;
-import dev.atrium.services.internal.ServiceStore.Service;
 
 /**
  * Live tails of service logs over SSE: one daemon thread per open tail, which first sends the lines after the client's
@@ -47,8 +44,10 @@ final class LogTails implements AutoCloseable {
         long last = after;
         try (AutoCloseable follow = deployer.follow(service, queue::offer)) {
             // at once, so that the client has the response's headers before the first line is written
-            sink.send(sse.newEventBuilder().comment("tail of " + service.id()).build()).toCompletableFuture().get(10, TimeUnit.SECONDS);
-            for (;;) {
+            sink.send(sse.newEventBuilder().comment("tail of " + service.id()).build())
+                    .toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            for (; ; ) {
                 var page = deployer.logs(service, last, 1000);
                 for (LogLine l : page) {
                     send(sink, sse, l);
@@ -61,7 +60,9 @@ final class LogTails implements AutoCloseable {
             while (!closed && !sink.isClosed()) {
                 LogLine l = queue.poll(15, TimeUnit.SECONDS);
                 if (l == null) {
-                    sink.send(sse.newEventBuilder().comment("keep-alive").build()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                    sink.send(sse.newEventBuilder().comment("keep-alive").build())
+                            .toCompletableFuture()
+                            .get(10, TimeUnit.SECONDS);
                 } else if (l.seq() > last) {
                     send(sink, sse, l);
                     last = l.seq();
@@ -83,8 +84,14 @@ final class LogTails implements AutoCloseable {
 
     private static void send(SseEventSink sink, Sse sse, LogLine l) throws Exception {
         Map<String, Object> view = Views.log(l);
-        sink.send(sse.newEventBuilder().id(Long.toString(l.seq())).name("log").mediaType(MediaType.APPLICATION_JSON_TYPE)
-                .data(String.class, Deployer.JSON.writeValueAsString(view)).build()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        sink.send(sse.newEventBuilder()
+                        .id(Long.toString(l.seq()))
+                        .name("log")
+                        .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                        .data(String.class, Deployer.JSON.writeValueAsString(view))
+                        .build())
+                .toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
     }
 
     @Override

@@ -1,16 +1,14 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.kernel.api.KeyFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.Base64;
-
 import javax.crypto.Mac;
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
-
-import dev.atrium.kernel.api.KeyFile;
 
 /**
  * The services capability's two keys under {@code <data>/keys/services} ({@link KeyFile}s): {@code env.key} seals
@@ -23,8 +21,7 @@ final class Sealer {
 
     static final String KEY_ID = "env1";
 
-    record Sealed(String keyId, byte[] nonce, byte[] ciphertext) {
-    }
+    record Sealed(String keyId, byte[] nonce, byte[] ciphertext) {}
 
     private final dev.atrium.kernel.api.Sealer env;
     private final SecretKey bindingKey;
@@ -57,7 +54,9 @@ final class Sealer {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(bindingKey);
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal(runtimeId.getBytes(StandardCharsets.UTF_8)));
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(mac.doFinal(runtimeId.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HMAC-SHA256 is not available", e);
         }

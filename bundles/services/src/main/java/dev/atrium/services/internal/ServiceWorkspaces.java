@@ -1,12 +1,10 @@
 package dev.atrium.services.internal;
 
+import dev.atrium.resource.api.ServiceLocator;
 import java.util.Optional;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.resource.api.ServiceLocator;
 
 /**
  * Tells the resources core which workspace a service is in, so that {@code POST /api/resources/:id/bind} binds only a

@@ -1,44 +1,7 @@
 package dev.atrium.services.internal;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.regex.Pattern;
-
-import javax.ws.rs.Consumes;
-import javax.ws.rs.DELETE;
-import javax.ws.rs.GET;
-import javax.ws.rs.HeaderParam;
-import javax.ws.rs.PATCH;
-import javax.ws.rs.POST;
-import javax.ws.rs.PUT;
-import javax.ws.rs.Path;
-import javax.ws.rs.PathParam;
-import javax.ws.rs.Produces;
-import javax.ws.rs.QueryParam;
-import javax.ws.rs.core.Context;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.Response;
-import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.sse.Sse;
-import javax.ws.rs.sse.SseEventSink;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.kernel.api.ApiException;
@@ -57,6 +20,39 @@ import dev.atrium.services.internal.ServiceStore.DomainRow;
 import dev.atrium.services.internal.ServiceStore.EnvRow;
 import dev.atrium.services.internal.ServiceStore.LinkRow;
 import dev.atrium.services.internal.ServiceStore.Service;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.HeaderParam;
+import javax.ws.rs.PATCH;
+import javax.ws.rs.POST;
+import javax.ws.rs.PUT;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.sse.Sse;
+import javax.ws.rs.sse.SseEventSink;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code /api/services…}: every route of the spec's "Services, domains" table, plus canary promote and abort. A service
@@ -64,7 +60,7 @@ import dev.atrium.services.internal.ServiceStore.Service;
  * Principal's service, deployment, domain or logs answer exactly like missing ones (404). Deploying code is what
  * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
  *
- * <p>Why one class of about 840 lines: the spec's one Services table, 29 routes; it goes with the split of
+ * <p>Why one class of about 940 lines: the spec's one Services table, 29 routes; it goes with the split of
  * {@code services} (issue 33, item 1).
  */
 @Component(service = ServicesApi.class)
@@ -92,8 +88,14 @@ public class ServicesApi {
     private final Certificates certificates;
 
     @Activate
-    public ServicesApi(@Reference OwnerScope ownerScope, @Reference ServiceStore store, @Reference Deployer deployer, @Reference DeployFlow flow,
-            @Reference ResourceDirectory directory, @Reference DomainVerifier verifier, @Reference Certificates certificates) {
+    public ServicesApi(
+            @Reference OwnerScope ownerScope,
+            @Reference ServiceStore store,
+            @Reference Deployer deployer,
+            @Reference DeployFlow flow,
+            @Reference ResourceDirectory directory,
+            @Reference DomainVerifier verifier,
+            @Reference Certificates certificates) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.deployer = deployer;
@@ -107,7 +109,10 @@ public class ServicesApi {
 
     @GET
     @RequiresScope(READ)
-    public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("space_id") String spaceId, @QueryParam("limit") String limit,
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @QueryParam("space_id") String spaceId,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         Caller caller = Caller.from(sc);
         PageRequest page = PageRequest.of(limit, offset);
@@ -122,21 +127,29 @@ public class ServicesApi {
                 all.add(view(s));
             }
         }
-        List<Map<String, Object>> slice = all.subList(Math.min(page.offset(), all.size()), Math.min(page.offset() + page.limit(), all.size()));
+        List<Map<String, Object>> slice =
+                all.subList(Math.min(page.offset(), all.size()), Math.min(page.offset() + page.limit(), all.size()));
         return page.body("services", new ArrayList<>(slice), all.size());
     }
 
     @GET
     @Path("space/{spaceId}")
     @RequiresScope(READ)
-    public Map<String, Object> space(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("limit") String limit,
+    public Map<String, Object> space(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         return bySpace(Caller.from(sc), spaceId, PageRequest.of(limit, offset));
     }
 
     private Map<String, Object> bySpace(Caller caller, String spaceId, PageRequest page) {
         SpaceRef space = ownerScope.require(caller, spaceId);
-        return page.body("services", store.bySpace(space.id(), page.limit(), page.offset()).stream().map(this::view).toList(),
+        return page.body(
+                "services",
+                store.bySpace(space.id(), page.limit(), page.offset()).stream()
+                        .map(this::view)
+                        .toList(),
                 store.countBySpace(space.id()));
     }
 
@@ -147,15 +160,25 @@ public class ServicesApi {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String name = b.text("name", 1, 100);
-        String spaceId = b.optionalText("space_id", 1, 200).orElseThrow(() -> ApiException.badRequest("space_id is required"));
+        String spaceId =
+                b.optionalText("space_id", 1, 200).orElseThrow(() -> ApiException.badRequest("space_id is required"));
         Optional<String> slug = b.optionalText("slug", 1, 63);
         slug.ifPresent(ServicesApi::checkSlug);
         SpaceRef space = ownerScope.require(caller, spaceId);
         Service s;
         if (slug.isPresent()) {
             try {
-                s = store.sql().one("INSERT INTO services (id, space_id, principal_id, name, slug) VALUES (?, ?, ?, ?, ?) RETURNING "
-                        + ServiceStore.SERVICE_COLUMNS, Service::of, Ids.id("svc"), space.id(), caller.principalId(), name, slug.get()).orElseThrow();
+                s = store.sql()
+                        .one(
+                                "INSERT INTO services (id, space_id, principal_id, name, slug) VALUES (?, ?, ?, ?, ?) RETURNING "
+                                        + ServiceStore.SERVICE_COLUMNS,
+                                Service::of,
+                                Ids.id("svc"),
+                                space.id(),
+                                caller.principalId(),
+                                name,
+                                slug.get())
+                        .orElseThrow();
             } catch (Sql.Conflict e) {
                 throw ApiException.conflict("the slug '" + slug.get() + "' is taken");
             }
@@ -281,15 +304,15 @@ public class ServicesApi {
         if (vars.size() > 200) {
             throw ApiException.badRequest("at most 200 variables per request");
         }
-        record Change(String name, String value, boolean secret) {
-        }
+        record Change(String name, String value, boolean secret) {}
         List<Change> changes = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (JsonNode v : vars) {
             JsonBody vb = JsonBody.of(v);
             String name = vb.requiredString("name");
             if (!ENV_NAME.matcher(name).matches()) {
-                throw ApiException.badRequest("variable name '" + name + "' must match ^[A-Z_][A-Z0-9_]*$ (at most 128 characters)");
+                throw ApiException.badRequest(
+                        "variable name '" + name + "' must match ^[A-Z_][A-Z0-9_]*$ (at most 128 characters)");
             }
             if (!names.add(name)) {
                 throw ApiException.badRequest("variable " + name + " is listed twice");
@@ -314,7 +337,17 @@ public class ServicesApi {
                         store.deleteEnv(c, s.id(), ch.name());
                     } else if (ch.secret()) {
                         Sealer.Sealed sealed = deployer.sealer().seal(s.id(), ch.name(), ch.value());
-                        store.putEnv(c, s.id(), new EnvRow(ch.name(), true, null, sealed.keyId(), sealed.nonce(), sealed.ciphertext(), null));
+                        store.putEnv(
+                                c,
+                                s.id(),
+                                new EnvRow(
+                                        ch.name(),
+                                        true,
+                                        null,
+                                        sealed.keyId(),
+                                        sealed.nonce(),
+                                        sealed.ciphertext(),
+                                        null));
                     } else {
                         store.putEnv(c, s.id(), new EnvRow(ch.name(), false, ch.value(), null, null, null, null));
                     }
@@ -341,7 +374,11 @@ public class ServicesApi {
         Map<String, Object> builtins = new LinkedHashMap<>();
         for (LinkRow l : store.links(s.id())) {
             if (l.builtin()) {
-                builtins.put(l.name(), Map.of("scopes", Settings.parse("{\"s\":" + l.scopes() + "}").path("s")));
+                builtins.put(
+                        l.name(),
+                        Map.of(
+                                "scopes",
+                                Settings.parse("{\"s\":" + l.scopes() + "}").path("s")));
             } else {
                 names.add(l.name());
             }
@@ -415,10 +452,11 @@ public class ServicesApi {
     }
 
     private static void onlyFields(JsonNode body, Set<String> allowed) {
-        for (Iterator<String> it = body.fieldNames(); it.hasNext();) {
+        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (!allowed.contains(f)) {
-                throw ApiException.badRequest("unknown field '" + f + "'; this body takes " + String.join(", ", allowed.stream().sorted().toList()));
+                throw ApiException.badRequest("unknown field '" + f + "'; this body takes "
+                        + String.join(", ", allowed.stream().sorted().toList()));
             }
         }
     }
@@ -450,7 +488,7 @@ public class ServicesApi {
         if (!b.isObject()) {
             throw ApiException.badRequest("builtins must be an object mapping a variable name to {\"scopes\": [...]}");
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = b.fields(); it.hasNext();) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = b.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if (!ENV_NAME.matcher(e.getKey()).matches()) {
                 throw ApiException.badRequest("built-in name '" + e.getKey() + "' must match ^[A-Z_][A-Z0-9_]*$");
@@ -465,8 +503,11 @@ public class ServicesApi {
                 throw ApiException.badRequest("builtins." + e.getKey() + " must be {\"scopes\": [scope names]}");
             }
             for (JsonNode sc : scopes) {
-                if (!sc.isTextual() || sc.textValue().isEmpty() || sc.textValue().length() > 100) {
-                    throw ApiException.badRequest("builtins." + e.getKey() + ".scopes must hold scope names (strings of 1 to 100 characters)");
+                if (!sc.isTextual()
+                        || sc.textValue().isEmpty()
+                        || sc.textValue().length() > 100) {
+                    throw ApiException.badRequest("builtins." + e.getKey()
+                            + ".scopes must hold scope names (strings of 1 to 100 characters)");
                 }
             }
             out.put(e.getKey(), scopes.toString());
@@ -481,7 +522,11 @@ public class ServicesApi {
     @RequiresScope(READ)
     public Map<String, Object> bindings(@Context SecurityContext sc, @PathParam("id") String id) {
         Service s = owned(Caller.from(sc), id);
-        return Map.of("bindings", directory.bindings(s.id(), s.spaceId()).stream().map(ServicesApi::bindingView).toList());
+        return Map.of(
+                "bindings",
+                directory.bindings(s.id(), s.spaceId()).stream()
+                        .map(ServicesApi::bindingView)
+                        .toList());
     }
 
     /** Makes {@code bindings} the service's whole set: {@code [{name, resource_id | resource_name, type?}]}. */
@@ -493,17 +538,18 @@ public class ServicesApi {
         JsonBody.of(body);
         JsonNode list = body.get("bindings");
         if (list == null || !list.isArray() || list.size() > 100) {
-            throw ApiException.badRequest("bindings must be an array of at most 100 {name, resource_id | resource_name, type?}");
+            throw ApiException.badRequest(
+                    "bindings must be an array of at most 100 {name, resource_id | resource_name, type?}");
         }
-        record Wanted(String name, String resourceId, String resourceName, String type) {
-        }
+        record Wanted(String name, String resourceId, String resourceName, String type) {}
         List<Wanted> wanted = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (JsonNode n : list) {
             JsonBody b = JsonBody.of(n);
             String name = b.requiredString("name");
             if (!BINDING.matcher(name).matches()) {
-                throw ApiException.badRequest("binding name '" + name + "' must be a variable name: letters, digits and '_', not starting with a digit");
+                throw ApiException.badRequest("binding name '" + name
+                        + "' must be a variable name: letters, digits and '_', not starting with a digit");
             }
             if (!names.add(name)) {
                 throw ApiException.badRequest("binding " + name + " is listed twice");
@@ -511,9 +557,14 @@ public class ServicesApi {
             Optional<String> rid = b.optionalText("resource_id", 1, 200);
             Optional<String> rname = b.optionalText("resource_name", 1, 64);
             if (rid.isPresent() == rname.isPresent()) {
-                throw ApiException.badRequest("binding " + name + " needs exactly one of resource_id and resource_name");
+                throw ApiException.badRequest(
+                        "binding " + name + " needs exactly one of resource_id and resource_name");
             }
-            wanted.add(new Wanted(name, rid.orElse(null), rname.orElse(null), b.optionalText("type", 1, 40).orElse(null)));
+            wanted.add(new Wanted(
+                    name,
+                    rid.orElse(null),
+                    rname.orElse(null),
+                    b.optionalText("type", 1, 40).orElse(null)));
         }
         Caller caller = Caller.from(sc);
         Service s = owned(caller, id);
@@ -521,13 +572,16 @@ public class ServicesApi {
         Map<String, String> byName = new LinkedHashMap<>();
         Set<String> resources = new HashSet<>();
         for (Wanted w : wanted) {
-            ResourceDirectory.Bound r = directory.find(caller, space, w.resourceId(), w.resourceName())
+            ResourceDirectory.Bound r = directory
+                    .find(caller, space, w.resourceId(), w.resourceName())
                     .orElseThrow(() -> ApiException.notFound("resource not found for binding " + w.name()));
             if (w.type() != null && !w.type().equals(r.type())) {
-                throw ApiException.badRequest("binding " + w.name() + " says type " + w.type() + " but the resource is a " + r.type());
+                throw ApiException.badRequest(
+                        "binding " + w.name() + " says type " + w.type() + " but the resource is a " + r.type());
             }
             if (!resources.add(r.resourceId())) {
-                throw ApiException.badRequest("a resource can be bound once per service; " + r.resourceName() + " is listed twice");
+                throw ApiException.badRequest(
+                        "a resource can be bound once per service; " + r.resourceName() + " is listed twice");
             }
             byName.put(w.name(), r.resourceId());
         }
@@ -559,7 +613,11 @@ public class ServicesApi {
     @POST
     @Path("{id}/deployments")
     @RequiresScope(WRITE)
-    public Response deploy(@Context SecurityContext sc, @PathParam("id") String id, @HeaderParam("Idempotency-Key") String key, JsonNode body) {
+    public Response deploy(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @HeaderParam("Idempotency-Key") String key,
+            JsonNode body) {
         JsonBody.of(body);
         return flow.create(owned(Caller.from(sc), id), body, key);
     }
@@ -567,21 +625,32 @@ public class ServicesApi {
     @GET
     @Path("{id}/deployments")
     @RequiresScope(READ)
-    public Map<String, Object> deployments(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("limit") String limit,
+    public Map<String, Object> deployments(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         Service s = owned(Caller.from(sc), id);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("deployments", store.deployments(s.id(), page.limit(), page.offset()).stream().map(Views::deployment).toList(),
+        return page.body(
+                "deployments",
+                store.deployments(s.id(), page.limit(), page.offset()).stream()
+                        .map(Views::deployment)
+                        .toList(),
                 store.countDeployments(s.id()));
     }
 
     @GET
     @Path("{id}/deployments/{deploymentId}")
     @RequiresScope(READ)
-    public Map<String, Object> deployment(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
+    public Map<String, Object> deployment(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
         Service s = owned(Caller.from(sc), id);
-        return Map.of("deployment", Views.deployment(store.deployment(deploymentId).filter(d -> d.serviceId().equals(s.id()))
-                .orElseThrow(() -> ApiException.notFound("deployment not found"))));
+        return Map.of(
+                "deployment",
+                Views.deployment(store.deployment(deploymentId)
+                        .filter(d -> d.serviceId().equals(s.id()))
+                        .orElseThrow(() -> ApiException.notFound("deployment not found"))));
     }
 
     /** {@code {"deployment_id"?}}: that deployment, or the one before the current, becomes current again. */
@@ -602,14 +671,16 @@ public class ServicesApi {
     @POST
     @Path("{id}/deployments/{deploymentId}/promote")
     @RequiresScope(WRITE)
-    public Map<String, Object> promote(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
+    public Map<String, Object> promote(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
         return flow.endCanary(owned(Caller.from(sc), id), deploymentId, true);
     }
 
     @POST
     @Path("{id}/deployments/{deploymentId}/abort")
     @RequiresScope(WRITE)
-    public Map<String, Object> abort(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
+    public Map<String, Object> abort(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
         return flow.endCanary(owned(Caller.from(sc), id), deploymentId, false);
     }
 
@@ -621,7 +692,9 @@ public class ServicesApi {
     public Map<String, Object> domains(@Context SecurityContext sc, @PathParam("id") String id) {
         Service s = owned(Caller.from(sc), id);
         int port = deployer.config().challengeHttpPort();
-        return Map.of("domains", store.domains(s.id()).stream().map(d -> domainView(d, port)).toList());
+        return Map.of(
+                "domains",
+                store.domains(s.id()).stream().map(d -> domainView(d, port)).toList());
     }
 
     @POST
@@ -646,7 +719,8 @@ public class ServicesApi {
         }
         for (String l : labels) {
             if (!DOMAIN_LABEL.matcher(l).matches()) {
-                throw ApiException.badRequest("domain must be a host name: labels of letters, digits and inner hyphens, 1 to 63 characters each");
+                throw ApiException.badRequest(
+                        "domain must be a host name: labels of letters, digits and inner hyphens, 1 to 63 characters each");
             }
         }
         if (labels[labels.length - 1].matches("\\d+")) {
@@ -662,14 +736,16 @@ public class ServicesApi {
     @GET
     @Path("{id}/custom-domains/{domainId}")
     @RequiresScope(READ)
-    public Map<String, Object> domain(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
+    public Map<String, Object> domain(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
         return Map.of("domain", domainView(ownedDomain(Caller.from(sc), id, domainId)));
     }
 
     @DELETE
     @Path("{id}/custom-domains/{domainId}")
     @RequiresScope(WRITE)
-    public Map<String, Object> deleteDomain(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
+    public Map<String, Object> deleteDomain(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
         DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
         applying(() -> {
             if (!store.deleteDomain(d.id())) {
@@ -685,7 +761,10 @@ public class ServicesApi {
     @Path("{id}/custom-domains/{domainId}/verify")
     @RequiresScope(WRITE)
     @Consumes(MediaType.WILDCARD)
-    public Map<String, Object> verify(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId,
+    public Map<String, Object> verify(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @PathParam("domainId") String domainId,
             String text) {
         JsonNode body = optionalJson(text);
         String method = null;
@@ -695,7 +774,8 @@ public class ServicesApi {
         }
         DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
         if (!"verified".equals(d.status()) && store.verifiedElsewhere(d.domain(), d.serviceId())) {
-            throw ApiException.conflict("another service has verified " + d.domain() + "; it routes there until that service removes it");
+            throw ApiException.conflict(
+                    "another service has verified " + d.domain() + "; it routes there until that service removes it");
         }
         DomainVerifier.Result r = verifier.verify(d, method);
         DomainRow checked = applying(() -> store.checked(d.id(), r.verified(), r.method(), r.detail()));
@@ -715,14 +795,18 @@ public class ServicesApi {
     @Path("{id}/custom-domains/{domainId}/refresh-ssl")
     @RequiresScope(WRITE)
     @Consumes(MediaType.WILDCARD)
-    public Map<String, Object> refreshSsl(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
+    public Map<String, Object> refreshSsl(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
         DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
         if (!"verified".equals(d.status())) {
             throw ApiException.conflict("verify the domain before asking for a certificate");
         }
         Certificates.Ssl ssl = certificates.refresh(d);
         if (!"active".equals(ssl.status())) {
-            throw new ApiException(502, "CERTIFICATE_FAILED", "the ACME server issued no certificate for " + d.domain() + ": " + ssl.error());
+            throw new ApiException(
+                    502,
+                    "CERTIFICATE_FAILED",
+                    "the ACME server issued no certificate for " + d.domain() + ": " + ssl.error());
         }
         return Map.of("domain", domainView(d));
     }
@@ -737,7 +821,9 @@ public class ServicesApi {
 
     private DomainRow ownedDomain(Caller caller, String id, String domainId) {
         Service s = owned(caller, id);
-        return store.domain(domainId).filter(d -> d.serviceId().equals(s.id())).orElseThrow(() -> ApiException.notFound("domain not found"));
+        return store.domain(domainId)
+                .filter(d -> d.serviceId().equals(s.id()))
+                .orElseThrow(() -> ApiException.notFound("domain not found"));
     }
 
     // ------------------------------------------------------------------ logs
@@ -745,7 +831,10 @@ public class ServicesApi {
     @GET
     @Path("{id}/logs")
     @RequiresScope(READ)
-    public Map<String, Object> logs(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("after") String after,
+    public Map<String, Object> logs(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("after") String after,
             @QueryParam("limit") String limit) {
         long afterSeq = number("after", after, 0, 0, Long.MAX_VALUE);
         int n = (int) number("limit", limit, 100, 1, 1000);
@@ -753,7 +842,9 @@ public class ServicesApi {
         List<LogLine> lines = deployer.logs(s, afterSeq, n);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("logs", lines.stream().map(Views::log).toList());
-        m.put("next_after", lines.isEmpty() ? afterSeq : lines.get(lines.size() - 1).seq());
+        m.put(
+                "next_after",
+                lines.isEmpty() ? afterSeq : lines.get(lines.size() - 1).seq());
         return m;
     }
 
@@ -762,9 +853,15 @@ public class ServicesApi {
     @Path("{id}/logs")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RequiresScope(READ)
-    public void tail(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("after") String after,
-            @HeaderParam("Last-Event-ID") String lastEventId, @Context SseEventSink sink, @Context Sse sse) {
-        long afterSeq = number("after", lastEventId != null && !lastEventId.isBlank() ? lastEventId : after, 0, 0, Long.MAX_VALUE);
+    public void tail(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("after") String after,
+            @HeaderParam("Last-Event-ID") String lastEventId,
+            @Context SseEventSink sink,
+            @Context Sse sse) {
+        long afterSeq = number(
+                "after", lastEventId != null && !lastEventId.isBlank() ? lastEventId : after, 0, 0, Long.MAX_VALUE);
         Service s = owned(Caller.from(sc), id);
         deployer.tails().start(deployer, s, afterSeq, sink, sse);
     }
@@ -781,7 +878,8 @@ public class ServicesApi {
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw ApiException.badRequest(name + " must be a whole number from " + min + (max == Long.MAX_VALUE ? "" : " to " + max));
+        throw ApiException.badRequest(
+                name + " must be a whole number from " + min + (max == Long.MAX_VALUE ? "" : " to " + max));
     }
 
     // ------------------------------------------------------------------ helpers

@@ -1,5 +1,9 @@
 package dev.atrium.services.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.ApiException;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
@@ -7,12 +11,6 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * A service's runtime settings ({@code PATCH /api/services/:id/settings}): {@code compatibility_date} (YYYY-MM-DD),
@@ -27,8 +25,7 @@ final class Settings {
     private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final Pattern FLAG = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
 
-    private Settings() {
-    }
+    private Settings() {}
 
     static ObjectNode parse(String json) {
         try {
@@ -45,12 +42,13 @@ final class Settings {
             throw ApiException.badRequest("the body must be a JSON object");
         }
         ObjectNode out = current.deepCopy();
-        for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext();) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String key = e.getKey();
             JsonNode v = e.getValue();
             if (!KEYS.contains(key)) {
-                throw ApiException.badRequest("unknown setting '" + key + "'; settings are " + String.join(", ", KEYS.stream().sorted().toList()));
+                throw ApiException.badRequest("unknown setting '" + key + "'; settings are "
+                        + String.join(", ", KEYS.stream().sorted().toList()));
             }
             if (v.isNull()) {
                 out.remove(key);
@@ -89,7 +87,8 @@ final class Settings {
         }
         for (JsonNode f : v) {
             if (!f.isTextual() || !FLAG.matcher(f.textValue()).matches()) {
-                throw ApiException.badRequest("each compatibility flag must be a string of 1 to 100 letters, digits, '_', '.' or '-'");
+                throw ApiException.badRequest(
+                        "each compatibility flag must be a string of 1 to 100 letters, digits, '_', '.' or '-'");
             }
         }
         return v;
@@ -99,7 +98,7 @@ final class Settings {
         if (!v.isObject()) {
             throw ApiException.badRequest("limits must be an object with cpu_ms and/or memory_mb");
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext();) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if (!LIMITS.contains(e.getKey())) {
                 throw ApiException.badRequest("unknown limit '" + e.getKey() + "'; limits are cpu_ms and memory_mb");

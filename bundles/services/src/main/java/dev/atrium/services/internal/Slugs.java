@@ -12,11 +12,27 @@ import java.util.regex.Pattern;
 final class Slugs {
 
     private static final Pattern HANDLE = Pattern.compile("[a-z0-9](?:[a-z0-9-]*[a-z0-9])?");
-    private static final Set<String> RESERVED = Set.of("admin", "api", "ap", "auth", "git", "healthz", "me", "new", "ns", "oauth", "settings",
-            "setup", "spaces", "well-known", "www", "root", "system", "operator");
+    private static final Set<String> RESERVED = Set.of(
+            "admin",
+            "api",
+            "ap",
+            "auth",
+            "git",
+            "healthz",
+            "me",
+            "new",
+            "ns",
+            "oauth",
+            "settings",
+            "setup",
+            "spaces",
+            "well-known",
+            "www",
+            "root",
+            "system",
+            "operator");
 
-    private Slugs() {
-    }
+    private Slugs() {}
 
     /** Why {@code slug} cannot be a slug, or null. */
     static String problem(String slug) {
@@ -34,7 +50,8 @@ final class Slugs {
 
     /** A slug made from a display name: {@code My API} becomes {@code my-api}. */
     static String from(String name) {
-        String base = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-+|-+$", "");
+        String base =
+                name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-+|-+$", "");
         if (base.length() > 40) {
             base = base.substring(0, 40).replaceAll("-+$", "");
         }

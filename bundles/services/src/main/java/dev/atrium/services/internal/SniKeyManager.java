@@ -7,7 +7,6 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SNIServerName;
@@ -33,23 +32,23 @@ import javax.net.ssl.X509ExtendedKeyManager;
 final class SniKeyManager extends X509ExtendedKeyManager {
 
     /** One served certificate: its key and chain, leaf first. */
-    record Entry(PrivateKey key, X509Certificate[] chain) {
-    }
+    record Entry(PrivateKey key, X509Certificate[] chain) {}
 
-    private record Table(long number, Map<String, Entry> byName) {
-    }
+    private record Table(long number, Map<String, Entry> byName) {}
 
     private volatile Table current = new Table(0, Map.of());
     private volatile Table previous = current;
     private final List<Runnable> withdrawn = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Serves {@code byName} (lower-case host names) from the next handshake on. */
+    @SuppressWarnings("ReferenceEquality") // whether an entry was replaced, not whether it changed
     void serve(Map<String, Entry> byName) {
         boolean dropped;
         synchronized (this) {
             Table was = current;
             Table next = new Table(was.number() + 1, Map.copyOf(byName));
-            dropped = was.byName().entrySet().stream().anyMatch(e -> next.byName().get(e.getKey()) != e.getValue());
+            dropped =
+                    was.byName().entrySet().stream().anyMatch(e -> next.byName().get(e.getKey()) != e.getValue());
             previous = was;
             current = next;
         }
@@ -108,7 +107,8 @@ final class SniKeyManager extends X509ExtendedKeyManager {
             return true;
         }
         String k = keyType.toUpperCase(Locale.ROOT);
-        return "EC".equals(algorithm) ? k.equals("EC") || k.startsWith("EC_") || k.endsWith("_EC") || k.equals("ECDHE_ECDSA")
+        return "EC".equals(algorithm)
+                ? k.equals("EC") || k.startsWith("EC_") || k.endsWith("_EC") || k.equals("ECDHE_ECDSA")
                 : k.contains(algorithm.toUpperCase(Locale.ROOT));
     }
 
@@ -124,7 +124,7 @@ final class SniKeyManager extends X509ExtendedKeyManager {
             return null;
         }
         String name = alias.substring(0, hash);
-        for (Table t : new Table[] { current, previous }) {
+        for (Table t : new Table[] {current, previous}) {
             if (t.number() == number) {
                 return t.byName().get(name);
             }
@@ -157,8 +157,10 @@ final class SniKeyManager extends X509ExtendedKeyManager {
     @Override
     public String[] getServerAliases(String keyType, Principal[] issuers) {
         Table t = current;
-        return t.byName().entrySet().stream().filter(e -> matches(keyType, e.getValue().key().getAlgorithm()))
-                .map(e -> e.getKey() + "#" + t.number()).toArray(String[]::new);
+        return t.byName().entrySet().stream()
+                .filter(e -> matches(keyType, e.getValue().key().getAlgorithm()))
+                .map(e -> e.getKey() + "#" + t.number())
+                .toArray(String[]::new);
     }
 
     // a server's key manager: never a client

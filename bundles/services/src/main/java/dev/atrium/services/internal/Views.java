@@ -1,18 +1,16 @@
 package dev.atrium.services.internal;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
 import dev.atrium.services.internal.ServiceStore.DomainRow;
 import dev.atrium.services.internal.ServiceStore.Service;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** The wire shape of services, deployments, domains and log lines. */
 final class Views {
 
-    private Views() {
-    }
+    private Views() {}
 
     static String status(Service s) {
         if (s.currentDeploymentId() == null) {
@@ -46,7 +44,11 @@ final class Views {
         m.put("strategy", d.strategy());
         m.put("deploy_message", d.deployMessage());
         m.put("provider", Map.of("name", d.provider()));
-        m.put("target", Map.of("artifact", Map.of("kind", d.artifactKind(), "sha256", d.artifactSha256(), "size", d.artifactSize())));
+        m.put(
+                "target",
+                Map.of(
+                        "artifact",
+                        Map.of("kind", d.artifactKind(), "sha256", d.artifactSha256(), "size", d.artifactSize())));
         m.put("canary_percent", d.canaryPercent());
         m.put("created_at", d.createdAt().toString());
         return m;
@@ -62,9 +64,23 @@ final class Views {
         m.put("verified_at", d.verifiedAt() == null ? null : d.verifiedAt().toString());
         m.put("last_check", d.lastCheck());
         Map<String, Object> v = new LinkedHashMap<>();
-        v.put("http", Map.of("url", "http://" + d.domain() + (challengePort == 80 ? "" : ":" + challengePort) + DomainVerifier.CHALLENGE_PATH
-                + d.token(), "body", d.token()));
-        v.put("dns", Map.of("type", "TXT", "name", DomainVerifier.TXT_LABEL + "." + d.domain(), "value", DomainVerifier.TXT_PREFIX + d.token()));
+        v.put(
+                "http",
+                Map.of(
+                        "url",
+                        "http://" + d.domain() + (challengePort == 80 ? "" : ":" + challengePort)
+                                + DomainVerifier.CHALLENGE_PATH + d.token(),
+                        "body",
+                        d.token()));
+        v.put(
+                "dns",
+                Map.of(
+                        "type",
+                        "TXT",
+                        "name",
+                        DomainVerifier.TXT_LABEL + "." + d.domain(),
+                        "value",
+                        DomainVerifier.TXT_PREFIX + d.token()));
         m.put("verification", v);
         m.put("ssl", ssl);
         m.put("created_at", d.createdAt().toString());

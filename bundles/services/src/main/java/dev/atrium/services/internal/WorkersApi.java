@@ -1,5 +1,10 @@
 package dev.atrium.services.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.HeaderParam;
 import javax.ws.rs.POST;
@@ -10,17 +15,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.RequiresScope;
 
 /**
  * {@code POST /api/workers/:id/deployments}: the spec's lower-level deploy path. A worker is a service ({@code :id} is
@@ -45,7 +42,11 @@ public class WorkersApi {
     @POST
     @Path("{id}/deployments")
     @RequiresScope(ServicesApi.WRITE)
-    public Response deploy(@Context SecurityContext sc, @PathParam("id") String id, @HeaderParam("Idempotency-Key") String key, JsonNode body) {
+    public Response deploy(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @HeaderParam("Idempotency-Key") String key,
+            JsonNode body) {
         JsonBody.of(body);
         return flow.create(services.owned(Caller.from(sc), id), body, key);
     }

@@ -7,20 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.services.internal.ServiceStore.DeploymentRow;
+import dev.atrium.services.internal.ServiceStore.Service;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.services.internal.ServiceStore.DeploymentRow;
-import dev.atrium.services.internal.ServiceStore.Service;
 
 /** The logic of the services capability that needs no runtime: idempotency, desired state, validation, sealing, DNS. */
 class ServicesLogicTest {
@@ -29,9 +26,12 @@ class ServicesLogicTest {
 
     @Test
     void idempotencyReplaysTheSameBodyAndRefusesAnotherOne() throws Exception {
-        String a = Idempotency.hash(JSON.readTree("{\"bundle\":\"eA==\",\"strategy\":\"direct\",\"provider\":{\"name\":\"workerd\"}}"));
-        String sameReordered = Idempotency.hash(JSON.readTree("{ \"provider\":{\"name\":\"workerd\"}, \"strategy\":\"direct\", \"bundle\":\"eA==\" }"));
-        String other = Idempotency.hash(JSON.readTree("{\"bundle\":\"eQ==\",\"strategy\":\"direct\",\"provider\":{\"name\":\"workerd\"}}"));
+        String a = Idempotency.hash(
+                JSON.readTree("{\"bundle\":\"eA==\",\"strategy\":\"direct\",\"provider\":{\"name\":\"workerd\"}}"));
+        String sameReordered = Idempotency.hash(
+                JSON.readTree("{ \"provider\":{\"name\":\"workerd\"}, \"strategy\":\"direct\", \"bundle\":\"eA==\" }"));
+        String other = Idempotency.hash(
+                JSON.readTree("{\"bundle\":\"eQ==\",\"strategy\":\"direct\",\"provider\":{\"name\":\"workerd\"}}"));
         assertEquals(a, sameReordered);
         assertNotEquals(a, other);
         assertEquals(Idempotency.Outcome.NEW, Idempotency.decide(null, a));
@@ -46,24 +46,60 @@ class ServicesLogicTest {
 
     private static Service service(String id, String current, String canary, int revision) {
         Instant now = Instant.now();
-        return new Service(id, "sp_1", "pr_1", id, id, "{}", revision, current, canary, canary == null ? null : 10, now, now);
+        return new Service(
+                id, "sp_1", "pr_1", id, id, "{}", revision, current, canary, canary == null ? null : 10, now, now);
     }
 
     private static DeploymentRow row(String id, String service, String provider) {
-        return new DeploymentRow(id, service, 1, "active", "direct", provider, "worker-bundle", "services/x", "x", 1, "", null, null, null, Instant.now());
+        return new DeploymentRow(
+                id,
+                service,
+                1,
+                "active",
+                "direct",
+                provider,
+                "worker-bundle",
+                "services/x",
+                "x",
+                1,
+                "",
+                null,
+                null,
+                null,
+                Instant.now());
     }
 
     @Test
     void desiredStateIsEveryCurrentDeploymentAndCanaryPerProvider() {
-        Map<String, DeploymentRow> rows = Map.of("d1", row("d1", "s1", "workerd"), "d2", row("d2", "s1", "workerd"), "d3", row("d3", "s2", "containers"),
-                "d4", row("d4", "s3", "gone"));
-        List<Service> services = List.of(service("s1", "d1", "d2", 3), service("s2", "d3", null, 1), service("s3", "d4", null, 1),
+        Map<String, DeploymentRow> rows = Map.of(
+                "d1",
+                row("d1", "s1", "workerd"),
+                "d2",
+                row("d2", "s1", "workerd"),
+                "d3",
+                row("d3", "s2", "containers"),
+                "d4",
+                row("d4", "s3", "gone"));
+        List<Service> services = List.of(
+                service("s1", "d1", "d2", 3),
+                service("s2", "d3", null, 1),
+                service("s3", "d4", null, 1),
                 service("s4", null, null, 1));
-        Map<String, List<DesiredState.Entry>> desired = DesiredState.compute(services, id -> Optional.ofNullable(rows.get(id)),
-                List.of("workerd", "containers", "idle"));
-        assertEquals(List.of("d1-r3", "d2-r3"), desired.get("workerd").stream().map(DesiredState.Entry::runtimeId).toList());
-        assertEquals(List.of(false, true), desired.get("workerd").stream().map(DesiredState.Entry::canary).toList());
-        assertEquals(List.of("d3-r1"), desired.get("containers").stream().map(DesiredState.Entry::runtimeId).toList());
+        Map<String, List<DesiredState.Entry>> desired = DesiredState.compute(
+                services, id -> Optional.ofNullable(rows.get(id)), List.of("workerd", "containers", "idle"));
+        assertEquals(
+                List.of("d1-r3", "d2-r3"),
+                desired.get("workerd").stream()
+                        .map(DesiredState.Entry::runtimeId)
+                        .toList());
+        assertEquals(
+                List.of(false, true),
+                desired.get("workerd").stream().map(DesiredState.Entry::canary).toList());
+        assertEquals(
+                List.of("d3-r1"),
+                desired.get("containers").stream()
+                        .map(DesiredState.Entry::runtimeId)
+                        .toList());
         // a provider with nothing to run is told so (its deployments stop); one that is not running is not called
         assertEquals(List.of(), desired.get("idle"));
         assertFalse(desired.containsKey("gone"));
@@ -75,14 +111,25 @@ class ServicesLogicTest {
     @Test
     void settingsAreValidatedByType() throws Exception {
         ObjectNode empty = JSON.createObjectNode();
-        ObjectNode ok = Settings.merge(empty, JSON.readTree(
-                "{\"compatibility_date\":\"2024-09-23\",\"compatibility_flags\":[\"nodejs_compat\"],\"limits\":{\"cpu_ms\":50,\"memory_mb\":128},\"mcp_server\":{\"path\":\"/mcp\"}}"));
+        ObjectNode ok = Settings.merge(
+                empty,
+                JSON.readTree(
+                        "{\"compatibility_date\":\"2024-09-23\",\"compatibility_flags\":[\"nodejs_compat\"],\"limits\":{\"cpu_ms\":50,\"memory_mb\":128},\"mcp_server\":{\"path\":\"/mcp\"}}"));
         assertEquals("2024-09-23", ok.get("compatibility_date").asText());
         assertEquals(50, ok.get("limits").get("cpu_ms").asInt());
         assertFalse(Settings.merge(ok, JSON.readTree("{\"limits\":null}")).has("limits"));
-        for (String bad : List.of("{\"compatibility_date\":\"2024-02-30\"}", "{\"compatibility_date\":20240101}", "{\"compatibility_flags\":\"x\"}",
-                "{\"compatibility_flags\":[1]}", "{\"limits\":{\"cpu_ms\":\"50\"}}", "{\"limits\":{\"cpu_ms\":0}}", "{\"limits\":{\"memory_mb\":15}}", "{\"limits\":{\"disk\":1}}",
-                "{\"limits\":[]}", "{\"mcp_server\":\"yes\"}", "{\"colour\":\"blue\"}")) {
+        for (String bad : List.of(
+                "{\"compatibility_date\":\"2024-02-30\"}",
+                "{\"compatibility_date\":20240101}",
+                "{\"compatibility_flags\":\"x\"}",
+                "{\"compatibility_flags\":[1]}",
+                "{\"limits\":{\"cpu_ms\":\"50\"}}",
+                "{\"limits\":{\"cpu_ms\":0}}",
+                "{\"limits\":{\"memory_mb\":15}}",
+                "{\"limits\":{\"disk\":1}}",
+                "{\"limits\":[]}",
+                "{\"mcp_server\":\"yes\"}",
+                "{\"colour\":\"blue\"}")) {
             assertThrows(ApiException.class, () -> Settings.merge(empty, JSON.readTree(bad)), bad);
         }
     }
@@ -91,8 +138,11 @@ class ServicesLogicTest {
     void slugsFollowTheWorkspaceSlugRules() {
         assertNull(Slugs.problem("my-api"));
         assertEquals("slug 'api' is reserved", Slugs.problem("api"));
-        assertTrue(Slugs.problem("My-API") != null && Slugs.problem("a--b") != null && Slugs.problem("-a") != null
-                && Slugs.problem("x".repeat(64)) != null && Slugs.problem("a.b") != null);
+        assertTrue(Slugs.problem("My-API") != null
+                && Slugs.problem("a--b") != null
+                && Slugs.problem("-a") != null
+                && Slugs.problem("x".repeat(64)) != null
+                && Slugs.problem("a.b") != null);
         assertEquals("my-api", Slugs.from("My API!"));
         assertEquals("service-api", Slugs.from("API"));
         assertEquals("service", Slugs.from("???"));
@@ -108,8 +158,10 @@ class ServicesLogicTest {
         assertFalse(new String(s.ciphertext(), StandardCharsets.UTF_8).contains("s3cret"));
         assertEquals("s3cret", sealer.open("svc_1", "TOKEN", s.keyId(), s.nonce(), s.ciphertext()));
         // moved to another variable or service, it does not open
-        assertThrows(IllegalStateException.class, () -> sealer.open("svc_1", "OTHER", s.keyId(), s.nonce(), s.ciphertext()));
-        assertThrows(IllegalStateException.class, () -> sealer.open("svc_2", "TOKEN", s.keyId(), s.nonce(), s.ciphertext()));
+        assertThrows(
+                IllegalStateException.class, () -> sealer.open("svc_1", "OTHER", s.keyId(), s.nonce(), s.ciphertext()));
+        assertThrows(
+                IllegalStateException.class, () -> sealer.open("svc_2", "TOKEN", s.keyId(), s.nonce(), s.ciphertext()));
         assertEquals(sealer.bindingSecret("dep_a-r1"), new Sealer(k1, k2).bindingSecret("dep_a-r1"));
         assertNotEquals(sealer.bindingSecret("dep_a-r1"), sealer.bindingSecret("dep_a-r2"));
         assertNotEquals(sealer.bindingSecret("dep_a-r1"), new Sealer(k1, k1).bindingSecret("dep_a-r1"));
@@ -118,21 +170,25 @@ class ServicesLogicTest {
     @Test
     void aPendingOrderWhoseClaimLapsedIsShownFailedSayingItStoppedWhileOneUnderWayStaysPending() {
         Instant now = Instant.parse("2026-11-28T12:00:00Z");
-        Certificates.Ssl underWay = new Certificates.Ssl("pending", null, null, null, null, 0, null, now.plusSeconds(60));
+        Certificates.Ssl underWay =
+                new Certificates.Ssl("pending", null, null, null, null, 0, null, now.plusSeconds(60));
         assertEquals("pending", underWay.view(now).get("status"));
         assertNull(underWay.view(now).get("error"));
 
-        Certificates.Ssl stopped = new Certificates.Ssl("pending", null, null, null, null, 0, null, now.minusSeconds(1));
+        Certificates.Ssl stopped =
+                new Certificates.Ssl("pending", null, null, null, null, 0, null, now.minusSeconds(1));
         assertEquals("failed", stopped.view(now).get("status"));
         assertEquals(Certificates.ORDER_STOPPED, stopped.view(now).get("error"));
 
         // a renewal that stopped: the certificate issued before is still served, and the row says the renewal failed
-        Certificates.Ssl renewalStopped = new Certificates.Ssl("pending", "PEM", now.plusSeconds(86_400), "Pebble", null, 0, null,
-                now.minusSeconds(1));
+        Certificates.Ssl renewalStopped = new Certificates.Ssl(
+                "pending", "PEM", now.plusSeconds(86_400), "Pebble", null, 0, null, now.minusSeconds(1));
         assertEquals("failed", renewalStopped.view(now).get("status"));
-        assertEquals(now.plusSeconds(86_400).toString(), renewalStopped.view(now).get("expires_at"));
+        assertEquals(
+                now.plusSeconds(86_400).toString(), renewalStopped.view(now).get("expires_at"));
 
-        Certificates.Ssl expired = new Certificates.Ssl("active", "PEM", now.minusSeconds(1), "Pebble", null, 0, null, null);
+        Certificates.Ssl expired =
+                new Certificates.Ssl("active", "PEM", now.minusSeconds(1), "Pebble", null, 0, null, null);
         assertEquals("expired", expired.view(now).get("status"));
     }
 }

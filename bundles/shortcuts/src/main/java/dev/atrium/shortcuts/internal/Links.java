@@ -1,15 +1,13 @@
 package dev.atrium.shortcuts.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.shortcuts.internal.ShortcutStore.Link;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Set;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.shortcuts.internal.ShortcutStore.Link;
 
 /** Reads a shortcut or item from a request body: {@code title} 1-100, {@code url}, optional {@code icon}. */
 final class Links {
@@ -18,8 +16,7 @@ final class Links {
     static final int MAX_URL = 2_000;
     private static final Pattern ICON = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
-    private Links() {
-    }
+    private Links() {}
 
     static Link from(JsonNode body) {
         JsonBody b = JsonBody.of(body);
@@ -47,7 +44,9 @@ final class Links {
         try {
             URI u = new URI(url);
             String scheme = u.getScheme();
-            if (scheme != null && (scheme.equalsIgnoreCase("https") || scheme.equalsIgnoreCase("http")) && u.getHost() != null) {
+            if (scheme != null
+                    && (scheme.equalsIgnoreCase("https") || scheme.equalsIgnoreCase("http"))
+                    && u.getHost() != null) {
                 return url;
             }
         } catch (URISyntaxException e) {
@@ -59,7 +58,8 @@ final class Links {
     static void rejectUnknown(JsonNode body, Set<String> allowed) {
         body.fieldNames().forEachRemaining(f -> {
             if (!allowed.contains(f)) {
-                throw ApiException.badRequest("unknown field " + f + "; allowed: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+                throw ApiException.badRequest(
+                        "unknown field " + f + "; allowed: " + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         });
     }

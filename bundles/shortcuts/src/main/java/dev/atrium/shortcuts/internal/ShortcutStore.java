@@ -1,5 +1,9 @@
 package dev.atrium.shortcuts.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -7,18 +11,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
 
 /**
  * The shortcut tables, which this bundle owns. Every change that moves positions holds a transaction-scoped advisory
@@ -39,15 +36,23 @@ public class ShortcutStore {
     private final Sql sql;
 
     @Activate
-    public ShortcutStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public ShortcutStore(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 
-    public record Shortcut(String id, String title, String url, String icon, int position, String createdAt, String updatedAt) {
+    public record Shortcut(
+            String id, String title, String url, String icon, int position, String createdAt, String updatedAt) {
         static Shortcut of(ResultSet rs) throws SQLException {
-            return new Shortcut(rs.getString("id"), rs.getString("title"), rs.getString("url"), rs.getString("icon"), rs.getInt("position"),
-                    Sql.instant(rs, "created_at").toString(), Sql.instant(rs, "updated_at").toString());
+            return new Shortcut(
+                    rs.getString("id"),
+                    rs.getString("title"),
+                    rs.getString("url"),
+                    rs.getString("icon"),
+                    rs.getInt("position"),
+                    Sql.instant(rs, "created_at").toString(),
+                    Sql.instant(rs, "updated_at").toString());
         }
 
         Map<String, Object> toJson() {
@@ -63,10 +68,17 @@ public class ShortcutStore {
         }
     }
 
-    public record Item(String id, String groupId, String title, String url, String icon, int position, String createdAt) {
+    public record Item(
+            String id, String groupId, String title, String url, String icon, int position, String createdAt) {
         static Item of(ResultSet rs) throws SQLException {
-            return new Item(rs.getString("id"), rs.getString("group_id"), rs.getString("title"), rs.getString("url"), rs.getString("icon"),
-                    rs.getInt("position"), Sql.instant(rs, "created_at").toString());
+            return new Item(
+                    rs.getString("id"),
+                    rs.getString("group_id"),
+                    rs.getString("title"),
+                    rs.getString("url"),
+                    rs.getString("icon"),
+                    rs.getInt("position"),
+                    Sql.instant(rs, "created_at").toString());
         }
 
         Map<String, Object> toJson() {
@@ -82,7 +94,14 @@ public class ShortcutStore {
         }
     }
 
-    public record Group(String id, String spaceId, String name, int position, String createdAt, String updatedAt, List<Item> items) {
+    public record Group(
+            String id,
+            String spaceId,
+            String name,
+            int position,
+            String createdAt,
+            String updatedAt,
+            List<Item> items) {
         Map<String, Object> toJson() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", id);
@@ -97,8 +116,7 @@ public class ShortcutStore {
     }
 
     /** What a shortcut or an item is: a title, where it leads, an optional icon name. */
-    public record Link(String title, String url, String icon) {
-    }
+    public record Link(String title, String url, String icon) {}
 
     private static void lock(Connection c, String list) throws SQLException {
         Sql.exec(c, "SELECT pg_advisory_xact_lock(hashtext(?))", "shortcuts:" + list);
@@ -107,11 +125,18 @@ public class ShortcutStore {
     // ---- a Principal's shortcuts
 
     public List<Shortcut> shortcuts(String principalId) {
-        return sql.list("SELECT " + SHORTCUT + " FROM shortcuts WHERE principal_id = ? ORDER BY position", Shortcut::of, principalId);
+        return sql.list(
+                "SELECT " + SHORTCUT + " FROM shortcuts WHERE principal_id = ? ORDER BY position",
+                Shortcut::of,
+                principalId);
     }
 
     public Optional<Shortcut> shortcut(String principalId, String id) {
-        return sql.one("SELECT " + SHORTCUT + " FROM shortcuts WHERE id = ? AND principal_id = ?", Shortcut::of, id, principalId);
+        return sql.one(
+                "SELECT " + SHORTCUT + " FROM shortcuts WHERE id = ? AND principal_id = ?",
+                Shortcut::of,
+                id,
+                principalId);
     }
 
     /** Appends a shortcut at the end; 409 when the Principal has {@link #MAX_SHORTCUTS}. */
@@ -122,22 +147,43 @@ public class ShortcutStore {
             if (n >= MAX_SHORTCUTS) {
                 throw ApiException.conflict("at most " + MAX_SHORTCUTS + " shortcuts; delete one first");
             }
-            return Sql.one(c, "INSERT INTO shortcuts (id, principal_id, title, url, icon, position) VALUES (?, ?, ?, ?, ?, ?) RETURNING " + SHORTCUT,
-                    Shortcut::of, Ids.id("sc"), principalId, link.title(), link.url(), link.icon(), (int) n).orElseThrow();
+            return Sql.one(
+                            c,
+                            "INSERT INTO shortcuts (id, principal_id, title, url, icon, position) VALUES (?, ?, ?, ?, ?, ?) RETURNING "
+                                    + SHORTCUT,
+                            Shortcut::of,
+                            Ids.id("sc"),
+                            principalId,
+                            link.title(),
+                            link.url(),
+                            link.icon(),
+                            (int) n)
+                    .orElseThrow();
         });
     }
 
     public Optional<Shortcut> update(String principalId, String id, Link link) {
-        return sql.one("UPDATE shortcuts SET title = ?, url = ?, icon = ?, updated_at = now() WHERE id = ? AND principal_id = ? RETURNING " + SHORTCUT,
-                Shortcut::of, link.title(), link.url(), link.icon(), id, principalId);
+        return sql.one(
+                "UPDATE shortcuts SET title = ?, url = ?, icon = ?, updated_at = now() WHERE id = ? AND principal_id = ? RETURNING "
+                        + SHORTCUT,
+                Shortcut::of,
+                link.title(),
+                link.url(),
+                link.icon(),
+                id,
+                principalId);
     }
 
     /** Deletes and closes the gap it leaves. */
     public boolean delete(String principalId, String id) {
         return sql.tx(c -> {
             lock(c, principalId);
-            Optional<Integer> position = Sql.one(c, "DELETE FROM shortcuts WHERE id = ? AND principal_id = ? RETURNING position",
-                    rs -> rs.getInt(1), id, principalId);
+            Optional<Integer> position = Sql.one(
+                    c,
+                    "DELETE FROM shortcuts WHERE id = ? AND principal_id = ? RETURNING position",
+                    rs -> rs.getInt(1),
+                    id,
+                    principalId);
             position.ifPresent(p -> closeGap(c, "shortcuts", "principal_id", principalId, p));
             return position.isPresent();
         });
@@ -150,23 +196,36 @@ public class ShortcutStore {
     public Optional<List<Shortcut>> reorder(String principalId, List<String> ids) {
         return sql.tx(c -> {
             lock(c, principalId);
-            List<String> mine = Sql.list(c, "SELECT id FROM shortcuts WHERE principal_id = ?", rs -> rs.getString(1), principalId);
+            List<String> mine =
+                    Sql.list(c, "SELECT id FROM shortcuts WHERE principal_id = ?", rs -> rs.getString(1), principalId);
             if (!mine.containsAll(ids)) {
                 return Optional.<List<Shortcut>>empty();
             }
             if (ids.size() != mine.size() || ids.stream().distinct().count() != ids.size()) {
-                throw ApiException.badRequest("ids must list every one of your " + mine.size() + " shortcuts exactly once");
+                throw ApiException.badRequest(
+                        "ids must list every one of your " + mine.size() + " shortcuts exactly once");
             }
-            Sql.update(c, "UPDATE shortcuts s SET position = o.ord - 1, updated_at = now() FROM unnest(?::text[]) WITH ORDINALITY AS o(id, ord) "
-                    + "WHERE s.id = o.id AND s.principal_id = ? AND s.position <> o.ord - 1", ids.toArray(String[]::new), principalId);
-            return Optional.of(Sql.list(c, "SELECT " + SHORTCUT + " FROM shortcuts WHERE principal_id = ? ORDER BY position", Shortcut::of,
+            Sql.update(
+                    c,
+                    "UPDATE shortcuts s SET position = o.ord - 1, updated_at = now() FROM unnest(?::text[]) WITH ORDINALITY AS o(id, ord) "
+                            + "WHERE s.id = o.id AND s.principal_id = ? AND s.position <> o.ord - 1",
+                    ids.toArray(String[]::new),
+                    principalId);
+            return Optional.of(Sql.list(
+                    c,
+                    "SELECT " + SHORTCUT + " FROM shortcuts WHERE principal_id = ? ORDER BY position",
+                    Shortcut::of,
                     principalId));
         });
     }
 
     private static void closeGap(Connection c, String table, String column, String owner, int position) {
         try {
-            Sql.update(c, "UPDATE " + table + " SET position = position - 1 WHERE " + column + " = ? AND position > ?", owner, position);
+            Sql.update(
+                    c,
+                    "UPDATE " + table + " SET position = position - 1 WHERE " + column + " = ? AND position > ?",
+                    owner,
+                    position);
         } catch (SQLException e) {
             throw Sql.translate(e);
         }
@@ -175,12 +234,22 @@ public class ShortcutStore {
     // ---- a workspace's groups
 
     public List<Group> groups(String spaceId) {
-        List<Group> bare = sql.list("SELECT " + GROUP + " FROM shortcut_groups WHERE space_id = ? ORDER BY position", ShortcutStore::bareGroup, spaceId);
+        List<Group> bare = sql.list(
+                "SELECT " + GROUP + " FROM shortcut_groups WHERE space_id = ? ORDER BY position",
+                ShortcutStore::bareGroup,
+                spaceId);
         Map<String, List<Item>> items = new LinkedHashMap<>();
-        sql.list("SELECT i." + ITEM.replace(", ", ", i.") + " FROM shortcut_items i JOIN shortcut_groups g ON g.id = i.group_id "
-                + "WHERE g.space_id = ? ORDER BY i.group_id, i.position", Item::of, spaceId)
-                .forEach(i -> items.computeIfAbsent(i.groupId(), k -> new java.util.ArrayList<>()).add(i));
-        return bare.stream().map(g -> withItems(g, items.getOrDefault(g.id(), List.of()))).toList();
+        sql.list(
+                        "SELECT i." + ITEM.replace(", ", ", i.")
+                                + " FROM shortcut_items i JOIN shortcut_groups g ON g.id = i.group_id "
+                                + "WHERE g.space_id = ? ORDER BY i.group_id, i.position",
+                        Item::of,
+                        spaceId)
+                .forEach(i -> items.computeIfAbsent(i.groupId(), k -> new java.util.ArrayList<>())
+                        .add(i));
+        return bare.stream()
+                .map(g -> withItems(g, items.getOrDefault(g.id(), List.of())))
+                .toList();
     }
 
     public Optional<Group> group(String spaceId, String groupId) {
@@ -188,18 +257,33 @@ public class ShortcutStore {
     }
 
     private static Optional<Group> group(Connection c, String spaceId, String groupId) throws SQLException {
-        Optional<Group> bare = Sql.one(c, "SELECT " + GROUP + " FROM shortcut_groups WHERE id = ? AND space_id = ?", ShortcutStore::bareGroup,
-                groupId, spaceId);
+        Optional<Group> bare = Sql.one(
+                c,
+                "SELECT " + GROUP + " FROM shortcut_groups WHERE id = ? AND space_id = ?",
+                ShortcutStore::bareGroup,
+                groupId,
+                spaceId);
         if (bare.isEmpty()) {
             return bare;
         }
-        return Optional.of(withItems(bare.get(), Sql.list(c, "SELECT " + ITEM + " FROM shortcut_items WHERE group_id = ? ORDER BY position",
-                Item::of, groupId)));
+        return Optional.of(withItems(
+                bare.get(),
+                Sql.list(
+                        c,
+                        "SELECT " + ITEM + " FROM shortcut_items WHERE group_id = ? ORDER BY position",
+                        Item::of,
+                        groupId)));
     }
 
     private static Group bareGroup(ResultSet rs) throws SQLException {
-        return new Group(rs.getString("id"), rs.getString("space_id"), rs.getString("name"), rs.getInt("position"),
-                Sql.instant(rs, "created_at").toString(), Sql.instant(rs, "updated_at").toString(), List.of());
+        return new Group(
+                rs.getString("id"),
+                rs.getString("space_id"),
+                rs.getString("name"),
+                rs.getInt("position"),
+                Sql.instant(rs, "created_at").toString(),
+                Sql.instant(rs, "updated_at").toString(),
+                List.of());
     }
 
     private static Group withItems(Group g, List<Item> items) {
@@ -215,11 +299,24 @@ public class ShortcutStore {
                 throw ApiException.conflict("a workspace has at most " + MAX_GROUPS + " shortcut groups");
             }
             String id = Ids.id("scg");
-            Sql.update(c, "INSERT INTO shortcut_groups (id, space_id, name, position) VALUES (?, ?, ?, ?)", id, spaceId, name, (int) n);
+            Sql.update(
+                    c,
+                    "INSERT INTO shortcut_groups (id, space_id, name, position) VALUES (?, ?, ?, ?)",
+                    id,
+                    spaceId,
+                    name,
+                    (int) n);
             for (int i = 0; i < items.size(); i++) {
                 Link l = items.get(i);
-                Sql.update(c, "INSERT INTO shortcut_items (id, group_id, title, url, icon, position) VALUES (?, ?, ?, ?, ?, ?)", Ids.id("sci"), id,
-                        l.title(), l.url(), l.icon(), i);
+                Sql.update(
+                        c,
+                        "INSERT INTO shortcut_items (id, group_id, title, url, icon, position) VALUES (?, ?, ?, ?, ?, ?)",
+                        Ids.id("sci"),
+                        id,
+                        l.title(),
+                        l.url(),
+                        l.icon(),
+                        i);
             }
             return group(c, spaceId, id).orElseThrow();
         });
@@ -229,8 +326,12 @@ public class ShortcutStore {
     public Optional<Group> updateGroup(String spaceId, String groupId, String name, Integer position) {
         return sql.tx(c -> {
             lock(c, spaceId);
-            Optional<Integer> from = Sql.one(c, "SELECT position FROM shortcut_groups WHERE id = ? AND space_id = ? FOR UPDATE",
-                    rs -> rs.getInt(1), groupId, spaceId);
+            Optional<Integer> from = Sql.one(
+                    c,
+                    "SELECT position FROM shortcut_groups WHERE id = ? AND space_id = ? FOR UPDATE",
+                    rs -> rs.getInt(1),
+                    groupId,
+                    spaceId);
             if (from.isEmpty()) {
                 return Optional.<Group>empty();
             }
@@ -242,13 +343,27 @@ public class ShortcutStore {
                 int f = from.get();
                 int t = position;
                 if (t < f) {
-                    Sql.update(c, "UPDATE shortcut_groups SET position = position + 1 WHERE space_id = ? AND position >= ? AND position < ?", spaceId, t, f);
+                    Sql.update(
+                            c,
+                            "UPDATE shortcut_groups SET position = position + 1 WHERE space_id = ? AND position >= ? AND position < ?",
+                            spaceId,
+                            t,
+                            f);
                 } else if (t > f) {
-                    Sql.update(c, "UPDATE shortcut_groups SET position = position - 1 WHERE space_id = ? AND position > ? AND position <= ?", spaceId, f, t);
+                    Sql.update(
+                            c,
+                            "UPDATE shortcut_groups SET position = position - 1 WHERE space_id = ? AND position > ? AND position <= ?",
+                            spaceId,
+                            f,
+                            t);
                 }
                 Sql.update(c, "UPDATE shortcut_groups SET position = ? WHERE id = ?", t, groupId);
             }
-            Sql.update(c, "UPDATE shortcut_groups SET name = coalesce(?, name), updated_at = now() WHERE id = ?", name, groupId);
+            Sql.update(
+                    c,
+                    "UPDATE shortcut_groups SET name = coalesce(?, name), updated_at = now() WHERE id = ?",
+                    name,
+                    groupId);
             return group(c, spaceId, groupId);
         });
     }
@@ -256,8 +371,12 @@ public class ShortcutStore {
     public boolean deleteGroup(String spaceId, String groupId) {
         return sql.tx(c -> {
             lock(c, spaceId);
-            Optional<Integer> position = Sql.one(c, "DELETE FROM shortcut_groups WHERE id = ? AND space_id = ? RETURNING position",
-                    rs -> rs.getInt(1), groupId, spaceId);
+            Optional<Integer> position = Sql.one(
+                    c,
+                    "DELETE FROM shortcut_groups WHERE id = ? AND space_id = ? RETURNING position",
+                    rs -> rs.getInt(1),
+                    groupId,
+                    spaceId);
             position.ifPresent(p -> closeGap(c, "shortcut_groups", "space_id", spaceId, p));
             return position.isPresent();
         });
@@ -267,15 +386,25 @@ public class ShortcutStore {
     public Optional<Item> addItem(String spaceId, String groupId, Link link) {
         return sql.tx(c -> {
             lock(c, groupId);
-            if (Sql.count(c, "SELECT count(*) FROM shortcut_groups WHERE id = ? AND space_id = ?", groupId, spaceId) == 0) {
+            if (Sql.count(c, "SELECT count(*) FROM shortcut_groups WHERE id = ? AND space_id = ?", groupId, spaceId)
+                    == 0) {
                 return Optional.<Item>empty();
             }
             long n = Sql.count(c, "SELECT count(*) FROM shortcut_items WHERE group_id = ?", groupId);
             if (n >= MAX_ITEMS) {
                 throw ApiException.conflict("a shortcut group has at most " + MAX_ITEMS + " items");
             }
-            Optional<Item> item = Sql.one(c, "INSERT INTO shortcut_items (id, group_id, title, url, icon, position) VALUES (?, ?, ?, ?, ?, ?) RETURNING " + ITEM,
-                    Item::of, Ids.id("sci"), groupId, link.title(), link.url(), link.icon(), (int) n);
+            Optional<Item> item = Sql.one(
+                    c,
+                    "INSERT INTO shortcut_items (id, group_id, title, url, icon, position) VALUES (?, ?, ?, ?, ?, ?) RETURNING "
+                            + ITEM,
+                    Item::of,
+                    Ids.id("sci"),
+                    groupId,
+                    link.title(),
+                    link.url(),
+                    link.icon(),
+                    (int) n);
             Sql.update(c, "UPDATE shortcut_groups SET updated_at = now() WHERE id = ?", groupId);
             return item;
         });
@@ -284,8 +413,14 @@ public class ShortcutStore {
     public boolean removeItem(String spaceId, String groupId, String itemId) {
         return sql.tx(c -> {
             lock(c, groupId);
-            Optional<Integer> position = Sql.one(c, "DELETE FROM shortcut_items i USING shortcut_groups g WHERE i.id = ? AND i.group_id = ? "
-                    + "AND g.id = i.group_id AND g.space_id = ? RETURNING i.position", rs -> rs.getInt(1), itemId, groupId, spaceId);
+            Optional<Integer> position = Sql.one(
+                    c,
+                    "DELETE FROM shortcut_items i USING shortcut_groups g WHERE i.id = ? AND i.group_id = ? "
+                            + "AND g.id = i.group_id AND g.space_id = ? RETURNING i.position",
+                    rs -> rs.getInt(1),
+                    itemId,
+                    groupId,
+                    spaceId);
             position.ifPresent(p -> {
                 closeGap(c, "shortcut_items", "group_id", groupId, p);
                 try {

@@ -1,9 +1,15 @@
 package dev.atrium.shortcuts.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.shortcuts.internal.ShortcutStore.Shortcut;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -16,19 +22,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.shortcuts.internal.ShortcutStore.Shortcut;
 
 /**
  * {@code /api/shortcuts}: the caller's own shortcuts, in their order. They belong to the Principal the kernel
@@ -54,7 +50,9 @@ public class ShortcutsResource {
     @RequiresScope("account:read")
     @GET
     public Map<String, Object> list(@Context SecurityContext sc) {
-        List<Map<String, Object>> all = store.shortcuts(Caller.from(sc).principalId()).stream().map(Shortcut::toJson).toList();
+        List<Map<String, Object>> all = store.shortcuts(Caller.from(sc).principalId()).stream()
+                .map(Shortcut::toJson)
+                .toList();
         return Map.of("shortcuts", all, "total", all.size());
     }
 
@@ -70,8 +68,14 @@ public class ShortcutsResource {
     public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
         NulText.reject(body);
         String principal = Caller.from(sc).principalId();
-        store.shortcut(principal, id).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
-        return Map.of("shortcut", store.update(principal, id, Links.from(body)).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());
+        if (store.shortcut(principal, id).isEmpty()) {
+            throw ApiException.notFound(NOT_FOUND);
+        }
+        return Map.of(
+                "shortcut",
+                store.update(principal, id, Links.from(body))
+                        .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                        .toJson());
     }
 
     @DELETE
@@ -101,8 +105,12 @@ public class ShortcutsResource {
             }
             order.add(id.textValue());
         }
-        List<Map<String, Object>> all = store.reorder(Caller.from(sc).principalId(), order).orElseThrow(() -> ApiException.notFound(NOT_FOUND))
-                .stream().map(Shortcut::toJson).toList();
+        List<Map<String, Object>> all = store
+                .reorder(Caller.from(sc).principalId(), order)
+                .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                .stream()
+                .map(Shortcut::toJson)
+                .toList();
         return Map.of("shortcuts", all, "total", all.size());
     }
 }

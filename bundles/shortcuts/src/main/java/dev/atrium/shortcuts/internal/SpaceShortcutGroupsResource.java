@@ -1,10 +1,20 @@
 package dev.atrium.shortcuts.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.shortcuts.internal.ShortcutStore.Group;
+import dev.atrium.shortcuts.internal.ShortcutStore.Link;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -17,23 +27,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.shortcuts.internal.ShortcutStore.Group;
-import dev.atrium.shortcuts.internal.ShortcutStore.Link;
 
 /**
  * {@code /api/spaces/:spaceId/shortcuts/groups}: a workspace's shortcut groups with their items. Every route proves
@@ -67,7 +63,9 @@ public class SpaceShortcutGroupsResource {
     @RequiresScope("account:read")
     @GET
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
-        List<Map<String, Object>> groups = store.groups(space(sc, spaceId).id()).stream().map(Group::toJson).toList();
+        List<Map<String, Object>> groups = store.groups(space(sc, spaceId).id()).stream()
+                .map(Group::toJson)
+                .toList();
         return Map.of("groups", groups, "total", groups.size());
     }
 
@@ -82,26 +80,38 @@ public class SpaceShortcutGroupsResource {
         JsonNode itemsNode = body.get("items");
         if (itemsNode != null && !itemsNode.isNull()) {
             if (!itemsNode.isArray() || itemsNode.size() > ShortcutStore.MAX_ITEMS) {
-                throw ApiException.badRequest("items must be an array of at most " + ShortcutStore.MAX_ITEMS + " {title, url, icon}");
+                throw ApiException.badRequest(
+                        "items must be an array of at most " + ShortcutStore.MAX_ITEMS + " {title, url, icon}");
             }
             for (JsonNode item : itemsNode) {
                 items.add(Links.from(item));
             }
         }
-        return Response.status(201).entity(Map.of("group", store.createGroup(space.id(), name, items).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "group", store.createGroup(space.id(), name, items).toJson()))
+                .build();
     }
 
     @RequiresScope("account:read")
     @GET
     @Path("{groupId}")
-    public Map<String, Object> get(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
-        return Map.of("group", store.group(space(sc, spaceId).id(), groupId).orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND)).toJson());
+    public Map<String, Object> get(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
+        return Map.of(
+                "group",
+                store.group(space(sc, spaceId).id(), groupId)
+                        .orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND))
+                        .toJson());
     }
 
     /** {@code name} and/or {@code position} (0-based; the other groups shift). */
     @PATCH
     @Path("{groupId}")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId,
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("groupId") String groupId,
             JsonNode body) {
         NulText.reject(body);
         SpaceRef space = space(sc, spaceId);
@@ -119,13 +129,17 @@ public class SpaceShortcutGroupsResource {
         if (name == null && position == null) {
             throw ApiException.badRequest("send name and/or position");
         }
-        return Map.of("group", store.updateGroup(space.id(), groupId, name, position).orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND))
-                .toJson());
+        return Map.of(
+                "group",
+                store.updateGroup(space.id(), groupId, name, position)
+                        .orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND))
+                        .toJson());
     }
 
     @DELETE
     @Path("{groupId}")
-    public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
+    public Map<String, Object> delete(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
         if (!store.deleteGroup(space(sc, spaceId).id(), groupId)) {
             throw ApiException.notFound(GROUP_NOT_FOUND);
         }
@@ -134,19 +148,32 @@ public class SpaceShortcutGroupsResource {
 
     @POST
     @Path("{groupId}/items")
-    public Response addItem(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId,
+    public Response addItem(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("groupId") String groupId,
             JsonNode body) {
         NulText.reject(body);
         SpaceRef space = space(sc, spaceId);
-        store.group(space.id(), groupId).orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND));
+        if (store.group(space.id(), groupId).isEmpty()) {
+            throw ApiException.notFound(GROUP_NOT_FOUND);
+        }
         Link link = Links.from(body);
-        return Response.status(201).entity(Map.of("item", store.addItem(space.id(), groupId, link)
-                .orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND)).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "item",
+                        store.addItem(space.id(), groupId, link)
+                                .orElseThrow(() -> ApiException.notFound(GROUP_NOT_FOUND))
+                                .toJson()))
+                .build();
     }
 
     @DELETE
     @Path("{groupId}/items/{itemId}")
-    public Map<String, Object> removeItem(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId,
+    public Map<String, Object> removeItem(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("groupId") String groupId,
             @PathParam("itemId") String itemId) {
         if (!store.removeItem(space(sc, spaceId).id(), groupId, itemId)) {
             throw ApiException.notFound(ITEM_NOT_FOUND);

@@ -3,11 +3,9 @@ package dev.atrium.shortcuts.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.List;
-
-import org.junit.jupiter.api.Test;
-
 import dev.atrium.kernel.api.ApiException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class LinksTest {
 
@@ -20,8 +18,18 @@ class LinksTest {
 
     @Test
     void scriptsDataSchemeRelativeAndOddUrlsAreRefused() {
-        for (String bad : List.of("javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "//evil.example/x", "/\\evil.example",
-                "ftp://h/x", "https:///nohost", "threads/x", "/a b", "/a\tb", "https://h/\u0000")) {
+        for (String bad : List.of(
+                "javascript:alert(1)",
+                "JavaScript:alert(1)",
+                "data:text/html,x",
+                "//evil.example/x",
+                "/\\evil.example",
+                "ftp://h/x",
+                "https:///nohost",
+                "threads/x",
+                "/a b",
+                "/a\tb",
+                "https://h/\u0000")) {
             ApiException e = assertThrows(ApiException.class, () -> Links.url(bad), bad);
             assertEquals(400, e.status());
         }

@@ -1,8 +1,7 @@
 package dev.atrium.skills.api;
 
-import org.osgi.annotation.versioning.ProviderType;
-
 import dev.atrium.kernel.api.SpaceRef;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * A workspace's enabled skills as a run's system prompt takes them (the same text as
@@ -13,8 +12,9 @@ import dev.atrium.kernel.api.SpaceRef;
 public interface SkillsPrompt {
 
     /**
+     *Returns the skills section of the system prompt; empty when the workspace has no enabled skill.
      * @param space the run's workspace, as the kernel proved it for the run's requester
-     * @return the skills section of the system prompt; empty when the workspace has no enabled skill
+     *
      */
     String forSpace(SpaceRef space);
 }

@@ -8,7 +8,6 @@ import java.util.Collection;
 import java.util.Enumeration;
 import java.util.Optional;
 import java.util.TreeMap;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;

@@ -1,9 +1,13 @@
 package dev.atrium.skills.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.RequiresScope;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.PathParam;
@@ -11,16 +15,9 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.RequiresScope;
 
 /** {@code /api/spaces/:spaceId/official-skills[/:skillId]}: the catalog shipped in this bundle, behind the owner scope. */
 @Component(service = OfficialSkillsResource.class)
@@ -42,7 +39,8 @@ public class OfficialSkillsResource {
     @RequiresScope("threads:read")
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         ownerScope.require(Caller.from(sc), spaceId);
-        List<Map<String, Object>> skills = catalog.all().stream().map(SkillDocument::toJson).toList();
+        List<Map<String, Object>> skills =
+                catalog.all().stream().map(SkillDocument::toJson).toList();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("skills", skills);
         m.put("total", skills.size());
@@ -52,8 +50,13 @@ public class OfficialSkillsResource {
     @GET
     @Path("{skillId}")
     @RequiresScope("threads:read")
-    public Map<String, Object> get(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
+    public Map<String, Object> get(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
         ownerScope.require(Caller.from(sc), spaceId);
-        return Map.of("skill", catalog.get(skillId).orElseThrow(() -> ApiException.notFound("official skill not found")).toJson());
+        return Map.of(
+                "skill",
+                catalog.get(skillId)
+                        .orElseThrow(() -> ApiException.notFound("official skill not found"))
+                        .toJson());
     }
 }

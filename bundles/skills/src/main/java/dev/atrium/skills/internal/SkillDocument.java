@@ -38,7 +38,8 @@ record SkillDocument(String name, String description, List<String> tools, String
             if (colon <= 0) {
                 throw new IllegalArgumentException("front matter line without 'key: value': " + line);
             }
-            fields.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+            fields.put(
+                    line.substring(0, colon).trim(), line.substring(colon + 1).trim());
         }
         String name = fields.get("name");
         String description = fields.get("description");

@@ -1,15 +1,13 @@
 package dev.atrium.skills.internal;
 
+import dev.atrium.skills.internal.SkillStore.Skill;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.skills.internal.SkillStore.Skill;
 
 /**
  * What a run's system prompt gets of a workspace's skills: its enabled skills by name, each whole (name, description,
@@ -20,7 +18,8 @@ import dev.atrium.skills.internal.SkillStore.Skill;
 public class SkillsContext {
 
     static final int MAX_CHARS = 16_000;
-    static final String HEADER = "# Skills\n\nThis workspace has these skills. When a request matches a skill's description, follow its instructions.\n";
+    static final String HEADER =
+            "# Skills\n\nThis workspace has these skills. When a request matches a skill's description, follow its instructions.\n";
 
     private final SkillStore store;
 
@@ -54,7 +53,8 @@ public class SkillsContext {
         List<String> omitted = new ArrayList<>();
         for (Skill s : enabled) {
             String section = "\n## " + s.name() + "\n\n" + s.description() + "\n"
-                    + (s.tools().isEmpty() ? "" : "Tools: " + String.join(", ", s.tools()) + "\n") + "\n" + s.instructions() + "\n";
+                    + (s.tools().isEmpty() ? "" : "Tools: " + String.join(", ", s.tools()) + "\n") + "\n"
+                    + s.instructions() + "\n";
             if (text.length() + section.length() <= MAX_CHARS) {
                 text.append(section);
                 included.add(s.name());

@@ -1,11 +1,10 @@
 package dev.atrium.skills.internal;
 
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.skills.api.SkillsPrompt;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.skills.api.SkillsPrompt;
 
 /** {@link SkillsPrompt} for runs: the same text as {@code GET /api/spaces/:spaceId/skills-context}. */
 @Component(service = SkillsPrompt.class)

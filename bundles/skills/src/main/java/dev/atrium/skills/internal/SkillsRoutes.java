@@ -1,8 +1,17 @@
 package dev.atrium.skills.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.skills.internal.SkillStore.Skill;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
 import javax.ws.rs.PATCH;
@@ -14,18 +23,6 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.skills.internal.SkillStore.Skill;
 
 /**
  * The custom skill routes, served under {@code /api/spaces/:spaceId/skills} and (the spec's alias)
@@ -49,24 +46,38 @@ public abstract class SkillsRoutes {
 
     @GET
     @RequiresScope("threads:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("limit") String limit,
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         SpaceRef space = space(sc, spaceId);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("skills", store.list(space.id(), page.limit(), page.offset()).stream().map(Skill::toJson).toList(), store.count(space.id()));
+        return page.body(
+                "skills",
+                store.list(space.id(), page.limit(), page.offset()).stream()
+                        .map(Skill::toJson)
+                        .toList(),
+                store.count(space.id()));
     }
 
     @POST
     @RequiresScope("threads:write")
     public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = space(sc, spaceId);
-        return Response.status(201).entity(Map.of("skill", store.create(space.id(), SkillInput.of(body, null, null, catalog)).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "skill",
+                        store.create(space.id(), SkillInput.of(body, null, null, catalog))
+                                .toJson()))
+                .build();
     }
 
     @GET
     @Path("id/{skillId}")
     @RequiresScope("threads:read")
-    public Map<String, Object> getById(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
+    public Map<String, Object> getById(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
         return Map.of("skill", byId(space(sc, spaceId), skillId).toJson());
     }
 
@@ -74,16 +85,25 @@ public abstract class SkillsRoutes {
     @PUT
     @Path("id/{skillId}")
     @RequiresScope("threads:write")
-    public Map<String, Object> replaceById(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId,
+    public Map<String, Object> replaceById(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("skillId") String skillId,
             JsonNode body) {
         Skill current = byId(space(sc, spaceId), skillId);
-        return Map.of("skill", store.replace(current.id(), SkillInput.of(body, null, current, catalog)).toJson());
+        return Map.of(
+                "skill",
+                store.replace(current.id(), SkillInput.of(body, null, current, catalog))
+                        .toJson());
     }
 
     @PATCH
     @Path("id/{skillId}")
     @RequiresScope("threads:write")
-    public Map<String, Object> toggleById(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId,
+    public Map<String, Object> toggleById(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("skillId") String skillId,
             JsonNode body) {
         return toggle(byId(space(sc, spaceId), skillId), body);
     }
@@ -91,14 +111,16 @@ public abstract class SkillsRoutes {
     @DELETE
     @Path("id/{skillId}")
     @RequiresScope("threads:write")
-    public Map<String, Object> deleteById(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
+    public Map<String, Object> deleteById(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
         return delete(byId(space(sc, spaceId), skillId));
     }
 
     @GET
     @Path("{skillName}")
     @RequiresScope("threads:read")
-    public Map<String, Object> getByName(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name) {
+    public Map<String, Object> getByName(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name) {
         return Map.of("skill", byName(space(sc, spaceId), name).toJson());
     }
 
@@ -106,18 +128,26 @@ public abstract class SkillsRoutes {
     @PUT
     @Path("{skillName}")
     @RequiresScope("threads:write")
-    public Response upsertByName(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name,
+    public Response upsertByName(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("skillName") String name,
             JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         Skill current = store.byName(space.id(), SkillInput.name(name)).orElse(null);
         Map.Entry<Skill, Boolean> done = store.upsertByName(space.id(), SkillInput.of(body, name, current, catalog));
-        return Response.status(done.getValue() ? 201 : 200).entity(Map.of("skill", done.getKey().toJson())).build();
+        return Response.status(done.getValue() ? 201 : 200)
+                .entity(Map.of("skill", done.getKey().toJson()))
+                .build();
     }
 
     @PATCH
     @Path("{skillName}")
     @RequiresScope("threads:write")
-    public Map<String, Object> toggleByName(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name,
+    public Map<String, Object> toggleByName(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("skillName") String name,
             JsonNode body) {
         return toggle(byName(space(sc, spaceId), name), body);
     }
@@ -125,7 +155,8 @@ public abstract class SkillsRoutes {
     @DELETE
     @Path("{skillName}")
     @RequiresScope("threads:write")
-    public Map<String, Object> deleteByName(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name) {
+    public Map<String, Object> deleteByName(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name) {
         return delete(byName(space(sc, spaceId), name));
     }
 
@@ -155,7 +186,11 @@ public abstract class SkillsRoutes {
             throw ApiException.badRequest("enabled must be a boolean");
         }
         enabled = b.bool("enabled").orElse(enabled);
-        return Map.of("skill", store.setEnabled(skill.id(), enabled).orElseThrow(() -> ApiException.notFound(NOT_FOUND)).toJson());
+        return Map.of(
+                "skill",
+                store.setEnabled(skill.id(), enabled)
+                        .orElseThrow(() -> ApiException.notFound(NOT_FOUND))
+                        .toJson());
     }
 
     private Map<String, Object> delete(Skill skill) {

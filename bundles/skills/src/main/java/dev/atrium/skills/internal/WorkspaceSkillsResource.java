@@ -1,16 +1,14 @@
 package dev.atrium.skills.internal;
 
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OwnerScope;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
 
 /** {@code /api/workspaces/:workspaceId/skills}, the spec's alias: the custom skill routes of {@link SkillsRoutes}. */
 @Component(service = WorkspaceSkillsResource.class)
@@ -21,7 +19,8 @@ import dev.atrium.kernel.api.OwnerScope;
 public class WorkspaceSkillsResource extends SkillsRoutes {
 
     @Activate
-    public WorkspaceSkillsResource(@Reference OwnerScope ownerScope, @Reference SkillStore store, @Reference OfficialSkills catalog) {
+    public WorkspaceSkillsResource(
+            @Reference OwnerScope ownerScope, @Reference SkillStore store, @Reference OfficialSkills catalog) {
         super(ownerScope, store, catalog);
     }
 }

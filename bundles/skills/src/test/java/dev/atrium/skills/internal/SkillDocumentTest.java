@@ -4,21 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.skills.internal.SkillStore.Skill;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.skills.internal.SkillStore.Skill;
 
 class SkillDocumentTest {
 
     @Test
     void frontMatterGivesNameDescriptionAndToolsAndTheRestIsTheInstructions() {
-        SkillDocument d = SkillDocument.parse("---\nname: research\ndescription: Look things up.\ntools: [http_fetch, memory_add]\n---\n\nStep one.\n");
+        SkillDocument d = SkillDocument.parse(
+                "---\nname: research\ndescription: Look things up.\ntools: [http_fetch, memory_add]\n---\n\nStep one.\n");
         assertEquals("research", d.name());
         assertEquals("Look things up.", d.description());
         assertEquals(List.of("http_fetch", "memory_add"), d.tools());
@@ -29,7 +28,9 @@ class SkillDocumentTest {
     void aFileWithoutFrontMatterOrNameIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> SkillDocument.parse("no front matter"));
         assertThrows(IllegalArgumentException.class, () -> SkillDocument.parse("---\ndescription: d\n---\nx"));
-        assertThrows(IllegalArgumentException.class, () -> SkillDocument.parse("---\nname: Bad Name\ndescription: d\n---\nx"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> SkillDocument.parse("---\nname: Bad Name\ndescription: d\n---\nx"));
     }
 
     @Test

@@ -5,7 +5,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.function.Consumer;
-
 import javax.servlet.ServletResponse;
 import javax.servlet.ServletResponseWrapper;
 import javax.ws.rs.core.StreamingOutput;
@@ -27,6 +26,7 @@ final class FileBody implements StreamingOutput {
 
     /** Bytes mapped and written at a time: few writes, and the mapping of a window is released once it is collected. */
     static final long WINDOW = 16L * 1024 * 1024;
+
     private static final int COPY_BUFFER = 256 * 1024;
     private static final byte[] NOTHING = new byte[0];
 
@@ -50,7 +50,13 @@ final class FileBody implements StreamingOutput {
      * @param window   bytes mapped at a time
      * @param copying  told why, when the bytes are copied through CXF's stream instead
      */
-    FileBody(FileChannel file, long first, long length, ServletResponse response, long window, Consumer<String> copying) {
+    FileBody(
+            FileChannel file,
+            long first,
+            long length,
+            ServletResponse response,
+            long window,
+            Consumer<String> copying) {
         this.file = file;
         this.first = first;
         this.length = length;
@@ -62,13 +68,14 @@ final class FileBody implements StreamingOutput {
     @Override
     public void write(OutputStream out) throws IOException {
         try (FileChannel f = file) {
-            // CXF puts the status and headers on the servlet response at its stream's first write; Jetty sends nothing yet
+            // CXF puts the status and headers on the servlet response at its stream's first write; Jetty sends nothing
+            // yet
             out.write(NOTHING, 0, 0);
             StringBuilder why = new StringBuilder();
             BufferSink direct = direct(response, why);
             long end = first + length;
             if (direct != null) {
-                for (long at = first; at < end;) {
+                for (long at = first; at < end; ) {
                     long n = Math.min(window, end - at);
                     direct.write(f.map(FileChannel.MapMode.READ_ONLY, at, n));
                     at += n;
@@ -77,7 +84,7 @@ final class FileBody implements StreamingOutput {
             }
             copying.accept(why.toString());
             byte[] buffer = new byte[COPY_BUFFER];
-            for (long at = first; at < end;) {
+            for (long at = first; at < end; ) {
                 ByteBuffer mapped = f.map(FileChannel.MapMode.READ_ONLY, at, Math.min(window, end - at));
                 while (mapped.hasRemaining()) {
                     int n = Math.min(buffer.length, mapped.remaining());
@@ -104,7 +111,9 @@ final class FileBody implements StreamingOutput {
         try {
             return Jakarta.sink(served, why);
         } catch (LinkageError e) {
-            why.append("the HTTP service is not Felix's with Servlet 6.1 (").append(e).append(')');
+            why.append("the HTTP service is not Felix's with Servlet 6.1 (")
+                    .append(e)
+                    .append(')');
             return null;
         }
     }
@@ -114,7 +123,9 @@ final class FileBody implements StreamingOutput {
         static BufferSink sink(ServletResponse served, StringBuilder why) throws IOException {
             javax.servlet.ServletOutputStream stream = served.getOutputStream();
             if (!(stream instanceof org.apache.felix.http.javaxwrappers.ServletOutputStreamWrapper)) {
-                why.append("a servlet response wrapper serves its own stream (").append(stream.getClass().getName()).append(')');
+                why.append("a servlet response wrapper serves its own stream (")
+                        .append(stream.getClass().getName())
+                        .append(')');
                 return null;
             }
             ServletResponse r = served;
@@ -122,13 +133,18 @@ final class FileBody implements StreamingOutput {
                 r = w.getResponse();
             }
             if (!(r instanceof org.apache.felix.http.javaxwrappers.ServletResponseWrapper felix)) {
-                why.append("the response under the wrappers is not Felix's (").append(r.getClass().getName()).append(')');
+                why.append("the response under the wrappers is not Felix's (")
+                        .append(r.getClass().getName())
+                        .append(')');
                 return null;
             }
             jakarta.servlet.ServletOutputStream own = felix.getResponse().getOutputStream();
             try {
-                if (own.getClass().getMethod("write", ByteBuffer.class).getDeclaringClass() == jakarta.servlet.ServletOutputStream.class) {
-                    why.append("the container's stream copies buffers into arrays (").append(own.getClass().getName()).append(')');
+                if (own.getClass().getMethod("write", ByteBuffer.class).getDeclaringClass()
+                        == jakarta.servlet.ServletOutputStream.class) {
+                    why.append("the container's stream copies buffers into arrays (")
+                            .append(own.getClass().getName())
+                            .append(')');
                     return null;
                 }
             } catch (NoSuchMethodException e) {

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.InvalidSyntaxException;
@@ -44,10 +43,22 @@ public class FileHandlers {
     }
 
     static final List<Handler> BUILT_IN = List.of(
-            new Handler("text", "Text", "builtin", null, List.of("text/plain", "text/csv", "application/json", "application/yaml", "text/*"),
-                    List.of("txt", "csv", "json", "yaml", "yml", "log", "xml", "js", "ts", "java", "py", "sh", "toml", "ini")),
+            new Handler(
+                    "text",
+                    "Text",
+                    "builtin",
+                    null,
+                    List.of("text/plain", "text/csv", "application/json", "application/yaml", "text/*"),
+                    List.of(
+                            "txt", "csv", "json", "yaml", "yml", "log", "xml", "js", "ts", "java", "py", "sh", "toml",
+                            "ini")),
             new Handler("markdown", "Markdown", "builtin", null, List.of("text/markdown"), List.of("md", "markdown")),
-            new Handler("image", "Image", "builtin", null, List.of("image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"),
+            new Handler(
+                    "image",
+                    "Image",
+                    "builtin",
+                    null,
+                    List.of("image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"),
                     List.of("png", "jpg", "jpeg", "gif", "webp", "svg")),
             new Handler("pdf", "PDF", "builtin", null, List.of("application/pdf"), List.of("pdf")));
 
@@ -73,8 +84,13 @@ public class FileHandlers {
                 String id = String.valueOf(r.getProperty(ID));
                 Object name = r.getProperty(NAME);
                 Object app = r.getProperty(APP);
-                out.add(new Handler(id, name == null ? id : name.toString(), "app", app == null ? null : app.toString(),
-                        strings(r.getProperty(MIME_TYPES)), strings(r.getProperty(EXTENSIONS))));
+                out.add(new Handler(
+                        id,
+                        name == null ? id : name.toString(),
+                        "app",
+                        app == null ? null : app.toString(),
+                        strings(r.getProperty(MIME_TYPES)),
+                        strings(r.getProperty(EXTENSIONS))));
             }
         }
         return out;

@@ -1,13 +1,12 @@
 package dev.atrium.storage.internal;
 
+import dev.atrium.kernel.api.ApiException;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * Names and paths of workspace files. A path is relative to the workspace's root ({@code docs/a.txt}), its names
@@ -28,8 +27,7 @@ final class Paths {
     static final int MAX_NAME_BYTES = 255;
     static final int MAX_PATH_BYTES = 4096;
 
-    private Paths() {
-    }
+    private Paths() {}
 
     /** The normalised path {@code raw} names; {@code ""} for the root when {@code allowRoot}. */
     static String normalise(String field, String raw, boolean allowRoot) {
@@ -58,7 +56,9 @@ final class Paths {
 
     /** {@code C:}, {@code C:/…}: a Windows drive, which an extracting client would take for an absolute path. */
     private static boolean drive(String raw) {
-        return raw.length() >= 2 && raw.charAt(1) == ':' && Character.isLetter(raw.charAt(0))
+        return raw.length() >= 2
+                && raw.charAt(1) == ':'
+                && Character.isLetter(raw.charAt(0))
                 && (raw.length() == 2 || raw.charAt(2) == '/' || raw.charAt(2) == '\\');
     }
 
@@ -119,7 +119,8 @@ final class Paths {
             return "the name " + quoted + " ends with " + (last == '.' ? "a dot" : "a space") + ", which Windows drops";
         }
         if (device(name)) {
-            return "the name " + quoted + " is a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension)";
+            return "the name " + quoted
+                    + " is a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension)";
         }
         if (name.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
             return "a name must be at most " + MAX_NAME_BYTES + " bytes of UTF-8";
@@ -144,7 +145,9 @@ final class Paths {
             return true;
         }
         // COM1-9 and LPT1-9, and the superscript digits Windows takes for the same devices
-        return base.length() == 4 && (base.startsWith("com") || base.startsWith("lpt")) && "123456789\u00b9\u00b2\u00b3".indexOf(base.charAt(3)) >= 0;
+        return base.length() == 4
+                && (base.startsWith("com") || base.startsWith("lpt"))
+                && "123456789\u00b9\u00b2\u00b3".indexOf(base.charAt(3)) >= 0;
     }
 
     /** The name in quotes for a message, long ones cut and control characters escaped, so the message stays one readable line. */
@@ -182,7 +185,8 @@ final class Paths {
 
     static void checkLength(String field, String path) {
         if (path.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
-            throw ApiException.badRequest(field + ": the resulting path would be longer than " + MAX_PATH_BYTES + " bytes");
+            throw ApiException.badRequest(
+                    field + ": the resulting path would be longer than " + MAX_PATH_BYTES + " bytes");
         }
     }
 }

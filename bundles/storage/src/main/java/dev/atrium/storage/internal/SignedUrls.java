@@ -1,12 +1,10 @@
 package dev.atrium.storage.internal;
 
+import dev.atrium.kernel.api.Digests;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-
-import dev.atrium.kernel.api.Digests;
 
 /**
  * Signatures of download URLs: HMAC-SHA256 over the workspace id, the file id and the expiry, so a link names exactly

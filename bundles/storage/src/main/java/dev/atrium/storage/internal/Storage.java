@@ -1,5 +1,14 @@
 package dev.atrium.storage.internal;
 
+import dev.atrium.blob.api.Blob;
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.blob.api.BlobTooLargeException;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,13 +24,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -34,15 +40,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.blob.api.Blob;
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.blob.api.BlobTooLargeException;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
-
 /**
  * Files and folders of workspaces: their rows in {@code storage_files}, their bytes in the {@link BlobStore} under the
  * namespace {@value #NAMESPACE}. It knows workspaces only by id; every caller has proven the workspace through the
@@ -53,7 +50,7 @@ import dev.atrium.kernel.api.Sql;
  * there and records its row in that transaction. Bytes written whose row never commits (a crash between the two)
  * are found by the sweep: blobs of the namespace that no row names and that are older than the grace period.
  *
- * <p>Why one class of about 730 lines: every write, move and delete takes the same advisory locks and quota checks in
+ * <p>Why one class of about 940 lines: every write, move and delete takes the same advisory locks and quota checks in
  * one transaction with the rows and blobs it touches; split, those rules would be spread over classes that must agree.
  */
 @Component(service = Storage.class, configurationPid = Storage.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -79,13 +76,16 @@ public class Storage {
         @AttributeDefinition(description = "Seconds an unconfirmed direct upload is kept before it is removed")
         long uploadTtlSeconds() default 24 * 3600;
 
-        @AttributeDefinition(description = "Seconds a blob no file refers to is spared (its row may still be committing)")
+        @AttributeDefinition(
+                description = "Seconds a blob no file refers to is spared (its row may still be committing)")
         long orphanGraceSeconds() default 3600;
 
         @AttributeDefinition(description = "Seconds between cleanups of expired uploads and orphan blobs; 0: none")
         long sweepSeconds() default 600;
 
-        @AttributeDefinition(description = "Key signing download URLs (at least 32 characters); empty: one generated and kept in the database")
+        @AttributeDefinition(
+                description =
+                        "Key signing download URLs (at least 32 characters); empty: one generated and kept in the database")
         String downloadUrlKey() default "";
 
         @AttributeDefinition(description = "Longest lifetime of a signed download URL in seconds")
@@ -96,14 +96,14 @@ public class Storage {
     private final Sql sql;
     private final BlobStore blobs;
     private final SignedUrls signer;
-    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "atrium-storage-sweep");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService sweeper = NamedThreads.scheduler("atrium-storage-sweep");
 
     @Activate
-    public Storage(Config config, @Reference DataSource dataSource, @Reference SchemaMigrations migrations, @Reference BlobStore blobs,
+    public Storage(
+            Config config,
+            @Reference DataSource dataSource,
+            @Reference SchemaMigrations migrations,
+            @Reference BlobStore blobs,
             BundleContext context) {
         this.config = config;
         this.sql = new Sql(dataSource);
@@ -111,7 +111,11 @@ public class Storage {
         migrations.apply(context.getBundle());
         this.signer = new SignedUrls(urlKey(config.downloadUrlKey()));
         if (config.sweepSeconds() > 0) {
-            sweeper.scheduleWithFixedDelay(this::sweep, Math.min(config.sweepSeconds(), 5), config.sweepSeconds(), TimeUnit.SECONDS);
+            NamedThreads.repeat(
+                    sweeper,
+                    this::sweep,
+                    Duration.ofSeconds(Math.min(config.sweepSeconds(), 5)),
+                    Duration.ofSeconds(config.sweepSeconds()));
         }
     }
 
@@ -137,10 +141,12 @@ public class Storage {
             }
             return key;
         }
-        sql.update("INSERT INTO storage_secrets (name, value) VALUES ('download-url-key', ?) ON CONFLICT (name) DO NOTHING",
+        sql.update(
+                "INSERT INTO storage_secrets (name, value) VALUES ('download-url-key', ?) ON CONFLICT (name) DO NOTHING",
                 Digests.base64Url(Ids.randomBytes(32)));
-        return Digests.fromBase64Url(sql.one("SELECT value FROM storage_secrets WHERE name = 'download-url-key'", rs -> rs.getString(1))
-                .orElseThrow());
+        return Digests.fromBase64Url(
+                sql.one("SELECT value FROM storage_secrets WHERE name = 'download-url-key'", rs -> rs.getString(1))
+                        .orElseThrow());
     }
 
     // ---------------------------------------------------------------- reading
@@ -151,13 +157,21 @@ public class Storage {
 
     /** A listed file or folder of the workspace; 404 otherwise. */
     Entry get(String spaceId, String id) {
-        return sql.one("SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready'", Entry::of,
-                id, spaceId).orElseThrow(Storage::notFound);
+        return sql.one(
+                        "SELECT " + Entry.COLUMNS
+                                + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready'",
+                        Entry::of,
+                        id,
+                        spaceId)
+                .orElseThrow(Storage::notFound);
     }
 
     Optional<Entry> byPath(String spaceId, String path) {
-        return sql.one("SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND path = ? AND status = 'ready'", Entry::of,
-                spaceId, path);
+        return sql.one(
+                "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND path = ? AND status = 'ready'",
+                Entry::of,
+                spaceId,
+                path);
     }
 
     /** The folder named by id or by path ({@code ""}: the root, returned as null); 404 when it is none. */
@@ -177,7 +191,10 @@ public class Storage {
     }
 
     enum Sort {
-        NAME("name"), SIZE("size"), CREATED_AT("created_at"), UPDATED_AT("updated_at");
+        NAME("name"),
+        SIZE("size"),
+        CREATED_AT("created_at"),
+        UPDATED_AT("updated_at");
 
         final String column;
 
@@ -202,25 +219,47 @@ public class Storage {
     List<Entry> list(String spaceId, Entry folder, Sort sort, boolean descending, int limit, int offset) {
         String dir = descending ? " DESC" : " ASC";
         String order = "kind = 'file'" + ", " + sort.column + dir + ", name" + dir + ", id";
-        return sql.list("SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND parent_id IS NOT DISTINCT FROM ? "
-                + "AND status = 'ready' ORDER BY " + order + " LIMIT ? OFFSET ?", Entry::of, spaceId, folder == null ? null : folder.id(),
-                limit, offset);
+        return sql.list(
+                "SELECT " + Entry.COLUMNS
+                        + " FROM storage_files WHERE space_id = ? AND parent_id IS NOT DISTINCT FROM ? "
+                        + "AND status = 'ready' ORDER BY " + order + " LIMIT ? OFFSET ?",
+                Entry::of,
+                spaceId,
+                folder == null ? null : folder.id(),
+                limit,
+                offset);
     }
 
     long count(String spaceId, Entry folder) {
-        return sql.count("SELECT count(*) FROM storage_files WHERE space_id = ? AND parent_id IS NOT DISTINCT FROM ? AND status = 'ready'",
-                spaceId, folder == null ? null : folder.id());
+        return sql.count(
+                "SELECT count(*) FROM storage_files WHERE space_id = ? AND parent_id IS NOT DISTINCT FROM ? AND status = 'ready'",
+                spaceId,
+                folder == null ? null : folder.id());
     }
 
     /** Up to {@code limit} files and folders under {@code folderPath} (all when {@code ""}) whose path sorts after {@code after}. */
     List<Entry> subtreePage(String spaceId, String folderPath, String after, int limit) {
         if (folderPath.isEmpty()) {
-            return sql.list("SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND status = 'ready' AND path > ? "
-                    + "ORDER BY path LIMIT ?", Entry::of, spaceId, after, limit);
+            return sql.list(
+                    "SELECT " + Entry.COLUMNS
+                            + " FROM storage_files WHERE space_id = ? AND status = 'ready' AND path > ? "
+                            + "ORDER BY path LIMIT ?",
+                    Entry::of,
+                    spaceId,
+                    after,
+                    limit);
         }
         String low = folderPath + "/";
-        return sql.list("SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND status = 'ready' AND path >= ? AND path < ? "
-                + "AND path > ? ORDER BY path LIMIT ?", Entry::of, spaceId, low, folderPath + "0", after, limit);
+        return sql.list(
+                "SELECT " + Entry.COLUMNS
+                        + " FROM storage_files WHERE space_id = ? AND status = 'ready' AND path >= ? AND path < ? "
+                        + "AND path > ? ORDER BY path LIMIT ?",
+                Entry::of,
+                spaceId,
+                low,
+                folderPath + "0",
+                after,
+                limit);
     }
 
     InputStream open(Entry file, long offset, long length) throws IOException {
@@ -260,8 +299,16 @@ public class Storage {
      * {@code replace}) or as the new content of {@code existingId} (when not null; {@code ifMatch}, when given, must be
      * its current ETag, else 412).
      */
-    Entry write(String spaceId, Target target, String existingId, boolean replace, InputStream content, long declaredLength,
-            String contentType, String ifMatch) throws IOException {
+    Entry write(
+            String spaceId,
+            Target target,
+            String existingId,
+            boolean replace,
+            InputStream content,
+            long declaredLength,
+            String contentType,
+            String ifMatch)
+            throws IOException {
         Entry existing = existingId == null ? null : get(spaceId, existingId);
         if (existing != null && existing.folder()) {
             throw ApiException.badRequest("a folder has no content");
@@ -286,8 +333,15 @@ public class Storage {
                 requireBlob(blob.key());
                 Entry current;
                 if (existing != null) {
-                    current = Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready' "
-                            + "FOR UPDATE", Entry::of, existing.id(), spaceId).orElseThrow(Storage::notFound);
+                    current = Sql.one(
+                                    c,
+                                    "SELECT " + Entry.COLUMNS
+                                            + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready' "
+                                            + "FOR UPDATE",
+                                    Entry::of,
+                                    existing.id(),
+                                    spaceId)
+                            .orElseThrow(Storage::notFound);
                     checkIfMatch(current, ifMatch);
                 } else {
                     current = find(c, spaceId, target.path()).orElse(null);
@@ -295,17 +349,29 @@ public class Storage {
                         throw ApiException.conflict("something named " + target.path() + " already exists");
                     }
                 }
-                String type = contentType != null ? contentType : current != null ? current.contentType() : guessType(target.name());
+                String type = contentType != null
+                        ? contentType
+                        : current != null ? current.contentType() : guessType(target.name());
                 if (current != null) {
                     checkQuota(c, spaceId, 0, blob.size() - current.size());
                     replaced[0] = current.blobKey();
-                    return Sql.one(c, "UPDATE storage_files SET size = ?, content_type = ?, sha256 = ?, blob_key = ?, etag = ?, "
-                            + "updated_at = now() WHERE id = ? RETURNING " + Entry.COLUMNS, Entry::of, blob.size(), type, blob.sha256(),
-                            blob.key(), Entry.etagOf(blob.sha256()), current.id()).orElseThrow();
+                    return Sql.one(
+                                    c,
+                                    "UPDATE storage_files SET size = ?, content_type = ?, sha256 = ?, blob_key = ?, etag = ?, "
+                                            + "updated_at = now() WHERE id = ? RETURNING " + Entry.COLUMNS,
+                                    Entry::of,
+                                    blob.size(),
+                                    type,
+                                    blob.sha256(),
+                                    blob.key(),
+                                    Entry.etagOf(blob.sha256()),
+                                    current.id())
+                            .orElseThrow();
                 }
                 String parentId = ensureFolders(c, spaceId, target.parentPath());
                 checkQuota(c, spaceId, 1, blob.size());
-                return insert(c, spaceId, parentId, target, "file", "ready", blob.size(), type, blob.sha256(), blob.key());
+                return insert(
+                        c, spaceId, parentId, target, "file", "ready", blob.size(), type, blob.sha256(), blob.key());
             });
             recorded = true;
             if (replaced[0] != null && !replaced[0].equals(blob.key())) {
@@ -346,11 +412,15 @@ public class Storage {
         if (limit < config.maxFileBytes()) {
             return quotaBytesExceeded();
         }
-        return new ApiException(413, "PAYLOAD_TOO_LARGE", "a file may hold at most " + config.maxFileBytes() + " bytes");
+        return new ApiException(
+                413, "PAYLOAD_TOO_LARGE", "a file may hold at most " + config.maxFileBytes() + " bytes");
     }
 
     private ApiException quotaBytesExceeded() {
-        return new ApiException(413, "PAYLOAD_TOO_LARGE", "the workspace's storage quota of " + config.quotaBytes() + " bytes would be exceeded");
+        return new ApiException(
+                413,
+                "PAYLOAD_TOO_LARGE",
+                "the workspace's storage quota of " + config.quotaBytes() + " bytes would be exceeded");
     }
 
     private static void checkIfMatch(Entry current, String ifMatch) {
@@ -375,8 +445,12 @@ public class Storage {
     }
 
     private static long[] usage(Connection c, String spaceId) throws SQLException {
-        return Sql.one(c, "SELECT entries, bytes FROM storage_usage WHERE space_id = ?", rs -> new long[] { rs.getLong(1), rs.getLong(2) },
-                spaceId).orElse(new long[] { 0, 0 });
+        return Sql.one(
+                        c,
+                        "SELECT entries, bytes FROM storage_usage WHERE space_id = ?",
+                        rs -> new long[] {rs.getLong(1), rs.getLong(2)},
+                        spaceId)
+                .orElse(new long[] {0, 0});
     }
 
     private void checkQuota(Connection c, String spaceId, long entries, long bytes) throws SQLException {
@@ -385,7 +459,8 @@ public class Storage {
         }
         long[] used = usage(c, spaceId);
         if (config.quotaFiles() > 0 && entries > 0 && used[0] + entries > config.quotaFiles()) {
-            throw ApiException.conflict("the workspace's storage quota of " + config.quotaFiles() + " files and folders would be exceeded");
+            throw ApiException.conflict(
+                    "the workspace's storage quota of " + config.quotaFiles() + " files and folders would be exceeded");
         }
         if (config.quotaBytes() > 0 && bytes > 0 && used[1] + bytes > config.quotaBytes()) {
             throw quotaBytesExceeded();
@@ -393,8 +468,12 @@ public class Storage {
     }
 
     private static Optional<Entry> find(Connection c, String spaceId, String path) throws SQLException {
-        return Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND path = ? AND status = 'ready'", Entry::of,
-                spaceId, path);
+        return Sql.one(
+                c,
+                "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE space_id = ? AND path = ? AND status = 'ready'",
+                Entry::of,
+                spaceId,
+                path);
     }
 
     /** The id of the folder at {@code path} (null for the root), creating it and any missing folder above it. */
@@ -414,18 +493,53 @@ public class Storage {
                 parentId = found.get().id();
             } else {
                 checkQuota(c, spaceId, 1, 0);
-                parentId = insert(c, spaceId, parentId, new Target(Paths.parent(at), name), "folder", "ready", 0, null, null, null).id();
+                parentId = insert(
+                                c,
+                                spaceId,
+                                parentId,
+                                new Target(Paths.parent(at), name),
+                                "folder",
+                                "ready",
+                                0,
+                                null,
+                                null,
+                                null)
+                        .id();
             }
         }
         return parentId;
     }
 
-    private static Entry insert(Connection c, String spaceId, String parentId, Target target, String kind, String status, long size,
-            String contentType, String sha256, String blobKey) throws SQLException {
+    private static Entry insert(
+            Connection c,
+            String spaceId,
+            String parentId,
+            Target target,
+            String kind,
+            String status,
+            long size,
+            String contentType,
+            String sha256,
+            String blobKey)
+            throws SQLException {
         try {
-            return Sql.one(c, "INSERT INTO storage_files (id, space_id, parent_id, name, path, kind, status, size, content_type, sha256, blob_key, etag) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Entry.COLUMNS, Entry::of, Ids.id("fil"), spaceId, parentId,
-                    target.name(), target.path(), kind, status, size, contentType, sha256, blobKey, sha256 == null ? null : Entry.etagOf(sha256))
+            return Sql.one(
+                            c,
+                            "INSERT INTO storage_files (id, space_id, parent_id, name, path, kind, status, size, content_type, sha256, blob_key, etag) "
+                                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Entry.COLUMNS,
+                            Entry::of,
+                            Ids.id("fil"),
+                            spaceId,
+                            parentId,
+                            target.name(),
+                            target.path(),
+                            kind,
+                            status,
+                            size,
+                            contentType,
+                            sha256,
+                            blobKey,
+                            sha256 == null ? null : Entry.etagOf(sha256))
                     .orElseThrow();
         } catch (SQLException e) {
             if (e.getSQLState() != null && e.getSQLState().equals("23505")) {
@@ -443,9 +557,16 @@ public class Storage {
         });
     }
 
-    private Entry move(Connection c, String spaceId, String id, String newParentPath, String newName) throws SQLException {
-        Entry e = Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready' FOR UPDATE",
-                Entry::of, id, spaceId).orElseThrow(Storage::notFound);
+    private Entry move(Connection c, String spaceId, String id, String newParentPath, String newName)
+            throws SQLException {
+        Entry e = Sql.one(
+                        c,
+                        "SELECT " + Entry.COLUMNS
+                                + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready' FOR UPDATE",
+                        Entry::of,
+                        id,
+                        spaceId)
+                .orElseThrow(Storage::notFound);
         String parentPath = newParentPath == null ? Paths.parent(e.path()) : newParentPath;
         String name = newName == null ? e.name() : newName;
         String path = Paths.join(parentPath, name);
@@ -457,7 +578,8 @@ public class Storage {
         }
         String parentId = null;
         if (!parentPath.isEmpty()) {
-            Entry parent = find(c, spaceId, parentPath).orElseThrow(() -> ApiException.notFound("destination folder not found"));
+            Entry parent = find(c, spaceId, parentPath)
+                    .orElseThrow(() -> ApiException.notFound("destination folder not found"));
             if (!parent.folder()) {
                 throw ApiException.badRequest("the destination is not a folder: " + parentPath);
             }
@@ -468,17 +590,37 @@ public class Storage {
         }
         Paths.checkLength("path", path);
         if (e.folder()) {
-            long longest = Sql.count(c, "SELECT coalesce(max(octet_length(path)), 0) FROM storage_files WHERE space_id = ? AND path >= ? AND path < ?",
-                    spaceId, e.path() + "/", e.path() + "0");
-            long grows = path.getBytes(StandardCharsets.UTF_8).length - e.path().getBytes(StandardCharsets.UTF_8).length;
+            long longest = Sql.count(
+                    c,
+                    "SELECT coalesce(max(octet_length(path)), 0) FROM storage_files WHERE space_id = ? AND path >= ? AND path < ?",
+                    spaceId,
+                    e.path() + "/",
+                    e.path() + "0");
+            long grows = (long) path.getBytes(StandardCharsets.UTF_8).length
+                    - e.path().getBytes(StandardCharsets.UTF_8).length;
             if (longest + grows > Paths.MAX_PATH_BYTES) {
-                throw ApiException.badRequest("a path under the folder would be longer than " + Paths.MAX_PATH_BYTES + " bytes");
+                throw ApiException.badRequest(
+                        "a path under the folder would be longer than " + Paths.MAX_PATH_BYTES + " bytes");
             }
-            Sql.update(c, "UPDATE storage_files SET path = ? || substr(path, ?) WHERE space_id = ? AND path >= ? AND path < ?", path,
-                    e.path().length() + 1, spaceId, e.path() + "/", e.path() + "0");
+            Sql.update(
+                    c,
+                    "UPDATE storage_files SET path = ? || substr(path, ?) WHERE space_id = ? AND path >= ? AND path < ?",
+                    path,
+                    e.path().length() + 1,
+                    spaceId,
+                    e.path() + "/",
+                    e.path() + "0");
         }
-        return Sql.one(c, "UPDATE storage_files SET parent_id = ?, name = ?, path = ?, updated_at = now() WHERE id = ? RETURNING "
-                + Entry.COLUMNS, Entry::of, parentId, name, path, id).orElseThrow();
+        return Sql.one(
+                        c,
+                        "UPDATE storage_files SET parent_id = ?, name = ?, path = ?, updated_at = now() WHERE id = ? RETURNING "
+                                + Entry.COLUMNS,
+                        Entry::of,
+                        parentId,
+                        name,
+                        path,
+                        id)
+                .orElseThrow();
     }
 
     /** Deletes entries (folders with everything under them), all or none: 404 when one is not there. */
@@ -489,16 +631,27 @@ public class Storage {
             lockSpace(c, spaceId);
             int n = 0;
             for (String id : new LinkedHashSet<>(ids)) {
-                Optional<Entry> e = Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready'",
-                        Entry::of, id, spaceId);
+                Optional<Entry> e = Sql.one(
+                        c,
+                        "SELECT " + Entry.COLUMNS
+                                + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'ready'",
+                        Entry::of,
+                        id,
+                        spaceId);
                 if (e.isEmpty()) {
                     if (ids.size() == 1) {
                         throw notFound();
                     }
                     throw ApiException.notFound("file not found: " + id);
                 }
-                List<String> gone = Sql.list(c, "DELETE FROM storage_files WHERE space_id = ? AND (id = ? OR (path >= ? AND path < ?)) RETURNING blob_key",
-                        rs -> rs.getString(1), spaceId, id, e.get().path() + "/", e.get().path() + "0");
+                List<String> gone = Sql.list(
+                        c,
+                        "DELETE FROM storage_files WHERE space_id = ? AND (id = ? OR (path >= ? AND path < ?)) RETURNING blob_key",
+                        rs -> rs.getString(1),
+                        spaceId,
+                        id,
+                        e.get().path() + "/",
+                        e.get().path() + "0");
                 n += gone.size();
                 gone.stream().filter(k -> k != null).forEach(keys::add);
             }
@@ -551,14 +704,24 @@ public class Storage {
             checkQuota(c, spaceId, 1, size);
             String type = contentType != null ? contentType : guessType(target.name());
             Entry e = insert(c, spaceId, null, target, "file", "pending", 0, type, null, null);
-            return Sql.one(c, "UPDATE storage_files SET declared_size = ? WHERE id = ? RETURNING " + Entry.COLUMNS, Entry::of, size, e.id())
+            return Sql.one(
+                            c,
+                            "UPDATE storage_files SET declared_size = ? WHERE id = ? RETURNING " + Entry.COLUMNS,
+                            Entry::of,
+                            size,
+                            e.id())
                     .orElseThrow();
         });
     }
 
     Entry pending(String spaceId, String id) {
-        return sql.one("SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'pending'", Entry::of, id,
-                spaceId).orElseThrow(() -> ApiException.notFound("upload not found"));
+        return sql.one(
+                        "SELECT " + Entry.COLUMNS
+                                + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'pending'",
+                        Entry::of,
+                        id,
+                        spaceId)
+                .orElseThrow(() -> ApiException.notFound("upload not found"));
     }
 
     /** Receives the bytes of a pending upload: at most its announced size. */
@@ -580,10 +743,23 @@ public class Storage {
             previous = sql.tx(c -> {
                 lockBlob(c, blob.key());
                 requireBlob(blob.key());
-                Entry current = Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'pending' "
-                        + "FOR UPDATE", Entry::of, id, spaceId).orElseThrow(() -> ApiException.notFound("upload not found"));
-                Sql.update(c, "UPDATE storage_files SET size = ?, sha256 = ?, blob_key = ?, etag = ?, updated_at = now() WHERE id = ?", blob.size(),
-                        blob.sha256(), blob.key(), Entry.etagOf(blob.sha256()), id);
+                Entry current = Sql.one(
+                                c,
+                                "SELECT " + Entry.COLUMNS
+                                        + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'pending' "
+                                        + "FOR UPDATE",
+                                Entry::of,
+                                id,
+                                spaceId)
+                        .orElseThrow(() -> ApiException.notFound("upload not found"));
+                Sql.update(
+                        c,
+                        "UPDATE storage_files SET size = ?, sha256 = ?, blob_key = ?, etag = ?, updated_at = now() WHERE id = ?",
+                        blob.size(),
+                        blob.sha256(),
+                        blob.key(),
+                        Entry.etagOf(blob.sha256()),
+                        id);
                 return current.blobKey();
             });
             recorded = true;
@@ -602,8 +778,14 @@ public class Storage {
     Entry confirmUpload(String spaceId, String id, long size, String sha256) {
         return sql.tx(c -> {
             lockSpace(c, spaceId);
-            Entry p = Sql.one(c, "SELECT " + Entry.COLUMNS + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'pending' FOR UPDATE",
-                    Entry::of, id, spaceId).orElseThrow(() -> ApiException.notFound("upload not found"));
+            Entry p = Sql.one(
+                            c,
+                            "SELECT " + Entry.COLUMNS
+                                    + " FROM storage_files WHERE id = ? AND space_id = ? AND status = 'pending' FOR UPDATE",
+                            Entry::of,
+                            id,
+                            spaceId)
+                    .orElseThrow(() -> ApiException.notFound("upload not found"));
             if (p.blobKey() == null) {
                 throw ApiException.badRequest("nothing was uploaded yet: PUT the bytes to the upload URL first");
             }
@@ -617,8 +799,14 @@ public class Storage {
                 throw ApiException.conflict("something named " + p.path() + " already exists");
             }
             String parentId = ensureFolders(c, spaceId, Paths.parent(p.path()));
-            return Sql.one(c, "UPDATE storage_files SET status = 'ready', parent_id = ?, declared_size = NULL, updated_at = now() WHERE id = ? "
-                    + "RETURNING " + Entry.COLUMNS, Entry::of, parentId, id).orElseThrow();
+            return Sql.one(
+                            c,
+                            "UPDATE storage_files SET status = 'ready', parent_id = ?, declared_size = NULL, updated_at = now() WHERE id = ? "
+                                    + "RETURNING " + Entry.COLUMNS,
+                            Entry::of,
+                            parentId,
+                            id)
+                    .orElseThrow();
         });
     }
 
@@ -635,7 +823,8 @@ public class Storage {
     private void requireBlob(String key) {
         try {
             if (!blobs.exists(key)) {
-                // the sweep took these bytes between the put and this transaction: the client may simply send them again
+                // the sweep took these bytes between the put and this transaction: the client may simply send them
+                // again
                 throw ApiException.unavailable("the stored bytes were collected meanwhile; send them again");
             }
         } catch (IOException e) {
@@ -668,14 +857,16 @@ public class Storage {
     /** Removes expired unconfirmed uploads and blobs no entry refers to. */
     void sweep() {
         try {
-            List<String> expired = sql.list("DELETE FROM storage_files WHERE status = 'pending' AND created_at < ? RETURNING blob_key",
-                    rs -> rs.getString(1), Instant.now().minusSeconds(config.uploadTtlSeconds()));
+            List<String> expired = sql.list(
+                    "DELETE FROM storage_files WHERE status = 'pending' AND created_at < ? RETURNING blob_key",
+                    rs -> rs.getString(1),
+                    Instant.now().minusSeconds(config.uploadTtlSeconds()));
             expired.stream().filter(k -> k != null).distinct().forEach(this::release);
             Instant spareAfter = Instant.now().minus(Duration.ofSeconds(config.orphanGraceSeconds()));
             List<String> orphans = new ArrayList<>();
             List<String> candidates = new ArrayList<>();
             try (Stream<Blob> all = blobs.list(NAMESPACE + "/")) {
-                for (java.util.Iterator<Blob> it = all.iterator(); it.hasNext();) {
+                for (java.util.Iterator<Blob> it = all.iterator(); it.hasNext(); ) {
                     Blob b = it.next();
                     if (b.created() != null && b.created().isBefore(spareAfter)) {
                         candidates.add(b.key());
@@ -700,7 +891,10 @@ public class Storage {
         return sql.run(c -> {
             java.sql.Array array = c.createArrayOf("text", keys.toArray());
             try {
-                List<String> referenced = Sql.list(c, "SELECT DISTINCT blob_key FROM storage_files WHERE blob_key = ANY(?)", rs -> rs.getString(1),
+                List<String> referenced = Sql.list(
+                        c,
+                        "SELECT DISTINCT blob_key FROM storage_files WHERE blob_key = ANY(?)",
+                        rs -> rs.getString(1),
                         array);
                 return keys.stream().filter(k -> !referenced.contains(k)).toList();
             } finally {
@@ -711,11 +905,23 @@ public class Storage {
 
     // ---------------------------------------------------------------- content types
 
-    private static final Map<String, String> TYPES = Map.ofEntries(Map.entry("md", "text/markdown"), Map.entry("markdown", "text/markdown"),
-            Map.entry("txt", "text/plain"), Map.entry("json", "application/json"), Map.entry("pdf", "application/pdf"),
-            Map.entry("png", "image/png"), Map.entry("jpg", "image/jpeg"), Map.entry("jpeg", "image/jpeg"), Map.entry("gif", "image/gif"),
-            Map.entry("webp", "image/webp"), Map.entry("svg", "image/svg+xml"), Map.entry("csv", "text/csv"), Map.entry("html", "text/html"),
-            Map.entry("zip", "application/zip"), Map.entry("yaml", "application/yaml"), Map.entry("yml", "application/yaml"));
+    private static final Map<String, String> TYPES = Map.ofEntries(
+            Map.entry("md", "text/markdown"),
+            Map.entry("markdown", "text/markdown"),
+            Map.entry("txt", "text/plain"),
+            Map.entry("json", "application/json"),
+            Map.entry("pdf", "application/pdf"),
+            Map.entry("png", "image/png"),
+            Map.entry("jpg", "image/jpeg"),
+            Map.entry("jpeg", "image/jpeg"),
+            Map.entry("gif", "image/gif"),
+            Map.entry("webp", "image/webp"),
+            Map.entry("svg", "image/svg+xml"),
+            Map.entry("csv", "text/csv"),
+            Map.entry("html", "text/html"),
+            Map.entry("zip", "application/zip"),
+            Map.entry("yaml", "application/yaml"),
+            Map.entry("yml", "application/yaml"));
 
     static String guessType(String name) {
         int dot = name.lastIndexOf('.');

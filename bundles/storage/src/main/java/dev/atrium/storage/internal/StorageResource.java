@@ -1,5 +1,21 @@
 package dev.atrium.storage.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.blob.api.NoSuchBlobException;
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.BodyLimit;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PublicUrls;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.StoredContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,7 +31,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-
 import javax.servlet.http.HttpServletResponse;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
@@ -35,37 +50,18 @@ import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.StreamingOutput;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.blob.api.NoSuchBlobException;
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.BodyLimit;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.NulText;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.PublicUrls;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.StoredContent;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.SpaceRef;
-
 /**
  * {@code /api/spaces/:spaceId/storage}: every route proves the workspace through the kernel's {@link OwnerScope}
  * first (a stranger's workspace is the same 404 as a missing one), then addresses files only inside it. The one
  * exception is a download by a signed URL, which carries its own proof (see {@link #download}).
  *
- * <p>Why one class of about 700 lines: the storage routes of the spec (18), each proving the workspace first; the file
+ * <p>Why one class of about 830 lines: the storage routes of the spec (18), each proving the workspace first; the file
  * logic is {@link Storage}'s.
  */
 @Component(service = StorageResource.class)
@@ -79,6 +75,7 @@ public class StorageResource {
     static final String WRITE = "files:write";
     /** Bodies of the byte routes are limited by the configured file size and quota, not by the kernel. */
     static final long ANY_SIZE = Long.MAX_VALUE;
+
     private static final int MAX_BULK = 1000;
     private static final int MAX_CONTENT_TYPE = 255;
     private static final long DEFAULT_URL_SECONDS = 3600;
@@ -94,8 +91,12 @@ public class StorageResource {
     private final AtomicBoolean copyingNoted = new AtomicBoolean();
 
     @Activate
-    public StorageResource(@Reference OwnerScope ownerScope, @Reference Storage storage, @Reference FileHandlers handlers,
-            @Reference PublicUrls urls, @Reference SpaceDirectory spaces) {
+    public StorageResource(
+            @Reference OwnerScope ownerScope,
+            @Reference Storage storage,
+            @Reference FileHandlers handlers,
+            @Reference PublicUrls urls,
+            @Reference SpaceDirectory spaces) {
         this.ownerScope = ownerScope;
         this.spaces = spaces;
         this.storage = storage;
@@ -111,16 +112,25 @@ public class StorageResource {
 
     @GET
     @RequiresScope(READ)
-    public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("path") String path,
-            @QueryParam("folder_id") String folderId, @QueryParam("sort") String sort, @QueryParam("order") String order,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("path") String path,
+            @QueryParam("folder_id") String folderId,
+            @QueryParam("sort") String sort,
+            @QueryParam("order") String order,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = space(sc, spaceId);
         PageRequest page = PageRequest.of(limit, offset);
         Storage.Sort by = Storage.Sort.of(sort);
         boolean descending = direction(order);
         Entry folder = storage.folder(space.id(), folderId, path == null ? null : Paths.normalise("path", path, true));
-        Map<String, Object> body = page.body("files",
-                storage.list(space.id(), folder, by, descending, page.limit(), page.offset()).stream().map(Entry::toJson).toList(),
+        Map<String, Object> body = page.body(
+                "files",
+                storage.list(space.id(), folder, by, descending, page.limit(), page.offset()).stream()
+                        .map(Entry::toJson)
+                        .toList(),
                 storage.count(space.id(), folder));
         body.put("folder", folder == null ? null : folder.toJson());
         body.put("path", folder == null ? "" : folder.path());
@@ -144,7 +154,9 @@ public class StorageResource {
     @RequiresScope(READ)
     public Map<String, Object> fileHandlers(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         space(sc, spaceId);
-        return Map.of("handlers", handlers.all().stream().map(FileHandlers.Handler::toJson).toList());
+        return Map.of(
+                "handlers",
+                handlers.all().stream().map(FileHandlers.Handler::toJson).toList());
     }
 
     @POST
@@ -154,20 +166,27 @@ public class StorageResource {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
-        return Response.status(201).entity(Map.of("folder", storage.createFolder(space.id(), target(space, json)).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "folder",
+                        storage.createFolder(space.id(), target(space, json)).toJson()))
+                .build();
     }
 
     @POST
     @Path("files")
     @RequiresScope(WRITE)
-    public Response createFile(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) throws IOException {
+    public Response createFile(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body)
+            throws IOException {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
         Storage.Target target = target(space, json);
         byte[] content = json.string("content").orElse("").getBytes(StandardCharsets.UTF_8);
-        String type = json.string("content_type").map(StorageResource::contentType).orElse(null);
-        Entry file = storage.write(space.id(), target, null, false, new java.io.ByteArrayInputStream(content), content.length, type, null);
+        String type =
+                json.string("content_type").map(StorageResource::contentType).orElse(null);
+        Entry file = storage.write(
+                space.id(), target, null, false, new java.io.ByteArrayInputStream(content), content.length, type, null);
         return Response.status(201).entity(Map.of("file", file.toJson())).build();
     }
 
@@ -180,8 +199,10 @@ public class StorageResource {
             String path = Paths.normalise("path", json.requiredString("path"), false);
             return new Storage.Target(Paths.parent(path), Paths.last(path));
         }
-        String name = Paths.name("name", json.string("name").orElseThrow(() -> ApiException.badRequest("path or name is required")));
-        String parentPath = json.string("parent_id").map(id -> folderPath(space, id)).orElse("");
+        String name = Paths.name(
+                "name", json.string("name").orElseThrow(() -> ApiException.badRequest("path or name is required")));
+        String parentPath =
+                json.string("parent_id").map(id -> folderPath(space, id)).orElse("");
         return new Storage.Target(parentPath, name);
     }
 
@@ -193,7 +214,8 @@ public class StorageResource {
     @GET
     @Path("{fileId}")
     @RequiresScope(READ)
-    public Map<String, Object> detail(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId) {
+    public Map<String, Object> detail(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId) {
         SpaceRef space = space(sc, spaceId);
         return Map.of("file", storage.get(space.id(), fileId).toJson());
     }
@@ -201,7 +223,10 @@ public class StorageResource {
     @PATCH
     @Path("{fileId}")
     @RequiresScope(WRITE)
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("fileId") String fileId,
             JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
@@ -222,7 +247,9 @@ public class StorageResource {
             }
             if (body.has("parent_id")) {
                 // an explicit null moves the entry to the root
-                parentPath = json.string("parent_id").map(id -> folderPath(space, id)).orElse("");
+                parentPath = json.string("parent_id")
+                        .map(id -> folderPath(space, id))
+                        .orElse("");
             }
             if (name == null && parentPath == null) {
                 throw ApiException.badRequest("name, parent_id or path is required");
@@ -234,7 +261,8 @@ public class StorageResource {
     @DELETE
     @Path("{fileId}")
     @RequiresScope(WRITE)
-    public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId) {
+    public Map<String, Object> delete(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId) {
         SpaceRef space = space(sc, spaceId);
         int deleted = storage.delete(space.id(), List.of(fileId));
         return Map.of("success", true, "deleted", deleted);
@@ -244,21 +272,37 @@ public class StorageResource {
 
     @GET
     @Path("{fileId}/content")
-    @Produces({ MediaType.WILDCARD })
+    @Produces({MediaType.WILDCARD})
     @RequiresScope(READ)
-    public Response content(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
-            @HeaderParam(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch, @Context HttpServletResponse response) throws IOException {
+    public Response content(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("fileId") String fileId,
+            @HeaderParam(HttpHeaders.IF_NONE_MATCH) String ifNoneMatch,
+            @Context HttpServletResponse response)
+            throws IOException {
         SpaceRef space = space(sc, spaceId);
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             Entry file = file(space, fileId);
-            if (ifNoneMatch != null && (ifNoneMatch.trim().equals("*") || List.of(ifNoneMatch.split(",")).stream()
-                    .map(t -> t.trim().startsWith("W/") ? t.trim().substring(2) : t.trim()).anyMatch(file.etag()::equals))) {
-                return Response.notModified().header(HttpHeaders.ETAG, file.etag()).build();
+            if (ifNoneMatch != null
+                    && (ifNoneMatch.trim().equals("*")
+                            || List.of(ifNoneMatch.split(",")).stream()
+                                    .map(t ->
+                                            t.trim().startsWith("W/") ? t.trim().substring(2) : t.trim())
+                                    .anyMatch(file.etag()::equals))) {
+                return Response.notModified()
+                        .header(HttpHeaders.ETAG, file.etag())
+                        .build();
             }
             StreamingOutput body = body(file, null, attempt, response);
             if (body != null) {
-                return served(Response.ok(body, file.contentType()), file.name(), !StoredContent.passive(file.contentType()))
-                        .header(HttpHeaders.ETAG, file.etag()).header(HttpHeaders.CONTENT_LENGTH, file.size()).build();
+                return served(
+                                Response.ok(body, file.contentType()),
+                                file.name(),
+                                !StoredContent.passive(file.contentType()))
+                        .header(HttpHeaders.ETAG, file.etag())
+                        .header(HttpHeaders.CONTENT_LENGTH, file.size())
+                        .build();
             }
         }
     }
@@ -268,7 +312,8 @@ public class StorageResource {
      * them: from the blob's own file when the store keeps files (see {@link FileBody}), else its stream. Null when the
      * blob went away since the row was read (a write replaced the content and released the old bytes): read the row again.
      */
-    private StreamingOutput body(Entry file, ByteRange r, int attempt, HttpServletResponse response) throws IOException {
+    private StreamingOutput body(Entry file, ByteRange r, int attempt, HttpServletResponse response)
+            throws IOException {
         long first = r == null ? 0 : r.first();
         long length = r == null ? file.size() : r.length();
         try {
@@ -305,16 +350,31 @@ public class StorageResource {
 
     @PUT
     @Path("{fileId}/content")
-    @Consumes({ MediaType.WILDCARD })
+    @Consumes({MediaType.WILDCARD})
     @BodyLimit(ANY_SIZE)
     @RequiresScope(WRITE)
-    public Response writeContent(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
-            @HeaderParam(HttpHeaders.CONTENT_LENGTH) String length, InputStream body) throws IOException {
+    public Response writeContent(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("fileId") String fileId,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
+            @HeaderParam(HttpHeaders.CONTENT_LENGTH) String length,
+            InputStream body)
+            throws IOException {
         SpaceRef space = space(sc, spaceId);
-        Entry file = storage.write(space.id(), null, fileId, false, new FullReads(body), length(length),
-                contentType == null ? null : contentType(contentType), ifMatch);
-        return Response.ok(Map.of("file", file.toJson())).header(HttpHeaders.ETAG, file.etag()).build();
+        Entry file = storage.write(
+                space.id(),
+                null,
+                fileId,
+                false,
+                new FullReads(body),
+                length(length),
+                contentType == null ? null : contentType(contentType),
+                ifMatch);
+        return Response.ok(Map.of("file", file.toJson()))
+                .header(HttpHeaders.ETAG, file.etag())
+                .build();
     }
 
     private static long length(String header) {
@@ -330,9 +390,12 @@ public class StorageResource {
 
     private static String contentType(String value) {
         String v = value.trim();
-        if (v.isEmpty() || v.length() > MAX_CONTENT_TYPE || !v.matches("[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+*-]+(\\s*;.*)?")
+        if (v.isEmpty()
+                || v.length() > MAX_CONTENT_TYPE
+                || !v.matches("[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+*-]+(\\s*;.*)?")
                 || v.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
-            throw ApiException.badRequest("content type must be a media type such as text/plain, at most " + MAX_CONTENT_TYPE + " characters");
+            throw ApiException.badRequest("content type must be a media type such as text/plain, at most "
+                    + MAX_CONTENT_TYPE + " characters");
         }
         return v;
     }
@@ -363,11 +426,18 @@ public class StorageResource {
      */
     @GET
     @Path("download/{fileId}")
-    @Produces({ MediaType.WILDCARD })
+    @Produces({MediaType.WILDCARD})
     @Anonymous
-    public Response download(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
-            @QueryParam("expires") String expires, @QueryParam("signature") String signature, @HeaderParam("Range") String range,
-            @HeaderParam("If-Range") String ifRange, @Context HttpServletResponse response) throws IOException {
+    public Response download(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("fileId") String fileId,
+            @QueryParam("expires") String expires,
+            @QueryParam("signature") String signature,
+            @HeaderParam("Range") String range,
+            @HeaderParam("If-Range") String ifRange,
+            @Context HttpServletResponse response)
+            throws IOException {
         java.util.function.Supplier<Entry> lookup;
         if (sc != null && sc.getUserPrincipal() instanceof Caller caller && caller.principalId() != null) {
             SpaceRef space = ownerScope.require(caller, spaceId);
@@ -376,35 +446,44 @@ public class StorageResource {
             }
             lookup = () -> file(space, fileId);
         } else if (signature == null && expires == null) {
-            throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token> or use a signed download URL");
+            throw ApiException.unauthorized(
+                    "authentication required: send Authorization: Bearer <token> or use a signed download URL");
         } else {
             lookup = () -> signed(spaceId, fileId, expires, signature);
         }
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             Entry file = lookup.get();
             ByteRange r;
             try {
                 r = ifRange != null && !ifRange.trim().equals(file.etag()) ? null : ByteRange.parse(range, file.size());
             } catch (ByteRange.Unsatisfiable e) {
-                return Response.status(416).type(MediaType.APPLICATION_JSON)
+                return Response.status(416)
+                        .type(MediaType.APPLICATION_JSON)
                         .entity(Map.of("error", Map.of("code", "RANGE_NOT_SATISFIABLE", "message", e.getMessage())))
-                        .header("Content-Range", "bytes */" + file.size()).build();
+                        .header("Content-Range", "bytes */" + file.size())
+                        .build();
             }
             StreamingOutput body = body(file, r, attempt, response);
             if (body == null) {
                 continue;
             }
-            Response.ResponseBuilder b = r == null ? Response.ok(body).header(HttpHeaders.CONTENT_LENGTH, file.size())
-                    : Response.status(206).entity(body).header(HttpHeaders.CONTENT_LENGTH, r.length())
+            Response.ResponseBuilder b = r == null
+                    ? Response.ok(body).header(HttpHeaders.CONTENT_LENGTH, file.size())
+                    : Response.status(206)
+                            .entity(body)
+                            .header(HttpHeaders.CONTENT_LENGTH, r.length())
                             .header("Content-Range", r.contentRange(file.size()));
-            return served(b.type(file.contentType()), file.name(), true).header("Accept-Ranges", "bytes").header(HttpHeaders.ETAG, file.etag())
+            return served(b.type(file.contentType()), file.name(), true)
+                    .header("Accept-Ranges", "bytes")
+                    .header(HttpHeaders.ETAG, file.etag())
                     .build();
         }
     }
 
     private Entry signed(String spaceId, String fileId, String expires, String signature) {
         if (signature == null || signature.isBlank() || expires == null || !expires.matches("[0-9]{1,12}")) {
-            throw ApiException.badRequest("a signed download URL needs expires (seconds since the epoch) and signature");
+            throw ApiException.badRequest(
+                    "a signed download URL needs expires (seconds since the epoch) and signature");
         }
         long until = Long.parseLong(expires);
         // a signature made for another file, workspace or expiry is the same 404 as a missing file: no oracle
@@ -428,7 +507,7 @@ public class StorageResource {
     /** Copies in large chunks: the response goes out in few, big writes (InputStream.transferTo's 8 KiB are slow here). */
     static void copy(InputStream in, OutputStream out) throws IOException {
         byte[] buffer = new byte[COPY_BUFFER];
-        for (int n; (n = in.read(buffer)) != -1;) {
+        for (int n; (n = in.read(buffer)) != -1; ) {
             out.write(buffer, 0, n);
         }
     }
@@ -439,15 +518,20 @@ public class StorageResource {
      * and the disposition.
      */
     static Response.ResponseBuilder served(Response.ResponseBuilder b, String name, boolean attachment) {
-        return b.header("X-Content-Type-Options", StoredContent.NOSNIFF).header("Content-Security-Policy", StoredContent.CSP)
+        return b.header("X-Content-Type-Options", StoredContent.NOSNIFF)
+                .header("Content-Security-Policy", StoredContent.CSP)
                 .header("Content-Disposition", StoredContent.disposition(attachment ? "attachment" : "inline", name));
     }
 
     @GET
     @Path("download-url")
     @RequiresScope(READ)
-    public Map<String, Object> downloadUrl(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId,
-            @QueryParam("file_id") String fileId, @QueryParam("expires_in") String expiresIn) {
+    public Map<String, Object> downloadUrl(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("file_id") String fileId,
+            @QueryParam("expires_in") String expiresIn) {
         SpaceRef space = space(sc, spaceId);
         if (fileId == null || fileId.isBlank()) {
             throw ApiException.badRequest("file_id is required");
@@ -460,13 +544,14 @@ public class StorageResource {
                 throw ApiException.badRequest("expires_in must be a number of seconds");
             }
             if (seconds < 1 || seconds > storage.config().downloadUrlMaxSeconds()) {
-                throw ApiException.badRequest("expires_in must be between 1 and " + storage.config().downloadUrlMaxSeconds() + " seconds");
+                throw ApiException.badRequest(
+                        "expires_in must be between 1 and " + storage.config().downloadUrlMaxSeconds() + " seconds");
             }
         }
         Entry file = file(space, fileId);
         long expires = Instant.now().getEpochSecond() + seconds;
-        String url = urls.base(uri.getBaseUri()) + "/api/spaces/" + space.id() + "/storage/download/" + file.id() + "?expires=" + expires
-                + "&signature=" + storage.signer().sign(space.id(), file.id(), expires);
+        String url = urls.base(uri.getBaseUri()) + "/api/spaces/" + space.id() + "/storage/download/" + file.id()
+                + "?expires=" + expires + "&signature=" + storage.signer().sign(space.id(), file.id(), expires);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("url", url);
         m.put("file_id", file.id());
@@ -477,9 +562,12 @@ public class StorageResource {
     /** A folder (the root without folder_id and path) as a ZIP, written entry by entry straight to the response. */
     @GET
     @Path("download-zip")
-    @Produces({ "application/zip", MediaType.APPLICATION_JSON })
+    @Produces({"application/zip", MediaType.APPLICATION_JSON})
     @RequiresScope(READ)
-    public Response downloadZip(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("folder_id") String folderId,
+    public Response downloadZip(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("folder_id") String folderId,
             @QueryParam("path") String path) {
         SpaceRef space = space(sc, spaceId);
         Entry folder = storage.folder(space.id(), folderId, path == null ? null : Paths.normalise("path", path, true));
@@ -491,7 +579,8 @@ public class StorageResource {
     }
 
     private void writeZip(String spaceId, String root, OutputStream out) throws IOException {
-        ZipOutputStream zip = new ZipOutputStream(new java.io.BufferedOutputStream(out, 64 * 1024), StandardCharsets.UTF_8);
+        ZipOutputStream zip =
+                new ZipOutputStream(new java.io.BufferedOutputStream(out, 64 * 1024), StandardCharsets.UTF_8);
         zip.setLevel(Deflater.BEST_SPEED);
         int cut = root.isEmpty() ? 0 : root.length() + 1;
         String after = "";
@@ -529,7 +618,10 @@ public class StorageResource {
         zip.finish();
         zip.flush();
         if (left > 0) {
-            LOG.warn("download-zip of workspace {} left out {} entries whose stored names are not portable; rename them", spaceId, left);
+            LOG.warn(
+                    "download-zip of workspace {} left out {} entries whose stored names are not portable; rename them",
+                    spaceId,
+                    left);
         }
     }
 
@@ -561,7 +653,8 @@ public class StorageResource {
     @POST
     @Path("upload-url")
     @RequiresScope(WRITE)
-    public Response uploadUrl(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Response uploadUrl(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -572,25 +665,37 @@ public class StorageResource {
         if (!size.canConvertToExactIntegral() || !size.canConvertToLong()) {
             throw ApiException.badRequest("size must be a whole number of bytes");
         }
-        String type = json.string("content_type").map(StorageResource::contentType).orElse(null);
+        String type =
+                json.string("content_type").map(StorageResource::contentType).orElse(null);
         Entry pending = storage.announceUpload(space.id(), target(space, json), size.longValue(), type);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("file_id", pending.id());
-        m.put("upload_url", urls.base(uri.getBaseUri()) + "/api/spaces/" + space.id() + "/storage/upload/" + pending.id());
+        m.put(
+                "upload_url",
+                urls.base(uri.getBaseUri()) + "/api/spaces/" + space.id() + "/storage/upload/" + pending.id());
         m.put("method", "PUT");
         m.put("path", pending.path());
         m.put("size", pending.declaredSize());
-        m.put("expires_at", pending.createdAt().plusSeconds(storage.config().uploadTtlSeconds()).toString());
+        m.put(
+                "expires_at",
+                pending.createdAt()
+                        .plusSeconds(storage.config().uploadTtlSeconds())
+                        .toString());
         return Response.status(201).entity(m).build();
     }
 
     @PUT
     @Path("upload/{fileId}")
-    @Consumes({ MediaType.WILDCARD })
+    @Consumes({MediaType.WILDCARD})
     @BodyLimit(ANY_SIZE)
     @RequiresScope(WRITE)
-    public Map<String, Object> upload(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId,
-            @HeaderParam(HttpHeaders.CONTENT_LENGTH) String length, InputStream body) throws IOException {
+    public Map<String, Object> upload(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("fileId") String fileId,
+            @HeaderParam(HttpHeaders.CONTENT_LENGTH) String length,
+            InputStream body)
+            throws IOException {
         SpaceRef space = space(sc, spaceId);
         Entry received = storage.receiveUpload(space.id(), fileId, new FullReads(body), length(length));
         Map<String, Object> m = new LinkedHashMap<>();
@@ -603,7 +708,8 @@ public class StorageResource {
     @POST
     @Path("confirm-upload")
     @RequiresScope(WRITE)
-    public Map<String, Object> confirmUpload(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> confirmUpload(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -619,7 +725,9 @@ public class StorageResource {
         if (sha != null && !sha.matches("[0-9a-fA-F]{64}")) {
             throw ApiException.badRequest("sha256 must be 64 hexadecimal digits");
         }
-        return Map.of("file", storage.confirmUpload(space.id(), id, size.longValue(), sha).toJson());
+        return Map.of(
+                "file",
+                storage.confirmUpload(space.id(), id, size.longValue(), sha).toJson());
     }
 
     // ---------------------------------------------------------------- bulk operations
@@ -627,7 +735,8 @@ public class StorageResource {
     @POST
     @Path("bulk-delete")
     @RequiresScope(WRITE)
-    public Map<String, Object> bulkDelete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> bulkDelete(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody.of(body);
@@ -638,7 +747,8 @@ public class StorageResource {
     @POST
     @Path("bulk-move")
     @RequiresScope(WRITE)
-    public Map<String, Object> bulkMove(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> bulkMove(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -650,17 +760,23 @@ public class StorageResource {
             }
             destination = Paths.normalise("path", json.requiredString("path"), true);
         } else if (body.has("parent_id")) {
-            destination = json.string("parent_id").map(id -> folderPath(space, id)).orElse("");
+            destination =
+                    json.string("parent_id").map(id -> folderPath(space, id)).orElse("");
         } else {
             throw ApiException.badRequest("parent_id or path of the destination folder is required");
         }
-        return Map.of("files", storage.moveAll(space.id(), ids, destination).stream().map(Entry::toJson).toList());
+        return Map.of(
+                "files",
+                storage.moveAll(space.id(), ids, destination).stream()
+                        .map(Entry::toJson)
+                        .toList());
     }
 
     @POST
     @Path("bulk-rename")
     @RequiresScope(WRITE)
-    public Map<String, Object> bulkRename(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> bulkRename(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody.of(body);
@@ -673,12 +789,20 @@ public class StorageResource {
         }
         List<Map.Entry<String, String>> renames = new ArrayList<>();
         for (JsonNode item : items) {
-            if (!item.isObject() || !item.path("id").isTextual() || !item.path("name").isTextual()) {
+            if (!item.isObject()
+                    || !item.path("id").isTextual()
+                    || !item.path("name").isTextual()) {
                 throw ApiException.badRequest("each item must be an object {id, name} of strings");
             }
-            renames.add(Map.entry(item.get("id").textValue(), Paths.name("name", item.get("name").textValue())));
+            renames.add(Map.entry(
+                    item.get("id").textValue(),
+                    Paths.name("name", item.get("name").textValue())));
         }
-        return Map.of("files", storage.renameAll(space.id(), renames).stream().map(Entry::toJson).toList());
+        return Map.of(
+                "files",
+                storage.renameAll(space.id(), renames).stream()
+                        .map(Entry::toJson)
+                        .toList());
     }
 
     private static List<String> ids(JsonNode body) {

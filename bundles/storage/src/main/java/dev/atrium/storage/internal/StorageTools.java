@@ -1,5 +1,11 @@
 package dev.atrium.storage.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.runs.api.AgentTool;
+import dev.atrium.runs.api.ToolArguments;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,17 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.runs.api.AgentTool;
-import dev.atrium.runs.api.ToolArguments;
 
 /**
  * The agent's workspace file tools ({@code storage_read}, {@code storage_list}, {@code storage_write}), registered
@@ -28,7 +26,7 @@ import dev.atrium.runs.api.ToolArguments;
  */
 final class StorageTools {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
     /** The most text a tool reads or writes at once: a model's context is no place for more. */
     static final int MAX_TEXT_BYTES = 256 * 1024;
 
@@ -82,13 +80,15 @@ final class StorageTools {
         @Override
         public String execute(Context context, String arguments) throws Exception {
             String path = path(ToolArguments.parse(arguments), false);
-            for (int attempt = 1;; attempt++) {
-                Entry file = storage.byPath(context.spaceId(), path).orElseThrow(() -> new IOException("no file at " + path));
+            for (int attempt = 1; ; attempt++) {
+                Entry file = storage.byPath(context.spaceId(), path)
+                        .orElseThrow(() -> new IOException("no file at " + path));
                 if (file.folder()) {
                     throw new IOException(path + " is a folder: use storage_list");
                 }
                 if (file.size() > MAX_TEXT_BYTES) {
-                    throw new IOException(path + " has " + file.size() + " bytes; at most " + MAX_TEXT_BYTES + " can be read");
+                    throw new IOException(
+                            path + " has " + file.size() + " bytes; at most " + MAX_TEXT_BYTES + " can be read");
                 }
                 try (InputStream in = storage.open(file, 0, -1)) {
                     return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -139,14 +139,18 @@ final class StorageTools {
             } catch (ApiException e) {
                 throw new IOException(e.getMessage());
             }
-            List<Map<String, Object>> items = storage.list(context.spaceId(), folder, Storage.Sort.NAME, false, 100, 0).stream().map(e -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("path", e.path());
-                m.put("kind", e.kind());
-                m.put("size", e.size());
-                return m;
-            }).toList();
-            return JSON.writeValueAsString(Map.of("path", path, "entries", items, "total", storage.count(context.spaceId(), folder)));
+            List<Map<String, Object>> items =
+                    storage.list(context.spaceId(), folder, Storage.Sort.NAME, false, 100, 0).stream()
+                            .map(e -> {
+                                Map<String, Object> m = new LinkedHashMap<>();
+                                m.put("path", e.path());
+                                m.put("kind", e.kind());
+                                m.put("size", e.size());
+                                return m;
+                            })
+                            .toList();
+            return JSON.writeValueAsString(
+                    Map.of("path", path, "entries", items, "total", storage.count(context.spaceId(), folder)));
         }
     }
 
@@ -189,15 +193,22 @@ final class StorageTools {
                 throw new IOException("content must be at most " + MAX_TEXT_BYTES + " bytes");
             }
             try {
-                Entry file = storage.write(context.spaceId(), new Storage.Target(Paths.parent(path), Paths.last(path)), null, true,
-                        new ByteArrayInputStream(content), content.length, null, null);
-                return JSON.writeValueAsString(Map.of("path", file.path(), "size", file.size(), "sha256", file.sha256()));
+                Entry file = storage.write(
+                        context.spaceId(),
+                        new Storage.Target(Paths.parent(path), Paths.last(path)),
+                        null,
+                        true,
+                        new ByteArrayInputStream(content),
+                        content.length,
+                        null,
+                        null);
+                return JSON.writeValueAsString(
+                        Map.of("path", file.path(), "size", file.size(), "sha256", file.sha256()));
             } catch (ApiException e) {
                 throw new IOException(e.getMessage());
             }
         }
     }
 
-    private StorageTools() {
-    }
+    private StorageTools() {}
 }

@@ -21,8 +21,18 @@ class ByteRangeTest {
 
     @Test
     void malformedSeveralAndOutsideRangesAreUnsatisfiable() {
-        for (String bad : new String[] { "bytes=10-", "bytes=20-30", "bytes=5-2", "bytes=abc", "items=0-1", "bytes=0-1,3-4", "bytes=-0",
-                "bytes=-", "bytes=1-2-3", "bytes=99999999999999999999-" }) {
+        for (String bad : new String[] {
+            "bytes=10-",
+            "bytes=20-30",
+            "bytes=5-2",
+            "bytes=abc",
+            "items=0-1",
+            "bytes=0-1,3-4",
+            "bytes=-0",
+            "bytes=-",
+            "bytes=1-2-3",
+            "bytes=99999999999999999999-"
+        }) {
             assertThrows(ByteRange.Unsatisfiable.class, () -> ByteRange.parse(bad, 10), bad);
         }
         assertThrows(ByteRange.Unsatisfiable.class, () -> ByteRange.parse("bytes=0-", 0));

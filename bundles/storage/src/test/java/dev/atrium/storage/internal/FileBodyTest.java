@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -106,8 +105,10 @@ class FileBodyTest {
     }
 
     private static jakarta.servlet.http.HttpServletResponse container(jakarta.servlet.ServletOutputStream stream) {
-        return (jakarta.servlet.http.HttpServletResponse) Proxy.newProxyInstance(FileBodyTest.class.getClassLoader(),
-                new Class<?>[] { jakarta.servlet.http.HttpServletResponse.class }, (proxy, method, args) -> switch (method.getName()) {
+        return (jakarta.servlet.http.HttpServletResponse) Proxy.newProxyInstance(
+                FileBodyTest.class.getClassLoader(),
+                new Class<?>[] {jakarta.servlet.http.HttpServletResponse.class},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "getOutputStream" -> stream;
                     case "isCommitted" -> false;
                     default -> null;
@@ -116,10 +117,10 @@ class FileBodyTest {
 
     /** The server's chain over {@code container}: JAX-RS's injected wrapper over two pass-through filter wrappers over Felix's. */
     private static javax.servlet.http.HttpServletResponse served(jakarta.servlet.http.HttpServletResponse container) {
-        javax.servlet.http.HttpServletResponse felix = new org.apache.felix.http.javaxwrappers.HttpServletResponseWrapper(container);
+        javax.servlet.http.HttpServletResponse felix =
+                new org.apache.felix.http.javaxwrappers.HttpServletResponseWrapper(container);
         javax.servlet.http.HttpServletResponse filters = new javax.servlet.http.HttpServletResponseWrapper(
-                new javax.servlet.http.HttpServletResponseWrapper(felix) {
-                });
+                new javax.servlet.http.HttpServletResponseWrapper(felix) {});
         return new javax.servlet.http.HttpServletResponseWrapper(filters) {
             @Override
             public javax.servlet.ServletOutputStream getOutputStream() {
@@ -138,8 +139,9 @@ class FileBodyTest {
         return b;
     }
 
-    private static final long[][] RANGES = { { 0, 10_500 }, { 0, 1 }, { 999, 2 }, { 1000, 1000 }, { 1500, 3000 }, { 10_499, 1 },
-            { 4000, 6500 }, { 0, 0 } };
+    private static final long[][] RANGES = {
+        {0, 10_500}, {0, 1}, {999, 2}, {1000, 1000}, {1500, 3000}, {10_499, 1}, {4000, 6500}, {0, 0}
+    };
 
     @Test
     void theContainersStreamGetsMappedWindowsHoldingExactlyTheRange() throws Exception {
@@ -152,7 +154,8 @@ class FileBodyTest {
             FileChannel channel = FileChannel.open(blob, StandardOpenOption.READ);
             new FileBody(channel, r[0], r[1], served(container(container)), WINDOW, copying::add).write(cxf);
             String what = "bytes " + r[0] + "+" + r[1];
-            assertArrayEquals(Arrays.copyOfRange(bytes, (int) r[0], (int) (r[0] + r[1])), container.bytes.toByteArray(), what);
+            assertArrayEquals(
+                    Arrays.copyOfRange(bytes, (int) r[0], (int) (r[0] + r[1])), container.bytes.toByteArray(), what);
             assertEquals(List.of(), copying, what);
             assertEquals(1, cxf.writes, what + ": CXF's stream is written once, to set the headers");
             assertEquals(0, cxf.bytes.size(), what);
@@ -184,18 +187,20 @@ class FileBodyTest {
                 throw new UnsupportedOperationException();
             }
         };
-        javax.servlet.http.HttpServletResponse capture = new javax.servlet.http.HttpServletResponseWrapper(
-                new org.apache.felix.http.javaxwrappers.HttpServletResponseWrapper(container(container))) {
-            @Override
-            public javax.servlet.ServletOutputStream getOutputStream() {
-                return capturing; // like the kernel's error capture once a status >= 400 was set
-            }
-        };
+        javax.servlet.http.HttpServletResponse capture =
+                new javax.servlet.http.HttpServletResponseWrapper(
+                        new org.apache.felix.http.javaxwrappers.HttpServletResponseWrapper(container(container))) {
+                    @Override
+                    public javax.servlet.ServletOutputStream getOutputStream() {
+                        return capturing; // like the kernel's error capture once a status >= 400 was set
+                    }
+                };
         javax.servlet.http.HttpServletResponse injected = new javax.servlet.http.HttpServletResponseWrapper(capture);
         for (long[] r : RANGES) {
             CxfStream cxf = new CxfStream();
             List<String> copying = new ArrayList<>();
-            new FileBody(FileChannel.open(blob, StandardOpenOption.READ), r[0], r[1], injected, WINDOW, copying::add).write(cxf);
+            new FileBody(FileChannel.open(blob, StandardOpenOption.READ), r[0], r[1], injected, WINDOW, copying::add)
+                    .write(cxf);
             assertArrayEquals(Arrays.copyOfRange(bytes, (int) r[0], (int) (r[0] + r[1])), cxf.bytes.toByteArray());
             assertEquals(0, container.bytes.size(), "nothing went past the wrapper");
             assertEquals(1, copying.size());
@@ -210,7 +215,13 @@ class FileBodyTest {
         ArrayOnlyStream container = new ArrayOnlyStream();
         CxfStream cxf = new CxfStream();
         List<String> copying = new ArrayList<>();
-        new FileBody(FileChannel.open(blob, StandardOpenOption.READ), 123, 4000, served(container(container)), WINDOW, copying::add)
+        new FileBody(
+                        FileChannel.open(blob, StandardOpenOption.READ),
+                        123,
+                        4000,
+                        served(container(container)),
+                        WINDOW,
+                        copying::add)
                 .write(cxf);
         assertArrayEquals(Arrays.copyOfRange(bytes, 123, 4123), cxf.bytes.toByteArray());
         assertEquals(0, container.bytes.size());

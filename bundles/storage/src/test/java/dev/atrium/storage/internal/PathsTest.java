@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.junit.jupiter.api.Test;
-
 import dev.atrium.kernel.api.ApiException;
+import org.junit.jupiter.api.Test;
 
 class PathsTest {
 
@@ -23,8 +22,20 @@ class PathsTest {
 
     @Test
     void traversalAbsolutePathsControlCharactersAndOversizeNamesAreRefused() {
-        for (String bad : new String[] { "..", "a/../b", "/etc/passwd", "\\server\\x", "C:/x", "a\u0000b", "a\nb", "a\u007fb", "a\\b",
-                "x".repeat(256), ("d/").repeat(2049) + "x", "a\ud800b" }) {
+        for (String bad : new String[] {
+            "..",
+            "a/../b",
+            "/etc/passwd",
+            "\\server\\x",
+            "C:/x",
+            "a\u0000b",
+            "a\nb",
+            "a\u007fb",
+            "a\\b",
+            "x".repeat(256),
+            ("d/").repeat(2049) + "x",
+            "a\ud800b"
+        }) {
             ApiException e = assertThrows(ApiException.class, () -> Paths.normalise("path", bad, false), bad);
             assertEquals(400, e.status());
         }
@@ -36,9 +47,29 @@ class PathsTest {
 
     @Test
     void namesWindowsReadsAsAnotherNameOrADeviceAreRefusedNamingTheSegment() {
-        for (String bad : new String[] { "docs/.. /x", "...", "... ", ".. .", " ", "a.", "a ", "CON", "con.txt", "Con .txt", "nul",
-                "COM1", "lpt9.log", "com\u00b9", "AUX.tar.gz", "CONIN$", "a::$DATA", "a:b.txt", "a\\b",
-                "a\u0085b", "a\tb" }) {
+        for (String bad : new String[] {
+            "docs/.. /x",
+            "...",
+            "... ",
+            ".. .",
+            " ",
+            "a.",
+            "a ",
+            "CON",
+            "con.txt",
+            "Con .txt",
+            "nul",
+            "COM1",
+            "lpt9.log",
+            "com\u00b9",
+            "AUX.tar.gz",
+            "CONIN$",
+            "a::$DATA",
+            "a:b.txt",
+            "a\\b",
+            "a\u0085b",
+            "a\tb"
+        }) {
             ApiException e = assertThrows(ApiException.class, () -> Paths.normalise("path", bad, false), bad);
             assertEquals(400, e.status());
             String segment = bad.startsWith("docs/") ? ".. " : bad;

@@ -1,7 +1,6 @@
 package dev.atrium.streams.api;
 
 import java.io.IOException;
-
 import org.osgi.annotation.versioning.ConsumerType;
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -19,7 +18,7 @@ public interface EventStreamReader {
 
     /** Hands each event to {@code handler} until the stream ends or the handler says stop. */
     default void forEach(Handler handler) throws IOException {
-        for (ServerSentEvent e; (e = next()) != null;) {
+        for (ServerSentEvent e; (e = next()) != null; ) {
             if (!handler.event(e)) {
                 return;
             }
@@ -29,7 +28,7 @@ public interface EventStreamReader {
     /** What is done with each event. */
     @ConsumerType
     interface Handler {
-        /** @return false to stop reading */
+        /** Returns false to stop reading. */
         boolean event(ServerSentEvent event) throws IOException;
     }
 }

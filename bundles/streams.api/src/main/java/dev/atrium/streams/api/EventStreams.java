@@ -1,15 +1,12 @@
 package dev.atrium.streams.api;
 
-import java.io.IOException;
-import java.util.OptionalLong;
-
-import javax.servlet.http.HttpServletRequest;
-import javax.servlet.http.HttpServletResponse;
-
-import org.osgi.annotation.versioning.ProviderType;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import java.io.IOException;
+import java.util.OptionalLong;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * The streaming stack as a service: a capability opens one {@link StreamHub} per kind of stream when its component

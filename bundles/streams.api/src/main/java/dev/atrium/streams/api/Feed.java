@@ -1,7 +1,6 @@
 package dev.atrium.streams.api;
 
 import java.util.List;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**

@@ -11,22 +11,29 @@ package dev.atrium.streams.api;
  * @param maxQueuedBytes what an SSE client may leave unread before it counts as too slow and is dropped
  * @param maxPendingMessages what a WebSocket client may leave unsent before it is dropped
  */
-public record HubOptions(String name, String channel, int lanes, long heartbeatMillis, int maxQueuedBytes, int maxPendingMessages) {
+public record HubOptions(
+        String name, String channel, int lanes, long heartbeatMillis, int maxQueuedBytes, int maxPendingMessages) {
 
     public HubOptions {
         if (name == null || name.isBlank() || channel == null || channel.isBlank()) {
             throw new IllegalArgumentException("a hub needs a name and a channel");
         }
         if (lanes < 1 || lanes > 64 || heartbeatMillis < 1 || maxQueuedBytes < 1024 || maxPendingMessages < 1) {
-            throw new IllegalArgumentException("hub options out of range: " + lanes + " lanes, heartbeat " + heartbeatMillis
-                    + " ms, " + maxQueuedBytes + " queued bytes, " + maxPendingMessages + " pending messages");
+            throw new IllegalArgumentException(
+                    "hub options out of range: " + lanes + " lanes, heartbeat " + heartbeatMillis + " ms, "
+                            + maxQueuedBytes + " queued bytes, " + maxPendingMessages + " pending messages");
         }
     }
 
     /** One lane per processor (at most 16), a heartbeat every 15 s, 1 MiB unread, 256 unsent messages. */
     public static HubOptions of(String name, String channel) {
-        return new HubOptions(name, channel, Math.max(1, Math.min(16, Runtime.getRuntime().availableProcessors())), 15_000,
-                1024 * 1024, 256);
+        return new HubOptions(
+                name,
+                channel,
+                Math.max(1, Math.min(16, Runtime.getRuntime().availableProcessors())),
+                15_000,
+                1024 * 1024,
+                256);
     }
 
     public HubOptions withLanes(int n) {

@@ -7,5 +7,4 @@ package dev.atrium.streams.api;
  * @param data the {@code data} lines, joined by a newline
  * @param id   the {@code id} field, or null
  */
-public record ServerSentEvent(String name, String data, String id) {
-}
+public record ServerSentEvent(String name, String data, String id) {}

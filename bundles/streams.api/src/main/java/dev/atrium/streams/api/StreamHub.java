@@ -1,10 +1,8 @@
 package dev.atrium.streams.api;
 
 import java.io.IOException;
-
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -38,7 +36,8 @@ public interface StreamHub<E> extends AutoCloseable {
      * @throws dev.atrium.kernel.api.ApiException 426 without {@code Upgrade: websocket}, 400 for a bad handshake, 503
      *         when the hub is closed or the server has no WebSocket support
      */
-    void serveWebSocket(HttpServletRequest request, HttpServletResponse response, String key, long after) throws IOException;
+    void serveWebSocket(HttpServletRequest request, HttpServletResponse response, String key, long after)
+            throws IOException;
 
     /** The subscribers connected here now. */
     int subscribers();

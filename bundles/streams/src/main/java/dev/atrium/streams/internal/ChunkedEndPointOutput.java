@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.Callback;
 
@@ -28,13 +27,15 @@ final class ChunkedEndPointOutput implements Output {
     @Override
     public void bind(Runnable done, Consumer<Throwable> failed) {
         this.done = done;
-        this.callback = Callback.from(() -> {
-            pending = false;
-            done.run();
-        }, x -> {
-            pending = false;
-            failed.accept(x);
-        });
+        this.callback = Callback.from(
+                () -> {
+                    pending = false;
+                    done.run();
+                },
+                x -> {
+                    pending = false;
+                    failed.accept(x);
+                });
     }
 
     /**

@@ -1,31 +1,28 @@
 package dev.atrium.streams.internal;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Authenticator;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.streams.api.EventStreamReader;
+import dev.atrium.streams.api.EventStreams;
+import dev.atrium.streams.api.Feed;
+import dev.atrium.streams.api.HubOptions;
+import dev.atrium.streams.api.StreamHub;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Authenticator;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.streams.api.EventStreamReader;
-import dev.atrium.streams.api.EventStreams;
-import dev.atrium.streams.api.Feed;
-import dev.atrium.streams.api.HubOptions;
-import dev.atrium.streams.api.StreamHub;
 
 /**
  * The streaming stack. Hubs are the capabilities', opened and closed by their components; one a capability left open
@@ -34,7 +31,7 @@ import dev.atrium.streams.api.StreamHub;
 @Component(service = EventStreams.class)
 public class EventStreamsService implements EventStreams {
 
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = JsonMappers.create();
     private final DatabaseChannels databaseChannels;
     private final Authenticator authenticator;
     private final Set<Hub<?>> hubs = ConcurrentHashMap.newKeySet();
@@ -78,7 +75,8 @@ public class EventStreamsService implements EventStreams {
 
     @Override
     public Caller caller(HttpServletRequest request, String scope) {
-        Caller caller = authenticator.authenticateReading(request.getHeader("Authorization"), request.getHeader("Cookie"));
+        Caller caller =
+                authenticator.authenticateReading(request.getHeader("Authorization"), request.getHeader("Cookie"));
         if (caller == null) {
             throw ApiException.unauthorized("authentication required: send Authorization: Bearer <token>");
         }

@@ -1,14 +1,12 @@
 package dev.atrium.streams.internal;
 
+import dev.atrium.kernel.api.ApiException;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletRequestWrapper;
 import javax.servlet.ServletResponse;
 import javax.servlet.ServletResponseWrapper;
-
 import org.eclipse.jetty.ee10.servlet.ServletContextResponse;
 import org.eclipse.jetty.server.Response;
-
-import dev.atrium.kernel.api.ApiException;
 
 /**
  * The container's exchange under the whiteboard's javax wrappers (the kernel's, then Felix's wrapper of the jakarta
@@ -16,8 +14,7 @@ import dev.atrium.kernel.api.ApiException;
  */
 final class Exchanges {
 
-    private Exchanges() {
-    }
+    private Exchanges() {}
 
     static jakarta.servlet.http.HttpServletRequest jakartaRequest(ServletRequest req) {
         ServletRequest r = req;

@@ -15,7 +15,8 @@ final class Frame {
     }
 
     static Frame of(long id, String type, String json) {
-        return new Frame(("id: " + id + "\nevent: " + type + "\ndata: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
+        return new Frame(
+                ("id: " + id + "\nevent: " + type + "\ndata: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /**

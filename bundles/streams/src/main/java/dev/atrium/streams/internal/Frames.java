@@ -1,10 +1,9 @@
 package dev.atrium.streams.internal;
 
+import dev.atrium.streams.api.Feed;
 import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-
-import dev.atrium.streams.api.Feed;
 
 /**
  * Frames shared by the subscribers of an event. The few events being fanned out right now (one per lane, or one per
@@ -16,11 +15,9 @@ import dev.atrium.streams.api.Feed;
 final class Frames<E> {
     static final int SHARED_BYTES = 8 * 1024 * 1024;
 
-    private record Made(Object event, Frame frame) {
-    }
+    private record Made(Object event, Frame frame) {}
 
-    private record Key(String stream, long position) {
-    }
+    private record Key(String stream, long position) {}
 
     private final Feed<E> feed;
     private final AtomicReferenceArray<Made> recent = new AtomicReferenceArray<>(16);
@@ -53,7 +50,7 @@ final class Frames<E> {
                     frame = earlier;
                 } else {
                     sharedBytes += frame.text.length;
-                    for (var oldest = shared.entrySet().iterator(); sharedBytes > SHARED_BYTES && oldest.hasNext();) {
+                    for (var oldest = shared.entrySet().iterator(); sharedBytes > SHARED_BYTES && oldest.hasNext(); ) {
                         sharedBytes -= oldest.next().getValue().text.length;
                         oldest.remove();
                     }

@@ -1,6 +1,13 @@
 package dev.atrium.streams.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.streams.api.Feed;
+import dev.atrium.streams.api.HubOptions;
+import dev.atrium.streams.api.StreamHub;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,24 +18,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.servlet.AsyncContext;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServerContainer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.streams.api.Feed;
-import dev.atrium.streams.api.HubOptions;
-import dev.atrium.streams.api.StreamHub;
 
 /**
  * A capability's live streams on this instance. An event is a row with a dense position in its stream; its
@@ -54,32 +52,39 @@ final class Hub<E> implements StreamHub<E> {
     private final Map<String, Long> deliveredHere = new ConcurrentHashMap<>();
     /** Per stream, how far the events heard and not yet fanned out go (0: unknown, read all). */
     private final Map<String, Long> heard = new ConcurrentHashMap<>();
+
     private final AtomicBoolean fanOutQueued = new AtomicBoolean();
     /** Reads the events a notification announced (one query for all of a stream's subscribers), then hands them to the lanes. */
     private final ExecutorService fanout;
+
     private final List<Lane> lanes;
     private final AtomicInteger nextLane = new AtomicInteger();
     private final ScheduledExecutorService timer;
     private final DatabaseChannels.Subscription listened;
     /** The open connections, ended when the hub closes. */
     private final Set<SseStream<E>> sseStreams = ConcurrentHashMap.newKeySet();
+
     private final Set<WebSocketStream<E>> webSockets = ConcurrentHashMap.newKeySet();
     private final java.util.function.Consumer<Hub<E>> onClose;
     private volatile boolean closed;
 
-    Hub(Feed<E> feed, HubOptions options, DatabaseChannels databaseChannels, java.util.function.Consumer<Hub<E>> onClose) {
+    Hub(
+            Feed<E> feed,
+            HubOptions options,
+            DatabaseChannels databaseChannels,
+            java.util.function.Consumer<Hub<E>> onClose) {
         this.feed = feed;
         this.onClose = onClose;
         this.options = options;
         this.frames = new Frames<>(feed);
         String prefix = "atrium-" + options.name();
-        this.fanout = Executors.newSingleThreadExecutor(r -> new Thread(r, prefix + "-fanout"));
+        this.fanout = Executors.newSingleThreadExecutor(NamedThreads.factory(prefix + "-fanout"));
         List<Lane> made = new ArrayList<>();
         for (int i = 0; i < options.lanes(); i++) {
             made.add(new Lane(i, prefix + "-lane-" + i));
         }
         this.lanes = List.copyOf(made);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, prefix + "-heartbeat"));
+        this.timer = NamedThreads.scheduler(prefix + "-heartbeat");
         this.listened = databaseChannels.listen(options.channel(), new DatabaseChannels.Listener() {
             @Override
             public void listening() {
@@ -93,7 +98,11 @@ final class Hub<E> implements StreamHub<E> {
                 heard(payload);
             }
         });
-        timer.scheduleWithFixedDelay(this::heartbeats, options.heartbeatMillis(), options.heartbeatMillis(), TimeUnit.MILLISECONDS);
+        NamedThreads.repeat(
+                timer,
+                this::heartbeats,
+                Duration.ofMillis(options.heartbeatMillis()),
+                Duration.ofMillis(options.heartbeatMillis()));
     }
 
     @Override
@@ -132,8 +141,13 @@ final class Hub<E> implements StreamHub<E> {
         response.setHeader("X-Accel-Buffering", "no");
         AsyncContext async = request.startAsync(request, response);
         async.setTimeout(0);
-        SseStream<E> stream = new SseStream<>(async, new JettyOutput(connection), frames, options.maxQueuedBytes(),
-                sink -> subscribe(key, after, sink), sseStreams::remove);
+        SseStream<E> stream = new SseStream<>(
+                async,
+                new JettyOutput(connection),
+                frames,
+                options.maxQueuedBytes(),
+                sink -> subscribe(key, after, sink),
+                sseStreams::remove);
         sseStreams.add(stream);
         async.addListener(stream);
         stream.start();
@@ -143,7 +157,8 @@ final class Hub<E> implements StreamHub<E> {
     }
 
     @Override
-    public void serveWebSocket(HttpServletRequest request, HttpServletResponse response, String key, long after) throws IOException {
+    public void serveWebSocket(HttpServletRequest request, HttpServletResponse response, String key, long after)
+            throws IOException {
         refuseWhenClosed();
         if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
             throw new ApiException(426, "UPGRADE_REQUIRED", "this route is a WebSocket: send Upgrade: websocket");
@@ -152,18 +167,25 @@ final class Hub<E> implements StreamHub<E> {
         jakarta.servlet.http.HttpServletRequest jreq = Exchanges.jakartaRequest(request);
         jakarta.servlet.http.HttpServletResponse jres = Exchanges.jakartaResponse(response);
         ServletContextHandler handler = ServletContextHandler.getCurrentServletContextHandler();
-        JettyWebSocketServerContainer container = handler == null ? null
-                : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
+        JettyWebSocketServerContainer container =
+                handler == null ? null : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
         if (container == null) {
             throw new ApiException(503, "SERVICE_UNAVAILABLE", "WebSocket support is not enabled on this server");
         }
-        boolean upgraded = container.upgrade((upgradeRequest, upgradeResponse) -> new WebSocketStream<>(feed, options.maxPendingMessages(),
-                ws -> subscribe(key, after, ws), ws -> {
-                    webSockets.add(ws);
-                    if (closed) {
-                        ws.goingAway();
-                    }
-                }, webSockets::remove), jreq, jres);
+        boolean upgraded = container.upgrade(
+                (upgradeRequest, upgradeResponse) -> new WebSocketStream<>(
+                        feed,
+                        options.maxPendingMessages(),
+                        ws -> subscribe(key, after, ws),
+                        ws -> {
+                            webSockets.add(ws);
+                            if (closed) {
+                                ws.goingAway();
+                            }
+                        },
+                        webSockets::remove),
+                jreq,
+                jres);
         if (!upgraded && !response.isCommitted()) {
             throw ApiException.badRequest("not a valid WebSocket handshake");
         }
@@ -222,9 +244,10 @@ final class Hub<E> implements StreamHub<E> {
         long position = feed.position(event);
         // the mark only while the stream has subscribers here (atomically with the last one leaving)
         if (channels.computeIfPresent(key, (k, channel) -> {
-            deliveredHere.merge(k, position, Math::max);
-            return channel;
-        }) != null) {
+                    deliveredHere.merge(k, position, Math::max);
+                    return channel;
+                })
+                != null) {
             deliver(key, List.of(event));
         }
     }
@@ -289,7 +312,7 @@ final class Hub<E> implements StreamHub<E> {
      */
     private void fanOut(String key, long upTo) {
         Channel channel = channels.get(key);
-        if (channel == null || channel.isEmpty() || upTo > 0 && upTo <= deliveredHere.getOrDefault(key, 0L)) {
+        if (channel == null || channel.isEmpty() || (upTo > 0 && upTo <= deliveredHere.getOrDefault(key, 0L))) {
             return;
         }
         long from = channel.all().stream().mapToLong(s -> s.last).min().orElse(0);
@@ -329,6 +352,7 @@ final class Hub<E> implements StreamHub<E> {
         final Sink<E> sink;
         /** The lane that writes to this subscriber: always the same one, so its events stay in order. */
         final int lane;
+
         volatile long last;
         volatile boolean closed;
 
@@ -363,7 +387,7 @@ final class Hub<E> implements StreamHub<E> {
                     continue;
                 }
                 // a gap (a notification raced the backlog): fill it from the table, in order, a page at a time
-                for (long before = -1; !closed && position > last + 1 && last != before;) {
+                for (long before = -1; !closed && position > last + 1 && last != before; ) {
                     before = last;
                     deliver(feed.after(key, last, (int) Math.min(BACKLOG_PAGE, position - last - 1)));
                 }
@@ -449,7 +473,7 @@ final class Hub<E> implements StreamHub<E> {
 
         Lane(int index, String name) {
             this.index = index;
-            this.thread = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+            this.thread = Executors.newSingleThreadExecutor(NamedThreads.factory(name));
         }
 
         void add(String key, List<Sub> subs, List<E> events) {
@@ -471,7 +495,7 @@ final class Hub<E> implements StreamHub<E> {
                 waiting = new ArrayList<>();
                 scheduled = false;
             }
-            for (int i = 0; i < batches.size();) {
+            for (int i = 0; i < batches.size(); ) {
                 Batch b = batches.get(i);
                 List<E> events = b.events;
                 int next = i + 1;

@@ -3,7 +3,6 @@ package dev.atrium.streams.internal;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Consumer;
-
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.EndPoint;
@@ -43,17 +42,22 @@ final class JettyOutput implements Output {
 
     @Override
     public void open() {
-        response.write(false, NOTHING, Callback.from(() -> {
-            EndPoint endPoint = chunkedEndPoint();
-            if (endPoint != null) {
-                ChunkedEndPointOutput out = new ChunkedEndPointOutput(endPoint);
-                out.bind(done, failed);
-                // Jetty fails only its own pending writes on the connection's idle timeout, not ours
-                response.getRequest().addIdleTimeoutListener(out::idleTimedOut);
-                direct = out;
-            }
-            done.run();
-        }, failed));
+        response.write(
+                false,
+                NOTHING,
+                Callback.from(
+                        () -> {
+                            EndPoint endPoint = chunkedEndPoint();
+                            if (endPoint != null) {
+                                ChunkedEndPointOutput out = new ChunkedEndPointOutput(endPoint);
+                                out.bind(done, failed);
+                                // Jetty fails only its own pending writes on the connection's idle timeout, not ours
+                                response.getRequest().addIdleTimeoutListener(out::idleTimedOut);
+                                direct = out;
+                            }
+                            done.run();
+                        },
+                        failed));
     }
 
     /**
@@ -62,7 +66,8 @@ final class JettyOutput implements Output {
      */
     private EndPoint chunkedEndPoint() {
         ConnectionMetaData meta = response.getRequest().getConnectionMetaData();
-        if (meta.getHttpVersion() != HttpVersion.HTTP_1_1 || !meta.isPersistent()
+        if (meta.getHttpVersion() != HttpVersion.HTTP_1_1
+                || !meta.isPersistent()
                 || response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
             return null;
         }

@@ -12,9 +12,7 @@ interface Sink<E> {
     void close(boolean terminal);
 
     /** Events follow at once: until {@link #release}, the sink may keep them for one write. Calls nest. */
-    default void hold() {
-    }
+    default void hold() {}
 
-    default void release() {
-    }
+    default void release() {}
 }

@@ -1,13 +1,12 @@
 package dev.atrium.streams.internal;
 
+import dev.atrium.streams.api.EventStreamReader;
+import dev.atrium.streams.api.ServerSentEvent;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-
-import dev.atrium.streams.api.EventStreamReader;
-import dev.atrium.streams.api.ServerSentEvent;
 
 /**
  * Reads server-sent events (the WHATWG event stream format) from a byte stream: {@code event}, {@code data} (lines
@@ -67,8 +66,7 @@ final class SseEventReader implements EventStreamReader {
                     }
                 }
                 case "id" -> id = value;
-                default -> {
-                }
+                default -> {}
             }
         }
     }

@@ -5,11 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
-
 import javax.servlet.AsyncContext;
 import javax.servlet.AsyncEvent;
 import javax.servlet.AsyncListener;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +36,12 @@ final class SseStream<E> implements Sink<E>, AsyncListener {
     private volatile Subscription subscription;
 
     /** {@code subscribe} is called once, by {@link #start}; {@code ended} when the stream ends. */
-    SseStream(AsyncContext async, Output out, Frames<E> frames, int maxQueuedBytes, Function<SseStream<E>, Subscription> subscribe,
+    SseStream(
+            AsyncContext async,
+            Output out,
+            Frames<E> frames,
+            int maxQueuedBytes,
+            Function<SseStream<E>, Subscription> subscribe,
             Consumer<SseStream<E>> ended) {
         this.async = async;
         this.out = out;
@@ -134,7 +137,8 @@ final class SseStream<E> implements Sink<E>, AsyncListener {
                 queue.clear();
                 out.write(batch);
             }
-        } catch (RuntimeException | Error e) { // an Error too (no direct memory left): the stream must not stay "writing"
+        } catch (RuntimeException
+                | Error e) { // an Error too (no direct memory left): the stream must not stay "writing"
             writing = false;
             fail();
             if (e instanceof Error err) {

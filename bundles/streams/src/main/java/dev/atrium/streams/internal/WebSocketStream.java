@@ -1,17 +1,15 @@
 package dev.atrium.streams.internal;
 
+import dev.atrium.streams.api.Feed;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
-
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.streams.api.Feed;
 
 /**
  * One WebSocket client: one text message (the event's JSON) per event, pings as heartbeats; closed with 1000 after
@@ -32,7 +30,11 @@ public final class WebSocketStream<E> implements Session.Listener.AutoDemanding,
     private volatile Subscription subscription;
     private volatile boolean failed;
 
-    WebSocketStream(Feed<E> feed, int maxPending, Function<WebSocketStream<E>, Subscription> subscribe, Consumer<WebSocketStream<E>> opened,
+    WebSocketStream(
+            Feed<E> feed,
+            int maxPending,
+            Function<WebSocketStream<E>, Subscription> subscribe,
+            Consumer<WebSocketStream<E>> opened,
             Consumer<WebSocketStream<E>> ended) {
         this.feed = feed;
         this.maxPending = maxPending;

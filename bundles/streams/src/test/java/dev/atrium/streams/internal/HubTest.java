@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.TestPostgres;
+import dev.atrium.kernel.internal.db.DatabaseListener;
+import dev.atrium.streams.api.Feed;
+import dev.atrium.streams.api.HubOptions;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,16 +19,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.TestPostgres;
-import dev.atrium.kernel.internal.db.DatabaseListener;
-import dev.atrium.streams.api.Feed;
-import dev.atrium.streams.api.HubOptions;
 
 /**
  * Two hubs on one real PostgreSQL, each with the kernel's own listening connection, as two server instances: what a
@@ -33,8 +31,7 @@ class HubTest {
 
     private static final String CHANNEL = "atrium_hub_test";
 
-    record Event(String key, long position, String body) {
-    }
+    record Event(String key, long position, String body) {}
 
     private TestPostgres db;
     private final List<DatabaseListener> listeners = new ArrayList<>();
@@ -122,8 +119,10 @@ class HubTest {
     @BeforeEach
     void start() throws Exception {
         db = TestPostgres.create("atrium_streams");
-        try (Connection c = db.dataSource().getConnection(); var st = c.createStatement()) {
-            st.execute("CREATE TABLE events (key text NOT NULL, position bigint NOT NULL, body text NOT NULL, PRIMARY KEY (key, position))");
+        try (Connection c = db.dataSource().getConnection();
+                var st = c.createStatement()) {
+            st.execute(
+                    "CREATE TABLE events (key text NOT NULL, position bigint NOT NULL, body text NOT NULL, PRIMARY KEY (key, position))");
         }
     }
 
@@ -141,7 +140,7 @@ class HubTest {
     private Hub<Event> instance(int lanes) {
         DatabaseListener listener = new DatabaseListener(db.dataSource());
         listeners.add(listener);
-        Hub<Event> hub = new Hub<>(feed, HubOptions.of("test", CHANNEL).withLanes(lanes), listener, h -> { });
+        Hub<Event> hub = new Hub<>(feed, HubOptions.of("test", CHANNEL).withLanes(lanes), listener, h -> {});
         hubs.add(hub);
         return hub;
     }
@@ -152,7 +151,7 @@ class HubTest {
             c.setAutoCommit(false);
             try (PreparedStatement st = c.prepareStatement(
                     "INSERT INTO events SELECT ?, COALESCE(MAX(position), 0) + 1, ? FROM events WHERE key = ? "
-                    + "RETURNING position, pg_notify(?, key || ':' || position)")) {
+                            + "RETURNING position, pg_notify(?, key || ':' || position)")) {
                 // one writer per stream at a time: positions stay dense in commit order
                 try (var lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
                     lock.setString(1, key);
@@ -264,7 +263,9 @@ class HubTest {
         Received after = new Received();
         hub.subscribe("p", 0, after);
         assertEquals(Boolean.FALSE, after.closedTerminal, "a subscription racing the close ends at once");
-        await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.isAlive() && t.getName().startsWith("atrium-test-")),
+        await(
+                () -> Thread.getAllStackTraces().keySet().stream()
+                        .noneMatch(t -> t.isAlive() && t.getName().startsWith("atrium-test-")),
                 "no lane, fan-out or heartbeat thread outlives the hub");
     }
 }

@@ -4,15 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.atrium.streams.api.ServerSentEvent;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.streams.api.ServerSentEvent;
 
 /** The client side of event streams: what a model provider's or an MCP server's stream is read as. */
 class SseEventReaderTest {
@@ -23,7 +21,9 @@ class SseEventReaderTest {
 
     @Test
     void eventsAreSplitAtBlankLinesWithAnyLineEndingAndMultiLineDataJoined() throws IOException {
-        SseEventReader r = reader(": comment\r\nevent: endpoint\r\ndata: /message?sessionId=1\r\n\r\nid: 7\ndata: {\"a\":\ndata: 1}\n\nevent: x\rdata:raw\r\r", 1000);
+        SseEventReader r = reader(
+                ": comment\r\nevent: endpoint\r\ndata: /message?sessionId=1\r\n\r\nid: 7\ndata: {\"a\":\ndata: 1}\n\nevent: x\rdata:raw\r\r",
+                1000);
         ServerSentEvent e = r.next();
         assertEquals("endpoint", e.name());
         assertEquals("/message?sessionId=1", e.data());
@@ -39,13 +39,18 @@ class SseEventReaderTest {
 
     @Test
     void anEventLargerThanTheLimitIsAnErrorNotMemorySpent() {
-        assertThrows(IOException.class, () -> reader("data: " + "x".repeat(5000) + "\n\n", 1000).next());
-        assertThrows(IOException.class, () -> reader("data: 1\n".repeat(500) + "\n", 1000).next());
+        assertThrows(
+                IOException.class,
+                () -> reader("data: " + "x".repeat(5000) + "\n\n", 1000).next());
+        assertThrows(
+                IOException.class,
+                () -> reader("data: 1\n".repeat(500) + "\n", 1000).next());
     }
 
     @Test
     void eventsWithoutANameAreMessagesAndOneTheStreamEndsInIsNotDispatched() throws IOException {
-        SseEventReader r = reader(": comment\nevent: a\ndata: one\ndata: two\n\ndata:three\n\nevent: b\ndata: {}", 1000);
+        SseEventReader r =
+                reader(": comment\nevent: a\ndata: one\ndata: two\n\ndata:three\n\nevent: b\ndata: {}", 1000);
         List<String> seen = new ArrayList<>();
         r.forEach(e -> seen.add(e.name() + "=" + e.data()));
         assertEquals(List.of("a=one\ntwo", "message=three"), seen, "the stream ended in the middle of b");

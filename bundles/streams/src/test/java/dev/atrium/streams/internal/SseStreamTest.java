@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.streams.api.Feed;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,17 +14,13 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-
 import javax.servlet.AsyncContext;
 import javax.servlet.AsyncListener;
 import javax.servlet.ServletContext;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
-
 import org.eclipse.jetty.io.ByteArrayEndPoint;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.streams.api.Feed;
 
 /**
  * The per-client queue of {@link SseStream}: what it writes, in which order, and when it gives a client up. The
@@ -31,8 +28,7 @@ import dev.atrium.streams.api.Feed;
  */
 class SseStreamTest {
 
-    record Event(String runId, long id, String type, String json) {
-    }
+    record Event(String runId, long id, String type, String json) {}
 
     static final Feed<Event> FEED = new Feed<>() {
         @Override
@@ -107,7 +103,8 @@ class SseStreamTest {
                 int size = chunk.indexOf("\r\n");
                 assertTrue(chunk.endsWith("\r\n"), chunk);
                 byte[] data = chunk.substring(size + 2, chunk.length() - 2).getBytes(StandardCharsets.UTF_8);
-                assertEquals(Integer.parseInt(chunk.substring(0, size), 16), data.length, "the chunk's size is its data's");
+                assertEquals(
+                        Integer.parseInt(chunk.substring(0, size), 16), data.length, "the chunk's size is its data's");
                 written.write(data, 0, data.length);
             }
             if (congested) {
@@ -177,12 +174,10 @@ class SseStreamTest {
         }
 
         @Override
-        public void addListener(AsyncListener listener) {
-        }
+        public void addListener(AsyncListener listener) {}
 
         @Override
-        public void addListener(AsyncListener listener, ServletRequest request, ServletResponse response) {
-        }
+        public void addListener(AsyncListener listener, ServletRequest request, ServletResponse response) {}
 
         @Override
         public <T extends AsyncListener> T createListener(Class<T> clazz) {
@@ -190,8 +185,7 @@ class SseStreamTest {
         }
 
         @Override
-        public void setTimeout(long timeout) {
-        }
+        public void setTimeout(long timeout) {}
 
         @Override
         public long getTimeout() {
@@ -211,14 +205,21 @@ class SseStreamTest {
     final Completion async = new Completion();
     final AtomicInteger subscribed = new AtomicInteger();
     final AtomicInteger ended = new AtomicInteger();
-    final SseStream<Event> stream = new SseStream<>(async, connection, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> {
-        subscribed.incrementAndGet();
-        return null;
-    }, s -> ended.incrementAndGet());
+    final SseStream<Event> stream = new SseStream<>(
+            async,
+            connection,
+            new Frames<>(FEED),
+            MAX_QUEUED_BYTES,
+            s -> {
+                subscribed.incrementAndGet();
+                return null;
+            },
+            s -> ended.incrementAndGet());
 
     /** A stream on {@code out} that nothing subscribes. */
     private SseStream<Event> direct(Output out) {
-        return new SseStream<>(async, out, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
+        return new SseStream<>(
+                async, out, new Frames<>(FEED), MAX_QUEUED_BYTES, s -> null, s -> ended.incrementAndGet());
     }
 
     @Test
@@ -357,7 +358,10 @@ class SseStreamTest {
         direct.close(true);
         assertEquals(0, async.completed.get(), "not complete while bytes wait for the socket");
         java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
-        for (int reads = 0; reads < 10_000 && (async.completed.get() == 0 || socket.getOutput().hasRemaining()); reads++) {
+        for (int reads = 0;
+                reads < 10_000
+                        && (async.completed.get() == 0 || socket.getOutput().hasRemaining());
+                reads++) {
             ByteBuffer read = socket.takeOutput(); // the client reads: the pending write goes on
             byte[] bytes = new byte[read.remaining()];
             read.get(bytes);
@@ -407,7 +411,9 @@ class SseStreamTest {
         for (int i = 0; i < 200; i++) { // more events than the ring of recent ones holds
             frames.of(event(100 + i, "x".repeat(100_000)));
         }
-        assertEquals(frame(event(7, "same")), new String(frames.of(event(7, "same")).text, StandardCharsets.UTF_8),
+        assertEquals(
+                frame(event(7, "same")),
+                new String(frames.of(event(7, "same")).text, StandardCharsets.UTF_8),
                 "the shared frames stay within their bytes: an evicted one is made again");
     }
 
@@ -429,7 +435,8 @@ class SseStreamTest {
         assertTrue(one.isDirect(), "a socket write copies nothing");
         byte[] got = new byte[one.remaining()];
         one.get(got);
-        assertEquals(Integer.toHexString(text.length) + "\r\n" + frame(e) + "\r\n", new String(got, StandardCharsets.UTF_8));
+        assertEquals(
+                Integer.toHexString(text.length) + "\r\n" + frame(e) + "\r\n", new String(got, StandardCharsets.UTF_8));
         assertEquals(got.length, two.remaining(), "one subscriber's write does not move another's view");
     }
 }

@@ -1,11 +1,9 @@
 package dev.atrium.threads.api;
 
+import dev.atrium.kernel.api.Caller;
 import java.time.Instant;
 import java.util.List;
-
 import org.osgi.annotation.versioning.ProviderType;
-
-import dev.atrium.kernel.api.Caller;
 
 /**
  * A workspace's threads for other capabilities. Every use starts with {@link #require}, which proves the caller owns
@@ -49,6 +47,5 @@ public interface Threads {
         String title();
     }
 
-    record Message(String id, String threadId, String role, String content, String runId, String createdAt) {
-    }
+    record Message(String id, String threadId, String role, String content, String runId, String createdAt) {}
 }

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.apache.fontbox.ttf.CmapLookup;
 import org.apache.fontbox.ttf.OS2WindowsMetricsTable;
 import org.apache.fontbox.ttf.TTFParser;
@@ -49,6 +48,7 @@ public class PdfFonts {
     static final String BUILT_IN = "/org/apache/pdfbox/resources/ttf/LiberationSans-Regular.ttf";
     /** At most this many font files are considered, and none larger than {@link #MAX_FONT_BYTES}. */
     static final int MAX_FONT_FILES = 1000;
+
     static final long MAX_FONT_BYTES = 64L << 20;
     private static final Pattern STYLED = Pattern.compile(
             "(?i).*(bold|italic|oblique|light|thin|black|heavy|medium|semibold|extra|condensed|narrow|mono).*");
@@ -213,7 +213,9 @@ public class PdfFonts {
                 }
             }
             // regular styles first (a fallback should look like body text), then by path, for a stable choice
-            found.sort(Comparator.comparing((Path p) -> STYLED.matcher(p.getFileName().toString()).matches()).thenComparing(Path::toString));
+            found.sort(Comparator.comparing((Path p) ->
+                            STYLED.matcher(p.getFileName().toString()).matches())
+                    .thenComparing(Path::toString));
             files = found.size() > MAX_FONT_FILES ? List.copyOf(found.subList(0, MAX_FONT_FILES)) : List.copyOf(found);
             if (!files.isEmpty()) {
                 LOG.info("PDF export: {} fallback font files in {}", files.size(), dirs);
@@ -228,7 +230,8 @@ public class PdfFonts {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                     String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-                    if (attrs.isRegularFile() && attrs.size() <= MAX_FONT_BYTES
+                    if (attrs.isRegularFile()
+                            && attrs.size() <= MAX_FONT_BYTES
                             && (name.endsWith(".ttf") || name.endsWith(".otf") || name.endsWith(".ttc"))) {
                         found.add(file);
                     }

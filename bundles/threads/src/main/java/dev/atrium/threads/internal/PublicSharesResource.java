@@ -1,12 +1,21 @@
 package dev.atrium.threads.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.PasswordHasher;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.threads.internal.ThreadStore.Share;
+import dev.atrium.threads.internal.ThreadStore.StoredMessage;
+import dev.atrium.threads.internal.ThreadStore.Thread;
 import java.time.Instant;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.servlet.http.HttpServletRequest;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
@@ -18,22 +27,9 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PasswordHasher;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.threads.internal.ThreadStore.Share;
-import dev.atrium.threads.internal.ThreadStore.StoredMessage;
-import dev.atrium.threads.internal.ThreadStore.Thread;
 
 /**
  * {@code /api/public/thread-shares/:token}: a shared thread without a session. It shows that one thread's title
@@ -57,7 +53,10 @@ public class PublicSharesResource {
     private final ThreadsSettings settings;
 
     @Activate
-    public PublicSharesResource(@Reference ThreadStore store, @Reference SpaceDirectory spaces, @Reference ShareAccessLimiter limiter,
+    public PublicSharesResource(
+            @Reference ThreadStore store,
+            @Reference SpaceDirectory spaces,
+            @Reference ShareAccessLimiter limiter,
             @Reference ThreadsSettings settings) {
         this.store = store;
         this.spaces = spaces;
@@ -65,16 +64,16 @@ public class PublicSharesResource {
         this.settings = settings;
     }
 
-    private record Live(Share share, Thread thread) {
-    }
+    private record Live(Share share, Thread thread) {}
 
     @GET
     @Anonymous
-    public Map<String, Object> view(@PathParam("token") String token, @QueryParam("cursor") String cursor,
-            @QueryParam("limit") String limit) {
+    public Map<String, Object> view(
+            @PathParam("token") String token, @QueryParam("cursor") String cursor, @QueryParam("limit") String limit) {
         Live live = live(token);
         if (live.share().passwordHash() != null) {
-            throw ApiException.unauthorized("this share needs a password: POST it to /api/public/thread-shares/:token/access");
+            throw ApiException.unauthorized(
+                    "this share needs a password: POST it to /api/public/thread-shares/:token/access");
         }
         return body(live, cursor, limit);
     }
@@ -82,8 +81,12 @@ public class PublicSharesResource {
     @POST
     @Path("access")
     @Anonymous
-    public Response access(@PathParam("token") String token, @QueryParam("cursor") String cursor,
-            @QueryParam("limit") String limit, @Context HttpServletRequest request, JsonNode body) {
+    public Response access(
+            @PathParam("token") String token,
+            @QueryParam("cursor") String cursor,
+            @QueryParam("limit") String limit,
+            @Context HttpServletRequest request,
+            JsonNode body) {
         NulText.reject(body);
         Live live = live(token);
         Share share = live.share();
@@ -93,9 +96,17 @@ public class PublicSharesResource {
             long retryAfter = limiter.attempt(share.id(), client);
             if (retryAfter > 0) {
                 // the kernel's error mapper sets no headers, so the spec's error body is built here with Retry-After
-                return Response.status(429).type(MediaType.APPLICATION_JSON_TYPE).header("Retry-After", Long.toString(retryAfter))
-                        .entity(Map.of("error", Map.of("code", "RATE_LIMITED", "message",
-                                "too many wrong passwords from this address: try again in " + retryAfter + " s")))
+                return Response.status(429)
+                        .type(MediaType.APPLICATION_JSON_TYPE)
+                        .header("Retry-After", Long.toString(retryAfter))
+                        .entity(Map.of(
+                                "error",
+                                Map.of(
+                                        "code",
+                                        "RATE_LIMITED",
+                                        "message",
+                                        "too many wrong passwords from this address: try again in " + retryAfter
+                                                + " s")))
                         .build();
             }
             if (!PasswordHasher.verify(password.toCharArray(), share.passwordHash())) {
@@ -116,7 +127,7 @@ public class PublicSharesResource {
             return String.valueOf(request.getRemoteAddr());
         }
         String last = null;
-        for (Enumeration<String> e = request.getHeaders("X-Forwarded-For"); e != null && e.hasMoreElements();) {
+        for (Enumeration<String> e = request.getHeaders("X-Forwarded-For"); e != null && e.hasMoreElements(); ) {
             last = e.nextElement();
         }
         if (last != null) {
@@ -129,12 +140,15 @@ public class PublicSharesResource {
     }
 
     private Live live(String token) {
-        Share share = token == null || !token.startsWith("ats_") ? null : store.shareByTokenHash(ThreadStore.shareTokenHash(token)).orElse(null);
+        Share share = token == null || !token.startsWith("ats_")
+                ? null
+                : store.shareByTokenHash(ThreadStore.shareTokenHash(token)).orElse(null);
         if (share == null || share.revokedAt() != null) {
             throw ApiException.notFound("share not found");
         }
         Thread t = store.get(share.threadId()).orElseThrow(() -> ApiException.notFound("share not found"));
-        // the kernel proves the workspace active, its owner active and the owner witness in place; a share outlives none
+        // the kernel proves the workspace active, its owner active and the owner witness in place; a share outlives
+        // none
         if (spaces.byId(t.spaceId()).isEmpty()) {
             throw ApiException.notFound("share not found");
         }
@@ -169,16 +183,27 @@ public class PublicSharesResource {
         List<StoredMessage> found = store.messages(t.id(), after, max + 1);
         boolean more = found.size() > max;
         List<StoredMessage> items = more ? found.subList(0, max) : found;
-        m.put("messages", items.stream().map(StoredMessage::message).map(msg -> {
-            Map<String, Object> j = new LinkedHashMap<>();
-            j.put("id", msg.id());
-            j.put("role", msg.role());
-            j.put("content", msg.content());
-            j.put("created_at", msg.createdAt());
-            return j;
-        }).toList());
+        m.put(
+                "messages",
+                items.stream()
+                        .map(StoredMessage::message)
+                        .map(msg -> {
+                            Map<String, Object> j = new LinkedHashMap<>();
+                            j.put("id", msg.id());
+                            j.put("role", msg.role());
+                            j.put("content", msg.content());
+                            j.put("created_at", msg.createdAt());
+                            return j;
+                        })
+                        .toList());
         m.put("next_cursor", more ? Long.toString(items.get(items.size() - 1).seq()) : null);
-        m.put("share", Map.of("mode", share.mode(), "expires_at", share.expiresAt() == null ? "" : share.expiresAt().toString()));
+        m.put(
+                "share",
+                Map.of(
+                        "mode",
+                        share.mode(),
+                        "expires_at",
+                        share.expiresAt() == null ? "" : share.expiresAt().toString()));
         return m;
     }
 }

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -26,9 +25,14 @@ public class ShareAccessLimiter {
     static final int MAX_KEYS = 10_000;
 
     /** The limits; delays grow from {@code delayBaseMillis} doubling per failure after {@code delayAfter} failures. */
-    record Limits(int perShare, int perAddress, int global, long windowMillis, int delayAfter, long delayBaseMillis,
-            long delayMaxMillis) {
-    }
+    record Limits(
+            int perShare,
+            int perAddress,
+            int global,
+            long windowMillis,
+            int delayAfter,
+            long delayBaseMillis,
+            long delayMaxMillis) {}
 
     /** One address's failures: all of them, by share, and when the last was. */
     private static final class Address {
@@ -44,9 +48,17 @@ public class ShareAccessLimiter {
 
     @Activate
     public ShareAccessLimiter(@Reference ThreadsSettings settings) {
-        this(new Limits(settings.shareMaxFailures, settings.shareMaxAddressFailures, settings.shareMaxGlobalFailures,
-                settings.shareFailureWindowSeconds * 1000, settings.shareDelayAfterFailures, settings.shareDelayBaseMillis,
-                settings.shareDelayMaxSeconds * 1000), MAX_KEYS, System::currentTimeMillis);
+        this(
+                new Limits(
+                        settings.shareMaxFailures,
+                        settings.shareMaxAddressFailures,
+                        settings.shareMaxGlobalFailures,
+                        settings.shareFailureWindowSeconds * 1000,
+                        settings.shareDelayAfterFailures,
+                        settings.shareDelayBaseMillis,
+                        settings.shareDelayMaxSeconds * 1000),
+                MAX_KEYS,
+                System::currentTimeMillis);
     }
 
     ShareAccessLimiter(Limits limits, int maxKeys, LongSupplier clock) {

@@ -1,10 +1,19 @@
 package dev.atrium.threads.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.threads.internal.ThreadStore.Thread;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -16,22 +25,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.threads.internal.ThreadStore.Thread;
 
 /** {@code /api/spaces/:spaceId/threads}: list (status filter), create, keyword search. */
 @Component(service = SpaceThreadsResource.class)
@@ -55,27 +51,43 @@ public class SpaceThreadsResource {
 
     @GET
     @RequiresScope("threads:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId,
-            @QueryParam("status") String status, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("status") String status,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         if (status != null && !STATUSES.contains(status)) {
             throw ApiException.badRequest("status must be one of active, archived");
         }
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("threads", store.list(space.id(), status, page.limit(), page.offset()).stream().map(Thread::toJson).toList(),
+        return page.body(
+                "threads",
+                store.list(space.id(), status, page.limit(), page.offset()).stream()
+                        .map(Thread::toJson)
+                        .toList(),
                 store.count(space.id(), status));
     }
 
     @GET
     @Path("search")
     @RequiresScope("threads:read")
-    public Map<String, Object> search(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("q") String q,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> search(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("q") String q,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         checkQuery(q);
         PageRequest page = PageRequest.of(limit, offset);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("threads", store.search(space.id(), q, page.limit(), page.offset()).stream().map(Thread::toJson).toList());
+        m.put(
+                "threads",
+                store.search(space.id(), q, page.limit(), page.offset()).stream()
+                        .map(Thread::toJson)
+                        .toList());
         m.put("query", q);
         m.put("mode", "keyword");
         m.put("limit", page.limit());
@@ -92,7 +104,11 @@ public class SpaceThreadsResource {
         String title = b.text("title", 1, MAX_TITLE);
         String locale = b.optionalText("locale", 1, 35).orElse(null);
         Integer contextWindow = ThreadResource.contextWindow(body);
-        return Response.status(201).entity(Map.of("thread", store.create(space.id(), title, locale, contextWindow).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "thread",
+                        store.create(space.id(), title, locale, contextWindow).toJson()))
+                .build();
     }
 
     static void checkQuery(String q) {

@@ -1,5 +1,6 @@
 package dev.atrium.threads.internal;
 
+import dev.atrium.threads.internal.PdfFonts.Face;
 import java.io.Closeable;
 import java.io.FilterOutputStream;
 import java.io.IOException;
@@ -11,15 +12,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDDocumentInformation;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.PDPageContentStream;
 import org.apache.pdfbox.pdmodel.common.PDRectangle;
 import org.apache.pdfbox.pdmodel.font.PDType0Font;
-
-import dev.atrium.threads.internal.PdfFonts.Face;
 
 /**
  * One thread exported as PDF, written as its messages arrive: A4 pages, the title, then each message's
@@ -124,12 +122,16 @@ final class ThreadPdf implements Closeable {
             blank(size);
             return;
         }
-        Bidi bidi = Bidi.requiresBidi(text.toCharArray(), 0, text.length()) ? new Bidi(text, Bidi.DIRECTION_DEFAULT_LEFT_TO_RIGHT) : null;
+        Bidi bidi = Bidi.requiresBidi(text.toCharArray(), 0, text.length())
+                ? new Bidi(text, Bidi.DIRECTION_DEFAULT_LEFT_TO_RIGHT)
+                : null;
         BreakIterator breaks = BreakIterator.getLineInstance(Locale.ROOT);
         breaks.setText(text);
         int lineStart = 0;
         float lineWidth = 0;
-        for (int start = breaks.first(), end = breaks.next(); end != BreakIterator.DONE; start = end, end = breaks.next()) {
+        for (int start = breaks.first(), end = breaks.next();
+                end != BreakIterator.DONE;
+                start = end, end = breaks.next()) {
             String segment = text.substring(start, end);
             float visible = width(segment.stripTrailing(), size);
             if (lineWidth + visible <= WIDTH) {
@@ -166,7 +168,7 @@ final class ThreadPdf implements Closeable {
     /** Control characters become spaces (a tab four), and characters no font draws the replacement (or nothing). */
     private String clean(String raw) throws IOException {
         StringBuilder out = new StringBuilder(raw.length());
-        for (int i = 0; i < raw.length();) {
+        for (int i = 0; i < raw.length(); ) {
             int cp = raw.codePointAt(i);
             i += Character.charCount(cp);
             if (cp == '\t') {
@@ -183,9 +185,12 @@ final class ThreadPdf implements Closeable {
     }
 
     private static boolean invisible(int cp) {
-        return Character.getType(cp) == Character.FORMAT || (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF);
+        return Character.getType(cp) == Character.FORMAT
+                || (cp >= 0xFE00 && cp <= 0xFE0F)
+                || (cp >= 0xE0100 && cp <= 0xE01EF);
     }
 
+    @SuppressWarnings("ReferenceEquality") // a document loads each font once: the same font is the same object
     private void draw(String text, Bidi bidi, int start, int end, float size) throws IOException {
         String logical = text.substring(start, end).stripTrailing();
         String visual = logical;
@@ -208,7 +213,7 @@ final class ThreadPdf implements Closeable {
         page.newLineAtOffset(x, y);
         PDType0Font current = null;
         StringBuilder run = new StringBuilder();
-        for (int i = 0; i < visual.length();) {
+        for (int i = 0; i < visual.length(); ) {
             int cp = visual.codePointAt(i);
             i += Character.charCount(cp);
             PDType0Font font = font(face(cp));
@@ -249,9 +254,12 @@ final class ThreadPdf implements Closeable {
             BreakIterator graphemes = BreakIterator.getCharacterInstance(Locale.ROOT);
             graphemes.setText(part);
             List<String> clusters = new ArrayList<>();
-            for (int s = graphemes.first(), e = graphemes.next(); e != BreakIterator.DONE; s = e, e = graphemes.next()) {
+            for (int s = graphemes.first(), e = graphemes.next();
+                    e != BreakIterator.DONE;
+                    s = e, e = graphemes.next()) {
                 String cluster = part.substring(s, e);
-                Integer mirror = cluster.codePointCount(0, cluster.length()) == 1 ? MIRRORED.get(cluster.codePointAt(0)) : null;
+                Integer mirror =
+                        cluster.codePointCount(0, cluster.length()) == 1 ? MIRRORED.get(cluster.codePointAt(0)) : null;
                 clusters.add(mirror == null ? cluster : new String(Character.toChars(mirror)));
             }
             for (int i = clusters.size() - 1; i >= 0; i--) {
@@ -286,7 +294,7 @@ final class ThreadPdf implements Closeable {
 
     private float width(String s, float size) throws IOException {
         float w = 0;
-        for (int i = 0; i < s.length();) {
+        for (int i = 0; i < s.length(); ) {
             int cp = s.codePointAt(i);
             i += Character.charCount(cp);
             Face f = face(cp);

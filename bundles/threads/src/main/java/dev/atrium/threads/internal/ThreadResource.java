@@ -1,6 +1,19 @@
 package dev.atrium.threads.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PasswordHasher;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.threads.api.Threads.Message;
+import dev.atrium.threads.internal.ThreadStore.Share;
+import dev.atrium.threads.internal.ThreadStore.StoredMessage;
+import dev.atrium.threads.internal.ThreadStore.Thread;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -12,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -27,25 +39,9 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
 import javax.ws.rs.core.StreamingOutput;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.api.PasswordHasher;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.threads.api.Threads.Message;
-import dev.atrium.threads.internal.ThreadStore.Share;
-import dev.atrium.threads.internal.ThreadStore.StoredMessage;
-import dev.atrium.threads.internal.ThreadStore.Thread;
 
 /**
  * {@code /api/threads/:id}: every route loads the thread, resolves its workspace and proves it through the
@@ -60,6 +56,7 @@ public class ThreadResource {
 
     /** A share lives at most 366 days (expires_in and expires_at alike). */
     static final long MAX_SHARE_SECONDS = 366L * 86400;
+
     static final int MAX_EXPORT_MESSAGES = 10_000;
     static final long MAX_EXPORT_CHARS = 8L * 1024 * 1024;
 
@@ -89,12 +86,16 @@ public class ThreadResource {
         NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
-        String title = b.optionalText("title", 1, SpaceThreadsResource.MAX_TITLE).orElse(null);
+        String title =
+                b.optionalText("title", 1, SpaceThreadsResource.MAX_TITLE).orElse(null);
         String locale = b.optionalText("locale", 1, 35).orElse(null);
         String status = b.oneOf("status", SpaceThreadsResource.STATUSES).orElse(null);
         Integer contextWindow = contextWindow(body);
-        return Map.of("thread", store.update(t.id(), title, locale, status, contextWindow)
-                .orElseThrow(() -> ApiException.notFound(ThreadsService.NOT_FOUND)).toJson());
+        return Map.of(
+                "thread",
+                store.update(t.id(), title, locale, status, contextWindow)
+                        .orElseThrow(() -> ApiException.notFound(ThreadsService.NOT_FOUND))
+                        .toJson());
     }
 
     @DELETE
@@ -111,7 +112,9 @@ public class ThreadResource {
     @RequiresScope("threads:write")
     public Map<String, Object> archive(@Context SecurityContext sc, @PathParam("id") String id) {
         Thread t = threads.owned(Caller.from(sc), id);
-        return Map.of("thread", store.update(t.id(), null, null, "archived", null).orElseThrow().toJson());
+        return Map.of(
+                "thread",
+                store.update(t.id(), null, null, "archived", null).orElseThrow().toJson());
     }
 
     @POST
@@ -119,14 +122,19 @@ public class ThreadResource {
     @RequiresScope("threads:write")
     public Map<String, Object> unarchive(@Context SecurityContext sc, @PathParam("id") String id) {
         Thread t = threads.owned(Caller.from(sc), id);
-        return Map.of("thread", store.update(t.id(), null, null, "active", null).orElseThrow().toJson());
+        return Map.of(
+                "thread",
+                store.update(t.id(), null, null, "active", null).orElseThrow().toJson());
     }
 
     /** The timeline, oldest first; {@code cursor} is the {@code next_cursor} of the previous page. */
     @GET
     @Path("messages")
     @RequiresScope("threads:read")
-    public Map<String, Object> messages(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("cursor") String cursor,
+    public Map<String, Object> messages(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit) {
         Thread t = threads.owned(Caller.from(sc), id);
         PageRequest page = PageRequest.of(limit, null);
@@ -151,19 +159,30 @@ public class ThreadResource {
         JsonBody b = JsonBody.of(body);
         String role = b.oneOf("role", ThreadsService.ROLES).orElse("user");
         String content = b.text("content", 1, MAX_CONTENT);
-        return Response.status(201).entity(Map.of("message", store.append(t.id(), role, content, null).toJson())).build();
+        return Response.status(201)
+                .entity(Map.of(
+                        "message", store.append(t.id(), role, content, null).toJson()))
+                .build();
     }
 
     @GET
     @Path("messages/search")
     @RequiresScope("threads:read")
-    public Map<String, Object> searchMessages(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("q") String q,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> searchMessages(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @QueryParam("q") String q,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         Thread t = threads.owned(Caller.from(sc), id);
         SpaceThreadsResource.checkQuery(q);
         PageRequest page = PageRequest.of(limit, offset);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("messages", store.searchMessages(t.id(), q, page.limit(), page.offset()).stream().map(StoredMessage::toJson).toList());
+        m.put(
+                "messages",
+                store.searchMessages(t.id(), q, page.limit(), page.offset()).stream()
+                        .map(StoredMessage::toJson)
+                        .toList());
         m.put("query", q);
         m.put("limit", page.limit());
         m.put("offset", page.offset());
@@ -180,11 +199,15 @@ public class ThreadResource {
     public Response share(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
         NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
-        JsonBody b = JsonBody.of(body == null || body.isNull() ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode() : body);
+        JsonBody b = JsonBody.of(
+                body == null || body.isNull()
+                        ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()
+                        : body);
         String mode = b.oneOf("mode", SHARE_MODES).orElse(b.has("password") ? "password" : "public");
         String passwordHash = null;
         if (mode.equals("password")) {
-            String password = b.string("password").orElseThrow(() -> ApiException.badRequest("password is required for a password share"));
+            String password = b.string("password")
+                    .orElseThrow(() -> ApiException.badRequest("password is required for a password share"));
             if (password.length() < 8 || password.length() > 200) {
                 throw ApiException.badRequest("password must be 8 to 200 characters");
             }
@@ -195,7 +218,8 @@ public class ThreadResource {
         Instant expires = null;
         if (b.has("expires_at")) {
             try {
-                expires = java.time.OffsetDateTime.parse(b.requiredString("expires_at")).toInstant();
+                expires = java.time.OffsetDateTime.parse(b.requiredString("expires_at"))
+                        .toInstant();
             } catch (DateTimeParseException e) {
                 throw ApiException.badRequest("expires_at must be an ISO 8601 date-time with an offset");
             }
@@ -213,7 +237,8 @@ public class ThreadResource {
             throw ApiException.badRequest("expires_at must lie at most 366 days ahead");
         }
         String token = Ids.random("ats_", 32);
-        Share share = store.createShare(t.id(), ThreadStore.shareTokenHash(token), token.substring(0, 12), mode, passwordHash, expires);
+        Share share = store.createShare(
+                t.id(), ThreadStore.shareTokenHash(token), token.substring(0, 12), mode, passwordHash, expires);
         Map<String, Object> json = share.toJson();
         json.put("token", token);
         json.put("url", "/api/public/thread-shares/" + token);
@@ -231,30 +256,45 @@ public class ThreadResource {
     @POST
     @Path("shares/{shareId}/revoke")
     @RequiresScope("threads:write")
-    public Map<String, Object> revoke(@Context SecurityContext sc, @PathParam("id") String id, @PathParam("shareId") String shareId) {
+    public Map<String, Object> revoke(
+            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("shareId") String shareId) {
         Thread t = threads.owned(Caller.from(sc), id);
-        return Map.of("share", store.revoke(t.id(), shareId).orElseThrow(() -> ApiException.notFound("share not found")).toJson());
+        return Map.of(
+                "share",
+                store.revoke(t.id(), shareId)
+                        .orElseThrow(() -> ApiException.notFound("share not found"))
+                        .toJson());
     }
 
     @GET
     @Path("export")
-    @Produces({ "text/markdown", "application/pdf", MediaType.APPLICATION_JSON })
+    @Produces({"text/markdown", "application/pdf", MediaType.APPLICATION_JSON})
     @RequiresScope("threads:read")
-    public Response export(@Context SecurityContext sc, @PathParam("id") String id, @QueryParam("format") String format) {
+    public Response export(
+            @Context SecurityContext sc, @PathParam("id") String id, @QueryParam("format") String format) {
         Thread t = threads.owned(Caller.from(sc), id);
         String f = format == null ? "markdown" : format;
-        // both formats are written while the messages are read, a page of rows at a time: an export never holds the thread
+        // both formats are written while the messages are read, a page of rows at a time: an export never holds the
+        // thread
         switch (f) {
             case "markdown", "md" -> {
                 StreamingOutput body = out -> {
                     Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
                     w.append("# ").append(t.title()).append("\n\n");
-                    exported(t, m -> w.append("**").append(m.role()).append("** (").append(m.createdAt()).append("):\n\n")
-                            .append(m.content()).append("\n\n"));
+                    exported(
+                            t,
+                            m -> w.append("**")
+                                    .append(m.role())
+                                    .append("** (")
+                                    .append(m.createdAt())
+                                    .append("):\n\n")
+                                    .append(m.content())
+                                    .append("\n\n"));
                     w.flush();
                 };
                 return Response.ok(body, "text/markdown; charset=utf-8")
-                        .header("Content-Disposition", "attachment; filename=\"" + t.id() + ".md\"").build();
+                        .header("Content-Disposition", "attachment; filename=\"" + t.id() + ".md\"")
+                        .build();
             }
             case "pdf" -> {
                 StreamingOutput body = out -> {
@@ -264,7 +304,8 @@ public class ThreadResource {
                     }
                 };
                 return Response.ok(body, "application/pdf")
-                        .header("Content-Disposition", "attachment; filename=\"" + t.id() + ".pdf\"").build();
+                        .header("Content-Disposition", "attachment; filename=\"" + t.id() + ".pdf\"")
+                        .build();
             }
             default -> throw ApiException.badRequest("format must be markdown or pdf");
         }
@@ -284,7 +325,12 @@ public class ThreadResource {
             for (StoredMessage m : page) {
                 chars += m.message().content().length();
                 if (count >= MAX_EXPORT_MESSAGES || chars > MAX_EXPORT_CHARS) {
-                    sink.accept(new Message("", t.id(), "system", "[export truncated after " + count + " messages]", null,
+                    sink.accept(new Message(
+                            "",
+                            t.id(),
+                            "system",
+                            "[export truncated after " + count + " messages]",
+                            null,
                             Instant.now().toString()));
                     return;
                 }

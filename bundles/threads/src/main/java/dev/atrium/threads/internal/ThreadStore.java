@@ -1,5 +1,10 @@
 package dev.atrium.threads.internal;
 
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.threads.api.Threads.Message;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -9,19 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.threads.api.Threads.Message;
 
 /** The threads, thread_messages and thread_shares tables, which this bundle owns. */
 @Component(service = ThreadStore.class)
@@ -29,22 +26,39 @@ public class ThreadStore {
 
     static final String COLUMNS = "id, space_id, title, locale, status, context_window, created_at, updated_at";
     static final String MESSAGE_COLUMNS = "seq, id, thread_id, role, content, run_id, created_at";
-    static final String SHARE_COLUMNS = "id, thread_id, token_prefix, mode, password_hash, expires_at, revoked_at, created_at";
+    static final String SHARE_COLUMNS =
+            "id, thread_id, token_prefix, mode, password_hash, expires_at, revoked_at, created_at";
 
     private final Sql db;
 
     @Activate
-    public ThreadStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public ThreadStore(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.db = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
 
-    public record Thread(String id, String spaceId, String title, String locale, String status, Integer contextWindow,
-            Instant createdAt, Instant updatedAt) {
+    @SuppressWarnings(
+            "JavaLangClash") // a conversation thread, the capability's own word; java.lang.Thread is not used here
+    public record Thread(
+            String id,
+            String spaceId,
+            String title,
+            String locale,
+            String status,
+            Integer contextWindow,
+            Instant createdAt,
+            Instant updatedAt) {
         static Thread of(ResultSet rs) throws SQLException {
             Object cw = rs.getObject("context_window");
-            return new Thread(rs.getString("id"), rs.getString("space_id"), rs.getString("title"), rs.getString("locale"),
-                    rs.getString("status"), cw == null ? null : ((Number) cw).intValue(), rs.getTimestamp("created_at").toInstant(),
+            return new Thread(
+                    rs.getString("id"),
+                    rs.getString("space_id"),
+                    rs.getString("title"),
+                    rs.getString("locale"),
+                    rs.getString("status"),
+                    cw == null ? null : ((Number) cw).intValue(),
+                    rs.getTimestamp("created_at").toInstant(),
                     rs.getTimestamp("updated_at").toInstant());
         }
 
@@ -64,9 +78,15 @@ public class ThreadStore {
 
     public record StoredMessage(long seq, Message message) {
         static StoredMessage of(ResultSet rs) throws SQLException {
-            return new StoredMessage(rs.getLong("seq"), new Message(rs.getString("id"), rs.getString("thread_id"),
-                    rs.getString("role"), rs.getString("content"), rs.getString("run_id"),
-                    rs.getTimestamp("created_at").toInstant().toString()));
+            return new StoredMessage(
+                    rs.getLong("seq"),
+                    new Message(
+                            rs.getString("id"),
+                            rs.getString("thread_id"),
+                            rs.getString("role"),
+                            rs.getString("content"),
+                            rs.getString("run_id"),
+                            rs.getTimestamp("created_at").toInstant().toString()));
         }
 
         Map<String, Object> toJson() {
@@ -81,11 +101,24 @@ public class ThreadStore {
         }
     }
 
-    public record Share(String id, String threadId, String tokenPrefix, String mode, String passwordHash, Instant expiresAt,
-            Instant revokedAt, Instant createdAt) {
+    public record Share(
+            String id,
+            String threadId,
+            String tokenPrefix,
+            String mode,
+            String passwordHash,
+            Instant expiresAt,
+            Instant revokedAt,
+            Instant createdAt) {
         static Share of(ResultSet rs) throws SQLException {
-            return new Share(rs.getString("id"), rs.getString("thread_id"), rs.getString("token_prefix"), rs.getString("mode"),
-                    rs.getString("password_hash"), instant(rs.getTimestamp("expires_at")), instant(rs.getTimestamp("revoked_at")),
+            return new Share(
+                    rs.getString("id"),
+                    rs.getString("thread_id"),
+                    rs.getString("token_prefix"),
+                    rs.getString("mode"),
+                    rs.getString("password_hash"),
+                    instant(rs.getTimestamp("expires_at")),
+                    instant(rs.getTimestamp("revoked_at")),
                     rs.getTimestamp("created_at").toInstant());
         }
 
@@ -108,8 +141,16 @@ public class ThreadStore {
     }
 
     public Thread create(String spaceId, String title, String locale, Integer contextWindow) {
-        return db.one("INSERT INTO threads (id, space_id, title, locale, context_window) VALUES (?, ?, ?, ?, ?) RETURNING " + COLUMNS,
-                Thread::of, Ids.id("th"), spaceId, title, locale, contextWindow).orElseThrow();
+        return db.one(
+                        "INSERT INTO threads (id, space_id, title, locale, context_window) VALUES (?, ?, ?, ?, ?) RETURNING "
+                                + COLUMNS,
+                        Thread::of,
+                        Ids.id("th"),
+                        spaceId,
+                        title,
+                        locale,
+                        contextWindow)
+                .orElseThrow();
     }
 
     public Optional<Thread> get(String id) {
@@ -117,27 +158,51 @@ public class ThreadStore {
     }
 
     public List<Thread> list(String spaceId, String status, int limit, int offset) {
-        return db.list("SELECT " + COLUMNS + " FROM threads WHERE space_id = ? AND (?::text IS NULL OR status = ?) "
-                + "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", Thread::of, spaceId, status, status, limit, offset);
+        return db.list(
+                "SELECT " + COLUMNS + " FROM threads WHERE space_id = ? AND (?::text IS NULL OR status = ?) "
+                        + "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+                Thread::of,
+                spaceId,
+                status,
+                status,
+                limit,
+                offset);
     }
 
     public long count(String spaceId, String status) {
-        return db.count("SELECT count(*) FROM threads WHERE space_id = ? AND (?::text IS NULL OR status = ?)", spaceId, status, status);
+        return db.count(
+                "SELECT count(*) FROM threads WHERE space_id = ? AND (?::text IS NULL OR status = ?)",
+                spaceId,
+                status,
+                status);
     }
 
     /** Threads whose title or any message matches, best match first (PostgreSQL web-search syntax, English stemming). */
     public List<Thread> search(String spaceId, String q, int limit, int offset) {
-        return db.list("SELECT " + COLUMNS + " FROM (SELECT t.*, greatest(ts_rank(t.search, query), "
-                + "coalesce((SELECT max(ts_rank(m.search, query)) FROM thread_messages m WHERE m.thread_id = t.id AND m.search @@ query), 0)) rank "
-                + "FROM threads t, websearch_to_tsquery('english', ?) query WHERE t.space_id = ? AND (t.search @@ query OR EXISTS "
-                + "(SELECT 1 FROM thread_messages m WHERE m.thread_id = t.id AND m.search @@ query))) found "
-                + "ORDER BY rank DESC, updated_at DESC, id LIMIT ? OFFSET ?", Thread::of, q, spaceId, limit, offset);
+        return db.list(
+                "SELECT " + COLUMNS + " FROM (SELECT t.*, greatest(ts_rank(t.search, query), "
+                        + "coalesce((SELECT max(ts_rank(m.search, query)) FROM thread_messages m WHERE m.thread_id = t.id AND m.search @@ query), 0)) rank "
+                        + "FROM threads t, websearch_to_tsquery('english', ?) query WHERE t.space_id = ? AND (t.search @@ query OR EXISTS "
+                        + "(SELECT 1 FROM thread_messages m WHERE m.thread_id = t.id AND m.search @@ query))) found "
+                        + "ORDER BY rank DESC, updated_at DESC, id LIMIT ? OFFSET ?",
+                Thread::of,
+                q,
+                spaceId,
+                limit,
+                offset);
     }
 
     public Optional<Thread> update(String id, String title, String locale, String status, Integer contextWindow) {
-        return db.one("UPDATE threads SET title = coalesce(?, title), locale = coalesce(?, locale), status = coalesce(?, status), "
-                + "context_window = coalesce(?, context_window), updated_at = now() WHERE id = ? RETURNING " + COLUMNS, Thread::of,
-                title, locale, status, contextWindow, id);
+        return db.one(
+                "UPDATE threads SET title = coalesce(?, title), locale = coalesce(?, locale), status = coalesce(?, status), "
+                        + "context_window = coalesce(?, context_window), updated_at = now() WHERE id = ? RETURNING "
+                        + COLUMNS,
+                Thread::of,
+                title,
+                locale,
+                status,
+                contextWindow,
+                id);
     }
 
     public boolean delete(String id) {
@@ -145,30 +210,56 @@ public class ThreadStore {
     }
 
     public StoredMessage append(String threadId, String role, String content, String runId) {
-        StoredMessage m = db.one("INSERT INTO thread_messages (id, thread_id, role, content, run_id) VALUES (?, ?, ?, ?, ?) RETURNING "
-                + MESSAGE_COLUMNS, StoredMessage::of, Ids.id("msg"), threadId, role, content, runId).orElseThrow();
+        StoredMessage m = db.one(
+                        "INSERT INTO thread_messages (id, thread_id, role, content, run_id) VALUES (?, ?, ?, ?, ?) RETURNING "
+                                + MESSAGE_COLUMNS,
+                        StoredMessage::of,
+                        Ids.id("msg"),
+                        threadId,
+                        role,
+                        content,
+                        runId)
+                .orElseThrow();
         db.update("UPDATE threads SET updated_at = now() WHERE id = ?", threadId);
         return m;
     }
 
     /** Messages after {@code afterSeq}, oldest first. */
     public List<StoredMessage> messages(String threadId, long afterSeq, int limit) {
-        return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                StoredMessage::of, threadId, afterSeq, limit);
+        return db.list(
+                "SELECT " + MESSAGE_COLUMNS
+                        + " FROM thread_messages WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                StoredMessage::of,
+                threadId,
+                afterSeq,
+                limit);
     }
 
     /** Messages after {@code (created_at, id)} in that order; a null instant starts at the beginning. */
     public List<StoredMessage> messagesAfter(String threadId, java.time.Instant after, String afterId, int limit) {
         java.sql.Timestamp t = after == null ? null : java.sql.Timestamp.from(after);
-        return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? "
-                + "AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) ORDER BY created_at, id LIMIT ?",
-                StoredMessage::of, threadId, t, t, afterId == null ? "" : afterId, limit);
+        return db.list(
+                "SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? "
+                        + "AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) ORDER BY created_at, id LIMIT ?",
+                StoredMessage::of,
+                threadId,
+                t,
+                t,
+                afterId == null ? "" : afterId,
+                limit);
     }
 
     /** Messages before {@code beforeSeq}, newest first; {@code system}: only system messages, else only the others. */
     public List<StoredMessage> newestMessages(String threadId, long beforeSeq, boolean system, int limit) {
-        return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages WHERE thread_id = ? AND seq < ? AND (role = 'system') = ? "
-                + "ORDER BY seq DESC LIMIT ?", StoredMessage::of, threadId, beforeSeq, system, limit);
+        return db.list(
+                "SELECT " + MESSAGE_COLUMNS
+                        + " FROM thread_messages WHERE thread_id = ? AND seq < ? AND (role = 'system') = ? "
+                        + "ORDER BY seq DESC LIMIT ?",
+                StoredMessage::of,
+                threadId,
+                beforeSeq,
+                system,
+                limit);
     }
 
     public long messageCount(String threadId) {
@@ -176,24 +267,51 @@ public class ThreadStore {
     }
 
     public List<StoredMessage> searchMessages(String threadId, String q, int limit, int offset) {
-        return db.list("SELECT " + MESSAGE_COLUMNS + " FROM thread_messages, websearch_to_tsquery('english', ?) query "
-                + "WHERE thread_id = ? AND search @@ query ORDER BY ts_rank(search, query) DESC, seq LIMIT ? OFFSET ?",
-                StoredMessage::of, q, threadId, limit, offset);
+        return db.list(
+                "SELECT " + MESSAGE_COLUMNS + " FROM thread_messages, websearch_to_tsquery('english', ?) query "
+                        + "WHERE thread_id = ? AND search @@ query ORDER BY ts_rank(search, query) DESC, seq LIMIT ? OFFSET ?",
+                StoredMessage::of,
+                q,
+                threadId,
+                limit,
+                offset);
     }
 
-    public Share createShare(String threadId, String tokenHash, String tokenPrefix, String mode, String passwordHash, Instant expiresAt) {
-        return db.one("INSERT INTO thread_shares (id, thread_id, token_hash, token_prefix, mode, password_hash, expires_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING " + SHARE_COLUMNS, Share::of, Ids.id("shr"), threadId, tokenHash, tokenPrefix,
-                mode, passwordHash, expiresAt == null ? null : Timestamp.from(expiresAt)).orElseThrow();
+    public Share createShare(
+            String threadId,
+            String tokenHash,
+            String tokenPrefix,
+            String mode,
+            String passwordHash,
+            Instant expiresAt) {
+        return db.one(
+                        "INSERT INTO thread_shares (id, thread_id, token_hash, token_prefix, mode, password_hash, expires_at) "
+                                + "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING " + SHARE_COLUMNS,
+                        Share::of,
+                        Ids.id("shr"),
+                        threadId,
+                        tokenHash,
+                        tokenPrefix,
+                        mode,
+                        passwordHash,
+                        expiresAt == null ? null : Timestamp.from(expiresAt))
+                .orElseThrow();
     }
 
     public List<Share> shares(String threadId) {
-        return db.list("SELECT " + SHARE_COLUMNS + " FROM thread_shares WHERE thread_id = ? ORDER BY created_at, id", Share::of, threadId);
+        return db.list(
+                "SELECT " + SHARE_COLUMNS + " FROM thread_shares WHERE thread_id = ? ORDER BY created_at, id",
+                Share::of,
+                threadId);
     }
 
     public Optional<Share> revoke(String threadId, String shareId) {
-        return db.one("UPDATE thread_shares SET revoked_at = coalesce(revoked_at, now()) WHERE thread_id = ? AND id = ? RETURNING "
-                + SHARE_COLUMNS, Share::of, threadId, shareId);
+        return db.one(
+                "UPDATE thread_shares SET revoked_at = coalesce(revoked_at, now()) WHERE thread_id = ? AND id = ? RETURNING "
+                        + SHARE_COLUMNS,
+                Share::of,
+                threadId,
+                shareId);
     }
 
     /** The stored form of a share token: its SHA-256 in standard base64 without padding (as since the first share). */

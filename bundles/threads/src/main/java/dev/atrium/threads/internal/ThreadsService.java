@@ -1,22 +1,20 @@
 package dev.atrium.threads.internal;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.threads.api.Threads;
 import dev.atrium.threads.internal.ThreadStore.StoredMessage;
 import dev.atrium.threads.internal.ThreadStore.Thread;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** {@link Threads} for other capabilities, and the owner-scope lookup every by-id route of this bundle uses. */
-@Component(service = { Threads.class, ThreadsService.class })
+@Component(service = {Threads.class, ThreadsService.class})
 public class ThreadsService implements Threads {
 
     static final String NOT_FOUND = "thread not found";
@@ -43,8 +41,7 @@ public class ThreadsService implements Threads {
     }
 
     /** A {@link ThreadRef} this service made in {@link #require}: the only kind its other methods accept. */
-    private record ProvenThread(String id, String spaceId, String title) implements ThreadRef {
-    }
+    private record ProvenThread(String id, String spaceId, String title) implements ThreadRef {}
 
     @Override
     public ThreadRef require(Caller caller, String threadId) {
@@ -62,7 +59,9 @@ public class ThreadsService implements Threads {
 
     @Override
     public List<Message> messagesAfter(ThreadRef thread, java.time.Instant afterCreatedAt, String afterId, int limit) {
-        return store.messagesAfter(proven(thread), afterCreatedAt, afterId, limit).stream().map(StoredMessage::message).toList();
+        return store.messagesAfter(proven(thread), afterCreatedAt, afterId, limit).stream()
+                .map(StoredMessage::message)
+                .toList();
     }
 
     /** The context budget of a thread without a {@code context_window}, in estimated tokens. */
@@ -76,7 +75,8 @@ public class ThreadsService implements Threads {
         Thread t = store.get(threadId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
         long budget = 4 * (t.contextWindow() == null ? DEFAULT_CONTEXT_TOKENS : t.contextWindow());
         List<Message> system = new ArrayList<>();
-        store.newestMessages(threadId, Long.MAX_VALUE, true, MAX_SYSTEM_MESSAGES).forEach(m -> system.add(0, m.message()));
+        store.newestMessages(threadId, Long.MAX_VALUE, true, MAX_SYSTEM_MESSAGES)
+                .forEach(m -> system.add(0, m.message()));
         long used = system.stream().mapToLong(m -> m.content().length()).sum();
         List<Message> picked = new ArrayList<>();
         long before = Long.MAX_VALUE;

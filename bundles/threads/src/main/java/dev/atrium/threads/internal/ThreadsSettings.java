@@ -4,7 +4,6 @@ import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -17,7 +16,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * sets nothing, the {@code ATRIUM_THREADS_*} environment variable named in a description supplies the value, else the
  * framework property {@code atrium.threads.<attribute>} (bundles/config).
  */
-@Component(service = ThreadsSettings.class, configurationPid = "dev.atrium.threads", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = ThreadsSettings.class,
+        configurationPid = "dev.atrium.threads",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = ThreadsSettings.Config.class)
 public class ThreadsSettings {
 
@@ -26,42 +28,55 @@ public class ThreadsSettings {
 
     @ObjectClassDefinition(name = "Atrium threads")
     public @interface Config {
-        @AttributeDefinition(description = "Directories (path-separator separated) searched for TrueType fonts for characters the PDF export's "
-                + "built-in font lacks; 'none' searches none (ATRIUM_THREADS_PDF_FONT_DIRS)")
+        @AttributeDefinition(
+                description =
+                        "Directories (path-separator separated) searched for TrueType fonts for characters the PDF export's "
+                                + "built-in font lacks; 'none' searches none (ATRIUM_THREADS_PDF_FONT_DIRS)")
         String pdfFontDirs() default DEFAULT_FONT_DIRS;
 
-        @AttributeDefinition(description = "Bytes of page content one PDF export keeps in memory before it spills to a scratch file "
-                + "(ATRIUM_THREADS_PDF_MEMORY_BYTES)")
+        @AttributeDefinition(
+                description = "Bytes of page content one PDF export keeps in memory before it spills to a scratch file "
+                        + "(ATRIUM_THREADS_PDF_MEMORY_BYTES)")
         long pdfMemoryBytes() default 4L << 20;
 
-        @AttributeDefinition(description = "Wrong passwords one client address may send for one share in the window before it answers "
-                + "that address 429; other addresses are not affected (ATRIUM_THREADS_SHARE_MAX_FAILURES)")
+        @AttributeDefinition(
+                description =
+                        "Wrong passwords one client address may send for one share in the window before it answers "
+                                + "that address 429; other addresses are not affected (ATRIUM_THREADS_SHARE_MAX_FAILURES)")
         int shareMaxFailures() default 10;
 
-        @AttributeDefinition(description = "Wrong share passwords one client address may send in the window, over all shares "
-                + "(ATRIUM_THREADS_SHARE_MAX_ADDRESS_FAILURES)")
+        @AttributeDefinition(
+                description = "Wrong share passwords one client address may send in the window, over all shares "
+                        + "(ATRIUM_THREADS_SHARE_MAX_ADDRESS_FAILURES)")
         int shareMaxAddressFailures() default 20;
 
-        @AttributeDefinition(description = "Seconds a wrong share password counts against its share and address "
-                + "(ATRIUM_THREADS_SHARE_FAILURE_WINDOW_S)")
+        @AttributeDefinition(
+                description = "Seconds a wrong share password counts against its share and address "
+                        + "(ATRIUM_THREADS_SHARE_FAILURE_WINDOW_S)")
         long shareFailureWindowSeconds() default 900;
 
-        @AttributeDefinition(description = "Wrong share passwords the whole server takes in the window, from all addresses, before "
-                + "every password attempt answers 429 (ATRIUM_THREADS_SHARE_MAX_GLOBAL_FAILURES)")
+        @AttributeDefinition(
+                description = "Wrong share passwords the whole server takes in the window, from all addresses, before "
+                        + "every password attempt answers 429 (ATRIUM_THREADS_SHARE_MAX_GLOBAL_FAILURES)")
         int shareMaxGlobalFailures() default 1000;
 
-        @AttributeDefinition(description = "Wrong share passwords from one address before its attempts are spaced by a delay "
-                + "that doubles with each further one (ATRIUM_THREADS_SHARE_DELAY_AFTER_FAILURES)")
+        @AttributeDefinition(
+                description = "Wrong share passwords from one address before its attempts are spaced by a delay "
+                        + "that doubles with each further one (ATRIUM_THREADS_SHARE_DELAY_AFTER_FAILURES)")
         int shareDelayAfterFailures() default 3;
 
-        @AttributeDefinition(description = "The first delay in milliseconds; 0 turns delays off (ATRIUM_THREADS_SHARE_DELAY_BASE_MS)")
+        @AttributeDefinition(
+                description =
+                        "The first delay in milliseconds; 0 turns delays off (ATRIUM_THREADS_SHARE_DELAY_BASE_MS)")
         long shareDelayBaseMillis() default 1000;
 
         @AttributeDefinition(description = "The longest delay in seconds (ATRIUM_THREADS_SHARE_DELAY_MAX_S)")
         long shareDelayMaxSeconds() default 60;
 
-        @AttributeDefinition(description = "Take the client address from the last X-Forwarded-For entry: only behind a reverse proxy "
-                + "that sets it, else any client names itself (ATRIUM_THREADS_TRUST_FORWARDED_FOR)")
+        @AttributeDefinition(
+                description =
+                        "Take the client address from the last X-Forwarded-For entry: only behind a reverse proxy "
+                                + "that sets it, else any client names itself (ATRIUM_THREADS_TRUST_FORWARDED_FOR)")
         boolean trustForwardedFor() default false;
     }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.Test;
 
 class SharePasswordsTest {
@@ -72,11 +71,11 @@ class SharePasswordsTest {
 
     @Test
     void anAddressWaitsLongerAfterEachFailureOnceItHasFailedAFewTimes() {
-        ShareAccessLimiter limiter = new ShareAccessLimiter(new ShareAccessLimiter.Limits(100, 100, 1000, 600_000, 2, 1000, 8000), 100,
-                now::get);
+        ShareAccessLimiter limiter = new ShareAccessLimiter(
+                new ShareAccessLimiter.Limits(100, 100, 1000, 600_000, 2, 1000, 8000), 100, now::get);
         assertEquals(0, limiter.attempt("shr_a", "192.0.2.9"));
         assertEquals(0, limiter.attempt("shr_a", "192.0.2.9"));
-        long[] expected = { 1, 2, 4, 8, 8 };
+        long[] expected = {1, 2, 4, 8, 8};
         for (long seconds : expected) {
             assertEquals(seconds, limiter.attempt("shr_a", "192.0.2.9"), "delay after another failure");
             assertEquals(0, limiter.attempt("shr_a", "192.0.2.10"), "another address does not wait");

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.pdfbox.cos.COSName;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDPage;
@@ -75,7 +74,8 @@ class ThreadPdfTest {
     }
 
     @Test
-    void charactersTheBuiltInFontLacksComeFromTheFontDirectoryAndTheRestBecomeReplacementCharacters() throws IOException {
+    void charactersTheBuiltInFontLacksComeFromTheFontDirectoryAndTheRestBecomeReplacementCharacters()
+            throws IOException {
         PdfFonts fonts = new PdfFonts(List.of(fontDir(), tmp.resolve("missing")), tmp.resolve("scratch"), 1 << 20);
         byte[] pdf = render(fonts, "Fallback", List.of(ARMENIAN + " / " + GEORGIAN + " / Grüße", "private \uE000 use"));
         String text = text(pdf);
@@ -87,7 +87,11 @@ class ThreadPdfTest {
             for (PDType0Font f : used) {
                 assertTrue(f.isEmbedded(), f.getName());
                 assertTrue(f.getName().matches("[A-Z]{6}\\+.*"), "a subset: " + f.getName());
-                assertNotNull(((PDCIDFontType2) f.getDescendantFont()).getFontDescriptor().getFontFile2(), f.getName());
+                assertNotNull(
+                        ((PDCIDFontType2) f.getDescendantFont())
+                                .getFontDescriptor()
+                                .getFontFile2(),
+                        f.getName());
                 assertNotNull(f.getCOSObject().getDictionaryObject(COSName.TO_UNICODE), f.getName());
             }
         }
@@ -127,11 +131,17 @@ class ThreadPdfTest {
         }
         pdf = out.toByteArray();
         String text = text(pdf);
-        assertTrue(text.replaceAll("\\s+", " ").contains(" " + paragraph.toString().trim() + " assistant ("), "the paragraph, wrapped");
+        assertTrue(
+                text.replaceAll("\\s+", " ").contains(" " + paragraph.toString().trim() + " assistant ("),
+                "the paragraph, wrapped");
         assertTrue(text.split("\n(?=word\\d)").length > 100, "lines break between words");
-        assertEquals(longWord, text.substring(text.indexOf("xxx")).split("assistant")[0].replaceAll("\\s+", ""),
+        assertEquals(
+                longWord,
+                text.substring(text.indexOf("xxx")).split("assistant")[0].replaceAll("\\s+", ""),
                 "a word wider than the page is broken, not cut");
-        assertTrue(text.contains("line one\nline two\n    tabbed (parens) and \\ backslash"), text.substring(text.indexOf("line one")));
+        assertTrue(
+                text.contains("line one\nline two\n    tabbed (parens) and \\ backslash"),
+                text.substring(text.indexOf("line one")));
         try (PDDocument doc = PDDocument.load(pdf)) {
             assertTrue(doc.getNumberOfPages() > 5, "pages: " + doc.getNumberOfPages());
             for (PDPage p : doc.getPages()) {

@@ -1,5 +1,9 @@
 package dev.atrium.blob.fs.internal;
 
+import dev.atrium.blob.api.Blob;
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.blob.api.BlobTooLargeException;
+import dev.atrium.blob.api.NoSuchBlobException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -13,9 +17,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.OpenOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
@@ -28,10 +32,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
-import java.util.Queue;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
@@ -43,8 +47,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,7 +56,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -63,11 +66,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.blob.api.Blob;
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.blob.api.BlobTooLargeException;
-import dev.atrium.blob.api.NoSuchBlobException;
-
 /**
  * Blobs as files: {@code <data>/blobs/<namespace>/<ab>/<cd>/<sha256>}, where {@code ab} and {@code cd} are the first
  * two byte pairs of the hash (so no directory holds more than 256 entries before the leaves). A put streams into
@@ -75,13 +73,17 @@ import dev.atrium.blob.api.NoSuchBlobException;
  * directory: a blob is either whole under its key or absent. Temp files a crash left behind are removed at activation
  * and then periodically, once they are older than {@code staleTempSeconds} and no live writer holds them.
  *
- * <p>Why one class of about 900 lines: the put path (buffered and O_DIRECT writes, hashing, fsync, rename) and the
+ * <p>Why one class of about 980 lines: the put path (buffered and O_DIRECT writes, hashing, fsync, rename) and the
  * temp-file sweep share the temp directory's rules and the writers' registry; most of its length is the direct-I/O
  * path's buffer handling.
  */
 // immediate: the sweep of a crash's leftovers runs at start, not when the first consumer happens to ask
-@Component(service = BlobStore.class, configurationPid = "dev.atrium.blob.fs", configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        immediate = true, property = { BlobStore.BACKEND + "=fs", "service.ranking:Integer=0" })
+@Component(
+        service = BlobStore.class,
+        configurationPid = "dev.atrium.blob.fs",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        immediate = true,
+        property = {BlobStore.BACKEND + "=fs", "service.ranking:Integer=0"})
 @Designate(ocd = FsBlobStore.Config.class)
 public final class FsBlobStore implements BlobStore {
 
@@ -90,11 +92,15 @@ public final class FsBlobStore implements BlobStore {
         @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); blobs live in its blobs/")
         String dataDirectory() default "data";
 
-        @AttributeDefinition(description = "Seconds after which a temp file no writer holds is taken for a crash's leftover and removed")
+        @AttributeDefinition(
+                description =
+                        "Seconds after which a temp file no writer holds is taken for a crash's leftover and removed")
         long staleTempSeconds() default 300;
 
-        @AttributeDefinition(description = "Write blobs with O_DIRECT where the filesystem allows it (bypassing the page cache: "
-                + "no second copy of every byte, and the disk writes while the next bytes arrive); false writes through the page cache")
+        @AttributeDefinition(
+                description =
+                        "Write blobs with O_DIRECT where the filesystem allows it (bypassing the page cache: "
+                                + "no second copy of every byte, and the disk writes while the next bytes arrive); false writes through the page cache")
         boolean directWrites() default true;
     }
 
@@ -114,9 +120,11 @@ public final class FsBlobStore implements BlobStore {
     private static final int WRITE_DEPTH = 3;
     /** Direct buffers and arrays kept for later puts. */
     private static final int POOLED_BUFFERS = 8;
+
     private static final int POOLED_ARRAYS = 16;
     /** Bytes of a mapped window of a blob being read. */
     private static final long WINDOW = 16L * 1024 * 1024;
+
     private static final Logger LOG = LoggerFactory.getLogger(FsBlobStore.class);
 
     /**
@@ -124,16 +132,19 @@ public final class FsBlobStore implements BlobStore {
      * whatever the umask, so another local account learns neither contents nor which hashes exist.
      */
     private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
+
     private static final Set<PosixFilePermission> OWNER_DIRECTORY = PosixFilePermissions.fromString("rwx------");
 
     private final Path root;
     private final Path temp;
     /** The modes new temp files and directories are created with; empty where the filesystem has no POSIX modes. */
     private final FileAttribute<?>[] fileMode;
+
     private final FileAttribute<?>[] directoryMode;
     private final Duration staleTemp;
     /** The temp files this store is writing now: never taken for leftovers. */
     private final Set<Path> writing = ConcurrentHashMap.newKeySet();
+
     private final ScheduledExecutorService sweeper;
     /** The threads that hash and write a large put's full arrays while its caller reads the next ones. */
     private final ExecutorService workers;
@@ -141,6 +152,7 @@ public final class FsBlobStore implements BlobStore {
     private volatile OpenOption direct;
     /** The alignment O_DIRECT needs of buffers, lengths and file positions. */
     private final int alignment;
+
     private final Queue<ByteBuffer> pool = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pooled = new AtomicInteger();
     private final Queue<byte[]> arrays = new ConcurrentLinkedQueue<>();
@@ -148,7 +160,9 @@ public final class FsBlobStore implements BlobStore {
 
     @Activate
     public FsBlobStore(Config config) throws IOException {
-        this(Path.of(config.dataDirectory()).toAbsolutePath().resolve("blobs"), Duration.ofSeconds(Math.max(0, config.staleTempSeconds())),
+        this(
+                Path.of(config.dataDirectory()).toAbsolutePath().resolve("blobs"),
+                Duration.ofSeconds(Math.max(0, config.staleTempSeconds())),
                 config.directWrites());
     }
 
@@ -161,8 +175,12 @@ public final class FsBlobStore implements BlobStore {
         this.temp = this.root.resolve(TEMP);
         this.staleTemp = staleTemp;
         boolean posix = this.root.getFileSystem().supportedFileAttributeViews().contains("posix");
-        this.fileMode = posix ? new FileAttribute<?>[] { PosixFilePermissions.asFileAttribute(OWNER_FILE) } : new FileAttribute<?>[0];
-        this.directoryMode = posix ? new FileAttribute<?>[] { PosixFilePermissions.asFileAttribute(OWNER_DIRECTORY) } : new FileAttribute<?>[0];
+        this.fileMode = posix
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_FILE)}
+                : new FileAttribute<?>[0];
+        this.directoryMode = posix
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_DIRECTORY)}
+                : new FileAttribute<?>[0];
         Files.createDirectories(temp, directoryMode);
         if (posix) {
             restrict(this.root);
@@ -182,13 +200,17 @@ public final class FsBlobStore implements BlobStore {
             return t;
         });
         long period = Math.min(3600, Math.max(10, staleTemp.toSeconds()));
-        sweeper.scheduleWithFixedDelay(() -> {
-            try {
-                removeAbandonedTemps();
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("blob temp files in {} could not be swept", temp, e);
-            }
-        }, period, period, TimeUnit.SECONDS);
+        var unused = sweeper.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        removeAbandonedTemps();
+                    } catch (IOException | RuntimeException e) {
+                        LOG.warn("blob temp files in {} could not be swept", temp, e);
+                    }
+                },
+                period,
+                period,
+                TimeUnit.SECONDS);
     }
 
     @Deactivate
@@ -215,7 +237,8 @@ public final class FsBlobStore implements BlobStore {
                 directly = null;
                 out = openTemp(part, null);
             }
-            try (FileChannel file = out; FileLock held = file.lock()) {
+            try (FileChannel file = out;
+                    FileLock held = file.lock()) {
                 if (directly != null) {
                     writeDirect(content, maxBytes, sha, file);
                 } else {
@@ -258,7 +281,8 @@ public final class FsBlobStore implements BlobStore {
             return FileChannel.open(part, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), fileMode);
         }
         try {
-            return FileChannel.open(part, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, option), fileMode);
+            return FileChannel.open(
+                    part, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, option), fileMode);
         } catch (FileAlreadyExistsException e) {
             throw e;
         } catch (IOException | UnsupportedOperationException e) {
@@ -273,11 +297,12 @@ public final class FsBlobStore implements BlobStore {
     /**
      * Through the page cache, 64 KiB at a time: hashed, counted and written in one pass.
      */
-    private static void writeBuffered(InputStream content, long maxBytes, MessageDigest sha, FileChannel out) throws IOException {
+    private static void writeBuffered(InputStream content, long maxBytes, MessageDigest sha, FileChannel out)
+            throws IOException {
         byte[] buffer = new byte[CHUNK];
         ByteBuffer wrapped = ByteBuffer.wrap(buffer);
         long size = 0;
-        for (int n; (n = content.read(buffer)) != -1;) {
+        for (int n; (n = content.read(buffer)) != -1; ) {
             size += n;
             if (size > maxBytes) {
                 throw new BlobTooLargeException(maxBytes);
@@ -299,13 +324,14 @@ public final class FsBlobStore implements BlobStore {
      * thread: its caller hashes and writes it. The last, partial array is written padded to the alignment and the file
      * truncated to the real size.
      */
-    private void writeDirect(InputStream content, long maxBytes, MessageDigest sha, FileChannel out) throws IOException {
+    private void writeDirect(InputStream content, long maxBytes, MessageDigest sha, FileChannel out)
+            throws IOException {
         long size = 0;
         byte[] current = array();
         int filled = 0;
         Pipeline pipeline = null;
         try {
-            for (;;) {
+            for (; ; ) {
                 if (filled == current.length) {
                     // only once more bytes come: a put of exactly one array starts no thread
                     if (pipeline == null) {
@@ -362,7 +388,10 @@ public final class FsBlobStore implements BlobStore {
             pooled.decrementAndGet();
             return b.clear();
         }
-        return ByteBuffer.allocateDirect(DIRECT_BUFFER + alignment).alignedSlice(alignment).limit(DIRECT_BUFFER).slice();
+        return ByteBuffer.allocateDirect(DIRECT_BUFFER + alignment)
+                .alignedSlice(alignment)
+                .limit(DIRECT_BUFFER)
+                .slice();
     }
 
     private void release(ByteBuffer b) {
@@ -414,6 +443,7 @@ public final class FsBlobStore implements BlobStore {
         private volatile IOException failure;
         /** Arrays this put has taken, the one being filled included. */
         private int owned = 1;
+
         private boolean stopped;
 
         Pipeline(FileChannel out, MessageDigest sha) {
@@ -432,7 +462,7 @@ public final class FsBlobStore implements BlobStore {
         private void hash() {
             int directs = 0;
             try {
-                for (;;) {
+                for (; ; ) {
                     byte[] a = toHash.take();
                     if (a == END) {
                         return;
@@ -464,10 +494,11 @@ public final class FsBlobStore implements BlobStore {
             }
         }
 
+        @SuppressWarnings("ReferenceEquality") // END_BUFFER is a sentinel: identity is the test
         private void write() {
             long at = 0;
             try {
-                for (;;) {
+                for (; ; ) {
                     ByteBuffer direct = toWrite.take();
                     if (direct == END_BUFFER) {
                         return;
@@ -535,7 +566,7 @@ public final class FsBlobStore implements BlobStore {
             boolean interrupted = false;
             toHash.add(END);
             for (Future<?> stage : List.of(hashing, writing)) {
-                for (;;) {
+                for (; ; ) {
                     try {
                         stage.get();
                         break;
@@ -550,10 +581,10 @@ public final class FsBlobStore implements BlobStore {
                     }
                 }
             }
-            for (byte[] a; (a = empty.poll()) != null;) {
+            for (byte[] a; (a = empty.poll()) != null; ) {
                 releaseArray(a);
             }
-            for (ByteBuffer b; (b = written.poll()) != null;) {
+            for (ByteBuffer b; (b = written.poll()) != null; ) {
                 release(b);
             }
             if (interrupted) {
@@ -575,7 +606,8 @@ public final class FsBlobStore implements BlobStore {
     /** O_DIRECT ({@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, module jdk.unsupported), or null. */
     private static OpenOption directOption() {
         try {
-            Class<?> type = Class.forName("com.sun.nio.file.ExtendedOpenOption", true, ClassLoader.getPlatformClassLoader());
+            Class<?> type =
+                    Class.forName("com.sun.nio.file.ExtendedOpenOption", true, ClassLoader.getPlatformClassLoader());
             for (Object constant : type.getEnumConstants()) {
                 if (((Enum<?>) constant).name().equals("DIRECT")) {
                     return (OpenOption) constant;
@@ -610,7 +642,11 @@ public final class FsBlobStore implements BlobStore {
         } catch (NoSuchFileException e) {
             return null;
         }
-        return new Blob(key, attributes.size(), key.substring(key.length() - 64), attributes.lastModifiedTime().toInstant());
+        return new Blob(
+                key,
+                attributes.size(),
+                key.substring(key.length() - 64),
+                attributes.lastModifiedTime().toInstant());
     }
 
     @Override
@@ -619,7 +655,8 @@ public final class FsBlobStore implements BlobStore {
         try {
             long size = in.size();
             if (offset < 0 || offset > size || length < -1 || (length > size - offset)) {
-                throw new IllegalArgumentException("range " + offset + "+" + length + " is not within the blob's " + size + " bytes");
+                throw new IllegalArgumentException(
+                        "range " + offset + "+" + length + " is not within the blob's " + size + " bytes");
             }
             return new Mapped(in, offset, length == -1 ? size : offset + length);
         } catch (IOException | RuntimeException e) {
@@ -729,8 +766,10 @@ public final class FsBlobStore implements BlobStore {
             throw new IllegalArgumentException("prefix must not be null");
         }
         Iterator<Blob> walk = new Walk(prefix);
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(walk,
-                Spliterator.ORDERED | Spliterator.DISTINCT | Spliterator.NONNULL), false);
+        return StreamSupport.stream(
+                Spliterators.spliteratorUnknownSize(
+                        walk, Spliterator.ORDERED | Spliterator.DISTINCT | Spliterator.NONNULL),
+                false);
     }
 
     /**
@@ -766,7 +805,8 @@ public final class FsBlobStore implements BlobStore {
     }
 
     private static boolean heldByAnotherWriter(Path file) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE); FileLock lock = channel.tryLock()) {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE);
+                FileLock lock = channel.tryLock()) {
             return lock == null;
         } catch (OverlappingFileLockException e) {
             return true;
@@ -775,7 +815,8 @@ public final class FsBlobStore implements BlobStore {
 
     private static void checkNamespace(String namespace) {
         if (namespace == null || !NAMESPACE.matcher(namespace).matches()) {
-            throw new IllegalArgumentException("a namespace is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            throw new IllegalArgumentException(
+                    "a namespace is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit");
         }
     }
 
@@ -786,7 +827,10 @@ public final class FsBlobStore implements BlobStore {
     }
 
     private Path file(String namespace, String hash) {
-        return root.resolve(namespace).resolve(hash.substring(0, 2)).resolve(hash.substring(2, 4)).resolve(hash);
+        return root.resolve(namespace)
+                .resolve(hash.substring(0, 2))
+                .resolve(hash.substring(2, 4))
+                .resolve(hash);
     }
 
     /** Creates {@code dir} and its missing parents below the root; returns those it made, deepest last. */
@@ -876,7 +920,9 @@ public final class FsBlobStore implements BlobStore {
 
         Walk(String prefix) {
             this.prefix = prefix;
-            List<String> all = new ArrayList<>(names(root, NAMESPACE).stream().filter(n -> mayMatch(n + "/", prefix)).toList());
+            List<String> all = new ArrayList<>(names(root, NAMESPACE).stream()
+                    .filter(n -> mayMatch(n + "/", prefix))
+                    .toList());
             all.sort((a, b) -> (a + "/").compareTo(b + "/"));
             namespaces = all.iterator();
         }
@@ -898,13 +944,16 @@ public final class FsBlobStore implements BlobStore {
                     String fan = second.next();
                     if (mayMatch(namespace + "/" + firstFan + fan, prefix)) {
                         Path dir = root.resolve(namespace).resolve(firstFan).resolve(fan);
-                        leaves = names(dir, HASH).stream().filter(h -> h.startsWith(firstFan + fan)).iterator();
+                        leaves = names(dir, HASH).stream()
+                                .filter(h -> h.startsWith(firstFan + fan))
+                                .iterator();
                     }
                 } else if (first.hasNext()) {
                     String fan = first.next();
                     if (mayMatch(namespace + "/" + fan, prefix)) {
                         firstFan = fan;
-                        second = names(root.resolve(namespace).resolve(fan), FAN).iterator();
+                        second =
+                                names(root.resolve(namespace).resolve(fan), FAN).iterator();
                     }
                 } else if (namespaces.hasNext()) {
                     namespace = namespaces.next();

@@ -1,10 +1,9 @@
 package dev.atrium.blob.fs.internal;
 
+import dev.atrium.blob.api.BlobStoreContract;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
-
-import dev.atrium.blob.api.BlobStoreContract;
 
 /**
  * A process that puts a blob and stops midway, holding its temp file, until it is killed: the crash of

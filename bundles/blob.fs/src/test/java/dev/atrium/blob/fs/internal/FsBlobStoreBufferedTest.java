@@ -3,24 +3,23 @@ package dev.atrium.blob.fs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.blob.api.BlobStoreContract;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.blob.api.BlobStoreContract;
 
 /** The filesystem store without O_DIRECT ({@code directWrites=false}, or a filesystem refusing it) passes the contract too. */
 class FsBlobStoreBufferedTest extends BlobStoreContract {
 
     @TempDir
     static Path data;
+
     private static FsBlobStore store;
 
     @BeforeAll

@@ -3,8 +3,9 @@ package dev.atrium.blob.fs.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.blob.api.Blob;
+import dev.atrium.blob.api.BlobStoreContract;
 import java.io.BufferedReader;
-
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,12 +17,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.blob.api.Blob;
-import dev.atrium.blob.api.BlobStoreContract;
 
 /** A put killed with SIGKILL midway leaves nothing visible, its temp file is swept, and the same put works after. */
 class FsBlobStoreCrashTest {
@@ -34,11 +31,20 @@ class FsBlobStoreCrashTest {
     @Test
     void aPutKilledMidwayLeavesNothingListedAndItsTempFileIsSweptAway() throws Exception {
         Path blobs = data.resolve("blobs");
-        Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx32m", "-cp",
-                System.getProperty("java.class.path"), CrashingPut.class.getName(), blobs.toString(), Long.toString(SIZE), "7")
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process writer = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx32m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        CrashingPut.class.getName(),
+                        blobs.toString(),
+                        Long.toString(SIZE),
+                        "7")
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8));
             assertEquals("WRITING", out.readLine(), "the writer reached the middle of its put");
             assertEquals(1, temps(blobs).size(), "the half-written blob is a temp file");
             // the store writes 1 MiB buffers (O_DIRECT) on a thread of its own: all but the one being filled reach the
@@ -52,7 +58,8 @@ class FsBlobStoreCrashTest {
 
             FsBlobStore sweeping = new FsBlobStore(blobs, Duration.ZERO);
             try {
-                assertEquals(0, sweeping.removeAbandonedTemps(), "a live writer in another process keeps its temp file");
+                assertEquals(
+                        0, sweeping.removeAbandonedTemps(), "a live writer in another process keeps its temp file");
                 assertEquals(1, temps(blobs).size());
             } finally {
                 sweeping.close();
@@ -95,19 +102,22 @@ class FsBlobStoreCrashTest {
         CountDownLatch go = new CountDownLatch(1);
         Thread put = new Thread(() -> {
             try {
-                store.put("live", new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(new byte[100_000]),
-                        new java.io.InputStream() {
-                            @Override
-                            public int read() throws java.io.IOException {
-                                midway.countDown();
-                                try {
-                                    go.await();
-                                } catch (InterruptedException e) {
-                                    throw new java.io.InterruptedIOException();
-                                }
-                                return -1;
-                            }
-                        }), 1_000_000);
+                store.put(
+                        "live",
+                        new java.io.SequenceInputStream(
+                                new java.io.ByteArrayInputStream(new byte[100_000]), new java.io.InputStream() {
+                                    @Override
+                                    public int read() throws java.io.IOException {
+                                        midway.countDown();
+                                        try {
+                                            go.await();
+                                        } catch (InterruptedException e) {
+                                            throw new java.io.InterruptedIOException();
+                                        }
+                                        return -1;
+                                    }
+                                }),
+                        1_000_000);
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -141,10 +151,9 @@ class FsBlobStoreCrashTest {
     private static byte[] sha256(java.io.InputStream in) throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         byte[] buffer = new byte[65536];
-        for (int n; (n = in.read(buffer)) != -1;) {
+        for (int n; (n = in.read(buffer)) != -1; ) {
             sha.update(buffer, 0, n);
         }
         return sha.digest();
     }
-
 }

@@ -2,24 +2,23 @@ package dev.atrium.blob.fs.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.blob.api.BlobStoreContract;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.blob.api.BlobStoreContract;
 
 /** The filesystem store passes the BlobStore contract, and leaves no temp file behind. */
 class FsBlobStoreTest extends BlobStoreContract {
 
     @TempDir
     static Path data;
+
     private static FsBlobStore store;
 
     @BeforeAll

@@ -1,6 +1,9 @@
 package dev.atrium.blob.s3.internal;
 
-import org.apache.commons.io.input.BoundedInputStream;
+import dev.atrium.blob.api.Blob;
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.blob.api.BlobTooLargeException;
+import dev.atrium.blob.api.NoSuchBlobException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,7 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
+import org.apache.commons.io.input.BoundedInputStream;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -36,20 +39,15 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.blob.api.Blob;
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.blob.api.BlobTooLargeException;
-import dev.atrium.blob.api.NoSuchBlobException;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -72,14 +70,20 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p>Exists only when an operator configures it (ConfigurationPolicy.REQUIRE), and then ranks above the filesystem
  * store, so consumers that take "the" BlobStore take this one.
  */
-@Component(service = BlobStore.class, configurationPid = "dev.atrium.blob.s3", configurationPolicy = ConfigurationPolicy.REQUIRE,
-        immediate = true, property = { BlobStore.BACKEND + "=s3", "service.ranking:Integer=100" })
+@Component(
+        service = BlobStore.class,
+        configurationPid = "dev.atrium.blob.s3",
+        configurationPolicy = ConfigurationPolicy.REQUIRE,
+        immediate = true,
+        property = {BlobStore.BACKEND + "=s3", "service.ranking:Integer=100"})
 @Designate(ocd = S3BlobStore.Config.class)
 public final class S3BlobStore implements BlobStore {
 
     @ObjectClassDefinition(name = "Atrium blobs on S3", description = "A BlobStore on an S3-compatible object store")
     public @interface Config {
-        @AttributeDefinition(description = "The store's endpoint, e.g. https://s3.example.com (ATRIUM_BLOB_S3_ENDPOINT); empty: AWS for the region")
+        @AttributeDefinition(
+                description =
+                        "The store's endpoint, e.g. https://s3.example.com (ATRIUM_BLOB_S3_ENDPOINT); empty: AWS for the region")
         String endpoint() default "";
 
         @AttributeDefinition(description = "The region (ATRIUM_BLOB_S3_REGION)")
@@ -88,22 +92,33 @@ public final class S3BlobStore implements BlobStore {
         @AttributeDefinition(description = "The bucket, which must exist (ATRIUM_BLOB_S3_BUCKET)")
         String bucket();
 
-        @AttributeDefinition(description = "The access key id (ATRIUM_BLOB_S3_ACCESS_KEY); empty with the secret: the AWS default credentials chain")
+        @AttributeDefinition(
+                description =
+                        "The access key id (ATRIUM_BLOB_S3_ACCESS_KEY); empty with the secret: the AWS default credentials chain")
         String accessKey() default "";
 
-        @AttributeDefinition(type = AttributeType.PASSWORD, description = "The secret access key (ATRIUM_BLOB_S3_SECRET_KEY)")
+        @AttributeDefinition(
+                type = AttributeType.PASSWORD,
+                description = "The secret access key (ATRIUM_BLOB_S3_SECRET_KEY)")
         String secretKey() default "";
 
-        @AttributeDefinition(description = "Path-style requests (http://host/bucket/key), as most S3-compatible stores want (ATRIUM_BLOB_S3_PATH_STYLE)")
+        @AttributeDefinition(
+                description =
+                        "Path-style requests (http://host/bucket/key), as most S3-compatible stores want (ATRIUM_BLOB_S3_PATH_STYLE)")
         boolean pathStyle() default true;
 
-        @AttributeDefinition(description = "Size of one part of a multipart upload, and the size above which a put uses one, in MiB (5 to 5120)")
+        @AttributeDefinition(
+                description =
+                        "Size of one part of a multipart upload, and the size above which a put uses one, in MiB (5 to 5120)")
         int partSizeMiB() default 64;
 
-        @AttributeDefinition(description = "Seconds after which an incomplete multipart upload of a blob is taken for a crash's leftover and aborted")
+        @AttributeDefinition(
+                description =
+                        "Seconds after which an incomplete multipart upload of a blob is taken for a crash's leftover and aborted")
         long staleUploadSeconds() default 86_400;
 
-        @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); puts are spooled in its blobs-s3-spool/")
+        @AttributeDefinition(
+                description = "The data directory (--data, ATRIUM_DATA); puts are spooled in its blobs-s3-spool/")
         String dataDirectory() default "data";
     }
 
@@ -129,7 +144,8 @@ public final class S3BlobStore implements BlobStore {
             throw new IllegalArgumentException("dev.atrium.blob.s3: bucket is not configured (ATRIUM_BLOB_S3_BUCKET)");
         }
         if (config.partSizeMiB() < 5 || config.partSizeMiB() > 5120) {
-            throw new IllegalArgumentException("dev.atrium.blob.s3: partSizeMiB must be 5 to 5120, got " + config.partSizeMiB());
+            throw new IllegalArgumentException(
+                    "dev.atrium.blob.s3: partSizeMiB must be 5 to 5120, got " + config.partSizeMiB());
         }
         this.bucket = config.bucket().trim();
         this.partSize = config.partSizeMiB() * 1024L * 1024L;
@@ -138,7 +154,9 @@ public final class S3BlobStore implements BlobStore {
         Files.createDirectories(spool);
         removeSpoolFiles();
         this.s3 = client(config);
-        String where = config.endpoint().isBlank() ? "AWS " + config.region() : config.endpoint().trim();
+        String where = config.endpoint().isBlank()
+                ? "AWS " + config.region()
+                : config.endpoint().trim();
         sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "atrium-blob-s3-sweep");
             t.setDaemon(true);
@@ -148,29 +166,47 @@ public final class S3BlobStore implements BlobStore {
         sweeper.execute(() -> {
             try {
                 s3.headBucket(b -> b.bucket(bucket));
-                LOG.info("blobs are kept in S3 bucket '{}' at {}{}", bucket, where, config.pathStyle() ? " (path-style)" : "");
+                LOG.info(
+                        "blobs are kept in S3 bucket '{}' at {}{}",
+                        bucket,
+                        where,
+                        config.pathStyle() ? " (path-style)" : "");
             } catch (SdkException e) {
                 LOG.warn("S3 bucket '{}' at {} does not answer: {}", bucket, where, e.getMessage());
             }
         });
         long period = Math.min(3600, Math.max(10, staleUpload.toSeconds() / 2));
-        sweeper.scheduleWithFixedDelay(() -> {
-            try {
-                abortStaleUploads();
-            } catch (RuntimeException e) {
-                LOG.warn("abandoned multipart uploads in S3 bucket '{}' could not be swept: {}", bucket, e.toString());
-            }
-        }, 0, period, TimeUnit.SECONDS);
+        var unused = sweeper.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        abortStaleUploads();
+                    } catch (RuntimeException e) {
+                        LOG.warn(
+                                "abandoned multipart uploads in S3 bucket '{}' could not be swept: {}",
+                                bucket,
+                                e.toString());
+                    }
+                },
+                0,
+                period,
+                TimeUnit.SECONDS);
     }
 
     private static S3Client client(Config config) {
-        AwsCredentialsProvider credentials = config.accessKey().isBlank() && config.secretKey().isBlank()
-                ? DefaultCredentialsProvider.builder().build()
-                : StaticCredentialsProvider.create(AwsBasicCredentials.create(config.accessKey().trim(), config.secretKey()));
+        AwsCredentialsProvider credentials =
+                config.accessKey().isBlank() && config.secretKey().isBlank()
+                        ? DefaultCredentialsProvider.builder().build()
+                        : StaticCredentialsProvider.create(
+                                AwsBasicCredentials.create(config.accessKey().trim(), config.secretKey()));
         S3ClientBuilder builder = S3Client.builder()
-                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(10)).socketTimeout(Duration.ofMinutes(2))
+                .httpClient(UrlConnectionHttpClient.builder()
+                        .connectionTimeout(Duration.ofSeconds(10))
+                        .socketTimeout(Duration.ofMinutes(2))
                         .build())
-                .region(Region.of(config.region().isBlank() ? "us-east-1" : config.region().trim()))
+                .region(Region.of(
+                        config.region().isBlank()
+                                ? "us-east-1"
+                                : config.region().trim()))
                 .credentialsProvider(credentials)
                 .forcePathStyle(config.pathStyle())
                 // the SDK's default CRC trailers (aws-chunked bodies) are not understood by every S3-compatible store;
@@ -201,7 +237,8 @@ public final class S3BlobStore implements BlobStore {
     @Override
     public Blob put(String namespace, InputStream content, long maxBytes) throws IOException {
         if (namespace == null || !NAMESPACE.matcher(namespace).matches()) {
-            throw new IllegalArgumentException("a namespace is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            throw new IllegalArgumentException(
+                    "a namespace is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit");
         }
         if (maxBytes < 0) {
             throw new IllegalArgumentException("maxBytes must be 0 or more, got " + maxBytes);
@@ -212,7 +249,7 @@ public final class S3BlobStore implements BlobStore {
             long size = 0;
             try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.WRITE)) {
                 byte[] buffer = new byte[BUFFER];
-                for (int n; (n = content.read(buffer)) != -1;) {
+                for (int n; (n = content.read(buffer)) != -1; ) {
                     size += n;
                     if (size > maxBytes) {
                         throw new BlobTooLargeException(maxBytes);
@@ -227,14 +264,19 @@ public final class S3BlobStore implements BlobStore {
                 HeadObjectResponse existing = head(key);
                 if (existing == null) {
                     if (length <= partSize) {
-                        s3.putObject(b -> b.bucket(bucket).key(key).contentLength(length).contentType("application/octet-stream"),
+                        s3.putObject(
+                                b -> b.bucket(bucket)
+                                        .key(key)
+                                        .contentLength(length)
+                                        .contentType("application/octet-stream"),
                                 RequestBody.fromFile(file));
                     } else {
                         uploadInParts(key, file, length);
                     }
                     existing = head(key);
                     if (existing == null) {
-                        throw new IOException("S3 bucket '" + bucket + "' does not show " + key + " after it was stored");
+                        throw new IOException(
+                                "S3 bucket '" + bucket + "' does not show " + key + " after it was stored");
                     }
                 }
                 return blob(key, existing.contentLength(), existing.lastModified());
@@ -248,7 +290,9 @@ public final class S3BlobStore implements BlobStore {
 
     /** Uploads {@code file} under {@code key} in parts; S3 shows the object only once all are there. */
     private void uploadInParts(String key, Path file, long size) throws IOException {
-        String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key).contentType("application/octet-stream")).uploadId();
+        String uploadId = s3.createMultipartUpload(
+                        b -> b.bucket(bucket).key(key).contentType("application/octet-stream"))
+                .uploadId();
         try {
             List<CompletedPart> parts = new ArrayList<>();
             // S3 takes at most 10,000 parts: a blob bigger than that many configured parts goes up in bigger ones
@@ -258,11 +302,19 @@ public final class S3BlobStore implements BlobStore {
                 long from = offset;
                 long length = Math.min(each, size - offset);
                 int part = number;
-                String etag = s3.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(part).contentLength(length),
-                        RequestBody.fromContentProvider(() -> slice(file, from, length), length, "application/octet-stream")).eTag();
+                String etag = s3.uploadPart(
+                                b -> b.bucket(bucket)
+                                        .key(key)
+                                        .uploadId(uploadId)
+                                        .partNumber(part)
+                                        .contentLength(length),
+                                RequestBody.fromContentProvider(
+                                        () -> slice(file, from, length), length, "application/octet-stream"))
+                        .eTag();
                 parts.add(CompletedPart.builder().partNumber(part).eTag(etag).build());
             }
-            s3.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId).multipartUpload(m -> m.parts(parts)));
+            s3.completeMultipartUpload(
+                    b -> b.bucket(bucket).key(key).uploadId(uploadId).multipartUpload(m -> m.parts(parts)));
         } catch (RuntimeException | Error e) {
             try {
                 s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
@@ -277,7 +329,10 @@ public final class S3BlobStore implements BlobStore {
         try {
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
             channel.position(offset);
-            return BoundedInputStream.builder().setInputStream(Channels.newInputStream(channel)).setMaxCount(length).get();
+            return BoundedInputStream.builder()
+                    .setInputStream(Channels.newInputStream(channel))
+                    .setMaxCount(length)
+                    .get();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -292,7 +347,8 @@ public final class S3BlobStore implements BlobStore {
             HeadObjectResponse head = head(key);
             return head == null ? null : blob(key, head.contentLength(), head.lastModified());
         } catch (SdkException e) {
-            throw new IOException("S3 bucket '" + bucket + "' did not say whether it holds " + key + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "S3 bucket '" + bucket + "' did not say whether it holds " + key + ": " + e.getMessage(), e);
         }
     }
 
@@ -304,14 +360,16 @@ public final class S3BlobStore implements BlobStore {
         }
         long size = blob.size();
         if (offset < 0 || offset > size || length < -1 || length > size - offset) {
-            throw new IllegalArgumentException("range " + offset + "+" + length + " is not within the blob's " + size + " bytes");
+            throw new IllegalArgumentException(
+                    "range " + offset + "+" + length + " is not within the blob's " + size + " bytes");
         }
         long count = length == -1 ? size - offset : length;
         if (count == 0) {
             return InputStream.nullInputStream();
         }
         try {
-            return s3.getObject(b -> b.bucket(bucket).key(key).range("bytes=" + offset + "-" + (offset + count - 1)),
+            return s3.getObject(
+                    b -> b.bucket(bucket).key(key).range("bytes=" + offset + "-" + (offset + count - 1)),
                     ResponseTransformer.toInputStream());
         } catch (NoSuchKeyException e) {
             throw new NoSuchBlobException(key);
@@ -339,9 +397,11 @@ public final class S3BlobStore implements BlobStore {
             throw new IllegalArgumentException("prefix must not be null");
         }
         try {
-            // S3 lists keys in the order of their UTF-8 bytes: for these ASCII keys, key order; pages are fetched as read
+            // S3 lists keys in the order of their UTF-8 bytes: for these ASCII keys, key order; pages are fetched as
+            // read
             return s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents().stream()
-                    .filter(o -> KEY.matcher(o.key()).matches()).map(this::blob);
+                    .filter(o -> KEY.matcher(o.key()).matches())
+                    .map(this::blob);
         } catch (SdkException e) {
             throw new IOException("S3 bucket '" + bucket + "' did not list '" + prefix + "': " + e.getMessage(), e);
         }
@@ -356,10 +416,14 @@ public final class S3BlobStore implements BlobStore {
     int abortStaleUploads() {
         Instant before = Instant.now().minus(staleUpload);
         int aborted = 0;
-        for (MultipartUpload upload : s3.listMultipartUploadsPaginator(b -> b.bucket(bucket)).uploads()) {
-            if (KEY.matcher(upload.key()).matches() && upload.initiated() != null && !upload.initiated().isAfter(before)) {
+        for (MultipartUpload upload :
+                s3.listMultipartUploadsPaginator(b -> b.bucket(bucket)).uploads()) {
+            if (KEY.matcher(upload.key()).matches()
+                    && upload.initiated() != null
+                    && !upload.initiated().isAfter(before)) {
                 try {
-                    s3.abortMultipartUpload(b -> b.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
+                    s3.abortMultipartUpload(
+                            b -> b.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
                     aborted++;
                 } catch (S3Exception e) {
                     if (e.statusCode() != 404) {

@@ -4,20 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.blob.api.BlobStore;
+import dev.atrium.blob.api.BlobStoreContract;
 import java.io.ByteArrayInputStream;
 import java.lang.annotation.Annotation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.blob.api.BlobStore;
-import dev.atrium.blob.api.BlobStoreContract;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -27,8 +25,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 class S3BlobStoreTest extends BlobStoreContract {
 
     static final String BUCKET = "atrium-blobs";
+
     @TempDir
     static Path dir;
+
     static S3Proxy proxy;
     static S3Client raw;
     static S3BlobStore store;
@@ -66,18 +66,24 @@ class S3BlobStoreTest extends BlobStoreContract {
         try (Stream<Path> spooled = Files.list(dir.resolve("spool"))) {
             assertEquals(List.of(), spooled.toList(), "no spool file is left");
         }
-        List<String> foreign = raw.listObjectsV2Paginator(b -> b.bucket(BUCKET)).contents().stream().map(S3Object::key)
-                .filter(k -> !k.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}/[0-9a-f]{64}")).toList();
+        List<String> foreign = raw.listObjectsV2Paginator(b -> b.bucket(BUCKET)).contents().stream()
+                .map(S3Object::key)
+                .filter(k -> !k.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}/[0-9a-f]{64}"))
+                .toList();
         assertEquals(List.of(), foreign, "no object but blobs under their keys");
     }
 
     @Test
     void anAbandonedMultipartUploadOfABlobIsAbortedAndOthersAreLeftAlone() throws Exception {
-        String blobKey = ns + "/" + sha256(new byte[] { 1 });
-        String abandoned = raw.createMultipartUpload(b -> b.bucket(BUCKET).key(blobKey)).uploadId();
-        raw.uploadPart(b -> b.bucket(BUCKET).key(blobKey).uploadId(abandoned).partNumber(1), RequestBody.fromBytes(random(6 << 20, 1)));
+        String blobKey = ns + "/" + sha256(new byte[] {1});
+        String abandoned =
+                raw.createMultipartUpload(b -> b.bucket(BUCKET).key(blobKey)).uploadId();
+        raw.uploadPart(
+                b -> b.bucket(BUCKET).key(blobKey).uploadId(abandoned).partNumber(1),
+                RequestBody.fromBytes(random(6 << 20, 1)));
         String foreignKey = ns + "/not-a-blob";
-        String foreign = raw.createMultipartUpload(b -> b.bucket(BUCKET).key(foreignKey)).uploadId();
+        String foreign =
+                raw.createMultipartUpload(b -> b.bucket(BUCKET).key(foreignKey)).uploadId();
         try {
             S3BlobStore young = new S3BlobStore(config(proxy, 16, 86_400), dir.resolve("spool-young"));
             try {
@@ -88,9 +94,11 @@ class S3BlobStoreTest extends BlobStoreContract {
             S3BlobStore sweeping = new S3BlobStore(config(proxy, 16, 0), dir.resolve("spool-sweep"));
             try {
                 sweeping.abortStaleUploads();
-                List<String> open = uploads().stream().map(MultipartUpload::uploadId).toList();
+                List<String> open =
+                        uploads().stream().map(MultipartUpload::uploadId).toList();
                 assertFalse(open.contains(abandoned), "the blob's abandoned upload is aborted: " + open);
-                assertTrue(open.contains(foreign), "an upload of another key in the bucket is not the store's to abort");
+                assertTrue(
+                        open.contains(foreign), "an upload of another key in the bucket is not the store's to abort");
                 assertEquals(List.of(), keys(ns), "nothing of the aborted upload is listed");
             } finally {
                 sweeping.close();
@@ -98,7 +106,10 @@ class S3BlobStoreTest extends BlobStoreContract {
         } finally {
             raw.abortMultipartUpload(b -> b.bucket(BUCKET).key(foreignKey).uploadId(foreign));
         }
-        assertEquals(blobKey, store.put(ns, new ByteArrayInputStream(new byte[] { 1 }), 1).key(), "the same put works afterwards");
+        assertEquals(
+                blobKey,
+                store.put(ns, new ByteArrayInputStream(new byte[] {1}), 1).key(),
+                "the same put works afterwards");
     }
 
     @Test
@@ -122,8 +133,9 @@ class S3BlobStoreTest extends BlobStoreContract {
         // surefire sends this JVM's SLF4J output, the SDK's at DEBUG included, to this file (pom.xml)
         Path file = Path.of(System.getProperty("org.slf4j.simpleLogger.logFile"));
         String log = Files.readString(file);
-        for (long until = System.currentTimeMillis() + 10_000; !log.contains("blobs are kept in S3 bucket")
-                && System.currentTimeMillis() < until; log = Files.readString(file)) {
+        for (long until = System.currentTimeMillis() + 10_000;
+                !log.contains("blobs are kept in S3 bucket") && System.currentTimeMillis() < until;
+                log = Files.readString(file)) {
             Thread.sleep(50); // the store says where it keeps blobs once the bucket answered, off the activating thread
         }
         assertTrue(log.contains("blobs are kept in S3 bucket"), "the log is where the store writes");
@@ -131,7 +143,8 @@ class S3BlobStoreTest extends BlobStoreContract {
     }
 
     private static List<MultipartUpload> uploads() {
-        return raw.listMultipartUploadsPaginator(b -> b.bucket(BUCKET)).uploads().stream().toList();
+        return raw.listMultipartUploadsPaginator(b -> b.bucket(BUCKET)).uploads().stream()
+                .toList();
     }
 
     static S3BlobStore.Config config(S3Proxy proxy, int partSizeMiB, long staleUploadSeconds) {

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -39,7 +38,8 @@ final class S3Proxy implements AutoCloseable {
     static S3Proxy start(Path dir) throws Exception {
         String jar = System.getProperty("s3proxy.jar");
         if (jar == null || !Files.isRegularFile(Path.of(jar))) {
-            throw new IllegalStateException("system property s3proxy.jar names no file (set by the pom's surefire configuration): " + jar);
+            throw new IllegalStateException(
+                    "system property s3proxy.jar names no file (set by the pom's surefire configuration): " + jar);
         }
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -47,18 +47,30 @@ final class S3Proxy implements AutoCloseable {
         }
         Path data = Files.createDirectories(dir.resolve("data"));
         Path properties = dir.resolve("s3proxy.properties");
-        Files.writeString(properties, String.join("\n",
-                "s3proxy.endpoint=http://127.0.0.1:" + port,
-                "s3proxy.authorization=aws-v2-or-v4",
-                "s3proxy.identity=" + ACCESS_KEY,
-                "s3proxy.credential=" + SECRET_KEY,
-                "jclouds.provider=filesystem-nio2",
-                "jclouds.filesystem.basedir=" + data,
-                "jclouds.identity=" + ACCESS_KEY,
-                "jclouds.credential=" + SECRET_KEY, ""));
+        Files.writeString(
+                properties,
+                String.join(
+                        "\n",
+                        "s3proxy.endpoint=http://127.0.0.1:" + port,
+                        "s3proxy.authorization=aws-v2-or-v4",
+                        "s3proxy.identity=" + ACCESS_KEY,
+                        "s3proxy.credential=" + SECRET_KEY,
+                        "jclouds.provider=filesystem-nio2",
+                        "jclouds.filesystem.basedir=" + data,
+                        "jclouds.identity=" + ACCESS_KEY,
+                        "jclouds.credential=" + SECRET_KEY,
+                        ""));
         Path log = dir.resolve("s3proxy.log");
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar,
-                "--properties", properties.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process process = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-jar",
+                        jar,
+                        "--properties",
+                        properties.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         S3Proxy proxy = new S3Proxy(URI.create("http://127.0.0.1:" + port), process, log);
         long started = System.nanoTime();
         long deadline = started + TimeUnit.SECONDS.toNanos(60);
@@ -73,16 +85,24 @@ final class S3Proxy implements AutoCloseable {
                 Thread.sleep(50);
             }
         }
-        System.out.printf("s3proxy %s listening after %d ms%n", proxy.endpoint, Duration.ofNanos(System.nanoTime() - started).toMillis());
+        System.out.printf(
+                "s3proxy %s listening after %d ms%n",
+                proxy.endpoint, Duration.ofNanos(System.nanoTime() - started).toMillis());
         return proxy;
     }
 
     /** A plain client of the server, for what a test does behind the store's back. */
     S3Client client() {
-        return S3Client.builder().httpClient(UrlConnectionHttpClient.create()).region(Region.US_EAST_1).endpointOverride(endpoint)
-                .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        return S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(Region.US_EAST_1)
+                .endpointOverride(endpoint)
+                .forcePathStyle(true)
+                .credentialsProvider(
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED).build();
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .build();
     }
 
     String log() throws IOException {
@@ -96,5 +116,4 @@ final class S3Proxy implements AutoCloseable {
             process.destroyForcibly().waitFor();
         }
     }
-
 }

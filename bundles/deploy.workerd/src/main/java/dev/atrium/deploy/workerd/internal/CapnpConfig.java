@@ -1,5 +1,12 @@
 package dev.atrium.deploy.workerd.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
+import dev.atrium.kernel.api.JsonMappers;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -12,14 +19,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.deploy.api.Binding;
-import dev.atrium.deploy.api.Deployment;
-import dev.atrium.deploy.api.DeploymentException;
-import dev.atrium.deploy.api.DeploymentException.Kind;
 
 /**
  * Writes one workerd configuration (Cap'n Proto text) for a set of workers, with their modules as files beside it
@@ -39,24 +38,29 @@ final class CapnpConfig {
     static final String ROUTER_DATE = "2025-09-01";
     /** The binding type whose objects workerd runs itself, and its options (deploy.api's {@link Binding#options()}). */
     static final String DURABLE_OBJECT = "durableObject";
+
     static final String CLASS_NAME = "class_name";
     static final String UNIQUE_KEY = "unique_key";
     /** The service setting {@code limits.memory_mb}: the heap limit of each of its isolates. */
     static final String MEMORY_MB = "memory_mb";
+
     static final String STORAGE = "storage";
     /** The disk service of the durable objects, and its directory (links to each namespace's storage) beside the configuration. */
     static final String DO_DISK = "atrium-do-storage";
+
     static final String DO_DIR = "do";
     /** Every address: the deny list when the egress guard's ranges are not known. */
     static final List<String> EVERYWHERE = List.of("0.0.0.0/0", "0:0:0:0:0:0:0:0/0");
     /** An IPv4 or IPv6 CIDR as workerd's deny list takes it (checked again by workerd, which refuses the configuration). */
-    private static final Pattern CIDR = Pattern.compile("([0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9a-fA-F.]{0,40}:[0-9a-fA-F:.]{1,44})/[0-9]{1,3}");
+    private static final Pattern CIDR =
+            Pattern.compile("([0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9a-fA-F.]{0,40}:[0-9a-fA-F:.]{1,44})/[0-9]{1,3}");
+
     private static final Pattern JS_IDENTIFIER = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]{0,199}");
     private static final Pattern UNIQUE_KEY_TEXT = Pattern.compile("[A-Za-z0-9_-]{1,128}");
     private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final Pattern FLAG = Pattern.compile("[A-Za-z0-9_]{1,100}");
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
 
     /** The binding router: forwards a binding's request to its endpoint, the endpoint's path kept as a prefix. */
     static final String ROUTER_JS = """
@@ -85,8 +89,7 @@ final class CapnpConfig {
         }
     }
 
-    private CapnpConfig() {
-    }
+    private CapnpConfig() {}
 
     /** The prelude that tags every console line of worker {@code index} with {@code nonce}. */
     static String prelude(String nonce, int index) {
@@ -109,9 +112,13 @@ final class CapnpConfig {
         String spec = jsString("./" + userMain);
         StringBuilder classes = new StringBuilder();
         for (String c : durableObjectClasses) {
-            classes.append("if (typeof user[").append(jsString(c)).append("] !== \"function\") throw new Error(")
-                    .append(jsString("A DurableObjectNamespace in the config referenced the class \"" + c
-                            + "\", but no such Durable Object class is exported from the worker (durableObject binding class_name)."))
+            classes.append("if (typeof user[")
+                    .append(jsString(c))
+                    .append("] !== \"function\") throw new Error(")
+                    .append(
+                            jsString(
+                                    "A DurableObjectNamespace in the config referenced the class \"" + c
+                                            + "\", but no such Durable Object class is exported from the worker (durableObject binding class_name)."))
                     .append(");\n");
         }
         return "import \"./__atrium_prelude.js\";\n"
@@ -130,7 +137,8 @@ final class CapnpConfig {
      * Writes the configuration {@code config.capnp} (mode 0600) and its module files under {@code dir} and returns its
      * path.
      */
-    static Path write(Path dir, List<Worker> workers, String nonce, String defaultDate) throws IOException, DeploymentException {
+    static Path write(Path dir, List<Worker> workers, String nonce, String defaultDate)
+            throws IOException, DeploymentException {
         return write(dir, workers, nonce, defaultDate, true, EVERYWHERE);
     }
 
@@ -139,7 +147,13 @@ final class CapnpConfig {
      * in memory instead of their resources' directories; {@code refused} are the CIDR ranges the workers' global
      * outbound may not reach (the egress guard's).
      */
-    static Path write(Path dir, List<Worker> workers, String nonce, String defaultDate, boolean durableStorage, List<String> refused)
+    static Path write(
+            Path dir,
+            List<Worker> workers,
+            String nonce,
+            String defaultDate,
+            boolean durableStorage,
+            List<String> refused)
             throws IOException, DeploymentException {
         Map<String, String> declaredBy = new LinkedHashMap<>(); // durable object unique key -> the worker declaring it
         boolean anyDurable = false;
@@ -154,23 +168,35 @@ final class CapnpConfig {
             String prefix = "w" + w.index();
             StringBuilder modules = new StringBuilder();
             Files.writeString(modulesDir.resolve(prefix + "-prelude"), prelude(nonce, w.index()));
-            modules.append("(name = \"__atrium_main.js\", esModule = embed \"m/").append(prefix).append("-main\"), ");
-            modules.append("(name = \"__atrium_prelude.js\", esModule = embed \"m/").append(prefix).append("-prelude\")");
+            modules.append("(name = \"__atrium_main.js\", esModule = embed \"m/")
+                    .append(prefix)
+                    .append("-main\"), ");
+            modules.append("(name = \"__atrium_prelude.js\", esModule = embed \"m/")
+                    .append(prefix)
+                    .append("-prelude\")");
             int k = 0;
             for (Modules.Module m : w.modules()) {
-                String file = prefix + "-" + (k++);
+                String file = prefix + "-" + k++;
                 Files.write(modulesDir.resolve(file), m.content());
-                modules.append(", (name = ").append(quote(m.name())).append(", ").append(m.type().capnpField)
-                        .append(" = embed \"m/").append(file).append("\")");
+                modules.append(", (name = ")
+                        .append(quote(m.name()))
+                        .append(", ")
+                        .append(m.type().capnpField)
+                        .append(" = embed \"m/")
+                        .append(file)
+                        .append("\")");
             }
-            String date = d.compatibilityDate() == null || d.compatibilityDate().isBlank() ? defaultDate : d.compatibilityDate();
+            String date = d.compatibilityDate() == null || d.compatibilityDate().isBlank()
+                    ? defaultDate
+                    : d.compatibilityDate();
             if (!DATE.matcher(date).matches()) {
                 throw new DeploymentException(Kind.INVALID, "compatibility_date must be YYYY-MM-DD");
             }
             StringBuilder flags = new StringBuilder();
             for (String flag : d.compatibilityFlags()) {
                 if (!FLAG.matcher(flag).matches()) {
-                    throw new DeploymentException(Kind.INVALID, "not a compatibility flag: " + flag.replaceAll("\\p{Cntrl}", "?"));
+                    throw new DeploymentException(
+                            Kind.INVALID, "not a compatibility flag: " + flag.replaceAll("\\p{Cntrl}", "?"));
                 }
                 flags.append(flags.length() == 0 ? "" : ", ").append(quote(flag));
             }
@@ -178,7 +204,12 @@ final class CapnpConfig {
             StringBuilder bindings = new StringBuilder();
             for (Map.Entry<String, String> e : new java.util.TreeMap<>(d.env()).entrySet()) {
                 checkName(names, e.getKey());
-                comma(bindings).append("(name = ").append(quote(e.getKey())).append(", text = ").append(quote(e.getValue())).append(")");
+                comma(bindings)
+                        .append("(name = ")
+                        .append(quote(e.getKey()))
+                        .append(", text = ")
+                        .append(quote(e.getValue()))
+                        .append(")");
             }
             int j = 0;
             List<WorkflowRunner.Bound> workflows = new java.util.ArrayList<>();
@@ -190,14 +221,16 @@ final class CapnpConfig {
                     durableObject(b, prefix, dir, durableStorage, declaredBy, doClasses, namespaces, bindings);
                     continue;
                 }
-                String up = "x" + w.index() + "_" + (j++);
+                String up = "x" + w.index() + "_" + j++;
                 URI endpoint = b.endpoint();
                 if (!"http".equalsIgnoreCase(endpoint.getScheme()) || endpoint.getHost() == null) {
-                    throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": the endpoint must be an http:// URL");
+                    throw new DeploymentException(
+                            Kind.INVALID, "binding " + b.name() + ": the endpoint must be an http:// URL");
                 }
                 int port = endpoint.getPort() < 0 ? 80 : endpoint.getPort();
                 String authority = endpoint.getHost() + ":" + port;
-                String path = endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath();
+                String path =
+                        endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath();
                 if (!path.endsWith("/")) {
                     path += "/";
                 }
@@ -210,41 +243,78 @@ final class CapnpConfig {
                     case "kv" -> bindings.append("kvNamespace = ").append(designator);
                     case "r2" -> bindings.append("r2Bucket = ").append(designator);
                     case "queue" -> bindings.append("queue = ").append(designator);
-                    case "d1" -> bindings.append("wrapped = (moduleName = \"cloudflare-internal:d1-api\", innerBindings = [")
-                            .append("(name = \"fetcher\", service = ").append(designator).append(")])");
+                    case "d1" ->
+                        bindings.append("wrapped = (moduleName = \"cloudflare-internal:d1-api\", innerBindings = [")
+                                .append("(name = \"fetcher\", service = ")
+                                .append(designator)
+                                .append(")])");
                     case "workflow" -> {
                         bindings.append(WorkflowRunner.binding(w.index(), b));
-                        workflows.add(new WorkflowRunner.Bound(b.name(), up, props.get("base"), b.options().get("class_name"), b.headers()));
+                        workflows.add(new WorkflowRunner.Bound(
+                                b.name(), up, props.get("base"), b.options().get("class_name"), b.headers()));
                     }
                     default -> bindings.append("service = ").append(designator);
                 }
                 bindings.append(")");
                 StringBuilder headers = new StringBuilder();
                 for (Map.Entry<String, String> h : new java.util.TreeMap<>(b.headers()).entrySet()) {
-                    if (!HEADER_NAME.matcher(h.getKey()).matches() || h.getValue().chars().anyMatch(c -> c == '\r' || c == '\n')) {
+                    if (!HEADER_NAME.matcher(h.getKey()).matches()
+                            || h.getValue().chars().anyMatch(c -> c == '\r' || c == '\n')) {
                         throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": a header is not valid");
                     }
-                    comma(headers).append("(name = ").append(quote(h.getKey())).append(", value = ").append(quote(h.getValue())).append(")");
+                    comma(headers)
+                            .append("(name = ")
+                            .append(quote(h.getKey()))
+                            .append(", value = ")
+                            .append(quote(h.getValue()))
+                            .append(")");
                 }
-                externals.append("    (name = \"").append(up).append("\", external = (address = ").append(quote(authority))
-                        .append(", http = (injectRequestHeaders = [").append(headers).append("]))),\n");
-                comma(routerBindings).append("(name = \"").append(up).append("\", service = \"").append(up).append("\")");
+                externals
+                        .append("    (name = \"")
+                        .append(up)
+                        .append("\", external = (address = ")
+                        .append(quote(authority))
+                        .append(", http = (injectRequestHeaders = [")
+                        .append(headers)
+                        .append("]))),\n");
+                comma(routerBindings)
+                        .append("(name = \"")
+                        .append(up)
+                        .append("\", service = \"")
+                        .append(up)
+                        .append("\")");
                 anyBinding = true;
             }
-            Files.writeString(modulesDir.resolve(prefix + "-main"), main(w.modules().get(0).name(), doClasses));
-            services.append("    (name = \"").append(prefix).append("\", worker = (\n")
-                    .append("      modules = [").append(modules).append("],\n")
-                    .append("      compatibilityDate = ").append(quote(date)).append(",\n")
-                    .append("      compatibilityFlags = [").append(flags).append("],\n")
-                    .append("      bindings = [").append(bindings).append("],\n");
+            Files.writeString(
+                    modulesDir.resolve(prefix + "-main"),
+                    main(w.modules().get(0).name(), doClasses));
+            services.append("    (name = \"")
+                    .append(prefix)
+                    .append("\", worker = (\n")
+                    .append("      modules = [")
+                    .append(modules)
+                    .append("],\n")
+                    .append("      compatibilityDate = ")
+                    .append(quote(date))
+                    .append(",\n")
+                    .append("      compatibilityFlags = [")
+                    .append(flags)
+                    .append("],\n")
+                    .append("      bindings = [")
+                    .append(bindings)
+                    .append("],\n");
             if (namespaces.length() > 0) {
                 anyDurable = true;
-                services.append("      durableObjectNamespaces = [").append(namespaces).append("],\n")
-                        .append("      durableObjectStorage = ").append(durableStorage ? "(localDisk = \"" + DO_DISK + "\")" : "(inMemory = void)")
+                services.append("      durableObjectNamespaces = [")
+                        .append(namespaces)
+                        .append("],\n")
+                        .append("      durableObjectStorage = ")
+                        .append(durableStorage ? "(localDisk = \"" + DO_DISK + "\")" : "(inMemory = void)")
                         .append(",\n");
             }
-            services
-                    .append("      globalOutbound = \"").append(EGRESS).append("\",\n")
+            services.append("      globalOutbound = \"")
+                    .append(EGRESS)
+                    .append("\",\n")
                     .append("    )),\n");
             if (!workflows.isEmpty()) {
                 if (w.runnerPort() <= 0) {
@@ -255,32 +325,56 @@ final class CapnpConfig {
                 services.append(runner[0]);
                 sockets.append(runner[1]);
             }
-            sockets.append("    (name = \"s").append(w.index()).append("\", address = \"127.0.0.1:").append(w.port())
-                    .append("\", http = (), service = \"").append(prefix).append("\"),\n");
+            sockets.append("    (name = \"s")
+                    .append(w.index())
+                    .append("\", address = \"127.0.0.1:")
+                    .append(w.port())
+                    .append("\", http = (), service = \"")
+                    .append(prefix)
+                    .append("\"),\n");
         }
         StringBuilder config = new StringBuilder();
         config.append("# Generated by Atrium's workerd provider; holds secrets (mode 0600).\n");
         config.append("using Workerd = import \"/workerd/workerd.capnp\";\n");
         config.append("const config :Workerd.Config = (\n  services = [\n").append(services);
-        config.append("    (name = \"").append(EGRESS).append("\", network = (allow = [\"public\"], deny = [").append(deny(refused)).append("])),\n");
+        config.append("    (name = \"")
+                .append(EGRESS)
+                .append("\", network = (allow = [\"public\"], deny = [")
+                .append(deny(refused))
+                .append("])),\n");
         config.append("    (name = \"").append(NOWHERE).append("\", network = (allow = [])),\n");
         if (anyDurable && durableStorage) {
-            config.append("    (name = \"").append(DO_DISK).append("\", disk = (path = ")
-                    .append(quote(dir.resolve(DO_DIR).toAbsolutePath().toString())).append(", writable = true)),\n");
+            config.append("    (name = \"")
+                    .append(DO_DISK)
+                    .append("\", disk = (path = ")
+                    .append(quote(dir.resolve(DO_DIR).toAbsolutePath().toString()))
+                    .append(", writable = true)),\n");
         }
         if (anyBinding) {
             Files.writeString(modulesDir.resolve("router"), ROUTER_JS);
-            config.append("    (name = \"").append(ROUTER).append("\", worker = (modules = [(name = \"router.js\", esModule = embed \"m/router\")], ")
-                    .append("compatibilityDate = \"").append(ROUTER_DATE).append("\", bindings = [").append(routerBindings)
-                    .append("], globalOutbound = \"").append(NOWHERE).append("\")),\n");
+            config.append("    (name = \"")
+                    .append(ROUTER)
+                    .append("\", worker = (modules = [(name = \"router.js\", esModule = embed \"m/router\")], ")
+                    .append("compatibilityDate = \"")
+                    .append(ROUTER_DATE)
+                    .append("\", bindings = [")
+                    .append(routerBindings)
+                    .append("], globalOutbound = \"")
+                    .append(NOWHERE)
+                    .append("\")),\n");
             config.append(externals);
         }
         config.append("  ],\n  sockets = [\n").append(sockets).append("  ],\n  structuredLogging = true,\n");
-        long memoryMb = workers.stream().mapToLong(w -> w.deployment().limits().getOrDefault(MEMORY_MB, 0L)).max().orElse(0);
+        long memoryMb = workers.stream()
+                .mapToLong(w -> w.deployment().limits().getOrDefault(MEMORY_MB, 0L))
+                .max()
+                .orElse(0);
         if (memoryMb > 0) {
             // V8's heap limit is per isolate, so each worker of the process gets it; one going past it aborts the
             // process, which holds one service's deployments only, and the supervisor starts it again
-            config.append("  v8Flags = [\"--max-old-space-size=").append(memoryMb).append("\"],\n");
+            config.append("  v8Flags = [\"--max-old-space-size=")
+                    .append(memoryMb)
+                    .append("\"],\n");
         }
         config.append(");\n");
         Path file = dir.resolve("config.capnp");
@@ -295,30 +389,52 @@ final class CapnpConfig {
      * directory {@code storage}, linked into the disk service's directory under the unique key (workerd keeps a
      * namespace in {@code <disk>/<unique key>/}); in memory when {@code durableStorage} is false.
      */
-    private static void durableObject(Binding b, String prefix, Path dir, boolean durableStorage, Map<String, String> declaredBy,
-            List<String> doClasses, StringBuilder namespaces, StringBuilder bindings) throws IOException, DeploymentException {
+    private static void durableObject(
+            Binding b,
+            String prefix,
+            Path dir,
+            boolean durableStorage,
+            Map<String, String> declaredBy,
+            List<String> doClasses,
+            StringBuilder namespaces,
+            StringBuilder bindings)
+            throws IOException, DeploymentException {
         String className = b.options().getOrDefault(CLASS_NAME, "");
         String key = b.options().getOrDefault(UNIQUE_KEY, "");
         String storage = b.options().get(STORAGE);
         if (!JS_IDENTIFIER.matcher(className).matches()) {
-            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": class_name must be a JavaScript identifier");
+            throw new DeploymentException(
+                    Kind.INVALID, "binding " + b.name() + ": class_name must be a JavaScript identifier");
         }
-        if (!UNIQUE_KEY_TEXT.matcher(key).matches() || durableStorage && (storage == null || !Path.of(storage).isAbsolute())) {
-            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": a durableObject binding needs its unique_key and storage directory");
+        if (!UNIQUE_KEY_TEXT.matcher(key).matches()
+                || (durableStorage && (storage == null || !Path.of(storage).isAbsolute()))) {
+            throw new DeploymentException(
+                    Kind.INVALID,
+                    "binding " + b.name() + ": a durableObject binding needs its unique_key and storage directory");
         }
         String owner = declaredBy.get(key);
-        comma(bindings).append("(name = ").append(quote(b.name())).append(", durableObjectNamespace = (className = ").append(quote(className));
+        comma(bindings)
+                .append("(name = ")
+                .append(quote(b.name()))
+                .append(", durableObjectNamespace = (className = ")
+                .append(quote(className));
         if (owner != null && !owner.equals(prefix)) {
             bindings.append(", serviceName = \"").append(owner).append("\"))");
             return;
         }
         bindings.append("))");
         if (owner != null) {
-            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": the durableObject resource is bound twice");
+            throw new DeploymentException(
+                    Kind.INVALID, "binding " + b.name() + ": the durableObject resource is bound twice");
         }
         declaredBy.put(key, prefix);
         doClasses.add(className);
-        comma(namespaces).append("(className = ").append(quote(className)).append(", uniqueKey = ").append(quote(key)).append(", enableSql = true)");
+        comma(namespaces)
+                .append("(className = ")
+                .append(quote(className))
+                .append(", uniqueKey = ")
+                .append(quote(key))
+                .append(", enableSql = true)");
         if (durableStorage) {
             Path target = Files.createDirectories(Path.of(storage));
             Path link = Files.createDirectories(dir.resolve(DO_DIR)).resolve(key);
@@ -337,7 +453,8 @@ final class CapnpConfig {
         StringBuilder deny = new StringBuilder("\"private\", \"local\"");
         for (String range : refused) {
             if (!CIDR.matcher(range).matches()) {
-                throw new DeploymentException(Kind.UNAVAILABLE, "the egress guard gave a range workerd cannot take: " + quote(range));
+                throw new DeploymentException(
+                        Kind.UNAVAILABLE, "the egress guard gave a range workerd cannot take: " + quote(range));
             }
             deny.append(", ").append(quote(range));
         }
@@ -346,10 +463,12 @@ final class CapnpConfig {
 
     private static void checkName(Set<String> names, String name) throws DeploymentException {
         if (name.isEmpty() || name.length() > 200 || name.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-            throw new DeploymentException(Kind.INVALID, "not a variable or binding name: " + name.replaceAll("\\p{Cntrl}", "?"));
+            throw new DeploymentException(
+                    Kind.INVALID, "not a variable or binding name: " + name.replaceAll("\\p{Cntrl}", "?"));
         }
         if (!names.add(name)) {
-            throw new DeploymentException(Kind.INVALID, "the name " + name + " is both a variable and a binding, or given twice");
+            throw new DeploymentException(
+                    Kind.INVALID, "the name " + name + " is both a variable and a binding, or given twice");
         }
     }
 

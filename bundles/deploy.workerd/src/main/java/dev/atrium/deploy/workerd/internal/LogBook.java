@@ -1,5 +1,6 @@
 package dev.atrium.deploy.workerd.internal;
 
+import dev.atrium.deploy.api.LogLine;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -8,11 +9,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.deploy.api.LogLine;
 
 /**
  * The last lines each service's deployments wrote, a bounded ring per service, and who follows them. A line's

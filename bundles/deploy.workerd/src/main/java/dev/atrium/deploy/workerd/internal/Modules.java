@@ -1,5 +1,7 @@
 package dev.atrium.deploy.workerd.internal;
 
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,9 +18,6 @@ import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
-import dev.atrium.deploy.api.DeploymentException;
-import dev.atrium.deploy.api.DeploymentException.Kind;
-
 /**
  * A worker-bundle artifact as workerd modules: one ES module (JavaScript text), or a ZIP archive of modules whose main
  * module is {@code index.js}, {@code worker.js} or {@code main.js} (the first present, at the archive's root).
@@ -27,7 +26,12 @@ final class Modules {
 
     /** How workerd is told to read a module. */
     enum Type {
-        ES("esModule"), COMMON_JS("commonJsModule"), TEXT("text"), DATA("data"), JSON("json"), WASM("wasm");
+        ES("esModule"),
+        COMMON_JS("commonJsModule"),
+        TEXT("text"),
+        DATA("data"),
+        JSON("json"),
+        WASM("wasm");
 
         final String capnpField;
 
@@ -36,17 +40,16 @@ final class Modules {
         }
     }
 
-    record Module(String name, Type type, byte[] content) {
-    }
+    record Module(String name, Type type, byte[] content) {}
 
     static final List<String> MAIN_NAMES = List.of("index.js", "worker.js", "main.js");
     /** Names the provider's own wrapper modules use; an artifact may not. */
     static final String RESERVED_PREFIX = "__atrium";
+
     static final int MAX_ENTRIES = 2000;
     static final long MAX_TOTAL_BYTES = 64L << 20;
 
-    private Modules() {
-    }
+    private Modules() {}
 
     /** The artifact's modules, its main module first. */
     static List<Module> of(byte[] artifact) throws DeploymentException {
@@ -54,7 +57,8 @@ final class Modules {
             throw new DeploymentException(Kind.INVALID, "the worker bundle is empty");
         }
         if (artifact.length > MAX_TOTAL_BYTES) {
-            throw new DeploymentException(Kind.INVALID, "the worker bundle is larger than " + (MAX_TOTAL_BYTES >> 20) + " MiB");
+            throw new DeploymentException(
+                    Kind.INVALID, "the worker bundle is larger than " + (MAX_TOTAL_BYTES >> 20) + " MiB");
         }
         if (isZip(artifact)) {
             return fromZip(artifact);
@@ -82,11 +86,14 @@ final class Modules {
                 }
                 checkName(name);
                 if (byName.size() >= MAX_ENTRIES) {
-                    throw new DeploymentException(Kind.INVALID, "the bundle archive has more than " + MAX_ENTRIES + " files");
+                    throw new DeploymentException(
+                            Kind.INVALID, "the bundle archive has more than " + MAX_ENTRIES + " files");
                 }
                 byte[] content = readAtMost(zip, MAX_TOTAL_BYTES - total);
                 if (content == null) {
-                    throw new DeploymentException(Kind.INVALID, "the bundle archive unpacks to more than " + (MAX_TOTAL_BYTES >> 20) + " MiB");
+                    throw new DeploymentException(
+                            Kind.INVALID,
+                            "the bundle archive unpacks to more than " + (MAX_TOTAL_BYTES >> 20) + " MiB");
                 }
                 total += content.length;
                 Type type = typeOf(name);
@@ -100,8 +107,12 @@ final class Modules {
         } catch (IOException e) {
             throw new DeploymentException(Kind.INVALID, "the bundle archive cannot be read: " + e.getMessage());
         }
-        String main = MAIN_NAMES.stream().filter(byName::containsKey).findFirst().orElseThrow(() -> new DeploymentException(
-                Kind.INVALID, "the bundle archive has no main module: index.js, worker.js or main.js at its root"));
+        String main = MAIN_NAMES.stream()
+                .filter(byName::containsKey)
+                .findFirst()
+                .orElseThrow(() -> new DeploymentException(
+                        Kind.INVALID,
+                        "the bundle archive has no main module: index.js, worker.js or main.js at its root"));
         List<Module> modules = new ArrayList<>();
         modules.add(byName.remove(main));
         modules.addAll(byName.values());
@@ -109,14 +120,19 @@ final class Modules {
     }
 
     private static void checkName(String name) throws DeploymentException {
-        boolean bad = name.isEmpty() || name.startsWith("/") || name.contains("\\") || name.length() > 512
-                || name.startsWith(RESERVED_PREFIX) || name.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
+        boolean bad = name.isEmpty()
+                || name.startsWith("/")
+                || name.contains("\\")
+                || name.length() > 512
+                || name.startsWith(RESERVED_PREFIX)
+                || name.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
         for (String segment : name.split("/", -1)) {
             bad |= segment.isEmpty() || segment.equals(".") || segment.equals("..");
         }
         if (bad) {
-            throw new DeploymentException(Kind.INVALID, "the bundle archive holds a file with a name not allowed: "
-                    + name.replaceAll("\\p{Cntrl}", "?"));
+            throw new DeploymentException(
+                    Kind.INVALID,
+                    "the bundle archive holds a file with a name not allowed: " + name.replaceAll("\\p{Cntrl}", "?"));
         }
     }
 
@@ -130,7 +146,10 @@ final class Modules {
             return Type.JSON;
         } else if (lower.endsWith(".wasm")) {
             return Type.WASM;
-        } else if (lower.endsWith(".txt") || lower.endsWith(".html") || lower.endsWith(".css") || lower.endsWith(".md")
+        } else if (lower.endsWith(".txt")
+                || lower.endsWith(".html")
+                || lower.endsWith(".css")
+                || lower.endsWith(".md")
                 || lower.endsWith(".svg")) {
             return Type.TEXT;
         }
@@ -152,8 +171,11 @@ final class Modules {
 
     private static void utf8(byte[] content, String name) throws DeploymentException {
         try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(content));
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(content));
         } catch (CharacterCodingException e) {
             throw new DeploymentException(Kind.INVALID, name + " is not UTF-8 text");
         }

@@ -10,13 +10,18 @@ public @interface WorkerdConfig {
     String DEFAULT_BINARY = "~/.cache/atrium/workerd-" + WorkerdRuntime.WORKERD_VERSION
             + "/node_modules/@cloudflare/workerd-linux-64/bin/workerd";
 
-    @AttributeDefinition(description = "The workerd binary (ATRIUM_WORKERD_BIN); when it does not exist, 'workerd' on the PATH")
+    @AttributeDefinition(
+            description = "The workerd binary (ATRIUM_WORKERD_BIN); when it does not exist, 'workerd' on the PATH")
     String binary() default DEFAULT_BINARY;
 
-    @AttributeDefinition(description = "The data directory (--data, ATRIUM_DATA); workerd's configurations live in its deploy-workerd/")
+    @AttributeDefinition(
+            description =
+                    "The data directory (--data, ATRIUM_DATA); workerd's configurations live in its deploy-workerd/")
     String dataDirectory() default "data";
 
-    @AttributeDefinition(description = "How long a replaced workerd process keeps serving requests already sent to it before it is stopped (ms)")
+    @AttributeDefinition(
+            description =
+                    "How long a replaced workerd process keeps serving requests already sent to it before it is stopped (ms)")
     long drainGraceMillis() default 5000;
 
     @AttributeDefinition(description = "The compatibility date of a deployment that gives none")

@@ -1,25 +1,23 @@
 package dev.atrium.deploy.workerd.internal;
 
-import java.net.URI;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-import java.util.function.Consumer;
-
-import org.osgi.framework.BundleContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.metatype.annotations.Designate;
-
 import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.Keepsakes;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
 
 /**
  * The workerd deployment provider: runs {@code worker-bundle} deployments in supervised {@code workerd serve} child
@@ -29,8 +27,10 @@ import dev.atrium.kernel.api.Keepsakes;
  * what the workers serve (requests in flight, WebSockets) goes on. Stopped for good (a feature disabled, the server
  * stopping), it stops them.
  */
-@Component(service = DeploymentProvider.class, configurationPid = "dev.atrium.deploy.workerd",
-        property = { DeploymentProvider.NAME + "=workerd", DeploymentProvider.KIND + "=worker-bundle" })
+@Component(
+        service = DeploymentProvider.class,
+        configurationPid = "dev.atrium.deploy.workerd",
+        property = {DeploymentProvider.NAME + "=workerd", DeploymentProvider.KIND + "=worker-bundle"})
 @Designate(ocd = WorkerdConfig.class)
 public class WorkerdProvider implements DeploymentProvider {
 
@@ -44,15 +44,24 @@ public class WorkerdProvider implements DeploymentProvider {
     private final BundleContext context;
 
     @Activate
-    public WorkerdProvider(WorkerdConfig config, @Reference EgressGuard egress, @Reference Keepsakes keepsakes, BundleContext context) {
+    public WorkerdProvider(
+            WorkerdConfig config,
+            @Reference EgressGuard egress,
+            @Reference Keepsakes keepsakes,
+            BundleContext context) {
         this.keepsakes = keepsakes;
         this.context = context;
         // workers' outbound connections get the egress guard's policy: its ranges become workerd's deny list, asked
         // again for every configuration written (the machine's addresses may have changed)
-        this.runtime = new WorkerdRuntime(new WorkerdRuntime.Settings(config.binary(),
-                Path.of(config.dataDirectory()).toAbsolutePath().resolve("deploy-workerd"),
-                Duration.ofMillis(Math.max(0, config.drainGraceMillis())), config.compatibilityDate(),
-                Duration.ofSeconds(Math.max(1, config.startTimeoutSeconds())), config.logLinesPerService(), egress::refusedRanges),
+        this.runtime = new WorkerdRuntime(
+                new WorkerdRuntime.Settings(
+                        config.binary(),
+                        Path.of(config.dataDirectory()).toAbsolutePath().resolve("deploy-workerd"),
+                        Duration.ofMillis(Math.max(0, config.drainGraceMillis())),
+                        config.compatibilityDate(),
+                        Duration.ofSeconds(Math.max(1, config.startTimeoutSeconds())),
+                        config.logLinesPerService(),
+                        egress::refusedRanges),
                 keepsakes.take(PROCESSES).orElse(null));
     }
 

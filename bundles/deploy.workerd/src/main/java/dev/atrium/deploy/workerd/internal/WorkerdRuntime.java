@@ -1,5 +1,14 @@
 package dev.atrium.deploy.workerd.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
+import dev.atrium.deploy.api.DeploymentProvider.Health;
+import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.NamedThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -41,18 +50,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.deploy.api.Deployment;
-import dev.atrium.deploy.api.DeploymentException;
-import dev.atrium.deploy.api.DeploymentException.Kind;
-import dev.atrium.deploy.api.DeploymentProvider.Health;
-import dev.atrium.deploy.api.LogLine;
 
 /**
  * Runs the deployments given to {@link #apply} in supervised {@code workerd serve} child processes, one per service
@@ -70,7 +69,7 @@ import dev.atrium.deploy.api.LogLine;
  *
  * <p>No OSGi here: {@link WorkerdProvider} is the DS component around it.
  *
- * <p>Why one class of about 1,150 lines: generations, their processes, ports, drains and restarts are one state machine
+ * <p>Why one class of about 1,220 lines: generations, their processes, ports, drains and restarts are one state machine
  * under one lock; the capnp configuration ({@link CapnpConfig}) and the workflow runner are already apart. What could
  * move out next is the child-process watchdog.
  */
@@ -81,10 +80,10 @@ public final class WorkerdRuntime implements AutoCloseable {
     static final String WORKER_BUNDLE = "worker-bundle";
 
     private static final Logger LOG = LoggerFactory.getLogger(WorkerdRuntime.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int ERROR_TAIL = 40;
-    private static final long[] BACKOFF_MILLIS = { 0, 100, 250, 500, 1000, 2000, 5000, 10000 };
+    private static final long[] BACKOFF_MILLIS = {0, 100, 250, 500, 1000, 2000, 5000, 10000};
 
     /**
      * The watchdog: runs workerd ({@code "$@"}) with its standard input on /dev/null and its control descriptor 4 on
@@ -111,13 +110,31 @@ public final class WorkerdRuntime implements AutoCloseable {
      * What the runtime needs; {@code binary} null when none was found. {@code refusedRanges} gives the address ranges
      * (CIDR) workers may not connect to, asked for each configuration written.
      */
-    public record Settings(String binary, Path directory, Duration drainGrace, String compatibilityDate,
-            Duration startTimeout, int logLinesPerService, java.util.function.Supplier<List<String>> refusedRanges) {
+    public record Settings(
+            String binary,
+            Path directory,
+            Duration drainGrace,
+            String compatibilityDate,
+            Duration startTimeout,
+            int logLinesPerService,
+            java.util.function.Supplier<List<String>> refusedRanges) {
 
         /** Without the egress guard's ranges (tests): workers may connect nowhere outside their bindings. */
-        public Settings(String binary, Path directory, Duration drainGrace, String compatibilityDate, Duration startTimeout,
+        public Settings(
+                String binary,
+                Path directory,
+                Duration drainGrace,
+                String compatibilityDate,
+                Duration startTimeout,
                 int logLinesPerService) {
-            this(binary, directory, drainGrace, compatibilityDate, startTimeout, logLinesPerService, () -> CapnpConfig.EVERYWHERE);
+            this(
+                    binary,
+                    directory,
+                    drainGrace,
+                    compatibilityDate,
+                    startTimeout,
+                    logLinesPerService,
+                    () -> CapnpConfig.EVERYWHERE);
         }
     }
 
@@ -127,8 +144,8 @@ public final class WorkerdRuntime implements AutoCloseable {
     /** Starts the services an {@link #apply} changed, side by side; its threads end when idle. */
     private final ExecutorService starters;
     /** Told the service id as each start begins (tests hold a start here to see the others go on). */
-    volatile Consumer<String> startHook = service -> {
-    };
+    volatile Consumer<String> startHook = service -> {};
+
     private final AtomicLong generations = new AtomicLong();
     private final Object lock = new Object();
     private final Set<Generation> live = new CopyOnWriteArraySet<>();
@@ -137,6 +154,7 @@ public final class WorkerdRuntime implements AutoCloseable {
     private volatile Map<String, URI> endpoints = Map.of();
     /** The live generation of each service, by service id. */
     private final Map<String, Generation> current = new HashMap<>(); // guarded by lock
+
     private volatile boolean closed;
     /** Set while the processes are handed to the next revision: the readers stop without closing the pipes. */
     private volatile boolean handingOver;
@@ -161,11 +179,12 @@ public final class WorkerdRuntime implements AutoCloseable {
         this.scheduler = Executors.newScheduledThreadPool(1, factory);
         AtomicInteger starterThreads = new AtomicInteger();
         int starterCount = Math.max(2, Runtime.getRuntime().availableProcessors());
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(starterCount, starterCount, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "workerd-starter-" + starterThreads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                starterCount, starterCount, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "workerd-starter-" + starterThreads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
         pool.allowCoreThreadTimeOut(true);
         this.starters = pool;
         this.binary = resolveBinary(settings.binary());
@@ -182,7 +201,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         }
         this.shutdownHook = new Thread(this::killAll, "workerd-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
-        scheduler.scheduleWithFixedDelay(this::watch, 100, 100, TimeUnit.MILLISECONDS);
+        NamedThreads.repeat(scheduler, this::watch, Duration.ofMillis(100), Duration.ofMillis(100));
     }
 
     /**
@@ -227,7 +246,11 @@ public final class WorkerdRuntime implements AutoCloseable {
                 publishEndpoints();
             }
             dirs.add(dir);
-            LOG.info("workerd generation {} of service {} adopted from the previous revision (pid {})", number, g.service, p.pid());
+            LOG.info(
+                    "workerd generation {} of service {} adopted from the previous revision (pid {})",
+                    number,
+                    g.service,
+                    p.pid());
         }
         return dirs;
     }
@@ -244,7 +267,9 @@ public final class WorkerdRuntime implements AutoCloseable {
                 return Map.of();
             }
             closed = true;
-            handed = current.values().stream().filter(g -> g.process != null && g.process.isAlive() && g.ready).toList();
+            handed = current.values().stream()
+                    .filter(g -> g.process != null && g.process.isAlive() && g.ready)
+                    .toList();
             current.clear();
             // the endpoints stay: the processes go on serving there, and a request that took this provider just
             // before it left still reaches its worker
@@ -306,14 +331,18 @@ public final class WorkerdRuntime implements AutoCloseable {
      */
     static String resolveBinary(String configured) {
         if (configured != null && !configured.isBlank()) {
-            String path = configured.startsWith("~/") ? System.getProperty("user.home") + configured.substring(1) : configured;
+            String path = configured.startsWith("~/")
+                    ? System.getProperty("user.home") + configured.substring(1)
+                    : configured;
             Path p = Path.of(path);
             if (Files.isRegularFile(p) && Files.isExecutable(p)) {
                 return p.toAbsolutePath().toString();
             }
         }
         try {
-            Process version = new ProcessBuilder("workerd", "--version").redirectErrorStream(true).start();
+            Process version = new ProcessBuilder("workerd", "--version")
+                    .redirectErrorStream(true)
+                    .start();
             version.getInputStream().readAllBytes();
             if (version.waitFor(10, TimeUnit.SECONDS) && version.exitValue() == 0) {
                 return "workerd";
@@ -339,8 +368,9 @@ public final class WorkerdRuntime implements AutoCloseable {
     }
 
     private String missingBinary() {
-        return "the workerd binary is missing: neither " + settings.binary() + " nor workerd on the PATH (npm install --prefix ~/.cache/atrium/workerd-"
-                + WORKERD_VERSION + " workerd@" + WORKERD_VERSION + ", or set ATRIUM_WORKERD_BIN)";
+        return "the workerd binary is missing: neither " + settings.binary()
+                + " nor workerd on the PATH (npm install --prefix ~/.cache/atrium/workerd-" + WORKERD_VERSION
+                + " workerd@" + WORKERD_VERSION + ", or set ATRIUM_WORKERD_BIN)";
     }
 
     // ------------------------------------------------------------------------------------------------ the SPI
@@ -372,11 +402,14 @@ public final class WorkerdRuntime implements AutoCloseable {
             }
         }
         Map<String, List<Deployment>> byService = new LinkedHashMap<>();
-        wanted.values().forEach(d -> byService.computeIfAbsent(d.serviceId(), k -> new ArrayList<>()).add(d));
+        wanted.values()
+                .forEach(d -> byService
+                        .computeIfAbsent(d.serviceId(), k -> new ArrayList<>())
+                        .add(d));
         List<Generation> gone = new ArrayList<>();
         List<List<Deployment>> changed = new ArrayList<>();
         synchronized (lock) {
-            for (var it = current.entrySet().iterator(); it.hasNext();) {
+            for (var it = current.entrySet().iterator(); it.hasNext(); ) {
                 var e = it.next();
                 if (!byService.containsKey(e.getKey())) {
                     gone.add(e.getValue());
@@ -409,7 +442,8 @@ public final class WorkerdRuntime implements AutoCloseable {
                 try {
                     outcomes.add(starters.submit(() -> startAndSwitch(ds)));
                 } catch (RejectedExecutionException e) {
-                    outcomes.add(CompletableFuture.completedFuture(new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping")));
+                    outcomes.add(CompletableFuture.completedFuture(
+                            new DeploymentException(Kind.UNAVAILABLE, "the workerd provider is stopping")));
                 }
             }
         }
@@ -479,7 +513,7 @@ public final class WorkerdRuntime implements AutoCloseable {
         for (Deployment d : deployments) {
             modules.put(d.id(), Modules.of(d.artifact()));
         }
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             Generation g = prepare(deployments, modules, true);
             try {
                 Process p = launch(bin, g);
@@ -511,7 +545,7 @@ public final class WorkerdRuntime implements AutoCloseable {
     private boolean switchTo(Generation g, Generation expected, boolean onlyIf) {
         Generation old;
         synchronized (lock) {
-            if (closed || onlyIf && current.get(g.service) != expected) {
+            if (closed || (onlyIf && current.get(g.service) != expected)) {
                 g.retired = true;
                 stopNow(g);
                 deleteTree(g.dir);
@@ -521,7 +555,12 @@ public final class WorkerdRuntime implements AutoCloseable {
             g.runningSince = System.nanoTime();
             publishEndpoints();
         }
-        LOG.info("workerd generation {} serves {} deployment(s) of service {} (pid {})", g.number, g.byId.size(), g.service, g.process.pid());
+        LOG.info(
+                "workerd generation {} serves {} deployment(s) of service {} (pid {})",
+                g.number,
+                g.byId.size(),
+                g.service,
+                g.process.pid());
         retire(old);
         return true;
     }
@@ -656,8 +695,14 @@ public final class WorkerdRuntime implements AutoCloseable {
         for (Generation g : live) {
             Process p = g.process;
             if (p != null && p.isAlive()) {
-                p.toHandle().descendants().filter(h -> h.isAlive()
-                        && h.info().command().map(c -> c.endsWith("/workerd") || c.equals("workerd")).orElse(false)).forEach(out::add);
+                p.toHandle()
+                        .descendants()
+                        .filter(h -> h.isAlive()
+                                && h.info()
+                                        .command()
+                                        .map(c -> c.endsWith("/workerd") || c.equals("workerd"))
+                                        .orElse(false))
+                        .forEach(out::add);
             }
         }
         return out;
@@ -674,12 +719,14 @@ public final class WorkerdRuntime implements AutoCloseable {
         final long number;
         /** The service whose deployments it runs. */
         final String service;
+
         final Path dir;
         final String nonce;
         final boolean recordLogs;
         final Map<String, Deployment> byId = new LinkedHashMap<>();
         /** Deployment ids by worker index (workerd's log lines name the worker by index). */
         final Map<Integer, String> idByIndex = new HashMap<>();
+
         final Map<String, Integer> ports = new LinkedHashMap<>();
         final ArrayDeque<String> errors = new ArrayDeque<>();
         Path config;
@@ -725,17 +772,20 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     private static void checkKind(Deployment d) throws DeploymentException {
         if (!WORKER_BUNDLE.equals(d.artifactKind())) {
-            throw new DeploymentException(Kind.INVALID, "the workerd provider runs worker-bundle artifacts, not " + d.artifactKind());
+            throw new DeploymentException(
+                    Kind.INVALID, "the workerd provider runs worker-bundle artifacts, not " + d.artifactKind());
         }
     }
 
-    private Generation prepare(List<Deployment> deployments, Map<String, List<Modules.Module>> modules, boolean recordLogs)
+    private Generation prepare(
+            List<Deployment> deployments, Map<String, List<Modules.Module>> modules, boolean recordLogs)
             throws DeploymentException {
         long n = generations.incrementAndGet();
         Path dir = settings.directory().resolve((recordLogs ? "gen-" : "validate-") + n);
         byte[] nonceBytes = new byte[12];
         RANDOM.nextBytes(nonceBytes);
-        Generation g = new Generation(n, deployments.get(0).serviceId(), dir, HexFormat.of().formatHex(nonceBytes), recordLogs);
+        Generation g = new Generation(
+                n, deployments.get(0).serviceId(), dir, HexFormat.of().formatHex(nonceBytes), recordLogs);
         int runners = (int) deployments.stream().filter(WorkflowRunner::has).count();
         List<Integer> ports = freePorts(deployments.size() + runners);
         List<CapnpConfig.Worker> workers = new ArrayList<>();
@@ -756,11 +806,18 @@ public final class WorkerdRuntime implements AutoCloseable {
             Files.createDirectories(dir);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             // a validation keeps durable objects in memory
-            g.config = CapnpConfig.write(dir, workers, g.nonce, settings.compatibilityDate(), recordLogs, settings.refusedRanges().get());
+            g.config = CapnpConfig.write(
+                    dir,
+                    workers,
+                    g.nonce,
+                    settings.compatibilityDate(),
+                    recordLogs,
+                    settings.refusedRanges().get());
             Files.setPosixFilePermissions(g.config, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             deleteTree(dir);
-            throw new DeploymentException(Kind.UNAVAILABLE, "cannot write the workerd configuration: " + e.getMessage(), e);
+            throw new DeploymentException(
+                    Kind.UNAVAILABLE, "cannot write the workerd configuration: " + e.getMessage(), e);
         } catch (DeploymentException e) {
             deleteTree(dir);
             throw e;
@@ -793,10 +850,10 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     /** Starts the generation's workerd (not waiting for it) and makes it the generation's process. */
     private Process launch(String bin, Generation g) throws DeploymentException {
-        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "atrium-workerd", bin, "serve",
-                g.config.toString(), "--control-fd", "4");
+        ProcessBuilder pb = new ProcessBuilder(
+                "/bin/sh", "-c", WATCHDOG, "atrium-workerd", bin, "serve", g.config.toString(), "--control-fd", "4");
         pb.directory(g.dir.toFile());
-        g.control = g.dir.resolve("control-" + (++g.launches));
+        g.control = g.dir.resolve("control-" + ++g.launches);
         pb.environment().put("ATRIUM_WORKERD_CONTROL", g.control.toString());
         Process p;
         try {
@@ -828,14 +885,18 @@ public final class WorkerdRuntime implements AutoCloseable {
                     }
                 }
                 String text = g.errorText();
-                throw new DeploymentException(Kind.INVALID, text.isEmpty() ? "workerd exited with status " + p.exitValue() : text);
+                throw new DeploymentException(
+                        Kind.INVALID, text.isEmpty() ? "workerd exited with status " + p.exitValue() : text);
             }
             if (listening(control) >= g.ports.size()) {
                 g.ready = true;
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new DeploymentException(Kind.UNAVAILABLE, "workerd did not listen within " + settings.startTimeout().toSeconds() + " s");
+                throw new DeploymentException(
+                        Kind.UNAVAILABLE,
+                        "workerd did not listen within "
+                                + settings.startTimeout().toSeconds() + " s");
             }
             try {
                 Thread.sleep(5);
@@ -873,7 +934,11 @@ public final class WorkerdRuntime implements AutoCloseable {
 
     private void exited(Generation g, Process p) {
         if (g.recordLogs && !g.retired && g.ready && !closed) {
-            LOG.warn("workerd generation {} (pid {}) exited with status {}{}", g.number, p.pid(), p.exitValue(),
+            LOG.warn(
+                    "workerd generation {} (pid {}) exited with status {}{}",
+                    g.number,
+                    p.pid(),
+                    p.exitValue(),
                     g.errorText().isEmpty() ? "" : ": " + g.errorText());
         }
         synchronized (lock) {
@@ -903,7 +968,7 @@ public final class WorkerdRuntime implements AutoCloseable {
             g.restarts++;
         }
         try {
-            scheduler.schedule(() -> restart(g), delay, TimeUnit.MILLISECONDS);
+            var unused = scheduler.schedule(() -> restart(g), delay, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             // the scheduler is shut down: closing
         }
@@ -935,6 +1000,17 @@ public final class WorkerdRuntime implements AutoCloseable {
         }
     }
 
+    private void killAfter(Generation g, long millis) {
+        var unused = scheduler.schedule(
+                () -> {
+                    stopNow(g);
+                    live.remove(g);
+                    deleteTree(g.dir);
+                },
+                millis,
+                TimeUnit.MILLISECONDS);
+    }
+
     /** Stops serving {@code g}: after the drain grace SIGTERM (workerd drains), after another grace SIGKILL. */
     private void retire(Generation g) {
         if (g == null) {
@@ -943,21 +1019,20 @@ public final class WorkerdRuntime implements AutoCloseable {
         g.retired = true;
         long grace = settings.drainGrace().toMillis();
         try {
-            scheduler.schedule(() -> {
-                Process p = g.process;
-                g.terminating = true;
-                if (p != null && p.isAlive()) {
-                    p.destroy();
-                    scheduler.schedule(() -> {
-                        stopNow(g);
-                        live.remove(g);
-                        deleteTree(g.dir);
-                    }, Math.max(grace, 1000), TimeUnit.MILLISECONDS);
-                } else {
-                    live.remove(g);
-                    deleteTree(g.dir);
-                }
-            }, grace, TimeUnit.MILLISECONDS);
+            var unused = scheduler.schedule(
+                    () -> {
+                        Process p = g.process;
+                        g.terminating = true;
+                        if (p != null && p.isAlive()) {
+                            p.destroy();
+                            killAfter(g, Math.max(grace, 1000));
+                        } else {
+                            live.remove(g);
+                            deleteTree(g.dir);
+                        }
+                    },
+                    grace,
+                    TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             stopNow(g);
         }
@@ -1013,43 +1088,45 @@ public final class WorkerdRuntime implements AutoCloseable {
      * revision's readers go on from there (a line being written at that moment may be split in two).
      */
     private Thread reader(Generation g, Process p, InputStream stream, String which) {
-        Thread t = new Thread(() -> {
-            byte[] buffer = new byte[8192];
-            java.io.ByteArrayOutputStream partial = new java.io.ByteArrayOutputStream();
-            try {
-                while (!handingOver) {
-                    int n = stream.available();
-                    if (n <= 0) {
-                        if (p.isAlive()) {
-                            Thread.sleep(25);
-                            continue;
+        Thread t = new Thread(
+                () -> {
+                    byte[] buffer = new byte[8192];
+                    java.io.ByteArrayOutputStream partial = new java.io.ByteArrayOutputStream();
+                    try {
+                        while (!handingOver) {
+                            int n = stream.available();
+                            if (n <= 0) {
+                                if (p.isAlive()) {
+                                    Thread.sleep(25);
+                                    continue;
+                                }
+                                n = buffer.length; // gone: what is left, then the end of the stream
+                            }
+                            int read = stream.read(buffer, 0, Math.min(n, buffer.length));
+                            if (read < 0) {
+                                break;
+                            }
+                            int start = 0;
+                            for (int i = 0; i < read; i++) {
+                                if (buffer[i] == '\n') {
+                                    partial.write(buffer, start, i - start);
+                                    line(g, partial.toString(StandardCharsets.UTF_8));
+                                    partial.reset();
+                                    start = i + 1;
+                                }
+                            }
+                            partial.write(buffer, start, read - start);
                         }
-                        n = buffer.length; // gone: what is left, then the end of the stream
+                    } catch (IOException e) {
+                        // the process is gone
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                    int read = stream.read(buffer, 0, Math.min(n, buffer.length));
-                    if (read < 0) {
-                        break;
+                    if (partial.size() > 0 && !handingOver) {
+                        line(g, partial.toString(StandardCharsets.UTF_8));
                     }
-                    int start = 0;
-                    for (int i = 0; i < read; i++) {
-                        if (buffer[i] == '\n') {
-                            partial.write(buffer, start, i - start);
-                            line(g, partial.toString(StandardCharsets.UTF_8));
-                            partial.reset();
-                            start = i + 1;
-                        }
-                    }
-                    partial.write(buffer, start, read - start);
-                }
-            } catch (IOException e) {
-                // the process is gone
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (partial.size() > 0 && !handingOver) {
-                line(g, partial.toString(StandardCharsets.UTF_8));
-            }
-        }, "workerd-" + g.number + "-std" + which);
+                },
+                "workerd-" + g.number + "-std" + which);
         t.setDaemon(true);
         t.start();
         return t;

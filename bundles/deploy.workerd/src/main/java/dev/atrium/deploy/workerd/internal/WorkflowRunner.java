@@ -1,14 +1,14 @@
 package dev.atrium.deploy.workerd.internal;
 
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
+import dev.atrium.kernel.api.JsonMappers;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import dev.atrium.deploy.api.Binding;
-import dev.atrium.deploy.api.DeploymentException;
-import dev.atrium.deploy.api.DeploymentException.Kind;
 
 /**
  * The workflow runner of a worker with {@code workflow} bindings: a second worker {@code r<i>} in the same workerd
@@ -27,17 +27,16 @@ final class WorkflowRunner {
 
     /** The endpoint {@code DeploymentProvider.endpoint} gives the runner of a deployment under: its id plus this. */
     static final String SUFFIX = "#workflows";
+
     static final Pattern CLASS_NAME = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]{0,99}");
     static final String MODULE = "cloudflare-internal:workflows-api";
 
     /** One workflow binding of a worker: its name, its external service, its endpoint base, its class, its headers. */
-    record Bound(String name, String up, String base, String className, Map<String, String> headers) {
-    }
+    record Bound(String name, String up, String base, String className, Map<String, String> headers) {}
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = JsonMappers.create();
 
-    private WorkflowRunner() {
-    }
+    private WorkflowRunner() {}
 
     private static String json(Object value) {
         try {
@@ -55,10 +54,14 @@ final class WorkflowRunner {
     static String binding(int index, Binding b) throws DeploymentException {
         String cls = b.options().get("class_name");
         if (cls == null || !CLASS_NAME.matcher(cls).matches()) {
-            throw new DeploymentException(Kind.INVALID, "binding " + b.name() + ": a workflow binding needs class_name, a JavaScript identifier");
+            throw new DeploymentException(
+                    Kind.INVALID,
+                    "binding " + b.name() + ": a workflow binding needs class_name, a JavaScript identifier");
         }
-        return "wrapped = (moduleName = \"" + MODULE + "\", innerBindings = [(name = \"fetcher\", service = (name = \"r" + index
-                + "\", entrypoint = \"WorkflowBinding\", props = (json = " + CapnpConfig.quote(json(Map.of("binding", b.name())))
+        return "wrapped = (moduleName = \"" + MODULE + "\", innerBindings = [(name = \"fetcher\", service = (name = \"r"
+                + index
+                + "\", entrypoint = \"WorkflowBinding\", props = (json = "
+                + CapnpConfig.quote(json(Map.of("binding", b.name())))
                 + ")))])";
     }
 
@@ -75,14 +78,18 @@ final class WorkflowRunner {
             entry.put("auth", b.headers());
             table.put(b.name(), entry);
             bindings.add("(name = \"up_" + k + "\", service = \"" + b.up() + "\")");
-            bindings.add("(name = \"cls_" + k + "\", service = (name = \"w" + index + "\", entrypoint = " + CapnpConfig.quote(b.className()) + "))");
+            bindings.add("(name = \"cls_" + k + "\", service = (name = \"w" + index + "\", entrypoint = "
+                    + CapnpConfig.quote(b.className()) + "))");
             k++;
         }
         bindings.add("(name = \"WORKFLOWS\", text = " + CapnpConfig.quote(json(table)) + ")");
-        String service = "    (name = \"r" + index + "\", worker = (modules = [(name = \"runner.js\", esModule = embed \"m/runner\")], compatibilityDate = \""
-                + CapnpConfig.ROUTER_DATE + "\", bindings = [" + String.join(", ", bindings) + "], globalOutbound = \"" + CapnpConfig.NOWHERE + "\")),\n";
-        String socket = "    (name = \"r" + index + "s\", address = \"127.0.0.1:" + port + "\", http = (), service = \"r" + index + "\"),\n";
-        return new String[] { service, socket };
+        String service = "    (name = \"r" + index
+                + "\", worker = (modules = [(name = \"runner.js\", esModule = embed \"m/runner\")], compatibilityDate = \""
+                + CapnpConfig.ROUTER_DATE + "\", bindings = [" + String.join(", ", bindings) + "], globalOutbound = \""
+                + CapnpConfig.NOWHERE + "\")),\n";
+        String socket = "    (name = \"r" + index + "s\", address = \"127.0.0.1:" + port
+                + "\", http = (), service = \"r" + index + "\"),\n";
+        return new String[] {service, socket};
     }
 
     /** The runner's module. */

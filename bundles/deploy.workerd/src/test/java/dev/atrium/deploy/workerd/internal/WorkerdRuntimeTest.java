@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.LogLine;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,18 +38,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.deploy.api.Binding;
-import dev.atrium.deploy.api.Deployment;
-import dev.atrium.deploy.api.DeploymentException;
-import dev.atrium.deploy.api.LogLine;
 
 /** The workerd provider against a real workerd on loopback, with a real HTTP server standing for Atrium's internal endpoint. */
 class WorkerdRuntimeTest {
@@ -55,10 +52,12 @@ class WorkerdRuntimeTest {
 
     @TempDir
     Path data;
+
     WorkerdRuntime runtime;
     HttpServer internal;
     final List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @BeforeEach
     void start() throws IOException {
@@ -68,8 +67,12 @@ class WorkerdRuntimeTest {
             byte[] body = exchange.getRequestBody().readAllBytes();
             Map<String, String> request = new ConcurrentHashMap<>();
             request.put("method", exchange.getRequestMethod());
-            request.put("uri", exchange.getRequestURI().getRawPath()
-                    + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery()));
+            request.put(
+                    "uri",
+                    exchange.getRequestURI().getRawPath()
+                            + (exchange.getRequestURI().getRawQuery() == null
+                                    ? ""
+                                    : "?" + exchange.getRequestURI().getRawQuery()));
             request.put("auth", String.valueOf(exchange.getRequestHeaders().getFirst("X-Atrium-Binding")));
             request.put("body", new String(body, StandardCharsets.UTF_8));
             seen.add(request);
@@ -87,8 +90,9 @@ class WorkerdRuntimeTest {
                 exchange.getResponseHeaders().add("CF-R2-Metadata-Size", String.valueOf(meta.length));
                 answer = (new String(meta, StandardCharsets.UTF_8) + "hello").getBytes(StandardCharsets.UTF_8);
             } else if (exchange.getRequestURI().getPath().contains("/queue/")) {
-                answer = "{\"metadata\":{\"metrics\":{\"backlogCount\":1,\"backlogBytes\":2,\"oldestMessageTimestamp\":0}}}"
-                        .getBytes(StandardCharsets.UTF_8);
+                answer =
+                        "{\"metadata\":{\"metrics\":{\"backlogCount\":1,\"backlogBytes\":2,\"oldestMessageTimestamp\":0}}}"
+                                .getBytes(StandardCharsets.UTF_8);
             } else if (exchange.getRequestURI().getPath().contains("/d1/")) {
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 answer = """
@@ -113,17 +117,33 @@ class WorkerdRuntimeTest {
     }
 
     WorkerdRuntime runtime(String binary, Duration drain) {
-        return new WorkerdRuntime(new WorkerdRuntime.Settings(binary, data.resolve("deploy-workerd"), drain,
-                WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE, Duration.ofSeconds(20), 10_000));
+        return new WorkerdRuntime(new WorkerdRuntime.Settings(
+                binary,
+                data.resolve("deploy-workerd"),
+                drain,
+                WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE,
+                Duration.ofSeconds(20),
+                10_000));
     }
 
     static Deployment worker(String id, String service, String code, Map<String, String> env, List<Binding> bindings) {
-        return new Deployment(id, service, "worker-bundle", code.getBytes(StandardCharsets.UTF_8), null, List.of(), Map.of(),
-                env, bindings);
+        return new Deployment(
+                id,
+                service,
+                "worker-bundle",
+                code.getBytes(StandardCharsets.UTF_8),
+                null,
+                List.of(),
+                Map.of(),
+                env,
+                bindings);
     }
 
     HttpResponse<String> get(URI base, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+        return http.send(
+                HttpRequest.newBuilder(base.resolve(path))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -163,7 +183,8 @@ class WorkerdRuntimeTest {
                 secondBegan.countDown();
             }
         };
-        runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "one"), List.of()),
+        runtime.apply(List.of(
+                worker("d1", "s1", HELLO, Map.of("NAME", "one"), List.of()),
                 worker("d2", "s2", HELLO, Map.of("NAME", "two"), List.of())));
 
         assertTrue(firstWaitedForNothing.get(), "s2 began to start while s1's start was held");
@@ -178,13 +199,15 @@ class WorkerdRuntimeTest {
         try (ZipOutputStream out = new ZipOutputStream(zip)) {
             out.putNextEntry(new ZipEntry("index.js"));
             out.write("import { greet } from './lib/greet.js'; import data from './data.json';\n"
-                    .concat("export default { fetch() { return new Response(greet(data.who)); } };").getBytes(StandardCharsets.UTF_8));
+                    .concat("export default { fetch() { return new Response(greet(data.who)); } };")
+                    .getBytes(StandardCharsets.UTF_8));
             out.putNextEntry(new ZipEntry("lib/greet.js"));
             out.write("export function greet(who) { return 'hi ' + who; }".getBytes(StandardCharsets.UTF_8));
             out.putNextEntry(new ZipEntry("data.json"));
             out.write("{\"who\":\"zip\"}".getBytes(StandardCharsets.UTF_8));
         }
-        runtime.apply(List.of(new Deployment("z1", "s1", "worker-bundle", zip.toByteArray(), null, List.of(), Map.of(), Map.of(), List.of())));
+        runtime.apply(List.of(new Deployment(
+                "z1", "s1", "worker-bundle", zip.toByteArray(), null, List.of(), Map.of(), Map.of(), List.of())));
 
         assertEquals("hi zip", get(endpoint("z1"), "/").body());
     }
@@ -201,7 +224,10 @@ class WorkerdRuntimeTest {
                   return new Response(value + "|" + seen);
                 } };
                 """;
-        Binding kv = new Binding("MY_KV", "kv", URI.create(internalBase() + "/internal/bindings/kv-1"),
+        Binding kv = new Binding(
+                "MY_KV",
+                "kv",
+                URI.create(internalBase() + "/internal/bindings/kv-1"),
                 Map.of("X-Atrium-Binding", secret));
         runtime.apply(List.of(worker("d1", "s1", code, Map.of(), List.of(kv))));
 
@@ -212,17 +238,23 @@ class WorkerdRuntimeTest {
         assertFalse(response.body().contains(secret), "the code read the binding's secret: " + response.body());
         assertEquals(2, seen.size(), seen.toString());
         assertEquals("PUT", seen.get(0).get("method"));
-        assertEquals("/internal/bindings/kv-1/a%2Fb%20c?urlencoded=true&expiration_ttl=120", seen.get(0).get("uri"));
+        assertEquals(
+                "/internal/bindings/kv-1/a%2Fb%20c?urlencoded=true&expiration_ttl=120",
+                seen.get(0).get("uri"));
         assertEquals("v1", seen.get(0).get("body"));
         assertEquals("GET", seen.get(1).get("method"));
-        assertEquals("/internal/bindings/kv-1/a%2Fb%20c?urlencoded=true", seen.get(1).get("uri"));
+        assertEquals(
+                "/internal/bindings/kv-1/a%2Fb%20c?urlencoded=true", seen.get(1).get("uri"));
         for (Map<String, String> request : seen) {
             assertEquals(secret, request.get("auth"));
         }
         // the config holding the secret is the owner's alone
         try (var files = Files.walk(data.resolve("deploy-workerd"))) {
-            for (Path config : files.filter(p -> p.getFileName().toString().equals("config.capnp")).toList()) {
-                assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(config)));
+            for (Path config : files.filter(p -> p.getFileName().toString().equals("config.capnp"))
+                    .toList()) {
+                assertEquals(
+                        "rw-------",
+                        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(config)));
             }
         }
     }
@@ -235,7 +267,11 @@ class WorkerdRuntimeTest {
                   return Response.json(row);
                 } };
                 """;
-        Binding d1 = new Binding("DB", "d1", URI.create(internalBase() + "/internal/bindings/d1/db-1/"), Map.of("X-Atrium-Binding", "t"));
+        Binding d1 = new Binding(
+                "DB",
+                "d1",
+                URI.create(internalBase() + "/internal/bindings/d1/db-1/"),
+                Map.of("X-Atrium-Binding", "t"));
         runtime.apply(List.of(worker("d1", "s1", code, Map.of(), List.of(d1))));
 
         HttpResponse<String> response = get(endpoint("d1"), "/");
@@ -244,8 +280,11 @@ class WorkerdRuntimeTest {
         assertEquals("{\"answer\":42}", response.body());
         assertEquals(1, seen.size(), seen.toString());
         assertEquals("POST", seen.get(0).get("method"));
-        assertEquals("/internal/bindings/d1/db-1/query?resultsFormat=ROWS_AND_COLUMNS", seen.get(0).get("uri"));
-        assertEquals("{\"sql\":\"SELECT ? AS answer\",\"params\":[42]}", seen.get(0).get("body"));
+        assertEquals(
+                "/internal/bindings/d1/db-1/query?resultsFormat=ROWS_AND_COLUMNS",
+                seen.get(0).get("uri"));
+        assertEquals(
+                "{\"sql\":\"SELECT ? AS answer\",\"params\":[42]}", seen.get(0).get("body"));
         assertEquals("t", seen.get(0).get("auth"));
     }
 
@@ -260,9 +299,22 @@ class WorkerdRuntimeTest {
                     backlog: sent.metadata.metrics.backlogCount });
                 } };
                 """;
-        runtime.apply(List.of(worker("d1", "s1", code, Map.of(), List.of(
-                new Binding("FILES", "r2", URI.create(internalBase() + "/internal/r2/b1"), Map.of("X-Atrium-Binding", "r")),
-                new Binding("JOBS", "queue", URI.create(internalBase() + "/internal/queue/q1"), Map.of("X-Atrium-Binding", "q"))))));
+        runtime.apply(List.of(worker(
+                "d1",
+                "s1",
+                code,
+                Map.of(),
+                List.of(
+                        new Binding(
+                                "FILES",
+                                "r2",
+                                URI.create(internalBase() + "/internal/r2/b1"),
+                                Map.of("X-Atrium-Binding", "r")),
+                        new Binding(
+                                "JOBS",
+                                "queue",
+                                URI.create(internalBase() + "/internal/queue/q1"),
+                                Map.of("X-Atrium-Binding", "q"))))));
 
         HttpResponse<String> response = get(endpoint("d1"), "/");
 
@@ -270,15 +322,20 @@ class WorkerdRuntimeTest {
         assertEquals(3, seen.size(), seen.toString());
         assertEquals("PUT", seen.get(0).get("method"));
         assertEquals("/internal/r2/b1/", seen.get(0).get("uri"));
-        assertTrue(seen.get(0).get("body").startsWith("{\"version\":1,\"method\":\"put\",\"object\":\"dir/k\""), seen.get(0).get("body"));
+        assertTrue(
+                seen.get(0).get("body").startsWith("{\"version\":1,\"method\":\"put\",\"object\":\"dir/k\""),
+                seen.get(0).get("body"));
         assertTrue(seen.get(0).get("body").endsWith("}hello"), seen.get(0).get("body"));
         assertEquals("GET", seen.get(1).get("method"));
-        assertEquals("{\"version\":1,\"method\":\"get\",\"object\":\"dir/k\"}", seen.get(1).get("r2"));
+        assertEquals(
+                "{\"version\":1,\"method\":\"get\",\"object\":\"dir/k\"}",
+                seen.get(1).get("r2"));
         assertEquals("POST", seen.get(2).get("method"));
         assertEquals("/internal/queue/q1/message", seen.get(2).get("uri"));
         assertEquals("json", seen.get(2).get("format"));
         assertEquals("{\"job\":1}", seen.get(2).get("body"));
-        assertEquals(List.of("r", "r", "q"), seen.stream().map(r -> r.get("auth")).toList());
+        assertEquals(
+                List.of("r", "r", "q"), seen.stream().map(r -> r.get("auth")).toList());
     }
 
     @Test
@@ -293,18 +350,36 @@ class WorkerdRuntimeTest {
                   return new Response(out.join(","));
                 } };
                 """;
-        runtime.apply(List.of(worker("d1", "s1", code, Map.of(), List.of(
-                new Binding("KV", "kv", URI.create(internalBase() + "/internal/kv/k1"), Map.of("X-Atrium-Binding", "k")),
-                new Binding("API", "custom", URI.create(internalBase() + "/internal/custom/c1"), Map.of("X-Atrium-Binding", "c"))))));
+        runtime.apply(List.of(worker(
+                "d1",
+                "s1",
+                code,
+                Map.of(),
+                List.of(
+                        new Binding(
+                                "KV",
+                                "kv",
+                                URI.create(internalBase() + "/internal/kv/k1"),
+                                Map.of("X-Atrium-Binding", "k")),
+                        new Binding(
+                                "API",
+                                "custom",
+                                URI.create(internalBase() + "/internal/custom/c1"),
+                                Map.of("X-Atrium-Binding", "c"))))));
 
         HttpResponse<String> response = get(endpoint("d1"), "/");
 
         assertEquals(200, response.statusCode(), response.body());
         List<String> uris = seen.stream().map(r -> r.get("uri")).toList();
-        assertTrue(uris.stream().allMatch(u -> u.startsWith("/internal/kv/k1/") || u.startsWith("/internal/custom/c1/")), uris.toString());
+        assertTrue(
+                uris.stream().allMatch(u -> u.startsWith("/internal/kv/k1/") || u.startsWith("/internal/custom/c1/")),
+                uris.toString());
         assertTrue(response.body().startsWith("refused,"), response.body());
         assertTrue(response.body().endsWith(",200"), response.body());
-        Map<String, String> custom = seen.stream().filter(r -> r.get("uri").startsWith("/internal/custom/")).findFirst().orElseThrow();
+        Map<String, String> custom = seen.stream()
+                .filter(r -> r.get("uri").startsWith("/internal/custom/"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("POST", custom.get("method"));
         assertEquals("b", custom.get("body"));
         assertEquals("c", custom.get("auth"));
@@ -322,8 +397,15 @@ class WorkerdRuntimeTest {
                   return new Response(out.join(","));
                 } };
                 """;
-        runtime.apply(List.of(worker("d1", "s1", code,
-                Map.of("TARGET", internalBase() + "/internal/bindings/kv-1/x", "PORT", String.valueOf(internal.getAddress().getPort())),
+        runtime.apply(List.of(worker(
+                "d1",
+                "s1",
+                code,
+                Map.of(
+                        "TARGET",
+                        internalBase() + "/internal/bindings/kv-1/x",
+                        "PORT",
+                        String.valueOf(internal.getAddress().getPort())),
                 List.of())));
 
         HttpResponse<String> response = get(endpoint("d1"), "/");
@@ -401,17 +483,26 @@ class WorkerdRuntimeTest {
                   return new Response(readable);
                 } };
                 """;
-        runtime.apply(List.of(worker("a1", "sa", HELLO, Map.of("NAME", "a"), List.of()), worker("b1", "sb", ticker, Map.of(), List.of())));
+        runtime.apply(List.of(
+                worker("a1", "sa", HELLO, Map.of("NAME", "a"), List.of()),
+                worker("b1", "sb", ticker, Map.of(), List.of())));
         URI b = endpoint("b1");
         Set<Long> before = pids();
         assertEquals(2, before.size(), before.toString());
         // a response of sb's that lasts 6 s, longer than a draining generation lives (2 s grace, SIGTERM, 2 s, SIGKILL)
         ExecutorService reader = Executors.newSingleThreadExecutor();
-        Future<List<String>> ticks = reader.submit(() -> http.send(HttpRequest.newBuilder(b.resolve("/"))
-                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofLines()).body().toList());
+        Future<List<String>> ticks = reader.submit(() -> http.send(
+                        HttpRequest.newBuilder(b.resolve("/"))
+                                .timeout(Duration.ofSeconds(20))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofLines())
+                .body()
+                .toList());
         Thread.sleep(600);
 
-        runtime.apply(List.of(worker("a2", "sa", HELLO, Map.of("NAME", "a2"), List.of()), worker("b1", "sb", ticker, Map.of(), List.of())));
+        runtime.apply(List.of(
+                worker("a2", "sa", HELLO, Map.of("NAME", "a2"), List.of()),
+                worker("b1", "sb", ticker, Map.of(), List.of())));
 
         assertEquals("hello from a2", get(endpoint("a2"), "/").body());
         assertEquals(b, endpoint("b1"), "sb's worker stays where it was");
@@ -470,10 +561,19 @@ class WorkerdRuntimeTest {
                   return new Response("allocated " + held.length);
                 } };
                 """;
-        Deployment limited = new Deployment("m1", "sm", "worker-bundle", hungry.getBytes(StandardCharsets.UTF_8), null, List.of(),
-                Map.of("memory_mb", 32L, "cpu_ms", 50L), Map.of(), List.of());
+        Deployment limited = new Deployment(
+                "m1",
+                "sm",
+                "worker-bundle",
+                hungry.getBytes(StandardCharsets.UTF_8),
+                null,
+                List.of(),
+                Map.of("memory_mb", 32L, "cpu_ms", 50L),
+                Map.of(),
+                List.of());
         runtime.apply(List.of(limited, worker("u1", "su", hungry, Map.of(), List.of())));
-        assertEquals("allocated 100", get(endpoint("u1"), "/big").body(), "without a limit the same code allocates 100 MB");
+        assertEquals(
+                "allocated 100", get(endpoint("u1"), "/big").body(), "without a limit the same code allocates 100 MB");
         Set<Long> before = pids();
         try {
             HttpResponse<String> r = get(endpoint("m1"), "/big");
@@ -522,7 +622,8 @@ class WorkerdRuntimeTest {
         }
         try (java.net.ServerSocket held = squatter) {
             long moved = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < moved && runtime.endpoint("d1").map(before::equals).orElse(true)) {
+            while (System.nanoTime() < moved
+                    && runtime.endpoint("d1").map(before::equals).orElse(true)) {
                 Thread.sleep(20);
             }
             URI after = endpoint("d1");
@@ -533,7 +634,8 @@ class WorkerdRuntimeTest {
 
     @Test
     void closingLeavesNoWorkerdProcess() throws Exception {
-        runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of()),
+        runtime.apply(List.of(
+                worker("d1", "s1", HELLO, Map.of("NAME", "x"), List.of()),
                 worker("d2", "s2", HELLO, Map.of("NAME", "y"), List.of())));
         runtime.apply(List.of(worker("d3", "s1", HELLO, Map.of("NAME", "z"), List.of()))); // s1's old and s2's draining
         List<ProcessHandle> before = new ArrayList<>(runtime.processes());
@@ -546,7 +648,8 @@ class WorkerdRuntimeTest {
         }
         String dir = data.resolve("deploy-workerd").toString();
         try (var procs = Files.list(Path.of("/proc"))) {
-            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+            for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+"))
+                    .toList()) {
                 try {
                     String cmdline = Files.readString(proc.resolve("cmdline")).replace('\0', ' ');
                     assertFalse(cmdline.contains(dir), "left running: " + proc + " " + cmdline);
@@ -560,11 +663,19 @@ class WorkerdRuntimeTest {
     @Test
     void theWorkerdChildDiesWithItsJvmEvenWhenTheJvmIsKilledMinus9() throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process jvm = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), OrphanProbe.class.getName(),
-                TestWorkerd.binary(), data.resolve("probe").toString()).redirectErrorStream(true).start();
+        Process jvm = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        OrphanProbe.class.getName(),
+                        TestWorkerd.binary(),
+                        data.resolve("probe").toString())
+                .redirectErrorStream(true)
+                .start();
         try {
             String first = "";
-            try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
+            try (var out = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 String line;
                 while ((line = out.readLine()) != null && System.nanoTime() < deadline) {
@@ -575,7 +686,8 @@ class WorkerdRuntimeTest {
                 }
                 assertTrue(first.startsWith("workerd "), "the probe did not start its worker");
                 String[] parts = first.split(" ");
-                ProcessHandle workerd = ProcessHandle.of(Long.parseLong(parts[1])).orElseThrow();
+                ProcessHandle workerd =
+                        ProcessHandle.of(Long.parseLong(parts[1])).orElseThrow();
                 assertEquals("probe", get(URI.create(parts[2]), "/").body());
 
                 jvm.destroyForcibly(); // SIGKILL: no shutdown hook, no deactivation
@@ -593,15 +705,17 @@ class WorkerdRuntimeTest {
     void aSyntaxErrorIsInvalidWithWorkerdsTextAndTheRunningWorkerKeepsAnswering() throws Exception {
         runtime.apply(List.of(worker("good", "s1", HELLO, Map.of("NAME", "good"), List.of())));
         URI uri = endpoint("good");
-        Deployment bad = worker("bad", "s1", "export default { fetch() { return new Response(\"x\" } };", Map.of(), List.of());
+        Deployment bad =
+                worker("bad", "s1", "export default { fetch() { return new Response(\"x\" } };", Map.of(), List.of());
 
         DeploymentException invalid = assertThrows(DeploymentException.class, () -> runtime.validate(bad));
         assertEquals(DeploymentException.Kind.INVALID, invalid.kind());
         assertTrue(invalid.getMessage().contains("SyntaxError"), invalid.getMessage());
         assertEquals("hello from good", get(uri, "/").body());
 
-        DeploymentException refused = assertThrows(DeploymentException.class, () -> runtime.apply(List.of(
-                worker("good", "s1", HELLO, Map.of("NAME", "good"), List.of()), bad)));
+        DeploymentException refused = assertThrows(
+                DeploymentException.class,
+                () -> runtime.apply(List.of(worker("good", "s1", HELLO, Map.of("NAME", "good"), List.of()), bad)));
         assertEquals(DeploymentException.Kind.INVALID, refused.kind());
         assertTrue(refused.getMessage().contains("SyntaxError"), refused.getMessage());
         assertEquals(uri, endpoint("good"));
@@ -621,7 +735,8 @@ class WorkerdRuntimeTest {
                   return new Response("ok");
                 } };
                 """;
-        runtime.apply(List.of(worker("da", "service-a", code, Map.of("NAME", "A"), List.of()),
+        runtime.apply(List.of(
+                worker("da", "service-a", code, Map.of("NAME", "A"), List.of()),
                 worker("db", "service-b", code, Map.of("NAME", "B"), List.of())));
         get(endpoint("da"), "/");
         get(endpoint("db"), "/");
@@ -631,14 +746,21 @@ class WorkerdRuntimeTest {
         // the top-level line, two lines for each of the two requests, and the second one's error (awaiting only four
         // lines, the error could still be on its way)
         List<LogLine> b = awaitLines("service-b", 6);
-        assertEquals(List.of("starting top-level", "hello from A { n: 1 }", "careful A"), a.stream().map(LogLine::message).toList());
-        assertEquals(List.of("log", "log", "warn"), a.stream().map(LogLine::level).toList());
+        assertEquals(
+                List.of("starting top-level", "hello from A { n: 1 }", "careful A"),
+                a.stream().map(LogLine::message).toList());
+        assertEquals(
+                List.of("log", "log", "warn"), a.stream().map(LogLine::level).toList());
         assertTrue(a.stream().allMatch(l -> l.deploymentId().equals("da")));
         assertTrue(b.stream().allMatch(l -> l.deploymentId().equals("db")));
-        assertTrue(b.stream().anyMatch(l -> l.level().equals("error") && l.message().contains("thrown by B")), b.toString());
+        assertTrue(
+                b.stream()
+                        .anyMatch(l -> l.level().equals("error") && l.message().contains("thrown by B")),
+                b.toString());
         assertTrue(a.get(0).seq() < a.get(1).seq() && a.get(1).seq() < a.get(2).seq());
         assertEquals(a.subList(1, 3), runtime.logs("service-a", a.get(0).seq(), 10));
-        assertTrue(a.stream().noneMatch(l -> l.message().contains("\u001e") || l.message().contains("\u001f")));
+        assertTrue(a.stream()
+                .noneMatch(l -> l.message().contains("\u001e") || l.message().contains("\u001f")));
 
         List<LogLine> followed = new CopyOnWriteArrayList<>();
         CountDownLatch two = new CountDownLatch(2);
@@ -649,7 +771,9 @@ class WorkerdRuntimeTest {
             get(endpoint("da"), "/");
             assertTrue(two.await(5, TimeUnit.SECONDS), followed.toString());
         }
-        assertEquals(List.of("hello from A { n: 1 }", "careful A"), followed.stream().map(LogLine::message).toList());
+        assertEquals(
+                List.of("hello from A { n: 1 }", "careful A"),
+                followed.stream().map(LogLine::message).toList());
         assertTrue(followed.get(0).seq() > a.get(2).seq());
     }
 
@@ -673,8 +797,11 @@ class WorkerdRuntimeTest {
         }
 
         assertFalse(runtime.health().healthy());
-        assertTrue(runtime.health().detail().contains("no/such/workerd"), runtime.health().detail());
-        DeploymentException e = assertThrows(DeploymentException.class,
+        assertTrue(
+                runtime.health().detail().contains("no/such/workerd"),
+                runtime.health().detail());
+        DeploymentException e = assertThrows(
+                DeploymentException.class,
                 () -> runtime.apply(List.of(worker("d1", "s1", HELLO, Map.of(), List.of()))));
         assertEquals(DeploymentException.Kind.UNAVAILABLE, e.kind());
         assertTrue(e.getMessage().contains("no/such/workerd"), e.getMessage());
@@ -702,7 +829,11 @@ class WorkerdRuntimeTest {
             """;
 
     static Binding counterBinding(String internalBase, Path storage) {
-        return new Binding("COUNTER", "durableObject", URI.create(internalBase + "/internal/bindings/x/COUNTER"), Map.of(),
+        return new Binding(
+                "COUNTER",
+                "durableObject",
+                URI.create(internalBase + "/internal/bindings/x/COUNTER"),
+                Map.of(),
                 Map.of("class_name", "Counter", "unique_key", "res_counter1", "storage", storage.toString()));
     }
 
@@ -719,7 +850,9 @@ class WorkerdRuntimeTest {
         assertEquals("rpc 3", get(endpoint("v1"), "/rpc?name=a").body());
         assertEquals("1", get(endpoint("v1"), "/?name=b").body());
         try (var files = Files.list(storage)) {
-            assertTrue(files.anyMatch(f -> f.getFileName().toString().endsWith(".sqlite")), "objects are kept in the resource's directory");
+            assertTrue(
+                    files.anyMatch(f -> f.getFileName().toString().endsWith(".sqlite")),
+                    "objects are kept in the resource's directory");
         }
 
         // a new deployment (a new process) keeps the counts
@@ -734,7 +867,7 @@ class WorkerdRuntimeTest {
             p.onExit().get(5, TimeUnit.SECONDS);
         }
         String body = null;
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); body == null && System.nanoTime() < end;) {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); body == null && System.nanoTime() < end; ) {
             try {
                 HttpResponse<String> r = get(endpoint("v2"), "/?name=a");
                 body = r.statusCode() == 200 ? r.body() : null;
@@ -748,7 +881,8 @@ class WorkerdRuntimeTest {
 
     @Test
     void aDurableObjectClassTheCodeDoesNotExportIsInvalidWithWorkerdsText() throws Exception {
-        Deployment bad = worker("bad", "s1", HELLO, Map.of("NAME", "x"), List.of(counterBinding(internalBase(), data.resolve("r"))));
+        Deployment bad = worker(
+                "bad", "s1", HELLO, Map.of("NAME", "x"), List.of(counterBinding(internalBase(), data.resolve("r"))));
 
         DeploymentException e = assertThrows(DeploymentException.class, () -> runtime.validate(bad));
 
@@ -763,37 +897,81 @@ class WorkerdRuntimeTest {
         Path storage = data.resolve("resources/r1");
         Binding b = counterBinding(internalBase(), storage);
         List<CapnpConfig.Worker> workers = List.of(
-                new CapnpConfig.Worker(0, worker("cur", "s1", COUNTER, Map.of(), List.of(b)), 1, Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))),
-                new CapnpConfig.Worker(1, worker("can", "s1", COUNTER, Map.of(), List.of(b)), 2, Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))));
+                new CapnpConfig.Worker(
+                        0,
+                        worker("cur", "s1", COUNTER, Map.of(), List.of(b)),
+                        1,
+                        Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))),
+                new CapnpConfig.Worker(
+                        1,
+                        worker("can", "s1", COUNTER, Map.of(), List.of(b)),
+                        2,
+                        Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))));
 
         String text = Files.readString(CapnpConfig.write(dir, workers, "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE));
 
-        assertTrue(text.contains("durableObjectNamespaces = [(className = \"Counter\", uniqueKey = \"res_counter1\", enableSql = true)]"), text);
-        assertEquals(1, text.split("durableObjectNamespaces", -1).length - 1, "only the current deployment declares it: " + text);
-        assertTrue(text.contains("(name = \"COUNTER\", durableObjectNamespace = (className = \"Counter\", serviceName = \"w0\"))"), text);
+        assertTrue(
+                text.contains(
+                        "durableObjectNamespaces = [(className = \"Counter\", uniqueKey = \"res_counter1\", enableSql = true)]"),
+                text);
+        assertEquals(
+                1,
+                text.split("durableObjectNamespaces", -1).length - 1,
+                "only the current deployment declares it: " + text);
+        assertTrue(
+                text.contains(
+                        "(name = \"COUNTER\", durableObjectNamespace = (className = \"Counter\", serviceName = \"w0\"))"),
+                text);
         assertTrue(text.contains("durableObjectStorage = (localDisk = \"atrium-do-storage\")"), text);
         assertEquals(storage, Files.readSymbolicLink(dir.resolve("do/res_counter1")));
         assertTrue(Files.isDirectory(storage));
 
-        Binding noClass = new Binding("C", "durableObject", b.endpoint(), Map.of(), Map.of("class_name", "not a class", "unique_key", "k",
-                "storage", storage.toString()));
-        assertThrows(DeploymentException.class, () -> CapnpConfig.write(Files.createDirectories(data.resolve("gen2")),
-                List.of(new CapnpConfig.Worker(0, worker("x", "s1", COUNTER, Map.of(), List.of(noClass)), 1,
-                        Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8)))), "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE));
+        Binding noClass = new Binding(
+                "C",
+                "durableObject",
+                b.endpoint(),
+                Map.of(),
+                Map.of("class_name", "not a class", "unique_key", "k", "storage", storage.toString()));
+        assertThrows(
+                DeploymentException.class,
+                () -> CapnpConfig.write(
+                        Files.createDirectories(data.resolve("gen2")),
+                        List.of(new CapnpConfig.Worker(
+                                0,
+                                worker("x", "s1", COUNTER, Map.of(), List.of(noClass)),
+                                1,
+                                Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8)))),
+                        "n",
+                        WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE));
     }
 
     @Test
     void theWorkersGlobalOutboundDeniesTheGivenRangesAndRefusesAnythingElse() throws Exception {
         Path dir = Files.createDirectories(data.resolve("gen-egress"));
-        List<CapnpConfig.Worker> workers = List.of(new CapnpConfig.Worker(0, worker("e", "s1", COUNTER, Map.of(), List.of()), 1,
+        List<CapnpConfig.Worker> workers = List.of(new CapnpConfig.Worker(
+                0,
+                worker("e", "s1", COUNTER, Map.of(), List.of()),
+                1,
                 Modules.of(COUNTER.getBytes(StandardCharsets.UTF_8))));
-        String text = Files.readString(CapnpConfig.write(dir, workers, "n", WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE, false,
+        String text = Files.readString(CapnpConfig.write(
+                dir,
+                workers,
+                "n",
+                WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE,
+                false,
                 List.of("192.0.2.0/24", "64:ff9b:0:0:0:0:7f00:0/104")));
-        assertTrue(text.contains("(name = \"atrium-egress\", network = (allow = [\"public\"], deny = [\"private\", \"local\", \"192.0.2.0/24\", "
-                + "\"64:ff9b:0:0:0:0:7f00:0/104\"]))"), text);
+        assertTrue(
+                text.contains(
+                        "(name = \"atrium-egress\", network = (allow = [\"public\"], deny = [\"private\", \"local\", \"192.0.2.0/24\", "
+                                + "\"64:ff9b:0:0:0:0:7f00:0/104\"]))"),
+                text);
         // without the guard's ranges (no guard) the outbound reaches nothing
-        assertTrue(Files.readString(CapnpConfig.write(Files.createDirectories(data.resolve("gen-egress2")), workers, "n",
-                WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE)).contains("\"0.0.0.0/0\", \"0:0:0:0:0:0:0:0/0\""));
+        assertTrue(Files.readString(CapnpConfig.write(
+                        Files.createDirectories(data.resolve("gen-egress2")),
+                        workers,
+                        "n",
+                        WorkerdRuntime.DEFAULT_COMPATIBILITY_DATE))
+                .contains("\"0.0.0.0/0\", \"0:0:0:0:0:0:0:0/0\""));
         for (String bad : List.of("192.0.2.0/24\"]), (name = \"x", "localhost", "192.0.2.0", "")) {
             assertThrows(DeploymentException.class, () -> CapnpConfig.deny(List.of(bad)), bad);
         }

@@ -1,5 +1,24 @@
 package dev.atrium.git.http.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Authenticator;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.OwnerScope;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry;
+import dev.atrium.repos.api.RepositoryRegistry.PushLock;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -14,15 +33,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.http.server.GitSmartHttpTools;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
-import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.PacketLineIn;
+import org.eclipse.jgit.transport.ReceiveCommand;
 import org.eclipse.jgit.transport.ReceivePack;
 import org.eclipse.jgit.transport.ServiceMayNotContinueException;
 import org.eclipse.jgit.transport.UploadPack;
@@ -41,39 +59,23 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Authenticator;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.OwnerScope;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryRegistry;
-import dev.atrium.repos.api.RepositoryRegistry.PushLock;
-import dev.atrium.repos.api.RepositoryRegistry.RefChange;
-import jakarta.servlet.Servlet;
-import jakarta.servlet.ServletConfig;
-import jakarta.servlet.ReadListener;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
-import jakarta.servlet.http.HttpServletResponse;
-
 /**
  * Git smart HTTP at {@code /git/:owner/:repo.git/...} (protocol v0 and v2) on JGit's {@link GitServlet}. Who
  * may read or push is decided here, before JGit sees the request, from the kernel's answers: anyone clones a
  * public repository; a private one and every push need HTTP Basic with a Principal token as the password.
  */
-@Component(service = Servlet.class, configurationPid = "dev.atrium.git.http", configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        property = { "osgi.http.whiteboard.servlet.pattern=/git/*", "osgi.http.whiteboard.servlet.name=atrium-git" })
+@Component(
+        service = Servlet.class,
+        configurationPid = "dev.atrium.git.http",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        property = {"osgi.http.whiteboard.servlet.pattern=/git/*", "osgi.http.whiteboard.servlet.name=atrium-git"})
 @Designate(ocd = GitHttpServlet.Config.class)
 public class GitHttpServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(GitHttpServlet.class);
-    private static final Pattern PATH = Pattern.compile("^/([^/]+)/([^/]+?)(?:\\.git)?/(info/refs|git-upload-pack|git-receive-pack)$");
+    private static final Pattern PATH =
+            Pattern.compile("^/([^/]+)/([^/]+?)(?:\\.git)?/(info/refs|git-upload-pack|git-receive-pack)$");
     private static final String UPLOAD = "git-upload-pack";
     private static final String RECEIVE = "git-receive-pack";
     private static final String REPOSITORY = GitHttpServlet.class.getName() + ".repository";
@@ -81,7 +83,8 @@ public class GitHttpServlet extends HttpServlet {
 
     @ObjectClassDefinition(name = "Atrium Git smart HTTP")
     public @interface Config {
-        @AttributeDefinition(description = "Largest request body (a pushed pack) in bytes (by default ATRIUM_GIT_MAX_BODY_BYTES)")
+        @AttributeDefinition(
+                description = "Largest request body (a pushed pack) in bytes (by default ATRIUM_GIT_MAX_BODY_BYTES)")
         long maxBodyBytes() default 2L << 30;
 
         @AttributeDefinition(description = "Seconds a push waits for another push to the same repository before 409")
@@ -90,7 +93,9 @@ public class GitHttpServlet extends HttpServlet {
         @AttributeDefinition(description = "Seconds of client silence before a Git transfer is abandoned")
         int timeoutSeconds() default 300;
 
-        @AttributeDefinition(description = "Milliseconds a request waits for the repositories capability while it is being updated, before 503")
+        @AttributeDefinition(
+                description =
+                        "Milliseconds a request waits for the repositories capability while it is being updated, before 503")
         long registryWaitMillis() default 10_000;
     }
 
@@ -99,6 +104,7 @@ public class GitHttpServlet extends HttpServlet {
     private final transient Authenticator authenticator;
     /** Dynamic: the servlet outlives an update of the repos bundle, and requests wait for its new revision. */
     private transient volatile RepositoryRegistry registry;
+
     private final transient Object registryLock = new Object();
     private final long registryWaitMillis;
     private final long maxBodyBytes;
@@ -107,7 +113,10 @@ public class GitHttpServlet extends HttpServlet {
     private final transient GitServlet git = new GitServlet();
 
     @Activate
-    public GitHttpServlet(@Reference SpaceDirectory spaces, @Reference OwnerScope ownerScope, @Reference Authenticator authenticator,
+    public GitHttpServlet(
+            @Reference SpaceDirectory spaces,
+            @Reference OwnerScope ownerScope,
+            @Reference Authenticator authenticator,
             Config config) {
         this.spaces = spaces;
         this.ownerScope = ownerScope;
@@ -125,7 +134,10 @@ public class GitHttpServlet extends HttpServlet {
                 if (req.getRequestURI().endsWith("/git-receive-pack")) {
                     return repositories().openForPush(r);
                 }
-                return new FileRepositoryBuilder().setGitDir(repositories().directory(r).toFile()).setMustExist(true).build();
+                return new FileRepositoryBuilder()
+                        .setGitDir(repositories().directory(r).toFile())
+                        .setMustExist(true)
+                        .build();
             } catch (IOException e) {
                 throw new IllegalStateException("the Git directory of " + r.id() + " cannot be opened", e);
             }
@@ -148,7 +160,10 @@ public class GitHttpServlet extends HttpServlet {
      * JGit's own handler, except that a request the client got wrong (pkt-lines that do not parse, a body that
      * ends early) is a 400 saying so, not a 500 "Internal server error" logged as ours.
      */
-    private static void upload(HttpServletRequest req, HttpServletResponse rsp, org.eclipse.jgit.http.server.UploadPackErrorHandler.UploadPackRunnable r)
+    private static void upload(
+            HttpServletRequest req,
+            HttpServletResponse rsp,
+            org.eclipse.jgit.http.server.UploadPackErrorHandler.UploadPackRunnable r)
             throws IOException {
         try {
             r.upload();
@@ -166,8 +181,12 @@ public class GitHttpServlet extends HttpServlet {
             }
             if (!rsp.isCommitted()) {
                 rsp.reset();
-                Throwable cause = e instanceof UploadPackInternalServerErrorException && e.getCause() != null ? e.getCause() : e;
-                GitSmartHttpTools.sendError(req, rsp, client ? 400 : org.eclipse.jgit.http.server.UploadPackErrorHandler.statusCodeForThrowable(e),
+                Throwable cause =
+                        e instanceof UploadPackInternalServerErrorException && e.getCause() != null ? e.getCause() : e;
+                GitSmartHttpTools.sendError(
+                        req,
+                        rsp,
+                        client ? 400 : org.eclipse.jgit.http.server.UploadPackErrorHandler.statusCodeForThrowable(e),
                         client ? "not a valid upload-pack request: " + cause.getMessage() : null);
             }
         }
@@ -306,7 +325,8 @@ public class GitHttpServlet extends HttpServlet {
                     c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, problem);
                     continue;
                 }
-                if (c.getType() == ReceiveCommand.Type.DELETE && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
+                if (c.getType() == ReceiveCommand.Type.DELETE
+                        && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
                     c.setResult(ReceiveCommand.Result.REJECTED_NODELETE, "the default branch cannot be deleted");
                 }
             }
@@ -315,7 +335,8 @@ public class GitHttpServlet extends HttpServlet {
             List<RefChange> changes = new ArrayList<>();
             for (ReceiveCommand c : commands) {
                 if (c.getResult() == ReceiveCommand.Result.OK) {
-                    changes.add(new RefChange(c.getRefName(), c.getOldId().name(), c.getNewId().name()));
+                    changes.add(new RefChange(
+                            c.getRefName(), c.getOldId().name(), c.getNewId().name()));
                 }
             }
             repositories().pushed(r, caller.principalId(), changes);
@@ -333,7 +354,10 @@ public class GitHttpServlet extends HttpServlet {
         }
     }
 
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     void bindRepositories(RepositoryRegistry r) {
         synchronized (registryLock) {
             registry = r;
@@ -398,7 +422,10 @@ public class GitHttpServlet extends HttpServlet {
         String path = req.getPathInfo();
         Matcher m = path == null ? null : PATH.matcher(path);
         if (m == null || !m.matches()) {
-            fail(resp, 404, "not a Git smart HTTP path: expected /git/:owner/:repo.git/info/refs, git-upload-pack or git-receive-pack");
+            fail(
+                    resp,
+                    404,
+                    "not a Git smart HTTP path: expected /git/:owner/:repo.git/info/refs, git-upload-pack or git-receive-pack");
             return;
         }
         String owner = m.group(1);
@@ -416,7 +443,10 @@ public class GitHttpServlet extends HttpServlet {
             }
             service = req.getParameter("service");
             if (!UPLOAD.equals(service) && !RECEIVE.equals(service)) {
-                fail(resp, 403, "only the smart protocol is served: ?service= must be git-upload-pack or git-receive-pack");
+                fail(
+                        resp,
+                        403,
+                        "only the smart protocol is served: ?service= must be git-upload-pack or git-receive-pack");
                 return;
             }
         } else {
@@ -451,12 +481,16 @@ public class GitHttpServlet extends HttpServlet {
         }
         Optional<SpaceRef> space = spaces.byOwnerName(owner);
         Optional<Repository> repo = space.flatMap(s -> repositories().find(s.id(), name));
-        boolean owned = repo.isPresent() && caller != null && owns(caller, repo.get().spaceId());
+        boolean owned =
+                repo.isPresent() && caller != null && owns(caller, repo.get().spaceId());
         boolean readable = repo.isPresent() && (owned || repo.get().isPublic());
         if (caller == null && (push || !readable)) {
             // anonymous: a private repository and a missing one look the same, and both ask for credentials
-            challenge(resp, push ? "pushing needs authentication: a personal access token as the password"
-                    : "authentication required");
+            challenge(
+                    resp,
+                    push
+                            ? "pushing needs authentication: a personal access token as the password"
+                            : "authentication required");
             return;
         }
         if (!readable) {
@@ -517,7 +551,8 @@ public class GitHttpServlet extends HttpServlet {
         if (header.regionMatches(true, 0, "Basic ", 0, 6)) {
             String decoded;
             try {
-                decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+                decoded = new String(
+                        Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
                 throw ApiException.unauthorized("the Basic credentials are not valid base64");
             }

@@ -1,5 +1,7 @@
 package dev.atrium.kernel.internal.auth;
 
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.SchemaMigrations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -8,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -20,9 +21,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.kernel.api.SchemaMigrations;
-
 /**
  * What the kernel proved about a request, kept for the next one: a token's or session's Caller and a Principal's
  * workspace. Every change that can take access away (a token, session or OAuth grant revoked or deleted, a Principal
@@ -32,7 +30,9 @@ import dev.atrium.kernel.api.SchemaMigrations;
  * expiry and after a short time as a backstop. Without a listening connection nothing is kept (fail closed): each
  * request is proven against the database until the listener is back, and what was kept before is forgotten.
  */
-@Component(service = AccessCache.class, configurationPid = "dev.atrium.kernel.access",
+@Component(
+        service = AccessCache.class,
+        configurationPid = "dev.atrium.kernel.access",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = AccessCache.Config.class)
 public class AccessCache {
@@ -54,8 +54,7 @@ public class AccessCache {
 
     private static final Logger LOG = LoggerFactory.getLogger(AccessCache.class);
 
-    private record Entry(Object value, long until) {
-    }
+    private record Entry(Object value, long until) {}
 
     private final boolean enabled;
     private final long ttlNanos;
@@ -63,6 +62,7 @@ public class AccessCache {
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     /** Bumped by every forgetting: a proof worked out before one is not kept after it. */
     private final AtomicLong generation = new AtomicLong();
+
     private volatile boolean listening;
     private final DatabaseChannels.Subscription subscription;
 
@@ -71,26 +71,29 @@ public class AccessCache {
         this.enabled = config.enabled();
         this.ttlNanos = TimeUnit.SECONDS.toNanos(Math.max(1, config.ttlSeconds()));
         this.maxEntries = Math.max(100, config.maxEntries());
-        this.subscription = enabled ? channels.listen(CHANNEL, new DatabaseChannels.Listener() {
-            @Override
-            public void listening() {
-                // whatever changed while no one listened: start from nothing
-                forgetAll();
-                listening = true;
-            }
+        this.subscription = enabled
+                ? channels.listen(CHANNEL, new DatabaseChannels.Listener() {
+                    @Override
+                    public void listening() {
+                        // whatever changed while no one listened: start from nothing
+                        forgetAll();
+                        listening = true;
+                    }
 
-            @Override
-            public void notified(String payload) {
-                forgetAll();
-            }
+                    @Override
+                    public void notified(String payload) {
+                        forgetAll();
+                    }
 
-            @Override
-            public void deaf() {
-                listening = false;
-                forgetAll();
-                LOG.warn("the access cache hears no revocations; proving every request against the database until it does");
-            }
-        }) : null;
+                    @Override
+                    public void deaf() {
+                        listening = false;
+                        forgetAll();
+                        LOG.warn(
+                                "the access cache hears no revocations; proving every request against the database until it does");
+                    }
+                })
+                : null;
     }
 
     @Deactivate

@@ -1,7 +1,11 @@
 package dev.atrium.kernel.internal.auth;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Callers;
+import dev.atrium.kernel.internal.domain.PrincipalRecord;
+import dev.atrium.kernel.internal.domain.Principals;
 import java.util.Set;
-
 import org.osgi.framework.Bundle;
 import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
@@ -11,12 +15,6 @@ import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.Callers;
-import dev.atrium.kernel.internal.domain.PrincipalRecord;
-import dev.atrium.kernel.internal.domain.Principals;
 
 /**
  * Callers for work done on a Principal's behalf after its request (a run for its requester). One instance per using
@@ -29,8 +27,9 @@ public class KernelCallers implements Callers {
 
     @ObjectClassDefinition(name = "Atrium callers acting for a Principal")
     public @interface Config {
-        @AttributeDefinition(description = "Symbolic names of the bundles that may act for a Principal after its request")
-        String[] acting_for_bundles() default { "dev.atrium.runs" };
+        @AttributeDefinition(
+                description = "Symbolic names of the bundles that may act for a Principal after its request")
+        String[] acting_for_bundles() default {"dev.atrium.runs"};
     }
 
     private final Principals principals;
@@ -42,7 +41,8 @@ public class KernelCallers implements Callers {
         this.principals = principals;
         Bundle using = context.getUsingBundle();
         this.usingBundle = using == null ? null : using.getSymbolicName();
-        this.allowed = usingBundle != null && Set.of(config.acting_for_bundles()).contains(usingBundle);
+        this.allowed =
+                usingBundle != null && Set.of(config.acting_for_bundles()).contains(usingBundle);
     }
 
     @Override
@@ -53,7 +53,8 @@ public class KernelCallers implements Callers {
         if (scopes == null || scopes.contains(Caller.ALL_SCOPES)) {
             throw ApiException.forbidden("a caller acting for a Principal never holds every scope");
         }
-        PrincipalRecord p = principalId == null ? null : principals.get(principalId).orElse(null);
+        PrincipalRecord p =
+                principalId == null ? null : principals.get(principalId).orElse(null);
         if (p == null || !"active".equals(p.status())) {
             throw ApiException.notFound("no active Principal " + principalId);
         }

@@ -1,11 +1,10 @@
 package dev.atrium.kernel.internal.auth;
 
-import java.util.HashSet;
-import java.util.Set;
-
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelMint;
 import dev.atrium.kernel.api.SpaceRef;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The kernel's one mint of {@link Caller}s and {@link SpaceRef}s. A constant, not a service: a registered service
@@ -19,10 +18,10 @@ public final class Mint extends KernelMint {
     public static final String SESSION = "session";
     public static final String OPERATOR = "operator";
     /** Methods only the kernel grants: a {@code TokenVerifier} may not claim them. */
-    public static final Set<String> KERNEL_METHODS = Set.of(PAT, SESSION, OPERATOR, dev.atrium.kernel.api.Callers.ACTING_FOR);
+    public static final Set<String> KERNEL_METHODS =
+            Set.of(PAT, SESSION, OPERATOR, dev.atrium.kernel.api.Callers.ACTING_FOR);
 
-    private Mint() {
-    }
+    private Mint() {}
 
     public Caller pat(String principalId, Set<String> scopes) {
         return caller(principalId, PAT, scopes);
@@ -50,7 +49,13 @@ public final class Mint extends KernelMint {
     }
 
     /** {@code provenFor}: the Principal the owner scope proved it for, null for a directory lookup. */
-    public SpaceRef workspace(String id, String slug, String ownerPrincipalId, String securityPosture, boolean isDefault, String provenFor) {
+    public SpaceRef workspace(
+            String id,
+            String slug,
+            String ownerPrincipalId,
+            String securityPosture,
+            boolean isDefault,
+            String provenFor) {
         return space(id, slug, ownerPrincipalId, securityPosture, isDefault, provenFor);
     }
 

@@ -1,12 +1,13 @@
 package dev.atrium.kernel.internal.auth;
 
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -14,14 +15,14 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-
 /**
  * The operator's credential for {@code /admin}: made at first start, written to {@code <data>/operator.token}
  * with mode 0600, and read from there on every later start.
  */
-@Component(service = OperatorToken.class, configurationPid = "dev.atrium.kernel.operator", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = OperatorToken.class,
+        configurationPid = "dev.atrium.kernel.operator",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = OperatorToken.Config.class)
 public class OperatorToken {
 
@@ -40,8 +41,11 @@ public class OperatorToken {
         String token;
         try {
             token = Ids.random("atop_", 43);
-            Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
-                    token + "\n", StandardCharsets.UTF_8);
+            Files.writeString(
+                    Files.createFile(
+                            file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                    token + "\n",
+                    StandardCharsets.UTF_8);
         } catch (FileAlreadyExistsException e) {
             token = Files.readString(file, StandardCharsets.UTF_8).trim();
         }

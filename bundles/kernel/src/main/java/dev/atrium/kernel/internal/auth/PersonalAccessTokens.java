@@ -1,23 +1,20 @@
 package dev.atrium.kernel.internal.auth;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
 
 /**
  * Personal access tokens {@code atp_…}. Only the SHA-256 of a token is stored; the token itself is
@@ -34,12 +31,14 @@ public class PersonalAccessTokens {
     private final AccessCache access;
 
     @Activate
-    public PersonalAccessTokens(@Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
+    public PersonalAccessTokens(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
         this.sql = new Sql(dataSource);
         this.access = access;
     }
 
-    public record Token(String id, String name, String scopes, String tokenPrefix, Instant expiresAt, Instant createdAt) {
+    public record Token(
+            String id, String name, String scopes, String tokenPrefix, Instant expiresAt, Instant createdAt) {
         public Map<String, Object> toJson() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", id);
@@ -67,47 +66,59 @@ public class PersonalAccessTokens {
         String secret = Ids.random(PREFIX + "_", 40);
         String id = Ids.id("pat");
         String scopeColumn = String.join(" ", scopes);
-        Token token = sql.one("INSERT INTO personal_access_tokens (id, principal_id, name, token_hash, token_prefix, scopes, expires_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, name, scopes, token_prefix, expires_at, created_at",
-                PersonalAccessTokens::token, id, principalId, name, Digests.sha256(secret), secret.substring(0, PREFIX_SHOWN),
-                scopeColumn, expiresAt).orElseThrow();
+        Token token = sql.one(
+                        "INSERT INTO personal_access_tokens (id, principal_id, name, token_hash, token_prefix, scopes, expires_at) "
+                                + "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id, name, scopes, token_prefix, expires_at, created_at",
+                        PersonalAccessTokens::token,
+                        id,
+                        principalId,
+                        name,
+                        Digests.sha256(secret),
+                        secret.substring(0, PREFIX_SHOWN),
+                        scopeColumn,
+                        expiresAt)
+                .orElseThrow();
         return new Created(token, secret);
     }
 
     public List<Token> list(String principalId) {
-        return sql.list("SELECT id, name, scopes, token_prefix, expires_at, created_at FROM personal_access_tokens "
-                + "WHERE principal_id = ? ORDER BY created_at, id", PersonalAccessTokens::token, principalId);
+        return sql.list(
+                "SELECT id, name, scopes, token_prefix, expires_at, created_at FROM personal_access_tokens "
+                        + "WHERE principal_id = ? ORDER BY created_at, id",
+                PersonalAccessTokens::token,
+                principalId);
     }
 
     public boolean delete(String principalId, String id) {
-        boolean deleted = sql.update("DELETE FROM personal_access_tokens WHERE id = ? AND principal_id = ?", id, principalId) == 1;
+        boolean deleted =
+                sql.update("DELETE FROM personal_access_tokens WHERE id = ? AND principal_id = ?", id, principalId)
+                        == 1;
         access.forgetAll();
         return deleted;
     }
 
     /** The result of presenting a token. */
-    public sealed interface Outcome permits Valid, Unknown, Suspended {
-    }
+    public sealed interface Outcome permits Valid, Unknown, Suspended {}
 
     /** A valid token's caller, and when the token expires (null: never). */
-    public record Valid(dev.atrium.kernel.api.Caller caller, Instant expiresAt) implements Outcome {
-    }
+    public record Valid(dev.atrium.kernel.api.Caller caller, Instant expiresAt) implements Outcome {}
 
-    public record Unknown() implements Outcome {
-    }
+    public record Unknown() implements Outcome {}
 
-    public record Suspended() implements Outcome {
-    }
+    public record Suspended() implements Outcome {}
 
     public Outcome authenticate(String secret) {
         if (!secret.startsWith(PREFIX + "_") || secret.length() > 200) {
             return new Unknown();
         }
-        Optional<Outcome> found = sql.one("SELECT t.id, t.principal_id, t.scopes, t.expires_at, p.status FROM personal_access_tokens t "
-                + "JOIN principals p ON p.id = t.principal_id "
-                + "WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > now())",
+        Optional<Outcome> found = sql.one(
+                "SELECT t.id, t.principal_id, t.scopes, t.expires_at, p.status FROM personal_access_tokens t "
+                        + "JOIN principals p ON p.id = t.principal_id "
+                        + "WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > now())",
                 rs -> "active".equals(rs.getString("status"))
-                        ? new Valid(Mint.KERNEL.pat(rs.getString("principal_id"), Scopes.fromColumn(rs.getString("scopes"))),
+                        ? new Valid(
+                                Mint.KERNEL.pat(
+                                        rs.getString("principal_id"), Scopes.fromColumn(rs.getString("scopes"))),
                                 Sql.instant(rs, "expires_at"))
                         : new Suspended(),
                 (Object) Digests.sha256(secret));
@@ -115,7 +126,12 @@ public class PersonalAccessTokens {
     }
 
     private static Token token(java.sql.ResultSet rs) throws java.sql.SQLException {
-        return new Token(rs.getString("id"), rs.getString("name"), rs.getString("scopes"), rs.getString("token_prefix"),
-                Sql.instant(rs, "expires_at"), Sql.instant(rs, "created_at"));
+        return new Token(
+                rs.getString("id"),
+                rs.getString("name"),
+                rs.getString("scopes"),
+                rs.getString("token_prefix"),
+                Sql.instant(rs, "expires_at"),
+                Sql.instant(rs, "created_at"));
     }
 }

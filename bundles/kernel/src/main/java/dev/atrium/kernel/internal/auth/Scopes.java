@@ -1,20 +1,27 @@
 package dev.atrium.kernel.internal.auth;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
-
 /** The scopes a token may carry. */
 public final class Scopes {
 
-    public static final Set<String> KNOWN = Set.of(Caller.ALL_SCOPES, "threads:read", "threads:write", "runs:read",
-            "runs:write", "files:read", "files:write", "repos:read", "repos:write", "account:read");
+    public static final Set<String> KNOWN = Set.of(
+            Caller.ALL_SCOPES,
+            "threads:read",
+            "threads:write",
+            "runs:read",
+            "runs:write",
+            "files:read",
+            "files:write",
+            "repos:read",
+            "repos:write",
+            "account:read");
 
-    private Scopes() {
-    }
+    private Scopes() {}
 
     /** Parses a space- or comma-separated scope string; 400 naming the first unknown scope. */
     public static Set<String> parse(String value) {

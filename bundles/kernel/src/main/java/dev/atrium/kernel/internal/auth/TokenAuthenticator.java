@@ -1,17 +1,5 @@
 package dev.atrium.kernel.internal.auth;
 
-import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import org.osgi.framework.ServiceReference;
-import org.osgi.service.component.ComponentContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Caller;
@@ -22,12 +10,22 @@ import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Suspended;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens.Valid;
 import dev.atrium.kernel.internal.domain.PrincipalRecord;
 import dev.atrium.kernel.internal.domain.Principals;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.ComponentContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * Verifies Principal tokens (personal access tokens here, other prefixes through {@link TokenVerifier}s) and browser
  * session cookies (through {@link SessionVerifier}s).
  */
-@Component(service = { Authenticator.class, TokenAuthenticator.class })
+@Component(service = {Authenticator.class, TokenAuthenticator.class})
 public class TokenAuthenticator implements Authenticator {
 
     private final PersonalAccessTokens tokens;
@@ -47,7 +45,10 @@ public class TokenAuthenticator implements Authenticator {
     private static final String BEARER = "bearer ";
 
     @Activate
-    public TokenAuthenticator(ComponentContext context, @Reference PersonalAccessTokens tokens, @Reference Principals principals,
+    public TokenAuthenticator(
+            ComponentContext context,
+            @Reference PersonalAccessTokens tokens,
+            @Reference Principals principals,
             @Reference AccessCache access) {
         this.context = context;
         this.tokens = tokens;
@@ -55,8 +56,12 @@ public class TokenAuthenticator implements Authenticator {
         this.access = access;
     }
 
-    @Reference(name = VERIFIERS, service = TokenVerifier.class, cardinality = ReferenceCardinality.MULTIPLE,
-            policy = ReferencePolicy.DYNAMIC, unbind = "removeVerifier")
+    @Reference(
+            name = VERIFIERS,
+            service = TokenVerifier.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
+            unbind = "removeVerifier")
     void addVerifier(ServiceReference<TokenVerifier> verifier) {
         verifiers.add(verifier);
     }
@@ -67,8 +72,12 @@ public class TokenAuthenticator implements Authenticator {
         access.forgetAll();
     }
 
-    @Reference(name = SESSIONS, service = SessionVerifier.class, cardinality = ReferenceCardinality.MULTIPLE,
-            policy = ReferencePolicy.DYNAMIC, unbind = "removeSessionVerifier")
+    @Reference(
+            name = SESSIONS,
+            service = SessionVerifier.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
+            unbind = "removeSessionVerifier")
     void addSessionVerifier(ServiceReference<SessionVerifier> verifier) {
         sessions.add(verifier);
     }
@@ -79,21 +88,20 @@ public class TokenAuthenticator implements Authenticator {
     }
 
     /** A live session: the kernel's caller for it and its CSRF token. */
-    public record LiveSession(Caller caller, String csrfToken) {
-    }
+    public record LiveSession(Caller caller, String csrfToken) {}
 
     /** The live session of a session cookie's value, or null; 403 when its Principal is suspended. */
     public LiveSession session(String cookieValue) {
         if (cookieValue == null || cookieValue.isBlank()) {
             return null;
         }
-        Proof proof = access.get("s:" + Digests.sha256Base64Url(cookieValue), () -> proveSession(cookieValue), Proof::expiresAt);
+        Proof proof = access.get(
+                "s:" + Digests.sha256Base64Url(cookieValue), () -> proveSession(cookieValue), Proof::expiresAt);
         return proof == null ? null : new LiveSession(proof.caller(), proof.csrfToken());
     }
 
     /** What a token or session proved: its caller, its CSRF token (sessions) and when it ends. */
-    private record Proof(Caller caller, String csrfToken, Instant expiresAt) {
-    }
+    private record Proof(Caller caller, String csrfToken, Instant expiresAt) {}
 
     private Proof proveSession(String cookieValue) {
         for (ServiceReference<SessionVerifier> ref : sessions) {
@@ -103,8 +111,10 @@ public class TokenAuthenticator implements Authenticator {
             }
             SessionVerifier.Session session = verifier.verify(cookieValue);
             if (session != null && session.principalId() != null && activePrincipal(session.principalId())) {
-                return new Proof(Mint.KERNEL.session(session.principalId(), session.authenticatedAt(), session.methods()),
-                        session.csrfToken(), session.expiresAt());
+                return new Proof(
+                        Mint.KERNEL.session(session.principalId(), session.authenticatedAt(), session.methods()),
+                        session.csrfToken(),
+                        session.expiresAt());
             }
         }
         return null;
@@ -125,7 +135,8 @@ public class TokenAuthenticator implements Authenticator {
     @Override
     public Caller authenticateReading(String authorization, String cookies) {
         if (authorization != null) {
-            if (authorization.length() <= BEARER.length() || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            if (authorization.length() <= BEARER.length()
+                    || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
                 throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'");
             }
             return authenticate(authorization.substring(BEARER.length()).trim());
@@ -145,7 +156,9 @@ public class TokenAuthenticator implements Authenticator {
     public Caller authenticateSessionForm(String cookies, String csrfToken) {
         String value = cookie(cookies, SessionVerifier.COOKIE);
         LiveSession session = value == null ? null : session(value);
-        if (session == null || csrfToken == null || session.csrfToken() == null
+        if (session == null
+                || csrfToken == null
+                || session.csrfToken() == null
                 || !dev.atrium.kernel.api.Digests.constantTimeEquals(csrfToken, session.csrfToken())) {
             return null;
         }
@@ -206,9 +219,14 @@ public class TokenAuthenticator implements Authenticator {
             }
             if (secret.startsWith(verifier.prefix())) {
                 TokenVerifier.Verified verified = verifier.verify(secret);
-                if (verified != null && verified.principalId() != null && verified.authMethod() != null
-                        && !Mint.KERNEL_METHODS.contains(verified.authMethod()) && activePrincipal(verified.principalId())) {
-                    return new Proof(Mint.KERNEL.verified(verified.principalId(), verified.authMethod(), verified.scopes()), null,
+                if (verified != null
+                        && verified.principalId() != null
+                        && verified.authMethod() != null
+                        && !Mint.KERNEL_METHODS.contains(verified.authMethod())
+                        && activePrincipal(verified.principalId())) {
+                    return new Proof(
+                            Mint.KERNEL.verified(verified.principalId(), verified.authMethod(), verified.scopes()),
+                            null,
                             verified.expiresAt());
                 }
                 return null;

@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.db;
 
+import dev.atrium.kernel.api.DatabaseChannels;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -8,9 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
-
 import javax.sql.DataSource;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -19,8 +18,6 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.DatabaseChannels;
 
 /**
  * The one connection that LISTENs for every bundle. Each bundle kept its own before (the access cache, notifications,
@@ -39,6 +36,7 @@ public class DatabaseListener implements DatabaseChannels {
     static final int POLL_MILLIS = 100;
     /** The pause before connecting again after the connection was lost. */
     static final long RETRY_MILLIS = 500;
+
     private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseListener.class);
 
@@ -108,7 +106,10 @@ public class DatabaseListener implements DatabaseChannels {
                     }
                 }
                 if (running) {
-                    LOG.warn("the database listener lost its connection; listening again in {} ms: {}", RETRY_MILLIS, e.toString());
+                    LOG.warn(
+                            "the database listener lost its connection; listening again in {} ms: {}",
+                            RETRY_MILLIS,
+                            e.toString());
                     try {
                         Thread.sleep(RETRY_MILLIS);
                     } catch (InterruptedException ie) {

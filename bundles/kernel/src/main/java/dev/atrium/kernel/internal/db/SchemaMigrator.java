@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.db;
 
+import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,9 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
@@ -24,8 +23,6 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.SchemaMigrations;
 
 /**
  * Applies each bundle's {@code /db/migration/V<n>__*.sql} files once, in order. The kernel's own schema is
@@ -54,19 +51,27 @@ public class SchemaMigrator implements SchemaMigrations {
         try {
             return sql.tx(c -> {
                 Sql.exec(c, "SELECT pg_advisory_xact_lock(?)", LOCK_KEY);
-                Sql.exec(c, "CREATE TABLE IF NOT EXISTS schema_migrations (bundle text NOT NULL, version int NOT NULL, "
-                        + "script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (bundle, version))");
-                Set<Integer> applied = Set.copyOf(Sql.list(c, "SELECT version FROM schema_migrations WHERE bundle = ?",
-                        rs -> rs.getInt(1), owner));
+                Sql.exec(
+                        c,
+                        "CREATE TABLE IF NOT EXISTS schema_migrations (bundle text NOT NULL, version int NOT NULL, "
+                                + "script text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (bundle, version))");
+                Set<Integer> applied = Set.copyOf(Sql.list(
+                        c, "SELECT version FROM schema_migrations WHERE bundle = ?", rs -> rs.getInt(1), owner));
                 int count = 0;
                 for (Migration m : migrations) {
                     if (applied.contains(m.version)) {
                         continue;
                     }
-                    try (Statement s = c.createStatement()) { // a script is several statements, which a prepared one cannot be
+                    try (Statement s =
+                            c.createStatement()) { // a script is several statements, which a prepared one cannot be
                         s.execute(m.sql);
                     }
-                    Sql.update(c, "INSERT INTO schema_migrations (bundle, version, script) VALUES (?, ?, ?)", owner, m.version, m.name);
+                    Sql.update(
+                            c,
+                            "INSERT INTO schema_migrations (bundle, version, script) VALUES (?, ?, ?)",
+                            owner,
+                            m.version,
+                            m.name);
                     count++;
                     LOG.info("applied migration {} of {}", m.name, owner);
                 }
@@ -87,7 +92,8 @@ public class SchemaMigrator implements SchemaMigrations {
                 throw new IllegalStateException("migration file name must be V<n>__<what>.sql: " + file);
             }
             try (InputStream in = url.openStream()) {
-                out.add(new Migration(Integer.parseInt(m.group(1)), file, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+                out.add(new Migration(
+                        Integer.parseInt(m.group(1)), file, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read " + file, e);
             }
@@ -95,12 +101,12 @@ public class SchemaMigrator implements SchemaMigrations {
         out.sort(Comparator.comparingInt(Migration::version));
         for (int i = 1; i < out.size(); i++) {
             if (out.get(i).version == out.get(i - 1).version) {
-                throw new IllegalStateException("two migrations with version " + out.get(i).version + " in " + bundle.getSymbolicName());
+                throw new IllegalStateException(
+                        "two migrations with version " + out.get(i).version + " in " + bundle.getSymbolicName());
             }
         }
         return out;
     }
 
-    private record Migration(int version, String name, String sql) {
-    }
+    private record Migration(int version, String name, String sql) {}
 }

@@ -1,17 +1,14 @@
 package dev.atrium.kernel.internal.domain;
 
-import java.util.Optional;
-
-import javax.sql.DataSource;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** The kernel's {@link SpaceDirectory}: the same three-way proof as the owner scope, keyed by a public name. */
 @Component(service = SpaceDirectory.class)
@@ -35,8 +32,12 @@ public class OwnerNames implements SpaceDirectory {
             return Optional.empty();
         }
         // slugs and usernames share one namespace, so at most one of the two branches matches
-        return sql.one(PROVEN + "AND (w.slug = ? OR (w.is_default AND p.username = ?)) LIMIT 1",
-                WorkspaceRecord::of, usernameOrSlug, usernameOrSlug).map(w -> w.ref(null));
+        return sql.one(
+                        PROVEN + "AND (w.slug = ? OR (w.is_default AND p.username = ?)) LIMIT 1",
+                        WorkspaceRecord::of,
+                        usernameOrSlug,
+                        usernameOrSlug)
+                .map(w -> w.ref(null));
     }
 
     @Override

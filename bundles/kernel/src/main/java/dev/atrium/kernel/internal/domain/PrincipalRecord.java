@@ -6,18 +6,38 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A Principal row as the kernel reads it. */
-public record PrincipalRecord(String id, String provider, String subject, String username, String name, String email,
-        String picture, String status, boolean setupCompleted, boolean autoUpdateEnabled, boolean privateAccount,
+public record PrincipalRecord(
+        String id,
+        String provider,
+        String subject,
+        String username,
+        String name,
+        String email,
+        String picture,
+        String status,
+        boolean setupCompleted,
+        boolean autoUpdateEnabled,
+        boolean privateAccount,
         String activityVisibility) {
 
-    public static final String COLUMNS = "id, provider, subject, username, name, email, picture, status, setup_completed, "
-            + "auto_update_enabled, private_account, activity_visibility";
+    public static final String COLUMNS =
+            "id, provider, subject, username, name, email, picture, status, setup_completed, "
+                    + "auto_update_enabled, private_account, activity_visibility";
 
     public static PrincipalRecord of(ResultSet rs) throws SQLException {
-        return new PrincipalRecord(rs.getString("id"), rs.getString("provider"), rs.getString("subject"),
-                rs.getString("username"), rs.getString("name"), rs.getString("email"), rs.getString("picture"),
-                rs.getString("status"), rs.getBoolean("setup_completed"), rs.getBoolean("auto_update_enabled"),
-                rs.getBoolean("private_account"), rs.getString("activity_visibility"));
+        return new PrincipalRecord(
+                rs.getString("id"),
+                rs.getString("provider"),
+                rs.getString("subject"),
+                rs.getString("username"),
+                rs.getString("name"),
+                rs.getString("email"),
+                rs.getString("picture"),
+                rs.getString("status"),
+                rs.getBoolean("setup_completed"),
+                rs.getBoolean("auto_update_enabled"),
+                rs.getBoolean("private_account"),
+                rs.getString("activity_visibility"));
     }
 
     /** The spec's current-user body. */

@@ -1,18 +1,15 @@
 package dev.atrium.kernel.internal.domain;
 
-import java.util.Optional;
-
-import javax.sql.DataSource;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.internal.auth.AccessCache;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /** Principals: one per (identity provider, subject), each with exactly one default workspace. */
 @Component(service = Principals.class)
@@ -24,7 +21,8 @@ public class Principals {
     private final AccessCache access;
 
     @Activate
-    public Principals(@Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
+    public Principals(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
         this.sql = new Sql(dataSource);
         this.access = access;
     }
@@ -34,11 +32,13 @@ public class Principals {
     }
 
     public Optional<PrincipalRecord> byUsername(String username) {
-        return sql.one("SELECT " + PrincipalRecord.COLUMNS + " FROM principals WHERE username = ?", PrincipalRecord::of, username);
+        return sql.one(
+                "SELECT " + PrincipalRecord.COLUMNS + " FROM principals WHERE username = ?",
+                PrincipalRecord::of,
+                username);
     }
 
-    public record Ensured(PrincipalRecord principal, boolean created) {
-    }
+    public record Ensured(PrincipalRecord principal, boolean created) {}
 
     /**
      * The Principal of {@code (provider, subject)}, created with its default workspace when it does not
@@ -47,8 +47,12 @@ public class Principals {
     public Ensured ensure(String provider, String subject, String username) {
         return sql.tx(c -> {
             Names.lock(c);
-            Optional<PrincipalRecord> existing = Sql.one(c, "SELECT " + PrincipalRecord.COLUMNS
-                    + " FROM principals WHERE provider = ? AND subject = ?", PrincipalRecord::of, provider, subject);
+            Optional<PrincipalRecord> existing = Sql.one(
+                    c,
+                    "SELECT " + PrincipalRecord.COLUMNS + " FROM principals WHERE provider = ? AND subject = ?",
+                    PrincipalRecord::of,
+                    provider,
+                    subject);
             if (existing.isPresent()) {
                 return new Ensured(existing.get(), false);
             }
@@ -56,24 +60,41 @@ public class Principals {
             if (username != null && Names.usernameTaken(c, username, id)) {
                 throw ApiException.conflict("username '" + username + "' is already taken");
             }
-            Sql.update(c, "INSERT INTO principals (id, provider, subject, username, name, setup_completed) VALUES (?, ?, ?, ?, ?, ?)",
-                    id, provider, subject, username, username, username != null);
+            Sql.update(
+                    c,
+                    "INSERT INTO principals (id, provider, subject, username, name, setup_completed) VALUES (?, ?, ?, ?, ?, ?)",
+                    id,
+                    provider,
+                    subject,
+                    username,
+                    username,
+                    username != null);
             String slug = username != null && !Names.slugTaken(c, username, id, null) ? username : null;
             Workspaces.create(c, id, username == null ? "Personal" : username, slug, "", "standard", true);
-            return new Ensured(Sql.one(c, "SELECT " + PrincipalRecord.COLUMNS + " FROM principals WHERE id = ?",
-                    PrincipalRecord::of, id).orElseThrow(), true);
+            return new Ensured(
+                    Sql.one(
+                                    c,
+                                    "SELECT " + PrincipalRecord.COLUMNS + " FROM principals WHERE id = ?",
+                                    PrincipalRecord::of,
+                                    id)
+                            .orElseThrow(),
+                    true);
         });
     }
 
-    public record SettingsChange(Boolean setupCompleted, Boolean autoUpdateEnabled, Boolean privateAccount,
-            String activityVisibility) {
-    }
+    public record SettingsChange(
+            Boolean setupCompleted, Boolean autoUpdateEnabled, Boolean privateAccount, String activityVisibility) {}
 
     public PrincipalRecord updateSettings(String id, SettingsChange s) {
-        sql.update("UPDATE principals SET setup_completed = coalesce(?, setup_completed), "
-                + "auto_update_enabled = coalesce(?, auto_update_enabled), private_account = coalesce(?, private_account), "
-                + "activity_visibility = coalesce(?, activity_visibility), updated_at = now() WHERE id = ?",
-                s.setupCompleted(), s.autoUpdateEnabled(), s.privateAccount(), s.activityVisibility(), id);
+        sql.update(
+                "UPDATE principals SET setup_completed = coalesce(?, setup_completed), "
+                        + "auto_update_enabled = coalesce(?, auto_update_enabled), private_account = coalesce(?, private_account), "
+                        + "activity_visibility = coalesce(?, activity_visibility), updated_at = now() WHERE id = ?",
+                s.setupCompleted(),
+                s.autoUpdateEnabled(),
+                s.privateAccount(),
+                s.activityVisibility(),
+                id);
         return get(id).orElseThrow(() -> ApiException.unauthorized("authentication required"));
     }
 
@@ -84,8 +105,13 @@ public class Principals {
             if (Names.usernameTaken(c, username, id)) {
                 throw ApiException.conflict("username '" + username + "' is already taken");
             }
-            return Sql.update(c, "UPDATE principals SET username = ?, setup_completed = setup_completed OR ?, updated_at = now() "
-                    + "WHERE id = ?", username, completeSetup, id);
+            return Sql.update(
+                    c,
+                    "UPDATE principals SET username = ?, setup_completed = setup_completed OR ?, updated_at = now() "
+                            + "WHERE id = ?",
+                    username,
+                    completeSetup,
+                    id);
         });
         return get(id).orElseThrow(() -> ApiException.unauthorized("authentication required"));
     }
@@ -95,7 +121,9 @@ public class Principals {
     }
 
     public boolean setStatus(String username, String status) {
-        boolean changed = sql.update("UPDATE principals SET status = ?, updated_at = now() WHERE username = ?", status, username) == 1;
+        boolean changed =
+                sql.update("UPDATE principals SET status = ?, updated_at = now() WHERE username = ?", status, username)
+                        == 1;
         access.forgetAll();
         return changed;
     }

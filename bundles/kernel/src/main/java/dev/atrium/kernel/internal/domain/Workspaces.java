@@ -1,16 +1,5 @@
 package dev.atrium.kernel.internal.domain;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.util.List;
-import java.util.Optional;
-
-import javax.sql.DataSource;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Callers;
@@ -22,12 +11,20 @@ import dev.atrium.kernel.api.Sql;
 import dev.atrium.kernel.api.WorkspaceModels;
 import dev.atrium.kernel.internal.auth.AccessCache;
 import dev.atrium.kernel.internal.auth.Mint;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * Workspaces and the owner-scope proof. Every read of a workspace, by the kernel itself or by a
  * capability, goes through {@link #find}: one query that checks Principal, workspace and witness together.
  */
-@Component(service = { OwnerScope.class, WorkspaceModels.class, Workspaces.class })
+@Component(service = {OwnerScope.class, WorkspaceModels.class, Workspaces.class})
 public class Workspaces implements OwnerScope, WorkspaceModels {
 
     public static final String NOT_FOUND = "workspace not found";
@@ -41,7 +38,8 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
     private final AccessCache access;
 
     @Activate
-    public Workspaces(@Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
+    public Workspaces(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrated, @Reference AccessCache access) {
         this.sql = new Sql(dataSource);
         this.access = access;
     }
@@ -67,9 +65,14 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
         }
         String principalId = caller.principalId();
         // a run proves its requester's authority again before each step: from the database, never from what was kept
-        WorkspaceRecord w = spaceIdOrSlug == null ? null
-                : Callers.ACTING_FOR.equals(caller.authMethod()) ? find(principalId, spaceIdOrSlug).orElse(null)
-                : access.get("w:" + principalId + "\n" + spaceIdOrSlug, () -> find(principalId, spaceIdOrSlug).orElse(null), r -> null);
+        WorkspaceRecord w = spaceIdOrSlug == null
+                ? null
+                : Callers.ACTING_FOR.equals(caller.authMethod())
+                        ? find(principalId, spaceIdOrSlug).orElse(null)
+                        : access.get(
+                                "w:" + principalId + "\n" + spaceIdOrSlug,
+                                () -> find(principalId, spaceIdOrSlug).orElse(null),
+                                r -> null);
         if (w == null) {
             throw ApiException.notFound(NOT_FOUND);
         }
@@ -80,7 +83,12 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
         if (principalId == null || spaceIdOrSlug == null || spaceIdOrSlug.isEmpty()) {
             return Optional.empty();
         }
-        return sql.one(OWNED + " AND (w.id = ? OR w.slug = ?)", WorkspaceRecord::of, principalId, spaceIdOrSlug, spaceIdOrSlug);
+        return sql.one(
+                OWNED + " AND (w.id = ? OR w.slug = ?)",
+                WorkspaceRecord::of,
+                principalId,
+                spaceIdOrSlug,
+                spaceIdOrSlug);
     }
 
     public Optional<WorkspaceRecord> findDefault(String principalId) {
@@ -88,20 +96,32 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
     }
 
     public List<WorkspaceRecord> list(String principalId, int limit, int offset) {
-        return sql.list(OWNED + " ORDER BY w.is_default DESC, w.created_at, w.id LIMIT ? OFFSET ?", WorkspaceRecord::of,
-                principalId, limit, offset);
+        return sql.list(
+                OWNED + " ORDER BY w.is_default DESC, w.created_at, w.id LIMIT ? OFFSET ?",
+                WorkspaceRecord::of,
+                principalId,
+                limit,
+                offset);
     }
 
     public int count(String principalId) {
-        return sql.one("SELECT count(*) FROM (" + OWNED + ") owned", rs -> rs.getInt(1), principalId).orElse(0);
+        return sql.one("SELECT count(*) FROM (" + OWNED + ") owned", rs -> rs.getInt(1), principalId)
+                .orElse(0);
     }
 
     /**
      * Creates a workspace and its owner witness in the caller's transaction. A requested slug must be free
      * (409 otherwise); without one, a free slug is made from the name.
      */
-    public static WorkspaceRecord create(Connection c, String ownerId, String name, String slug, String description,
-            String securityPosture, boolean isDefault) throws SQLException {
+    public static WorkspaceRecord create(
+            Connection c,
+            String ownerId,
+            String name,
+            String slug,
+            String description,
+            String securityPosture,
+            boolean isDefault)
+            throws SQLException {
         Names.lock(c);
         if (slug == null) {
             slug = Names.freeSlug(c, name, ownerId);
@@ -109,40 +129,70 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
             throw ApiException.conflict("slug '" + slug + "' is already taken");
         }
         String id = Ids.id("sp");
-        Sql.update(c, "INSERT INTO workspaces (id, owner_principal_id, name, slug, description, is_default, security_posture) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?)", id, ownerId, name, slug, description, isDefault, securityPosture);
+        Sql.update(
+                c,
+                "INSERT INTO workspaces (id, owner_principal_id, name, slug, description, is_default, security_posture) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                id,
+                ownerId,
+                name,
+                slug,
+                description,
+                isDefault,
+                securityPosture);
         Sql.update(c, "INSERT INTO owner_witnesses (workspace_id, principal_id) VALUES (?, ?)", id, ownerId);
-        return Sql.one(c, "SELECT " + WorkspaceRecord.COLUMNS + " FROM workspaces w WHERE w.id = ?", WorkspaceRecord::of, id)
+        return Sql.one(
+                        c,
+                        "SELECT " + WorkspaceRecord.COLUMNS + " FROM workspaces w WHERE w.id = ?",
+                        WorkspaceRecord::of,
+                        id)
                 .orElseThrow();
     }
 
-    public WorkspaceRecord create(String ownerId, String name, String slug, String description, String securityPosture) {
+    public WorkspaceRecord create(
+            String ownerId, String name, String slug, String description, String securityPosture) {
         return sql.tx(c -> create(c, ownerId, name, slug, description, securityPosture, false));
     }
 
     /** The parts of a workspace to change; null parts stay as they are. */
-    public record Change(String name, String slug, String description, String securityPosture, String aiModel,
-            String aiProvider) {
-    }
+    public record Change(
+            String name, String slug, String description, String securityPosture, String aiModel, String aiProvider) {}
 
     /** Applies the non-null parts of {@code change} to a workspace the caller owns. */
     public WorkspaceRecord update(Caller caller, String spaceIdOrSlug, Change change) {
         WorkspaceRecord updated = sql.tx(c -> {
-            WorkspaceRecord w = Sql.one(c, OWNED + " AND (w.id = ? OR w.slug = ?) FOR UPDATE OF w", WorkspaceRecord::of,
-                    caller.principalId(), spaceIdOrSlug, spaceIdOrSlug).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
+            WorkspaceRecord w = Sql.one(
+                            c,
+                            OWNED + " AND (w.id = ? OR w.slug = ?) FOR UPDATE OF w",
+                            WorkspaceRecord::of,
+                            caller.principalId(),
+                            spaceIdOrSlug,
+                            spaceIdOrSlug)
+                    .orElseThrow(() -> ApiException.notFound(NOT_FOUND));
             if (change.slug() != null && !change.slug().equals(w.slug())) {
                 Names.lock(c);
                 if (Names.slugTaken(c, change.slug(), w.ownerPrincipalId(), w.id())) {
                     throw ApiException.conflict("slug '" + change.slug() + "' is already taken");
                 }
             }
-            Sql.update(c, "UPDATE workspaces SET name = coalesce(?, name), slug = coalesce(?, slug), "
-                    + "description = coalesce(?, description), security_posture = coalesce(?, security_posture), "
-                    + "ai_model = coalesce(?, ai_model), ai_provider = coalesce(?, ai_provider), updated_at = now() WHERE id = ?",
-                    change.name(), change.slug(), change.description(), change.securityPosture(), change.aiModel(),
-                    change.aiProvider(), w.id());
-            return Sql.one(c, "SELECT " + WorkspaceRecord.COLUMNS + " FROM workspaces w WHERE w.id = ?", WorkspaceRecord::of,
-                    w.id()).orElseThrow();
+            Sql.update(
+                    c,
+                    "UPDATE workspaces SET name = coalesce(?, name), slug = coalesce(?, slug), "
+                            + "description = coalesce(?, description), security_posture = coalesce(?, security_posture), "
+                            + "ai_model = coalesce(?, ai_model), ai_provider = coalesce(?, ai_provider), updated_at = now() WHERE id = ?",
+                    change.name(),
+                    change.slug(),
+                    change.description(),
+                    change.securityPosture(),
+                    change.aiModel(),
+                    change.aiProvider(),
+                    w.id());
+            return Sql.one(
+                            c,
+                            "SELECT " + WorkspaceRecord.COLUMNS + " FROM workspaces w WHERE w.id = ?",
+                            WorkspaceRecord::of,
+                            w.id())
+                    .orElseThrow();
         });
         // this instance answers from the new state at once; the others when the trigger's notification arrives
         access.forgetAll();
@@ -152,8 +202,14 @@ public class Workspaces implements OwnerScope, WorkspaceModels {
     /** Deletes a workspace the caller owns; its default workspace cannot be deleted (409). */
     public void delete(Caller caller, String spaceIdOrSlug) {
         sql.tx(c -> {
-            WorkspaceRecord w = Sql.one(c, OWNED + " AND (w.id = ? OR w.slug = ?) FOR UPDATE OF w", WorkspaceRecord::of,
-                    caller.principalId(), spaceIdOrSlug, spaceIdOrSlug).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
+            WorkspaceRecord w = Sql.one(
+                            c,
+                            OWNED + " AND (w.id = ? OR w.slug = ?) FOR UPDATE OF w",
+                            WorkspaceRecord::of,
+                            caller.principalId(),
+                            spaceIdOrSlug,
+                            spaceIdOrSlug)
+                    .orElseThrow(() -> ApiException.notFound(NOT_FOUND));
             if (w.isDefault()) {
                 throw ApiException.conflict("the default workspace cannot be deleted");
             }

@@ -13,21 +13,22 @@ import java.util.Set;
 /** Which hosts and addresses a user-triggered outbound connection may reach. */
 final class AddressPolicy {
 
-    private static final String[] BLOCKED_SUFFIXES = { ".local", ".internal", ".localhost" };
+    private static final String[] BLOCKED_SUFFIXES = {".local", ".internal", ".localhost"};
     /** Host names made only of numbers (decimal, octal, hex) and dots: IPv4 in a form some resolvers read. */
-    private static final java.util.regex.Pattern NUMERIC = java.util.regex.Pattern.compile("(0x[0-9a-f]*|[0-9]+)(\\.(0x[0-9a-f]*|[0-9]+))*\\.?");
+    private static final java.util.regex.Pattern NUMERIC =
+            java.util.regex.Pattern.compile("(0x[0-9a-f]*|[0-9]+)(\\.(0x[0-9a-f]*|[0-9]+))*\\.?");
+
     private static final java.util.regex.Pattern CANONICAL_IPV4 = java.util.regex.Pattern.compile(
             "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
 
-    private AddressPolicy() {
-    }
+    private AddressPolicy() {}
 
     /** Whether {@code host} is an address literal (canonical IPv4, or IPv6 without brackets), which needs no lookup. */
     static boolean isLiteral(String host) {
         return CANONICAL_IPV4.matcher(host).matches() || host.indexOf(':') >= 0;
     }
 
-    /** @return why the host name is refused, or null */
+    /** Returns why the host name is refused, or null. */
     static String refuseName(String host) {
         String h = host.toLowerCase(Locale.ROOT);
         if (h.endsWith(".")) {
@@ -47,7 +48,7 @@ final class AddressPolicy {
         return null;
     }
 
-    /** @return why the address is refused, or null when it is a public unicast address */
+    /** Returns why the address is refused, or null when it is a public unicast address. */
     static String refuseAddress(InetAddress address, boolean allowLoopback) {
         if (address instanceof Inet6Address v6) {
             InetAddress embedded = embeddedIpv4(v6.getAddress());
@@ -194,7 +195,8 @@ final class AddressPolicy {
                 }
             } else {
                 for (int i = 0; i < 16; i += 2) {
-                    s.append(i == 0 ? "" : ":").append(Integer.toHexString(((prefix[i] & 0xff) << 8) | (prefix[i + 1] & 0xff)));
+                    s.append(i == 0 ? "" : ":")
+                            .append(Integer.toHexString(((prefix[i] & 0xff) << 8) | (prefix[i + 1] & 0xff)));
                 }
             }
             return s.append('/').append(bits).toString();
@@ -271,7 +273,7 @@ final class AddressPolicy {
             if (form.contains(v6)) {
                 int at = form.bits() / 8;
                 try {
-                    return InetAddress.getByAddress(new byte[] { v6[at], v6[at + 1], v6[at + 2], v6[at + 3] });
+                    return InetAddress.getByAddress(new byte[] {v6[at], v6[at + 1], v6[at + 2], v6[at + 3]});
                 } catch (UnknownHostException e) {
                     throw new IllegalStateException(e);
                 }

@@ -1,12 +1,12 @@
 package dev.atrium.kernel.internal.egress;
 
+import dev.atrium.kernel.api.DnsLookup;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.osgi.service.component.annotations.Component;
 import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
@@ -21,8 +21,6 @@ import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.TXTRecord;
 import org.xbill.DNS.TextParseException;
 import org.xbill.DNS.Type;
-
-import dev.atrium.kernel.api.DnsLookup;
 
 /**
  * The one DNS client, on dnsjava: a query goes to the named server over UDP (TCP when the answer is truncated), its
@@ -49,7 +47,7 @@ public class DnsQueries implements DnsLookup {
 
     List<InetAddress> addresses(InetSocketAddress server, String name, Duration timeout) throws IOException {
         List<InetAddress> out = new ArrayList<>();
-        for (int type : new int[] { Type.A, Type.AAAA }) {
+        for (int type : new int[] {Type.A, Type.AAAA}) {
             for (Record r : query(server, name, type, timeout)) {
                 if (r instanceof ARecord a) {
                     out.add(InetAddress.getByAddress(name, a.getAddress().getAddress()));
@@ -62,7 +60,8 @@ public class DnsQueries implements DnsLookup {
     }
 
     /** The answer section's records of {@code type}; none for a name that does not exist. */
-    private static List<Record> query(InetSocketAddress server, String name, int type, Duration timeout) throws IOException {
+    private static List<Record> query(InetSocketAddress server, String name, int type, Duration timeout)
+            throws IOException {
         Name n;
         try {
             n = Name.fromString(name, Name.root);
@@ -74,7 +73,8 @@ public class DnsQueries implements DnsLookup {
         Message answer;
         Thread thread = Thread.currentThread();
         ClassLoader context = thread.getContextClassLoader();
-        // dnsjava starts its selector thread and shutdown hook on first use: they must not hold the caller's class loader
+        // dnsjava starts its selector thread and shutdown hook on first use: they must not hold the caller's class
+        // loader
         thread.setContextClassLoader(null);
         try {
             answer = resolver.send(Message.newQuery(Record.newRecord(n, type, DClass.IN)));
@@ -118,7 +118,7 @@ public class DnsQueries implements DnsLookup {
         String port = null;
         if (s.startsWith("[")) {
             int close = s.indexOf(']');
-            if (close < 0 || close + 1 < s.length() && s.charAt(close + 1) != ':') {
+            if (close < 0 || (close + 1 < s.length() && s.charAt(close + 1) != ':')) {
                 throw new IllegalArgumentException("not host:port: " + setting);
             }
             host = s.substring(1, close);

@@ -1,5 +1,7 @@
 package dev.atrium.kernel.internal.egress;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -8,16 +10,12 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
 
 /** The kernel's {@link EgressGuard}. */
 @Component(configurationPid = "dev.atrium.kernel.egress", configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -26,12 +24,16 @@ public class Egress implements EgressGuard {
 
     @ObjectClassDefinition(name = "Atrium egress guard")
     public @interface Config {
-        @AttributeDefinition(description = "Allow loopback targets. For tests only: a server on a shared host must never enable it."
-                + " By default ATRIUM_EGRESS_ALLOW_LOOPBACK (or the framework property atrium.egress.allowLoopback).")
+        @AttributeDefinition(
+                description =
+                        "Allow loopback targets. For tests only: a server on a shared host must never enable it."
+                                + " By default ATRIUM_EGRESS_ALLOW_LOOPBACK (or the framework property atrium.egress.allowLoopback).")
         boolean allowLoopback() default false;
 
-        @AttributeDefinition(description = "The DNS server (host:port, or host for port 53) outbound fetches resolve names with; empty: the"
-                + " system's resolver. By default ATRIUM_EGRESS_DNS_SERVER.")
+        @AttributeDefinition(
+                description =
+                        "The DNS server (host:port, or host for port 53) outbound fetches resolve names with; empty: the"
+                                + " system's resolver. By default ATRIUM_EGRESS_DNS_SERVER.")
         String dnsServer() default "";
     }
 
@@ -43,13 +45,13 @@ public class Egress implements EgressGuard {
     private final boolean allowLoopback;
     /** The DNS server an operator named for outbound fetches; null: the system's resolver. */
     private final InetSocketAddress dnsServer;
+
     private final DnsQueries dns = new DnsQueries();
     private final java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses;
     private volatile LocalAddresses local;
 
     /** The machine's own addresses as last listed, and when. */
-    private record LocalAddresses(java.util.Set<InetAddress> addresses, long listedAtNanos) {
-    }
+    private record LocalAddresses(java.util.Set<InetAddress> addresses, long listedAtNanos) {}
 
     @Activate
     public Egress(Config config) {
@@ -64,7 +66,9 @@ public class Egress implements EgressGuard {
         this(allowLoopback, interfaceAddresses, null);
     }
 
-    Egress(boolean allowLoopback, java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses,
+    Egress(
+            boolean allowLoopback,
+            java.util.function.Supplier<java.util.Set<InetAddress>> interfaceAddresses,
             InetSocketAddress dnsServer) {
         this.allowLoopback = allowLoopback;
         this.interfaceAddresses = interfaceAddresses;
@@ -78,8 +82,8 @@ public class Egress implements EgressGuard {
         try {
             return DnsQueries.server(setting);
         } catch (IllegalArgumentException e) {
-            org.slf4j.LoggerFactory.getLogger(Egress.class).warn("dnsServer of dev.atrium.kernel.egress is {}; the system's resolver is used",
-                    e.getMessage());
+            org.slf4j.LoggerFactory.getLogger(Egress.class)
+                    .warn("dnsServer of dev.atrium.kernel.egress is {}; the system's resolver is used", e.getMessage());
             return null;
         }
     }
@@ -118,9 +122,9 @@ public class Egress implements EgressGuard {
     static java.util.Set<InetAddress> listInterfaceAddresses() {
         java.util.Set<InetAddress> all = new java.util.HashSet<>();
         try {
-            for (java.util.Enumeration<java.net.NetworkInterface> e = java.net.NetworkInterface.getNetworkInterfaces(); e != null
-                    && e.hasMoreElements();) {
-                for (java.util.Enumeration<InetAddress> a = e.nextElement().getInetAddresses(); a.hasMoreElements();) {
+            for (java.util.Enumeration<java.net.NetworkInterface> e = java.net.NetworkInterface.getNetworkInterfaces();
+                    e != null && e.hasMoreElements(); ) {
+                for (java.util.Enumeration<InetAddress> a = e.nextElement().getInetAddresses(); a.hasMoreElements(); ) {
                     InetAddress address = a.nextElement();
                     // compared without the scope id (fe80::1%eth0 equals fe80::1 as a destination)
                     all.add(InetAddress.getByAddress(address.getAddress()));
@@ -158,7 +162,8 @@ public class Egress implements EgressGuard {
         }
         InetAddress[] addresses;
         try {
-            addresses = dnsServer == null || AddressPolicy.isLiteral(host) ? InetAddress.getAllByName(host) : resolve(host);
+            addresses =
+                    dnsServer == null || AddressPolicy.isLiteral(host) ? InetAddress.getAllByName(host) : resolve(host);
         } catch (UnknownHostException e) {
             throw ApiException.badRequest("the host " + host + " does not resolve");
         }
@@ -168,8 +173,8 @@ public class Egress implements EgressGuard {
                 refused = "the server's own addresses are not allowed";
             }
             if (refused != null) {
-                throw ApiException.badRequest("the URL may not be fetched: " + host + " resolves to " + address.getHostAddress()
-                        + "; " + refused);
+                throw ApiException.badRequest("the URL may not be fetched: " + host + " resolves to "
+                        + address.getHostAddress() + "; " + refused);
             }
         }
         return List.of(addresses);

@@ -1,12 +1,11 @@
 package dev.atrium.kernel.internal.http;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Locale;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * What the envelope checks in a text body (JSON, form or plain text) before any route reads it, so no capability
@@ -18,12 +17,14 @@ final class BodyCheck {
 
     private static final JsonFactory JSON = new JsonFactory();
 
-    private BodyCheck() {
-    }
+    private BodyCheck() {}
 
     /** The kind of body the envelope reads and checks, by Content-Type. */
     enum Kind {
-        JSON, FORM, TEXT, OTHER;
+        JSON,
+        FORM,
+        TEXT,
+        OTHER;
 
         static Kind of(String contentType) {
             if (contentType == null || contentType.isBlank()) {
@@ -103,10 +104,13 @@ final class BodyCheck {
     /** Every string and field name of a JSON document; null also when it is not well-formed (the route says why). */
     static String jsonProblem(byte[] body) {
         try (JsonParser p = JSON.createParser(body)) {
-            for (JsonToken t; (t = p.nextToken()) != null;) {
+            for (JsonToken t; (t = p.nextToken()) != null; ) {
                 if (t == JsonToken.FIELD_NAME || t == JsonToken.VALUE_STRING) {
-                    String problem = textProblem(p.getText(), t == JsonToken.FIELD_NAME ? "a field name"
-                            : p.currentName() == null ? "a string" : "field " + p.currentName());
+                    String problem = textProblem(
+                            p.getText(),
+                            t == JsonToken.FIELD_NAME
+                                    ? "a field name"
+                                    : p.currentName() == null ? "a string" : "field " + p.currentName());
                     if (problem != null) {
                         return problem;
                     }
@@ -125,7 +129,10 @@ final class BodyCheck {
             if (c > 0x7e || c < 0x20) {
                 return what + " must be percent-encoded ASCII";
             }
-            if (c == '%' && (i + 2 >= form.length() || UriCheck.hex(form.charAt(i + 1)) < 0 || UriCheck.hex(form.charAt(i + 2)) < 0)) {
+            if (c == '%'
+                    && (i + 2 >= form.length()
+                            || UriCheck.hex(form.charAt(i + 1)) < 0
+                            || UriCheck.hex(form.charAt(i + 2)) < 0)) {
                 return what + " holds a malformed percent-escape";
             }
         }
@@ -156,10 +163,12 @@ final class BodyCheck {
                     i++;
                     continue;
                 }
-                return where + " must not contain a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
+                return where + " must not contain a lone surrogate (U+"
+                        + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
             }
             if (Character.isLowSurrogate(c)) {
-                return where + " must not contain a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
+                return where + " must not contain a lone surrogate (U+"
+                        + Integer.toHexString(c).toUpperCase(Locale.ROOT) + ")";
             }
         }
         return null;

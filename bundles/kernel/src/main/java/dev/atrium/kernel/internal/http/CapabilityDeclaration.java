@@ -1,9 +1,9 @@
 package dev.atrium.kernel.internal.http;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.wiring.BundleCapability;
 import org.osgi.framework.wiring.BundleRevision;
@@ -34,7 +34,9 @@ public record CapabilityDeclaration(String id, String label, List<String> routes
             BundleRevision revision = bundle.adapt(BundleRevision.class);
             caps = revision == null ? List.of() : revision.getDeclaredCapabilities(NAMESPACE);
         }
-        return caps == null || caps.isEmpty() ? Optional.empty() : Optional.of(from(caps.get(0).getAttributes()));
+        return caps == null || caps.isEmpty()
+                ? Optional.empty()
+                : Optional.of(from(caps.get(0).getAttributes()));
     }
 
     /**
@@ -46,8 +48,9 @@ public record CapabilityDeclaration(String id, String label, List<String> routes
         if (!(id instanceof String name) || name.isBlank()) {
             throw new IllegalArgumentException(NAMESPACE + " capability without a name: " + attributes);
         }
-        String label = attributes.get("label") instanceof String l && !l.isBlank() ? l
-                : name.substring(0, 1).toUpperCase() + name.substring(1);
+        String label = attributes.get("label") instanceof String l && !l.isBlank()
+                ? l
+                : name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
         List<String> routes = attributes.get("routes") instanceof List<?> list
                 ? list.stream().map(String::valueOf).toList()
                 : List.of();

@@ -2,7 +2,6 @@ package dev.atrium.kernel.internal.http;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.startlevel.BundleStartLevel;
@@ -15,8 +14,7 @@ final class ComponentStates {
 
     private static final String ATRIUM = "dev.atrium.";
 
-    private ComponentStates() {
-    }
+    private ComponentStates() {}
 
     /**
      * Every Atrium bundle that should run (persistently started, not a fragment) and is not active; when they all are,
@@ -28,7 +26,8 @@ final class ComponentStates {
         List<Bundle> atrium = new ArrayList<>();
         for (Bundle b : context.getBundles()) {
             // a bundle the operator stopped (a disabled feature) is not persistently started and is not expected to run
-            if (b.getSymbolicName() != null && b.getSymbolicName().startsWith(ATRIUM)
+            if (b.getSymbolicName() != null
+                    && b.getSymbolicName().startsWith(ATRIUM)
                     && b.getHeaders().get("Fragment-Host") == null
                     && b.adapt(BundleStartLevel.class).isPersistentlyStarted()) {
                 atrium.add(b);
@@ -46,7 +45,8 @@ final class ComponentStates {
                     continue;
                 }
                 var configs = scr.getComponentConfigurationDTOs(d);
-                // a component that requires a configuration nobody gave (the S3 BlobStore, unconfigured) was not asked for
+                // a component that requires a configuration nobody gave (the S3 BlobStore, unconfigured) was not asked
+                // for
                 if (configs.isEmpty() && !"require".equals(d.configurationPolicy)) {
                     problems.add(d.name + " has no configuration");
                 }

@@ -3,7 +3,6 @@ package dev.atrium.kernel.internal.http;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystemException;
-
 import javax.servlet.ServletException;
 
 /**
@@ -18,10 +17,9 @@ final class DiskFull {
     static final String CODE = "INSUFFICIENT_STORAGE";
     static final String MESSAGE = "the server has no room left to store this; nothing was stored";
 
-    private static final String[] REASONS = { "No space left on device", "Disk quota exceeded" };
+    private static final String[] REASONS = {"No space left on device", "Disk quota exceeded"};
 
-    private DiskFull() {
-    }
+    private DiskFull() {}
 
     /** The exception that says the disk is full, or null. */
     static IOException find(Throwable failure) {

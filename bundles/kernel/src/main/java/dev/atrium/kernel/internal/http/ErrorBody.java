@@ -1,18 +1,17 @@
 package dev.atrium.kernel.internal.http;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.JsonMappers;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /** The spec's error body {@code {"error":{"code","message"}}} and the code that goes with each status. */
 public final class ErrorBody {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
 
-    private ErrorBody() {
-    }
+    private ErrorBody() {}
 
     public static String codeFor(int status) {
         return switch (status) {
@@ -53,7 +52,9 @@ public final class ErrorBody {
         }
         try {
             JsonNode error = JSON.readTree(body).get("error");
-            return error != null && error.path("code").isTextual() && error.path("message").isTextual();
+            return error != null
+                    && error.path("code").isTextual()
+                    && error.path("message").isTextual();
         } catch (Exception e) {
             return false;
         }

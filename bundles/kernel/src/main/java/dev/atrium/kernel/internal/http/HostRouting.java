@@ -1,16 +1,16 @@
 package dev.atrium.kernel.internal.http;
 
+import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.kernel.api.HostRouter.Claims;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-
 import javax.servlet.ServletException;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -25,9 +25,6 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.HostRouter;
-import dev.atrium.kernel.api.HostRouter.Claims;
-
 /**
  * Hands requests to the {@link HostRouter}s before anything else sees them, and holds those of a router that is away.
  * A router that leaves keeps the requests it is answering (they may need others it claims: a worker's call to its
@@ -36,7 +33,10 @@ import dev.atrium.kernel.api.HostRouter.Claims;
  * stopped the bundle. So traffic for a deployed service's hostname never
  * falls through to the API while the bundle that routes it is updated.
  */
-@Component(service = HostRouting.class, configurationPid = "dev.atrium.kernel.gate", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(
+        service = HostRouting.class,
+        configurationPid = "dev.atrium.kernel.gate",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 public class HostRouting {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostRouting.class);
@@ -49,11 +49,9 @@ public class HostRouting {
         UNAVAILABLE
     }
 
-    private record Present(HostRouter router, Bundle bundle) {
-    }
+    private record Present(HostRouter router, Bundle bundle) {}
 
-    private record Away(Bundle bundle, Claims claims) {
-    }
+    private record Away(Bundle bundle, Claims claims) {}
 
     private final long maxHoldNanos;
     private final Object lock = new Object();
@@ -68,7 +66,10 @@ public class HostRouting {
         this.framework = context.getBundle(0);
     }
 
-    @Reference(service = HostRouter.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+    @Reference(
+            service = HostRouter.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void addRouter(HostRouter router, ServiceReference<HostRouter> reference) {
         Bundle bundle = reference.getBundle();
@@ -82,7 +83,8 @@ public class HostRouting {
     }
 
     void removeRouter(HostRouter router, ServiceReference<HostRouter> reference) {
-        Present leaving = present.stream().filter(p -> p.router() == router).findFirst().orElse(null);
+        Present leaving =
+                present.stream().filter(p -> p.router() == router).findFirst().orElse(null);
         if (leaving == null) {
             return;
         }
@@ -90,7 +92,9 @@ public class HostRouting {
         try {
             last = router.claims(); // its service is unregistering: the component has not been deactivated yet
         } catch (RuntimeException e) {
-            LOG.warn("a host router's claims could not be read as it left; its requests go to the API while it is away", e);
+            LOG.warn(
+                    "a host router's claims could not be read as it left; its requests go to the API while it is away",
+                    e);
             last = Claims.NONE;
         }
         synchronized (lock) {
@@ -103,6 +107,7 @@ public class HostRouting {
     }
 
     /** Routes the request when a router claims it, holding it while its router is away; answers nothing otherwise. */
+    @SuppressWarnings("ReferenceEquality") // the same registration, not an equal one
     Outcome route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
         if (present.isEmpty() && away.isEmpty()) {
             return Outcome.NOT_ROUTED;
@@ -132,15 +137,20 @@ public class HostRouting {
                 return Outcome.NOT_ROUTED;
             }
             if (!comingBack(a) || System.nanoTime() >= deadline) {
-                request.setAttribute(UNAVAILABLE_BECAUSE, comingBack(a) ? name(a.bundle()) + " did not come back within "
-                        + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms" : name(a.bundle()) + " is not running");
+                request.setAttribute(
+                        UNAVAILABLE_BECAUSE,
+                        comingBack(a)
+                                ? name(a.bundle()) + " did not come back within "
+                                        + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms"
+                                : name(a.bundle()) + " is not running");
                 return Outcome.UNAVAILABLE;
             }
             synchronized (lock) {
                 if (away.get(a.bundle().getBundleId()) == a) {
                     try {
                         // woken when a router registers; the bound is checked again at least every 250 ms
-                        lock.wait(Math.max(1, Math.min(250, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+                        lock.wait(Math.max(
+                                1, Math.min(250, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         request.setAttribute(UNAVAILABLE_BECAUSE, "the server is stopping");
@@ -163,6 +173,8 @@ public class HostRouting {
         return null;
     }
 
+    @SuppressWarnings(
+            "ModifyCollectionInEnhancedForLoop") // a ConcurrentHashMap view: removal while iterating is defined
     private Away awayClaimant(HttpServletRequest request, String host, String path, boolean byName) {
         for (Away a : away.values()) {
             if (a.bundle().getState() == Bundle.UNINSTALLED) {

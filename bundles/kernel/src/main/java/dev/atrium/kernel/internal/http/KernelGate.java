@@ -1,34 +1,8 @@
 package dev.atrium.kernel.internal.http;
 
-import java.lang.annotation.Annotation;
-import java.lang.reflect.Method;
-import java.security.Principal;
-
-import javax.servlet.http.HttpServletRequest;
-import javax.ws.rs.WebApplicationException;
-import javax.ws.rs.container.ContainerRequestContext;
-import javax.ws.rs.container.ContainerRequestFilter;
-import javax.ws.rs.container.ContainerResponseFilter;
-import javax.ws.rs.container.ResourceInfo;
-import javax.ws.rs.core.Context;
-import javax.ws.rs.core.HttpHeaders;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.Response;
-import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.ext.ExceptionMapper;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtension;
-import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsName;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.BodyLimit;
@@ -43,13 +17,35 @@ import dev.atrium.kernel.internal.auth.Mint;
 import dev.atrium.kernel.internal.auth.OperatorToken;
 import dev.atrium.kernel.internal.auth.TokenAuthenticator;
 import dev.atrium.kernel.internal.http.RequestEnvelope.BodyTooLargeException;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.security.Principal;
+import javax.servlet.http.HttpServletRequest;
+import javax.ws.rs.WebApplicationException;
+import javax.ws.rs.container.ContainerRequestContext;
+import javax.ws.rs.container.ContainerRequestFilter;
+import javax.ws.rs.container.ContainerResponseFilter;
+import javax.ws.rs.container.ResourceInfo;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.HttpHeaders;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.ext.ExceptionMapper;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsExtension;
+import org.osgi.service.jaxrs.whiteboard.propertytypes.JaxrsName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The kernel's JAX-RS extension, selected by every capability resource: it authenticates the bearer token,
  * enforces {@link Anonymous}, {@link RequiresScope} and {@link OperatorOnly}, and turns every exception into the
  * spec's error body.
  */
-@Component(service = { ContainerRequestFilter.class, ContainerResponseFilter.class, ExceptionMapper.class })
+@Component(service = {ContainerRequestFilter.class, ContainerResponseFilter.class, ExceptionMapper.class})
 @JaxrsExtension
 @JaxrsName(KernelExtensions.NAME)
 public class KernelGate implements ContainerRequestFilter, ContainerResponseFilter, ExceptionMapper<Throwable> {
@@ -88,7 +84,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         String authorization = request.getHeaderString(HttpHeaders.AUTHORIZATION);
         Caller caller = authorization != null ? authenticate(authorization) : session(request);
         if (caller != null) {
-            boolean secure = request.getSecurityContext() != null && request.getSecurityContext().isSecure();
+            boolean secure = request.getSecurityContext() != null
+                    && request.getSecurityContext().isSecure();
             request.setSecurityContext(new CallerContext(caller, secure));
         }
         if (annotation(method, type, OperatorOnly.class) != null) {
@@ -108,20 +105,25 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             if (authorization != null) {
                 challenge("Bearer realm=\"atrium\", error=\"insufficient_scope\", scope=\"" + scope.value() + "\"");
             }
-            throw ApiException.forbidden(Caller.ALL_SCOPES.equals(scope.value()) ? "this endpoint needs a token with scope *"
-                    : "this token lacks the scope " + scope.value());
+            throw ApiException.forbidden(
+                    Caller.ALL_SCOPES.equals(scope.value())
+                            ? "this endpoint needs a token with scope *"
+                            : "this token lacks the scope " + scope.value());
         }
         // a token limited to some scopes (an OAuth access token always is, a PAT may be) reaches only what they
         // cover: an endpoint that declares no scope (tokens, username, workspaces) it may read but never change,
         // or a threads:read token could mint itself a '*' token
-        if (scope == null && !caller.scopes().contains(dev.atrium.kernel.api.Caller.ALL_SCOPES)
+        if (scope == null
+                && !caller.scopes().contains(dev.atrium.kernel.api.Caller.ALL_SCOPES)
                 && !SAFE_METHODS.contains(request.getMethod())) {
             if (authorization != null) {
                 challenge("Bearer realm=\"atrium\", error=\"insufficient_scope\", scope=\"*\"");
             }
-            throw ApiException.forbidden("oauth".equals(caller.authMethod())
-                    ? "an OAuth access token cannot call " + request.getMethod() + " on an endpoint without a scope"
-                    : "this endpoint changes the account or its workspaces: it needs a token with scope *");
+            throw ApiException.forbidden(
+                    "oauth".equals(caller.authMethod())
+                            ? "an OAuth access token cannot call " + request.getMethod()
+                                    + " on an endpoint without a scope"
+                            : "this endpoint changes the account or its workspaces: it needs a token with scope *");
         }
     }
 
@@ -148,7 +150,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             allowance.allow(declared.value());
         }
         if (request.getLength() > allowance.limit()) {
-            throw new ApiException(413, ErrorBody.codeFor(413), "request body is larger than " + allowance.limit() + " bytes");
+            throw new ApiException(
+                    413, ErrorBody.codeFor(413), "request body is larger than " + allowance.limit() + " bytes");
         }
     }
 
@@ -164,8 +167,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             if (!SAFE_METHODS.contains(request.getMethod())) {
                 String presented = request.getHeaderString(SessionVerifier.CSRF_HEADER);
                 if (!Digests.constantTimeEquals(presented, session.csrfToken())) {
-                    throw ApiException.forbidden("a cookie-authenticated " + request.getMethod() + " needs the session's CSRF token in "
-                            + SessionVerifier.CSRF_HEADER);
+                    throw ApiException.forbidden("a cookie-authenticated " + request.getMethod()
+                            + " needs the session's CSRF token in " + SessionVerifier.CSRF_HEADER);
                 }
             }
             return session.caller();
@@ -195,7 +198,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             return tokens.authenticate(secret);
         } catch (ApiException refused) {
             if (refused.status() == 401) {
-                challenge("Bearer realm=\"atrium\", error=\"invalid_token\", error_description=\"the token is invalid, expired or revoked\"");
+                challenge(
+                        "Bearer realm=\"atrium\", error=\"invalid_token\", error_description=\"the token is invalid, expired or revoked\"");
             }
             throw refused;
         }
@@ -221,15 +225,21 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         } else if (find(failure, JsonProcessingException.class) != null) {
             status = 400;
             message = describe(find(failure, JsonProcessingException.class));
-        } else if (failure instanceof WebApplicationException web && web.getResponse().getStatus() < 500) {
+        } else if (failure instanceof WebApplicationException web
+                && web.getResponse().getStatus() < 500) {
             status = web.getResponse().getStatus();
-            message = status == 404 ? "no route for " + route() : status == 405 ? "method not allowed: " + route() : web.getMessage();
-            if (status == 400 && find(failure, javax.ws.rs.ProcessingException.class) == null && failure.getCause() == null) {
+            message = status == 404
+                    ? "no route for " + route()
+                    : status == 405 ? "method not allowed: " + route() : web.getMessage();
+            if (status == 400
+                    && find(failure, javax.ws.rs.ProcessingException.class) == null
+                    && failure.getCause() == null) {
                 message = "invalid request";
             }
         } else if (find(failure, java.sql.SQLException.class) != null
                 && Sql.translate(find(failure, java.sql.SQLException.class)) instanceof ApiException api) {
-            // the one policy of kernel.api's Sql, also for what reached the database another way (JPA, a driver of its own)
+            // the one policy of kernel.api's Sql, also for what reached the database another way (JPA, a driver of its
+            // own)
             status = api.status();
             code = api.code();
             message = api.getMessage();
@@ -238,7 +248,10 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             code = DiskFull.CODE;
             message = DiskFull.MESSAGE;
             // the operator must hear of it; the client only needs to know it may retry later
-            LOG.warn("request {} refused: the disk is full ({})", requestId(), DiskFull.find(failure).toString());
+            LOG.warn(
+                    "request {} refused: the disk is full ({})",
+                    requestId(),
+                    DiskFull.find(failure).toString());
         } else {
             status = 500;
             String id = requestId();
@@ -248,8 +261,8 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (code == null) {
             code = ErrorBody.codeFor(status);
         }
-        Response.ResponseBuilder response = Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(ErrorBody.json(code, message));
+        Response.ResponseBuilder response =
+                Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(ErrorBody.json(code, message));
         Object challenge = servletRequest == null ? null : servletRequest.getAttribute(CHALLENGE);
         if (challenge != null && (status == 401 || status == 403)) {
             response.header(HttpHeaders.WWW_AUTHENTICATE, challenge);
@@ -284,13 +297,19 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         if (e instanceof InvalidFormatException f && !f.getPath().isEmpty()) {
             return "field " + f.getPath().get(0).getFieldName() + " has the wrong type";
         }
-        if (e instanceof MismatchedInputException m && m.getPath() != null && !m.getPath().isEmpty()) {
+        if (e instanceof MismatchedInputException m
+                && m.getPath() != null
+                && !m.getPath().isEmpty()) {
             return "field " + m.getPath().get(0).getFieldName() + " has the wrong type";
         }
         String original = e.getOriginalMessage();
         int cut = original == null ? -1 : original.indexOf('\n');
-        return "malformed JSON: " + (original == null ? "unreadable body" : cut > 0 ? original.substring(0, cut) : original)
-                + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+        return "malformed JSON: "
+                + (original == null ? "unreadable body" : cut > 0 ? original.substring(0, cut) : original)
+                + (e.getLocation() == null
+                        ? ""
+                        : " (line " + e.getLocation().getLineNr() + ", column "
+                                + e.getLocation().getColumnNr() + ")");
     }
 
     private static <T extends Throwable> T find(Throwable t, Class<T> type) {

@@ -1,17 +1,15 @@
 package dev.atrium.kernel.internal.http;
 
+import dev.atrium.kernel.api.PublicUrls;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
 import java.util.Optional;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.PublicUrls;
 
 /**
  * The kernel's {@link PublicUrls}: the {@code publicBaseUrl} of the kernel's HTTP configuration (by default
@@ -27,19 +25,24 @@ public class PublicBaseUrl implements PublicUrls {
 
     @Activate
     public PublicBaseUrl(RequestEnvelope.Config config) {
-        String value = config.publicBaseUrl().isBlank() ? null : config.publicBaseUrl().trim();
+        String value =
+                config.publicBaseUrl().isBlank() ? null : config.publicBaseUrl().trim();
         Optional<String> parsed = Optional.empty();
         if (value != null) {
             try {
                 parsed = Optional.of(normalize(value));
             } catch (IllegalArgumentException e) {
-                LOG.error("the public base URL '{}' is not usable ({}); falling back to each request's Host header", value, e.getMessage());
+                LOG.error(
+                        "the public base URL '{}' is not usable ({}); falling back to each request's Host header",
+                        value,
+                        e.getMessage());
             }
         }
         this.configured = parsed;
         if (parsed.isEmpty()) {
-            LOG.warn("no public base URL is configured (publicBaseUrl of dev.atrium.kernel.http, or ATRIUM_PUBLIC_URL): the OAuth issuer, "
-                    + "discovery documents and published URLs follow each request's Host header, which any client can set");
+            LOG.warn(
+                    "no public base URL is configured (publicBaseUrl of dev.atrium.kernel.http, or ATRIUM_PUBLIC_URL): the OAuth issuer, "
+                            + "discovery documents and published URLs follow each request's Host header, which any client can set");
         } else {
             LOG.info("public base URL: {}", parsed.get());
         }
@@ -66,7 +69,10 @@ public class PublicBaseUrl implements PublicUrls {
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw new IllegalArgumentException("it must be an http or https URL");
         }
-        if (uri.getHost() == null || uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+        if (uri.getHost() == null
+                || uri.getRawUserInfo() != null
+                || uri.getRawQuery() != null
+                || uri.getRawFragment() != null) {
             throw new IllegalArgumentException("it must have a host and no user info, query or fragment");
         }
         String path = uri.getRawPath() == null ? "" : uri.getRawPath().replaceAll("/+$", "");

@@ -1,13 +1,12 @@
 package dev.atrium.kernel.internal.http;
 
+import dev.atrium.kernel.api.ServerReadiness;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
@@ -23,15 +22,12 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 import org.osgi.service.jaxrs.runtime.JaxrsServiceRuntime;
 import org.osgi.service.jaxrs.runtime.dto.ResourceDTO;
 import org.osgi.service.jaxrs.runtime.dto.RuntimeDTO;
-
-import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ServerReadiness;
 
 /**
  * Whether the server is ready: every Atrium bundle is active, every enabled component of it is satisfied or
@@ -44,7 +40,7 @@ import dev.atrium.kernel.api.ServerReadiness;
  * that is not ready is worked out again after a short while even without an event (some of what it waits for, like
  * the whiteboard settling, changes by time alone), and a ready one after a longer while as a backstop.
  */
-@Component(service = { Readiness.class, ServerReadiness.class })
+@Component(service = {Readiness.class, ServerReadiness.class})
 public class Readiness implements ServerReadiness {
 
     private static final Logger LOG = LoggerFactory.getLogger(Readiness.class);
@@ -53,6 +49,7 @@ public class Readiness implements ServerReadiness {
     private static final long UNLISTED_GRACE_NANOS = 3_000_000_000L;
     /** Aries rebuilds the application after its DTO already lists a resource: wait until it has been quiet this long. */
     private static final long SETTLE_NANOS = 300_000_000L;
+
     private static final String SETTLING = "the JAX-RS whiteboard is still applying changes";
 
     /** Whether the only thing not ready is the whiteboard's settle time. */
@@ -106,10 +103,11 @@ public class Readiness implements ServerReadiness {
     private final UnlistedResources unlisted = new UnlistedResources(UNLISTED_GRACE_NANOS);
     /** How often each component was registered again: a resource the whiteboard ignores every time is left alone. */
     private final java.util.Map<String, Integer> registeredAgain = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static final int MAX_REGISTER_AGAIN = 3;
 
     /** The whiteboard's change count last seen and when it was first seen. */
-    private final AtomicReference<long[]> lastChange = new AtomicReference<>(new long[] { -1, 0 });
+    private final AtomicReference<long[]> lastChange = new AtomicReference<>(new long[] {-1, 0});
 
     @Activate
     public Readiness(BundleContext context, @Reference ServiceComponentRuntime scr) {
@@ -194,13 +192,13 @@ public class Readiness implements ServerReadiness {
     private boolean settled() {
         long current = changeCount();
         long now = System.nanoTime();
-        long[] seen = lastChange.updateAndGet(prev -> prev[0] == current ? prev : new long[] { current, now });
+        long[] seen = lastChange.updateAndGet(prev -> prev[0] == current ? prev : new long[] {current, now});
         return now - seen[1] >= SETTLE_NANOS;
     }
 
     private void markSettled() {
         long current = changeCount();
-        lastChange.set(new long[] { current, System.nanoTime() - SETTLE_NANOS });
+        lastChange.set(new long[] {current, System.nanoTime() - SETTLE_NANOS});
     }
 
     private long changeCount() {
@@ -229,7 +227,8 @@ public class Readiness implements ServerReadiness {
         } catch (RuntimeException changing) {
             // Aries builds the DTO from state it is still changing (an NPE seen under load at start-up): not ready yet,
             // and the next probe asks again
-            return List.of("the JAX-RS whiteboard is still applying changes (" + changing.getClass().getSimpleName() + ")");
+            return List.of("the JAX-RS whiteboard is still applying changes ("
+                    + changing.getClass().getSimpleName() + ")");
         }
         Set<Long> served = new HashSet<>();
         if (dto.defaultApplication != null) {
@@ -261,11 +260,13 @@ public class Readiness implements ServerReadiness {
                 }
             }
         }
-        for (Long id : unlisted.observe(neitherServedNorFailed.keySet(), System.nanoTime(), lastChange.get()[1])) {
+        for (Long id : unlisted.observe(
+                neitherServedNorFailed.keySet(), System.nanoTime(), lastChange.get()[1])) {
             registerAgain(neitherServedNorFailed.get(id));
         }
         for (var f : dto.failedExtensionDTOs) {
-            problems.add("JAX-RS extension " + f.name + " (service " + f.serviceId + ") failed: " + reason(f.failureReason));
+            problems.add(
+                    "JAX-RS extension " + f.name + " (service " + f.serviceId + ") failed: " + reason(f.failureReason));
         }
         return problems;
     }
@@ -277,29 +278,38 @@ public class Readiness implements ServerReadiness {
     private void registerAgain(ServiceReference<?> ref) {
         Bundle bundle = ref.getBundle();
         Object name = ref.getProperty("component.name");
-        ComponentDescriptionDTO component = bundle == null || name == null ? null
-                : scr.getComponentDescriptionDTO(bundle, name.toString());
+        ComponentDescriptionDTO component =
+                bundle == null || name == null ? null : scr.getComponentDescriptionDTO(bundle, name.toString());
         if (component == null) {
-            LOG.warn("JAX-RS resource service {} of {} is neither served nor listed as failed by the whiteboard, and is not"
-                    + " a DS component that could be registered again", ref.getProperty("service.id"), bundle);
+            LOG.warn(
+                    "JAX-RS resource service {} of {} is neither served nor listed as failed by the whiteboard, and is not"
+                            + " a DS component that could be registered again",
+                    ref.getProperty("service.id"),
+                    bundle);
             return;
         }
         if (registeredAgain.merge(component.name, 1, Integer::sum) > MAX_REGISTER_AGAIN) {
             return;
         }
-        LOG.warn("JAX-RS resource {} (service {}) is neither served nor listed as failed by the quiet whiteboard after {} ms;"
-                + " registering it again", name, ref.getProperty("service.id"), UNLISTED_GRACE_NANOS / 1_000_000);
-        Thread kick = new Thread(() -> {
-            try {
-                scr.disableComponent(component).getValue();
-                scr.enableComponent(component).getValue();
-            } catch (Exception e) {
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                }
-                LOG.warn("registering {} again failed", name, e);
-            }
-        }, "atrium-readiness-register-again");
+        LOG.warn(
+                "JAX-RS resource {} (service {}) is neither served nor listed as failed by the quiet whiteboard after {} ms;"
+                        + " registering it again",
+                name,
+                ref.getProperty("service.id"),
+                UNLISTED_GRACE_NANOS / 1_000_000);
+        Thread kick = new Thread(
+                () -> {
+                    try {
+                        scr.disableComponent(component).getValue();
+                        scr.enableComponent(component).getValue();
+                    } catch (Exception e) {
+                        if (e instanceof InterruptedException) {
+                            Thread.currentThread().interrupt();
+                        }
+                        LOG.warn("registering {} again failed", name, e);
+                    }
+                },
+                "atrium-readiness-register-again");
         kick.setDaemon(true);
         kick.start();
     }
@@ -328,5 +338,4 @@ public class Readiness implements ServerReadiness {
         }
         return out;
     }
-
 }

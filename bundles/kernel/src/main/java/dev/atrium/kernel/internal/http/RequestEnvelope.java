@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.http;
 
+import dev.atrium.kernel.api.JsonMappers;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -7,7 +8,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
-
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.ReadListener;
@@ -21,7 +21,6 @@ import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletRequestWrapper;
 import javax.servlet.http.HttpServletResponse;
 import javax.servlet.http.HttpServletResponseWrapper;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -43,12 +42,16 @@ import org.slf4j.LoggerFactory;
  * surrogates with 400. Every error answer under {@code /api}, {@code /admin} and {@code /healthz} is made the spec's
  * error body, whoever produced it (CXF's own 404 and 405 included); an exception nobody handled is a JSON 500.
  *
- * <p>Why one class of about 700 lines: it is the one filter in front of everything, and the order of its checks is the
+ * <p>Why one class of about 740 lines: it is the one filter in front of everything, and the order of its checks is the
  * contract (target, gate, body limits, encoding, error rewriting); its helpers are already apart (the update gate,
  * {@code DiskFull}). The edge issue (34) moves it into Atrium's own server.
  */
-@Component(service = Filter.class, configurationPid = "dev.atrium.kernel.http", configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        // before every filter of the capabilities (only ACME challenges answer earlier): host-routed traffic is handed over first
+@Component(
+        service = Filter.class,
+        configurationPid = "dev.atrium.kernel.http",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        // before every filter of the capabilities (only ACME challenges answer earlier): host-routed traffic is handed
+        // over first
         property = "service.ranking:Integer=1050")
 @HttpWhiteboardFilterPattern("/*")
 @HttpWhiteboardFilterAsyncSupported
@@ -58,12 +61,15 @@ public class RequestEnvelope implements Filter {
 
     @ObjectClassDefinition(name = "Atrium HTTP envelope")
     public @interface Config {
-        @AttributeDefinition(description = "Largest request body in bytes, of any type, unless a route declares more with @BodyLimit")
+        @AttributeDefinition(
+                description =
+                        "Largest request body in bytes, of any type, unless a route declares more with @BodyLimit")
         long maxJsonBodyBytes() default 1024 * 1024;
 
-        @AttributeDefinition(description = "The URL clients reach this server at, e.g. https://atrium.example.com (by default "
-                + "ATRIUM_PUBLIC_URL, or the framework property atrium.publicBaseUrl). Unset: each request's Host header decides the OAuth issuer "
-                + "and the URLs the server publishes")
+        @AttributeDefinition(
+                description = "The URL clients reach this server at, e.g. https://atrium.example.com (by default "
+                        + "ATRIUM_PUBLIC_URL, or the framework property atrium.publicBaseUrl). Unset: each request's Host header decides the OAuth issuer "
+                        + "and the URLs the server publishes")
         String publicBaseUrl() default "";
     }
 
@@ -94,7 +100,8 @@ public class RequestEnvelope implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
         // a deployed service's traffic is its own (its paths, its errors, its headers): routed before the API's rules
@@ -104,7 +111,10 @@ public class RequestEnvelope implements Filter {
         }
         if (routed == HostRouting.Outcome.UNAVAILABLE) {
             response.setHeader("Retry-After", "5");
-            writeError(response, 503, "this host is not served right now: " + request.getAttribute(HostRouting.UNAVAILABLE_BECAUSE));
+            writeError(
+                    response,
+                    503,
+                    "this host is not served right now: " + request.getAttribute(HostRouting.UNAVAILABLE_BECAUSE));
             return;
         }
         String id = request.getHeader("X-Request-Id");
@@ -172,7 +182,8 @@ public class RequestEnvelope implements Filter {
             wrapped = new LimitedBody(request, allowance);
         }
         // the update gate's own probe of the rebuilt application must pass the gate it is about to open
-        boolean api = (rawPath.startsWith("/api/") || rawPath.equals("/api")) && !gate.isProbe(request.getHeader(WhiteboardProbe.HEADER));
+        boolean api = (rawPath.startsWith("/api/") || rawPath.equals("/api"))
+                && !gate.isProbe(request.getHeader(WhiteboardProbe.HEADER));
         ErrorCapture capture = area == Area.API ? new ErrorCapture(response) : null;
         if (api) {
             try {
@@ -237,7 +248,8 @@ public class RequestEnvelope implements Filter {
      * Runs the rest of the chain so that an exception nobody handled still ends as a JSON 500 (or 413 for a body
      * over the limit), never Jetty's HTML page with a stack trace. Returns whether the chain ended normally.
      */
-    private static boolean guarded(HttpServletRequest request, HttpServletResponse response, Area area, String id, Step step)
+    private static boolean guarded(
+            HttpServletRequest request, HttpServletResponse response, Area area, String id, Step step)
             throws IOException {
         try {
             step.run();
@@ -246,7 +258,12 @@ public class RequestEnvelope implements Filter {
             BodyTooLargeException tooLarge = find(e, BodyTooLargeException.class);
             IOException diskFull = tooLarge == null ? DiskFull.find(e) : null;
             if (diskFull != null) {
-                LOG.warn("request {} {} {} refused: the disk is full ({})", id, request.getMethod(), request.getRequestURI(), diskFull.toString());
+                LOG.warn(
+                        "request {} {} {} refused: the disk is full ({})",
+                        id,
+                        request.getMethod(),
+                        request.getRequestURI(),
+                        diskFull.toString());
             } else if (tooLarge == null && e instanceof IOException && response.isCommitted()) {
                 // mostly a client that went away mid-answer: nothing to answer, nothing of ours broken
                 LOG.debug("request {} {} {}: {}", id, request.getMethod(), request.getRequestURI(), e.toString());
@@ -280,7 +297,8 @@ public class RequestEnvelope implements Filter {
         return null;
     }
 
-    private static void tooLarge(HttpServletRequest request, HttpServletResponse response, Area area, long limit) throws IOException {
+    private static void tooLarge(HttpServletRequest request, HttpServletResponse response, Area area, long limit)
+            throws IOException {
         refuseUnread(request, response, area, 413, "request body is larger than " + limit + " bytes");
     }
 
@@ -289,7 +307,8 @@ public class RequestEnvelope implements Filter {
      * ({@code Connection: close}) rather than let the client send its next request into a closed connection; a modest
      * body is drained first.
      */
-    private static void refuseUnread(HttpServletRequest request, HttpServletResponse response, Area area, int status, String message)
+    private static void refuseUnread(
+            HttpServletRequest request, HttpServletResponse response, Area area, int status, String message)
             throws IOException {
         boolean hasBody = request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
         if (hasBody) {
@@ -306,7 +325,9 @@ public class RequestEnvelope implements Filter {
     static void refuse(HttpServletResponse response, Area area, int status, String message) throws IOException {
         if (area == Area.OAUTH) {
             java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
-            m.put("error", status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
+            m.put(
+                    "error",
+                    status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
             m.put("error_description", message);
             byte[] body = OAUTH_JSON.writeValueAsBytes(m);
             response.setStatus(status);
@@ -319,7 +340,7 @@ public class RequestEnvelope implements Filter {
         writeError(response, status, message);
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper OAUTH_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper OAUTH_JSON = JsonMappers.create();
 
     /** At most {@code limit} bytes of the body; more is {@link BodyTooLargeException}. */
     static byte[] readAtMost(java.io.InputStream in, long limit) throws IOException {
@@ -331,8 +352,14 @@ public class RequestEnvelope implements Filter {
     }
 
     static boolean covered(String path) {
-        return path.equals("/healthz") || path.startsWith("/api/") || path.equals("/api") || path.startsWith("/admin/")
-                || path.equals("/admin") || path.startsWith("/ap/") || path.startsWith("/ns/") || path.startsWith("/.well-known/");
+        return path.equals("/healthz")
+                || path.startsWith("/api/")
+                || path.equals("/api")
+                || path.startsWith("/admin/")
+                || path.equals("/admin")
+                || path.startsWith("/ap/")
+                || path.startsWith("/ns/")
+                || path.startsWith("/.well-known/");
     }
 
     static void writeError(HttpServletResponse response, int status, String message) throws IOException {
@@ -489,9 +516,15 @@ public class RequestEnvelope implements Filter {
                 body = ErrorBody.bytes(status, describe(request));
                 response.setContentType("application/json");
             }
-            // 503 is a retry, 507 a full disk the kernel has already warned of: neither is a failure of this server's code
+            // 503 is a retry, 507 a full disk the kernel has already warned of: neither is a failure of this server's
+            // code
             if (status >= 500 && status != 503 && status != DiskFull.STATUS) {
-                LOG.error("request {} {} {} answered {}", requestId, request.getMethod(), request.getRequestURI(), status);
+                LOG.error(
+                        "request {} {} {} answered {}",
+                        requestId,
+                        request.getMethod(),
+                        request.getRequestURI(),
+                        status);
             }
             response.setStatus(status);
             response.setContentLength(body.length);
@@ -506,8 +539,12 @@ public class RequestEnvelope implements Filter {
                 case 406 -> "no acceptable representation for " + route;
                 case 415 -> "unsupported content type " + request.getContentType() + " for " + route;
                 case 401 -> "authentication required";
-                default -> errorMessage != null && status < 500 ? errorMessage
-                        : status >= 500 ? "internal error (request " + request.getAttribute(REQUEST_ID) + ")" : "request refused";
+                default ->
+                    errorMessage != null && status < 500
+                            ? errorMessage
+                            : status >= 500
+                                    ? "internal error (request " + request.getAttribute(REQUEST_ID) + ")"
+                                    : "request refused";
             };
         }
     }
@@ -604,7 +641,8 @@ public class RequestEnvelope implements Filter {
         @Override
         public java.io.BufferedReader getReader() {
             if (reader == null) {
-                reader = new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+                reader = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
             }
             return reader;
         }

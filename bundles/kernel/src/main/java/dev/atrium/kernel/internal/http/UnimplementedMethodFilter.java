@@ -1,7 +1,6 @@
 package dev.atrium.kernel.internal.http;
 
 import java.io.IOException;
-
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.ServletException;
@@ -10,7 +9,6 @@ import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import javax.servlet.http.HttpServletResponseWrapper;
-
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterAsyncSupported;
@@ -39,13 +37,15 @@ public class UnimplementedMethodFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         chain.doFilter(req, new HttpServletResponseWrapper((HttpServletResponse) res) {
             @Override
             public void sendError(int sc, String msg) throws IOException {
                 if (sc == HttpServletResponse.SC_NOT_IMPLEMENTED) {
-                    super.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED,
+                    super.sendError(
+                            HttpServletResponse.SC_METHOD_NOT_ALLOWED,
                             "method " + request.getMethod() + " is not allowed on " + request.getRequestURI());
                 } else {
                     super.sendError(sc, msg);

@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.http;
 
+import dev.atrium.kernel.api.NamedThreads;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -7,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * served and the whiteboard settled, or when the hold bound is reached. Updates that do not come through
  * the admin API (FileInstall) are covered the same way.
  */
-@Component(service = { EventHook.class, UpdateGate.class }, configurationPid = "dev.atrium.kernel.gate",
+@Component(
+        service = {EventHook.class, UpdateGate.class},
+        configurationPid = "dev.atrium.kernel.gate",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = UpdateGate.Config.class)
 public class UpdateGate implements EventHook {
@@ -56,23 +58,29 @@ public class UpdateGate implements EventHook {
     private final WhiteboardProbe probe;
     /** The JAX-RS resources registered when the gate closed: those registered after are probed before it opens. */
     private volatile Set<Long> resourcesAtClose = Set.of();
+
     private final Bundle framework;
-    private final ExecutorService opener = Executors.newSingleThreadExecutor(r -> new Thread(r, "atrium-update-gate"));
+    private final ExecutorService opener =
+            Executors.newSingleThreadExecutor(NamedThreads.factory("atrium-update-gate"));
     private final Object lock = new Object();
     /** API requests in flight; counted without the lock, so an open gate costs a request two atomic updates. */
     private final AtomicInteger inFlight = new AtomicInteger();
+
     private volatile boolean closed;
     /** Whether the framework's own start is over; until then starting bundles do not close the gate. */
     private volatile boolean frameworkStarted;
+
     private final BundleContext context;
     private final FrameworkListener frameworkListener = this::frameworkEvent;
     private long closedAt;
     /** When the gate last went from open to closed (closedAt moves with every change while it stays closed). */
     private long heldSince;
+
     private long generation;
 
     @Activate
-    public UpdateGate(Config config, @Reference Readiness readiness, @Reference WhiteboardProbe probe, BundleContext context) {
+    public UpdateGate(
+            Config config, @Reference Readiness readiness, @Reference WhiteboardProbe probe, BundleContext context) {
         this.probe = probe;
         this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(config.maxHoldMillis());
         this.readiness = readiness;
@@ -95,16 +103,18 @@ public class UpdateGate implements EventHook {
     @Override
     public void event(BundleEvent event, Collection<BundleContext> contexts) {
         Bundle b = event.getBundle();
-        // while the server stops, the first bundle to go is Aries' whiteboard (the last level to start): a request still
+        // while the server stops, the first bundle to go is Aries' whiteboard (the last level to start): a request
+        // still
         // running then would lose the application that writes its answer (an upload finished with 200 and no body), so
         // any bundle's stop closes the gate and waits for what is in flight
         boolean serverStopping = event.getType() == BundleEvent.STOPPING && framework.getState() == Bundle.STOPPING;
-        if (!serverStopping && (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium."))) {
+        if (!serverStopping
+                && (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium."))) {
             return;
         }
         // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop; not
         // while the framework itself starts, when nothing is served yet and /healthz says so
-        if (event.getType() == BundleEvent.STOPPING || event.getType() == BundleEvent.STARTING && frameworkStarted) {
+        if (event.getType() == BundleEvent.STOPPING || (event.getType() == BundleEvent.STARTING && frameworkStarted)) {
             close(b);
         } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
             scheduleOpen();
@@ -129,7 +139,8 @@ public class UpdateGate implements EventHook {
      * bundles, so neither says the start is over.
      */
     private void frameworkEvent(FrameworkEvent e) {
-        if ((e.getType() == FrameworkEvent.STARTED || e.getType() == FrameworkEvent.STARTLEVEL_CHANGED) && !bundlesAboveActiveLevel()) {
+        if ((e.getType() == FrameworkEvent.STARTED || e.getType() == FrameworkEvent.STARTLEVEL_CHANGED)
+                && !bundlesAboveActiveLevel()) {
             frameworkStarted = true;
         }
     }
@@ -247,6 +258,7 @@ public class UpdateGate implements EventHook {
         }
     }
 
+    @SuppressWarnings("WaitNotInLoop") // every caller loops until its condition or deadline
     private void waitUntil(long deadline) {
         try {
             lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));

@@ -14,8 +14,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class UriCheck {
 
-    private UriCheck() {
-    }
+    private UriCheck() {}
 
     /** Why the raw path (as {@code getRequestURI()} gives it, still percent-encoded) is refused, or null. */
     static String pathProblem(String rawPath) {
@@ -39,7 +38,8 @@ final class UriCheck {
             if (c == '%') {
                 if (i + 2 >= rawPath.length() || hex(rawPath.charAt(i + 1)) < 0 || hex(rawPath.charAt(i + 2)) < 0) {
                     return (i + 1 < rawPath.length() && (rawPath.charAt(i + 1) == 'u' || rawPath.charAt(i + 1) == 'U'))
-                            ? "the request path must not use %u escapes" : "the request path holds a malformed percent-escape";
+                            ? "the request path must not use %u escapes"
+                            : "the request path holds a malformed percent-escape";
                 }
                 int b = hex(rawPath.charAt(i + 1)) << 4 | hex(rawPath.charAt(i + 2));
                 if (b == '/' || b == '\\' || b == '%') {
@@ -114,8 +114,12 @@ final class UriCheck {
     /** Strictly decoded UTF-8 (overlong forms, encoded surrogates and truncated sequences refused), or null. */
     static String utf8(byte[] bytes) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             return null;
         }

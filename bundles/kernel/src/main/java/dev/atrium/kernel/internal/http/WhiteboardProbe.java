@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
@@ -41,7 +40,8 @@ public class WhiteboardProbe {
 
     private final BundleContext context;
     private final String secret = UUID.randomUUID().toString();
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile JaxrsServiceRuntime jaxrs;
@@ -152,9 +152,13 @@ public class WhiteboardProbe {
 
     private boolean answers(String url) {
         try {
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url))
-                    .method("OPTIONS", HttpRequest.BodyPublishers.noBody()).header(HEADER, secret).timeout(Duration.ofSeconds(2))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = client.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                            .header(HEADER, secret)
+                            .timeout(Duration.ofSeconds(2))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return !(response.statusCode() == 404 && response.body().contains("no route for"));
         } catch (java.io.IOException | IllegalArgumentException e) {
             return false;

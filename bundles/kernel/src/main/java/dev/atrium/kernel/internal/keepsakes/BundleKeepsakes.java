@@ -1,16 +1,14 @@
 package dev.atrium.kernel.internal.keepsakes;
 
+import dev.atrium.kernel.api.Keepsakes;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-
 import org.osgi.service.component.ComponentContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ServiceScope;
-
-import dev.atrium.kernel.api.Keepsakes;
 
 /** The {@link Keepsakes} of one bundle (bundle-scoped: the using bundle's symbolic name is the owner). */
 @Component(service = Keepsakes.class, scope = ServiceScope.BUNDLE)

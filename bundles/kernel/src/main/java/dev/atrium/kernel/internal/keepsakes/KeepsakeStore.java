@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.keepsakes;
 
+import dev.atrium.kernel.api.NamedThreads;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -8,9 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.slf4j.Logger;
@@ -25,20 +24,13 @@ public class KeepsakeStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeepsakeStore.class);
 
-    private record Kept(Map<String, Object> things, ScheduledFuture<?> expiry) {
-    }
+    private record Kept(Map<String, Object> things, ScheduledFuture<?> expiry) {}
 
     private final Map<String, Kept> kept = new HashMap<>(); // guarded by this
     private final ScheduledExecutorService timer;
 
     public KeepsakeStore() {
-        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread thread = new Thread(r, "atrium-keepsakes");
-            thread.setDaemon(true);
-            return thread;
-        });
-        t.setRemoveOnCancelPolicy(true);
-        this.timer = t;
+        this.timer = NamedThreads.scheduler("atrium-keepsakes");
     }
 
     void keep(String owner, String key, Map<String, ?> things, Duration within) {
@@ -101,7 +93,8 @@ public class KeepsakeStore {
         }
         ClassLoader loader = value.getClass().getClassLoader();
         if (loader != null && loader != ClassLoader.getPlatformClassLoader()) {
-            throw new IllegalArgumentException("keepsake " + name + " is a " + value.getClass().getName() + ", not a JDK type");
+            throw new IllegalArgumentException(
+                    "keepsake " + name + " is a " + value.getClass().getName() + ", not a JDK type");
         }
         if (value instanceof Map<?, ?> m) {
             m.forEach((k, v) -> {

@@ -1,22 +1,19 @@
 package dev.atrium.kernel.internal.rest;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
-import javax.ws.rs.GET;
-import javax.ws.rs.Path;
-import javax.ws.rs.Produces;
-import javax.ws.rs.core.MediaType;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.internal.http.DatabaseHealth;
 import dev.atrium.kernel.internal.http.Readiness;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code GET /admin/health}: the operator's view of readiness. Unlike {@code /healthz} (a probe: 200 or 503) it
@@ -44,7 +41,12 @@ public class AdminHealthResource {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", problems.isEmpty() ? "ok" : "not_ready");
         m.put("problems", problems);
-        m.put("capabilities", readiness.activeCapabilities().stream().map(b -> b.getSymbolicName()).sorted().toList());
+        m.put(
+                "capabilities",
+                readiness.activeCapabilities().stream()
+                        .map(b -> b.getSymbolicName())
+                        .sorted()
+                        .toList());
         return m;
     }
 }

@@ -1,8 +1,17 @@
 package dev.atrium.kernel.internal.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
+import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
+import dev.atrium.kernel.internal.domain.PrincipalRecord;
+import dev.atrium.kernel.internal.domain.Principals;
+import dev.atrium.kernel.internal.domain.Workspaces;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -10,22 +19,9 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
-import dev.atrium.kernel.internal.domain.PrincipalRecord;
-import dev.atrium.kernel.internal.domain.Principals;
-import dev.atrium.kernel.internal.domain.Workspaces;
-import dev.atrium.kernel.api.OperatorOnly;
 
 /** The operator's user administration, used by {@code ./atrium token create}. */
 @Component(service = AdminResource.class)
@@ -41,7 +37,10 @@ public class AdminResource {
     private final PersonalAccessTokens tokens;
 
     @Activate
-    public AdminResource(@Reference Principals principals, @Reference Workspaces workspaces, @Reference PersonalAccessTokens tokens) {
+    public AdminResource(
+            @Reference Principals principals,
+            @Reference Workspaces workspaces,
+            @Reference PersonalAccessTokens tokens) {
         this.principals = principals;
         this.workspaces = workspaces;
         this.tokens = tokens;
@@ -52,7 +51,9 @@ public class AdminResource {
     public Response ensure(JsonNode body) {
         String username = MeResource.validUsername(JsonBody.of(body));
         Principals.Ensured ensured = principals.ensure(Principals.LOCAL_PROVIDER, username, username);
-        return Response.status(ensured.created() ? 201 : 200).entity(user(ensured.principal())).build();
+        return Response.status(ensured.created() ? 201 : 200)
+                .entity(user(ensured.principal()))
+                .build();
     }
 
     private Map<String, Object> user(PrincipalRecord p) {
@@ -70,8 +71,11 @@ public class AdminResource {
     @Path("{username}/tokens")
     public Response token(@PathParam("username") String username, JsonNode body) {
         PrincipalRecord p = local(username);
-        JsonBody b = JsonBody.of(body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);
-        return Response.status(201).entity(MeResource.createToken(tokens, p.id(), b, "cli").toJson()).build();
+        JsonBody b = JsonBody.of(
+                body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);
+        return Response.status(201)
+                .entity(MeResource.createToken(tokens, p.id(), b, "cli").toJson())
+                .build();
     }
 
     @POST
@@ -91,6 +95,8 @@ public class AdminResource {
     }
 
     private PrincipalRecord local(String username) {
-        return principals.byUsername(username).orElseThrow(() -> ApiException.notFound("no user named '" + username + "'"));
+        return principals
+                .byUsername(username)
+                .orElseThrow(() -> ApiException.notFound("no user named '" + username + "'"));
     }
 }

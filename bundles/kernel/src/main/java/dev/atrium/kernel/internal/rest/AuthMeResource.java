@@ -1,21 +1,18 @@
 package dev.atrium.kernel.internal.rest;
 
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.internal.domain.Principals;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.internal.domain.Principals;
 
 /** {@code GET /api/auth/me}: the authenticated user, the same body as {@code GET /api/me}. */
 @Component(service = AuthMeResource.class)

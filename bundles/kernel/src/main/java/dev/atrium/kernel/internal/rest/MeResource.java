@@ -1,10 +1,21 @@
 package dev.atrium.kernel.internal.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
+import dev.atrium.kernel.internal.auth.Scopes;
+import dev.atrium.kernel.internal.domain.Names;
+import dev.atrium.kernel.internal.domain.PrincipalRecord;
+import dev.atrium.kernel.internal.domain.Principals;
+import dev.atrium.kernel.internal.domain.Workspaces;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -17,24 +28,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
-import dev.atrium.kernel.internal.auth.Scopes;
-import dev.atrium.kernel.internal.domain.Names;
-import dev.atrium.kernel.internal.domain.PrincipalRecord;
-import dev.atrium.kernel.internal.domain.Principals;
-import dev.atrium.kernel.internal.domain.Workspaces;
 
 /** The signed-in Principal: {@code /api/me}, its settings, username, default workspace and personal access tokens. */
 @Component(service = MeResource.class)
@@ -51,14 +47,19 @@ public class MeResource {
     private final PersonalAccessTokens tokens;
 
     @Activate
-    public MeResource(@Reference Principals principals, @Reference Workspaces workspaces, @Reference PersonalAccessTokens tokens) {
+    public MeResource(
+            @Reference Principals principals,
+            @Reference Workspaces workspaces,
+            @Reference PersonalAccessTokens tokens) {
         this.principals = principals;
         this.workspaces = workspaces;
         this.tokens = tokens;
     }
 
     static PrincipalRecord me(Principals principals, Caller caller) {
-        return principals.get(caller.principalId()).orElseThrow(() -> ApiException.unauthorized("authentication required"));
+        return principals
+                .get(caller.principalId())
+                .orElseThrow(() -> ApiException.unauthorized("authentication required"));
     }
 
     @GET
@@ -78,8 +79,10 @@ public class MeResource {
     public Map<String, Object> updateSettings(@Context SecurityContext sc, JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
-        Principals.SettingsChange change = new Principals.SettingsChange(b.bool("setup_completed").orElse(null),
-                b.bool("auto_update_enabled").orElse(null), b.bool("private_account").orElse(null),
+        Principals.SettingsChange change = new Principals.SettingsChange(
+                b.bool("setup_completed").orElse(null),
+                b.bool("auto_update_enabled").orElse(null),
+                b.bool("private_account").orElse(null),
                 b.oneOf("activity_visibility", VISIBILITY).orElse(null));
         return principals.updateSettings(caller.principalId(), change).toSettings();
     }
@@ -111,19 +114,29 @@ public class MeResource {
     @GET
     @Path("personal-access-tokens")
     public Map<String, Object> listTokens(@Context SecurityContext sc) {
-        return Map.of("tokens", tokens.list(Caller.from(sc).principalId()).stream().map(PersonalAccessTokens.Token::toJson).toList());
+        return Map.of(
+                "tokens",
+                tokens.list(Caller.from(sc).principalId()).stream()
+                        .map(PersonalAccessTokens.Token::toJson)
+                        .toList());
     }
 
     @POST
     @Path("personal-access-tokens")
     public Response createToken(@Context SecurityContext sc, JsonNode body) {
         Caller caller = Caller.from(sc);
-        return Response.status(201).entity(createToken(tokens, caller.principalId(), JsonBody.of(body), null).toJson()).build();
+        return Response.status(201)
+                .entity(createToken(tokens, caller.principalId(), JsonBody.of(body), null)
+                        .toJson())
+                .build();
     }
 
     /** Validates a token request body and creates the token; shared with the operator's admin API. */
-    static PersonalAccessTokens.Created createToken(PersonalAccessTokens tokens, String principalId, JsonBody b, String defaultName) {
-        String name = defaultName == null ? b.text("name", 1, 100) : b.optionalText("name", 1, 100).orElse(defaultName);
+    static PersonalAccessTokens.Created createToken(
+            PersonalAccessTokens tokens, String principalId, JsonBody b, String defaultName) {
+        String name = defaultName == null
+                ? b.text("name", 1, 100)
+                : b.optionalText("name", 1, 100).orElse(defaultName);
         Set<String> scopes = Scopes.parse(b.string("scopes").orElse("*"));
         Instant expiresAt = b.string("expiresAt").map(MeResource::instant).orElse(null);
         return tokens.create(principalId, name, scopes, expiresAt);
@@ -133,7 +146,8 @@ public class MeResource {
         try {
             return java.time.OffsetDateTime.parse(value).toInstant();
         } catch (DateTimeParseException e) {
-            throw ApiException.badRequest("expiresAt must be an ISO 8601 timestamp with an offset, such as 2030-01-31T12:00:00Z");
+            throw ApiException.badRequest(
+                    "expiresAt must be an ISO 8601 timestamp with an offset, such as 2030-01-31T12:00:00Z");
         }
     }
 

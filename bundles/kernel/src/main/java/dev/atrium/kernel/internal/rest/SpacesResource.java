@@ -1,5 +1,20 @@
 package dev.atrium.kernel.internal.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.internal.domain.CommonEnvironment;
+import dev.atrium.kernel.internal.domain.Names;
+import dev.atrium.kernel.internal.domain.PrincipalRecord;
+import dev.atrium.kernel.internal.domain.Principals;
+import dev.atrium.kernel.internal.domain.WorkspaceRecord;
+import dev.atrium.kernel.internal.domain.Workspaces;
+import dev.atrium.kernel.internal.http.CapabilityDeclaration;
+import dev.atrium.kernel.internal.http.Readiness;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
@@ -22,28 +36,10 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
-
 import org.osgi.framework.Bundle;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.RequiresScope;
-import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PageRequest;
-import dev.atrium.kernel.internal.domain.CommonEnvironment;
-import dev.atrium.kernel.internal.domain.Names;
-import dev.atrium.kernel.internal.domain.PrincipalRecord;
-import dev.atrium.kernel.internal.domain.Principals;
-import dev.atrium.kernel.internal.domain.WorkspaceRecord;
-import dev.atrium.kernel.internal.domain.Workspaces;
-import dev.atrium.kernel.internal.http.CapabilityDeclaration;
-import dev.atrium.kernel.internal.http.Readiness;
 
 /** Workspaces (wire name: spaces), their model settings, sidebar, export, members and common environment. */
 @Component(service = SpacesResource.class)
@@ -55,7 +51,8 @@ public class SpacesResource {
 
     static final Set<String> POSTURES = Set.of("standard", "restricted_egress");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,127}");
-    private static final String SINGLE_OWNER = "a workspace has exactly one owner: members cannot be added, changed or removed";
+    private static final String SINGLE_OWNER =
+            "a workspace has exactly one owner: members cannot be added, changed or removed";
 
     private final Workspaces workspaces;
     private final Principals principals;
@@ -63,8 +60,11 @@ public class SpacesResource {
     private final Readiness readiness;
 
     @Activate
-    public SpacesResource(@Reference Workspaces workspaces, @Reference Principals principals,
-            @Reference CommonEnvironment env, @Reference Readiness readiness) {
+    public SpacesResource(
+            @Reference Workspaces workspaces,
+            @Reference Principals principals,
+            @Reference CommonEnvironment env,
+            @Reference Readiness readiness) {
         this.workspaces = workspaces;
         this.principals = principals;
         this.env = env;
@@ -76,16 +76,22 @@ public class SpacesResource {
     }
 
     static Map<String, Object> defaultSpace(Workspaces workspaces, Caller caller) {
-        return space(workspaces.findDefault(caller.principalId())
+        return space(workspaces
+                .findDefault(caller.principalId())
                 .orElseThrow(() -> ApiException.notFound("this Principal has no default workspace")));
     }
 
     @GET
-    public Map<String, Object> list(@Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         Caller caller = Caller.from(sc);
         PageRequest page = PageRequest.of(limit, offset);
-        return page.body("spaces", workspaces.list(caller.principalId(), page.limit(), page.offset()).stream()
-                .map(WorkspaceRecord::toJson).toList(), workspaces.count(caller.principalId()));
+        return page.body(
+                "spaces",
+                workspaces.list(caller.principalId(), page.limit(), page.offset()).stream()
+                        .map(WorkspaceRecord::toJson)
+                        .toList(),
+                workspaces.count(caller.principalId()));
     }
 
     @POST
@@ -122,10 +128,12 @@ public class SpacesResource {
 
     @PATCH
     @Path("{spaceId}")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> update(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
-        Workspaces.Change change = new Workspaces.Change(b.optionalText("name", 1, 100).orElse(null),
+        Workspaces.Change change = new Workspaces.Change(
+                b.optionalText("name", 1, 100).orElse(null),
                 b.string("slug").map(SpacesResource::validSlug).orElse(null),
                 b.optionalText("description", 0, 2000).orElse(null),
                 b.oneOf("security_posture", POSTURES).orElse(null),
@@ -150,12 +158,15 @@ public class SpacesResource {
 
     @PATCH
     @Path("{spaceId}/model")
-    public Map<String, Object> updateModel(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> updateModel(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String model = b.optionalText("model", 1, 200).orElse(null);
         String provider = b.optionalText("provider", 1, 200).orElse(null);
-        return workspaces.update(caller, spaceId, new Workspaces.Change(null, null, null, null, model, provider)).modelJson();
+        return workspaces
+                .update(caller, spaceId, new Workspaces.Change(null, null, null, null, model, provider))
+                .modelJson();
     }
 
     @RequiresScope("account:read")
@@ -186,12 +197,16 @@ public class SpacesResource {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("space", w.toJson());
         m.put("model", w.modelJson());
-        m.put("common_env", env.list(w.id()).stream().map(v -> {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("name", v.name());
-            e.put("secret", v.secret());
-            return e;
-        }).toList());
+        m.put(
+                "common_env",
+                env.list(w.id()).stream()
+                        .map(v -> {
+                            Map<String, Object> e = new LinkedHashMap<>();
+                            e.put("name", v.name());
+                            e.put("secret", v.secret());
+                            return e;
+                        })
+                        .toList());
         m.put("exported_at", Instant.now().toString());
         return m;
     }
@@ -236,12 +251,17 @@ public class SpacesResource {
     @Path("{spaceId}/common-env")
     public Map<String, Object> commonEnv(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
-        return Map.of("variables", env.list(w.id()).stream().map(CommonEnvironment.Variable::toJson).toList());
+        return Map.of(
+                "variables",
+                env.list(w.id()).stream()
+                        .map(CommonEnvironment.Variable::toJson)
+                        .toList());
     }
 
     @PUT
     @Path("{spaceId}/common-env")
-    public Map<String, Object> putCommonEnv(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> putCommonEnv(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
         String name = b.requiredString("name");
@@ -258,8 +278,8 @@ public class SpacesResource {
 
     @DELETE
     @Path("{spaceId}/common-env/{name}")
-    public Map<String, Object> deleteCommonEnv(@Context SecurityContext sc, @PathParam("spaceId") String spaceId,
-            @PathParam("name") String name) {
+    public Map<String, Object> deleteCommonEnv(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("name") String name) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         if (!env.delete(w.id(), name)) {
             throw ApiException.notFound("common environment variable not found");

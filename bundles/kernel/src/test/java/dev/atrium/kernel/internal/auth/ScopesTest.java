@@ -5,20 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Set;
-
-import org.junit.jupiter.api.Test;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 class ScopesTest {
 
     @Test
     void scopesAreSpaceOrCommaSeparatedAndKnown() {
         assertEquals(Set.of("threads:read", "repos:write"), Scopes.parse(" threads:read,repos:write "));
-        assertEquals(400, assertThrows(ApiException.class, () -> Scopes.parse("threads:read admin")).status());
-        assertEquals(400, assertThrows(ApiException.class, () -> Scopes.parse("  ")).status());
+        assertEquals(
+                400,
+                assertThrows(ApiException.class, () -> Scopes.parse("threads:read admin"))
+                        .status());
+        assertEquals(
+                400, assertThrows(ApiException.class, () -> Scopes.parse("  ")).status());
     }
 
     @Test

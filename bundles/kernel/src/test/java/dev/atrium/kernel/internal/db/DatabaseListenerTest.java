@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -11,13 +13,9 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.kernel.api.DatabaseChannels;
-import dev.atrium.kernel.api.TestPostgres;
 
 /** The kernel's one listening connection, on the machine's PostgreSQL. */
 class DatabaseListenerTest {
@@ -99,14 +97,17 @@ class DatabaseListenerTest {
         assertEquals("listening", a.next());
         notify("atrium_test", "before");
         assertEquals("before", a.next());
-        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
-                ResultSet r = st.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE"
-                        + " application_name = '" + DatabaseListener.APPLICATION_NAME + "' AND datname = current_database()")) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement st = c.createStatement();
+                ResultSet r = st.executeQuery(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE" + " application_name = '"
+                                + DatabaseListener.APPLICATION_NAME + "' AND datname = current_database()")) {
             r.next();
             assertEquals(1, r.getInt(1), "one connection listens for every channel");
         }
         assertEquals("deaf", a.next());
-        assertEquals("listening", a.next(), "what was announced meanwhile may be lost: the listener is told to catch up");
+        assertEquals(
+                "listening", a.next(), "what was announced meanwhile may be lost: the listener is told to catch up");
         notify("atrium_test", "after");
         assertEquals("after", a.next());
     }
@@ -114,14 +115,15 @@ class DatabaseListenerTest {
     @Test
     void aChannelIsALowerCaseIdentifier() {
         Told a = new Told();
-        for (String bad : new String[] { "Upper", "a; DROP TABLE x", "", "1abc", "x".repeat(64) }) {
+        for (String bad : new String[] {"Upper", "a; DROP TABLE x", "", "1abc", "x".repeat(64)}) {
             assertThrows(IllegalArgumentException.class, () -> listener.listen(bad, a), bad);
         }
         assertThrows(IllegalArgumentException.class, () -> listener.listen(null, a));
     }
 
     private void notify(String channel, String payload) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+        try (Connection c = db.dataSource().getConnection();
+                var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
             ps.setString(1, channel);
             ps.setString(2, payload);
             ps.execute();

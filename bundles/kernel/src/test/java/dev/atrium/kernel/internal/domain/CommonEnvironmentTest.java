@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.KernelMint;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.kernel.api.TestPostgres;
 import java.lang.annotation.Annotation;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,16 +18,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.kernel.api.KernelMint;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.kernel.api.TestPostgres;
 
 /** Secret common variables are sealed at rest, also those written in clear before sealing, and open only for their own name. */
 class CommonEnvironmentTest {
@@ -46,10 +44,12 @@ class CommonEnvironmentTest {
         database.run(CommonEnvironment.class, "/db/migration/V2__access_notifications.sql");
         sql = new Sql(database.dataSource());
         sql.update("INSERT INTO principals (id, provider, subject) VALUES ('p1', 'local', 'p1')");
-        sql.update("INSERT INTO workspaces (id, owner_principal_id, name, slug) VALUES ('w1', 'p1', 'one', 'one'), ('w2', 'p1', 'two', 'two')");
+        sql.update(
+                "INSERT INTO workspaces (id, owner_principal_id, name, slug) VALUES ('w1', 'p1', 'one', 'one'), ('w2', 'p1', 'two', 'two')");
         // a secret written before values were sealed
-        sql.update("INSERT INTO workspace_common_env (workspace_id, name, value, secret) VALUES ('w1', 'OLD_SECRET', 'kept-in-clear', true),"
-                + " ('w1', 'PLAIN', 'visible', false)");
+        sql.update(
+                "INSERT INTO workspace_common_env (workspace_id, name, value, secret) VALUES ('w1', 'OLD_SECRET', 'kept-in-clear', true),"
+                        + " ('w1', 'PLAIN', 'visible', false)");
         database.run(CommonEnvironment.class, "/db/migration/V3__common_env_sealed.sql");
     }
 
@@ -73,7 +73,8 @@ class CommonEnvironmentTest {
     }
 
     CommonEnvironment environment(Path data) throws Exception {
-        return new CommonEnvironment(config(data), null, database.dataSource(), database.migrations(CommonEnvironment.class));
+        return new CommonEnvironment(
+                config(data), null, database.dataSource(), database.migrations(CommonEnvironment.class));
     }
 
     static boolean inDatabase(String value) throws Exception {
@@ -98,7 +99,8 @@ class CommonEnvironmentTest {
         assertTrue(inDatabase("visible"), "plain values stay readable");
 
         var space = MINT.ref("w1");
-        assertEquals(Map.of("OLD_SECRET", "kept-in-clear", "TOKEN", "tok-s3cret", "PLAIN", "visible"),
+        assertEquals(
+                Map.of("OLD_SECRET", "kept-in-clear", "TOKEN", "tok-s3cret", "PLAIN", "visible"),
                 env.values(space, List.of("OLD_SECRET", "TOKEN", "PLAIN", "MISSING")));
         assertEquals(Map.of(), env.values(MINT.ref("w2"), List.of("TOKEN")), "another workspace's variable");
         for (CommonEnvironment.Variable v : env.list("w1")) {
@@ -107,12 +109,16 @@ class CommonEnvironmentTest {
 
         Path key = data.resolve("keys/kernel/common-env.key");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key)));
-        assertEquals(Map.of("TOKEN", "tok-s3cret"), environment(data).values(space, List.of("TOKEN")), "the same key file opens it again");
+        assertEquals(
+                Map.of("TOKEN", "tok-s3cret"),
+                environment(data).values(space, List.of("TOKEN")),
+                "the same key file opens it again");
 
         // a sealed value moved to another name does not open
-        sql.update("UPDATE workspace_common_env SET value = NULL, secret = true, key_id = t.key_id, nonce = t.nonce, ciphertext = t.ciphertext "
-                + "FROM (SELECT key_id, nonce, ciphertext FROM workspace_common_env WHERE workspace_id = 'w1' AND name = 'TOKEN') t "
-                + "WHERE workspace_id = 'w1' AND name = 'PLAIN'");
+        sql.update(
+                "UPDATE workspace_common_env SET value = NULL, secret = true, key_id = t.key_id, nonce = t.nonce, ciphertext = t.ciphertext "
+                        + "FROM (SELECT key_id, nonce, ciphertext FROM workspace_common_env WHERE workspace_id = 'w1' AND name = 'TOKEN') t "
+                        + "WHERE workspace_id = 'w1' AND name = 'PLAIN'");
         assertThrows(IllegalStateException.class, () -> env.values(space, List.of("PLAIN")));
         env.put("w1", "PLAIN", "visible", false);
     }

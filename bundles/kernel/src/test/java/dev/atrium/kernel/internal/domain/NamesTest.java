@@ -9,14 +9,14 @@ class NamesTest {
 
     @Test
     void goodHandlesPass() {
-        for (String ok : new String[] { "alice", "a1", "my-notes", "x9-y8-z7" }) {
+        for (String ok : new String[] {"alice", "a1", "my-notes", "x9-y8-z7"}) {
             assertNull(Names.formProblem("username", ok, 2, 39), ok);
         }
     }
 
     @Test
     void malformedReservedAndOutOfRangeHandlesAreRefused() {
-        for (String bad : new String[] { "Alice", "-a", "a-", "a--b", "a_b", "a b", "ä", "admin", "api", "ab" }) {
+        for (String bad : new String[] {"Alice", "-a", "a-", "a--b", "a_b", "a b", "ä", "admin", "api", "ab"}) {
             assertNotNull(Names.formProblem("username", bad, 3, 39), bad);
         }
         assertNotNull(Names.formProblem("slug", "x".repeat(64), 1, 63));

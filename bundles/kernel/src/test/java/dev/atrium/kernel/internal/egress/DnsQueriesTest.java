@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,21 +30,23 @@ class DnsQueriesTest {
     @BeforeEach
     void start() throws Exception {
         server = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Thread t = new Thread(() -> {
-            while (!server.isClosed()) {
-                try {
-                    byte[] buf = new byte[512];
-                    DatagramPacket p = new DatagramPacket(buf, buf.length);
-                    server.receive(p);
-                    if (!silent.get()) {
-                        byte[] reply = answer(p.getData(), p.getLength());
-                        server.send(new DatagramPacket(reply, reply.length, p.getSocketAddress()));
+        Thread t = new Thread(
+                () -> {
+                    while (!server.isClosed()) {
+                        try {
+                            byte[] buf = new byte[512];
+                            DatagramPacket p = new DatagramPacket(buf, buf.length);
+                            server.receive(p);
+                            if (!silent.get()) {
+                                byte[] reply = answer(p.getData(), p.getLength());
+                                server.send(new DatagramPacket(reply, reply.length, p.getSocketAddress()));
+                            }
+                        } catch (IOException e) {
+                            // closed
+                        }
                     }
-                } catch (IOException e) {
-                    // closed
-                }
-            }
-        }, "test-dns");
+                },
+                "test-dns");
         t.setDaemon(true);
         t.start();
     }
@@ -61,7 +62,8 @@ class DnsQueriesTest {
 
     @Test
     void txtRecordsAreReadWithTheirStringsJoinedAndAMissingNameHasNone() throws Exception {
-        assertEquals(List.of("atrium-verification=abc"), dns.txt(address(), "_atrium-challenge.shop.example.test", TIMEOUT));
+        assertEquals(
+                List.of("atrium-verification=abc"), dns.txt(address(), "_atrium-challenge.shop.example.test", TIMEOUT));
         assertEquals(List.of("split across two strings"), dns.txt(address(), "split.example.test", TIMEOUT));
         assertEquals(List.of(), dns.txt(address(), "missing.example.test", TIMEOUT));
     }
@@ -69,7 +71,9 @@ class DnsQueriesTest {
     @Test
     void addressesAreTheAAndAaaaRecords() throws Exception {
         List<InetAddress> found = dns.addresses(address(), "shop.example.test", TIMEOUT);
-        assertEquals(List.of("127.0.0.1", "0:0:0:0:0:0:0:1"), found.stream().map(InetAddress::getHostAddress).toList());
+        assertEquals(
+                List.of("127.0.0.1", "0:0:0:0:0:0:0:1"),
+                found.stream().map(InetAddress::getHostAddress).toList());
         assertEquals(List.of(), dns.addresses(address(), "missing.example.test", TIMEOUT));
     }
 
@@ -77,12 +81,14 @@ class DnsQueriesTest {
     void aServerThatDoesNotAnswerOrAnswersAnErrorIsAnIoExceptionNamingIt() {
         silent.set(true);
         long started = System.nanoTime();
-        IOException e = assertThrows(IOException.class, () -> dns.txt(address(), "shop.example.test", Duration.ofMillis(500)));
+        IOException e =
+                assertThrows(IOException.class, () -> dns.txt(address(), "shop.example.test", Duration.ofMillis(500)));
         assertTrue(e.getMessage().contains(String.valueOf(server.getLocalPort())), e.getMessage());
         assertTrue(System.nanoTime() - started < 5_000_000_000L, "within its timeout");
         silent.set(false);
         refusing.set(true);
-        IOException refused = assertThrows(IOException.class, () -> dns.addresses(address(), "shop.example.test", TIMEOUT));
+        IOException refused =
+                assertThrows(IOException.class, () -> dns.addresses(address(), "shop.example.test", TIMEOUT));
         assertTrue(refused.getMessage().contains("REFUSED"), refused.getMessage());
     }
 
@@ -118,14 +124,24 @@ class DnsQueriesTest {
         ByteBuffer out = ByteBuffer.allocate(512);
         out.putShort(ByteBuffer.wrap(q, 0, length).getShort(0));
         out.putShort((short) (0x8180 | rcode));
-        out.putShort((short) 1).putShort((short) (answered ? 1 : 0)).putShort((short) 0).putShort((short) 0);
+        out.putShort((short) 1)
+                .putShort((short) (answered ? 1 : 0))
+                .putShort((short) 0)
+                .putShort((short) 0);
         out.put(q, 12, questionEnd - 12);
         if (answered) {
-            out.putShort((short) 0xc00c).putShort((short) type).putShort((short) 1).putInt(60);
+            out.putShort((short) 0xc00c)
+                    .putShort((short) type)
+                    .putShort((short) 1)
+                    .putInt(60);
             if (type == 16 && name.toString().startsWith("split.")) {
                 byte[] a = "split across ".getBytes(StandardCharsets.US_ASCII);
                 byte[] b = "two strings".getBytes(StandardCharsets.US_ASCII);
-                out.putShort((short) (a.length + b.length + 2)).put((byte) a.length).put(a).put((byte) b.length).put(b);
+                out.putShort((short) (a.length + b.length + 2))
+                        .put((byte) a.length)
+                        .put(a)
+                        .put((byte) b.length)
+                        .put(b);
             } else if (type == 16) {
                 byte[] txt = "atrium-verification=abc".getBytes(StandardCharsets.US_ASCII);
                 out.putShort((short) (txt.length + 1)).put((byte) txt.length).put(txt);
@@ -134,7 +150,7 @@ class DnsQueriesTest {
                 v6[15] = 1;
                 out.putShort((short) 16).put(v6);
             } else {
-                out.putShort((short) 4).put(new byte[] { 127, 0, 0, 1 });
+                out.putShort((short) 4).put(new byte[] {127, 0, 0, 1});
             }
         }
         byte[] reply = new byte[out.position()];

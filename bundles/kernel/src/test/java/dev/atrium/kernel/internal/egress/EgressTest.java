@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.ApiException;
 import java.net.InetAddress;
 import java.net.URI;
-
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
-
-import dev.atrium.kernel.api.ApiException;
 
 class EgressTest {
 
@@ -19,26 +17,75 @@ class EgressTest {
     private final Egress forTests = new Egress(true);
 
     @ParameterizedTest
-    @ValueSource(strings = { "http://127.0.0.1/", "http://127.9.9.9:8080/x", "http://[::1]/", "http://10.0.0.1/",
-            "http://172.16.5.4/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/",
-            "http://[fd00::1]/", "http://[fc00::2]/", "http://0.0.0.0/", "http://[::]/", "http://[::ffff:127.0.0.1]/",
-            "http://[::ffff:10.1.2.3]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/", "http://100.64.0.1/",
-            "http://224.0.0.1/", "http://255.255.255.255/", "http://localhost/", "http://LOCALHOST./",
-            "http://metadata.google.internal/", "http://printer.local/", "http://app.localhost/", "ftp://93.184.216.34/",
-            "file:///etc/passwd", "gopher://93.184.216.34/", "http://user:pw@93.184.216.34/", "http://2130706433/",
-            "http://017700000001/", "http://0177.0.0.1/", "http://0x7f.0.0.1/", "http://0x7f000001/", "http://127.1/",
-            "http://10.1/", "http://010.0.0.1/", "http://[::ffff:7f00:1]/", "http://[0:0:0:0:0:ffff:a9fe:a9fe]/",
-            "http://[fe80::1%25eth0]/", "http://a.b.internal./", "http://[::127.0.0.1]/" })
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1/",
+                "http://127.9.9.9:8080/x",
+                "http://[::1]/",
+                "http://10.0.0.1/",
+                "http://172.16.5.4/",
+                "http://192.168.1.1/",
+                "http://169.254.169.254/latest/meta-data/",
+                "http://[fe80::1]/",
+                "http://[fd00::1]/",
+                "http://[fc00::2]/",
+                "http://0.0.0.0/",
+                "http://[::]/",
+                "http://[::ffff:127.0.0.1]/",
+                "http://[::ffff:10.1.2.3]/",
+                "http://[64:ff9b::a9fe:a9fe]/",
+                "http://[2002:7f00:1::]/",
+                "http://100.64.0.1/",
+                "http://224.0.0.1/",
+                "http://255.255.255.255/",
+                "http://localhost/",
+                "http://LOCALHOST./",
+                "http://metadata.google.internal/",
+                "http://printer.local/",
+                "http://app.localhost/",
+                "ftp://93.184.216.34/",
+                "file:///etc/passwd",
+                "gopher://93.184.216.34/",
+                "http://user:pw@93.184.216.34/",
+                "http://2130706433/",
+                "http://017700000001/",
+                "http://0177.0.0.1/",
+                "http://0x7f.0.0.1/",
+                "http://0x7f000001/",
+                "http://127.1/",
+                "http://10.1/",
+                "http://010.0.0.1/",
+                "http://[::ffff:7f00:1]/",
+                "http://[0:0:0:0:0:ffff:a9fe:a9fe]/",
+                "http://[fe80::1%25eth0]/",
+                "http://a.b.internal./",
+                "http://[::127.0.0.1]/"
+            })
     void refusesNonPublicTargets(String url) {
         ApiException e = assertThrows(ApiException.class, () -> strict.check(URI.create(url)));
         assertEquals(400, e.status());
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "http://192.0.2.1/", "http://198.51.100.7/", "http://203.0.113.200/", "http://198.18.0.1/",
-            "http://198.19.255.254/", "http://192.88.99.1/", "http://[2001::1]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
-            "http://[2001:1ff::1]/", "http://[2001:db8::1]/", "http://[3fff::1]/", "http://[3fff:fff::1]/", "http://[100::1]/",
-            "http://[64:ff9b:1::a00:1]/", "http://[64:ff9b:0:0:1::5db8:d822]/", "http://[64:ff9b::c000:201]/" })
+    @ValueSource(
+            strings = {
+                "http://192.0.2.1/",
+                "http://198.51.100.7/",
+                "http://203.0.113.200/",
+                "http://198.18.0.1/",
+                "http://198.19.255.254/",
+                "http://192.88.99.1/",
+                "http://[2001::1]/",
+                "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+                "http://[2001:1ff::1]/",
+                "http://[2001:db8::1]/",
+                "http://[3fff::1]/",
+                "http://[3fff:fff::1]/",
+                "http://[100::1]/",
+                "http://[64:ff9b:1::a00:1]/",
+                "http://[64:ff9b:0:0:1::5db8:d822]/",
+                "http://[64:ff9b::c000:201]/"
+            })
     void refusesDocumentationBenchmarkingAndProtocolRanges(String url) {
         ApiException e = assertThrows(ApiException.class, () -> strict.check(URI.create(url)));
         assertEquals(400, e.status());
@@ -72,7 +119,7 @@ class EgressTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "http://93.184.216.34/", "https://1.1.1.1/dns-query", "http://[2606:4700:4700::1111]/" })
+    @ValueSource(strings = {"http://93.184.216.34/", "https://1.1.1.1/dns-query", "http://[2606:4700:4700::1111]/"})
     void allowsPublicAddresses(String url) {
         assertTrue(!strict.check(URI.create(url)).isEmpty());
     }
@@ -89,7 +136,9 @@ class EgressTest {
     @Test
     void theNat64And6to4FormsOfTheServersOwnAddressAreRefused() {
         Egress guard = new Egress(false, () -> java.util.Set.of(address("93.184.216.34")));
-        for (String url : new String[] { "http://[64:ff9b::5db8:d822]/", "http://[2002:5db8:d822::1]/", "http://[::ffff:93.184.216.34]/" }) {
+        for (String url : new String[] {
+            "http://[64:ff9b::5db8:d822]/", "http://[2002:5db8:d822::1]/", "http://[::ffff:93.184.216.34]/"
+        }) {
             ApiException e = assertThrows(ApiException.class, () -> guard.check(URI.create(url)), url);
             assertTrue(e.getMessage().contains("own addresses"), e.getMessage());
         }
@@ -98,14 +147,30 @@ class EgressTest {
 
     @Test
     void theRangesGivenToSandboxesIncludeLoopbackTheTestNetsTheIpv4CarryingFormsAndTheOwnAddresses() {
-        java.util.List<String> ranges = new Egress(true, () -> java.util.Set.of(address("93.184.216.34"), address("2606:2800:220:1::1")))
+        java.util.List<String> ranges = new Egress(
+                        true, () -> java.util.Set.of(address("93.184.216.34"), address("2606:2800:220:1::1")))
                 .refusedRanges();
-        for (String expected : new String[] { "127.0.0.0/8", "0:0:0:0:0:0:0:1/128", "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24",
-                "198.18.0.0/15", "64:ff9b:0:0:0:0:7f00:0/104", "0:0:0:0:0:0:7f00:0/104", "0:0:0:0:0:ffff:7f00:0/104", "2002:7f00:0:0:0:0:0:0/24",
-                "93.184.216.34/32", "64:ff9b:0:0:0:0:5db8:d822/128", "2002:5db8:d822:0:0:0:0:0/48", "2606:2800:220:1:0:0:0:1/128" }) {
+        for (String expected : new String[] {
+            "127.0.0.0/8",
+            "0:0:0:0:0:0:0:1/128",
+            "192.0.2.0/24",
+            "198.51.100.0/24",
+            "203.0.113.0/24",
+            "198.18.0.0/15",
+            "64:ff9b:0:0:0:0:7f00:0/104",
+            "0:0:0:0:0:0:7f00:0/104",
+            "0:0:0:0:0:ffff:7f00:0/104",
+            "2002:7f00:0:0:0:0:0:0/24",
+            "93.184.216.34/32",
+            "64:ff9b:0:0:0:0:5db8:d822/128",
+            "2002:5db8:d822:0:0:0:0:0/48",
+            "2606:2800:220:1:0:0:0:1/128"
+        }) {
             assertTrue(ranges.contains(expected), expected + " in " + ranges);
         }
-        assertTrue(!ranges.contains("64:ff9b:0:0:0:0:0:0/32") && !ranges.contains("64:ff9b:0:0:0:0:0:0/96"), "the well-known NAT64 prefix is judged by its IPv4 address");
+        assertTrue(
+                !ranges.contains("64:ff9b:0:0:0:0:0:0/32") && !ranges.contains("64:ff9b:0:0:0:0:0:0/96"),
+                "the well-known NAT64 prefix is judged by its IPv4 address");
     }
 
     /**
@@ -173,7 +238,9 @@ class EgressTest {
 
     private static byte[] add(byte[] a, int delta) {
         java.math.BigInteger max = java.math.BigInteger.ONE.shiftLeft(a.length * 8);
-        java.math.BigInteger n = new java.math.BigInteger(1, a).add(java.math.BigInteger.valueOf(delta)).mod(max);
+        java.math.BigInteger n = new java.math.BigInteger(1, a)
+                .add(java.math.BigInteger.valueOf(delta))
+                .mod(max);
         byte[] raw = n.toByteArray();
         byte[] out = new byte[a.length];
         int copy = Math.min(raw.length, a.length);

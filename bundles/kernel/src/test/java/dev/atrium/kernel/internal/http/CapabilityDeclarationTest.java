@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.wiring.BundleCapability;
@@ -17,23 +16,34 @@ import org.osgi.framework.wiring.BundleWiring;
 
 class CapabilityDeclarationTest {
 
-    private static final Map<String, Object> MEMORIES = Map.of("atrium.capability", "memories", "label", "Memories",
-            "routes", List.of("/api/spaces/*/memories", "/api/memories"));
+    private static final Map<String, Object> MEMORIES = Map.of(
+            "atrium.capability",
+            "memories",
+            "label",
+            "Memories",
+            "routes",
+            List.of("/api/spaces/*/memories", "/api/memories"));
 
     @Test
     void theTypedAttributesOfAnAtriumCapabilityAreItsDeclaration() {
         CapabilityDeclaration d = CapabilityDeclaration.from(MEMORIES);
-        assertEquals(new CapabilityDeclaration("memories", "Memories", List.of("/api/spaces/*/memories", "/api/memories"), true), d);
+        assertEquals(
+                new CapabilityDeclaration(
+                        "memories", "Memories", List.of("/api/spaces/*/memories", "/api/memories"), true),
+                d);
     }
 
     @Test
     void aCapabilityWithoutLabelOrRoutesIsLabelledByItsCapitalisedName() {
-        assertEquals(new CapabilityDeclaration("runs", "Runs", List.of(), true), CapabilityDeclaration.from(Map.of("atrium.capability", "runs")));
+        assertEquals(
+                new CapabilityDeclaration("runs", "Runs", List.of(), true),
+                CapabilityDeclaration.from(Map.of("atrium.capability", "runs")));
     }
 
     @Test
     void aCapabilityCanKeepOutOfTheSidebar() {
-        assertFalse(CapabilityDeclaration.from(Map.of("atrium.capability", "oauth", "sidebar", "false")).sidebar());
+        assertFalse(CapabilityDeclaration.from(Map.of("atrium.capability", "oauth", "sidebar", "false"))
+                .sidebar());
     }
 
     @Test
@@ -43,16 +53,24 @@ class CapabilityDeclarationTest {
 
     @Test
     void aResolvedBundleIsReadThroughItsWiringAnUnresolvedOneThroughItsRevision() {
-        BundleCapability cap = proxy(BundleCapability.class, (name, args) -> name.equals("getAttributes") ? MEMORIES : null);
-        BundleWiring wiring = proxy(BundleWiring.class,
-                (name, args) -> name.equals("getCapabilities") && "atrium.capability".equals(args[0]) ? List.of(cap) : null);
-        BundleRevision revision = proxy(BundleRevision.class,
-                (name, args) -> name.equals("getDeclaredCapabilities") && "atrium.capability".equals(args[0]) ? List.of(cap) : null);
+        BundleCapability cap =
+                proxy(BundleCapability.class, (name, args) -> name.equals("getAttributes") ? MEMORIES : null);
+        BundleWiring wiring = proxy(
+                BundleWiring.class,
+                (name, args) ->
+                        name.equals("getCapabilities") && "atrium.capability".equals(args[0]) ? List.of(cap) : null);
+        BundleRevision revision = proxy(
+                BundleRevision.class,
+                (name, args) -> name.equals("getDeclaredCapabilities") && "atrium.capability".equals(args[0])
+                        ? List.of(cap)
+                        : null);
         Bundle resolved = bundle(wiring, revision);
         Bundle installed = bundle(null, revision);
         Bundle plain = bundle(null, proxy(BundleRevision.class, (name, args) -> List.of()));
-        assertEquals("memories", CapabilityDeclaration.of(resolved).orElseThrow().id());
-        assertEquals("Memories", CapabilityDeclaration.of(installed).orElseThrow().label());
+        assertEquals(
+                "memories", CapabilityDeclaration.of(resolved).orElseThrow().id());
+        assertEquals(
+                "Memories", CapabilityDeclaration.of(installed).orElseThrow().label());
         assertTrue(CapabilityDeclaration.of(plain).isEmpty());
     }
 
@@ -70,7 +88,7 @@ class CapabilityDeclarationTest {
     }
 
     private static <T> T proxy(Class<T> type, Answer answer) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type },
-                (p, m, args) -> answer.answer(m.getName(), args)));
+        return type.cast(Proxy.newProxyInstance(
+                type.getClassLoader(), new Class<?>[] {type}, (p, m, args) -> answer.answer(m.getName(), args)));
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
 
 class ErrorBodyTest {
@@ -36,7 +35,9 @@ class ErrorBodyTest {
         assertTrue(RequestEnvelope.covered("/api/spaces"));
         assertTrue(RequestEnvelope.covered("/admin/users"));
         assertTrue(RequestEnvelope.covered("/healthz"));
-        assertTrue(RequestEnvelope.covered("/ap/stores/main"), "federation documents answer errors with the spec body too");
+        assertTrue(
+                RequestEnvelope.covered("/ap/stores/main"),
+                "federation documents answer errors with the spec body too");
         assertTrue(RequestEnvelope.covered("/.well-known/webfinger"));
         assertFalse(RequestEnvelope.covered("/git/alice/repo.git/info/refs"));
         assertFalse(RequestEnvelope.covered("/apiary"));

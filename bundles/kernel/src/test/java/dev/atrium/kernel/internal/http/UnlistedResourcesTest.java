@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 
 class UnlistedResourcesTest {

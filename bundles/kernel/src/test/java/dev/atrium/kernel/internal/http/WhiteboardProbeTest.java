@@ -22,7 +22,8 @@ class WhiteboardProbeTest {
 
     @Test
     void aProbeFillsEveryTemplateVariableOfTheResourcesFirstPath() {
-        assertEquals("/api/spaces/0/memories", WhiteboardProbe.path(resource("/api/spaces/{spaceId}/memories", "/other")));
+        assertEquals(
+                "/api/spaces/0/memories", WhiteboardProbe.path(resource("/api/spaces/{spaceId}/memories", "/other")));
         assertEquals("/api/repos/0/tree/0", WhiteboardProbe.path(resource("api/repos/{repoId}/tree/{path: .+}")));
         assertEquals("/admin/repos/0/gc", WhiteboardProbe.path(resource("", "/admin//repos/{id:[0-9]+}/gc")));
     }

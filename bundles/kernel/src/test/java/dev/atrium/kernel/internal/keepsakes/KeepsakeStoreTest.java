@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 
 class KeepsakeStoreTest {
@@ -24,7 +23,11 @@ class KeepsakeStoreTest {
         KeepsakeStore store = new KeepsakeStore();
         Process p = sleeper();
         try {
-            store.keep("dev.atrium.a", "procs", Map.of("list", List.of(Map.of("process", p, "port", 4242))), Duration.ofSeconds(30));
+            store.keep(
+                    "dev.atrium.a",
+                    "procs",
+                    Map.of("list", List.of(Map.of("process", p, "port", 4242))),
+                    Duration.ofSeconds(30));
             assertTrue(store.take("dev.atrium.b", "procs").isEmpty(), "another bundle's keepsakes are not this one's");
             Map<String, Object> taken = store.take("dev.atrium.a", "procs").orElseThrow();
             assertSame(p, ((Map<?, ?>) ((List<?>) taken.get("list")).get(0)).get("process"));
@@ -59,18 +62,23 @@ class KeepsakeStoreTest {
     }
 
     /** A bundle's own class would keep its old class loader alive. */
-    private record Mine(int x) {
-    }
+    private record Mine(int x) {}
 
     @Test
     void onlyJdkTypesMayBeKept() {
         KeepsakeStore store = new KeepsakeStore();
         try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> store.keep("dev.atrium.a", "k", Map.of("nested", List.of(new Mine(1))), Duration.ofSeconds(5)));
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> store.keep(
+                            "dev.atrium.a", "k", Map.of("nested", List.of(new Mine(1))), Duration.ofSeconds(5)));
             assertTrue(e.getMessage().contains("not a JDK type"), e.getMessage());
             assertFalse(store.take("dev.atrium.a", "k").isPresent());
-            store.keep("dev.atrium.a", "k", Map.of("s", "text", "n", 1L, "m", Map.of("a", List.of(1, 2))), Duration.ofSeconds(5));
+            store.keep(
+                    "dev.atrium.a",
+                    "k",
+                    Map.of("s", "text", "n", 1L, "m", Map.of("a", List.of(1, 2))),
+                    Duration.ofSeconds(5));
             assertEquals("text", store.take("dev.atrium.a", "k").orElseThrow().get("s"));
         } finally {
             store.deactivate();

@@ -1,5 +1,13 @@
 package dev.atrium.resource.analytics.internal;
 
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.resource.api.AnalyticsFacet;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
+import dev.atrium.resource.api.SqlFacet.SqlResult;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,9 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -20,15 +26,6 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.resource.api.AnalyticsFacet;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.ResourceProvider;
-import dev.atrium.resource.api.ResourceProviderType;
-import dev.atrium.resource.api.SqlFacet.SqlResult;
 
 /**
  * {@code analyticsEngine} resources on the server's PostgreSQL (backend {@code postgres}): data points shaped like
@@ -65,7 +62,11 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
     private final DataSource dataSource;
 
     @Activate
-    public AnalyticsProvider(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context, Config config) {
+    public AnalyticsProvider(
+            @Reference DataSource dataSource,
+            @Reference SchemaMigrations migrations,
+            BundleContext context,
+            Config config) {
         migrations.apply(context.getBundle());
         this.config = config;
         this.sql = new Sql(dataSource);
@@ -79,8 +80,13 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
 
     @Override
     public Map<String, Object> connectionInfo(ResourceContext ctx) {
-        return Map.of("backend", "postgres", "dialect", "json (see docs/decisions.md: analyticsEngine query)",
-                "fields", "timestamp, index1, blob1..blob20, double1..double20");
+        return Map.of(
+                "backend",
+                "postgres",
+                "dialect",
+                "json (see docs/decisions.md: analyticsEngine query)",
+                "fields",
+                "timestamp, index1, blob1..blob20, double1..double20");
     }
 
     @Override
@@ -99,7 +105,8 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
             throw ResourceException.badInput("a write needs at least one data point");
         }
         if (points.size() > config.maxBatch()) {
-            throw new ResourceException(ResourceException.Kind.TOO_LARGE, "at most " + config.maxBatch() + " data points per write");
+            throw new ResourceException(
+                    ResourceException.Kind.TOO_LARGE, "at most " + config.maxBatch() + " data points per write");
         }
         for (DataPoint p : points) {
             check(p);
@@ -111,9 +118,17 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
                 for (DataPoint p : points) {
                     ps.setString(1, ctx.resourceId());
                     ps.setTimestamp(2, Timestamp.from(p.timestamp() == null ? now : p.timestamp()));
-                    ps.setString(3, p.indexes() == null || p.indexes().isEmpty() ? "" : p.indexes().get(0));
-                    ps.setArray(4, c.createArrayOf("text", (p.blobs() == null ? List.<String>of() : p.blobs()).toArray()));
-                    ps.setArray(5, c.createArrayOf("float8", (p.doubles() == null ? List.<Double>of() : p.doubles()).toArray()));
+                    ps.setString(
+                            3,
+                            p.indexes() == null || p.indexes().isEmpty()
+                                    ? ""
+                                    : p.indexes().get(0));
+                    ps.setArray(
+                            4, c.createArrayOf("text", (p.blobs() == null ? List.<String>of() : p.blobs()).toArray()));
+                    ps.setArray(
+                            5,
+                            c.createArrayOf(
+                                    "float8", (p.doubles() == null ? List.<Double>of() : p.doubles()).toArray()));
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -131,7 +146,8 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
             if (p.indexes().size() > 1) {
                 throw ResourceException.badInput("a data point has at most one index");
             }
-            if (!p.indexes().isEmpty() && (p.indexes().get(0) == null || bytes(p.indexes().get(0)) > MAX_INDEX_BYTES)) {
+            if (!p.indexes().isEmpty()
+                    && (p.indexes().get(0) == null || bytes(p.indexes().get(0)) > MAX_INDEX_BYTES)) {
                 throw ResourceException.badInput("an index is a string of at most " + MAX_INDEX_BYTES + " bytes");
             }
         }
@@ -147,7 +163,9 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
                 }
             }
             if (total > MAX_BLOB_BYTES) {
-                throw new ResourceException(ResourceException.Kind.TOO_LARGE, "a data point's blobs are at most " + MAX_BLOB_BYTES + " bytes in all");
+                throw new ResourceException(
+                        ResourceException.Kind.TOO_LARGE,
+                        "a data point's blobs are at most " + MAX_BLOB_BYTES + " bytes in all");
             }
         }
         if (p.doubles() != null) {
@@ -171,7 +189,8 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
 
     @Override
     public SqlResult query(ResourceContext ctx, String query) throws ResourceException {
-        AnalyticsQuery.Plan plan = AnalyticsQuery.parse(query, ctx.resourceId(), Instant.now(), config.maxRows(), config.maxRangeDays());
+        AnalyticsQuery.Plan plan =
+                AnalyticsQuery.parse(query, ctx.resourceId(), Instant.now(), config.maxRows(), config.maxRangeDays());
         List<List<Object>> rows;
         // its own connection, not Sql.tx: a cancelled statement (57014) is the client's query being too heavy, a 4xx
         try (Connection c = dataSource.getConnection()) {
@@ -191,13 +210,18 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
                         + " ms and was cancelled; narrow the time range or the grouping");
             }
             RuntimeException t = Sql.translate(e);
-            throw t instanceof Sql.DatabaseException ? ResourceException.unavailable("the analytics store failed; try again", e) : translate(t);
+            throw t instanceof Sql.DatabaseException
+                    ? ResourceException.unavailable("the analytics store failed; try again", e)
+                    : translate(t);
         }
         ctx.usage().record("queries", 1);
         ctx.usage().record("rows_read", rows.size());
         boolean truncated = rows.size() > plan.limit();
-        return new SqlResult(plan.columns().stream().map(AnalyticsQuery.Column::name).toList(),
-                truncated ? List.copyOf(rows.subList(0, plan.limit())) : rows, 0, truncated);
+        return new SqlResult(
+                plan.columns().stream().map(AnalyticsQuery.Column::name).toList(),
+                truncated ? List.copyOf(rows.subList(0, plan.limit())) : rows,
+                0,
+                truncated);
     }
 
     private static List<List<Object>> rows(Connection c, AnalyticsQuery.Plan plan) throws SQLException {
@@ -210,18 +234,19 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
                 while (rs.next()) {
                     List<Object> row = new ArrayList<>(plan.columns().size());
                     for (int i = 0; i < plan.columns().size(); i++) {
-                        row.add(switch (plan.columns().get(i).kind()) {
-                            case COUNT -> rs.getLong(i + 1);
-                            case NUMBER -> {
-                                double d = rs.getDouble(i + 1);
-                                yield rs.wasNull() ? null : d;
-                            }
-                            case TIME -> {
-                                Timestamp t = rs.getTimestamp(i + 1);
-                                yield t == null ? null : t.toInstant().toString();
-                            }
-                            default -> rs.getString(i + 1);
-                        });
+                        row.add(
+                                switch (plan.columns().get(i).kind()) {
+                                    case COUNT -> rs.getLong(i + 1);
+                                    case NUMBER -> {
+                                        double d = rs.getDouble(i + 1);
+                                        yield rs.wasNull() ? null : d;
+                                    }
+                                    case TIME -> {
+                                        Timestamp t = rs.getTimestamp(i + 1);
+                                        yield t == null ? null : t.toInstant().toString();
+                                    }
+                                    default -> rs.getString(i + 1);
+                                });
                     }
                     rows.add(row);
                 }

@@ -1,5 +1,10 @@
 package dev.atrium.resource.analytics.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.resource.api.ResourceException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -11,12 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.resource.api.ResourceException;
 
 /**
  * The query dialect of analyticsEngine resources: a JSON object, never SQL. It is parsed here into a parameterised
@@ -43,7 +42,7 @@ import dev.atrium.resource.api.ResourceException;
  */
 final class AnalyticsQuery {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
     static final int MAX_FIELDS = 20;
     private static final Pattern BLOB = Pattern.compile("blob([1-9]|1[0-9]|20)");
     private static final Pattern DOUBLE = Pattern.compile("double([1-9]|1[0-9]|20)");
@@ -54,21 +53,22 @@ final class AnalyticsQuery {
 
     /** What a column yields, so the result can be read in the right Java type. */
     enum Kind {
-        TEXT, NUMBER, COUNT, TIME
+        TEXT,
+        NUMBER,
+        COUNT,
+        TIME
     }
 
     /** One output column. */
-    record Column(String name, String expression, Kind kind, boolean aggregate) {
-    }
+    record Column(String name, String expression, Kind kind, boolean aggregate) {}
 
     /** A parsed query: the statement, its parameters in order, and its columns. */
-    record Plan(String sql, List<Object> params, List<Column> columns, int limit, Instant from, Instant to) {
-    }
+    record Plan(String sql, List<Object> params, List<Column> columns, int limit, Instant from, Instant to) {}
 
-    private AnalyticsQuery() {
-    }
+    private AnalyticsQuery() {}
 
-    static Plan parse(String text, String resourceId, Instant now, int maxRows, int maxRangeDays) throws ResourceException {
+    static Plan parse(String text, String resourceId, Instant now, int maxRows, int maxRangeDays)
+            throws ResourceException {
         JsonNode q;
         try {
             q = JSON.readTree(text == null ? "" : text);
@@ -78,10 +78,11 @@ final class AnalyticsQuery {
         if (q == null || !q.isObject()) {
             throw bad("the query is a JSON object with select, from, to, where, group_by, order_by and limit");
         }
-        for (Iterator<String> it = q.fieldNames(); it.hasNext();) {
+        for (Iterator<String> it = q.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!KEYS.contains(key)) {
-                throw bad("the query has an unknown key '" + key + "'; known: select, from, to, where, group_by, order_by, limit");
+                throw bad("the query has an unknown key '" + key
+                        + "'; known: select, from, to, where, group_by, order_by, limit");
             }
         }
         // time range
@@ -177,7 +178,9 @@ final class AnalyticsQuery {
                 }
                 int at = position(columns, o.get("by"), "order_by");
                 boolean desc = o.has("desc") && o.get("desc").asBoolean(false);
-                order.append(order.length() == 0 ? " ORDER BY " : ", ").append(at).append(desc ? " DESC NULLS LAST" : " ASC NULLS LAST");
+                order.append(order.length() == 0 ? " ORDER BY " : ", ")
+                        .append(at)
+                        .append(desc ? " DESC NULLS LAST" : " ASC NULLS LAST");
             }
             sql.append(order);
         } else if (!aggregated) {
@@ -201,7 +204,7 @@ final class AnalyticsQuery {
         if (!item.isObject()) {
             throw bad("each select item is {\"field\": …} or {\"fn\": …, \"field\": …}, with an optional \"as\"");
         }
-        for (Iterator<String> it = item.fieldNames(); it.hasNext();) {
+        for (Iterator<String> it = item.fieldNames(); it.hasNext(); ) {
             String k = it.next();
             if (!Set.of("field", "fn", "as", "bucket").contains(k)) {
                 throw bad("a select item has an unknown key '" + k + "'");
@@ -220,7 +223,8 @@ final class AnalyticsQuery {
             switch (fn) {
                 case "count" -> {
                     if (field != null) {
-                        throw bad("count takes no field (it counts data points); use count_distinct for distinct values");
+                        throw bad(
+                                "count takes no field (it counts data points); use count_distinct for distinct values");
                     }
                     return new Column(alias == null ? "count" : alias, "count(*)", Kind.COUNT, true);
                 }
@@ -228,15 +232,24 @@ final class AnalyticsQuery {
                     if (field == null) {
                         throw bad("count_distinct needs a field");
                     }
-                    return new Column(alias == null ? "count_distinct_" + field : alias, "count(DISTINCT " + expression(field) + ")", Kind.COUNT, true);
+                    return new Column(
+                            alias == null ? "count_distinct_" + field : alias,
+                            "count(DISTINCT " + expression(field) + ")",
+                            Kind.COUNT,
+                            true);
                 }
                 case "sum", "avg", "min", "max" -> {
                     if (field == null || !DOUBLE.matcher(field).matches()) {
                         throw bad(fn + " needs a double field (double1 … double20)");
                     }
-                    return new Column(alias == null ? fn + "_" + field : alias, fn + "(" + expression(field) + ")", Kind.NUMBER, true);
+                    return new Column(
+                            alias == null ? fn + "_" + field : alias,
+                            fn + "(" + expression(field) + ")",
+                            Kind.NUMBER,
+                            true);
                 }
-                default -> throw bad("unknown aggregate '" + fn + "'; known: count, count_distinct, sum, avg, min, max");
+                default ->
+                    throw bad("unknown aggregate '" + fn + "'; known: count, count_distinct, sum, avg, min, max");
             }
         }
         if (field == null) {
@@ -248,7 +261,8 @@ final class AnalyticsQuery {
                 throw bad("bucket applies to timestamp and is one of minute, hour, day, week, month");
             }
             // the unit is one of five fixed words, so it is written into the SQL text, not bound
-            return new Column(alias == null ? bucket : alias, "date_trunc('" + bucket + "', ts, 'UTC')", Kind.TIME, false);
+            return new Column(
+                    alias == null ? bucket : alias, "date_trunc('" + bucket + "', ts, 'UTC')", Kind.TIME, false);
         }
         return new Column(alias == null ? field : alias, expression(field), kind(field), false);
     }
@@ -277,7 +291,11 @@ final class AnalyticsQuery {
             sql.append(')');
             return;
         }
-        sql.append(" AND ").append(expr).append(' ').append("!=".equals(op) ? "<>" : op).append(" ?");
+        sql.append(" AND ")
+                .append(expr)
+                .append(' ')
+                .append("!=".equals(op) ? "<>" : op)
+                .append(" ?");
         params.add(value(value, kind, field));
     }
 

@@ -1,8 +1,7 @@
 package dev.atrium.resource.d1.internal;
 
-import java.util.Locale;
-
 import dev.atrium.resource.api.ResourceException;
+import java.util.Locale;
 
 /**
  * The two checks on SQL text that SQLite cannot make for us through xerial's driver (it has no authorizer and silently
@@ -11,8 +10,7 @@ import dev.atrium.resource.api.ResourceException;
  */
 final class SqlText {
 
-    private SqlText() {
-    }
+    private SqlText() {}
 
     /** 400 when {@code sql} holds more than one statement (anything but blanks and comments after the first ';'). */
     static void requireOneStatement(String sql) throws ResourceException {

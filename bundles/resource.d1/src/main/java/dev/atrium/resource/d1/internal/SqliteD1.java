@@ -1,5 +1,12 @@
 package dev.atrium.resource.d1.internal;
 
+import dev.atrium.resource.api.Access;
+import dev.atrium.resource.api.ConfigSchema;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
+import dev.atrium.resource.api.SqlFacet;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -22,20 +29,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-
 import org.osgi.service.component.annotations.Component;
 import org.sqlite.ProgressHandler;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteConnection;
 import org.sqlite.SQLiteLimits;
-
-import dev.atrium.resource.api.Access;
-import dev.atrium.resource.api.ConfigSchema;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.ResourceProvider;
-import dev.atrium.resource.api.ResourceProviderType;
-import dev.atrium.resource.api.SqlFacet;
 
 /**
  * d1 resources: one SQLite database file per resource ({@code <resource directory>/db.sqlite}), one connection per
@@ -52,10 +50,11 @@ import dev.atrium.resource.api.SqlFacet;
 @ResourceProviderType(type = "d1", backend = "sqlite")
 public class SqliteD1 implements ResourceProvider, SqlFacet {
 
-    static final Set<String> READ_PRAGMAS = Set.of("table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
-            "foreign_key_list");
+    static final Set<String> READ_PRAGMAS =
+            Set.of("table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list");
     /** rw------- : a database is its resource's alone, not readable by other users of the machine. */
     static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+
     private static final int SQLITE_READONLY = 8;
     private static final int SQLITE_INTERRUPT = 9;
     private static final int SQLITE_BUSY = 5;
@@ -63,7 +62,12 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
     @Override
     public ConfigSchema configSchema() {
         return ConfigSchema.builder()
-                .integer("max_rows", "the most rows a query returns (the rest are cut, truncated: true)", 1, 10_000, 1_000)
+                .integer(
+                        "max_rows",
+                        "the most rows a query returns (the rest are cut, truncated: true)",
+                        1,
+                        10_000,
+                        1_000)
                 .integer("query_timeout_ms", "how long one statement may run before it is cancelled", 10, 60_000, 5_000)
                 .build();
     }
@@ -158,14 +162,16 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
         try (Connection c = open(ctx, true)) {
             List<String> names = new ArrayList<>();
             try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")) {
+                    ResultSet rs = s.executeQuery(
+                            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")) {
                 while (rs.next()) {
                     names.add(rs.getString(1));
                 }
             }
             List<TableInfo> out = new ArrayList<>();
             for (String name : names) {
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quote(name))) {
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quote(name))) {
                     out.add(new TableInfo(name, rs.next() ? rs.getLong(1) : 0));
                 }
             }
@@ -196,8 +202,10 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
         SqlText.requireOneStatement(sql);
         String pragma = SqlText.pragmaName(sql);
         if (pragma != null && !READ_PRAGMAS.contains(pragma)) {
-            throw new ResourceException(ResourceException.Kind.BAD_INPUT,
-                    "only the introspection PRAGMAs " + String.join(", ", READ_PRAGMAS.stream().sorted().toList()) + " may be run");
+            throw new ResourceException(
+                    ResourceException.Kind.BAD_INPUT,
+                    "only the introspection PRAGMAs "
+                            + String.join(", ", READ_PRAGMAS.stream().sorted().toList()) + " may be run");
         }
         boolean readOnly = pragma != null || !ctx.access().allows(Access.WRITE);
         long timeout = config(ctx, "query_timeout_ms", 5_000);
@@ -262,10 +270,11 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
             w.write("PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n");
             List<String[]> schema = new ArrayList<>();
             try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-                            + " ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name")) {
+                    ResultSet rs = s.executeQuery(
+                            "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                                    + " ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name")) {
                 while (rs.next()) {
-                    schema.add(new String[] { rs.getString(1), rs.getString(2), rs.getString(3) });
+                    schema.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
                 }
             }
             for (String[] entry : schema) {
@@ -273,10 +282,13 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
                     continue;
                 }
                 w.write(entry[2] + ";\n");
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + quote(entry[1]))) {
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT * FROM " + quote(entry[1]))) {
                     int n = rs.getMetaData().getColumnCount();
                     while (rs.next()) {
-                        StringBuilder sb = new StringBuilder("INSERT INTO ").append(quote(entry[1])).append(" VALUES(");
+                        StringBuilder sb = new StringBuilder("INSERT INTO ")
+                                .append(quote(entry[1]))
+                                .append(" VALUES(");
                         for (int i = 1; i <= n; i++) {
                             sb.append(i > 1 ? "," : "").append(literal(rs.getObject(i)));
                         }
@@ -319,8 +331,10 @@ public class SqliteD1 implements ResourceProvider, SqlFacet {
         int code = e.getErrorCode();
         String message = e.getMessage() == null ? "the statement failed" : e.getMessage();
         if (code == SQLITE_READONLY) {
-            return new ResourceException(ResourceException.Kind.FORBIDDEN,
-                    "this call holds " + ctx.access().name().toLowerCase(Locale.ROOT) + " access: the database is open read-only");
+            return new ResourceException(
+                    ResourceException.Kind.FORBIDDEN,
+                    "this call holds " + ctx.access().name().toLowerCase(Locale.ROOT)
+                            + " access: the database is open read-only");
         }
         if (code == SQLITE_BUSY) {
             return ResourceException.unavailable("the database is busy; try again", e);

@@ -5,21 +5,35 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import org.junit.jupiter.api.Test;
-
 import dev.atrium.resource.api.ResourceException;
+import org.junit.jupiter.api.Test;
 
 class SqlTextTest {
 
     @Test
     void aSemicolonEndsAStatementOnlyOutsideStringsIdentifiersAndComments() {
-        for (String one : new String[] { "SELECT 1", "SELECT 1;", "SELECT 1 ;  -- done", "SELECT 1; /* done */ ;", "SELECT 'a;b'",
-                "SELECT \"x;y\" FROM t", "SELECT [a;b] FROM t", "SELECT `a;b`", "SELECT 'it''s; fine'", "SELECT 1 -- ; DROP TABLE t",
-                "SELECT /* ; */ 1" }) {
+        for (String one : new String[] {
+            "SELECT 1",
+            "SELECT 1;",
+            "SELECT 1 ;  -- done",
+            "SELECT 1; /* done */ ;",
+            "SELECT 'a;b'",
+            "SELECT \"x;y\" FROM t",
+            "SELECT [a;b] FROM t",
+            "SELECT `a;b`",
+            "SELECT 'it''s; fine'",
+            "SELECT 1 -- ; DROP TABLE t",
+            "SELECT /* ; */ 1"
+        }) {
             assertDoesNotThrow(() -> SqlText.requireOneStatement(one), one);
         }
-        for (String two : new String[] { "SELECT 1; SELECT 2", "SELECT 'a'; DROP TABLE t", "SELECT 1;-- x\nDELETE FROM t",
-                "SELECT 'it''s'; DELETE FROM t", "SELECT 1 /* c */; VACUUM" }) {
+        for (String two : new String[] {
+            "SELECT 1; SELECT 2",
+            "SELECT 'a'; DROP TABLE t",
+            "SELECT 1;-- x\nDELETE FROM t",
+            "SELECT 'it''s'; DELETE FROM t",
+            "SELECT 1 /* c */; VACUUM"
+        }) {
             ResourceException e = assertThrows(ResourceException.class, () -> SqlText.requireOneStatement(two), two);
             assertEquals(ResourceException.Kind.BAD_INPUT, e.kind());
         }
@@ -36,7 +50,9 @@ class SqlTextTest {
     void aPragmaBehindExplainOrExplainQueryPlanIsStillAPragma() {
         assertEquals("query_only", SqlText.pragmaName("EXPLAIN PRAGMA query_only = OFF"));
         assertEquals("hard_heap_limit", SqlText.pragmaName("explain/* c */pragma hard_heap_limit = 1"));
-        assertEquals("temp_store_directory", SqlText.pragmaName("EXPLAIN QUERY PLAN\n-- c\n PRAGMA temp_store_directory = '/tmp'"));
+        assertEquals(
+                "temp_store_directory",
+                SqlText.pragmaName("EXPLAIN QUERY PLAN\n-- c\n PRAGMA temp_store_directory = '/tmp'"));
         assertEquals("writable_schema", SqlText.pragmaName("Explain Query Plan pragma main . writable_schema = ON"));
         // the last part of a dotted name is the PRAGMA, as SQLite reads it, wherever the comments are
         assertEquals("hard_heap_limit", SqlText.pragmaName("PRAGMA table_info/**/.hard_heap_limit = 1"));

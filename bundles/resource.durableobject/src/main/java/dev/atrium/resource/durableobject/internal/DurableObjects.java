@@ -1,16 +1,14 @@
 package dev.atrium.resource.durableobject.internal;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.regex.Pattern;
-
-import org.osgi.service.component.annotations.Component;
-
 import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.ResourceProviderType;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.osgi.service.component.annotations.Component;
 
 /**
  * durableObject resources (backend {@code workerd}): a namespace of Durable Objects of the class {@code class_name},
@@ -31,7 +29,12 @@ public class DurableObjects implements ResourceProvider {
     @Override
     public ConfigSchema configSchema() {
         return ConfigSchema.builder()
-                .string(CLASS_NAME, "the Durable Object class the bound service's code exports (a JavaScript identifier)", true, java.util.List.of(), null)
+                .string(
+                        CLASS_NAME,
+                        "the Durable Object class the bound service's code exports (a JavaScript identifier)",
+                        true,
+                        java.util.List.of(),
+                        null)
                 .build();
     }
 
@@ -48,16 +51,19 @@ public class DurableObjects implements ResourceProvider {
 
     /** Nothing of the provider's own: the objects' data is in the resource's directory, which the core removes. */
     @Override
-    public void deprovision(ResourceContext ctx) {
-    }
+    public void deprovision(ResourceContext ctx) {}
 
     @Override
     public Map<String, Object> connectionInfo(ResourceContext ctx) {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("backend", "workerd");
         info.put(CLASS_NAME, ctx.config().get(CLASS_NAME));
-        info.put("storage", "per resource: every object's data is kept with this resource (across deployments and restarts) and deleted with it");
-        info.put("usable_through", "bindings: env.<binding> is a DurableObjectNamespace of class_name, exported by the bound service's code");
+        info.put(
+                "storage",
+                "per resource: every object's data is kept with this resource (across deployments and restarts) and deleted with it");
+        info.put(
+                "usable_through",
+                "bindings: env.<binding> is a DurableObjectNamespace of class_name, exported by the bound service's code");
         info.put("bound_services_at_most", 1);
         return info;
     }
@@ -70,8 +76,9 @@ public class DurableObjects implements ResourceProvider {
     static void check(Map<String, Object> config) throws ResourceException {
         Object name = config.get(CLASS_NAME);
         if (!(name instanceof String s) || !IDENTIFIER.matcher(s).matches()) {
-            throw ResourceException.badInput("class_name must be a JavaScript identifier (letters, digits, '_' or '$', not starting with a digit)"
-                    + ", the name of a class the bound service's code exports");
+            throw ResourceException.badInput(
+                    "class_name must be a JavaScript identifier (letters, digits, '_' or '$', not starting with a digit)"
+                            + ", the name of a class the bound service's code exports");
         }
     }
 }

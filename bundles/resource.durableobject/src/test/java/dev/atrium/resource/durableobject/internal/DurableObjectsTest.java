@@ -3,12 +3,10 @@ package dev.atrium.resource.durableobject.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.atrium.resource.api.ResourceException;
 import java.util.HashMap;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.resource.api.ResourceException;
 
 class DurableObjectsTest {
 
@@ -16,8 +14,9 @@ class DurableObjectsTest {
     void aClassNameMustBeAJavaScriptIdentifier() throws Exception {
         DurableObjects.check(Map.of("class_name", "Counter"));
         DurableObjects.check(Map.of("class_name", "_Room$2"));
-        for (String bad : new String[] { "", "2Counter", "Counter.x", "a b", "Counter\"", "Zähler" }) {
-            ResourceException e = assertThrows(ResourceException.class, () -> DurableObjects.check(Map.of("class_name", bad)), bad);
+        for (String bad : new String[] {"", "2Counter", "Counter.x", "a b", "Counter\"", "Zähler"}) {
+            ResourceException e =
+                    assertThrows(ResourceException.class, () -> DurableObjects.check(Map.of("class_name", bad)), bad);
             assertEquals(ResourceException.Kind.BAD_INPUT, e.kind());
         }
         Map<String, Object> none = new HashMap<>();

@@ -1,21 +1,5 @@
 package dev.atrium.resource.kv.internal;
 
-import java.nio.charset.StandardCharsets;
-import java.sql.Timestamp;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-
-import javax.sql.DataSource;
-
-import org.osgi.framework.BundleContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
@@ -24,6 +8,19 @@ import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.ResourceProviderType;
+import java.nio.charset.StandardCharsets;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * kv resources in one PostgreSQL table, rows kept apart by resource id. Expired entries are invisible at once (every
@@ -67,15 +64,19 @@ public class PostgresKv implements ResourceProvider, KvFacet {
     public KvPage list(ResourceContext ctx, String prefix, String cursor, int limit) throws ResourceException {
         String after = cursor == null ? null : decodeCursor(cursor);
         // prefix match as a range on the key (no LIKE: '%' and '_' in a prefix are plain characters)
-        List<KvKey> keys = run(() -> sql.list("SELECT key, expires_at FROM resource_kv_entries WHERE resource_id = ? AND " + LIVE
-                + " AND key >= ? AND left(key, ?) = ?" + (after == null ? "" : " AND key > ?") + " ORDER BY key LIMIT ?",
+        List<KvKey> keys = run(() -> sql.list(
+                "SELECT key, expires_at FROM resource_kv_entries WHERE resource_id = ? AND " + LIVE
+                        + " AND key >= ? AND left(key, ?) = ?" + (after == null ? "" : " AND key > ?")
+                        + " ORDER BY key LIMIT ?",
                 rs -> new KvKey(rs.getString(1), Sql.instant(rs, "expires_at")),
-                after == null ? new Object[] { ctx.resourceId(), prefix, prefix.length(), prefix, limit + 1 }
-                        : new Object[] { ctx.resourceId(), prefix, prefix.length(), prefix, after, limit + 1 }));
+                after == null
+                        ? new Object[] {ctx.resourceId(), prefix, prefix.length(), prefix, limit + 1}
+                        : new Object[] {ctx.resourceId(), prefix, prefix.length(), prefix, after, limit + 1}));
         ctx.usage().record("reads", 1);
         if (keys.size() > limit) {
             List<KvKey> page = keys.subList(0, limit);
-            return new KvPage(List.copyOf(page), encodeCursor(page.get(limit - 1).name()));
+            return new KvPage(
+                    List.copyOf(page), encodeCursor(page.get(limit - 1).name()));
         }
         return new KvPage(keys, null);
     }
@@ -83,24 +84,35 @@ public class PostgresKv implements ResourceProvider, KvFacet {
     @Override
     public Optional<KvEntry> get(ResourceContext ctx, String key) throws ResourceException {
         ctx.usage().record("reads", 1);
-        return run(() -> sql.one("SELECT key, value, expires_at FROM resource_kv_entries WHERE resource_id = ? AND key = ? AND " + LIVE,
-                rs -> new KvEntry(rs.getString(1), rs.getBytes(2), Sql.instant(rs, "expires_at")), ctx.resourceId(), key));
+        return run(() -> sql.one(
+                "SELECT key, value, expires_at FROM resource_kv_entries WHERE resource_id = ? AND key = ? AND " + LIVE,
+                rs -> new KvEntry(rs.getString(1), rs.getBytes(2), Sql.instant(rs, "expires_at")),
+                ctx.resourceId(),
+                key));
     }
 
     @Override
     public void put(ResourceContext ctx, String key, byte[] value, Duration ttl) throws ResourceException {
         Timestamp expires = ttl == null ? null : Timestamp.from(Instant.now().plus(ttl));
-        run(() -> sql.update("INSERT INTO resource_kv_entries (resource_id, key, value, expires_at, updated_at) VALUES (?, ?, ?, ?, now())"
-                + " ON CONFLICT (resource_id, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, updated_at = now()",
-                ctx.resourceId(), key, value, expires));
+        run(() -> sql.update(
+                "INSERT INTO resource_kv_entries (resource_id, key, value, expires_at, updated_at) VALUES (?, ?, ?, ?, now())"
+                        + " ON CONFLICT (resource_id, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, updated_at = now()",
+                ctx.resourceId(),
+                key,
+                value,
+                expires));
         ctx.usage().record("writes", 1);
     }
 
     @Override
     public boolean delete(ResourceContext ctx, String key) throws ResourceException {
         // an expired entry is removed too, but reported as not there: it was not live
-        Boolean live = run(() -> sql.one("DELETE FROM resource_kv_entries WHERE resource_id = ? AND key = ? RETURNING " + LIVE,
-                rs -> rs.getBoolean(1), ctx.resourceId(), key).orElse(false));
+        Boolean live = run(() -> sql.one(
+                        "DELETE FROM resource_kv_entries WHERE resource_id = ? AND key = ? RETURNING " + LIVE,
+                        rs -> rs.getBoolean(1),
+                        ctx.resourceId(),
+                        key)
+                .orElse(false));
         ctx.usage().record("writes", 1);
         return live;
     }
@@ -127,7 +139,9 @@ public class PostgresKv implements ResourceProvider, KvFacet {
             if (e.status() == 400) {
                 throw ResourceException.badInput(e.getMessage());
             }
-            throw new ResourceException(e.status() == 409 ? ResourceException.Kind.CONFLICT : ResourceException.Kind.UNAVAILABLE, e.getMessage());
+            throw new ResourceException(
+                    e.status() == 409 ? ResourceException.Kind.CONFLICT : ResourceException.Kind.UNAVAILABLE,
+                    e.getMessage());
         }
     }
 }

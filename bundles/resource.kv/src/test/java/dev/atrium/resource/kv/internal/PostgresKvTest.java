@@ -1,14 +1,12 @@
 package dev.atrium.resource.kv.internal;
 
-import java.util.Map;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
 import dev.atrium.kernel.api.TestPostgres;
 import dev.atrium.resource.api.KvFacetContract;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.TestResourceContext;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 
 /** The kv contract on a fresh database of the machine's PostgreSQL, with the bundle's own migration. */
 class PostgresKvTest extends KvFacetContract {
@@ -19,7 +17,9 @@ class PostgresKvTest extends KvFacetContract {
     @BeforeAll
     static void createDatabase() throws Exception {
         database = TestPostgres.create("atrium_kv");
-        provider = new PostgresKv(database.dataSource(), database.migrations(PostgresKv.class, "/db/migration/V1__kv.sql"),
+        provider = new PostgresKv(
+                database.dataSource(),
+                database.migrations(PostgresKv.class, "/db/migration/V1__kv.sql"),
                 TestPostgres.noBundleContext());
     }
 

@@ -1,29 +1,24 @@
 package dev.atrium.resource.queue.internal;
 
-import dev.atrium.resource.api.QueueLimits;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-
-import javax.sql.DataSource;
-
-import org.osgi.framework.BundleContext;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.QueueFacet;
+import dev.atrium.resource.api.QueueLimits;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.ResourceProviderType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * queue resources in one PostgreSQL table, rows kept apart by resource id. A receive takes the oldest ready rows with
@@ -42,7 +37,8 @@ public class PostgresQueue implements ResourceProvider, QueueFacet {
     private final Sql sql;
 
     @Activate
-    public PostgresQueue(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public PostgresQueue(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
@@ -81,44 +77,70 @@ public class PostgresQueue implements ResourceProvider, QueueFacet {
     public String send(ResourceContext ctx, byte[] body, Duration delay) throws ResourceException {
         QueueLimits.checkBody(ctx, body);
         long delayMillis = QueueLimits.checkDelay(delay);
-        long id = run(() -> sql.one("INSERT INTO resource_queue_messages (resource_id, body, visible_at) VALUES (?, ?, now() + ? * interval '1 millisecond')"
-                + " RETURNING id", rs -> rs.getLong(1), ctx.resourceId(), body, delayMillis).orElseThrow());
+        long id = run(() -> sql.one(
+                        "INSERT INTO resource_queue_messages (resource_id, body, visible_at) VALUES (?, ?, now() + ? * interval '1 millisecond')"
+                                + " RETURNING id",
+                        rs -> rs.getLong(1),
+                        ctx.resourceId(),
+                        body,
+                        delayMillis)
+                .orElseThrow());
         ctx.usage().record("writes", 1);
         return Long.toString(id);
     }
 
     @Override
-    public List<QueueMessage> receive(ResourceContext ctx, int max, Duration visibilityTimeout) throws ResourceException {
+    public List<QueueMessage> receive(ResourceContext ctx, int max, Duration visibilityTimeout)
+            throws ResourceException {
         QueueLimits.checkMax(max);
         long hideMillis = QueueLimits.checkVisibility(visibilityTimeout);
         int maxDeliveries = QueueLimits.maxDeliveries(ctx);
         List<QueueMessage> messages = run(() -> sql.tx(c -> {
             bury(c, ctx.resourceId(), maxDeliveries);
-            return Sql.list(c, "WITH picked AS (SELECT id FROM resource_queue_messages WHERE resource_id = ? AND dead_at IS NULL"
-                    + " AND visible_at <= now() AND attempts < ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)"
-                    + " UPDATE resource_queue_messages m SET attempts = m.attempts + 1, receipt = gen_random_uuid(),"
-                    + " visible_at = now() + ? * interval '1 millisecond' FROM picked WHERE m.id = picked.id"
-                    + " RETURNING m.id, m.body, m.receipt, m.attempts, m.enqueued_at",
-                    rs -> new QueueMessage(Long.toString(rs.getLong(1)), rs.getBytes(2), rs.getString(3), rs.getInt(4), Sql.instant(rs, "enqueued_at")),
-                    ctx.resourceId(), maxDeliveries, max, hideMillis);
+            return Sql.list(
+                    c,
+                    "WITH picked AS (SELECT id FROM resource_queue_messages WHERE resource_id = ? AND dead_at IS NULL"
+                            + " AND visible_at <= now() AND attempts < ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)"
+                            + " UPDATE resource_queue_messages m SET attempts = m.attempts + 1, receipt = gen_random_uuid(),"
+                            + " visible_at = now() + ? * interval '1 millisecond' FROM picked WHERE m.id = picked.id"
+                            + " RETURNING m.id, m.body, m.receipt, m.attempts, m.enqueued_at",
+                    rs -> new QueueMessage(
+                            Long.toString(rs.getLong(1)),
+                            rs.getBytes(2),
+                            rs.getString(3),
+                            rs.getInt(4),
+                            Sql.instant(rs, "enqueued_at")),
+                    ctx.resourceId(),
+                    maxDeliveries,
+                    max,
+                    hideMillis);
         }));
         ctx.usage().record("reads", 1);
         // RETURNING gives no order: deliver in send order
-        return messages.stream().sorted((a, b) -> Long.compare(Long.parseLong(a.id()), Long.parseLong(b.id()))).toList();
+        return messages.stream()
+                .sorted((a, b) -> Long.compare(Long.parseLong(a.id()), Long.parseLong(b.id())))
+                .toList();
     }
 
     /** Marks dead what used its last delivery and was not acknowledged in time (rows a receive holds are skipped). */
     private static void bury(java.sql.Connection c, String resourceId, int maxDeliveries) throws java.sql.SQLException {
-        Sql.update(c, "WITH spent AS (SELECT id FROM resource_queue_messages WHERE resource_id = ? AND dead_at IS NULL AND visible_at <= now()"
-                + " AND attempts >= ? FOR UPDATE SKIP LOCKED) UPDATE resource_queue_messages m SET dead_at = now(), receipt = NULL"
-                + " FROM spent WHERE m.id = spent.id", resourceId, maxDeliveries);
+        Sql.update(
+                c,
+                "WITH spent AS (SELECT id FROM resource_queue_messages WHERE resource_id = ? AND dead_at IS NULL AND visible_at <= now()"
+                        + " AND attempts >= ? FOR UPDATE SKIP LOCKED) UPDATE resource_queue_messages m SET dead_at = now(), receipt = NULL"
+                        + " FROM spent WHERE m.id = spent.id",
+                resourceId,
+                maxDeliveries);
     }
 
     @Override
     public boolean ack(ResourceContext ctx, String receipt) throws ResourceException {
         UUID id = QueueLimits.parseReceipt(receipt);
-        int gone = run(() -> sql.update("DELETE FROM resource_queue_messages WHERE receipt = ? AND resource_id = ? AND dead_at IS NULL"
-                + " AND visible_at > now()", id, ctx.resourceId()));
+        int gone = run(() -> sql.update(
+                "DELETE FROM resource_queue_messages WHERE receipt = ? AND resource_id = ? AND dead_at IS NULL"
+                        + " AND visible_at > now()",
+                id,
+                ctx.resourceId()));
         ctx.usage().record("writes", 1);
         return gone > 0;
     }
@@ -129,10 +151,18 @@ public class PostgresQueue implements ResourceProvider, QueueFacet {
         int maxDeliveries = QueueLimits.maxDeliveries(ctx);
         List<QueueMessage> dead = run(() -> sql.tx(c -> {
             bury(c, ctx.resourceId(), maxDeliveries);
-            return Sql.list(c, "SELECT id, body, attempts, enqueued_at FROM resource_queue_messages WHERE resource_id = ? AND dead_at IS NOT NULL"
-                    + " ORDER BY dead_at, id LIMIT ?",
-                    rs -> new QueueMessage(Long.toString(rs.getLong(1)), rs.getBytes(2), null, rs.getInt(3), Sql.instant(rs, "enqueued_at")),
-                    ctx.resourceId(), limit);
+            return Sql.list(
+                    c,
+                    "SELECT id, body, attempts, enqueued_at FROM resource_queue_messages WHERE resource_id = ? AND dead_at IS NOT NULL"
+                            + " ORDER BY dead_at, id LIMIT ?",
+                    rs -> new QueueMessage(
+                            Long.toString(rs.getLong(1)),
+                            rs.getBytes(2),
+                            null,
+                            rs.getInt(3),
+                            Sql.instant(rs, "enqueued_at")),
+                    ctx.resourceId(),
+                    limit);
         }));
         ctx.usage().record("reads", 1);
         return dead;
@@ -148,8 +178,9 @@ public class PostgresQueue implements ResourceProvider, QueueFacet {
             if (e.status() == 400) {
                 throw ResourceException.badInput(e.getMessage());
             }
-            throw new ResourceException(e.status() == 409 ? ResourceException.Kind.CONFLICT : ResourceException.Kind.UNAVAILABLE, e.getMessage());
+            throw new ResourceException(
+                    e.status() == 409 ? ResourceException.Kind.CONFLICT : ResourceException.Kind.UNAVAILABLE,
+                    e.getMessage());
         }
     }
-
 }

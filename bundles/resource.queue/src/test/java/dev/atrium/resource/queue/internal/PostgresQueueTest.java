@@ -1,16 +1,14 @@
 package dev.atrium.resource.queue.internal;
 
-import java.util.List;
-import java.util.Map;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.postgresql.ds.PGSimpleDataSource;
-
 import dev.atrium.kernel.api.TestPostgres;
 import dev.atrium.resource.api.QueueFacetContract;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.TestResourceContext;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The queue contract on a fresh database of the machine's PostgreSQL, with the bundle's own migration. */
 class PostgresQueueTest extends QueueFacetContract {
@@ -21,7 +19,9 @@ class PostgresQueueTest extends QueueFacetContract {
     @BeforeAll
     static void createDatabase() throws Exception {
         database = TestPostgres.create("atrium_queue");
-        provider = new PostgresQueue(database.dataSource(), database.migrations(PostgresQueue.class, "/db/migration/V1__queue.sql"),
+        provider = new PostgresQueue(
+                database.dataSource(),
+                database.migrations(PostgresQueue.class, "/db/migration/V1__queue.sql"),
                 TestPostgres.noBundleContext());
     }
 
@@ -37,7 +37,8 @@ class PostgresQueueTest extends QueueFacetContract {
 
     @Override
     protected TestResourceContext newResource(Map<String, ?> config) throws Exception {
-        return new TestResourceContext(database.dataSource(), null, provider.configSchema().validate(config));
+        return new TestResourceContext(
+                database.dataSource(), null, provider.configSchema().validate(config));
     }
 
     @Override
@@ -51,7 +52,10 @@ class PostgresQueueTest extends QueueFacetContract {
             PGSimpleDataSource ds = new PGSimpleDataSource();
             ds.setUrl(args[0]);
             PostgresQueue queue = new PostgresQueue(ds, bundle -> 0, TestPostgres.noBundleContext());
-            consumeOneAndHang(queue, new TestResourceContext(args[1], ds, null, queue.configSchema().validate(Map.of())));
+            consumeOneAndHang(
+                    queue,
+                    new TestResourceContext(
+                            args[1], ds, null, queue.configSchema().validate(Map.of())));
         }
     }
 }

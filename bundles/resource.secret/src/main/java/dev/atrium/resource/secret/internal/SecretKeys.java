@@ -1,5 +1,6 @@
 package dev.atrium.resource.secret.internal;
 
+import dev.atrium.kernel.api.KeyFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,11 +11,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
-
-import dev.atrium.kernel.api.KeyFile;
 
 /**
  * The operator's AES-256 keys for secret values: one file per key in {@code <data>/keys/secret-ref}, named
@@ -26,10 +24,10 @@ import dev.atrium.kernel.api.KeyFile;
 final class SecretKeys {
 
     private static final Pattern ID = Pattern.compile("k\\d{8}T\\d{9}Z");
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
 
-    record Key(String id, SecretKey key) {
-    }
+    record Key(String id, SecretKey key) {}
 
     private final Path directory;
 
@@ -59,8 +57,12 @@ final class SecretKeys {
             return List.of();
         }
         try (Stream<Path> files = Files.list(directory)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".key"))
-                    .map(n -> n.substring(0, n.length() - 4)).filter(id -> ID.matcher(id).matches()).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".key"))
+                    .map(n -> n.substring(0, n.length() - 4))
+                    .filter(id -> ID.matcher(id).matches())
+                    .sorted()
+                    .toList();
         }
     }
 

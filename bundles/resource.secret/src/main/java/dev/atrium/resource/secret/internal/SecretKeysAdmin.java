@@ -1,21 +1,18 @@
 package dev.atrium.resource.secret.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
 import java.io.IOException;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OperatorOnly;
 
 /**
  * The operator's secret keys: {@code GET /admin/resources/secret-keys} lists them (id, whether current, how many values

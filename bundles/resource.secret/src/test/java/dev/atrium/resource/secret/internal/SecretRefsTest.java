@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.TestPostgres;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.TestResourceContext;
 import java.lang.annotation.Annotation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,16 +20,11 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.UUID;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.kernel.api.TestPostgres;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.TestResourceContext;
 
 /** secretRef values on a fresh database of the machine's PostgreSQL, keys in a temp dir. */
 class SecretRefsTest {
@@ -36,6 +34,7 @@ class SecretRefsTest {
 
     @TempDir
     Path data;
+
     private SecretRefs secrets;
 
     @BeforeAll
@@ -77,8 +76,10 @@ class SecretRefsTest {
     }
 
     private static byte[] storedCiphertext(String resourceId) throws Exception {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT ciphertext FROM resource_secret_values WHERE resource_id = '" + resourceId + "'")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT ciphertext FROM resource_secret_values WHERE resource_id = '" + resourceId + "'")) {
             assertTrue(rs.next());
             return rs.getBytes(1);
         }
@@ -91,7 +92,10 @@ class SecretRefsTest {
         assertArrayEquals(value.getBytes(StandardCharsets.UTF_8), secrets.reveal(ctx));
         String stored = new String(storedCiphertext(ctx.resourceId()), StandardCharsets.ISO_8859_1);
         assertFalse(stored.contains("sk_live"), "the plaintext is in the database");
-        assertEquals(value.getBytes(StandardCharsets.UTF_8).length + 16, storedCiphertext(ctx.resourceId()).length, "ciphertext and GCM tag");
+        assertEquals(
+                value.getBytes(StandardCharsets.UTF_8).length + 16,
+                storedCiphertext(ctx.resourceId()).length,
+                "ciphertext and GCM tag");
     }
 
     @Test
@@ -99,7 +103,9 @@ class SecretRefsTest {
         var schema = secrets.configSchema();
         assertEquals(java.util.Set.of("value"), schema.secretFields());
         assertEquals(Map.of(), schema.withoutSecrets(Map.of("value", "s3cret")));
-        assertTrue(schema.toJson().toString().contains("writeOnly=true"), schema.toJson().toString());
+        assertTrue(
+                schema.toJson().toString().contains("writeOnly=true"),
+                schema.toJson().toString());
     }
 
     @Test
@@ -107,8 +113,12 @@ class SecretRefsTest {
         TestResourceContext ctx = secret("first");
         secrets.update(ctx, Map.of("value", "second"));
         assertArrayEquals("second".getBytes(StandardCharsets.UTF_8), secrets.reveal(ctx));
-        assertEquals(ResourceException.Kind.BAD_INPUT, assertThrows(ResourceException.class, () -> secrets.update(ctx, Map.of())).kind());
-        assertArrayEquals("second".getBytes(StandardCharsets.UTF_8), secrets.reveal(ctx), "a refused update changes nothing");
+        assertEquals(
+                ResourceException.Kind.BAD_INPUT,
+                assertThrows(ResourceException.class, () -> secrets.update(ctx, Map.of()))
+                        .kind());
+        assertArrayEquals(
+                "second".getBytes(StandardCharsets.UTF_8), secrets.reveal(ctx), "a refused update changes nothing");
     }
 
     @Test
@@ -118,14 +128,18 @@ class SecretRefsTest {
         String rotated = secrets.rotate();
         assertNotEquals(before, rotated);
         assertTrue(rotated.compareTo(before) > 0, "a new key sorts after the old one");
-        assertEquals(before, secrets.keyIdOf(old.resourceId()).orElseThrow(), "nothing is re-encrypted until it is read");
+        assertEquals(
+                before, secrets.keyIdOf(old.resourceId()).orElseThrow(), "nothing is re-encrypted until it is read");
         assertArrayEquals("made before the rotation".getBytes(StandardCharsets.UTF_8), secrets.reveal(old));
         assertEquals(rotated, secrets.keyIdOf(old.resourceId()).orElseThrow());
         assertArrayEquals("made before the rotation".getBytes(StandardCharsets.UTF_8), secrets.reveal(old));
         TestResourceContext fresh = secret("made after");
         assertEquals(rotated, secrets.keyIdOf(fresh.resourceId()).orElseThrow());
         assertEquals(2, secrets.keyUsage().size());
-        assertEquals(0L, secrets.keyUsage().get(0).get("values"), "the old key encrypts nothing any more: it may be removed");
+        assertEquals(
+                0L,
+                secrets.keyUsage().get(0).get("values"),
+                "the old key encrypts nothing any more: it may be removed");
         // two rotations at once never share an id
         assertNotEquals(secrets.rotate(), secrets.rotate());
     }
@@ -134,9 +148,12 @@ class SecretRefsTest {
     void aValueMovedToAnotherResourceDoesNotDecrypt() throws Exception {
         TestResourceContext victim = secret("victim's");
         TestResourceContext thief = secret("thief's");
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("UPDATE resource_secret_values SET (key_id, nonce, ciphertext) = (SELECT key_id, nonce, ciphertext FROM resource_secret_values"
-                    + " WHERE resource_id = '" + victim.resourceId() + "') WHERE resource_id = '" + thief.resourceId() + "'");
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "UPDATE resource_secret_values SET (key_id, nonce, ciphertext) = (SELECT key_id, nonce, ciphertext FROM resource_secret_values"
+                            + " WHERE resource_id = '" + victim.resourceId() + "') WHERE resource_id = '"
+                            + thief.resourceId() + "'");
         }
         ResourceException e = assertThrows(ResourceException.class, () -> secrets.reveal(thief));
         assertEquals(ResourceException.Kind.UNAVAILABLE, e.kind());
@@ -164,10 +181,13 @@ class SecretRefsTest {
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
         try (var files = Files.list(dir)) {
             for (Path key : files.toList()) {
-                assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key)), key.toString());
+                assertEquals(
+                        "rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key)), key.toString());
             }
         }
-        assertArrayEquals("kept across restarts".getBytes(StandardCharsets.UTF_8), newProvider(data).reveal(ctx));
+        assertArrayEquals(
+                "kept across restarts".getBytes(StandardCharsets.UTF_8),
+                newProvider(data).reveal(ctx));
     }
 
     @Test
@@ -175,7 +195,9 @@ class SecretRefsTest {
         TestResourceContext ctx = secret("short-lived");
         secrets.deprovision(ctx);
         secrets.deprovision(ctx);
-        assertEquals(ResourceException.Kind.NOT_FOUND, assertThrows(ResourceException.class, () -> secrets.reveal(ctx)).kind());
+        assertEquals(
+                ResourceException.Kind.NOT_FOUND,
+                assertThrows(ResourceException.class, () -> secrets.reveal(ctx)).kind());
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.atrium.resource.vectorize.internal;
 
 import java.io.IOException;
-
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.KnnVectorsReader;
 import org.apache.lucene.codecs.KnnVectorsWriter;
@@ -50,15 +49,17 @@ public final class AtriumHnswQuantizedVectorsFormat extends KnnVectorsFormat {
     public KnnVectorsWriter fieldsWriter(SegmentWriteState state) throws IOException {
         // confidence interval null: Lucene's default for the dimension count (1 - 1/(d+1)), quantiles computed once
         // per segment from a sample, again on merge only when they drift
-        var quantized = new Lucene99ScalarQuantizedVectorsWriter(state, null, (byte) BITS, false, raw().fieldsWriter(state),
-                VectorScorers.quantizedScorer());
+        var quantized = new Lucene99ScalarQuantizedVectorsWriter(
+                state, null, (byte) BITS, false, raw().fieldsWriter(state), VectorScorers.quantizedScorer());
         return new Lucene99HnswVectorsWriter(state, maxConn, beamWidth, quantized, 1, null);
     }
 
     @Override
     public KnnVectorsReader fieldsReader(SegmentReadState state) throws IOException {
-        return new Lucene99HnswVectorsReader(state,
-                new Lucene99ScalarQuantizedVectorsReader(state, raw().fieldsReader(state), VectorScorers.quantizedScorer()));
+        return new Lucene99HnswVectorsReader(
+                state,
+                new Lucene99ScalarQuantizedVectorsReader(
+                        state, raw().fieldsReader(state), VectorScorers.quantizedScorer()));
     }
 
     private static Lucene99FlatVectorsFormat raw() {
@@ -72,7 +73,7 @@ public final class AtriumHnswQuantizedVectorsFormat extends KnnVectorsFormat {
 
     @Override
     public String toString() {
-        return "AtriumHnswQuantizedVectorsFormat(name=" + NAME + ", maxConn=" + maxConn + ", beamWidth=" + beamWidth + ", bits=" + BITS
-                + ", scorer=" + VectorScorers.choice().description() + ")";
+        return "AtriumHnswQuantizedVectorsFormat(name=" + NAME + ", maxConn=" + maxConn + ", beamWidth=" + beamWidth
+                + ", bits=" + BITS + ", scorer=" + VectorScorers.choice().description() + ")";
     }
 }

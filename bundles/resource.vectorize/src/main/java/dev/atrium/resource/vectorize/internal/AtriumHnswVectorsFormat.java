@@ -1,7 +1,6 @@
 package dev.atrium.resource.vectorize.internal;
 
 import java.io.IOException;
-
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.KnnVectorsReader;
 import org.apache.lucene.codecs.KnnVectorsWriter;
@@ -27,6 +26,7 @@ public final class AtriumHnswVectorsFormat extends KnnVectorsFormat {
 
     /** Lucene's name for its HNSW format, which this one replaces. */
     public static final String NAME = "Lucene99HnswVectorsFormat";
+
     static final int MAX_DIMENSIONS = 4096;
 
     private final int maxConn;
@@ -41,10 +41,12 @@ public final class AtriumHnswVectorsFormat extends KnnVectorsFormat {
     public AtriumHnswVectorsFormat(int maxConn, int beamWidth) {
         super(NAME);
         if (maxConn <= 0 || maxConn > Lucene99HnswVectorsFormat.MAXIMUM_MAX_CONN) {
-            throw new IllegalArgumentException("maxConn must be between 1 and " + Lucene99HnswVectorsFormat.MAXIMUM_MAX_CONN + "; maxConn=" + maxConn);
+            throw new IllegalArgumentException("maxConn must be between 1 and "
+                    + Lucene99HnswVectorsFormat.MAXIMUM_MAX_CONN + "; maxConn=" + maxConn);
         }
         if (beamWidth <= 0 || beamWidth > Lucene99HnswVectorsFormat.MAXIMUM_BEAM_WIDTH) {
-            throw new IllegalArgumentException("beamWidth must be between 1 and " + Lucene99HnswVectorsFormat.MAXIMUM_BEAM_WIDTH + "; beamWidth=" + beamWidth);
+            throw new IllegalArgumentException("beamWidth must be between 1 and "
+                    + Lucene99HnswVectorsFormat.MAXIMUM_BEAM_WIDTH + "; beamWidth=" + beamWidth);
         }
         this.maxConn = maxConn;
         this.beamWidth = beamWidth;
@@ -68,7 +70,8 @@ public final class AtriumHnswVectorsFormat extends KnnVectorsFormat {
 
     @Override
     public String toString() {
-        return "AtriumHnswVectorsFormat(name=" + NAME + ", maxConn=" + maxConn + ", beamWidth=" + beamWidth + ", flatVectorFormat=" + flat
-                + ", scorer=" + VectorScorers.choice().description() + ")";
+        return "AtriumHnswVectorsFormat(name=" + NAME + ", maxConn=" + maxConn + ", beamWidth=" + beamWidth
+                + ", flatVectorFormat=" + flat + ", scorer="
+                + VectorScorers.choice().description() + ")";
     }
 }

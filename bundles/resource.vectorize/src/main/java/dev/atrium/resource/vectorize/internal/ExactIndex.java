@@ -1,5 +1,10 @@
 package dev.atrium.resource.vectorize.internal;
 
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
+import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,12 +13,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.VectorFacet.Match;
-import dev.atrium.resource.api.VectorFacet.Vector;
-import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 
 /**
  * index {@code exact}: vectors in PostgreSQL as little-endian float32 bytes, every query a full scan of the resource's
@@ -42,9 +41,10 @@ final class ExactIndex {
     void upsert(String resourceId, List<Vector> vectors, long maxVectors) throws ResourceException {
         try {
             sql.tx(c -> {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO resource_vectorize_vectors (resource_id, id, dims, vec, metadata, updated_at)"
-                        + " VALUES (?, ?, ?, ?, ?::jsonb, now()) ON CONFLICT (resource_id, id) DO UPDATE SET dims = EXCLUDED.dims, vec = EXCLUDED.vec,"
-                        + " metadata = EXCLUDED.metadata, updated_at = now()")) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO resource_vectorize_vectors (resource_id, id, dims, vec, metadata, updated_at)"
+                                + " VALUES (?, ?, ?, ?, ?::jsonb, now()) ON CONFLICT (resource_id, id) DO UPDATE SET dims = EXCLUDED.dims, vec = EXCLUDED.vec,"
+                                + " metadata = EXCLUDED.metadata, updated_at = now()")) {
                     for (Vector v : vectors) {
                         ps.setString(1, resourceId);
                         ps.setString(2, v.id());
@@ -59,10 +59,14 @@ final class ExactIndex {
                     }
                     ps.executeBatch();
                 }
-                long count = Sql.count(c, "SELECT count(*) FROM resource_vectorize_vectors WHERE resource_id = ?", resourceId);
+                long count = Sql.count(
+                        c, "SELECT count(*) FROM resource_vectorize_vectors WHERE resource_id = ?", resourceId);
                 if (count > maxVectors) {
-                    throw new Refused(new ResourceException(ResourceException.Kind.TOO_LARGE, "an index with index 'exact' holds at most " + maxVectors
-                            + " vectors; this upsert would make it " + count + " (nothing was stored); create one with index 'hnsw' for more"));
+                    throw new Refused(new ResourceException(
+                            ResourceException.Kind.TOO_LARGE,
+                            "an index with index 'exact' holds at most " + maxVectors
+                                    + " vectors; this upsert would make it " + count
+                                    + " (nothing was stored); create one with index 'hnsw' for more"));
                 }
                 return null;
             });
@@ -75,7 +79,10 @@ final class ExactIndex {
 
     int delete(String resourceId, List<String> ids) throws ResourceException {
         try {
-            return sql.update("DELETE FROM resource_vectorize_vectors WHERE resource_id = ? AND id = ANY (?)", resourceId, ids.toArray(new String[0]));
+            return sql.update(
+                    "DELETE FROM resource_vectorize_vectors WHERE resource_id = ? AND id = ANY (?)",
+                    resourceId,
+                    ids.toArray(new String[0]));
         } catch (Sql.DatabaseException e) {
             throw ResourceException.unavailable("the vector store failed; try again", e);
         }
@@ -93,18 +100,19 @@ final class ExactIndex {
         return sql.count("SELECT count(*) FROM resource_vectorize_vectors WHERE resource_id = ?", resourceId);
     }
 
-    List<Match> query(String resourceId, Metric metric, float[] query, int topK, Map<String, Object> filter) throws ResourceException {
+    List<Match> query(String resourceId, Metric metric, float[] query, int topK, Map<String, Object> filter)
+            throws ResourceException {
         double queryNorm = Vectors.norm(query);
         String filterJson = filter.isEmpty() ? null : Vectors.metadataJson(filter);
-        record Scored(String id, double score, String metadata) {
-        }
+        record Scored(String id, double score, String metadata) {}
         PriorityQueue<Scored> best = new PriorityQueue<>(Comparator.comparingDouble(Scored::score));
         try {
             sql.run(c -> {
                 boolean auto = c.getAutoCommit();
                 c.setAutoCommit(false); // PostgreSQL streams with a cursor only inside a transaction
-                try (PreparedStatement ps = c.prepareStatement("SELECT id, vec, metadata::text FROM resource_vectorize_vectors WHERE resource_id = ?"
-                        + (filterJson == null ? "" : " AND metadata @> ?::jsonb"))) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "SELECT id, vec, metadata::text FROM resource_vectorize_vectors WHERE resource_id = ?"
+                                + (filterJson == null ? "" : " AND metadata @> ?::jsonb"))) {
                     ps.setFetchSize(2000);
                     ps.setString(1, resourceId);
                     if (filterJson != null) {

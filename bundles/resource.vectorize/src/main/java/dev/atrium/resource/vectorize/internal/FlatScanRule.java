@@ -32,8 +32,7 @@ final class FlatScanRule {
     /** One graph visit costs as much as scoring this many int8 vectors in file order (266 ns against 41 ns, 384-d). */
     static final int VISIT_COST_IN_SCANNED_VECTORS = 6;
 
-    private FlatScanRule() {
-    }
+    private FlatScanRule() {}
 
     /**
      * How many nodes a walk may visit before scanning the segment's {@code accepted} vectors is cheaper; the walk is
@@ -61,7 +60,7 @@ final class FlatScanRule {
         }
 
         synchronized void walkReachedLimit(int ef, int limit) {
-            if (limit > this.limit || limit == this.limit && ef < this.ef) {
+            if (limit > this.limit || (limit == this.limit && ef < this.ef)) {
                 this.ef = ef;
                 this.limit = limit;
             }
@@ -97,12 +96,14 @@ final class FlatScanRule {
      */
     record Counts(long walked, long scanned, long walkedThenScanned) {
         Counts minus(Counts before) {
-            return new Counts(walked - before.walked, scanned - before.scanned, walkedThenScanned - before.walkedThenScanned);
+            return new Counts(
+                    walked - before.walked, scanned - before.scanned, walkedThenScanned - before.walkedThenScanned);
         }
 
         @Override
         public String toString() {
-            return "segments walked " + walked + ", scanned " + (scanned + walkedThenScanned) + " (" + walkedThenScanned + " after a walk reached its limit)";
+            return "segments walked " + walked + ", scanned " + (scanned + walkedThenScanned) + " (" + walkedThenScanned
+                    + " after a walk reached its limit)";
         }
     }
 }

@@ -1,5 +1,10 @@
 package dev.atrium.resource.vectorize.internal;
 
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
+import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
@@ -32,9 +36,9 @@ import org.apache.lucene.index.MergePolicy;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
-import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -51,11 +55,6 @@ import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.hnsw.RandomAccessVectorValues;
 import org.apache.lucene.util.hnsw.RandomVectorScorer;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.VectorFacet.Match;
-import dev.atrium.resource.api.VectorFacet.Vector;
-import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 
 /**
  * index {@code hnsw}: one Lucene index per resource in {@code <resource data directory>/lucene}, a
@@ -80,7 +79,7 @@ import dev.atrium.resource.vectorize.internal.Vectors.Metric;
  * that would visit a large share of the segment: large ef on data the graph prunes little), by scoring every accepted
  * int8 vector in file order ({@link ScanOrWalkKnnQuery}); the candidates are re-scored on floats the same way.
  *
- * <p>Why one class of about 620 lines: the open indexes, their writers, searchers and background merges share one
+ * <p>Why one class of about 660 lines: the open indexes, their writers, searchers and background merges share one
  * lifecycle per resource; the formats, the scan rule and the query are classes of their own.
  */
 final class HnswIndexes implements AutoCloseable {
@@ -96,7 +95,8 @@ final class HnswIndexes implements AutoCloseable {
      * Graph and search parameters; {@code flatScan}: an int8 segment is scanned in file order instead of walked when
      * {@link FlatScanRule} finds the scan cheaper.
      */
-    record Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized, boolean flatScan) {
+    record Tuning(
+            int maxConn, int beamWidth, int oversample, long mergeDelayMillis, boolean quantized, boolean flatScan) {
         Tuning(int maxConn, int beamWidth, int oversample, long mergeDelayMillis) {
             this(maxConn, beamWidth, oversample, mergeDelayMillis, true);
         }
@@ -124,14 +124,19 @@ final class HnswIndexes implements AutoCloseable {
         }
 
         @Override
-        public MergeSpecification findForcedMerges(SegmentInfos infos, int maxSegmentCount, Map<SegmentCommitInfo, Boolean> segmentsToMerge,
-                MergeContext context) throws IOException {
+        public MergeSpecification findForcedMerges(
+                SegmentInfos infos,
+                int maxSegmentCount,
+                Map<SegmentCommitInfo, Boolean> segmentsToMerge,
+                MergeContext context)
+                throws IOException {
             if (!rewrite) {
                 return super.findForcedMerges(infos, maxSegmentCount, segmentsToMerge, context);
             }
             List<SegmentCommitInfo> asked = new ArrayList<>();
             for (SegmentCommitInfo info : infos) {
-                if (Boolean.TRUE.equals(segmentsToMerge.get(info)) && !context.getMergingSegments().contains(info)) {
+                if (Boolean.TRUE.equals(segmentsToMerge.get(info))
+                        && !context.getMergingSegments().contains(info)) {
                     asked.add(info);
                 }
             }
@@ -151,13 +156,18 @@ final class HnswIndexes implements AutoCloseable {
         final RewritingMergePolicy policy = new RewritingMergePolicy();
         /** What walks showed of each segment (by its core): where a scan is cheaper. */
         final Map<Object, FlatScanRule.SegmentHistory> histories = new ConcurrentHashMap<>();
+
         private ScheduledFuture<?> merge; // the pending background merge, replaced by every write
         private long lastMergeEnd; // System.nanoTime() when the last background merge ended, and how long it took
         private long lastMergeNanos;
 
         Index(Path dir) throws IOException {
             directory = FSDirectory.open(dir);
-            IndexWriterConfig iwc = new IndexWriterConfig().setCodec(codec()).setRAMBufferSizeMB(64).setCommitOnClose(false).setMergePolicy(policy);
+            IndexWriterConfig iwc = new IndexWriterConfig()
+                    .setCodec(codec())
+                    .setRAMBufferSizeMB(64)
+                    .setCommitOnClose(false)
+                    .setMergePolicy(policy);
             IndexWriter w = new IndexWriter(directory, iwc);
             try {
                 searchers = new SearcherManager(w, null);
@@ -192,12 +202,7 @@ final class HnswIndexes implements AutoCloseable {
     HnswIndexes(Tuning tuning) {
         this.tuning = tuning;
         // one thread: merges are CPU-heavy (a graph insertion per vector), so at most one runs at a time
-        this.merges = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "vectorize-hnsw-merge");
-            t.setDaemon(true);
-            t.setPriority(Thread.MIN_PRIORITY);
-            return t;
-        });
+        this.merges = new ScheduledThreadPoolExecutor(1, NamedThreads.factory("vectorize-hnsw-merge"));
         merges.setRemoveOnCancelPolicy(true);
         merges.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
@@ -206,7 +211,8 @@ final class HnswIndexes implements AutoCloseable {
         if (codec == null) {
             // Lucene finds codecs and formats through ServiceLoader: with its classes and META-INF/services embedded
             // in this bundle, its own class loader sees them; the context loader is set too for lookups that consult it
-            codec = withBundleLoader(() -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth(), tuning.quantized()));
+            codec = withBundleLoader(
+                    () -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth(), tuning.quantized()));
             scorer = withBundleLoader(HnswIndexes::describeScorer);
         }
         return codec;
@@ -224,10 +230,12 @@ final class HnswIndexes implements AutoCloseable {
     private static String describeScorer() {
         String description = VectorScorers.choice().description();
         // segments read from disk find their format by name through Lucene's SPI, which must give this bundle's
-        for (KnnVectorsFormat spi : List.of(KnnVectorsFormat.forName(AtriumHnswVectorsFormat.NAME),
+        for (KnnVectorsFormat spi : List.of(
+                KnnVectorsFormat.forName(AtriumHnswVectorsFormat.NAME),
                 KnnVectorsFormat.forName(AtriumHnswQuantizedVectorsFormat.NAME))) {
             if (!spi.getClass().getName().startsWith(HnswIndexes.class.getPackageName())) {
-                description += "; but segments read from disk use " + spi.getClass().getName() + " (Lucene's SPI found it first)";
+                description += "; but segments read from disk use "
+                        + spi.getClass().getName() + " (Lucene's SPI found it first)";
                 LoggerFactory.getLogger(HnswIndexes.class).warn("vectorize: {}", description);
             }
         }
@@ -245,7 +253,9 @@ final class HnswIndexes implements AutoCloseable {
 
         TunedCodec(Codec base, int maxConn, int beamWidth, boolean quantized) {
             super(base.getName(), base);
-            KnnVectorsFormat hnsw = quantized ? new AtriumHnswQuantizedVectorsFormat(maxConn, beamWidth) : new AtriumHnswVectorsFormat(maxConn, beamWidth);
+            KnnVectorsFormat hnsw = quantized
+                    ? new AtriumHnswQuantizedVectorsFormat(maxConn, beamWidth)
+                    : new AtriumHnswVectorsFormat(maxConn, beamWidth);
             this.vectors = new PerFieldKnnVectorsFormat() {
                 @Override
                 public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
@@ -282,7 +292,7 @@ final class HnswIndexes implements AutoCloseable {
             throw ResourceException.unavailable("the vectorize provider is stopping", null);
         }
         try {
-            boolean[] opened = { false };
+            boolean[] opened = {false};
             Index index = open.computeIfAbsent(resourceId, id -> {
                 try {
                     Path lucene = Files.createDirectories(dir.resolve("lucene"));
@@ -338,7 +348,8 @@ final class HnswIndexes implements AutoCloseable {
             } finally {
                 index.searchers.release(s);
             }
-            index.writer.deleteDocuments(ids.stream().map(id -> new Term(ID, id)).toArray(Term[]::new));
+            index.writer.deleteDocuments(
+                    ids.stream().map(id -> new Term(ID, id)).toArray(Term[]::new));
             index.writer.commit();
             index.searchers.maybeRefreshBlocking();
             scheduleMerge(index);
@@ -375,7 +386,7 @@ final class HnswIndexes implements AutoCloseable {
     private void merge(Index index) {
         try {
             boolean rewrite = !closed && stale(index);
-            if (closed || !rewrite && segments(index) <= 1) {
+            if (closed || (!rewrite && segments(index) <= 1)) {
                 return;
             }
             // waits for the merge, which runs on the writer's merge thread; new writes meanwhile add segments
@@ -445,7 +456,9 @@ final class HnswIndexes implements AutoCloseable {
         try {
             IndexSearcher s = index.searchers.acquire();
             try {
-                return s.getIndexReader().leaves().stream().map(HnswIndexes::format).toList();
+                return s.getIndexReader().leaves().stream()
+                        .map(HnswIndexes::format)
+                        .toList();
             } finally {
                 index.searchers.release(s);
             }
@@ -473,13 +486,16 @@ final class HnswIndexes implements AutoCloseable {
         }
     }
 
-    List<Match> query(String resourceId, Path dir, Metric metric, float[] query, int topK, Map<String, Object> filter) throws ResourceException {
+    List<Match> query(String resourceId, Path dir, Metric metric, float[] query, int topK, Map<String, Object> filter)
+            throws ResourceException {
         Index index = index(resourceId, dir);
         Query pre = null;
         if (!filter.isEmpty()) {
             BooleanQuery.Builder b = new BooleanQuery.Builder();
             for (Map.Entry<String, Object> e : filter.entrySet()) {
-                b.add(new TermQuery(new Term(FIELD_PREFIX + e.getKey(), Vectors.canonical(e.getValue()))), BooleanClause.Occur.FILTER);
+                b.add(
+                        new TermQuery(new Term(FIELD_PREFIX + e.getKey(), Vectors.canonical(e.getValue()))),
+                        BooleanClause.Occur.FILTER);
             }
             pre = b.build();
         }
@@ -489,11 +505,15 @@ final class HnswIndexes implements AutoCloseable {
             try {
                 // each int8 segment walked, or scanned in file order where that is cheaper (FlatScanRule): its best k
                 // by int8 score either way
-                TopDocs top = s.search(new ScanOrWalkKnnQuery(VECTOR, query, k, pre, tuning.flatScan(), index.histories, paths), k);
+                TopDocs top = s.search(
+                        new ScanOrWalkKnnQuery(VECTOR, query, k, pre, tuning.flatScan(), index.histories, paths), k);
                 StoredFields stored = s.storedFields();
                 // the ef candidates come best first by the walk's (int8) scores; only the best RESCORED x topK of them
                 // are scored again: the int8 score is off by well under the gap between the 10th and the 100th
-                ScoreDoc[] hits = exact(s, similarity(metric), query,
+                ScoreDoc[] hits = exact(
+                        s,
+                        similarity(metric),
+                        query,
                         Arrays.copyOf(top.scoreDocs, Math.min(top.scoreDocs.length, Math.max(topK * RESCORED, 100))));
                 List<Match> out = new ArrayList<>(Math.min(topK, hits.length));
                 for (ScoreDoc d : hits) {
@@ -517,7 +537,8 @@ final class HnswIndexes implements AutoCloseable {
      * (approximate scores from the graph walk) scored again on the float vectors the segment keeps, through the same
      * scorer a float segment's search uses — so the scores are what a float index returns.
      */
-    static ScoreDoc[] exact(IndexSearcher s, VectorSimilarityFunction similarity, float[] query, ScoreDoc[] hits) throws IOException {
+    static ScoreDoc[] exact(IndexSearcher s, VectorSimilarityFunction similarity, float[] query, ScoreDoc[] hits)
+            throws IOException {
         List<LeafReaderContext> leaves = s.getIndexReader().leaves();
         ScoreDoc[] byDoc = hits.clone();
         Arrays.sort(byDoc, Comparator.comparingInt(d -> d.doc));
@@ -540,8 +561,9 @@ final class HnswIndexes implements AutoCloseable {
                     }
                     vectors.add(floats.vectorValue().clone()); // the values keep reusing their array
                 }
-                RandomVectorScorer scorer = VectorScorers.scorer().getRandomVectorScorer(similarity,
-                        RandomAccessVectorValues.fromFloats(vectors, query.length), query);
+                RandomVectorScorer scorer = VectorScorers.scorer()
+                        .getRandomVectorScorer(
+                                similarity, RandomAccessVectorValues.fromFloats(vectors, query.length), query);
                 for (int x = i; x < j; x++) {
                     out[x] = new ScoreDoc(byDoc[x].doc, scorer.score(x - i));
                 }
@@ -550,7 +572,8 @@ final class HnswIndexes implements AutoCloseable {
             }
             i = j;
         }
-        Arrays.sort(out, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
+        Arrays.sort(
+                out, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
         return out;
     }
 
@@ -569,7 +592,8 @@ final class HnswIndexes implements AutoCloseable {
             Path lucene = dir.resolve("lucene");
             if (Files.exists(lucene)) {
                 try (var files = Files.walk(lucene)) {
-                    for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    for (Path p :
+                            files.sorted(java.util.Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(p);
                     }
                 }

@@ -2,7 +2,6 @@ package dev.atrium.resource.vectorize.internal;
 
 import java.io.IOException;
 import java.util.Map;
-
 import org.apache.lucene.codecs.KnnVectorsReader;
 import org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat;
 import org.apache.lucene.index.CodecReader;
@@ -37,7 +36,8 @@ import org.apache.lucene.util.quantization.RandomAccessQuantizedByteVectorValues
  */
 final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
 
-    private static final TopDocs NO_RESULTS = new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0]);
+    private static final TopDocs NO_RESULTS =
+            new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0]);
 
     private final float[] target;
     private final boolean scan;
@@ -48,7 +48,13 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
      * @param scan whether int8 segments may be scanned ({@code hnswFlatScan}); otherwise every segment is walked
      * @param histories the index's {@link FlatScanRule.SegmentHistory} by segment core (entries leave with the core)
      */
-    ScanOrWalkKnnQuery(String field, float[] target, int k, Query filter, boolean scan, Map<Object, FlatScanRule.SegmentHistory> histories,
+    ScanOrWalkKnnQuery(
+            String field,
+            float[] target,
+            int k,
+            Query filter,
+            boolean scan,
+            Map<Object, FlatScanRule.SegmentHistory> histories,
             FlatScanRule.SearchPaths paths) {
         super(field, target, k, filter);
         this.target = target.clone();
@@ -58,7 +64,9 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
     }
 
     @Override
-    protected TopDocs approximateSearch(LeafReaderContext context, Bits acceptDocs, int visitedLimit, KnnCollectorManager collectors) throws IOException {
+    protected TopDocs approximateSearch(
+            LeafReaderContext context, Bits acceptDocs, int visitedLimit, KnnCollectorManager collectors)
+            throws IOException {
         FieldInfo info = context.reader().getFieldInfos().fieldInfo(field);
         if (!scan || info == null || info.getVectorEncoding() != VectorEncoding.FLOAT32 || !int8(info)) {
             paths.walked();
@@ -82,7 +90,9 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
         }
         history.walkReachedLimit(k, limit);
         TopDocs scanned = scan(context, info, acceptDocs);
-        if (scanned == null) { // not expected: the field's format is the int8 one, yet its int8 vectors are not readable here
+        if (scanned
+                == null) { // not expected: the field's format is the int8 one, yet its int8 vectors are not readable
+            // here
             paths.walked();
             return super.approximateSearch(context, acceptDocs, visitedLimit, collectors); // the walk Lucene would do
         }
@@ -91,7 +101,8 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
     }
 
     private static boolean int8(FieldInfo info) {
-        return AtriumHnswQuantizedVectorsFormat.NAME.equals(info.getAttribute(PerFieldKnnVectorsFormat.PER_FIELD_FORMAT_KEY));
+        return AtriumHnswQuantizedVectorsFormat.NAME.equals(
+                info.getAttribute(PerFieldKnnVectorsFormat.PER_FIELD_FORMAT_KEY));
     }
 
     private FlatScanRule.SegmentHistory history(LeafReaderContext context) {
@@ -150,6 +161,7 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
             return null;
         }
         // the scorer the segment's reader was made with (AtriumHnswQuantizedVectorsFormat), i.e. the walk's
-        return VectorScorers.quantizedScorer().getRandomVectorScorer(info.getVectorSimilarityFunction(), random, target);
+        return VectorScorers.quantizedScorer()
+                .getRandomVectorScorer(info.getVectorSimilarityFunction(), random, target);
     }
 }

@@ -1,7 +1,6 @@
 package dev.atrium.resource.vectorize.internal;
 
 import java.io.IOException;
-
 import org.apache.lucene.codecs.hnsw.DefaultFlatVectorScorer;
 import org.apache.lucene.codecs.hnsw.FlatVectorsScorer;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -20,8 +19,8 @@ import org.apache.lucene.util.hnsw.RandomVectorScorerSupplier;
 final class SimdFlatVectorsScorer implements FlatVectorsScorer {
 
     @Override
-    public RandomVectorScorerSupplier getRandomVectorScorerSupplier(VectorSimilarityFunction similarity, RandomAccessVectorValues values)
-            throws IOException {
+    public RandomVectorScorerSupplier getRandomVectorScorerSupplier(
+            VectorSimilarityFunction similarity, RandomAccessVectorValues values) throws IOException {
         if (values instanceof RandomAccessVectorValues.Floats floats) {
             return new FloatSupplier(floats, similarity);
         }
@@ -29,20 +28,21 @@ final class SimdFlatVectorsScorer implements FlatVectorsScorer {
     }
 
     @Override
-    public RandomVectorScorer getRandomVectorScorer(VectorSimilarityFunction similarity, RandomAccessVectorValues values, float[] target)
-            throws IOException {
+    public RandomVectorScorer getRandomVectorScorer(
+            VectorSimilarityFunction similarity, RandomAccessVectorValues values, float[] target) throws IOException {
         if (!(values instanceof RandomAccessVectorValues.Floats floats)) {
             return DefaultFlatVectorScorer.INSTANCE.getRandomVectorScorer(similarity, values, target);
         }
         if (target.length != values.dimension()) {
-            throw new IllegalArgumentException("vector query dimension: " + target.length + " differs from field dimension: " + values.dimension());
+            throw new IllegalArgumentException("vector query dimension: " + target.length
+                    + " differs from field dimension: " + values.dimension());
         }
         return new QueryScorer(floats, target, similarity);
     }
 
     @Override
-    public RandomVectorScorer getRandomVectorScorer(VectorSimilarityFunction similarity, RandomAccessVectorValues values, byte[] target)
-            throws IOException {
+    public RandomVectorScorer getRandomVectorScorer(
+            VectorSimilarityFunction similarity, RandomAccessVectorValues values, byte[] target) throws IOException {
         return DefaultFlatVectorScorer.INSTANCE.getRandomVectorScorer(similarity, values, target);
     }
 
@@ -66,11 +66,14 @@ final class SimdFlatVectorsScorer implements FlatVectorsScorer {
         // b as Lucene stores it: the byte[] overloads are what queries on disk use, and the JVM resolves each Vector
         // API method only when first called (JDK 20+ dropped fromByteArray: that must fail here, not in a query)
         byte[] stored = new byte[b.length * Float.BYTES];
-        java.nio.ByteBuffer.wrap(stored).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(b);
+        java.nio.ByteBuffer.wrap(stored)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .asFloatBuffer()
+                .put(b);
         float aNorm = SimdVectors.dotProduct(a, a);
         for (VectorSimilarityFunction f : VectorSimilarityFunction.values()) {
             float lucene = f.compare(a, b);
-            for (float simd : new float[] { score(f, a, b), score(f, a, aNorm, b), score(f, a, aNorm, stored) }) {
+            for (float simd : new float[] {score(f, a, b), score(f, a, aNorm, b), score(f, a, aNorm, stored)}) {
                 if (Math.abs(lucene - simd) > 1e-4f * Math.max(1, Math.abs(lucene))) {
                     throw new IllegalStateException(f + ": " + simd + " where Lucene computes " + lucene);
                 }
@@ -95,8 +98,12 @@ final class SimdFlatVectorsScorer implements FlatVectorsScorer {
             dot8 += qa[i] * qb[i];
             square8 += (qa[i] - qb[i]) * (qa[i] - qb[i]);
         }
-        float[][] pairs = { { dot, SimdVectors.dotProductInt8(a, qb) }, { square, SimdVectors.squareDistanceInt8(a, qb) },
-                { dot8, SimdVectors.dotProductInt8(wide, qb) }, { square8, SimdVectors.squareDistanceInt8(wide, qb) } };
+        float[][] pairs = {
+            {dot, SimdVectors.dotProductInt8(a, qb)},
+            {square, SimdVectors.squareDistanceInt8(a, qb)},
+            {dot8, SimdVectors.dotProductInt8(wide, qb)},
+            {square8, SimdVectors.squareDistanceInt8(wide, qb)}
+        };
         for (float[] p : pairs) {
             if (Math.abs(p[0] - p[1]) > 1e-4f * Math.max(1, Math.abs(p[0]))) {
                 throw new IllegalStateException("int8: " + p[1] + " where a plain loop computes " + p[0]);

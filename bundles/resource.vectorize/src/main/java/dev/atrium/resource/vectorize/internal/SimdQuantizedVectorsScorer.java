@@ -1,7 +1,6 @@
 package dev.atrium.resource.vectorize.internal;
 
 import java.io.IOException;
-
 import org.apache.lucene.codecs.hnsw.FlatVectorsScorer;
 import org.apache.lucene.codecs.lucene99.Lucene99ScalarQuantizedVectorScorer;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -39,7 +38,8 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
 
     /** The int8 values this scorer computes itself: 7-bit, one byte a dimension. */
     private static RandomAccessQuantizedByteVectorValues int8(RandomAccessVectorValues values) {
-        if (values instanceof RandomAccessQuantizedByteVectorValues q && q.getScalarQuantizer().getBits() > 4
+        if (values instanceof RandomAccessQuantizedByteVectorValues q
+                && q.getScalarQuantizer().getBits() > 4
                 && q.getVectorByteLength() == q.dimension()) {
             return q;
         }
@@ -47,28 +47,29 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
     }
 
     @Override
-    public RandomVectorScorerSupplier getRandomVectorScorerSupplier(VectorSimilarityFunction similarity, RandomAccessVectorValues values)
-            throws IOException {
+    public RandomVectorScorerSupplier getRandomVectorScorerSupplier(
+            VectorSimilarityFunction similarity, RandomAccessVectorValues values) throws IOException {
         RandomAccessQuantizedByteVectorValues q = int8(values);
         return q == null ? lucene.getRandomVectorScorerSupplier(similarity, values) : new Supplier(q, similarity);
     }
 
     @Override
-    public RandomVectorScorer getRandomVectorScorer(VectorSimilarityFunction similarity, RandomAccessVectorValues values, float[] target)
-            throws IOException {
+    public RandomVectorScorer getRandomVectorScorer(
+            VectorSimilarityFunction similarity, RandomAccessVectorValues values, float[] target) throws IOException {
         RandomAccessQuantizedByteVectorValues q = int8(values);
         if (q == null) {
             return lucene.getRandomVectorScorer(similarity, values, target);
         }
         if (target.length != values.dimension()) {
-            throw new IllegalArgumentException("vector query dimension: " + target.length + " differs from field dimension: " + values.dimension());
+            throw new IllegalArgumentException("vector query dimension: " + target.length
+                    + " differs from field dimension: " + values.dimension());
         }
         return new QueryScorer(q, target, similarity);
     }
 
     @Override
-    public RandomVectorScorer getRandomVectorScorer(VectorSimilarityFunction similarity, RandomAccessVectorValues values, byte[] target)
-            throws IOException {
+    public RandomVectorScorer getRandomVectorScorer(
+            VectorSimilarityFunction similarity, RandomAccessVectorValues values, byte[] target) throws IOException {
         return lucene.getRandomVectorScorer(similarity, values, target);
     }
 
@@ -89,7 +90,8 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
         return switch (similarity) {
             case EUCLIDEAN -> 1 / (1 + alpha * alpha * SimdVectors.squareDistanceInt8(prepared, q));
             case DOT_PRODUCT, COSINE -> Math.max((1 + SimdVectors.dotProductInt8(prepared, q) + constant) / 2, 0);
-            case MAXIMUM_INNER_PRODUCT -> VectorUtil.scaleMaxInnerProductScore(SimdVectors.dotProductInt8(prepared, q) + constant);
+            case MAXIMUM_INNER_PRODUCT ->
+                VectorUtil.scaleMaxInnerProductScore(SimdVectors.dotProductInt8(prepared, q) + constant);
         };
     }
 
@@ -97,7 +99,8 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
      * The query as {@link #score} takes it: {@code alpha·x} (x normalized for cosine, as the stored vectors were)
      * for the dot products, {@code (x - min)/alpha} for euclidean; {@code constant[0]} gets {@code min·Σ x}.
      */
-    static float[] prepare(VectorSimilarityFunction similarity, float[] target, ScalarQuantizer quantizer, float[] constant) {
+    static float[] prepare(
+            VectorSimilarityFunction similarity, float[] target, ScalarQuantizer quantizer, float[] constant) {
         float alpha = alpha(quantizer);
         float min = quantizer.getLowerQuantile();
         float[] x = target.clone();
@@ -135,7 +138,8 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
             this.alpha = alpha(quantizer);
             this.slice = values.getSlice();
             this.bytes = new byte[values.dimension()];
-            this.stride = values.getVectorByteLength() + Float.BYTES; // each vector's bytes, then its float correction
+            this.stride =
+                    (long) values.getVectorByteLength() + Float.BYTES; // each vector's bytes, then its float correction
         }
 
         @Override
@@ -180,8 +184,11 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
                     if (similarity == VectorSimilarityFunction.EUCLIDEAN) {
                         return 1 / (1 + multiplier * SimdVectors.squareDistanceInt8(query, other));
                     }
-                    float adjusted = SimdVectors.dotProductInt8(query, other) * multiplier + queryOffset + others.getScoreCorrectionConstant(node);
-                    return similarity == VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT ? VectorUtil.scaleMaxInnerProductScore(adjusted)
+                    float adjusted = SimdVectors.dotProductInt8(query, other) * multiplier
+                            + queryOffset
+                            + others.getScoreCorrectionConstant(node);
+                    return similarity == VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT
+                            ? VectorUtil.scaleMaxInnerProductScore(adjusted)
                             : (1 + adjusted) / 2;
                 }
             };

@@ -3,13 +3,11 @@ package dev.atrium.resource.vectorize.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
-
 import org.apache.lucene.util.Constants;
 
 /**
@@ -25,7 +23,8 @@ final class SimdVectors {
 
     static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
     /** Bytes with as many lanes as {@link #SPECIES} (8 bytes for AVX2's 8 floats): an int8 vector widened to floats. */
-    static final VectorSpecies<Byte> BYTE_SPECIES = VectorSpecies.of(byte.class, VectorShape.forBitSize(SPECIES.length() * Byte.SIZE));
+    static final VectorSpecies<Byte> BYTE_SPECIES =
+            VectorSpecies.of(byte.class, VectorShape.forBitSize(SPECIES.length() * Byte.SIZE));
     /** FMA where the CPU's vector FMA is fast (Lucene's own test), else a multiply and an add. */
     private static final boolean FMA = Constants.HAS_FAST_VECTOR_FMA;
 
@@ -33,8 +32,7 @@ final class SimdVectors {
     /** A float of a vector's bytes as Lucene stores them (little-endian). */
     private static final VarHandle FLOAT_LE = MethodHandles.byteArrayViewVarHandle(float[].class, LE);
 
-    private SimdVectors() {
-    }
+    private SimdVectors() {}
 
     /** Bits per vector register used, or why this class must not be used (an exception). */
     static int bits() {
@@ -66,9 +64,16 @@ final class SimdVectors {
             int bound4 = n - n % (4 * step);
             for (; i < bound4; i += 4 * step) {
                 acc1 = fma(FloatVector.fromArray(SPECIES, a, i), FloatVector.fromArray(SPECIES, b, i), acc1);
-                acc2 = fma(FloatVector.fromArray(SPECIES, a, i + step), FloatVector.fromArray(SPECIES, b, i + step), acc2);
-                acc3 = fma(FloatVector.fromArray(SPECIES, a, i + 2 * step), FloatVector.fromArray(SPECIES, b, i + 2 * step), acc3);
-                acc4 = fma(FloatVector.fromArray(SPECIES, a, i + 3 * step), FloatVector.fromArray(SPECIES, b, i + 3 * step), acc4);
+                acc2 = fma(
+                        FloatVector.fromArray(SPECIES, a, i + step), FloatVector.fromArray(SPECIES, b, i + step), acc2);
+                acc3 = fma(
+                        FloatVector.fromArray(SPECIES, a, i + 2 * step),
+                        FloatVector.fromArray(SPECIES, b, i + 2 * step),
+                        acc3);
+                acc4 = fma(
+                        FloatVector.fromArray(SPECIES, a, i + 3 * step),
+                        FloatVector.fromArray(SPECIES, b, i + 3 * step),
+                        acc4);
             }
             int bound = SPECIES.loopBound(n);
             for (; i < bound; i += step) {
@@ -95,9 +100,12 @@ final class SimdVectors {
             int bound4 = n - n % (4 * step);
             for (; i < bound4; i += 4 * step) {
                 FloatVector d1 = FloatVector.fromArray(SPECIES, a, i).sub(FloatVector.fromArray(SPECIES, b, i));
-                FloatVector d2 = FloatVector.fromArray(SPECIES, a, i + step).sub(FloatVector.fromArray(SPECIES, b, i + step));
-                FloatVector d3 = FloatVector.fromArray(SPECIES, a, i + 2 * step).sub(FloatVector.fromArray(SPECIES, b, i + 2 * step));
-                FloatVector d4 = FloatVector.fromArray(SPECIES, a, i + 3 * step).sub(FloatVector.fromArray(SPECIES, b, i + 3 * step));
+                FloatVector d2 =
+                        FloatVector.fromArray(SPECIES, a, i + step).sub(FloatVector.fromArray(SPECIES, b, i + step));
+                FloatVector d3 = FloatVector.fromArray(SPECIES, a, i + 2 * step)
+                        .sub(FloatVector.fromArray(SPECIES, b, i + 2 * step));
+                FloatVector d4 = FloatVector.fromArray(SPECIES, a, i + 3 * step)
+                        .sub(FloatVector.fromArray(SPECIES, b, i + 3 * step));
                 acc1 = fma(d1, d1, acc1);
                 acc2 = fma(d2, d2, acc2);
                 acc3 = fma(d3, d3, acc3);

@@ -2,7 +2,6 @@ package dev.atrium.resource.vectorize.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-
 import org.apache.lucene.codecs.hnsw.FlatVectorScorerUtil;
 import org.apache.lucene.codecs.hnsw.FlatVectorsScorer;
 import org.apache.lucene.codecs.lucene99.Lucene99ScalarQuantizedVectorScorer;
@@ -19,15 +18,13 @@ import org.slf4j.LoggerFactory;
 final class VectorScorers {
 
     /** The scorer and how a person reads it: {@code simd (...)} or {@code scalar (...)} with the reason. */
-    record Choice(FlatVectorsScorer scorer, FlatVectorsScorer quantized, boolean simd, String description) {
-    }
+    record Choice(FlatVectorsScorer scorer, FlatVectorsScorer quantized, boolean simd, String description) {}
 
     static final String MODULE = "jdk.incubator.vector";
 
     private static final Choice CHOICE = choose();
 
-    private VectorScorers() {
-    }
+    private VectorScorers() {}
 
     static Choice choice() {
         return CHOICE;
@@ -48,14 +45,25 @@ final class VectorScorers {
         if (why == null) {
             try {
                 var lookup = MethodHandles.lookup();
-                Class<?> cls = Class.forName(VectorScorers.class.getPackageName() + ".SimdFlatVectorsScorer", true, VectorScorers.class.getClassLoader());
-                String species = (String) lookup.findStatic(cls, "check", MethodType.methodType(String.class)).invoke();
-                FlatVectorsScorer simd = (FlatVectorsScorer) lookup.findConstructor(cls, MethodType.methodType(void.class)).invoke();
-                Class<?> q = Class.forName(VectorScorers.class.getPackageName() + ".SimdQuantizedVectorsScorer", true, VectorScorers.class.getClassLoader());
-                FlatVectorsScorer quantized = (FlatVectorsScorer) lookup.findConstructor(q, MethodType.methodType(void.class, FlatVectorsScorer.class))
-                        .invoke(simd);
+                Class<?> cls = Class.forName(
+                        VectorScorers.class.getPackageName() + ".SimdFlatVectorsScorer",
+                        true,
+                        VectorScorers.class.getClassLoader());
+                String species = (String) lookup.findStatic(cls, "check", MethodType.methodType(String.class))
+                        .invoke();
+                FlatVectorsScorer simd =
+                        (FlatVectorsScorer) lookup.findConstructor(cls, MethodType.methodType(void.class))
+                                .invoke();
+                Class<?> q = Class.forName(
+                        VectorScorers.class.getPackageName() + ".SimdQuantizedVectorsScorer",
+                        true,
+                        VectorScorers.class.getClassLoader());
+                FlatVectorsScorer quantized = (FlatVectorsScorer)
+                        lookup.findConstructor(q, MethodType.methodType(void.class, FlatVectorsScorer.class))
+                                .invoke(simd);
                 c = new Choice(simd, quantized, true, "simd (" + MODULE + ", " + species + ")");
-            } catch (Throwable e) { // NoClassDefFoundError when the package is not visible to the bundle, and anything else
+            } catch (Throwable e) { // NoClassDefFoundError when the package is not visible to the bundle, and anything
+                // else
                 c = scalar("the Vector API failed: " + e);
             }
         } else {
@@ -71,7 +79,10 @@ final class VectorScorers {
     }
 
     private static Choice scalar(String why) {
-        return new Choice(FlatVectorScorerUtil.getLucene99FlatVectorsScorer(), new Lucene99ScalarQuantizedVectorScorer(FlatVectorScorerUtil.getLucene99FlatVectorsScorer()), false,
+        return new Choice(
+                FlatVectorScorerUtil.getLucene99FlatVectorsScorer(),
+                new Lucene99ScalarQuantizedVectorScorer(FlatVectorScorerUtil.getLucene99FlatVectorsScorer()),
+                false,
                 "scalar (Lucene's default scorer; " + why + ")");
     }
 

@@ -1,5 +1,11 @@
 package dev.atrium.resource.vectorize.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.VectorFacet.Vector;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -8,13 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.VectorFacet.Vector;
 
 /**
  * What both indexes share: the checks on input, the three metrics and their scores, the byte form of a vector and the
@@ -25,13 +24,15 @@ import dev.atrium.resource.api.VectorFacet.Vector;
  */
 final class Vectors {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.create();
     static final int MAX_ID_LENGTH = 64;
     static final int MAX_METADATA_BYTES = 10_240;
     static final int MAX_FILTER_FIELDS = 16;
 
     enum Metric {
-        COSINE, DOT, EUCLIDEAN;
+        COSINE,
+        DOT,
+        EUCLIDEAN;
 
         static Metric of(Object wire) {
             return valueOf(String.valueOf(wire).toUpperCase(java.util.Locale.ROOT));
@@ -68,8 +69,7 @@ final class Vectors {
         }
     }
 
-    private Vectors() {
-    }
+    private Vectors() {}
 
     static double norm(float[] v) {
         double n = 0;
@@ -81,7 +81,11 @@ final class Vectors {
 
     /** Checks one vector to be stored: its id, its dimension, finite values, a non-zero vector for cosine, its metadata's size. */
     static void check(Vector v, int dimensions, Metric metric) throws ResourceException {
-        if (v == null || v.id() == null || v.id().isEmpty() || v.id().length() > MAX_ID_LENGTH || v.id().indexOf('\0') >= 0) {
+        if (v == null
+                || v.id() == null
+                || v.id().isEmpty()
+                || v.id().length() > MAX_ID_LENGTH
+                || v.id().indexOf('\0') >= 0) {
             throw ResourceException.badInput("every vector needs an id of 1 to " + MAX_ID_LENGTH + " characters");
         }
         checkValues(v.values(), dimensions, metric, "vector '" + v.id() + "'");
@@ -91,8 +95,10 @@ final class Vectors {
                     throw ResourceException.badInput("vector '" + v.id() + "': metadata keys are 1 to 128 characters");
                 }
             }
-            if (metadataJson(v.metadata()).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_METADATA_BYTES) {
-                throw new ResourceException(ResourceException.Kind.TOO_LARGE,
+            if (metadataJson(v.metadata()).getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                    > MAX_METADATA_BYTES) {
+                throw new ResourceException(
+                        ResourceException.Kind.TOO_LARGE,
                         "vector '" + v.id() + "': metadata is larger than " + MAX_METADATA_BYTES + " bytes as JSON");
             }
         }
@@ -100,7 +106,8 @@ final class Vectors {
 
     static void checkValues(float[] values, int dimensions, Metric metric, String what) throws ResourceException {
         if (values == null || values.length != dimensions) {
-            throw ResourceException.badInput(what + " has " + (values == null ? 0 : values.length) + " values; this index takes " + dimensions);
+            throw ResourceException.badInput(
+                    what + " has " + (values == null ? 0 : values.length) + " values; this index takes " + dimensions);
         }
         for (float f : values) {
             if (!Float.isFinite(f)) {
@@ -133,7 +140,8 @@ final class Vectors {
         for (Map.Entry<String, Object> e : filter.entrySet()) {
             Object v = e.getValue();
             if (!(v == null || v instanceof String || v instanceof Number || v instanceof Boolean)) {
-                throw ResourceException.badInput("filter." + e.getKey() + " must be a string, number, boolean or null (equality only)");
+                throw ResourceException.badInput(
+                        "filter." + e.getKey() + " must be a string, number, boolean or null (equality only)");
             }
         }
         return filter;
@@ -175,8 +183,7 @@ final class Vectors {
 
     static Map<String, Object> parseMetadata(String json) {
         try {
-            return JSON.readValue(json, new TypeReference<Map<String, Object>>() {
-            });
+            return JSON.readValue(json, new TypeReference<Map<String, Object>>() {});
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("stored metadata is not a JSON object", e);
         }

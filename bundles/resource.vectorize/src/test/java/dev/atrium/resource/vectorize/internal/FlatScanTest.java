@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
+import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,13 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.resource.api.VectorFacet.Match;
-import dev.atrium.resource.api.VectorFacet.Vector;
-import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 
 /**
  * The flat int8 scan of a segment ({@link ScanOrWalkKnnQuery}, {@link FlatScanRule}): chosen where the walk would
@@ -35,7 +33,8 @@ class FlatScanTest {
         assertEquals(16_666, FlatScanRule.visitLimit(100_000, true));
         assertEquals(166, FlatScanRule.visitLimit(1_000, true), "a filter accepting 1,000 vectors");
         assertEquals(1, FlatScanRule.visitLimit(3, true));
-        assertEquals(Integer.MAX_VALUE, FlatScanRule.visitLimit(100_000, false), "Lucene's scalar scorer: always the graph");
+        assertEquals(
+                Integer.MAX_VALUE, FlatScanRule.visitLimit(100_000, false), "Lucene's scalar scorer: always the graph");
     }
 
     @Test
@@ -66,12 +65,18 @@ class FlatScanTest {
             indexes.query("r", dir, Metric.COSINE, VectorizeProviderTest.random(r, 16), 1, Map.of()); // ef 10
             assertEquals(new FlatScanRule.Counts(1, 0, 0), indexes.searchPaths().minus(start), "ef 10 walks the graph");
             float[] q = VectorizeProviderTest.random(r, 16);
-            QuantizedHnswIndexTest.assertExactWithScores(Metric.COSINE, vectors, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of())); // ef 100
+            QuantizedHnswIndexTest.assertExactWithScores(
+                    Metric.COSINE, vectors, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of())); // ef 100
             indexes.query("r", dir, Metric.COSINE, VectorizeProviderTest.random(r, 16), 100, Map.of()); // ef 1,000
-            assertEquals(new FlatScanRule.Counts(2, 0, 1), indexes.searchPaths().minus(start),
+            assertEquals(
+                    new FlatScanRule.Counts(2, 0, 1),
+                    indexes.searchPaths().minus(start),
                     "ef 1,000 reaches the visit limit (at least 1,000 visits of up to 32 neighbours each) and scans");
             indexes.query("r", dir, Metric.COSINE, VectorizeProviderTest.random(r, 16), 100, Map.of());
-            assertEquals(new FlatScanRule.Counts(2, 1, 1), indexes.searchPaths().minus(start), "the next one at ef 1,000 scans without walking");
+            assertEquals(
+                    new FlatScanRule.Counts(2, 1, 1),
+                    indexes.searchPaths().minus(start),
+                    "the next one at ef 1,000 scans without walking");
             indexes.query("r", dir, Metric.COSINE, VectorizeProviderTest.random(r, 16), 1, Map.of());
             assertEquals(new FlatScanRule.Counts(3, 1, 1), indexes.searchPaths().minus(start), "ef 10 still walks");
         } finally {
@@ -101,9 +106,14 @@ class FlatScanTest {
                     assertEquals(walked, scanned, metric + ": ids, scores, metadata and order");
                 }
                 FlatScanRule.Counts scans = scanning.searchPaths();
-                assertEquals(30, scans.scanned() + scans.walkedThenScanned(), metric + ": every segment of every query scanned: " + scans);
-                assertEquals(3, scans.walkedThenScanned(), metric + ": each segment walked once, then remembered: " + scans);
-                assertEquals(new FlatScanRule.Counts(30, 0, 0), walking.searchPaths(), metric + ": hnswFlatScan off walks");
+                assertEquals(
+                        30,
+                        scans.scanned() + scans.walkedThenScanned(),
+                        metric + ": every segment of every query scanned: " + scans);
+                assertEquals(
+                        3, scans.walkedThenScanned(), metric + ": each segment walked once, then remembered: " + scans);
+                assertEquals(
+                        new FlatScanRule.Counts(30, 0, 0), walking.searchPaths(), metric + ": hnswFlatScan off walks");
             } finally {
                 scanning.close();
                 walking.close();
@@ -123,12 +133,15 @@ class FlatScanTest {
         // deleted: the query's true top 50 and every 7th vector
         Set<String> deleted = new HashSet<>();
         double qn = Vectors.norm(q);
-        vectors.stream().sorted(java.util.Comparator.comparingDouble((Vector v) -> -Metric.COSINE.score(q, qn, v.values()))).limit(50)
+        vectors.stream()
+                .sorted(java.util.Comparator.comparingDouble((Vector v) -> -Metric.COSINE.score(q, qn, v.values())))
+                .limit(50)
                 .forEach(v -> deleted.add(v.id()));
         for (int i = 0; i < vectors.size(); i += 7) {
             deleted.add("v" + i);
         }
-        List<Vector> live = vectors.stream().filter(v -> !deleted.contains(v.id())).toList();
+        List<Vector> live =
+                vectors.stream().filter(v -> !deleted.contains(v.id())).toList();
         HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true, true)); // ef 1,000
         try {
             indexes.upsert("r", dir, Metric.COSINE, vectors);
@@ -137,11 +150,15 @@ class FlatScanTest {
             for (int t = 0; t < 2; t++) {
                 FlatScanRule.Counts before = indexes.searchPaths();
 
-                QuantizedHnswIndexTest.assertExactWithScores(Metric.COSINE, live, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of()));
+                QuantizedHnswIndexTest.assertExactWithScores(
+                        Metric.COSINE, live, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of()));
                 // the filter accepts ~2,600 live vectors, more than ef: Lucene hands the segment to the walk (or scan)
-                List<Vector> group = live.stream().filter(v -> v.metadata().get("g").equals(1)).toList();
+                List<Vector> group = live.stream()
+                        .filter(v -> v.metadata().get("g").equals(1))
+                        .toList();
                 assertTrue(group.size() > 1000);
-                QuantizedHnswIndexTest.assertExactWithScores(Metric.COSINE, group, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of("g", 1)));
+                QuantizedHnswIndexTest.assertExactWithScores(
+                        Metric.COSINE, group, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of("g", 1)));
                 FlatScanRule.Counts paths = indexes.searchPaths().minus(before);
                 assertEquals(0, paths.walked(), "both queries scanned: " + paths);
                 assertEquals(2, paths.scanned() + paths.walkedThenScanned(), "both queries scanned: " + paths);

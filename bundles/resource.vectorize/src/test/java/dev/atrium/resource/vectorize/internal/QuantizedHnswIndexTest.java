@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
+import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.util.quantization.ScalarQuantizer;
@@ -19,10 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import dev.atrium.resource.api.VectorFacet.Match;
-import dev.atrium.resource.api.VectorFacet.Vector;
-import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 
 /**
  * HNSW indexes whose graph is walked on int8 vectors ({@link AtriumHnswQuantizedVectorsFormat}, the default): the
@@ -40,7 +38,9 @@ class QuantizedHnswIndexTest {
 
     @Test
     void theInt8FormatIsReadThroughThisBundlesScorer() {
-        assertInstanceOf(AtriumHnswQuantizedVectorsFormat.class, KnnVectorsFormat.forName("Lucene99HnswScalarQuantizedVectorsFormat"),
+        assertInstanceOf(
+                AtriumHnswQuantizedVectorsFormat.class,
+                KnnVectorsFormat.forName("Lucene99HnswScalarQuantizedVectorsFormat"),
                 "this bundle's SPI list names its own format for Lucene's int8 HNSW format");
         assertInstanceOf(SimdQuantizedVectorsScorer.class, VectorScorers.quantizedScorer());
     }
@@ -56,7 +56,9 @@ class QuantizedHnswIndexTest {
             vectors.add(similarity == VectorSimilarityFunction.DOT_PRODUCT ? unit(v) : v);
         }
         // what Lucene's writer does: normalized copies for cosine, quantiles from the vectors, 7 bits
-        List<float[]> stored = vectors.stream().map(v -> similarity == VectorSimilarityFunction.COSINE ? unit(v) : v).toList();
+        List<float[]> stored = vectors.stream()
+                .map(v -> similarity == VectorSimilarityFunction.COSINE ? unit(v) : v)
+                .toList();
         float[] all = new float[stored.size() * dims];
         for (int i = 0; i < stored.size(); i++) {
             System.arraycopy(stored.get(i), 0, all, i * dims, dims);
@@ -80,7 +82,8 @@ class QuantizedHnswIndexTest {
                 quantizer.quantize(stored.get(i), q, similarity);
                 exact[i] = similarity.compare(query, vectors.get(i));
                 approx[i] = SimdQuantizedVectorsScorer.score(similarity, prepared, constant[0], alpha, q);
-                if (similarity == VectorSimilarityFunction.COSINE || similarity == VectorSimilarityFunction.DOT_PRODUCT) {
+                if (similarity == VectorSimilarityFunction.COSINE
+                        || similarity == VectorSimilarityFunction.DOT_PRODUCT) {
                     // (1 + cos) / 2: off by the quantization step's share of the dot product only
                     assertEquals(exact[i], approx[i], 0.01, similarity + " score of vector " + i);
                 }
@@ -111,19 +114,23 @@ class QuantizedHnswIndexTest {
         for (int i = 0; i < 1500; i++) {
             vectors.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("g", i % 5)));
         }
-        for (boolean flatScan : new boolean[] { false, true }) { // ef 1,000: segments walked, or scanned (FlatScanTest)
+        for (boolean flatScan : new boolean[] {false, true}) { // ef 1,000: segments walked, or scanned (FlatScanTest)
             Path d = dir.resolve("scan-" + flatScan);
             HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true, flatScan));
             try {
                 for (int i = 0; i < vectors.size(); i += 500) {
                     indexes.upsert("r", d, metric, vectors.subList(i, i + 500)); // three segments
                 }
-                assertEquals(List.of(AtriumHnswQuantizedVectorsFormat.NAME), indexes.formats("r", d).stream().distinct().toList());
+                assertEquals(
+                        List.of(AtriumHnswQuantizedVectorsFormat.NAME),
+                        indexes.formats("r", d).stream().distinct().toList());
                 for (int t = 0; t < 20; t++) {
                     float[] q = VectorizeProviderTest.random(r, dims);
                     assertExactWithScores(metric, vectors, q, indexes.query("r", d, metric, q, K, Map.of()));
                     int g = t % 5;
-                    List<Vector> group = vectors.stream().filter(v -> v.metadata().get("g").equals(g)).toList();
+                    List<Vector> group = vectors.stream()
+                            .filter(v -> v.metadata().get("g").equals(g))
+                            .toList();
                     assertExactWithScores(metric, group, q, indexes.query("r", d, metric, q, K, Map.of("g", g)));
                 }
             } finally {
@@ -165,7 +172,9 @@ class QuantizedHnswIndexTest {
                 indexes.close();
             }
         }
-        assertTrue(recall[1] >= recall[0] - 0.03, "int8 walk recall " + recall[1] + " against the float walk's " + recall[0]);
+        assertTrue(
+                recall[1] >= recall[0] - 0.03,
+                "int8 walk recall " + recall[1] + " against the float walk's " + recall[0]);
         assertTrue(recall[1] >= 0.8, "int8 walk recall@10 at ef 50 over 6 graphs of 1,000: " + recall[1]);
     }
 
@@ -182,7 +191,7 @@ class QuantizedHnswIndexTest {
         } finally {
             before.close();
         }
-        for (boolean quantized : new boolean[] { true, false }) {
+        for (boolean quantized : new boolean[] {true, false}) {
             String wanted = quantized ? AtriumHnswQuantizedVectorsFormat.NAME : AtriumHnswVectorsFormat.NAME;
             HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 200, quantized));
             try {
@@ -190,14 +199,16 @@ class QuantizedHnswIndexTest {
                 boolean rewritten = false;
                 while (!rewritten && System.nanoTime() < deadline) {
                     float[] q = VectorizeProviderTest.random(r, dims);
-                    assertExactWithScores(Metric.EUCLIDEAN, vectors, q, indexes.query("r", dir, Metric.EUCLIDEAN, q, K, Map.of()));
+                    assertExactWithScores(
+                            Metric.EUCLIDEAN, vectors, q, indexes.query("r", dir, Metric.EUCLIDEAN, q, K, Map.of()));
                     rewritten = indexes.formats("r", dir).equals(List.of(wanted));
                     Thread.sleep(50);
                 }
                 assertTrue(rewritten, "rewritten into " + wanted + ": " + indexes.formats("r", dir));
                 assertEquals(800, indexes.count("r", dir));
                 float[] q = VectorizeProviderTest.random(r, dims);
-                assertExactWithScores(Metric.EUCLIDEAN, vectors, q, indexes.query("r", dir, Metric.EUCLIDEAN, q, K, Map.of()));
+                assertExactWithScores(
+                        Metric.EUCLIDEAN, vectors, q, indexes.query("r", dir, Metric.EUCLIDEAN, q, K, Map.of()));
             } finally {
                 indexes.close();
             }
@@ -209,8 +220,15 @@ class QuantizedHnswIndexTest {
         assertEquals(expected, got.stream().map(Match::id).toList(), metric.toString());
         double qn = Vectors.norm(q);
         for (Match m : got) {
-            Vector v = vectors.stream().filter(x -> x.id().equals(m.id())).findFirst().orElseThrow();
-            assertEquals(metric.score(q, qn, v.values()), m.score(), 1e-5 * Math.max(1, Math.abs(m.score())), "the float score of " + m.id());
+            Vector v = vectors.stream()
+                    .filter(x -> x.id().equals(m.id()))
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(
+                    metric.score(q, qn, v.values()),
+                    m.score(),
+                    1e-5 * Math.max(1, Math.abs(m.score())),
+                    "the float score of " + m.id());
         }
     }
 
@@ -219,7 +237,7 @@ class QuantizedHnswIndexTest {
         float[] sorted = values.clone();
         java.util.Arrays.sort(sorted);
         int cut = (int) ((1 - confidence) / 2 * sorted.length);
-        return new float[] { sorted[cut], sorted[sorted.length - 1 - cut] };
+        return new float[] {sorted[cut], sorted[sorted.length - 1 - cut]};
     }
 
     static float[] unit(float[] v) {

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
+import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.KnnVectorsReader;
 import org.apache.lucene.codecs.hnsw.FlatVectorsReader;
@@ -36,10 +38,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import dev.atrium.resource.api.VectorFacet.Match;
-import dev.atrium.resource.api.VectorFacet.Vector;
-import dev.atrium.resource.vectorize.internal.Vectors.Metric;
 
 /**
  * HNSW indexes on disk through {@link AtriumHnswVectorsFormat}: what they answer is the exact top-k on a small set,
@@ -87,7 +85,8 @@ class SimdHnswIndexTest {
         } finally {
             indexes.close();
         }
-        try (Directory d = FSDirectory.open(dir.resolve("lucene")); IndexWriter w = new IndexWriter(d, new IndexWriterConfig())) {
+        try (Directory d = FSDirectory.open(dir.resolve("lucene"));
+                IndexWriter w = new IndexWriter(d, new IndexWriterConfig())) {
             assertSimdReaders(d);
             w.forceMerge(1);
         }
@@ -104,7 +103,9 @@ class SimdHnswIndexTest {
 
     @Test
     void anIndexWrittenByStockLuceneIsReadThroughTheSimdFormat() throws Exception {
-        assertInstanceOf(AtriumHnswVectorsFormat.class, KnnVectorsFormat.forName("Lucene99HnswVectorsFormat"),
+        assertInstanceOf(
+                AtriumHnswVectorsFormat.class,
+                KnnVectorsFormat.forName("Lucene99HnswVectorsFormat"),
                 "this bundle's SPI list names its own format for Lucene's HNSW format");
         Random r = new Random(11);
         int dims = 384;
@@ -154,8 +155,14 @@ class SimdHnswIndexTest {
     void withoutTheVectorModuleLucenesScorersAreUsedAndInt8IndexesStillAnswerExactly() throws Exception {
         // a JVM of its own, started as an operator might start the server, without --add-modules jdk.incubator.vector
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), ScalarProbe.class.getName(),
-                dir.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        java.toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        ScalarProbe.class.getName(),
+                        dir.toString())
+                .redirectErrorStream(true)
+                .start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (InputStream in = p.getInputStream()) {
             in.transferTo(out);
@@ -163,8 +170,13 @@ class SimdHnswIndexTest {
         assertTrue(p.waitFor(120, TimeUnit.SECONDS));
         String said = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), said);
-        assertTrue(said.contains("scorer: scalar (Lucene's default scorer; the JVM was started without --add-modules jdk.incubator.vector)"), said);
-        assertTrue(said.contains("WARN") && said.contains("HNSW distances computed by the scalar"), "logged once: " + said);
+        assertTrue(
+                said.contains(
+                        "scorer: scalar (Lucene's default scorer; the JVM was started without --add-modules jdk.incubator.vector)"),
+                said);
+        assertTrue(
+                said.contains("WARN") && said.contains("HNSW distances computed by the scalar"),
+                "logged once: " + said);
         assertTrue(said.contains("formats: [" + AtriumHnswQuantizedVectorsFormat.NAME + "]"), said);
         assertTrue(said.contains("int8 scorer: Lucene99ScalarQuantizedVectorScorer"), said);
         assertTrue(said.contains("exact: true"), said);
@@ -183,13 +195,23 @@ class SimdHnswIndexTest {
                 indexes.upsert("r", dir, Metric.EUCLIDEAN, vectors);
                 System.out.println("scorer: " + indexes.scorer());
                 System.out.println("formats: " + indexes.formats("r", dir));
-                System.out.println("int8 scorer: " + VectorScorers.quantizedScorer().getClass().getSimpleName());
+                System.out.println("int8 scorer: "
+                        + VectorScorers.quantizedScorer().getClass().getSimpleName());
                 float[] q = VectorizeProviderTest.random(r, 24);
                 List<Match> got = indexes.query("r", dir, Metric.EUCLIDEAN, q, K, Map.of());
-                System.out.println("exact: " + exactIds(Metric.EUCLIDEAN, vectors, q).equals(got.stream().map(Match::id).toList()));
-                Vector best = vectors.stream().filter(v -> v.id().equals(got.get(0).id())).findFirst().orElseThrow();
-                System.out.println("float score: " + (Metric.EUCLIDEAN.score(q, Vectors.norm(q), best.values()) == (float) got.get(0).score()
-                        || Math.abs(Metric.EUCLIDEAN.score(q, Vectors.norm(q), best.values()) - got.get(0).score()) < 1e-6));
+                System.out.println("exact: "
+                        + exactIds(Metric.EUCLIDEAN, vectors, q)
+                                .equals(got.stream().map(Match::id).toList()));
+                Vector best = vectors.stream()
+                        .filter(v -> v.id().equals(got.get(0).id()))
+                        .findFirst()
+                        .orElseThrow();
+                System.out.println("float score: "
+                        + (Metric.EUCLIDEAN.score(q, Vectors.norm(q), best.values())
+                                        == (float) got.get(0).score()
+                                || Math.abs(Metric.EUCLIDEAN.score(q, Vectors.norm(q), best.values())
+                                                - got.get(0).score())
+                                        < 1e-6));
             } finally {
                 indexes.close();
             }
@@ -202,12 +224,14 @@ class SimdHnswIndexTest {
             assertTrue(reader.leaves().size() >= 1);
             for (LeafReaderContext leaf : reader.leaves()) {
                 KnnVectorsReader perField = ((SegmentReader) leaf.reader()).getVectorReader();
-                KnnVectorsReader hnsw = ((PerFieldKnnVectorsFormat.FieldsReader) perField).getFieldReader(HnswIndexes.VECTOR);
+                KnnVectorsReader hnsw =
+                        ((PerFieldKnnVectorsFormat.FieldsReader) perField).getFieldReader(HnswIndexes.VECTOR);
                 assertInstanceOf(Lucene99HnswVectorsReader.class, hnsw);
                 // Lucene keeps the flat reader private; its scorer says which one reads the vectors
                 java.lang.reflect.Field flat = Lucene99HnswVectorsReader.class.getDeclaredField("flatVectorsReader");
                 flat.setAccessible(true);
-                assertInstanceOf(SimdFlatVectorsScorer.class, ((FlatVectorsReader) flat.get(hnsw)).getFlatVectorScorer());
+                assertInstanceOf(
+                        SimdFlatVectorsScorer.class, ((FlatVectorsReader) flat.get(hnsw)).getFlatVectorScorer());
             }
         }
     }
@@ -222,14 +246,25 @@ class SimdHnswIndexTest {
 
     static List<String> exactIds(Metric metric, List<Vector> vectors, float[] q) {
         double qn = Vectors.norm(q);
-        return vectors.stream().sorted(Comparator.comparingDouble((Vector v) -> -metric.score(q, qn, v.values()))).limit(K).map(Vector::id).toList();
+        return vectors.stream()
+                .sorted(Comparator.comparingDouble((Vector v) -> -metric.score(q, qn, v.values())))
+                .limit(K)
+                .map(Vector::id)
+                .toList();
     }
 
     private static void assertExact(Metric metric, List<Vector> vectors, float[] q, List<Match> got) {
         List<String> expected = exactIds(metric, vectors, q);
         assertEquals(expected, got.stream().map(Match::id).toList(), metric.toString());
         double qn = Vectors.norm(q);
-        Vector best = vectors.stream().filter(v -> v.id().equals(expected.get(0))).findFirst().orElseThrow();
-        assertEquals(metric.score(q, qn, best.values()), got.get(0).score(), 1e-4 * Math.max(1, Math.abs(got.get(0).score())), "the metric's score");
+        Vector best = vectors.stream()
+                .filter(v -> v.id().equals(expected.get(0)))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(
+                metric.score(q, qn, best.values()),
+                got.get(0).score(),
+                1e-4 * Math.max(1, Math.abs(got.get(0).score())),
+                "the metric's score");
     }
 }

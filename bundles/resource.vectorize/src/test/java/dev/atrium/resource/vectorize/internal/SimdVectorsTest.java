@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.util.hnsw.RandomAccessVectorValues;
 import org.apache.lucene.util.hnsw.RandomVectorScorer;
@@ -27,11 +26,13 @@ class SimdVectorsTest {
         VectorScorers.Choice choice = VectorScorers.choice();
         assertTrue(choice.simd(), choice.description());
         assertTrue(choice.description().startsWith("simd (jdk.incubator.vector, "), choice.description());
-        assertTrue(choice.scorer() instanceof SimdFlatVectorsScorer, choice.scorer().toString());
+        assertTrue(
+                choice.scorer() instanceof SimdFlatVectorsScorer,
+                choice.scorer().toString());
     }
 
     @ParameterizedTest(name = "{0} dimensions")
-    @ValueSource(ints = { 1, 7, 16, 383, 384, 1536 })
+    @ValueSource(ints = {1, 7, 16, 383, 384, 1536})
     void simdScoresAreLucenesForEverySimilarity(int dims) throws Exception {
         Random r = new Random(dims);
         List<float[]> vectors = new ArrayList<>();
@@ -47,15 +48,22 @@ class SimdVectorsTest {
             units.add(unit(v));
         }
         for (VectorSimilarityFunction f : VectorSimilarityFunction.values()) {
-            List<float[]> vs = f == VectorSimilarityFunction.DOT_PRODUCT ? units : vectors; // DOT_PRODUCT is for unit vectors
+            List<float[]> vs =
+                    f == VectorSimilarityFunction.DOT_PRODUCT ? units : vectors; // DOT_PRODUCT is for unit vectors
             for (float[] a : vs) {
                 float aNorm = SimdVectors.dotProduct(a, a);
                 for (float[] b : vs) {
                     float lucene = f.compare(a, b);
                     String what = f + " " + dims + "-d";
                     assertClose(lucene, SimdFlatVectorsScorer.score(f, a, b), a, b, what);
-                    assertClose(lucene, SimdFlatVectorsScorer.score(f, a, aNorm, b), a, b, what + " (query norm known)");
-                    assertClose(lucene, SimdFlatVectorsScorer.score(f, a, aNorm, bytes(b)), a, b, what + " (the vector as stored bytes)");
+                    assertClose(
+                            lucene, SimdFlatVectorsScorer.score(f, a, aNorm, b), a, b, what + " (query norm known)");
+                    assertClose(
+                            lucene,
+                            SimdFlatVectorsScorer.score(f, a, aNorm, bytes(b)),
+                            a,
+                            b,
+                            what + " (the vector as stored bytes)");
                 }
             }
             // and through the interfaces Lucene's HNSW search and graph building call
@@ -68,7 +76,8 @@ class SimdVectorsTest {
             for (int i = 0; i < vs.size(); i++) {
                 assertClose(f.compare(vs.get(3), vs.get(i)), query.score(i), vs.get(3), vs.get(i), f + " query scorer");
                 assertClose(f.compare(vs.get(5), vs.get(i)), fromFive.score(i), vs.get(5), vs.get(i), f + " supplier");
-                assertClose(f.compare(vs.get(6), vs.get(i)), fromSix.score(i), vs.get(6), vs.get(i), f + " supplier copy");
+                assertClose(
+                        f.compare(vs.get(6), vs.get(i)), fromSix.score(i), vs.get(6), vs.get(i), f + " supplier copy");
             }
             assertEquals(vs.size(), query.maxOrd());
         }
@@ -80,16 +89,39 @@ class SimdVectorsTest {
         for (int dims = 1; dims <= 200; dims++) {
             float[] a = VectorizeProviderTest.random(r, dims);
             float[] b = VectorizeProviderTest.random(r, dims);
-            assertEquals(org.apache.lucene.util.VectorUtil.dotProduct(a, b), SimdVectors.dotProduct(a, b), 1e-5 * (1 + absDot(a, b)), dims + "-d dot");
-            assertEquals(org.apache.lucene.util.VectorUtil.squareDistance(a, b), SimdVectors.squareDistance(a, b),
-                    1e-5 * (1 + org.apache.lucene.util.VectorUtil.squareDistance(a, b)), dims + "-d square distance");
-            assertEquals(org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, b), 1e-5, dims + "-d cosine");
-            assertEquals(org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, SimdVectors.dotProduct(a, a), b), 1e-5, dims + "-d cosine, norm known");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.dotProduct(a, b),
+                    SimdVectors.dotProduct(a, b),
+                    1e-5 * (1 + absDot(a, b)),
+                    dims + "-d dot");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.squareDistance(a, b),
+                    SimdVectors.squareDistance(a, b),
+                    1e-5 * (1 + org.apache.lucene.util.VectorUtil.squareDistance(a, b)),
+                    dims + "-d square distance");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, b), 1e-5, dims + "-d cosine");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.cosine(a, b),
+                    SimdVectors.cosine(a, SimdVectors.dotProduct(a, a), b),
+                    1e-5,
+                    dims + "-d cosine, norm known");
             byte[] stored = bytes(b);
-            assertEquals(org.apache.lucene.util.VectorUtil.dotProduct(a, b), SimdVectors.dotProduct(a, stored), 1e-5 * (1 + absDot(a, b)), dims + "-d dot, bytes");
-            assertEquals(org.apache.lucene.util.VectorUtil.squareDistance(a, b), SimdVectors.squareDistance(a, stored),
-                    1e-5 * (1 + org.apache.lucene.util.VectorUtil.squareDistance(a, b)), dims + "-d square distance, bytes");
-            assertEquals(org.apache.lucene.util.VectorUtil.cosine(a, b), SimdVectors.cosine(a, SimdVectors.dotProduct(a, a), stored), 1e-5, dims + "-d cosine, bytes");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.dotProduct(a, b),
+                    SimdVectors.dotProduct(a, stored),
+                    1e-5 * (1 + absDot(a, b)),
+                    dims + "-d dot, bytes");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.squareDistance(a, b),
+                    SimdVectors.squareDistance(a, stored),
+                    1e-5 * (1 + org.apache.lucene.util.VectorUtil.squareDistance(a, b)),
+                    dims + "-d square distance, bytes");
+            assertEquals(
+                    org.apache.lucene.util.VectorUtil.cosine(a, b),
+                    SimdVectors.cosine(a, SimdVectors.dotProduct(a, a), stored),
+                    1e-5,
+                    dims + "-d cosine, bytes");
         }
     }
 
@@ -111,7 +143,8 @@ class SimdVectorsTest {
 
     /** A vector as Lucene writes it to its .vec file: little-endian floats. */
     private static byte[] bytes(float[] v) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.length * Float.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        java.nio.ByteBuffer b =
+                java.nio.ByteBuffer.allocate(v.length * Float.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         b.asFloatBuffer().put(v);
         return b.array();
     }

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.TestResourceContext;
+import dev.atrium.resource.api.VectorFacet.Match;
+import dev.atrium.resource.api.VectorFacet.Vector;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,12 +33,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.osgi.framework.BundleContext;
 import org.postgresql.ds.PGSimpleDataSource;
 
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.TestResourceContext;
-import dev.atrium.resource.api.VectorFacet.Match;
-import dev.atrium.resource.api.VectorFacet.Vector;
-
 /**
  * The vectorize provider on a fresh database of the PostgreSQL at 127.0.0.1:5432 (ATRIUM_TEST_PG overrides) and on
  * real Lucene indexes in a temporary directory: both index kinds answer the same questions the same way.
@@ -42,7 +40,8 @@ import dev.atrium.resource.api.VectorFacet.Vector;
 class VectorizeProviderTest {
 
     static final String HOST = System.getenv().getOrDefault("ATRIUM_TEST_PG", "127.0.0.1:5432");
-    static final String DATABASE = "atrium_vec_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    static final String DATABASE =
+            "atrium_vec_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     static PGSimpleDataSource dataSource;
 
     @TempDir
@@ -50,7 +49,8 @@ class VectorizeProviderTest {
 
     @BeforeAll
     static void createDatabase() throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres"); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres");
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + DATABASE);
         }
         dataSource = new PGSimpleDataSource();
@@ -59,7 +59,8 @@ class VectorizeProviderTest {
 
     @AfterAll
     static void dropDatabase() throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres"); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + HOST + "/postgres?user=postgres");
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
         }
     }
@@ -68,25 +69,32 @@ class VectorizeProviderTest {
     static VectorizeProvider provider(PGSimpleDataSource ds, Map<String, Object> overrides) {
         SchemaMigrations migrations = bundle -> {
             try (InputStream in = VectorizeProvider.class.getResourceAsStream("/db/migration/V1__vectorize.sql");
-                    Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ")
+                    Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                        .replace("CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ")
                         .replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS "));
                 return 1;
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         };
-        BundleContext context = (BundleContext) Proxy.newProxyInstance(VectorizeProviderTest.class.getClassLoader(),
-                new Class<?>[] { BundleContext.class }, (proxy, method, args) -> null);
-        VectorizeProvider.Config config = (VectorizeProvider.Config) Proxy.newProxyInstance(VectorizeProviderTest.class.getClassLoader(),
-                new Class<?>[] { VectorizeProvider.Config.class },
+        BundleContext context = (BundleContext) Proxy.newProxyInstance(
+                VectorizeProviderTest.class.getClassLoader(),
+                new Class<?>[] {BundleContext.class},
+                (proxy, method, args) -> null);
+        VectorizeProvider.Config config = (VectorizeProvider.Config) Proxy.newProxyInstance(
+                VectorizeProviderTest.class.getClassLoader(),
+                new Class<?>[] {VectorizeProvider.Config.class},
                 (proxy, method, args) -> overrides.getOrDefault(method.getName(), method.getDefaultValue()));
         return new VectorizeProvider(ds, migrations, context, config);
     }
 
     TestResourceContext resource(VectorizeProvider p, String index, String metric, int dims) throws ResourceException {
-        Map<String, Object> config = p.configSchema().validate(Map.of("index", index, "metric", metric, "dimensions", dims));
-        TestResourceContext ctx = new TestResourceContext(dataSource, dir.resolve(UUID.randomUUID().toString()), config);
+        Map<String, Object> config =
+                p.configSchema().validate(Map.of("index", index, "metric", metric, "dimensions", dims));
+        TestResourceContext ctx = new TestResourceContext(
+                dataSource, dir.resolve(UUID.randomUUID().toString()), config);
         p.provision(ctx);
         return ctx;
     }
@@ -100,7 +108,7 @@ class VectorizeProviderTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({ "exact,cosine", "exact,dot", "exact,euclidean", "hnsw,cosine", "hnsw,dot", "hnsw,euclidean" })
+    @CsvSource({"exact,cosine", "exact,dot", "exact,euclidean", "hnsw,cosine", "hnsw,dot", "hnsw,euclidean"})
     void queryReturnsTheNearestVectorsBestFirstWithTheirMetadata(String index, String metric) throws Exception {
         VectorizeProvider p = provider(dataSource, Map.of());
         try {
@@ -108,24 +116,42 @@ class VectorizeProviderTest {
             Random r = new Random(7);
             List<Vector> vectors = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
-                vectors.add(new Vector("v" + i, random(r, 8), Map.of("n", i, "even", i % 2 == 0, "tag", i % 3 == 0 ? "a" : "b")));
+                vectors.add(new Vector(
+                        "v" + i, random(r, 8), Map.of("n", i, "even", i % 2 == 0, "tag", i % 3 == 0 ? "a" : "b")));
             }
             p.upsert(ctx, vectors);
             float[] q = random(r, 8);
             Vectors.Metric m = Vectors.Metric.of(metric);
             List<Vector> sorted = new ArrayList<>(vectors);
-            sorted.sort((a, b) -> Double.compare(m.score(q, Vectors.norm(q), b.values()), m.score(q, Vectors.norm(q), a.values())));
+            sorted.sort((a, b) ->
+                    Double.compare(m.score(q, Vectors.norm(q), b.values()), m.score(q, Vectors.norm(q), a.values())));
 
             List<Match> top = p.query(ctx, q, 5, Map.of());
-            assertEquals(sorted.subList(0, 5).stream().map(Vector::id).toList(), top.stream().map(Match::id).toList());
-            assertEquals(m.score(q, Vectors.norm(q), sorted.get(0).values()), top.get(0).score(), 1e-4, "the score is the metric's");
-            assertEquals(sorted.get(0).metadata().get("tag"), top.get(0).metadata().get("tag"));
+            assertEquals(
+                    sorted.subList(0, 5).stream().map(Vector::id).toList(),
+                    top.stream().map(Match::id).toList());
+            assertEquals(
+                    m.score(q, Vectors.norm(q), sorted.get(0).values()),
+                    top.get(0).score(),
+                    1e-4,
+                    "the score is the metric's");
+            assertEquals(
+                    sorted.get(0).metadata().get("tag"), top.get(0).metadata().get("tag"));
 
             List<Match> filtered = p.query(ctx, q, 5, Map.of("even", true, "tag", "a"));
-            List<String> expected = sorted.stream().filter(v -> v.metadata().get("even").equals(true) && v.metadata().get("tag").equals("a"))
-                    .limit(5).map(Vector::id).toList();
+            List<String> expected = sorted.stream()
+                    .filter(v -> v.metadata().get("even").equals(true)
+                            && v.metadata().get("tag").equals("a"))
+                    .limit(5)
+                    .map(Vector::id)
+                    .toList();
             assertEquals(expected, filtered.stream().map(Match::id).toList());
-            assertEquals(List.of("v42"), p.query(ctx, q, 5, Map.of("n", 42.0)).stream().map(Match::id).toList(), "1 and 1.0 are equal");
+            assertEquals(
+                    List.of("v42"),
+                    p.query(ctx, q, 5, Map.of("n", 42.0)).stream()
+                            .map(Match::id)
+                            .toList(),
+                    "1 and 1.0 are equal");
             assertEquals(List.of(), p.query(ctx, q, 5, Map.of("tag", "none")));
         } finally {
             p.stop();
@@ -133,20 +159,28 @@ class VectorizeProviderTest {
     }
 
     @ParameterizedTest
-    @CsvSource({ "exact", "hnsw" })
+    @CsvSource({"exact", "hnsw"})
     void upsertReplacesByIdAndDeleteCountsWhatExisted(String index) throws Exception {
         VectorizeProvider p = provider(dataSource, Map.of());
         try {
             TestResourceContext ctx = resource(p, index, "cosine", 3);
-            p.upsert(ctx, List.of(new Vector("a", new float[] { 1, 0, 0 }, Map.of("v", 1)), new Vector("b", new float[] { 0, 1, 0 }, Map.of())));
-            p.upsert(ctx, List.of(new Vector("a", new float[] { 0, 0, 1 }, Map.of("v", 2))));
-            List<Match> top = p.query(ctx, new float[] { 0, 0, 1 }, 1, Map.of());
+            p.upsert(
+                    ctx,
+                    List.of(
+                            new Vector("a", new float[] {1, 0, 0}, Map.of("v", 1)),
+                            new Vector("b", new float[] {0, 1, 0}, Map.of())));
+            p.upsert(ctx, List.of(new Vector("a", new float[] {0, 0, 1}, Map.of("v", 2))));
+            List<Match> top = p.query(ctx, new float[] {0, 0, 1}, 1, Map.of());
             assertEquals("a", top.get(0).id());
             assertEquals(2, ((Number) top.get(0).metadata().get("v")).intValue());
             assertEquals(1.0, top.get(0).score(), 1e-5);
             assertEquals(2L, p.connectionInfo(ctx).get("vectors"));
             assertEquals(1, p.delete(ctx, List.of("a", "missing")));
-            assertEquals(List.of("b"), p.query(ctx, new float[] { 0, 0, 1 }, 10, Map.of()).stream().map(Match::id).toList());
+            assertEquals(
+                    List.of("b"),
+                    p.query(ctx, new float[] {0, 0, 1}, 10, Map.of()).stream()
+                            .map(Match::id)
+                            .toList());
             assertEquals(5, ctx.used("writes"), "2 + 1 vectors written, 2 ids deleted");
         } finally {
             p.stop();
@@ -154,22 +188,32 @@ class VectorizeProviderTest {
     }
 
     @ParameterizedTest
-    @CsvSource({ "exact", "hnsw" })
+    @CsvSource({"exact", "hnsw"})
     void badInputIsRefusedAndNothingIsStored(String index) throws Exception {
         VectorizeProvider p = provider(dataSource, Map.of());
         try {
             TestResourceContext ctx = resource(p, index, "cosine", 3);
-            assertBad(() -> p.upsert(ctx, List.of(new Vector("a", new float[] { 1, 0 }, Map.of()))), "has 2 values; this index takes 3");
-            assertBad(() -> p.upsert(ctx, List.of(new Vector("a", new float[] { 0, 0, 0 }, Map.of()))), "all zeros");
-            assertBad(() -> p.upsert(ctx, List.of(new Vector("a", new float[] { Float.NaN, 0, 1 }, Map.of()))), "finite");
-            assertBad(() -> p.upsert(ctx, List.of(new Vector("", new float[] { 1, 0, 0 }, Map.of()))), "id");
-            assertBad(() -> p.upsert(ctx, List.of(new Vector("x", new float[] { 1, 0, 0 }, Map.of()), new Vector("x", new float[] { 1, 0, 0 }, Map.of()))), "twice");
-            assertBad(() -> p.query(ctx, new float[] { 1, 0, 0 }, 0, Map.of()), "topK");
-            assertBad(() -> p.query(ctx, new float[] { 1, 0, 0 }, 101, Map.of()), "topK");
-            assertBad(() -> p.query(ctx, new float[] { 1, 0, 0 }, 1, Map.of("a", List.of(1))), "equality");
+            assertBad(
+                    () -> p.upsert(ctx, List.of(new Vector("a", new float[] {1, 0}, Map.of()))),
+                    "has 2 values; this index takes 3");
+            assertBad(() -> p.upsert(ctx, List.of(new Vector("a", new float[] {0, 0, 0}, Map.of()))), "all zeros");
+            assertBad(() -> p.upsert(ctx, List.of(new Vector("a", new float[] {Float.NaN, 0, 1}, Map.of()))), "finite");
+            assertBad(() -> p.upsert(ctx, List.of(new Vector("", new float[] {1, 0, 0}, Map.of()))), "id");
+            assertBad(
+                    () -> p.upsert(
+                            ctx,
+                            List.of(
+                                    new Vector("x", new float[] {1, 0, 0}, Map.of()),
+                                    new Vector("x", new float[] {1, 0, 0}, Map.of()))),
+                    "twice");
+            assertBad(() -> p.query(ctx, new float[] {1, 0, 0}, 0, Map.of()), "topK");
+            assertBad(() -> p.query(ctx, new float[] {1, 0, 0}, 101, Map.of()), "topK");
+            assertBad(() -> p.query(ctx, new float[] {1, 0, 0}, 1, Map.of("a", List.of(1))), "equality");
             assertBad(() -> p.update(ctx, Map.of("index", index, "metric", "dot", "dimensions", 3L)), "fixed");
-            ResourceException big = assertThrows(ResourceException.class,
-                    () -> p.upsert(ctx, List.of(new Vector("m", new float[] { 1, 0, 0 }, Map.of("s", "x".repeat(20_000))))));
+            ResourceException big = assertThrows(
+                    ResourceException.class,
+                    () -> p.upsert(
+                            ctx, List.of(new Vector("m", new float[] {1, 0, 0}, Map.of("s", "x".repeat(20_000))))));
             assertEquals(ResourceException.Kind.TOO_LARGE, big.kind());
             assertEquals(0L, p.connectionInfo(ctx).get("vectors"));
         } finally {
@@ -181,13 +225,16 @@ class VectorizeProviderTest {
     void anExactIndexRefusesToGrowPastTheOperatorsLimitAndKeepsWhatItHad() throws Exception {
         VectorizeProvider p = provider(dataSource, Map.of("maxExactVectors", 3L));
         TestResourceContext ctx = resource(p, "exact", "euclidean", 2);
-        p.upsert(ctx, List.of(new Vector("a", new float[] { 1, 0 }, null), new Vector("b", new float[] { 0, 1 }, null)));
-        ResourceException e = assertThrows(ResourceException.class,
-                () -> p.upsert(ctx, List.of(new Vector("c", new float[] { 1, 1 }, null), new Vector("d", new float[] { 2, 1 }, null))));
+        p.upsert(ctx, List.of(new Vector("a", new float[] {1, 0}, null), new Vector("b", new float[] {0, 1}, null)));
+        ResourceException e = assertThrows(
+                ResourceException.class,
+                () -> p.upsert(
+                        ctx,
+                        List.of(new Vector("c", new float[] {1, 1}, null), new Vector("d", new float[] {2, 1}, null))));
         assertEquals(ResourceException.Kind.TOO_LARGE, e.kind());
         assertTrue(e.getMessage().contains("hnsw"), e.getMessage());
         assertEquals(2L, p.connectionInfo(ctx).get("vectors"));
-        p.upsert(ctx, List.of(new Vector("a", new float[] { 3, 3 }, null))); // a replacement does not grow it
+        p.upsert(ctx, List.of(new Vector("a", new float[] {3, 3}, null))); // a replacement does not grow it
         p.deprovision(ctx);
         assertEquals(0L, p.connectionInfo(ctx).get("vectors"));
     }
@@ -203,13 +250,20 @@ class VectorizeProviderTest {
         }
         first.upsert(ctx, vectors);
         first.stop();
-        assertThrows(ResourceException.class, () -> first.query(ctx, new float[] { 1, 0, 0, 0 }, 1, Map.of()), "a stopped provider answers no more");
+        assertThrows(
+                ResourceException.class,
+                () -> first.query(ctx, new float[] {1, 0, 0, 0}, 1, Map.of()),
+                "a stopped provider answers no more");
 
         VectorizeProvider second = provider(dataSource, Map.of());
         assertEquals(50L, second.connectionInfo(ctx).get("vectors"));
         // which code computes its distances, for a person to check: the Vector API here (surefire adds the module)
-        assertTrue(String.valueOf(second.connectionInfo(ctx).get("scorer")).startsWith("simd (jdk.incubator.vector, "), second.connectionInfo(ctx).toString());
-        assertEquals("v7", second.query(ctx, vectors.get(7).values(), 1, Map.of()).get(0).id());
+        assertTrue(
+                String.valueOf(second.connectionInfo(ctx).get("scorer")).startsWith("simd (jdk.incubator.vector, "),
+                second.connectionInfo(ctx).toString());
+        assertEquals(
+                "v7",
+                second.query(ctx, vectors.get(7).values(), 1, Map.of()).get(0).id());
         Path lucene = ctx.dataDirectory().resolve("lucene");
         assertTrue(Files.exists(lucene));
         second.deprovision(ctx);
@@ -232,14 +286,16 @@ class VectorizeProviderTest {
             }
             p.delete(ctx, List.of("v0", "v1"));
             float[] q = random(r, 8);
-            List<String> before = p.query(ctx, q, 5, Map.of()).stream().map(Match::id).toList();
+            List<String> before =
+                    p.query(ctx, q, 5, Map.of()).stream().map(Match::id).toList();
 
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (p.hnswSegments(ctx) > 1 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             assertEquals(1, p.hnswSegments(ctx), "merged into one segment after the writes");
-            assertEquals(before, p.query(ctx, q, 5, Map.of()).stream().map(Match::id).toList());
+            assertEquals(
+                    before, p.query(ctx, q, 5, Map.of()).stream().map(Match::id).toList());
             assertEquals(298L, p.connectionInfo(ctx).get("vectors"));
         } finally {
             p.stop();

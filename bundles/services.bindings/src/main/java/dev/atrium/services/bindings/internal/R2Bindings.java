@@ -1,5 +1,12 @@
 package dev.atrium.services.bindings.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.resource.api.ObjectFacet;
+import dev.atrium.resource.api.ObjectFacet.ObjectInfo;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.services.api.ServiceRoutes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -8,18 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.resource.api.ObjectFacet;
-import dev.atrium.resource.api.ObjectFacet.ObjectInfo;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceDirectory;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * The {@code r2} part of the internal binding endpoint: what workerd's native {@code R2Bucket} binding sends (see
@@ -38,6 +35,7 @@ final class R2Bindings {
 
     /** R2's own limit for a single upload. */
     static final long MAX_OBJECT = 5L << 30;
+
     static final int MAX_CALL = 1 << 20;
     static final int MAX_KEY = 1024;
     /** The code the runtime turns into {@code null} for head and get. */
@@ -54,8 +52,10 @@ final class R2Bindings {
         this.directory = directory;
     }
 
-    void handle(ServiceRoutes.Target target, String name, HttpServletRequest request, HttpServletResponse response) throws IOException {
-        Optional<ResourceDirectory.Opened<ObjectFacet>> opened = directory.open(target.serviceId(), target.spaceId(), name, ObjectFacet.class);
+    void handle(ServiceRoutes.Target target, String name, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        Optional<ResourceDirectory.Opened<ObjectFacet>> opened =
+                directory.open(target.serviceId(), target.spaceId(), name, ObjectFacet.class);
         if (opened.isEmpty()) {
             error(response, 503, FAILED, "the r2 provider of this binding is not running");
             return;
@@ -97,7 +97,8 @@ final class R2Bindings {
         }
     }
 
-    private void read(ObjectFacet r2, ResourceContext ctx, JsonNode call, HttpServletResponse response) throws IOException, ResourceException {
+    private void read(ObjectFacet r2, ResourceContext ctx, JsonNode call, HttpServletResponse response)
+            throws IOException, ResourceException {
         String method = call.path("method").asText();
         if (method.equals("list")) {
             list(r2, ctx, call, response);
@@ -140,7 +141,11 @@ final class R2Bindings {
             length = Math.min(length, size - offset);
             meta.put("range", Map.of("offset", offset, "length", length));
         } else if (!call.path("rangeHeader").asText("").isEmpty()) {
-            error(response, 501, FAILED, "a range given as an HTTP Range header is not supported here; give offset and length");
+            error(
+                    response,
+                    501,
+                    FAILED,
+                    "a range given as an HTTP Range header is not supported here; give offset and length");
             return;
         }
         byte[] json = InternalBindings.JSON.writeValueAsBytes(meta);
@@ -154,8 +159,9 @@ final class R2Bindings {
         }
     }
 
-    private void list(ObjectFacet r2, ResourceContext ctx, JsonNode call, HttpServletResponse response) throws IOException, ResourceException {
-        for (String field : new String[] { "delimiter", "startAfter" }) {
+    private void list(ObjectFacet r2, ResourceContext ctx, JsonNode call, HttpServletResponse response)
+            throws IOException, ResourceException {
+        for (String field : new String[] {"delimiter", "startAfter"}) {
             if (!call.path(field).asText("").isEmpty()) {
                 error(response, 501, FAILED, "r2 list with " + field + " is not supported here");
                 return;
@@ -167,7 +173,8 @@ final class R2Bindings {
             return;
         }
         String cursor = call.path("cursor").asText("");
-        ObjectFacet.ObjectPage page = r2.list(ctx, call.path("prefix").asText(""), cursor.isEmpty() ? null : cursor, limit);
+        ObjectFacet.ObjectPage page =
+                r2.list(ctx, call.path("prefix").asText(""), cursor.isEmpty() ? null : cursor, limit);
         List<Map<String, Object>> objects = new ArrayList<>();
         for (ObjectInfo o : page.objects()) {
             objects.add(metadata(o));
@@ -182,7 +189,8 @@ final class R2Bindings {
         metadataOnly(response, meta);
     }
 
-    private void write(ObjectFacet r2, ResourceContext ctx, JsonNode call, InputStream value, HttpServletResponse response)
+    private void write(
+            ObjectFacet r2, ResourceContext ctx, JsonNode call, InputStream value, HttpServletResponse response)
             throws IOException, ResourceException {
         String method = call.path("method").asText();
         switch (method) {
@@ -203,7 +211,11 @@ final class R2Bindings {
                     keys.add(key(call.path("object")));
                 }
                 if (keys.contains(null) || keys.size() > 1000) {
-                    error(response, 400, FAILED, "delete takes 1 to 1000 object names of 1 to " + MAX_KEY + " characters");
+                    error(
+                            response,
+                            400,
+                            FAILED,
+                            "delete takes 1 to 1000 object names of 1 to " + MAX_KEY + " characters");
                     return;
                 }
                 for (String key : keys) {
@@ -234,7 +246,7 @@ final class R2Bindings {
         if (call.path("onlyIf").isObject() && !call.path("onlyIf").isEmpty()) {
             return "conditional r2 calls (onlyIf) are not supported here";
         }
-        for (String checksum : new String[] { "md5", "sha1", "sha256", "sha384", "sha512" }) {
+        for (String checksum : new String[] {"md5", "sha1", "sha256", "sha384", "sha512"}) {
             if (call.hasNonNull(checksum)) {
                 return "r2 checksums (" + checksum + ") are not supported here";
             }
@@ -296,8 +308,15 @@ final class R2Bindings {
     private static void error(HttpServletResponse response, int status, int code, String message) throws IOException {
         String m = message == null ? "the r2 call failed" : message;
         response.setStatus(status);
-        response.setHeader("CF-R2-Error", InternalBindings.JSON.writeValueAsString(Map.of("version", 0, "v4code", code, "message", m)));
-        InternalBindings.error(response, status, status == 404 ? "NOT_FOUND" : status == 501 ? "NOT_IMPLEMENTED" : status >= 500 ? "SERVICE_UNAVAILABLE"
-                : "BAD_REQUEST", m);
+        response.setHeader(
+                "CF-R2-Error",
+                InternalBindings.JSON.writeValueAsString(Map.of("version", 0, "v4code", code, "message", m)));
+        InternalBindings.error(
+                response,
+                status,
+                status == 404
+                        ? "NOT_FOUND"
+                        : status == 501 ? "NOT_IMPLEMENTED" : status >= 500 ? "SERVICE_UNAVAILABLE" : "BAD_REQUEST",
+                m);
     }
 }

@@ -1,5 +1,10 @@
 package dev.atrium.services.bindings.internal;
 
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.WorkflowFacet;
+import dev.atrium.services.api.ServiceRoutes;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,18 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.resource.api.ResourceDirectory;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.WorkflowFacet;
-import dev.atrium.services.api.ServiceRoutes;
 
 /**
  * Runs the instances of the {@code workflow} resources bound to the services this server runs: every
@@ -47,33 +46,36 @@ public class WorkflowEngine {
     private final ServiceRoutes services;
     private final ResourceDirectory directory;
     private final WorkflowPacing pacing;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "atrium-workflows");
-        t.setDaemon(true);
-        return t;
-    });
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
-            .executor(Executors.newCachedThreadPool(r -> {
-                Thread t = new Thread(r, "atrium-workflows-http");
-                t.setDaemon(true);
-                return t;
-            })).build();
+    private final ScheduledExecutorService timer = NamedThreads.scheduler("atrium-workflows");
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .executor(Executors.newCachedThreadPool(NamedThreads.factory("atrium-workflows-http")))
+            .build();
     /** Runs in flight on this server, by instance key. */
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     /** The workflow bindings of a runtime id (fixed for its life), to avoid asking every tick. */
     private final Map<String, List<String>> bindingsOf = new ConcurrentHashMap<>();
+
     private volatile boolean active = true;
     private long lastRenew;
 
-    record Running(ServiceRoutes.Target target, String binding, String instanceId, String lease, java.util.concurrent.CompletableFuture<?> request) {
-    }
+    record Running(
+            ServiceRoutes.Target target,
+            String binding,
+            String instanceId,
+            String lease,
+            java.util.concurrent.CompletableFuture<?> request) {}
 
     @Activate
-    public WorkflowEngine(@Reference ServiceRoutes services, @Reference ResourceDirectory directory, @Reference WorkflowPacing pacing) {
+    public WorkflowEngine(
+            @Reference ServiceRoutes services,
+            @Reference ResourceDirectory directory,
+            @Reference WorkflowPacing pacing) {
         this.services = services;
         this.directory = directory;
         this.pacing = pacing;
-        timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        NamedThreads.repeat(timer, this::tick, Duration.ofMillis(TICK_MILLIS), Duration.ofMillis(TICK_MILLIS));
     }
 
     @Deactivate
@@ -93,14 +95,20 @@ public class WorkflowEngine {
         try {
             ServiceRoutes.Routes routes = services.routes();
             bindingsOf.keySet().retainAll(routes.byRuntimeId().keySet());
-            pacing.retain(routes.byRuntimeId().values().stream().map(ServiceRoutes.Target::serviceId).collect(java.util.stream.Collectors.toSet()));
+            pacing.retain(routes.byRuntimeId().values().stream()
+                    .map(ServiceRoutes.Target::serviceId)
+                    .collect(java.util.stream.Collectors.toSet()));
             for (ServiceRoutes.Route route : routes.bySlug().values()) {
                 ServiceRoutes.Target target = routes.byRuntimeId().get(route.runtimeId());
                 if (target == null || !active) {
                     continue;
                 }
-                List<String> names = bindingsOf.computeIfAbsent(route.runtimeId(), id -> directory.bindings(target.serviceId(), target.spaceId()).stream()
-                        .filter(b -> "workflow".equals(b.type())).map(ResourceDirectory.Bound::bindingName).toList());
+                List<String> names = bindingsOf.computeIfAbsent(
+                        route.runtimeId(),
+                        id -> directory.bindings(target.serviceId(), target.spaceId()).stream()
+                                .filter(b -> "workflow".equals(b.type()))
+                                .map(ResourceDirectory.Bound::bindingName)
+                                .toList());
                 for (String name : names) {
                     claim(route, target, name);
                 }
@@ -120,7 +128,8 @@ public class WorkflowEngine {
         if (room <= 0 || !pacing.due(target.serviceId(), binding)) {
             return;
         }
-        Optional<ResourceDirectory.Opened<WorkflowFacet>> opened = directory.open(target.serviceId(), target.spaceId(), binding, WorkflowFacet.class);
+        Optional<ResourceDirectory.Opened<WorkflowFacet>> opened =
+                directory.open(target.serviceId(), target.spaceId(), binding, WorkflowFacet.class);
         if (opened.isEmpty()) {
             pacing.claimed(target.serviceId(), binding, false);
             return;
@@ -139,8 +148,10 @@ public class WorkflowEngine {
         }
     }
 
-    private void dispatch(ServiceRoutes.Route route, ServiceRoutes.Target target, String binding, WorkflowFacet.Claim c) {
-        Optional<URI> endpoint = services.provider(route.provider()).flatMap(p -> p.endpoint(route.runtimeId() + "#workflows"));
+    private void dispatch(
+            ServiceRoutes.Route route, ServiceRoutes.Target target, String binding, WorkflowFacet.Claim c) {
+        Optional<URI> endpoint =
+                services.provider(route.provider()).flatMap(p -> p.endpoint(route.runtimeId() + "#workflows"));
         String key = target.serviceId() + "/" + binding + "/" + c.instanceId();
         if (endpoint.isEmpty()) {
             release(new Running(target, binding, c.instanceId(), c.lease(), null));
@@ -157,16 +168,20 @@ public class WorkflowEngine {
             HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint.get() + "/run"))
                     .header(ServiceRoutes.SECRET_HEADER, services.bindingSecret(target.runtimeId()))
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(InternalBindings.JSON.writeValueAsBytes(body))).build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(InternalBindings.JSON.writeValueAsBytes(body)))
+                    .build();
             var future = http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
             Running r = new Running(target, binding, c.instanceId(), c.lease(), future);
             running.put(key, r);
-            future.whenComplete((response, failure) -> {
+            var unused = future.whenComplete((response, failure) -> {
                 running.remove(key, r);
                 // the run may have left a sleep or a retry due soon, or be run again at once (below)
                 pacing.nudge(target.serviceId(), binding);
                 if (failure != null || response.statusCode() != 200) {
-                    LOG.info("workflows: the run of {} in {} ended without an answer ({}); it runs again", c.instanceId(), target.serviceId(),
+                    LOG.info(
+                            "workflows: the run of {} in {} ended without an answer ({}); it runs again",
+                            c.instanceId(),
+                            target.serviceId(),
                             failure != null ? failure.toString() : "status " + response.statusCode());
                     if (active) {
                         release(r);
@@ -181,19 +196,22 @@ public class WorkflowEngine {
 
     private void renewAll() {
         for (Running r : running.values()) {
-            directory.open(r.target().serviceId(), r.target().spaceId(), r.binding(), WorkflowFacet.class).ifPresent(o -> {
-                try {
-                    o.facet().renew(o.context(), r.instanceId(), r.lease(), LEASE);
-                } catch (ResourceException e) {
-                    LOG.debug("workflows: renewing {} failed: {}", r.instanceId(), e.getMessage());
-                }
-            });
+            directory
+                    .open(r.target().serviceId(), r.target().spaceId(), r.binding(), WorkflowFacet.class)
+                    .ifPresent(o -> {
+                        try {
+                            o.facet().renew(o.context(), r.instanceId(), r.lease(), LEASE);
+                        } catch (ResourceException e) {
+                            LOG.debug("workflows: renewing {} failed: {}", r.instanceId(), e.getMessage());
+                        }
+                    });
         }
     }
 
     private void release(Running r) {
         try {
-            Optional<ResourceDirectory.Opened<WorkflowFacet>> o = directory.open(r.target().serviceId(), r.target().spaceId(), r.binding(), WorkflowFacet.class);
+            Optional<ResourceDirectory.Opened<WorkflowFacet>> o =
+                    directory.open(r.target().serviceId(), r.target().spaceId(), r.binding(), WorkflowFacet.class);
             if (o.isPresent()) {
                 o.get().facet().release(o.get().context(), r.instanceId(), r.lease());
             }

@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-
 import org.osgi.service.component.annotations.Component;
 
 /**
@@ -21,8 +20,7 @@ public class WorkflowPacing {
 
     static final long MAX_WAIT_MILLIS = 2_000;
 
-    private record Pace(long dueAt, long waitNanos) {
-    }
+    private record Pace(long dueAt, long waitNanos) {}
 
     private final LongSupplier clock;
     private final long firstWaitNanos = TimeUnit.MILLISECONDS.toNanos(WorkflowEngine.TICK_MILLIS);

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.Test;
 
 class WorkflowPacingTest {
@@ -32,7 +31,7 @@ class WorkflowPacingTest {
     @Test
     void aBindingWithNothingToClaimIsAskedLessAndLessOftenUpToEveryTwoSeconds() {
         assertTrue(pacing.due("svc", "FLOW"), "a binding never asked is due at once");
-        long[] expected = { 200, 400, 800, 1600, 2000, 2000 };
+        long[] expected = {200, 400, 800, 1600, 2000, 2000};
         for (long e : expected) {
             pacing.claimed("svc", "FLOW", false);
             assertEquals(e, wait("svc", "FLOW"));

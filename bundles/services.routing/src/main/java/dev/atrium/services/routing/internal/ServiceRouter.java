@@ -1,5 +1,13 @@
 package dev.atrium.services.routing.internal;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.deploy.api.DeploymentProvider;
+import dev.atrium.kernel.api.HostRouter;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.Keepsakes;
+import dev.atrium.kernel.api.ServerReadiness;
+import dev.atrium.services.api.ServiceRoutes;
+import dev.atrium.services.api.ServiceRoutes.Route;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -10,13 +18,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-
 import javax.servlet.ServletException;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -24,15 +30,6 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.deploy.api.DeploymentProvider;
-import dev.atrium.kernel.api.HostRouter;
-import dev.atrium.kernel.api.Keepsakes;
-import dev.atrium.kernel.api.ServerReadiness;
-import dev.atrium.services.api.ServiceRoutes;
-import dev.atrium.services.api.ServiceRoutes.Route;
 
 /**
  * Host routing, in front of the API (a {@link HostRouter} the kernel's envelope hands its requests to, and holds them for
@@ -53,7 +50,7 @@ import dev.atrium.services.api.ServiceRoutes.Route;
 public class ServiceRouter implements HostRouter {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServiceRouter.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
     private static final String SNI_ATTRIBUTE = ServiceRoutes.SNI_ATTRIBUTE;
 
     private final ServiceRoutes services;
@@ -61,6 +58,7 @@ public class ServiceRouter implements HostRouter {
     private final BundleContext context;
     /** Null when Jetty's WebSocket bundles are not in the runtime: then an upgrade to a worker is 501. */
     private final WorkerWebSockets webSockets;
+
     private final String apps;
     private final String dotApps;
     private final Map<URI, Target> targets = new ConcurrentHashMap<>();
@@ -70,22 +68,25 @@ public class ServiceRouter implements HostRouter {
     private final ServerReadiness readiness;
 
     @Activate
-    public ServiceRouter(@Reference ServiceRoutes services, @Reference ServerReadiness readiness,
-            BundleContext context) throws Exception {
+    public ServiceRouter(@Reference ServiceRoutes services, @Reference ServerReadiness readiness, BundleContext context)
+            throws Exception {
         this.services = services;
         this.readiness = readiness;
         this.context = context;
         Keepsakes.loadClassesNow(context.getBundle(), "dev/atrium/services/routing");
         this.upstream = new Upstream();
         this.webSockets = webSockets();
-        // the configuration does not change under a component: a new one replaces the services' component, and so this one
+        // the configuration does not change under a component: a new one replaces the services' component, and so this
+        // one
         this.apps = services.appsDomain();
         this.dotApps = "." + apps;
         Set<String> domains;
         try {
             domains = services.verifiedDomainNames();
         } catch (RuntimeException e) {
-            LOG.warn("services: the custom domains could not be read at start; they are routed once the routing table is: {}", e.toString());
+            LOG.warn(
+                    "services: the custom domains could not be read at start; they are routed once the routing table is: {}",
+                    e.toString());
             domains = Set.of();
         }
         this.domainsAtStart = Set.copyOf(domains);
@@ -95,7 +96,9 @@ public class ServiceRouter implements HostRouter {
         try {
             return new WorkerWebSockets();
         } catch (LinkageError missing) {
-            LOG.info("services: WebSockets to services are off; Jetty's WebSocket bundles are not in the runtime: {}", missing.toString());
+            LOG.info(
+                    "services: WebSockets to services are off; Jetty's WebSocket bundles are not in the runtime: {}",
+                    missing.toString());
             return null;
         } catch (Exception failed) {
             LOG.warn("services: WebSockets to services are off; the WebSocket client did not start", failed);
@@ -118,8 +121,7 @@ public class ServiceRouter implements HostRouter {
     }
 
     /** Claims of the routing table they were made from; rebuilt when the services capability publishes another. */
-    private record ClaimsOf(ServiceRoutes.Routes routes, Claims claims) {
-    }
+    private record ClaimsOf(ServiceRoutes.Routes routes, Claims claims) {}
 
     private volatile ClaimsOf claims;
     /**
@@ -130,12 +132,14 @@ public class ServiceRouter implements HostRouter {
     private volatile boolean closed;
 
     @Override
+    @SuppressWarnings("ReferenceEquality") // whether the table is the same one, not an equal one
     public Claims claims() {
         ClaimsOf c = claims;
         ServiceRoutes.Routes routes = services.routes();
         if (c == null || c.routes() != routes) {
             // before the first table (a start) the custom domains come from the store, so none falls through to the API
-            Set<String> hosts = new HashSet<>(services.hasRoutes() ? routes.byDomain().keySet() : domainsAtStart);
+            Set<String> hosts =
+                    new HashSet<>(services.hasRoutes() ? routes.byDomain().keySet() : domainsAtStart);
             hosts.add(apps);
             c = new ClaimsOf(routes, new Claims(hosts, Set.of(dotApps), Set.of(), Set.of(SNI_ATTRIBUTE)));
             claims = c;
@@ -144,7 +148,8 @@ public class ServiceRouter implements HostRouter {
     }
 
     @Override
-    public boolean route(HttpServletRequest request, HttpServletResponse response) throws IOException, ServletException {
+    public boolean route(HttpServletRequest request, HttpServletResponse response)
+            throws IOException, ServletException {
         String host = host(request.getHeader("Host"));
         Object sni = request.getAttribute(SNI_ATTRIBUTE);
         if (closed) {
@@ -193,15 +198,26 @@ public class ServiceRouter implements HostRouter {
     private static final long FIRST_ROUTES_WAIT_MILLIS = 10_000;
 
     /** A request on the HTTPS listener: a verified custom domain's, named the same in TLS and in Host, or an error. */
-    private void secure(ServiceRoutes.Routes routes, String host, String sni, HttpServletRequest request, HttpServletResponse response,
-            ServletRequest req, ServletResponse res) throws IOException {
+    private void secure(
+            ServiceRoutes.Routes routes,
+            String host,
+            String sni,
+            HttpServletRequest request,
+            HttpServletResponse response,
+            ServletRequest req,
+            ServletResponse res)
+            throws IOException {
         if (host == null) {
             error(response, 400, "BAD_REQUEST", "a request needs a Host header");
             return;
         }
         if (!host.equals(sni)) {
-            error(response, 421, "MISDIRECTED_REQUEST", "this connection is for " + (sni.isEmpty() ? "no name" : sni) + ", not " + host
-                    + "; connect again for " + host);
+            error(
+                    response,
+                    421,
+                    "MISDIRECTED_REQUEST",
+                    "this connection is for " + (sni.isEmpty() ? "no name" : sni) + ", not " + host
+                            + "; connect again for " + host);
             return;
         }
         Route route = routes.byDomain().get(host);
@@ -216,26 +232,41 @@ public class ServiceRouter implements HostRouter {
         return Claims.host(header);
     }
 
-    private void proxy(Route route, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest, ServletResponse rawResponse)
+    private void proxy(
+            Route route,
+            HttpServletRequest request,
+            HttpServletResponse response,
+            ServletRequest rawRequest,
+            ServletResponse rawResponse)
             throws IOException {
-        boolean canary = route.canaryRuntimeId() != null && Canary.pick(route.canaryPercent(), ThreadLocalRandom.current());
+        boolean canary =
+                route.canaryRuntimeId() != null && Canary.pick(route.canaryPercent(), ThreadLocalRandom.current());
         String runtimeId = canary ? route.canaryRuntimeId() : route.runtimeId();
         String providerName = canary ? route.canaryProvider() : route.provider();
         Optional<URI> endpoint = endpoint(providerName, runtimeId);
         if (endpoint.isEmpty()) {
-            error(response, 503, "SERVICE_UNAVAILABLE", services.provider(providerName).isEmpty()
-                    ? "the deployment provider '" + providerName + "' of this service is not running; try again"
-                    : "the service's deployment is not running now; try again");
+            error(
+                    response,
+                    503,
+                    "SERVICE_UNAVAILABLE",
+                    services.provider(providerName).isEmpty()
+                            ? "the deployment provider '" + providerName + "' of this service is not running; try again"
+                            : "the service's deployment is not running now; try again");
             return;
         }
         Target t = target(endpoint.get());
         String query = request.getQueryString();
         String uri = request.getRequestURI();
-        String path = t.prefix().isEmpty() ? (query == null ? uri : uri + "?" + query) : t.prefix() + uri + (query == null ? "" : "?" + query);
+        String path = t.prefix().isEmpty()
+                ? (query == null ? uri : uri + "?" + query)
+                : t.prefix() + uri + (query == null ? "" : "?" + query);
         String forwarded = request.getHeader("X-Forwarded-For");
         String remote = request.getRemoteAddr();
-        Upstream.Forwarded fwd = new Upstream.Forwarded(forwarded == null ? remote : forwarded + ", " + remote, request.isSecure() ? "https" : "http",
-                request.getHeader("Host"), ServiceRoutes.SECRET_HEADER);
+        Upstream.Forwarded fwd = new Upstream.Forwarded(
+                forwarded == null ? remote : forwarded + ", " + remote,
+                request.isSecure() ? "https" : "http",
+                request.getHeader("Host"),
+                ServiceRoutes.SECRET_HEADER);
         if (WorkerWebSockets.isUpgrade(request)) {
             webSocket(endpoint.get(), path, request, response, rawRequest, rawResponse, fwd);
             return;
@@ -269,7 +300,8 @@ public class ServiceRouter implements HostRouter {
             if (provider.isPresent()) {
                 return provider.get().endpoint(runtimeId);
             }
-            if (!readiness.holdsRequests() && !services.providerComingBack(providerName) || System.nanoTime() > deadline) {
+            if ((!readiness.holdsRequests() && !services.providerComingBack(providerName))
+                    || System.nanoTime() > deadline) {
                 return Optional.empty();
             }
             try {
@@ -282,8 +314,15 @@ public class ServiceRouter implements HostRouter {
     }
 
     /** An upgrade to a WebSocket: relayed to the worker's WebSocket at the same path ({@link WorkerWebSockets}). */
-    private void webSocket(URI endpoint, String path, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest,
-            ServletResponse rawResponse, Upstream.Forwarded fwd) throws IOException {
+    private void webSocket(
+            URI endpoint,
+            String path,
+            HttpServletRequest request,
+            HttpServletResponse response,
+            ServletRequest rawRequest,
+            ServletResponse rawResponse,
+            Upstream.Forwarded fwd)
+            throws IOException {
         if (webSockets == null) {
             error(response, 501, "NOT_IMPLEMENTED", "WebSockets are not available on this server");
             return;
@@ -307,8 +346,7 @@ public class ServiceRouter implements HostRouter {
     }
 
     /** An endpoint's address and path prefix, worked out once per endpoint rather than per request (no regex, no parse). */
-    record Target(InetSocketAddress address, String prefix) {
-    }
+    record Target(InetSocketAddress address, String prefix) {}
 
     private Target target(URI e) {
         Target t = targets.get(e);
@@ -316,7 +354,8 @@ public class ServiceRouter implements HostRouter {
             String prefix = e.getRawPath() == null ? "" : e.getRawPath().replaceAll("/+$", "");
             t = new Target(new InetSocketAddress(e.getHost(), e.getPort()), prefix);
             String host = e.getHost();
-            boolean literal = host != null && !host.isEmpty() && (Character.isDigit(host.charAt(0)) || host.charAt(0) == '[');
+            boolean literal =
+                    host != null && !host.isEmpty() && (Character.isDigit(host.charAt(0)) || host.charAt(0) == '[');
             if (!literal) {
                 return t; // a name is looked up again each time, as its address may change
             }

@@ -12,7 +12,6 @@ import java.util.Enumeration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
-
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
@@ -30,18 +29,29 @@ import javax.servlet.http.HttpServletResponse;
 final class Upstream implements AutoCloseable {
 
     /** Hop-by-hop headers (RFC 9110 7.6.1), the framing the proxy sets itself, and Expect (the container answers it). */
-    static final String[] HOP = { "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te",
-            "trailer", "transfer-encoding", "upgrade", "content-length", "expect" };
+    static final String[] HOP = {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "expect"
+    };
+
     private static final int MAX_IDLE_PER_ENDPOINT = 256;
     private static final long MAX_IDLE_MILLIS = 2_000;
     private static final int HEAD_LIMIT = 64 * 1024;
     private static final int BUFFER = 16 * 1024;
-    private static final byte[] CRLF = { '\r', '\n' };
+    private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
     /** The headers the proxy sets itself: what the client sent under these names is not passed on. */
-    record Forwarded(String forwardedFor, String proto, String host, String dropped) {
-    }
+    record Forwarded(String forwardedFor, String proto, String host, String dropped) {}
 
     static final class Conn {
         final Socket socket;
@@ -82,7 +92,7 @@ final class Upstream implements AutoCloseable {
         /** A line of the answer's head or chunk framing, without its CRLF (or LF). */
         String line() throws IOException {
             StringBuilder spill = null;
-            for (;;) {
+            for (; ; ) {
                 if (rpos == rlim && fill() < 0) {
                     throw new EOFException("the deployment closed the connection");
                 }
@@ -116,7 +126,7 @@ final class Upstream implements AutoCloseable {
 
         void ascii(String s) throws IOException {
             int n = s.length();
-            for (int i = 0; i < n;) {
+            for (int i = 0; i < n; ) {
                 if (wpos == wbuf.length) {
                     flush();
                 }
@@ -180,15 +190,20 @@ final class Upstream implements AutoCloseable {
         return false;
     }
 
-    void exchange(InetSocketAddress target, String pathAndQuery, HttpServletRequest request, HttpServletResponse response,
-            Forwarded forwarded) throws IOException {
+    void exchange(
+            InetSocketAddress target,
+            String pathAndQuery,
+            HttpServletRequest request,
+            HttpServletResponse response,
+            Forwarded forwarded)
+            throws IOException {
         String method = request.getMethod();
         long length = request.getContentLengthLong();
         boolean chunked = length < 0 && request.getHeader("Transfer-Encoding") != null;
         boolean hasBody = length > 0 || chunked;
         Conn c = null;
         boolean reused = false;
-        for (int attempt = 0;; attempt++) {
+        for (int attempt = 0; ; attempt++) {
             c = attempt == 0 ? pooled(target, hasBody) : null;
             reused = c != null;
             if (c == null) {
@@ -236,7 +251,7 @@ final class Upstream implements AutoCloseable {
             return null;
         }
         long now = System.currentTimeMillis();
-        for (Conn c; (c = q.poll()) != null;) {
+        for (Conn c; (c = q.poll()) != null; ) {
             // a body cannot be sent again: it goes only over a connection the runtime surely still keeps
             if (now - c.idleSince < (hasBody ? MAX_IDLE_MILLIS / 4 : MAX_IDLE_MILLIS) && !c.socket.isClosed()) {
                 return c;
@@ -259,19 +274,29 @@ final class Upstream implements AutoCloseable {
         }
     }
 
-    private static void head(Conn c, String method, String pathAndQuery, HttpServletRequest request, Forwarded fwd, long length,
-            boolean chunked) throws IOException {
+    private static void head(
+            Conn c,
+            String method,
+            String pathAndQuery,
+            HttpServletRequest request,
+            Forwarded fwd,
+            long length,
+            boolean chunked)
+            throws IOException {
         c.ascii(method);
         c.ascii(" ");
         c.ascii(pathAndQuery);
         c.ascii(" HTTP/1.1\r\n");
-        for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements();) {
+        for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements(); ) {
             String name = names.nextElement();
-            if (hop(name) || name.equalsIgnoreCase("x-forwarded-for") || name.equalsIgnoreCase("x-forwarded-proto")
-                    || name.equalsIgnoreCase("x-forwarded-host") || name.equalsIgnoreCase(fwd.dropped())) {
+            if (hop(name)
+                    || name.equalsIgnoreCase("x-forwarded-for")
+                    || name.equalsIgnoreCase("x-forwarded-proto")
+                    || name.equalsIgnoreCase("x-forwarded-host")
+                    || name.equalsIgnoreCase(fwd.dropped())) {
                 continue;
             }
-            for (Enumeration<String> values = request.getHeaders(name); values.hasMoreElements();) {
+            for (Enumeration<String> values = request.getHeaders(name); values.hasMoreElements(); ) {
                 String v = values.nextElement();
                 if (v.indexOf('\r') < 0 && v.indexOf('\n') < 0) {
                     c.ascii(name);
@@ -330,7 +355,7 @@ final class Upstream implements AutoCloseable {
     /** Reads the answer and passes it on; whether the connection may be used again. */
     private static boolean answer(Conn c, String method, HttpServletResponse response) throws IOException {
         String status;
-        for (;;) {
+        for (; ; ) {
             status = c.line();
             if (!(status.length() >= 10 && status.startsWith("HTTP/1.") && status.charAt(9) == '1')) {
                 break;
@@ -349,7 +374,7 @@ final class Upstream implements AutoCloseable {
         boolean chunked = false;
         boolean close = http10;
         response.setStatus(code);
-        for (String h; !(h = c.line()).isEmpty();) {
+        for (String h = c.line(); !h.isEmpty(); h = c.line()) {
             int colon = h.indexOf(':');
             if (colon <= 0) {
                 continue;
@@ -361,7 +386,8 @@ final class Upstream implements AutoCloseable {
             } else if (name.equalsIgnoreCase("transfer-encoding")) {
                 chunked = value.toLowerCase(java.util.Locale.ROOT).contains("chunked");
             } else if (name.equalsIgnoreCase("connection")) {
-                close = value.toLowerCase(java.util.Locale.ROOT).contains("close") || (http10 && !value.equalsIgnoreCase("keep-alive"));
+                close = value.toLowerCase(java.util.Locale.ROOT).contains("close")
+                        || (http10 && !value.equalsIgnoreCase("keep-alive"));
             } else if (!hop(name)) {
                 response.addHeader(name, value);
             }
@@ -374,7 +400,7 @@ final class Upstream implements AutoCloseable {
         }
         OutputStream out = response.getOutputStream();
         if (chunked) {
-            for (;;) {
+            for (; ; ) {
                 String size = c.line();
                 int semi = size.indexOf(';');
                 long n = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
@@ -399,7 +425,7 @@ final class Upstream implements AutoCloseable {
             copy(c, out, length, true);
             return !close;
         }
-        for (;;) {
+        for (; ; ) {
             if (!c.buffered() && c.fill() < 0) {
                 return false;
             }
@@ -430,7 +456,7 @@ final class Upstream implements AutoCloseable {
     public void close() {
         closed = true;
         for (Deque<Conn> q : idle.values()) {
-            for (Conn c; (c = q.poll()) != null;) {
+            for (Conn c; (c = q.poll()) != null; ) {
                 c.close();
             }
         }

@@ -17,12 +17,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
@@ -56,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * the heap. The client's threads are a small pool of this object's own; nothing blocks on them.
  * Public, as its {@link Relay} is: Jetty builds method handles for the endpoint's callbacks.
  *
- * <p>Why one class of about 600 lines: the two halves of a relay (the client's endpoint and the worker's) must see each
+ * <p>Why one class of about 650 lines: the two halves of a relay (the client's endpoint and the worker's) must see each
  * other's demand and close; they are nested classes of one relay.
  */
 public final class WorkerWebSockets implements AutoCloseable {
@@ -78,6 +76,7 @@ public final class WorkerWebSockets implements AutoCloseable {
     private volatile boolean closed;
     /** Set by {@link #drain}: the client stops once the last relay ends. */
     private volatile boolean draining;
+
     private final AtomicBoolean stopped = new AtomicBoolean();
 
     WorkerWebSockets() throws Exception {
@@ -105,7 +104,7 @@ public final class WorkerWebSockets implements AutoCloseable {
         if (!"GET".equals(request.getMethod())) {
             return false;
         }
-        for (Enumeration<String> values = request.getHeaders("Upgrade"); values.hasMoreElements();) {
+        for (Enumeration<String> values = request.getHeaders("Upgrade"); values.hasMoreElements(); ) {
             for (String token : values.nextElement().split(",")) {
                 if (token.trim().equalsIgnoreCase("websocket")) {
                     return true;
@@ -133,7 +132,8 @@ public final class WorkerWebSockets implements AutoCloseable {
         @Override
         public void onHandshakeRequest(Request request) {
             request.headers(h -> {
-                // what the core client set itself (Upgrade, Connection, Sec-WebSocket-*) stays; Host and the rest are the client's
+                // what the core client set itself (Upgrade, Connection, Sec-WebSocket-*) stays; Host and the rest are
+                // the client's
                 for (int i = 0; i + 1 < headers.size(); i += 2) {
                     if (headers.get(i).equalsIgnoreCase("host")) {
                         h.put(headers.get(i), headers.get(i + 1)); // in place of the worker's address
@@ -149,7 +149,8 @@ public final class WorkerWebSockets implements AutoCloseable {
                 synchronized (body) {
                     if (body.size() + chunk.remaining() > MAX_REFUSAL) {
                         tooLarge = true;
-                        response.abort(new IOException("the refusal's body is larger than " + MAX_REFUSAL + " bytes"));
+                        var unused = response.abort(
+                                new IOException("the refusal's body is larger than " + MAX_REFUSAL + " bytes"));
                         return;
                     }
                     byte[] b = new byte[chunk.remaining()];
@@ -170,10 +171,17 @@ public final class WorkerWebSockets implements AutoCloseable {
      * worker first, then the client's upgrade with the worker's subprotocol. {@code rawRequest}/{@code rawResponse} are
      * the ones the filter was given (Felix's javax wrappers of the container's own exchange, which Jetty upgrades).
      */
-    void relay(URI target, HttpServletRequest request, HttpServletResponse response, ServletRequest rawRequest, ServletResponse rawResponse,
-            Upstream.Forwarded fwd) throws IOException {
+    void relay(
+            URI target,
+            HttpServletRequest request,
+            HttpServletResponse response,
+            ServletRequest rawRequest,
+            ServletResponse rawResponse,
+            Upstream.Forwarded fwd)
+            throws IOException {
         if (closed) {
-            ServiceRouter.error(response, 503, "SERVICE_UNAVAILABLE", "the server is restarting this service; try again");
+            ServiceRouter.error(
+                    response, 503, "SERVICE_UNAVAILABLE", "the server is restarting this service; try again");
             return;
         }
         String key = request.getHeader("Sec-WebSocket-Key");
@@ -187,7 +195,8 @@ public final class WorkerWebSockets implements AutoCloseable {
             return;
         }
         ServletContextHandler handler = ServletContextHandler.getCurrentServletContextHandler();
-        JettyWebSocketServerContainer container = handler == null ? null : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
+        JettyWebSocketServerContainer container =
+                handler == null ? null : JettyWebSocketServerContainer.getContainer(handler.getServletContext());
         if (container == null) {
             ServiceRouter.error(response, 501, "NOT_IMPLEMENTED", "WebSocket support is not enabled on this server");
             return;
@@ -195,12 +204,12 @@ public final class WorkerWebSockets implements AutoCloseable {
 
         Relay relay = new Relay(target);
         List<String> headers = new ArrayList<>();
-        for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements();) {
+        for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements(); ) {
             String name = names.nextElement();
             if (!passed(name, fwd)) {
                 continue;
             }
-            for (Enumeration<String> values = request.getHeaders(name); values.hasMoreElements();) {
+            for (Enumeration<String> values = request.getHeaders(name); values.hasMoreElements(); ) {
                 String v = values.nextElement();
                 if (v.indexOf('\r') < 0 && v.indexOf('\n') < 0) {
                     headers.add(name);
@@ -227,18 +236,27 @@ public final class WorkerWebSockets implements AutoCloseable {
                 refusal(refusal, answer, response);
             } else {
                 LOG.debug("services: the WebSocket handshake to {} failed: {}", target, String.valueOf(e.getCause()));
-                ServiceRouter.error(response, 502, "BAD_GATEWAY", answer.tooLarge ? "the service's deployment refused the WebSocket with too large an answer"
-                        : "the service's deployment did not answer the WebSocket handshake");
+                ServiceRouter.error(
+                        response,
+                        502,
+                        "BAD_GATEWAY",
+                        answer.tooLarge
+                                ? "the service's deployment refused the WebSocket with too large an answer"
+                                : "the service's deployment did not answer the WebSocket handshake");
             }
             return;
         } catch (TimeoutException e) {
-            handshake.thenAccept(CoreSession::abort);
+            var unused = handshake.thenAccept(CoreSession::abort);
             handshake.cancel(true);
-            ServiceRouter.error(response, 504, "GATEWAY_TIMEOUT", "the service's deployment did not answer the WebSocket handshake in time");
+            ServiceRouter.error(
+                    response,
+                    504,
+                    "GATEWAY_TIMEOUT",
+                    "the service's deployment did not answer the WebSocket handshake in time");
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            handshake.thenAccept(CoreSession::abort);
+            var unused = handshake.thenAccept(CoreSession::abort);
             return;
         }
         relay.worker = worker;
@@ -259,21 +277,27 @@ public final class WorkerWebSockets implements AutoCloseable {
                 ((org.apache.felix.http.javaxwrappers.ServletResponseWrapper) unwrap(rawResponse)).getResponse();
         boolean upgraded;
         try {
-            upgraded = container.upgrade((upgradeRequest, upgradeResponse) -> {
-                if (chosen != null && !chosen.isEmpty()) {
-                    upgradeResponse.setAcceptedSubProtocol(chosen);
-                }
-                if (accepted != null) {
-                    // the worker's own headers on its 101 (cookies, say); the handshake's are each hop's own
-                    for (HttpField f : accepted.getHeaders()) {
-                        String n = f.getName().toLowerCase(Locale.ROOT);
-                        if (!Upstream.hop(n) && !n.startsWith("sec-websocket-") && !n.equals("date") && !n.equals("server")) {
-                            upgradeResponse.addHeader(f.getName(), f.getValue());
+            upgraded = container.upgrade(
+                    (upgradeRequest, upgradeResponse) -> {
+                        if (chosen != null && !chosen.isEmpty()) {
+                            upgradeResponse.setAcceptedSubProtocol(chosen);
                         }
-                    }
-                }
-                return relay;
-            }, jreq, jres);
+                        if (accepted != null) {
+                            // the worker's own headers on its 101 (cookies, say); the handshake's are each hop's own
+                            for (HttpField f : accepted.getHeaders()) {
+                                String n = f.getName().toLowerCase(Locale.ROOT);
+                                if (!Upstream.hop(n)
+                                        && !n.startsWith("sec-websocket-")
+                                        && !n.equals("date")
+                                        && !n.equals("server")) {
+                                    upgradeResponse.addHeader(f.getName(), f.getValue());
+                                }
+                            }
+                        }
+                        return relay;
+                    },
+                    jreq,
+                    jres);
         } catch (IOException | RuntimeException e) {
             relay.shutDown();
             throw e;
@@ -289,7 +313,7 @@ public final class WorkerWebSockets implements AutoCloseable {
     /** The client's subprotocols, in its order of preference. */
     private static List<String> protocols(HttpServletRequest request) {
         List<String> out = new ArrayList<>();
-        for (Enumeration<String> values = request.getHeaders("Sec-WebSocket-Protocol"); values.hasMoreElements();) {
+        for (Enumeration<String> values = request.getHeaders("Sec-WebSocket-Protocol"); values.hasMoreElements(); ) {
             for (String p : values.nextElement().split(",")) {
                 String t = p.trim();
                 if (!t.isEmpty() && !out.contains(t)) {
@@ -303,8 +327,12 @@ public final class WorkerWebSockets implements AutoCloseable {
     /** The client's headers that go on to the worker, Host too: not the handshake's own (each hop makes its own), nor ours. */
     private static boolean passed(String name, Upstream.Forwarded fwd) {
         String n = name.toLowerCase(Locale.ROOT);
-        return !(Upstream.hop(n) || n.startsWith("sec-websocket-") || n.equals("x-forwarded-for") || n.equals("x-forwarded-proto")
-                || n.equals("x-forwarded-host") || n.equalsIgnoreCase(fwd.dropped()));
+        return !(Upstream.hop(n)
+                || n.startsWith("sec-websocket-")
+                || n.equals("x-forwarded-for")
+                || n.equals("x-forwarded-proto")
+                || n.equals("x-forwarded-host")
+                || n.equalsIgnoreCase(fwd.dropped()));
     }
 
     /** The worker's refusal, passed to the client as it was answered (status, headers, body). */
@@ -385,7 +413,8 @@ public final class WorkerWebSockets implements AutoCloseable {
         }
     }
 
-    private static org.eclipse.jetty.util.Callback callback(Runnable success, java.util.function.Consumer<Throwable> failure) {
+    private static org.eclipse.jetty.util.Callback callback(
+            Runnable success, java.util.function.Consumer<Throwable> failure) {
         return org.eclipse.jetty.util.Callback.from(success, failure);
     }
 
@@ -399,11 +428,13 @@ public final class WorkerWebSockets implements AutoCloseable {
         private volatile Session client;
         /** The client's WebSocket below Jetty's API: the worker's frames go to it as they are (no decoding of text). */
         private volatile CoreSession clientFrames;
+
         private final AtomicBoolean finished = new AtomicBoolean();
         /** Client → worker: a message's first fragment went, the next ones are continuations. */
         private volatile boolean toWorkerInMessage;
         /** The worker closed, or its connection failed, maybe before the client's WebSocket was open: with this code. */
         private volatile boolean workerGone;
+
         private volatile int workerCode = 1001;
         private volatile String workerReason = "the service's deployment went away";
         final FrameHandler fromWorker = new FromWorker();
@@ -446,17 +477,22 @@ public final class WorkerWebSockets implements AutoCloseable {
         private void toWorker(byte opcode, boolean last, ByteBuffer payload, Callback release) {
             byte op = toWorkerInMessage ? OpCode.CONTINUATION : opcode;
             toWorkerInMessage = !last;
-            worker.sendFrame(new Frame(op, last, payload), callback(() -> {
-                if (release != null) {
-                    release.succeed();
-                }
-                next(null);
-            }, failure -> {
-                if (release != null) {
-                    release.fail(failure);
-                }
-                next(failure);
-            }), false);
+            worker.sendFrame(
+                    new Frame(op, last, payload),
+                    callback(
+                            () -> {
+                                if (release != null) {
+                                    release.succeed();
+                                }
+                                next(null);
+                            },
+                            failure -> {
+                                if (release != null) {
+                                    release.fail(failure);
+                                }
+                                next(failure);
+                            }),
+                    false);
         }
 
         @Override
@@ -499,11 +535,15 @@ public final class WorkerWebSockets implements AutoCloseable {
                     } else {
                         w.close(status == 1015 ? 1001 : status, reason, org.eclipse.jetty.util.Callback.NOOP);
                     }
-                    http.getScheduler().schedule(() -> {
-                        if (!w.isClosed()) {
-                            w.abort();
-                        }
-                    }, 5, TimeUnit.SECONDS);
+                    http.getScheduler()
+                            .schedule(
+                                    () -> {
+                                        if (!w.isClosed()) {
+                                            w.abort();
+                                        }
+                                    },
+                                    5,
+                                    TimeUnit.SECONDS);
                 }
             }
             finish();
@@ -574,13 +614,18 @@ public final class WorkerWebSockets implements AutoCloseable {
                 }
                 CoreSession c = clientFrames;
                 // the payload is the worker's until the callback: it is released once the client's copy is written
-                c.sendFrame(new Frame(frame.getOpCode(), frame.isFin(), frame.getPayload()), callback(() -> {
-                    callback.succeeded();
-                    worker.demand();
-                }, failure -> {
-                    callback.failed(failure);
-                    worker.abort();
-                }), false);
+                c.sendFrame(
+                        new Frame(frame.getOpCode(), frame.isFin(), frame.getPayload()),
+                        callback(
+                                () -> {
+                                    callback.succeeded();
+                                    worker.demand();
+                                },
+                                failure -> {
+                                    callback.failed(failure);
+                                    worker.abort();
+                                }),
+                        false);
             }
 
             @Override

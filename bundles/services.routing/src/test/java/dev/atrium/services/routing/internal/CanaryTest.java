@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 import java.util.SplittableRandom;
-
 import org.junit.jupiter.api.Test;
 
 class CanaryTest {

@@ -23,14 +23,12 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-
 import javax.servlet.ReadListener;
 import javax.servlet.ServletInputStream;
 import javax.servlet.ServletOutputStream;
 import javax.servlet.WriteListener;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -75,7 +73,7 @@ class UpstreamTest {
         try (s) {
             InputStream in = s.getInputStream();
             OutputStream out = s.getOutputStream();
-            for (;;) {
+            for (; ; ) {
                 StringBuilder head = new StringBuilder();
                 int ch;
                 while (!head.toString().endsWith("\r\n\r\n")) {
@@ -178,14 +176,21 @@ class UpstreamTest {
                 throw new UnsupportedOperationException();
             }
         };
-        return (HttpServletRequest) Proxy.newProxyInstance(UpstreamTest.class.getClassLoader(), new Class<?>[] { HttpServletRequest.class },
+        return (HttpServletRequest) Proxy.newProxyInstance(
+                UpstreamTest.class.getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class},
                 (p, m, args) -> switch (m.getName()) {
                     case "getMethod" -> method;
                     case "getRequestURI" -> uri;
-                    case "getContentLengthLong" -> headers.containsKey("Content-Length") ? Long.parseLong(headers.get("Content-Length")) : -1L;
+                    case "getContentLengthLong" ->
+                        headers.containsKey("Content-Length") ? Long.parseLong(headers.get("Content-Length")) : -1L;
                     case "getHeader" -> headers.get((String) args[0]);
                     case "getHeaderNames" -> Collections.enumeration(headers.keySet());
-                    case "getHeaders" -> Collections.enumeration(headers.containsKey((String) args[0]) ? List.of(headers.get((String) args[0])) : List.of());
+                    case "getHeaders" ->
+                        Collections.enumeration(
+                                headers.containsKey((String) args[0])
+                                        ? List.of(headers.get((String) args[0]))
+                                        : List.of());
                     case "getInputStream" -> sin;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
@@ -218,14 +223,18 @@ class UpstreamTest {
                 throw new UnsupportedOperationException();
             }
         };
-        return (HttpServletResponse) Proxy.newProxyInstance(UpstreamTest.class.getClassLoader(), new Class<?>[] { HttpServletResponse.class },
+        return (HttpServletResponse) Proxy.newProxyInstance(
+                UpstreamTest.class.getClassLoader(),
+                new Class<?>[] {HttpServletResponse.class},
                 (p, m, args) -> switch (m.getName()) {
                     case "setStatus" -> {
                         a.status = (Integer) args[0];
                         yield null;
                     }
                     case "addHeader" -> {
-                        a.headers.computeIfAbsent((String) args[0], k -> new ArrayList<>()).add((String) args[1]);
+                        a.headers
+                                .computeIfAbsent((String) args[0], k -> new ArrayList<>())
+                                .add((String) args[1]);
                         yield null;
                     }
                     case "setContentLengthLong" -> {
@@ -243,7 +252,8 @@ class UpstreamTest {
 
     @Test
     void aGetIsPassedWithItsHeadersAndTheForwardedOnesAndTheConnectionIsUsedAgain() throws Exception {
-        InetSocketAddress target = peer(r -> "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-One: a\r\nX-One: b\r\nConnection: keep-alive\r\n\r\nhello");
+        InetSocketAddress target = peer(r ->
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-One: a\r\nX-One: b\r\nConnection: keep-alive\r\n\r\nhello");
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Host", "hello.apps.localhost");
         headers.put("Accept", "text/plain");
@@ -269,17 +279,25 @@ class UpstreamTest {
         assertFalse(sent.contains("1.2.3.4"), sent);
         assertFalse(sent.toLowerCase().contains("binding-secret"), sent);
         assertFalse(sent.toLowerCase().contains("connection:"), sent);
-        assertTrue(sent.contains("X-Wide: a?injected: yes\r\n"), sent); // a character beyond Latin-1 never becomes a line break
+        assertTrue(
+                sent.contains("X-Wide: a?injected: yes\r\n"),
+                sent); // a character beyond Latin-1 never becomes a line break
     }
 
     @Test
     void aChunkedBodyIsReChunkedAndAChunkedAnswerStreamsBackFlushedPerChunk() throws Exception {
-        InetSocketAddress target = peer(r -> "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + "3;ext=1\r\none\r\n|PAUSE|3\r\ntwo\r\n0\r\nX-Trailer: t\r\n\r\n");
+        InetSocketAddress target =
+                peer(r -> "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "3;ext=1\r\none\r\n|PAUSE|3\r\ntwo\r\n0\r\nX-Trailer: t\r\n\r\n");
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Transfer-Encoding", "chunked");
         Answer a = new Answer();
-        upstream.exchange(target, "/up", request("POST", "/up", headers, "abcde".getBytes(StandardCharsets.UTF_8)), response(a), fwd());
+        upstream.exchange(
+                target,
+                "/up",
+                request("POST", "/up", headers, "abcde".getBytes(StandardCharsets.UTF_8)),
+                response(a),
+                fwd());
         assertEquals(201, a.status);
         assertEquals("onetwo", a.text());
         assertEquals(-1, a.length);
@@ -288,7 +306,12 @@ class UpstreamTest {
         assertTrue(sent.contains("transfer-encoding: chunked\r\n\r\n2\r\nab\r\n2\r\ncd\r\n1\r\ne\r\n0\r\n\r\n"), sent);
         // the connection still serves the next exchange
         Answer b = new Answer();
-        upstream.exchange(target, "/up", request("POST", "/up", headers, "x".getBytes(StandardCharsets.UTF_8)), response(b), fwd());
+        upstream.exchange(
+                target,
+                "/up",
+                request("POST", "/up", headers, "x".getBytes(StandardCharsets.UTF_8)),
+                response(b),
+                fwd());
         assertEquals("onetwo", b.text());
         assertEquals(1, connections.get());
     }
@@ -296,7 +319,8 @@ class UpstreamTest {
     @Test
     void anAnswerWithoutLengthRunsToTheConnectionsEndAndALongHeaderLineIsRead() throws Exception {
         String longValue = "v".repeat(40_000);
-        InetSocketAddress target = peer(r -> "HTTP/1.1 200 OK\r\nX-Long: " + longValue + "\r\nConnection: close\r\n\r\n" + "x".repeat(50_000));
+        InetSocketAddress target = peer(
+                r -> "HTTP/1.1 200 OK\r\nX-Long: " + longValue + "\r\nConnection: close\r\n\r\n" + "x".repeat(50_000));
         Answer a = new Answer();
         upstream.exchange(target, "/", request("GET", "/", Map.of(), new byte[0]), response(a), fwd());
         assertEquals(200, a.status);
@@ -310,7 +334,8 @@ class UpstreamTest {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Length", "4");
         Answer a = new Answer();
-        upstream.exchange(target, "/", request("PUT", "/", headers, "data".getBytes(StandardCharsets.UTF_8)), response(a), fwd());
+        upstream.exchange(
+                target, "/", request("PUT", "/", headers, "data".getBytes(StandardCharsets.UTF_8)), response(a), fwd());
         assertEquals("ok", a.text());
         assertTrue(requests.get(0).endsWith("content-length: 4\r\n\r\ndata"), requests.get(0));
         // the peer closes the pooled connection while it idles, and answers on a new one

@@ -10,12 +10,13 @@ public final class ActivityMedia {
     /** WebFinger answers. */
     public static final String JRD_JSON = "application/jrd+json; charset=utf-8";
     /** What a fetch of an ActivityPub document asks for. */
-    public static final String ACCEPT = "application/activity+json, application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"";
+    public static final String ACCEPT =
+            "application/activity+json, application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"";
+
     public static final String ACTIVITYSTREAMS_CONTEXT = "https://www.w3.org/ns/activitystreams";
     public static final String SECURITY_CONTEXT = "https://w3id.org/security/v1";
 
-    private ActivityMedia() {
-    }
+    private ActivityMedia() {}
 
     /** Whether a {@code Content-Type} names an ActivityPub document (activity+json, or ld+json). */
     public static boolean isActivityPub(String contentType) {

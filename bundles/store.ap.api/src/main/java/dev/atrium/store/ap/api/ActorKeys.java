@@ -1,7 +1,6 @@
 package dev.atrium.store.ap.api;
 
 import java.time.Instant;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -26,6 +25,5 @@ public interface ActorKeys {
      * @param publicKeyPem SubjectPublicKeyInfo in PEM
      * @param createdAt    when it was made
      */
-    record ActorKey(String keyId, String actorUri, String publicKeyPem, Instant createdAt) {
-    }
+    record ActorKey(String keyId, String actorUri, String publicKeyPem, Instant createdAt) {}
 }

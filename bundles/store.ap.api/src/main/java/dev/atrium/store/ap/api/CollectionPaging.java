@@ -24,7 +24,8 @@ public record CollectionPaging(Integer page, int limit) {
         if (limit != null) {
             size = parse(limit, MAX_LIMIT, "limit must be a whole number from 1 to " + MAX_LIMIT);
         }
-        return new CollectionPaging(page == null ? null : parse(page, MAX_PAGE, "page must be a whole number from 1"), size);
+        return new CollectionPaging(
+                page == null ? null : parse(page, MAX_PAGE, "page must be a whole number from 1"), size);
     }
 
     private static int parse(String value, int max, String message) {

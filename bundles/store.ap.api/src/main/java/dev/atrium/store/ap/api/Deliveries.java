@@ -1,7 +1,6 @@
 package dev.atrium.store.ap.api;
 
 import java.net.URI;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

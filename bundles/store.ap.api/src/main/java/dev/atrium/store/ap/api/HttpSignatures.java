@@ -3,7 +3,6 @@ package dev.atrium.store.ap.api;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -37,7 +36,8 @@ public interface HttpSignatures {
      * @throws SignatureRefused with the status to answer: 400 for a missing {@code Date} or a wrong {@code Digest}, 401 for
      *                          a missing, malformed or wrong signature or a {@code Date} too far off
      */
-    Signer verify(String method, String pathAndQuery, Map<String, List<String>> headers, byte[] body) throws SignatureRefused;
+    Signer verify(String method, String pathAndQuery, Map<String, List<String>> headers, byte[] body)
+            throws SignatureRefused;
 
     /**
      * Who signed a request.
@@ -46,8 +46,7 @@ public interface HttpSignatures {
      * @param owner the actor that owns the key (its {@code owner}, else the document it was found in), on the key's origin
      *              and confirmed by that actor's own document listing the key
      */
-    record Signer(String keyId, String owner) {
-    }
+    record Signer(String keyId, String owner) {}
 
     /** A signature that does not hold; {@link #status()} is the HTTP status to answer, the message says why. */
     final class SignatureRefused extends Exception {

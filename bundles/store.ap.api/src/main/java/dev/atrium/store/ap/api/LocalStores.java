@@ -3,7 +3,6 @@ package dev.atrium.store.ap.api;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -68,6 +67,13 @@ public interface LocalStores {
      *
      * @param iconUrl null when the store has no icon
      */
-    record LocalStore(String id, String spaceId, String slug, String name, String summary, String iconUrl, Instant createdAt, Instant updatedAt) {
-    }
+    record LocalStore(
+            String id,
+            String spaceId,
+            String slug,
+            String name,
+            String summary,
+            String iconUrl,
+            Instant createdAt,
+            Instant updatedAt) {}
 }

@@ -10,8 +10,7 @@ import java.util.Locale;
  */
 public final class Origins {
 
-    private Origins() {
-    }
+    private Origins() {}
 
     /** Whether two absolute http(s) URLs share scheme, host and port (the default port made explicit); false for anything else. */
     public static boolean same(String a, String b) {

@@ -1,10 +1,8 @@
 package dev.atrium.store.ap.api;
 
-import java.net.URI;
-
-import org.osgi.annotation.versioning.ProviderType;
-
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * Fetches documents of other servers: every request and every redirect (at most five) passes the kernel's egress

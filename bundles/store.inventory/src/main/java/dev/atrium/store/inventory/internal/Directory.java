@@ -8,8 +8,17 @@ import java.util.Optional;
 interface Directory {
 
     /** A repository as it is now. */
-    record RepoView(String id, String spaceId, String owner, String name, String description, boolean isPublic, String defaultBranch,
-            String defaultBranchHash, Instant createdAt, Instant updatedAt) {
+    record RepoView(
+            String id,
+            String spaceId,
+            String owner,
+            String name,
+            String description,
+            boolean isPublic,
+            String defaultBranch,
+            String defaultBranchHash,
+            Instant createdAt,
+            Instant updatedAt) {
 
         String actorPath() {
             return Model.repoPath(owner, name);

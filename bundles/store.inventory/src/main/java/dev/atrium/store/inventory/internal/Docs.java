@@ -1,28 +1,23 @@
 package dev.atrium.store.inventory.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.store.ap.api.ActivityMedia;
+import dev.atrium.store.ap.api.CollectionPaging;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
-
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.store.ap.api.CollectionPaging;
-import dev.atrium.store.ap.api.ActivityMedia;
-
 /** How Model A's documents are written: media types, JSON-LD contexts, collections and pages. */
 final class Docs {
 
-
-    private Docs() {
-    }
+    private Docs() {}
 
     /**
      * The JSON-LD context of every document: ActivityStreams, the security vocabulary, and Model A's terms defined inline
@@ -42,7 +37,9 @@ final class Docs {
 
     static Response json(Object body, String type) {
         try {
-            return Response.ok(Outboxes.JSON.writeValueAsString(body)).type(type).build();
+            return Response.ok(Outboxes.JSON.writeValueAsString(body))
+                    .type(type)
+                    .build();
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
@@ -67,8 +64,8 @@ final class Docs {
      * A paged OrderedCollection: without {@code page} the summary ({@code totalItems}, {@code first}); with it an
      * OrderedCollectionPage of at most {@code limit} (1–100, default 20) items that {@code items.apply(limit, offset)} gives.
      */
-    static Map<String, Object> paged(String base, String id, long total, String page, String limit,
-            BiFunction<Integer, Long, List<?>> items) {
+    static Map<String, Object> paged(
+            String base, String id, long total, String page, String limit, BiFunction<Integer, Long, List<?>> items) {
         CollectionPaging paging = paging(page, limit);
         int size = paging.limit();
         Map<String, Object> m = new LinkedHashMap<>();

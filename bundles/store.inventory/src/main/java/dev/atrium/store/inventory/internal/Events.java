@@ -1,8 +1,8 @@
 package dev.atrium.store.inventory.internal;
 
+import dev.atrium.store.ap.api.LocalStores;
 import java.util.HashMap;
 import java.util.Map;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -12,15 +12,18 @@ import org.osgi.service.event.EventHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.store.ap.api.LocalStores;
-
 /**
  * Receives the repositories' {@code atrium/repo/*} events and the federation core's inventory edits and hands them to the
  * {@link Publisher}, which keeps the activities in PostgreSQL before anything is delivered.
  */
-@Component(service = { EventHandler.class, Events.class }, property = { EventConstants.EVENT_TOPIC + "=atrium/repo/*",
-        EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_ADDED, EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_REMOVED,
-        EventConstants.EVENT_TOPIC + "=" + LocalStores.STORE_DELETED })
+@Component(
+        service = {EventHandler.class, Events.class},
+        property = {
+            EventConstants.EVENT_TOPIC + "=atrium/repo/*",
+            EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_ADDED,
+            EventConstants.EVENT_TOPIC + "=" + LocalStores.INVENTORY_REMOVED,
+            EventConstants.EVENT_TOPIC + "=" + LocalStores.STORE_DELETED
+        })
 public class Events implements EventHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(Events.class);

@@ -1,22 +1,19 @@
 package dev.atrium.store.inventory.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.store.ap.api.ActivityMedia;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.store.ap.api.ActivityMedia;
 
 /** {@code /ns/ext}: the JSON-LD context of Model A's {@code ext:} terms; {@code /ns/ext-git} redirects to it (301). */
 @Component(service = ExtNamespace.class)
@@ -25,9 +22,26 @@ import dev.atrium.store.ap.api.ActivityMedia;
 @Anonymous
 public class ExtNamespace {
 
-    static final List<String> TERMS = List.of("Repository", "Store", "Push", "Commit", "Tag", "SearchService", "cloneUri", "pushUri",
-            "stores", "inventory", "search", "repositorySearch", "defaultBranchRef", "defaultBranchHash", "hash", "message", "committed",
-            "ref", "email");
+    static final List<String> TERMS = List.of(
+            "Repository",
+            "Store",
+            "Push",
+            "Commit",
+            "Tag",
+            "SearchService",
+            "cloneUri",
+            "pushUri",
+            "stores",
+            "inventory",
+            "search",
+            "repositorySearch",
+            "defaultBranchRef",
+            "defaultBranchHash",
+            "hash",
+            "message",
+            "committed",
+            "ref",
+            "email");
 
     private final Model model;
 

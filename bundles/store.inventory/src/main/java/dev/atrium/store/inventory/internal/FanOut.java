@@ -1,22 +1,21 @@
 package dev.atrium.store.inventory.internal;
 
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.store.ap.api.Deliveries;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.store.ap.api.Deliveries;
 
 /**
  * Queues committed activities to their audience through the core's {@link Deliveries}: each follower of the actor gets
@@ -31,6 +30,7 @@ public class FanOut {
     private static final Logger LOG = LoggerFactory.getLogger(FanOut.class);
     /** Activities claimed per transaction: each may mean a thousand followers, so transactions stay short. */
     private static final int BATCH = 10;
+
     private static final int FOLLOWERS_PAGE = 1000;
 
     private final Outboxes outboxes;
@@ -42,14 +42,8 @@ public class FanOut {
     public FanOut(@Reference Outboxes outboxes, @Reference Deliveries deliveries) {
         this.outboxes = outboxes;
         this.deliveries = deliveries;
-        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread th = new Thread(r, "atrium-ap-fanout");
-            th.setDaemon(true);
-            return th;
-        });
-        t.setRemoveOnCancelPolicy(true);
-        this.thread = t;
-        thread.scheduleWithFixedDelay(this::drainQuietly, 1, 1, TimeUnit.SECONDS);
+        this.thread = NamedThreads.scheduler("atrium-ap-fanout");
+        NamedThreads.repeat(thread, this::drainQuietly, Duration.ofSeconds(1), Duration.ofSeconds(1));
     }
 
     /** Without its own thread: {@link #drain} is called by the test. */
@@ -91,7 +85,7 @@ public class FanOut {
     /** Queues every pending activity; returns how many. */
     int drain() {
         int total = 0;
-        for (int n; (n = outboxes.fanOut(BATCH, this::queue)) > 0;) {
+        for (int n; (n = outboxes.fanOut(BATCH, this::queue)) > 0; ) {
             total += n;
             if (Thread.currentThread().isInterrupted()) {
                 break;
@@ -125,7 +119,8 @@ public class FanOut {
 
     /** A {@code Delete} of the actor itself (a deleted repository or store), not of a tag. */
     static boolean deletesItsActor(Outboxes.Stored s) {
-        return s.type().equals("Delete") && s.actorPath().equals(s.template().path("object").path("id").asText());
+        return s.type().equals("Delete")
+                && s.actorPath().equals(s.template().path("object").path("id").asText());
     }
 
     private void send(Outboxes.Stored s, String base, String inbox) {

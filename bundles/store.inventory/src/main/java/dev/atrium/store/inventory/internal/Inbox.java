@@ -1,5 +1,11 @@
 package dev.atrium.store.inventory.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.store.ap.api.HttpSignatures;
+import dev.atrium.store.ap.api.Origins;
+import dev.atrium.store.ap.api.RemoteDocuments;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -7,20 +13,10 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.core.Response;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.store.ap.api.HttpSignatures;
-import dev.atrium.store.ap.api.Origins;
-import dev.atrium.store.ap.api.RemoteDocuments;
 
 /**
  * The inboxes of local actors: {@code Follow} and {@code Undo} (of a Follow), nothing else. A request must be signed
@@ -44,7 +40,10 @@ public class Inbox {
     private final FanOut fanOut;
 
     @Activate
-    public Inbox(@Reference HttpSignatures signatures, @Reference RemoteDocuments documents, @Reference Outboxes outboxes,
+    public Inbox(
+            @Reference HttpSignatures signatures,
+            @Reference RemoteDocuments documents,
+            @Reference Outboxes outboxes,
             @Reference FanOut fanOut) {
         this.signatures = signatures;
         this.documents = documents;
@@ -57,7 +56,8 @@ public class Inbox {
      * @param base         the base URL the request came in by
      * @param pathAndQuery the request target as received
      */
-    Response receive(String actorPath, String base, String pathAndQuery, Map<String, List<String>> headers, InputStream in) {
+    Response receive(
+            String actorPath, String base, String pathAndQuery, Map<String, List<String>> headers, InputStream in) {
         byte[] body;
         try {
             body = in.readNBytes(MAX_BYTES + 1);
@@ -90,7 +90,8 @@ public class Inbox {
             throw ApiException.badRequest("the activity names no actor");
         }
         if (!actor.equals(signer.owner())) {
-            throw ApiException.forbidden("the activity's actor " + actor + " is not the owner of the signing key " + signer.keyId());
+            throw ApiException.forbidden(
+                    "the activity's actor " + actor + " is not the owner of the signing key " + signer.keyId());
         }
         String id = activity.path("id").asText("");
         if (id.isEmpty() || id.length() > 2048 || !absolute(id)) {
@@ -136,12 +137,14 @@ public class Inbox {
                 }
                 String undoneId = idOf(undone);
                 if (undoneId != null && !Origins.same(undoneId, actor)) {
-                    throw ApiException.forbidden("the undone activity " + undoneId + " is not on the origin of the actor " + actor);
+                    throw ApiException.forbidden(
+                            "the undone activity " + undoneId + " is not on the origin of the actor " + actor);
                 }
                 boolean fresh = outboxes.once(actor, id, c -> Outboxes.unfollow(c, actorPath, actor));
                 return fresh ? Response.status(202).build() : taken();
             }
-            default -> throw ApiException.badRequest("this inbox accepts Follow and Undo (of a Follow), not '" + type + "'");
+            default ->
+                throw ApiException.badRequest("this inbox accepts Follow and Undo (of a Follow), not '" + type + "'");
         }
     }
 
@@ -157,7 +160,9 @@ public class Inbox {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest("the actor is not a URL");
         } catch (RemoteDocuments.RemoteException e) {
-            throw new ApiException(e.status(), e.status() == 400 ? "BAD_REQUEST" : e.status() == 504 ? "GATEWAY_TIMEOUT" : "BAD_GATEWAY",
+            throw new ApiException(
+                    e.status(),
+                    e.status() == 400 ? "BAD_REQUEST" : e.status() == 504 ? "GATEWAY_TIMEOUT" : "BAD_GATEWAY",
                     "the follower's actor could not be read: " + e.getMessage());
         }
         String inbox = doc.path("inbox").asText("");

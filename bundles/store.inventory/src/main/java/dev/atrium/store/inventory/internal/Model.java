@@ -1,20 +1,5 @@
 package dev.atrium.store.inventory.internal;
 
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-
-import javax.ws.rs.core.UriInfo;
-
-import org.eclipse.jgit.lib.Ref;
-import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
@@ -23,6 +8,18 @@ import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryRegistry;
 import dev.atrium.store.ap.api.LocalStores;
 import dev.atrium.store.ap.api.LocalStores.LocalStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.ws.rs.core.UriInfo;
+import org.eclipse.jgit.lib.Ref;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * Model A's view of the instance: local repositories and stores as actors, their paths, and the public base URL. Only
@@ -39,7 +36,10 @@ public class Model implements Directory {
     private volatile String lastBase;
 
     @Activate
-    public Model(@Reference RepositoryRegistry repositories, @Reference SpaceDirectory spaces, @Reference LocalStores stores,
+    public Model(
+            @Reference RepositoryRegistry repositories,
+            @Reference SpaceDirectory spaces,
+            @Reference LocalStores stores,
             @Reference PublicUrls urls) {
         this.repositories = repositories;
         this.spaces = spaces;
@@ -78,7 +78,10 @@ public class Model implements Directory {
     /** A public repository by its owner's public name (workspace slug or username) and name, else 404. */
     RepoView publicRepository(String owner, String name) {
         SpaceRef space = spaces.byOwnerName(owner).orElseThrow(() -> ApiException.notFound("repository not found"));
-        return repositories.find(space.id(), name).filter(Repository::isPublic).map(r -> view(space, r))
+        return repositories
+                .find(space.id(), name)
+                .filter(Repository::isPublic)
+                .map(r -> view(space, r))
                 .orElseThrow(() -> ApiException.notFound("repository not found"));
     }
 
@@ -97,7 +100,10 @@ public class Model implements Directory {
 
     /** The public repositories of a workspace, oldest first. */
     List<RepoView> publicRepositories(SpaceRef space) {
-        return repositories.list(space.id()).stream().filter(Repository::isPublic).map(r -> view(space, r, false)).toList();
+        return repositories.list(space.id()).stream()
+                .filter(Repository::isPublic)
+                .map(r -> view(space, r, false))
+                .toList();
     }
 
     /** A store's inventory: its explicit one (repository actor URIs) or, when empty, its workspace's public repositories. */
@@ -106,9 +112,13 @@ public class Model implements Directory {
         if (!explicit.isEmpty()) {
             // a local repository listed explicitly and since made private (or deleted) is not shown
             String local = base + "/ap/repos/";
-            return explicit.stream().filter(uri -> !uri.startsWith(local) || isPublicActor(uri.substring(local.length()))).toList();
+            return explicit.stream()
+                    .filter(uri -> !uri.startsWith(local) || isPublicActor(uri.substring(local.length())))
+                    .toList();
         }
-        return publicRepositories(p.space()).stream().map(r -> base + r.actorPath()).toList();
+        return publicRepositories(p.space()).stream()
+                .map(r -> base + r.actorPath())
+                .toList();
     }
 
     /** The stores that list a local repository: automatic ones of its workspace, explicit ones naming it. */
@@ -141,7 +151,10 @@ public class Model implements Directory {
         if (spaces.byId(spaceId).isEmpty()) {
             return List.of();
         }
-        return stores.ofSpace(spaceId).stream().filter(s -> stores.inventory(s.id()).isEmpty()).map(s -> new StoreView(s.id(), s.slug())).toList();
+        return stores.ofSpace(spaceId).stream()
+                .filter(s -> stores.inventory(s.id()).isEmpty())
+                .map(s -> new StoreView(s.id(), s.slug()))
+                .toList();
     }
 
     @Override
@@ -167,16 +180,29 @@ public class Model implements Directory {
     }
 
     private RepoView view(SpaceRef space, Repository r, boolean withHash) {
-        return new RepoView(r.id(), space.id(), space.slug(), r.name(), r.description(), r.isPublic(), r.defaultBranch(),
-                withHash ? defaultBranchHash(r) : null, r.createdAt(), r.updatedAt());
+        return new RepoView(
+                r.id(),
+                space.id(),
+                space.slug(),
+                r.name(),
+                r.description(),
+                r.isPublic(),
+                r.defaultBranch(),
+                withHash ? defaultBranchHash(r) : null,
+                r.createdAt(),
+                r.updatedAt());
     }
 
     /** The commit the default branch points at, or null while the repository has none. */
     private String defaultBranchHash(Repository r) {
-        try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder().setGitDir(repositories.directory(r).toFile()).setMustExist(true)
+        try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder()
+                .setGitDir(repositories.directory(r).toFile())
+                .setMustExist(true)
                 .build()) {
             Ref ref = git.exactRef("refs/heads/" + r.defaultBranch());
-            return ref == null || ref.getObjectId() == null ? null : ref.getObjectId().name();
+            return ref == null || ref.getObjectId() == null
+                    ? null
+                    : ref.getObjectId().name();
         } catch (IOException | RuntimeException e) {
             return null;
         }

@@ -1,18 +1,16 @@
 package dev.atrium.store.inventory.internal;
 
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.atrium.repos.api.RepositoryEvents;
 import dev.atrium.store.ap.api.LocalStores;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
 import dev.atrium.store.inventory.internal.Directory.StoreView;
 import dev.atrium.store.inventory.internal.Outboxes.Stored;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Turns repository events ({@code atrium/repo/*}) and inventory edits into activities: each is kept in its actor's
@@ -55,7 +53,11 @@ final class Publisher {
             }
             case RepositoryEvents.DELETED -> {
                 if (state.isPresent() && state.get().published()) {
-                    repositoryActivity(state.get().spaceId(), state.get().actorPath(), false, deleteOf(state.get().actorPath()));
+                    repositoryActivity(
+                            state.get().spaceId(),
+                            state.get().actorPath(),
+                            false,
+                            deleteOf(state.get().actorPath()));
                 }
                 outboxes.forget(repoId);
             }
@@ -68,8 +70,12 @@ final class Publisher {
             case RepositoryEvents.TAG_CREATED, RepositoryEvents.TAG_DELETED -> {
                 Optional<RepoView> now = published(state, spaceId, name, repoId);
                 if (now.isPresent()) {
-                    tag(now.get(), topic.equals(RepositoryEvents.TAG_CREATED), String.valueOf(props.get(RepositoryEvents.REF)),
-                            String.valueOf(props.get(RepositoryEvents.NEW_ID)), String.valueOf(props.get(RepositoryEvents.OLD_ID)));
+                    tag(
+                            now.get(),
+                            topic.equals(RepositoryEvents.TAG_CREATED),
+                            String.valueOf(props.get(RepositoryEvents.REF)),
+                            String.valueOf(props.get(RepositoryEvents.NEW_ID)),
+                            String.valueOf(props.get(RepositoryEvents.OLD_ID)));
                 }
             }
             default -> {
@@ -79,9 +85,13 @@ final class Publisher {
     }
 
     /** A repository as Model A publishes it now, when it is public; remembered if it was not known yet. */
-    private Optional<RepoView> published(Optional<Outboxes.RepoState> state, String spaceId, String name, String repoId) {
+    private Optional<RepoView> published(
+            Optional<Outboxes.RepoState> state, String spaceId, String name, String repoId) {
         Optional<RepoView> now = directory.repository(spaceId, name).filter(r -> r.id().equals(repoId) && r.isPublic());
-        if (now.isPresent() && (state.isEmpty() || !state.get().published() || !state.get().actorPath().equals(now.get().actorPath()))) {
+        if (now.isPresent()
+                && (state.isEmpty()
+                        || !state.get().published()
+                        || !state.get().actorPath().equals(now.get().actorPath()))) {
             lifecycle(state, now.get());
         }
         return now;
@@ -92,7 +102,11 @@ final class Publisher {
         boolean was = state.isPresent() && state.get().published();
         if (was && !state.get().actorPath().equals(path)) {
             // renamed (or its workspace renamed): the old actor is gone, a new one appears
-            repositoryActivity(state.get().spaceId(), state.get().actorPath(), false, deleteOf(state.get().actorPath()));
+            repositoryActivity(
+                    state.get().spaceId(),
+                    state.get().actorPath(),
+                    false,
+                    deleteOf(state.get().actorPath()));
             was = false;
         }
         outboxes.remember(now.id(), now.spaceId(), path, now.isPublic());

@@ -1,10 +1,14 @@
 package dev.atrium.store.inventory.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.SelfAuthenticated;
+import dev.atrium.store.ap.api.ActorKeys;
+import dev.atrium.store.inventory.internal.Directory.RepoView;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -14,16 +18,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.SelfAuthenticated;
-import dev.atrium.store.ap.api.ActorKeys;
-import dev.atrium.store.inventory.internal.Directory.RepoView;
 
 /**
  * Canonical Repository actors, {@code /ap/repos/:owner/:repo} (every field of the spec's table), with their outbox,
@@ -43,7 +40,8 @@ public class RepositoryActors {
     private final ActorKeys keys;
 
     @Activate
-    public RepositoryActors(@Reference Model model, @Reference Outboxes outboxes, @Reference Inbox inbox, @Reference ActorKeys keys) {
+    public RepositoryActors(
+            @Reference Model model, @Reference Outboxes outboxes, @Reference Inbox inbox, @Reference ActorKeys keys) {
         this.model = model;
         this.outboxes = outboxes;
         this.inbox = inbox;
@@ -108,24 +106,46 @@ public class RepositoryActors {
 
     @GET
     @Path("outbox")
-    public Response outbox(@PathParam("owner") String owner, @PathParam("repo") String name, @QueryParam("page") String page,
-            @QueryParam("limit") String limit, @Context UriInfo uri) {
+    public Response outbox(
+            @PathParam("owner") String owner,
+            @PathParam("repo") String name,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
+            @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
         String path = r.actorPath();
-        return Docs.activity(Docs.paged(base, base + path + "/outbox", outboxes.count(path), page, limit,
-                (size, offset) -> outboxes.outbox(path, size, offset).stream().map(s -> Outboxes.render(s.template(), base)).toList()));
+        return Docs.activity(Docs.paged(
+                base,
+                base + path + "/outbox",
+                outboxes.count(path),
+                page,
+                limit,
+                (size, offset) -> outboxes.outbox(path, size, offset).stream()
+                        .map(s -> Outboxes.render(s.template(), base))
+                        .toList()));
     }
 
     @GET
     @Path("followers")
-    public Response followers(@PathParam("owner") String owner, @PathParam("repo") String name, @QueryParam("page") String page,
-            @QueryParam("limit") String limit, @Context UriInfo uri) {
+    public Response followers(
+            @PathParam("owner") String owner,
+            @PathParam("repo") String name,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
+            @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
         String path = r.actorPath();
-        return Docs.activity(Docs.paged(base, base + path + "/followers", outboxes.followerCount(path), page, limit,
-                (size, offset) -> outboxes.followers(path, size, offset).stream().map(Outboxes.Follower::follower).toList()));
+        return Docs.activity(Docs.paged(
+                base,
+                base + path + "/followers",
+                outboxes.followerCount(path),
+                page,
+                limit,
+                (size, offset) -> outboxes.followers(path, size, offset).stream()
+                        .map(Outboxes.Follower::follower)
+                        .toList()));
     }
 
     @GET
@@ -133,24 +153,37 @@ public class RepositoryActors {
     public Response stores(@PathParam("owner") String owner, @PathParam("repo") String name, @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
-        return Docs.activity(Docs.collection(base, base + r.actorPath() + "/stores",
-                model.storesOf(r, base).stream().map(s -> base + Model.storePath(s.slug())).toList()));
+        return Docs.activity(Docs.collection(
+                base,
+                base + r.actorPath() + "/stores",
+                model.storesOf(r, base).stream()
+                        .map(s -> base + Model.storePath(s.slug()))
+                        .toList()));
     }
 
     /** One activity of the outbox, by its id (what an Announce names). */
     @GET
     @Path("activities/{activityId}")
-    public Response activity(@PathParam("owner") String owner, @PathParam("repo") String name, @PathParam("activityId") String activityId, @Context UriInfo uri) {
+    public Response activity(
+            @PathParam("owner") String owner,
+            @PathParam("repo") String name,
+            @PathParam("activityId") String activityId,
+            @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
-        return Docs.activity(outboxes.activity(r.actorPath() + "/activities/" + activityId).map(a -> Outboxes.render(a.template(), base))
+        return Docs.activity(outboxes.activity(r.actorPath() + "/activities/" + activityId)
+                .map(a -> Outboxes.render(a.template(), base))
                 .orElseThrow(() -> dev.atrium.kernel.api.ApiException.notFound("activity not found")));
     }
 
     @POST
     @Path("inbox")
     @SelfAuthenticated
-    public Response inbox(@PathParam("owner") String owner, @PathParam("repo") String name, @Context UriInfo uri, @Context HttpHeaders headers,
+    public Response inbox(
+            @PathParam("owner") String owner,
+            @PathParam("repo") String name,
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
             InputStream body) {
         RepoView r = model.publicRepository(owner, name);
         return inbox.receive(r.actorPath(), model.base(uri), Docs.target(uri), Docs.headers(headers), body);

@@ -1,5 +1,11 @@
 package dev.atrium.store.inventory.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.SelfAuthenticated;
+import dev.atrium.store.ap.api.ActorKeys;
+import dev.atrium.store.inventory.internal.Directory.RepoView;
 import java.io.InputStream;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -7,7 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -17,17 +22,9 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.SelfAuthenticated;
-import dev.atrium.store.ap.api.ActorKeys;
-import dev.atrium.store.inventory.internal.Directory.RepoView;
 
 /**
  * Store actors, {@code /ap/stores/:store} (type {@code [Service, Store]}), their inventory (hybrid: the explicit one
@@ -47,7 +44,8 @@ public class StoreActors {
     private final ActorKeys keys;
 
     @Activate
-    public StoreActors(@Reference Model model, @Reference Outboxes outboxes, @Reference Inbox inbox, @Reference ActorKeys keys) {
+    public StoreActors(
+            @Reference Model model, @Reference Outboxes outboxes, @Reference Inbox inbox, @Reference ActorKeys keys) {
         this.model = model;
         this.outboxes = outboxes;
         this.inbox = inbox;
@@ -98,7 +96,10 @@ public class StoreActors {
 
     @GET
     @Path("repositories/{owner}/{repo}")
-    public Response repository(@PathParam("store") String slug, @PathParam("owner") String owner, @PathParam("repo") String name,
+    public Response repository(
+            @PathParam("store") String slug,
+            @PathParam("owner") String owner,
+            @PathParam("repo") String name,
             @Context UriInfo uri) {
         model.store(slug);
         RepoView r = model.publicRepository(owner, name);
@@ -107,24 +108,44 @@ public class StoreActors {
 
     @GET
     @Path("outbox")
-    public Response outbox(@PathParam("store") String slug, @QueryParam("page") String page, @QueryParam("limit") String limit,
+    public Response outbox(
+            @PathParam("store") String slug,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
             @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         String base = model.base(uri);
         String path = p.path();
-        return Docs.activity(Docs.paged(base, base + path + "/outbox", outboxes.count(path), page, limit,
-                (size, offset) -> outboxes.outbox(path, size, offset).stream().map(s -> Outboxes.render(s.template(), base)).toList()));
+        return Docs.activity(Docs.paged(
+                base,
+                base + path + "/outbox",
+                outboxes.count(path),
+                page,
+                limit,
+                (size, offset) -> outboxes.outbox(path, size, offset).stream()
+                        .map(s -> Outboxes.render(s.template(), base))
+                        .toList()));
     }
 
     @GET
     @Path("followers")
-    public Response followers(@PathParam("store") String slug, @QueryParam("page") String page, @QueryParam("limit") String limit,
+    public Response followers(
+            @PathParam("store") String slug,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
             @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         String base = model.base(uri);
         String path = p.path();
-        return Docs.activity(Docs.paged(base, base + path + "/followers", outboxes.followerCount(path), page, limit,
-                (size, offset) -> outboxes.followers(path, size, offset).stream().map(Outboxes.Follower::follower).toList()));
+        return Docs.activity(Docs.paged(
+                base,
+                base + path + "/followers",
+                outboxes.followerCount(path),
+                page,
+                limit,
+                (size, offset) -> outboxes.followers(path, size, offset).stream()
+                        .map(Outboxes.Follower::follower)
+                        .toList()));
     }
 
     @GET
@@ -150,7 +171,8 @@ public class StoreActors {
      */
     @GET
     @Path("search/repositories")
-    public Response searchRepositories(@PathParam("store") String slug, @QueryParam("q") String q, @Context UriInfo uri) {
+    public Response searchRepositories(
+            @PathParam("store") String slug, @QueryParam("q") String q, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         if (q == null || q.isBlank()) {
             throw ApiException.badRequest("q is required");
@@ -162,33 +184,46 @@ public class StoreActors {
         String needle = q.trim().toLowerCase(Locale.ROOT);
         Map<String, RepoView> local = new LinkedHashMap<>();
         model.publicRepositories(p.space()).forEach(r -> local.put(base + r.actorPath(), r));
-        List<String> found = model.inventory(p, base).stream().filter(id -> {
-            RepoView r = local.get(id);
-            if (r != null) {
-                return r.name().toLowerCase(Locale.ROOT).contains(needle)
-                        || (r.description() != null && r.description().toLowerCase(Locale.ROOT).contains(needle));
-            }
-            String path = Objects.requireNonNullElse(URI.create(id).getPath(), "");
-            return path.substring(path.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT).contains(needle);
-        }).toList();
-        return Docs.activity(Docs.collection(base, base + p.path() + "/search/repositories?q=" + java.net.URLEncoder.encode(q,
-                java.nio.charset.StandardCharsets.UTF_8), found));
+        List<String> found = model.inventory(p, base).stream()
+                .filter(id -> {
+                    RepoView r = local.get(id);
+                    if (r != null) {
+                        return r.name().toLowerCase(Locale.ROOT).contains(needle)
+                                || (r.description() != null
+                                        && r.description()
+                                                .toLowerCase(Locale.ROOT)
+                                                .contains(needle));
+                    }
+                    String path = Objects.requireNonNullElse(URI.create(id).getPath(), "");
+                    return path.substring(path.lastIndexOf('/') + 1)
+                            .toLowerCase(Locale.ROOT)
+                            .contains(needle);
+                })
+                .toList();
+        return Docs.activity(Docs.collection(
+                base,
+                base + p.path() + "/search/repositories?q="
+                        + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8),
+                found));
     }
 
     /** One activity of the outbox, by its id (what an Announce names). */
     @GET
     @Path("activities/{activityId}")
-    public Response activity(@PathParam("store") String slug, @PathParam("activityId") String activityId, @Context UriInfo uri) {
+    public Response activity(
+            @PathParam("store") String slug, @PathParam("activityId") String activityId, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         String base = model.base(uri);
-        return Docs.activity(outboxes.activity(p.path() + "/activities/" + activityId).map(a -> Outboxes.render(a.template(), base))
+        return Docs.activity(outboxes.activity(p.path() + "/activities/" + activityId)
+                .map(a -> Outboxes.render(a.template(), base))
                 .orElseThrow(() -> dev.atrium.kernel.api.ApiException.notFound("activity not found")));
     }
 
     @POST
     @Path("inbox")
     @SelfAuthenticated
-    public Response inbox(@PathParam("store") String slug, @Context UriInfo uri, @Context HttpHeaders headers, InputStream body) {
+    public Response inbox(
+            @PathParam("store") String slug, @Context UriInfo uri, @Context HttpHeaders headers, InputStream body) {
         Model.Published p = model.store(slug);
         return inbox.receive(p.path(), model.base(uri), Docs.target(uri), Docs.headers(headers), body);
     }

@@ -1,26 +1,23 @@
 package dev.atrium.store.inventory.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.store.ap.api.ActivityMedia;
+import dev.atrium.store.inventory.internal.Directory.RepoView;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.store.ap.api.ActivityMedia;
-import dev.atrium.store.inventory.internal.Directory.RepoView;
 
 /**
  * WebFinger (Model A): a store by {@code acct:<slug>@<host>} or its actor URL, a repository by its actor URL
@@ -42,7 +39,8 @@ public class WellKnown {
     @GET
     public Response webfinger(@QueryParam("resource") String resource, @Context UriInfo uri) {
         if (resource == null || resource.isBlank()) {
-            throw ApiException.badRequest("resource is required: acct:<store>@<host>, a store's or a repository's actor URL");
+            throw ApiException.badRequest(
+                    "resource is required: acct:<store>@<host>, a store's or a repository's actor URL");
         }
         String base = model.base(uri);
         URI b = URI.create(base);

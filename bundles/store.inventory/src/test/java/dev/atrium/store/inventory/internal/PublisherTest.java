@@ -4,6 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.kernel.api.TestPostgres;
+import dev.atrium.repos.api.RepositoryEvents;
+import dev.atrium.store.ap.api.Deliveries;
+import dev.atrium.store.ap.api.LocalStores;
+import dev.atrium.store.inventory.internal.Directory.RepoView;
+import dev.atrium.store.inventory.internal.Directory.StoreView;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -14,22 +22,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.atrium.kernel.api.TestPostgres;
-import dev.atrium.repos.api.RepositoryEvents;
-import dev.atrium.store.ap.api.Deliveries;
-
-import dev.atrium.store.ap.api.LocalStores;
-import dev.atrium.store.inventory.internal.Directory.RepoView;
-import dev.atrium.store.inventory.internal.Directory.StoreView;
 
 /**
  * Repository events and inventory edits become activities kept in PostgreSQL (a second {@link Outboxes} on the same
@@ -43,10 +39,12 @@ class PublisherTest {
 
     /** The repositories and stores the test's instance has. */
     private final Map<String, RepoView> repos = new HashMap<>();
+
     private final List<StoreView> automatic = new ArrayList<>();
     private final List<StoreView> explicit = new ArrayList<>();
-    record Sent(String actor, URI inbox, JsonNode body) {
-    }
+
+    record Sent(String actor, URI inbox, JsonNode body) {}
+
     private final List<Sent> sent = new CopyOnWriteArrayList<>();
     private Publisher publisher;
     private FanOut fanOut;
@@ -56,8 +54,12 @@ class PublisherTest {
     @BeforeAll
     static void start() throws Exception {
         database = TestPostgres.create("atrium_ap_inventory");
-        outboxes = new Outboxes(database.dataSource(), database.migrations(Outboxes.class, "/db/migration/V1__store_inventory.sql",
-                "/db/migration/V2__inbox_seen_per_actor.sql"),
+        outboxes = new Outboxes(
+                database.dataSource(),
+                database.migrations(
+                        Outboxes.class,
+                        "/db/migration/V1__store_inventory.sql",
+                        "/db/migration/V2__inbox_seen_per_actor.sql"),
                 TestPostgres.noBundleContext());
     }
 
@@ -96,12 +98,20 @@ class PublisherTest {
         // what earlier tests left pending goes nowhere
         new FanOut(outboxes, (actor, inbox, body) -> "x", true).drain();
         fanOut = new FanOut(outboxes, deliveries, true);
-        publisher = new Publisher(outboxes, directory, () -> {
-        });
+        publisher = new Publisher(outboxes, directory, () -> {});
     }
 
     private RepoView repo(String id, String name, boolean isPublic, String description) {
-        RepoView r = new RepoView(id, space, "ws-" + space, name, description, isPublic, "main", null, Instant.parse("2026-01-01T00:00:00Z"),
+        RepoView r = new RepoView(
+                id,
+                space,
+                "ws-" + space,
+                name,
+                description,
+                isPublic,
+                "main",
+                null,
+                Instant.parse("2026-01-01T00:00:00Z"),
                 Instant.now());
         repos.put(space + "/" + name, r);
         return r;
@@ -116,15 +126,17 @@ class PublisherTest {
     }
 
     private static List<String> types(String actorPath) {
-        List<String> newestFirst = new ArrayList<>(new Outboxes(database.dataSource()).outbox(actorPath, 100, 0).stream().map(Outboxes.Stored::type)
-                .toList());
+        List<String> newestFirst = new ArrayList<>(new Outboxes(database.dataSource())
+                .outbox(actorPath, 100, 0).stream().map(Outboxes.Stored::type).toList());
         java.util.Collections.reverse(newestFirst);
         return newestFirst;
     }
 
     private void follow(String actorPath, String follower, String base) {
-        assertTrue(outboxes.once(follower, follower + "#follow-" + actorPath + "-" + space, c -> outboxes.follow(c, actorPath, follower, follower + "/inbox",
-                base, follower + "#follow")));
+        assertTrue(outboxes.once(
+                follower,
+                follower + "#follow-" + actorPath + "-" + space,
+                c -> outboxes.follow(c, actorPath, follower, follower + "/inbox", base, follower + "#follow")));
     }
 
     @Test
@@ -136,21 +148,55 @@ class PublisherTest {
         event(RepositoryEvents.CREATED, r, Map.of());
         event(RepositoryEvents.UPDATED, repo(r.id(), "site", true, "the new site"), Map.of());
         String tip = "1".repeat(40);
-        event(RepositoryEvents.PUSHED, r, Map.of(RepositoryEvents.REFS, List.of("refs/heads/main " + "0".repeat(40) + " " + tip),
-                RepositoryEvents.COMMITS, List.of(Map.of("sha", tip, "message", "first", "author_name", "Ann", "author_email", "ann@example.org",
-                        "time", "2026-01-02T00:00:00Z"))));
-        event(RepositoryEvents.TAG_CREATED, r, Map.of(RepositoryEvents.REF, "refs/tags/v1", RepositoryEvents.OLD_ID, "0".repeat(40),
-                RepositoryEvents.NEW_ID, tip));
+        event(
+                RepositoryEvents.PUSHED,
+                r,
+                Map.of(
+                        RepositoryEvents.REFS,
+                        List.of("refs/heads/main " + "0".repeat(40) + " " + tip),
+                        RepositoryEvents.COMMITS,
+                        List.of(Map.of(
+                                "sha",
+                                tip,
+                                "message",
+                                "first",
+                                "author_name",
+                                "Ann",
+                                "author_email",
+                                "ann@example.org",
+                                "time",
+                                "2026-01-02T00:00:00Z"))));
+        event(
+                RepositoryEvents.TAG_CREATED,
+                r,
+                Map.of(
+                        RepositoryEvents.REF,
+                        "refs/tags/v1",
+                        RepositoryEvents.OLD_ID,
+                        "0".repeat(40),
+                        RepositoryEvents.NEW_ID,
+                        tip));
 
-        assertEquals(List.of("Create", "Update", "Push", "Update", "Create"), types(r.actorPath()), "the default branch moved: an Update");
+        assertEquals(
+                List.of("Create", "Update", "Push", "Update", "Create"),
+                types(r.actorPath()),
+                "the default branch moved: an Update");
         assertEquals(List.of("Create", "Update", "Announce", "Update", "Announce"), types(store.actorPath()));
 
         Outboxes reopened = new Outboxes(database.dataSource());
-        ObjectNode push = reopened.outbox(r.actorPath(), 100, 0).stream().filter(s -> s.type().equals("Push")).findFirst().orElseThrow().template();
+        ObjectNode push = reopened.outbox(r.actorPath(), 100, 0).stream()
+                .filter(s -> s.type().equals("Push"))
+                .findFirst()
+                .orElseThrow()
+                .template();
         JsonNode rendered = Outboxes.render(push, "https://atrium.example");
-        assertEquals("https://atrium.example" + r.actorPath(), rendered.get("actor").asText());
+        assertEquals(
+                "https://atrium.example" + r.actorPath(), rendered.get("actor").asText());
         assertEquals("refs/heads/main", rendered.get("target").asText());
-        assertEquals("https://atrium.example/ns/ext#", rendered.get("@context").get(2).get("ext").asText(), "the ext: terms on the base");
+        assertEquals(
+                "https://atrium.example/ns/ext#",
+                rendered.get("@context").get(2).get("ext").asText(),
+                "the ext: terms on the base");
         assertEquals("ext:Push", rendered.get("@context").get(2).get("Push").asText());
         assertEquals(Publisher.PUBLIC, rendered.get("to").get(0).asText());
         JsonNode commit = rendered.get("object").get("orderedItems").get(0);
@@ -173,7 +219,9 @@ class PublisherTest {
             assertEquals(URI.create("https://peer.example/users/ann/inbox"), s.inbox());
             assertEquals(s.actor(), s.body().get("actor").asText());
         }
-        assertEquals("https://atrium.example/git/ws-" + space + "/site.git", sent.get(0).body().get("object").get("cloneUri").get(0).asText());
+        assertEquals(
+                "https://atrium.example/git/ws-" + space + "/site.git",
+                sent.get(0).body().get("object").get("cloneUri").get(0).asText());
     }
 
     @Test
@@ -182,7 +230,10 @@ class PublisherTest {
         automatic.add(store);
         RepoView hidden = repo("r2-" + space, "plans", false, "secret");
         event(RepositoryEvents.CREATED, hidden, Map.of());
-        event(RepositoryEvents.PUSHED, hidden, Map.of(RepositoryEvents.REFS, List.of("refs/heads/main " + "0".repeat(40) + " " + "2".repeat(40))));
+        event(
+                RepositoryEvents.PUSHED,
+                hidden,
+                Map.of(RepositoryEvents.REFS, List.of("refs/heads/main " + "0".repeat(40) + " " + "2".repeat(40))));
         assertEquals(List.of(), types(hidden.actorPath()));
         assertEquals(List.of(), types(store.actorPath()));
 
@@ -198,8 +249,15 @@ class PublisherTest {
         event(RepositoryEvents.DELETED, open, Map.of());
         event(RepositoryEvents.DELETED, open, Map.of());
         assertEquals(List.of("Create", "Delete"), types(open.actorPath()));
-        assertEquals("Tombstone", new Outboxes(database.dataSource()).outbox(open.actorPath(), 1, 0).get(0).template().get("object").get("type")
-                .asText());
+        assertEquals(
+                "Tombstone",
+                new Outboxes(database.dataSource())
+                        .outbox(open.actorPath(), 1, 0)
+                        .get(0)
+                        .template()
+                        .get("object")
+                        .get("type")
+                        .asText());
     }
 
     @Test
@@ -210,8 +268,11 @@ class PublisherTest {
         repos.remove(space + "/short-lived");
         event(RepositoryEvents.DELETED, r, Map.of());
         fanOut.drain();
-        assertEquals(List.of("Create", "Delete"), sent.stream().map(x -> x.body().get("type").asText()).toList());
-        assertEquals(0, outboxes.followerCount(r.actorPath()), "a new repository of the same name starts with no followers");
+        assertEquals(
+                List.of("Create", "Delete"),
+                sent.stream().map(x -> x.body().get("type").asText()).toList());
+        assertEquals(
+                0, outboxes.followerCount(r.actorPath()), "a new repository of the same name starts with no followers");
 
         String store = Model.storePath("gone-" + space);
         follow(store, "https://peer.example/users/eve", "https://atrium.example");
@@ -219,7 +280,8 @@ class PublisherTest {
         fanOut.drain();
         JsonNode delete = sent.get(sent.size() - 1).body();
         assertEquals("Delete", delete.get("type").asText());
-        assertEquals("https://atrium.example" + store, delete.get("object").get("id").asText());
+        assertEquals(
+                "https://atrium.example" + store, delete.get("object").get("id").asText());
         assertEquals(0, outboxes.followerCount(store));
     }
 
@@ -239,35 +301,68 @@ class PublisherTest {
         StoreView store = new StoreView("st5", "picks-" + space);
         explicit.add(store);
         follow(store.actorPath(), "https://peer.example/users/bob", "http://127.0.0.1:9");
-        publisher.inventoryEvent(LocalStores.INVENTORY_ADDED, Map.of(LocalStores.STORE_SLUG, store.slug(), LocalStores.STORE_ID, store.id(),
-                LocalStores.REPOSITORY_URI, "https://elsewhere.example/ap/repos/x/y"));
+        publisher.inventoryEvent(
+                LocalStores.INVENTORY_ADDED,
+                Map.of(
+                        LocalStores.STORE_SLUG,
+                        store.slug(),
+                        LocalStores.STORE_ID,
+                        store.id(),
+                        LocalStores.REPOSITORY_URI,
+                        "https://elsewhere.example/ap/repos/x/y"));
         RepoView r = repo("r5-" + space, "listed", true, "");
         event(RepositoryEvents.CREATED, r, Map.of());
-        publisher.inventoryEvent(LocalStores.INVENTORY_REMOVED, Map.of(LocalStores.STORE_SLUG, store.slug(), LocalStores.STORE_ID, store.id(),
-                LocalStores.REPOSITORY_URI, "https://elsewhere.example/ap/repos/x/y"));
+        publisher.inventoryEvent(
+                LocalStores.INVENTORY_REMOVED,
+                Map.of(
+                        LocalStores.STORE_SLUG,
+                        store.slug(),
+                        LocalStores.STORE_ID,
+                        store.id(),
+                        LocalStores.REPOSITORY_URI,
+                        "https://elsewhere.example/ap/repos/x/y"));
         assertEquals(List.of("Add", "Announce", "Remove"), types(store.actorPath()));
         fanOut.drain();
         JsonNode add = sent.get(0).body();
         assertEquals("Add", add.get("type").asText());
-        assertEquals("https://elsewhere.example/ap/repos/x/y", add.get("object").asText(), "a remote URI is kept as it is");
-        assertEquals("http://127.0.0.1:9" + store.actorPath() + "/inventory", add.get("target").asText());
+        assertEquals(
+                "https://elsewhere.example/ap/repos/x/y", add.get("object").asText(), "a remote URI is kept as it is");
+        assertEquals(
+                "http://127.0.0.1:9" + store.actorPath() + "/inventory",
+                add.get("target").asText());
         assertEquals("http://127.0.0.1:9" + store.actorPath(), sent.get(0).actor());
-        assertTrue(sent.get(1).body().get("object").asText().startsWith("http://127.0.0.1:9" + r.actorPath() + "/activities/"));
+        assertTrue(sent.get(1)
+                .body()
+                .get("object")
+                .asText()
+                .startsWith("http://127.0.0.1:9" + r.actorPath() + "/activities/"));
     }
 
     @Test
     void anAcceptGoesToItsOneInboxAndSurvivesARestartBeforeItIsQueued() {
         follow("/ap/stores/s-" + space, "https://peer.example/users/carl", "https://atrium.example");
         ObjectNode accept = Publisher.activity("Accept", "/ap/stores/s-" + space);
-        assertTrue(outboxes.once("https://peer.example/users/dora", "https://peer.example/follows/" + space, c -> Outboxes.append(c, "/ap/stores/s-" + space, accept,
-                "https://peer.example/users/dora/inbox", "https://atrium.example")));
+        assertTrue(outboxes.once(
+                "https://peer.example/users/dora",
+                "https://peer.example/follows/" + space,
+                c -> Outboxes.append(
+                        c,
+                        "/ap/stores/s-" + space,
+                        accept,
+                        "https://peer.example/users/dora/inbox",
+                        "https://atrium.example")));
         // the instance that kept it stops before queuing it; another (or the same after a restart) queues it
-        FanOut afterRestart = new FanOut(new Outboxes(database.dataSource()), (actor, inbox, body) -> {
-            sent.add(new Sent(actor, inbox, null));
-            return "d";
-        }, true);
+        FanOut afterRestart = new FanOut(
+                new Outboxes(database.dataSource()),
+                (actor, inbox, body) -> {
+                    sent.add(new Sent(actor, inbox, null));
+                    return "d";
+                },
+                true);
         assertEquals(1, afterRestart.drain());
-        assertEquals(List.of(URI.create("https://peer.example/users/dora/inbox")), sent.stream().map(Sent::inbox).toList(),
+        assertEquals(
+                List.of(URI.create("https://peer.example/users/dora/inbox")),
+                sent.stream().map(Sent::inbox).toList(),
                 "only its follower gets the Accept, not every follower of the store");
         assertEquals("https://atrium.example/ap/stores/s-" + space, sent.get(0).actor());
     }
@@ -297,7 +392,8 @@ class PublisherTest {
 
     @Test
     void anOriginIsSchemeHostAndPort() {
-        assertTrue(dev.atrium.store.ap.api.Origins.same("https://a.example/users/x", "https://A.example:443/activities/1"));
+        assertTrue(dev.atrium.store.ap.api.Origins.same(
+                "https://a.example/users/x", "https://A.example:443/activities/1"));
         assertTrue(dev.atrium.store.ap.api.Origins.same("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b#c"));
         assertFalse(dev.atrium.store.ap.api.Origins.same("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a"));
         assertFalse(dev.atrium.store.ap.api.Origins.same("http://a.example/a", "https://a.example/a"));

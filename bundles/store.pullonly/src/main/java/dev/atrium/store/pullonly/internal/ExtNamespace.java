@@ -1,23 +1,20 @@
 package dev.atrium.store.pullonly.internal;
 
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PublicUrls;
+import dev.atrium.store.ap.api.ActivityMedia;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.Path;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PublicUrls;
-import dev.atrium.store.ap.api.ActivityMedia;
 
 /** {@code /ns/ext-git}: the JSON-LD context of Model B's {@code ext:} terms. */
 @Component(service = ExtNamespace.class)
@@ -26,9 +23,24 @@ import dev.atrium.store.ap.api.ActivityMedia;
 @Anonymous
 public class ExtNamespace {
 
-    static final List<String> TERMS = List.of("GitRepository", "SearchService", "repositories", "search", "repositorySearch",
-            "distributionMode", "query", "owner", "visibility", "defaultBranch", "cloneUrl", "browseUrl", "branchesEndpoint",
-            "commitsEndpoint", "treeUrlTemplate", "blobUrlTemplate", "refsEndpoint");
+    static final List<String> TERMS = List.of(
+            "GitRepository",
+            "SearchService",
+            "repositories",
+            "search",
+            "repositorySearch",
+            "distributionMode",
+            "query",
+            "owner",
+            "visibility",
+            "defaultBranch",
+            "cloneUrl",
+            "browseUrl",
+            "branchesEndpoint",
+            "commitsEndpoint",
+            "treeUrlTemplate",
+            "blobUrlTemplate",
+            "refsEndpoint");
 
     private final PublicUrls urls;
 

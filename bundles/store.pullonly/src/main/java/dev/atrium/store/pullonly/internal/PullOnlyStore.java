@@ -1,5 +1,21 @@
 package dev.atrium.store.pullonly.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.PublicUrls;
+import dev.atrium.kernel.api.SpaceDirectory;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryRegistry;
+import dev.atrium.store.ap.api.ActivityMedia;
+import dev.atrium.store.ap.api.ActorKeys;
+import dev.atrium.store.ap.api.CollectionPaging;
+import dev.atrium.store.ap.api.LocalStores;
+import dev.atrium.store.ap.api.LocalStores.LocalStore;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +26,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -19,27 +34,9 @@ import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.UriInfo;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.kernel.api.Anonymous;
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.store.ap.api.CollectionPaging;
-import dev.atrium.kernel.api.PublicUrls;
-import dev.atrium.kernel.api.SpaceDirectory;
-import dev.atrium.kernel.api.SpaceRef;
-import dev.atrium.repos.api.Repository;
-import dev.atrium.repos.api.RepositoryRegistry;
-import dev.atrium.store.ap.api.ActivityMedia;
-import dev.atrium.store.ap.api.ActorKeys;
-import dev.atrium.store.ap.api.LocalStores;
-import dev.atrium.store.ap.api.LocalStores.LocalStore;
 
 /**
  * Federation Model B: each store a workspace publishes is a pull-only catalog of that workspace's public repositories,
@@ -54,7 +51,7 @@ import dev.atrium.store.ap.api.LocalStores.LocalStore;
 public class PullOnlyStore {
 
     static final String PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
 
     private final LocalStores stores;
     private final RepositoryRegistry repositories;
@@ -63,8 +60,12 @@ public class PullOnlyStore {
     private final PublicUrls urls;
 
     @Activate
-    public PullOnlyStore(@Reference LocalStores stores, @Reference RepositoryRegistry repositories, @Reference SpaceDirectory spaces,
-            @Reference ActorKeys keys, @Reference PublicUrls urls) {
+    public PullOnlyStore(
+            @Reference LocalStores stores,
+            @Reference RepositoryRegistry repositories,
+            @Reference SpaceDirectory spaces,
+            @Reference ActorKeys keys,
+            @Reference PublicUrls urls) {
         this.stores = stores;
         this.repositories = repositories;
         this.spaces = spaces;
@@ -119,21 +120,30 @@ public class PullOnlyStore {
 
     @GET
     @Path("repositories")
-    public Response repositories(@PathParam("slug") String slug, @QueryParam("page") String page, @QueryParam("limit") String limit,
-            @QueryParam("expand") String expand, @Context UriInfo uri) {
+    public Response repositories(
+            @PathParam("slug") String slug,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
+            @QueryParam("expand") String expand,
+            @Context UriInfo uri) {
         Published p = published(slug, uri);
         return activity(collection(p, p.actor() + "/repositories", null, publicRepositories(p), page, limit, expand));
     }
 
     @GET
     @Path("repositories/{owner}/{repo}")
-    public Response repository(@PathParam("slug") String slug, @PathParam("owner") String owner, @PathParam("repo") String name,
+    public Response repository(
+            @PathParam("slug") String slug,
+            @PathParam("owner") String owner,
+            @PathParam("repo") String name,
             @Context UriInfo uri) {
         Published p = published(slug, uri);
         if (!owner.equals(p.space().slug())) {
             throw ApiException.notFound("repository not found");
         }
-        Repository r = repositories.find(p.space().id(), name).filter(Repository::isPublic)
+        Repository r = repositories
+                .find(p.space().id(), name)
+                .filter(Repository::isPublic)
                 .orElseThrow(() -> ApiException.notFound("repository not found"));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("@context", context(p.base()));
@@ -143,11 +153,16 @@ public class PullOnlyStore {
 
     @GET
     @Path("outbox")
-    public Response outbox(@PathParam("slug") String slug, @QueryParam("page") String page, @QueryParam("limit") String limit,
+    public Response outbox(
+            @PathParam("slug") String slug,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
             @Context UriInfo uri) {
         Published p = published(slug, uri);
         List<Repository> newestFirst = new ArrayList<>(publicRepositories(p));
-        newestFirst.sort(Comparator.comparing(Repository::updatedAt).thenComparing(Repository::id).reversed());
+        newestFirst.sort(Comparator.comparing(Repository::updatedAt)
+                .thenComparing(Repository::id)
+                .reversed());
         int[] bounds = pageBounds(page, limit);
         String id = p.actor() + "/outbox";
         if (bounds == null) {
@@ -157,7 +172,10 @@ public class PullOnlyStore {
         for (Repository r : slice(newestFirst, bounds)) {
             boolean created = r.updatedAt().equals(r.createdAt());
             Map<String, Object> a = new LinkedHashMap<>();
-            a.put("id", p.repository(r) + "#" + (created ? "create" : "update") + "-" + r.updatedAt().toEpochMilli());
+            a.put(
+                    "id",
+                    p.repository(r) + "#" + (created ? "create" : "update") + "-"
+                            + r.updatedAt().toEpochMilli());
             a.put("type", created ? "Create" : "Update");
             a.put("actor", p.actor());
             a.put("published", r.updatedAt().toString());
@@ -185,8 +203,13 @@ public class PullOnlyStore {
 
     @GET
     @Path("search/repositories")
-    public Response searchRepositories(@PathParam("slug") String slug, @QueryParam("q") String q, @QueryParam("page") String page,
-            @QueryParam("limit") String limit, @QueryParam("expand") String expand, @Context UriInfo uri) {
+    public Response searchRepositories(
+            @PathParam("slug") String slug,
+            @QueryParam("q") String q,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit,
+            @QueryParam("expand") String expand,
+            @Context UriInfo uri) {
         Published p = published(slug, uri);
         if (q == null || q.isBlank()) {
             throw ApiException.badRequest("q is required");
@@ -195,9 +218,18 @@ public class PullOnlyStore {
             throw ApiException.badRequest("q must be at most 200 characters");
         }
         String needle = q.trim().toLowerCase(Locale.ROOT);
-        List<Repository> found = publicRepositories(p).stream().filter(r -> r.name().toLowerCase(Locale.ROOT).contains(needle)
-                || (r.description() != null && r.description().toLowerCase(Locale.ROOT).contains(needle))).toList();
-        return activity(collection(p, p.actor() + "/search/repositories", "q=" + URLEncoder.encode(q, StandardCharsets.UTF_8), found, page, limit,
+        List<Repository> found = publicRepositories(p).stream()
+                .filter(r -> r.name().toLowerCase(Locale.ROOT).contains(needle)
+                        || (r.description() != null
+                                && r.description().toLowerCase(Locale.ROOT).contains(needle)))
+                .toList();
+        return activity(collection(
+                p,
+                p.actor() + "/search/repositories",
+                "q=" + URLEncoder.encode(q, StandardCharsets.UTF_8),
+                found,
+                page,
+                limit,
                 expand));
     }
 
@@ -205,7 +237,8 @@ public class PullOnlyStore {
     @Path("inbox")
     public Response inbox(@PathParam("slug") String slug, @Context UriInfo uri) {
         published(slug, uri);
-        throw new ApiException(501, "NOT_IMPLEMENTED", "this store is a pull-only catalog (Model B): it accepts no activities");
+        throw new ApiException(
+                501, "NOT_IMPLEMENTED", "this store is a pull-only catalog (Model B): it accepts no activities");
     }
 
     @GET
@@ -222,10 +255,13 @@ public class PullOnlyStore {
     }
 
     private List<Repository> publicRepositories(Published p) {
-        return repositories.list(p.space().id()).stream().filter(Repository::isPublic).toList();
+        return repositories.list(p.space().id()).stream()
+                .filter(Repository::isPublic)
+                .toList();
     }
 
-    private Map<String, Object> collection(Published p, String id, String query, List<Repository> all, String page, String limit, String expand) {
+    private Map<String, Object> collection(
+            Published p, String id, String query, List<Repository> all, String page, String limit, String expand) {
         boolean full = expand != null && !expand.isBlank();
         if (full && !"object".equals(expand)) {
             throw ApiException.badRequest("expand must be 'object'");
@@ -248,11 +284,14 @@ public class PullOnlyStore {
         m.put("id", id + (extra == null || extra.isEmpty() ? "" : "?" + extra.substring(1)));
         m.put("type", "OrderedCollection");
         m.put("totalItems", total);
-        m.put("first", id + "?page=1" + (limit == null ? "" : "&limit=" + parseLimit(limit)) + (extra == null ? "" : extra));
+        m.put(
+                "first",
+                id + "?page=1" + (limit == null ? "" : "&limit=" + parseLimit(limit)) + (extra == null ? "" : extra));
         return m;
     }
 
-    private static Map<String, Object> page(Published p, String id, int total, int[] bounds, List<Object> items, String extra) {
+    private static Map<String, Object> page(
+            Published p, String id, int total, int[] bounds, List<Object> items, String extra) {
         int number = bounds[0];
         int size = bounds[1];
         String suffix = "&limit=" + size + (extra == null ? "" : extra);
@@ -275,7 +314,7 @@ public class PullOnlyStore {
     /** {page, limit}, or null when no page was asked for (the summary collection). */
     static int[] pageBounds(String page, String limit) {
         CollectionPaging paging = paging(page, limit);
-        return paging.page() == null ? null : new int[] { paging.page(), paging.limit() };
+        return paging.page() == null ? null : new int[] {paging.page(), paging.limit()};
     }
 
     static int parseLimit(String limit) {
@@ -325,7 +364,10 @@ public class PullOnlyStore {
     }
 
     static List<Object> context(String base) {
-        return List.of(ActivityMedia.ACTIVITYSTREAMS_CONTEXT, ActivityMedia.SECURITY_CONTEXT, Map.of("ext", base + "/ns/ext-git#"));
+        return List.of(
+                ActivityMedia.ACTIVITYSTREAMS_CONTEXT,
+                ActivityMedia.SECURITY_CONTEXT,
+                Map.of("ext", base + "/ns/ext-git#"));
     }
 
     static Response activity(Map<String, Object> body) {

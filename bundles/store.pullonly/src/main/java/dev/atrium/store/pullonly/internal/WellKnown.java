@@ -1,20 +1,5 @@
 package dev.atrium.store.pullonly.internal;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
-import javax.ws.rs.GET;
-import javax.ws.rs.Path;
-import javax.ws.rs.QueryParam;
-import javax.ws.rs.core.Context;
-import javax.ws.rs.core.Response;
-import javax.ws.rs.core.UriInfo;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.KernelResource;
@@ -22,6 +7,18 @@ import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.store.ap.api.ActivityMedia;
 import dev.atrium.store.ap.api.LocalStores;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.UriInfo;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * WebFinger for stores: {@code acct:<slug>@<host>} or the store's actor URL; a store whose workspace is gone is not
@@ -68,7 +65,8 @@ public class WellKnown {
         } else {
             throw ApiException.notFound("no such store on " + host);
         }
-        var store = stores.bySlug(slug).filter(s -> spaces.byId(s.spaceId()).isPresent())
+        var store = stores.bySlug(slug)
+                .filter(s -> spaces.byId(s.spaceId()).isPresent())
                 .orElseThrow(() -> ApiException.notFound("no such store on " + host));
         String actor = prefix + store.slug();
         Map<String, Object> jrd = new LinkedHashMap<>();

@@ -1,11 +1,13 @@
 package dev.atrium.store.registry.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.store.registry.internal.RegistryStore.Entry;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -15,9 +17,6 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.store.registry.internal.RegistryStore.Entry;
 
 /**
  * Polls the outboxes of the stores a workspace subscribed to (a registry entry with {@code subscription_enabled}). A
@@ -31,7 +30,9 @@ public class RegistryPoller {
 
     @ObjectClassDefinition(name = "Atrium store registry")
     public @interface Config {
-        @AttributeDefinition(description = "Seconds between two polls of a subscribed store's outbox (ATRIUM_STORE_REGISTRY_POLL_SECONDS)")
+        @AttributeDefinition(
+                description =
+                        "Seconds between two polls of a subscribed store's outbox (ATRIUM_STORE_REGISTRY_POLL_SECONDS)")
         long pollSeconds() default 900;
 
         @AttributeDefinition(description = "Seconds between two looks for subscriptions due for a poll")
@@ -51,13 +52,9 @@ public class RegistryPoller {
         this.store = store;
         this.remotes = remotes;
         this.pollSeconds = Math.max(1, config.pollSeconds());
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "atrium-store-registry-poll");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = NamedThreads.scheduler("atrium-store-registry-poll");
         long tick = Math.max(1, Math.min(config.tickSeconds(), pollSeconds));
-        timer.scheduleWithFixedDelay(this::pollDue, tick, tick, TimeUnit.SECONDS);
+        NamedThreads.repeat(timer, this::pollDue, Duration.ofSeconds(tick), Duration.ofSeconds(tick));
     }
 
     @Deactivate
@@ -88,7 +85,8 @@ public class RegistryPoller {
     static int poll(RegistryStore store, RemoteStores remotes, Entry e) {
         RemoteStores.StoreActor actor = remotes.actor(URI.create(e.actorUrl()));
         Entry current = store.refreshed(e, actor);
-        List<RegistryStore.Activity> activities = remotes.outbox(actor, page -> !store.knows(current, page.get(page.size() - 1).id()));
+        List<RegistryStore.Activity> activities = remotes.outbox(
+                actor, page -> !store.knows(current, page.get(page.size() - 1).id()));
         return store.record(current, activities);
     }
 }

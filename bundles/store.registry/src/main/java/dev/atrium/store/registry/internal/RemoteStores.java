@@ -1,5 +1,9 @@
 package dev.atrium.store.registry.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.store.ap.api.RemoteDocuments;
+import dev.atrium.store.ap.api.RemoteDocuments.RemoteException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
@@ -7,25 +11,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.HashSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.store.ap.api.RemoteDocuments;
-import dev.atrium.store.ap.api.RemoteDocuments.RemoteException;
 
 /**
  * Reads remote stores of either federation model through the guarded fetcher: Model A (an inventory of canonical
@@ -36,11 +33,14 @@ import dev.atrium.store.ap.api.RemoteDocuments.RemoteException;
 public class RemoteStores {
 
     /** {@code slug@domain}, the domain optionally with a port. */
-    private static final Pattern ACCT = Pattern.compile("(?:acct:)?([A-Za-z0-9][A-Za-z0-9._-]{0,99})@([A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?)");
+    private static final Pattern ACCT =
+            Pattern.compile("(?:acct:)?([A-Za-z0-9][A-Za-z0-9._-]{0,99})@([A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?)");
+
     private static final int MAX_OUTBOX_PAGES = 5;
     private static final int MAX_INVENTORY_ITEMS = 10_000;
     /** Requests one route may send to a store, and the seconds they may take together. */
     private static final int MAX_FETCHES = 150;
+
     private static final long WALK_SECONDS = 30;
 
     private final RemoteDocuments documents;
@@ -51,12 +51,21 @@ public class RemoteStores {
     }
 
     /** A remote store's actor, as the registry keeps it. */
-    public record StoreActor(String actorUrl, String domain, String slug, String name, String summary, String iconUrl, String outboxUrl,
-            String repositoriesUrl, String inventoryUrl, String repositorySearchUrl) {
-    }
+    public record StoreActor(
+            String actorUrl,
+            String domain,
+            String slug,
+            String name,
+            String summary,
+            String iconUrl,
+            String outboxUrl,
+            String repositoriesUrl,
+            String inventoryUrl,
+            String repositorySearchUrl) {}
 
     /** A repository a remote store lists. */
-    public record RemoteRepository(String id, String owner, String name, String summary, String cloneUrl, String browseUrl) {
+    public record RemoteRepository(
+            String id, String owner, String name, String summary, String cloneUrl, String browseUrl) {
         public Map<String, Object> toJson() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", id);
@@ -73,7 +82,9 @@ public class RemoteStores {
     public record Page(List<RemoteRepository> repositories, long total, int page, int limit) {
         public Map<String, Object> toJson() {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("repositories", repositories.stream().map(RemoteRepository::toJson).toList());
+            m.put(
+                    "repositories",
+                    repositories.stream().map(RemoteRepository::toJson).toList());
             m.put("total", total);
             m.put("page", page);
             m.put("limit", limit);
@@ -93,17 +104,21 @@ public class RemoteStores {
             String host = domain.contains(":") ? domain.substring(0, domain.lastIndexOf(':')) : domain;
             String scheme = host.equals("localhost") || host.equals("127.0.0.1") ? "http" : "https";
             String resource = "acct:" + acct.group(1) + "@" + domain;
-            URI webfinger = uri(scheme + "://" + domain + "/.well-known/webfinger?resource="
-                    + URLEncoder.encode(resource, StandardCharsets.UTF_8), "identifier");
+            URI webfinger = uri(
+                    scheme + "://" + domain + "/.well-known/webfinger?resource="
+                            + URLEncoder.encode(resource, StandardCharsets.UTF_8),
+                    "identifier");
             JsonNode jrd = new Walk().jrd(webfinger);
             for (JsonNode link : jrd.path("links")) {
                 String type = link.path("type").asText("");
-                if ("self".equals(link.path("rel").asText()) && (type.startsWith("application/activity+json")
-                        || type.startsWith("application/ld+json")) && link.path("href").isTextual()) {
+                if ("self".equals(link.path("rel").asText())
+                        && (type.startsWith("application/activity+json") || type.startsWith("application/ld+json"))
+                        && link.path("href").isTextual()) {
                     return uri(link.path("href").asText(), "the WebFinger answer's self link");
                 }
             }
-            throw new ApiException(502, "BAD_GATEWAY", "the WebFinger answer for " + resource + " names no ActivityPub actor");
+            throw new ApiException(
+                    502, "BAD_GATEWAY", "the WebFinger answer for " + resource + " names no ActivityPub actor");
         }
         URI u = uri(identifier, "identifier");
         if (!("https".equals(u.getScheme()) || "http".equals(u.getScheme())) || u.getHost() == null) {
@@ -121,8 +136,11 @@ public class RemoteStores {
         String repositories = link(a, idUri, "repositories");
         String inventory = link(a, idUri, "inventory");
         if (outbox == null || (repositories == null && inventory == null)) {
-            throw new ApiException(502, "BAD_GATEWAY", id + " is not a store: its actor has no outbox, or neither an inventory nor a "
-                    + "repositories collection");
+            throw new ApiException(
+                    502,
+                    "BAD_GATEWAY",
+                    id + " is not a store: its actor has no outbox, or neither an inventory nor a "
+                            + "repositories collection");
         }
         String slug = text(a, "preferredUsername");
         if (slug == null) {
@@ -141,8 +159,17 @@ public class RemoteStores {
             icon = iconNode.path("url").asText();
         }
         String authority = idUri.getPort() < 0 ? idUri.getHost() : idUri.getHost() + ":" + idUri.getPort();
-        return new StoreActor(id, authority, clip(slug, 200), clip(name, 500), clip(Optional.ofNullable(text(a, "summary")).orElse(""), 5000),
-                clip(icon, 2048), outbox, repositories, inventory, link(a, idUri, "repositorySearch"));
+        return new StoreActor(
+                id,
+                authority,
+                clip(slug, 200),
+                clip(name, 500),
+                clip(Optional.ofNullable(text(a, "summary")).orElse(""), 5000),
+                clip(icon, 2048),
+                outbox,
+                repositories,
+                inventory,
+                link(a, idUri, "repositorySearch"));
     }
 
     /** A page of the store's repositories ({@code page} from 1). */
@@ -176,8 +203,10 @@ public class RemoteStores {
 
     /** The store's repository {@code owner/name}, or 404. */
     public RemoteRepository repository(StoreActor store, String owner, String name) {
-        String path = "/" + URLEncoder.encode(owner, StandardCharsets.UTF_8) + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8);
-        URI target = store.repositoriesUrl() != null ? uri(store.repositoriesUrl() + path, "the repository URL")
+        String path = "/" + URLEncoder.encode(owner, StandardCharsets.UTF_8) + "/"
+                + URLEncoder.encode(name, StandardCharsets.UTF_8);
+        URI target = store.repositoriesUrl() != null
+                ? uri(store.repositoriesUrl() + path, "the repository URL")
                 : uri(store.actorUrl(), "the actor URL").resolve("/ap/repos" + path);
         try {
             new Walk().spend();
@@ -187,13 +216,16 @@ public class RemoteStores {
             if (e.getMessage() != null && e.getMessage().endsWith(" answered 404")) {
                 throw ApiException.notFound(store.name() + " has no repository " + owner + "/" + name);
             }
-            throw new ApiException(e.status(), e.status() == 400 ? "BAD_REQUEST" : e.status() == 504 ? "GATEWAY_TIMEOUT" : "BAD_GATEWAY",
+            throw new ApiException(
+                    e.status(),
+                    e.status() == 400 ? "BAD_REQUEST" : e.status() == 504 ? "GATEWAY_TIMEOUT" : "BAD_GATEWAY",
                     e.getMessage());
         }
     }
 
     /** The newest activities of the store's outbox: its first page and, while they are all new, up to four more. */
-    public List<RegistryStore.Activity> outbox(StoreActor store, java.util.function.Predicate<List<RegistryStore.Activity>> wantMore) {
+    public List<RegistryStore.Activity> outbox(
+            StoreActor store, java.util.function.Predicate<List<RegistryStore.Activity>> wantMore) {
         Walk walk = new Walk();
         List<RegistryStore.Activity> all = new ArrayList<>();
         JsonNode doc = walk.page(store.outboxUrl());
@@ -219,7 +251,8 @@ public class RemoteStores {
 
     private Page collectionPage(Walk walk, String base, String query, int page, int limit) {
         String sep = base.contains("?") ? "&" : "?";
-        String url = base + sep + (query.isEmpty() ? "" : query + "&") + "page=" + page + "&limit=" + limit + "&expand=object";
+        String url = base + sep + (query.isEmpty() ? "" : query + "&") + "page=" + page + "&limit=" + limit
+                + "&expand=object";
         JsonNode doc = walk.fetch(uri(url, "the collection URL"));
         List<RemoteRepository> out = new ArrayList<>();
         for (JsonNode item : items(doc)) {
@@ -259,8 +292,13 @@ public class RemoteStores {
         if (clone == null && o.has("cloneUri")) {
             return repositoryFields(o, fetched);
         }
-        return new RemoteRepository(o.path("id").asText(fetched == null ? null : fetched.toString()), ext(o, "owner"), text(o, "name"),
-                text(o, "summary"), clone, Optional.ofNullable(ext(o, "browseUrl")).orElse(linkValue(o.path("url"))));
+        return new RemoteRepository(
+                o.path("id").asText(fetched == null ? null : fetched.toString()),
+                ext(o, "owner"),
+                text(o, "name"),
+                text(o, "summary"),
+                clone,
+                Optional.ofNullable(ext(o, "browseUrl")).orElse(linkValue(o.path("url"))));
     }
 
     private static Optional<RegistryStore.Activity> activity(JsonNode item) {
@@ -291,8 +329,14 @@ public class RemoteStores {
                 // an unreadable timestamp is left out, the activity is still worth showing
             }
         }
-        return Optional.of(new RegistryStore.Activity(clip(id, 2048), clip(type, 100), clip(objectId, 2048), clip(objectType, 100),
-                clip(objectName, 500), clip(objectSummary, 5000), published));
+        return Optional.of(new RegistryStore.Activity(
+                clip(id, 2048),
+                clip(type, 100),
+                clip(objectId, 2048),
+                clip(objectType, 100),
+                clip(objectName, 500),
+                clip(objectSummary, 5000),
+                published));
     }
 
     private static String typeOf(JsonNode type) {
@@ -348,7 +392,7 @@ public class RemoteStores {
     private static String ext(JsonNode o, String name) {
         JsonNode v = o.path("ext:" + name);
         if (v.isMissingNode()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> f = it.next();
                 if (f.getKey().endsWith("#" + name)) {
                     v = f.getValue();
@@ -419,10 +463,12 @@ public class RemoteStores {
 
         void spend() {
             if (++fetches > MAX_FETCHES) {
-                throw new ApiException(502, "BAD_GATEWAY", "the store needs more than " + MAX_FETCHES + " requests to answer this");
+                throw new ApiException(
+                        502, "BAD_GATEWAY", "the store needs more than " + MAX_FETCHES + " requests to answer this");
             }
             if (System.nanoTime() > deadline) {
-                throw new ApiException(504, "GATEWAY_TIMEOUT", "the store took longer than " + WALK_SECONDS + " s to answer");
+                throw new ApiException(
+                        504, "GATEWAY_TIMEOUT", "the store took longer than " + WALK_SECONDS + " s to answer");
             }
         }
     }

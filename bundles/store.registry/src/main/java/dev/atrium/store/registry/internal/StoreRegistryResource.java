@@ -1,33 +1,6 @@
 package dev.atrium.store.registry.internal;
 
-import java.net.URI;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.regex.Pattern;
-
-import javax.ws.rs.Consumes;
-import javax.ws.rs.DELETE;
-import javax.ws.rs.GET;
-import javax.ws.rs.PATCH;
-import javax.ws.rs.POST;
-import javax.ws.rs.Path;
-import javax.ws.rs.PathParam;
-import javax.ws.rs.Produces;
-import javax.ws.rs.QueryParam;
-import javax.ws.rs.core.Context;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.Response;
-import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.core.UriInfo;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
@@ -42,6 +15,29 @@ import dev.atrium.repos.api.RepositoryRegistry;
 import dev.atrium.store.registry.internal.RegistryStore.Entry;
 import dev.atrium.store.registry.internal.RemoteStores.RemoteRepository;
 import dev.atrium.store.registry.internal.RemoteStores.StoreActor;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.PATCH;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code /api/spaces/:spaceId/store-registry}: the remote stores a workspace reads. Every route proves ownership through
@@ -63,8 +59,12 @@ public class StoreRegistryResource {
     private final PublicUrls urls;
 
     @Activate
-    public StoreRegistryResource(@Reference OwnerScope ownerScope, @Reference RegistryStore store, @Reference RemoteStores remotes,
-            @Reference RepositoryRegistry repositories, @Reference PublicUrls urls) {
+    public StoreRegistryResource(
+            @Reference OwnerScope ownerScope,
+            @Reference RegistryStore store,
+            @Reference RemoteStores remotes,
+            @Reference RepositoryRegistry repositories,
+            @Reference PublicUrls urls) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.remotes = remotes;
@@ -76,7 +76,8 @@ public class StoreRegistryResource {
     @RequiresScope("repos:read")
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
-        return Map.of("stores", store.list(space.id()).stream().map(Entry::toJson).toList());
+        return Map.of(
+                "stores", store.list(space.id()).stream().map(Entry::toJson).toList());
     }
 
     @POST
@@ -96,7 +97,10 @@ public class StoreRegistryResource {
     @PATCH
     @Path("{entryId}")
     @RequiresScope("repos:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId,
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("entryId") String entryId,
             JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -105,13 +109,17 @@ public class StoreRegistryResource {
         if (active == null && subscribe == null) {
             throw ApiException.badRequest("nothing to change: give is_active or subscription_enabled");
         }
-        return Map.of("store", store.setFlags(store.require(space.id(), entryId), active, subscribe).toJson());
+        return Map.of(
+                "store",
+                store.setFlags(store.require(space.id(), entryId), active, subscribe)
+                        .toJson());
     }
 
     @DELETE
     @Path("{entryId}")
     @RequiresScope("repos:write")
-    public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
+    public Map<String, Object> delete(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         if (!store.delete(store.require(space.id(), entryId))) {
             throw ApiException.notFound("no store registry entry " + entryId);
@@ -122,27 +130,40 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/refresh")
     @RequiresScope("repos:write")
-    public Map<String, Object> refresh(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
+    public Map<String, Object> refresh(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         Entry e = store.require(space.id(), entryId);
-        return Map.of("store", store.refreshed(e, remotes.actor(URI.create(e.actorUrl()))).toJson());
+        return Map.of(
+                "store",
+                store.refreshed(e, remotes.actor(URI.create(e.actorUrl()))).toJson());
     }
 
     @GET
     @Path("{entryId}/repositories")
     @RequiresScope("repos:read")
-    public Map<String, Object> repositories(@Context SecurityContext sc, @PathParam("spaceId") String spaceId,
-            @PathParam("entryId") String entryId, @QueryParam("page") String page, @QueryParam("limit") String limit) {
+    public Map<String, Object> repositories(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("entryId") String entryId,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
-        StoreActor actor = remotes.actor(URI.create(store.require(space.id(), entryId).actorUrl()));
+        StoreActor actor =
+                remotes.actor(URI.create(store.require(space.id(), entryId).actorUrl()));
         return remotes.repositories(actor, page(page), limit(limit)).toJson();
     }
 
     @GET
     @Path("{entryId}/repositories/search")
     @RequiresScope("repos:read")
-    public Map<String, Object> search(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId,
-            @QueryParam("q") String q, @QueryParam("page") String page, @QueryParam("limit") String limit) {
+    public Map<String, Object> search(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("entryId") String entryId,
+            @QueryParam("q") String q,
+            @QueryParam("page") String page,
+            @QueryParam("limit") String limit) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         if (q == null || q.isBlank()) {
             throw ApiException.badRequest("q is required");
@@ -153,8 +174,10 @@ public class StoreRegistryResource {
         NulText.reject("q", q);
         int p = page(page);
         int l = limit(limit);
-        StoreActor actor = remotes.actor(URI.create(store.require(space.id(), entryId).actorUrl()));
-        Map<String, Object> m = new LinkedHashMap<>(remotes.search(actor, q, p, l).toJson());
+        StoreActor actor =
+                remotes.actor(URI.create(store.require(space.id(), entryId).actorUrl()));
+        Map<String, Object> m =
+                new LinkedHashMap<>(remotes.search(actor, q, p, l).toJson());
         m.put("query", q);
         return m;
     }
@@ -162,8 +185,12 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/install")
     @RequiresScope("repos:write")
-    public Response install(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId,
-            @PathParam("entryId") String entryId, JsonNode body) {
+    public Response install(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("entryId") String entryId,
+            JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -171,7 +198,8 @@ public class StoreRegistryResource {
         String name = b.text("remote_repo_name", 1, 100);
         String local = b.optionalText("local_name", 1, 100).orElse(name);
         if (!REPO_NAME.matcher(local).matches()) {
-            throw ApiException.badRequest("local_name must be 1-100 of letters, digits, '.', '_' and '-', starting with a letter or digit");
+            throw ApiException.badRequest(
+                    "local_name must be 1-100 of letters, digits, '.', '_' and '-', starting with a letter or digit");
         }
         Entry e = store.require(space.id(), entryId);
         StoreActor actor = remotes.actor(URI.create(e.actorUrl()));
@@ -185,8 +213,12 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/import-repository")
     @RequiresScope("repos:write")
-    public Response importRepository(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId,
-            @PathParam("entryId") String entryId, JsonNode body) {
+    public Response importRepository(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("entryId") String entryId,
+            JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -200,13 +232,16 @@ public class StoreRegistryResource {
             throw ApiException.badRequest("repository_url is not a valid URL");
         }
         URI storeUri = URI.create(actor.actorUrl());
-        if (target.getHost() == null || !target.getHost().equalsIgnoreCase(storeUri.getHost()) || target.getPort() != storeUri.getPort()) {
+        if (target.getHost() == null
+                || !target.getHost().equalsIgnoreCase(storeUri.getHost())
+                || target.getPort() != storeUri.getPort()) {
             throw ApiException.badRequest("repository_url must be a repository of this store (" + actor.domain() + ")");
         }
         String[] parts = ownerAndName(target.getPath());
         String local = b.optionalText("local_name", 1, 100).orElse(parts[1]);
         if (!REPO_NAME.matcher(local).matches()) {
-            throw ApiException.badRequest("local_name must be 1-100 of letters, digits, '.', '_' and '-', starting with a letter or digit");
+            throw ApiException.badRequest(
+                    "local_name must be 1-100 of letters, digits, '.', '_' and '-', starting with a letter or digit");
         }
         return installed(space, uri, actor, remotes.repository(actor, parts[0], parts[1]), local);
     }
@@ -219,13 +254,17 @@ public class StoreRegistryResource {
         }
         String[] segs = p.split("/");
         if (segs.length < 3 || !(p.contains("/repositories/") || p.contains("/ap/repos/"))) {
-            throw ApiException.badRequest("repository_url must name a repository: …/repositories/<owner>/<repo> or …/ap/repos/<owner>/<repo>");
+            throw ApiException.badRequest(
+                    "repository_url must name a repository: …/repositories/<owner>/<repo> or …/ap/repos/<owner>/<repo>");
         }
-        return new String[] { java.net.URLDecoder.decode(segs[segs.length - 2], java.nio.charset.StandardCharsets.UTF_8),
-                java.net.URLDecoder.decode(segs[segs.length - 1], java.nio.charset.StandardCharsets.UTF_8) };
+        return new String[] {
+            java.net.URLDecoder.decode(segs[segs.length - 2], java.nio.charset.StandardCharsets.UTF_8),
+            java.net.URLDecoder.decode(segs[segs.length - 1], java.nio.charset.StandardCharsets.UTF_8)
+        };
     }
 
-    private Response installed(SpaceRef space, UriInfo uri, StoreActor actor, RemoteRepository remote, String localName) {
+    private Response installed(
+            SpaceRef space, UriInfo uri, StoreActor actor, RemoteRepository remote, String localName) {
         if (remote.cloneUrl() == null) {
             throw new ApiException(502, "BAD_GATEWAY", "the store lists " + remote.id() + " without a clone URL");
         }
@@ -239,12 +278,20 @@ public class StoreRegistryResource {
             throw ApiException.conflict("this workspace has a repository named " + localName + " already");
         }
         String summary = remote.summary() == null ? "" : remote.summary();
-        var imported = repositories.importRemote(space.id(), localName, summary.length() > 1000 ? summary.substring(0, 1000) : summary,
-                "private", clone, null);
+        var imported = repositories.importRemote(
+                space.id(),
+                localName,
+                summary.length() > 1000 ? summary.substring(0, 1000) : summary,
+                "private",
+                clone,
+                null);
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("id", imported.repository().id());
         r.put("name", imported.repository().name());
-        r.put("clone_url", urls.base(uri.getBaseUri()) + "/git/" + space.slug() + "/" + imported.repository().name() + ".git");
+        r.put(
+                "clone_url",
+                urls.base(uri.getBaseUri()) + "/git/" + space.slug() + "/"
+                        + imported.repository().name() + ".git");
         r.put("remote_store_actor_url", actor.actorUrl());
         r.put("remote_browse_url", remote.browseUrl());
         return Response.status(201).entity(Map.of("repository", r)).build();
@@ -253,7 +300,8 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/poll")
     @RequiresScope("repos:write")
-    public Map<String, Object> poll(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
+    public Map<String, Object> poll(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         return Map.of("new_updates", RegistryPoller.poll(store, remotes, store.require(space.id(), entryId)));
     }
@@ -261,8 +309,12 @@ public class StoreRegistryResource {
     @GET
     @Path("updates")
     @RequiresScope("repos:read")
-    public Map<String, Object> updates(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @QueryParam("unseen") String unseen,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> updates(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("unseen") String unseen,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         boolean only = switch (unseen == null ? "false" : unseen) {
             case "true", "1" -> true;
@@ -272,14 +324,19 @@ public class StoreRegistryResource {
         PageRequest page = PageRequest.of(limit, offset);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("total", store.countUpdates(space.id(), only));
-        m.put("updates", store.updates(space.id(), only, page.limit(), page.offset()).stream().map(RegistryStore.Update::toJson).toList());
+        m.put(
+                "updates",
+                store.updates(space.id(), only, page.limit(), page.offset()).stream()
+                        .map(RegistryStore.Update::toJson)
+                        .toList());
         return m;
     }
 
     @POST
     @Path("updates/mark-seen")
     @RequiresScope("repos:write")
-    public Map<String, Object> markSeen(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Map<String, Object> markSeen(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);

@@ -1,5 +1,10 @@
 package dev.atrium.resource.kv.redis.internal;
 
+import dev.atrium.resource.api.KvFacet;
+import dev.atrium.resource.api.ResourceContext;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.ResourceProviderType;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -13,19 +18,12 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.metatype.annotations.Designate;
-
-import dev.atrium.resource.api.KvFacet;
-import dev.atrium.resource.api.ResourceContext;
-import dev.atrium.resource.api.ResourceException;
-import dev.atrium.resource.api.ResourceProvider;
-import dev.atrium.resource.api.ResourceProviderType;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisException;
@@ -41,7 +39,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * resources stay on PostgreSQL unless the request names {@code backend: "redis"} or the operator gives this provider
  * the higher {@code service.ranking}.
  */
-@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.kv.redis",
+@Component(
+        service = ResourceProvider.class,
+        configurationPid = "dev.atrium.resource.kv.redis",
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @ResourceProviderType(type = "kv", backend = "redis")
 @Designate(ocd = RedisKvConfig.class)
@@ -59,6 +59,7 @@ public class RedisKv implements ResourceProvider, KvFacet {
     private static final byte[] FORGET = bytes("""
             if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) end
             return 1""");
+
     private static final int HEADER = Long.BYTES;
     /** Keys deleted per round trip when a resource is deprovisioned. */
     private static final int DEPROVISION_BATCH = 500;
@@ -80,8 +81,9 @@ public class RedisKv implements ResourceProvider, KvFacet {
     private static URI parse(String url) {
         try {
             URI uri = new URI(url == null ? "" : url.trim());
-            if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null) {
-                throw new IllegalArgumentException("the Redis url must be redis://host:port[/database], not '" + url + "'");
+            if ((!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException(
+                        "the Redis url must be redis://host:port[/database], not '" + url + "'");
             }
             return uri;
         } catch (URISyntaxException e) {
@@ -102,7 +104,8 @@ public class RedisKv implements ResourceProvider, KvFacet {
             do {
                 members = redis.zrange(index, 0, DEPROVISION_BATCH - 1);
                 if (!members.isEmpty()) {
-                    byte[][] entries = members.stream().map(m -> entryKey(ctx, m)).toArray(byte[][]::new);
+                    byte[][] entries =
+                            members.stream().map(m -> entryKey(ctx, m)).toArray(byte[][]::new);
                     redis.del(entries);
                     redis.zrem(index, members.toArray(byte[][]::new));
                 }
@@ -132,8 +135,10 @@ public class RedisKv implements ResourceProvider, KvFacet {
         byte[] prefixBytes = bytes(prefix);
         byte[] after = cursor == null ? null : decodeCursor(cursor);
         // from the prefix (inclusive) or past the cursor, to just before prefix + 0xFF (no UTF-8 string holds 0xFF)
-        byte[] min = after != null && Arrays.compareUnsigned(after, prefixBytes) >= 0 ? bound('(', after) : bound('[', prefixBytes);
-        byte[] max = prefix.isEmpty() ? new byte[] { '+' } : bound('(', concat(prefixBytes, new byte[] { (byte) 0xff }));
+        byte[] min = after != null && Arrays.compareUnsigned(after, prefixBytes) >= 0
+                ? bound('(', after)
+                : bound('[', prefixBytes);
+        byte[] max = prefix.isEmpty() ? new byte[] {'+'} : bound('(', concat(prefixBytes, new byte[] {(byte) 0xff}));
         byte[] index = indexKey(ctx);
         List<KvKey> keys = new ArrayList<>(Math.min(limit + 1, 1001));
         ctx.usage().record("reads", 1);
@@ -145,7 +150,8 @@ public class RedisKv implements ResourceProvider, KvFacet {
                 if (members.isEmpty()) {
                     break;
                 }
-                List<byte[]> values = redis.mget(members.stream().map(m -> entryKey(ctx, m)).toArray(byte[][]::new));
+                List<byte[]> values =
+                        redis.mget(members.stream().map(m -> entryKey(ctx, m)).toArray(byte[][]::new));
                 for (int i = 0; i < members.size(); i++) {
                     byte[] value = values.get(i);
                     if (value == null) {
@@ -184,9 +190,14 @@ public class RedisKv implements ResourceProvider, KvFacet {
     @Override
     public void put(ResourceContext ctx, String key, byte[] value, Duration ttl) throws ResourceException {
         long expiresAt = ttl == null ? 0 : System.currentTimeMillis() + ttl.toMillis();
-        byte[] stored = ByteBuffer.allocate(HEADER + value.length).putLong(expiresAt).put(value).array();
+        byte[] stored = ByteBuffer.allocate(HEADER + value.length)
+                .putLong(expiresAt)
+                .put(value)
+                .array();
         byte[] member = bytes(key);
-        run(() -> redis.eval(PUT, List.of(entryKey(ctx, member), indexKey(ctx)),
+        run(() -> redis.eval(
+                PUT,
+                List.of(entryKey(ctx, member), indexKey(ctx)),
                 List.of(stored, bytes(ttl == null ? "0" : Long.toString(Math.max(1, ttl.toMillis()))), member)));
         ctx.usage().record("writes", 1);
     }

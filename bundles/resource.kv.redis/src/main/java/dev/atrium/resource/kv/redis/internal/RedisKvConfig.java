@@ -6,7 +6,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 @ObjectClassDefinition(name = "Atrium kv resources on Redis")
 public @interface RedisKvConfig {
 
-    @AttributeDefinition(description = "The Redis server, redis://[user:password@]host:port[/database] (rediss:// for TLS)")
+    @AttributeDefinition(
+            description = "The Redis server, redis://[user:password@]host:port[/database] (rediss:// for TLS)")
     String url();
 
     @AttributeDefinition(description = "At most this many connections to Redis")
@@ -15,6 +16,8 @@ public @interface RedisKvConfig {
     @AttributeDefinition(description = "Connect and read timeout in milliseconds")
     int timeoutMillis() default 2000;
 
-    @AttributeDefinition(description = "Prefix of every Redis key this provider writes, so a Redis shared with other programs stays tidy")
+    @AttributeDefinition(
+            description =
+                    "Prefix of every Redis key this provider writes, so a Redis shared with other programs stays tidy")
     String keyPrefix() default "atrium:kv:";
 }

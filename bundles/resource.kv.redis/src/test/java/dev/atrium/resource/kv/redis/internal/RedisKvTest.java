@@ -4,18 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.annotation.Annotation;
-import java.util.Map;
-import java.util.UUID;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import dev.atrium.resource.api.KvFacetContract;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.TestResourceContext;
+import java.lang.annotation.Annotation;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The kv contract on the Redis at 127.0.0.1:6379 (ATRIUM_TEST_REDIS overrides), under a key prefix of its own. */
 class RedisKvTest extends KvFacetContract {
@@ -75,7 +73,8 @@ class RedisKvTest extends KvFacetContract {
 
     @Test
     void aUrlThatIsNotRedisIsRefusedWithItsReason() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new RedisKv(config("http://127.0.0.1:6379", PREFIX)));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> new RedisKv(config("http://127.0.0.1:6379", PREFIX)));
         assertTrue(e.getMessage().contains("redis://host:port"), e.getMessage());
     }
 

@@ -1,27 +1,8 @@
 package dev.atrium.resource.queue.nats.internal;
 
-import dev.atrium.resource.api.QueueLimits;
-
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeoutException;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.ConfigurationPolicy;
-import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.metatype.annotations.Designate;
-
 import dev.atrium.resource.api.ConfigSchema;
 import dev.atrium.resource.api.QueueFacet;
+import dev.atrium.resource.api.QueueLimits;
 import dev.atrium.resource.api.ResourceContext;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
@@ -46,6 +27,22 @@ import io.nats.client.api.StreamInfo;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsJetStreamMetaData;
 import io.nats.client.impl.NatsMessage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.metatype.annotations.Designate;
 
 /**
  * queue resources on an operator's NATS JetStream. A queue is a work-queue stream (a message is removed once acked)
@@ -63,7 +60,9 @@ import io.nats.client.impl.NatsMessage;
  * queue resources stay on PostgreSQL unless the request names {@code backend: "nats"} or the operator gives this
  * provider the higher {@code service.ranking}.
  */
-@Component(service = ResourceProvider.class, configurationPid = "dev.atrium.resource.queue.nats",
+@Component(
+        service = ResourceProvider.class,
+        configurationPid = "dev.atrium.resource.queue.nats",
         configurationPolicy = ConfigurationPolicy.REQUIRE)
 @ResourceProviderType(type = "queue", backend = "nats")
 @Designate(ocd = NatsQueueConfig.class)
@@ -93,12 +92,18 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
             throw new IllegalArgumentException("the NATS url must be nats://host:port, not '" + url + "'");
         }
         Duration timeout = Duration.ofMillis(Math.max(100, config.timeoutMillis()));
-        Options options = Options.builder().server(url).connectionName("atrium-queue").connectionTimeout(timeout)
-                .maxReconnects(-1).noEcho().build();
+        Options options = Options.builder()
+                .server(url)
+                .connectionName("atrium-queue")
+                .connectionTimeout(timeout)
+                .maxReconnects(-1)
+                .noEcho()
+                .build();
         // a NATS that does not answer at activation fails it (SCR logs why; resources on 'nats' answer 503 naming the
         // provider); once connected, the client reconnects by itself and calls meanwhile fail as unavailable
         this.nats = Nats.connect(options);
-        JetStreamOptions jso = JetStreamOptions.builder().requestTimeout(timeout).build();
+        JetStreamOptions jso =
+                JetStreamOptions.builder().requestTimeout(timeout).build();
         this.js = nats.jetStream(jso);
         this.jsm = nats.jetStreamManagement(jso);
         this.streamPrefix = config.streamPrefix();
@@ -138,10 +143,19 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
     @Override
     public Map<String, Object> provision(ResourceContext ctx) throws ResourceException {
         run(() -> {
-            addStream(StreamConfiguration.builder().name(stream(ctx)).subjects(subject(ctx)).retentionPolicy(RetentionPolicy.WorkQueue)
-                    .storageType(StorageType.File).build());
-            addStream(StreamConfiguration.builder().name(deadStream(ctx)).subjects(subject(ctx) + ".dead").retentionPolicy(RetentionPolicy.Limits)
-                    .storageType(StorageType.File).duplicateWindow(Duration.ofMinutes(10)).build());
+            addStream(StreamConfiguration.builder()
+                    .name(stream(ctx))
+                    .subjects(subject(ctx))
+                    .retentionPolicy(RetentionPolicy.WorkQueue)
+                    .storageType(StorageType.File)
+                    .build());
+            addStream(StreamConfiguration.builder()
+                    .name(deadStream(ctx))
+                    .subjects(subject(ctx) + ".dead")
+                    .retentionPolicy(RetentionPolicy.Limits)
+                    .storageType(StorageType.File)
+                    .duplicateWindow(Duration.ofMinutes(10))
+                    .build());
             jsm.addOrUpdateConsumer(stream(ctx), consumerConfig(QueueLimits.maxDeliveries(ctx)));
             return null;
         });
@@ -159,8 +173,12 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
     }
 
     private ConsumerConfiguration consumerConfig(int maxDeliveries) {
-        return ConsumerConfiguration.builder().durable(CONSUMER).ackPolicy(AckPolicy.Explicit).ackWait(ackWait)
-                .maxDeliver(maxDeliveries + 1L).build();
+        return ConsumerConfiguration.builder()
+                .durable(CONSUMER)
+                .ackPolicy(AckPolicy.Explicit)
+                .ackWait(ackWait)
+                .maxDeliver(maxDeliveries + 1L)
+                .build();
     }
 
     @Override
@@ -202,15 +220,21 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
     public String send(ResourceContext ctx, byte[] body, Duration delay) throws ResourceException {
         QueueLimits.checkBody(ctx, body);
         if (QueueLimits.checkDelay(delay) > 0) {
-            throw ResourceException.badInput("this queue's backend (nats) has no delayed delivery; send without a delay");
+            throw ResourceException.badInput(
+                    "this queue's backend (nats) has no delayed delivery; send without a delay");
         }
-        long seq = run(() -> js.publish(subject(ctx), body, PublishOptions.builder().expectedStream(stream(ctx)).build()).getSeqno());
+        long seq = run(() -> js.publish(
+                        subject(ctx),
+                        body,
+                        PublishOptions.builder().expectedStream(stream(ctx)).build())
+                .getSeqno());
         ctx.usage().record("writes", 1);
         return Long.toString(seq);
     }
 
     @Override
-    public List<QueueMessage> receive(ResourceContext ctx, int max, Duration visibilityTimeout) throws ResourceException {
+    public List<QueueMessage> receive(ResourceContext ctx, int max, Duration visibilityTimeout)
+            throws ResourceException {
         QueueLimits.checkMax(max);
         long hideMillis = QueueLimits.checkVisibility(visibilityTimeout);
         int maxDeliveries = QueueLimits.maxDeliveries(ctx);
@@ -226,9 +250,13 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
             }
             Subscription inbox = nats.subscribe(nats.createInbox());
             try {
-                // a pull that answers at once (no_wait), read until the server says it has no more (a status) or the batch is
-                // full; jnats' own fetch stops listening after a second, and a delivery arriving later is lost until ackWait
-                nats.publish("$JS.API.CONSUMER.MSG.NEXT." + stream(ctx) + "." + CONSUMER, inbox.getSubject(),
+                // a pull that answers at once (no_wait), read until the server says it has no more (a status) or the
+                // batch is
+                // full; jnats' own fetch stops listening after a second, and a delivery arriving later is lost until
+                // ackWait
+                nats.publish(
+                        "$JS.API.CONSUMER.MSG.NEXT." + stream(ctx) + "." + CONSUMER,
+                        inbox.getSubject(),
                         ("{\"batch\":" + max + ",\"no_wait\":true}").getBytes(StandardCharsets.US_ASCII));
                 long end = System.nanoTime() + pullWait.toNanos();
                 for (int delivered = 0; delivered < max; delivered++) {
@@ -245,10 +273,16 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
                         continue;
                     }
                     long deadline = System.currentTimeMillis() + hideMillis;
-                    nats.publish(m.getReplyTo(), ("-NAK {\"delay\":" + Duration.ofMillis(hideMillis).toNanos() + "}")
-                            .getBytes(StandardCharsets.US_ASCII));
-                    out.add(new QueueMessage(Long.toString(meta.streamSequence()), m.getData() == null ? new byte[0] : m.getData(),
-                            receipt(m.getReplyTo(), deadline), attempts, enqueued));
+                    nats.publish(
+                            m.getReplyTo(),
+                            ("-NAK {\"delay\":" + Duration.ofMillis(hideMillis).toNanos() + "}")
+                                    .getBytes(StandardCharsets.US_ASCII));
+                    out.add(new QueueMessage(
+                            Long.toString(meta.streamSequence()),
+                            m.getData() == null ? new byte[0] : m.getData(),
+                            receipt(m.getReplyTo(), deadline),
+                            attempts,
+                            enqueued));
                 }
             } finally {
                 inbox.unsubscribe();
@@ -270,17 +304,29 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
 
     /** Moves a message past its last delivery to the dead letters: a copy first (deduplicated), then the ack. */
     private void bury(ResourceContext ctx, Message m, long seq, int attempts, Instant enqueued) throws Exception {
-        Headers headers = new Headers().put(DEAD_ID, Long.toString(seq)).put(DEAD_ATTEMPTS, Integer.toString(attempts))
+        Headers headers = new Headers()
+                .put(DEAD_ID, Long.toString(seq))
+                .put(DEAD_ATTEMPTS, Integer.toString(attempts))
                 .put(DEAD_ENQUEUED, Long.toString(enqueued.toEpochMilli()));
-        js.publish(NatsMessage.builder().subject(subject(ctx) + ".dead").headers(headers).data(m.getData()).build(),
-                PublishOptions.builder().messageId("dead-" + seq).expectedStream(deadStream(ctx)).build());
+        js.publish(
+                NatsMessage.builder()
+                        .subject(subject(ctx) + ".dead")
+                        .headers(headers)
+                        .data(m.getData())
+                        .build(),
+                PublishOptions.builder()
+                        .messageId("dead-" + seq)
+                        .expectedStream(deadStream(ctx))
+                        .build());
         if (nats.request(m.getReplyTo(), "+ACK".getBytes(StandardCharsets.US_ASCII), ackWait) == null) {
             throw new TimeoutException("no answer to the ack of a dead letter");
         }
     }
 
     private static String receipt(String ackSubject, long deadline) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString((deadline + " " + ackSubject).getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString((deadline + " " + ackSubject).getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
@@ -352,8 +398,12 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
                     throw e;
                 }
                 Headers h = dead.getHeaders();
-                out.add(new QueueMessage(h.getFirst(DEAD_ID), dead.getData() == null ? new byte[0] : dead.getData(), null,
-                        Integer.parseInt(h.getFirst(DEAD_ATTEMPTS)), Instant.ofEpochMilli(Long.parseLong(h.getFirst(DEAD_ENQUEUED)))));
+                out.add(new QueueMessage(
+                        h.getFirst(DEAD_ID),
+                        dead.getData() == null ? new byte[0] : dead.getData(),
+                        null,
+                        Integer.parseInt(h.getFirst(DEAD_ATTEMPTS)),
+                        Instant.ofEpochMilli(Long.parseLong(h.getFirst(DEAD_ENQUEUED)))));
             }
             return out;
         });

@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class DelayingRelay implements AutoCloseable {
 
-    private record Chunk(long dueNanos, byte[] bytes) {
-    }
+    private record Chunk(long dueNanos, byte[] bytes) {}
 
     private final ServerSocket listener;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
@@ -27,41 +26,44 @@ final class DelayingRelay implements AutoCloseable {
 
     DelayingRelay(String host, int port, Duration delay) throws IOException {
         listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(() -> {
-            while (open) {
-                try {
-                    Socket client = listener.accept();
-                    Socket server = new Socket(host, port);
-                    sockets.add(client);
-                    sockets.add(server);
-                    start(() -> copy(client.getInputStream(), server.getOutputStream()));
-                    LinkedBlockingQueue<Chunk> late = new LinkedBlockingQueue<>();
-                    start(() -> {
-                        InputStream in = server.getInputStream();
-                        byte[] buffer = new byte[65536];
-                        for (int n; (n = in.read(buffer)) > 0;) {
-                            late.add(new Chunk(System.nanoTime() + delay.toNanos(), java.util.Arrays.copyOf(buffer, n)));
-                        }
-                    });
-                    start(() -> {
-                        OutputStream out = client.getOutputStream();
-                        while (open) {
-                            Chunk c = late.poll(100, TimeUnit.MILLISECONDS);
-                            if (c != null) {
-                                long wait = c.dueNanos() - System.nanoTime();
-                                if (wait > 0) {
-                                    TimeUnit.NANOSECONDS.sleep(wait);
+        Thread acceptor = new Thread(
+                () -> {
+                    while (open) {
+                        try {
+                            Socket client = listener.accept();
+                            Socket server = new Socket(host, port);
+                            sockets.add(client);
+                            sockets.add(server);
+                            start(() -> copy(client.getInputStream(), server.getOutputStream()));
+                            LinkedBlockingQueue<Chunk> late = new LinkedBlockingQueue<>();
+                            start(() -> {
+                                InputStream in = server.getInputStream();
+                                byte[] buffer = new byte[65536];
+                                for (int n; (n = in.read(buffer)) > 0; ) {
+                                    late.add(new Chunk(
+                                            System.nanoTime() + delay.toNanos(), java.util.Arrays.copyOf(buffer, n)));
                                 }
-                                out.write(c.bytes());
-                                out.flush();
-                            }
+                            });
+                            start(() -> {
+                                OutputStream out = client.getOutputStream();
+                                while (open) {
+                                    Chunk c = late.poll(100, TimeUnit.MILLISECONDS);
+                                    if (c != null) {
+                                        long wait = c.dueNanos() - System.nanoTime();
+                                        if (wait > 0) {
+                                            TimeUnit.NANOSECONDS.sleep(wait);
+                                        }
+                                        out.write(c.bytes());
+                                        out.flush();
+                                    }
+                                }
+                            });
+                        } catch (IOException e) {
+                            return;
                         }
-                    });
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "delaying-relay");
+                    }
+                },
+                "delaying-relay");
         acceptor.setDaemon(true);
         acceptor.start();
     }
@@ -75,20 +77,22 @@ final class DelayingRelay implements AutoCloseable {
     }
 
     private void start(Work work) {
-        Thread t = new Thread(() -> {
-            try {
-                work.run();
-            } catch (Exception closed) {
-                // the relay or one side closed
-            }
-        }, "delaying-relay-copy");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        work.run();
+                    } catch (Exception closed) {
+                        // the relay or one side closed
+                    }
+                },
+                "delaying-relay-copy");
         t.setDaemon(true);
         t.start();
     }
 
     private static void copy(InputStream in, OutputStream out) throws IOException {
         byte[] buffer = new byte[65536];
-        for (int n; (n = in.read(buffer)) > 0;) {
+        for (int n; (n = in.read(buffer)) > 0; ) {
             out.write(buffer, 0, n);
             out.flush();
         }

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.resource.api.QueueFacet.QueueMessage;
+import dev.atrium.resource.api.QueueFacetContract;
+import dev.atrium.resource.api.ResourceProvider;
+import dev.atrium.resource.api.TestResourceContext;
 import java.lang.annotation.Annotation;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -11,15 +15,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import dev.atrium.resource.api.QueueFacet.QueueMessage;
-import dev.atrium.resource.api.QueueFacetContract;
-import dev.atrium.resource.api.ResourceProvider;
-import dev.atrium.resource.api.TestResourceContext;
 
 /** The queue contract on the NATS JetStream at 127.0.0.1:4222 (ATRIUM_TEST_NATS overrides), under stream and subject prefixes of its own. */
 class NatsQueueTest extends QueueFacetContract {
@@ -83,7 +81,8 @@ class NatsQueueTest extends QueueFacetContract {
 
     @Override
     protected TestResourceContext newResource(Map<String, ?> config) throws Exception {
-        TestResourceContext r = new TestResourceContext(null, null, provider.configSchema().validate(config));
+        TestResourceContext r =
+                new TestResourceContext(null, null, provider.configSchema().validate(config));
         provider.provision(r);
         return r;
     }
@@ -102,13 +101,17 @@ class NatsQueueTest extends QueueFacetContract {
     public static final class Consumer {
         public static void main(String[] args) throws Exception {
             NatsQueue queue = new NatsQueue(config(args[0], args[1]));
-            consumeOneAndHang(queue, new TestResourceContext(args[2], null, null, queue.configSchema().validate(Map.of())));
+            consumeOneAndHang(
+                    queue,
+                    new TestResourceContext(
+                            args[2], null, null, queue.configSchema().validate(Map.of())));
         }
     }
 
     @Test
     void aUrlThatIsNotNatsIsRefusedWithItsReason() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new NatsQueue(config("http://127.0.0.1:4222", RUN)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new NatsQueue(config("http://127.0.0.1:4222", RUN)));
         assertTrue(e.getMessage().contains("nats://host:port"), e.getMessage());
     }
 

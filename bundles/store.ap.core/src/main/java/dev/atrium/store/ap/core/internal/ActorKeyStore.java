@@ -1,5 +1,10 @@
 package dev.atrium.store.ap.core.internal;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.store.ap.api.ActorKeys;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
@@ -10,17 +15,11 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import javax.sql.DataSource;
-
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.SchemaMigrations;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.store.ap.api.ActorKeys;
 
 /**
  * Actor key pairs in {@code ap_actor_keys}: RSA 2048, the newest row of an actor is its key. The first key of an actor
@@ -28,20 +27,20 @@ import dev.atrium.store.ap.api.ActorKeys;
  * cached for a minute (a rotation on another instance reaches this one within that; a peer whose verification fails
  * fetches the key again, as Mastodon and Fedify do).
  */
-@Component(service = { ActorKeys.class, ActorKeyStore.class })
+@Component(service = {ActorKeys.class, ActorKeyStore.class})
 public class ActorKeyStore implements ActorKeys {
 
     private static final long CACHE_MILLIS = 60_000;
 
     /** A key pair with its private half. */
-    record Pair(ActorKey key, PrivateKey privateKey, long cachedAt) {
-    }
+    record Pair(ActorKey key, PrivateKey privateKey, long cachedAt) {}
 
     private final Sql sql;
     private final Map<String, Pair> cache = new ConcurrentHashMap<>();
 
     @Activate
-    public ActorKeyStore(@Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
+    public ActorKeyStore(
+            @Reference DataSource dataSource, @Reference SchemaMigrations migrations, BundleContext context) {
         this.sql = new Sql(dataSource);
         migrations.apply(context.getBundle());
     }
@@ -70,11 +69,16 @@ public class ActorKeyStore implements ActorKeys {
         }
         Pair current = sql.tx(c -> {
             Sql.exec(c, "SELECT pg_advisory_xact_lock(hashtextextended(?, 41))", actorUri);
-            var newest = Sql.one(c, "SELECT public_pem, private_der, created_at FROM ap_actor_keys WHERE actor_uri = ? ORDER BY id DESC LIMIT 1",
-                    rs -> new Object[] { rs.getString(1), rs.getBytes(2), Sql.instant(rs, "created_at") }, actorUri);
+            var newest = Sql.one(
+                    c,
+                    "SELECT public_pem, private_der, created_at FROM ap_actor_keys WHERE actor_uri = ? ORDER BY id DESC LIMIT 1",
+                    rs -> new Object[] {rs.getString(1), rs.getBytes(2), Sql.instant(rs, "created_at")},
+                    actorUri);
             if (newest.isPresent()) {
                 Object[] row = newest.get();
-                return new Pair(new ActorKey(keyId(actorUri), actorUri, (String) row[0], (Instant) row[2]), privateKey((byte[]) row[1]),
+                return new Pair(
+                        new ActorKey(keyId(actorUri), actorUri, (String) row[0], (Instant) row[2]),
+                        privateKey((byte[]) row[1]),
                         System.currentTimeMillis());
             }
             return insert(c, actorUri);
@@ -95,9 +99,16 @@ public class ActorKeyStore implements ActorKeys {
     private static Pair insert(java.sql.Connection c, String actorUri) throws java.sql.SQLException {
         KeyPair pair = generate();
         String pem = pem(pair.getPublic().getEncoded());
-        Instant created = Sql.one(c, "INSERT INTO ap_actor_keys (actor_uri, public_pem, private_der) VALUES (?, ?, ?) RETURNING created_at",
-                rs -> Sql.instant(rs, "created_at"), actorUri, pem, pair.getPrivate().getEncoded()).orElseThrow();
-        return new Pair(new ActorKey(keyId(actorUri), actorUri, pem, created), pair.getPrivate(), System.currentTimeMillis());
+        Instant created = Sql.one(
+                        c,
+                        "INSERT INTO ap_actor_keys (actor_uri, public_pem, private_der) VALUES (?, ?, ?) RETURNING created_at",
+                        rs -> Sql.instant(rs, "created_at"),
+                        actorUri,
+                        pem,
+                        pair.getPrivate().getEncoded())
+                .orElseThrow();
+        return new Pair(
+                new ActorKey(keyId(actorUri), actorUri, pem, created), pair.getPrivate(), System.currentTimeMillis());
     }
 
     private static KeyPair generate() {
@@ -119,6 +130,7 @@ public class ActorKeyStore implements ActorKeys {
     }
 
     static String pem(byte[] spki) {
-        return "-----BEGIN PUBLIC KEY-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(spki) + "\n-----END PUBLIC KEY-----\n";
+        return "-----BEGIN PUBLIC KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(UTF_8)).encodeToString(spki) + "\n-----END PUBLIC KEY-----\n";
     }
 }

@@ -1,8 +1,16 @@
 package dev.atrium.store.ap.core.internal;
 
-import java.io.IOException;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.Sql;
+import dev.atrium.store.ap.api.ActivityMedia;
+import dev.atrium.store.ap.api.Deliveries;
+import dev.atrium.store.ap.api.HttpSignatures;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,9 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import javax.sql.DataSource;
-
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.Request;
@@ -31,14 +37,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.kernel.api.Ids;
-import dev.atrium.kernel.api.Sql;
-import dev.atrium.store.ap.api.ActivityMedia;
-import dev.atrium.store.ap.api.Deliveries;
-import dev.atrium.store.ap.api.HttpSignatures;
-
 /**
  * The outgoing queue in {@code ap_deliveries}. A poller claims due rows ({@code FOR UPDATE SKIP LOCKED}, pushing their
  * next attempt past a lease, so another instance skips them and a crash mid-send only delays them) and POSTs each,
@@ -48,7 +46,9 @@ import dev.atrium.store.ap.api.HttpSignatures;
  * it is a dead letter, listed at {@code GET /admin/federation/deliveries?state=dead} and sent again on
  * {@code POST …/:id/retry}.
  */
-@Component(service = { Deliveries.class, DeliveryQueue.class }, configurationPid = "dev.atrium.store.ap.deliveries")
+@Component(
+        service = {Deliveries.class, DeliveryQueue.class},
+        configurationPid = "dev.atrium.store.ap.deliveries")
 @Designate(ocd = DeliveryQueue.Config.class)
 public class DeliveryQueue implements Deliveries {
 
@@ -73,6 +73,7 @@ public class DeliveryQueue implements Deliveries {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryQueue.class);
     /** How long a claimed delivery is hidden from other senders; longer than any send may take. */
     private static final long LEASE_SECONDS = 120;
+
     private static final int MAX_ERROR_CHARS = 500;
 
     private final Sql sql;
@@ -84,23 +85,27 @@ public class DeliveryQueue implements Deliveries {
     /** Claimed deliveries not yet finished: at most {@link #capacity()}, so a claimed row is sent long before its lease ends. */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     /** A poll is queued on the poller already: wake-ups in the meantime are folded into it. */
-    private final java.util.concurrent.atomic.AtomicBoolean pollQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean pollQueued =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     @Activate
-    public DeliveryQueue(@Reference DataSource dataSource, @Reference GuardedFetcher http, @Reference HttpSignatures signatures, Config config) {
+    public DeliveryQueue(
+            @Reference DataSource dataSource,
+            @Reference GuardedFetcher http,
+            @Reference HttpSignatures signatures,
+            Config config) {
         this.sql = new Sql(dataSource);
         this.http = http;
         this.signatures = signatures;
         this.config = config;
-        this.poller = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "atrium-ap-delivery-poll"));
-        this.senders = Executors.newFixedThreadPool(Math.max(1, config.senders()), r -> thread(r, "atrium-ap-delivery"));
-        poller.scheduleWithFixedDelay(this::pollQuietly, config.pollMillis(), Math.max(10, config.pollMillis()), TimeUnit.MILLISECONDS);
-    }
-
-    private static Thread thread(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
+        this.poller = NamedThreads.scheduler("atrium-ap-delivery-poll");
+        this.senders =
+                Executors.newFixedThreadPool(Math.max(1, config.senders()), NamedThreads.factory("atrium-ap-delivery"));
+        NamedThreads.repeat(
+                poller,
+                this::pollQuietly,
+                Duration.ofMillis(config.pollMillis()),
+                Duration.ofMillis(Math.max(10, config.pollMillis())));
     }
 
     @Deactivate
@@ -114,7 +119,12 @@ public class DeliveryQueue implements Deliveries {
     @Override
     public String enqueue(String actorUri, URI inbox, byte[] activity) {
         String id = Ids.id("dlv");
-        sql.update("INSERT INTO ap_deliveries (id, actor_uri, inbox, body) VALUES (?, ?, ?, ?)", id, actorUri, inbox.toString(), activity);
+        sql.update(
+                "INSERT INTO ap_deliveries (id, actor_uri, inbox, body) VALUES (?, ?, ?, ?)",
+                id,
+                actorUri,
+                inbox.toString(),
+                activity);
         wake(); // now, not at the next tick
         return id;
     }
@@ -151,17 +161,18 @@ public class DeliveryQueue implements Deliveries {
      * sent a second time.
      */
     int poll() {
-        record Claimed(String id, String actor, String inbox, byte[] body, int attempt) {
-        }
+        record Claimed(String id, String actor, String inbox, byte[] body, int attempt) {}
         int room = capacity() - inFlight.get();
         if (room <= 0) {
             return 0; // a finishing send wakes the poller again
         }
-        List<Claimed> due = sql.list("UPDATE ap_deliveries SET next_attempt_at = now() + make_interval(secs => ?), attempts = attempts + 1"
-                + " WHERE id IN (SELECT id FROM ap_deliveries WHERE state = 'pending' AND next_attempt_at <= now()"
-                + " ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, actor_uri, inbox, body, attempts",
+        List<Claimed> due = sql.list(
+                "UPDATE ap_deliveries SET next_attempt_at = now() + make_interval(secs => ?), attempts = attempts + 1"
+                        + " WHERE id IN (SELECT id FROM ap_deliveries WHERE state = 'pending' AND next_attempt_at <= now()"
+                        + " ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING id, actor_uri, inbox, body, attempts",
                 rs -> new Claimed(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBytes(4), rs.getInt(5)),
-                (double) LEASE_SECONDS, room);
+                (double) LEASE_SECONDS,
+                room);
         inFlight.addAndGet(due.size());
         for (Claimed c : due) {
             try {
@@ -187,7 +198,9 @@ public class DeliveryQueue implements Deliveries {
             URI target = new URI(inbox);
             http.checkAllowed(target);
             Map<String, String> signed = signatures.sign(actor, "POST", target, body);
-            Request request = http.client().newRequest(target).method(HttpMethod.POST)
+            Request request = http.client()
+                    .newRequest(target)
+                    .method(HttpMethod.POST)
                     .timeout(TimeUnit.NANOSECONDS.toMillis(http.timeoutNanos()), TimeUnit.MILLISECONDS)
                     .body(new BytesRequestContent(ActivityMedia.ACTIVITY_JSON, body))
                     .headers(h -> signed.forEach((name, value) -> {
@@ -198,8 +211,10 @@ public class DeliveryQueue implements Deliveries {
             ContentResponse response = request.send();
             status = response.getStatus();
             if (status / 100 == 2) {
-                sql.update("UPDATE ap_deliveries SET state = 'delivered', last_status = ?, last_error = NULL, finished_at = now() WHERE id = ?",
-                        status, id);
+                sql.update(
+                        "UPDATE ap_deliveries SET state = 'delivered', last_status = ?, last_error = NULL, finished_at = now() WHERE id = ?",
+                        status,
+                        id);
                 return;
             }
             error = inbox + " answered " + status;
@@ -238,12 +253,20 @@ public class DeliveryQueue implements Deliveries {
         }
         double wait = Math.min(config.backoffMaxSeconds(), config.backoffBaseSeconds() * Math.pow(2, attempt - 1));
         wait *= 0.9 + 0.2 * ThreadLocalRandom.current().nextDouble();
-        sql.update("UPDATE ap_deliveries SET next_attempt_at = now() + make_interval(secs => ?), last_status = ?, last_error = ? WHERE id = ?",
-                wait, status, clip(error), id);
+        sql.update(
+                "UPDATE ap_deliveries SET next_attempt_at = now() + make_interval(secs => ?), last_status = ?, last_error = ? WHERE id = ?",
+                wait,
+                status,
+                clip(error),
+                id);
     }
 
     private void dead(String id, Integer status, String error) {
-        sql.update("UPDATE ap_deliveries SET state = 'dead', last_status = ?, last_error = ?, finished_at = now() WHERE id = ?", status, clip(error), id);
+        sql.update(
+                "UPDATE ap_deliveries SET state = 'dead', last_status = ?, last_error = ?, finished_at = now() WHERE id = ?",
+                status,
+                clip(error),
+                id);
         LOG.info("federation: delivery {} is a dead letter: {}", id, error);
     }
 
@@ -253,8 +276,11 @@ public class DeliveryQueue implements Deliveries {
 
     /** Deliveries in {@code state} (or all), newest first. */
     List<Map<String, Object>> list(String state, int limit) {
-        return sql.list("SELECT id, actor_uri, inbox, state, attempts, next_attempt_at, last_status, last_error, created_at, finished_at"
-                + " FROM ap_deliveries" + (state == null ? "" : " WHERE state = ?") + " ORDER BY created_at DESC, id LIMIT ?", rs -> {
+        return sql.list(
+                "SELECT id, actor_uri, inbox, state, attempts, next_attempt_at, last_status, last_error, created_at, finished_at"
+                        + " FROM ap_deliveries" + (state == null ? "" : " WHERE state = ?")
+                        + " ORDER BY created_at DESC, id LIMIT ?",
+                rs -> {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("id", rs.getString("id"));
                     m.put("actor", rs.getString("actor_uri"));
@@ -262,7 +288,9 @@ public class DeliveryQueue implements Deliveries {
                     m.put("state", rs.getString("state"));
                     m.put("attempts", rs.getInt("attempts"));
                     Instant next = Sql.instant(rs, "next_attempt_at");
-                    m.put("next_attempt_at", "pending".equals(rs.getString("state")) && next != null ? next.toString() : null);
+                    m.put(
+                            "next_attempt_at",
+                            "pending".equals(rs.getString("state")) && next != null ? next.toString() : null);
                     int lastStatus = rs.getInt("last_status");
                     m.put("last_status", rs.wasNull() ? null : lastStatus);
                     m.put("last_error", rs.getString("last_error"));
@@ -270,13 +298,17 @@ public class DeliveryQueue implements Deliveries {
                     Instant finished = Sql.instant(rs, "finished_at");
                     m.put("finished_at", finished == null ? null : finished.toString());
                     return m;
-                }, state == null ? new Object[] { limit } : new Object[] { state, limit });
+                },
+                state == null ? new Object[] {limit} : new Object[] {state, limit});
     }
 
     /** A dead letter queued again from its first attempt; false when {@code id} is no dead letter. */
     boolean retry(String id) {
-        boolean again = sql.update("UPDATE ap_deliveries SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL"
-                + " WHERE id = ? AND state = 'dead'", id) == 1;
+        boolean again = sql.update(
+                        "UPDATE ap_deliveries SET state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL"
+                                + " WHERE id = ? AND state = 'dead'",
+                        id)
+                == 1;
         if (again) {
             wake();
         }

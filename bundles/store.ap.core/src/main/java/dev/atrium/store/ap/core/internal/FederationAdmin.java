@@ -1,8 +1,10 @@
 package dev.atrium.store.ap.core.internal;
 
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.OperatorOnly;
 import java.util.Map;
 import java.util.Set;
-
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
 import javax.ws.rs.Path;
@@ -10,14 +12,9 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.MediaType;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.OperatorOnly;
 
 /**
  * The operator's view of outgoing federation: {@code GET /admin/federation/deliveries[?state=pending|delivered|dead][&limit=]}

@@ -1,22 +1,30 @@
 package dev.atrium.store.ap.core.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.EgressGuard;
+import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.store.ap.api.ActivityMedia;
+import dev.atrium.store.ap.api.RemoteDocuments;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.osgi.service.component.annotations.Activate;
@@ -27,34 +35,29 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.store.ap.api.ActivityMedia;
-import dev.atrium.store.ap.api.RemoteDocuments;
-
 /**
  * {@link RemoteDocuments} on Jetty's client, whose name resolver is the kernel's egress guard: the addresses checked
  * are the addresses connected to, for the first request and for every redirect (each URL is checked whole first). One
  * wall-clock deadline covers all hops and the body; a body over {@link #MAX_BYTES} is refused, not truncated.
  */
-@Component(service = { RemoteDocuments.class, GuardedFetcher.class }, configurationPid = "dev.atrium.store.ap.core")
+@Component(
+        service = {RemoteDocuments.class, GuardedFetcher.class},
+        configurationPid = "dev.atrium.store.ap.core")
 @Designate(ocd = GuardedFetcher.Config.class)
 public class GuardedFetcher implements RemoteDocuments {
 
     @ObjectClassDefinition(name = "Atrium federation core")
     public @interface Config {
-        @AttributeDefinition(description = "Longest a fetch of a remote document (all redirects and the body) or a delivery may take, in seconds")
+        @AttributeDefinition(
+                description =
+                        "Longest a fetch of a remote document (all redirects and the body) or a delivery may take, in seconds")
         int fetchTimeoutSeconds() default 10;
     }
 
     static final int MAX_REDIRECTS = 5;
     static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     private static final String THREADS = "atrium-ap-fetch";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.create();
 
     private final EgressGuard guard;
     private final ActorKeyStore keys;
@@ -72,7 +75,8 @@ public class GuardedFetcher implements RemoteDocuments {
         client = new HttpClient();
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler(THREADS + "-timer", true));
-        client.setSocketAddressResolver((host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
+        client.setSocketAddressResolver(
+                (host, port, promise) -> promise.completeWith(guard.resolve(host, port, client.getExecutor())));
         client.setFollowRedirects(false);
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         client.setConnectTimeout(TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
@@ -117,10 +121,13 @@ public class GuardedFetcher implements RemoteDocuments {
             if (left <= 0) {
                 throw tooLong(first);
             }
-            Request request = client.newRequest(uri).timeout(left, TimeUnit.MILLISECONDS).headers(h -> h.put(HttpHeader.ACCEPT, accept));
+            Request request = client.newRequest(uri)
+                    .timeout(left, TimeUnit.MILLISECONDS)
+                    .headers(h -> h.put(HttpHeader.ACCEPT, accept));
             if (signAs != null) {
                 var pair = keys.pair(signAs);
-                Map<String, String> signed = SigningString.sign(pair.key().keyId(), pair.privateKey(), "GET", uri, null);
+                Map<String, String> signed =
+                        SigningString.sign(pair.key().keyId(), pair.privateKey(), "GET", uri, null);
                 request.headers(h -> signed.forEach((name, value) -> {
                     if (!name.equals("Host")) {
                         h.put(name, value);
@@ -140,11 +147,17 @@ public class GuardedFetcher implements RemoteDocuments {
                     throw new RemoteException(502, uri + " answered " + status, null);
                 }
                 String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
-                boolean json = type != null && (ActivityMedia.isActivityPub(type) || type.toLowerCase().startsWith("application/jrd+json")
-                        || (!activityPub && type.toLowerCase().startsWith("application/json")));
+                boolean json = type != null
+                        && (ActivityMedia.isActivityPub(type)
+                                || type.toLowerCase(Locale.ROOT).startsWith("application/jrd+json")
+                                || (!activityPub
+                                        && type.toLowerCase(Locale.ROOT).startsWith("application/json")));
                 if (!json) {
-                    throw new RemoteException(502, uri + " answered " + (type == null ? "no content type" : type)
-                            + ", not an " + (activityPub ? "ActivityPub" : "WebFinger") + " document", null);
+                    throw new RemoteException(
+                            502,
+                            uri + " answered " + (type == null ? "no content type" : type) + ", not an "
+                                    + (activityPub ? "ActivityPub" : "WebFinger") + " document",
+                            null);
                 }
                 byte[] body;
                 try (InputStream in = listener.getInputStream()) {
@@ -176,9 +189,12 @@ public class GuardedFetcher implements RemoteDocuments {
                 if (e.getCause() instanceof TimeoutException || e instanceof java.net.SocketTimeoutException) {
                     throw tooLong(first);
                 }
-                throw new RemoteException(502, uri + " could not be fetched: " + (e.getCause() == null ? e : e.getCause()).getMessage(), e);
+                throw new RemoteException(
+                        502,
+                        uri + " could not be fetched: " + (e.getCause() == null ? e : e.getCause()).getMessage(),
+                        e);
             } finally {
-                request.abort(new IOException("the fetch ended"));
+                var unused = request.abort(new IOException("the fetch ended"));
             }
         }
         throw new RemoteException(502, first + " redirects more than " + MAX_REDIRECTS + " times", null);
@@ -197,7 +213,10 @@ public class GuardedFetcher implements RemoteDocuments {
     }
 
     private RemoteException tooLong(URI uri) {
-        return new RemoteException(504, "fetching " + uri + " took longer than " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s", null);
+        return new RemoteException(
+                504,
+                "fetching " + uri + " took longer than " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s",
+                null);
     }
 
     private static URI redirect(URI from, String location) throws RemoteException {

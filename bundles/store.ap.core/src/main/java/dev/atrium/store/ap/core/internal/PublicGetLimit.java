@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
 import javax.servlet.FilterConfig;
@@ -13,7 +12,6 @@ import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -30,8 +28,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * Past it: 429 {@code RATE_LIMITED} with {@code Retry-After} (whole seconds until a token is there). Other methods (the
  * signed inbox POSTs) are not counted here. {@code perMinute} 0 switches it off.
  */
-@Component(service = Filter.class, configurationPid = "dev.atrium.store.ap.ratelimit", configurationPolicy = ConfigurationPolicy.OPTIONAL)
-@HttpWhiteboardFilterPattern({ "/ap/*", "/ns/*", "/.well-known/webfinger" })
+@Component(
+        service = Filter.class,
+        configurationPid = "dev.atrium.store.ap.ratelimit",
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@HttpWhiteboardFilterPattern({"/ap/*", "/ns/*", "/.well-known/webfinger"})
 @HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
 @Designate(ocd = PublicGetLimit.Config.class)
@@ -102,7 +103,8 @@ public class PublicGetLimit implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         String method = request.getMethod();
         if (!"GET".equals(method) && !"HEAD".equals(method)) {
@@ -114,8 +116,10 @@ public class PublicGetLimit implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        byte[] body = ("{\"error\":{\"code\":\"RATE_LIMITED\",\"message\":\"too many requests to the public federation documents from this"
-                + " address; retry after " + wait + " s\"}}").getBytes(StandardCharsets.UTF_8);
+        byte[] body =
+                ("{\"error\":{\"code\":\"RATE_LIMITED\",\"message\":\"too many requests to the public federation documents from this"
+                                + " address; retry after " + wait + " s\"}}")
+                        .getBytes(StandardCharsets.UTF_8);
         HttpServletResponse response = (HttpServletResponse) res;
         response.setStatus(429);
         response.setHeader("Retry-After", Long.toString(wait));

@@ -1,5 +1,10 @@
 package dev.atrium.store.ap.core.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.store.ap.api.HttpSignatures;
+import dev.atrium.store.ap.api.Origins;
+import dev.atrium.store.ap.api.RemoteDocuments;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -19,17 +24,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.kernel.api.Digests;
-import dev.atrium.store.ap.api.HttpSignatures;
-import dev.atrium.store.ap.api.Origins;
-import dev.atrium.store.ap.api.RemoteDocuments;
 
 /**
  * {@link HttpSignatures}: signs with the actor's key from {@link ActorKeyStore}; verifies against the key its
@@ -49,8 +46,7 @@ public class Signatures implements HttpSignatures {
     private static final int MAX_KEPT_KEYS = 10_000;
     private static final List<String> REQUIRED = List.of("(request-target)", "host", "date");
 
-    record PeerKey(PublicKey key, String owner, Instant fetchedAt) {
-    }
+    record PeerKey(PublicKey key, String owner, Instant fetchedAt) {}
 
     private final ActorKeyStore keys;
     private final RemoteDocuments documents;
@@ -69,13 +65,15 @@ public class Signatures implements HttpSignatures {
     }
 
     @Override
-    public Signer verify(String method, String pathAndQuery, Map<String, List<String>> rawHeaders, byte[] body) throws SignatureRefused {
+    public Signer verify(String method, String pathAndQuery, Map<String, List<String>> rawHeaders, byte[] body)
+            throws SignatureRefused {
         Map<String, List<String>> headers = new LinkedHashMap<>();
-        rawHeaders.forEach((name, values) -> headers.merge(name.toLowerCase(Locale.ROOT), List.copyOf(values), (a, b) -> {
-            List<String> all = new java.util.ArrayList<>(a);
-            all.addAll(b);
-            return all;
-        }));
+        rawHeaders.forEach(
+                (name, values) -> headers.merge(name.toLowerCase(Locale.ROOT), List.copyOf(values), (a, b) -> {
+                    List<String> all = new java.util.ArrayList<>(a);
+                    all.addAll(b);
+                    return all;
+                }));
         String date = first(headers, "date");
         if (date == null) {
             throw new SignatureRefused(400, "the request has no Date header");
@@ -86,9 +84,11 @@ public class Signatures implements HttpSignatures {
         } catch (DateTimeParseException e) {
             throw new SignatureRefused(400, "the Date header is not an HTTP date: " + date);
         }
-        long skew = Math.abs(Duration.between(sent, Instant.now()).getSeconds());
+        long skew = Math.abs(Duration.between(sent, Instant.now()).toSeconds());
         if (skew > MAX_SKEW_SECONDS) {
-            throw new SignatureRefused(401, "the Date header is " + skew + " s from this server's clock; at most " + MAX_SKEW_SECONDS + " s");
+            throw new SignatureRefused(
+                    401,
+                    "the Date header is " + skew + " s from this server's clock; at most " + MAX_SKEW_SECONDS + " s");
         }
         boolean hasBody = body != null && body.length > 0;
         if (hasBody) {
@@ -97,7 +97,9 @@ public class Signatures implements HttpSignatures {
         String header = first(headers, "signature");
         if (header == null) {
             String authorization = first(headers, "authorization");
-            header = authorization != null && authorization.regionMatches(true, 0, "Signature ", 0, 10) ? authorization : null;
+            header = authorization != null && authorization.regionMatches(true, 0, "Signature ", 0, 10)
+                    ? authorization
+                    : null;
         }
         if (header == null) {
             throw new SignatureRefused(401, "the request is not signed: no Signature header");
@@ -108,13 +110,20 @@ public class Signatures implements HttpSignatures {
         }
         String algorithm = params.getOrDefault("algorithm", "hs2019").toLowerCase(Locale.ROOT);
         if (!algorithm.equals("rsa-sha256") && !algorithm.equals("hs2019")) {
-            throw new SignatureRefused(401, "the signature algorithm " + algorithm + " is not accepted; rsa-sha256 or hs2019");
+            throw new SignatureRefused(
+                    401, "the signature algorithm " + algorithm + " is not accepted; rsa-sha256 or hs2019");
         }
-        List<String> names = Arrays.stream(params.getOrDefault("headers", "date").trim().toLowerCase(Locale.ROOT).split("\\s+")).toList();
+        List<String> names = Arrays.stream(params.getOrDefault("headers", "date")
+                        .trim()
+                        .toLowerCase(Locale.ROOT)
+                        .split("\\s+"))
+                .toList();
         for (String needed : REQUIRED) {
             if (!names.contains(needed)) {
-                throw new SignatureRefused(401, "the signature must cover " + String.join(", ", REQUIRED) + (hasBody ? ", digest" : "")
-                        + "; it covers " + String.join(" ", names));
+                throw new SignatureRefused(
+                        401,
+                        "the signature must cover " + String.join(", ", REQUIRED) + (hasBody ? ", digest" : "")
+                                + "; it covers " + String.join(" ", names));
             }
         }
         if (hasBody && !names.contains("digest")) {
@@ -163,7 +172,9 @@ public class Signatures implements HttpSignatures {
                 }
             }
         }
-        throw new SignatureRefused(400, sawSha256 ? "the Digest header does not match the body" : "the Digest header has no SHA-256 value");
+        throw new SignatureRefused(
+                400,
+                sawSha256 ? "the Digest header does not match the body" : "the Digest header has no SHA-256 value");
     }
 
     private static boolean verifies(PublicKey key, String text, byte[] signature) {
@@ -201,10 +212,12 @@ public class Signatures implements HttpSignatures {
         }
         // a key document may name any actor as its owner; only the same origin and the owner's own word bind them
         if (!Origins.same(keyId, owner)) {
-            throw new SignatureRefused(401, "the key " + keyId + " and its owner " + owner + " are not on the same origin");
+            throw new SignatureRefused(
+                    401, "the key " + keyId + " and its owner " + owner + " are not on the same origin");
         }
         PublicKey publicKey = publicKey(key.path("publicKeyPem").asText(""), keyId);
-        boolean foundInOwner = owner.equals(uri.toString()) && owner.equals(document.path("id").asText());
+        boolean foundInOwner =
+                owner.equals(uri.toString()) && owner.equals(document.path("id").asText());
         if (!foundInOwner) {
             confirmOwner(owner, keyId, publicKey);
         }
@@ -228,10 +241,14 @@ public class Signatures implements HttpSignatures {
         } catch (URISyntaxException e) {
             throw new SignatureRefused(401, "the owner of the key " + keyId + " is not a URL: " + owner);
         } catch (RemoteDocuments.RemoteException e) {
-            throw new SignatureRefused(401, "the owner " + owner + " of the key " + keyId + " could not be fetched: " + e.getMessage());
+            throw new SignatureRefused(
+                    401, "the owner " + owner + " of the key " + keyId + " could not be fetched: " + e.getMessage());
         }
         if (!owner.equals(actor.path("id").asText())) {
-            throw new SignatureRefused(401, "the document at " + owner + " is not that actor (its id is " + actor.path("id").asText("none") + ")");
+            throw new SignatureRefused(
+                    401,
+                    "the document at " + owner + " is not that actor (its id is "
+                            + actor.path("id").asText("none") + ")");
         }
         JsonNode keys = actor.path("publicKey");
         for (JsonNode listed : keys.isArray() ? keys : List.of(keys)) {
@@ -239,9 +256,11 @@ public class Signatures implements HttpSignatures {
                 continue;
             }
             if (listed.has("owner") && !owner.equals(listed.path("owner").asText())) {
-                throw new SignatureRefused(401, "the actor " + owner + " lists the key " + keyId + " as another actor's");
+                throw new SignatureRefused(
+                        401, "the actor " + owner + " lists the key " + keyId + " as another actor's");
             }
-            if (Arrays.equals(publicKey(listed.path("publicKeyPem").asText(""), keyId).getEncoded(), publicKey.getEncoded())) {
+            if (Arrays.equals(
+                    publicKey(listed.path("publicKeyPem").asText(""), keyId).getEncoded(), publicKey.getEncoded())) {
                 return;
             }
             throw new SignatureRefused(401, "the actor " + owner + " lists another key as " + keyId);
@@ -264,11 +283,14 @@ public class Signatures implements HttpSignatures {
     }
 
     private static PublicKey publicKey(String pem, String keyId) throws SignatureRefused {
-        String base64 = pem.replaceAll("-----(BEGIN|END) (RSA )?PUBLIC KEY-----", "").replaceAll("\\s", "");
+        String base64 =
+                pem.replaceAll("-----(BEGIN|END) (RSA )?PUBLIC KEY-----", "").replaceAll("\\s", "");
         try {
-            return KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
+            return KeyFactory.getInstance("RSA")
+                    .generatePublic(new X509EncodedKeySpec(Base64.getDecoder().decode(base64)));
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new SignatureRefused(401, "the key " + keyId + " is not an RSA public key in SubjectPublicKeyInfo PEM");
+            throw new SignatureRefused(
+                    401, "the key " + keyId + " is not an RSA public key in SubjectPublicKeyInfo PEM");
         }
     }
 

@@ -23,13 +23,14 @@ final class SigningString {
 
     static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withLocale(Locale.ROOT);
 
-    private SigningString() {
-    }
+    private SigningString() {}
 
     /** {@code SHA-256=<base64>} of {@code body}. */
     static String digest(byte[] body) {
         try {
-            return "SHA-256=" + Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(body));
+            return "SHA-256="
+                    + Base64.getEncoder()
+                            .encodeToString(MessageDigest.getInstance("SHA-256").digest(body));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
@@ -84,8 +85,10 @@ final class SigningString {
             rsa.initSign(key);
             rsa.update(text.getBytes(StandardCharsets.UTF_8));
             String signature = Base64.getEncoder().encodeToString(rsa.sign());
-            out.put("Signature", "keyId=\"" + keyId + "\",algorithm=\"rsa-sha256\",headers=\"" + String.join(" ", names) + "\",signature=\""
-                    + signature + "\"");
+            out.put(
+                    "Signature",
+                    "keyId=\"" + keyId + "\",algorithm=\"rsa-sha256\",headers=\"" + String.join(" ", names)
+                            + "\",signature=\"" + signature + "\"");
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("an actor key does not sign", e);
         }

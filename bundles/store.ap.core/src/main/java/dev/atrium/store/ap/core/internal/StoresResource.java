@@ -1,37 +1,6 @@
 package dev.atrium.store.ap.core.internal;
 
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
-import java.util.regex.Pattern;
-
-import javax.ws.rs.Consumes;
-import javax.ws.rs.DELETE;
-import javax.ws.rs.GET;
-import javax.ws.rs.PATCH;
-import javax.ws.rs.POST;
-import javax.ws.rs.Path;
-import javax.ws.rs.PathParam;
-import javax.ws.rs.Produces;
-import javax.ws.rs.QueryParam;
-import javax.ws.rs.core.Context;
-import javax.ws.rs.core.MediaType;
-import javax.ws.rs.core.Response;
-import javax.ws.rs.core.SecurityContext;
-import javax.ws.rs.core.UriInfo;
-
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.event.Event;
-import org.osgi.service.event.EventAdmin;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
@@ -46,6 +15,33 @@ import dev.atrium.kernel.api.Sql;
 import dev.atrium.store.ap.api.LocalStores;
 import dev.atrium.store.ap.api.LocalStores.LocalStore;
 import dev.atrium.store.ap.api.RemoteDocuments;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import javax.ws.rs.Consumes;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.PATCH;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
+import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.event.Event;
+import org.osgi.service.event.EventAdmin;
 
 /**
  * A workspace's published stores, {@code /api/spaces/:spaceId/stores}: create {@code {slug, name, summary?, icon_url?}},
@@ -74,7 +70,10 @@ public class StoresResource {
     private volatile EventAdmin events;
 
     @Activate
-    public StoresResource(@Reference OwnerScope ownerScope, @Reference StoreCatalog catalog, @Reference RemoteDocuments documents,
+    public StoresResource(
+            @Reference OwnerScope ownerScope,
+            @Reference StoreCatalog catalog,
+            @Reference RemoteDocuments documents,
             @Reference PublicUrls urls) {
         this.ownerScope = ownerScope;
         this.catalog = catalog;
@@ -84,18 +83,27 @@ public class StoresResource {
 
     @GET
     @RequiresScope("repos:read")
-    public Map<String, Object> list(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId,
-            @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
+    public Map<String, Object> list(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         PageRequest page = PageRequest.of(limit, offset);
         String base = urls.base(uri.getBaseUri());
-        return page.body("stores", catalog.ofSpace(space.id(), page.limit(), page.offset()).stream().map(s -> json(s, base)).toList(),
+        return page.body(
+                "stores",
+                catalog.ofSpace(space.id(), page.limit(), page.offset()).stream()
+                        .map(s -> json(s, base))
+                        .toList(),
                 catalog.countOfSpace(space.id()));
     }
 
     @POST
     @RequiresScope("repos:write")
-    public Response create(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+    public Response create(
+            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -106,12 +114,16 @@ public class StoresResource {
         }
         String name = b.text("name", 1, 100);
         String summary = b.optionalText("summary", 0, 1000).orElse("");
-        String icon = b.optionalText("icon_url", 1, 2048).map(StoresResource::iconUrl).orElse(null);
+        String icon =
+                b.optionalText("icon_url", 1, 2048).map(StoresResource::iconUrl).orElse(null);
         if (catalog.countOfSpace(space.id()) >= MAX_STORES) {
             throw ApiException.conflict("a workspace may publish at most " + MAX_STORES + " stores");
         }
         try {
-            return Response.status(201).entity(Map.of("store", json(catalog.create(space.id(), slug, name, summary, icon), urls.base(uri.getBaseUri()))))
+            return Response.status(201)
+                    .entity(Map.of(
+                            "store",
+                            json(catalog.create(space.id(), slug, name, summary, icon), urls.base(uri.getBaseUri()))))
                     .build();
         } catch (Sql.Conflict e) {
             throw ApiException.conflict("the store slug '" + slug + "' is taken on this server");
@@ -121,8 +133,12 @@ public class StoresResource {
     @PATCH
     @Path("{storeSlug}")
     @RequiresScope("repos:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId,
-            @PathParam("storeSlug") String slug, JsonNode body) {
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("storeSlug") String slug,
+            JsonNode body) {
         NulText.reject(body);
         LocalStore store = owned(sc, spaceId, slug);
         JsonBody b = JsonBody.of(body);
@@ -130,22 +146,33 @@ public class StoresResource {
         String name = b.optionalText("name", 1, 100).orElse(null);
         String summary = b.optionalText("summary", 0, 1000).orElse(null);
         boolean clearIcon = body.has("icon_url") && body.get("icon_url").isNull();
-        String icon = clearIcon ? null : b.optionalText("icon_url", 1, 2048).map(StoresResource::iconUrl).orElse(null);
-        return Map.of("store", json(catalog.update(store.id(), name, summary, icon, clearIcon).orElseThrow(StoresResource::notFound),
-                urls.base(uri.getBaseUri())));
+        String icon = clearIcon
+                ? null
+                : b.optionalText("icon_url", 1, 2048)
+                        .map(StoresResource::iconUrl)
+                        .orElse(null);
+        return Map.of(
+                "store",
+                json(
+                        catalog.update(store.id(), name, summary, icon, clearIcon)
+                                .orElseThrow(StoresResource::notFound),
+                        urls.base(uri.getBaseUri())));
     }
 
     @DELETE
     @Path("{storeSlug}")
     @RequiresScope("repos:write")
-    public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
+    public Map<String, Object> delete(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
         LocalStore store = owned(sc, spaceId, slug);
         if (!catalog.delete(store.id())) {
             throw notFound();
         }
         EventAdmin admin = events;
         if (admin != null) {
-            admin.sendEvent(new Event(LocalStores.STORE_DELETED, Map.of(LocalStores.STORE_ID, store.id(), LocalStores.STORE_SLUG, store.slug())));
+            admin.sendEvent(new Event(
+                    LocalStores.STORE_DELETED,
+                    Map.of(LocalStores.STORE_ID, store.id(), LocalStores.STORE_SLUG, store.slug())));
         }
         return Map.of("success", true);
     }
@@ -153,7 +180,8 @@ public class StoresResource {
     @GET
     @Path("{storeSlug}/inventory")
     @RequiresScope("repos:read")
-    public Map<String, Object> inventory(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
+    public Map<String, Object> inventory(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
         LocalStore store = owned(sc, spaceId, slug);
         var items = catalog.items(store.id());
         Map<String, Object> m = new LinkedHashMap<>();
@@ -165,7 +193,11 @@ public class StoresResource {
     @POST
     @Path("{storeSlug}/inventory")
     @RequiresScope("repos:write")
-    public Response add(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug, JsonNode body) {
+    public Response add(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("storeSlug") String slug,
+            JsonNode body) {
         NulText.reject(body);
         LocalStore store = owned(sc, spaceId, slug);
         JsonBody b = JsonBody.of(body);
@@ -187,19 +219,27 @@ public class StoresResource {
         try {
             actor = documents.fetch(target, null);
         } catch (RemoteDocuments.RemoteException e) {
-            throw new ApiException(e.status(), e.status() == 400 ? "BAD_REQUEST" : e.status() == 504 ? "GATEWAY_TIMEOUT" : "BAD_GATEWAY",
+            throw new ApiException(
+                    e.status(),
+                    e.status() == 400 ? "BAD_REQUEST" : e.status() == 504 ? "GATEWAY_TIMEOUT" : "BAD_GATEWAY",
                     "the repository actor could not be read: " + e.getMessage());
         }
         if (!hasType(actor.path("type"), "Repository")) {
             throw new ApiException(502, "BAD_GATEWAY", repositoryUri + " is not a Repository actor");
         }
         JsonNode clone = actor.path("cloneUri");
-        String cloneUri = clone.isArray() && clone.size() > 0 ? clone.get(0).asText(null) : clone.isTextual() ? clone.asText() : null;
+        String cloneUri = clone.isArray() && clone.size() > 0
+                ? clone.get(0).asText(null)
+                : clone.isTextual() ? clone.asText() : null;
         if (cloneUri == null) {
             throw new ApiException(502, "BAD_GATEWAY", repositoryUri + " names no cloneUri");
         }
         try {
-            StoreCatalog.Item item = catalog.add(store.id(), repositoryUri, clip(cloneUri), clip(actor.path("defaultBranchRef").asText(null)),
+            StoreCatalog.Item item = catalog.add(
+                    store.id(),
+                    repositoryUri,
+                    clip(cloneUri),
+                    clip(actor.path("defaultBranchRef").asText(null)),
                     clip(actor.path("defaultBranchHash").asText(null)));
             inventoryChanged(LocalStores.INVENTORY_ADDED, store, repositoryUri);
             return Response.status(201).entity(Map.of("item", item.toJson())).build();
@@ -211,7 +251,10 @@ public class StoresResource {
     @DELETE
     @Path("{storeSlug}/inventory")
     @RequiresScope("repos:write")
-    public Map<String, Object> remove(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug,
+    public Map<String, Object> remove(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("storeSlug") String slug,
             @QueryParam("repository_uri") String repositoryUri) {
         LocalStore store = owned(sc, spaceId, slug);
         if (repositoryUri == null || repositoryUri.isBlank()) {
@@ -228,8 +271,15 @@ public class StoresResource {
     private void inventoryChanged(String topic, LocalStore store, String repositoryUri) {
         EventAdmin admin = events;
         if (admin != null) {
-            admin.sendEvent(new Event(topic, Map.of(LocalStores.STORE_ID, store.id(), LocalStores.STORE_SLUG, store.slug(),
-                    LocalStores.REPOSITORY_URI, repositoryUri)));
+            admin.sendEvent(new Event(
+                    topic,
+                    Map.of(
+                            LocalStores.STORE_ID,
+                            store.id(),
+                            LocalStores.STORE_SLUG,
+                            store.slug(),
+                            LocalStores.REPOSITORY_URI,
+                            repositoryUri)));
         }
     }
 
@@ -243,10 +293,11 @@ public class StoresResource {
     }
 
     private static void only(JsonNode body, Set<String> allowed) {
-        for (var it = body.fieldNames(); it.hasNext();) {
+        for (var it = body.fieldNames(); it.hasNext(); ) {
             String field = it.next();
             if (!allowed.contains(field)) {
-                throw ApiException.badRequest("unknown field '" + field + "'; known: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+                throw ApiException.badRequest(
+                        "unknown field '" + field + "'; known: " + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.atrium.store.ap.core.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.TestPostgres;
 import java.lang.annotation.Annotation;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -12,20 +13,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.atrium.kernel.api.TestPostgres;
-
 /** The delivery queue on a real PostgreSQL, delivering to a real HTTP inbox on loopback. */
 class DeliveryQueueTest {
 
     private static final String ACTOR = "https://atrium.example/ap/stores/main";
+
     @TempDir
     static Path dir;
+
     private static TestPostgres database;
     private static Peer peer;
     private static ActorKeyStore keys;
@@ -70,7 +70,9 @@ class DeliveryQueueTest {
     static void start() throws Exception {
         database = TestPostgres.create("atrium_ap_delivery");
         peer = new Peer(dir);
-        keys = new ActorKeyStore(database.dataSource(), database.migrations(ActorKeyStore.class, "/db/migration/V1__federation_core.sql"),
+        keys = new ActorKeyStore(
+                database.dataSource(),
+                database.migrations(ActorKeyStore.class, "/db/migration/V1__federation_core.sql"),
                 TestPostgres.noBundleContext());
         fetcher = new GuardedFetcher(Peer.guard(true), keys, Peer.fetchTimeout(5));
         queue = new DeliveryQueue(database.dataSource(), fetcher, new Signatures(keys, fetcher), quick(4));
@@ -88,7 +90,10 @@ class DeliveryQueueTest {
         long deadline = System.currentTimeMillis() + 20_000;
         Map<String, Object> last = null;
         while (System.currentTimeMillis() < deadline) {
-            last = queue.list(null, 500).stream().filter(d -> d.get("id").equals(id)).findFirst().orElseThrow();
+            last = queue.list(null, 500).stream()
+                    .filter(d -> d.get("id").equals(id))
+                    .findFirst()
+                    .orElseThrow();
             if (state.equals(last.get("state"))) {
                 return last;
             }
@@ -104,18 +109,27 @@ class DeliveryQueueTest {
     @Test
     void anActivityArrivesSignedAndOpensslVerifiesTheSignature() throws Exception {
         inbox("/a/inbox", () -> 202);
-        byte[] activity = "{\"type\":\"Push\",\"id\":\"https://atrium.example/activities/1\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] activity =
+                "{\"type\":\"Push\",\"id\":\"https://atrium.example/activities/1\"}".getBytes(StandardCharsets.UTF_8);
         String id = queue.enqueue(ACTOR, URI.create(peer.base() + "/a/inbox"), activity);
         Map<String, Object> done = await(id, "delivered");
         assertEquals(1, done.get("attempts"));
         assertEquals(202, done.get("last_status"));
-        Peer.Received got = peer.received.stream().filter(r -> r.path().equals("/a/inbox")).findFirst().orElseThrow();
+        Peer.Received got = peer.received.stream()
+                .filter(r -> r.path().equals("/a/inbox"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("POST", got.method());
         assertEquals(new String(activity, StandardCharsets.UTF_8), new String(got.body(), StandardCharsets.UTF_8));
-        assertTrue(got.headers().get("Content-type").get(0).startsWith("application/activity+json"), got.headers().toString());
-        Map<String, String> params = SigningString.parameters(got.headers().get("Signature").get(0));
-        String text = "(request-target): post /a/inbox\nhost: " + got.headers().get("Host").get(0) + "\ndate: " + got.headers().get("Date").get(0)
-                + "\ndigest: " + got.headers().get("Digest").get(0);
+        assertTrue(
+                got.headers().get("Content-type").get(0).startsWith("application/activity+json"),
+                got.headers().toString());
+        Map<String, String> params =
+                SigningString.parameters(got.headers().get("Signature").get(0));
+        String text = "(request-target): post /a/inbox\nhost: "
+                + got.headers().get("Host").get(0) + "\ndate: "
+                + got.headers().get("Date").get(0) + "\ndigest: "
+                + got.headers().get("Digest").get(0);
         assertEquals(SigningString.digest(activity), got.headers().get("Digest").get(0));
         assertTrue(peer.opensslVerifies(keys.keyOf(ACTOR).publicKeyPem(), text, params.get("signature")));
     }
@@ -134,8 +148,10 @@ class DeliveryQueueTest {
         long first = at.get(1) - at.get(0);
         long second = at.get(2) - at.get(1);
         long third = at.get(3) - at.get(2);
-        assertTrue(first >= 150_000_000L && second >= 300_000_000L && third >= 600_000_000L,
-                "waits of " + first / 1_000_000 + ", " + second / 1_000_000 + ", " + third / 1_000_000 + " ms do not grow from 0.2 s");
+        assertTrue(
+                first >= 150_000_000L && second >= 300_000_000L && third >= 600_000_000L,
+                "waits of " + first / 1_000_000 + ", " + second / 1_000_000 + ", " + third / 1_000_000
+                        + " ms do not grow from 0.2 s");
     }
 
     @Test
@@ -167,7 +183,8 @@ class DeliveryQueueTest {
     @Test
     void twoInstancesSharingTheQueueDeliverEachActivityExactlyOnce() throws Exception {
         peer.routes.put("/e/inbox", ex -> new Peer.Response(202, "text/plain", new byte[0], Map.of()));
-        DeliveryQueue second = new DeliveryQueue(database.dataSource(), fetcher, new Signatures(keys, fetcher), quick(4));
+        DeliveryQueue second =
+                new DeliveryQueue(database.dataSource(), fetcher, new Signatures(keys, fetcher), quick(4));
         try {
             List<String> ids = new java.util.ArrayList<>();
             for (int i = 0; i < 200; i++) {
@@ -178,7 +195,9 @@ class DeliveryQueueTest {
                 await(id, "delivered");
             }
             Map<String, Integer> counts = new HashMap<>();
-            peer.received.stream().filter(r -> r.path().equals("/e/inbox")).forEach(r -> counts.merge(new String(r.body()), 1, Integer::sum));
+            peer.received.stream()
+                    .filter(r -> r.path().equals("/e/inbox"))
+                    .forEach(r -> counts.merge(new String(r.body()), 1, Integer::sum));
             assertEquals(200, counts.size());
             assertTrue(counts.values().stream().allMatch(n -> n == 1), "an activity was delivered twice: " + counts);
         } finally {
@@ -205,10 +224,14 @@ class DeliveryQueueTest {
         int most = 0;
         long deadline = System.currentTimeMillis() + 20_000;
         while (System.currentTimeMillis() < deadline) {
-            long leased = queue.list("pending", 500).stream().filter(d -> ids.contains(d.get("id")) && ((Number) d.get("attempts")).intValue() > 0)
+            long leased = queue.list("pending", 500).stream()
+                    .filter(d -> ids.contains(d.get("id")) && ((Number) d.get("attempts")).intValue() > 0)
                     .count();
             most = Math.max(most, (int) leased);
-            if (queue.list("delivered", 500).stream().filter(d -> ids.contains(d.get("id"))).count() == ids.size()) {
+            if (queue.list("delivered", 500).stream()
+                            .filter(d -> ids.contains(d.get("id")))
+                            .count()
+                    == ids.size()) {
                 break;
             }
             Thread.sleep(20);
@@ -217,6 +240,9 @@ class DeliveryQueueTest {
             await(id, "delivered");
         }
         assertTrue(most <= 16, "claimed ahead of the senders: " + most);
-        assertEquals(60, peer.received.stream().filter(r -> r.path().equals("/f/inbox")).count(), "each sent once");
+        assertEquals(
+                60,
+                peer.received.stream().filter(r -> r.path().equals("/f/inbox")).count(),
+                "each sent once");
     }
 }

@@ -4,23 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.TestPostgres;
+import dev.atrium.store.ap.api.RemoteDocuments.RemoteException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.kernel.api.TestPostgres;
-import dev.atrium.store.ap.api.RemoteDocuments.RemoteException;
 
 /** The guarded fetcher against a real HTTP server on loopback, with the kernel's real egress guard. */
 class GuardedFetcherTest {
 
     @TempDir
     static Path dir;
+
     private static TestPostgres database;
     private static Peer peer;
     private static ActorKeyStore keys;
@@ -30,7 +29,9 @@ class GuardedFetcherTest {
     static void start() throws Exception {
         database = TestPostgres.create("atrium_ap_fetch");
         peer = new Peer(dir);
-        keys = new ActorKeyStore(database.dataSource(), database.migrations(ActorKeyStore.class, "/db/migration/V1__federation_core.sql"),
+        keys = new ActorKeyStore(
+                database.dataSource(),
+                database.migrations(ActorKeyStore.class, "/db/migration/V1__federation_core.sql"),
                 TestPostgres.noBundleContext());
         fetcher = new GuardedFetcher(Peer.guard(true), keys, Peer.fetchTimeout(3));
     }
@@ -43,23 +44,42 @@ class GuardedFetcherTest {
     }
 
     private static int status(URI uri) {
-        return assertThrows(RemoteException.class, () -> fetcher.fetch(uri, null)).status();
+        return assertThrows(RemoteException.class, () -> fetcher.fetch(uri, null))
+                .status();
     }
 
     @Test
     void anActivityPubDocumentIsFetchedAndARedirectFollowed() throws Exception {
-        peer.routes.put("/doc", ex -> Peer.Response.json("application/activity+json; charset=utf-8", "{\"id\":\"x\",\"type\":\"Note\"}"));
+        peer.routes.put(
+                "/doc",
+                ex -> Peer.Response.json(
+                        "application/activity+json; charset=utf-8", "{\"id\":\"x\",\"type\":\"Note\"}"));
         peer.routes.put("/moved", ex -> new Peer.Response(301, null, new byte[0], Map.of("Location", "/doc")));
-        assertEquals("Note", fetcher.fetch(URI.create(peer.base() + "/moved"), null).path("type").asText());
-        peer.routes.put("/ld", ex -> Peer.Response.json("application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"", "{\"type\":\"Group\"}"));
-        assertEquals("Group", fetcher.fetch(URI.create(peer.base() + "/ld"), null).path("type").asText());
+        assertEquals(
+                "Note",
+                fetcher.fetch(URI.create(peer.base() + "/moved"), null)
+                        .path("type")
+                        .asText());
+        peer.routes.put(
+                "/ld",
+                ex -> Peer.Response.json(
+                        "application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"",
+                        "{\"type\":\"Group\"}"));
+        assertEquals(
+                "Group",
+                fetcher.fetch(URI.create(peer.base() + "/ld"), null)
+                        .path("type")
+                        .asText());
     }
 
     @Test
     void aSignedFetchCarriesTheLocalActorsSignature() throws Exception {
         peer.routes.put("/private", ex -> Peer.Response.json("application/activity+json", "{\"type\":\"Collection\"}"));
         fetcher.fetch(URI.create(peer.base() + "/private"), "https://atrium.example/ap/stores/main");
-        Peer.Received got = peer.received.stream().filter(r -> r.path().equals("/private")).reduce((a, b) -> b).orElseThrow();
+        Peer.Received got = peer.received.stream()
+                .filter(r -> r.path().equals("/private"))
+                .reduce((a, b) -> b)
+                .orElseThrow();
         String signature = got.headers().get("Signature").get(0);
         assertTrue(signature.contains("keyId=\"https://atrium.example/ap/stores/main#main-key\""), signature);
         assertTrue(signature.contains("headers=\"(request-target) host date\""), signature);
@@ -67,8 +87,15 @@ class GuardedFetcherTest {
 
     @Test
     void aPrivateOrMetadataAddressIsRefusedAlsoBehindARedirect() throws Exception {
-        for (String target : new String[] { "http://169.254.169.254/latest/meta-data", "http://10.0.0.1/", "http://[::ffff:10.0.0.1]/",
-                "http://0x7f000001.internal/", "http://store.local/", "http://2130706433/", "file:///etc/passwd" }) {
+        for (String target : new String[] {
+            "http://169.254.169.254/latest/meta-data",
+            "http://10.0.0.1/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://0x7f000001.internal/",
+            "http://store.local/",
+            "http://2130706433/",
+            "file:///etc/passwd"
+        }) {
             assertEquals(400, status(URI.create(target)), target);
             peer.routes.put("/hop", ex -> new Peer.Response(302, null, new byte[0], Map.of("Location", target)));
             assertEquals(400, status(URI.create(peer.base() + "/hop")), "behind a redirect: " + target);
@@ -80,7 +107,8 @@ class GuardedFetcherTest {
         GuardedFetcher production = new GuardedFetcher(Peer.guard(false), keys, Peer.fetchTimeout(2));
         try {
             peer.routes.put("/doc2", ex -> Peer.Response.json("application/activity+json", "{}"));
-            RemoteException e = assertThrows(RemoteException.class, () -> production.fetch(URI.create(peer.base() + "/doc2"), null));
+            RemoteException e = assertThrows(
+                    RemoteException.class, () -> production.fetch(URI.create(peer.base() + "/doc2"), null));
             assertEquals(400, e.status());
             assertTrue(e.getMessage().startsWith("refused"), e.getMessage());
         } finally {
@@ -101,7 +129,8 @@ class GuardedFetcherTest {
         huge[0] = '{';
         huge[huge.length - 1] = '}';
         peer.routes.put("/huge", ex -> new Peer.Response(200, "application/activity+json", huge, Map.of()));
-        RemoteException tooBig = assertThrows(RemoteException.class, () -> fetcher.fetch(URI.create(peer.base() + "/huge"), null));
+        RemoteException tooBig =
+                assertThrows(RemoteException.class, () -> fetcher.fetch(URI.create(peer.base() + "/huge"), null));
         assertEquals(502, tooBig.status());
         assertTrue(tooBig.getMessage().contains("larger"), tooBig.getMessage());
         peer.routes.put("/loop", ex -> new Peer.Response(302, null, new byte[0], Map.of("Location", "/loop")));

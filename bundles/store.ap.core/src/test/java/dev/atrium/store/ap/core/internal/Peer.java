@@ -1,5 +1,8 @@
 package dev.atrium.store.ap.core.internal;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.atrium.kernel.internal.egress.Egress;
 import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.net.InetSocketAddress;
@@ -12,11 +15,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
-
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-
-import dev.atrium.kernel.internal.egress.Egress;
 
 /**
  * A remote ActivityPub server in the test: a real HTTP server on loopback serving documents by path, with an RSA key
@@ -36,8 +34,7 @@ final class Peer implements AutoCloseable {
         }
     }
 
-    record Received(String method, String path, Map<String, List<String>> headers, byte[] body) {
-    }
+    record Received(String method, String path, Map<String, List<String>> headers, byte[] body) {}
 
     Peer(Path dir) throws IOException {
         this.dir = dir;
@@ -45,9 +42,16 @@ final class Peer implements AutoCloseable {
         server.createContext("/", exchange -> {
             try (exchange) {
                 byte[] body = exchange.getRequestBody().readAllBytes();
-                received.add(new Received(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(), Map.copyOf(exchange.getRequestHeaders()), body));
-                Function<HttpExchange, Response> route = routes.get(exchange.getRequestURI().getRawPath());
-                Response r = route == null ? new Response(404, "text/plain", "no".getBytes(), Map.of()) : route.apply(exchange);
+                received.add(new Received(
+                        exchange.getRequestMethod(),
+                        exchange.getRequestURI().getRawPath(),
+                        Map.copyOf(exchange.getRequestHeaders()),
+                        body));
+                Function<HttpExchange, Response> route =
+                        routes.get(exchange.getRequestURI().getRawPath());
+                Response r = route == null
+                        ? new Response(404, "text/plain", "no".getBytes(), Map.of())
+                        : route.apply(exchange);
                 r.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
                 if (r.contentType() != null) {
                     exchange.getResponseHeaders().add("Content-Type", r.contentType());
@@ -78,9 +82,14 @@ final class Peer implements AutoCloseable {
     /** An actor document at {@code path} publishing {@code publicPem} as {@code <actor>#main-key}. */
     String serveActor(String path, String publicPem) {
         String actor = base() + path;
-        String doc = "{\"@context\":[\"https://www.w3.org/ns/activitystreams\",\"https://w3id.org/security/v1\"],\"id\":\"" + actor
-                + "\",\"type\":\"Service\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":{\"id\":\"" + actor + "#main-key\",\"owner\":\""
-                + actor + "\",\"publicKeyPem\":" + com.fasterxml.jackson.databind.node.TextNode.valueOf(publicPem).toString() + "}}";
+        String doc =
+                "{\"@context\":[\"https://www.w3.org/ns/activitystreams\",\"https://w3id.org/security/v1\"],\"id\":\""
+                        + actor
+                        + "\",\"type\":\"Service\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":{\"id\":\"" + actor
+                        + "#main-key\",\"owner\":\""
+                        + actor + "\",\"publicKeyPem\":"
+                        + com.fasterxml.jackson.databind.node.TextNode.valueOf(publicPem)
+                                .toString() + "}}";
         routes.put(path, ex -> Response.json("application/activity+json", doc));
         return actor;
     }
@@ -90,7 +99,14 @@ final class Peer implements AutoCloseable {
         Path in = Files.createTempFile(dir, "signing", ".txt");
         Path out = dir.resolve(in.getFileName() + ".sig");
         Files.writeString(in, text, StandardCharsets.UTF_8);
-        openssl("dgst", "-sha256", "-sign", dir.resolve(name + ".pem").toString(), "-out", out.toString(), in.toString());
+        openssl(
+                "dgst",
+                "-sha256",
+                "-sign",
+                dir.resolve(name + ".pem").toString(),
+                "-out",
+                out.toString(),
+                in.toString());
         return Base64.getEncoder().encodeToString(Files.readAllBytes(out));
     }
 
@@ -102,8 +118,17 @@ final class Peer implements AutoCloseable {
         Files.writeString(pub, publicPem);
         Files.writeString(in, text, StandardCharsets.UTF_8);
         Files.write(sig, Base64.getDecoder().decode(signatureBase64));
-        Process p = new ProcessBuilder("openssl", "dgst", "-sha256", "-verify", pub.toString(), "-signature", sig.toString(), in.toString())
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "openssl",
+                        "dgst",
+                        "-sha256",
+                        "-verify",
+                        pub.toString(),
+                        "-signature",
+                        sig.toString(),
+                        in.toString())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(p.getInputStream().readAllBytes());
         return p.waitFor() == 0 && output.contains("Verified OK");
     }

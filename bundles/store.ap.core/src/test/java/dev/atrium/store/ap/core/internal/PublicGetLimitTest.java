@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.annotation.Annotation;
-
 import org.junit.jupiter.api.Test;
 
 /** The token bucket behind the public GET limit: a burst, then a steady rate, per client address. */

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.atrium.kernel.api.TestPostgres;
+import dev.atrium.store.ap.api.HttpSignatures.SignatureRefused;
+import dev.atrium.store.ap.api.HttpSignatures.Signer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -12,15 +15,10 @@ import java.time.ZonedDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.atrium.kernel.api.TestPostgres;
-import dev.atrium.store.ap.api.HttpSignatures.SignatureRefused;
-import dev.atrium.store.ap.api.HttpSignatures.Signer;
 
 /**
  * Signatures against an independent signer: every signed request here is made by the test with the {@code openssl}
@@ -31,6 +29,7 @@ class SignaturesTest {
 
     @TempDir
     static Path dir;
+
     private static TestPostgres database;
     private static Peer peer;
     private static String actor;
@@ -42,7 +41,9 @@ class SignaturesTest {
         database = TestPostgres.create("atrium_ap_sig");
         peer = new Peer(dir);
         actor = peer.serveActor("/users/alice", peer.opensslKey("alice"));
-        ActorKeyStore keys = new ActorKeyStore(database.dataSource(), database.migrations(ActorKeyStore.class, "/db/migration/V1__federation_core.sql"),
+        ActorKeyStore keys = new ActorKeyStore(
+                database.dataSource(),
+                database.migrations(ActorKeyStore.class, "/db/migration/V1__federation_core.sql"),
                 TestPostgres.noBundleContext());
         fetcher = new GuardedFetcher(Peer.guard(true), keys, Peer.fetchTimeout(5));
         signatures = new Signatures(keys, fetcher);
@@ -56,25 +57,41 @@ class SignaturesTest {
     }
 
     /** A request as openssl signs it: (request-target) host date [digest], rsa-sha256. */
-    private static Map<String, List<String>> signed(String key, String keyId, String method, String path, String date, byte[] body, String headers)
+    private static Map<String, List<String>> signed(
+            String key, String keyId, String method, String path, String date, byte[] body, String headers)
             throws Exception {
         Map<String, List<String>> h = new LinkedHashMap<>();
         h.put("Host", List.of("atrium.example"));
         h.put("Date", List.of(date));
         if (body != null) {
-            h.put("Digest", List.of("SHA-256=" + java.util.Base64.getEncoder().encodeToString(
-                    java.security.MessageDigest.getInstance("SHA-256").digest(body))));
+            h.put(
+                    "Digest",
+                    List.of("SHA-256="
+                            + java.util.Base64.getEncoder()
+                                    .encodeToString(java.security.MessageDigest.getInstance("SHA-256")
+                                            .digest(body))));
         }
         StringBuilder text = new StringBuilder();
         for (String name : headers.split(" ")) {
             if (text.length() > 0) {
                 text.append('\n');
             }
-            text.append(name).append(": ").append(name.equals("(request-target)") ? method.toLowerCase() + " " + path
-                    : h.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).findFirst().orElseThrow().getValue().get(0));
+            text.append(name)
+                    .append(": ")
+                    .append(
+                            name.equals("(request-target)")
+                                    ? method.toLowerCase() + " " + path
+                                    : h.entrySet().stream()
+                                            .filter(e -> e.getKey().equalsIgnoreCase(name))
+                                            .findFirst()
+                                            .orElseThrow()
+                                            .getValue()
+                                            .get(0));
         }
-        h.put("Signature", List.of("keyId=\"" + keyId + "\",algorithm=\"rsa-sha256\",headers=\"" + headers + "\",signature=\""
-                + peer.opensslSign(key, text.toString()) + "\""));
+        h.put(
+                "Signature",
+                List.of("keyId=\"" + keyId + "\",algorithm=\"rsa-sha256\",headers=\"" + headers + "\",signature=\""
+                        + peer.opensslSign(key, text.toString()) + "\""));
         return h;
     }
 
@@ -87,7 +104,10 @@ class SignaturesTest {
 
     @Test
     void aPostSignedByOpensslVerifiesAndNamesTheKeysOwner() throws Exception {
-        Signer signer = signatures.verify("POST", "/ap/stores/s/inbox", signed("alice", actor + "#main-key", "POST", "/ap/stores/s/inbox", now(), FOLLOW, ALL),
+        Signer signer = signatures.verify(
+                "POST",
+                "/ap/stores/s/inbox",
+                signed("alice", actor + "#main-key", "POST", "/ap/stores/s/inbox", now(), FOLLOW, ALL),
                 FOLLOW);
         assertEquals(actor, signer.owner());
         assertEquals(actor + "#main-key", signer.keyId());
@@ -97,7 +117,10 @@ class SignaturesTest {
     void aMissingDateIs400() throws Exception {
         Map<String, List<String>> h = signed("alice", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL);
         h.remove("Date");
-        assertEquals(400, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", h, FOLLOW)).status());
+        assertEquals(
+                400,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", h, FOLLOW))
+                        .status());
     }
 
     @Test
@@ -105,12 +128,21 @@ class SignaturesTest {
         String old = ZonedDateTime.now(ZoneOffset.UTC).minusMinutes(6).format(SigningString.HTTP_DATE);
         String ahead = ZonedDateTime.now(ZoneOffset.UTC).plusMinutes(6).format(SigningString.HTTP_DATE);
         for (String date : List.of(old, ahead)) {
-            SignatureRefused e = assertThrows(SignatureRefused.class,
-                    () -> signatures.verify("POST", "/inbox", signed("alice", actor + "#main-key", "POST", "/inbox", date, FOLLOW, ALL), FOLLOW));
+            SignatureRefused e = assertThrows(
+                    SignatureRefused.class,
+                    () -> signatures.verify(
+                            "POST",
+                            "/inbox",
+                            signed("alice", actor + "#main-key", "POST", "/inbox", date, FOLLOW, ALL),
+                            FOLLOW));
             assertEquals(401, e.status(), e.getMessage());
         }
         String fourMinutes = ZonedDateTime.now(ZoneOffset.UTC).minusMinutes(4).format(SigningString.HTTP_DATE);
-        signatures.verify("POST", "/inbox", signed("alice", actor + "#main-key", "POST", "/inbox", fourMinutes, FOLLOW, ALL), FOLLOW);
+        signatures.verify(
+                "POST",
+                "/inbox",
+                signed("alice", actor + "#main-key", "POST", "/inbox", fourMinutes, FOLLOW, ALL),
+                FOLLOW);
     }
 
     @Test
@@ -121,25 +153,41 @@ class SignaturesTest {
         assertEquals(400, e.status());
         assertTrue(e.getMessage().contains("Digest"), e.getMessage());
         h.remove("Digest");
-        assertEquals(400, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", h, FOLLOW)).status());
+        assertEquals(
+                400,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", h, FOLLOW))
+                        .status());
     }
 
     @Test
     void aSignatureForAnotherPathOrWithAnotherKeyIs401() throws Exception {
-        Map<String, List<String>> elsewhere = signed("alice", actor + "#main-key", "POST", "/other/inbox", now(), FOLLOW, ALL);
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", elsewhere, FOLLOW)).status());
+        Map<String, List<String>> elsewhere =
+                signed("alice", actor + "#main-key", "POST", "/other/inbox", now(), FOLLOW, ALL);
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", elsewhere, FOLLOW))
+                        .status());
         peer.opensslKey("mallory");
         Map<String, List<String>> forged = signed("mallory", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL);
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", forged, FOLLOW)).status());
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", forged, FOLLOW))
+                        .status());
     }
 
     @Test
     void aSignatureThatCoversTooLittleIs401() throws Exception {
-        Map<String, List<String>> dateOnly = signed("alice", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, "date");
-        SignatureRefused e = assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", dateOnly, FOLLOW));
+        Map<String, List<String>> dateOnly =
+                signed("alice", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, "date");
+        SignatureRefused e =
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", dateOnly, FOLLOW));
         assertEquals(401, e.status());
-        Map<String, List<String>> noDigest = signed("alice", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, "(request-target) host date");
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", noDigest, FOLLOW)).status());
+        Map<String, List<String>> noDigest =
+                signed("alice", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, "(request-target) host date");
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", noDigest, FOLLOW))
+                        .status());
     }
 
     @Test
@@ -147,24 +195,39 @@ class SignaturesTest {
         Map<String, List<String>> h = signed("alice", actor + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL);
         Map<String, List<String>> unsigned = new LinkedHashMap<>(h);
         unsigned.remove("Signature");
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", unsigned, FOLLOW)).status());
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", unsigned, FOLLOW))
+                        .status());
         Map<String, List<String>> malformed = new LinkedHashMap<>(h);
         malformed.put("Signature", List.of("keyId=\"unterminated"));
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", malformed, FOLLOW)).status());
-        Map<String, List<String>> nowhere = signed("alice", peer.base() + "/users/nobody#main-key", "POST", "/inbox", now(), FOLLOW, ALL);
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", nowhere, FOLLOW)).status());
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", malformed, FOLLOW))
+                        .status());
+        Map<String, List<String>> nowhere =
+                signed("alice", peer.base() + "/users/nobody#main-key", "POST", "/inbox", now(), FOLLOW, ALL);
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", nowhere, FOLLOW))
+                        .status());
         Map<String, List<String>> hmac = new LinkedHashMap<>(h);
         hmac.put("Signature", List.of(h.get("Signature").get(0).replace("rsa-sha256", "hmac-sha256")));
-        assertEquals(401, assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", hmac, FOLLOW)).status());
+        assertEquals(
+                401,
+                assertThrows(SignatureRefused.class, () -> signatures.verify("POST", "/inbox", hmac, FOLLOW))
+                        .status());
     }
 
     @Test
     void aPeerThatRotatesItsKeyIsVerifiedWithTheNewOneAfterOneFetch() throws Exception {
         String rotating = peer.serveActor("/users/bob", peer.opensslKey("bob1"));
-        signatures.verify("POST", "/inbox", signed("bob1", rotating + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
+        signatures.verify(
+                "POST", "/inbox", signed("bob1", rotating + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
         peer.serveActor("/users/bob", peer.opensslKey("bob2"));
         int fetches = peer.received.size();
-        Signer signer = signatures.verify("POST", "/inbox", signed("bob2", rotating + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
+        Signer signer = signatures.verify(
+                "POST", "/inbox", signed("bob2", rotating + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
         assertEquals(rotating, signer.owner());
         assertEquals(fetches + 1, peer.received.size(), "the kept key failed, so the key was fetched once more");
     }
@@ -176,7 +239,8 @@ class SignaturesTest {
     /** An actor document at {@code path} whose {@code publicKey} is {@code keysJson} (an object or an array). */
     private static String serveActorWithKeys(Peer on, String path, String keysJson) {
         String actor = on.base() + path;
-        String doc = "{\"id\":\"" + actor + "\",\"type\":\"Person\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":" + keysJson + "}";
+        String doc = "{\"id\":\"" + actor + "\",\"type\":\"Person\",\"inbox\":\"" + actor + "/inbox\",\"publicKey\":"
+                + keysJson + "}";
         on.routes.put(path, ex -> Peer.Response.json("application/activity+json", doc));
         return actor;
     }
@@ -192,27 +256,46 @@ class SignaturesTest {
         String carol = peer.serveActor("/users/carol", carolPem);
         String malloryPem = peer.opensslKey("mallory-key");
         String keyId = peer.base() + "/keys/mallory";
-        peer.routes.put("/keys/mallory", ex -> Peer.Response.json("application/activity+json", keyJson(keyId, carol, malloryPem)));
+        peer.routes.put(
+                "/keys/mallory",
+                ex -> Peer.Response.json("application/activity+json", keyJson(keyId, carol, malloryPem)));
 
         for (int attempt = 0; attempt < 2; attempt++) {
             int fetches = peer.received.size();
-            SignatureRefused e = assertThrows(SignatureRefused.class,
-                    () -> signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+            SignatureRefused e = assertThrows(
+                    SignatureRefused.class,
+                    () -> signatures.verify(
+                            "POST",
+                            "/inbox",
+                            signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL),
+                            FOLLOW));
             assertEquals(401, e.status());
             assertTrue(e.getMessage().contains("does not list the key"), e.getMessage());
-            assertEquals(fetches + 2, peer.received.size(), "a refused binding is not kept: the key and its owner are fetched every time");
+            assertEquals(
+                    fetches + 2,
+                    peer.received.size(),
+                    "a refused binding is not kept: the key and its owner are fetched every time");
         }
 
         // carol lists the key under that id but with another PEM: still refused
-        serveActorWithKeys(peer, "/users/carol", "[" + keyJson(carol + "#main-key", carol, carolPem) + "," + keyJson(keyId, carol, carolPem) + "]");
-        SignatureRefused other = assertThrows(SignatureRefused.class,
-                () -> signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+        serveActorWithKeys(
+                peer,
+                "/users/carol",
+                "[" + keyJson(carol + "#main-key", carol, carolPem) + "," + keyJson(keyId, carol, carolPem) + "]");
+        SignatureRefused other = assertThrows(
+                SignatureRefused.class,
+                () -> signatures.verify(
+                        "POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
         assertEquals(401, other.status());
         assertTrue(other.getMessage().contains("lists another key"), other.getMessage());
 
         // carol's own document lists the key (in an array, next to her main key): her key document, believed and kept
-        serveActorWithKeys(peer, "/users/carol", "[" + keyJson(carol + "#main-key", carol, carolPem) + "," + keyJson(keyId, carol, malloryPem) + "]");
-        Signer signer = signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
+        serveActorWithKeys(
+                peer,
+                "/users/carol",
+                "[" + keyJson(carol + "#main-key", carol, carolPem) + "," + keyJson(keyId, carol, malloryPem) + "]");
+        Signer signer = signatures.verify(
+                "POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
         assertEquals(carol, signer.owner());
         int fetches = peer.received.size();
         signatures.verify("POST", "/inbox", signed("mallory-key", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW);
@@ -226,8 +309,13 @@ class SignaturesTest {
         String dan = peer.serveActor("/users/dan", danPem);
         String evePem = peer.opensslKey("eve");
         String eve = serveActorWithKeys(peer, "/users/eve", keyJson(peer.base() + "/users/eve#main-key", dan, evePem));
-        SignatureRefused e = assertThrows(SignatureRefused.class,
-                () -> signatures.verify("POST", "/inbox", signed("eve", eve + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+        SignatureRefused e = assertThrows(
+                SignatureRefused.class,
+                () -> signatures.verify(
+                        "POST",
+                        "/inbox",
+                        signed("eve", eve + "#main-key", "POST", "/inbox", now(), FOLLOW, ALL),
+                        FOLLOW));
         assertEquals(401, e.status());
         assertTrue(e.getMessage().contains(dan), e.getMessage());
     }
@@ -239,10 +327,13 @@ class SignaturesTest {
             String pem = elsewhere.opensslKey("cross");
             String keyId = elsewhere.base() + "/keys/cross";
             String fay = peer.base() + "/users/fay";
-            elsewhere.routes.put("/keys/cross", ex -> Peer.Response.json("application/activity+json", keyJson(keyId, fay, pem)));
+            elsewhere.routes.put(
+                    "/keys/cross", ex -> Peer.Response.json("application/activity+json", keyJson(keyId, fay, pem)));
             serveActorWithKeys(peer, "/users/fay", "[" + keyJson(keyId, fay, pem) + "]");
-            SignatureRefused e = assertThrows(SignatureRefused.class,
-                    () -> signatures.verify("POST", "/inbox", signed("cross", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
+            SignatureRefused e = assertThrows(
+                    SignatureRefused.class,
+                    () -> signatures.verify(
+                            "POST", "/inbox", signed("cross", keyId, "POST", "/inbox", now(), FOLLOW, ALL), FOLLOW));
             assertEquals(401, e.status());
             assertTrue(e.getMessage().contains("same origin"), e.getMessage());
         }
@@ -260,14 +351,19 @@ class SignaturesTest {
         Map<String, String> params = SigningString.parameters(headers.get("Signature"));
         assertEquals(local + "#main-key", params.get("keyid"));
         assertEquals("(request-target) host date digest", params.get("headers"));
-        String text = "(request-target): post /users/alice/inbox?x=1\nhost: remote.example:8443\ndate: " + headers.get("Date")
-                + "\ndigest: " + headers.get("Digest");
+        String text = "(request-target): post /users/alice/inbox?x=1\nhost: remote.example:8443\ndate: "
+                + headers.get("Date") + "\ndigest: " + headers.get("Digest");
         String publicPem = new ActorKeyStore(database.dataSource()).keyOf(local).publicKeyPem();
-        assertTrue(peer.opensslVerifies(publicPem, text, params.get("signature")), "openssl does not verify Atrium's signature");
+        assertTrue(
+                peer.opensslVerifies(publicPem, text, params.get("signature")),
+                "openssl does not verify Atrium's signature");
         assertEquals(SigningString.digest(FOLLOW), headers.get("Digest"));
         // a rotated key is the actor's key from then on, on every instance (a new store reads it from the database)
-        String rotatedPem = new ActorKeyStore(database.dataSource()).rotate(local).publicKeyPem();
-        assertEquals(rotatedPem, new ActorKeyStore(database.dataSource()).keyOf(local).publicKeyPem());
+        String rotatedPem =
+                new ActorKeyStore(database.dataSource()).rotate(local).publicKeyPem();
+        assertEquals(
+                rotatedPem,
+                new ActorKeyStore(database.dataSource()).keyOf(local).publicKeyPem());
         assertTrue(!rotatedPem.equals(publicPem));
     }
 }
