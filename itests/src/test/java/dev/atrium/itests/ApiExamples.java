@@ -1,5 +1,10 @@
 package dev.atrium.itests;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,12 +17,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 
 /**
  * The examples of the API pages in {@code docs/api}, in the format {@code docs/api/README.md} describes: read from a
@@ -42,22 +41,28 @@ final class ApiExamples {
             Pattern.compile("<!-- capture ([a-z][a-z0-9_]*) = ([A-Za-z0-9_]+(?:\\.[A-Za-z0-9_]+)*) -->");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{([a-z][a-z0-9_]*)\\}");
 
-    private ApiExamples() {
-    }
+    private ApiExamples() {}
 
-    record Header(String name, String value) {
-    }
+    record Header(String name, String value) {}
 
     /** A value taken from an example's answer ({@code path}: field names and array indexes joined by dots). */
-    record Capture(String name, String path) {
-    }
+    record Capture(String name, String path) {}
 
     /**
      * One example: the request, its expected status and, when the page shows one, its answer ({@code answerKind}
      * {@code json} or {@code text}; null when the page shows none). {@code line} is where its heading is.
      */
-    record Example(String title, int line, String method, String target, List<Header> headers, String body, int status,
-            String answerKind, String answer, List<Capture> captures) {
+    record Example(
+            String title,
+            int line,
+            String method,
+            String target,
+            List<Header> headers,
+            String body,
+            int status,
+            String answerKind,
+            String answer,
+            List<Capture> captures) {
 
         String requestLine() {
             return method + " " + target;
@@ -163,8 +168,10 @@ final class ApiExamples {
                 }
                 case "json", "text" -> {
                     if (status == 0 || answer != null) {
-                        throw new FormatError(number, "a " + info + " block in \"" + title
-                                + "\" that is not the answer: an example's answer follows its status line, once");
+                        throw new FormatError(
+                                number,
+                                "a " + info + " block in \"" + title
+                                        + "\" that is not the answer: an example's answer follows its status line, once");
                     }
                     answerKind = info;
                     answer = String.join("\n", content);
@@ -173,8 +180,11 @@ final class ApiExamples {
                     }
                     placeholders(number, answer, known);
                 }
-                default -> throw new FormatError(number, "a block `" + info + "` in \"" + title
-                        + "\": an example holds an http block, then a json or text answer");
+                default ->
+                    throw new FormatError(
+                            number,
+                            "a block `" + info + "` in \"" + title
+                                    + "\": an example holds an http block, then a json or text answer");
             }
         }
 
@@ -223,7 +233,16 @@ final class ApiExamples {
                 throw new FormatError(line, "\"" + title + "\" has no status line (" + ARROW + " 200)");
             }
             captures.forEach(c -> known.add(c.name()));
-            return new Example(title, line, method, target, List.copyOf(headers), body, status, answerKind, answer,
+            return new Example(
+                    title,
+                    line,
+                    method,
+                    target,
+                    List.copyOf(headers),
+                    body,
+                    status,
+                    answerKind,
+                    answer,
                     List.copyOf(captures));
         }
     }
@@ -241,8 +260,10 @@ final class ApiExamples {
         Matcher m = PLACEHOLDER.matcher(text);
         while (m.find()) {
             if (!known.contains(m.group(1))) {
-                throw new FormatError(number, "{" + m.group(1) + "} is neither one of " + new TreeSet<>(GIVEN)
-                        + " nor captured by an earlier example of the page");
+                throw new FormatError(
+                        number,
+                        "{" + m.group(1) + "} is neither one of " + new TreeSet<>(GIVEN)
+                                + " nor captured by an earlier example of the page");
             }
         }
     }
@@ -310,7 +331,7 @@ final class ApiExamples {
             if (!actual.isObject()) {
                 return where + ": expected an object but found " + actual;
             }
-            for (Iterator<Map.Entry<String, JsonNode>> it = expected.fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = expected.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> field = it.next();
                 String found = mismatch(field.getValue(), actual.get(field.getKey()), join(path, field.getKey()));
                 if (found != null) {
@@ -339,11 +360,13 @@ final class ApiExamples {
             return null;
         }
         if (expected.isTextual() && expected.textValue().contains(ANY)) {
-            return actual.isTextual() && glob(expected.textValue(), actual.textValue()) ? null
+            return actual.isTextual() && glob(expected.textValue(), actual.textValue())
+                    ? null
                     : where + ": expected " + expected + " but found " + actual;
         }
         if (expected.isNumber() && actual.isNumber()) {
-            return new BigDecimal(expected.asText()).compareTo(new BigDecimal(actual.asText())) == 0 ? null
+            return new BigDecimal(expected.asText()).compareTo(new BigDecimal(actual.asText())) == 0
+                    ? null
                     : where + ": expected " + expected + " but found " + actual;
         }
         return expected.equals(actual) ? null : where + ": expected " + expected + " but found " + actual;

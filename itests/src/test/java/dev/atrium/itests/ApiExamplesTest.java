@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.DynamicContainer.dynamicContainer;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.ApiExamples.Example;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,14 +26,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.atrium.itests.ApiExamples.Example;
 
 /**
  * The API pages in {@code docs/api} say what the server answers: every example of every page is sent, in page order,
@@ -41,7 +38,8 @@ import dev.atrium.itests.ApiExamples.Example;
 class ApiExamplesTest {
 
     static final Path PAGES = AtriumServer.ROOT.resolve("docs/api");
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /** An answer quoted in a failure is cut here: a failure names the first difference anyway. */
     private static final int QUOTED_ANSWER_CHARS = 4_000;
 
@@ -55,10 +53,13 @@ class ApiExamplesTest {
     @Test
     void theIndexLinksEveryPageAndTheReadmeLinksTheIndex() throws IOException {
         String index = Files.readString(PAGES.resolve("README.md"));
-        List<String> unlinked = pages().stream().map(p -> p.getFileName().toString())
-                .filter(name -> !index.contains("](" + name + ")")).toList();
+        List<String> unlinked = pages().stream()
+                .map(p -> p.getFileName().toString())
+                .filter(name -> !index.contains("](" + name + ")"))
+                .toList();
         assertEquals(List.of(), unlinked, "pages docs/api/README.md does not link");
-        assertTrue(Files.readString(AtriumServer.ROOT.resolve("README.md")).contains("](docs/api/README.md)"),
+        assertTrue(
+                Files.readString(AtriumServer.ROOT.resolve("README.md")).contains("](docs/api/README.md)"),
                 "README.md links the API examples' index, docs/api/README.md");
     }
 
@@ -86,14 +87,27 @@ class ApiExamplesTest {
     void anAnswerHoldsAnExampleWhenItHasEveryDocumentedFieldWithItsValue() throws IOException {
         JsonNode answer = json("{'memory': {'id': 'mem_1', 'content': 'Deploys on Tuesdays', 'n': 2},"
                 + " 'items': [1, 2, 3], 'next': null}");
-        for (String holds : List.of("{}", "{'memory': {'content': 'Deploys on Tuesdays'}}", "{'memory': {'id': '…'}}",
-                "{'memory': {'content': 'Deploys …'}}", "{'memory': {'n': 2.0}}", "{'next': '…'}", "{'next': null}",
-                "{'items': [1, 2, 3]}", "{'items': [1, '…']}")) {
+        for (String holds : List.of(
+                "{}",
+                "{'memory': {'content': 'Deploys on Tuesdays'}}",
+                "{'memory': {'id': '…'}}",
+                "{'memory': {'content': 'Deploys …'}}",
+                "{'memory': {'n': 2.0}}",
+                "{'next': '…'}",
+                "{'next': null}",
+                "{'items': [1, 2, 3]}",
+                "{'items': [1, '…']}")) {
             assertNull(ApiExamples.mismatch(json(holds), answer, ""), holds);
         }
-        for (String differs : List.of("{'memory': {'content': 'Deploys on Mondays'}}", "{'memory': {'tags': '…'}}",
-                "{'memory': {'id': 'note_…'}}", "{'memory': {'n': '2'}}", "{'memory': []}", "{'next': 'null'}",
-                "{'items': [1, 2]}", "{'items': [2, '…']}")) {
+        for (String differs : List.of(
+                "{'memory': {'content': 'Deploys on Mondays'}}",
+                "{'memory': {'tags': '…'}}",
+                "{'memory': {'id': 'note_…'}}",
+                "{'memory': {'n': '2'}}",
+                "{'memory': []}",
+                "{'next': 'null'}",
+                "{'items': [1, 2]}",
+                "{'items': [2, '…']}")) {
             assertNotNull(ApiExamples.mismatch(json(differs), answer, ""), differs);
         }
     }
@@ -106,8 +120,10 @@ class ApiExamplesTest {
     /** The example pages: every Markdown file of docs/api but its index, in name order. */
     static List<Path> pages() throws IOException {
         try (Stream<Path> files = Files.list(PAGES)) {
-            return files.filter(p -> p.toString().endsWith(".md") && !p.getFileName().toString().equals("README.md"))
-                    .sorted().toList();
+            return files.filter(p -> p.toString().endsWith(".md")
+                            && !p.getFileName().toString().equals("README.md"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -117,12 +133,17 @@ class ApiExamplesTest {
         try {
             examples = ApiExamples.parse(Files.readString(file));
         } catch (ApiExamples.FormatError | IOException e) {
-            return dynamicContainer(page, Stream.of(dynamicTest("the page follows the examples' format",
-                    () -> fail(page + ", " + e.getMessage()))));
+            return dynamicContainer(
+                    page,
+                    Stream.of(dynamicTest(
+                            "the page follows the examples' format", () -> fail(page + ", " + e.getMessage()))));
         }
         if (examples.isEmpty()) {
-            return dynamicContainer(page, Stream.of(dynamicTest("the page has examples",
-                    () -> fail(page + " has no example (a ### title with an http block and a status line)"))));
+            return dynamicContainer(
+                    page,
+                    Stream.of(dynamicTest(
+                            "the page has examples",
+                            () -> fail(page + " has no example (a ### title with an http block and a status line)"))));
         }
         PageRun run = new PageRun(server, page);
         return dynamicContainer(page, examples.stream().map(e -> dynamicTest(e.title(), () -> run.check(e))));
@@ -206,7 +227,8 @@ class ApiExamplesTest {
                 b.header("Authorization", "Bearer " + values.get("token"));
             }
             if (example.body() == null) {
-                return b.method(example.method(), HttpRequest.BodyPublishers.noBody()).build();
+                return b.method(example.method(), HttpRequest.BodyPublishers.noBody())
+                        .build();
             }
             if (!contentType) {
                 b.header("Content-Type", "application/json");
@@ -219,7 +241,8 @@ class ApiExamplesTest {
         /** How the answer differs from the documented one, or null. */
         private String difference(Example example, String body, JsonNode json) throws IOException {
             if (example.answerKind().equals("text")) {
-                String expected = ApiExamples.substitute(example.answer(), values).stripTrailing();
+                String expected =
+                        ApiExamples.substitute(example.answer(), values).stripTrailing();
                 boolean same = ApiExamples.glob(expected, body.stripTrailing());
                 return same ? null : "the answer is not the documented text";
             }
