@@ -35,7 +35,12 @@ class ApiBaselineTest {
         int start = source.indexOf(REMOVED);
         assertTrue(
                 start > 0, "AgentTool.requiredGrants() is where this test expects it; pick another method if it moved");
-        Files.writeString(api, source.substring(0, start) + source.substring(start + REMOVED.length()));
+        // the interface's own link to the method goes too: a dangling link is an Error Prone warning, which fails
+        // the compile before the baseline could
+        Files.writeString(
+                api,
+                (source.substring(0, start) + source.substring(start + REMOVED.length()))
+                        .replace("{@link #requiredGrants()}", "its required grants"));
 
         Path log = copy.resolve("build.log");
         Process mvn = new ProcessBuilder(
@@ -44,7 +49,9 @@ class ApiBaselineTest {
                         "-f",
                         copy.resolve("bundles/runs.api/pom.xml").toString(),
                         "verify",
-                        "-DskipTests")
+                        "-DskipTests",
+                        // the cut leaves the file unformatted; the format check would fail the build first
+                        "-Dspotless.check.skip=true")
                 .directory(copy.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())

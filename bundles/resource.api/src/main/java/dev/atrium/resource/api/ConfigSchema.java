@@ -1,5 +1,7 @@
 package dev.atrium.resource.api;
 
+import java.lang.reflect.Constructor;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -175,6 +177,101 @@ public final class ConfigSchema {
                 return s;
             }
         }
+    }
+
+    /**
+     * A resource's configuration ({@link ResourceContext#config()}) as a record of the provider's. Each component takes
+     * the field named as the component is, written in snake_case ({@code maxDeliveries} takes {@code max_deliveries});
+     * a field the stored configuration lacks (it was stored before this schema had the field) takes the schema's
+     * default. Components are of the types a schema validates: {@code String}, {@code long}, {@code int},
+     * {@code boolean}, or their boxes. A field with neither value nor default is {@code null}; for a primitive
+     * component that is the provider's mistake, an {@code IllegalArgumentException}.
+     *
+     * @since 1.7
+     */
+    public <C extends Record> C read(Map<String, ?> config, Class<C> type) {
+        RecordShape shape = RECORD_SHAPES.get(type);
+        Object[] values = new Object[shape.fields().length];
+        for (int i = 0; i < values.length; i++) {
+            String field = shape.fields()[i];
+            Object v = config.get(field);
+            if (v == null) {
+                v = fields.stream()
+                        .filter(f -> f.name().equals(field))
+                        .map(Field::defaultValue)
+                        .findFirst()
+                        .orElse(null);
+            }
+            values[i] = value(field, v, shape.types()[i]);
+        }
+        try {
+            return type.cast(shape.constructor().newInstance(values));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalArgumentException("cannot make " + type.getName() + " of a configuration", e);
+        }
+    }
+
+    /** A record's fields and canonical constructor, found once per class (kept with the class, not past it). */
+    private record RecordShape(String[] fields, Class<?>[] types, Constructor<?> constructor) {}
+
+    private static final ClassValue<RecordShape> RECORD_SHAPES = new ClassValue<>() {
+        @Override
+        protected RecordShape computeValue(Class<?> type) {
+            RecordComponent[] components = type.getRecordComponents();
+            if (components == null) {
+                throw new IllegalArgumentException(type.getName() + " is not a record");
+            }
+            String[] fields = new String[components.length];
+            Class<?>[] types = new Class<?>[components.length];
+            for (int i = 0; i < components.length; i++) {
+                fields[i] = snakeCase(components[i].getName());
+                types[i] = components[i].getType();
+            }
+            try {
+                Constructor<?> constructor = type.getDeclaredConstructor(types);
+                constructor.setAccessible(true);
+                return new RecordShape(fields, types, constructor);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalArgumentException("cannot make " + type.getName() + " of a configuration", e);
+            }
+        }
+    };
+
+    private static Object value(String field, Object v, Class<?> type) {
+        if (v == null) {
+            if (type.isPrimitive()) {
+                throw new IllegalArgumentException(
+                        "config." + field + " is absent, and " + type + " cannot be null: give it a default");
+            }
+            return null;
+        }
+        if ((type == long.class || type == Long.class) && v instanceof Number n) {
+            return n.longValue();
+        }
+        if ((type == int.class || type == Integer.class) && v instanceof Number n) {
+            return Math.toIntExact(n.longValue());
+        }
+        if ((type == boolean.class || type == Boolean.class) && v instanceof Boolean) {
+            return v;
+        }
+        if (type == String.class && v instanceof String) {
+            return v;
+        }
+        throw new IllegalArgumentException(
+                "config." + field + " is a " + v.getClass().getSimpleName() + ", not a " + type.getSimpleName());
+    }
+
+    static String snakeCase(String name) {
+        StringBuilder out = new StringBuilder(name.length() + 4);
+        for (int i = 0; i < name.length(); i++) {
+            char ch = name.charAt(i);
+            if (Character.isUpperCase(ch)) {
+                out.append('_').append(Character.toLowerCase(ch));
+            } else {
+                out.append(ch);
+            }
+        }
+        return out.toString();
     }
 
     /** The schema as a JSON-Schema-like object: {@code {type: object, properties: {...}, required: [...]}}. */

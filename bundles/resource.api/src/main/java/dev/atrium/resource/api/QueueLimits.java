@@ -19,17 +19,20 @@ public final class QueueLimits {
             .integer("max_message_bytes", "largest message body accepted", 1, 1_048_576, 262_144)
             .build();
 
+    /** A queue's configuration. */
+    private record Config(int maxDeliveries, long maxMessageBytes) {}
+
     private QueueLimits() {}
 
     public static int maxDeliveries(ResourceContext ctx) {
-        return ctx.config().get("max_deliveries") instanceof Number n ? n.intValue() : 5;
+        return SCHEMA.read(ctx.config(), Config.class).maxDeliveries();
     }
 
     public static void checkBody(ResourceContext ctx, byte[] body) throws ResourceException {
         if (body == null) {
             throw ResourceException.badInput("a message needs a body");
         }
-        long most = ctx.config().get("max_message_bytes") instanceof Number n ? n.longValue() : 262_144;
+        long most = SCHEMA.read(ctx.config(), Config.class).maxMessageBytes();
         if (body.length > most) {
             throw new ResourceException(
                     ResourceException.Kind.TOO_LARGE,

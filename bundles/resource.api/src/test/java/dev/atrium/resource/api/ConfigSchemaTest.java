@@ -65,4 +65,31 @@ class ConfigSchemaTest {
                         1000L),
                 max);
     }
+
+    record Settings(int maxBytes, String mode, String region, boolean strict, Long missing) {}
+
+    @Test
+    void aValidatedConfigReadsAsARecordOfSnakeCaseFields() throws ResourceException {
+        Settings settings = schema.read(schema.validate(Map.of("region", "eu", "max_bytes", 7)), Settings.class);
+        assertEquals(new Settings(7, "keep", "eu", false, null), settings);
+        // stored before the schema had max_bytes and strict: their defaults
+        assertEquals(
+                new Settings(100, "drop", "eu", false, null),
+                schema.read(Map.of("region", "eu", "mode", "drop"), Settings.class));
+    }
+
+    record Wrong(String maxBytes) {}
+
+    record Absent(long limit) {}
+
+    @Test
+    void aRecordThatDoesNotFitTheConfigIsTheProvidersMistakeAndSaysWhich() throws ResourceException {
+        Map<String, Object> config = schema.validate(Map.of("region", "eu"));
+        IllegalArgumentException wrong =
+                assertThrows(IllegalArgumentException.class, () -> schema.read(config, Wrong.class));
+        assertTrue(wrong.getMessage().contains("config.max_bytes is a Long, not a String"), wrong.getMessage());
+        IllegalArgumentException absent =
+                assertThrows(IllegalArgumentException.class, () -> schema.read(config, Absent.class));
+        assertTrue(absent.getMessage().contains("config.limit is absent"), absent.getMessage());
+    }
 }

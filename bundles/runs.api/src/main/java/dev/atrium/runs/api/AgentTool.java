@@ -5,7 +5,7 @@ import org.osgi.annotation.versioning.ConsumerType;
 
 /**
  * A tool an agent run may call. The run's tool executor offers it only when the run holds every grant in
- * {@link #requiredGrants()} (DESIGN §2: a {@code restricted_egress} workspace never holds {@code egress.http}), and
+ * {@link #requiredGrants()} (a {@code restricted_egress} workspace never holds {@code egress.http}), and
  * calls it only after re-verifying the run's requester Principal and owner witness.
  */
 @ConsumerType

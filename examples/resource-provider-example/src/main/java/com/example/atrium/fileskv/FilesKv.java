@@ -57,9 +57,15 @@ public class FilesKv implements ResourceProvider, KvFacet {
         version = p.getProperty("version", "unknown");
     }
 
+    private static final ConfigSchema SCHEMA =
+            ConfigSchema.builder().integer("max_value_bytes", "the largest value this resource accepts", 1, 1 << 20, 65_536).build();
+
+    /** A resource's configuration, as {@link ConfigSchema#read} reads it: {@code maxValueBytes} is max_value_bytes. */
+    private record Settings(long maxValueBytes) {}
+
     @Override
     public ConfigSchema configSchema() {
-        return ConfigSchema.builder().integer("max_value_bytes", "the largest value this resource accepts", 1, 1 << 20, 65_536).build();
+        return SCHEMA;
     }
 
     @Override
@@ -151,7 +157,7 @@ public class FilesKv implements ResourceProvider, KvFacet {
 
     @Override
     public void put(ResourceContext ctx, String key, byte[] value, Duration ttl) throws ResourceException {
-        long max = ((Number) ctx.config().getOrDefault("max_value_bytes", 65_536L)).longValue();
+        long max = SCHEMA.read(ctx.config(), Settings.class).maxValueBytes();
         if (value.length > max) {
             throw new ResourceException(ResourceException.Kind.TOO_LARGE, "this resource takes values of at most " + max + " bytes");
         }

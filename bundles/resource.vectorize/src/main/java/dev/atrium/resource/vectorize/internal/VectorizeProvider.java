@@ -105,27 +105,27 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
 
     @Override
     public ConfigSchema configSchema() {
-        return ConfigSchema.builder()
-                .integer(
-                        "dimensions",
-                        "values per vector (fixed at creation; 384 fits bge-small embeddings)",
-                        1,
-                        4096,
-                        384)
-                .string(
-                        "metric",
-                        "how nearness is measured (fixed at creation)",
-                        false,
-                        List.of("cosine", "dot", "euclidean"),
-                        "cosine")
-                .string(
-                        "index",
-                        "exact: PostgreSQL, exact scan, for small indexes (up to the operator's maxExactVectors); hnsw: Lucene HNSW graph, approximate, for large ones",
-                        false,
-                        List.of("exact", "hnsw"),
-                        "exact")
-                .build();
+        return SCHEMA;
     }
+
+    /** What an index's configuration fixes at its creation. */
+    private record Shape(int dimensions, String metric, String index) {}
+
+    private static final ConfigSchema SCHEMA = ConfigSchema.builder()
+            .integer("dimensions", "values per vector (fixed at creation; 384 fits bge-small embeddings)", 1, 4096, 384)
+            .string(
+                    "metric",
+                    "how nearness is measured (fixed at creation)",
+                    false,
+                    List.of("cosine", "dot", "euclidean"),
+                    "cosine")
+            .string(
+                    "index",
+                    "exact: PostgreSQL, exact scan, for small indexes (up to the operator's maxExactVectors); hnsw: Lucene HNSW graph, approximate, for large ones",
+                    false,
+                    List.of("exact", "hnsw"),
+                    "exact")
+            .build();
 
     @Override
     public Map<String, Object> provision(ResourceContext ctx) throws ResourceException {
@@ -139,10 +139,9 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
 
     @Override
     public void update(ResourceContext ctx, Map<String, Object> newConfig) throws ResourceException {
-        for (String fixed : List.of("dimensions", "metric", "index")) {
-            if (!String.valueOf(ctx.config().get(fixed)).equals(String.valueOf(newConfig.get(fixed)))) {
-                throw ResourceException.badInput(FIXED);
-            }
+        // an index stored before its configuration named every field has the defaults of the ones it lacks
+        if (!SCHEMA.read(ctx.config(), Shape.class).equals(SCHEMA.read(newConfig, Shape.class))) {
+            throw ResourceException.badInput(FIXED);
         }
     }
 
@@ -159,9 +158,10 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     public Map<String, Object> connectionInfo(ResourceContext ctx) throws ResourceException {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("backend", "local");
-        m.put("index", ctx.config().get("index"));
-        m.put("dimensions", dimensions(ctx));
-        m.put("metric", ctx.config().get("metric"));
+        Shape shape = SCHEMA.read(ctx.config(), Shape.class);
+        m.put("index", shape.index());
+        m.put("dimensions", shape.dimensions());
+        m.put("metric", shape.metric());
         m.put("vectors", hnsw(ctx) ? hnsw.count(ctx.resourceId(), ctx.dataDirectory()) : exact.count(ctx.resourceId()));
         if (hnsw(ctx)) {
             m.put("scorer", hnsw.scorer()); // "simd (jdk.incubator.vector, ...)" or "scalar (...; why)"
@@ -257,16 +257,14 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     }
 
     private static boolean hnsw(ResourceContext ctx) {
-        return "hnsw".equals(ctx.config().get("index"));
+        return "hnsw".equals(SCHEMA.read(ctx.config(), Shape.class).index());
     }
 
     private static int dimensions(ResourceContext ctx) {
-        Object d = ctx.config().get("dimensions");
-        return d instanceof Number n ? n.intValue() : 384;
+        return SCHEMA.read(ctx.config(), Shape.class).dimensions();
     }
 
     private static Metric metric(ResourceContext ctx) {
-        Object m = ctx.config().get("metric");
-        return m == null ? Metric.COSINE : Metric.of(m);
+        return Metric.of(SCHEMA.read(ctx.config(), Shape.class).metric());
     }
 }
