@@ -724,8 +724,8 @@ class AgentRunsTest {
             String model = model();
             User u = user(quick, "openai", model, null);
             // 5 MB: more than the sockets hold, the rest waits in the server. In 500 deltas, not 2,500: each is a
-            // commit,
-            // and 2,500 of them took over the 60 s below while the suite's other class loaded the machine's disk
+            // commit, and 2,500 of them took over the 60 s below while the suite's other class loaded the machine's
+            // disk
             String[] parts = new String[500];
             for (int i = 0; i < parts.length; i++) {
                 parts[i] = i + "y".repeat(10_000);

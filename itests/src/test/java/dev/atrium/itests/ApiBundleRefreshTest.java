@@ -44,8 +44,8 @@ import org.osgi.framework.wiring.BundleWiring;
  * old revision are refreshed with it, no request fails, the capabilities that use the API (runs, Git smart HTTP)
  * keep serving, and no class of an old revision stays reachable. The deploy directory refreshes the same way.
  */
-// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop
-// 34)
+// requests under updates fail none: measured with no other test class loading the two cores
+// (docs/decisions/runtime-and-build.md, "The integration tests")
 @Isolated
 @ResourceLock(InFrameworkRuntime.LOCK)
 class ApiBundleRefreshTest {

@@ -92,8 +92,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         // covered by SharePasswordsTest
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
         // the route sweep sends hundreds of public federation GETs a second from one address; the limit itself is
-        // covered
-        // by StoreInventoryTest, which sets its own with a configuration file
+        // covered by StoreInventoryTest, which sets its own with a configuration file
         pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE", "600000");
         pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_BURST", "100000");
         // the second kv backend runs on the machine's Redis (ResourcesTest, KvOnRedisTest)
@@ -310,8 +309,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
                             },
                             AtriumServer.class);
             // tests before this one update bundles, switch features and drop jars into deploy/ on the shared server;
-            // each
-            // test starts on a server that says it is ready again, as an operator's next request would wait for
+            // each test starts on a server that says it is ready again, as an operator's next request would wait for
             try {
                 server.awaitHealthy(Duration.ofSeconds(60), System.nanoTime());
             } catch (Exception ex) {

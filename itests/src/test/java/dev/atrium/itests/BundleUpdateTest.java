@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
 
 /** Bundles are upgraded at run time without a failed request, and a broken upgrade is rolled back. */
-// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop
-// 34)
+// requests under updates fail none: measured with no other test class loading the two cores
+// (docs/decisions/runtime-and-build.md, "The integration tests")
 @Isolated
 @SharedServer
 class BundleUpdateTest {

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.parallel.Isolated;
  * replacing its jar upgrades it in place (data kept, new version visible); removing it makes its resources answer 503
  * naming it (nothing deleted); putting it back makes them work again. Other routes fail no request meanwhile.
  */
-// requests under updates fail none: measured with no other test class loading the two cores (docs/decisions.md, stop
-// 34)
+// requests under updates fail none: measured with no other test class loading the two cores
+// (docs/decisions/runtime-and-build.md, "The integration tests")
 @Isolated
 @SharedServer
 @Timeout(600)

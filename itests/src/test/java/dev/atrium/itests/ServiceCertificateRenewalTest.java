@@ -143,8 +143,8 @@ class ServiceCertificateRenewalTest {
         String newContext = "the HTTPS listener took a new TLS context";
         int contextsBefore = count(server.fullLog(), newContext);
         // a domain verified meanwhile makes every instance reload the served certificates; the failed renewal's claim
-        // and
-        // failure changed the row, not the certificate, so TLS sessions made before are still resumed (no new context)
+        // and failure changed the row, not the certificate, so TLS sessions made before are still resumed (no new
+        // context)
         ServiceCertificatesTest.verified(u, base, "renew-other.example.test", dns);
         Thread.sleep(4_000);
         JsonNode later = u.http().get(base + "/" + domainId).get("domain").get("ssl");

@@ -88,9 +88,8 @@ class StorageDiskFullTest {
                 assertEquals(1, all.filter(Files::isRegularFile).count(), "only the blob of kept.bin");
             }
             // and a write that fits goes through: the server is not left refusing. (Not the 900 KB again: kept.bin's
-            // old
-            // bytes were read through memory-mapped windows, and a deleted file's pages come back only once the JVM's
-            // garbage collector has released those, which no request can make happen.)
+            // old bytes were read through memory-mapped windows, and a deleted file's pages come back only once the
+            // JVM's garbage collector has released those, which no request can make happen.)
             assertEquals(
                     200,
                     raw(

@@ -379,9 +379,8 @@ public class IdentityService implements SessionVerifier {
 
     @Override
     public Session verify(String cookieValue) {
-        // the kernel checks the Principal is active and makes the session's caller
-        // a session starts at its sign-in: that is when and how its person authenticated (OpenID Connect's auth_time,
-        // amr)
+        // the kernel checks the Principal is active and makes the session's caller.
+        // A session starts at its sign-in: when and how its person authenticated (OpenID Connect's auth_time, amr).
         return live(cookieValue)
                 .map(live -> new Session(
                         live.principalId(),

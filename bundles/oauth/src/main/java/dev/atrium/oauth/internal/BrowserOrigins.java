@@ -59,8 +59,7 @@ public class BrowserOrigins {
         boolean loopback =
                 "http".equals(o.getScheme()) && ("127.0.0.1".equals(o.getHost()) || "[::1]".equals(o.getHost()));
         // redirect_uris holds one URI per line; an origin matches a line that starts with it and then a path, query or
-        // end
-        // (a loopback host on any port: the port of a native or local app's redirect is picked at run time)
+        // end (a loopback host on any port: the port of a native or local app's redirect is picked at run time)
         Object[] args = loopback
                 ? new Object[] {pattern(portless, "/"), pattern(portless, "?"), pattern(portless, ":")}
                 : new Object[] {pattern(origin, "/"), pattern(origin, "?")};

@@ -208,11 +208,9 @@ public class FeatureSwitch {
             }
         } catch (IllegalStateException | NullPointerException uninstalled) {
             // uninstalled since the caller listed it (FileInstall or an operator, meanwhile): it belongs to nothing
-            // now.
-            // Felix throws IllegalStateException once the bundle says so, and a NullPointerException from getEntry in
-            // the
-            // moment before, when the revision's content is already closed (CI saw both while FileInstall removed a
-            // jar)
+            // now. Felix throws IllegalStateException once the bundle says so, and a NullPointerException from getEntry
+            // in the moment before, when the revision's content is already closed (CI saw both while FileInstall
+            // removed a jar)
         }
         return Optional.empty();
     }

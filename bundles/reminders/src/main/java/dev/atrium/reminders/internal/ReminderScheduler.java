@@ -85,8 +85,7 @@ public class ReminderScheduler {
             }
             try {
                 // every instance looks on the same wall-clock ticks, so a reminder fires on the first tick after it is
-                // due
-                // whichever instance claims it (the claim, not luck in timing, keeps it to one)
+                // due whichever instance claims it (the claim, not luck in timing, keeps it to one)
                 Thread.sleep(pollMillis - System.currentTimeMillis() % pollMillis);
             } catch (InterruptedException e) {
                 return;

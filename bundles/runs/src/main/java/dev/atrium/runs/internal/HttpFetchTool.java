@@ -152,8 +152,8 @@ public class HttpFetchTool implements AgentTool {
                     throw failure(e);
                 }
                 // the worker was interrupted while reading (the run was cancelled, or this instance stops); the
-                // exception
-                // is the signal, as from any blocking call (a flag left set would fail the run's next pool checkout)
+                // exception is the signal, as from any blocking call (a flag left set would fail the run's next pool
+                // checkout)
                 throw new InterruptedException("the fetch was interrupted");
             } catch (ExecutionException | IOException e) {
                 throw failure(e);

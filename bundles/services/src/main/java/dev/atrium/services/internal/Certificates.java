@@ -263,8 +263,7 @@ public class Certificates {
             }
             LOG.info("services: no certificate for {}: {}", d.domain(), why);
             // a certificate issued before stays stored (shown and served); the failure is what the last order said, and
-            // the
-            // renewal task waits longer after each failure in a row: 10 minutes, 20, 40… at most a day
+            // the renewal task waits longer after each failure in a row: 10 minutes, 20, 40… at most a day
             store.sql()
                     .update(
                             "UPDATE service_domain_certificates SET status = 'failed', error = ?, claimed_until = NULL, failures = failures + 1, "

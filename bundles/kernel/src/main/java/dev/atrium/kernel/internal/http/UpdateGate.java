@@ -104,9 +104,8 @@ public class UpdateGate implements EventHook {
     public void event(BundleEvent event, Collection<BundleContext> contexts) {
         Bundle b = event.getBundle();
         // while the server stops, the first bundle to go is Aries' whiteboard (the last level to start): a request
-        // still
-        // running then would lose the application that writes its answer (an upload finished with 200 and no body), so
-        // any bundle's stop closes the gate and waits for what is in flight
+        // still running then would lose the application that writes its answer (an upload finished with 200 and no
+        // body), so any bundle's stop closes the gate and waits for what is in flight
         boolean serverStopping = event.getType() == BundleEvent.STOPPING && framework.getState() == Bundle.STOPPING;
         if (!serverStopping
                 && (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium."))) {

@@ -251,9 +251,8 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
             Subscription inbox = nats.subscribe(nats.createInbox());
             try {
                 // a pull that answers at once (no_wait), read until the server says it has no more (a status) or the
-                // batch is
-                // full; jnats' own fetch stops listening after a second, and a delivery arriving later is lost until
-                // ackWait
+                // batch is full; jnats' own fetch stops listening after a second, and a delivery arriving later is lost
+                // until ackWait
                 nats.publish(
                         "$JS.API.CONSUMER.MSG.NEXT." + stream(ctx) + "." + CONSUMER,
                         inbox.getSubject(),
