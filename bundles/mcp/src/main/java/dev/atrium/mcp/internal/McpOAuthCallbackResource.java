@@ -3,6 +3,7 @@ package dev.atrium.mcp.internal;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -45,6 +46,7 @@ public class McpOAuthCallbackResource {
 
     @GET
     @Anonymous
+    @JsonShape(McpJson.Connected.class)
     public Response callback(
             @Context SecurityContext sc,
             @Context UriInfo uri,

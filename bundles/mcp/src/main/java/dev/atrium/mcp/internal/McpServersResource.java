@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -76,6 +77,7 @@ public class McpServersResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(McpJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @QueryParam("space_id") String spaceId,
@@ -93,7 +95,8 @@ public class McpServersResource {
 
     @POST
     @RequiresScope("threads:write")
-    public Response create(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(McpJson.One.class)
+    public Response create(@Context SecurityContext sc, @JsonShape(McpJson.Registration.class) JsonNode body) {
         NulText.reject(body);
         JsonBody in = JsonBody.of(body);
         SpaceRef space = space(Caller.from(sc), in.string("space_id").orElse(null));
@@ -118,7 +121,9 @@ public class McpServersResource {
     @PATCH
     @Path("{id}")
     @RequiresScope("threads:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(McpJson.One.class)
+    public Map<String, Object> update(
+            @Context SecurityContext sc, @PathParam("id") String id, @JsonShape(McpJson.Change.class) JsonNode body) {
         NulText.reject(body);
         Server server = owned(Caller.from(sc), id);
         JsonBody in = JsonBody.of(body);
@@ -148,6 +153,7 @@ public class McpServersResource {
     @DELETE
     @Path("{id}")
     @RequiresScope("threads:write")
+    @JsonShape(McpJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         if (!store.delete(owned(Caller.from(sc), id).id())) {
             throw ApiException.notFound(NOT_FOUND);
@@ -159,6 +165,7 @@ public class McpServersResource {
     @GET
     @Path("{id}/tools")
     @RequiresScope("threads:read")
+    @JsonShape(McpJson.Tools.class)
     public Map<String, Object> tools(@Context SecurityContext sc, @PathParam("id") String id) {
         Server server = owned(Caller.from(sc), id);
         ArrayNode tools;
@@ -190,6 +197,7 @@ public class McpServersResource {
     @POST
     @Path("{id}/authorize")
     @RequiresScope("threads:write")
+    @JsonShape(McpJson.Authorization.class)
     public Map<String, Object> authorize(
             @Context SecurityContext sc, @Context UriInfo uri, @PathParam("id") String id) {
         Caller caller = Caller.from(sc);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
@@ -73,7 +74,9 @@ public class NotificationsResource {
     @POST
     @Path("test")
     @Consumes(MediaType.WILDCARD)
-    public javax.ws.rs.core.Response test(@Context SecurityContext sc, String raw) {
+    @JsonShape(NotificationJson.One.class)
+    public javax.ws.rs.core.Response test(
+            @Context SecurityContext sc, @JsonShape(NotificationJson.Test.class) String raw) {
         String principal = Caller.from(sc).principalId();
         String title = "Test notification";
         String text = null;
@@ -111,6 +114,7 @@ public class NotificationsResource {
 
     @RequiresScope("account:read")
     @GET
+    @JsonShape(NotificationJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @QueryParam("read") String read,
@@ -134,6 +138,7 @@ public class NotificationsResource {
     @RequiresScope("account:read")
     @GET
     @Path("unread-count")
+    @JsonShape(NotificationJson.UnreadCount.class)
     public Map<String, Object> unreadCount(@Context SecurityContext sc, @QueryParam("type") String type) {
         return Map.of("unread_count", store.count(Caller.from(sc).principalId(), false, type(type)));
     }
@@ -142,7 +147,11 @@ public class NotificationsResource {
     @PATCH
     @Path("{id}/read")
     @Consumes(MediaType.WILDCARD)
-    public Map<String, Object> markRead(@Context SecurityContext sc, @PathParam("id") String id, String raw) {
+    @JsonShape(NotificationJson.Marked.class)
+    public Map<String, Object> markRead(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(NotificationJson.Read.class) String raw) {
         String principal = Caller.from(sc).principalId();
         boolean read = true;
         if (raw != null && !raw.isBlank()) {
@@ -162,7 +171,9 @@ public class NotificationsResource {
     /** Several at once ({@code {"ids": [...]}}, all or none) or every unread one ({@code {"all": true}}, optionally of a {@code type}). */
     @POST
     @Path("read")
-    public Map<String, Object> markManyRead(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(NotificationJson.MarkedMany.class)
+    public Map<String, Object> markManyRead(
+            @Context SecurityContext sc, @JsonShape(NotificationJson.MarkMany.class) JsonNode body) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         String principal = Caller.from(sc).principalId();
@@ -203,6 +214,7 @@ public class NotificationsResource {
     @RequiresScope("account:read")
     @GET
     @Path("preferences")
+    @JsonShape(NotificationJson.OnePreferences.class)
     public Map<String, Object> preferences(@Context SecurityContext sc) {
         return Map.of(
                 "preferences", preferencesJson(store.settings(Caller.from(sc).principalId())));
@@ -210,7 +222,9 @@ public class NotificationsResource {
 
     @PATCH
     @Path("preferences")
-    public Map<String, Object> updatePreferences(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(NotificationJson.OnePreferences.class)
+    public Map<String, Object> updatePreferences(
+            @Context SecurityContext sc, @JsonShape(NotificationJson.PreferencesChange.class) JsonNode body) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         rejectUnknown(body, Set.of("enabled", "types"));
@@ -235,13 +249,16 @@ public class NotificationsResource {
     @RequiresScope("account:read")
     @GET
     @Path("settings")
+    @JsonShape(NotificationJson.OneSettings.class)
     public Map<String, Object> settings(@Context SecurityContext sc) {
         return Map.of("settings", settingsJson(store.settings(Caller.from(sc).principalId())));
     }
 
     @PATCH
     @Path("settings")
-    public Map<String, Object> updateSettings(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(NotificationJson.OneSettings.class)
+    public Map<String, Object> updateSettings(
+            @Context SecurityContext sc, @JsonShape(NotificationJson.SettingsChange.class) JsonNode body) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         rejectUnknown(body, Set.of("enabled", "types", "muted_until"));

@@ -3,6 +3,7 @@ package dev.atrium.reminders.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
@@ -53,13 +54,18 @@ public class ReminderResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(ReminderJson.One.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         return Map.of("reminder", owned(Caller.from(sc), id).reminder().toJson());
     }
 
     @PATCH
     @RequiresScope("threads:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ReminderJson.One.class)
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ReminderJson.Input.class) JsonNode body) {
         Reminder current = owned(Caller.from(sc), id).reminder();
         ReminderInput in = ReminderInput.patch(body, current, Instant.now());
         return Map.of(
@@ -71,6 +77,7 @@ public class ReminderResource {
 
     @DELETE
     @RequiresScope("threads:write")
+    @JsonShape(ReminderJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         if (!store.delete(owned(Caller.from(sc), id).reminder().id())) {
             throw ApiException.notFound(NOT_FOUND);
@@ -85,6 +92,7 @@ public class ReminderResource {
     @POST
     @Path("trigger")
     @RequiresScope("threads:write")
+    @JsonShape(ReminderJson.Triggered.class)
     public Map<String, Object> trigger(@Context SecurityContext sc, @PathParam("id") String id) {
         Owned owned = owned(Caller.from(sc), id);
         Reminder fired = store.recordTrigger(owned.reminder().id()).orElseThrow(() -> ApiException.notFound(NOT_FOUND));

@@ -2,6 +2,7 @@ package dev.atrium.reminders.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -44,6 +45,7 @@ public class SpaceRemindersResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(ReminderJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -61,7 +63,11 @@ public class SpaceRemindersResource {
 
     @POST
     @RequiresScope("threads:write")
-    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(ReminderJson.One.class)
+    public Response create(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(ReminderJson.Input.class) JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         ReminderInput in = ReminderInput.create(body, Instant.now());
         Reminder created = store.create(space.id(), in.title(), in.body(), in.schedule(), in.enabled(), in.run());

@@ -3,6 +3,7 @@ package dev.atrium.shortcuts.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.RequiresScope;
@@ -49,6 +50,7 @@ public class ShortcutsResource {
 
     @RequiresScope("account:read")
     @GET
+    @JsonShape(ShortcutJson.Shortcuts.class)
     public Map<String, Object> list(@Context SecurityContext sc) {
         List<Map<String, Object>> all = store.shortcuts(Caller.from(sc).principalId()).stream()
                 .map(Shortcut::toJson)
@@ -57,7 +59,8 @@ public class ShortcutsResource {
     }
 
     @POST
-    public Response create(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(ShortcutJson.OneShortcut.class)
+    public Response create(@Context SecurityContext sc, @JsonShape(ShortcutJson.Link.class) JsonNode body) {
         NulText.reject(body);
         Shortcut s = store.create(Caller.from(sc).principalId(), Links.from(body));
         return Response.status(201).entity(Map.of("shortcut", s.toJson())).build();
@@ -65,7 +68,11 @@ public class ShortcutsResource {
 
     @PUT
     @Path("{id}")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ShortcutJson.OneShortcut.class)
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ShortcutJson.Link.class) JsonNode body) {
         NulText.reject(body);
         String principal = Caller.from(sc).principalId();
         if (store.shortcut(principal, id).isEmpty()) {
@@ -80,6 +87,7 @@ public class ShortcutsResource {
 
     @DELETE
     @Path("{id}")
+    @JsonShape(ShortcutJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         if (!store.delete(Caller.from(sc).principalId(), id)) {
             throw ApiException.notFound(NOT_FOUND);
@@ -90,7 +98,9 @@ public class ShortcutsResource {
     /** {@code {"ids": [...]}}: every one of the caller's shortcuts, once, in the new order; all or nothing. */
     @POST
     @Path("reorder")
-    public Map<String, Object> reorder(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(ShortcutJson.Shortcuts.class)
+    public Map<String, Object> reorder(
+            @Context SecurityContext sc, @JsonShape(ShortcutJson.Reorder.class) JsonNode body) {
         NulText.reject(body);
         dev.atrium.kernel.api.JsonBody.of(body);
         Links.rejectUnknown(body, java.util.Set.of("ids"));

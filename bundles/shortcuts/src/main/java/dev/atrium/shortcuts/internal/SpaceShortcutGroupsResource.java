@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -62,6 +63,7 @@ public class SpaceShortcutGroupsResource {
 
     @RequiresScope("account:read")
     @GET
+    @JsonShape(ShortcutJson.Groups.class)
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         List<Map<String, Object>> groups = store.groups(space(sc, spaceId).id()).stream()
                 .map(Group::toJson)
@@ -70,7 +72,11 @@ public class SpaceShortcutGroupsResource {
     }
 
     @POST
-    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(ShortcutJson.OneGroup.class)
+    public Response create(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(ShortcutJson.NewGroup.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = space(sc, spaceId);
         JsonBody b = JsonBody.of(body);
@@ -96,6 +102,7 @@ public class SpaceShortcutGroupsResource {
     @RequiresScope("account:read")
     @GET
     @Path("{groupId}")
+    @JsonShape(ShortcutJson.OneGroup.class)
     public Map<String, Object> get(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
         return Map.of(
@@ -108,11 +115,12 @@ public class SpaceShortcutGroupsResource {
     /** {@code name} and/or {@code position} (0-based; the other groups shift). */
     @PATCH
     @Path("{groupId}")
+    @JsonShape(ShortcutJson.OneGroup.class)
     public Map<String, Object> update(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("groupId") String groupId,
-            JsonNode body) {
+            @JsonShape(ShortcutJson.GroupChange.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = space(sc, spaceId);
         JsonBody b = JsonBody.of(body);
@@ -138,6 +146,7 @@ public class SpaceShortcutGroupsResource {
 
     @DELETE
     @Path("{groupId}")
+    @JsonShape(ShortcutJson.Deleted.class)
     public Map<String, Object> delete(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
         if (!store.deleteGroup(space(sc, spaceId).id(), groupId)) {
@@ -148,11 +157,12 @@ public class SpaceShortcutGroupsResource {
 
     @POST
     @Path("{groupId}/items")
+    @JsonShape(ShortcutJson.OneItem.class)
     public Response addItem(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("groupId") String groupId,
-            JsonNode body) {
+            @JsonShape(ShortcutJson.Link.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = space(sc, spaceId);
         if (store.group(space.id(), groupId).isEmpty()) {
@@ -170,6 +180,7 @@ public class SpaceShortcutGroupsResource {
 
     @DELETE
     @Path("{groupId}/items/{itemId}")
+    @JsonShape(ShortcutJson.Deleted.class)
     public Map<String, Object> removeItem(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,

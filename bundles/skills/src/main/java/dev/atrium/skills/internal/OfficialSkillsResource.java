@@ -2,6 +2,7 @@ package dev.atrium.skills.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
@@ -37,6 +38,7 @@ public class OfficialSkillsResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(SkillJson.Officials.class)
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         ownerScope.require(Caller.from(sc), spaceId);
         List<Map<String, Object>> skills =
@@ -50,6 +52,7 @@ public class OfficialSkillsResource {
     @GET
     @Path("{skillId}")
     @RequiresScope("threads:read")
+    @JsonShape(SkillJson.OneOfficial.class)
     public Map<String, Object> get(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
         ownerScope.require(Caller.from(sc), spaceId);

@@ -1,6 +1,7 @@
 package dev.atrium.skills.internal;
 
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
@@ -35,6 +36,7 @@ public class SkillsContextResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(SkillJson.Context.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         return context.of(space.id()).toJson();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -46,6 +47,7 @@ public abstract class SkillsRoutes {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(SkillJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -63,7 +65,11 @@ public abstract class SkillsRoutes {
 
     @POST
     @RequiresScope("threads:write")
-    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(SkillJson.One.class)
+    public Response create(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(SkillJson.Input.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         return Response.status(201)
                 .entity(Map.of(
@@ -76,6 +82,7 @@ public abstract class SkillsRoutes {
     @GET
     @Path("id/{skillId}")
     @RequiresScope("threads:read")
+    @JsonShape(SkillJson.One.class)
     public Map<String, Object> getById(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
         return Map.of("skill", byId(space(sc, spaceId), skillId).toJson());
@@ -85,11 +92,12 @@ public abstract class SkillsRoutes {
     @PUT
     @Path("id/{skillId}")
     @RequiresScope("threads:write")
+    @JsonShape(SkillJson.One.class)
     public Map<String, Object> replaceById(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("skillId") String skillId,
-            JsonNode body) {
+            @JsonShape(SkillJson.Input.class) JsonNode body) {
         Skill current = byId(space(sc, spaceId), skillId);
         return Map.of(
                 "skill",
@@ -100,17 +108,19 @@ public abstract class SkillsRoutes {
     @PATCH
     @Path("id/{skillId}")
     @RequiresScope("threads:write")
+    @JsonShape(SkillJson.One.class)
     public Map<String, Object> toggleById(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("skillId") String skillId,
-            JsonNode body) {
+            @JsonShape(SkillJson.Toggle.class) JsonNode body) {
         return toggle(byId(space(sc, spaceId), skillId), body);
     }
 
     @DELETE
     @Path("id/{skillId}")
     @RequiresScope("threads:write")
+    @JsonShape(SkillJson.Deleted.class)
     public Map<String, Object> deleteById(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillId") String skillId) {
         return delete(byId(space(sc, spaceId), skillId));
@@ -119,6 +129,7 @@ public abstract class SkillsRoutes {
     @GET
     @Path("{skillName}")
     @RequiresScope("threads:read")
+    @JsonShape(SkillJson.One.class)
     public Map<String, Object> getByName(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name) {
         return Map.of("skill", byName(space(sc, spaceId), name).toJson());
@@ -128,11 +139,12 @@ public abstract class SkillsRoutes {
     @PUT
     @Path("{skillName}")
     @RequiresScope("threads:write")
+    @JsonShape(SkillJson.One.class)
     public Response upsertByName(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("skillName") String name,
-            JsonNode body) {
+            @JsonShape(SkillJson.Input.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         Skill current = store.byName(space.id(), SkillInput.name(name)).orElse(null);
         Map.Entry<Skill, Boolean> done = store.upsertByName(space.id(), SkillInput.of(body, name, current, catalog));
@@ -144,17 +156,19 @@ public abstract class SkillsRoutes {
     @PATCH
     @Path("{skillName}")
     @RequiresScope("threads:write")
+    @JsonShape(SkillJson.One.class)
     public Map<String, Object> toggleByName(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("skillName") String name,
-            JsonNode body) {
+            @JsonShape(SkillJson.Toggle.class) JsonNode body) {
         return toggle(byName(space(sc, spaceId), name), body);
     }
 
     @DELETE
     @Path("{skillName}")
     @RequiresScope("threads:write")
+    @JsonShape(SkillJson.Deleted.class)
     public Map<String, Object> deleteByName(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("skillName") String name) {
         return delete(byName(space(sc, spaceId), name));
