@@ -1,7 +1,6 @@
 package dev.atrium.kernel.api;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -54,19 +53,5 @@ public final class NamedThreads {
         };
         var unused = scheduler.scheduleWithFixedDelay(
                 guarded, initialDelay.toNanos(), delay.toNanos(), TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Stops {@code executor}: running tasks are interrupted, queued ones dropped, and the call waits up to
-     * {@code wait} for the threads to end. Returns whether they did.
-     */
-    public static boolean stop(ExecutorService executor, Duration wait) {
-        executor.shutdownNow();
-        try {
-            return executor.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }

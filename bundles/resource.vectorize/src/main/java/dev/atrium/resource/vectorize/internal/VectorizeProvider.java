@@ -109,7 +109,19 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     }
 
     /** What an index's configuration fixes at its creation. */
-    private record Shape(int dimensions, String metric, String index) {}
+    private record Shape(int dimensions, String metric, String index) {
+        boolean hnsw() {
+            return "hnsw".equals(index);
+        }
+
+        Metric nearness() {
+            return Metric.of(metric);
+        }
+    }
+
+    private static Shape shape(ResourceContext ctx) {
+        return SCHEMA.read(ctx.config(), Shape.class);
+    }
 
     private static final ConfigSchema SCHEMA = ConfigSchema.builder()
             .integer("dimensions", "values per vector (fixed at creation; 384 fits bge-small embeddings)", 1, 4096, 384)
@@ -158,7 +170,7 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     public Map<String, Object> connectionInfo(ResourceContext ctx) throws ResourceException {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("backend", "local");
-        Shape shape = SCHEMA.read(ctx.config(), Shape.class);
+        Shape shape = shape(ctx);
         m.put("index", shape.index());
         m.put("dimensions", shape.dimensions());
         m.put("metric", shape.metric());
@@ -195,13 +207,13 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
             throw new ResourceException(
                     ResourceException.Kind.TOO_LARGE, "at most " + config.maxBatch() + " vectors per upsert");
         }
-        int dims = dimensions(ctx);
-        Metric metric = metric(ctx);
+        Shape shape = shape(ctx);
+        Metric metric = shape.nearness();
         for (Vector v : vectors) {
-            Vectors.check(v, dims, metric);
+            Vectors.check(v, shape.dimensions(), metric);
         }
         Vectors.distinct(vectors);
-        if (hnsw(ctx)) {
+        if (shape.hnsw()) {
             hnsw.upsert(ctx.resourceId(), ctx.dataDirectory(), metric, vectors);
         } else {
             exact.upsert(ctx.resourceId(), vectors, config.maxExactVectors());
@@ -236,10 +248,11 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         if (topK < 1 || topK > config.maxTopK()) {
             throw ResourceException.badInput("topK must be between 1 and " + config.maxTopK());
         }
-        Metric metric = metric(ctx);
-        Vectors.checkValues(query, dimensions(ctx), metric, "the query vector");
+        Shape shape = shape(ctx);
+        Metric metric = shape.nearness();
+        Vectors.checkValues(query, shape.dimensions(), metric, "the query vector");
         Map<String, Object> f = Vectors.checkFilter(filter);
-        List<Match> out = hnsw(ctx)
+        List<Match> out = shape.hnsw()
                 ? hnsw.query(ctx.resourceId(), ctx.dataDirectory(), metric, query, topK, f)
                 : exact.query(ctx.resourceId(), metric, query, topK, f);
         ctx.usage().record("queries", 1);
@@ -257,14 +270,6 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
     }
 
     private static boolean hnsw(ResourceContext ctx) {
-        return "hnsw".equals(SCHEMA.read(ctx.config(), Shape.class).index());
-    }
-
-    private static int dimensions(ResourceContext ctx) {
-        return SCHEMA.read(ctx.config(), Shape.class).dimensions();
-    }
-
-    private static Metric metric(ResourceContext ctx) {
-        return Metric.of(SCHEMA.read(ctx.config(), Shape.class).metric());
+        return shape(ctx).hnsw();
     }
 }
