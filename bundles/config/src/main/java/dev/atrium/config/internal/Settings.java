@@ -93,6 +93,11 @@ final class Settings {
                         DATA_DIRECTORY,
                         Setting.of("appsDomain", STRING, env("ATRIUM_SERVICES_APPS_DOMAIN")),
                         Setting.of("canaryPercent", INTEGER, env("ATRIUM_SERVICES_CANARY_PERCENT")),
+                        Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
+        pids.put(
+                "dev.atrium.services.domains",
+                List.of(
+                        DATA_DIRECTORY,
                         Setting.of("dnsResolver", STRING, env("ATRIUM_SERVICES_DNS_RESOLVER")),
                         Setting.of("challengeHttpPort", INTEGER, env("ATRIUM_SERVICES_CHALLENGE_HTTP_PORT")),
                         Setting.of("acmeDirectoryUrl", STRING, env("ATRIUM_SERVICES_ACME_DIRECTORY_URL")),
@@ -101,8 +106,7 @@ final class Settings {
                         Setting.of("acmeTimeoutSeconds", INTEGER, env("ATRIUM_SERVICES_ACME_TIMEOUT_SECONDS")),
                         Setting.of("httpsPort", INTEGER, env("ATRIUM_SERVICES_HTTPS_PORT")),
                         Setting.of("certRenewBeforeDays", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_DAYS")),
-                        Setting.of("certRenewCheckSeconds", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_CHECK_S")),
-                        Setting.of("internalBaseUrl", STRING, env("ATRIUM_SERVICES_INTERNAL_URL"))));
+                        Setting.of("certRenewCheckSeconds", INTEGER, env("ATRIUM_SERVICES_CERT_RENEW_CHECK_S"))));
         pids.put("dev.atrium.resource.secret", List.of(DATA_DIRECTORY));
         pids.put(
                 "dev.atrium.blob.fs",

@@ -12,8 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Tells the other instances on the same PostgreSQL that the services' desired state changed ({@code NOTIFY
  * atrium_services}), and makes this instance apply the stored state again when another one says so. A notification
- * names what changed: {@link #STATE} (deployments, env, domains…) or {@link #CERTIFICATES} (a certificate was issued, so
- * the HTTPS listener serves it). Each instance runs
+ * names what changed: {@link #STATE} (deployments, env, domains…). Each instance runs
  * every deployment on its own provider and keeps its own routing table, both derived from the rows: a deploy, rollback
  * or env change made through one instance reaches the others within a notification. While the kernel's listening
  * connection is lost, the set is applied again once it is back (changes may have been missed meanwhile). The changes
@@ -24,7 +23,6 @@ final class ChangeFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeFeed.class);
     static final String CHANNEL = "atrium_services";
     static final String STATE = "state";
-    static final String CERTIFICATES = "certificates";
 
     private final DataSource dataSource;
 

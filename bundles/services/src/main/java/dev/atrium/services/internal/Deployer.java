@@ -18,9 +18,10 @@ import dev.atrium.kernel.api.WorkspaceEnvironmentListener;
 import dev.atrium.resource.api.BindingListener;
 import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.resource.api.WorkflowFacet;
+import dev.atrium.services.api.RoutesListener;
+import dev.atrium.services.api.ServiceDomains;
 import dev.atrium.services.api.ServiceRoutes;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
 import dev.atrium.services.internal.ServiceStore.EnvRow;
 import dev.atrium.services.internal.ServiceStore.Service;
 import java.io.IOException;
@@ -61,8 +62,9 @@ import org.slf4j.LoggerFactory;
  * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
  * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
  *
- * <p>Why one class of about 800 lines: it is the reconciler, the hub that the split of {@code services} (issue 33, item
- * 1) takes apart into routing, domains, the reconciler and the binding gateway.
+ * <p>Why one class of about 760 lines: it is the reconciler, and the desired state, the lock that orders its changes,
+ * the providers and the routing table it publishes are one piece of state; Host routing, the binding gateway and the
+ * custom domains are bundles of their own that read it through {@code services.api}.
  */
 @Component(
         service = {Deployer.class, ServiceRoutes.class, BindingListener.class, WorkspaceEnvironmentListener.class},
@@ -93,52 +95,6 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
                 description =
                         "Base URL deployed code reaches the internal binding endpoint at; empty: http://127.0.0.1:<http port>")
         String internalBaseUrl() default "";
-
-        @AttributeDefinition(
-                description =
-                        "DNS server (host or host:port) asked for custom-domain TXT records; empty: the first nameserver of /etc/resolv.conf")
-        String dnsResolver() default "";
-
-        @AttributeDefinition(
-                description =
-                        "Port the HTTP challenge of a custom domain is fetched from (http://<domain>:<port>/.well-known/atrium-challenge/<token>)")
-        int challengeHttpPort() default 80;
-
-        @AttributeDefinition(description = "Seconds a custom-domain check may take")
-        int verifyTimeoutSeconds() default 5;
-
-        @AttributeDefinition(
-                description =
-                        "ACME directory certificates for verified custom domains are ordered from (ATRIUM_SERVICES_ACME_DIRECTORY_URL)")
-        String acmeDirectoryUrl() default "https://acme-v02.api.letsencrypt.org/directory";
-
-        @AttributeDefinition(
-                description = "Contact email of the ACME account (ATRIUM_SERVICES_ACME_EMAIL); empty: none")
-        String acmeContactEmail() default "";
-
-        @AttributeDefinition(
-                description =
-                        "PEM file of a CA trusted, besides the JDK's, for the ACME server's own HTTPS (ATRIUM_SERVICES_ACME_CA_FILE); empty: the JDK's only")
-        String acmeTrustedCaFile() default "";
-
-        @AttributeDefinition(description = "Seconds one certificate order may take before refresh-ssl gives up")
-        int acmeTimeoutSeconds() default 60;
-
-        @AttributeDefinition(
-                description =
-                        "Port of the HTTPS listener serving the certificates of verified custom domains by SNI, on the HTTP "
-                                + "listener's address (ATRIUM_SERVICES_HTTPS_PORT); 0: no HTTPS listener")
-        int httpsPort() default 0;
-
-        @AttributeDefinition(
-                description =
-                        "A certificate is renewed when it expires within this many days (ATRIUM_SERVICES_CERT_RENEW_DAYS)")
-        int certRenewBeforeDays() default 30;
-
-        @AttributeDefinition(
-                description =
-                        "Seconds between two looks for certificates to renew (ATRIUM_SERVICES_CERT_RENEW_CHECK_S)")
-        int certRenewCheckSeconds() default 600;
     }
 
     /** A registered provider and its properties. */
@@ -164,8 +120,8 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
     private final java.util.concurrent.CountDownLatch firstRoutes = new java.util.concurrent.CountDownLatch(1);
 
     private final BundleContext context;
-    /** Told after every routing table this instance publishes, and when another instance issued a certificate. */
-    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Told after every routing table this instance publishes. */
+    private final List<RoutesListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private volatile boolean active;
 
@@ -415,46 +371,44 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         if (topic == null || ChangeFeed.STATE.equals(topic)) {
             reconcileLater();
         }
-        if (topic == null || ChangeFeed.CERTIFICATES.equals(topic)) {
-            runLater(this::tellListeners);
-        }
     }
 
-    /**
-     * {@code listener} runs after every routing table published here (a domain verified or removed, on this instance or
-     * another), on the thread that published it, and after another instance issued a certificate.
-     */
-    void listen(Runnable listener) {
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addRoutesListener(RoutesListener listener) {
         listeners.add(listener);
     }
 
-    void unlisten(Runnable listener) {
+    void removeRoutesListener(RoutesListener listener) {
         listeners.remove(listener);
     }
 
-    /** After this instance stored a certificate: the other instances serve it too. */
-    void announceCertificates() {
-        feed.announce(ChangeFeed.CERTIFICATES);
+    /**
+     * A change of the desired state made through the API: stored, then applied; a provider's failure to apply it is
+     * logged (what ran keeps running), any other failure is the caller's answer.
+     */
+    <T> T applying(Change<T> change) {
+        try {
+            return locked(() -> {
+                T result = change.run();
+                try {
+                    reconcile();
+                } catch (DeploymentException e) {
+                    LOG.warn("services: the change was stored but a provider could not apply it: {}", e.getMessage());
+                }
+                return result;
+            });
+        } catch (DeploymentException e) {
+            throw DeployFlow.answer(e);
+        }
     }
 
     private void tellListeners() {
-        for (Runnable l : listeners) {
+        for (RoutesListener l : listeners) {
             try {
-                l.run();
+                l.routesPublished();
             } catch (RuntimeException e) {
                 LOG.warn("services: a routing listener failed: {}", e.toString());
             }
-        }
-    }
-
-    private void runLater(Runnable work) {
-        if (!active) {
-            return;
-        }
-        try {
-            background.execute(work);
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-            // deactivating
         }
     }
 
@@ -575,7 +529,7 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
             }
         }
         Map<String, Route> byDomain = new HashMap<>();
-        for (DomainRow d : store.verifiedDomains()) {
+        for (ServiceDomains.Domain d : store.verifiedDomains()) {
             Route r = byService.get(d.serviceId());
             if (r != null) {
                 byDomain.put(d.domain(), r);

@@ -3,6 +3,8 @@ package dev.atrium.services.internal;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
+import dev.atrium.services.api.ServiceDomains;
+import dev.atrium.services.api.ServiceDomains.Domain;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -141,28 +143,17 @@ public class ServiceStore {
         }
     }
 
-    public record DomainRow(
-            String id,
-            String serviceId,
-            String domain,
-            String token,
-            String status,
-            String verifiedBy,
-            Instant verifiedAt,
-            String lastCheck,
-            Instant createdAt) {
-        static DomainRow of(ResultSet rs) throws SQLException {
-            return new DomainRow(
-                    rs.getString("id"),
-                    rs.getString("service_id"),
-                    rs.getString("domain"),
-                    rs.getString("token"),
-                    rs.getString("status"),
-                    rs.getString("verified_by"),
-                    Sql.instant(rs, "verified_at"),
-                    rs.getString("last_check"),
-                    Sql.instant(rs, "created_at"));
-        }
+    private static Domain domainOf(ResultSet rs) throws SQLException {
+        return new Domain(
+                rs.getString("id"),
+                rs.getString("service_id"),
+                rs.getString("domain"),
+                rs.getString("token"),
+                rs.getString("status"),
+                rs.getString("verified_by"),
+                Sql.instant(rs, "verified_at"),
+                rs.getString("last_check"),
+                Sql.instant(rs, "created_at"));
     }
 
     // ------------------------------------------------------------------ services
@@ -395,34 +386,36 @@ public class ServiceStore {
 
     // ------------------------------------------------------------------ domains
 
-    public List<DomainRow> domains(String serviceId) {
+    public List<Domain> domains(String serviceId) {
         return sql.list(
                 "SELECT " + DOMAIN_COLUMNS + " FROM service_domains WHERE service_id = ? ORDER BY created_at, id",
-                DomainRow::of,
+                ServiceStore::domainOf,
                 serviceId);
     }
 
-    public Optional<DomainRow> domain(String id) {
-        return sql.one("SELECT " + DOMAIN_COLUMNS + " FROM service_domains WHERE id = ?", DomainRow::of, id);
+    public Optional<Domain> domain(String id) {
+        return sql.one("SELECT " + DOMAIN_COLUMNS + " FROM service_domains WHERE id = ?", ServiceStore::domainOf, id);
     }
 
-    public List<DomainRow> verifiedDomains() {
-        return sql.list("SELECT " + DOMAIN_COLUMNS + " FROM service_domains WHERE status = 'verified'", DomainRow::of);
+    public List<Domain> verifiedDomains() {
+        return sql.list(
+                "SELECT " + DOMAIN_COLUMNS + " FROM service_domains WHERE status = 'verified'", ServiceStore::domainOf);
     }
 
-    public DomainRow addDomain(String id, String serviceId, String domain, String token) {
+    /** @throws ServiceDomains.AlreadyAdded when the service has the domain already */
+    public Domain addDomain(String id, String serviceId, String domain, String token) {
         try {
             return sql.one(
                             "INSERT INTO service_domains (id, service_id, domain, token) VALUES (?, ?, ?, ?) RETURNING "
                                     + DOMAIN_COLUMNS,
-                            DomainRow::of,
+                            ServiceStore::domainOf,
                             id,
                             serviceId,
                             domain,
                             token)
                     .orElseThrow();
         } catch (Sql.Conflict e) {
-            throw ApiException.conflict("the domain " + domain + " is already added to this service");
+            throw new ServiceDomains.AlreadyAdded(domain);
         }
     }
 
@@ -435,28 +428,27 @@ public class ServiceStore {
                 > 0;
     }
 
-    /** Records a check; 409 when it verified a domain another service verified meanwhile. */
-    public DomainRow checked(String id, boolean verified, String by, String lastCheck) {
+    /**
+     * Records a check; empty when the domain is gone.
+     *
+     * @throws ServiceDomains.VerifiedElsewhere when it verified a domain another service verified meanwhile
+     */
+    public Optional<Domain> checked(String id, String domain, boolean verified, String by, String lastCheck) {
         try {
-            return checkedRow(id, verified, by, lastCheck);
+            return sql.one(
+                    "UPDATE service_domains SET status = CASE WHEN ? THEN 'verified' ELSE status END, "
+                            + "verified_by = CASE WHEN ? THEN ? ELSE verified_by END, verified_at = CASE WHEN ? THEN now() ELSE verified_at END, "
+                            + "last_check = ? WHERE id = ? RETURNING " + DOMAIN_COLUMNS,
+                    ServiceStore::domainOf,
+                    verified,
+                    verified,
+                    by,
+                    verified,
+                    lastCheck,
+                    id);
         } catch (Sql.Conflict e) {
-            throw ApiException.conflict("another service has verified this domain");
+            throw new ServiceDomains.VerifiedElsewhere(domain);
         }
-    }
-
-    private DomainRow checkedRow(String id, boolean verified, String by, String lastCheck) {
-        return sql.one(
-                        "UPDATE service_domains SET status = CASE WHEN ? THEN 'verified' ELSE status END, "
-                                + "verified_by = CASE WHEN ? THEN ? ELSE verified_by END, verified_at = CASE WHEN ? THEN now() ELSE verified_at END, "
-                                + "last_check = ? WHERE id = ? RETURNING " + DOMAIN_COLUMNS,
-                        DomainRow::of,
-                        verified,
-                        verified,
-                        by,
-                        verified,
-                        lastCheck,
-                        id)
-                .orElseThrow(() -> ApiException.notFound("domain not found"));
     }
 
     public boolean deleteDomain(String id) {

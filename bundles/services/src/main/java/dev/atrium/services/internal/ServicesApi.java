@@ -2,7 +2,6 @@ package dev.atrium.services.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
@@ -16,7 +15,6 @@ import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.resource.api.ResourceDirectory;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
 import dev.atrium.services.internal.ServiceStore.EnvRow;
 import dev.atrium.services.internal.ServiceStore.LinkRow;
 import dev.atrium.services.internal.ServiceStore.Service;
@@ -51,17 +49,16 @@ import javax.ws.rs.sse.SseEventSink;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * {@code /api/services…}: every route of the spec's "Services, domains" table, plus canary promote and abort. A service
- * addressed by its id is resolved to its workspace and proven through the kernel's {@link OwnerScope}: another
- * Principal's service, deployment, domain or logs answer exactly like missing ones (404). Deploying code is what
+ * {@code /api/services…}: every route of the spec's "Services, domains" table but the custom domains (the
+ * {@code services.domains} bundle serves those), plus canary promote and abort. A service addressed by its id is
+ * resolved to its workspace and proven through the kernel's {@link OwnerScope}: another Principal's service,
+ * deployment or logs answer exactly like missing ones (404). Deploying code is what
  * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
  *
- * <p>Why one class of about 940 lines: the spec's one Services table, 29 routes; it goes with the split of
- * {@code services} (issue 33, item 1).
+ * <p>Why one class of about 770 lines: the spec's Services table without its custom domains, 23 routes that share one
+ * owner check and one way of applying a change; split by route family, each part would repeat both.
  */
 @Component(service = ServicesApi.class)
 @KernelResource
@@ -70,13 +67,11 @@ import org.slf4j.LoggerFactory;
 @Consumes(MediaType.APPLICATION_JSON)
 public class ServicesApi {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ServicesApi.class);
     static final String NOT_FOUND = "service not found";
     static final String READ = "repos:read";
     static final String WRITE = "repos:write";
     static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,127}");
     static final Pattern BINDING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
-    static final Pattern DOMAIN_LABEL = Pattern.compile("[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?");
     static final int MAX_VALUE = 65_536;
 
     private final OwnerScope ownerScope;
@@ -84,8 +79,6 @@ public class ServicesApi {
     private final Deployer deployer;
     private final DeployFlow flow;
     private final ResourceDirectory directory;
-    private final DomainVerifier verifier;
-    private final Certificates certificates;
 
     @Activate
     public ServicesApi(
@@ -93,16 +86,12 @@ public class ServicesApi {
             @Reference ServiceStore store,
             @Reference Deployer deployer,
             @Reference DeployFlow flow,
-            @Reference ResourceDirectory directory,
-            @Reference DomainVerifier verifier,
-            @Reference Certificates certificates) {
+            @Reference ResourceDirectory directory) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.deployer = deployer;
         this.flow = flow;
         this.directory = directory;
-        this.verifier = verifier;
-        this.certificates = certificates;
     }
 
     // ------------------------------------------------------------------ services
@@ -684,150 +673,6 @@ public class ServicesApi {
         return flow.endCanary(owned(Caller.from(sc), id), deploymentId, false);
     }
 
-    // ------------------------------------------------------------------ custom domains
-
-    @GET
-    @Path("{id}/custom-domains")
-    @RequiresScope(READ)
-    public Map<String, Object> domains(@Context SecurityContext sc, @PathParam("id") String id) {
-        Service s = owned(Caller.from(sc), id);
-        int port = deployer.config().challengeHttpPort();
-        return Map.of(
-                "domains",
-                store.domains(s.id()).stream().map(d -> domainView(d, port)).toList());
-    }
-
-    @POST
-    @Path("{id}/custom-domains")
-    @RequiresScope(WRITE)
-    public Response addDomain(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
-        NulText.reject(body);
-        String domain = domainName(JsonBody.of(body).text("domain", 1, 253));
-        Service s = owned(Caller.from(sc), id);
-        DomainRow d = store.addDomain(Ids.id("dom"), s.id(), domain, Ids.random("", 32));
-        return Response.status(201).entity(Map.of("domain", domainView(d))).build();
-    }
-
-    private String domainName(String raw) {
-        String d = raw.toLowerCase(java.util.Locale.ROOT);
-        if (d.endsWith(".")) {
-            d = d.substring(0, d.length() - 1);
-        }
-        String[] labels = d.split("\\.", -1);
-        if (labels.length < 2 || d.length() > 253) {
-            throw ApiException.badRequest("domain must be a host name with at least two labels, e.g. www.example.com");
-        }
-        for (String l : labels) {
-            if (!DOMAIN_LABEL.matcher(l).matches()) {
-                throw ApiException.badRequest(
-                        "domain must be a host name: labels of letters, digits and inner hyphens, 1 to 63 characters each");
-            }
-        }
-        if (labels[labels.length - 1].matches("\\d+")) {
-            throw ApiException.badRequest("domain must be a host name, not an IP address");
-        }
-        String apps = deployer.config().appsDomain().toLowerCase(java.util.Locale.ROOT);
-        if (d.equals(apps) || d.endsWith("." + apps)) {
-            throw ApiException.badRequest("names under " + apps + " are the services' own; add a domain of yours");
-        }
-        return d;
-    }
-
-    @GET
-    @Path("{id}/custom-domains/{domainId}")
-    @RequiresScope(READ)
-    public Map<String, Object> domain(
-            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
-        return Map.of("domain", domainView(ownedDomain(Caller.from(sc), id, domainId)));
-    }
-
-    @DELETE
-    @Path("{id}/custom-domains/{domainId}")
-    @RequiresScope(WRITE)
-    public Map<String, Object> deleteDomain(
-            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
-        DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
-        applying(() -> {
-            if (!store.deleteDomain(d.id())) {
-                throw ApiException.notFound("domain not found");
-            }
-            return null;
-        });
-        return Map.of("success", true);
-    }
-
-    /** {@code {"method"?: "http" | "dns"}}: checks the token (both ways when no method is named). */
-    @POST
-    @Path("{id}/custom-domains/{domainId}/verify")
-    @RequiresScope(WRITE)
-    @Consumes(MediaType.WILDCARD)
-    public Map<String, Object> verify(
-            @Context SecurityContext sc,
-            @PathParam("id") String id,
-            @PathParam("domainId") String domainId,
-            String text) {
-        JsonNode body = optionalJson(text);
-        String method = null;
-        if (body != null) {
-            NulText.reject(body);
-            method = JsonBody.of(body).oneOf("method", Set.of("http", "dns")).orElse(null);
-        }
-        DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
-        if (!"verified".equals(d.status()) && store.verifiedElsewhere(d.domain(), d.serviceId())) {
-            throw ApiException.conflict(
-                    "another service has verified " + d.domain() + "; it routes there until that service removes it");
-        }
-        DomainVerifier.Result r = verifier.verify(d, method);
-        DomainRow checked = applying(() -> store.checked(d.id(), r.verified(), r.method(), r.detail()));
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("verified", r.verified());
-        m.put("detail", r.detail());
-        m.put("domain", domainView(checked));
-        return m;
-    }
-
-    /**
-     * Orders a certificate for a verified domain through ACME and answers when the order has ended (bounded by
-     * {@code acmeTimeoutSeconds}): 200 with the domain ({@code ssl.status} "active"), or 502 when the ACME server refused
-     * or failed (the reason is also the domain's {@code ssl.error}); 409 before verification or while another order runs.
-     */
-    @POST
-    @Path("{id}/custom-domains/{domainId}/refresh-ssl")
-    @RequiresScope(WRITE)
-    @Consumes(MediaType.WILDCARD)
-    public Map<String, Object> refreshSsl(
-            @Context SecurityContext sc, @PathParam("id") String id, @PathParam("domainId") String domainId) {
-        DomainRow d = ownedDomain(Caller.from(sc), id, domainId);
-        if (!"verified".equals(d.status())) {
-            throw ApiException.conflict("verify the domain before asking for a certificate");
-        }
-        Certificates.Ssl ssl = certificates.refresh(d);
-        if (!"active".equals(ssl.status())) {
-            throw new ApiException(
-                    502,
-                    "CERTIFICATE_FAILED",
-                    "the ACME server issued no certificate for " + d.domain() + ": " + ssl.error());
-        }
-        return Map.of("domain", domainView(d));
-    }
-
-    private Map<String, Object> domainView(DomainRow d) {
-        return domainView(d, deployer.config().challengeHttpPort());
-    }
-
-    private Map<String, Object> domainView(DomainRow d, int port) {
-        return Views.domain(d, port, certificates.ssl(d.id()).view(java.time.Instant.now()));
-    }
-
-    private DomainRow ownedDomain(Caller caller, String id, String domainId) {
-        Service s = owned(caller, id);
-        return store.domain(domainId)
-                .filter(d -> d.serviceId().equals(s.id()))
-                .orElseThrow(() -> ApiException.notFound("domain not found"));
-    }
-
-    // ------------------------------------------------------------------ logs
-
     @GET
     @Path("{id}/logs")
     @RequiresScope(READ)
@@ -918,20 +763,7 @@ public class ServicesApi {
         return Views.service(s, deployer.config().appsDomain());
     }
 
-    /** A change of the desired state: stored, then applied; a provider's failure is logged (what ran keeps running). */
     private <T> T applying(Deployer.Change<T> change) {
-        try {
-            return deployer.locked(() -> {
-                T result = change.run();
-                try {
-                    deployer.reconcile();
-                } catch (DeploymentException e) {
-                    LOG.warn("services: the change was stored but a provider could not apply it: {}", e.getMessage());
-                }
-                return result;
-            });
-        } catch (DeploymentException e) {
-            throw DeployFlow.answer(e);
-        }
+        return deployer.applying(change);
     }
 }

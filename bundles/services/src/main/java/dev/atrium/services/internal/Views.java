@@ -2,12 +2,11 @@ package dev.atrium.services.internal;
 
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.services.internal.ServiceStore.DeploymentRow;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
 import dev.atrium.services.internal.ServiceStore.Service;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The wire shape of services, deployments, domains and log lines. */
+/** The wire shape of services, deployments and log lines. */
 final class Views {
 
     private Views() {}
@@ -50,39 +49,6 @@ final class Views {
                         "artifact",
                         Map.of("kind", d.artifactKind(), "sha256", d.artifactSha256(), "size", d.artifactSize())));
         m.put("canary_percent", d.canaryPercent());
-        m.put("created_at", d.createdAt().toString());
-        return m;
-    }
-
-    static Map<String, Object> domain(DomainRow d, int challengePort, Map<String, Object> ssl) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", d.id());
-        m.put("service_id", d.serviceId());
-        m.put("domain", d.domain());
-        m.put("status", d.status());
-        m.put("verified_by", d.verifiedBy());
-        m.put("verified_at", d.verifiedAt() == null ? null : d.verifiedAt().toString());
-        m.put("last_check", d.lastCheck());
-        Map<String, Object> v = new LinkedHashMap<>();
-        v.put(
-                "http",
-                Map.of(
-                        "url",
-                        "http://" + d.domain() + (challengePort == 80 ? "" : ":" + challengePort)
-                                + DomainVerifier.CHALLENGE_PATH + d.token(),
-                        "body",
-                        d.token()));
-        v.put(
-                "dns",
-                Map.of(
-                        "type",
-                        "TXT",
-                        "name",
-                        DomainVerifier.TXT_LABEL + "." + d.domain(),
-                        "value",
-                        DomainVerifier.TXT_PREFIX + d.token()));
-        m.put("verification", v);
-        m.put("ssl", ssl);
         m.put("created_at", d.createdAt().toString());
         return m;
     }

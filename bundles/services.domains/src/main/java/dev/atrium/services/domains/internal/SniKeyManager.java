@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import java.net.Socket;
 import java.security.Principal;

@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.services.api.ServiceRoutes;
@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * listener's ({@code org.apache.felix.http.host}; all interfaces when unset). Without Felix's Jetty in the runtime (the
  * package is an optional import) the listener is off and says so.
  */
-@Component(immediate = true)
+@Component(immediate = true, configurationPid = DomainsConfig.PID)
 public class HttpsListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpsListener.class);
@@ -35,11 +35,11 @@ public class HttpsListener {
      */
     @Activate
     public HttpsListener(
-            @Reference Deployer deployer,
+            DomainsConfig config,
             @Reference Certificates certificates,
             @Reference(target = "(" + ServiceRoutes.HOST_ROUTER_PROPERTY + "=true)") HostRouter hostRouter,
             BundleContext context) {
-        int port = deployer.config().httpsPort();
+        int port = config.httpsPort();
         this.registration = port > 0 ? register(context, port, certificates.keyManager()) : null;
     }
 

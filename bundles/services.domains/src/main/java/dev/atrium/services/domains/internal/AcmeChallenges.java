@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,10 +32,10 @@ public class AcmeChallenges implements Filter {
 
     private record Pending(String domain, String keyAuthorization) {}
 
-    private final ServiceStore store;
+    private final CertificateTables store;
 
     @Activate
-    public AcmeChallenges(@Reference ServiceStore store) {
+    public AcmeChallenges(@Reference CertificateTables store) {
         this.store = store;
     }
 

@@ -1,8 +1,15 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.DatabaseChannels;
+import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.KeyFile;
+import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.Sealer;
 import dev.atrium.kernel.api.Sql;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
+import dev.atrium.services.api.RoutesListener;
+import dev.atrium.services.api.ServiceDomains;
+import dev.atrium.services.api.ServiceDomains.Domain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -30,6 +37,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -38,6 +49,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
 import org.shredzone.acme4j.Account;
 import org.shredzone.acme4j.AccountBuilder;
 import org.shredzone.acme4j.Authorization;
@@ -57,23 +69,32 @@ import org.slf4j.LoggerFactory;
  * Certificates of verified custom domains, ordered from the configured ACME directory with acme4j: the HTTP-01
  * challenge is answered by this server itself ({@link AcmeChallenges}), so the domain must already point here. One
  * account key per directory URL; every private key (the account's, each certificate's) is sealed with the services env
- * key ({@link Sealer}) before it is stored. An order runs on the caller's thread, bounded by {@code acmeTimeoutSeconds};
+ * key ({@code <data>/keys/services/env.key}, which the services bundle seals secret variables with) before it is
+ * stored. An order runs on the caller's thread, bounded by {@code acmeTimeoutSeconds};
  * one order per domain at a time across instances: an order claims the domain's row for longer than it may take
  * ({@code claimed_until}) and clears the claim when it ends.
  *
  * <p>The certificates of verified domains are also kept opened in memory for the HTTPS listener ({@link #keyManager},
- * picked per handshake by SNI): reloaded after every routing table the {@link Deployer} publishes (a domain verified or
- * removed, here or on another instance), after a certificate is issued here, and when another instance says it issued
- * one. A certificate is opened again only when its stored chain or key changed.
+ * picked per handshake by SNI): reloaded after every routing table the services capability publishes (a domain verified
+ * or removed, here or on another instance: {@link RoutesListener}), after a certificate is issued here, and when another
+ * instance says it issued one ({@code NOTIFY atrium_service_certificates}). A certificate is opened again only when its
+ * stored chain or key changed.
  */
-@Component(service = Certificates.class)
-public class Certificates {
+@Component(
+        service = {Certificates.class, RoutesListener.class},
+        configurationPid = DomainsConfig.PID)
+@Designate(ocd = DomainsConfig.class)
+public class Certificates implements RoutesListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(Certificates.class);
     /** The associated data of a sealed account key is this and the directory URL; of a certificate key, the domain id and name. */
     private static final String ACCOUNT = "acme-account";
 
     private static final String CERT_KEY = "tls-key:";
+    /** The id of the services' env key, which seals these keys too. */
+    private static final String KEY_ID = "env1";
+
+    static final String CHANNEL = "atrium_service_certificates";
 
     /** Columns of {@link Ssl#of}. */
     static final String SSL_COLUMNS = "status, chain_pem, expires_at, issuer, error, failures, retry_at, claimed_until";
@@ -136,29 +157,89 @@ public class Certificates {
      */
     private record Loaded(String domain, String stored, SniKeyManager.Entry entry) {}
 
-    private final ServiceStore store;
-    private final Deployer deployer;
+    private final DomainsConfig config;
+    private final CertificateTables store;
+    private final ServiceDomains domains;
     private final AcmeChallenges challenges;
+    private final Sealer sealer;
     private final SniKeyManager served = new SniKeyManager();
     /** By domain id; guarded by this. */
     private final Map<String, Loaded> loaded = new HashMap<>();
+    /** Reloads when another instance says so: never on the kernel's listening thread. */
+    private final ExecutorService reloads =
+            Executors.newSingleThreadExecutor(NamedThreads.factory("atrium-services-certificates"));
 
-    private final Runnable reloader = this::reload;
+    private final String self = Ids.random("", 16);
+    private final DatabaseChannels.Subscription subscription;
 
     @Activate
     public Certificates(
-            @Reference ServiceStore store, @Reference Deployer deployer, @Reference AcmeChallenges challenges) {
+            DomainsConfig config,
+            @Reference CertificateTables store,
+            @Reference ServiceDomains domains,
+            @Reference AcmeChallenges challenges,
+            @Reference DatabaseChannels channels)
+            throws IOException {
+        this.config = config;
         this.store = store;
-        this.deployer = deployer;
+        this.domains = domains;
         this.challenges = challenges;
-        deployer.listen(reloader);
+        this.sealer = Sealer.withKey(
+                KEY_ID,
+                KeyFile.readOrMake(Path.of(config.dataDirectory())
+                        .toAbsolutePath()
+                        .resolve("keys")
+                        .resolve("services")
+                        .resolve("env.key")));
         reload();
+        this.subscription = channels.listen(CHANNEL, new DatabaseChannels.Listener() {
+            private boolean first = true;
+
+            @Override
+            public void listening() {
+                if (!first) {
+                    reloadLater(); // another instance may have issued one while no one listened
+                }
+                first = false;
+            }
+
+            @Override
+            public void notified(String payload) {
+                if (!self.equals(payload)) {
+                    reloadLater();
+                }
+            }
+        });
     }
 
     @Deactivate
-    void deactivate() {
-        deployer.unlisten(reloader);
+    void deactivate() throws InterruptedException {
+        subscription.close();
+        reloads.shutdownNow();
+        reloads.awaitTermination(10, TimeUnit.SECONDS);
         served.serve(Map.of());
+    }
+
+    @Override
+    public void routesPublished() {
+        reload();
+    }
+
+    private void reloadLater() {
+        try {
+            reloads.execute(this::reload);
+        } catch (RejectedExecutionException stopping) {
+            // deactivating
+        }
+    }
+
+    /** After this instance stored a certificate: the other instances serve it too. */
+    private void announce() {
+        try {
+            store.sql().one("SELECT pg_notify(?, ?)", rs -> 0, CHANNEL, self);
+        } catch (RuntimeException e) {
+            LOG.warn("services: the other instances could not be told of a new certificate: {}", e.toString());
+        }
     }
 
     /** Picks the certificate of a handshake by its SNI name among those of verified domains. */
@@ -181,14 +262,14 @@ public class Certificates {
      * download) are bounded only by their own 30 s network timeouts: six of them are added to the order's timeout.
      */
     private long leaseSeconds() {
-        return Math.max(5, deployer.config().acmeTimeoutSeconds()) + 6 * 30L;
+        return Math.max(5, config.acmeTimeoutSeconds()) + 6 * 30L;
     }
 
     /**
      * Orders a certificate for the verified domain {@code d} and stores it; the outcome either way is in {@link #ssl}.
      * 409 while another order for it runs (on this instance or another).
      */
-    Ssl refresh(DomainRow d) {
+    Ssl refresh(Domain d) {
         Optional<Instant> claim = store.sql()
                 .one(
                         "INSERT INTO service_domain_certificates (domain_id, status, claimed_until) "
@@ -220,7 +301,7 @@ public class Certificates {
                 .one(
                         "UPDATE service_domain_certificates c SET status = 'pending', claimed_until = now() + ? * interval '1 second', "
                                 + "updated_at = now() WHERE c.domain_id = (SELECT c2.domain_id FROM service_domain_certificates c2 "
-                                + "JOIN service_domains d ON d.id = c2.domain_id WHERE d.status = 'verified' AND c2.chain_pem IS NOT NULL "
+                                + "WHERE c2.chain_pem IS NOT NULL "
                                 + "AND c2.expires_at < now() + ? * interval '1 second' AND (c2.claimed_until IS NULL OR c2.claimed_until < now()) "
                                 + "AND (c2.retry_at IS NULL OR c2.retry_at <= now()) AND c2.updated_at < ? ORDER BY c2.expires_at LIMIT 1 FOR UPDATE OF c2 SKIP LOCKED) "
                                 + "AND (c.claimed_until IS NULL OR c.claimed_until < now()) RETURNING c.domain_id, c.claimed_until",
@@ -231,7 +312,7 @@ public class Certificates {
         if (id.isEmpty()) {
             return Optional.empty();
         }
-        Optional<DomainRow> d = store.domain(id.get().domainId());
+        Optional<Domain> d = domains.domain(id.get().domainId());
         if (d.isEmpty()) {
             return Optional.of(Ssl.NONE); // removed meanwhile (its row went with it)
         }
@@ -246,7 +327,7 @@ public class Certificates {
      * Orders a certificate for {@code d}, whose row this instance has claimed until {@code claim}, and releases the
      * claim; every write is only while the claim is still this one's (an order that outlived its lease changes nothing).
      */
-    private Ssl run(DomainRow d, Instant claim) {
+    private Ssl run(Domain d, Instant claim) {
         try {
             order(d, claim);
         } catch (AcmeException | IOException | GeneralSecurityException | RuntimeException e) {
@@ -281,17 +362,24 @@ public class Certificates {
     /** Opens the certificates of verified domains whose rows changed since the last time and serves the new table. */
     synchronized void reload() {
         record Row(String domainId, String domain, String stored) {}
-        List<Row> rows;
+        List<Row> rows = new ArrayList<>();
         try {
+            Map<String, String> verified = new HashMap<>();
+            domains.verified().forEach(d -> verified.put(d.id(), d.domain()));
             // opened again only when the certificate itself changed: an order's claim, a failed renewal and the status
             // change the row too, and a new entry for a name makes every listener replace its TLS context (and every
             // client then does a full handshake)
-            rows = store.sql()
+            store.sql()
                     .list(
-                            "SELECT d.id, d.domain, md5(c.chain_pem || coalesce(c.key_id, '') || encode(c.key_sealed, 'base64')) "
-                                    + "FROM service_domains d JOIN service_domain_certificates c ON c.domain_id = d.id "
-                                    + "WHERE d.status = 'verified' AND c.chain_pem IS NOT NULL AND c.key_sealed IS NOT NULL",
-                            rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)));
+                            "SELECT domain_id, md5(chain_pem || coalesce(key_id, '') || encode(key_sealed, 'base64')) "
+                                    + "FROM service_domain_certificates WHERE chain_pem IS NOT NULL AND key_sealed IS NOT NULL",
+                            rs -> new String[] {rs.getString(1), rs.getString(2)})
+                    .forEach(r -> {
+                        String domain = verified.get(r[0]);
+                        if (domain != null) {
+                            rows.add(new Row(r[0], domain, r[1]));
+                        }
+                    });
         } catch (RuntimeException e) {
             LOG.warn("services: the served certificates could not be reloaded: {}", e.toString());
             return;
@@ -335,13 +423,9 @@ public class Certificates {
             if (chain.isEmpty()) {
                 return null;
             }
-            KeyPair key = readKey(deployer.sealer()
-                    .open(
-                            domainId,
-                            CERT_KEY + domain,
-                            s.get().keyId(),
-                            s.get().nonce(),
-                            s.get().sealed()));
+            KeyPair key = readKey(sealer.open(
+                    new Sealer.Sealed(s.get().keyId(), s.get().nonce(), s.get().sealed()),
+                    associated(domainId, CERT_KEY + domain)));
             return new SniKeyManager.Entry(key.getPrivate(), chain.toArray(X509Certificate[]::new));
         } catch (GeneralSecurityException | RuntimeException e) {
             LOG.warn("services: the certificate of {} is not served: {}", domain, e.toString());
@@ -349,8 +433,8 @@ public class Certificates {
         }
     }
 
-    private void order(DomainRow d, Instant claim) throws AcmeException, IOException, GeneralSecurityException {
-        Deployer.Config c = deployer.config();
+    private void order(Domain d, Instant claim) throws AcmeException, IOException, GeneralSecurityException {
+        DomainsConfig c = config;
         Instant deadline = Instant.now().plusSeconds(Math.max(5, c.acmeTimeoutSeconds()));
         String directory = c.acmeDirectoryUrl().trim();
         SSLContext tls = tls(c.acmeTrustedCaFile());
@@ -415,7 +499,7 @@ public class Certificates {
         for (X509Certificate x : chain) {
             pem.append(pem("CERTIFICATE", x.getEncoded()));
         }
-        Sealer.Sealed sealed = deployer.sealer().seal(d.id(), CERT_KEY + d.domain(), keyText(key));
+        Sealer.Sealed sealed = sealer.seal(keyText(key), associated(d.id(), CERT_KEY + d.domain()));
         int stored = store.sql()
                 .update(
                         "UPDATE service_domain_certificates SET status = 'active', chain_pem = ?, key_id = ?, key_nonce = ?, key_sealed = ?, "
@@ -442,7 +526,7 @@ public class Certificates {
                 leaf.getNotAfter());
         // served from the next handshake here, and on the other instances once they hear of it
         reload();
-        deployer.announceCertificates();
+        announce();
     }
 
     private static Duration left(Instant deadline) throws AcmeException {
@@ -463,7 +547,7 @@ public class Certificates {
                         directory);
         if (row.isEmpty()) {
             KeyPair fresh = newKey();
-            Sealer.Sealed s = deployer.sealer().seal(ACCOUNT, directory, keyText(fresh));
+            Sealer.Sealed s = sealer.seal(keyText(fresh), associated(ACCOUNT, directory));
             store.sql()
                     .update(
                             "INSERT INTO service_acme_accounts (directory_url, key_id, key_nonce, key_sealed) VALUES (?, ?, ?, ?) "
@@ -479,7 +563,13 @@ public class Certificates {
                             directory);
         }
         Row r = row.orElseThrow();
-        return readKey(deployer.sealer().open(ACCOUNT, directory, r.keyId(), r.nonce(), r.sealed()));
+        return readKey(
+                sealer.open(new Sealer.Sealed(r.keyId(), r.nonce(), r.sealed()), associated(ACCOUNT, directory)));
+    }
+
+    /** What a sealed key is bound to, as the services bundle binds its sealed values: its owner and its name. */
+    private static String associated(String owner, String name) {
+        return owner + "\n" + name;
     }
 
     /** An EC P-256 key pair from the JDK (no BouncyCastle provider is registered in the JVM). */

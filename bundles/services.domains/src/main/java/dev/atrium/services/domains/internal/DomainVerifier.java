@@ -1,9 +1,9 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.DnsLookup;
 import dev.atrium.kernel.api.EgressGuard;
-import dev.atrium.services.internal.ServiceStore.DomainRow;
+import dev.atrium.services.api.ServiceDomains.Domain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,7 +29,7 @@ import org.osgi.service.component.annotations.Reference;
  * of the configured DNS server ({@code dnsResolver}).</li>
  * </ul>
  */
-@Component(service = DomainVerifier.class)
+@Component(service = DomainVerifier.class, configurationPid = DomainsConfig.PID)
 public class DomainVerifier {
 
     static final String CHALLENGE_PATH = "/.well-known/atrium-challenge/";
@@ -40,17 +40,17 @@ public class DomainVerifier {
     record Result(boolean verified, String method, String detail) {}
 
     private final EgressGuard guard;
-    private final Deployer deployer;
+    private final DomainsConfig config;
     private final DnsLookup dns;
 
     @Activate
-    public DomainVerifier(@Reference EgressGuard guard, @Reference Deployer deployer, @Reference DnsLookup dns) {
+    public DomainVerifier(DomainsConfig config, @Reference EgressGuard guard, @Reference DnsLookup dns) {
         this.guard = guard;
-        this.deployer = deployer;
+        this.config = config;
         this.dns = dns;
     }
 
-    Result verify(DomainRow d, String method) {
+    Result verify(Domain d, String method) {
         List<String> failures = new ArrayList<>();
         if (method == null || method.equals("dns")) {
             String why = dns(d);
@@ -70,12 +70,12 @@ public class DomainVerifier {
     }
 
     private Duration dnsTimeout() {
-        return Duration.ofSeconds(Math.max(1, deployer.config().verifyTimeoutSeconds()));
+        return Duration.ofSeconds(Math.max(1, config.verifyTimeoutSeconds()));
     }
 
-    private String dns(DomainRow d) {
+    private String dns(Domain d) {
         try {
-            List<String> records = dns.txt(deployer.config().dnsResolver(), TXT_LABEL + "." + d.domain(), dnsTimeout());
+            List<String> records = dns.txt(config.dnsResolver(), TXT_LABEL + "." + d.domain(), dnsTimeout());
             if (records.contains(TXT_PREFIX + d.token())) {
                 return null;
             }
@@ -87,8 +87,8 @@ public class DomainVerifier {
         }
     }
 
-    private String http(DomainRow d) {
-        Deployer.Config c = deployer.config();
+    private String http(Domain d) {
+        DomainsConfig c = config;
         int port = c.challengeHttpPort();
         List<InetAddress> addresses;
         try {

@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import dev.atrium.services.api.ServiceRoutes;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.atrium.services.internal;
+package dev.atrium.services.domains.internal;
 
 import dev.atrium.kernel.api.NamedThreads;
 import java.time.Duration;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@code ssl} says {@code failed}, the error and {@code retry_at}, and the certificate issued before is still served). A
  * renewed certificate is served from the next handshake, here and on the other instances. One thread of its own.
  */
-@Component(immediate = true)
+@Component(immediate = true, configurationPid = DomainsConfig.PID)
 public class CertificateRenewals {
 
     private static final Logger LOG = LoggerFactory.getLogger(CertificateRenewals.class);
@@ -33,9 +33,8 @@ public class CertificateRenewals {
     private volatile boolean running = true;
 
     @Activate
-    public CertificateRenewals(@Reference Deployer deployer, @Reference Certificates certificates) {
+    public CertificateRenewals(DomainsConfig c, @Reference Certificates certificates) {
         this.certificates = certificates;
-        Deployer.Config c = deployer.config();
         this.window = Duration.ofDays(Math.max(0, c.certRenewBeforeDays()));
         long every = Math.max(1, c.certRenewCheckSeconds());
         NamedThreads.repeat(timer, this::look, Duration.ofSeconds(Math.min(every, 5)), Duration.ofSeconds(every));
