@@ -2,6 +2,7 @@ package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.internal.RepoAccess.Located;
@@ -46,6 +47,7 @@ public class RepoBlameResource {
     @GET
     @Path("{ref}/{path: .+}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Blame.class)
     public Map<String, Object> blame(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

@@ -2,6 +2,7 @@ package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.internal.RepoAccess.Located;
@@ -50,6 +51,7 @@ public class RepoBlobResource {
     @Path("{ref}/{path: .+}")
     @Produces({MediaType.APPLICATION_JSON, MediaType.APPLICATION_OCTET_STREAM})
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Blob.class)
     public Response blob(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

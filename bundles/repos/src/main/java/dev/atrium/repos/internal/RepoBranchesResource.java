@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.api.Repository;
@@ -55,6 +56,7 @@ public class RepoBranchesResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Branches.class)
     public Map<String, Object> branches(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Located l = access.readable(Caller.from(sc), repoId);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
@@ -64,7 +66,11 @@ public class RepoBranchesResource {
 
     @POST
     @RequiresScope("repos:write")
-    public Response createBranch(@Context SecurityContext sc, @PathParam("repoId") String repoId, JsonNode body) {
+    @JsonShape(RepoJson.OneBranch.class)
+    public Response createBranch(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @JsonShape(RepoJson.CreateBranch.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         Located l = access.writable(caller, repoId);
         JsonBody b = JsonBody.of(body);
@@ -84,6 +90,7 @@ public class RepoBranchesResource {
     @DELETE
     @Path("{branch: .+}")
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Deleted.class)
     public Map<String, Object> deleteBranch(
             @Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("branch") String branch) {
         Caller caller = Caller.from(sc);
@@ -101,6 +108,7 @@ public class RepoBranchesResource {
     @POST
     @Path("{branch: .+}/default")
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.One.class)
     public Map<String, Object> setDefault(
             @Context SecurityContext sc,
             @Context UriInfo uri,

@@ -1,5 +1,6 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import java.util.Map;
@@ -35,6 +36,7 @@ public class RepoCommitsResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Log.class)
     public Map<String, Object> commits(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

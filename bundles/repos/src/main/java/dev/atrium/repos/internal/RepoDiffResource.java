@@ -1,6 +1,7 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.internal.RepoAccess.Located;
@@ -40,6 +41,7 @@ public class RepoDiffResource {
     @Path("{baseHead: .+}")
     @Produces({MediaType.APPLICATION_JSON, "text/x-diff"})
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Diff.class)
     public Response diff(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

@@ -2,6 +2,7 @@ package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.api.Repository;
@@ -75,6 +76,7 @@ public class RepoImportResource {
     @dev.atrium.kernel.api.BodyLimit(MAX_IMPORT_BYTES)
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Imported.class)
     public Response importUpload(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

@@ -1,5 +1,6 @@
 package dev.atrium.repos.internal;
 
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import java.util.Map;
@@ -35,6 +36,7 @@ public class RepoLogResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Log.class)
     public Map<String, Object> log(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,
@@ -48,6 +50,7 @@ public class RepoLogResource {
     @GET
     @Path("{ref}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Log.class)
     public Map<String, Object> logOfRef(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,
@@ -60,6 +63,7 @@ public class RepoLogResource {
     @GET
     @Path("{ref}/{path: .+}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Log.class)
     public Map<String, Object> logOfPath(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

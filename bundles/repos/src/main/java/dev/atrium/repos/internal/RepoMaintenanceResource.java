@@ -1,6 +1,7 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.repos.api.Repository;
@@ -37,11 +38,13 @@ public class RepoMaintenanceResource {
     }
 
     @GET
+    @JsonShape(RepoJson.Gc.class)
     public Map<String, Object> status(@PathParam("repoId") String repoId) {
         return Map.of("gc", RepositoryMaintenance.body(maintenance.status(repository(repoId))));
     }
 
     @POST
+    @JsonShape(RepoJson.Gc.class)
     public Response collect(@PathParam("repoId") String repoId) {
         return Response.accepted(Map.of("gc", RepositoryMaintenance.body(maintenance.request(repository(repoId)))))
                 .build();

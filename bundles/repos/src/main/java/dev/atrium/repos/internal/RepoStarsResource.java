@@ -1,6 +1,7 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.api.Repository;
@@ -40,6 +41,7 @@ public class RepoStarsResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Star.class)
     public Map<String, Object> starState(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Caller caller = Caller.from(sc);
         Located l = access.readable(caller, repoId);
@@ -48,6 +50,7 @@ public class RepoStarsResource {
 
     @POST
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Star.class)
     public Map<String, Object> star(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Caller caller = Caller.from(sc);
         Located l = access.readable(caller, repoId);
@@ -57,6 +60,7 @@ public class RepoStarsResource {
 
     @DELETE
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Star.class)
     public Map<String, Object> unstar(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Caller caller = Caller.from(sc);
         Located l = access.readable(caller, repoId);

@@ -1,6 +1,7 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.internal.RepoAccess.Located;
@@ -37,6 +38,7 @@ public class RepoTreeResource {
     @GET
     @Path("{ref}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Tree.class)
     public Map<String, Object> treeRoot(
             @Context SecurityContext sc, @PathParam("repoId") String repoId, @PathParam("ref") String ref) {
         return tree(sc, repoId, ref, "");
@@ -45,6 +47,7 @@ public class RepoTreeResource {
     @GET
     @Path("{ref}/{path: .+}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Tree.class)
     public Map<String, Object> tree(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

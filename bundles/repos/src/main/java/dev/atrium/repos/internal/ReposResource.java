@@ -5,6 +5,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -83,6 +84,7 @@ public class ReposResource {
     @GET
     @Path("starred")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.StarredPage.class)
     public Map<String, Object> starred(
             @Context SecurityContext sc,
             @Context UriInfo uri,
@@ -104,6 +106,7 @@ public class ReposResource {
     @GET
     @Path("{repoId}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.One.class)
     public Map<String, Object> get(
             @Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId) {
         return Map.of("repository", json(access.readable(Caller.from(sc), repoId), uri));
@@ -112,8 +115,12 @@ public class ReposResource {
     @PATCH
     @Path("{repoId}")
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.One.class)
     public Map<String, Object> update(
-            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, JsonNode body) {
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("repoId") String repoId,
+            @JsonShape(RepoJson.Update.class) JsonNode body) {
         Located l = access.writable(Caller.from(sc), repoId);
         JsonBody b = JsonBody.of(body);
         String name = b.optionalText("name", 1, 100).orElse(null);
@@ -129,6 +136,7 @@ public class ReposResource {
     @DELETE
     @Path("{repoId}")
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         repositories.delete(access.writable(Caller.from(sc), repoId).repo());
         return Map.of("success", true);
@@ -138,8 +146,12 @@ public class ReposResource {
     @Path("{repoId}/fork")
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.One.class)
     public Response fork(
-            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("repoId") String repoId, String raw) {
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("repoId") String repoId,
+            @JsonShape(RepoJson.Fork.class) String raw) {
         Caller caller = Caller.from(sc);
         Located source = access.readable(caller, repoId);
         JsonBody b = optionalBody(raw);
@@ -183,6 +195,7 @@ public class ReposResource {
     @GET
     @Path("{repoId}/status")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Status.class)
     public Map<String, Object> status(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Located l = access.readable(Caller.from(sc), repoId);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
@@ -193,6 +206,7 @@ public class ReposResource {
     @GET
     @Path("{repoId}/search")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Search.class)
     public Map<String, Object> search(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,
@@ -222,7 +236,11 @@ public class ReposResource {
     @POST
     @Path("{repoId}/commit")
     @RequiresScope("repos:write")
-    public Response commit(@Context SecurityContext sc, @PathParam("repoId") String repoId, JsonNode body) {
+    @JsonShape(RepoJson.Committed.class)
+    public Response commit(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @JsonShape(RepoJson.CommitInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         Located l = access.writable(caller, repoId);
         CommitRequest req = GitWrites.request(body, l.repo().defaultBranch(), caller);
@@ -247,7 +265,11 @@ public class ReposResource {
     @POST
     @Path("import-external")
     @RequiresScope("repos:write")
-    public Response importExternal(@Context SecurityContext sc, @Context UriInfo uri, JsonNode body) {
+    @JsonShape(RepoJson.ImportedExternal.class)
+    public Response importExternal(
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @JsonShape(RepoJson.ImportExternal.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String url = b.text("url", 1, 2048);

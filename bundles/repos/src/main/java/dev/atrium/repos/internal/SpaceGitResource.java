@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -72,7 +73,11 @@ public class SpaceGitResource {
     @POST
     @Path("commit")
     @RequiresScope("repos:write")
-    public Response commit(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(RepoJson.Committed.class)
+    public Response commit(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(RepoJson.CommitInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         Repository r = defaultRepository(caller, spaceId);
         return Response.status(201)
@@ -83,6 +88,7 @@ public class SpaceGitResource {
     @GET
     @Path("log")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Log.class)
     public Map<String, Object> log(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -95,6 +101,7 @@ public class SpaceGitResource {
     @GET
     @Path("history/{path: .+}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Log.class)
     public Map<String, Object> fileHistory(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -116,6 +123,7 @@ public class SpaceGitResource {
     @GET
     @Path("commits/{commitId}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.CommitDetail.class)
     public Map<String, Object> commitDetail(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("commitId") String commitId) {
         Repository r = defaultRepository(Caller.from(sc), spaceId);
@@ -130,6 +138,7 @@ public class SpaceGitResource {
     @GET
     @Path("diff/{commitId}")
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.CommitDiff.class)
     public Map<String, Object> diff(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("commitId") String commitId) {
         Repository r = defaultRepository(Caller.from(sc), spaceId);
@@ -145,7 +154,11 @@ public class SpaceGitResource {
     @POST
     @Path("restore")
     @RequiresScope("repos:write")
-    public Response restore(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(RepoJson.Committed.class)
+    public Response restore(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(RepoJson.Restore.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         Repository r = defaultRepository(caller, spaceId);
         JsonBody b = JsonBody.of(body);

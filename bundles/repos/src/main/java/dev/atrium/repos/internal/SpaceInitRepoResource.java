@@ -3,6 +3,7 @@ package dev.atrium.repos.internal;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
@@ -49,8 +50,12 @@ public class SpaceInitRepoResource {
     @POST
     @Consumes(MediaType.WILDCARD)
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.One.class)
     public Response init(
-            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, String raw) {
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(RepoJson.Init.class) String raw) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = ReposResource.optionalBody(raw);
         String name = b == null ? space.slug() : b.optionalText("name", 1, 100).orElse(space.slug());

@@ -3,6 +3,7 @@ package dev.atrium.repos.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.RequiresScope;
@@ -51,6 +52,7 @@ public class SpaceReposResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(RepoJson.Summaries.class)
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         List<Map<String, Object>> items = repositories.store().list(space.id()).stream()
@@ -67,8 +69,12 @@ public class SpaceReposResource {
 
     @POST
     @RequiresScope("repos:write")
+    @JsonShape(RepoJson.One.class)
     public Response create(
-            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(RepoJson.Create.class) JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
         String name = b.text("name", 1, 100);

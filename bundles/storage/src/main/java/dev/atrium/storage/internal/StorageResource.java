@@ -7,6 +7,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.BodyLimit;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -112,6 +113,7 @@ public class StorageResource {
 
     @GET
     @RequiresScope(READ)
+    @JsonShape(StorageJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -152,6 +154,7 @@ public class StorageResource {
     @GET
     @Path("file-handlers")
     @RequiresScope(READ)
+    @JsonShape(StorageJson.Handlers.class)
     public Map<String, Object> fileHandlers(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         space(sc, spaceId);
         return Map.of(
@@ -162,7 +165,11 @@ public class StorageResource {
     @POST
     @Path("folders")
     @RequiresScope(WRITE)
-    public Response createFolder(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(StorageJson.OneFolder.class)
+    public Response createFolder(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.NewFolder.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -176,7 +183,11 @@ public class StorageResource {
     @POST
     @Path("files")
     @RequiresScope(WRITE)
-    public Response createFile(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body)
+    @JsonShape(StorageJson.OneFile.class)
+    public Response createFile(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.NewFile.class) JsonNode body)
             throws IOException {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
@@ -214,6 +225,7 @@ public class StorageResource {
     @GET
     @Path("{fileId}")
     @RequiresScope(READ)
+    @JsonShape(StorageJson.OneFile.class)
     public Map<String, Object> detail(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId) {
         SpaceRef space = space(sc, spaceId);
@@ -223,11 +235,12 @@ public class StorageResource {
     @PATCH
     @Path("{fileId}")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.OneFile.class)
     public Map<String, Object> update(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("fileId") String fileId,
-            JsonNode body) {
+            @JsonShape(StorageJson.Move.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -261,6 +274,7 @@ public class StorageResource {
     @DELETE
     @Path("{fileId}")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.Deleted.class)
     public Map<String, Object> delete(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("fileId") String fileId) {
         SpaceRef space = space(sc, spaceId);
@@ -353,6 +367,7 @@ public class StorageResource {
     @Consumes({MediaType.WILDCARD})
     @BodyLimit(ANY_SIZE)
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.OneFile.class)
     public Response writeContent(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -526,6 +541,7 @@ public class StorageResource {
     @GET
     @Path("download-url")
     @RequiresScope(READ)
+    @JsonShape(StorageJson.DownloadUrl.class)
     public Map<String, Object> downloadUrl(
             @Context SecurityContext sc,
             @Context UriInfo uri,
@@ -653,8 +669,12 @@ public class StorageResource {
     @POST
     @Path("upload-url")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.UploadUrl.class)
     public Response uploadUrl(
-            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.UploadRequest.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -689,6 +709,7 @@ public class StorageResource {
     @Consumes({MediaType.WILDCARD})
     @BodyLimit(ANY_SIZE)
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.Upload.class)
     public Map<String, Object> upload(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -708,8 +729,11 @@ public class StorageResource {
     @POST
     @Path("confirm-upload")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.OneFile.class)
     public Map<String, Object> confirmUpload(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.ConfirmUpload.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -735,8 +759,11 @@ public class StorageResource {
     @POST
     @Path("bulk-delete")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.Deleted.class)
     public Map<String, Object> bulkDelete(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.BulkDelete.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody.of(body);
@@ -747,8 +774,11 @@ public class StorageResource {
     @POST
     @Path("bulk-move")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.Files.class)
     public Map<String, Object> bulkMove(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.BulkMove.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody json = JsonBody.of(body);
@@ -775,8 +805,11 @@ public class StorageResource {
     @POST
     @Path("bulk-rename")
     @RequiresScope(WRITE)
+    @JsonShape(StorageJson.Files.class)
     public Map<String, Object> bulkRename(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StorageJson.BulkRename.class) JsonNode body) {
         SpaceRef space = space(sc, spaceId);
         NulText.reject(body);
         JsonBody.of(body);

@@ -1,0 +1,244 @@
+package dev.atrium.repos.internal;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** The JSON the repositories routes take and answer, for the API reference ({@link dev.atrium.kernel.api.JsonShape}). */
+final class RepoJson {
+
+    private RepoJson() {}
+
+    // ------------------------------------------------------------------------------------------- repositories
+
+    /**
+     * A repository ({@link RepoAccess#json}): {@code visibility} is {@code public} or {@code private};
+     * {@code is_default} whether it is its workspace's default repository; {@code forked_from} the id of the one it was
+     * forked from.
+     */
+    record View(
+            String id,
+            @JsonProperty("space_id") String spaceId,
+            String name,
+            String description,
+            String visibility,
+            @JsonProperty("default_branch") String defaultBranch,
+            @JsonProperty("is_default") boolean isDefault,
+            @JsonProperty("forked_from") String forkedFrom,
+            @JsonProperty("allow_force_push") boolean allowForcePush,
+            @JsonProperty("clone_url") String cloneUrl,
+            long stars,
+            @JsonProperty("created_at") Instant createdAt,
+            @JsonProperty("updated_at") Instant updatedAt) {}
+
+    record One(View repository) {}
+
+    /** The caller's starred repositories they may still read; {@code total} counts every star of theirs. */
+    record StarredPage(List<View> repositories, long total, int limit, int offset) {}
+
+    record Summary(
+            String id,
+            String name,
+            @JsonProperty("default_branch") String defaultBranch) {}
+
+    record Summaries(List<Summary> repositories) {}
+
+    /**
+     * A new repository: {@code name} is required; {@code visibility} {@code public} or {@code private} (the default);
+     * {@code default_branch} {@code main} unless given.
+     */
+    record Create(
+            String name,
+            String description,
+            String visibility,
+            @JsonProperty("default_branch") String defaultBranch) {}
+
+    /** A change of a repository: only the fields given change. */
+    record Update(
+            String name,
+            String description,
+            String visibility,
+            @JsonProperty("default_branch") String defaultBranch,
+            @JsonProperty("allow_force_push") Boolean allowForcePush) {}
+
+    /**
+     * The optional body of a fork: {@code space_id} (required to fork someone else's repository) is a workspace of the
+     * caller's, {@code name} the fork's (the source's, with {@code -fork} in the same workspace).
+     */
+    record Fork(@JsonProperty("space_id") String spaceId, String name) {}
+
+    /** The optional body of a workspace's default repository: {@code name} is the workspace's slug unless given. */
+    record Init(String name, @JsonProperty("default_branch") String defaultBranch) {}
+
+    /**
+     * A repository fetched from {@code url} into the workspace {@code space_id}; {@code auth.token} is a token the
+     * remote accepts; {@code name} is the URL's last segment unless given.
+     */
+    record ImportExternal(
+            String url,
+            @JsonProperty("space_id") String spaceId,
+            String name,
+            String description,
+            String visibility,
+            RemoteAuth auth) {}
+
+    record RemoteAuth(String token) {}
+
+    /** {@code partial}: the remote's objects came by a blobless partial fetch, so some file contents are not here. */
+    record ImportedExternal(
+            View repository,
+            boolean partial,
+            @JsonProperty("source_url") String sourceUrl) {}
+
+    record Deleted(boolean success) {}
+
+    /** The caller's star on a repository, and how many it has. */
+    record Star(boolean starred, long stars) {}
+
+    /** A repository's refs and disk use; {@code head} is the default branch's commit, null while it has none. */
+    record Status(
+            @JsonProperty("repository_id") String repositoryId,
+            @JsonProperty("default_branch") String defaultBranch,
+            boolean empty,
+            String head,
+            int branches,
+            int tags,
+            @JsonProperty("size_bytes") long sizeBytes) {}
+
+    // ------------------------------------------------------------------------------------------- branches
+
+    record Branch(
+            String name,
+            String commit,
+            @JsonProperty("is_default") boolean isDefault) {}
+
+    record Branches(List<Branch> branches) {}
+
+    record OneBranch(Branch branch) {}
+
+    /** A new branch {@code name} at {@code from} (a branch, tag or commit; the default branch unless given). */
+    record CreateBranch(String name, String from) {}
+
+    // ------------------------------------------------------------------------------------------- history
+
+    record Person(String name, String email, Instant date) {}
+
+    /** A commit: {@code title} is the first line of {@code message}. */
+    record Commit(String sha, String message, String title, Person author, Person committer, List<String> parents) {}
+
+    /** A page of history, newest first. */
+    record Log(
+            List<Commit> commits, @JsonProperty("has_more") boolean hasMore, int limit, int offset) {}
+
+    /** A changed file: {@code status} is {@code add}, {@code modify}, {@code delete}, {@code rename} or {@code copy}. */
+    record FileDiff(
+            String path, @JsonProperty("old_path") String oldPath, String status, int additions, int deletions) {}
+
+    /**
+     * What {@code head} changed: {@code merge_base} is the commit it is compared with, the merge base for
+     * {@code base...head} (null when they share no history) and {@code base} for {@code base..head}; the
+     * {@code patch} stops after about 5 MiB ({@code patch_truncated}).
+     */
+    record Diff(
+            String base,
+            String head,
+            @JsonProperty("merge_base") String mergeBase,
+            List<FileDiff> files,
+            int additions,
+            int deletions,
+            String patch,
+            @JsonProperty("patch_truncated") boolean patchTruncated) {}
+
+    /** A commit against its first parent. */
+    record CommitDiff(
+            Commit commit,
+            List<FileDiff> files,
+            int additions,
+            int deletions,
+            String patch,
+            @JsonProperty("patch_truncated") boolean patchTruncated) {}
+
+    /** A commit and the files it changed, without the patch. */
+    record CommitDetail(Commit commit, List<FileDiff> files, int additions, int deletions) {}
+
+    // ------------------------------------------------------------------------------------------- trees, blobs
+
+    /**
+     * {@code type} is {@code blob}, {@code tree}, {@code symlink} or {@code commit} (a submodule); {@code size} is
+     * there for files only, null when a partial import left the content out.
+     */
+    record TreeEntry(String name, String path, String type, String mode, String sha, Long size) {}
+
+    record Tree(String ref, String commit, String path, List<TreeEntry> entries) {}
+
+    /** A file at a ref: {@code content} is the text ({@code encoding: utf-8}) or its bytes in {@code base64}. */
+    record Blob(String path, String sha, String mode, int size, String encoding, String content) {}
+
+    /** {@code sha} is the commit the line comes from; {@code original_line} its number there. */
+    record BlameLine(
+            int line,
+            String content,
+            String sha,
+            @JsonProperty("original_line") int originalLine) {}
+
+    record BlameCommit(String title, Person author) {}
+
+    /** Each line of a file with the commit that last changed it; {@code commits} maps those commits' ids to them. */
+    record Blame(String ref, String commit, String path, List<BlameLine> lines, Map<String, BlameCommit> commits) {}
+
+    /** A match: {@code type} {@code path} (its name) or {@code content} (one of its lines, with its number). */
+    record SearchHit(String type, String path, Integer line, String preview) {}
+
+    record Search(String query, String ref, String commit, List<SearchHit> results, boolean truncated) {}
+
+    // ------------------------------------------------------------------------------------------- writes
+
+    record Author(String name, String email) {}
+
+    /**
+     * One file of a commit: {@code action} {@code upsert} (the default) writes {@code content} ({@code encoding}
+     * {@code utf-8}, the default, or {@code base64}), {@code delete} removes the file.
+     */
+    record Change(String path, String content, String encoding, String action, Boolean executable) {}
+
+    /**
+     * A commit from JSON: {@code branch} is the default branch unless given; {@code parent}, when given, the commit
+     * the branch must be at (forty zeros: the branch must not exist yet); {@code author} the caller unless given.
+     */
+    record CommitInput(String branch, String parent, String message, Author author, List<Change> changes) {}
+
+    record Committed(String branch, Commit commit) {}
+
+    /**
+     * A new commit on the default branch putting {@code path} back as it was at {@code commit} (removing it if it
+     * was not there).
+     */
+    record Restore(String path, String commit, String message) {}
+
+    record ImportedRef(String ref, String commit) {}
+
+    /**
+     * What an upload brought: a Git bundle's new or moved {@code refs}; an archive's commit ({@code branch} and
+     * {@code commit}).
+     */
+    record Imported(List<ImportedRef> refs, String branch, Commit commit) {}
+
+    // ------------------------------------------------------------------------------------------- maintenance
+
+    /**
+     * A repository's garbage collection: {@code state} is {@code idle}, {@code queued} or {@code running}; the rest
+     * describes the last run (null before one).
+     */
+    record GcStatus(
+            String state,
+            @JsonProperty("last_run_at") Instant lastRunAt,
+            @JsonProperty("duration_ms") Long durationMs,
+            String reason,
+            String error,
+            Integer packs,
+            Integer bitmaps,
+            @JsonProperty("loose_objects") Long looseObjects) {}
+
+    record Gc(GcStatus gc) {}
+}
