@@ -9,6 +9,7 @@ import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -126,6 +127,7 @@ public class ResourcesApi {
 
     @GET
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @QueryParam("space_id") String spaceId,
@@ -144,6 +146,7 @@ public class ResourcesApi {
     @GET
     @Path("type/{type}")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.Page.class)
     public Map<String, Object> byType(
             @Context SecurityContext sc,
             @PathParam("type") String type,
@@ -164,6 +167,7 @@ public class ResourcesApi {
     @GET
     @Path("shared/{spaceId}")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.SharedPage.class)
     public Map<String, Object> shared(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -184,6 +188,7 @@ public class ResourcesApi {
     @GET
     @Path("providers")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.ProviderList.class)
     public Map<String, Object> providers(@Context SecurityContext sc) {
         Caller.from(sc);
         List<Map<String, Object>> out = new ArrayList<>();
@@ -200,7 +205,8 @@ public class ResourcesApi {
 
     @POST
     @RequiresScope("files:write")
-    public Response create(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(ResourceJson.One.class)
+    public Response create(@Context SecurityContext sc, @JsonShape(ResourceJson.Create.class) JsonNode body) {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
@@ -262,6 +268,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.One.class)
     public Map<String, Object> get(
             @Context SecurityContext sc, @PathParam("id") String id, @QueryParam("space_id") String actingSpace) {
         Caller caller = Caller.from(sc);
@@ -272,6 +279,7 @@ public class ResourcesApi {
     @GET
     @Path("by-name/{name}")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.One.class)
     public Map<String, Object> getByName(
             @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return Map.of("resource", detail(byName(Caller.from(sc), name, spaceId), Access.ADMIN));
@@ -280,7 +288,11 @@ public class ResourcesApi {
     @PATCH
     @Path("{id}")
     @RequiresScope("files:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ResourceJson.One.class)
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ResourceJson.Update.class) JsonNode body) {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
@@ -310,6 +322,7 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         return delete(authz.owned(Caller.from(sc), id));
     }
@@ -317,6 +330,7 @@ public class ResourcesApi {
     @DELETE
     @Path("by-name/{name}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> deleteByName(
             @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return delete(byName(Caller.from(sc), name, spaceId));
@@ -351,6 +365,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/access")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.Grants.class)
     public Map<String, Object> access(@Context SecurityContext sc, @PathParam("id") String id) {
         ResourceRow row = authz.owned(Caller.from(sc), id);
         return Map.of(
@@ -361,7 +376,11 @@ public class ResourcesApi {
     @POST
     @Path("{id}/access")
     @RequiresScope("files:write")
-    public Response grant(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ResourceJson.OneGrant.class)
+    public Response grant(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ResourceJson.GrantInput.class) JsonNode body) {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
@@ -387,6 +406,7 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/access/{spaceId}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> revoke(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("spaceId") String spaceId) {
         Caller caller = Caller.from(sc);
@@ -412,7 +432,11 @@ public class ResourcesApi {
     @POST
     @Path("{id}/bind")
     @RequiresScope("files:write")
-    public Response bind(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ResourceJson.OneBinding.class)
+    public Response bind(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ResourceJson.BindInput.class) JsonNode body) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         String serviceId = b.text("service_id", 1, 100);
@@ -451,6 +475,7 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/bind/{serviceId}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> unbind(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("serviceId") String serviceId) {
         Caller caller = Caller.from(sc);
@@ -460,6 +485,7 @@ public class ResourcesApi {
     @DELETE
     @Path("by-name/{name}/bind/{serviceId}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> unbindByName(
             @Context SecurityContext sc,
             @PathParam("name") String name,
@@ -484,6 +510,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/tokens")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.Tokens.class)
     public Map<String, Object> tokens(@Context SecurityContext sc, @PathParam("id") String id) {
         return tokens(authz.owned(Caller.from(sc), id));
     }
@@ -491,6 +518,7 @@ public class ResourcesApi {
     @GET
     @Path("by-name/{name}/tokens")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.Tokens.class)
     public Map<String, Object> tokensByName(
             @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return tokens(byName(Caller.from(sc), name, spaceId));
@@ -505,7 +533,11 @@ public class ResourcesApi {
     @POST
     @Path("{id}/tokens")
     @RequiresScope("files:write")
-    public Response createToken(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ResourceJson.OneNewToken.class)
+    public Response createToken(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ResourceJson.TokenInput.class) JsonNode body) {
         NulText.reject(body);
         TokenRequest request = TokenRequest.of(body);
         return createToken(authz.owned(Caller.from(sc), id), request);
@@ -514,11 +546,12 @@ public class ResourcesApi {
     @POST
     @Path("by-name/{name}/tokens")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.OneNewToken.class)
     public Response createTokenByName(
             @Context SecurityContext sc,
             @PathParam("name") String name,
             @QueryParam("space_id") String spaceId,
-            JsonNode body) {
+            @JsonShape(ResourceJson.TokenInput.class) JsonNode body) {
         NulText.reject(body);
         TokenRequest request = TokenRequest.of(body);
         return createToken(byName(Caller.from(sc), name, spaceId), request);
@@ -552,6 +585,7 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/tokens/{tokenId}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> deleteToken(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("tokenId") String tokenId) {
         return deleteToken(authz.owned(Caller.from(sc), id), tokenId);
@@ -560,6 +594,7 @@ public class ResourcesApi {
     @DELETE
     @Path("by-name/{name}/tokens/{tokenId}")
     @RequiresScope("files:write")
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> deleteTokenByName(
             @Context SecurityContext sc,
             @PathParam("name") String name,
@@ -580,6 +615,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/connection")
     @Anonymous
+    @JsonShape(ResourceJson.OneConnection.class)
     public Map<String, Object> connection(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -591,6 +627,7 @@ public class ResourcesApi {
     @GET
     @Path("by-name/{name}/connection")
     @RequiresScope("files:read")
+    @JsonShape(ResourceJson.OneConnection.class)
     public Map<String, Object> connectionByName(
             @Context SecurityContext sc, @PathParam("name") String name, @QueryParam("space_id") String spaceId) {
         return connection(new Granted(byName(Caller.from(sc), name, spaceId), Access.ADMIN, "owner"));
@@ -618,6 +655,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/kv/entries")
     @Anonymous
+    @JsonShape(ResourceJson.KvPage.class)
     public Map<String, Object> kvList(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -690,6 +728,7 @@ public class ResourcesApi {
     @Anonymous
     @Consumes(MediaType.WILDCARD)
     @BodyLimit(MAX_KV_VALUE)
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> kvPut(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -729,6 +768,7 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/kv/entries/{key: .+}")
     @Anonymous
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> kvDelete(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -753,6 +793,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/objects")
     @Anonymous
+    @JsonShape(ResourceJson.ObjectPage.class)
     public Map<String, Object> objects(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -786,6 +827,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/objects-stats")
     @Anonymous
+    @JsonShape(ResourceJson.OneStats.class)
     public Map<String, Object> objectStats(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -875,6 +917,7 @@ public class ResourcesApi {
     @Anonymous
     @Consumes(MediaType.WILDCARD)
     @BodyLimit(MAX_OBJECT)
+    @JsonShape(ResourceJson.OneObject.class)
     public Map<String, Object> objectPut(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -904,6 +947,7 @@ public class ResourcesApi {
     @DELETE
     @Path("{id}/objects/{key: .+}")
     @Anonymous
+    @JsonShape(ResourceJson.Success.class)
     public Map<String, Object> objectDelete(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -928,6 +972,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/sql/tables")
     @Anonymous
+    @JsonShape(ResourceJson.Tables.class)
     public Map<String, Object> sqlTables(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -949,6 +994,7 @@ public class ResourcesApi {
     @GET
     @Path("{id}/sql/tables/{tableName}")
     @Anonymous
+    @JsonShape(ResourceJson.SqlResult.class)
     public Map<String, Object> sqlTable(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -973,12 +1019,13 @@ public class ResourcesApi {
     @POST
     @Path("{id}/sql/query")
     @Anonymous
+    @JsonShape(ResourceJson.SqlResult.class)
     public Map<String, Object> sqlQuery(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
             @PathParam("id") String id,
             @QueryParam("space_id") String actingSpace,
-            JsonNode body) {
+            @JsonShape(ResourceJson.SqlInput.class) JsonNode body) {
         NulText.reject(body);
         // a read grant (or a files:read token) may query: the provider makes writes impossible on a read call by its
         // database's own means (SqlFacet), so a write statement fails inside SQLite, not on a reading of its text

@@ -1,6 +1,7 @@
 package dev.atrium.resource.secret.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import java.io.IOException;
@@ -33,6 +34,7 @@ public class SecretKeysAdmin {
     }
 
     @GET
+    @JsonShape(SecretJson.Keys.class)
     public Map<String, Object> list() {
         try {
             return Map.of("keys", secrets.keyUsage());
@@ -43,6 +45,7 @@ public class SecretKeysAdmin {
 
     @POST
     @Path("rotate")
+    @JsonShape(SecretJson.Rotated.class)
     public Map<String, Object> rotate() {
         try {
             return Map.of("key_id", secrets.rotate());

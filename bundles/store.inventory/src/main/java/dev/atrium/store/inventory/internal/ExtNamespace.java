@@ -1,6 +1,7 @@
 package dev.atrium.store.inventory.internal;
 
 import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.store.ap.api.ActivityMedia;
 import java.util.LinkedHashMap;
@@ -52,6 +53,7 @@ public class ExtNamespace {
 
     @GET
     @Path("ext")
+    @JsonShape(ActivityJson.Namespace.class)
     public Response namespace(@Context UriInfo uri) {
         Map<String, Object> context = new LinkedHashMap<>();
         context.put("ext", model.base(uri) + "/ns/ext#");

@@ -1,6 +1,7 @@
 package dev.atrium.store.inventory.internal;
 
 import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.store.ap.api.ActorKeys;
@@ -49,6 +50,7 @@ public class RepositoryActors {
     }
 
     @GET
+    @JsonShape(ActivityJson.RepositoryActor.class)
     public Response actor(@PathParam("owner") String owner, @PathParam("repo") String name, @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
@@ -87,6 +89,7 @@ public class RepositoryActors {
      */
     @GET
     @Path("main-key")
+    @JsonShape(ActivityJson.Key.class)
     public Response key(@PathParam("owner") String owner, @PathParam("repo") String name, @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
@@ -106,6 +109,7 @@ public class RepositoryActors {
 
     @GET
     @Path("outbox")
+    @JsonShape(ActivityJson.Outbox.class)
     public Response outbox(
             @PathParam("owner") String owner,
             @PathParam("repo") String name,
@@ -128,6 +132,7 @@ public class RepositoryActors {
 
     @GET
     @Path("followers")
+    @JsonShape(ActivityJson.Followers.class)
     public Response followers(
             @PathParam("owner") String owner,
             @PathParam("repo") String name,
@@ -150,6 +155,7 @@ public class RepositoryActors {
 
     @GET
     @Path("stores")
+    @JsonShape(ActivityJson.Collection.class)
     public Response stores(@PathParam("owner") String owner, @PathParam("repo") String name, @Context UriInfo uri) {
         RepoView r = model.publicRepository(owner, name);
         String base = model.base(uri);
@@ -164,6 +170,7 @@ public class RepositoryActors {
     /** One activity of the outbox, by its id (what an Announce names). */
     @GET
     @Path("activities/{activityId}")
+    @JsonShape(ActivityJson.Activity.class)
     public Response activity(
             @PathParam("owner") String owner,
             @PathParam("repo") String name,

@@ -2,6 +2,7 @@ package dev.atrium.store.inventory.internal;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.store.ap.api.ActorKeys;
@@ -53,6 +54,7 @@ public class StoreActors {
     }
 
     @GET
+    @JsonShape(ActivityJson.StoreActor.class)
     public Response actor(@PathParam("store") String slug, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         String base = model.base(uri);
@@ -81,6 +83,7 @@ public class StoreActors {
 
     @GET
     @Path("inventory")
+    @JsonShape(ActivityJson.Collection.class)
     public Response inventory(@PathParam("store") String slug, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         String base = model.base(uri);
@@ -108,6 +111,7 @@ public class StoreActors {
 
     @GET
     @Path("outbox")
+    @JsonShape(ActivityJson.Outbox.class)
     public Response outbox(
             @PathParam("store") String slug,
             @QueryParam("page") String page,
@@ -129,6 +133,7 @@ public class StoreActors {
 
     @GET
     @Path("followers")
+    @JsonShape(ActivityJson.Followers.class)
     public Response followers(
             @PathParam("store") String slug,
             @QueryParam("page") String page,
@@ -150,6 +155,7 @@ public class StoreActors {
 
     @GET
     @Path("search")
+    @JsonShape(ActivityJson.SearchService.class)
     public Response search(@PathParam("store") String slug, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         String base = model.base(uri);
@@ -171,6 +177,7 @@ public class StoreActors {
      */
     @GET
     @Path("search/repositories")
+    @JsonShape(ActivityJson.Collection.class)
     public Response searchRepositories(
             @PathParam("store") String slug, @QueryParam("q") String q, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
@@ -210,6 +217,7 @@ public class StoreActors {
     /** One activity of the outbox, by its id (what an Announce names). */
     @GET
     @Path("activities/{activityId}")
+    @JsonShape(ActivityJson.Activity.class)
     public Response activity(
             @PathParam("store") String slug, @PathParam("activityId") String activityId, @Context UriInfo uri) {
         Model.Published p = model.store(slug);

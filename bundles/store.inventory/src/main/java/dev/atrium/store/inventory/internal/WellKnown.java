@@ -2,6 +2,7 @@ package dev.atrium.store.inventory.internal;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.store.ap.api.ActivityMedia;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
@@ -37,6 +38,7 @@ public class WellKnown {
     }
 
     @GET
+    @JsonShape(ActivityJson.WebFinger.class)
     public Response webfinger(@QueryParam("resource") String resource, @Context UriInfo uri) {
         if (resource == null || resource.isBlank()) {
             throw ApiException.badRequest(

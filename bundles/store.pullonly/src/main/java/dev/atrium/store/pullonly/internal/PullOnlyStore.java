@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
@@ -92,6 +93,7 @@ public class PullOnlyStore {
     }
 
     @GET
+    @JsonShape(PullJson.StoreActor.class)
     public Response actor(@PathParam("slug") String slug, @Context UriInfo uri) {
         Published p = published(slug, uri);
         String actor = p.actor();
@@ -120,6 +122,7 @@ public class PullOnlyStore {
 
     @GET
     @Path("repositories")
+    @JsonShape(PullJson.Repositories.class)
     public Response repositories(
             @PathParam("slug") String slug,
             @QueryParam("page") String page,
@@ -132,6 +135,7 @@ public class PullOnlyStore {
 
     @GET
     @Path("repositories/{owner}/{repo}")
+    @JsonShape(PullJson.Repository.class)
     public Response repository(
             @PathParam("slug") String slug,
             @PathParam("owner") String owner,
@@ -153,6 +157,7 @@ public class PullOnlyStore {
 
     @GET
     @Path("outbox")
+    @JsonShape(PullJson.Outbox.class)
     public Response outbox(
             @PathParam("slug") String slug,
             @QueryParam("page") String page,
@@ -188,6 +193,7 @@ public class PullOnlyStore {
 
     @GET
     @Path("search")
+    @JsonShape(PullJson.SearchService.class)
     public Response searchService(@PathParam("slug") String slug, @Context UriInfo uri) {
         Published p = published(slug, uri);
         Map<String, Object> m = new LinkedHashMap<>();
@@ -203,6 +209,7 @@ public class PullOnlyStore {
 
     @GET
     @Path("search/repositories")
+    @JsonShape(PullJson.Repositories.class)
     public Response searchRepositories(
             @PathParam("slug") String slug,
             @QueryParam("q") String q,
@@ -243,6 +250,7 @@ public class PullOnlyStore {
 
     @GET
     @Path("followers")
+    @JsonShape(PullJson.Followers.class)
     public Response followers(@PathParam("slug") String slug, @Context UriInfo uri) {
         Published p = published(slug, uri);
         Map<String, Object> m = new LinkedHashMap<>();

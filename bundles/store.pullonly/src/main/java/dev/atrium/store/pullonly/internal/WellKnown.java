@@ -2,6 +2,7 @@ package dev.atrium.store.pullonly.internal;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.SpaceDirectory;
@@ -42,6 +43,7 @@ public class WellKnown {
     }
 
     @GET
+    @JsonShape(PullJson.WebFinger.class)
     public Response webfinger(@QueryParam("resource") String resource, @Context UriInfo uri) {
         if (resource == null || resource.isBlank()) {
             throw ApiException.badRequest("resource is required: acct:<store>@<host> or a store's actor URL");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -74,6 +75,7 @@ public class StoreRegistryResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(RegistryJson.Entries.class)
     public Map<String, Object> list(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         return Map.of(
@@ -82,7 +84,11 @@ public class StoreRegistryResource {
 
     @POST
     @RequiresScope("repos:write")
-    public Response register(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(RegistryJson.One.class)
+    public Response register(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(RegistryJson.Register.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -97,11 +103,12 @@ public class StoreRegistryResource {
     @PATCH
     @Path("{entryId}")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.One.class)
     public Map<String, Object> update(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("entryId") String entryId,
-            JsonNode body) {
+            @JsonShape(RegistryJson.Flags.class) JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
         Boolean active = b.bool("is_active").orElse(null);
@@ -118,6 +125,7 @@ public class StoreRegistryResource {
     @DELETE
     @Path("{entryId}")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.Success.class)
     public Map<String, Object> delete(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
@@ -130,6 +138,7 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/refresh")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.One.class)
     public Map<String, Object> refresh(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
@@ -142,6 +151,7 @@ public class StoreRegistryResource {
     @GET
     @Path("{entryId}/repositories")
     @RequiresScope("repos:read")
+    @JsonShape(RegistryJson.Repositories.class)
     public Map<String, Object> repositories(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -157,6 +167,7 @@ public class StoreRegistryResource {
     @GET
     @Path("{entryId}/repositories/search")
     @RequiresScope("repos:read")
+    @JsonShape(RegistryJson.Found.class)
     public Map<String, Object> search(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -185,12 +196,13 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/install")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.OneInstalled.class)
     public Response install(
             @Context SecurityContext sc,
             @Context UriInfo uri,
             @PathParam("spaceId") String spaceId,
             @PathParam("entryId") String entryId,
-            JsonNode body) {
+            @JsonShape(RegistryJson.Install.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -213,12 +225,13 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/import-repository")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.OneInstalled.class)
     public Response importRepository(
             @Context SecurityContext sc,
             @Context UriInfo uri,
             @PathParam("spaceId") String spaceId,
             @PathParam("entryId") String entryId,
-            JsonNode body) {
+            @JsonShape(RegistryJson.Import.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -300,6 +313,7 @@ public class StoreRegistryResource {
     @POST
     @Path("{entryId}/poll")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.Polled.class)
     public Map<String, Object> poll(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("entryId") String entryId) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
@@ -309,6 +323,7 @@ public class StoreRegistryResource {
     @GET
     @Path("updates")
     @RequiresScope("repos:read")
+    @JsonShape(RegistryJson.Updates.class)
     public Map<String, Object> updates(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -335,8 +350,11 @@ public class StoreRegistryResource {
     @POST
     @Path("updates/mark-seen")
     @RequiresScope("repos:write")
+    @JsonShape(RegistryJson.Success.class)
     public Map<String, Object> markSeen(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(RegistryJson.MarkSeen.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);

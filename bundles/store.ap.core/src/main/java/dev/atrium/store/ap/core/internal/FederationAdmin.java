@@ -1,6 +1,7 @@
 package dev.atrium.store.ap.core.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import java.util.Map;
@@ -36,6 +37,7 @@ public class FederationAdmin {
     }
 
     @GET
+    @JsonShape(StoreJson.Deliveries.class)
     public Map<String, Object> list(@QueryParam("state") String state, @QueryParam("limit") String limit) {
         if (state != null && !STATES.contains(state)) {
             throw ApiException.badRequest("state must be one of pending, delivered, dead");
@@ -56,6 +58,7 @@ public class FederationAdmin {
 
     @POST
     @Path("{id}/retry")
+    @JsonShape(StoreJson.Success.class)
     public Map<String, Object> retry(@PathParam("id") String id) {
         if (queue.retry(id)) {
             return Map.of("success", true);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -83,6 +84,7 @@ public class StoresResource {
 
     @GET
     @RequiresScope("repos:read")
+    @JsonShape(StoreJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @Context UriInfo uri,
@@ -102,8 +104,12 @@ public class StoresResource {
 
     @POST
     @RequiresScope("repos:write")
+    @JsonShape(StoreJson.One.class)
     public Response create(
-            @Context SecurityContext sc, @Context UriInfo uri, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @Context UriInfo uri,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(StoreJson.Create.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
@@ -133,12 +139,13 @@ public class StoresResource {
     @PATCH
     @Path("{storeSlug}")
     @RequiresScope("repos:write")
+    @JsonShape(StoreJson.One.class)
     public Map<String, Object> update(
             @Context SecurityContext sc,
             @Context UriInfo uri,
             @PathParam("spaceId") String spaceId,
             @PathParam("storeSlug") String slug,
-            JsonNode body) {
+            @JsonShape(StoreJson.Change.class) JsonNode body) {
         NulText.reject(body);
         LocalStore store = owned(sc, spaceId, slug);
         JsonBody b = JsonBody.of(body);
@@ -162,6 +169,7 @@ public class StoresResource {
     @DELETE
     @Path("{storeSlug}")
     @RequiresScope("repos:write")
+    @JsonShape(StoreJson.Success.class)
     public Map<String, Object> delete(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
         LocalStore store = owned(sc, spaceId, slug);
@@ -180,6 +188,7 @@ public class StoresResource {
     @GET
     @Path("{storeSlug}/inventory")
     @RequiresScope("repos:read")
+    @JsonShape(StoreJson.Inventory.class)
     public Map<String, Object> inventory(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("storeSlug") String slug) {
         LocalStore store = owned(sc, spaceId, slug);
@@ -193,11 +202,12 @@ public class StoresResource {
     @POST
     @Path("{storeSlug}/inventory")
     @RequiresScope("repos:write")
+    @JsonShape(StoreJson.OneItem.class)
     public Response add(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @PathParam("storeSlug") String slug,
-            JsonNode body) {
+            @JsonShape(StoreJson.Add.class) JsonNode body) {
         NulText.reject(body);
         LocalStore store = owned(sc, spaceId, slug);
         JsonBody b = JsonBody.of(body);
@@ -251,6 +261,7 @@ public class StoresResource {
     @DELETE
     @Path("{storeSlug}/inventory")
     @RequiresScope("repos:write")
+    @JsonShape(StoreJson.Success.class)
     public Map<String, Object> remove(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
