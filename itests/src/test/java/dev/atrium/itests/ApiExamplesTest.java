@@ -47,7 +47,17 @@ class ApiExamplesTest {
     Stream<DynamicContainer> everyExampleOfTheApiPagesAnswersAsDocumented(AtriumServer server) throws IOException {
         List<Path> pages = pages();
         assertFalse(pages.isEmpty(), "docs/api has no pages");
-        return pages.stream().map(page -> examplesOf(server, page));
+        DocumentedShapes shapes = new DocumentedShapes(
+                new Http(server.base(), null).get("/api/openapi.json").json());
+        return Stream.concat(
+                pages.stream().map(page -> examplesOf(server, shapes, page)),
+                Stream.of(dynamicContainer(
+                        "the documented shapes",
+                        Stream.of(dynamicTest(
+                                "the examples' answers were checked against their documented shapes",
+                                () -> assertTrue(
+                                        shapes.checkedAnswers() >= 40,
+                                        shapes.checkedAnswers() + " answers had a shape to check"))))));
     }
 
     @Test
@@ -112,6 +122,28 @@ class ApiExamplesTest {
         }
     }
 
+    @Test
+    void anAnswerOrBodyThatBreaksItsDocumentedShapeIsReported() throws IOException {
+        DocumentedShapes shapes = new DocumentedShapes(json("{'paths': {"
+                + "'/api/things/{id}': {'get': {'responses': {'2XX': {'content': {'application/json': {'schema':"
+                + "  {'type': 'object', 'required': ['size'], 'properties': {'size': {'type': 'integer'},"
+                + "   'name': {'type': ['string', 'null']}}}}}}}}},"
+                + "'/api/things/special': {'get': {'responses': {'2XX': {'content': {'application/json': {'schema':"
+                + "  {'type': 'array'}}}}}}},"
+                + "'/api/things': {'post': {'requestBody': {'content': {'application/json': {'schema':"
+                + "  {'type': 'object', 'properties': {'name': {'type': 'string'}}}}}}}}},"
+                + "'components': {'schemas': {'Error': {'type': 'object', 'required': ['error']}}}}"));
+        assertNull(shapes.answerProblem("GET", "/api/things/7?x=1", 200, json("{'size': 3, 'name': null}")));
+        assertNotNull(shapes.answerProblem("GET", "/api/things/7", 200, json("{'size': '3'}")));
+        assertNotNull(shapes.answerProblem("GET", "/api/things/7", 200, json("{'name': 'x'}")), "size is required");
+        assertNull(shapes.answerProblem("GET", "/api/things/special", 200, json("[]")), "the most literal template");
+        assertNull(shapes.answerProblem("GET", "/api/other", 200, json("{}")), "nothing documented");
+        assertNull(shapes.answerProblem("GET", "/api/things/7", 404, json("{'error': {}}")));
+        assertNotNull(shapes.answerProblem("GET", "/api/things/7", 404, json("{'message': 'gone'}")));
+        assertNotNull(shapes.bodyProblem("POST", "/api/things", json("{'name': 7}")));
+        assertNull(shapes.bodyProblem("POST", "/api/things", json("{'name': 'seven'}")));
+    }
+
     /** JSON written with single quotes, which read better inside Java strings. */
     private static JsonNode json(String singleQuoted) throws IOException {
         return Http.JSON.readTree(singleQuoted.replace('\'', '"'));
@@ -127,7 +159,7 @@ class ApiExamplesTest {
         }
     }
 
-    private static DynamicContainer examplesOf(AtriumServer server, Path file) {
+    private static DynamicContainer examplesOf(AtriumServer server, DocumentedShapes shapes, Path file) {
         String page = "docs/api/" + file.getFileName();
         List<Example> examples;
         try {
@@ -145,7 +177,7 @@ class ApiExamplesTest {
                             "the page has examples",
                             () -> fail(page + " has no example (a ### title with an http block and a status line)"))));
         }
-        PageRun run = new PageRun(server, page);
+        PageRun run = new PageRun(server, shapes, page);
         return dynamicContainer(page, examples.stream().map(e -> dynamicTest(e.title(), () -> run.check(e))));
     }
 
@@ -156,11 +188,13 @@ class ApiExamplesTest {
      */
     private static final class PageRun {
         private final AtriumServer server;
+        private final DocumentedShapes shapes;
         private final String page;
         private final Map<String, String> values = new HashMap<>();
 
-        PageRun(AtriumServer server, String page) {
+        PageRun(AtriumServer server, DocumentedShapes shapes, String page) {
             this.server = server;
+            this.shapes = shapes;
             this.page = page;
         }
 
@@ -188,6 +222,18 @@ class ApiExamplesTest {
                 problems.add("expected → " + example.status() + " but found → " + response.statusCode());
             }
             JsonNode json = json(response.body());
+            String target = ApiExamples.substitute(example.target(), values);
+            String shape = shapes.answerProblem(example.method(), target, response.statusCode(), json);
+            if (shape != null) {
+                problems.add(shape);
+            }
+            if (example.body() != null && jsonBody(sent)) {
+                shape = shapes.bodyProblem(
+                        example.method(), target, json(ApiExamples.substitute(example.body(), values)));
+                if (shape != null) {
+                    problems.add(shape);
+                }
+            }
             if (example.answer() != null) {
                 String difference = difference(example, response.body(), json);
                 if (difference != null) {
@@ -236,6 +282,13 @@ class ApiExamplesTest {
             String body = ApiExamples.substitute(example.body(), values);
             return b.method(example.method(), HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
                     .build();
+        }
+
+        private static boolean jsonBody(HttpRequest sent) {
+            return sent.headers()
+                    .firstValue("Content-Type")
+                    .map(t -> t.startsWith("application/json"))
+                    .orElse(false);
         }
 
         /** How the answer differs from the documented one, or null. */

@@ -293,6 +293,9 @@ final class OpenApiDocument {
                 || raw == java.net.URI.class) {
             return Map.of("type", "string");
         }
+        if (raw == java.time.LocalDate.class) {
+            return Map.of("type", "string", "format", "date");
+        }
         if (Temporal.class.isAssignableFrom(raw) || raw == java.util.Date.class) {
             return Map.of("type", "string", "format", "date-time");
         }
@@ -342,19 +345,40 @@ final class OpenApiDocument {
         }
         if (raw.isRecord()) {
             Map<String, Object> properties = new LinkedHashMap<>();
+            List<String> required = new ArrayList<>();
             for (RecordComponent c : raw.getRecordComponents()) {
                 JsonProperty named = c.getAccessor().getAnnotation(JsonProperty.class);
-                properties.put(
-                        named != null && !named.value().isEmpty() ? named.value() : c.getName(),
-                        schema(c.getGenericType(), depth + 1));
+                String name = named != null && !named.value().isEmpty() ? named.value() : c.getName();
+                Map<String, Object> value = schema(c.getGenericType(), depth + 1);
+                if (c.getType().isPrimitive()) {
+                    required.add(name);
+                    properties.put(name, value);
+                } else {
+                    properties.put(name, nullable(value));
+                }
             }
-            return Map.of("type", "object", "properties", properties);
+            return required.isEmpty()
+                    ? Map.of("type", "object", "properties", properties)
+                    : Map.of("type", "object", "properties", properties, "required", required);
         }
         if (raw.getName().startsWith("com.fasterxml.jackson.databind.node.ObjectNode")) {
             return Map.of("type", "object");
         }
         // JsonNode, Object, javax.ws.rs.core.Response, StreamingOutput: the type does not say
         return Map.of();
+    }
+
+    /**
+     * A record component of a reference type may be null or absent (the records say so by boxing: a primitive one is
+     * always there), so its schema also admits null.
+     */
+    private static Map<String, Object> nullable(Map<String, Object> schema) {
+        if (!(schema.get("type") instanceof String type)) {
+            return schema; // any value already admits null
+        }
+        Map<String, Object> out = new LinkedHashMap<>(schema);
+        out.put("type", List.of(type, "null"));
+        return out;
     }
 
     private static Class<?> raw(Type t) {

@@ -72,11 +72,18 @@ class OpenApiDocumentTest {
     void recordsCollectionsAndMapsBecomeTheSchemasJacksonWrites() {
         Map<String, Object> note = OpenApiDocument.schema(Note.class, 0);
         assertEquals("object", note.get("type"));
-        assertEquals(Map.of("type", "array", "items", Map.of("type", "string")), at(note, "properties", "tags"));
         assertEquals(
-                Map.of("type", "object", "additionalProperties", Map.of("type", "integer", "format", "int32")),
+                Map.of("type", List.of("array", "null"), "items", Map.of("type", "string")),
+                at(note, "properties", "tags"));
+        assertEquals(
+                Map.of(
+                        "type",
+                        List.of("object", "null"),
+                        "additionalProperties",
+                        Map.of("type", "integer", "format", "int32")),
                 at(note, "properties", "counts"));
         assertEquals(Map.of("type", "integer", "format", "int64"), at(note, "properties", "size"));
+        assertEquals(List.of("size"), note.get("required"), "a primitive is always there; the rest may be null");
         assertEquals(Map.of(), OpenApiDocument.schema(com.fasterxml.jackson.databind.JsonNode.class, 0), "any JSON");
     }
 
