@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.RequiresScope;
@@ -42,6 +43,7 @@ public class ApiAuthResource {
 
     @POST
     @Path("logout")
+    @JsonShape(IdentityJson.LoggedOut.class)
     public Response logout(@Context SecurityContext sc, @CookieParam(SessionVerifier.COOKIE) String cookie) {
         Caller.from(sc);
         boolean ended = identity.endSession(cookie);
@@ -53,7 +55,9 @@ public class ApiAuthResource {
 
     @POST
     @Path("setup-username")
-    public Map<String, Object> setupUsername(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(IdentityJson.Me.class)
+    public Map<String, Object> setupUsername(
+            @Context SecurityContext sc, @JsonShape(IdentityJson.UsernameInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         String username = JsonBody.of(body).requiredString("username").trim();
         return me(identity.principals().setUsername(caller.principalId(), username));
@@ -61,7 +65,9 @@ public class ApiAuthResource {
 
     @PATCH
     @Path("profile")
-    public Map<String, Object> profile(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(IdentityJson.Me.class)
+    public Map<String, Object> profile(
+            @Context SecurityContext sc, @JsonShape(IdentityJson.ProfileInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String name = b.optionalText("name", 1, 100).orElse(null);
@@ -79,6 +85,7 @@ public class ApiAuthResource {
     @RequiresScope("account:read")
     @GET
     @Path("links")
+    @JsonShape(IdentityJson.Links.class)
     public Map<String, Object> links(@Context SecurityContext sc) {
         return Map.of("links", identity.links(Caller.from(sc).principalId()));
     }

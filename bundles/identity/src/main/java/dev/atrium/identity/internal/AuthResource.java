@@ -3,6 +3,7 @@ package dev.atrium.identity.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SelfAuthenticated;
@@ -488,6 +489,7 @@ public class AuthResource {
 
     @GET
     @Path("external/session")
+    @JsonShape(IdentityJson.Session.class)
     public Response session(@Context HttpHeaders headers) {
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);
         PrincipalDirectory.Entry p = session == null

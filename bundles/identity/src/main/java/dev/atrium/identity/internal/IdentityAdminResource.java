@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.PrincipalDirectory;
@@ -44,13 +45,16 @@ public class IdentityAdminResource {
 
     @GET
     @Path("providers")
+    @JsonShape(IdentityJson.Providers.class)
     public Map<String, Object> providers() {
         return Map.of("providers", identity.providers());
     }
 
     @PUT
     @Path("providers/{name}")
-    public Map<String, Object> putProvider(@PathParam("name") String name, JsonNode body) {
+    @JsonShape(IdentityJson.OneProvider.class)
+    public Map<String, Object> putProvider(
+            @PathParam("name") String name, @JsonShape(IdentityJson.ProviderInput.class) JsonNode body) {
         JsonBody b = JsonBody.of(body);
         identity.putProvider(
                 name,
@@ -68,7 +72,8 @@ public class IdentityAdminResource {
 
     @POST
     @Path("local-users")
-    public Response addLocalUser(JsonNode body) {
+    @JsonShape(IdentityJson.LocalUser.class)
+    public Response addLocalUser(@JsonShape(IdentityJson.LocalUserInput.class) JsonNode body) {
         JsonBody b = JsonBody.of(body);
         String username = b.requiredString("username").trim();
         String password = b.string("password").orElse(null);

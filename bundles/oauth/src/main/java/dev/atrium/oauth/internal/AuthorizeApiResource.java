@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -46,6 +47,7 @@ public class AuthorizeApiResource {
 
     @GET
     @Path("authorize/context")
+    @JsonShape(OAuthJson.AuthorizeContext.class)
     public Map<String, Object> context(@Context SecurityContext sc, @Context UriInfo uri) {
         Signin.requireFullAccess(Caller.from(sc));
         Map<String, String> query;
@@ -65,7 +67,9 @@ public class AuthorizeApiResource {
 
     @POST
     @Path("authorize/decision")
-    public Map<String, Object> decision(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(OAuthJson.Redirect.class)
+    public Map<String, Object> decision(
+            @Context SecurityContext sc, @JsonShape(OAuthJson.AuthorizeDecision.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         Signin.requireFullAccess(caller);
         if (body == null || !body.isObject()) {
@@ -95,6 +99,7 @@ public class AuthorizeApiResource {
 
     @GET
     @Path("device/context")
+    @JsonShape(OAuthJson.DeviceContext.class)
     public Map<String, Object> deviceContext(@Context SecurityContext sc, @QueryParam("user_code") String userCode) {
         Signin.requireFullAccess(Caller.from(sc));
         if (userCode == null || userCode.isBlank()) {
@@ -113,7 +118,9 @@ public class AuthorizeApiResource {
 
     @POST
     @Path("device/decision")
-    public Map<String, Object> deviceDecision(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(OAuthJson.DeviceDecision.class)
+    public Map<String, Object> deviceDecision(
+            @Context SecurityContext sc, @JsonShape(OAuthJson.DeviceDecisionInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         Signin.requireFullAccess(caller);
         JsonBody b = JsonBody.of(body);

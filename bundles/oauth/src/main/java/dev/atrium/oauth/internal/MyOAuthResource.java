@@ -3,6 +3,7 @@ package dev.atrium.oauth.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import java.util.ArrayList;
@@ -54,6 +55,7 @@ public class MyOAuthResource {
 
     @GET
     @Path("clients")
+    @JsonShape(OAuthJson.Clients.class)
     public Map<String, Object> clients(@Context SecurityContext sc) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Client c : server.owned(user(sc).principalId())) {
@@ -64,7 +66,9 @@ public class MyOAuthResource {
 
     @POST
     @Path("clients")
-    public Response create(@Context SecurityContext sc, @Context UriInfo uri, JsonNode body) {
+    @JsonShape(OAuthJson.OneRegistered.class)
+    public Response create(
+            @Context SecurityContext sc, @Context UriInfo uri, @JsonShape(OAuthJson.ClientInput.class) JsonNode body) {
         Caller caller = user(sc);
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
@@ -78,8 +82,11 @@ public class MyOAuthResource {
 
     @PATCH
     @Path("clients/{clientId}")
+    @JsonShape(OAuthJson.OneClient.class)
     public Map<String, Object> update(
-            @Context SecurityContext sc, @PathParam("clientId") String clientId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("clientId") String clientId,
+            @JsonShape(OAuthJson.ClientInput.class) JsonNode body) {
         Caller caller = user(sc);
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
@@ -99,6 +106,7 @@ public class MyOAuthResource {
 
     @DELETE
     @Path("clients/{clientId}")
+    @JsonShape(OAuthJson.Success.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("clientId") String clientId) {
         server.delete(user(sc).principalId(), clientId);
         return Map.of("success", true);
@@ -106,12 +114,14 @@ public class MyOAuthResource {
 
     @GET
     @Path("consents")
+    @JsonShape(OAuthJson.Consents.class)
     public Map<String, Object> consents(@Context SecurityContext sc) {
         return Map.of("consents", server.consents(user(sc).principalId()));
     }
 
     @DELETE
     @Path("consents/{clientId}")
+    @JsonShape(OAuthJson.Success.class)
     public Map<String, Object> revokeConsent(@Context SecurityContext sc, @PathParam("clientId") String clientId) {
         if (!server.revokeConsent(user(sc).principalId(), clientId)) {
             throw ApiException.notFound("no consent for this client");
@@ -121,6 +131,7 @@ public class MyOAuthResource {
 
     @GET
     @Path("audit-logs")
+    @JsonShape(OAuthJson.AuditLogs.class)
     public Map<String, Object> audit(
             @Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         String me = user(sc).principalId();

@@ -1,5 +1,6 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import java.util.Map;
@@ -31,7 +32,9 @@ public class OAuthAdminResource {
 
     @POST
     @Path("keys/rotate")
-    public Map<String, Object> rotate(com.fasterxml.jackson.databind.JsonNode body) {
+    @JsonShape(OAuthJson.Rotation.class)
+    public Map<String, Object> rotate(
+            @JsonShape(OAuthJson.RotateInput.class) com.fasterxml.jackson.databind.JsonNode body) {
         boolean immediate = body != null && body.path("immediate").asBoolean(false);
         SigningKeys.Rotation r = keys.rotate(immediate);
         return Map.of(

@@ -2,6 +2,7 @@ package dev.atrium.oauth.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SelfAuthenticated;
@@ -270,6 +271,7 @@ public class OAuthEndpoints {
 
     @POST
     @Path("device_authorization")
+    @JsonShape(OAuthJson.DeviceAuthorization.class)
     public Response deviceAuthorization(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
         try {
             Map<String, String> p = Requests.body(headers, body);
@@ -290,12 +292,14 @@ public class OAuthEndpoints {
 
     @GET
     @Path("userinfo")
+    @JsonShape(OAuthJson.UserInfo.class)
     public Response userinfo(@Context HttpHeaders headers) {
         return withCors(userinfoOf(headers), headers);
     }
 
     @POST
     @Path("userinfo")
+    @JsonShape(OAuthJson.UserInfo.class)
     public Response userinfoPost(@Context HttpHeaders headers) {
         return withCors(userinfoOf(headers), headers);
     }
@@ -488,8 +492,11 @@ public class OAuthEndpoints {
 
     @POST
     @Path("register")
+    @JsonShape(OAuthJson.Registered.class)
     public Response register(
-            @Context UriInfo uri, @Context javax.servlet.http.HttpServletRequest request, String body) {
+            @Context UriInfo uri,
+            @Context javax.servlet.http.HttpServletRequest request,
+            @JsonShape(OAuthJson.ClientInput.class) String body) {
         RegistrationLimiter.Refusal refused = limiter.attempt(request.getRemoteAddr());
         if (refused != null) {
             return Response.fromResponse(Requests.error(new OAuthError(
@@ -530,6 +537,7 @@ public class OAuthEndpoints {
 
     @GET
     @Path("register/{clientId}")
+    @JsonShape(OAuthJson.ClientView.class)
     public Response registration(@Context HttpHeaders headers, @PathParam("clientId") String clientId) {
         String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
         String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)

@@ -1,5 +1,6 @@
 package dev.atrium.oauth.internal;
 
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import java.util.ArrayList;
@@ -35,18 +36,21 @@ public class WellKnownResource {
 
     @GET
     @Path("oauth-authorization-server")
+    @JsonShape(OAuthJson.ServerMetadata.class)
     public Response authorizationServer(@Context UriInfo uri) {
         return metadata(server.issuer(uri.getBaseUri()), false);
     }
 
     @GET
     @Path("openid-configuration")
+    @JsonShape(OAuthJson.ServerMetadata.class)
     public Response openid(@Context UriInfo uri) {
         return metadata(server.issuer(uri.getBaseUri()), true);
     }
 
     @GET
     @Path("jwks.json")
+    @JsonShape(OAuthJson.Jwks.class)
     public Response jwks() {
         return Response.ok(keys.jwks(), MediaType.APPLICATION_JSON_TYPE)
                 .header("Cache-Control", "public, max-age=" + SigningKeys.JWKS_MAX_AGE.toSeconds())

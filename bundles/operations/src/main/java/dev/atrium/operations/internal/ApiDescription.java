@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import dev.atrium.kernel.api.Anonymous;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PublicUrls;
 import java.lang.reflect.Method;
@@ -51,6 +52,7 @@ public class ApiDescription {
     @GET
     @Path("openapi.json")
     @Produces(MediaType.APPLICATION_JSON)
+    @JsonShape(OperationsJson.OpenApi.class)
     public Map<String, Object> openApi(@Context UriInfo uri) {
         return made(uri, false).document();
     }

@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import java.io.IOException;
@@ -57,6 +58,7 @@ public class OperationsResource {
     /** Every route of the running server, from the whiteboards' runtime records (the route-wide test sweep reads it). */
     @GET
     @Path("routes")
+    @JsonShape(OperationsJson.Routes.class)
     public Map<String, Object> routes() {
         return Map.of(
                 "routes", routes.routes().stream().map(RouteCatalog.Route::json).toList());
@@ -66,6 +68,7 @@ public class OperationsResource {
     @Path("bundles/{symbolicName}/update")
     @dev.atrium.kernel.api.BodyLimit(MAX_JAR_BYTES)
     @Consumes({"application/java-archive", MediaType.APPLICATION_OCTET_STREAM})
+    @JsonShape(OperationsJson.OneBundleUpdate.class)
     public Map<String, Object> update(@PathParam("symbolicName") String symbolicName, InputStream body)
             throws IOException {
         byte[] jar = body.readNBytes(MAX_JAR_BYTES + 1);
@@ -77,24 +80,28 @@ public class OperationsResource {
 
     @GET
     @Path("features")
+    @JsonShape(OperationsJson.Features.class)
     public Map<String, Object> features() {
         return Map.of("features", features.features().stream().map(this::json).toList());
     }
 
     @POST
     @Path("features/{name}/enable")
+    @JsonShape(OperationsJson.OneFeature.class)
     public Map<String, Object> enable(@PathParam("name") String name) {
         return Map.of("feature", json(features.enable(name)));
     }
 
     @POST
     @Path("features/{name}/disable")
+    @JsonShape(OperationsJson.OneFeature.class)
     public Map<String, Object> disable(@PathParam("name") String name) {
         return Map.of("feature", json(features.disable(name)));
     }
 
     @GET
     @Path("bundles")
+    @JsonShape(OperationsJson.Bundles.class)
     public Map<String, Object> bundles() {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Bundle b : context.getBundles()) {

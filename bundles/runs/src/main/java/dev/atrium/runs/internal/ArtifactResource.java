@@ -2,6 +2,7 @@ package dev.atrium.runs.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.runs.internal.RunStore.Artifact;
@@ -35,6 +36,7 @@ public class ArtifactResource {
 
     @GET
     @RequiresScope("runs:read")
+    @JsonShape(RunJson.OneArtifact.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         Artifact a = store.artifact(id).orElseThrow(() -> ApiException.notFound("artifact not found"));
         try {

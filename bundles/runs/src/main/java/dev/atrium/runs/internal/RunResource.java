@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
@@ -51,6 +52,7 @@ public class RunResource {
 
     @GET
     @RequiresScope("runs:read")
+    @JsonShape(RunJson.OneRun.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         return Map.of("run", access.owned(Caller.from(sc), id).toJson());
     }
@@ -59,6 +61,7 @@ public class RunResource {
     @POST
     @Path("cancel")
     @RequiresScope("runs:write")
+    @JsonShape(RunJson.OneRun.class)
     public Map<String, Object> cancel(@Context SecurityContext sc, @PathParam("id") String id) {
         Run run = access.owned(Caller.from(sc), id);
         if (run.terminal()) {
@@ -73,6 +76,7 @@ public class RunResource {
     @GET
     @Path("events")
     @RequiresScope("runs:read")
+    @JsonShape(RunJson.Events.class)
     public Map<String, Object> events(
             @Context SecurityContext sc,
             @PathParam("id") String id,
@@ -95,6 +99,7 @@ public class RunResource {
     @GET
     @Path("replay")
     @RequiresScope("runs:read")
+    @JsonShape(RunJson.Replay.class)
     public Map<String, Object> replay(
             @Context SecurityContext sc,
             @PathParam("id") String id,
@@ -116,6 +121,7 @@ public class RunResource {
     @GET
     @Path("artifacts")
     @RequiresScope("runs:read")
+    @JsonShape(RunJson.Artifacts.class)
     public Map<String, Object> artifacts(@Context SecurityContext sc, @PathParam("id") String id) {
         Run run = access.owned(Caller.from(sc), id);
         return Map.of(
@@ -126,7 +132,11 @@ public class RunResource {
     @POST
     @Path("artifacts")
     @RequiresScope("runs:write")
-    public Response addArtifact(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(RunJson.OneArtifact.class)
+    public Response addArtifact(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(RunJson.ArtifactInput.class) JsonNode body) {
         NulText.reject(body);
         Run run = access.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);

@@ -2,6 +2,7 @@ package dev.atrium.runs.internal;
 
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
@@ -72,6 +73,7 @@ public class ThreadHistoryResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(RunJson.History.class)
     public Map<String, Object> history(
             @Context SecurityContext sc,
             @PathParam("threadId") String threadId,

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
@@ -53,6 +54,7 @@ public class ThreadRunsResource {
 
     @GET
     @RequiresScope("runs:read")
+    @JsonShape(RunJson.RunPage.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @PathParam("threadId") String threadId,
@@ -84,7 +86,11 @@ public class ThreadRunsResource {
 
     @POST
     @RequiresScope("runs:write")
-    public Response create(@Context SecurityContext sc, @PathParam("threadId") String threadId, JsonNode body) {
+    @JsonShape(RunJson.OneRun.class)
+    public Response create(
+            @Context SecurityContext sc,
+            @PathParam("threadId") String threadId,
+            @JsonShape(RunJson.RunInput.class) JsonNode body) {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         ThreadRef t = threads.require(caller, threadId);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PasswordHasher;
@@ -68,6 +69,7 @@ public class PublicSharesResource {
 
     @GET
     @Anonymous
+    @JsonShape(ThreadJson.PublicPage.class)
     public Map<String, Object> view(
             @PathParam("token") String token, @QueryParam("cursor") String cursor, @QueryParam("limit") String limit) {
         Live live = live(token);
@@ -81,12 +83,13 @@ public class PublicSharesResource {
     @POST
     @Path("access")
     @Anonymous
+    @JsonShape(ThreadJson.PublicPage.class)
     public Response access(
             @PathParam("token") String token,
             @QueryParam("cursor") String cursor,
             @QueryParam("limit") String limit,
             @Context HttpServletRequest request,
-            JsonNode body) {
+            @JsonShape(ThreadJson.ShareAccessInput.class) JsonNode body) {
         NulText.reject(body);
         Live live = live(token);
         Share share = live.share();

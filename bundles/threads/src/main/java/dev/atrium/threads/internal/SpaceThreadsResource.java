@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -51,6 +52,7 @@ public class SpaceThreadsResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(ThreadJson.ThreadPage.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -73,6 +75,7 @@ public class SpaceThreadsResource {
     @GET
     @Path("search")
     @RequiresScope("threads:read")
+    @JsonShape(ThreadJson.ThreadSearch.class)
     public Map<String, Object> search(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -97,7 +100,11 @@ public class SpaceThreadsResource {
 
     @POST
     @RequiresScope("threads:write")
-    public Response create(@Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+    @JsonShape(ThreadJson.OneThread.class)
+    public Response create(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(ThreadJson.ThreadInput.class) JsonNode body) {
         NulText.reject(body);
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);

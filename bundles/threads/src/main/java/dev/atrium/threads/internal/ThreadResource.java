@@ -5,6 +5,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
@@ -76,13 +77,18 @@ public class ThreadResource {
 
     @GET
     @RequiresScope("threads:read")
+    @JsonShape(ThreadJson.OneThread.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         return Map.of("thread", threads.owned(Caller.from(sc), id).toJson());
     }
 
     @PATCH
     @RequiresScope("threads:write")
-    public Map<String, Object> update(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ThreadJson.OneThread.class)
+    public Map<String, Object> update(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ThreadJson.ThreadInput.class) JsonNode body) {
         NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
@@ -100,6 +106,7 @@ public class ThreadResource {
 
     @DELETE
     @RequiresScope("threads:write")
+    @JsonShape(ThreadJson.Success.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         if (!store.delete(threads.owned(Caller.from(sc), id).id())) {
             throw ApiException.notFound(ThreadsService.NOT_FOUND);
@@ -110,6 +117,7 @@ public class ThreadResource {
     @POST
     @Path("archive")
     @RequiresScope("threads:write")
+    @JsonShape(ThreadJson.OneThread.class)
     public Map<String, Object> archive(@Context SecurityContext sc, @PathParam("id") String id) {
         Thread t = threads.owned(Caller.from(sc), id);
         return Map.of(
@@ -120,6 +128,7 @@ public class ThreadResource {
     @POST
     @Path("unarchive")
     @RequiresScope("threads:write")
+    @JsonShape(ThreadJson.OneThread.class)
     public Map<String, Object> unarchive(@Context SecurityContext sc, @PathParam("id") String id) {
         Thread t = threads.owned(Caller.from(sc), id);
         return Map.of(
@@ -131,6 +140,7 @@ public class ThreadResource {
     @GET
     @Path("messages")
     @RequiresScope("threads:read")
+    @JsonShape(ThreadJson.MessagePage.class)
     public Map<String, Object> messages(
             @Context SecurityContext sc,
             @PathParam("id") String id,
@@ -153,7 +163,11 @@ public class ThreadResource {
     @POST
     @Path("messages")
     @RequiresScope("threads:write")
-    public Response addMessage(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ThreadJson.OneMessage.class)
+    public Response addMessage(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ThreadJson.MessageInput.class) JsonNode body) {
         NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(body);
@@ -168,6 +182,7 @@ public class ThreadResource {
     @GET
     @Path("messages/search")
     @RequiresScope("threads:read")
+    @JsonShape(ThreadJson.MessageSearch.class)
     public Map<String, Object> searchMessages(
             @Context SecurityContext sc,
             @PathParam("id") String id,
@@ -196,7 +211,11 @@ public class ThreadResource {
     @POST
     @Path("share")
     @RequiresScope("threads:write")
-    public Response share(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ThreadJson.OneCreatedShare.class)
+    public Response share(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ThreadJson.ShareInput.class) JsonNode body) {
         NulText.reject(body);
         Thread t = threads.owned(Caller.from(sc), id);
         JsonBody b = JsonBody.of(
@@ -248,6 +267,7 @@ public class ThreadResource {
     @GET
     @Path("shares")
     @RequiresScope("threads:read")
+    @JsonShape(ThreadJson.Shares.class)
     public Map<String, Object> shares(@Context SecurityContext sc, @PathParam("id") String id) {
         Thread t = threads.owned(Caller.from(sc), id);
         return Map.of("shares", store.shares(t.id()).stream().map(Share::toJson).toList());
@@ -256,6 +276,7 @@ public class ThreadResource {
     @POST
     @Path("shares/{shareId}/revoke")
     @RequiresScope("threads:write")
+    @JsonShape(ThreadJson.OneShare.class)
     public Map<String, Object> revoke(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("shareId") String shareId) {
         Thread t = threads.owned(Caller.from(sc), id);

@@ -1,5 +1,6 @@
 package dev.atrium.kernel.internal.rest;
 
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.internal.http.DatabaseHealth;
@@ -36,6 +37,7 @@ public class AdminHealthResource {
     }
 
     @GET
+    @JsonShape(KernelJson.Health.class)
     public Map<String, Object> health() {
         List<String> problems = database.withDatabase(readiness.notReady());
         Map<String, Object> m = new LinkedHashMap<>();

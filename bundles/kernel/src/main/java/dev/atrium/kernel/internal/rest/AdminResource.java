@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
@@ -48,7 +49,8 @@ public class AdminResource {
 
     /** Creates the local Principal {@code username} with its default workspace, or returns the existing one. */
     @POST
-    public Response ensure(JsonNode body) {
+    @JsonShape(KernelJson.UserAndSpace.class)
+    public Response ensure(@JsonShape(KernelJson.UsernameInput.class) JsonNode body) {
         String username = MeResource.validUsername(JsonBody.of(body));
         Principals.Ensured ensured = principals.ensure(Principals.LOCAL_PROVIDER, username, username);
         return Response.status(ensured.created() ? 201 : 200)
@@ -69,7 +71,9 @@ public class AdminResource {
 
     @POST
     @Path("{username}/tokens")
-    public Response token(@PathParam("username") String username, JsonNode body) {
+    @JsonShape(KernelJson.CreatedToken.class)
+    public Response token(
+            @PathParam("username") String username, @JsonShape(KernelJson.TokenInput.class) JsonNode body) {
         PrincipalRecord p = local(username);
         JsonBody b = JsonBody.of(
                 body == null || body.isNull() || body.isMissingNode() ? JsonNodeFactory.instance.objectNode() : body);
@@ -80,6 +84,7 @@ public class AdminResource {
 
     @POST
     @Path("{username}/suspend")
+    @JsonShape(KernelJson.UserAndSpace.class)
     public Map<String, Object> suspend(@PathParam("username") String username) {
         local(username);
         principals.setStatus(username, "suspended");
@@ -88,6 +93,7 @@ public class AdminResource {
 
     @POST
     @Path("{username}/activate")
+    @JsonShape(KernelJson.UserAndSpace.class)
     public Map<String, Object> activate(@PathParam("username") String username) {
         local(username);
         principals.setStatus(username, "active");

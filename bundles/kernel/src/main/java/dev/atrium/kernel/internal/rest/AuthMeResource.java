@@ -1,6 +1,7 @@
 package dev.atrium.kernel.internal.rest;
 
 import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.internal.domain.Principals;
 import java.util.Map;
@@ -29,6 +30,7 @@ public class AuthMeResource {
     }
 
     @GET
+    @JsonShape(KernelJson.Me.class)
     public Map<String, Object> me(@Context SecurityContext sc) {
         return MeResource.me(principals, Caller.from(sc)).toMe();
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.internal.auth.PersonalAccessTokens;
@@ -63,6 +64,7 @@ public class MeResource {
     }
 
     @GET
+    @JsonShape(KernelJson.Me.class)
     public Map<String, Object> me(@Context SecurityContext sc) {
         return me(principals, Caller.from(sc)).toMe();
     }
@@ -70,13 +72,16 @@ public class MeResource {
     @RequiresScope("account:read")
     @GET
     @Path("settings")
+    @JsonShape(KernelJson.Settings.class)
     public Map<String, Object> settings(@Context SecurityContext sc) {
         return me(principals, Caller.from(sc)).toSettings();
     }
 
     @PATCH
     @Path("settings")
-    public Map<String, Object> updateSettings(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(KernelJson.Settings.class)
+    public Map<String, Object> updateSettings(
+            @Context SecurityContext sc, @JsonShape(KernelJson.SettingsInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         Principals.SettingsChange change = new Principals.SettingsChange(
@@ -89,7 +94,9 @@ public class MeResource {
 
     @PATCH
     @Path("username")
-    public Map<String, Object> rename(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(KernelJson.Me.class)
+    public Map<String, Object> rename(
+            @Context SecurityContext sc, @JsonShape(KernelJson.UsernameInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         String username = validUsername(JsonBody.of(body));
         return principals.rename(caller.principalId(), username, false).toMe();
@@ -106,6 +113,7 @@ public class MeResource {
 
     @GET
     @Path("personal-space")
+    @JsonShape(KernelJson.OneSpace.class)
     public Map<String, Object> personalSpace(@Context SecurityContext sc) {
         return SpacesResource.defaultSpace(workspaces, Caller.from(sc));
     }
@@ -113,6 +121,7 @@ public class MeResource {
     @RequiresScope("account:read")
     @GET
     @Path("personal-access-tokens")
+    @JsonShape(KernelJson.Tokens.class)
     public Map<String, Object> listTokens(@Context SecurityContext sc) {
         return Map.of(
                 "tokens",
@@ -123,7 +132,8 @@ public class MeResource {
 
     @POST
     @Path("personal-access-tokens")
-    public Response createToken(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(KernelJson.CreatedToken.class)
+    public Response createToken(@Context SecurityContext sc, @JsonShape(KernelJson.TokenInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         return Response.status(201)
                 .entity(createToken(tokens, caller.principalId(), JsonBody.of(body), null)
@@ -153,6 +163,7 @@ public class MeResource {
 
     @DELETE
     @Path("personal-access-tokens/{id}")
+    @JsonShape(KernelJson.Success.class)
     public Map<String, Object> deleteToken(@Context SecurityContext sc, @PathParam("id") String id) {
         if (!tokens.delete(Caller.from(sc).principalId(), id)) {
             throw ApiException.notFound("personal access token not found");

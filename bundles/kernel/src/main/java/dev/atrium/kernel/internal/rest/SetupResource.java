@@ -3,6 +3,7 @@ package dev.atrium.kernel.internal.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.internal.domain.Names;
 import dev.atrium.kernel.internal.domain.PrincipalRecord;
@@ -38,6 +39,7 @@ public class SetupResource {
 
     @GET
     @Path("status")
+    @JsonShape(KernelJson.SetupStatus.class)
     public Map<String, Object> status(@Context SecurityContext sc) {
         return status(MeResource.me(principals, Caller.from(sc)));
     }
@@ -51,7 +53,9 @@ public class SetupResource {
 
     @POST
     @Path("complete")
-    public Map<String, Object> complete(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(KernelJson.SetupStatus.class)
+    public Map<String, Object> complete(
+            @Context SecurityContext sc, @JsonShape(KernelJson.UsernameInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         String username = MeResource.validUsername(JsonBody.of(body));
         return status(principals.rename(caller.principalId(), username, true));
@@ -59,7 +63,9 @@ public class SetupResource {
 
     @POST
     @Path("check-username")
-    public Map<String, Object> check(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(KernelJson.UsernameCheck.class)
+    public Map<String, Object> check(
+            @Context SecurityContext sc, @JsonShape(KernelJson.UsernameInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         String username = JsonBody.of(body).requiredString("username").trim();
         Map<String, Object> m = new LinkedHashMap<>();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
@@ -82,6 +83,7 @@ public class SpacesResource {
     }
 
     @GET
+    @JsonShape(KernelJson.SpacePage.class)
     public Map<String, Object> list(
             @Context SecurityContext sc, @QueryParam("limit") String limit, @QueryParam("offset") String offset) {
         Caller caller = Caller.from(sc);
@@ -95,7 +97,8 @@ public class SpacesResource {
     }
 
     @POST
-    public Response create(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(KernelJson.OneSpace.class)
+    public Response create(@Context SecurityContext sc, @JsonShape(KernelJson.SpaceInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String name = b.text("name", 1, 100);
@@ -116,20 +119,25 @@ public class SpacesResource {
 
     @GET
     @Path("me")
+    @JsonShape(KernelJson.OneSpace.class)
     public Map<String, Object> me(@Context SecurityContext sc) {
         return defaultSpace(workspaces, Caller.from(sc));
     }
 
     @GET
     @Path("{spaceId}")
+    @JsonShape(KernelJson.OneSpace.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         return space(workspaces.get(Caller.from(sc), spaceId));
     }
 
     @PATCH
     @Path("{spaceId}")
+    @JsonShape(KernelJson.OneSpace.class)
     public Map<String, Object> update(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(KernelJson.SpaceInput.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         Workspaces.Change change = new Workspaces.Change(
@@ -144,6 +152,7 @@ public class SpacesResource {
 
     @DELETE
     @Path("{spaceId}")
+    @JsonShape(KernelJson.Success.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         workspaces.delete(Caller.from(sc), spaceId);
         return Map.of("success", true);
@@ -152,14 +161,18 @@ public class SpacesResource {
     @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/model")
+    @JsonShape(KernelJson.Model.class)
     public Map<String, Object> model(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         return workspaces.get(Caller.from(sc), spaceId).modelJson();
     }
 
     @PATCH
     @Path("{spaceId}/model")
+    @JsonShape(KernelJson.Model.class)
     public Map<String, Object> updateModel(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(KernelJson.Model.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
         String model = b.optionalText("model", 1, 200).orElse(null);
@@ -172,6 +185,7 @@ public class SpacesResource {
     @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/sidebar-items")
+    @JsonShape(KernelJson.SidebarItems.class)
     public Map<String, Object> sidebar(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         List<Map<String, Object>> items = new ArrayList<>();
@@ -192,6 +206,7 @@ public class SpacesResource {
     @RequiresScope("*")
     @GET
     @Path("{spaceId}/export")
+    @JsonShape(KernelJson.Export.class)
     public Map<String, Object> export(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         Map<String, Object> m = new LinkedHashMap<>();
@@ -214,6 +229,7 @@ public class SpacesResource {
     @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/members")
+    @JsonShape(KernelJson.Members.class)
     public Map<String, Object> members(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         Caller caller = Caller.from(sc);
         workspaces.get(caller, spaceId);
@@ -249,6 +265,7 @@ public class SpacesResource {
     @RequiresScope("account:read")
     @GET
     @Path("{spaceId}/common-env")
+    @JsonShape(KernelJson.Variables.class)
     public Map<String, Object> commonEnv(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         return Map.of(
@@ -260,8 +277,11 @@ public class SpacesResource {
 
     @PUT
     @Path("{spaceId}/common-env")
+    @JsonShape(KernelJson.OneVariable.class)
     public Map<String, Object> putCommonEnv(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, JsonNode body) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @JsonShape(KernelJson.VariableInput.class) JsonNode body) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
         JsonBody b = JsonBody.of(body);
         String name = b.requiredString("name");
@@ -278,6 +298,7 @@ public class SpacesResource {
 
     @DELETE
     @Path("{spaceId}/common-env/{name}")
+    @JsonShape(KernelJson.Success.class)
     public Map<String, Object> deleteCommonEnv(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("name") String name) {
         WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);

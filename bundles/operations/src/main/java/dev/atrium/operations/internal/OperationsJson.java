@@ -1,0 +1,77 @@
+package dev.atrium.operations.internal;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON the operations routes answer (features, bundles, routes, the API reference itself), for the API reference
+ * ({@link dev.atrium.kernel.api.JsonShape}).
+ */
+final class OperationsJson {
+
+    private OperationsJson() {}
+
+    /**
+     * A route of the running server: {@code kind} {@code jaxrs} or {@code servlet}; {@code method} null for a servlet
+     * (it answers the methods it implements); {@code bundle} the symbolic name of the bundle that registered it.
+     */
+    record Route(
+            String kind, String method, String path, List<String> consumes, List<String> produces, String bundle) {}
+
+    record Routes(List<Route> routes) {}
+
+    /** A bundle updated from a jar: its new version and state, and the version it had. */
+    record BundleUpdate(
+            @JsonProperty("symbolic_name") String symbolicName,
+            String version,
+            @JsonProperty("previous_version") String previousVersion,
+            String state) {}
+
+    record OneBundleUpdate(BundleUpdate bundle) {}
+
+    /**
+     * A member of a feature: {@code id} is its {@code groupId:artifactId}; {@code symbolic_name} null and
+     * {@code state} {@code MISSING} when it is not installed.
+     */
+    record FeatureBundle(
+            String id, @JsonProperty("symbolic_name") String symbolicName, String state) {}
+
+    /**
+     * A feature: {@code conflicts} the features it cannot be enabled with; {@code configured} false when one of its
+     * bundles waits for the operator's configuration; {@code status} {@code enabled}, {@code disabled} or
+     * {@code enabled, not configured}.
+     */
+    record FeatureView(
+            String name,
+            boolean enabled,
+            String description,
+            List<String> conflicts,
+            List<FeatureBundle> bundles,
+            boolean configured,
+            String status) {}
+
+    record Features(List<FeatureView> features) {}
+
+    record OneFeature(FeatureView feature) {}
+
+    /** An installed bundle; {@code state} as OSGi names it ({@code ACTIVE}, {@code RESOLVED}, …), {@code feature} null for none. */
+    record BundleView(
+            long id,
+            @JsonProperty("symbolic_name") String symbolicName,
+            String version,
+            String state,
+            String feature) {}
+
+    record Bundles(List<BundleView> bundles) {}
+
+    /** An OpenAPI 3.1 document: its sections as the specification defines them. */
+    record OpenApi(
+            String openapi,
+            Map<String, Object> info,
+            List<Map<String, Object>> servers,
+            List<Map<String, Object>> tags,
+            Map<String, Object> paths,
+            Map<String, Object> components,
+            List<Map<String, Object>> security) {}
+}
