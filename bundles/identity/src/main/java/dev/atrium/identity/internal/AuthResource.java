@@ -5,6 +5,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.kernel.api.SessionVerifier;
@@ -100,6 +101,7 @@ public class AuthResource {
 
     @GET
     @Path("login")
+    @NotJson("text/html")
     public Response login(
             @Context UriInfo uri,
             @Context HttpHeaders headers,
@@ -188,6 +190,7 @@ public class AuthResource {
 
     @POST
     @Path("login/local")
+    @NotJson("text/html")
     public Response localLogin(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
         MediaType type = headers.getMediaType();
         Map<String, String> form;
@@ -283,6 +286,7 @@ public class AuthResource {
      */
     @POST
     @Path("logout")
+    @NotJson
     public Response formLogout(@Context UriInfo uri, @Context HttpHeaders headers, String body) {
         Map<String, String> form = Util.form(body);
         String back = Util.safeReturn(form.get("return_to"));
@@ -308,6 +312,7 @@ public class AuthResource {
 
     @GET
     @Path("callback")
+    @NotJson("text/html")
     public Response callback(
             @Context UriInfo uri,
             @Context HttpHeaders headers,
@@ -344,6 +349,7 @@ public class AuthResource {
 
     @GET
     @Path("link/{provider}")
+    @NotJson("text/html")
     public Response link(
             @Context UriInfo uri,
             @Context HttpHeaders headers,
@@ -375,6 +381,7 @@ public class AuthResource {
 
     @GET
     @Path("link/{provider}/callback")
+    @NotJson("text/html")
     public Response linkCallback(
             @Context UriInfo uri,
             @Context HttpHeaders headers,
@@ -424,6 +431,7 @@ public class AuthResource {
 
     @GET
     @Path("cli")
+    @NotJson("text/html")
     public Response cli(
             @Context UriInfo uri,
             @Context HttpHeaders headers,
@@ -460,6 +468,7 @@ public class AuthResource {
 
     @POST
     @Path("cli")
+    @NotJson("text/html")
     public Response cliApprove(@Context HttpHeaders headers, String body) {
         Map<String, String> form = Util.form(body);
         IdentityService.Live session = identity.live(cookie(headers)).orElse(null);

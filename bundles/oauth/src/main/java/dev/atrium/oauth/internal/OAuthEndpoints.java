@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.PrincipalDirectory;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.kernel.api.SessionVerifier;
@@ -69,6 +70,7 @@ public class OAuthEndpoints {
 
     @GET
     @Path("authorize")
+    @NotJson("text/html")
     public Response authorize(@Context UriInfo uri, @Context HttpHeaders headers) {
         Map<String, String> query;
         Authorizations.AuthorizeRequest request;
@@ -112,6 +114,7 @@ public class OAuthEndpoints {
      */
     @POST
     @Path("authorize")
+    @NotJson("text/html")
     public Response decide(@Context HttpHeaders headers, String body) {
         Map<String, String> form;
         try {
@@ -233,6 +236,7 @@ public class OAuthEndpoints {
 
     @GET
     @Path("device")
+    @NotJson("text/html")
     public Response devicePage(@Context UriInfo uri, @Context HttpHeaders headers) {
         Caller user = signin.user(headers);
         if (user == null) {

@@ -3,6 +3,7 @@ package dev.atrium.operations.internal;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.JsonShape;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SelfAuthenticated;
@@ -193,8 +194,24 @@ final class OpenApiDocument {
                 }
             }
             Type returns = m.getGenericReturnType();
-            if (returns == void.class || returns == Void.class) {
+            NotJson notJson = m.getAnnotation(NotJson.class);
+            if (returns == void.class || returns == Void.class || "options".equalsIgnoreCase(r.method())) {
                 responses.put("204", Map.of("description", "Done; no body"));
+            } else if (notJson != null && notJson.value().length == 0) {
+                responses.put("2XX", Map.of("description", "Success; no body (a redirect, or accepted)"));
+            } else if (notJson != null) {
+                Map<String, Object> c = new LinkedHashMap<>();
+                for (String t : notJson.value()) {
+                    c.put(
+                            t,
+                            Map.of(
+                                    "schema",
+                                    t.startsWith("text/") || t.contains("*")
+                                            ? Map.of("type", "string")
+                                            : Map.of("type", "string", "contentMediaType", t)));
+                }
+                success.put("content", c);
+                responses.put("2XX", success);
             } else {
                 JsonShape shape = m.getAnnotation(JsonShape.class);
                 Map<String, Object> schema = schema(shape != null ? shape.value() : returns, 0);

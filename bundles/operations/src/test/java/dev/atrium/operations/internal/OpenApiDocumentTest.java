@@ -44,6 +44,20 @@ class OpenApiDocumentTest {
         @Path("count")
         @Anonymous
         public void count() {}
+
+        @GET
+        @Path("export")
+        @dev.atrium.kernel.api.NotJson({"text/markdown", "application/pdf"})
+        public javax.ws.rs.core.Response export() {
+            return null;
+        }
+
+        @GET
+        @Path("old")
+        @dev.atrium.kernel.api.NotJson
+        public javax.ws.rs.core.Response moved() {
+            return null;
+        }
     }
 
     private static Method method(String name) {
@@ -153,5 +167,30 @@ class OpenApiDocumentTest {
                 count.get("parameters"),
                 "a path parameter the method does not name is still declared");
         assertEquals(List.of(Map.of("name", "kernel"), Map.of("name", "notes")), doc.get("tags"));
+    }
+
+    @Test
+    void anAnswerThatIsNotJsonIsDescribedAsWhatItIs() {
+        List<RouteCatalog.Route> routes = List.of(
+                new RouteCatalog.Route(
+                        "jaxrs", "GET", "/notes/export", List.of(), List.of("application/json"), "dev.atrium.notes", 1),
+                new RouteCatalog.Route("jaxrs", "GET", "/notes/old", List.of(), List.of(), "dev.atrium.notes", 1),
+                new RouteCatalog.Route("jaxrs", "OPTIONS", "/notes/old", List.of(), List.of(), "dev.atrium.notes", 1));
+        Map<String, Method> byRoute = Map.of(
+                "GET /notes/export",
+                method("export"),
+                "GET /notes/old",
+                method("moved"),
+                "OPTIONS /notes/old",
+                method("moved"));
+        Map<String, Object> doc = OpenApiDocument.of(
+                routes, r -> Optional.ofNullable(byRoute.get(r.method() + " " + r.path())), "1.0", "http://x");
+        Map<String, Object> export = at(doc, "paths", "/notes/export", "get", "responses", "2XX", "content");
+        assertEquals(List.of("text/markdown", "application/pdf"), List.copyOf(export.keySet()));
+        assertEquals(
+                Map.of("type", "string", "contentMediaType", "application/pdf"),
+                at(export, "application/pdf", "schema"));
+        assertFalse(at(doc, "paths", "/notes/old", "get", "responses", "2XX").containsKey("content"), "no body");
+        assertFalse(at(doc, "paths", "/notes/old", "options", "responses").containsKey("2XX"), "a preflight: 204");
     }
 }

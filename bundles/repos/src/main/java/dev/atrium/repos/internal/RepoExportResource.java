@@ -3,6 +3,7 @@ package dev.atrium.repos.internal;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.internal.RepoAccess.Located;
 import javax.ws.rs.Consumes;
@@ -43,6 +44,7 @@ public class RepoExportResource {
     @GET
     @Produces({"application/gzip", "application/zip", MediaType.APPLICATION_JSON})
     @RequiresScope("repos:read")
+    @NotJson({"application/gzip", "application/zip"})
     public Response export(
             @Context SecurityContext sc,
             @PathParam("repoId") String repoId,

@@ -11,6 +11,7 @@ import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -701,6 +702,7 @@ public class ResourcesApi {
     @Path("{id}/kv/entries/{key: .+}")
     @Anonymous
     @Produces({MediaType.APPLICATION_OCTET_STREAM, MediaType.APPLICATION_JSON})
+    @NotJson("application/octet-stream")
     public Response kvGet(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -849,6 +851,7 @@ public class ResourcesApi {
     @Path("{id}/objects/{key: .+}")
     @Anonymous
     @Produces({MediaType.WILDCARD, MediaType.APPLICATION_JSON})
+    @NotJson("*/*")
     public Response objectGet(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,
@@ -1072,6 +1075,7 @@ public class ResourcesApi {
     @Anonymous
     @Consumes(MediaType.WILDCARD)
     @Produces({"application/sql", MediaType.APPLICATION_JSON})
+    @NotJson("application/sql")
     public Response sqlExport(
             @Context SecurityContext sc,
             @HeaderParam(Authz.TOKEN_HEADER) String token,

@@ -9,6 +9,7 @@ import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
@@ -288,6 +289,7 @@ public class StorageResource {
     @Path("{fileId}/content")
     @Produces({MediaType.WILDCARD})
     @RequiresScope(READ)
+    @NotJson("*/*")
     public Response content(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -443,6 +445,7 @@ public class StorageResource {
     @Path("download/{fileId}")
     @Produces({MediaType.WILDCARD})
     @Anonymous
+    @NotJson("*/*")
     public Response download(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -580,6 +583,7 @@ public class StorageResource {
     @Path("download-zip")
     @Produces({"application/zip", MediaType.APPLICATION_JSON})
     @RequiresScope(READ)
+    @NotJson("application/zip")
     public Response downloadZip(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,

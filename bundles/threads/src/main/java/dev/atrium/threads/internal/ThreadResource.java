@@ -7,6 +7,7 @@ import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.PasswordHasher;
@@ -291,6 +292,7 @@ public class ThreadResource {
     @Path("export")
     @Produces({"text/markdown", "application/pdf", MediaType.APPLICATION_JSON})
     @RequiresScope("threads:read")
+    @NotJson({"text/markdown", "application/pdf"})
     public Response export(
             @Context SecurityContext sc, @PathParam("id") String id, @QueryParam("format") String format) {
         Thread t = threads.owned(Caller.from(sc), id);

@@ -3,6 +3,7 @@ package dev.atrium.store.inventory.internal;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.store.ap.api.ActorKeys;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
@@ -186,6 +187,7 @@ public class RepositoryActors {
     @POST
     @Path("inbox")
     @SelfAuthenticated
+    @NotJson
     public Response inbox(
             @PathParam("owner") String owner,
             @PathParam("repo") String name,

@@ -4,6 +4,7 @@ import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.SelfAuthenticated;
 import dev.atrium.store.ap.api.ActorKeys;
 import dev.atrium.store.inventory.internal.Directory.RepoView;
@@ -92,6 +93,7 @@ public class StoreActors {
 
     @GET
     @Path("repositories")
+    @NotJson
     public Response repositories(@PathParam("store") String slug, @Context UriInfo uri) {
         Model.Published p = model.store(slug);
         return Docs.redirect(model.base(uri) + p.path() + "/inventory");
@@ -99,6 +101,7 @@ public class StoreActors {
 
     @GET
     @Path("repositories/{owner}/{repo}")
+    @NotJson
     public Response repository(
             @PathParam("store") String slug,
             @PathParam("owner") String owner,
@@ -230,6 +233,7 @@ public class StoreActors {
     @POST
     @Path("inbox")
     @SelfAuthenticated
+    @NotJson
     public Response inbox(
             @PathParam("store") String slug, @Context UriInfo uri, @Context HttpHeaders headers, InputStream body) {
         Model.Published p = model.store(slug);
