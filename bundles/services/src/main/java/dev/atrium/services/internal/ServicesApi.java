@@ -7,6 +7,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
@@ -98,6 +99,7 @@ public class ServicesApi {
 
     @GET
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.Page.class)
     public Map<String, Object> list(
             @Context SecurityContext sc,
             @QueryParam("space_id") String spaceId,
@@ -124,6 +126,7 @@ public class ServicesApi {
     @GET
     @Path("space/{spaceId}")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.Page.class)
     public Map<String, Object> space(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
@@ -144,7 +147,8 @@ public class ServicesApi {
 
     @POST
     @RequiresScope(WRITE)
-    public Response create(@Context SecurityContext sc, JsonNode body) {
+    @JsonShape(ServiceJson.One.class)
+    public Response create(@Context SecurityContext sc, @JsonShape(ServiceJson.Create.class) JsonNode body) {
         NulText.reject(body);
         Caller caller = Caller.from(sc);
         JsonBody b = JsonBody.of(body);
@@ -180,6 +184,7 @@ public class ServicesApi {
     @GET
     @Path("{id}")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.OneDetail.class)
     public Map<String, Object> get(@Context SecurityContext sc, @PathParam("id") String id) {
         Service s = owned(Caller.from(sc), id);
         Map<String, Object> m = view(s);
@@ -190,6 +195,7 @@ public class ServicesApi {
     @DELETE
     @Path("{id}")
     @RequiresScope(WRITE)
+    @JsonShape(ServiceJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
         Service s = owned(Caller.from(sc), id);
         List<String> keys = store.artifactKeys(s.id());
@@ -212,7 +218,11 @@ public class ServicesApi {
     @PATCH
     @Path("{id}/slug")
     @RequiresScope(WRITE)
-    public Map<String, Object> slug(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ServiceJson.One.class)
+    public Map<String, Object> slug(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.SlugInput.class) JsonNode body) {
         NulText.reject(body);
         String slug = JsonBody.of(body).text("slug", 1, 63);
         checkSlug(slug);
@@ -239,6 +249,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/settings")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.OneSettings.class)
     public Map<String, Object> settings(@Context SecurityContext sc, @PathParam("id") String id) {
         return Map.of("settings", Settings.parse(owned(Caller.from(sc), id).settings()));
     }
@@ -246,7 +257,11 @@ public class ServicesApi {
     @PATCH
     @Path("{id}/settings")
     @RequiresScope(WRITE)
-    public Map<String, Object> patchSettings(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ServiceJson.OneSettings.class)
+    public Map<String, Object> patchSettings(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.RuntimeSettings.class) JsonNode body) {
         NulText.reject(body);
         JsonBody.of(body);
         Service s = owned(Caller.from(sc), id);
@@ -260,6 +275,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/env")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.Variables.class)
     public Map<String, Object> env(@Context SecurityContext sc, @PathParam("id") String id) {
         return envView(owned(Caller.from(sc), id));
     }
@@ -283,7 +299,11 @@ public class ServicesApi {
     @PATCH
     @Path("{id}/env")
     @RequiresScope(WRITE)
-    public Map<String, Object> patchEnv(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ServiceJson.Variables.class)
+    public Map<String, Object> patchEnv(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.EnvInput.class) JsonNode body) {
         NulText.reject(body);
         JsonBody.of(body);
         JsonNode vars = body.get("variables");
@@ -354,6 +374,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/common-env-links")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.Links.class)
     public Map<String, Object> links(@Context SecurityContext sc, @PathParam("id") String id) {
         return linksView(owned(Caller.from(sc), id));
     }
@@ -382,7 +403,11 @@ public class ServicesApi {
     @PUT
     @Path("{id}/common-env-links")
     @RequiresScope(WRITE)
-    public Map<String, Object> replaceLinks(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ServiceJson.Links.class)
+    public Map<String, Object> replaceLinks(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.LinksReplace.class) JsonNode body) {
         NulText.reject(body);
         JsonBody.of(body);
         onlyFields(body, Set.of("names", "builtins"));
@@ -396,7 +421,11 @@ public class ServicesApi {
     @PATCH
     @Path("{id}/common-env-links")
     @RequiresScope(WRITE)
-    public Map<String, Object> patchLinks(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ServiceJson.Links.class)
+    public Map<String, Object> patchLinks(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.LinksPatch.class) JsonNode body) {
         NulText.reject(body);
         JsonBody.of(body);
         onlyFields(body, Set.of("add", "remove", "builtins"));
@@ -509,6 +538,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/bindings")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.Bindings.class)
     public Map<String, Object> bindings(@Context SecurityContext sc, @PathParam("id") String id) {
         Service s = owned(Caller.from(sc), id);
         return Map.of(
@@ -522,7 +552,11 @@ public class ServicesApi {
     @PATCH
     @Path("{id}/bindings")
     @RequiresScope(WRITE)
-    public Map<String, Object> patchBindings(@Context SecurityContext sc, @PathParam("id") String id, JsonNode body) {
+    @JsonShape(ServiceJson.Bindings.class)
+    public Map<String, Object> patchBindings(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.BindingsInput.class) JsonNode body) {
         NulText.reject(body);
         JsonBody.of(body);
         JsonNode list = body.get("bindings");
@@ -602,11 +636,12 @@ public class ServicesApi {
     @POST
     @Path("{id}/deployments")
     @RequiresScope(WRITE)
+    @JsonShape(ServiceJson.OneDeployment.class)
     public Response deploy(
             @Context SecurityContext sc,
             @PathParam("id") String id,
             @HeaderParam("Idempotency-Key") String key,
-            JsonNode body) {
+            @JsonShape(ServiceJson.DeployInput.class) JsonNode body) {
         JsonBody.of(body);
         return flow.create(owned(Caller.from(sc), id), body, key);
     }
@@ -614,6 +649,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/deployments")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.DeploymentPage.class)
     public Map<String, Object> deployments(
             @Context SecurityContext sc,
             @PathParam("id") String id,
@@ -632,6 +668,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/deployments/{deploymentId}")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.OneDeployment.class)
     public Map<String, Object> deployment(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
         Service s = owned(Caller.from(sc), id);
@@ -647,7 +684,11 @@ public class ServicesApi {
     @Path("{id}/deployments/rollback")
     @RequiresScope(WRITE)
     @Consumes(MediaType.WILDCARD)
-    public Map<String, Object> rollback(@Context SecurityContext sc, @PathParam("id") String id, String text) {
+    @JsonShape(ServiceJson.RolledBack.class)
+    public Map<String, Object> rollback(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @JsonShape(ServiceJson.Rollback.class) String text) {
         JsonNode body = optionalJson(text);
         String target = null;
         if (body != null) {
@@ -660,6 +701,7 @@ public class ServicesApi {
     @POST
     @Path("{id}/deployments/{deploymentId}/promote")
     @RequiresScope(WRITE)
+    @JsonShape(ServiceJson.OneDeployment.class)
     public Map<String, Object> promote(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
         return flow.endCanary(owned(Caller.from(sc), id), deploymentId, true);
@@ -668,6 +710,7 @@ public class ServicesApi {
     @POST
     @Path("{id}/deployments/{deploymentId}/abort")
     @RequiresScope(WRITE)
+    @JsonShape(ServiceJson.OneDeployment.class)
     public Map<String, Object> abort(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
         return flow.endCanary(owned(Caller.from(sc), id), deploymentId, false);
@@ -676,6 +719,7 @@ public class ServicesApi {
     @GET
     @Path("{id}/logs")
     @RequiresScope(READ)
+    @JsonShape(ServiceJson.Logs.class)
     public Map<String, Object> logs(
             @Context SecurityContext sc,
             @PathParam("id") String id,

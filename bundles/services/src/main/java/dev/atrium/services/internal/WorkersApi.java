@@ -3,6 +3,7 @@ package dev.atrium.services.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
+import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import javax.ws.rs.Consumes;
@@ -42,11 +43,12 @@ public class WorkersApi {
     @POST
     @Path("{id}/deployments")
     @RequiresScope(ServicesApi.WRITE)
+    @JsonShape(ServiceJson.OneDeployment.class)
     public Response deploy(
             @Context SecurityContext sc,
             @PathParam("id") String id,
             @HeaderParam("Idempotency-Key") String key,
-            JsonNode body) {
+            @JsonShape(ServiceJson.DeployInput.class) JsonNode body) {
         JsonBody.of(body);
         return flow.create(services.owned(Caller.from(sc), id), body, key);
     }
