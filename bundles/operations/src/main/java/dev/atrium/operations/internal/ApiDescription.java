@@ -102,7 +102,7 @@ public class ApiDescription {
         String routePath = OpenApiDocument.template(route.path());
         Path classPath = type.getAnnotation(Path.class);
         Method best = null;
-        int bestLength = -1;
+        int bestScore = -1;
         for (Method m : type.getMethods()) {
             if (!route.method().equals(httpMethod(m))) {
                 continue;
@@ -110,13 +110,24 @@ public class ApiDescription {
             Path methodPath = m.getAnnotation(Path.class);
             String path = OpenApiDocument.template(RouteCatalog.join(
                     classPath == null ? "" : classPath.value(), methodPath == null ? "" : methodPath.value()));
-            // join gives "/…": a suffix match falls on a segment boundary; "/" (no path at all) is the weakest match
-            if ((path.equals("/") || routePath.endsWith(path)) && path.length() > bestLength) {
+            // join gives "/…": a suffix match falls on a segment boundary; "/" (no path at all) is the weakest match.
+            // Of two methods on one path (a JSON answer and an event stream), the JSON one describes the route:
+            // getMethods() has no order to rely on.
+            int score = path.length() * 2 + (answersJson(m) ? 1 : 0);
+            if ((path.equals("/") || routePath.endsWith(path)) && score > bestScore) {
                 best = m;
-                bestLength = path.length();
+                bestScore = score;
             }
         }
         return Optional.ofNullable(best);
+    }
+
+    private static boolean answersJson(Method m) {
+        Produces p = m.getAnnotation(Produces.class);
+        if (p == null) {
+            p = m.getDeclaringClass().getAnnotation(Produces.class);
+        }
+        return p == null || java.util.Arrays.stream(p.value()).anyMatch(t -> t.contains("json") || t.equals("*/*"));
     }
 
     private static String httpMethod(Method m) {
