@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.atrium.itests.AtriumServer.User;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,6 +113,8 @@ class ResourcePluginTest {
             Http.Reply back = await(() -> u.http().get(entry), r -> r.status() == 200, "the resource works again");
             assertEquals("hello", back.body());
             assertEquals(200, u.http().delete("/api/resources/" + id).status());
+
+            counterOfItsOwnHasRoutesOfItsOwnAuthorisedByTheCore(server, u, kvOnPostgres);
         } finally {
             running.set(false);
             load.join(30_000);
@@ -122,6 +125,41 @@ class ResourcePluginTest {
                 List.of(),
                 failures,
                 "requests to other routes failed during install, upgrade and removal of the plugin");
+    }
+
+    /**
+     * A type of the plugin's own ({@code counter}) with routes of its own: the core authenticates and authorises them
+     * as it does its own (a Principal's token, a resource token and its permission; another's resource is missing).
+     */
+    private static void counterOfItsOwnHasRoutesOfItsOwnAuthorisedByTheCore(AtriumServer server, User u, String kv)
+            throws Exception {
+        Http.Reply created =
+                u.http().post("/api/resources", Map.of("name", "visits", "type", "counter", "backend", "files"));
+        assertEquals(201, created.status(), created.body());
+        String counter = "/api/resources/" + created.get("resource").get("id").asText() + "/counter";
+        assertEquals(0, u.http().get(counter).get("value").asLong());
+        assertEquals(
+                1, u.http().post(counter + "/increment", Map.of()).get("value").asLong());
+        assertEquals(
+                2, u.http().post(counter + "/increment", Map.of()).get("value").asLong());
+
+        BadInputTest.assertSpecError(server.newUser().http().get(counter), 404, "NOT_FOUND");
+        BadInputTest.assertSpecError(server.anonymous().get(counter), 401, "UNAUTHORIZED");
+        BadInputTest.assertSpecError(u.http().get("/api/resources/" + kv + "/counter"), 404, "NOT_FOUND");
+
+        String reader = u.http()
+                .post(
+                        "/api/resources/" + created.get("resource").get("id").asText() + "/tokens",
+                        Map.of("name", "reader", "permission", "read"))
+                .get("token")
+                .get("token")
+                .asText();
+        HttpResponse<String> read = ResourcesTest.withToken(server, "GET", counter, reader, null);
+        assertEquals(200, read.statusCode(), read.body());
+        assertTrue(read.body().contains("\"value\":2"), read.body());
+        HttpResponse<String> write = ResourcesTest.withToken(server, "POST", counter + "/increment", reader, null);
+        assertEquals(403, write.statusCode(), write.body());
+        assertEquals(2, u.http().get(counter).get("value").asLong());
     }
 
     private static String version(User u, String id) {
@@ -157,7 +195,8 @@ class ResourcePluginTest {
         Path api = AtriumServer.ROOT.resolve("bundles/resource.api/target/resource.api-0.1.0-SNAPSHOT.jar");
         Path contract = AtriumServer.ROOT.resolve("bundles/resource.api/target/resource.api-0.1.0-SNAPSHOT-tests.jar");
         Path blobs = AtriumServer.ROOT.resolve("bundles/blob.api/target/blob.api-0.1.0-SNAPSHOT.jar");
-        for (Path jar : List.of(api, contract, blobs)) {
+        Path kernel = AtriumServer.ROOT.resolve("bundles/kernel.api/target/kernel.api-0.1.0-SNAPSHOT.jar");
+        for (Path jar : List.of(api, contract, blobs, kernel)) {
             assertTrue(Files.isRegularFile(jar), "the main build made " + jar);
         }
         mvn(
@@ -165,6 +204,11 @@ class ResourcePluginTest {
                 "install:install-file",
                 "-Dfile=" + blobs,
                 "-DpomFile=" + example.resolve("blob-api.pom"));
+        mvn(
+                AtriumServer.ROOT,
+                "install:install-file",
+                "-Dfile=" + kernel,
+                "-DpomFile=" + example.resolve("kernel-api.pom"));
         mvn(
                 AtriumServer.ROOT,
                 "install:install-file",

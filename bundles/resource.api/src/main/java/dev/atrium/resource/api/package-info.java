@@ -20,7 +20,8 @@
  * {@link dev.atrium.resource.api.QueueFacet}, {@link dev.atrium.resource.api.VectorFacet},
  * {@link dev.atrium.resource.api.AnalyticsFacet}, {@link dev.atrium.resource.api.SecretFacet},
  * {@link dev.atrium.resource.api.WorkflowFacet}); the core serves a facet's HTTP routes only for providers that
- * implement it.
+ * implement it. Operations no facet names get routes of the provider's own, whose requests it opens through
+ * {@link dev.atrium.resource.api.ResourceRequests} (since 1.8).
  *
  * <h2>What the core does for you</h2>
  * The core ({@code resources} bundle) owns the resource rows, names, access grants, tokens and bindings. Before any call
@@ -44,6 +45,6 @@
  * therefore keep its data where a new version of itself finds it (the database, the blob store, its directory), never
  * only in memory.
  */
-@org.osgi.annotation.versioning.Version("1.7.0")
+@org.osgi.annotation.versioning.Version("1.8.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.resource.api;

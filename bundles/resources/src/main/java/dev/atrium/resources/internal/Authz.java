@@ -125,7 +125,14 @@ public class Authz {
      * in the resource's own workspace when null) or, without a caller, by the resource token.
      */
     public Granted authorize(SecurityContext sc, String token, String id, String actingSpace, Access needed) {
-        Caller caller = callerOrNull(sc);
+        return authorize(callerOrNull(sc), token, id, actingSpace, needed);
+    }
+
+    /** As {@link #authorize(SecurityContext, String, String, String, Access)}; {@code caller} null for none. */
+    public Granted authorize(Caller caller, String token, String id, String actingSpace, Access needed) {
+        if (caller != null && caller.principalId() == null) {
+            caller = null;
+        }
         if (caller != null) {
             requireScope(caller, needed);
             Granted g = byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace);

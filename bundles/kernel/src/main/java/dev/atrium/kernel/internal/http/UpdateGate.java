@@ -16,6 +16,7 @@ import org.osgi.framework.FrameworkListener;
 import org.osgi.framework.hooks.bundle.EventHook;
 import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.framework.startlevel.FrameworkStartLevel;
+import org.osgi.framework.wiring.BundleRevision;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -107,8 +108,7 @@ public class UpdateGate implements EventHook {
         // still running then would lose the application that writes its answer (an upload finished with 200 and no
         // body), so any bundle's stop closes the gate and waits for what is in flight
         boolean serverStopping = event.getType() == BundleEvent.STOPPING && framework.getState() == Bundle.STOPPING;
-        if (!serverStopping
-                && (b.getSymbolicName() == null || !b.getSymbolicName().startsWith("dev.atrium."))) {
+        if (!serverStopping && !changesTheApi(b)) {
             return;
         }
         // starting a bundle rebuilds the whole JAX-RS application too, so it closes the gate like a stop; not
@@ -118,6 +118,21 @@ public class UpdateGate implements EventHook {
         } else if (event.getType() == BundleEvent.STOPPED || event.getType() == BundleEvent.STARTED) {
             scheduleOpen();
         }
+    }
+
+    /**
+     * Whether a bundle's start or stop rebuilds the JAX-RS application: Atrium's own, and a plugin with resources of
+     * its own (kernel.api's {@code @KernelResource} makes it require the JAX-RS whiteboard).
+     */
+    static boolean changesTheApi(Bundle b) {
+        if (b.getSymbolicName() != null && b.getSymbolicName().startsWith("dev.atrium.")) {
+            return true;
+        }
+        BundleRevision revision = b.adapt(BundleRevision.class);
+        return revision != null
+                && revision.getDeclaredRequirements("osgi.implementation").stream()
+                        .anyMatch(r -> String.valueOf(r.getDirectives().get("filter"))
+                                .contains("osgi.implementation=osgi.jaxrs"));
     }
 
     /** Whether a persistently started bundle waits for a start level above the framework's active one. */
