@@ -34,7 +34,7 @@ import org.osgi.service.component.annotations.Reference;
  * verification, introspection, revocation, UserInfo and dynamic client registration. They answer in OAuth's own
  * error format, not the API's, so they do not select the kernel's gate (which would refuse HTTP Basic).
  *
- * <p>Why one class of about 630 lines: it is the JAX-RS face of {@code /oauth}, one method per endpoint, each a few
+ * <p>Why one class of about 650 lines: it is the JAX-RS face of {@code /oauth}, one method per endpoint, each a few
  * lines over {@code Authorizations}, {@code OAuthClients} and {@code Tokens}, where the protocol's logic is.
  */
 @Component(service = OAuthEndpoints.class)

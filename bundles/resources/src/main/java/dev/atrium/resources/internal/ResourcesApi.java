@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * data is the provider's, reached only after {@link Authz} said what the call may do. A resource whose provider is not
  * running keeps its rows and answers 503 naming the provider on every route that needs it.
  *
- * <p>Why one class of about 1,320 lines: it is the spec's one Resources table, 37 routes of about 30 lines each (input
+ * <p>Why one class of about 1,370 lines: it is the spec's one Resources table, 37 routes of about 30 lines each (input
  * checks, {@link Authz}, one provider call); the facets' own logic lives in the providers. It is to be split by facet
  * with the SPI changes of issue 33 (item 5).
  */

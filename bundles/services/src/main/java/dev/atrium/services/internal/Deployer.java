@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
  * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
  *
- * <p>Why one class of about 760 lines: it is the reconciler, and the desired state, the lock that orders its changes,
+ * <p>Why one class of about 750 lines: it is the reconciler, and the desired state, the lock that orders its changes,
  * the providers and the routing table it publishes are one piece of state; Host routing, the binding gateway and the
  * custom domains are bundles of their own that read it through {@code services.api}.
  */

@@ -58,7 +58,7 @@ import org.osgi.service.component.annotations.Reference;
  * deployment or logs answer exactly like missing ones (404). Deploying code is what
  * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
  *
- * <p>Why one class of about 770 lines: the spec's Services table without its custom domains, 23 routes that share one
+ * <p>Why one class of about 810 lines: the spec's Services table without its custom domains, 23 routes that share one
  * owner check and one way of applying a change; split by route family, each part would repeat both.
  */
 @Component(service = ServicesApi.class)

@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * first (a stranger's workspace is the same 404 as a missing one), then addresses files only inside it. The one
  * exception is a download by a signed URL, which carries its own proof (see {@link #download}).
  *
- * <p>Why one class of about 830 lines: the storage routes of the spec (18), each proving the workspace first; the file
+ * <p>Why one class of about 860 lines: the storage routes of the spec (18), each proving the workspace first; the file
  * logic is {@link Storage}'s.
  */
 @Component(service = StorageResource.class)

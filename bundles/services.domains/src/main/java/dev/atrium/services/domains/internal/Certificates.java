@@ -79,6 +79,9 @@ import org.slf4j.LoggerFactory;
  * or removed, here or on another instance: {@link RoutesListener}), after a certificate is issued here, and when another
  * instance says it issued one ({@code NOTIFY atrium_service_certificates}). A certificate is opened again only when its
  * stored chain or key changed.
+ *
+ * <p>Why one class of about 660 lines: ordering, storing and serving a certificate share the row claim and the sealing
+ * of its key; split, each part would need the other's SQL and key handling.
  */
 @Component(
         service = {Certificates.class, RoutesListener.class},
