@@ -1,6 +1,8 @@
 package dev.atrium.kernel.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import java.io.IOException;
 import java.util.Optional;
 import java.util.Set;
 
@@ -9,6 +11,9 @@ import java.util.Set;
  * {@code null} fields read as empty; a field of the wrong type is 400 {@code BAD_REQUEST}.
  */
 public final class JsonBody {
+
+    /** Reads trees only, so the classes it caches are Jackson's own, never a capability's. */
+    private static final ObjectReader TREES = JsonMappers.create().reader();
 
     private final JsonNode node;
 
@@ -25,6 +30,24 @@ public final class JsonBody {
             throw ApiException.badRequest("the body must be a JSON object");
         }
         return new JsonBody(node);
+    }
+
+    /**
+     * The body of a POST that may come without one, with any or no {@code Content-Type} (a method that takes it as a
+     * {@code String}): null when it is empty or JSON {@code null}, 400 when it is not JSON.
+     *
+     * @since 2.11
+     */
+    public static JsonNode optional(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            JsonNode n = TREES.readTree(text);
+            return n == null || n.isNull() || n.isMissingNode() ? null : n;
+        } catch (IOException e) {
+            throw ApiException.badRequest("the body must be JSON");
+        }
     }
 
     public boolean has(String field) {

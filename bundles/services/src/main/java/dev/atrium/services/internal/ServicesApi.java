@@ -689,7 +689,7 @@ public class ServicesApi {
             @Context SecurityContext sc,
             @PathParam("id") String id,
             @JsonShape(ServiceJson.Rollback.class) String text) {
-        JsonNode body = optionalJson(text);
+        JsonNode body = JsonBody.optional(text);
         String target = null;
         if (body != null) {
             NulText.reject(body);
@@ -772,19 +772,6 @@ public class ServicesApi {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    /** An optional JSON body of a POST that may come without one (any or no Content-Type): null when empty. */
-    static JsonNode optionalJson(String text) {
-        if (text == null || text.isBlank()) {
-            return null;
-        }
-        try {
-            JsonNode n = Deployer.JSON.readTree(text);
-            return n == null || n.isNull() || n.isMissingNode() ? null : n;
-        } catch (java.io.IOException e) {
-            throw ApiException.badRequest("the body must be JSON");
-        }
-    }
 
     Service owned(Caller caller, String id) {
         Service s = store.service(id).orElseThrow(() -> ApiException.notFound(NOT_FOUND));

@@ -2,11 +2,9 @@ package dev.atrium.services.domains.internal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
-import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
@@ -15,7 +13,6 @@ import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.services.api.ServiceDomains;
 import dev.atrium.services.api.ServiceDomains.Domain;
 import dev.atrium.services.api.ServiceRoutes;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +53,6 @@ public class DomainsApi {
     private static final String READ = "repos:read";
     private static final String WRITE = "repos:write";
     private static final Pattern LABEL = Pattern.compile("[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?");
-    private static final ObjectMapper JSON = JsonMappers.create();
 
     private final OwnerScope ownerScope;
     private final ServiceDomains domains;
@@ -139,7 +135,7 @@ public class DomainsApi {
             @PathParam("id") String id,
             @PathParam("domainId") String domainId,
             @JsonShape(DomainJson.Verify.class) String text) {
-        JsonNode body = optionalJson(text);
+        JsonNode body = JsonBody.optional(text);
         String method = null;
         if (body != null) {
             NulText.reject(body);
@@ -232,19 +228,6 @@ public class DomainsApi {
             throw ApiException.badRequest("names under " + apps + " are the services' own; add a domain of yours");
         }
         return d;
-    }
-
-    /** An optional JSON body of a POST that may come without one (any or no Content-Type): null when empty. */
-    private static JsonNode optionalJson(String text) {
-        if (text == null || text.isBlank()) {
-            return null;
-        }
-        try {
-            JsonNode n = JSON.readTree(text);
-            return n == null || n.isNull() || n.isMissingNode() ? null : n;
-        } catch (IOException e) {
-            throw ApiException.badRequest("the body must be JSON");
-        }
     }
 
     private Map<String, Object> view(Domain d) {
