@@ -47,6 +47,11 @@ import javax.ws.rs.core.Context;
 final class OpenApiDocument {
 
     static final String ERROR_RESPONSE = "#/components/responses/Error";
+    /**
+     * How deep a type is described before it reads as any value: deep enough for a page of records holding records
+     * (a deployment's target's artifact is 5 levels down), and a bound for a record that holds itself.
+     */
+    private static final int MAX_DEPTH = 8;
 
     private OpenApiDocument() {}
 
@@ -301,7 +306,7 @@ final class OpenApiDocument {
     /** A Java type as Jackson writes it, as a JSON Schema; {} (any value) where the type does not say. */
     static Map<String, Object> schema(Type type, int depth) {
         Class<?> raw = raw(type);
-        if (raw == null || depth > 4) {
+        if (raw == null || depth > MAX_DEPTH) {
             return Map.of();
         }
         if (raw == String.class

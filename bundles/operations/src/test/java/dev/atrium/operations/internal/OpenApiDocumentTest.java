@@ -2,6 +2,7 @@ package dev.atrium.operations.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.RequiresScope;
@@ -22,6 +23,16 @@ import org.junit.jupiter.api.Test;
 class OpenApiDocumentTest {
 
     record Note(String title, List<String> tags, Map<String, Integer> counts, long size) {}
+
+    record Artifact(long size) {}
+
+    record Target(Artifact artifact) {}
+
+    record Deployment(Target target) {}
+
+    record Deployments(List<Deployment> deployments) {}
+
+    record Folder(String name, List<Folder> children) {}
 
     @Path("/api/spaces/{spaceId}/notes")
     @RequiresScope("notes:read")
@@ -192,5 +203,22 @@ class OpenApiDocumentTest {
                 at(export, "application/pdf", "schema"));
         assertFalse(at(doc, "paths", "/notes/old", "get", "responses", "2XX").containsKey("content"), "no body");
         assertFalse(at(doc, "paths", "/notes/old", "options", "responses").containsKey("2XX"), "a preflight: 204");
+    }
+
+    @Test
+    void aPageOfRecordsHoldingRecordsIsDescribedToItsLeavesAndARecordHoldingItselfEnds() {
+        Map<String, Object> page = OpenApiDocument.schema(Deployments.class, 0);
+        Map<String, Object> deployment = at(page, "properties", "deployments", "items");
+        assertEquals(
+                Map.of("type", "integer", "format", "int64"),
+                at(deployment, "properties", "target", "properties", "artifact", "properties", "size"));
+        Map<String, Object> children = at(OpenApiDocument.schema(Folder.class, 0), "properties", "children");
+        int levels = 0;
+        while (!children.isEmpty() && levels < 12) {
+            children = at(children, "items", "properties", "children");
+            levels++;
+        }
+        assertEquals(Map.of(), children, "described to a depth, then any value");
+        assertTrue(levels > 2, "but not cut short: " + levels);
     }
 }
