@@ -38,3 +38,9 @@ CREATE TABLE IF NOT EXISTS service_acme_challenges (
     key_authorization  text NOT NULL,
     created_at         timestamptz NOT NULL DEFAULT now()
 );
+
+-- a database whose services bundle applied its V2 but not its V3 has the table without the renewal columns
+ALTER TABLE service_domain_certificates
+    ADD COLUMN IF NOT EXISTS claimed_until      timestamptz,
+    ADD COLUMN IF NOT EXISTS failures           integer NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS retry_at           timestamptz;

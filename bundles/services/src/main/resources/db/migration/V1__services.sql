@@ -1,3 +1,5 @@
+-- The next migration of this bundle is V4: V2 and V3 (the certificate tables) were applied by databases made before
+-- they moved to the services.domains bundle, and the migrator skips a version it has recorded.
 -- Services, their deployments, env, common-env links and custom domains. No foreign key to the kernel's tables:
 -- capabilities never touch each other's tables; the owner scope is the kernel's. Bindings are the resources core's
 -- (resource_bindings), reached through resource.api's ResourceDirectory.

@@ -137,11 +137,25 @@ class ResourcePluginTest {
                 u.http().post("/api/resources", Map.of("name", "visits", "type", "counter", "backend", "files"));
         assertEquals(201, created.status(), created.body());
         String counter = "/api/resources/" + created.get("resource").get("id").asText() + "/counter";
-        assertEquals(0, u.http().get(counter).get("value").asLong());
+        Http.Reply first = await(() -> u.http().get(counter), r -> r.status() == 200, "the counter's routes serve");
+        assertEquals(0, first.get("value").asLong());
         assertEquals(
                 1, u.http().post(counter + "/increment", Map.of()).get("value").asLong());
+        // increments at once from several threads: each counts, none fails
+        List<Thread> threads = new ArrayList<>();
+        List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < 8; i++) {
+            Thread t = new Thread(() ->
+                    statuses.add(u.http().post(counter + "/increment", Map.of()).status()));
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join(30_000);
+        }
+        assertEquals(java.util.Collections.nCopies(8, 200), statuses);
         assertEquals(
-                2, u.http().post(counter + "/increment", Map.of()).get("value").asLong());
+                10, u.http().post(counter + "/increment", Map.of()).get("value").asLong());
 
         BadInputTest.assertSpecError(server.newUser().http().get(counter), 404, "NOT_FOUND");
         BadInputTest.assertSpecError(server.anonymous().get(counter), 401, "UNAUTHORIZED");
@@ -156,10 +170,19 @@ class ResourcePluginTest {
                 .asText();
         HttpResponse<String> read = ResourcesTest.withToken(server, "GET", counter, reader, null);
         assertEquals(200, read.statusCode(), read.body());
-        assertTrue(read.body().contains("\"value\":2"), read.body());
+        assertTrue(read.body().contains("\"value\":10"), read.body());
         HttpResponse<String> write = ResourcesTest.withToken(server, "POST", counter + "/increment", reader, null);
         assertEquals(403, write.statusCode(), write.body());
-        assertEquals(2, u.http().get(counter).get("value").asLong());
+        assertEquals(10, u.http().get(counter).get("value").asLong());
+        // a write the token of a resource of another type may not make: that resource is missing here, not forbidden
+        String kvReader = u.http()
+                .post("/api/resources/" + kv + "/tokens", Map.of("name", "kv-reader", "permission", "read"))
+                .get("token")
+                .get("token")
+                .asText();
+        HttpResponse<String> otherType =
+                ResourcesTest.withToken(server, "POST", "/api/resources/" + kv + "/counter/increment", kvReader, null);
+        assertEquals(404, otherType.statusCode(), otherType.body());
     }
 
     private static String version(User u, String id) {

@@ -400,6 +400,11 @@ final class OpenApiDocument {
         }
         Map<String, Object> out = new LinkedHashMap<>(schema);
         out.put("type", List.of(type, "null"));
+        if (schema.get("enum") instanceof List<?> values) {
+            List<Object> orNull = new ArrayList<>(values);
+            orNull.add(null); // an enum lists every value the field takes, null included
+            out.put("enum", orNull);
+        }
         return out;
     }
 

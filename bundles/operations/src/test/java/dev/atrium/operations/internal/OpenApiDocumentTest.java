@@ -34,6 +34,13 @@ class OpenApiDocumentTest {
 
     record Folder(String name, List<Folder> children) {}
 
+    enum Level {
+        LOW,
+        HIGH
+    }
+
+    record Alarm(Level level) {}
+
     @Path("/api/spaces/{spaceId}/notes")
     @RequiresScope("notes:read")
     public static class Notes {
@@ -220,5 +227,12 @@ class OpenApiDocumentTest {
         }
         assertEquals(Map.of(), children, "described to a depth, then any value");
         assertTrue(levels > 2, "but not cut short: " + levels);
+    }
+
+    @Test
+    void aNullableEnumListsNullAmongItsValues() {
+        Map<String, Object> level = at(OpenApiDocument.schema(Alarm.class, 0), "properties", "level");
+        assertEquals(List.of("string", "null"), level.get("type"));
+        assertEquals(java.util.Arrays.asList("LOW", "HIGH", null), level.get("enum"));
     }
 }

@@ -130,12 +130,23 @@ public class Authz {
 
     /** As {@link #authorize(SecurityContext, String, String, String, Access)}; {@code caller} null for none. */
     public Granted authorize(Caller caller, String token, String id, String actingSpace, Access needed) {
+        return authorize(caller, token, id, actingSpace, needed, null);
+    }
+
+    /**
+     * As {@link #authorize(Caller, String, String, String, Access)} for a resource of one type: a resource of another
+     * type is 404 like a missing one, before any check of what the caller holds on it.
+     */
+    public Granted authorize(Caller caller, String token, String id, String actingSpace, Access needed, String type) {
         if (caller != null && caller.principalId() == null) {
             caller = null;
         }
         if (caller != null) {
             requireScope(caller, needed);
             Granted g = byCaller(caller, store.find(id).orElseThrow(ResourcesApi::notFound), actingSpace);
+            if (type != null && !type.equals(g.row().type)) {
+                throw ResourcesApi.notFound();
+            }
             // the token's scopes bound what its Principal could do: without files:write a call holds read at most, so
             // a read route that could write (a SQL query) gets the provider's read-only handling
             if (!caller.hasScope(WRITE_SCOPE) && g.access().allows(Access.WRITE)) {
@@ -156,7 +167,9 @@ public class Authz {
         ResourceRow row = store.find(id).orElseThrow(ResourcesApi::notFound);
         // a token of another resource learns nothing about this one; a token of a workspace whose owner is no longer
         // active (or of a removed workspace) works no more: fail closed
-        if (!row.id.equals(t.resourceId) || spaces.byId(row.spaceId).isEmpty()) {
+        if (!row.id.equals(t.resourceId)
+                || spaces.byId(row.spaceId).isEmpty()
+                || (type != null && !type.equals(row.type))) {
             throw ResourcesApi.notFound();
         }
         Granted g = check(new Granted(row, Access.parse(t.permission), "token:" + t.id), needed);

@@ -27,10 +27,7 @@ public class ResourceRequestsGate implements ResourceRequests {
     @Override
     public ResourceContext open(Principal caller, String resourceToken, String resourceId, String type, Access needed) {
         Authz.Granted g =
-                authz.authorize(caller instanceof Caller c ? c : null, resourceToken, resourceId, null, needed);
-        if (!g.row().type.equals(type)) {
-            throw ResourcesApi.notFound();
-        }
+                authz.authorize(caller instanceof Caller c ? c : null, resourceToken, resourceId, null, needed, type);
         providers.require(g.row().type, g.row().backend); // 503 while its provider is away
         return runtime.context(g.row(), g.access());
     }

@@ -368,7 +368,9 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
 
     /** Another instance changed {@code topic} (null: anything may have changed while no one listened). */
     private void remoteChange(String topic) {
-        if (topic == null || ChangeFeed.STATE.equals(topic)) {
+        // "certificates" is what an instance of the release before services.domains announces a certificate with: a
+        // table published here makes this instance's certificates reload too
+        if (topic == null || ChangeFeed.STATE.equals(topic) || "certificates".equals(topic)) {
             reconcileLater();
         }
     }

@@ -7,6 +7,8 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.osgi.service.component.annotations.Component;
 
@@ -25,6 +27,9 @@ import dev.atrium.resource.api.ResourceProviderType;
 public class FileCounters implements ResourceProvider {
 
     static final String TYPE = "counter";
+
+    /** What this server's threads lock a counter's file with (one object per file, kept while the bundle runs). */
+    private final Map<Path, Object> locks = new ConcurrentHashMap<>();
 
     @Override
     public void deprovision(ResourceContext ctx) throws ResourceException {
@@ -48,10 +53,20 @@ public class FileCounters implements ResourceProvider {
         return change(ctx, 0);
     }
 
-    /** Adds {@code by} under a file lock, so that instances and threads add one after the other; the new value. */
+    /**
+     * Adds {@code by}, one change after the other: threads of this server by a lock per file (a JVM holds one file lock
+     * per file, and a second would throw), servers sharing the directory by the file lock; the new value.
+     */
     long change(ResourceContext ctx, long by) throws ResourceException {
+        Path file = file(ctx);
+        synchronized (locks.computeIfAbsent(file, f -> new Object())) {
+            return changeLocked(file, by);
+        }
+    }
+
+    private static long changeLocked(Path file, long by) throws ResourceException {
         try (FileChannel ch = FileChannel.open(
-                        file(ctx), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                        file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 FileLock lock = ch.lock()) {
             ByteBuffer b = ByteBuffer.allocate(Long.BYTES);
             long value = ch.read(b, 0) == Long.BYTES ? b.flip().getLong() : 0;

@@ -196,14 +196,11 @@ public class Certificates implements RoutesListener {
                         .resolve("env.key")));
         reload();
         this.subscription = channels.listen(CHANNEL, new DatabaseChannels.Listener() {
-            private boolean first = true;
-
             @Override
             public void listening() {
-                if (!first) {
-                    reloadLater(); // another instance may have issued one while no one listened
-                }
-                first = false;
+                // one may have been issued elsewhere before this listened, or while it could not: the digests make a
+                // reload that finds nothing new cheap
+                reloadLater();
             }
 
             @Override
@@ -315,7 +312,7 @@ public class Certificates implements RoutesListener {
         if (id.isEmpty()) {
             return Optional.empty();
         }
-        Optional<Domain> d = domains.domain(id.get().domainId());
+        Optional<Domain> d = domains.domain(id.get().domainId()).filter(Domain::verified);
         if (d.isEmpty()) {
             return Optional.of(Ssl.NONE); // removed meanwhile (its row went with it)
         }
