@@ -97,9 +97,6 @@ public class Readiness implements ServerReadiness {
     /** Resources the live application was seen answering; only new ones are asked again. */
     private final Set<Long> answering = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** Whether the server has been ready once: until then every resource is new to the probe. */
-    private volatile boolean startedOnce;
-
     private final UnlistedResources unlisted = new UnlistedResources(UNLISTED_GRACE_NANOS);
     /** How often each component was registered again: a resource the whiteboard ignores every time is left alone. */
     private final java.util.Map<String, Integer> registeredAgain = new java.util.concurrent.ConcurrentHashMap<>();
@@ -156,30 +153,21 @@ public class Readiness implements ServerReadiness {
             return problems;
         }
         // Listed is not served: Aries lists a resource before its rebuilt application serves it, so the live
-        // application is asked about every resource not yet seen answering. At start-up, every resource is new and
-        // asked, so all of them answering is the precise signal and no settle time is waited. After that a change
-        // that only removes resources leaves nothing to ask, so the whiteboard must also have been quiet for the
-        // settle time, as when the application cannot be asked at all.
-        if (!settled && startedOnce) {
+        // application is asked about every resource not yet seen answering. The whiteboard must also have been quiet
+        // for the settle time, at start-up too: a capability whose component Aries activates late (its resource
+        // registered, activated when Aries takes it) is added by one more rebuild after every listed resource
+        // answered, and a request then met an application without the rest ("no route for POST /admin/users" right
+        // after /healthz said 200, in a suite at load). A change that only removes resources leaves nothing to ask.
+        if (!settled) {
             problems.add(SETTLING);
             return problems;
         }
         WhiteboardProbe p = probe;
         List<String> unanswered = p == null ? null : p.unanswered(answering);
-        if (unanswered == null) {
-            if (!settled) {
-                problems.add(SETTLING);
-            }
-        } else {
+        if (unanswered != null) {
             for (String name : unanswered) {
                 problems.add(name + " is listed but the JAX-RS application does not answer it yet");
             }
-        }
-        if (problems.isEmpty() && !startedOnce) {
-            // the application answered everything: the whiteboard as it is now counts as settled, or the next probe
-            // would find it settling (the count first seen moments ago) and say not ready again
-            markSettled();
-            startedOnce = true;
         }
         return problems;
     }
@@ -194,11 +182,6 @@ public class Readiness implements ServerReadiness {
         long now = System.nanoTime();
         long[] seen = lastChange.updateAndGet(prev -> prev[0] == current ? prev : new long[] {current, now});
         return now - seen[1] >= SETTLE_NANOS;
-    }
-
-    private void markSettled() {
-        long current = changeCount();
-        lastChange.set(new long[] {current, System.nanoTime() - SETTLE_NANOS});
     }
 
     private long changeCount() {
