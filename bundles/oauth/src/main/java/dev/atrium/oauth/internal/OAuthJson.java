@@ -1,6 +1,7 @@
 package dev.atrium.oauth.internal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.time.Instant;
 import java.util.List;
 
@@ -143,19 +144,7 @@ final class OAuthJson {
      * {@code client_secret_expires_at} 0) and, for a dynamic registration (RFC 7592), the token and URI that read it.
      */
     record Registered(
-            @JsonProperty("client_id") String clientId,
-            @JsonProperty("client_id_issued_at") long clientIdIssuedAt,
-            @JsonProperty("client_name") String clientName,
-            @JsonProperty("redirect_uris") List<String> redirectUris,
-            @JsonProperty("post_logout_redirect_uris") List<String> postLogoutRedirectUris,
-            @JsonProperty("grant_types") List<String> grantTypes,
-            @JsonProperty("response_types") List<String> responseTypes,
-            String scope,
-            @JsonProperty("token_endpoint_auth_method") String tokenEndpointAuthMethod,
-            @JsonProperty("client_uri") String clientUri,
-            @JsonProperty("logo_uri") String logoUri,
-            @JsonProperty("created_at") Instant createdAt,
-            @JsonProperty("updated_at") Instant updatedAt,
+            @JsonUnwrapped ClientView client,
             @JsonProperty("client_secret") String clientSecret,
             @JsonProperty("client_secret_expires_at") Long clientSecretExpiresAt,
             @JsonProperty("registration_access_token") String registrationAccessToken,

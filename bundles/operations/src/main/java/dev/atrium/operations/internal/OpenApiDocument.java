@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.NotJson;
@@ -369,6 +370,17 @@ final class OpenApiDocument {
             Map<String, Object> properties = new LinkedHashMap<>();
             List<String> required = new ArrayList<>();
             for (RecordComponent c : raw.getRecordComponents()) {
+                if (c.getAccessor().isAnnotationPresent(JsonUnwrapped.class)) {
+                    // its fields are the record's own, as Jackson writes them
+                    Map<String, Object> inner = schema(c.getGenericType(), depth);
+                    if (inner.get("properties") instanceof Map<?, ?> fields) {
+                        fields.forEach((k, v) -> properties.put((String) k, v));
+                    }
+                    if (inner.get("required") instanceof List<?> names) {
+                        names.forEach(n -> required.add((String) n));
+                    }
+                    continue;
+                }
                 JsonProperty named = c.getAccessor().getAnnotation(JsonProperty.class);
                 String name = named != null && !named.value().isEmpty() ? named.value() : c.getName();
                 Map<String, Object> value = schema(c.getGenericType(), depth + 1);

@@ -41,6 +41,9 @@ class OpenApiDocumentTest {
 
     record Alarm(Level level) {}
 
+    record Secret(
+            @com.fasterxml.jackson.annotation.JsonUnwrapped Note note, String secret) {}
+
     @Path("/api/spaces/{spaceId}/notes")
     @RequiresScope("notes:read")
     public static class Notes {
@@ -234,5 +237,14 @@ class OpenApiDocumentTest {
         Map<String, Object> level = at(OpenApiDocument.schema(Alarm.class, 0), "properties", "level");
         assertEquals(List.of("string", "null"), level.get("type"));
         assertEquals(java.util.Arrays.asList("LOW", "HIGH", null), level.get("enum"));
+    }
+
+    @Test
+    void anUnwrappedRecordsFieldsAreTheOuterRecordsOwn() {
+        Map<String, Object> secret = OpenApiDocument.schema(Secret.class, 0);
+        assertEquals(
+                List.of("title", "tags", "counts", "size", "secret"),
+                List.copyOf(at(secret, "properties").keySet()));
+        assertEquals(List.of("size"), secret.get("required"));
     }
 }
