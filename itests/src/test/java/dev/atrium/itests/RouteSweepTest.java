@@ -184,9 +184,6 @@ class RouteSweepTest {
     private final Map<String, Long> routeMillis = new java.util.concurrent.ConcurrentHashMap<>();
     private final Set<String> unmapped = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
-    /** Answers to an encoded NUL in the path, which Jetty's parser refuses before any filter (see {@link #judge}). */
-    private final java.util.concurrent.atomic.AtomicInteger jettyNulRefusals =
-            new java.util.concurrent.atomic.AtomicInteger();
 
     private AtriumServer server;
     private SweepFixtures fx;
@@ -791,21 +788,8 @@ class RouteSweepTest {
                     new Failure("5xx", p.route(), p.kase(), where + " -> " + x.status() + " " + excerpt(x.text())));
             return;
         }
-        // Jetty refuses %00 in a path while parsing the request, in every URI compliance mode, and answers with its
-        // server-level error handler, which Felix HTTP does not let a bundle replace: a 400 text/html page with no
-        // application content. Counted and printed, not hidden; UriRejectionTest pins it so a change in Jetty shows.
-        // The same for a dot segment above the root ("/.." or "/%2e%2e" after the root route "/"): it leaves the
-        // server's path space, which Jetty's parser refuses before any filter.
-        String lower = p.target().toLowerCase(java.util.Locale.ROOT);
-        boolean aboveRoot = lower.startsWith("/..") || lower.startsWith("/%2e%2e");
-        if (p.kase().startsWith("raw path")
-                && (p.kase().endsWith("%00") || aboveRoot)
-                && x.status() == 400
-                && String.valueOf(x.contentType()).startsWith("text/html")
-                && !x.text().contains("Exception")) {
-            jettyNulRefusals.incrementAndGet();
-            return;
-        }
+        // Jetty's parser refuses %00 in a path and a dot segment above the root before any filter; since the kernel's
+        // listener (issue 34) its error handler answers those with the spec's body too, judged like every other answer
         boolean page = p.route().produces().contains("text/html")
                 || BROWSER_PAGES.contains(p.route().path());
         String problem = bodyProblem(p.target(), page, x);
@@ -1074,10 +1058,6 @@ class RouteSweepTest {
                 .append(")\n");
         sb.append("leaks: ").append(byCategory.getOrDefault("LEAK", 0)).append('\n');
         sb.append("5xx: ").append(byCategory.getOrDefault("5xx", 0)).append('\n');
-        sb.append(
-                        "encoded NUL in the path, or a path above the root, refused by Jetty's parser with its own HTML 400 (known, see docs/security.md): ")
-                .append(jettyNulRefusals.get())
-                .append('\n');
         sb.append("non-spec bodies: ")
                 .append(byCategory.getOrDefault("NON-SPEC BODY", 0))
                 .append('\n');

@@ -23,11 +23,15 @@ public final class ErrorBody {
             case 406 -> "NOT_ACCEPTABLE";
             case 409 -> "CONFLICT";
             case 410 -> "GONE";
+            case 408 -> "REQUEST_TIMEOUT";
             case 411 -> "LENGTH_REQUIRED";
             case 413 -> "PAYLOAD_TOO_LARGE";
+            case 414 -> "URI_TOO_LONG";
             case 415 -> "UNSUPPORTED_MEDIA_TYPE";
             case 429 -> "RATE_LIMITED";
+            case 431 -> "REQUEST_HEADER_FIELDS_TOO_LARGE";
             case 503 -> "SERVICE_UNAVAILABLE";
+            case 505 -> "HTTP_VERSION_NOT_SUPPORTED";
             case 507 -> "INSUFFICIENT_STORAGE";
             default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
         };

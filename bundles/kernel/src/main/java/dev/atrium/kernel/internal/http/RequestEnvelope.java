@@ -1,6 +1,7 @@
 package dev.atrium.kernel.internal.http;
 
 import dev.atrium.kernel.api.JsonMappers;
+import dev.atrium.kernel.internal.edge.ServerStop;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -81,12 +82,15 @@ public class RequestEnvelope implements Filter {
     private final long maxJsonBody;
     private final UpdateGate gate;
     private final HostRouting routing;
+    private final ServerStop stop;
 
     @Activate
-    public RequestEnvelope(Config config, @Reference UpdateGate gate, @Reference HostRouting routing) {
+    public RequestEnvelope(
+            Config config, @Reference UpdateGate gate, @Reference HostRouting routing, @Reference ServerStop stop) {
         this.maxJsonBody = config.maxJsonBodyBytes();
         this.gate = gate;
         this.routing = routing;
+        this.stop = stop;
     }
 
     @Override
@@ -102,8 +106,24 @@ public class RequestEnvelope implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
+        // a stopping server answers every new request so, whoever's host it is for: nothing it would meet past here
+        // stays while the bundles stop
+        if (!stop.enter()) {
+            response.setHeader("Retry-After", "5");
+            response.setHeader("Connection", "close");
+            writeError(response, 503, "the server is stopping; try again shortly");
+            return;
+        }
+        try {
+            filter((HttpServletRequest) req, response, chain);
+        } finally {
+            stop.exit();
+        }
+    }
+
+    private void filter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         // a deployed service's traffic is its own (its paths, its errors, its headers): routed before the API's rules
         HostRouting.Outcome routed = routing.route(request, response);
         if (routed == HostRouting.Outcome.ROUTED) {
@@ -163,6 +183,9 @@ public class RequestEnvelope implements Filter {
                 body = readAtMost(request.getInputStream(), maxJsonBody);
             } catch (BodyTooLargeException e) {
                 tooLarge(request, response, area, maxJsonBody);
+                return;
+            } catch (IOException e) {
+                malformedBody(response, area, e);
                 return;
             }
             refused = BodyCheck.problem(body, kind);
@@ -338,6 +361,28 @@ public class RequestEnvelope implements Filter {
             return;
         }
         writeError(response, status, message);
+    }
+
+    /**
+     * A body Jetty's parser refused while the envelope read it (a bad chunk, a body shorter than its length): the
+     * client's mistake, 400, not the 500 of an exception nobody handled. When the client is gone, nobody hears it.
+     */
+    private void malformedBody(HttpServletResponse response, Area area, IOException e) throws IOException {
+        org.eclipse.jetty.http.HttpException http = null;
+        for (Throwable t = e; t != null && http == null; t = t.getCause()) {
+            if (t instanceof org.eclipse.jetty.http.HttpException h) {
+                http = h;
+            }
+        }
+        if (http == null || response.isCommitted()) {
+            throw e;
+        }
+        response.setHeader("Connection", "close");
+        try {
+            refuse(response, area, http.getCode(), "the request body could not be read: " + http.getReason());
+        } catch (IOException gone) {
+            LOG.debug("the client went before its malformed body was answered: {}", gone.toString());
+        }
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper OAUTH_JSON = JsonMappers.create();

@@ -107,7 +107,11 @@ public class UpdateGate implements EventHook {
         // while the server stops, the first bundle to go is Aries' whiteboard (the last level to start): a request
         // still running then would lose the application that writes its answer (an upload finished with 200 and no
         // body), so any bundle's stop closes the gate and waits for what is in flight
-        boolean serverStopping = event.getType() == BundleEvent.STOPPING && framework.getState() == Bundle.STOPPING;
+        // (the system bundle's own STOPPING comes first: ServerStop answers new requests 503 and closes the listeners
+        // then, so nothing waits here for it)
+        boolean serverStopping = event.getType() == BundleEvent.STOPPING
+                && framework.getState() == Bundle.STOPPING
+                && b.getBundleId() != 0;
         if (!serverStopping && !changesTheApi(b)) {
             return;
         }
