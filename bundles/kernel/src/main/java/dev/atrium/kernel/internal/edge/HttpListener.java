@@ -4,14 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.felix.http.jetty.ConnectorFactory;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@link ConnectorFactory} for more; this one takes the place of Felix's: on the same address and with a copy of its HTTP
  * settings, it adds what Felix's lacks, a deadline for request headers ({@link HeaderDeadline}) and a slowest body rate
  * ({@link BodyRate}), and it makes the server's error handler the spec's ({@link SpecErrorHandler}), so that what Jetty
- * refuses before any filter is the spec's error body too. {@link ServerStop} closes it when the server stops.
+ * refuses before any filter is the spec's error body too. It puts the kernel's {@link Edge} in front of the servlet
+ * whiteboard. {@link ServerStop} closes it when the server stops.
  *
  * <p>When the kernel is refreshed, Felix stops and drops this listener with the old service and asks the new one:
  * Felix's own listener is gone by then, so the address is kept as a server attribute.
@@ -64,16 +69,29 @@ public class HttpListener implements ConnectorFactory {
     static final String PORT = "atrium.edge.port";
 
     private final Config config;
-    private volatile Server server;
+    private final ServerStop stop;
+    private final EdgeHandlers handlers;
+    private volatile Installed installed;
+
+    /** Where the edge went in: taken out again when this component goes, so no request meets a stopped kernel. */
+    private record Installed(ContextHandlerCollection contexts, Handler servlets, Edge edge) {}
 
     @Activate
-    public HttpListener(Config config) {
+    public HttpListener(Config config, @Reference ServerStop stop, @Reference EdgeHandlers handlers) {
         this.config = config;
+        this.stop = stop;
+        this.handlers = handlers;
     }
 
-    /** The server this listener was last added to, or null before Felix's Jetty asked for it. */
-    Server server() {
-        return server;
+    @Deactivate
+    void deactivate() {
+        Installed i = installed;
+        installed = null;
+        if (i != null) {
+            i.edge().unmanage(i.servlets());
+            i.contexts().setHandlers(i.servlets());
+            i.contexts().manage(i.servlets());
+        }
     }
 
     @Override
@@ -130,7 +148,8 @@ public class HttpListener implements ConnectorFactory {
         listener.setIdleTimeout(idle);
         listener.addBean(new HeaderDeadline(config.headerTimeoutMillis(), server.getScheduler()));
         server.setErrorHandler(new SpecErrorHandler());
-        this.server = server;
+        installEdge(server);
+        stop.serving(server);
         LOG.info(
                 "the kernel's HTTP listener takes {}:{} (request headers within {} ms, bodies at least {} B/s)",
                 host == null ? "*" : host,
@@ -138,6 +157,29 @@ public class HttpListener implements ConnectorFactory {
                 config.headerTimeoutMillis(),
                 config.minBodyBytesPerSecond());
         return listener;
+    }
+
+    /**
+     * Puts the {@link Edge} between Felix's context collection and its servlet context. Felix's server is started by
+     * now and is not a dynamic container, but its {@code ContextHandlerCollection} is: the servlet context moves into
+     * the edge without being stopped (unmanaged while it moves, then the edge's to stop with the server).
+     */
+    private void installEdge(Server server) {
+        if (!(server.getHandler() instanceof ContextHandlerCollection contexts)
+                || contexts.getHandlers().size() != 1) {
+            throw new IllegalStateException("Felix's Jetty has an unexpected handler tree: " + server.getHandler());
+        }
+        Handler servlets = contexts.getHandlers().get(0);
+        if (servlets instanceof Edge old) {
+            // a kernel before this one did not take its edge out
+            servlets = old.getHandler();
+            old.unmanage(servlets);
+        }
+        contexts.unmanage(servlets);
+        Edge edge = new Edge(servlets, stop, handlers);
+        contexts.setHandlers(edge);
+        edge.manage(servlets);
+        installed = new Installed(contexts, servlets, edge);
     }
 
     /** Felix's own plain HTTP listener (not TLS, not one a factory made), or null. */

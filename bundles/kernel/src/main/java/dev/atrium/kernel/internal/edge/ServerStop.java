@@ -11,7 +11,6 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,16 +33,15 @@ public class ServerStop implements SynchronousBundleListener {
     private static final Logger LOG = LoggerFactory.getLogger(ServerStop.class);
 
     private final long drainNanos;
-    private final HttpListener listener;
     private final BundleContext context;
+    private volatile Server server;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drained = new Object();
     private volatile boolean stopping;
 
     @Activate
-    public ServerStop(HttpListener.Config config, @Reference HttpListener listener, BundleContext context) {
+    public ServerStop(HttpListener.Config config, BundleContext context) {
         this.drainNanos = TimeUnit.MILLISECONDS.toNanos(config.stopDrainMillis());
-        this.listener = listener;
         this.context = context;
         context.addBundleListener(this);
     }
@@ -76,8 +74,9 @@ public class ServerStop implements SynchronousBundleListener {
         }
     }
 
-    public boolean isStopping() {
-        return stopping;
+    /** The server whose listeners close when the framework stops. */
+    void serving(Server server) {
+        this.server = server;
     }
 
     @Override
@@ -107,7 +106,7 @@ public class ServerStop implements SynchronousBundleListener {
             }
         }
         int cut = inFlight.get();
-        Server server = listener.server();
+        Server server = this.server;
         if (server != null) {
             for (Connector c : server.getConnectors()) {
                 try {

@@ -1,7 +1,6 @@
 package dev.atrium.kernel.internal.http;
 
 import dev.atrium.kernel.api.JsonMappers;
-import dev.atrium.kernel.internal.edge.ServerStop;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -51,9 +50,9 @@ import org.slf4j.LoggerFactory;
         service = Filter.class,
         configurationPid = "dev.atrium.kernel.http",
         configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        // before every filter of the capabilities (only ACME challenges answer earlier): host-routed traffic is handed
-        // over first
-        property = "service.ranking:Integer=1050")
+        // before every other filter, by construction: no ranking is higher, and of two equal rankings the whiteboard
+        // runs the older service first, and the kernel starts before every bundle that could register one
+        property = "service.ranking:Integer=" + Integer.MAX_VALUE)
 @HttpWhiteboardFilterPattern("/*")
 @HttpWhiteboardFilterAsyncSupported
 @HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
@@ -82,15 +81,12 @@ public class RequestEnvelope implements Filter {
     private final long maxJsonBody;
     private final UpdateGate gate;
     private final HostRouting routing;
-    private final ServerStop stop;
 
     @Activate
-    public RequestEnvelope(
-            Config config, @Reference UpdateGate gate, @Reference HostRouting routing, @Reference ServerStop stop) {
+    public RequestEnvelope(Config config, @Reference UpdateGate gate, @Reference HostRouting routing) {
         this.maxJsonBody = config.maxJsonBodyBytes();
         this.gate = gate;
         this.routing = routing;
-        this.stop = stop;
     }
 
     @Override
@@ -106,24 +102,8 @@ public class RequestEnvelope implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
+        HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
-        // a stopping server answers every new request so, whoever's host it is for: nothing it would meet past here
-        // stays while the bundles stop
-        if (!stop.enter()) {
-            response.setHeader("Retry-After", "5");
-            response.setHeader("Connection", "close");
-            writeError(response, 503, "the server is stopping; try again shortly");
-            return;
-        }
-        try {
-            filter((HttpServletRequest) req, response, chain);
-        } finally {
-            stop.exit();
-        }
-    }
-
-    private void filter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
         // a deployed service's traffic is its own (its paths, its errors, its headers): routed before the API's rules
         HostRouting.Outcome routed = routing.route(request, response);
         if (routed == HostRouting.Outcome.ROUTED) {

@@ -1,32 +1,29 @@
 package dev.atrium.services.domains.internal;
 
-import java.io.IOException;
+import dev.atrium.kernel.api.EdgeHandler;
+import dev.atrium.kernel.api.HostRouter;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import javax.servlet.Filter;
-import javax.servlet.FilterChain;
-import javax.servlet.ServletException;
-import javax.servlet.ServletRequest;
-import javax.servlet.ServletResponse;
-import javax.servlet.http.HttpServletRequest;
-import javax.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardContextSelect;
-import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardFilterPattern;
 
 /**
  * Answers the ACME HTTP-01 challenges of the orders {@link Certificates} has under way:
  * {@code GET http://<domain>/.well-known/acme-challenge/<token>} is the key authorization while that token is pending for
- * that domain. The pending tokens are rows, so whichever instance the ACME server reaches answers. It runs before the kernel's envelope, which hands host-routed requests to Host routing, because a verified domain otherwise routes to its
- * service; only this path reaches it, and any other token or Host goes on unchanged (to the service or the API).
+ * that domain. The pending tokens are rows, so whichever instance the ACME server reaches answers. It is one of the
+ * kernel's edge handlers, so it answers before the kernel's envelope, which hands host-routed requests to Host routing:
+ * a verified domain otherwise routes to its service. Any other path, token or Host goes on unchanged (to the service or
+ * the API).
  */
-@Component(
-        service = {Filter.class, AcmeChallenges.class},
-        property = "service.ranking:Integer=1100")
-@HttpWhiteboardFilterPattern(AcmeChallenges.PATH + "*")
-@HttpWhiteboardContextSelect("(osgi.http.whiteboard.context.name=*)")
-public class AcmeChallenges implements Filter {
+@Component(service = {Request.Handler.class, AcmeChallenges.class})
+@EdgeHandler("services.domains.acme-challenges")
+public class AcmeChallenges implements Request.Handler {
 
     static final String PATH = "/.well-known/acme-challenge/";
 
@@ -70,32 +67,22 @@ public class AcmeChallenges implements Filter {
     }
 
     @Override
-    public void init(javax.servlet.FilterConfig config) {
-        // nothing to configure
-    }
-
-    @Override
-    public void destroy() {
-        // the rows go when their orders end
-    }
-
-    @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
-            throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
-        String uri = request.getRequestURI();
-        Pending p = uri.startsWith(PATH) && "GET".equals(request.getMethod())
-                ? pending(uri.substring(PATH.length()))
-                : null;
-        if (p == null || !p.domain().equals(dev.atrium.kernel.api.HostRouter.Claims.host(request.getHeader("Host")))) {
-            chain.doFilter(req, res);
-            return;
+    public boolean handle(Request request, Response response, Callback callback) {
+        String path = request.getHttpURI().getPath();
+        if (path == null || !path.startsWith(PATH) || !HttpMethod.GET.is(request.getMethod())) {
+            return false;
         }
-        HttpServletResponse response = (HttpServletResponse) res;
-        response.setStatus(200);
-        response.setContentType("text/plain");
+        Pending p = pending(path.substring(PATH.length()));
+        if (p == null
+                || !p.domain()
+                        .equals(HostRouter.Claims.host(request.getHeaders().get(HttpHeader.HOST)))) {
+            return false;
+        }
         byte[] body = p.keyAuthorization().getBytes(StandardCharsets.US_ASCII);
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain");
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
+        return true;
     }
 }
