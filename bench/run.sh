@@ -40,7 +40,8 @@ PG_PORT="${BENCH_PG_PORT:-5432}"
 PG_USER="${BENCH_PG_USER:-postgres}"
 KEEP="${BENCH_KEEP:-0}"
 TARGET_START_MS=4000
-TARGET_PARENT_X=2.5        # authenticated GET, this commit / parent
+TARGET_PARENT_X=1.0        # authenticated GET, this commit / parent (issue 34: no regression)
+TARGET_START_X=0.6         # fresh start with the archive, this commit / parent (issue 34, with BENCH_BASE at its start)
 TARGET_CEILING_PCT=50      # authenticated GET, this commit / the one-line Aries resource
 TARGET_HEALTHZ_RPS=10000
 TARGET_IDLE_RSS_MB=300
@@ -485,6 +486,9 @@ print_report() {
   if [ -n "${R[this external]:-}" ]; then
     start_row "external PostgreSQL, fresh database" external
   fi
+  printf '  %-50s %9s %9s   target <= %sx: %s\n' "fresh start with the archive, this / parent" \
+    "$(quotient "${R[this fresh]:-}" "${R[parent fresh]:-}" "%.2f")x" "" "$TARGET_START_X" \
+    "$(verdict "$(quotient "${R[this fresh]:-}" "${R[parent fresh]:-}" "%.2f")" '<=' "$TARGET_START_X")"
   start_row "stop of the second server (SIGTERM to exit)" stop
   echo "  The first start of a jar has no class-data archive yet: 'atrium run' writes it when that server stops"
   echo "  (hence the first row, whose stop also writes it), and every later start maps it."
