@@ -114,3 +114,15 @@ latency atrium "http://127.0.0.1:$port/" "$host"
 awk '$1 == "direct" {d50[++nd] = $2; d99[nd] = $3} $1 == "atrium" {a50[++na] = $2; a99[na] = $3}
   END { for (i = 1; i <= nd; i++) { s = s sprintf(" p50 +%.2f ms, p99 +%.2f ms;", a50[i] - d50[i], a99[i] - d99[i]) }
     printf "one connection: added by Atrium per run:%s (target: p50 added <= 0.15 ms)\n", s }' "$WORK_DIR/latency"
+# What a splicing proxy could reach here (issue 34): bench/SpliceRelay.java, a JVM relay on one selector thread that
+# copies bytes between each client connection and one of its own to workerd, parsing nothing, measured beside direct.
+relay_port=$(free_port)
+java "$root/bench/SpliceRelay.java" "$relay_port" "$direct" >"$WORK_DIR/relay.log" 2>&1 &
+relay=$!
+for _ in $(seq 1 100); do [ "$(curl -s -m 1 "http://127.0.0.1:$relay_port/" 2>/dev/null)" = "$marker" ] && break; sleep 0.1; done
+jvm=$relay
+warm "http://127.0.0.1:$relay_port/"
+measure direct "http://127.0.0.1:$direct/"; measure splice "http://127.0.0.1:$relay_port/"
+kill "$relay" 2>/dev/null || true
+tail -n 2 "$WORK_DIR/figures" | awk '$1 == "direct" {d = $2} $1 == "splice" {s = $2}
+  END { printf "splice ceiling: a zero-parse relay reaches %.1f%% of direct (Atrium'"'"'s per-request proxy: the summary above)\n", 100 * s / d }'

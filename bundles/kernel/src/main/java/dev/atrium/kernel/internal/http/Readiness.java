@@ -2,6 +2,7 @@ package dev.atrium.kernel.internal.http;
 
 import dev.atrium.kernel.api.ServerReadiness;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -67,7 +68,7 @@ public class Readiness implements ServerReadiness {
     private final AtomicLong changes = new AtomicLong();
     private final Object computing = new Object();
     private final SynchronousBundleListener bundleEvents = (BundleEvent e) -> changes.incrementAndGet();
-    private final ServiceListener serviceEvents = (ServiceEvent e) -> changes.incrementAndGet();
+    private final ServiceListener serviceEvents = this::serviceEvent;
     private volatile Answer last = new Answer(-1, List.of("readiness not yet worked out"), 0);
 
     /** An answer and when it stops being reusable: the change count it was worked out at and a time. */
@@ -119,6 +120,22 @@ public class Readiness implements ServerReadiness {
     void deactivate() {
         context.removeServiceListener(serviceEvents);
         context.removeBundleListener(bundleEvents);
+    }
+
+    private void serviceEvent(ServiceEvent e) {
+        changes.incrementAndGet();
+        Object classes = e.getServiceReference().getProperty("objectClass");
+        if (classes instanceof String[] names && Arrays.asList(names).contains(JaxrsServiceRuntime.class.getName())) {
+            Object count = e.getServiceReference().getProperty("service.changecount");
+            if (count instanceof Number n) {
+                changed(n.longValue(), System.nanoTime());
+            }
+        }
+    }
+
+    /** Notes a change count and when it was first seen; the same count seen again keeps its time. */
+    private long[] changed(long count, long now) {
+        return lastChange.updateAndGet(prev -> prev[0] == count ? prev : new long[] {count, now});
     }
 
     @Override
@@ -173,14 +190,15 @@ public class Readiness implements ServerReadiness {
     }
 
     /**
-     * True once the whiteboard's change count, as this sees it when it works readiness out, has stayed the same for
-     * the settle time. Counted from when a change is first seen here, not from the change itself: Aries bumps the
-     * count before it has rebuilt the application, and under load the rebuild takes longer than the settle time.
+     * True once the whiteboard's change count has stayed the same for the settle time, counted from the service event
+     * that announced it (the runtime's properties changed). Counted before from when a probe first saw a count, a
+     * change long past made the next /healthz 503 for the settle time (a verified custom domain's /healthz over HTTP
+     * right after a quiet spell). Aries bumps the count before it has rebuilt the application, so under load the
+     * rebuild can outlast the settle time: a new resource is also asked whether it answers ({@link WhiteboardProbe}).
      */
     private boolean settled() {
-        long current = changeCount();
         long now = System.nanoTime();
-        long[] seen = lastChange.updateAndGet(prev -> prev[0] == current ? prev : new long[] {current, now});
+        long[] seen = changed(changeCount(), now);
         return now - seen[1] >= SETTLE_NANOS;
     }
 
