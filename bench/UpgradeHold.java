@@ -18,7 +18,7 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
 /**
- * Upgrade hold times under load: CLIENTS clients read memories continuously while the memories bundle is
+ * Upgrade hold times under load: CLIENTS clients read a capability's list continuously while its bundle (the jar's) is
  * updated UPDATES times (alternating two builds of the same jar that differ in Bundle-Version). Prints the
  * distribution of how long requests were held by the kernel's update gate (X-Atrium-Held-Ms) and of the
  * request latency, and the number of failed requests. Run by bench/upgrade-hold.sh:
@@ -31,6 +31,7 @@ public final class UpgradeHold {
         String user = args[1];
         String operator = args[2];
         Path jar = Path.of(args[3]);
+        String bsn = "dev.atrium." + jar.getFileName().toString().replace("-0.1.0-SNAPSHOT.jar", "");
         String path = args[4];
         int updates = args.length > 5 ? Integer.parseInt(args[5]) : 20;
         int clients = args.length > 6 ? Integer.parseInt(args[6]) : 8;
@@ -69,7 +70,7 @@ public final class UpgradeHold {
         Thread.sleep(1000);
         for (int i = 0; i < updates; i++) {
             long u = System.nanoTime();
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/admin/bundles/dev.atrium.memories/update"))
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/admin/bundles/" + bsn + "/update"))
                     .header("Authorization", "Bearer " + operator).header("Content-Type", "application/java-archive")
                     .timeout(Duration.ofSeconds(120)).POST(HttpRequest.BodyPublishers.ofByteArray(builds[i % 2])).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -84,12 +85,12 @@ public final class UpgradeHold {
         for (Thread t : threads) {
             t.join();
         }
-        http.send(HttpRequest.newBuilder(URI.create(base + "/admin/bundles/dev.atrium.memories/update")).header("Authorization", "Bearer " + operator)
+        http.send(HttpRequest.newBuilder(URI.create(base + "/admin/bundles/" + bsn + "/update")).header("Authorization", "Bearer " + operator)
                 .header("Content-Type", "application/java-archive").POST(HttpRequest.BodyPublishers.ofFile(jar)).build(),
                 HttpResponse.BodyHandlers.discarding());
         double seconds = (System.nanoTime() - started) / 1e9;
-        System.out.printf("Upgrade under load: %d updates of dev.atrium.memories, %d clients, %d requests in %.1f s, %d failed%n",
-                updates, clients, requests.get(), seconds, failures.size());
+        System.out.printf("Upgrade under load: %d updates of %s, %d clients, %d requests in %.1f s, %d failed%n",
+                updates, bsn, clients, requests.get(), seconds, failures.size());
         System.out.println("                               count     median        p99        max");
         print("  held by the update gate (ms)", holds);
         print("  request latency (ms)        ", latencies);

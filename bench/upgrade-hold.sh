@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/upgrade-hold.sh: hold-time distribution of bundle upgrades under load (informational, never gates CI).
 # Starts Atrium on a fresh database (the PostgreSQL on 127.0.0.1:5432, else embedded), then runs
-# bench/UpgradeHold.java: 8 clients read memories while the memories bundle is updated 20 times.
-#   bench/upgrade-hold.sh [UPDATES] [CLIENTS]      (BENCH_KEEP_LOG=FILE keeps the server log there)
+# bench/UpgradeHold.java: 8 clients read a capability's list while its bundle is updated 20 times (memories by default;
+# threads and repos are the others issue 34 names).
+#   bench/upgrade-hold.sh [UPDATES] [CLIENTS] [memories|threads|repos]   (BENCH_KEEP_LOG=FILE keeps the server log there)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-updates="${1:-20}"; clients="${2:-8}"
+updates="${1:-20}"; clients="${2:-8}"; bundle="${3:-memories}"
 work="$(mktemp -d)"; db=""; pid=""
 cleanup() {
   [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
@@ -34,4 +35,4 @@ operator=$(cat "$work/data/operator.token")
 curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d '{"content":"read during upgrades"}' \
   "http://127.0.0.1:$port/api/spaces/bench/memories" >/dev/null
 java "$root/bench/UpgradeHold.java" "http://127.0.0.1:$port" "$token" "$operator" \
-  "$root/bundles/memories/target/memories-0.1.0-SNAPSHOT.jar" /api/spaces/bench/memories "$updates" "$clients"
+  "$root/bundles/$bundle/target/$bundle-0.1.0-SNAPSHOT.jar" "/api/spaces/bench/$bundle" "$updates" "$clients"

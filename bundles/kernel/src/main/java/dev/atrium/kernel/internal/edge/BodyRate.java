@@ -2,6 +2,7 @@ package dev.atrium.kernel.internal.edge;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpStatus;
@@ -11,37 +12,48 @@ import org.eclipse.jetty.server.HttpStream;
 import org.eclipse.jetty.server.Request;
 
 /**
- * The slowest a request body may arrive: after a grace period counted from the first read, a body whose average rate
- * falls below the minimum fails the read with a 408, so the route sees its body cut (as when the client goes), the
- * envelope answers a text body's 408, and the connection is closed. Jetty 12.0 keeps {@code HttpConfiguration.setMinRequestDataRate} but no longer enforces it; the idle
- * timeout alone lets a client trickle a byte every few seconds for good. A body that stops altogether is the idle
- * timeout's.
+ * The slowest a request body may arrive. What counts is the time the route waited for the client (from a read that
+ * found nothing to the read that found data), not the time the route spent elsewhere. Once that waiting time passes the
+ * grace period, a body whose bytes per second of waiting fall below the minimum fails the next read that finds nothing
+ * with a 408 ({@link TooSlow}): the route sees its body cut (as when the client goes), the envelope answers a text
+ * body's 408, and the connection is closed. Jetty 12.0 keeps {@code HttpConfiguration.setMinRequestDataRate} but no
+ * longer enforces it; the idle timeout alone lets a client trickle a byte every few seconds for good. A body that stops
+ * altogether is the idle timeout's.
  */
 final class BodyRate implements HttpConfiguration.Customizer {
 
-    private final long minBytesPerSecond;
-    private final long graceNanos;
+    private final LongSupplier minBytesPerSecond;
+    private final LongSupplier graceMillis;
 
-    BodyRate(long minBytesPerSecond, long graceMillis) {
+    BodyRate(LongSupplier minBytesPerSecond, LongSupplier graceMillis) {
         this.minBytesPerSecond = minBytesPerSecond;
-        this.graceNanos = TimeUnit.MILLISECONDS.toNanos(graceMillis);
+        this.graceMillis = graceMillis;
     }
 
     @Override
     public Request customize(Request request, HttpFields.Mutable responseHeaders) {
-        if (minBytesPerSecond > 0) {
-            request.addHttpStreamWrapper(Metered::new);
+        long min = minBytesPerSecond.getAsLong();
+        if (min > 0) {
+            long grace = TimeUnit.MILLISECONDS.toNanos(graceMillis.getAsLong());
+            request.addHttpStreamWrapper(stream -> new Metered(stream, min, grace));
         }
         return request;
     }
 
-    private final class Metered extends HttpStream.Wrapper {
-        private long started;
+    private static final class Metered extends HttpStream.Wrapper {
+        private final long min;
+        private final long graceNanos;
         private long bytes;
+        private long waited;
+        /** When a read last found nothing (the route then waits for the client), or 0. */
+        private long waitingSince;
+
         private Content.Chunk failure;
 
-        Metered(HttpStream stream) {
+        Metered(HttpStream stream, long min, long graceNanos) {
             super(stream);
+            this.min = min;
+            this.graceNanos = graceNanos;
         }
 
         @Override
@@ -49,26 +61,23 @@ final class BodyRate implements HttpConfiguration.Customizer {
             if (failure != null) {
                 return failure;
             }
-            long now = System.nanoTime();
-            if (started == 0) {
-                started = now;
-            }
             Content.Chunk chunk = super.read();
+            long now = System.nanoTime();
+            if (waitingSince != 0) {
+                waited += now - waitingSince;
+                waitingSince = 0;
+            }
             if (chunk != null) {
                 bytes += chunk.remaining();
-                if (chunk.isLast()) {
-                    return chunk;
-                }
+                return chunk;
             }
-            long elapsed = now - started;
-            if (elapsed > graceNanos && bytes * TimeUnit.SECONDS.toNanos(1) / elapsed < minBytesPerSecond) {
-                if (chunk != null) {
-                    chunk.release();
-                }
-                failure = Content.Chunk.from(new TooSlow(minBytesPerSecond));
+            // bytes per second of waiting, in floating point: a body of many GiB does not overflow
+            if (waited > graceNanos && bytes < min * (waited / 1e9)) {
+                failure = Content.Chunk.from(new TooSlow(min));
                 return failure;
             }
-            return chunk;
+            waitingSince = now;
+            return null;
         }
     }
 

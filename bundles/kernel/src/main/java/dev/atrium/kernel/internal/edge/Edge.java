@@ -13,7 +13,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The kernel's Jetty handler in front of the servlet whiteboard, so first for every request whatever a bundle
- * registers: a stopping server's 503 ({@link ServerStop}), the count of requests in flight the stop waits for, then the
+ * registers: a stopping server's 503 ({@link ServerStop}), the count of requests in flight the stop waits for (until
+ * their responses are complete), then the
  * {@link EdgeHandlers} in the order of their names, then the servlets (and there the kernel's envelope, the first
  * filter).
  */
@@ -43,15 +44,30 @@ final class Edge extends Handler.Wrapper {
             response.write(true, ByteBuffer.wrap(STOPPING), callback);
             return true;
         }
+        // counted out when the response is complete (its last bytes written), not when handle returns: the stop must
+        // not close a connection under the end of an answer. A stream (server-sent events) stays counted until the
+        // drain's deadline cuts it.
+        Callback counted = new Callback.Nested(callback) {
+            @Override
+            public void completed() {
+                stop.exit();
+            }
+        };
+        boolean handled = false;
         try {
             for (EdgeHandlers.Named h : handlers.ordered()) {
-                if (h.handler().handle(request, response, callback)) {
+                if (h.handler().handle(request, response, counted)) {
+                    handled = true;
                     return true;
                 }
             }
-            return super.handle(request, response, callback);
+            handled = super.handle(request, response, counted);
+            return handled;
         } finally {
-            stop.exit();
+            if (!handled) {
+                // not taken, or thrown: Jetty answers with the callback it holds, not this one
+                stop.exit();
+            }
         }
     }
 }

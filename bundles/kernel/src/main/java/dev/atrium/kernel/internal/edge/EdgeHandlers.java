@@ -43,8 +43,9 @@ public class EdgeHandlers {
     }
 
     void remove(Request.Handler handler, Map<String, Object> properties) {
+        Object id = properties.get("service.id");
         synchronized (lock) {
-            registered.removeIf(n -> n.handler() == handler);
+            registered.removeIf(n -> id.equals(n.serviceId()));
             publish();
         }
     }

@@ -3,6 +3,7 @@ package dev.atrium.kernel.internal.edge;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.server.internal.HttpConnection;
@@ -28,13 +29,13 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
         long lastBegin = Long.MIN_VALUE;
     }
 
-    private final long deadlineNanos;
+    private final LongSupplier deadlineMillis;
     private final Scheduler scheduler;
     private final Map<HttpConnection, Watch> open = new ConcurrentHashMap<>();
     private volatile Scheduler.Task next;
 
-    HeaderDeadline(long deadlineMillis, Scheduler scheduler) {
-        this.deadlineNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
+    HeaderDeadline(LongSupplier deadlineMillis, Scheduler scheduler) {
+        this.deadlineMillis = deadlineMillis;
         this.scheduler = scheduler;
     }
 
@@ -73,6 +74,7 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
     private void sweep() {
         try {
             long now = System.nanoTime();
+            long deadlineNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMillis.getAsLong());
             int closed = 0;
             for (Map.Entry<HttpConnection, Watch> e : open.entrySet()) {
                 HttpConnection http = e.getKey();

@@ -11,10 +11,12 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.component.Container;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
@@ -58,7 +60,7 @@ public class HttpListener implements ConnectorFactory {
         @AttributeDefinition(
                 description = "When the server stops: longest time in milliseconds requests in flight may take to "
                         + "finish (new ones are answered 503) before the listeners close and cut what is left")
-        long stopDrainMillis() default 4_000;
+        long stopDrainMillis() default 6_000;
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpListener.class);
@@ -68,13 +70,20 @@ public class HttpListener implements ConnectorFactory {
 
     static final String PORT = "atrium.edge.port";
 
-    private final Config config;
+    /** The kernel's listener's connector name. */
+    static final String NAME = "atrium-http";
+
+    private volatile Config config;
     private final ServerStop stop;
     private final EdgeHandlers handlers;
     private volatile Installed installed;
 
-    /** Where the edge went in: taken out again when this component goes, so no request meets a stopped kernel. */
-    private record Installed(ContextHandlerCollection contexts, Handler servlets, Edge edge) {}
+    /**
+     * What this component put into a server, taken out again when it goes, so that no request meets a stopped kernel:
+     * the edge between the context collection and the servlets, and the listener that equips every connector.
+     */
+    private record Installed(
+            Server server, ContextHandlerCollection contexts, Handler servlets, Edge edge, Container.Listener equip) {}
 
     @Activate
     public HttpListener(Config config, @Reference ServerStop stop, @Reference EdgeHandlers handlers) {
@@ -83,11 +92,18 @@ public class HttpListener implements ConnectorFactory {
         this.handlers = handlers;
     }
 
+    /** New settings apply to the connections and bodies that come next; no listener is closed for them. */
+    @Modified
+    void modified(Config config) {
+        this.config = config;
+    }
+
     @Deactivate
     void deactivate() {
         Installed i = installed;
         installed = null;
         if (i != null) {
+            i.server().removeEventListener(i.equip());
             i.edge().unmanage(i.servlets());
             i.contexts().setHandlers(i.servlets());
             i.contexts().manage(i.servlets());
@@ -96,6 +112,11 @@ public class HttpListener implements ConnectorFactory {
 
     @Override
     public Connector createConnector(Server server) {
+        // everything that can fail is checked before Felix's listener goes: a failure here leaves it serving
+        if (!(server.getHandler() instanceof ContextHandlerCollection contexts)
+                || contexts.getHandlers().size() != 1) {
+            throw new IllegalStateException("Felix's Jetty has an unexpected handler tree: " + server.getHandler());
+        }
         ServerConnector felix = felixListener(server);
         String host;
         int port;
@@ -113,18 +134,12 @@ public class HttpListener implements ConnectorFactory {
             idle = felix.getIdleTimeout();
             acceptors = felix.getAcceptors();
             selectors = felix.getSelectorManager().getSelectorCount();
-            try {
-                felix.stop();
-            } catch (Exception e) {
-                throw new IllegalStateException("Felix's HTTP listener did not stop: " + e, e);
-            }
-            server.removeConnector(felix);
         } else if (server.getAttribute(PORT) instanceof Integer kept) {
             // the kernel was refreshed: Felix's listener went with the first kernel's
             host = (String) server.getAttribute(HOST);
             host = host == null || host.isEmpty() ? null : host;
             port = kept;
-            http = (HttpConfiguration) server.getAttribute(HttpConfiguration.class.getName());
+            http = new HttpConfiguration((HttpConfiguration) server.getAttribute(HttpConfiguration.class.getName()));
             inputBuffer = (Integer) server.getAttribute("atrium.edge.inputBuffer");
             idle = (Long) server.getAttribute("atrium.edge.idle");
             acceptors = -1;
@@ -138,57 +153,101 @@ public class HttpListener implements ConnectorFactory {
         server.setAttribute("atrium.edge.inputBuffer", inputBuffer);
         server.setAttribute("atrium.edge.idle", idle);
 
-        http.addCustomizer(new BodyRate(config.minBodyBytesPerSecond(), config.bodyRateGraceMillis()));
         HttpConnectionFactory factory = new HttpConnectionFactory(http);
         factory.setInputBufferSize(inputBuffer);
         ServerConnector listener = new ServerConnector(server, acceptors, selectors, factory);
-        listener.setName("atrium-http");
+        listener.setName(NAME);
         listener.setHost(host);
         listener.setPort(port);
         listener.setIdleTimeout(idle);
-        listener.addBean(new HeaderDeadline(config.headerTimeoutMillis(), server.getScheduler()));
+        if (felix != null) {
+            try {
+                felix.stop();
+            } catch (Exception e) {
+                throw new IllegalStateException("Felix's HTTP listener did not stop: " + e, e);
+            }
+            server.removeConnector(felix);
+        }
         server.setErrorHandler(new SpecErrorHandler());
-        installEdge(server);
+        Edge edge = installEdge(contexts);
+        // this listener, the services' HTTPS one and any other: each gets the deadlines when it is added (Felix adds a
+        // connector to the server before it starts it), and those there now get them at once
+        Container.Listener equip = new Container.Listener() {
+            @Override
+            public void beanAdded(Container parent, Object child) {
+                if (child instanceof Connector connector) {
+                    equip(connector, server);
+                }
+            }
+
+            @Override
+            public void beanRemoved(Container parent, Object child) {
+                // a connector's deadline goes with it
+            }
+        };
+        server.addEventListener(equip);
+        equip(listener, server);
+        installed = new Installed(server, contexts, edge.getHandler(), edge, equip);
         stop.serving(server);
+        Config c = config;
         LOG.info(
                 "the kernel's HTTP listener takes {}:{} (request headers within {} ms, bodies at least {} B/s)",
                 host == null ? "*" : host,
                 port,
-                config.headerTimeoutMillis(),
-                config.minBodyBytesPerSecond());
+                c.headerTimeoutMillis(),
+                c.minBodyBytesPerSecond());
         return listener;
+    }
+
+    /** Gives a connector the header deadline and the slowest body rate, once. */
+    private void equip(Connector connector, Server server) {
+        if (connector.getBean(HeaderDeadline.class) == null) {
+            connector.addBean(new HeaderDeadline(() -> config.headerTimeoutMillis(), server.getScheduler()));
+        }
+        HttpConnectionFactory factory = connector.getConnectionFactory(HttpConnectionFactory.class);
+        if (factory != null
+                && factory.getHttpConfiguration().getCustomizers().stream().noneMatch(BodyRate.class::isInstance)) {
+            factory.getHttpConfiguration()
+                    .addCustomizer(
+                            new BodyRate(() -> config.minBodyBytesPerSecond(), () -> config.bodyRateGraceMillis()));
+        }
     }
 
     /**
      * Puts the {@link Edge} between Felix's context collection and its servlet context. Felix's server is started by
      * now and is not a dynamic container, but its {@code ContextHandlerCollection} is: the servlet context moves into
-     * the edge without being stopped (unmanaged while it moves, then the edge's to stop with the server).
+     * the edge without being stopped (unmanaged while it moves), then the edge is started and managed by the
+     * collection, and manages the context, so that a stop of the server stops both.
      */
-    private void installEdge(Server server) {
-        if (!(server.getHandler() instanceof ContextHandlerCollection contexts)
-                || contexts.getHandlers().size() != 1) {
-            throw new IllegalStateException("Felix's Jetty has an unexpected handler tree: " + server.getHandler());
-        }
+    private Edge installEdge(ContextHandlerCollection contexts) {
         Handler servlets = contexts.getHandlers().get(0);
-        if (servlets instanceof Edge old) {
-            // a kernel before this one did not take its edge out
-            servlets = old.getHandler();
-            old.unmanage(servlets);
+        if (servlets instanceof Handler.Wrapper old
+                && servlets.getClass().getName().equals(Edge.class.getName())) {
+            // an edge a kernel before this one did not take out
+            Handler inner = old.getHandler();
+            old.unmanage(inner);
+            servlets = inner;
+        } else {
+            contexts.unmanage(servlets);
         }
-        contexts.unmanage(servlets);
         Edge edge = new Edge(servlets, stop, handlers);
         contexts.setHandlers(edge);
         edge.manage(servlets);
-        installed = new Installed(contexts, servlets, edge);
+        try {
+            edge.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the kernel's edge did not start: " + e, e);
+        }
+        contexts.manage(edge);
+        return edge;
     }
-
     /** Felix's own plain HTTP listener (not TLS, not one a factory made), or null. */
     private static ServerConnector felixListener(Server server) {
         List<ServerConnector> plain = new ArrayList<>();
         for (Connector c : server.getConnectors()) {
             if (c instanceof ServerConnector s
                     && s.getConnectionFactory(SslConnectionFactory.class) == null
-                    && !"atrium-http".equals(s.getName())) {
+                    && !NAME.equals(s.getName())) {
                 plain.add(s);
             }
         }

@@ -11,6 +11,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,7 @@ public class ServerStop implements SynchronousBundleListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServerStop.class);
 
-    private final long drainNanos;
+    private volatile long drainNanos;
     private final BundleContext context;
     private volatile Server server;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -44,6 +45,11 @@ public class ServerStop implements SynchronousBundleListener {
         this.drainNanos = TimeUnit.MILLISECONDS.toNanos(config.stopDrainMillis());
         this.context = context;
         context.addBundleListener(this);
+    }
+
+    @Modified
+    void modified(HttpListener.Config config) {
+        this.drainNanos = TimeUnit.MILLISECONDS.toNanos(config.stopDrainMillis());
     }
 
     @Deactivate
@@ -110,7 +116,10 @@ public class ServerStop implements SynchronousBundleListener {
         if (server != null) {
             for (Connector c : server.getConnectors()) {
                 try {
+                    // no more accepts and idle connections closed, then the rest (nothing is left to wait for)
+                    var shut = c.shutdown();
                     c.stop();
+                    shut.cancel(false);
                 } catch (Exception e) {
                     LOG.warn("listener {} did not close: {}", c, e.toString());
                 }

@@ -49,6 +49,7 @@ final class SpecErrorHandler extends ErrorHandler {
         }
         byte[] body = ErrorBody.bytes(status, status >= 500 ? HttpStatus.getMessage(status) : message);
         response.getHeaders().put(JSON_TYPE);
+        response.getHeaders().put(ERROR_CACHE_CONTROL);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
         return true;
