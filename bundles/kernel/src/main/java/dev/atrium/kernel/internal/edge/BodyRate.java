@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -33,7 +34,8 @@ final class BodyRate implements HttpConfiguration.Customizer {
     @Override
     public Request customize(Request request, HttpFields.Mutable responseHeaders) {
         long min = minBytesPerSecond.getAsLong();
-        if (min > 0) {
+        // a request without a body (most of them) needs no meter
+        if (min > 0 && (request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
             long grace = TimeUnit.MILLISECONDS.toNanos(graceMillis.getAsLong());
             request.addHttpStreamWrapper(stream -> new Metered(stream, min, grace));
         }

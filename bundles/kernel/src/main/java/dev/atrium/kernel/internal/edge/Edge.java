@@ -13,8 +13,7 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The kernel's Jetty handler in front of the servlet whiteboard, so first for every request whatever a bundle
- * registers: a stopping server's 503 ({@link ServerStop}), the count of requests in flight the stop waits for (until
- * their responses are complete), then the
+ * registers: a stopping server's 503 ({@link ServerStop}), the count of answers in flight the stop waits for, then the
  * {@link EdgeHandlers} in the order of their names, then the servlets (and there the kernel's envelope, the first
  * filter).
  */

@@ -202,7 +202,16 @@ public class HttpListener implements ConnectorFactory {
     /** Gives a connector the header deadline and the slowest body rate, once. */
     private void equip(Connector connector, Server server) {
         if (connector.getBean(HeaderDeadline.class) == null) {
-            connector.addBean(new HeaderDeadline(() -> config.headerTimeoutMillis(), server.getScheduler()));
+            HeaderDeadline deadline = new HeaderDeadline(() -> config.headerTimeoutMillis(), server.getScheduler());
+            // managed: it starts and stops with its connector, and one already running starts it here
+            connector.addBean(deadline, true);
+            if (connector.isStarted()) {
+                try {
+                    deadline.start();
+                } catch (Exception e) {
+                    LOG.warn("the header deadline of {} did not start: {}", connector, e.toString());
+                }
+            }
         }
         HttpConnectionFactory factory = connector.getConnectionFactory(HttpConnectionFactory.class);
         if (factory != null
