@@ -182,11 +182,25 @@ public class WhiteboardProbe {
         return null;
     }
 
-    /** Where this server listens, from the HTTP runtime ({@code http://127.0.0.1:8080/}), without its trailing slash. */
+    /**
+     * Where this server listens over plain HTTP, from the HTTP runtime ({@code http://127.0.0.1:8080/}), without its
+     * trailing slash. A plain endpoint is preferred: the probe's client does not trust the server's own certificate,
+     * and since the kernel's listener replaces Felix's, an HTTPS listener of Felix's comes first in the list.
+     */
     private String endpoint() {
         ServiceReference<HttpServiceRuntime> ref = context.getServiceReference(HttpServiceRuntime.class);
         Object e = ref == null ? null : ref.getProperty("osgi.http.endpoint");
-        String first = e instanceof String[] a && a.length > 0 ? a[0] : e instanceof String s ? s : null;
+        String[] all = e instanceof String[] a ? a : e instanceof String s ? new String[] {s} : new String[0];
+        String first = null;
+        for (String candidate : all) {
+            if (candidate.startsWith("http://")) {
+                first = candidate;
+                break;
+            }
+        }
+        if (first == null && all.length > 0) {
+            first = all[0];
+        }
         if (first == null) {
             return null;
         }
