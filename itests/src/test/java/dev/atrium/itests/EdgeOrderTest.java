@@ -27,7 +27,8 @@ import org.osgi.framework.BundleContext;
 /**
  * The kernel runs first whatever another bundle registers (issue 34): a servlet filter of a foreign bundle with the
  * highest ranking runs after the kernel's envelope; Jetty handlers contributed to the kernel's edge run in the order of
- * their names, not their rankings; and a stopping server answers 503 in front of all of them.
+ * their names, not their rankings; and a stopping server answers 503 in front of all of them, waits for the answers in
+ * flight but not for an event stream.
  */
 @ResourceLock(InFrameworkRuntime.LOCK)
 class EdgeOrderTest {
@@ -72,6 +73,13 @@ class EdgeOrderTest {
 
             // a request in flight when the framework stops is finished; one that arrives meanwhile is the stopping
             // server's 503, not the foreign filter's 200; then the listener closes
+            java.net.Socket stream = new java.net.Socket("127.0.0.1", runtime.port);
+            stream.setSoTimeout(10_000);
+            stream.getOutputStream()
+                    .write(("GET /api/foreign/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            String streamHead = new String(stream.getInputStream().readNBytes(40), StandardCharsets.ISO_8859_1);
+            assertTrue(streamHead.startsWith("HTTP/1.1 200"), streamHead);
             CompletableFuture<HttpResponse<String>> slow =
                     CompletableFuture.supplyAsync(() -> getUnchecked(client, runtime.base() + "/api/foreign/slow"));
             Thread.sleep(500);
@@ -95,6 +103,7 @@ class EdgeOrderTest {
                     stopping.headers().firstValue("Retry-After").isPresent(),
                     stopping.headers().map().toString());
             HttpResponse<String> finished = slow.get(10, TimeUnit.SECONDS);
+            long finishedAt = System.nanoTime();
             assertEquals(200, finished.statusCode(), finished.body());
             assertEquals("slow", finished.body());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -114,6 +123,12 @@ class EdgeOrderTest {
                 }
             }
             assertTrue(closed, "the listener closed once the request in flight was answered");
+            long closedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - finishedAt);
+            assertTrue(
+                    closedAfter < 2_000,
+                    "the open event stream did not hold the stop to its deadline: closed " + closedAfter
+                            + " ms after the last answer");
+            stream.close();
             stopper.join(30_000);
         }
     }
@@ -149,11 +164,20 @@ class EdgeOrderTest {
         Method status = response.getMethod("setStatus", int.class);
         Method writer = servletResponse.getMethod("getWriter");
         Method pass = chain.getMethod("doFilter", servletRequest, servletResponse);
+        Method contentType = servletResponse.getMethod("setContentType", String.class);
+        Method flush = servletResponse.getMethod("flushBuffer");
         InvocationHandler h = (proxy, m, args) -> {
             switch (m.getName()) {
                 case "doFilter" -> {
                     String path = (String) uri.invoke(args[0]);
-                    if (path.startsWith("/api/foreign/")) {
+                    if (path.equals("/api/foreign/stream")) {
+                        // an event stream that lasts: the stop does not wait for it
+                        status.invoke(args[1], 200);
+                        contentType.invoke(args[1], "text/event-stream");
+                        ((java.io.PrintWriter) writer.invoke(args[1])).write(": open\n\n");
+                        flush.invoke(args[1]);
+                        Thread.sleep(8_000);
+                    } else if (path.startsWith("/api/foreign/")) {
                         if (path.endsWith("/slow")) {
                             Thread.sleep(3_000);
                         }

@@ -34,7 +34,8 @@ final class Edge extends Handler.Wrapper {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        if (!stop.enter()) {
+        ServerStop.Flight flight = stop.enter(request, response);
+        if (flight == null) {
             response.setStatus(503);
             response.getHeaders().put(JSON_TYPE);
             response.getHeaders().put(RETRY_AFTER);
@@ -44,12 +45,11 @@ final class Edge extends Handler.Wrapper {
             return true;
         }
         // counted out when the response is complete (its last bytes written), not when handle returns: the stop must
-        // not close a connection under the end of an answer. A stream (server-sent events) stays counted until the
-        // drain's deadline cuts it.
+        // not close a connection under the end of an answer
         Callback counted = new Callback.Nested(callback) {
             @Override
             public void completed() {
-                stop.exit();
+                stop.exit(flight);
             }
         };
         boolean handled = false;
@@ -65,7 +65,7 @@ final class Edge extends Handler.Wrapper {
         } finally {
             if (!handled) {
                 // not taken, or thrown: Jetty answers with the callback it holds, not this one
-                stop.exit();
+                stop.exit(flight);
             }
         }
     }

@@ -1,8 +1,12 @@
 package dev.atrium.kernel.internal.edge;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
@@ -18,8 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The server's stop, seen from its clients. When the framework begins to stop (SIGTERM, or an operator's stop) and
  * before any bundle stops, every new request is answered {@code 503} with the spec's body and {@code Retry-After}, the
- * requests in flight get at most the drain time to finish, and then every listener closes: new connections are
- * refused and what still runs is cut. Only then do the bundles stop, so no client meets a half-stopped server (a
+ * answers in flight get at most the drain time to complete (streams that last as long as their client, server-sent
+ * events and WebSockets, are not waited for), and then every listener closes: new connections are refused and what
+ * still runs is cut. Only then do the bundles stop, so no client meets a half-stopped server (a
  * route gone, Jetty's HTML 404, a servlet stack torn down under a request).
  *
  * <p>The framework fires the system bundle's STOPPING event on its shutdown thread before it lowers the start level,
@@ -36,7 +41,7 @@ public class ServerStop implements SynchronousBundleListener {
     private volatile long drainNanos;
     private final BundleContext context;
     private volatile Server server;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Set<Flight> inFlight = ConcurrentHashMap.newKeySet();
     private final Object drained = new Object();
     private volatile boolean stopping;
 
@@ -57,27 +62,68 @@ public class ServerStop implements SynchronousBundleListener {
         context.removeBundleListener(this);
     }
 
-    /**
-     * Counts a request in; false when the server is stopping, and the request is to be answered 503. Every true is
-     * followed by one {@link #exit()}.
-     */
-    public boolean enter() {
-        inFlight.incrementAndGet();
-        // counted before the flag is read, and the flag set before the drain reads the count: each request is either
-        // refused or waited for
-        if (stopping) {
-            exit();
-            return false;
+    /** A request whose answer is not complete yet. Identity, not value: each is one request. */
+    static final class Flight {
+        final Request request;
+        final Response response;
+
+        Flight(Request request, Response response) {
+            this.request = request;
+            this.response = response;
         }
-        return true;
+
+        /**
+         * A stream that lasts as long as its client stays (server-sent events, a WebSocket): the drain does not wait for
+         * it, the listener's close ends it. Read from the drain's thread, so only once the answer's head is committed
+         * (and no longer changes).
+         */
+        boolean isStream() {
+            // a WebSocket upgrade; not any Upgrade (Java's HTTP client asks every request for h2c)
+            String upgrade = request.getHeaders().get(HttpHeader.UPGRADE);
+            if (upgrade != null && upgrade.toLowerCase(java.util.Locale.ROOT).contains("websocket")) {
+                return true;
+            }
+            if (!response.isCommitted()) {
+                return false;
+            }
+            String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
+            return type != null && type.startsWith("text/event-stream");
+        }
     }
 
-    public void exit() {
-        if (inFlight.decrementAndGet() == 0 && stopping) {
+    /**
+     * Counts a request in; null when the server is stopping, and the request is to be answered 503. Every flight
+     * returned is given back to {@link #exit} once.
+     */
+    Flight enter(Request request, Response response) {
+        Flight flight = new Flight(request, response);
+        inFlight.add(flight);
+        // counted before the flag is read, and the flag set before the drain reads the set: each request is either
+        // refused or waited for
+        if (stopping) {
+            exit(flight);
+            return null;
+        }
+        return flight;
+    }
+
+    void exit(Flight flight) {
+        inFlight.remove(flight);
+        if (stopping) {
             synchronized (drained) {
                 drained.notifyAll();
             }
         }
+    }
+
+    /** Whether only streams are left, which the drain does not wait for. */
+    private boolean onlyStreamsLeft() {
+        for (Flight f : inFlight) {
+            if (!f.isStream()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The server whose listeners close when the framework stops. */
@@ -97,21 +143,30 @@ public class ServerStop implements SynchronousBundleListener {
         stopping = true;
         LOG.info(
                 "the server is stopping: new requests are answered 503, {} in flight get up to {} ms",
-                inFlight.get(),
+                inFlight.size(),
                 TimeUnit.NANOSECONDS.toMillis(drainNanos));
         long deadline = start + drainNanos;
         synchronized (drained) {
             long left;
-            while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+            while (!onlyStreamsLeft() && (left = deadline - System.nanoTime()) > 0) {
                 try {
-                    TimeUnit.NANOSECONDS.timedWait(drained, left);
+                    // woken by each answer that completes; a stream's head may be committed meanwhile, so look again
+                    TimeUnit.NANOSECONDS.timedWait(drained, Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
                 }
             }
         }
-        int cut = inFlight.get();
+        int streams = 0;
+        int cut = 0;
+        for (Flight f : inFlight) {
+            if (f.isStream()) {
+                streams++;
+            } else {
+                cut++;
+            }
+        }
         Server server = this.server;
         if (server != null) {
             for (Connector c : server.getConnectors()) {
@@ -126,8 +181,9 @@ public class ServerStop implements SynchronousBundleListener {
             }
         }
         LOG.info(
-                "listeners closed after {} ms; {} request(s) still running were cut",
+                "listeners closed after {} ms; {} request(s) still running were cut, {} stream(s) ended",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
-                cut);
+                cut,
+                streams);
     }
 }
