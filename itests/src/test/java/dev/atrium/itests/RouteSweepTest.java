@@ -559,6 +559,7 @@ class RouteSweepTest {
                 if (f.startsWith("last_used")
                         || f.equals("updated_at")
                         || f.equals("last_seen_at")
+                        || f.equals("download_count")
                         || f.equals("usage")) {
                     it.remove();
                 } else {

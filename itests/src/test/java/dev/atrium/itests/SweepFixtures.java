@@ -44,10 +44,12 @@ final class SweepFixtures {
         SERVICE,
         DEPLOYMENT,
         DOMAIN,
+        RELEASE_ASSET,
         NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
+    static final String RELEASE_TAG = "sweep-v1";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -258,6 +260,22 @@ final class SweepFixtures {
                 .asText();
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
         ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
+        ok(http.post("/api/repos/" + repoId + "/releases", Map.of("tag_name", RELEASE_TAG)), 201);
+        String boundary = "sweepBoundary" + random(12);
+        ids.put(
+                Kind.RELEASE_ASSET,
+                ok(
+                                http.send(
+                                        "POST",
+                                        "/api/repos/" + repoId + "/releases/" + RELEASE_TAG + "/assets",
+                                        "--" + boundary + "\r\nContent-Disposition: form-data; name=\"attachment\";"
+                                                + " filename=\"kept.txt\"\r\n\r\nkept asset\r\n--" + boundary
+                                                + "--\r\n",
+                                        "multipart/form-data; boundary=" + boundary),
+                                201)
+                        .path("asset")
+                        .path("id")
+                        .asText());
 
         // a kv resource with an entry and a token (its binding is made with the service below); its second workspace
         // holds a read grant
@@ -372,6 +390,7 @@ final class SweepFixtures {
             case "space" -> Kind.SPACE; // /api/services/space/{spaceId}
             case "deployments" -> Kind.DEPLOYMENT;
             case "custom-domains" -> Kind.DOMAIN;
+            case "assets" -> Kind.RELEASE_ASSET; // /api/repos/{repoId}/releases/{tag}/assets/{assetId}
             case "store-registry" -> Kind.STORE_REGISTRY_ENTRY;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
@@ -410,6 +429,7 @@ final class SweepFixtures {
         return switch (name) {
             case "token" -> shareToken;
             case "ref" -> "main";
+            case "tag" -> RELEASE_TAG;
             case "branch" -> "feature";
             case "path" -> template.contains("/git/history/") ? "README.md" : "README.md";
             case "baseHead" -> "main...feature";

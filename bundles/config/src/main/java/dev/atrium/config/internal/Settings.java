@@ -86,6 +86,9 @@ final class Settings {
                                 "remoteImportTimeoutSeconds",
                                 INTEGER,
                                 env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
+        pids.put(
+                "dev.atrium.repos.releases",
+                List.of(Setting.of("maxAssetBytes", LONG, env("ATRIUM_RELEASE_ASSET_MAX_BYTES"))));
         pids.put("dev.atrium.resources", List.of(DATA_DIRECTORY));
         pids.put(
                 "dev.atrium.services",

@@ -43,6 +43,47 @@ public interface RepositoryRegistry {
      */
     record ImportedRepository(Repository repository, boolean partial, String sourceUrl) {}
 
+    /**
+     * The repository with id {@code id}, whoever owns it: for bundles that keep data of repositories and tidy it up
+     * (never to answer a caller: use {@link #readable}).
+     *
+     * @since 1.5
+     */
+    Optional<Repository> byId(String id);
+
+    /**
+     * The repository {@code repoId} as {@code caller} may read it, decided as for every {@code /api/repos/:repoId}
+     * route: its owner (proved by the kernel's owner scope) reads and writes it; anyone signed in reads a public one;
+     * someone else's private repository is the same 404 as a missing one.
+     *
+     * @throws dev.atrium.kernel.api.ApiException 404 {@code NOT_FOUND} when the caller may not read it
+     * @since 1.5
+     */
+    Access readable(dev.atrium.kernel.api.Caller caller, String repoId);
+
+    /**
+     * The repository {@code repoId} when {@code caller} owns it.
+     *
+     * @throws dev.atrium.kernel.api.ApiException 404 as {@link #readable}; 403 {@code FORBIDDEN} when the caller only
+     *         reads it (a public repository of someone else)
+     * @since 1.5
+     */
+    default Repository writable(dev.atrium.kernel.api.Caller caller, String repoId) {
+        Access a = readable(caller, repoId);
+        if (!a.owned()) {
+            throw dev.atrium.kernel.api.ApiException.forbidden("only the owner of this repository may change it");
+        }
+        return a.repository();
+    }
+
+    /**
+     * A repository a caller may read.
+     *
+     * @param owned whether the caller owns it (and may change it); false for someone else's public repository
+     * @since 1.5
+     */
+    record Access(Repository repository, boolean owned) {}
+
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
 

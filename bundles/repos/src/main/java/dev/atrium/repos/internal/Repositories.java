@@ -1,6 +1,7 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.NamedThreads;
 import dev.atrium.kernel.api.Sql;
@@ -85,6 +86,7 @@ public class Repositories implements RepositoryRegistry {
     private final Path root;
     private final RemoteImport.Limits importLimits;
     private final EgressGuard egress;
+    private final RepoAccess access;
     private volatile EventAdmin events;
     /** The threads that check received objects for SHA-1 collision attacks (one per processor for each push). */
     private final java.util.concurrent.ExecutorService collisionChecks =
@@ -95,9 +97,11 @@ public class Repositories implements RepositoryRegistry {
             @Reference RepositoryStore store,
             @Reference DataSource dataSource,
             @Reference EgressGuard egress,
+            @Reference RepoAccess access,
             Config config)
             throws IOException {
         this.store = store;
+        this.access = access;
         this.egress = egress;
         this.dataSource = dataSource;
         this.root = Path.of(config.dataDirectory()).toAbsolutePath().resolve("git");
@@ -170,6 +174,17 @@ public class Repositories implements RepositoryRegistry {
         if (opened instanceof PushRepository push) {
             push.awaitCollisionCheck();
         }
+    }
+
+    @Override
+    public Optional<Repository> byId(String id) {
+        return store.byId(id);
+    }
+
+    @Override
+    public Access readable(Caller caller, String repoId) {
+        RepoAccess.Located l = access.readable(caller, repoId);
+        return new Access(l.repo(), l.owned());
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.atrium.blob.api.NoSuchBlobException;
 import dev.atrium.kernel.api.Anonymous;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.BodyLimit;
+import dev.atrium.kernel.api.ByteRange;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
@@ -300,12 +301,7 @@ public class StorageResource {
         SpaceRef space = space(sc, spaceId);
         for (int attempt = 1; ; attempt++) {
             Entry file = file(space, fileId);
-            if (ifNoneMatch != null
-                    && (ifNoneMatch.trim().equals("*")
-                            || List.of(ifNoneMatch.split(",")).stream()
-                                    .map(t ->
-                                            t.trim().startsWith("W/") ? t.trim().substring(2) : t.trim())
-                                    .anyMatch(file.etag()::equals))) {
+            if (ByteRange.noneMatchHits(ifNoneMatch, file.etag())) {
                 return Response.notModified()
                         .header(HttpHeaders.ETAG, file.etag())
                         .build();

@@ -1,15 +1,16 @@
-package dev.atrium.storage.internal;
+package dev.atrium.kernel.api;
 
 /**
- * One byte range of a {@code Range: bytes=...} header, resolved against the file's size (RFC 9110 §14.1.2).
+ * One byte range of a {@code Range: bytes=...} header, resolved against the file's size (RFC 9110 §14.1.2): how every
+ * download of stored bytes (workspace files, release assets) reads the header.
  *
  * @param first the first byte
  * @param last  the last byte, inclusive
  */
-record ByteRange(long first, long last) {
+public record ByteRange(long first, long last) {
 
     /** The header could not be served: malformed, another unit, several ranges, or none of it inside the file. */
-    static final class Unsatisfiable extends Exception {
+    public static final class Unsatisfiable extends Exception {
         private static final long serialVersionUID = 1L;
 
         Unsatisfiable(String message) {
@@ -17,11 +18,11 @@ record ByteRange(long first, long last) {
         }
     }
 
-    long length() {
+    public long length() {
         return last - first + 1;
     }
 
-    String contentRange(long size) {
+    public String contentRange(long size) {
         return "bytes " + first + "-" + last + "/" + size;
     }
 
@@ -29,7 +30,7 @@ record ByteRange(long first, long last) {
      * The range {@code header} asks for in a file of {@code size} bytes; null when there is no header. A suffix
      * ({@code bytes=-500}) longer than the file is the whole file, an end past the file is cut to it (RFC 9110).
      */
-    static ByteRange parse(String header, long size) throws Unsatisfiable {
+    public static ByteRange parse(String header, long size) throws Unsatisfiable {
         if (header == null) {
             return null;
         }
@@ -67,6 +68,26 @@ record ByteRange(long first, long last) {
         } catch (NumberFormatException e) {
             throw new Unsatisfiable("malformed range: " + shorten(spec));
         }
+    }
+
+    /**
+     * Whether an {@code If-None-Match} header names {@code etag} (or is {@code *}): the client has the bytes, answer 304.
+     * Weak tags compare by their opaque part (RFC 9110 §13.1.2 uses the weak comparison here).
+     */
+    public static boolean noneMatchHits(String ifNoneMatch, String etag) {
+        if (ifNoneMatch == null) {
+            return false;
+        }
+        if (ifNoneMatch.trim().equals("*")) {
+            return true;
+        }
+        for (String t : ifNoneMatch.split(",")) {
+            String tag = t.trim();
+            if ((tag.startsWith("W/") ? tag.substring(2) : tag).equals(etag)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long digits(String s) {

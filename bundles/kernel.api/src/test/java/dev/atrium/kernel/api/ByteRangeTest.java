@@ -1,8 +1,10 @@
-package dev.atrium.storage.internal;
+package dev.atrium.kernel.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -36,5 +38,14 @@ class ByteRangeTest {
             assertThrows(ByteRange.Unsatisfiable.class, () -> ByteRange.parse(bad, 10), bad);
         }
         assertThrows(ByteRange.Unsatisfiable.class, () -> ByteRange.parse("bytes=0-", 0));
+    }
+
+    @Test
+    void ifNoneMatchHitsTheTagAmongOthersWeakOrStar() {
+        assertTrue(ByteRange.noneMatchHits("\"a\"", "\"a\""));
+        assertTrue(ByteRange.noneMatchHits("\"x\", W/\"a\"", "\"a\""));
+        assertTrue(ByteRange.noneMatchHits(" * ", "\"a\""));
+        assertFalse(ByteRange.noneMatchHits("\"b\"", "\"a\""));
+        assertFalse(ByteRange.noneMatchHits(null, "\"a\""));
     }
 }
