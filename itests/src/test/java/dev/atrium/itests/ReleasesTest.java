@@ -186,6 +186,26 @@ class ReleasesTest {
                 owner.http()
                         .post(base, Map.of("tag_name", "v9", "draft", "yes"))
                         .status());
+        // a target is a revision, never a path: the Git directory's own files are not reachable through it
+        for (String outside : List.of("../../config", "../../../../../../etc/passwd", "refs/heads/../../HEAD")) {
+            Http.Reply r = owner.http().post(base, Map.of("tag_name", "v9", "target_commitish", outside));
+            assertEquals(400, r.status(), outside + ": " + r.body());
+            assertFalse(r.body().contains("repositoryformatversion") || r.body().contains("root:"), r.body());
+        }
+        // a tag that cannot be a path segment, or is the latest route, gets no release (it could never be reached)
+        for (String unreachable : List.of("cli/v1", "latest", "50%", "a;b")) {
+            assertEquals(
+                    400,
+                    owner.http().post(base, Map.of("tag_name", unreachable)).status(),
+                    unreachable);
+        }
+        // nothing the row cannot hold makes a tag first
+        assertEquals(
+                400,
+                owner.http()
+                        .post(base, Map.of("tag_name", "v8", "body", "a\u0000b"))
+                        .status());
+        assertFalse(tags(server, owner, id).contains("refs/tags/v8"), "a refused release makes no tag");
 
         JsonNode list = owner.http().get(base).json();
         assertEquals(3, list.get("total").asInt());
@@ -307,6 +327,21 @@ class ReleasesTest {
                         .get("content_type")
                         .asText());
         assertEquals(1, blobFiles(server, id));
+
+        // a content type JAX-RS could not write back is kept as application/octet-stream
+        HttpResponse<String> odd = upload(
+                server,
+                owner,
+                assets + "?name=odd.txt",
+                form(List.<Object[]>of(new Object[] {"attachment", "x", "text/plain; a", new byte[] {1, 2}}), true),
+                multipart);
+        assertEquals(201, odd.statusCode(), odd.body());
+        JsonNode oddAsset = Http.JSON.readTree(odd.body()).get("asset");
+        assertEquals("application/octet-stream", oddAsset.get("content_type").asText());
+        assertEquals(200, download(oddAsset.get("download_url").asText(), owner).statusCode());
+        assertEquals(
+                200,
+                owner.http().delete(assets + "/" + oddAsset.get("id").asText()).status());
 
         // what is not the form it says it is keeps nothing
         HttpResponse<String> plain = upload(server, owner, assets, bytes, "application/octet-stream");

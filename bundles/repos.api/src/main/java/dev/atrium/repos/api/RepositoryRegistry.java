@@ -84,6 +84,17 @@ public interface RepositoryRegistry {
      */
     record Access(Repository repository, boolean owned) {}
 
+    /**
+     * The commit {@code revision} names in the repository, read by the rules of the repositories' own routes: a branch,
+     * a tag (peeled), {@code HEAD}, or a full or abbreviated id of a commit reachable from one of its refs.
+     *
+     * @return the commit's id
+     * @throws dev.atrium.kernel.api.ApiException 400 when {@code revision} is not one git would take, 404 when it names
+     *         no commit here
+     * @since 1.5
+     */
+    String resolveCommit(Repository repository, String revision);
+
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
 

@@ -28,6 +28,19 @@ final class CheckedFetch {
         void apply(org.eclipse.jgit.api.TransportCommand<?, ?> command);
     }
 
+    /**
+     * Where a fetch writes the source's ref {@code name} ({@code refs/heads/…} or {@code refs/tags/…}): a refspec, or
+     * null to leave it out.
+     */
+    interface Mapping {
+        RefSpec spec(String name);
+
+        /** The same names, forced ({@code +}) when {@code force}. */
+        static Mapping same(boolean force) {
+            return name -> new RefSpec((force ? "+" : "") + name + ":" + name);
+        }
+    }
+
     private CheckedFetch() {}
 
     /**
@@ -64,6 +77,19 @@ final class CheckedFetch {
             org.eclipse.jgit.lib.ProgressMonitor monitor,
             boolean partial)
             throws GitAPIException {
+        return fetch(git, remote, Mapping.same(force), setup, configure, monitor, partial);
+    }
+
+    /** As the others, each advertised branch and tag written where {@code mapping} says. */
+    static FetchResult fetch(
+            Git git,
+            String remote,
+            Mapping mapping,
+            Setup setup,
+            TransportConfigCallback configure,
+            org.eclipse.jgit.lib.ProgressMonitor monitor,
+            boolean partial)
+            throws GitAPIException {
         LsRemoteCommand list = git.lsRemote().setRemote(remote).setHeads(false).setTags(false);
         setup.apply(list);
         list.setTransportConfigCallback(configure);
@@ -79,7 +105,10 @@ final class CheckedFetch {
                 throw ApiException.badRequest(
                         "the source has a ref whose name is not acceptable, so nothing was imported: " + problem);
             }
-            specs.add(new RefSpec((force ? "+" : "") + name + ":" + name));
+            RefSpec spec = mapping.spec(name);
+            if (spec != null) {
+                specs.add(spec);
+            }
         }
         if (specs.isEmpty()) {
             return null;

@@ -45,33 +45,70 @@ final class RemoteImport {
     /** Limits of one import (the {@code remoteImport*} settings of {@link Repositories.Config}). */
     record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {}
 
-    /** How the import went. */
-    record Outcome(boolean partial, String url) {}
+    /**
+     * How the import went.
+     *
+     * @param result the fetch's result (its ref updates), or null when the remote had no branch or tag
+     */
+    record Outcome(boolean partial, String url, org.eclipse.jgit.transport.FetchResult result) {}
 
     private RemoteImport() {}
 
+    /** An import's refs: every branch and tag under its own name. */
+    private static final CheckedFetch.Mapping SAME = CheckedFetch.Mapping.same(true);
+
+    /** Imports into a new, empty repository: a blobless fetch when a full one exceeds a limit and the remote offers it. */
     static Outcome run(EgressGuard guard, URI url, String token, Limits limits, Repository into) {
+        return run(guard, url, token, limits, into, SAME, false);
+    }
+
+    /**
+     * Fetches into a repository that has history already: the refs go where {@code mapping} says; {@code partial}
+     * when the repository was imported blobless (its fetches stay blobless). The limits count what this fetch adds.
+     *
+     * @return how it went, and what it changed
+     */
+    static Outcome run(
+            EgressGuard guard,
+            URI url,
+            String token,
+            Limits limits,
+            Repository into,
+            CheckedFetch.Mapping mapping,
+            boolean partial) {
         try (GuardedHttp http = new GuardedHttp(guard)) {
             Probe probe = resolve(http, guard, url, token);
             URI base = probe.base();
             Set<String> capabilities = probe.capabilities();
+            boolean blobless = partial && offersPartial(capabilities);
+            if (partial && !blobless) {
+                throw ApiException.badRequest("the repository was imported blobless, and the remote no longer offers a"
+                        + " blobless partial fetch (it must advertise filter and allow-reachable-sha1-in-want)");
+            }
+            boolean fresh = !partial && mapping.equals(SAME);
             try {
-                fetch(http, into, base, token, limits, false);
-                return new Outcome(false, base.toString());
+                return new Outcome(
+                        blobless, base.toString(), fetch(http, into, base, token, limits, mapping, blobless));
             } catch (LimitExceeded limit) {
-                if (!capabilities.contains("filter") || !capabilities.contains("allow-reachable-sha1-in-want")) {
+                if (!fresh) {
+                    throw ApiException.badRequest(limit.getMessage());
+                }
+                if (!offersPartial(capabilities)) {
                     throw ApiException.badRequest(
                             limit.getMessage() + "; the remote does not offer a blobless partial fetch "
                                     + "(it must advertise filter and allow-reachable-sha1-in-want)");
                 }
                 try {
-                    fetch(http, into, base, token, limits, true);
-                    return new Outcome(true, base.toString());
+                    return new Outcome(true, base.toString(), fetch(http, into, base, token, limits, mapping, true));
                 } catch (LimitExceeded again) {
                     throw ApiException.badRequest(again.getMessage() + ", even for a blobless partial fetch");
                 }
             }
         }
+    }
+
+    private static boolean offersPartial(Set<String> capabilities) {
+        return capabilities.contains("filter") && capabilities.contains("allow-reachable-sha1-in-want");
     }
 
     /** Where the repository turned out to be, and what its upload-pack offers. */
@@ -174,19 +211,27 @@ final class RemoteImport {
         return out;
     }
 
-    private static void fetch(
-            GuardedHttp http, Repository into, URI base, String token, Limits limits, boolean partial) {
+    private static org.eclipse.jgit.transport.FetchResult fetch(
+            GuardedHttp http,
+            Repository into,
+            URI base,
+            String token,
+            Limits limits,
+            CheckedFetch.Mapping mapping,
+            boolean partial) {
         Counting monitor = new Counting(limits.maxObjects());
+        long before = packBytes(into.getDirectory().toPath());
+        org.eclipse.jgit.transport.FetchResult result;
         try (Git git = Git.wrap(into)) {
             StoredConfig config = into.getConfig();
             // redirects were followed and checked above; JGit must not follow any others on its own
             config.setString("http", null, "followRedirects", "false");
             config.save();
             FilterSpec filter = partial ? FilterSpec.fromFilterLine("blob:none") : FilterSpec.NO_FILTER;
-            CheckedFetch.fetch(
+            result = CheckedFetch.fetch(
                     git,
                     base.toString(),
-                    true,
+                    mapping,
                     command -> {
                         command.setTimeout(limits.timeoutSeconds());
                         if (token != null) {
@@ -221,11 +266,15 @@ final class RemoteImport {
                             into.getDirectory().getAbsolutePath(),
                             into.getDirectory().getParent()));
         }
-        long packBytes = packBytes(into.getDirectory().toPath());
+        long packBytes = packBytes(into.getDirectory().toPath()) - before;
         if (packBytes > limits.maxPackBytes()) {
+            if (result != null) {
+                undo(into, result); // an existing repository's refs are as they were; a new one is deleted anyway
+            }
             throw new LimitExceeded(
                     "the fetched pack is " + packBytes + " bytes, more than the limit of " + limits.maxPackBytes());
         }
+        return result;
     }
 
     private static long packBytes(Path gitDir) {
@@ -235,6 +284,25 @@ final class RemoteImport {
                     .sum();
         } catch (IOException e) {
             return 0;
+        }
+    }
+
+    /** Puts every ref the fetch moved back where it was (deletes the ones it made). */
+    private static void undo(Repository into, org.eclipse.jgit.transport.FetchResult result) {
+        for (org.eclipse.jgit.transport.TrackingRefUpdate u : result.getTrackingRefUpdates()) {
+            try {
+                org.eclipse.jgit.lib.RefUpdate back = into.updateRef(u.getLocalName());
+                back.setExpectedOldObjectId(u.getNewObjectId());
+                back.setForceUpdate(true);
+                if (u.getOldObjectId() == null || u.getOldObjectId().equals(org.eclipse.jgit.lib.ObjectId.zeroId())) {
+                    back.delete();
+                } else {
+                    back.setNewObjectId(u.getOldObjectId());
+                    back.update();
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("could not undo the fetch of " + u.getLocalName(), e);
+            }
         }
     }
 

@@ -93,6 +93,60 @@ final class RepoJson {
 
     record Deleted(boolean success) {}
 
+    // ------------------------------------------------------------------------------------------- upstream sync
+
+    /** A new upstream: a remote Git URL over smart HTTP, and a bearer token for it (kept for this fetch only). */
+    record FetchRemote(String url, String token) {}
+
+    /** The optional body of a fetch or sync: a token for a private upstream (kept for this call only). */
+    record FetchUpstream(String token) {}
+
+    /** {@code kind}: {@code remote} (a URL) or {@code fork} (the repository it was forked from). */
+    record UpstreamView(
+            String kind,
+            String url,
+            @JsonProperty("repository_id") String repositoryId) {}
+
+    record RefMove(
+            String ref,
+            @JsonProperty("old_id") String oldId,
+            @JsonProperty("new_id") String newId) {}
+
+    /** The refs a fetch moved (40 zeros: made or pruned), and the upstream's tags that differ from local ones. */
+    record Fetched(
+            UpstreamView upstream,
+            @JsonProperty("updated_refs") List<RefMove> updatedRefs,
+            @JsonProperty("rejected_tags") List<String> rejectedTags) {}
+
+    /**
+     * A branch against its upstream: {@code state} {@code even}, {@code behind}, {@code ahead}, {@code diverged},
+     * {@code local_only} or {@code upstream_only}; after a sync also {@code fast_forwarded}, {@code created} or
+     * {@code not_updated} (with {@code reason}). Counts stop at 10,000.
+     */
+    record BranchSync(
+            String name,
+            String commit,
+            @JsonProperty("upstream_commit") String upstreamCommit,
+            int ahead,
+            int behind,
+            String state,
+            String reason) {}
+
+    record Synced(
+            UpstreamView upstream,
+            @JsonProperty("updated_refs") List<RefMove> updatedRefs,
+            @JsonProperty("rejected_tags") List<String> rejectedTags,
+            List<BranchSync> branches) {}
+
+    /** {@code upstream} null when the repository has none; {@code last_result} {@code ok} or {@code failed}. */
+    record SyncStatus(
+            UpstreamView upstream,
+            @JsonProperty("last_fetch_at") Instant lastFetchAt,
+            @JsonProperty("last_result") String lastResult,
+            @JsonProperty("last_error") String lastError,
+            boolean partial,
+            List<BranchSync> branches) {}
+
     /** The caller's star on a repository, and how many it has. */
     record Star(boolean starred, long stars) {}
 

@@ -61,11 +61,16 @@ public class ReposResource {
 
     private final Repositories repositories;
     private final RepoAccess access;
+    private final UpstreamSync sync;
     private final OwnerScope ownerScope;
 
     @Activate
     public ReposResource(
-            @Reference Repositories repositories, @Reference RepoAccess access, @Reference OwnerScope ownerScope) {
+            @Reference Repositories repositories,
+            @Reference RepoAccess access,
+            @Reference OwnerScope ownerScope,
+            @Reference UpstreamSync sync) {
+        this.sync = sync;
         this.repositories = repositories;
         this.access = access;
         this.ownerScope = ownerScope;
@@ -259,6 +264,41 @@ public class ReposResource {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** {@code {url, token?}}: makes {@code url} the upstream and fetches it. */
+    @POST
+    @Path("{repoId}/fetch-remote")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Fetched.class)
+    public Map<String, Object> fetchRemote(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @JsonShape(RepoJson.FetchRemote.class) JsonNode body) {
+        Caller caller = Caller.from(sc);
+        Repository r = access.writable(caller, repoId).repo();
+        JsonBody b = JsonBody.of(body);
+        return sync.fetchRemote(
+                caller,
+                r,
+                b.text("url", 1, 2048),
+                b.optionalText("token", 1, 4096).orElse(null));
+    }
+
+    /** {@code {token?}}: fetches the upstream's branches into {@code refs/remotes/upstream/*} and its new tags. */
+    @POST
+    @Path("{repoId}/fetch")
+    @Consumes(MediaType.WILDCARD)
+    @RequiresScope("repos:write")
+    @JsonShape(RepoJson.Fetched.class)
+    public Map<String, Object> fetch(
+            @Context SecurityContext sc,
+            @PathParam("repoId") String repoId,
+            @JsonShape(RepoJson.FetchUpstream.class) String text) {
+        Caller caller = Caller.from(sc);
+        Repository r = access.writable(caller, repoId).repo();
+        return sync.fetch(caller, r, RepoSyncResource.token(text));
     }
 
     /** {@code POST /api/repos/import-external}: a new repository in the caller's workspace, fetched from a remote URL. */

@@ -177,6 +177,14 @@ public class Repositories implements RepositoryRegistry {
     }
 
     @Override
+    public String resolveCommit(Repository repository, String revision) {
+        try (org.eclipse.jgit.lib.Repository git = open(repository);
+                org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(git)) {
+            return GitReads.commit(git, walk, revision).name();
+        }
+    }
+
+    @Override
     public Optional<Repository> byId(String id) {
         return store.byId(id);
     }
@@ -305,10 +313,15 @@ public class Repositories implements RepositoryRegistry {
         RemoteImport.Outcome outcome;
         try (org.eclipse.jgit.lib.Repository git = open(r)) {
             outcome = RemoteImport.run(egress, remote, token, importLimits, git);
+            store.setUpstream(r.id(), outcome.url(), outcome.partial());
+            UpstreamSync.track(git);
             String head = remoteHead(git);
             if (head != null && !head.equals(r.defaultBranch())) {
                 r = update(r, null, null, null, head, null);
             }
+        } catch (IOException e) {
+            delete(r);
+            throw new IllegalStateException(e);
         } catch (RuntimeException e) {
             delete(r);
             throw e;
@@ -337,10 +350,11 @@ public class Repositories implements RepositoryRegistry {
                 spaceId, name, source.description(), source.visibility(), source.defaultBranch(), false, source.id());
         try (Git git = Git.wrap(open(fork))) {
             CheckedFetch.fetch(git, directory(source).toUri().toString(), true, c -> {}, null, null);
+            UpstreamSync.track(git.getRepository());
         } catch (ApiException e) {
             delete(fork);
             throw e;
-        } catch (GitAPIException | RuntimeException e) {
+        } catch (GitAPIException | IOException | RuntimeException e) {
             delete(fork);
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof org.eclipse.jgit.errors.CorruptObjectException corrupt) {

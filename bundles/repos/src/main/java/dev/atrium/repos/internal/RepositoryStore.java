@@ -151,6 +151,48 @@ public class RepositoryStore {
         return sql.count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
     }
 
+    /**
+     * A repository's upstream row.
+     *
+     * @param url        the remote it fetches from, or null (a fork fetches from its forked_from)
+     * @param partial    whether it was imported blobless (its fetches stay blobless)
+     * @param lastResult {@code ok}, {@code failed}, or null before the first fetch
+     */
+    record Upstream(String url, boolean partial, java.time.Instant lastFetchAt, String lastResult, String lastError) {}
+
+    Optional<Upstream> upstream(String repoId) {
+        return sql.one(
+                "SELECT url, partial, last_fetch_at, last_result, last_error FROM repository_upstreams WHERE repo_id = ?",
+                rs -> new Upstream(
+                        rs.getString("url"),
+                        rs.getBoolean("partial"),
+                        Sql.instant(rs, "last_fetch_at"),
+                        rs.getString("last_result"),
+                        rs.getString("last_error")),
+                repoId);
+    }
+
+    /** Records the remote a repository fetches from (an import's, or fetch-remote's). */
+    void setUpstream(String repoId, String url, boolean partial) {
+        sql.update(
+                "INSERT INTO repository_upstreams (repo_id, url, partial) VALUES (?, ?, ?) ON CONFLICT (repo_id)"
+                        + " DO UPDATE SET url = excluded.url, partial = excluded.partial",
+                repoId,
+                url,
+                partial);
+    }
+
+    /** Records how a fetch from the upstream went ({@code error} null when it went well). */
+    void fetched(String repoId, String error) {
+        sql.update(
+                "INSERT INTO repository_upstreams (repo_id, last_fetch_at, last_result, last_error)"
+                        + " VALUES (?, now(), ?, ?) ON CONFLICT (repo_id) DO UPDATE SET last_fetch_at = now(),"
+                        + " last_result = excluded.last_result, last_error = excluded.last_error",
+                repoId,
+                error == null ? "ok" : "failed",
+                error);
+    }
+
     private static String prefixed(String alias) {
         StringBuilder b = new StringBuilder();
         for (String c : COLUMNS.split(", ")) {

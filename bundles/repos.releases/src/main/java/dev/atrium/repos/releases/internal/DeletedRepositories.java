@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A deleted repository's releases go with it: their rows, and the assets' bytes in the BlobStore. The event says so
- * while this bundle runs; a sweep at activation finds repositories deleted while it was stopped.
+ * while this bundle runs; a sweep at activation finds repositories deleted while it was stopped. Both run on this
+ * component's one thread.
  */
 @Component(property = EventConstants.EVENT_TOPIC + "=" + RepositoryEvents.DELETED)
 public class DeletedRepositories implements EventHandler {
@@ -51,7 +52,12 @@ public class DeletedRepositories implements EventHandler {
     @Override
     public void handleEvent(Event event) {
         if (event.getProperty(RepositoryEvents.REPO_ID) instanceof String repoId) {
-            forget(repoId);
+            // off EventAdmin's thread: deleting many blobs (on S3) takes longer than it lets a handler take
+            try {
+                sweep.execute(() -> forget(repoId));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // the next start's sweep finds it
+            }
         }
     }
 

@@ -140,43 +140,47 @@ public class ReleaseAssets {
 
     /** Deletes the asset; its bytes go when no other asset names them. */
     void delete(Asset a) {
-        sql.tx(c -> {
+        List<String> unused = sql.tx(c -> {
             lock(c, a.blobKey());
             Sql.update(c, "DELETE FROM release_assets WHERE id = ?", a.id());
-            dropIfUnused(c, a.blobKey());
-            return null;
+            return unused(c, List.of(a.blobKey()));
         });
+        drop(unused);
     }
 
     /** Deletes the release and its assets (the tag is the caller's business). */
     void delete(Release r) {
-        List<Asset> assets = store.assets(r.id());
-        sql.tx(c -> {
-            for (String key :
-                    assets.stream().map(Asset::blobKey).distinct().sorted().toList()) {
+        List<String> unused = sql.tx(c -> {
+            // an upload to this release waits here (its insert takes a key share of the row), so none is missed below
+            Sql.one(c, "SELECT id FROM releases WHERE id = ? FOR UPDATE", rs -> rs.getString(1), r.id());
+            List<String> keys = Sql.list(
+                    c,
+                    "SELECT DISTINCT blob_key FROM release_assets WHERE release_id = ? ORDER BY blob_key",
+                    rs -> rs.getString(1),
+                    r.id());
+            for (String key : keys) {
                 lock(c, key);
             }
             Sql.update(c, "DELETE FROM releases WHERE id = ?", r.id());
-            for (String key : assets.stream().map(Asset::blobKey).distinct().toList()) {
-                dropIfUnused(c, key);
-            }
-            return null;
+            return unused(c, keys);
         });
+        drop(unused);
     }
 
     /**
-     * Forgets every release of a deleted repository, and its namespace's blobs.
+     * Forgets every release of a deleted repository, and its namespace's blobs: the bytes first, so that a failure
+     * leaves rows the next sweep finds again.
      *
      * @return how many releases and blobs went
      */
     int forgetRepository(String repoId) {
-        int gone = sql.update("DELETE FROM releases WHERE repo_id = ?", repoId);
         List<String> keys;
         try (Stream<Blob> kept = blobs.list(namespace(repoId) + "/")) {
             keys = kept.map(Blob::key).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        int gone = 0;
         for (String key : keys) {
             try {
                 if (blobs.delete(key)) {
@@ -186,30 +190,50 @@ public class ReleaseAssets {
                 throw new UncheckedIOException(e);
             }
         }
-        return gone;
+        return gone + sql.update("DELETE FROM releases WHERE repo_id = ?", repoId);
     }
 
-    private void dropIfUnused(Connection c, String key) throws SQLException {
-        if (Sql.count(c, "SELECT count(*) FROM release_assets WHERE blob_key = ?", key) == 0) {
+    /** Of {@code keys}, the ones no asset names any more (the caller holds their locks). */
+    private static List<String> unused(Connection c, List<String> keys) throws SQLException {
+        List<String> out = new java.util.ArrayList<>();
+        for (String key : keys) {
+            if (Sql.count(c, "SELECT count(*) FROM release_assets WHERE blob_key = ?", key) == 0) {
+                out.add(key);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deletes the bytes of {@code keys} after the rows that named them are gone for good (committed): each under a
+     * session lock on its key, which an upload's transaction lock waits for, and only when still no asset names it
+     * (an upload of the same bytes may have come in between). A failure here leaves bytes, never rows without bytes.
+     */
+    private void drop(List<String> keys) {
+        for (String key : keys) {
             try {
-                blobs.delete(key);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                sql.run(c -> {
+                    Sql.exec(c, "SELECT pg_advisory_lock(hashtext('release-blob'), hashtext(?))", key);
+                    try {
+                        if (Sql.count(c, "SELECT count(*) FROM release_assets WHERE blob_key = ?", key) == 0) {
+                            blobs.delete(key);
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    } finally {
+                        Sql.exec(c, "SELECT pg_advisory_unlock(hashtext('release-blob'), hashtext(?))", key);
+                    }
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                LOG.warn("could not delete the unused bytes {}; they stay until the repository goes", key, e);
             }
         }
     }
 
     /** After a failed insert: the bytes go unless an asset names them. */
     private void release(String key) {
-        try {
-            sql.tx(c -> {
-                lock(c, key);
-                dropIfUnused(c, key);
-                return null;
-            });
-        } catch (RuntimeException e) {
-            LOG.warn("could not release the bytes {} of a refused upload", key, e);
-        }
+        drop(List.of(key));
     }
 
     private static void lock(Connection c, String key) throws SQLException {

@@ -10,6 +10,7 @@ import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NotJson;
+import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
@@ -121,6 +122,7 @@ public class ReleasesResource {
         Caller caller = Caller.from(sc);
         Repository repo = repositories.writable(caller, repoId);
         JsonBody b = JsonBody.of(json);
+        NulText.reject(json);
         String tag = tags.check(b.text("tag_name", 1, MAX_TAG));
         boolean draft = b.bool("draft").orElse(false);
         String target = b.optionalText("target_commitish", 1, MAX_TAG).orElse(repo.defaultBranch());
@@ -134,9 +136,6 @@ public class ReleasesResource {
         if (commit == null) {
             // the target must name a commit now, even for a draft, whose tag is made when it is published
             tags.resolve(repo, target);
-            if (!draft) {
-                commit = tags.create(repo, caller.principalId(), tag, target);
-            }
         }
         Release r;
         try {
@@ -146,6 +145,17 @@ public class ReleasesResource {
                     new ReleaseStore.Draft(tag, name, body, draft, prerelease, target, commit));
         } catch (dev.atrium.kernel.api.Sql.Conflict e) {
             throw ApiException.conflict("tag " + tag + " already has a release");
+        }
+        if (commit == null && !draft) {
+            // the row first: a tag is made (and announced) only for a release that exists
+            String made;
+            try {
+                made = tags.create(repo, caller.principalId(), tag, target);
+            } catch (RuntimeException e) {
+                assets.delete(r);
+                throw e;
+            }
+            r = store.update(r, null, null, null, null, null, made);
         }
         return Response.status(201)
                 .entity(Map.of("release", r.toJson(List.of(), base(uri, r))))
@@ -200,6 +210,7 @@ public class ReleasesResource {
         Repository repo = repositories.writable(caller, repoId);
         Release r = store.byTag(repoId, tag, true);
         JsonBody b = JsonBody.of(json);
+        NulText.reject(json);
         String name = b.optionalText("name", 0, MAX_NAME).orElse(null);
         String body = b.string("body").map(s -> limited("body", s, MAX_BODY)).orElse(null);
         Boolean draft = b.bool("draft").orElse(null);
@@ -350,16 +361,21 @@ public class ReleasesResource {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** The part's media type when it is one, else {@code application/octet-stream}. */
-    private static String type(Part p) {
+    /**
+     * The part's media type as JAX-RS writes it back (parameters checked and normalised), else
+     * {@code application/octet-stream}: a type that does not parse would make every download of the asset fail.
+     */
+    static String type(Part p) {
         String t = p.contentType();
-        if (t == null
-                || t.length() > 200
-                || !t.matches("[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?")
-                || t.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
+        if (t == null || t.length() > 200 || t.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
             return MediaType.APPLICATION_OCTET_STREAM;
         }
-        return t.trim();
+        try {
+            String normal = MediaType.valueOf(t.trim()).toString();
+            return normal.length() > 200 ? MediaType.APPLICATION_OCTET_STREAM : normal;
+        } catch (IllegalArgumentException notAType) {
+            return MediaType.APPLICATION_OCTET_STREAM;
+        }
     }
 
     /**
@@ -395,18 +411,22 @@ public class ReleasesResource {
                     .header("Content-Range", "bytes */" + a.size())
                     .build();
         }
-        InputStream bytes;
         try {
-            bytes = part == null
-                    ? assets.blobs().open(a.blobKey())
-                    : assets.blobs().open(a.blobKey(), part.first(), part.length());
+            if (assets.blobs().stat(a.blobKey()) == null) {
+                throw ApiException.notFound("the asset's bytes are missing; upload it again");
+            }
         } catch (NoSuchBlobException e) {
             throw ApiException.notFound("the asset's bytes are missing; upload it again");
         }
         if (part == null) {
             store.downloaded(a.id());
         }
-        StreamingOutput out = o -> copy(bytes, o);
+        // opened when the answer is written, so that nothing before it can leave the stream open
+        StreamingOutput out = o -> copy(
+                part == null
+                        ? assets.blobs().open(a.blobKey())
+                        : assets.blobs().open(a.blobKey(), part.first(), part.length()),
+                o);
         Response.ResponseBuilder b = part == null
                 ? Response.ok(out).header(HttpHeaders.CONTENT_LENGTH, a.size())
                 : Response.status(206)

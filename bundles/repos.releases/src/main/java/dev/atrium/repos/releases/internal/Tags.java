@@ -18,17 +18,26 @@ import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 /** The tags releases name, read and written in the repository's Git directory; changes are published as a push's. */
 final class Tags {
 
+    private static final java.time.Duration LOCK_WAIT = java.time.Duration.ofSeconds(10);
+
     private final RepositoryRegistry registry;
 
     Tags(RepositoryRegistry registry) {
         this.registry = registry;
     }
 
-    /** 400 unless {@code tag} can name a tag. */
+    /**
+     * 400 unless {@code tag} can name a tag and be the path segment that addresses its release: no {@code /},
+     * {@code %} or {@code ;} (the kernel refuses them encoded in a path), and not {@code latest} (a route).
+     */
     String check(String tag) {
         String problem = registry.refNameProblem(Constants.R_TAGS + tag);
         if (problem != null) {
             throw ApiException.badRequest("tag_name is not a usable tag name: " + problem);
+        }
+        if (tag.indexOf('/') >= 0 || tag.indexOf('%') >= 0 || tag.indexOf(';') >= 0 || tag.equals("latest")) {
+            throw ApiException.badRequest(
+                    "a release's tag_name may not contain /, % or ; nor be latest: it is the release's path segment");
         }
         return tag;
     }
@@ -48,11 +57,12 @@ final class Tags {
 
     /** The commit {@code target} (a branch, a tag or a commit id) names; 400 when it names none. */
     String resolve(Repository repo, String target) {
-        try (org.eclipse.jgit.lib.Repository git = open(repo);
-                RevWalk walk = new RevWalk(git)) {
-            return commit(git, walk, target).name();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        try {
+            return registry.resolveCommit(repo, target);
+        } catch (ApiException e) {
+            throw e.status() == 404
+                    ? ApiException.badRequest("target_commitish " + target + " names no branch, tag or commit here")
+                    : ApiException.badRequest("target_commitish: " + e.getMessage());
         }
     }
 
@@ -63,10 +73,13 @@ final class Tags {
      * @return the commit id
      */
     String create(Repository repo, String principalId, String tag, String target) {
+        String commit = resolve(repo, target);
         RefChange change;
-        try (org.eclipse.jgit.lib.Repository git = open(repo);
+        // every ref writer takes it: a collection pruning meanwhile cannot take the commit from under the tag
+        try (RepositoryRegistry.PushLock lock = registry.lockForPush(repo, LOCK_WAIT);
+                org.eclipse.jgit.lib.Repository git = open(repo);
                 RevWalk walk = new RevWalk(git)) {
-            RevCommit at = commit(git, walk, target);
+            RevCommit at = walk.parseCommit(ObjectId.fromString(commit));
             RefUpdate u = git.updateRef(Constants.R_TAGS + tag);
             u.setExpectedOldObjectId(ObjectId.zeroId());
             u.setNewObjectId(at);
@@ -86,7 +99,8 @@ final class Tags {
     /** Deletes the tag, when there is one, and publishes it like a pushed deletion. */
     void delete(Repository repo, String principalId, String tag) {
         RefChange change;
-        try (org.eclipse.jgit.lib.Repository git = open(repo)) {
+        try (RepositoryRegistry.PushLock lock = registry.lockForPush(repo, LOCK_WAIT);
+                org.eclipse.jgit.lib.Repository git = open(repo)) {
             Ref ref = git.exactRef(Constants.R_TAGS + tag);
             if (ref == null) {
                 return;
@@ -106,31 +120,6 @@ final class Tags {
             throw new UncheckedIOException(e);
         }
         registry.pushed(repo, principalId, List.of(change));
-    }
-
-    private static RevCommit commit(org.eclipse.jgit.lib.Repository git, RevWalk walk, String target)
-            throws IOException {
-        ObjectId id = null;
-        try {
-            if (target.length() == 40 && target.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-                id = ObjectId.fromString(target);
-            } else {
-                for (String prefix : new String[] {Constants.R_HEADS, Constants.R_TAGS}) {
-                    Ref ref = git.exactRef(prefix + target);
-                    if (ref != null) {
-                        id = ref.getObjectId();
-                        break;
-                    }
-                }
-            }
-            if (id == null) {
-                throw ApiException.badRequest("target_commitish " + target + " is no branch, tag or commit id here");
-            }
-            return walk.parseCommit(id);
-        } catch (org.eclipse.jgit.errors.MissingObjectException
-                | org.eclipse.jgit.errors.IncorrectObjectTypeException e) {
-            throw ApiException.badRequest("target_commitish " + target + " names no commit here");
-        }
     }
 
     private org.eclipse.jgit.lib.Repository open(Repository repo) throws IOException {
