@@ -45,6 +45,7 @@ final class SweepFixtures {
         DEPLOYMENT,
         DOMAIN,
         RELEASE_ASSET,
+        PULL,
         NONE
     }
 
@@ -260,6 +261,16 @@ final class SweepFixtures {
                 .asText();
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
         ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
+        ids.put(
+                Kind.PULL,
+                String.valueOf(ok(
+                                http.post(
+                                        "/api/repos/" + repoId + "/pulls",
+                                        Map.of("title", "Swept", "head", "feature", "base", "main")),
+                                201)
+                        .path("pull_request")
+                        .path("number")
+                        .asInt()));
         ok(http.post("/api/repos/" + repoId + "/releases", Map.of("tag_name", RELEASE_TAG)), 201);
         String boundary = "sweepBoundary" + random(12);
         ids.put(
@@ -390,6 +401,7 @@ final class SweepFixtures {
             case "space" -> Kind.SPACE; // /api/services/space/{spaceId}
             case "deployments" -> Kind.DEPLOYMENT;
             case "custom-domains" -> Kind.DOMAIN;
+            case "pulls" -> Kind.PULL; // /api/repos/{repoId}/pulls/{number}
             case "assets" -> Kind.RELEASE_ASSET; // /api/repos/{repoId}/releases/{tag}/assets/{assetId}
             case "store-registry" -> Kind.STORE_REGISTRY_ENTRY;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
