@@ -101,23 +101,37 @@ public class AiReviewer {
         return new Written(summary.toString(), notes.size() > MAX_NOTES ? notes.subList(0, MAX_NOTES) : notes);
     }
 
-    /** The diff's per-file patches, cut into chunks of at most {@link #CHUNK} characters at file boundaries. */
+    /**
+     * The diff's per-file patches in chunks of at most {@link #CHUNK} characters: a patch that fits a chunk starts a
+     * new one rather than being cut; a larger one fills the current chunk and goes on in the next.
+     */
     @SuppressWarnings("unchecked")
     static List<String> chunks(Map<String, Object> diff) {
         List<String> out = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         for (Map<String, Object> f : (List<Map<String, Object>>) diff.get("files")) {
             String patch = (String) f.get("patch");
-            if (patch == null) {
+            if (patch == null || patch.isEmpty()) {
                 continue;
             }
-            for (int at = 0; at < patch.length(); at += CHUNK) {
-                String piece = patch.substring(at, Math.min(patch.length(), at + CHUNK));
-                if (current.length() + piece.length() > CHUNK && current.length() > 0) {
+            if (current.length() + patch.length() <= CHUNK) {
+                current.append(patch);
+                continue;
+            }
+            if (patch.length() <= CHUNK) {
+                out.add(current.toString());
+                current.setLength(0);
+                current.append(patch);
+                continue;
+            }
+            for (int at = 0; at < patch.length(); ) {
+                int n = Math.min(CHUNK - current.length(), patch.length() - at);
+                current.append(patch, at, at + n);
+                at += n;
+                if (current.length() == CHUNK) {
                     out.add(current.toString());
                     current.setLength(0);
                 }
-                current.append(piece);
             }
         }
         if (current.length() > 0) {
