@@ -178,7 +178,9 @@ class PullRequestsTest {
                 forker.http().post(n + "/merge", Map.of("strategy", "merge")).status());
         String mainBefore =
                 owner.http().get(n + "/conflicts").get("base_commit").asText();
-        Http.Reply merged = owner.http().post(n + "/merge", Map.of("strategy", "merge"));
+        Http.Reply unreviewed = owner.http().post(n + "/merge", Map.of("strategy", "merge", "head_commit", firstHead));
+        assertEquals(409, unreviewed.status(), "not a head other than the one reviewed: " + unreviewed.body());
+        Http.Reply merged = owner.http().post(n + "/merge", Map.of("strategy", "merge", "head_commit", secondHead));
         assertEquals(200, merged.status(), merged.body());
         assertEquals("merged", merged.get("pull_request").get("state").asText());
         String mergeCommit = merged.get("merge_commit").asText();
@@ -359,6 +361,36 @@ class PullRequestsTest {
         assertEquals(
                 400, owner.http().post(n + "/reviews", Map.of("event", "shrug")).status());
         assertEquals(400, owner.http().patch(n, Map.of("state", "merged")).status());
+
+        // a private fork in another workspace would publish its commits through the pull request
+        assertEquals(
+                404,
+                stranger.http()
+                        .post("/api/repos/" + base + "/fork", Map.of("space_id", stranger.defaultSpaceId()))
+                        .status(),
+                "the base is private");
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + base, Map.of("visibility", "public"))
+                        .status());
+        Http.Reply forked =
+                stranger.http().post("/api/repos/" + base + "/fork", Map.of("space_id", stranger.defaultSpaceId()));
+        assertEquals(201, forked.status(), forked.body());
+        String privateFork = forked.get("repository").get("id").asText();
+        assertEquals(
+                200,
+                stranger.http()
+                        .patch("/api/repos/" + privateFork, Map.of("visibility", "private"))
+                        .status());
+        Http.Reply fromPrivate =
+                stranger.http().post(pulls(base), Map.of("title", "t", "head", "topic", "head_repo_id", privateFork));
+        assertEquals(400, fromPrivate.status(), fromPrivate.body());
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + base, Map.of("visibility", "private"))
+                        .status());
 
         Http.Reply draft = owner.http().patch(n, Map.of("draft", true));
         assertEquals(200, draft.status(), draft.body());

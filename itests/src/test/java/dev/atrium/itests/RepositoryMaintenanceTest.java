@@ -105,6 +105,42 @@ class RepositoryMaintenanceTest {
         assertTrue(missing.body().contains("\"NOT_FOUND\""), missing.body());
     }
 
+    @Test
+    void aRepositoryPushedToOftenIsCollectedIntoOnePackAndNotCollectedAgainOnEveryPush(AtriumServer server)
+            throws Exception {
+        User u = server.newUser();
+        String repoId = u.http()
+                .post("/api/spaces/" + u.defaultSpaceId() + "/repos", Map.of("name", "busy", "visibility", "private"))
+                .get("repository")
+                .get("id")
+                .asText();
+        GitClient git = new GitClient(tmp.resolve("home"), u.http().token());
+        Path work = git.newWorkingCopy(tmp.resolve("busy"), "README.md", "0\n");
+        String remote = server.base() + "/git/" + u.username() + "/busy.git";
+        // each push is a pack of its own: more than maxPacks (16) of them, all younger than an hour
+        for (int i = 1; i <= 18; i++) {
+            Files.writeString(work.resolve("README.md"), i + "\n");
+            git.ok(work, "commit", "-q", "-am", "push " + i);
+            git.ok(work, "push", "-q", remote, "main");
+        }
+        JsonNode gc = null;
+        for (long until = System.currentTimeMillis() + 60_000; System.currentTimeMillis() < until; Thread.sleep(100)) {
+            gc = server.operator().get("/admin/repos/" + repoId + "/gc").get("gc");
+            if (gc.path("last_run_at").isTextual() && gc.path("state").asText().equals("idle")) {
+                break;
+            }
+        }
+        assertTrue(gc.path("reason").asText().contains("pack files"), gc.toString());
+        assertTrue(gc.path("packs").asInt() <= 2, "the packs the repack made redundant are gone: " + gc);
+        String lastRun = gc.path("last_run_at").asText();
+        Files.writeString(work.resolve("README.md"), "one more\n");
+        git.ok(work, "commit", "-q", "-am", "one more");
+        git.ok(work, "push", "-q", remote, "main");
+        Thread.sleep(1500);
+        JsonNode after = server.operator().get("/admin/repos/" + repoId + "/gc").get("gc");
+        assertEquals(lastRun, after.path("last_run_at").asText(), "one more push needs no collection: " + after);
+    }
+
     /** {@code n} commits on main, each changing one of 50 files, written with {@code git fast-import}. */
     private static void fastImport(Path work, int n) throws Exception {
         Path stream = work.resolve("../import.stream");

@@ -75,6 +75,10 @@ class RepositorySyncTest {
         User importer = server.newUser();
         User stranger = server.newUser();
         Path work = seed(server, owner, "origin-repo");
+        GitClient seedGit = git(owner);
+        seedGit.ok(work, "tag", "v1", "main");
+        seedGit.ok(work, "push", "-q", "origin", "v1");
+        String v1 = seedGit.ok(work, "rev-parse", "v1").trim();
         Map<String, Object> body = new HashMap<>();
         body.put("url", url(server, owner, "origin-repo"));
         body.put("space_id", importer.defaultSpaceId());
@@ -104,6 +108,9 @@ class RepositorySyncTest {
         g.ok(work, "commit", "-q", "--allow-empty", "-m", "a new branch");
         g.ok(work, "push", "-q", "origin", "main", "dev", "feature");
         String upstreamMain = g.ok(work, "rev-parse", "main").trim();
+        // the upstream moves its tag v1 onto a descendant: the import's v1 must stay where it was
+        g.ok(work, "tag", "-f", "v1", "main");
+        g.ok(work, "push", "-q", "-f", "origin", "v1");
         String localDev = ReposApiTest.sha(ReposApiTest.commit(
                 importer,
                 id,
@@ -115,6 +122,14 @@ class RepositorySyncTest {
         Http.Reply fetched = importer.http().post("/api/repos/" + id + "/fetch", null);
         assertEquals(200, fetched.status(), fetched.body());
         assertTrue(fetched.body().contains("refs/remotes/upstream/main"), fetched.body());
+        assertEquals("v1", fetched.get("rejected_tags").get(0).asText(), fetched.body());
+        String clonedTags = git(importer)
+                .ok(
+                        tmp,
+                        "ls-remote",
+                        "--tags",
+                        imported.get("repository").get("clone_url").asText());
+        assertTrue(clonedTags.contains(v1 + "\trefs/tags/v1"), "a local tag never moves: " + clonedTags);
         JsonNode behind = importer.http().get(status).json();
         assertEquals("ok", behind.get("last_result").asText());
         assertEquals("behind", branch(behind, "main").get("state").asText());

@@ -29,15 +29,15 @@ final class CheckedFetch {
     }
 
     /**
-     * Where a fetch writes the source's ref {@code name} ({@code refs/heads/…} or {@code refs/tags/…}): a refspec, or
+     * Where a fetch writes the source's advertised ref ({@code refs/heads/…} or {@code refs/tags/…}): a refspec, or
      * null to leave it out.
      */
     interface Mapping {
-        RefSpec spec(String name);
+        RefSpec spec(Ref advertised);
 
         /** The same names, forced ({@code +}) when {@code force}. */
         static Mapping same(boolean force) {
-            return name -> new RefSpec((force ? "+" : "") + name + ":" + name);
+            return ref -> new RefSpec((force ? "+" : "") + ref.getName() + ":" + ref.getName());
         }
     }
 
@@ -105,7 +105,7 @@ final class CheckedFetch {
                 throw ApiException.badRequest(
                         "the source has a ref whose name is not acceptable, so nothing was imported: " + problem);
             }
-            RefSpec spec = mapping.spec(name);
+            RefSpec spec = mapping.spec(r);
             if (spec != null) {
                 specs.add(spec);
             }

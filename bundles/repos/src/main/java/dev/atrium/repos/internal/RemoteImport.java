@@ -221,6 +221,7 @@ final class RemoteImport {
             boolean partial) {
         Counting monitor = new Counting(limits.maxObjects());
         long before = packBytes(into.getDirectory().toPath());
+        java.util.Set<Path> packsBefore = packs(into.getDirectory().toPath());
         org.eclipse.jgit.transport.FetchResult result;
         try (Git git = Git.wrap(into)) {
             StoredConfig config = into.getConfig();
@@ -271,10 +272,29 @@ final class RemoteImport {
             if (result != null) {
                 undo(into, result); // an existing repository's refs are as they were; a new one is deleted anyway
             }
+            // and the pack goes too: kept, the same fetch again would find its objects there and pass the limit
+            for (Path p : packs(into.getDirectory().toPath())) {
+                if (!packsBefore.contains(p)) {
+                    try {
+                        Files.deleteIfExists(p);
+                    } catch (IOException e) {
+                        throw new IllegalStateException("could not remove the pack a refused fetch brought", e);
+                    }
+                }
+            }
             throw new LimitExceeded(
                     "the fetched pack is " + packBytes + " bytes, more than the limit of " + limits.maxPackBytes());
         }
         return result;
+    }
+
+    /** The files of {@code objects/pack}: the packs, their indexes, bitmaps and keep files. */
+    private static java.util.Set<Path> packs(Path gitDir) {
+        try (Stream<Path> s = Files.list(gitDir.resolve("objects").resolve("pack"))) {
+            return s.collect(java.util.stream.Collectors.toSet());
+        } catch (IOException e) {
+            return java.util.Set.of();
+        }
     }
 
     private static long packBytes(Path gitDir) {

@@ -120,8 +120,8 @@ final class RepoJson {
 
     /**
      * A branch against its upstream: {@code state} {@code even}, {@code behind}, {@code ahead}, {@code diverged},
-     * {@code local_only} or {@code upstream_only}; after a sync also {@code fast_forwarded}, {@code created} or
-     * {@code not_updated} (with {@code reason}). Counts stop at 10,000.
+     * {@code local_only}, {@code upstream_only} or {@code not_a_commit}; after a sync also {@code fast_forwarded},
+     * {@code created} or {@code not_updated} (with {@code reason}). Counts stop at 10,000.
      */
     record BranchSync(
             String name,

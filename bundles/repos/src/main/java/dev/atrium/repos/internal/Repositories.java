@@ -311,7 +311,9 @@ public class Repositories implements RepositoryRegistry {
         egress.check(remote);
         Repository r = create(spaceId, name, description, visibility, "main", false, null);
         RemoteImport.Outcome outcome;
-        try (org.eclipse.jgit.lib.Repository git = open(r)) {
+        // every writer of packs holds the push lock (maintenance deletes the packs a repack made redundant under it)
+        try (PushLock lock = lockForPush(r, Duration.ofSeconds(10));
+                org.eclipse.jgit.lib.Repository git = open(r)) {
             outcome = RemoteImport.run(egress, remote, token, importLimits, git);
             store.setUpstream(r.id(), outcome.url(), outcome.partial());
             UpstreamSync.track(git);
@@ -348,7 +350,8 @@ public class Repositories implements RepositoryRegistry {
     Repository fork(Repository source, String spaceId, String name) {
         Repository fork = create(
                 spaceId, name, source.description(), source.visibility(), source.defaultBranch(), false, source.id());
-        try (Git git = Git.wrap(open(fork))) {
+        try (PushLock lock = lockForPush(fork, Duration.ofSeconds(10));
+                Git git = Git.wrap(open(fork))) {
             CheckedFetch.fetch(git, directory(source).toUri().toString(), true, c -> {}, null, null);
             UpstreamSync.track(git.getRepository());
         } catch (ApiException e) {

@@ -317,6 +317,11 @@ public class RepositoryMaintenance implements EventHandler {
         try (lock) {
             // one thread: maintenance must not take the cores requests need
             git.getConfig().setInt("pack", null, "threads", 1);
+            // the packs the repack made redundant go now, as git's own repack -d does: JGit keeps them an hour by
+            // default, so a repository pushed to more often than maxPacks times an hour was collected again on every
+            // push, holding the push lock for seconds each time. Every writer of packs holds the push lock, as this
+            // does
+            git.getConfig().setString("gc", null, "prunePackExpire", "now");
             Git.wrap(git)
                     .gc()
                     .setExpire(java.util.Date.from(Instant.now().minus(Duration.ofHours(1))))

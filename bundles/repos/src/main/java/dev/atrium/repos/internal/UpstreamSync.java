@@ -49,10 +49,26 @@ public class UpstreamSync {
 
     private static final Duration LOCK_WAIT = Duration.ofSeconds(10);
 
-    /** Upstream branches to {@code refs/remotes/upstream/*}, forced; tags under their names, never forced. */
-    private static final CheckedFetch.Mapping UPSTREAM = name -> name.startsWith(Constants.R_HEADS)
-            ? new RefSpec("+" + name + ":" + REMOTE + name.substring(Constants.R_HEADS.length()))
-            : new RefSpec(name + ":" + name);
+    /**
+     * Upstream branches to {@code refs/remotes/upstream/*}, forced; tags under their names, only the ones the
+     * repository does not have (a refspec without {@code +} still fast-forwards a tag: a local tag must never move).
+     */
+    private static CheckedFetch.Mapping upstream(Map<String, ObjectId> localTags, List<String> rejected) {
+        return ref -> {
+            String name = ref.getName();
+            if (name.startsWith(Constants.R_HEADS)) {
+                return new RefSpec("+" + name + ":" + REMOTE + name.substring(Constants.R_HEADS.length()));
+            }
+            ObjectId mine = localTags.get(name);
+            if (mine == null) {
+                return new RefSpec(name + ":" + name);
+            }
+            if (!mine.equals(ref.getObjectId())) {
+                rejected.add(name.substring(Constants.R_TAGS.length()));
+            }
+            return null;
+        };
+    }
 
     private final Repositories repositories;
     private final RepositoryStore store;
@@ -155,7 +171,9 @@ public class UpstreamSync {
                     Ref local = git.exactRef(Constants.R_HEADS + name);
                     Map<String, Object> b = compare(walk, name, local, up);
                     String state = (String) b.get("state");
-                    if (state.equals("behind") || state.equals("upstream_only")) {
+                    if (state.equals("upstream_only") && !(walk.parseAny(up.getObjectId()) instanceof RevCommit)) {
+                        b.put("state", "not_a_commit");
+                    } else if (state.equals("behind") || state.equals("upstream_only")) {
                         ObjectId old = local == null ? ObjectId.zeroId() : local.getObjectId();
                         RefUpdate u = git.updateRef(Constants.R_HEADS + name);
                         u.setExpectedOldObjectId(old);
@@ -186,6 +204,12 @@ public class UpstreamSync {
     private Fetched fetch(Caller caller, Repository r, Source source, String token) {
         try (org.eclipse.jgit.lib.Repository git = repositories.open(r)) {
             FetchResult result;
+            Map<String, ObjectId> localTags = new TreeMap<>();
+            for (Ref t : git.getRefDatabase().getRefsByPrefix(Constants.R_TAGS)) {
+                localTags.put(t.getName(), t.getObjectId());
+            }
+            List<String> rejected = new ArrayList<>();
+            CheckedFetch.Mapping mapping = upstream(localTags, rejected);
             if (source.url() != null) {
                 egress.check(URI.create(source.url()));
                 RemoteImport.Outcome outcome = RemoteImport.run(
@@ -194,7 +218,7 @@ public class UpstreamSync {
                         token,
                         repositories.importLimits(),
                         git,
-                        UPSTREAM,
+                        mapping,
                         source.partial());
                 result = outcome.result();
                 if (!outcome.url().equals(storedUrl(r))) {
@@ -204,13 +228,13 @@ public class UpstreamSync {
                 result = CheckedFetch.fetch(
                         Git.wrap(git),
                         repositories.directory(source.repository()).toUri().toString(),
-                        UPSTREAM,
+                        mapping,
                         c -> {},
                         null,
                         null,
                         false);
             }
-            Fetched f = applied(caller, r, git, result);
+            Fetched f = applied(caller, r, git, result, rejected);
             store.fetched(r.id(), null);
             return f;
         } catch (ApiException e) {
@@ -225,11 +249,11 @@ public class UpstreamSync {
     }
 
     /** Prunes upstream branches the upstream no longer has, and publishes the tags the fetch made. */
-    private Fetched applied(Caller caller, Repository r, org.eclipse.jgit.lib.Repository git, FetchResult result)
+    private Fetched applied(
+            Caller caller, Repository r, org.eclipse.jgit.lib.Repository git, FetchResult result, List<String> rejected)
             throws IOException {
         Set<String> advertised = new TreeSet<>();
         List<Map<String, Object>> updated = new ArrayList<>();
-        List<String> rejected = new ArrayList<>();
         List<RefChange> tags = new ArrayList<>();
         if (result != null) {
             result.getAdvertisedRefs().forEach(a -> advertised.add(a.getName()));
@@ -342,8 +366,18 @@ public class UpstreamSync {
             b.put("state", local == null ? "upstream_only" : "local_only");
             return b;
         }
-        RevCommit l = walk.parseCommit(local.getObjectId());
-        RevCommit u = walk.parseCommit(upstream.getObjectId());
+        RevCommit l;
+        RevCommit u;
+        try {
+            l = walk.parseCommit(local.getObjectId());
+            u = walk.parseCommit(upstream.getObjectId());
+        } catch (org.eclipse.jgit.errors.IncorrectObjectTypeException
+                | org.eclipse.jgit.errors.MissingObjectException e) {
+            b.put("ahead", 0);
+            b.put("behind", 0);
+            b.put("state", "not_a_commit");
+            return b;
+        }
         int ahead = count(walk, l, u);
         int behind = count(walk, u, l);
         b.put("ahead", ahead);

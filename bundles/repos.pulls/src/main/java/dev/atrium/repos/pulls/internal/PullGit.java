@@ -58,6 +58,8 @@ import org.eclipse.jgit.treewalk.TreeWalk;
 final class PullGit {
 
     static final Duration LOCK_WAIT = Duration.ofSeconds(10);
+    /** A read does not wait long to bring a fork's head: it keeps the last one (the push that holds it brings it). */
+    static final Duration HEAD_LOCK_WAIT = Duration.ofSeconds(2);
     /** Renames are looked for among at most this many added and deleted files (JGit's default is 400). */
     static final int RENAME_LIMIT = 1000;
 
@@ -102,7 +104,10 @@ final class PullGit {
         }
         try (org.eclipse.jgit.lib.Repository git = open(base)) {
             if (!base.id().equals(head.id())) {
-                try (Git g = Git.wrap(git)) {
+                // a fetch writes a pack into the base repository: under its push lock, like every other writer of
+                // objects, so that an upstream fetch that removes what it brought over its limit never takes this one's
+                try (PushLock lock = registry.lockForPush(base, HEAD_LOCK_WAIT);
+                        Git g = Git.wrap(git)) {
                     g.fetch()
                             .setRemote(registry.directory(head).toUri().toString())
                             .setRefSpecs(new RefSpec("+" + Constants.R_HEADS + headBranch + ":" + headRef))
@@ -146,9 +151,26 @@ final class PullGit {
                 for (DiffEntry e : f.scan(tree(reader, from), tree(reader, to))) {
                     int add = 0;
                     int del = 0;
-                    for (Edit edit : f.toFileHeader(e).toEditList()) {
-                        add += edit.getLengthB();
-                        del += edit.getLengthA();
+                    String patch = null;
+                    if (!truncated) {
+                        // one formatting per file: its counts are read from the patch it makes
+                        one.reset();
+                        f.format(e);
+                        f.flush();
+                        int[] counts = counts(one.toByteArray());
+                        add = counts[0];
+                        del = counts[1];
+                        if (patchBytes + one.size() <= maxPatch) {
+                            patch = one.toString(StandardCharsets.UTF_8);
+                            patchBytes += one.size();
+                        } else {
+                            truncated = true;
+                        }
+                    } else {
+                        for (Edit edit : f.toFileHeader(e).toEditList()) {
+                            add += edit.getLengthB();
+                            del += edit.getLengthA();
+                        }
                     }
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("path", e.getChangeType() == DiffEntry.ChangeType.DELETE ? e.getOldPath() : e.getNewPath());
@@ -156,18 +178,6 @@ final class PullGit {
                     m.put("status", e.getChangeType().name().toLowerCase(Locale.ROOT));
                     m.put("additions", add);
                     m.put("deletions", del);
-                    String patch = null;
-                    if (!truncated) {
-                        one.reset();
-                        f.format(e);
-                        f.flush();
-                        if (patchBytes + one.size() <= maxPatch) {
-                            patch = one.toString(StandardCharsets.UTF_8);
-                            patchBytes += one.size();
-                        } else {
-                            truncated = true;
-                        }
-                    }
                     m.put("patch", patch);
                     files.add(m);
                     additions += add;
@@ -186,6 +196,34 @@ final class PullGit {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Added and removed lines of one file's unified diff: the lines of its hunks that start with {@code +} or
+     * {@code -} (the {@code ---}/{@code +++} header comes before the first {@code @@}).
+     */
+    static int[] counts(byte[] patch) {
+        int add = 0;
+        int del = 0;
+        boolean inHunk = false;
+        for (int i = 0; i < patch.length; ) {
+            int end = i;
+            while (end < patch.length && patch[end] != '\n') {
+                end++;
+            }
+            if (end > i) {
+                byte first = patch[i];
+                if (first == '@' && end - i > 1 && patch[i + 1] == '@') {
+                    inHunk = true;
+                } else if (inHunk && first == '+') {
+                    add++;
+                } else if (inHunk && first == '-') {
+                    del++;
+                }
+            }
+            i = end + 1;
+        }
+        return new int[] {add, del};
     }
 
     /** The unified diff, written as it is made: a large diff never sits whole in memory. */
@@ -280,13 +318,15 @@ final class PullGit {
 
     // ------------------------------------------------------------------------------------------------- merge
 
-    /** What a merge made: the base branch's change and the new commit. */
-    record Merged(RefChange change, String commit) {}
+    /** What a merge made: the base branch's change, the new commit, and the head commit it merged. */
+    record Merged(RefChange change, String commit, String head) {}
 
     /**
-     * Merges the head ({@code headRef} of the base repository) into the base branch by {@code strategy}.
+     * Merges the head ({@code headRef} of the base repository) into the base branch by {@code strategy}. The caller
+     * holds the base repository's push lock.
      *
      * @param expectedBase the base commit the caller checked, or null
+     * @param expectedHead the head commit the caller reviewed, or null
      * @throws ApiException 409 when the base moved since {@code expectedBase} or while merging, on conflicts, or when
      *                      there is nothing to merge; nothing changes then
      */
@@ -296,10 +336,10 @@ final class PullGit {
             String headRef,
             String strategy,
             String expectedBase,
+            String expectedHead,
             PersonIdent merger,
             String message) {
-        try (PushLock lock = registry.lockForPush(base, LOCK_WAIT);
-                org.eclipse.jgit.lib.Repository git = open(base);
+        try (org.eclipse.jgit.lib.Repository git = open(base);
                 RevWalk walk = new RevWalk(git);
                 ObjectInserter ins = git.newObjectInserter()) {
             Ref baseRef = git.exactRef(Constants.R_HEADS + baseBranch);
@@ -315,6 +355,10 @@ final class PullGit {
                 throw ApiException.conflict("the base branch moved since " + expectedBase + " (it is at "
                         + baseId.name() + "): check the pull request again");
             }
+            if (expectedHead != null && !headRefNow.getObjectId().name().equals(expectedHead)) {
+                throw ApiException.conflict("the head moved since " + expectedHead + " (it is at "
+                        + headRefNow.getObjectId().name() + "): review it again");
+            }
             RevCommit b = walk.parseCommit(baseId);
             RevCommit h = walk.parseCommit(headRefNow.getObjectId());
             if (walk.isMergedInto(h, b)) {
@@ -327,6 +371,9 @@ final class PullGit {
                 default -> throw ApiException.badRequest("strategy must be merge, squash or rebase");
             };
             ins.flush();
+            if (walk.parseCommit(result).getTree().equals(b.getTree())) {
+                throw ApiException.conflict("nothing to merge: the base branch already has every change of the head");
+            }
             RefUpdate u = git.updateRef(Constants.R_HEADS + baseBranch);
             u.setExpectedOldObjectId(baseId);
             u.setNewObjectId(result);
@@ -337,7 +384,9 @@ final class PullGit {
                         "the base branch moved while merging (" + r + "); nothing changed: check again");
             }
             return new Merged(
-                    new RefChange(Constants.R_HEADS + baseBranch, baseId.name(), result.name()), result.name());
+                    new RefChange(Constants.R_HEADS + baseBranch, baseId.name(), result.name()),
+                    result.name(),
+                    h.name());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -507,14 +556,27 @@ final class PullGit {
             if (result != RefUpdate.Result.FAST_FORWARD) {
                 throw ApiException.conflict("the head branch moved while resolving (" + result + "); nothing changed");
             }
-            if (!baseRef.startsWith(Constants.R_HEADS)) {
+            return new RefChange(Constants.R_HEADS + headBranch, h.name(), commit.name());
+        } catch (GitAPIException | IOException e) {
+            throw new IllegalStateException("could not commit the resolution", e);
+        } finally {
+            dropPullBase(headRepo, baseRepo);
+        }
+    }
+
+    /** The base's commits fetched into a fork for a resolution are not the fork's to keep a ref to. */
+    private void dropPullBase(Repository headRepo, Repository baseRepo) {
+        if (baseRepo.id().equals(headRepo.id())) {
+            return;
+        }
+        try (org.eclipse.jgit.lib.Repository git = open(headRepo)) {
+            if (git.exactRef("refs/atrium/pull-base") != null) {
                 RefUpdate drop = git.updateRef("refs/atrium/pull-base");
                 drop.setForceUpdate(true);
                 drop.delete();
             }
-            return new RefChange(Constants.R_HEADS + headBranch, h.name(), commit.name());
-        } catch (GitAPIException | IOException e) {
-            throw new IllegalStateException("could not commit the resolution", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -126,12 +126,13 @@ final class PullJson {
 
     /**
      * {@code strategy} {@code merge} (a merge commit, the default), {@code squash} or {@code rebase};
-     * {@code base_commit} the base the caller checked (409 when it moved); {@code delete_branch} deletes the head
-     * branch after the merge.
+     * {@code base_commit} the base the caller checked and {@code head_commit} the head they reviewed (409 when either
+     * moved); {@code delete_branch} deletes the head branch after the merge.
      */
     record Merge(
             String strategy,
             @JsonProperty("base_commit") String baseCommit,
+            @JsonProperty("head_commit") String headCommit,
             String message,
             @JsonProperty("delete_branch") Boolean deleteBranch) {}
 

@@ -321,17 +321,19 @@ public class PullStore {
                 baseCommit);
     }
 
-    Pull merged(Pull p, String mergeCommit, String mergedBy, String baseBefore) {
+    /** Records the merge of an open pull request: the commits it was made from, and the one it made. */
+    Pull merged(Pull p, String mergeCommit, String mergedBy, String baseBefore, String headMerged) {
         return sql.one(
                         "UPDATE pull_requests SET state = 'merged', merge_commit = ?, merged_by = ?, merged_at = now(),"
-                                + " closed_at = now(), updated_at = now(), base_commit = ? WHERE id = ? RETURNING "
-                                + PULL,
+                                + " closed_at = now(), updated_at = now(), base_commit = ?, head_commit = ?"
+                                + " WHERE id = ? AND state = 'open' RETURNING " + PULL,
                         Pull::of,
                         mergeCommit,
                         mergedBy,
                         baseBefore,
+                        headMerged,
                         p.id())
-                .orElseThrow();
+                .orElseThrow(() -> ApiException.conflict("the pull request was merged or closed meanwhile"));
     }
 
     /** Open pull requests whose head is {@code branch} of {@code repoId}, or whose base is. */

@@ -78,7 +78,9 @@ public class Pulls {
     @Deactivate
     void deactivate() throws InterruptedException {
         checks.shutdownNow();
-        checks.awaitTermination(10, TimeUnit.SECONDS);
+        if (!checks.awaitTermination(10, TimeUnit.SECONDS)) {
+            LOG.warn("a merge check did not stop within 10 s of the bundle stopping");
+        }
     }
 
     @Reference(
@@ -120,6 +122,10 @@ public class Pulls {
         if (base.id().equals(head.id()) && baseBranch.equals(headBranch)) {
             throw ApiException.badRequest("head and base are the same branch");
         }
+        if (!publishable(base, head)) {
+            throw ApiException.badRequest("the head is a private fork in another workspace: a pull request would show"
+                    + " its commits to everyone who reads this repository; make the fork public first");
+        }
         // the head commit is recorded after it is in the base repository, under the number the row gets
         Pull p = store.create(
                 base.id(),
@@ -149,11 +155,11 @@ public class Pulls {
         Optional<Repository> head = repositories.byId(p.headRepoId());
         String baseCommit = git.branch(base, p.baseBranch());
         String headCommit = p.headCommit();
-        if (head.isPresent()) {
+        if (head.isPresent() && publishable(base, head.get())) {
             try {
                 headCommit = git.bringHead(base, head.get(), p.headBranch(), p.headRef());
-            } catch (ApiException gone) {
-                // the head branch was deleted: the pull request keeps what it had
+            } catch (ApiException goneOrBusy) {
+                // the head branch was deleted, or a push holds the lock: the pull request keeps what it had
             }
         }
         Pull now = store.moved(p, headCommit, baseCommit == null ? p.baseCommit() : baseCommit);
@@ -163,9 +169,21 @@ public class Pulls {
         return now;
     }
 
+    /**
+     * Whether the head repository's commits may go into the base repository, where everyone who reads the base reads
+     * them: the same repository, a public fork, or a fork in the base's own workspace. A fork made private since stops
+     * feeding its pull requests (they keep the last head they had).
+     */
+    static boolean publishable(Repository base, Repository head) {
+        return head.id().equals(base.id()) || head.isPublic() || head.spaceId().equals(base.spaceId());
+    }
+
     /** The open pull requests {@code branch} of {@code repoId} is the head or base of, brought up to date. */
     void pushed(String repoId, String branch) {
         for (Pull p : store.openTouching(repoId, branch)) {
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
             try {
                 repositories.byId(p.repoId()).ifPresent(base -> recheck(base, current(base, p)));
             } catch (RuntimeException e) {
@@ -231,12 +249,17 @@ public class Pulls {
 
     /** 400 unless {@code path} is a file of the head commit with at least {@code line} lines. */
     void checkLine(Repository base, Pull p, String path, int line) {
-        try (org.eclipse.jgit.lib.Repository repo = git.open(base)) {
-            ObjectId blob = PullGit.blob(repo, p.headCommit(), path);
-            if (blob == null) {
-                throw ApiException.badRequest("path " + path + " is not a file of the head commit");
+        String notAFile = "path " + path + " is not a file of the head commit";
+        try (org.eclipse.jgit.lib.Repository repo = git.open(base);
+                org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(repo);
+                org.eclipse.jgit.treewalk.TreeWalk t = org.eclipse.jgit.treewalk.TreeWalk.forPath(
+                        repo,
+                        path,
+                        walk.parseCommit(ObjectId.fromString(p.headCommit())).getTree())) {
+            if (t == null || t.getFileMode(0).getObjectType() != org.eclipse.jgit.lib.Constants.OBJ_BLOB) {
+                throw ApiException.badRequest(notAFile);
             }
-            ObjectLoader loader = repo.open(blob);
+            ObjectLoader loader = repo.open(t.getObjectId(0));
             if (loader.getSize() > 50L << 20) {
                 throw ApiException.badRequest("path " + path + " is too large to comment on by line");
             }
@@ -253,8 +276,10 @@ public class Pulls {
             if (line > lines) {
                 throw ApiException.badRequest("path " + path + " has " + lines + " lines at the head, not " + line);
             }
-        } catch (org.eclipse.jgit.errors.IncorrectObjectTypeException | IllegalArgumentException e) {
-            throw ApiException.badRequest("path " + path + " is not a file of the head commit");
+        } catch (org.eclipse.jgit.errors.MissingObjectException
+                | org.eclipse.jgit.errors.IncorrectObjectTypeException
+                | IllegalArgumentException e) {
+            throw ApiException.badRequest(notAFile);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -346,6 +371,7 @@ public class Pulls {
             Pull found,
             String strategy,
             String expectedBase,
+            String expectedHead,
             String message,
             boolean deleteBranch) {
         Pull p = current(base, found);
@@ -363,10 +389,19 @@ public class Pulls {
                         p.title() + " (#" + p.number() + ")" + (p.body().isBlank() ? "" : "\n\n" + p.body());
                     default -> "Merge pull request #" + p.number() + " from " + p.headBranch() + "\n\n" + p.title();
                 };
-        PullGit.Merged merged = git.merge(base, p.baseBranch(), p.headRef(), strategy, expectedBase, merger, text);
+        PullGit.Merged merged;
+        Pull done;
+        // the state is read again under the lock every merge of this repository takes: two merges of one pull
+        // request (a double click) cannot both land
+        try (RepositoryRegistry.PushLock lock = repositories.lockForPush(base, PullGit.LOCK_WAIT)) {
+            if (!store.get(base.id(), p.number()).open()) {
+                throw ApiException.conflict("the pull request was merged or closed meanwhile");
+            }
+            merged = git.merge(base, p.baseBranch(), p.headRef(), strategy, expectedBase, expectedHead, merger, text);
+            done = store.merged(
+                    p, merged.commit(), caller.principalId(), merged.change().oldId(), merged.head());
+        }
         repositories.pushed(base, caller.principalId(), List.of(merged.change()));
-        Pull done = store.merged(
-                p, merged.commit(), caller.principalId(), merged.change().oldId());
         publish("merged", base, done, caller.principalId());
         boolean deleted = false;
         if (deleteBranch) {
@@ -426,8 +461,8 @@ public class Pulls {
             try {
                 checkLine(base, p, n.path(), n.line());
                 inline.add(new Comment(null, p.id(), null, null, n.body(), n.path(), n.line(), null, null));
-            } catch (ApiException notALine) {
-                // a note on a line the head does not have is left out
+            } catch (RuntimeException notALine) {
+                // a note on a line the head does not have (or on no file) is left out
             }
         }
         Review r = store.review(p.id(), caller.principalId(), "commented", written.body(), p.headCommit(), inline);

@@ -384,9 +384,10 @@ public class PullsResource {
         String strategy =
                 b.oneOf("strategy", Set.of("merge", "squash", "rebase")).orElse("merge");
         String expected = b.optionalText("base_commit", 40, 40).orElse(null);
+        String expectedHead = b.optionalText("head_commit", 40, 40).orElse(null);
         String message = b.optionalText("message", 1, MAX_TEXT).orElse(null);
         boolean deleteBranch = b.bool("delete_branch").orElse(false);
-        return pulls.merge(caller, base, pull(repoId, number), strategy, expected, message, deleteBranch);
+        return pulls.merge(caller, base, pull(repoId, number), strategy, expected, expectedHead, message, deleteBranch);
     }
 
     @POST

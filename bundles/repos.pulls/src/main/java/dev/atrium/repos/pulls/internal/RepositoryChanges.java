@@ -50,7 +50,9 @@ public class RepositoryChanges implements EventHandler {
     @Deactivate
     void deactivate() throws InterruptedException {
         worker.shutdownNow();
-        worker.awaitTermination(10, TimeUnit.SECONDS);
+        if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
+            LOG.warn("bringing pull requests up to date did not stop within 10 s of the bundle stopping");
+        }
     }
 
     @Override
