@@ -248,6 +248,30 @@ class PullRequestsTest {
         assertEquals("c2", Files.readString(check.resolve("c.txt")).trim());
         og.ok(check, "fsck", "--strict");
 
+        // the events reach people: the base's owner hears of pull requests others open, the author of what was done
+        java.util.Set<String> ownerHeard = new java.util.TreeSet<>();
+        owner.http()
+                .get("/api/notifications?limit=100")
+                .get("notifications")
+                .forEach(x -> ownerHeard.add(x.get("type").asText()));
+        assertEquals(java.util.Set.of("pull.opened"), ownerHeard);
+        java.util.List<String> forkerHeard = new ArrayList<>();
+        forker.http()
+                .get("/api/notifications?limit=100")
+                .get("notifications")
+                .forEach(x -> forkerHeard.add(x.get("type").asText()));
+        java.util.Collections.sort(forkerHeard);
+        assertEquals(
+                List.of(
+                        "pull.commented",
+                        "pull.commented",
+                        "pull.merged",
+                        "pull.merged",
+                        "pull.merged",
+                        "pull.reviewed",
+                        "pull.reviewed"),
+                forkerHeard);
+
         JsonNode merged3 = owner.http().get(pulls(base) + "?state=merged").json();
         assertEquals(3, merged3.get("total").asInt());
         assertEquals(0, owner.http().get(pulls(base)).get("total").asInt(), "none open");
@@ -315,6 +339,54 @@ class PullRequestsTest {
                 pushed, g.ok(work, "rev-parse", "origin/main^1").trim(), "merged onto the commit pushed meanwhile");
         assertTrue(g.ok(work, "branch", "-r").indexOf("origin/topic") < 0, "the head branch was deleted");
         g.ok(work, "fsck", "--strict");
+    }
+
+    @Test
+    void aDefaultBranchThatTakesMergesOnlyRefusesPushesAndCommitsButTakesAPullRequest(AtriumServer server)
+            throws Exception {
+        User owner = server.newUser();
+        String base = seed(owner, "guarded");
+        Http.Reply set = owner.http().patch("/api/repos/" + base, Map.of("merges_only", true));
+        assertEquals(200, set.status(), set.body());
+        assertTrue(set.get("repository").get("merges_only").asBoolean());
+        Path work = cloneOf(owner, base, "guarded");
+        GitClient g = git(owner);
+        String mainAt = g.ok(work, "rev-parse", "main").trim();
+        change(owner, work, "b.txt", "direct\n", "direct to main");
+        GitClient.Result refused = g.run(work, "push", "origin", "main");
+        assertTrue(refused.exit() != 0, refused.both());
+        assertTrue(refused.both().contains("merges of pull requests only"), refused.both());
+        assertEquals(
+                mainAt, g.ok(work, "ls-remote", "origin", "refs/heads/main").split("\t")[0]);
+        Http.Reply commit = ReposApiTest.commit(
+                owner, base, "main", mainAt, "api commit", List.of(ReposApiTest.file("e.txt", "e")));
+        assertEquals(409, commit.status(), commit.body());
+        g.ok(work, "bundle", "create", tmp.resolve("main.bundle").toString(), "main");
+        Http.Reply bundled = owner.http()
+                .send(
+                        "POST",
+                        "/api/repos/" + base + "/import",
+                        Files.readAllBytes(tmp.resolve("main.bundle")),
+                        "application/x-git-bundle");
+        assertEquals(409, bundled.status(), bundled.body());
+        assertTrue(bundled.body().contains("merges of pull requests only"), bundled.body());
+
+        g.ok(work, "push", "-q", "origin", "main:topic");
+        JsonNode pr = open(owner, base, base, "topic", "Through a pull request");
+        Http.Reply merged =
+                owner.http().post(pulls(base) + "/" + pr.get("number").asInt() + "/merge", null);
+        assertEquals(200, merged.status(), merged.body());
+        assertEquals(
+                merged.get("merge_commit").asText(),
+                g.ok(work, "ls-remote", "origin", "refs/heads/main").split("\t")[0]);
+
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + base, Map.of("merges_only", false))
+                        .status());
+        g.ok(work, "pull", "-q", "--no-rebase", "origin", "main");
+        g.ok(work, "push", "-q", "origin", "main");
     }
 
     @Test

@@ -95,6 +95,14 @@ public interface RepositoryRegistry {
      */
     String resolveCommit(Repository repository, String revision);
 
+    /**
+     * Whether the repository's default branch takes merges of pull requests only ({@code merges_only}): a push or a
+     * commit to it is refused; a pull request's merge moves it.
+     *
+     * @since 1.5
+     */
+    boolean mergesOnly(Repository repository);
+
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
 

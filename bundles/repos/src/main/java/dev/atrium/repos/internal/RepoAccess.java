@@ -89,6 +89,7 @@ public class RepoAccess {
         m.put("is_default", r.isDefault());
         m.put("forked_from", r.forkedFrom());
         m.put("allow_force_push", r.allowForcePush());
+        m.put("merges_only", store.mergesOnly(r.id()));
         m.put("clone_url", base + "/git/" + space.slug() + "/" + r.name() + ".git");
         m.put("stars", stars);
         m.put("created_at", r.createdAt().toString());

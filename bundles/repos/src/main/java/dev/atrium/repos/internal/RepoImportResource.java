@@ -134,14 +134,36 @@ public class RepoImportResource {
             try (org.eclipse.jgit.lib.Repository git = repositories.open(r);
                     Git g = Git.wrap(git);
                     var lock = repositories.lockForPush(r, PUSH_WAIT)) {
-                FetchResult result = CheckedFetch.fetch(g, tmp.toString(), false, c -> {}, null, null);
-                if (result == null) {
+                // a local tag never moves (a refspec without + still fast-forwards one), and a default branch that
+                // takes merges only takes none from a bundle
+                boolean mergesOnly = repositories.mergesOnly(r);
+                Map<String, org.eclipse.jgit.lib.ObjectId> tags = new java.util.HashMap<>();
+                git.getRefDatabase()
+                        .getRefsByPrefix(Constants.R_TAGS)
+                        .forEach(t -> tags.put(t.getName(), t.getObjectId()));
+                List<String> rejected = new ArrayList<>();
+                CheckedFetch.Mapping mapping = ref -> {
+                    String name = ref.getName();
+                    if (mergesOnly && name.equals(Constants.R_HEADS + r.defaultBranch())) {
+                        rejected.add(name + " (the default branch takes merges of pull requests only)");
+                        return null;
+                    }
+                    if (tags.containsKey(name)) {
+                        if (!tags.get(name).equals(ref.getObjectId())) {
+                            rejected.add(name + " (a tag never moves)");
+                        }
+                        return null;
+                    }
+                    return new org.eclipse.jgit.transport.RefSpec(name + ":" + name);
+                };
+                FetchResult result = CheckedFetch.fetch(g, tmp.toString(), mapping, c -> {}, null, null, false);
+                if (result == null && rejected.isEmpty()) {
                     return Map.of("refs", List.of()); // no branches or tags: nothing to import
                 }
                 List<RefChange> changes = new ArrayList<>();
                 List<Map<String, Object>> refs = new ArrayList<>();
-                List<String> rejected = new ArrayList<>();
-                for (TrackingRefUpdate u : result.getTrackingRefUpdates()) {
+                Iterable<TrackingRefUpdate> updates = result == null ? List.of() : result.getTrackingRefUpdates();
+                for (TrackingRefUpdate u : updates) {
                     switch (u.getResult()) {
                         case NEW, FAST_FORWARD, FORCED -> {
                             changes.add(new RefChange(

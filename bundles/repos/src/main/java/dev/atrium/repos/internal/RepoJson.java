@@ -27,6 +27,7 @@ final class RepoJson {
             @JsonProperty("is_default") boolean isDefault,
             @JsonProperty("forked_from") String forkedFrom,
             @JsonProperty("allow_force_push") boolean allowForcePush,
+            @JsonProperty("merges_only") boolean mergesOnly,
             @JsonProperty("clone_url") String cloneUrl,
             long stars,
             @JsonProperty("created_at") Instant createdAt,
@@ -60,7 +61,8 @@ final class RepoJson {
             String description,
             String visibility,
             @JsonProperty("default_branch") String defaultBranch,
-            @JsonProperty("allow_force_push") Boolean allowForcePush) {}
+            @JsonProperty("allow_force_push") Boolean allowForcePush,
+            @JsonProperty("merges_only") Boolean mergesOnly) {}
 
     /**
      * The optional body of a fork: {@code space_id} (required to fork someone else's repository) is a workspace of the

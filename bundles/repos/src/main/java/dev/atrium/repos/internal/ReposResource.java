@@ -134,7 +134,11 @@ public class ReposResource {
                 b.oneOf("visibility", SpaceReposResource.VISIBILITIES).orElse(null);
         String branch = b.optionalText("default_branch", 1, 200).orElse(null);
         Boolean force = b.bool("allow_force_push").orElse(null);
+        Boolean mergesOnly = b.bool("merges_only").orElse(null);
         Repository r = repositories.update(l.repo(), name, description, visibility, branch, force);
+        if (mergesOnly != null) {
+            repositories.store().setMergesOnly(r.id(), mergesOnly);
+        }
         return Map.of("repository", json(new Located(r, l.space(), true), uri));
     }
 
@@ -253,6 +257,10 @@ public class ReposResource {
     }
 
     Map<String, Object> commit(Repository r, Caller caller, CommitRequest req) {
+        if (req.branch().equals(r.defaultBranch()) && repositories.mergesOnly(r)) {
+            throw ApiException.conflict("the default branch " + r.defaultBranch()
+                    + " takes merges of pull requests only (merges_only): commit to another branch and open one");
+        }
         try (org.eclipse.jgit.lib.Repository git = repositories.open(r);
                 RevWalk walk = new RevWalk(git)) {
             RefChange change = GitWrites.commit(git, req);

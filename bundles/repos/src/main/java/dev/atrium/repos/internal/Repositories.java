@@ -185,6 +185,11 @@ public class Repositories implements RepositoryRegistry {
     }
 
     @Override
+    public boolean mergesOnly(Repository repository) {
+        return store.mergesOnly(repository.id());
+    }
+
+    @Override
     public Optional<Repository> byId(String id) {
         return store.byId(id);
     }

@@ -151,6 +151,16 @@ public class RepositoryStore {
         return sql.count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
     }
 
+    /** Whether the repository's default branch takes merges of pull requests only. */
+    boolean mergesOnly(String repoId) {
+        return sql.one("SELECT merges_only FROM repositories WHERE id = ?", rs -> rs.getBoolean(1), repoId)
+                .orElse(false);
+    }
+
+    void setMergesOnly(String repoId, boolean mergesOnly) {
+        sql.update("UPDATE repositories SET merges_only = ?, updated_at = now() WHERE id = ?", mergesOnly, repoId);
+    }
+
     /**
      * A repository's upstream row.
      *

@@ -315,6 +315,7 @@ public class GitHttpServlet extends HttpServlet {
         rp.setObjectChecker(repositories().newObjectChecker());
         rp.setPreReceiveHook((pack, commands) -> {
             String attack = collisionProblem(db);
+            boolean mergesOnly = repositories().mergesOnly(r);
             for (ReceiveCommand c : commands) {
                 if (attack != null) {
                     c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, attack);
@@ -328,6 +329,10 @@ public class GitHttpServlet extends HttpServlet {
                 if (c.getType() == ReceiveCommand.Type.DELETE
                         && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
                     c.setResult(ReceiveCommand.Result.REJECTED_NODELETE, "the default branch cannot be deleted");
+                } else if (mergesOnly && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
+                    c.setResult(
+                            ReceiveCommand.Result.REJECTED_OTHER_REASON,
+                            "the default branch takes merges of pull requests only");
                 }
             }
         });

@@ -4,6 +4,8 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.NamedThreads;
 import dev.atrium.kernel.api.PrincipalDirectory;
+import dev.atrium.notifications.api.Notice;
+import dev.atrium.notifications.api.Notifications;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryRegistry;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
@@ -56,11 +58,18 @@ public class Pulls {
     private final RepositoryRegistry repositories;
     private final PullStore store;
     private final PullGit git;
+    private final PullDiffs diffs;
     private final AiReviewer reviewer;
     private final PrincipalDirectory principals;
     private final ExecutorService checks =
             Executors.newSingleThreadExecutor(NamedThreads.factory("atrium-pull-checks"));
     private volatile EventAdmin events;
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile Notifications notifications;
 
     @Activate
     public Pulls(
@@ -73,6 +82,7 @@ public class Pulls {
         this.reviewer = reviewer;
         this.principals = principals;
         this.git = new PullGit(repositories);
+        this.diffs = new PullDiffs(git);
     }
 
     @Deactivate
@@ -99,6 +109,10 @@ public class Pulls {
 
     PullGit git() {
         return git;
+    }
+
+    PullDiffs diffs() {
+        return diffs;
     }
 
     // ------------------------------------------------------------------------------------------- open, current
@@ -141,6 +155,9 @@ public class Pulls {
         p = current(base, p);
         recheck(base, p);
         publish("opened", base, p, caller.principalId());
+        if (!repositories.readable(caller, base.id()).owned()) {
+            notify(Notice.toSpaceOwner(base.spaceId(), "pull.opened", title(p, "opened on " + base.name())), p);
+        }
         return p;
     }
 
@@ -237,6 +254,11 @@ public class Pulls {
         Pull updated = store.update(p, title, body, baseBranch, draft, state);
         if (state != null && !state.equals(p.state())) {
             publish(state.equals("closed") ? "closed" : "reopened", base, updated, caller.principalId());
+            toAuthor(
+                    caller,
+                    updated,
+                    "pull." + (state.equals("closed") ? "closed" : "reopened"),
+                    state.equals("closed") ? "closed" : "reopened");
         }
         if (baseBranch != null || "open".equals(state)) {
             updated = current(base, updated);
@@ -288,6 +310,7 @@ public class Pulls {
     Comment comment(Caller caller, Repository base, Pull p, Comment c) {
         Comment made = store.comment(p.id(), null, caller.principalId(), c.body(), c.path(), c.line(), p.headCommit());
         publish("commented", base, p, caller.principalId());
+        toAuthor(caller, p, "pull.commented", "has a new comment");
         return made;
     }
 
@@ -333,6 +356,15 @@ public class Pulls {
         };
         Review r = store.review(p.id(), caller.principalId(), state, body, p.headCommit(), inline);
         publish("reviewed", base, p, caller.principalId());
+        toAuthor(
+                caller,
+                p,
+                "pull.reviewed",
+                switch (state) {
+                    case "approved" -> "was approved";
+                    case "changes_requested" -> "needs changes";
+                    default -> "was reviewed";
+                });
         return reviewJson(base, p, r);
     }
 
@@ -403,6 +435,7 @@ public class Pulls {
         }
         repositories.pushed(base, caller.principalId(), List.of(merged.change()));
         publish("merged", base, done, caller.principalId());
+        toAuthor(caller, done, "pull.merged", "was merged");
         boolean deleted = false;
         if (deleteBranch) {
             Optional<Repository> head = repositories.byId(p.headRepoId());
@@ -454,7 +487,7 @@ public class Pulls {
     }
 
     Map<String, Object> aiReview(Caller caller, Repository base, Pull p) {
-        Map<String, Object> diff = git.diff(base, p.baseCommit(), p.headCommit(), AiReviewer.MAX_DIFF);
+        Map<String, Object> diff = diffs.diff(base, p.baseCommit(), p.headCommit(), AiReviewer.MAX_DIFF);
         AiReviewer.Written written = reviewer.review(caller, base.spaceId(), p, diff);
         List<Comment> inline = new ArrayList<>();
         for (AiReviewer.Note n : written.notes()) {
@@ -480,6 +513,33 @@ public class Pulls {
                 .filter(n -> n != null && !n.isBlank())
                 .orElse(principalId);
         return new PersonIdent(name, principalId + "@users.noreply.atrium");
+    }
+
+    /** Tells the pull request's author what someone else did to it. */
+    private void toAuthor(Caller caller, Pull p, String type, String what) {
+        if (!p.authorId().equals(caller.principalId())) {
+            notify(Notice.toPrincipal(p.authorId(), type, title(p, what)), p);
+        }
+    }
+
+    private static String title(Pull p, String what) {
+        String t = "#" + p.number() + " " + p.title();
+        String full = t + " " + what;
+        return full.length() <= 200 ? full : t.substring(0, Math.max(1, 199 - what.length() - 1)) + "… " + what;
+    }
+
+    /** Posts the notice when notifications run; a notice that cannot be posted never fails the request. */
+    private void notify(Notice notice, Pull p) {
+        Notifications n = notifications;
+        if (n == null) {
+            return;
+        }
+        try {
+            n.post(notice.withLink("/api/repos/" + p.repoId() + "/pulls/" + p.number())
+                    .withData(Map.of("repo_id", p.repoId(), "number", p.number(), "pull_id", p.id())));
+        } catch (RuntimeException e) {
+            LOG.warn("could not post the notification {} of pull request {}", notice.type(), p.id(), e);
+        }
     }
 
     private void publish(String what, Repository base, Pull p, String principalId) {

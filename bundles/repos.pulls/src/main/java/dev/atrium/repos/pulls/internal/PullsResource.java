@@ -227,14 +227,14 @@ public class PullsResource {
         Repository base = repositories.readable(Caller.from(sc), repoId).repository();
         Pull p = pulls.current(base, pull(repoId, number));
         if ("patch".equals(format)) {
-            StreamingOutput out = o -> pulls.git().patch(base, p.baseCommit(), p.headCommit(), o);
+            StreamingOutput out = o -> pulls.diffs().patch(base, p.baseCommit(), p.headCommit(), o);
             return Response.ok(out, "text/x-diff; charset=utf-8").build();
         }
         if (format != null && !format.equals("json")) {
             throw ApiException.badRequest("format must be json or patch");
         }
         return Response.ok(
-                        pulls.git().diff(base, p.baseCommit(), p.headCommit(), MAX_PATCH_JSON),
+                        pulls.diffs().diff(base, p.baseCommit(), p.headCommit(), MAX_PATCH_JSON),
                         MediaType.APPLICATION_JSON)
                 .build();
     }
