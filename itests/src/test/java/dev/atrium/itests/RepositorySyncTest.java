@@ -230,6 +230,20 @@ class RepositorySyncTest {
                 "fast_forwarded", branch(synced.json(), "main").get("state").asText());
         assertEquals(1, branch(synced.json(), "main").get("behind").asInt());
 
+        // a default branch that takes merges only is reported behind, never moved by a sync
+        assertEquals(
+                200,
+                forker.http()
+                        .patch("/api/repos/" + id, Map.of("merges_only", true))
+                        .status());
+        g.ok(work, "commit", "-q", "--allow-empty", "-m", "after merges only");
+        g.ok(work, "push", "-q", "origin", "main");
+        String before = head(forker, id, "main");
+        Http.Reply guarded = forker.http().post("/api/repos/" + id + "/sync", null);
+        assertEquals(200, guarded.status(), guarded.body());
+        assertEquals("merges_only", branch(guarded.json(), "main").get("state").asText());
+        assertEquals(before, head(forker, id, "main"));
+
         // once the source is private, the fork's owner can no longer fetch from it
         assertEquals(
                 200,

@@ -143,16 +143,15 @@ final class ClusterUpgrade {
     }
 
     private static EmbeddedPostgres start(Path pgData, PgBinaryResolver binaries) throws IOException {
-        return EmbeddedStarts.withRetries(
-                "the PostgreSQL of " + pgData,
-                () -> EmbeddedPostgres.builder()
-                        .setDataDirectory(pgData)
-                        .setCleanDataDirectory(false)
-                        // a server stopped while it upgrades stops these too; the next start finds the old cluster as
-                        // it was
-                        .setRegisterShutdownHook(true)
-                        .setPgBinaryResolver(binaries)
-                        .start());
+        return EmbeddedPostgres.builder()
+                // not zonky's own choice, which an outgoing connection can take before PostgreSQL binds it
+                .setPort(EmbeddedStarts.port())
+                .setDataDirectory(pgData)
+                .setCleanDataDirectory(false)
+                // a server stopped while it upgrades stops these too; the next start finds the old cluster as it was
+                .setRegisterShutdownHook(true)
+                .setPgBinaryResolver(binaries)
+                .start();
     }
 
     /** Copies every database, refusing before anything is written when one holds what the copy does not carry. */

@@ -328,31 +328,30 @@ public class Database {
 
     /** Starts the server in {@code pgData}; a cluster initdb makes there is kept in {@code keepAs} before the server runs. */
     static EmbeddedPostgres startServer(File pgData, ClusterTemplate keepAs) throws IOException {
-        return EmbeddedStarts.withRetries(
-                "the embedded PostgreSQL",
-                () -> EmbeddedPostgres.builder()
-                        .setDataDirectory(pgData)
-                        .setCleanDataDirectory(false)
-                        // stopped by this component, after everything that uses it: the library's own JVM shutdown hook
-                        // stopped it on SIGTERM while the framework was still stopping the capabilities using it
-                        .setRegisterShutdownHook(false)
-                        // the library's default for tests is off: a commit answered before its WAL is flushed, lost for
-                        // good if
-                        // postgres is killed (OOM, power) within the next ~0.6 s. A 201 must mean the row is there.
-                        .setServerConfig("synchronous_commit", "on")
-                        .setPgBinaryResolver(Database::binaries)
-                        .setDataDirectoryCustomizer(dir -> {
-                            if (keepAs != null) {
-                                try {
-                                    keepAs.keep(dir.toPath());
-                                } catch (IOException e) {
-                                    LOG.warn(
-                                            "could not keep a cluster template in {}: every fresh start runs initdb",
-                                            keepAs.dir(),
-                                            e);
-                                }
-                            }
-                        })
-                        .start());
+        return EmbeddedPostgres.builder()
+                // not zonky's own choice, which an outgoing connection can take before PostgreSQL binds it
+                .setPort(EmbeddedStarts.port())
+                .setDataDirectory(pgData)
+                .setCleanDataDirectory(false)
+                // stopped by this component, after everything that uses it: the library's own JVM shutdown hook
+                // stopped it on SIGTERM while the framework was still stopping the capabilities using it
+                .setRegisterShutdownHook(false)
+                // the library's default for tests is off: a commit answered before its WAL is flushed, lost for good if
+                // postgres is killed (OOM, power) within the next ~0.6 s. A 201 must mean the row is there.
+                .setServerConfig("synchronous_commit", "on")
+                .setPgBinaryResolver(Database::binaries)
+                .setDataDirectoryCustomizer(dir -> {
+                    if (keepAs != null) {
+                        try {
+                            keepAs.keep(dir.toPath());
+                        } catch (IOException e) {
+                            LOG.warn(
+                                    "could not keep a cluster template in {}: every fresh start runs initdb",
+                                    keepAs.dir(),
+                                    e);
+                        }
+                    }
+                })
+                .start();
     }
 }

@@ -141,11 +141,15 @@ public class RepoImportResource {
                 git.getRefDatabase()
                         .getRefsByPrefix(Constants.R_TAGS)
                         .forEach(t -> tags.put(t.getName(), t.getObjectId()));
+                Ref defaultRef = git.exactRef(Constants.R_HEADS + r.defaultBranch());
+                org.eclipse.jgit.lib.ObjectId defaultAt = defaultRef == null ? null : defaultRef.getObjectId();
                 List<String> rejected = new ArrayList<>();
                 CheckedFetch.Mapping mapping = ref -> {
                     String name = ref.getName();
-                    if (mergesOnly && name.equals(Constants.R_HEADS + r.defaultBranch())) {
-                        rejected.add(name + " (the default branch takes merges of pull requests only)");
+                    if (mergesOnly && name.equals(Constants.R_HEADS + r.defaultBranch()) && defaultAt != null) {
+                        if (!defaultAt.equals(ref.getObjectId())) {
+                            rejected.add(name + " (the default branch takes merges of pull requests only)");
+                        }
                         return null;
                     }
                     if (tags.containsKey(name)) {

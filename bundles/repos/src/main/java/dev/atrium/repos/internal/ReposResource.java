@@ -256,8 +256,17 @@ public class ReposResource {
         return Response.status(201).entity(commit(l.repo(), caller, req)).build();
     }
 
+    /** Whether the branch exists (a merges-only default branch may still be made: a repository starts somewhere). */
+    private boolean exists(Repository r, String branch) {
+        try (org.eclipse.jgit.lib.Repository git = repositories.open(r)) {
+            return git.exactRef(org.eclipse.jgit.lib.Constants.R_HEADS + branch) != null;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     Map<String, Object> commit(Repository r, Caller caller, CommitRequest req) {
-        if (req.branch().equals(r.defaultBranch()) && repositories.mergesOnly(r)) {
+        if (req.branch().equals(r.defaultBranch()) && repositories.mergesOnly(r) && exists(r, req.branch())) {
             throw ApiException.conflict("the default branch " + r.defaultBranch()
                     + " takes merges of pull requests only (merges_only): commit to another branch and open one");
         }

@@ -203,7 +203,7 @@ public class RepositoryMaintenance implements EventHandler {
                     .setMustExist(true)
                     .build()) {
                 Properties before = Git.wrap(git).gc().getStatistics();
-                String why = always ? reason : needs(before);
+                String why = always ? reason : needs(before, status(repo.get()));
                 if (why == null) {
                     return;
                 }
@@ -287,7 +287,7 @@ public class RepositoryMaintenance implements EventHandler {
     }
 
     /** Why the repository needs a collection, or null. */
-    private String needs(Properties stats) {
+    private String needs(Properties stats, Status last) {
         long packed = number(stats, "numberOfPackedObjects");
         long loose = number(stats, "numberOfLooseObjects");
         if (number(stats, "numberOfBitmaps") == 0 && packed + loose >= config.bitmapMinObjects()) {
@@ -296,7 +296,14 @@ public class RepositoryMaintenance implements EventHandler {
         if (number(stats, "numberOfPackFiles") > config.maxPacks()) {
             return number(stats, "numberOfPackFiles") + " pack files";
         }
-        if (loose > config.maxLooseObjects()) {
+        // a collection leaves the unreachable objects younger than the prune window loose (a force push's, a deleted
+        // branch's): counted, they would start a collection on every push for an hour that removes none of them
+        long settled = last.looseObjects() != null
+                        && last.lastRunAt() != null
+                        && last.lastRunAt().isAfter(Instant.now().minus(Duration.ofHours(1)))
+                ? last.looseObjects()
+                : 0;
+        if (loose - settled > config.maxLooseObjects()) {
             return loose + " loose objects";
         }
         return null;

@@ -164,6 +164,7 @@ public class UpstreamSync {
             Fetched f = fetch(caller, r, source, token);
             List<Map<String, Object>> branches = new ArrayList<>();
             List<RefChange> changes = new ArrayList<>();
+            boolean mergesOnly = repositories.mergesOnly(r);
             try (org.eclipse.jgit.lib.Repository git = repositories.open(r);
                     RevWalk walk = new RevWalk(git)) {
                 for (Ref up : git.getRefDatabase().getRefsByPrefix(REMOTE)) {
@@ -173,6 +174,9 @@ public class UpstreamSync {
                     String state = (String) b.get("state");
                     if (state.equals("upstream_only") && !(walk.parseAny(up.getObjectId()) instanceof RevCommit)) {
                         b.put("state", "not_a_commit");
+                    } else if (state.equals("behind") && mergesOnly && name.equals(r.defaultBranch())) {
+                        // it takes merges of pull requests only: reported, never moved
+                        b.put("state", "merges_only");
                     } else if (state.equals("behind") || state.equals("upstream_only")) {
                         ObjectId old = local == null ? ObjectId.zeroId() : local.getObjectId();
                         RefUpdate u = git.updateRef(Constants.R_HEADS + name);

@@ -36,7 +36,6 @@ import java.util.regex.Pattern;
 import org.eclipse.jgit.errors.PackProtocolException;
 import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.http.server.GitSmartHttpTools;
-import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 import org.eclipse.jgit.transport.PacketLineIn;
@@ -313,29 +312,7 @@ public class GitHttpServlet extends HttpServlet {
         rp.setRefLogIdent(new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium"));
         // the same fsck rules and ref-name rules as every other way into a repository (bundle, import, fork)
         rp.setObjectChecker(repositories().newObjectChecker());
-        rp.setPreReceiveHook((pack, commands) -> {
-            String attack = collisionProblem(db);
-            boolean mergesOnly = repositories().mergesOnly(r);
-            for (ReceiveCommand c : commands) {
-                if (attack != null) {
-                    c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, attack);
-                    continue;
-                }
-                String problem = repositories().refNameProblem(c.getRefName());
-                if (problem != null) {
-                    c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, problem);
-                    continue;
-                }
-                if (c.getType() == ReceiveCommand.Type.DELETE
-                        && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
-                    c.setResult(ReceiveCommand.Result.REJECTED_NODELETE, "the default branch cannot be deleted");
-                } else if (mergesOnly && c.getRefName().equals(Constants.R_HEADS + r.defaultBranch())) {
-                    c.setResult(
-                            ReceiveCommand.Result.REJECTED_OTHER_REASON,
-                            "the default branch takes merges of pull requests only");
-                }
-            }
-        });
+        rp.setPreReceiveHook(new PushRules(repositories(), r, () -> collisionProblem(db)));
         rp.setPostReceiveHook((pack, commands) -> {
             List<RefChange> changes = new ArrayList<>();
             for (ReceiveCommand c : commands) {

@@ -464,6 +464,10 @@ public class Pulls {
         if (!p.open()) {
             throw ApiException.conflict("the pull request is " + p.state());
         }
+        if (p.headBranch().equals(head.defaultBranch()) && repositories.mergesOnly(head)) {
+            throw ApiException.conflict("the head branch " + p.headBranch()
+                    + " is a default branch that takes merges of pull requests only: resolve on another branch");
+        }
         RefChange change = git.resolve(
                 base,
                 p.baseBranch(),
@@ -525,7 +529,14 @@ public class Pulls {
     private static String title(Pull p, String what) {
         String t = "#" + p.number() + " " + p.title();
         String full = t + " " + what;
-        return full.length() <= 200 ? full : t.substring(0, Math.max(1, 199 - what.length() - 1)) + "… " + what;
+        if (full.length() <= 200) {
+            return full;
+        }
+        int cut = Math.max(1, 199 - what.length() - 1);
+        if (Character.isLowSurrogate(t.charAt(cut))) {
+            cut--; // never half a character
+        }
+        return t.substring(0, cut) + "… " + what;
     }
 
     /** Posts the notice when notifications run; a notice that cannot be posted never fails the request. */
