@@ -92,6 +92,10 @@ final class PullGit {
             throw ApiException.conflict("the head branch " + headBranch + " does not exist");
         }
         try (org.eclipse.jgit.lib.Repository git = open(base)) {
+            Ref kept = git.exactRef(headRef);
+            if (kept != null && kept.getObjectId().name().equals(commit)) {
+                return commit; // nothing moved: no fetch, no lock (every read of a pull request comes here)
+            }
             if (!base.id().equals(head.id())) {
                 // a fetch writes a pack into the base repository: under its push lock, like every other writer of
                 // objects, so that an upstream fetch that removes what it brought over its limit never takes this one's

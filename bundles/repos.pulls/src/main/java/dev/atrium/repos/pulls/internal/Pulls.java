@@ -179,7 +179,11 @@ public class Pulls {
                 // the head branch was deleted, or a push holds the lock: the pull request keeps what it had
             }
         }
-        Pull now = store.moved(p, headCommit, baseCommit == null ? p.baseCommit() : baseCommit);
+        String baseNow = baseCommit == null ? p.baseCommit() : baseCommit;
+        if (headCommit.equals(p.headCommit()) && baseNow.equals(p.baseCommit())) {
+            return p; // nothing moved: no write
+        }
+        Pull now = store.moved(p, headCommit, baseNow);
         if (!now.headCommit().equals(p.headCommit())) {
             publish("synchronized", base, now, null);
         }
@@ -369,14 +373,19 @@ public class Pulls {
     }
 
     List<Map<String, Object>> reviewsJson(Repository base, Pull p) {
+        List<Comment> comments = store.comments(p.id()); // once for every review
         List<Map<String, Object>> out = new ArrayList<>();
         for (Review r : store.reviews(p.id())) {
-            out.add(reviewJson(base, p, r));
+            out.add(reviewJson(base, p, r, comments));
         }
         return out;
     }
 
     private Map<String, Object> reviewJson(Repository base, Pull p, Review r) {
+        return reviewJson(base, p, r, store.comments(p.id()));
+    }
+
+    private Map<String, Object> reviewJson(Repository base, Pull p, Review r, List<Comment> comments) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", r.id());
         m.put("author_id", r.authorId());
@@ -389,7 +398,7 @@ public class Pulls {
                 commentsJson(
                         base,
                         p,
-                        store.comments(p.id()).stream()
+                        comments.stream()
                                 .filter(c -> r.id().equals(c.reviewId()))
                                 .toList()));
         return m;
