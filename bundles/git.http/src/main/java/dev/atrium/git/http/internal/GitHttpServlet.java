@@ -104,6 +104,16 @@ public class GitHttpServlet extends HttpServlet {
     /** Dynamic: the servlet outlives an update of the repos bundle, and requests wait for its new revision. */
     private transient volatile RepositoryRegistry registry;
 
+    /** Capabilities' checks of pushes (Actions refuses a workflow file that does not parse). */
+    @Reference(
+            service = dev.atrium.repos.api.PushCheck.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY,
+            fieldOption = org.osgi.service.component.annotations.FieldOption.UPDATE)
+    private final transient java.util.List<dev.atrium.repos.api.PushCheck> pushChecks =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final transient Object registryLock = new Object();
     private final long registryWaitMillis;
     private final long maxBodyBytes;
@@ -312,7 +322,7 @@ public class GitHttpServlet extends HttpServlet {
         rp.setRefLogIdent(new PersonIdent(caller.principalId(), caller.principalId() + "@users.noreply.atrium"));
         // the same fsck rules and ref-name rules as every other way into a repository (bundle, import, fork)
         rp.setObjectChecker(repositories().newObjectChecker());
-        rp.setPreReceiveHook(new PushRules(repositories(), r, () -> collisionProblem(db)));
+        rp.setPreReceiveHook(new PushRules(repositories(), r, () -> collisionProblem(db), pushChecks));
         rp.setPostReceiveHook((pack, commands) -> {
             List<RefChange> changes = new ArrayList<>();
             for (ReceiveCommand c : commands) {

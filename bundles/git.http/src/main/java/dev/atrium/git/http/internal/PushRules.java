@@ -20,11 +20,17 @@ final class PushRules implements PreReceiveHook {
     private final RepositoryRegistry repositories;
     private final Repository repo;
     private final Supplier<String> attack;
+    private final java.util.List<dev.atrium.repos.api.PushCheck> checks;
 
-    PushRules(RepositoryRegistry repositories, Repository repo, Supplier<String> attack) {
+    PushRules(
+            RepositoryRegistry repositories,
+            Repository repo,
+            Supplier<String> attack,
+            java.util.List<dev.atrium.repos.api.PushCheck> checks) {
         this.repositories = repositories;
         this.repo = repo;
         this.attack = attack;
+        this.checks = checks;
     }
 
     @Override
@@ -57,6 +63,30 @@ final class PushRules implements PreReceiveHook {
                 c.setResult(
                         ReceiveCommand.Result.REJECTED_OTHER_REASON,
                         "the default branch takes merges of pull requests only");
+            }
+        }
+        capabilityChecks(pack, now, commands);
+    }
+
+    /** The capabilities' checks ({@link dev.atrium.repos.api.PushCheck}) of each ref still to be made or moved. */
+    private void capabilityChecks(ReceivePack pack, Repository now, Collection<ReceiveCommand> commands) {
+        for (ReceiveCommand c : commands) {
+            if (c.getResult() != ReceiveCommand.Result.NOT_ATTEMPTED || c.getType() == ReceiveCommand.Type.DELETE) {
+                continue;
+            }
+            RepositoryRegistry.RefChange change = new RepositoryRegistry.RefChange(
+                    c.getRefName(), c.getOldId().name(), c.getNewId().name());
+            for (dev.atrium.repos.api.PushCheck check : checks) {
+                String problem;
+                try {
+                    problem = check.problem(now, pack.getRepository(), change);
+                } catch (RuntimeException e) {
+                    problem = "a check of this push failed: " + e.getMessage();
+                }
+                if (problem != null) {
+                    c.setResult(ReceiveCommand.Result.REJECTED_OTHER_REASON, problem);
+                    break;
+                }
             }
         }
     }

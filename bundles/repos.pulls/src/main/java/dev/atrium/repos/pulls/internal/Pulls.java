@@ -50,8 +50,17 @@ public class Pulls {
     /** EventAdmin topics: {@code atrium/pull/opened}, {@code …/closed}, … with {@link #EVENT_PROPERTIES}. */
     static final String TOPIC = "atrium/pull/";
 
-    static final List<String> EVENT_PROPERTIES =
-            List.of("repo_id", "space_id", "pull_id", "number", "principal_id", "head_commit", "base_commit");
+    static final List<String> EVENT_PROPERTIES = List.of(
+            "repo_id",
+            "space_id",
+            "pull_id",
+            "number",
+            "principal_id",
+            "head_commit",
+            "base_commit",
+            "head_repo_id",
+            "head_branch",
+            "base_branch");
 
     private static final Logger LOG = LoggerFactory.getLogger(Pulls.class);
 
@@ -574,6 +583,9 @@ public class Pulls {
         props.put("number", p.number());
         props.put("head_commit", p.headCommit());
         props.put("base_commit", p.baseCommit());
+        props.put("head_repo_id", p.headRepoId());
+        props.put("head_branch", p.headBranch());
+        props.put("base_branch", p.baseBranch());
         if (principalId != null) {
             props.put("principal_id", principalId);
         }
