@@ -1,0 +1,210 @@
+package dev.atrium.containers.podman.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.runner.api.JobContainer.Output;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The few calls of the Docker-compatible API (v1.41) the runner makes, over {@link UnixHttp}. podman 4.3 answers them
+ * as Docker does, except that an import takes its tag in {@code repo} ({@code tag} is ignored).
+ */
+final class DockerApi {
+
+    static final String PREFIX = "/v1.41";
+    private static final Duration CALL = Duration.ofSeconds(60);
+    private static final Duration IMPORT = Duration.ofMinutes(10);
+
+    private final UnixHttp http;
+    private final ObjectMapper json;
+
+    DockerApi(UnixHttp http, ObjectMapper json) {
+        this.http = http;
+        this.json = json;
+    }
+
+    /** Whether the service answers {@code /_ping}. */
+    boolean ping(Duration timeout) {
+        try {
+            UnixHttp.Response r = http.request("GET", "/_ping", null, null, timeout);
+            return r.status() == 200;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** {@code GET /version}: the service's version, e.g. {@code 4.3.1}. */
+    String version() throws IOException {
+        return call("GET", "/version", null, CALL).path("Version").asText("");
+    }
+
+    /** Creates a container; {@code config} is the Docker create body. @return its id */
+    String createContainer(String name, ObjectNode config) throws IOException {
+        return call("POST", "/containers/create?name=" + encode(name), config, CALL)
+                .path("Id")
+                .asText();
+    }
+
+    void startContainer(String id) throws IOException {
+        call("POST", "/containers/" + encode(id) + "/start", null, CALL);
+    }
+
+    /** Sends SIGKILL to the container's processes; a container that is gone or not running is no error. */
+    /** Freezes ({@code pause}) or thaws ({@code unpause}) every process of the container. */
+    void pause(String id, boolean pause) throws IOException {
+        call("POST", "/containers/" + encode(id) + (pause ? "/pause" : "/unpause"), null, CALL);
+    }
+
+    void kill(String id) throws IOException {
+        try {
+            call("POST", "/containers/" + encode(id) + "/kill?signal=KILL", null, CALL);
+        } catch (ApiException e) {
+            if (e.status() != 404 && e.status() != 409) {
+                throw e;
+            }
+        }
+    }
+
+    /** Removes the container, killing it if it runs; one already gone is no error. */
+    void remove(String id) throws IOException {
+        try {
+            call("DELETE", "/containers/" + encode(id) + "?force=true&v=true", null, CALL);
+        } catch (ApiException e) {
+            if (e.status() != 404) {
+                throw e;
+            }
+        }
+    }
+
+    /** The ids of every container, running or not. */
+    List<String> containers() throws IOException {
+        List<String> ids = new ArrayList<>();
+        for (JsonNode c : call("GET", "/containers/json?all=true", null, CALL)) {
+            ids.add(c.path("Id").asText());
+        }
+        return ids;
+    }
+
+    boolean imageExists(String reference) throws IOException {
+        try {
+            call("GET", "/images/" + reference + "/json", null, CALL);
+            return true;
+        } catch (ApiException e) {
+            if (e.status() == 404) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** Imports a rootfs tar as the image {@code reference} ({@code repo:tag}). */
+    void importImage(Path tar, String reference) throws IOException {
+        UnixHttp.Response r = http.request(
+                "POST",
+                PREFIX + "/images/create?fromSrc=-&repo=" + encode(reference),
+                "application/x-tar",
+                UnixHttp.Body.of(tar),
+                IMPORT);
+        String text = r.text();
+        if (r.status() / 100 != 2) {
+            throw new ApiException(r.status(), message(text, r.status()));
+        }
+        // a stream of JSON progress messages; a failure is one with "error"
+        for (String line : text.split("\n")) {
+            if (line.contains("\"error\"")) {
+                JsonNode message = json.readTree(line);
+                throw new ApiException(500, message.path("error").asText(line));
+            }
+        }
+        if (!imageExists(reference)) {
+            throw new ApiException(500, "the import of " + tar + " left no image " + reference);
+        }
+    }
+
+    /** Creates an exec of {@code command} in the container, attached to its stdout and stderr. @return its id */
+    String createExec(String container, List<String> command, List<String> env, String workdir) throws IOException {
+        ObjectNode body = json.createObjectNode();
+        body.put("AttachStdin", false)
+                .put("AttachStdout", true)
+                .put("AttachStderr", true)
+                .put("Tty", false);
+        command.forEach(body.putArray("Cmd")::add);
+        env.forEach(body.putArray("Env")::add);
+        body.put("WorkingDir", workdir);
+        return call("POST", "/containers/" + encode(container) + "/exec", body, CALL)
+                .path("Id")
+                .asText();
+    }
+
+    /**
+     * Starts an exec and copies its output to {@code output} as it arrives, until the command ends (or the container
+     * is killed). No timeout: a step runs as long as it runs; an interrupt of the calling thread closes the connection
+     * ({@link java.nio.channels.ClosedByInterruptException}).
+     */
+    void runExec(String execId, Output output) throws IOException {
+        byte[] body = json.writeValueAsBytes(Map.of("Detach", false, "Tty", false));
+        try (UnixHttp.Exchange exchange = http.open(
+                "POST", PREFIX + "/exec/" + encode(execId) + "/start", "application/json", UnixHttp.Body.of(body))) {
+            exchange.readHead();
+            if (exchange.status() / 100 != 2) {
+                String text = new String(exchange.body().readAllBytes(), StandardCharsets.UTF_8);
+                throw new ApiException(exchange.status(), message(text, exchange.status()));
+            }
+            try (InputStream in = exchange.body()) {
+                Frames.copy(in, output);
+            }
+        }
+    }
+
+    /** The exec's exit code, or null while it runs or when podman saw none. */
+    Integer execExitCode(String execId) throws IOException {
+        JsonNode exec = call("GET", "/exec/" + encode(execId) + "/json", null, CALL);
+        if (exec.path("Running").asBoolean(false) || !exec.path("ExitCode").isInt()) {
+            return null;
+        }
+        return exec.path("ExitCode").asInt();
+    }
+
+    private JsonNode call(String method, String path, JsonNode body, Duration timeout) throws IOException {
+        UnixHttp.Response r = http.request(
+                method,
+                path.startsWith("/_") ? path : PREFIX + path,
+                body == null ? null : "application/json",
+                body == null ? null : UnixHttp.Body.of(json.writeValueAsBytes(body)),
+                timeout);
+        String text = r.text();
+        if (r.status() / 100 != 2) {
+            throw new ApiException(r.status(), method + " " + path + ": " + message(text, r.status()));
+        }
+        if (text.isBlank()) {
+            return json.createObjectNode();
+        }
+        return json.readTree(text);
+    }
+
+    private String message(String text, int status) {
+        try {
+            JsonNode node = json.readTree(text);
+            if (node != null && node.hasNonNull("message")) {
+                return node.get("message").asText();
+            }
+        } catch (IOException e) {
+            // not JSON: the text itself says it
+        }
+        String trimmed = text.strip();
+        return trimmed.isEmpty() ? "HTTP " + status : trimmed;
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.atrium.containers.podman.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+@ObjectClassDefinition(name = "Atrium podman job runner")
+public @interface PodmanConfig {
+
+    @AttributeDefinition(description = "The podman binary (ATRIUM_PODMAN_BIN): a path, or a name looked up on the PATH")
+    String binary() default "podman";
+
+    @AttributeDefinition(
+            description = "The data directory (--data, ATRIUM_DATA); podman's socket and storage live in its "
+                    + "runner-podman/")
+    String dataDirectory() default "data";
+
+    @AttributeDefinition(
+            description = "Where the images are (ATRIUM_RUNNER_IMAGES): each <label>.tar is a root filesystem whose "
+                    + "runs-on label is its name ('./atrium images' builds busybox.tar and debian.tar)")
+    String imagesDirectory() default "~/.cache/atrium/images";
+
+    @AttributeDefinition(
+            description = "The label ubuntu-latest, ubuntu-24.04, ubuntu-22.04, linux and self-hosted stand for "
+                    + "(empty: debian when debian.tar exists, else busybox)")
+    String defaultLabel() default "";
+
+    @AttributeDefinition(description = "A container's memory limit unless the job gives one (bytes; no swap)")
+    long memoryBytes() default 1L << 30;
+
+    @AttributeDefinition(description = "The CPUs a container may use unless the job says")
+    double cpus() default 1.0;
+
+    @AttributeDefinition(description = "The most processes a container may have unless the job says")
+    int pids() default 512;
+
+    @AttributeDefinition(description = "The user commands run as in the container (uid:gid)")
+    String user() default "1000:1000";
+
+    @AttributeDefinition(description = "The container's network mode ('none': no network at all)")
+    String network() default "none";
+}
