@@ -46,11 +46,15 @@ final class SweepFixtures {
         DOMAIN,
         RELEASE_ASSET,
         PULL,
+        ACTION_RUN,
+        ACTION_JOB,
+        ACTION_ARTIFACT,
         NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
     static final String RELEASE_TAG = "sweep-v1";
+    static final String SWEEP_WORKFLOW = "sweep.yml";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -288,6 +292,52 @@ final class SweepFixtures {
                         .path("id")
                         .asText());
 
+        // Actions: a secret, a workflow, a finished run of it with its job and artifact
+        ok(http.put("/api/repos/" + repoId + "/actions/secrets/SWEEP_VAR", Map.of("value", "kept secret")), 201);
+        ok(
+                http.send(
+                        "PUT",
+                        "/api/repos/" + repoId + "/workflows/" + SWEEP_WORKFLOW,
+                        "on: workflow_dispatch\njobs:\n  kept:\n    runs-on: busybox\n    steps:\n"
+                                + "      - run: echo kept > kept.txt\n      - uses: actions/upload-artifact@v4\n"
+                                + "        with:\n          name: kept\n          path: kept.txt\n",
+                        "text/yaml"),
+                201);
+        String actionRun = ok(
+                        http.post("/api/repos/" + repoId + "/actions/runs", Map.of("workflow", SWEEP_WORKFLOW)), 201)
+                .path("workflow_run")
+                .path("id")
+                .asText();
+        ids.put(Kind.ACTION_RUN, actionRun);
+        for (long deadline = System.nanoTime() + 120_000_000_000L; System.nanoTime() < deadline; ) {
+            JsonNode r = ok(http.get("/api/repos/" + repoId + "/actions/runs/" + actionRun), 200)
+                    .path("workflow_run");
+            if (r.path("status").asText().equals("completed")) {
+                assertEquals("success", r.path("conclusion").asText(), r.toString());
+                break;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        ids.put(
+                Kind.ACTION_JOB,
+                ok(http.get("/api/repos/" + repoId + "/actions/runs/" + actionRun + "/jobs"), 200)
+                        .path("jobs")
+                        .path(0)
+                        .path("id")
+                        .asText());
+        ids.put(
+                Kind.ACTION_ARTIFACT,
+                ok(http.get("/api/repos/" + repoId + "/actions/runs/" + actionRun + "/artifacts"), 200)
+                        .path("artifacts")
+                        .path(0)
+                        .path("id")
+                        .asText());
+
         // a kv resource with an entry and a token (its binding is made with the service below); its second workspace
         // holds a read grant
         String resource = ok(http.post("/api/resources", Map.of("name", RESOURCE_NAME, "type", "kv")), 201)
@@ -374,6 +424,20 @@ final class SweepFixtures {
 
     /** The kind of object a path parameter names, from the literal segment before it. */
     static Kind kindOf(String previousSegment, String param) {
+        switch (param) {
+            case "actionRunId" -> {
+                return Kind.ACTION_RUN; // /api/repos/{repoId}/actions/runs/{actionRunId}
+            }
+            case "jobId" -> {
+                return Kind.ACTION_JOB;
+            }
+            case "actionArtifactId" -> {
+                return Kind.ACTION_ARTIFACT;
+            }
+            default -> {
+                // named by the segment before it
+            }
+        }
         if (param.startsWith("fileId")) {
             return Kind.FILE; // storage's /storage/{fileId}, /storage/download/{fileId}, /storage/upload/{fileId}
         }
@@ -443,7 +507,7 @@ final class SweepFixtures {
             case "ref" -> "main";
             case "tag" -> RELEASE_TAG;
             case "branch" -> "feature";
-            case "path" -> template.contains("/git/history/") ? "README.md" : "README.md";
+            case "path" -> template.contains("/workflows/") ? SWEEP_WORKFLOW : "README.md";
             case "baseHead" -> "main...feature";
             case "commitId" -> commit;
             case "username" -> template.startsWith("/admin/") ? adminTarget.username() : b.username();

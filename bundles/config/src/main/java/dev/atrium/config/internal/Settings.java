@@ -89,6 +89,18 @@ final class Settings {
         pids.put(
                 "dev.atrium.repos.releases",
                 List.of(Setting.of("maxAssetBytes", LONG, env("ATRIUM_RELEASE_ASSET_MAX_BYTES"))));
+        pids.put(
+                "dev.atrium.actions",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("maxJobs", INTEGER, env("ATRIUM_ACTIONS_MAX_JOBS")),
+                        Setting.of("maxJobsPerPrincipal", INTEGER, env("ATRIUM_ACTIONS_MAX_JOBS_PER_PRINCIPAL")),
+                        Setting.of("jobMemoryMb", INTEGER, env("ATRIUM_ACTIONS_JOB_MEMORY_MB")),
+                        Setting.of("jobMilliCpus", INTEGER, env("ATRIUM_ACTIONS_JOB_MILLICPUS")),
+                        Setting.of("maxJobMinutes", INTEGER, env("ATRIUM_ACTIONS_MAX_JOB_MINUTES")),
+                        Setting.of("artifactRetentionDays", INTEGER, env("ATRIUM_ACTIONS_ARTIFACT_RETENTION_DAYS")),
+                        Setting.of("maxArtifactBytes", LONG, env("ATRIUM_ACTIONS_MAX_ARTIFACT_BYTES")),
+                        Setting.of("maxLogBytes", LONG, env("ATRIUM_ACTIONS_MAX_LOG_BYTES"))));
         pids.put("dev.atrium.resources", List.of(DATA_DIRECTORY));
         pids.put(
                 "dev.atrium.services",
@@ -154,6 +166,12 @@ final class Settings {
                         DATA_DIRECTORY,
                         Setting.of("binary", STRING, env("ATRIUM_WORKERD_BIN")),
                         Setting.of("drainGraceMillis", LONG, env("ATRIUM_WORKERD_DRAIN_GRACE_MS"))));
+        pids.put(
+                "dev.atrium.containers.podman",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("binary", STRING, env("ATRIUM_PODMAN_BIN")),
+                        Setting.of("imagesDirectory", STRING, env("ATRIUM_RUNNER_IMAGES"))));
         pids.put("dev.atrium.git.http", List.of(Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());
         pids.put(
