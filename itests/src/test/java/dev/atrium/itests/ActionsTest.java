@@ -510,6 +510,22 @@ class ActionsTest {
         GitClient.Result push = git(owner).run(work, "push", "origin", "main");
         assertTrue(push.exit() != 0, "the push was refused");
         assertTrue(push.err().contains("line 5") && push.err().contains("container"), push.err());
+        // and so are an unsupported uses: and a YAML error, each with its line
+        for (String[] bad : new String[][] {
+            {
+                "on: push\njobs:\n  a:\n    runs-on: busybox\n    steps:\n      - uses: docker/build-push-action@v6\n",
+                "line 6",
+                "docker/build-push-action@v6"
+            },
+            {"on: push\njobs:\n  a:\n    runs-on: busybox\n    steps: [unclosed\n", "line ", "invalid YAML"}
+        }) {
+            Files.writeString(work.resolve(".github/workflows/bad.yml"), bad[0]);
+            git(owner).ok(work, "add", "-A");
+            git(owner).ok(work, "commit", "-q", "--amend", "-m", "bad");
+            GitClient.Result refused = git(owner).run(work, "push", "origin", "main");
+            assertTrue(refused.exit() != 0, "the push was refused: " + refused.err());
+            assertTrue(refused.err().contains(bad[1]) && refused.err().contains(bad[2]), refused.err());
+        }
         assertEquals(1, owner.http().get(workflows).get("workflows").size());
 
         assertEquals(200, owner.http().delete(workflows + "/good.yml").status());

@@ -25,7 +25,6 @@ final class JobParser {
             "defaults",
             "timeout-minutes",
             "strategy",
-            "concurrency",
             "outputs",
             "steps",
             "continue-on-error");
@@ -35,6 +34,7 @@ final class JobParser {
             "environment", "Atrium has no deployment environments",
             "container", "the runner chooses the job's container by its label",
             "services", "service containers are not supported",
+            "concurrency", "a job's own concurrency group is not supported: set concurrency on the workflow",
             "uses", "reusable workflows are not supported",
             "with", "reusable workflows are not supported",
             "secrets", "reusable workflows are not supported");

@@ -78,7 +78,6 @@ class WorkflowParseTest {
                 needs: build
                 if: github.ref == 'refs/heads/main'
                 runs-on: ubuntu-latest
-                concurrency: publish
                 defaults:
                   run:
                     working-directory: out
@@ -142,7 +141,7 @@ class WorkflowParseTest {
         assertEquals(List.of("build"), publish.needs());
         assertEquals(360, publish.timeoutMinutes());
         assertNull(publish.strategy());
-        assertEquals(new Concurrency("publish", false), publish.concurrency());
+        assertEquals(null, publish.concurrency());
         assertEquals(new Defaults(null, "out"), publish.defaults());
         assertEquals(new Defaults("bash", "out"), publish.defaults().orElse(w.defaults()));
         assertTrue(publish.steps().get(1).continueOnError());

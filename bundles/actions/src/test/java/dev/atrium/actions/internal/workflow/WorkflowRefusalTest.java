@@ -44,6 +44,7 @@ class WorkflowRefusalTest {
                         + " by its label",
                 e.getMessage());
         assertEquals(5, e.column());
+        assertRefused(job("concurrency: one-at-a-time"), 5, "a job's own concurrency group is not supported");
     }
 
     @Test
