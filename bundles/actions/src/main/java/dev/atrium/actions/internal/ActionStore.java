@@ -340,6 +340,17 @@ public class ActionStore {
                 jobId);
     }
 
+    /**
+     * Locks the run of a job first: every transaction that changes jobs takes its run's row before any job's, so two of
+     * them never wait for each other's rows (a deadlock).
+     */
+    static void lockRunOf(Connection c, String jobId) throws SQLException {
+        Sql.exec(
+                c,
+                "SELECT r.id FROM action_runs r JOIN action_jobs j ON j.run_id = r.id WHERE j.id = ? FOR UPDATE OF r",
+                jobId);
+    }
+
     static void saveSteps(Connection c, String jobId, List<Step> steps) throws SQLException {
         Sql.update(c, "UPDATE action_jobs SET steps = ?::jsonb WHERE id = ?", json(steps), jobId);
     }

@@ -185,7 +185,8 @@ public class JobScheduler {
 
     // ------------------------------------------------------------------------------------------- scheduling
 
-    private static final String READY = "SELECT j.id FROM action_jobs j JOIN action_runs r ON r.id = j.run_id"
+    private static final String READY = "SELECT j.id, r.principal_id, r.repo_id FROM action_jobs j"
+            + " JOIN action_runs r ON r.id = j.run_id"
             + " WHERE j.status = 'queued' AND r.status <> 'completed'"
             + " AND NOT EXISTS (SELECT 1 FROM action_jobs d WHERE d.run_id = j.run_id AND d.status <> 'completed'"
             + "   AND d.job_key IN (SELECT jsonb_array_elements_text(j.needs)))"
@@ -193,8 +194,10 @@ public class JobScheduler {
             + "   AND o.concurrency_group = r.concurrency_group AND o.status <> 'completed' AND o.number < r.number)"
             + " ORDER BY j.seq LIMIT 50";
 
+    private record Ready(String jobId, String principalId, String repoId) {}
+
     private void schedule() {
-        List<String> ready = sql.list(READY, rs -> rs.getString(1));
+        List<Ready> ready = sql.list(READY, rs -> new Ready(rs.getString(1), rs.getString(2), rs.getString(3)));
         if (ready.isEmpty()) {
             return;
         }
@@ -205,25 +208,39 @@ public class JobScheduler {
                             + " AND (reason IS NULL OR (reason LIKE 'waiting for a runner:%' AND reason <> ?))",
                     "waiting for a runner: " + reason, "waiting for a runner: " + reason);
         }
+        // what each Principal runs now, so that a pass over a long queue does not try, one transaction each, jobs of
+        // a Principal at its cap (the claim checks the cap again, under its lock)
+        Map<String, Long> busy = new java.util.HashMap<>();
+        sql.list(
+                        "SELECT r.principal_id, count(*) FROM action_jobs j JOIN action_runs r ON r.id = j.run_id"
+                                + " WHERE j.status = 'in_progress' GROUP BY r.principal_id",
+                        rs -> Map.entry(rs.getString(1), rs.getLong(2)))
+                .forEach(e -> busy.put(e.getKey(), e.getValue()));
+        Map<String, Optional<Repository>> repos = new java.util.HashMap<>();
         // a runner that lost its service may start it again for the next job: one job tries, every PROBE_NANOS
         boolean probe = reason != null && runners.runner() != null && System.nanoTime() - lastProbe > PROBE_NANOS;
-        for (String jobId : ready) {
+        for (Ready r : ready) {
             if (stopping || running.size() >= settings.maxJobs) {
                 return;
             }
+            if (busy.getOrDefault(r.principalId(), 0L) >= settings.maxJobsPerPrincipal) {
+                continue;
+            }
             String blocked = probe ? null : reason;
             // read before the transaction: no second connection is taken while one is held
-            Repository repo = store.repoOfJob(jobId).flatMap(repositories::byId).orElse(null);
+            Repository repo =
+                    repos.computeIfAbsent(r.repoId(), repositories::byId).orElse(null);
             if (repo == null) {
                 continue; // the repository is being deleted: its runs go with it
             }
             List<Event> out = new ArrayList<>();
             Claimed claimed = sql.tx(c -> {
                 out.clear();
-                return claim(c, jobId, repo, blocked, out);
+                return claim(c, r.jobId(), repo, blocked, out);
             });
             events.committed(out);
             if (claimed != null) {
+                busy.merge(r.principalId(), 1L, Long::sum);
                 if (probe) {
                     lastProbe = System.nanoTime();
                     probe = false;
@@ -238,17 +255,16 @@ public class JobScheduler {
     /** Skips the job, or takes it for this instance when it may start now; null when it does not start. */
     private Claimed claim(Connection c, String jobId, Repository repo, String unavailable, List<Event> out)
             throws SQLException {
-        lockRunOf(c, jobId);
-        Optional<Job> locked = Sql.one(
+        ActionStore.lockRunOf(c, jobId);
+        if (Sql.one(
                         c,
                         "SELECT id FROM action_jobs WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED",
                         rs -> rs.getString(1),
                         jobId)
-                .flatMap(id -> sqlJob(c, id));
-        if (locked.isEmpty()) {
+                .isEmpty()) {
             return null;
         }
-        Job job = locked.get();
+        Job job = ActionStore.job(c, jobId).orElseThrow();
         Run run = ActionStore.run(c, job.runId()).orElseThrow();
         Workflow wf = workflowOf(run);
         dev.atrium.actions.internal.workflow.Job spec =
@@ -301,26 +317,9 @@ public class JobScheduler {
         out.add(ActionStore.append(c, run.id(), "job.started", Map.of("job_id", job.id(), "name", job.name())));
         out.addAll(Runs.settle(c, run.id()));
         return new Claimed(
-                ActionStore.run(c, run.id()).orElseThrow(), sqlJob(c, job.id()).orElseThrow(), wf);
-    }
-
-    /**
-     * Locks the run of a job first: every transaction that changes jobs takes its run's row before any job's, so two of
-     * them never wait for each other's rows (a deadlock).
-     */
-    static void lockRunOf(Connection c, String jobId) throws SQLException {
-        Sql.exec(
-                c,
-                "SELECT r.id FROM action_runs r JOIN action_jobs j ON j.run_id = r.id WHERE j.id = ? FOR UPDATE OF r",
-                jobId);
-    }
-
-    private static Optional<Job> sqlJob(Connection c, String id) {
-        try {
-            return ActionStore.job(c, id);
-        } catch (SQLException e) {
-            throw Sql.translate(e);
-        }
+                ActionStore.run(c, run.id()).orElseThrow(),
+                ActionStore.job(c, job.id()).orElseThrow(),
+                wf);
     }
 
     private void start(Claimed claimed) {
@@ -342,7 +341,7 @@ public class JobScheduler {
         } catch (IOException | RuntimeException e) {
             LOG.warn("job {} could not be started", claimed.job().id(), e);
             List<Event> out = sql.tx(c -> {
-                lockRunOf(c, claimed.job().id());
+                ActionStore.lockRunOf(c, claimed.job().id());
                 return Runs.endJob(c, claimed.job(), "failure", "the job could not be started: " + e);
             });
             events.committed(out);
@@ -387,7 +386,7 @@ public class JobScheduler {
             data.put("conclusion", s.conclusion());
         }
         Event ev = sql.tx(c -> {
-            lockRunOf(c, e.job.id());
+            ActionStore.lockRunOf(c, e.job.id());
             ActionStore.saveSteps(c, e.job.id(), steps);
             return ActionStore.append(
                     c, e.run.id(), "step." + (s.status().equals("completed") ? "completed" : "started"), data);
@@ -437,7 +436,7 @@ public class JobScheduler {
         List<Event> out = sql.tx(c -> {
             List<Event> ev = new ArrayList<>();
             cancelSiblings.clear();
-            lockRunOf(c, e.job.id());
+            ActionStore.lockRunOf(c, e.job.id());
             // the job is still this execution's: not ended meanwhile by the stale sweep (this instance's lock lost
             // with its database connection), then run again
             int mine = Sql.update(
@@ -491,7 +490,7 @@ public class JobScheduler {
             LOG.debug("the log of requeued job {}: {}", e.job.id(), ex.toString());
         }
         List<Event> out = sql.tx(c -> {
-            lockRunOf(c, e.job.id());
+            ActionStore.lockRunOf(c, e.job.id());
             Sql.update(
                     c,
                     "UPDATE action_jobs SET status = 'queued', instance_id = NULL, started_at = NULL, steps = '[]'"

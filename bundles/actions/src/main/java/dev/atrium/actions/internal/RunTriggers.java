@@ -15,6 +15,7 @@ import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryEvents;
 import dev.atrium.repos.api.RepositoryRegistry;
+import dev.atrium.repos.api.RepositoryRegistry.RefChange;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -115,17 +116,7 @@ public class RunTriggers implements EventHandler {
                 worker.execute(() -> forget(repoId));
             } else if (event.getTopic().equals(RepositoryEvents.PUSHED)) {
                 String actor = String.valueOf(event.getProperty(RepositoryEvents.PRINCIPAL_ID));
-                Object refs = event.getProperty(RepositoryEvents.REFS);
-                Iterable<?> lines = refs instanceof Iterable<?> list
-                        ? list
-                        : refs instanceof String text ? List.of(text.split("\n")) : List.of();
-                List<String[]> changes = new ArrayList<>();
-                for (Object line : lines) {
-                    String[] parts = String.valueOf(line).trim().split(" ");
-                    if (parts.length == 3) {
-                        changes.add(parts);
-                    }
-                }
+                List<RefChange> changes = RepositoryEvents.refChanges(event.getProperty(RepositoryEvents.REFS));
                 worker.execute(() -> pushed(repoId, actor, changes));
             } else {
                 worker.execute(() -> pullRequest(event, repoId));
@@ -135,15 +126,15 @@ public class RunTriggers implements EventHandler {
         }
     }
 
-    private void pushed(String repoId, String actor, List<String[]> changes) {
+    private void pushed(String repoId, String actor, List<RefChange> changes) {
         Optional<Repository> found = repositories.byId(repoId);
         if (found.isEmpty()) {
             return;
         }
         Repository repo = found.get();
-        for (String[] c : changes) {
-            String ref = c[0];
-            String newId = c[2];
+        for (RefChange c : changes) {
+            String ref = c.ref();
+            String newId = c.newId();
             if (ObjectId.zeroId().name().equals(newId)
                     || !(ref.startsWith("refs/heads/") || ref.startsWith("refs/tags/"))) {
                 continue;
@@ -152,7 +143,7 @@ public class RunTriggers implements EventHandler {
                 if (ref.equals("refs/heads/" + repo.defaultBranch())) {
                     files.sync(repo, null);
                 }
-                List<String> paths = changedPaths(repo, c[1], newId);
+                List<String> paths = changedPaths(repo, c.oldId(), newId);
                 runs.trigger(
                         repo,
                         new Trigger("push", ref, newId, actor, false, Map.of()),

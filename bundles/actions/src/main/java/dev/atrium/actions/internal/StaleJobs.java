@@ -72,7 +72,7 @@ final class StaleJobs {
                 continue;
             }
             List<Event> out = sql.tx(tx -> {
-                JobScheduler.lockRunOf(tx, c[0]);
+                ActionStore.lockRunOf(tx, c[0]);
                 Optional<Job> j = ActionStore.job(tx, c[0]);
                 if (j.isEmpty() || !j.get().status().equals("in_progress")) {
                     return List.<Event>of();

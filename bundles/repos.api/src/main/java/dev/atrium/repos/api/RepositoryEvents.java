@@ -29,4 +29,24 @@ public final class RepositoryEvents {
     public static final String COMMITS = "commits";
 
     private RepositoryEvents() {}
+
+    /**
+     * The ref changes a push event's {@link #REFS} property names (a list of "ref old new" lines, or one text of
+     * them); lines of another shape are left out.
+     *
+     * @since 1.6
+     */
+    public static java.util.List<RepositoryRegistry.RefChange> refChanges(Object refs) {
+        Iterable<?> lines = refs instanceof Iterable<?> list
+                ? list
+                : refs instanceof String text ? java.util.List.of(text.split("\n")) : java.util.List.of();
+        java.util.List<RepositoryRegistry.RefChange> out = new java.util.ArrayList<>();
+        for (Object line : lines) {
+            String[] parts = String.valueOf(line).trim().split(" ");
+            if (parts.length == 3) {
+                out.add(new RepositoryRegistry.RefChange(parts[0], parts[1], parts[2]));
+            }
+        }
+        return out;
+    }
 }

@@ -64,14 +64,9 @@ public class RepositoryChanges implements EventHandler {
             if (event.getTopic().equals(RepositoryEvents.DELETED)) {
                 worker.execute(() -> store.forgetRepository(repoId));
             } else {
-                Object refs = event.getProperty(RepositoryEvents.REFS);
-                Iterable<?> lines = refs instanceof Iterable<?> list
-                        ? list
-                        : refs instanceof String text ? java.util.List.of(text.split("\n")) : java.util.List.of();
-                for (Object line : lines) {
-                    String[] parts = String.valueOf(line).trim().split(" ");
-                    if (parts.length == 3 && parts[0].startsWith("refs/heads/")) {
-                        String branch = parts[0].substring("refs/heads/".length());
+                for (var change : RepositoryEvents.refChanges(event.getProperty(RepositoryEvents.REFS))) {
+                    if (change.ref().startsWith("refs/heads/")) {
+                        String branch = change.ref().substring("refs/heads/".length());
                         worker.execute(() -> pulls.pushed(repoId, branch));
                     }
                 }
