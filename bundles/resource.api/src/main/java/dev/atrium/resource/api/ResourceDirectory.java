@@ -67,4 +67,27 @@ public interface ResourceDirectory {
 
     /** A facet and the context to call it with. */
     record Opened<F>(F facet, ResourceContext context, Bound bound) {}
+
+    /**
+     * Creates a resource of {@code space} as {@code POST /api/resources} does: the type's default backend (or
+     * {@code backend}), {@code config} checked against the provider's schema, provisioned before the call returns.
+     *
+     * @param space   proven for {@code caller} by the kernel's owner scope
+     * @param backend null for the type's default
+     * @return the resource, as {@link #find} would give it to a service of {@code space}
+     * @throws IllegalArgumentException with a message for the client: an unknown type or backend, a bad name or config
+     * @throws IllegalStateException    when {@code space} has a resource of that name already
+     * @throws ResourceException        when the provider could not provision it
+     * @since 1.9
+     */
+    Bound create(Caller caller, SpaceRef space, String type, String backend, String name, Map<String, Object> config)
+            throws ResourceException;
+
+    /**
+     * Deletes a resource of {@code space} with its data, as {@code DELETE /api/resources/:id} does; whether it was there.
+     * A resource of another workspace is not touched (false).
+     *
+     * @since 1.9
+     */
+    boolean delete(Caller caller, SpaceRef space, String resourceId) throws ResourceException;
 }

@@ -219,4 +219,16 @@ public class Directory implements ResourceDirectory {
         }
         return Optional.empty();
     }
+
+    // filled in by the resources helper's branch (issue 37)
+    @Override
+    public Bound create(
+            Caller caller, SpaceRef space, String type, String backend, String name, Map<String, Object> config) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public boolean delete(Caller caller, SpaceRef space, String resourceId) {
+        throw new UnsupportedOperationException("not yet");
+    }
 }
