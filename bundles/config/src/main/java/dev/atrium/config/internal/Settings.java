@@ -101,6 +101,13 @@ final class Settings {
                         Setting.of("artifactRetentionDays", INTEGER, env("ATRIUM_ACTIONS_ARTIFACT_RETENTION_DAYS")),
                         Setting.of("maxArtifactBytes", LONG, env("ATRIUM_ACTIONS_MAX_ARTIFACT_BYTES")),
                         Setting.of("maxLogBytes", LONG, env("ATRIUM_ACTIONS_MAX_LOG_BYTES"))));
+        pids.put(
+                "dev.atrium.apps",
+                List.of(
+                        DATA_DIRECTORY,
+                        Setting.of("buildTimeoutSeconds", INTEGER, env("ATRIUM_APPS_BUILD_TIMEOUT_SECONDS")),
+                        Setting.of("maxArtifactBytes", LONG, env("ATRIUM_APPS_MAX_ARTIFACT_BYTES")),
+                        Setting.of("secretGraceSeconds", INTEGER, env("ATRIUM_APPS_SECRET_GRACE_SECONDS"))));
         pids.put("dev.atrium.resources", List.of(DATA_DIRECTORY));
         pids.put(
                 "dev.atrium.services",

@@ -1,0 +1,362 @@
+package dev.atrium.apps.internal;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.apps.internal.AppStore.Group;
+import dev.atrium.apps.internal.AppStore.GroupObject;
+import dev.atrium.apps.internal.manifest.Manifest;
+import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Caller;
+import dev.atrium.kernel.api.Digests;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.ResourceException;
+import dev.atrium.services.api.ServiceControl;
+import dev.atrium.services.api.ServiceControl.EnvVar;
+import dev.atrium.services.api.ServiceControl.ServiceInfo;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * Makes a group's inventory what its manifest says: resources, the OAuth client, and a service per worker and
+ * container, each named {@code <group>-<key>}. {@link #plan} compares and touches nothing; {@link #apply} changes
+ * in dependency order (resources, client, services; deletions last, services first) and records each object as
+ * soon as it exists, so an apply cut short converges when run again: what it made is found in the inventory, or
+ * adopted by its name.
+ */
+@Component(service = GroupReconciler.class)
+public class GroupReconciler {
+
+    static final String RESOURCE = "resource";
+    static final String SERVICE = "service";
+    static final String OAUTH = "oauth_client";
+
+    private final AppStore store;
+    private final ServiceControl services;
+    private final ResourceDirectory resources;
+    private final AppClients clients;
+
+    @Activate
+    public GroupReconciler(
+            @Reference AppStore store,
+            @Reference ServiceControl services,
+            @Reference ResourceDirectory resources,
+            @Reference AppClients clients) {
+        this.store = store;
+        this.services = services;
+        this.resources = resources;
+        this.clients = clients;
+    }
+
+    /** A built artifact for a worker or container: bytes, their digest, and where they came from (for snapshots). */
+    record Built(String kind, byte[] bytes, String digest, ObjectNode origin) {}
+
+    /** What to make: the manifest, its artifacts by worker/container key (none for a plan), env overrides, provider. */
+    record Desired(Manifest manifest, Map<String, Built> artifacts, Map<String, String> env, String provider) {}
+
+    /** One object's change: {@code action} is create, update, delete or unchanged. */
+    record Change(String kind, String key, String action, List<String> fields) {
+        ObjectNode json() {
+            ObjectNode o = AppStore.JSON.createObjectNode();
+            o.put("kind", kind);
+            o.put("key", key);
+            o.put("action", action);
+            ArrayNode f = o.putArray("fields");
+            fields.forEach(f::add);
+            return o;
+        }
+
+        String label() {
+            return kind + ":" + key;
+        }
+    }
+
+    /** What an apply did. */
+    record Outcome(List<String> applied, List<String> skipped, List<String> hostnames, List<String> canaryServiceIds) {}
+
+    // ------------------------------------------------------------------ plan
+
+    List<Change> plan(Group group, Desired desired) {
+        Map<String, GroupObject> have = inventory(group.id());
+        List<Change> out = new ArrayList<>();
+        Manifest m = desired.manifest();
+        for (var e : m.resources().entrySet()) {
+            out.add(compare(
+                    have.remove(RESOURCE + ":" + e.getKey()), RESOURCE, e.getKey(), resourceDetail(e.getValue())));
+        }
+        if (m.oauth() != null) {
+            out.add(compare(have.remove(OAUTH + ":client"), OAUTH, "client", oauthDetail(m.oauth())));
+        }
+        for (String key : serviceKeys(m)) {
+            ObjectNode want = serviceDetail(m, key, desired);
+            GroupObject had = have.remove(SERVICE + ":" + key);
+            if (desired.artifacts() == null && had != null) {
+                want.put("artifact", had.detail().path("artifact").asText());
+            }
+            out.add(compare(had, SERVICE, key, want));
+        }
+        for (GroupObject gone : have.values()) {
+            out.add(new Change(gone.kind(), gone.key(), "delete", List.of()));
+        }
+        return out;
+    }
+
+    private static Change compare(GroupObject had, String kind, String key, ObjectNode want) {
+        if (had == null) {
+            return new Change(kind, key, "create", fieldNames(want));
+        }
+        List<String> changed = new ArrayList<>();
+        want.fieldNames().forEachRemaining(f -> {
+            if (!want.get(f).equals(had.detail().get(f))) {
+                changed.add(f);
+            }
+        });
+        return new Change(kind, key, changed.isEmpty() ? "unchanged" : "update", changed);
+    }
+
+    // ------------------------------------------------------------------ apply
+
+    /**
+     * Applies {@code desired} to {@code group} for {@code caller}; services with a current deployment get theirs as a
+     * canary when {@code canary} (at {@code firstWeight} percent).
+     */
+    Outcome apply(Caller caller, SpaceRef space, Group group, Desired desired, boolean canary, int firstWeight) {
+        Map<String, GroupObject> have = inventory(group.id());
+        Manifest m = desired.manifest();
+        List<String> applied = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        Map<String, String> resourceIds = new LinkedHashMap<>();
+        for (var e : m.resources().entrySet()) {
+            String key = e.getKey();
+            ObjectNode detail = resourceDetail(e.getValue());
+            GroupObject had = have.remove(RESOURCE + ":" + key);
+            if (had != null && had.detail().path("type").equals(detail.path("type"))) {
+                resourceIds.put(key, had.objectId());
+                if (had.detail().equals(detail)) {
+                    skipped.add(RESOURCE + ":" + key);
+                } else {
+                    // a resource's config is fixed at creation: the new config is recorded, its data kept
+                    store.putObject(new GroupObject(group.id(), RESOURCE, key, had.objectId(), hash(detail), detail));
+                    skipped.add(RESOURCE + ":" + key + " (config changes apply to new resources only)");
+                }
+                continue;
+            }
+            if (had != null) {
+                throw ApiException.conflict("resource " + key + " changes its type from "
+                        + had.detail().path("type").asText() + " to "
+                        + e.getValue().type()
+                        + "; give the new resource another key");
+            }
+            String name = group.name() + "-" + key;
+            String id = resources
+                    .find(caller, space, null, name)
+                    .map(ResourceDirectory.Bound::resourceId)
+                    .orElseGet(() -> createResource(caller, space, e.getValue(), name));
+            store.putObject(new GroupObject(group.id(), RESOURCE, key, id, hash(detail), detail));
+            resourceIds.put(key, id);
+            applied.add(RESOURCE + ":" + key);
+        }
+        Map<String, String> oauthEnv = Map.of();
+        if (m.oauth() != null) {
+            ObjectNode detail = oauthDetail(m.oauth());
+            GroupObject had = have.remove(OAUTH + ":client");
+            AppClients.Issued issued = clients.ensure(space, group, m, had == null ? null : had.objectId());
+            store.putObject(new GroupObject(group.id(), OAUTH, "client", issued.clientId(), hash(detail), detail));
+            (had != null && had.detail().equals(detail) ? skipped : applied).add(OAUTH + ":client");
+            if (m.oauth().autoEnv()) {
+                oauthEnv = Map.of("OAUTH_CLIENT_ID", issued.clientId(), "OAUTH_CLIENT_SECRET", issued.secret());
+            }
+        }
+        List<String> hostnames = new ArrayList<>();
+        List<String> canaries = new ArrayList<>();
+        for (String key : serviceKeys(m)) {
+            GroupObject had = have.remove(SERVICE + ":" + key);
+            Built built = desired.artifacts().get(key);
+            if (built == null) {
+                throw new IllegalStateException("no artifact for " + key);
+            }
+            ObjectNode detail = serviceDetail(m, key, desired);
+            ServiceInfo svc = had != null ? services.service(had.objectId()).orElse(null) : null;
+            if (svc == null) {
+                String name = group.name() + "-" + key;
+                svc = services.byName(space.id(), name).orElseGet(() -> services.create(caller, space, name, name));
+                store.putObject(new GroupObject(
+                        group.id(),
+                        SERVICE,
+                        key,
+                        svc.id(),
+                        "",
+                        detail.deepCopy().put("artifact", "")));
+                had = null;
+            }
+            hostnames.add(svc.hostname());
+            if (had != null && had.detail().equals(detail) && svc.currentDeploymentId() != null) {
+                skipped.add(SERVICE + ":" + key);
+                continue;
+            }
+            Map<String, EnvVar> env = new TreeMap<>();
+            envOf(m, key).forEach((k, v) -> env.put(k, new EnvVar(v, false)));
+            desired.env().forEach((k, v) -> env.put(k, new EnvVar(v, false)));
+            oauthEnv.forEach((k, v) -> env.put(k, new EnvVar(v, "OAUTH_CLIENT_SECRET".equals(k))));
+            services.replaceEnv(caller, svc.id(), env);
+            Map<String, String> bindings = new TreeMap<>();
+            bindingsOf(m, key).forEach((binding, resourceKey) -> bindings.put(binding, resourceIds.get(resourceKey)));
+            services.replaceBindings(caller, space, svc.id(), bindings);
+            boolean asCanary = canary && svc.currentDeploymentId() != null;
+            services.deploy(
+                    svc.id(),
+                    built.bytes(),
+                    built.kind(),
+                    "container-image".equals(built.kind()) ? "podman" : desired.provider(),
+                    "app " + m.name() + " " + m.version(),
+                    asCanary ? "canary" : "direct",
+                    asCanary ? firstWeight : null);
+            if (asCanary) {
+                canaries.add(svc.id());
+            }
+            store.putObject(new GroupObject(group.id(), SERVICE, key, svc.id(), hash(detail), detail));
+            applied.add(SERVICE + ":" + key);
+        }
+        // deletions: services first (they bind resources), then the client, then resources
+        List<GroupObject> gone = new ArrayList<>(have.values());
+        gone.sort((a, b) -> Integer.compare(order(a.kind()), order(b.kind())));
+        for (GroupObject o : gone) {
+            switch (o.kind()) {
+                case SERVICE -> services.delete(o.objectId());
+                case OAUTH -> clients.delete(space, o.objectId());
+                default -> deleteResource(caller, space, o.objectId());
+            }
+            store.removeObject(group.id(), o.kind(), o.key());
+            applied.add(o.kind() + ":" + o.key() + " (deleted)");
+        }
+        return new Outcome(applied, skipped, hostnames, canaries);
+    }
+
+    private String createResource(Caller caller, SpaceRef space, Manifest.Resource r, String name) {
+        try {
+            return resources
+                    .create(caller, space, r.type(), r.backend(), name, r.config())
+                    .resourceId();
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(422, "INVALID_MANIFEST", "resource " + name + ": " + e.getMessage());
+        } catch (IllegalStateException e) {
+            throw ApiException.conflict(e.getMessage());
+        } catch (ResourceException e) {
+            throw new ApiException(502, "RESOURCE_PROVIDER_FAILED", "resource " + name + ": " + e.getMessage());
+        }
+    }
+
+    private void deleteResource(Caller caller, SpaceRef space, String id) {
+        try {
+            resources.delete(caller, space, id);
+        } catch (ResourceException e) {
+            throw new ApiException(502, "RESOURCE_PROVIDER_FAILED", "deleting resource " + id + ": " + e.getMessage());
+        }
+    }
+
+    private static int order(String kind) {
+        return switch (kind) {
+            case SERVICE -> 0;
+            case OAUTH -> 1;
+            default -> 2;
+        };
+    }
+
+    // ------------------------------------------------------------------ details
+
+    private Map<String, GroupObject> inventory(String groupId) {
+        Map<String, GroupObject> have = new LinkedHashMap<>();
+        for (GroupObject o : store.objects(groupId)) {
+            have.put(o.kind() + ":" + o.key(), o);
+        }
+        return have;
+    }
+
+    static List<String> serviceKeys(Manifest m) {
+        List<String> keys = new ArrayList<>(m.workers().keySet());
+        keys.addAll(m.containers().keySet());
+        return keys;
+    }
+
+    private static Map<String, String> envOf(Manifest m, String key) {
+        return m.workers().containsKey(key)
+                ? m.workers().get(key).env()
+                : m.containers().get(key).env();
+    }
+
+    private static Map<String, String> bindingsOf(Manifest m, String key) {
+        return m.workers().containsKey(key)
+                ? m.workers().get(key).bindings()
+                : m.containers().get(key).bindings();
+    }
+
+    private static ObjectNode resourceDetail(Manifest.Resource r) {
+        ObjectNode d = AppStore.JSON.createObjectNode();
+        d.put("type", r.type());
+        d.put("backend", r.backend() == null ? "" : r.backend());
+        d.put("config", hash(AppStore.JSON.valueToTree(new TreeMap<>(r.config()))));
+        return d;
+    }
+
+    private static ObjectNode oauthDetail(Manifest.OAuth o) {
+        ObjectNode d = AppStore.JSON.createObjectNode();
+        d.put("client_name", o.clientName());
+        d.put("redirect_uris", String.join(" ", o.redirectUris()));
+        d.put("scopes", String.join(" ", o.scopes()));
+        d.put("auto_env", o.autoEnv());
+        d.put(
+                "links",
+                String.join(
+                        " ", String.valueOf(o.logoUri()), String.valueOf(o.tosUri()), String.valueOf(o.policyUri())));
+        return d;
+    }
+
+    private static ObjectNode serviceDetail(Manifest m, String key, Desired desired) {
+        ObjectNode d = AppStore.JSON.createObjectNode();
+        boolean worker = m.workers().containsKey(key);
+        d.put("kind", worker ? "worker" : "container");
+        Built built = desired.artifacts() == null ? null : desired.artifacts().get(key);
+        d.put("artifact", built == null ? "" : built.digest());
+        Map<String, String> env = new TreeMap<>(envOf(m, key));
+        env.putAll(desired.env());
+        d.put("env", hash(AppStore.JSON.valueToTree(env)));
+        // the client's credentials are not part of it: a new secret reaches the env through client-key, not a deploy
+        d.put("oauth_env", m.oauth() != null && m.oauth().autoEnv());
+        d.put("bindings", hash(AppStore.JSON.valueToTree(new TreeMap<>(bindingsOf(m, key)))));
+        if (worker) {
+            Manifest.Worker w = m.workers().get(key);
+            d.put("settings", String.valueOf(w.compatibilityDate()));
+            d.put("routes", hash(AppStore.JSON.valueToTree(w.routes())));
+        } else {
+            Manifest.Container c = m.containers().get(key);
+            d.put("settings", c.port() + " " + c.healthPath() + " " + c.memoryMb());
+            d.put("routes", hash(AppStore.JSON.valueToTree(c.routes())));
+        }
+        d.put("provider", desired.provider());
+        return d;
+    }
+
+    private static List<String> fieldNames(ObjectNode o) {
+        List<String> out = new ArrayList<>();
+        o.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    static String hash(Object value) {
+        return Digests.sha256Hex(String.valueOf(value)).substring(0, 16);
+    }
+
+    /** The inventory's service of a key, if any. */
+    Optional<GroupObject> object(String groupId, String kind, String key) {
+        return store.objects(groupId).stream()
+                .filter(o -> o.kind().equals(kind) && o.key().equals(key))
+                .findFirst();
+    }
+}
