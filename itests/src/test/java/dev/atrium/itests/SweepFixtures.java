@@ -49,12 +49,17 @@ final class SweepFixtures {
         ACTION_RUN,
         ACTION_JOB,
         ACTION_ARTIFACT,
+        APP_GROUP,
+        APP_DEPLOYMENT,
+        APP,
         NONE
     }
 
     static final String SKILL_NAME = "kept-skill";
     static final String RELEASE_TAG = "sweep-v1";
     static final String SWEEP_WORKFLOW = "sweep.yml";
+    static final String SWEEP_APP = "apiVersion: atrium.dev/v1alpha1\nkind: App\nmetadata:\n  name: swept\nspec:\n"
+            + "  version: \"1\"\n  resources:\n    store:\n      type: kv\n";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -258,12 +263,28 @@ final class SweepFixtures {
                                         "message",
                                         "kept",
                                         "changes",
-                                        List.of(Map.of("path", "README.md", "content", "kept\n")))),
+                                        List.of(
+                                                Map.of("path", "README.md", "content", "kept\n"),
+                                                Map.of("path", "app.yml", "content", SWEEP_APP)))),
                         201)
                 .path("commit")
                 .path("sha")
                 .asText();
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
+        // the app platform: an app deployment of A's repository (a kv resource, no worker), its group and app
+        JsonNode appDeployment = ok(
+                        http.post(
+                                "/api/spaces/" + space + "/app-deployments",
+                                Map.of("source", Map.of("kind", "git_ref", "repository_id", repoId, "ref", "main"))),
+                        201)
+                .path("app_deployment");
+        ids.put(Kind.APP_DEPLOYMENT, appDeployment.path("id").asText());
+        ids.put(Kind.APP_GROUP, appDeployment.path("group").path("id").asText());
+        for (JsonNode app : ok(http.get("/api/apps"), 200).path("apps")) {
+            if (!app.path("builtin").asBoolean()) {
+                ids.put(Kind.APP, app.path("id").asText());
+            }
+        }
         ok(http.post("/api/repos/" + repoId + "/star", null), 200, 201, 204);
         ids.put(
                 Kind.PULL,
@@ -434,6 +455,9 @@ final class SweepFixtures {
             case "actionArtifactId" -> {
                 return Kind.ACTION_ARTIFACT;
             }
+            case "appGroupId" -> {
+                return Kind.APP_GROUP; // /api/spaces/{spaceId}/groups/{appGroupId}
+            }
             default -> {
                 // named by the segment before it
             }
@@ -468,6 +492,8 @@ final class SweepFixtures {
             case "pulls" -> Kind.PULL; // /api/repos/{repoId}/pulls/{number}
             case "assets" -> Kind.RELEASE_ASSET; // /api/repos/{repoId}/releases/{tag}/assets/{assetId}
             case "store-registry" -> Kind.STORE_REGISTRY_ENTRY;
+            case "app-deployments" -> Kind.APP_DEPLOYMENT;
+            case "apps" -> Kind.APP;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };

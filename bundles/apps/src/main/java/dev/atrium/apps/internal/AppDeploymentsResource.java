@@ -164,15 +164,42 @@ public class AppDeploymentsResource {
     }
 
     @POST
-    @Path("{id}/rollout/{action: pause|resume|abort|promote}")
+    @Path("{id}/rollout/pause")
     @RequiresScope(WRITE)
     @JsonShape(AppsJson.RolloutOne.class)
-    public Map<String, Object> control(
-            @Context SecurityContext sc,
-            @PathParam("spaceId") String spaceId,
-            @PathParam("id") String id,
-            @PathParam("action") String action) {
-        AppDeployment d = find(sc, spaceId, id);
+    public Map<String, Object> pause(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("id") String id) {
+        return control(find(sc, spaceId, id), "pause");
+    }
+
+    @POST
+    @Path("{id}/rollout/resume")
+    @RequiresScope(WRITE)
+    @JsonShape(AppsJson.RolloutOne.class)
+    public Map<String, Object> resume(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("id") String id) {
+        return control(find(sc, spaceId, id), "resume");
+    }
+
+    @POST
+    @Path("{id}/rollout/abort")
+    @RequiresScope(WRITE)
+    @JsonShape(AppsJson.RolloutOne.class)
+    public Map<String, Object> abort(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("id") String id) {
+        return control(find(sc, spaceId, id), "abort");
+    }
+
+    @POST
+    @Path("{id}/rollout/promote")
+    @RequiresScope(WRITE)
+    @JsonShape(AppsJson.RolloutOne.class)
+    public Map<String, Object> promote(
+            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("id") String id) {
+        return control(find(sc, spaceId, id), "promote");
+    }
+
+    private Map<String, Object> control(AppDeployment d, String action) {
         ObjectNode r = Errors.api(() -> rollouts.control(d, action));
         return Map.of("rollout", Rollouts.view(r));
     }

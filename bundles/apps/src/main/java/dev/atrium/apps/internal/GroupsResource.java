@@ -181,11 +181,13 @@ public class GroupsResource {
     }
 
     @GET
-    @Path("{groupId}")
+    @Path("{appGroupId}")
     @RequiresScope(READ)
     @JsonShape(AppsJson.GroupDetail.class)
     public Map<String, Object> get(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("appGroupId") String groupId) {
         Group g = find(sc, spaceId, groupId);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("group", view(g));
@@ -194,11 +196,13 @@ public class GroupsResource {
     }
 
     @DELETE
-    @Path("{groupId}")
+    @Path("{appGroupId}")
     @RequiresScope(WRITE)
     @JsonShape(AppsJson.Uninstalled.class)
     public Map<String, Object> delete(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("appGroupId") String groupId) {
         Caller caller = Caller.from(sc);
         SpaceRef space = ownerScope.require(caller, spaceId);
         Group g = store.group(space.id(), groupId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
@@ -206,13 +210,13 @@ public class GroupsResource {
     }
 
     @PATCH
-    @Path("{groupId}/metadata")
+    @Path("{appGroupId}/metadata")
     @RequiresScope(WRITE)
     @JsonShape(AppsJson.GroupOne.class)
     public Map<String, Object> metadata(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
-            @PathParam("groupId") String groupId,
+            @PathParam("appGroupId") String groupId,
             @JsonShape(AppsJson.Metadata.class) JsonNode body) {
         Group g = find(sc, spaceId, groupId);
         NulText.reject(body);
@@ -235,11 +239,13 @@ public class GroupsResource {
     }
 
     @GET
-    @Path("{groupId}/desired")
+    @Path("{appGroupId}/desired")
     @RequiresScope(READ)
     @JsonShape(AppsJson.DesiredOne.class)
     public Map<String, Object> desired(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("appGroupId") String groupId) {
         Group g = find(sc, spaceId, groupId);
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("manifest", g.desired());
@@ -248,13 +254,13 @@ public class GroupsResource {
     }
 
     @PUT
-    @Path("{groupId}/desired")
+    @Path("{appGroupId}/desired")
     @RequiresScope(WRITE)
     @JsonShape(AppsJson.DesiredOne.class)
     public Map<String, Object> replaceDesired(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
-            @PathParam("groupId") String groupId,
+            @PathParam("appGroupId") String groupId,
             @JsonShape(AppsJson.DesiredPut.class) JsonNode body) {
         Group g = find(sc, spaceId, groupId);
         NulText.reject(body);
@@ -273,28 +279,35 @@ public class GroupsResource {
     }
 
     @GET
-    @Path("{groupId}/{listing: resources|services}")
+    @Path("{appGroupId}/resources")
     @RequiresScope(READ)
     @JsonShape(AppsJson.Items.class)
-    public Map<String, Object> listing(
+    public Map<String, Object> resources(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
-            @PathParam("groupId") String groupId,
-            @PathParam("listing") String listing) {
-        Group g = find(sc, spaceId, groupId);
-        return Map.of(
-                "items",
-                inventory(g, "resources".equals(listing) ? GroupReconciler.RESOURCE : GroupReconciler.SERVICE));
+            @PathParam("appGroupId") String groupId) {
+        return Map.of("items", inventory(find(sc, spaceId, groupId), GroupReconciler.RESOURCE));
     }
 
     @GET
-    @Path("{groupId}/deployments")
+    @Path("{appGroupId}/services")
+    @RequiresScope(READ)
+    @JsonShape(AppsJson.Items.class)
+    public Map<String, Object> services(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("appGroupId") String groupId) {
+        return Map.of("items", inventory(find(sc, spaceId, groupId), GroupReconciler.SERVICE));
+    }
+
+    @GET
+    @Path("{appGroupId}/deployments")
     @RequiresScope(READ)
     @JsonShape(AppsJson.Page.class)
     public Map<String, Object> deployments(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
-            @PathParam("groupId") String groupId,
+            @PathParam("appGroupId") String groupId,
             @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         Group g = find(sc, spaceId, groupId);
@@ -313,11 +326,13 @@ public class GroupsResource {
 
     /** A newer commit of the group's branch than the one applied, when there is one. */
     @GET
-    @Path("{groupId}/updates")
+    @Path("{appGroupId}/updates")
     @RequiresScope(READ)
     @JsonShape(AppsJson.Updates.class)
     public Map<String, Object> updates(
-            @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("groupId") String groupId) {
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @PathParam("appGroupId") String groupId) {
         Caller caller = Caller.from(sc);
         Group g = find(sc, spaceId, groupId);
         List<Map<String, Object>> out = new ArrayList<>();
@@ -347,13 +362,13 @@ public class GroupsResource {
     }
 
     @POST
-    @Path("{groupId}/plan")
+    @Path("{appGroupId}/plan")
     @RequiresScope(READ)
     @JsonShape(AppsJson.PlanOne.class)
     public Map<String, Object> plan(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
-            @PathParam("groupId") String groupId,
+            @PathParam("appGroupId") String groupId,
             @JsonShape(AppsJson.DesiredPut.class) JsonNode body) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         Group g = store.group(space.id(), groupId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
@@ -368,13 +383,13 @@ public class GroupsResource {
     }
 
     @POST
-    @Path("{groupId}/apply")
+    @Path("{appGroupId}/apply")
     @RequiresScope(WRITE)
     @JsonShape(AppsJson.Applied.class)
     public Map<String, Object> apply(
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
-            @PathParam("groupId") String groupId,
+            @PathParam("appGroupId") String groupId,
             @JsonShape(AppsJson.ApplyRequest.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         SpaceRef space = ownerScope.require(caller, spaceId);

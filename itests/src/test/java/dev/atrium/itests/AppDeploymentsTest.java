@@ -1,0 +1,353 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The app platform end to end (issue 37): an app repository with {@code app.yml}, a workflow that builds its worker in
+ * a real container, and a kv resource, deployed through {@code /api/spaces/:id/app-deployments}; the worker answers on
+ * its hostname through Atrium's Host routing (workerd), a second commit rolls out as a canary whose shares are
+ * counted, promote, rollback, abort under load, and the approvals an OAuth client needs.
+ */
+@SharedServer
+class AppDeploymentsTest {
+
+    @TempDir
+    Path tmp;
+
+    static final String WORKER = """
+            export default {
+              async fetch(request, env) {
+                const url = new URL(request.url);
+                const q = url.searchParams;
+                if (url.pathname === "/kv/put") { await env.NOTES.put(q.get("k"), q.get("v")); return new Response("ok"); }
+                if (url.pathname === "/kv/get") return new Response((await env.NOTES.get(q.get("k"))) ?? "null");
+                if (url.pathname === "/env") return Response.json({ greeting: env.GREETING ?? null, client: env.OAUTH_CLIENT_ID ?? null, secret: env.OAUTH_CLIENT_SECRET ? "set" : null });
+                return new Response("version VERSION");
+              }
+            };
+            """;
+
+    static final String WORKFLOW = """
+            name: build
+            on: workflow_dispatch
+            jobs:
+              build:
+                runs-on: busybox
+                steps:
+                  - uses: actions/checkout@v4
+                  - run: mkdir -p dist && sed "s/VERSION/$(cat VERSION)/" worker.js > dist/worker.js
+                  - uses: actions/upload-artifact@v4
+                    with:
+                      name: worker
+                      path: dist/worker.js
+            """;
+
+    static String manifest(String version, String oauth) {
+        return """
+                apiVersion: atrium.dev/v1alpha1
+                kind: App
+                metadata:
+                  name: notes
+                spec:
+                  version: "VERSION"
+                OAUTH  resources:
+                    notes:
+                      type: kv
+                  workers:
+                    web:
+                      build:
+                        fromWorkflow:
+                          path: .atrium/workflows/build.yml
+                          job: build
+                          artifact: worker
+                          artifactPath: worker.js
+                      env:
+                        GREETING: hello
+                      bindings:
+                        NOTES: notes
+                      routes:
+                        - name: main
+                          target: web
+                          path: /
+                """
+                .replace("VERSION", version)
+                .replace("OAUTH", oauth);
+    }
+
+    static String oauth(String redirect) {
+        return """
+                  oauth:
+                    clientName: Notes
+                    redirectUris:
+                      - REDIRECT
+                    scopes:
+                      - openid
+                    autoEnv: true
+                """.replace("REDIRECT", redirect);
+    }
+
+    static JsonNode json(String text) throws Exception {
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+    }
+
+    record App(User owner, String repoId, Path work, GitClient git) {}
+
+    App repository(User owner, String name, String version, String oauth) throws Exception {
+        Http.Reply r = owner.http()
+                .post("/api/spaces/" + owner.defaultSpaceId() + "/repos", Map.of("name", name, "visibility", "private"));
+        assertEquals(201, r.status(), r.body());
+        GitClient git = new GitClient(tmp.resolve("home"), owner.http().token());
+        Path work = git.newWorkingCopy(
+                tmp.resolve("work-" + name),
+                "app.yml",
+                manifest(version, oauth),
+                ".atrium/workflows/build.yml",
+                WORKFLOW,
+                "worker.js",
+                WORKER,
+                "VERSION",
+                "one\n");
+        git.ok(work, "remote", "add", "origin", r.get("repository").get("clone_url").asText());
+        git.ok(work, "push", "-q", "origin", "main");
+        return new App(owner, r.get("repository").get("id").asText(), work, git);
+    }
+
+    void commit(App app, String workerVersion, String manifest) throws Exception {
+        Files.writeString(app.work().resolve("VERSION"), workerVersion + "\n");
+        Files.writeString(app.work().resolve("app.yml"), manifest);
+        app.git().ok(app.work(), "commit", "-q", "-am", "version " + workerVersion);
+        app.git().ok(app.work(), "push", "-q", "origin", "main");
+    }
+
+    static String deployments(User u) {
+        return "/api/spaces/" + u.defaultSpaceId() + "/app-deployments";
+    }
+
+    static Http.Reply deploy(App app, Map<String, Object> extra) {
+        Map<String, Object> body = new java.util.HashMap<>(extra);
+        body.put("source", Map.of("kind", "git_ref", "repository_id", app.repoId(), "ref", "main", "ref_type", "branch"));
+        return app.owner().http().post(deployments(app.owner()), body);
+    }
+
+    static String text(AtriumServer server, String host, String path) throws Exception {
+        RawHttp.Response r = HostHttp.get(server.port, host, path);
+        assertEquals(200, r.status(), HostHttp.text(r));
+        return HostHttp.text(r);
+    }
+
+    /** How many of {@code n} requests the version {@code v} answered; every one must succeed. */
+    static int share(AtriumServer server, String host, String v, int n) throws Exception {
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            String t = text(server, host, "/");
+            assertTrue(t.startsWith("version "), t);
+            if (t.equals("version " + v)) {
+                hits++;
+            }
+        }
+        return hits;
+    }
+
+    @Test
+    void anAppDeploysFromItsRepositoryRollsOutACanaryAndRollsBackKeepingItsData(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        App app = repository(owner, "notes-app", "1", "");
+
+        Http.Reply first = deploy(app, Map.of());
+        assertEquals(201, first.status(), first.body());
+        JsonNode record = first.get("app_deployment");
+        assertEquals("applied", record.get("status").asText(), first.body());
+        assertEquals("1", record.get("manifest_version").asText());
+        assertEquals("notes", record.get("group").get("name").asText());
+        assertEquals("available", record.get("snapshot").get("state").asText());
+        assertTrue(record.get("snapshot").get("rollback_ready").asBoolean());
+        assertEquals(app.repoId(), record.get("source").get("resolved_repo_id").asText());
+        assertEquals(40, record.get("source").get("commit_sha").asText().length());
+        List<String> applied = new ArrayList<>();
+        first.get("apply_result").get("applied").forEach(a -> applied.add(a.asText()));
+        assertTrue(applied.contains("resource:notes") && applied.contains("service:web"), applied.toString());
+        String host = record.get("hostnames").get(0).asText();
+        assertEquals("version one", text(server, host, "/"));
+        assertEquals("ok", text(server, host, "/kv/put?k=kept&v=42"));
+        assertTrue(text(server, host, "/env").contains("\"greeting\":\"hello\""));
+
+        // an unchanged second deploy changes nothing
+        Http.Reply same = deploy(app, Map.of());
+        assertEquals(201, same.status(), same.body());
+        assertEquals(0, same.get("apply_result").get("applied").size(), same.body());
+
+        commit(app, "two", manifest("2", ""));
+        Http.Reply canary = deploy(
+                app,
+                Map.of(
+                        "strategy",
+                        "canary",
+                        "canary",
+                        Map.of("steps", List.of(Map.of("weight", 10), Map.of("weight", 50)))));
+        assertEquals(201, canary.status(), canary.body());
+        String canaryId = canary.get("app_deployment").get("id").asText();
+        assertEquals("rolling_out", canary.get("app_deployment").get("status").asText());
+        String rollout = deployments(owner) + "/" + canaryId + "/rollout";
+        JsonNode state = owner.http().get(rollout).get("rollout");
+        assertEquals("progressing", state.get("state").asText(), state.toString());
+        assertEquals(10, state.get("weight").asInt());
+        int at10 = share(server, host, "two", 200);
+        assertTrue(at10 >= 4 && at10 <= 45, "version two answered " + at10 + " of 200 at 10 %");
+
+        JsonNode promoted = owner.http().post(rollout + "/promote", Map.of()).get("rollout");
+        assertEquals(50, promoted.get("weight").asInt(), promoted.toString());
+        int at50 = share(server, host, "two", 200);
+        assertTrue(at50 >= 60 && at50 <= 140, "version two answered " + at50 + " of 200 at 50 %");
+
+        JsonNode done = owner.http().post(rollout + "/promote", Map.of()).get("rollout");
+        assertEquals("completed", done.get("state").asText(), done.toString());
+        assertEquals(200, share(server, host, "two", 50) * 4);
+        assertEquals("applied", owner.http().get(deployments(owner) + "/" + canaryId).get("app_deployment").get("status").asText());
+        assertEquals(409, owner.http().post(rollout + "/pause", Map.of()).status());
+
+        Http.Reply back = owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
+        assertEquals(201, back.status(), back.body());
+        assertEquals(record.get("id").asText(), back.get("app_deployment").get("rollback_of_app_deployment_id").asText());
+        assertEquals("version one", text(server, host, "/"));
+        assertEquals("42", text(server, host, "/kv/get?k=kept"), "rollback keeps the kv data");
+
+        // abort mid-canary: every request keeps succeeding, and the old version takes them all
+        commit(app, "three", manifest("3", ""));
+        Http.Reply third = deploy(app, Map.of("strategy", "canary", "canary", Map.of("steps", List.of(Map.of("weight", 50)))));
+        assertEquals(201, third.status(), third.body());
+        String thirdRollout = deployments(owner) + "/" + third.get("app_deployment").get("id").asText() + "/rollout";
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger ok = new AtomicInteger();
+        ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> clients = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            Thread t = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        RawHttp.Response r = HostHttp.get(server.port, host, "/");
+                        String t2 = HostHttp.text(r);
+                        if (r.status() != 200 || !t2.startsWith("version ")) {
+                            failures.add(r.status() + " " + t2);
+                        } else {
+                            ok.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        failures.add(e.toString());
+                    }
+                }
+            });
+            t.start();
+            clients.add(t);
+        }
+        Thread.sleep(400);
+        JsonNode aborted = owner.http().post(thirdRollout + "/abort", Map.of()).get("rollout");
+        Thread.sleep(600);
+        stop.set(true);
+        for (Thread t : clients) {
+            t.join();
+        }
+        assertEquals("aborted", aborted.get("state").asText(), aborted.toString());
+        assertEquals(List.of(), List.copyOf(failures));
+        assertTrue(ok.get() > 50, "only " + ok.get() + " requests");
+        assertEquals(0, share(server, host, "three", 40), "after abort the old version takes every request");
+
+        // uninstall drains the group; its history cannot bring it back
+        String group = record.get("group").get("id").asText();
+        Http.Reply un = owner.http()
+                .post("/api/spaces/" + owner.defaultSpaceId() + "/groups/uninstall", Map.of("group_name", "notes"));
+        assertEquals(200, un.status(), un.body());
+        assertEquals(404, owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group).status());
+        assertEquals(0, owner.http().get("/api/resources").get("resources").size());
+        assertNotEquals(200, HostHttp.get(server.port, host, "/").status());
+        Http.Reply gone = owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
+        assertEquals(409, gone.status(), gone.body());
+        assertTrue(gone.body().contains("never brings a group back"), gone.body());
+        assertEquals(404, owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group).status());
+    }
+
+    @Test
+    void anOAuthClientNeedsApprovalAndItsCredentialsReachTheWorker(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        App app = repository(owner, "oauth-app", "1", oauth("https://notes.example/callback"));
+        Http.Reply refused = deploy(app, Map.of());
+        assertEquals(409, refused.status(), refused.body());
+        assertEquals("APPROVAL_REQUIRED", refused.get("error").get("code").asText());
+        assertTrue(refused.body().contains("oauth"), refused.body());
+
+        Http.Reply ok = deploy(app, Map.of("approve", List.of("oauth")));
+        assertEquals(201, ok.status(), ok.body());
+        String host = ok.get("app_deployment").get("hostnames").get(0).asText();
+        JsonNode env = json(text(server, host, "/env"));
+        String clientId = env.get("client").asText();
+        assertEquals("set", env.get("secret").asText());
+        assertTrue(owner.http().get("/api/me/oauth/clients").body().contains(clientId));
+
+        JsonNode apps = owner.http().get("/api/apps").get("apps");
+        JsonNode mine = null;
+        for (JsonNode a : apps) {
+            if ("notes".equals(a.get("name").asText()) && !a.get("builtin").asBoolean()) {
+                mine = a;
+            }
+        }
+        assertTrue(mine != null && clientId.equals(mine.get("client_id").asText()), apps.toString());
+        assertEquals("running", mine.get("health").asText());
+
+        // the same client, unchanged: no approval; new redirect URIs: approval again
+        assertEquals(201, deploy(app, Map.of()).status());
+        commit(app, "one", manifest("1", oauth("https://notes.example/other")));
+        Http.Reply changed = deploy(app, Map.of());
+        assertEquals(409, changed.status(), changed.body());
+        assertEquals(201, deploy(app, Map.of("approve", List.of("oauth"))).status());
+        assertEquals(clientId, json(text(server, host, "/env")).get("client").asText(), "the client is kept");
+
+        Http.Reply key = owner.http().post("/api/apps/" + mine.get("id").asText() + "/client-key", Map.of());
+        assertEquals(200, key.status(), key.body());
+        assertEquals(clientId, key.get("client_id").asText());
+        assertFalse(key.get("client_secret").asText().isEmpty());
+        assertEquals(403, owner.http().delete("/api/apps/app_builtin_account").status());
+    }
+
+    @Test
+    void anotherPrincipalsRepositoryOrDeploymentIsMissing(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        User stranger = server.newUser();
+        App app = repository(owner, "private-app", "1", "");
+        Http.Reply theirs = stranger.http()
+                .post(
+                        deployments(stranger),
+                        Map.of("source", Map.of("kind", "git_ref", "repository_id", app.repoId(), "ref", "main")));
+        Http.Reply missing = stranger.http()
+                .post(
+                        deployments(stranger),
+                        Map.of("source", Map.of("kind", "git_ref", "repository_id", "repo_missing0000000", "ref", "main")));
+        assertEquals(404, theirs.status(), theirs.body());
+        assertEquals(missing.status(), theirs.status());
+        assertEquals(missing.get("error").get("message").asText(), theirs.get("error").get("message").asText());
+
+        Http.Reply bad = owner.http().post(deployments(owner), Map.of("source", Map.of("ref", "main")));
+        assertEquals(400, bad.status(), bad.body());
+        Files.writeString(app.work().resolve("app.yml"), "kind: Thing\nspec:\n  workers:\n    web:\n      routes: [{name: a, target: nowhere, path: /}]\n");
+        app.git().ok(app.work(), "commit", "-q", "-am", "broken manifest");
+        app.git().ok(app.work(), "push", "-q", "origin", "main");
+        Http.Reply invalid = deploy(app, Map.of());
+        assertEquals(422, invalid.status(), invalid.body());
+        assertEquals("INVALID_MANIFEST", invalid.get("error").get("code").asText());
+        assertTrue(invalid.body().contains("kind") && invalid.body().contains("line "), invalid.body());
+    }
+}
