@@ -1,0 +1,41 @@
+package dev.atrium.apps.internal.manifest;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/** The problems found so far, bounded: a file of garbage gets a readable answer, not ten thousand lines. */
+final class Problems {
+
+    static final int MAX = 100;
+
+    private final List<ManifestProblem> list = new ArrayList<>();
+    private int dropped;
+
+    void add(String path, int line, String message) {
+        if (list.size() >= MAX) {
+            dropped++;
+            return;
+        }
+        list.add(new ManifestProblem(path, line, message));
+    }
+
+    /** How many were found, those beyond the bound too. */
+    int count() {
+        return list.size() + dropped;
+    }
+
+    boolean isEmpty() {
+        return list.isEmpty();
+    }
+
+    /** In file order (a stable sort by line: problems of one line keep the order they were found in). */
+    List<ManifestProblem> sorted() {
+        List<ManifestProblem> out = new ArrayList<>(list);
+        out.sort(Comparator.comparingInt(ManifestProblem::line));
+        if (dropped > 0) {
+            out.add(new ManifestProblem("", 0, "and " + dropped + " more problems"));
+        }
+        return List.copyOf(out);
+    }
+}
