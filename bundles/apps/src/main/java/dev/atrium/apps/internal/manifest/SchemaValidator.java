@@ -69,7 +69,7 @@ final class SchemaValidator {
             Map.entry("^[A-Z_][A-Z0-9_]*$", "upper-case letters, digits and '_', not starting with a digit"),
             Map.entry("^/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$", "a URL path starting with '/'"),
             Map.entry("^[A-Za-z][A-Za-z0-9+.-]*://", "an absolute URL such as https://example.com/callback"),
-            Map.entry("^\\S+$", "no spaces"),
+            Map.entry("^\\S+$", "a name without spaces"),
             Map.entry(
                     "^[A-Za-z_][A-Za-z0-9_-]*$",
                     "a job id: letters, digits, '_' and '-', starting with a letter or" + " '_'"),
