@@ -61,6 +61,17 @@ public final class ManifestParser {
 
     /** Parses and checks {@code yaml}; never throws for bad input. */
     public static Result parse(String yaml) {
+        try {
+            return parseChecked(yaml);
+        } catch (RuntimeException e) {
+            // A bug here must not turn a user's bad file into a 500; the fuzz tests assert this never happens.
+            return refused("", 0, INTERNAL + e);
+        }
+    }
+
+    static final String INTERNAL = "internal error while reading the manifest: ";
+
+    private static Result parseChecked(String yaml) {
         if (yaml == null) {
             return refused("", 0, "there is no manifest");
         }
