@@ -7,6 +7,6 @@ package dev.atrium.apps.internal.manifest;
 public record ManifestProblem(String path, int line, String message) {
     @Override
     public String toString() {
-        return (line > 0 ? "line " + line + ": " : "") + path + ": " + message;
+        return (line > 0 ? "line " + line + ": " : "") + (path.isEmpty() ? "" : path + ": ") + message;
     }
 }
