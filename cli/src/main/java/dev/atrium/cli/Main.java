@@ -40,6 +40,16 @@ public final class Main {
               atrium service deploy --space ID --name NAME FILE.js [--strategy direct|canary] [--message TEXT] [--token TOKEN] [--url URL]
                                         deploy a worker (the service is created when the workspace has none of that name)
               atrium service logs NAME [--space ID] [--follow] [--token TOKEN] [--url URL]
+              atrium deploy --space ID --repo REPO_ID|URL --ref REF [--ref-type branch|tag|commit] [--group NAME]
+                    [--canary [--steps 10:30,50:30]] [--env NAME=VALUE]... [--approve oauth|source]... [--provider NAME]
+                    [--no-wait] [--token TOKEN] [--url URL]
+                                        deploy an app (its app.yml) from a Git ref and follow the rollout to the end
+              atrium deploy validate [FILE]                           check an app.yml (default ./app.yml) here, no server
+              atrium deploy status --space ID                         the workspace's app deployments, newest first
+              atrium deploy rollback APP_DEPLOYMENT_ID --space ID [--approve oauth|source]... [--no-wait]
+              atrium install STORE/[OWNER/]REPO[@TAG] --space ID [deploy's options but --repo, --ref, --ref-type]
+                                        deploy an app a registered store lists (STORE: its slug, domain or slug@domain),
+                                        at TAG or else the repository's newest version tag
               atrium login [--url URL] [--data DIR] [--token TOKEN]   remember the server, its operator token and your
                                         token in ~/.config/atrium/profile (mode 0600): later commands need no flags
               atrium logout                                           forget them
@@ -48,7 +58,7 @@ public final class Main {
               --url   the server (default $ATRIUM_URL, the profile's, or http://127.0.0.1:8080)
               --data  its data directory, which holds operator.token (default $ATRIUM_DATA, the profile's operator
                       token, or ./data)
-              --token a personal access token for the service commands (default $ATRIUM_TOKEN or the profile's)
+              --token a personal access token for the service, deploy and install commands (default $ATRIUM_TOKEN or the profile's)
             a flag wins over the environment, which wins over the profile.
             """;
 
@@ -71,10 +81,17 @@ public final class Main {
     static final class Failure extends Exception {
         private static final long serialVersionUID = 1L;
         final int status;
+        /** The server's error code ({@code APPROVAL_REQUIRED}, …) when the server refused, else null. */
+        final String code;
 
         Failure(int status, String message) {
+            this(status, message, null);
+        }
+
+        Failure(int status, String message, String code) {
             super(message);
             this.status = status;
+            this.code = code;
         }
     }
 
@@ -87,6 +104,10 @@ public final class Main {
                 return 0;
             }
             String command = String.join(" ", words);
+            if (!words.isEmpty() && Set.of("deploy", "install").contains(words.get(0))) {
+                new Deploy(this, out, pollMillis).run(words, options, repeated, flags);
+                return 0;
+            }
             switch (command) {
                 case "token create" -> tokenCreate(options);
                 case "user add" -> throw new Failure(2, "user add needs a NAME\n" + USAGE);
@@ -135,6 +156,12 @@ public final class Main {
     private boolean passwordFromStdin;
     private boolean follow;
     private boolean help;
+    /** Options given without a value ({@code --canary}, {@code --no-wait}). */
+    private final Set<String> flags = new java.util.HashSet<>();
+    /** Every value of every option, in order: {@code --env} and {@code --approve} may be given more than once. */
+    private final Map<String, List<String>> repeated = new LinkedHashMap<>();
+    /** How often a deploy asks for its rollout's progress; tests make it short. */
+    long pollMillis = 1000;
 
     private Map<String, String> parse(String[] args, List<String> words) throws Failure {
         Map<String, String> options = new LinkedHashMap<>();
@@ -146,6 +173,8 @@ public final class Main {
                 passwordFromStdin = true;
             } else if (a.equals("--follow")) {
                 follow = true;
+            } else if (Deploy.FLAGS.contains(a)) {
+                flags.add(a.substring(2));
             } else if (a.startsWith("--")) {
                 String name = a.substring(2);
                 String value;
@@ -159,6 +188,7 @@ public final class Main {
                     throw new Failure(2, "option --" + name + " needs a value");
                 }
                 options.put(name, value);
+                repeated.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
             } else {
                 words.add(a);
             }
@@ -345,14 +375,14 @@ public final class Main {
 
     // ------------------------------------------------------------------ services (a user's token, not the operator's)
 
-    private Admin user(Map<String, String> options) throws Failure {
+    Admin user(Map<String, String> options) throws Failure {
         String url = url(options);
         String token =
                 options.getOrDefault("token", env("ATRIUM_TOKEN", profile().getOrDefault("token", "")));
         if (token.isBlank()) {
             throw new Failure(
                     2,
-                    "the service commands act as a user: pass --token TOKEN, set ATRIUM_TOKEN or run atrium login --token TOKEN"
+                    "the service, deploy and install commands act as a user: pass --token TOKEN, set ATRIUM_TOKEN or run atrium login --token TOKEN"
                             + " (./atrium token create --user NAME makes one)");
         }
         return new Admin(url, token.trim());
@@ -599,8 +629,9 @@ public final class Main {
         return v == null || v.isBlank() ? dflt : v;
     }
 
-    private final class Admin {
-        private final String url;
+    /** A client of the server's API with one token: the operator's or a user's. */
+    final class Admin {
+        final String url;
         private final String token;
 
         Admin(String url, String token) {
@@ -648,7 +679,9 @@ public final class Main {
                 if (response.statusCode() >= 300) {
                     String message = answer.path("error").path("message").asText("HTTP " + response.statusCode());
                     throw new Failure(
-                            1, "the server refused " + path + ": " + message + " (HTTP " + response.statusCode() + ")");
+                            1,
+                            "the server refused " + path + ": " + message + " (HTTP " + response.statusCode() + ")",
+                            answer.path("error").path("code").asText(null));
                 }
                 return answer;
             } catch (ConnectException e) {
