@@ -12,6 +12,8 @@ import java.util.Optional;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * The OAuth clients apps own: registered from {@code spec.oauth} through the OAuth capability on behalf of the
@@ -21,16 +23,16 @@ import org.osgi.service.component.annotations.Reference;
 @Component(service = AppClients.class)
 public class AppClients {
 
-    private final AppClientRegistry registry;
     private final AppStore store;
     private final Sealer sealer;
     private final AppsSettings settings;
 
+    /** The OAuth capability, when its feature runs: an app without {@code spec.oauth} deploys without it. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile AppClientRegistry oauth;
+
     @Activate
-    public AppClients(
-            @Reference AppClientRegistry registry, @Reference AppStore store, @Reference AppsSettings settings)
-            throws IOException {
-        this.registry = registry;
+    public AppClients(@Reference AppStore store, @Reference AppsSettings settings) throws IOException {
         this.store = store;
         this.settings = settings;
         this.sealer = Sealer.withKeyFile(settings.keyFile, "apps-clients1");
@@ -38,6 +40,15 @@ public class AppClients {
 
     /** A client's id and its secret in clear, for an app's env. */
     record Issued(String clientId, String secret) {}
+
+    private AppClientRegistry registry() {
+        AppClientRegistry r = oauth;
+        if (r == null) {
+            throw ApiException.unavailable("the OAuth capability is not running: the app's spec.oauth needs it (enable"
+                    + " the feature oauth)");
+        }
+        return r;
+    }
 
     /** Registers the group's client, or brings the one it has up to the manifest. */
     Issued ensure(SpaceRef space, Group group, Manifest m, String clientId) {
@@ -48,11 +59,11 @@ public class AppClients {
         AppStore.App app = store.appOfGroup(group.id()).orElseThrow();
         try {
             if (clientId != null && clientId.equals(app.clientId()) && app.sealedSecret() != null) {
-                if (registry.update(owner, clientId, spec).isPresent()) {
+                if (registry().update(owner, clientId, spec).isPresent()) {
                     return new Issued(clientId, open(app.sealedSecret(), clientId));
                 }
             }
-            AppClientRegistry.Registered r = registry.register(owner, spec);
+            AppClientRegistry.Registered r = registry().register(owner, spec);
             store.setAppClient(group.id(), r.clientId(), seal(r.secret(), r.clientId()));
             return new Issued(r.clientId(), r.secret());
         } catch (AppClientRegistry.Invalid e) {
@@ -65,7 +76,8 @@ public class AppClients {
         if (app.clientId() == null) {
             return Optional.empty();
         }
-        return registry.rotateSecret(space.ownerPrincipalId(), app.clientId(), settings.secretGrace)
+        return registry()
+                .rotateSecret(space.ownerPrincipalId(), app.clientId(), settings.secretGrace)
                 .map(r -> {
                     store.setAppClient(app.groupId(), r.clientId(), seal(r.secret(), r.clientId()));
                     return new Issued(r.clientId(), r.secret());
@@ -85,7 +97,7 @@ public class AppClients {
     }
 
     void delete(SpaceRef space, String clientId) {
-        registry.delete(space.ownerPrincipalId(), clientId);
+        registry().delete(space.ownerPrincipalId(), clientId);
     }
 
     private String seal(String secret, String clientId) {

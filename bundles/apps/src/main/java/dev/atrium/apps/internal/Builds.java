@@ -16,6 +16,8 @@ import java.util.Optional;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
  * The artifacts an app's workers and containers run: the newest one a successful run of the named workflow made at
@@ -25,13 +27,24 @@ import org.osgi.service.component.annotations.Reference;
 @Component(service = Builds.class)
 public class Builds {
 
-    private final WorkflowArtifacts artifacts;
     private final AppsSettings settings;
 
+    /** Actions, when its feature runs: an app without workers or containers deploys without it. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile WorkflowArtifacts actions;
+
     @Activate
-    public Builds(@Reference WorkflowArtifacts artifacts, @Reference AppsSettings settings) {
-        this.artifacts = artifacts;
+    public Builds(@Reference AppsSettings settings) {
         this.settings = settings;
+    }
+
+    private WorkflowArtifacts artifacts() {
+        WorkflowArtifacts a = actions;
+        if (a == null) {
+            throw ApiException.unavailable("Actions is not running: the app's workers and containers are built by"
+                    + " workflows (enable the feature actions)");
+        }
+        return a;
     }
 
     /** Every worker's and container's artifact at {@code source}'s commit, by key. */
@@ -48,21 +61,22 @@ public class Builds {
 
     private Built one(Caller caller, Sources.Resolved source, String key, Manifest.FromWorkflow w, String kind) {
         String repo = source.repository().id();
-        Optional<Artifact> found = artifacts.newest(repo, w.path(), source.commit(), w.job(), w.artifact());
+        Optional<Artifact> found = artifacts().newest(repo, w.path(), source.commit(), w.job(), w.artifact());
         Artifact a;
         if (found.isPresent()) {
             a = found.get();
         } else {
             try {
-                a = artifacts.build(
-                        caller,
-                        repo,
-                        w.path(),
-                        "tag".equals(source.refType()) ? "refs/tags/" + source.ref() : source.ref(),
-                        source.commit(),
-                        w.job(),
-                        w.artifact(),
-                        settings.buildTimeout);
+                a = artifacts()
+                        .build(
+                                caller,
+                                repo,
+                                w.path(),
+                                "tag".equals(source.refType()) ? "refs/tags/" + source.ref() : source.ref(),
+                                source.commit(),
+                                w.job(),
+                                w.artifact(),
+                                settings.buildTimeout);
             } catch (WorkflowArtifacts.BuildFailed e) {
                 throw new ApiException(422, "BUILD_FAILED", key + ": " + e.getMessage());
             }
@@ -96,7 +110,7 @@ public class Builds {
     private Built read(Artifact a, String path, String kind, String key) {
         byte[] bytes;
         try {
-            bytes = artifacts.read(a, path, settings.maxArtifactBytes);
+            bytes = artifacts().read(a, path, settings.maxArtifactBytes);
         } catch (IOException e) {
             throw new ApiException(
                     422,

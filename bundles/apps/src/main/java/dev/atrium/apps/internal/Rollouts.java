@@ -60,7 +60,7 @@ public class Rollouts {
         r.put("state", canary ? "progressing" : "completed");
         r.put("strategy", strategy);
         r.put("step", 0);
-        r.set("steps", steps == null ? AppStore.JSON.createArrayNode() : steps);
+        r.set("steps", canary ? steps : AppStore.JSON.createArrayNode());
         r.put("weight", canary ? steps.get(0).path("weight").asInt() : 100);
         r.put("step_started_at", Instant.now().toString());
         r.put("updated_at", Instant.now().toString());
