@@ -47,7 +47,9 @@ public class OAuthClients {
             String authMethod,
             String clientUri,
             String logoUri,
-            List<String> postLogoutRedirectUris) {}
+            List<String> postLogoutRedirectUris,
+            String tosUri,
+            String policyUri) {}
 
     record Registered(Client client, String secret, String registrationToken) {
         Map<String, Object> toJson(String issuer) {
@@ -117,16 +119,22 @@ public class OAuthClients {
                 throw invalid.apply("redirect_uris holds an invalid URI: " + u);
             }
         }
-        for (String u : java.util.Arrays.asList(spec.clientUri(), spec.logoUri())) {
-            if (u != null && u.length() > 2000) {
-                throw invalid.apply("client_uri and logo_uri must be at most 2000 characters");
-            }
-            if (u != null && !u.isEmpty() && !(u.startsWith("https://") || u.startsWith("http://"))) {
-                throw invalid.apply("client_uri and logo_uri must be http(s) URLs: " + u);
-            }
-        }
+        checkLinks("client_uri and logo_uri", invalid, spec.clientUri(), spec.logoUri());
+        checkLinks("tos_uri and policy_uri", invalid, spec.tosUri(), spec.policyUri());
         if (spec.scopes().isEmpty()) {
             throw invalid.apply("scope must name at least one scope");
+        }
+    }
+
+    private static void checkLinks(
+            String names, java.util.function.Function<String, RuntimeException> invalid, String... links) {
+        for (String u : links) {
+            if (u != null && u.length() > 2000) {
+                throw invalid.apply(names + " must be at most 2000 characters");
+            }
+            if (u != null && !u.isEmpty() && !(u.startsWith("https://") || u.startsWith("http://"))) {
+                throw invalid.apply(names + " must be http(s) URLs: " + u);
+            }
         }
     }
 
@@ -154,13 +162,19 @@ public class OAuthClients {
     }
 
     Registered register(String ownerPrincipalId, ClientSpec spec, boolean dynamic) {
+        return register(ownerPrincipalId, spec, dynamic, dynamic ? "dynamic registration" : null);
+    }
+
+    /** Registers a checked {@code spec}; {@code auditDetail} says in the owner's log how the client came to be. */
+    Registered register(String ownerPrincipalId, ClientSpec spec, boolean dynamic, String auditDetail) {
         String clientId = Ids.random("atc_", 24);
-        String secret = "none".equals(spec.authMethod()) ? null : Ids.random("atcs_", 40);
+        String secret = "none".equals(spec.authMethod()) ? null : newSecret();
         String registrationToken = dynamic ? Ids.random("atg_", 40) : null;
         Client client = sql.one(
                         "INSERT INTO oauth_clients (client_id, secret_hash, owner_principal_id, client_name, redirect_uris, "
-                                + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash, post_logout_redirect_uris) "
-                                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS,
+                                + "grant_types, scopes, token_endpoint_auth_method, client_uri, logo_uri, registration_token_hash, "
+                                + "post_logout_redirect_uris, tos_uri, policy_uri) "
+                                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + Client.COLUMNS,
                         Client::of,
                         clientId,
                         secret == null ? null : Digests.sha256(secret),
@@ -173,10 +187,16 @@ public class OAuthClients {
                         spec.clientUri(),
                         spec.logoUri(),
                         registrationToken == null ? null : Digests.sha256(registrationToken),
-                        String.join("\n", spec.postLogoutRedirectUris()))
+                        String.join("\n", spec.postLogoutRedirectUris()),
+                        spec.tosUri(),
+                        spec.policyUri())
                 .orElseThrow();
-        audit.audit(ownerPrincipalId, clientId, "client_created", dynamic ? "dynamic registration" : null);
+        audit.audit(ownerPrincipalId, clientId, "client_created", auditDetail);
         return new Registered(client, secret, registrationToken);
+    }
+
+    private static String newSecret() {
+        return Ids.random("atcs_", 40);
     }
 
     /**
@@ -191,8 +211,9 @@ public class OAuthClients {
 
     private record CachedClient(Optional<Client> client, Instant at) {}
 
-    private Optional<Client> cachedClient(String clientId) {
-        CachedClient c = clientCache.get(clientId == null ? "" : clientId);
+    /** The client, from the cache unless {@code reread}. */
+    private Optional<Client> cachedClient(String clientId, boolean reread) {
+        CachedClient c = reread ? null : clientCache.get(clientId == null ? "" : clientId);
         if (c != null && c.at().plus(CLIENT_CACHE).isAfter(Instant.now())) {
             return c.client();
         }
@@ -257,7 +278,9 @@ public class OAuthClients {
                 c.authMethod(),
                 clientUri == null ? c.clientUri() : clientUri,
                 logoUri == null ? c.logoUri() : logoUri,
-                postLogoutRedirectUris == null ? c.postLogoutRedirectUris() : postLogoutRedirectUris);
+                postLogoutRedirectUris == null ? c.postLogoutRedirectUris() : postLogoutRedirectUris,
+                c.tosUri(),
+                c.policyUri());
         checkSpec(spec, ApiException::badRequest);
         Client updated = sql.one(
                         "UPDATE oauth_clients SET client_name = ?, redirect_uris = ?, scopes = ?, client_uri = ?, logo_uri = ?, "
@@ -277,12 +300,86 @@ public class OAuthClients {
         return updated;
     }
 
+    /**
+     * Replaces the metadata of a client of {@code principalId} that an app's manifest declares (names, redirect URIs,
+     * scopes, links), with a checked {@code spec}; its grants, authentication method, client_uri and secret stay.
+     */
+    Optional<Client> replaceOwned(String principalId, String clientId, ClientSpec spec) {
+        if (principalId == null || clientId == null) {
+            return Optional.empty();
+        }
+        Optional<Client> updated = sql.one(
+                "UPDATE oauth_clients SET client_name = ?, redirect_uris = ?, scopes = ?, logo_uri = ?, tos_uri = ?, "
+                        + "policy_uri = ?, updated_at = now() WHERE client_id = ? AND owner_principal_id = ? RETURNING "
+                        + Client.COLUMNS,
+                Client::of,
+                spec.name().trim(),
+                String.join("\n", spec.redirectUris()),
+                ScopeSet.join(spec.scopes()),
+                spec.logoUri(),
+                spec.tosUri(),
+                spec.policyUri(),
+                clientId,
+                principalId);
+        if (updated.isPresent()) {
+            clientCache.remove(clientId);
+            audit.audit(principalId, clientId, "client_updated", null);
+        }
+        return updated;
+    }
+
+    /**
+     * A new secret for a confidential client of {@code principalId}; the one it replaces keeps authenticating until
+     * {@code previousUntil} (a secret from an earlier rotation stops now). Empty for a public client or another's.
+     */
+    Optional<Registered> rotateSecret(String principalId, String clientId, Instant previousUntil) {
+        if (principalId == null || clientId == null) {
+            return Optional.empty();
+        }
+        String secret = newSecret();
+        // the right-hand sides read the row as it was: the previous hash is the one being replaced
+        Optional<Client> rotated = sql.one(
+                "UPDATE oauth_clients SET previous_secret_hash = secret_hash, previous_secret_expires_at = ?, "
+                        + "secret_hash = ?, updated_at = now() WHERE client_id = ? AND owner_principal_id = ? "
+                        + "AND token_endpoint_auth_method <> 'none' RETURNING " + Client.COLUMNS,
+                Client::of,
+                previousUntil,
+                Digests.sha256(secret),
+                clientId,
+                principalId);
+        if (rotated.isEmpty()) {
+            return Optional.empty();
+        }
+        clientCache.remove(clientId);
+        audit.audit(principalId, clientId, "client_secret_rotated", null);
+        return Optional.of(new Registered(rotated.get(), secret, null));
+    }
+
     void delete(String principalId, String clientId) {
-        ownedClient(principalId, clientId);
-        sql.update("DELETE FROM oauth_clients WHERE client_id = ?", clientId);
+        if (!deleteOwned(principalId, clientId)) {
+            throw ApiException.notFound("OAuth client not found");
+        }
+    }
+
+    /**
+     * Deletes a client of {@code principalId}, and with it (by the schema's cascades) its codes, tokens and consents;
+     * false when there is no such client of that Principal.
+     */
+    boolean deleteOwned(String principalId, String clientId) {
+        if (principalId == null || clientId == null) {
+            return false;
+        }
+        if (sql.update(
+                        "DELETE FROM oauth_clients WHERE client_id = ? AND owner_principal_id = ?",
+                        clientId,
+                        principalId)
+                == 0) {
+            return false;
+        }
         clientCache.remove(clientId);
         tokens.forgetCached(t -> clientId.equals(t.clientId()));
         audit.audit(principalId, clientId, "client_deleted", null);
+        return true;
     }
 
     /**
@@ -322,17 +419,22 @@ public class OAuthClients {
         if (clientId == null || clientId.isBlank()) {
             throw OAuthError.invalidClient("client authentication failed: no client_id");
         }
-        Client client =
-                cachedClient(clientId).orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
+        Client client = cachedClient(clientId, false)
+                .orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
+        if (!client.isPublic() && !client.secretMatches(secret, Instant.now())) {
+            // a secret rotated on another instance is not in this one's cache yet: read the client again before
+            // refusing,
+            // so that an app's new secret works at once everywhere
+            client = cachedClient(clientId, true)
+                    .orElseThrow(() -> OAuthError.invalidClient("client authentication failed"));
+        }
         if (client.isPublic()) {
             if (secret != null && !secret.isEmpty()) {
                 throw OAuthError.invalidClient("client authentication failed");
             }
             return client;
         }
-        if (secret == null
-                || client.secretHash() == null
-                || !Digests.constantTimeEquals(client.secretHash(), Digests.sha256(secret))) {
+        if (!client.secretMatches(secret, Instant.now())) {
             throw OAuthError.invalidClient("client authentication failed");
         }
         if ((!basic && "client_secret_basic".equals(client.authMethod()))

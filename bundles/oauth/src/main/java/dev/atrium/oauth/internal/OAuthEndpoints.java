@@ -608,7 +608,9 @@ public class OAuthEndpoints {
                 authMethod,
                 text(node, "client_uri", invalid),
                 text(node, "logo_uri", invalid),
-                uris(node, "post_logout_redirect_uris", invalid));
+                uris(node, "post_logout_redirect_uris", invalid),
+                null,
+                null);
     }
 
     private static List<String> uris(

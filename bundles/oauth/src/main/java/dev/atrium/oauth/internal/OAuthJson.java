@@ -123,7 +123,10 @@ final class OAuthJson {
     /** {@code status}: {@code approved} or {@code denied}. */
     record DeviceDecision(String status) {}
 
-    /** RFC 7591 client metadata; {@code client_id_issued_at} in seconds since the epoch, {@code scope} space-separated. */
+    /**
+     * RFC 7591 client metadata; {@code client_id_issued_at} in seconds since the epoch, {@code scope} space-separated;
+     * {@code tos_uri} and {@code policy_uri} only on a client an app's manifest registered.
+     */
     record ClientView(
             @JsonProperty("client_id") String clientId,
             @JsonProperty("client_id_issued_at") long clientIdIssuedAt,
@@ -136,6 +139,8 @@ final class OAuthJson {
             @JsonProperty("token_endpoint_auth_method") String tokenEndpointAuthMethod,
             @JsonProperty("client_uri") String clientUri,
             @JsonProperty("logo_uri") String logoUri,
+            @JsonProperty("tos_uri") String tosUri,
+            @JsonProperty("policy_uri") String policyUri,
             @JsonProperty("created_at") Instant createdAt,
             @JsonProperty("updated_at") Instant updatedAt) {}
 

@@ -8,6 +8,7 @@ import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.resource.api.Access;
 import dev.atrium.resource.api.BindingListener;
 import dev.atrium.resource.api.ResourceDirectory;
+import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.ResourceProvider;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The core's {@link ResourceDirectory}: the services capability finds, binds and opens resources here, under the same
  * rules as the {@code /api/resources} routes (ownership is the kernel's proof; another workspace of the same Principal
- * lends a resource only through a grant). The binding rows are the core's ({@code resource_bindings}).
+ * lends a resource only through a grant). The binding rows are the core's ({@code resource_bindings}). Creating and
+ * deleting a resource is {@link ResourceLifecycle}, one code path with the routes.
  */
 @Component(service = {ResourceDirectory.class, Directory.class})
 public class Directory implements ResourceDirectory {
@@ -44,6 +46,7 @@ public class Directory implements ResourceDirectory {
     private final SpaceDirectory spaces;
     private final Providers providers;
     private final Runtime runtime;
+    private final ResourceLifecycle lifecycle;
     private static final String LISTENERS = "Listener";
 
     private final ComponentContext context;
@@ -68,6 +71,7 @@ public class Directory implements ResourceDirectory {
         this.spaces = spaces;
         this.providers = providers;
         this.runtime = runtime;
+        this.lifecycle = new ResourceLifecycle(store, providers, runtime, this::changed);
     }
 
     /**
@@ -220,15 +224,28 @@ public class Directory implements ResourceDirectory {
         return Optional.empty();
     }
 
-    // filled in by the resources helper's branch (issue 37)
-    @Override
-    public Bound create(
-            Caller caller, SpaceRef space, String type, String backend, String name, Map<String, Object> config) {
-        throw new UnsupportedOperationException("not yet");
+    /** Creating and deleting resources, shared with the {@code /api/resources} routes. */
+    ResourceLifecycle lifecycle() {
+        return lifecycle;
     }
 
     @Override
-    public boolean delete(Caller caller, SpaceRef space, String resourceId) {
-        throw new UnsupportedOperationException("not yet");
+    public Bound create(
+            Caller caller, SpaceRef space, String type, String backend, String name, Map<String, Object> config)
+            throws ResourceException {
+        if (space == null || !space.provenFor(caller)) {
+            throw new IllegalArgumentException("the workspace is not proven for the caller");
+        }
+        ResourceRow row = lifecycle.create(space.id(), type, backend, name, config);
+        return bound(null, row, Access.WRITE);
+    }
+
+    @Override
+    public boolean delete(Caller caller, SpaceRef space, String resourceId) throws ResourceException {
+        if (space == null || !space.provenFor(caller) || resourceId == null) {
+            return false;
+        }
+        Optional<ResourceRow> row = store.find(resourceId).filter(r -> r.spaceId.equals(space.id()));
+        return row.isPresent() && lifecycle.delete(row.get());
     }
 }

@@ -118,9 +118,12 @@ public class Providers {
     }
 
     static ApiException missing(String type, String backend) {
-        return ApiException.unavailable(
-                "the resource provider " + type + "/" + backend + " (type '" + type + "', backend '" + backend
-                        + "') is not running; the resource and its data are kept and it works again once that provider is installed");
+        return ApiException.unavailable(missingMessage(type, backend));
+    }
+
+    static String missingMessage(String type, String backend) {
+        return "the resource provider " + type + "/" + backend + " (type '" + type + "', backend '" + backend
+                + "') is not running; the resource and its data are kept and it works again once that provider is installed";
     }
 
     /**

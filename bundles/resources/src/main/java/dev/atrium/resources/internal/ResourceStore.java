@@ -26,6 +26,7 @@ public class ResourceStore {
         return Instant.now().truncatedTo(ChronoUnit.MICROS);
     }
 
+    /** Stores a new resource; {@link ResourceLifecycle.NameTaken} when its workspace has one of that name. */
     public ResourceRow create(ResourceRow row) {
         try {
             return jpa.tx(em -> {
@@ -34,7 +35,7 @@ public class ResourceStore {
                 return row;
             });
         } catch (Sql.Conflict e) {
-            throw ApiException.conflict("a resource named '" + row.name + "' already exists in this workspace");
+            throw new ResourceLifecycle.NameTaken(row.name);
         }
     }
 

@@ -59,15 +59,13 @@ import javax.ws.rs.core.StreamingOutput;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code /api/resources…}: every route of the spec's Resources table. Rows are the core's ({@link ResourceStore});
  * data is the provider's, reached only after {@link Authz} said what the call may do. A resource whose provider is not
  * running keeps its rows and answers 503 naming the provider on every route that needs it.
  *
- * <p>Why one class of about 1,370 lines: it is the spec's one Resources table, 37 routes of about 30 lines each (input
+ * <p>Why one class of about 1,330 lines: it is the spec's one Resources table, 37 routes of about 30 lines each (input
  * checks, {@link Authz}, one provider call); the facets' own logic lives in the providers. It is to be split by facet
  * with the SPI changes of issue 33 (item 5).
  */
@@ -78,11 +76,7 @@ import org.slf4j.LoggerFactory;
 @Consumes(MediaType.APPLICATION_JSON)
 public class ResourcesApi {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ResourcesApi.class);
-
     static final String NOT_FOUND = "resource not found";
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-    static final Pattern TYPE = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,39}");
     static final Pattern SERVICE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,99}");
     static final Pattern BINDING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
     static final int MAX_KEY = 512;
@@ -214,50 +208,18 @@ public class ResourcesApi {
         String name = name(b.text("name", 1, 64));
         String type = b.text("type", 1, 40);
         requireType(type);
-        Optional<String> backendField = b.optionalText("backend", 1, 40);
-        Map<String, Object> rawConfig = config(body);
+        String backend = b.optionalText("backend", 1, 40).orElse(null);
+        Map<String, Object> config = config(body);
         SpaceRef space = space(caller, b.optionalText("space_id", 1, 200).orElse(null));
-        String backend =
-                backendField.orElseGet(() -> providers.defaultBackend(type).orElseThrow(() -> noProvider(type)));
-        ResourceProvider provider = providers
-                .find(type, backend)
-                .orElseThrow(() -> providers.defaultBackend(type).isPresent()
-                        ? ApiException.badRequest("no '" + type + "' provider has the backend '" + backend
-                                + "'; running: "
-                                + String.join(
-                                        ", ",
-                                        providers.all().stream()
-                                                .filter(p -> p.type().equals(type))
-                                                .map(Providers.Registered::backend)
-                                                .toList()))
-                        : noProvider(type));
-        Map<String, Object> config = validate(provider, rawConfig);
-
-        ResourceRow row = new ResourceRow();
-        row.id = Ids.id("res");
-        row.spaceId = space.id();
-        row.name = name;
-        row.type = type;
-        row.backend = backend;
-        // write-only fields go to the provider, never into the row
-        row.config = Runtime.json(provider.configSchema().withoutSecrets(config));
-        row.state = "{}";
-        row.createdAt = ResourceStore.now();
-        row.updatedAt = row.createdAt;
-        store.create(row);
-        // the row first (its name is checked there), then the backend; a provision that fails takes the row away again
-        Map<String, Object> state;
+        ResourceRow row;
         try {
-            state = provider.provision(runtime.context(row, config, Access.ADMIN));
-        } catch (ResourceException | RuntimeException e) {
-            store.delete(row.id);
-            if (e instanceof ResourceException re) {
-                throw Runtime.answer(re);
-            }
-            throw (RuntimeException) e;
-        }
-        if (state != null && !state.isEmpty()) {
-            row = store.setState(row.id, Runtime.json(state));
+            row = directory.lifecycle().create(space.id(), type, backend, name, config);
+        } catch (ResourceLifecycle.BadInput e) {
+            throw ApiException.badRequest(e.getMessage());
+        } catch (ResourceLifecycle.NameTaken e) {
+            throw ApiException.conflict(e.getMessage());
+        } catch (ResourceException e) {
+            throw Runtime.answer(e);
         }
         return Response.status(201)
                 .entity(Map.of("resource", detail(row, Access.ADMIN)))
@@ -338,26 +300,15 @@ public class ResourcesApi {
     }
 
     private Map<String, Object> delete(ResourceRow row) {
-        // without its provider the data cannot be removed: keep the rows so that nothing is orphaned (503)
-        ResourceProvider provider = providers.require(row.type, row.backend);
-        ResourceContext ctx = runtime.context(row, Access.ADMIN);
-        List<String> bound =
-                store.bindings(row.id).stream().map(b -> b.serviceId).toList();
-        if (!store.delete(row.id)) {
+        boolean deleted;
+        try {
+            deleted = directory.lifecycle().delete(row);
+        } catch (ResourceException e) {
+            throw Runtime.answer(e);
+        }
+        if (!deleted) {
             throw notFound();
         }
-        directory.changed(bound);
-        try {
-            provider.deprovision(ctx);
-        } catch (ResourceException | RuntimeException e) {
-            LOG.warn(
-                    "resources: {} ({}/{}) was deleted but its provider could not remove its data: {}",
-                    row.id,
-                    row.type,
-                    row.backend,
-                    e.toString());
-        }
-        runtime.deleteDirectory(row.id);
         return Map.of("success", true);
     }
 
@@ -1152,31 +1103,20 @@ public class ResourcesApi {
         return facet.cast(provider);
     }
 
-    private ApiException noProvider(String type) {
-        if (Runtime.knownTypes().contains(type)) {
-            return ApiException.unavailable(
-                    "no provider of resource type '" + type + "' is running; install or enable one");
-        }
-        List<String> running = providers.all().stream()
-                .map(Providers.Registered::type)
-                .distinct()
-                .toList();
-        return ApiException.badRequest(
-                "unknown resource type '" + type + "'; types with a running provider: " + String.join(", ", running));
-    }
-
     private static void requireType(String type) {
-        if (!TYPE.matcher(type).matches()) {
-            throw ApiException.badRequest("type must be a letter followed by up to 39 letters, digits, '_' or '-'");
+        try {
+            ResourceLifecycle.requireType(type);
+        } catch (ResourceLifecycle.BadInput e) {
+            throw ApiException.badRequest(e.getMessage());
         }
     }
 
     private static String name(String name) {
-        if (!NAME.matcher(name).matches()) {
-            throw ApiException.badRequest(
-                    "name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        try {
+            return ResourceLifecycle.requireName(name);
+        } catch (ResourceLifecycle.BadInput e) {
+            throw ApiException.badRequest(e.getMessage());
         }
-        return name;
     }
 
     private static Map<String, Object> config(JsonNode body) {
@@ -1192,7 +1132,9 @@ public class ResourcesApi {
 
     private static Map<String, Object> validate(ResourceProvider provider, Map<String, Object> raw) {
         try {
-            return provider.configSchema().validate(raw);
+            return ResourceLifecycle.validate(provider, raw);
+        } catch (ResourceLifecycle.BadInput e) {
+            throw ApiException.badRequest(e.getMessage());
         } catch (ResourceException e) {
             throw Runtime.answer(e);
         }
