@@ -6,6 +6,8 @@ import dev.atrium.streams.api.Feed;
 import dev.atrium.streams.api.HubOptions;
 import dev.atrium.streams.api.StreamHub;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -23,6 +25,7 @@ public class RunEvents {
     static final String RUN_COMPLETED = "run.completed";
 
     final StreamHub<Event> hub;
+    private final List<Consumer<String>> endListeners = new CopyOnWriteArrayList<>();
 
     @Activate
     public RunEvents(@Reference ActionStore store, @Reference EventStreams streams) {
@@ -37,7 +40,23 @@ public class RunEvents {
     void committed(List<Event> events) {
         for (Event e : events) {
             hub.committed(e);
+            if (RUN_COMPLETED.equals(e.type())) {
+                endListeners.forEach(l -> l.accept(e.runId()));
+            }
         }
+    }
+
+    /**
+     * Who hears, with the run's id, that a run ended on this instance (a run whose last job ran on another instance ends
+     * there: a listener that waits for one looks at the run now and then too).
+     */
+    void onRunEnded(Consumer<String> listener) {
+        endListeners.add(listener);
+    }
+
+    /** Forgets a listener of {@link #onRunEnded} (its component stopped). */
+    void forget(Consumer<String> listener) {
+        endListeners.remove(listener);
     }
 
     private record RunFeed(ActionStore store) implements Feed<Event> {

@@ -188,7 +188,17 @@ public class RunTriggers implements EventHandler {
 
     /** A dispatch: the workflow as the ref has it, which must take {@code workflow_dispatch}. */
     Run dispatch(Caller caller, Repository repo, String path, String ref, Map<String, String> inputs) {
-        String commit = repositories.resolveCommit(repo, ref);
+        return dispatch(caller, repo, path, ref, null, inputs);
+    }
+
+    /**
+     * A dispatch on {@code ref} at {@code at} (a commit of the repository, which the ref may have moved past since: a
+     * deployment builds the commit it deploys), or where the ref points when {@code at} is null. The workflow is the
+     * commit's, as for a push.
+     */
+    Run dispatch(Caller caller, Repository repo, String path, String ref, String at, Map<String, String> inputs) {
+        String tip = repositories.resolveCommit(repo, ref); // the ref must exist, even when the run is not at its tip
+        String commit = at == null ? tip : commitOf(repo, at);
         String text = files.at(repo, commit).get(path);
         if (text == null) {
             throw ApiException.notFound("the workflow " + path + " is not at " + ref);
@@ -218,6 +228,18 @@ public class RunTriggers implements EventHandler {
                 new Trigger("workflow_dispatch", fullRef, commit, caller.principalId(), false, resolved));
         runs.wake();
         return run;
+    }
+
+    private String commitOf(Repository repo, String commit) {
+        try {
+            return repositories.resolveCommit(repo, commit);
+        } catch (ApiException e) {
+            if (e.status() != 404) {
+                throw e;
+            }
+            throw ApiException.notFound(
+                    "the commit " + commit + " is not in the repository, or no branch or tag" + " reaches it");
+        }
     }
 
     private String refOf(Repository repo, String ref) {
