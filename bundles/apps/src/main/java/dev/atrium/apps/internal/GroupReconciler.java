@@ -163,13 +163,18 @@ public class GroupReconciler {
             resourceIds.put(key, id);
             applied.add(RESOURCE + ":" + key);
         }
+        boolean resourcesMade = applied.stream().anyMatch(a -> a.startsWith(RESOURCE + ":"));
+        boolean clientChanged = false;
         Map<String, String> oauthEnv = Map.of();
         if (m.oauth() != null) {
             ObjectNode detail = oauthDetail(m.oauth());
             GroupObject had = have.remove(OAUTH + ":client");
             AppClients.Issued issued = clients.ensure(space, group, m, had == null ? null : had.objectId());
             store.putObject(new GroupObject(group.id(), OAUTH, "client", issued.clientId(), hash(detail), detail));
-            (had != null && had.detail().equals(detail) ? skipped : applied).add(OAUTH + ":client");
+            clientChanged = had == null
+                    || !had.objectId().equals(issued.clientId())
+                    || !had.detail().equals(detail);
+            (clientChanged ? applied : skipped).add(OAUTH + ":client");
             if (m.oauth().autoEnv()) {
                 oauthEnv = Map.of("OAUTH_CLIENT_ID", issued.clientId(), "OAUTH_CLIENT_SECRET", issued.secret());
             }
@@ -201,14 +206,24 @@ public class GroupReconciler {
                 skipped.add(SERVICE + ":" + key);
                 continue;
             }
-            Map<String, EnvVar> env = new TreeMap<>();
-            envOf(m, key).forEach((k, v) -> env.put(k, new EnvVar(v, false)));
-            desired.env().forEach((k, v) -> env.put(k, new EnvVar(v, false)));
-            oauthEnv.forEach((k, v) -> env.put(k, new EnvVar(v, "OAUTH_CLIENT_SECRET".equals(k))));
-            services.replaceEnv(caller, svc.id(), env);
-            Map<String, String> bindings = new TreeMap<>();
-            bindingsOf(m, key).forEach((binding, resourceKey) -> bindings.put(binding, resourceIds.get(resourceKey)));
-            services.replaceBindings(caller, space, svc.id(), bindings);
+            // env and bindings are the service's, shared by its current version and a canary: an unchanged one is
+            // left alone, so that the version already serving does not restart for nothing
+            if (had == null
+                    || clientChanged
+                    || !had.detail().path("env").equals(detail.path("env"))
+                    || !had.detail().path("oauth_env").equals(detail.path("oauth_env"))) {
+                Map<String, EnvVar> env = new TreeMap<>();
+                envOf(m, key).forEach((k, v) -> env.put(k, new EnvVar(v, false)));
+                desired.env().forEach((k, v) -> env.put(k, new EnvVar(v, false)));
+                oauthEnv.forEach((k, v) -> env.put(k, new EnvVar(v, "OAUTH_CLIENT_SECRET".equals(k))));
+                services.replaceEnv(caller, svc.id(), env);
+            }
+            if (had == null || !had.detail().path("bindings").equals(detail.path("bindings")) || resourcesMade) {
+                Map<String, String> bindings = new TreeMap<>();
+                bindingsOf(m, key)
+                        .forEach((binding, resourceKey) -> bindings.put(binding, resourceIds.get(resourceKey)));
+                services.replaceBindings(caller, space, svc.id(), bindings);
+            }
             boolean asCanary = canary && svc.currentDeploymentId() != null;
             services.deploy(
                     svc.id(),
