@@ -81,10 +81,14 @@ class ContainerServicesTest {
      * body may have, base64 or not.
      */
     private static String deploy(User u, Svc s, byte[] archive) {
+        return deploy(u, s, archive, "");
+    }
+
+    private static String deploy(User u, Svc s, byte[] archive, String query) {
         Http.Reply r = u.http()
                 .send(
                         "POST",
-                        "/api/services/" + s.id() + "/deployments?kind=container-image&provider=podman",
+                        "/api/services/" + s.id() + "/deployments?kind=container-image&provider=podman" + query,
                         archive,
                         "application/x-tar");
         assertEquals(
@@ -132,6 +136,10 @@ class ContainerServicesTest {
         String one = deploy(u, s, image(marker + "-v1", "v1"));
         long deployMillis = (System.nanoTime() - t0) / 1_000_000;
         assertEquals("version v1", await(server, s, "/", "version v1", 5).strip());
+        Http.Reply health = new Http(server.base(), null).get("/healthz");
+        assertTrue(
+                health.get("details").path("services.podman").asText().matches("podman: \\d+ of \\d+ container.*"),
+                health.body());
 
         // its bindings through the relay: written and read back by the container, seen by nobody else
         assertTrue(await(server, s, "/cgi-bin/kv?greeting=hello", "", 5).startsWith("HTTP/1.1 2"), "kv put");
@@ -160,8 +168,18 @@ class ContainerServicesTest {
         long backMillis = (System.nanoTime() - killedAt) / 1_000_000;
         assertTrue(process(marker + "-v1") != pid, "a new process serves");
 
-        String two = deploy(u, s, image(marker + "-v2", "v2"));
-        assertEquals("version v2", await(server, s, "/", "version v2", 5).strip());
+        // a canary at 50 %: both versions answer, then the promoted one alone
+        String two = deploy(u, s, image(marker + "-v2", "v2"), "&strategy=canary&canary_percent=50");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 60 && seen.size() < 2; i++) {
+            seen.add(HostHttp.text(HostHttp.get(server.port, s.host(), "/")).strip());
+        }
+        assertEquals(java.util.Set.of("version v1", "version v2"), seen);
+        Http.Reply promoted = u.http().post("/api/services/" + s.id() + "/deployments/" + two + "/promote", null);
+        assertEquals(200, promoted.status(), promoted.body());
+        for (int i = 0; i < 20; i++) {
+            assertEquals("version v2", await(server, s, "/", "version", 5).strip());
+        }
         Http.Reply back = u.http().post("/api/services/" + s.id() + "/deployments/rollback", null);
         assertEquals(200, back.status(), back.body());
         assertEquals(one, back.get("deployment").get("id").asText());

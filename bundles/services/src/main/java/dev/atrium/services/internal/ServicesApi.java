@@ -694,8 +694,11 @@ public class ServicesApi {
         return flow.create(s, body, key);
     }
 
-    /** The most bytes a binary artifact upload may have before it is read; {@code maxArtifactBytes} holds below it. */
-    static final long MAX_BINARY_ARTIFACT = 256L << 20;
+    /**
+     * The most bytes a binary artifact upload may have before it is read (it is read into memory): {@code
+     * maxArtifactBytes} (25 MiB) holds below it, and a larger setting is capped here.
+     */
+    static final long MAX_BINARY_ARTIFACT = 64L << 20;
 
     @GET
     @Path("{id}/deployments")

@@ -4,6 +4,7 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.HealthDetail;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -18,13 +19,14 @@ import org.osgi.service.component.annotations.Reference;
  * The {@code podman} deployment provider: runs {@code container-image} deployments of services (an uploaded OCI or
  * docker archive) as containers of the bundle's shared podman service ({@link ContainerServices}). Deactivated (the
  * bundle or the server stopping), it removes its containers: unlike workerd's processes they are not handed to the
- * next revision, and the services capability starts them again when the provider is back.
+ * next revision, and the services capability starts them again when the provider is back. Its health is
+ * {@code /healthz}'s {@code details.services.podman}.
  */
 @Component(
-        service = DeploymentProvider.class,
+        service = {DeploymentProvider.class, HealthDetail.class},
         configurationPid = "dev.atrium.containers.podman",
         property = {DeploymentProvider.NAME + "=podman", DeploymentProvider.KIND + "=container-image"})
-public class PodmanDeployer implements DeploymentProvider {
+public class PodmanDeployer implements DeploymentProvider, HealthDetail {
 
     private final ContainerServices services;
 
@@ -73,6 +75,16 @@ public class PodmanDeployer implements DeploymentProvider {
     @Override
     public Health health() {
         return services.health();
+    }
+
+    @Override
+    public String name() {
+        return "services.podman";
+    }
+
+    @Override
+    public String detail() {
+        return services.health().detail();
     }
 
     @Override
