@@ -58,7 +58,7 @@ import org.osgi.service.component.annotations.Reference;
  * deployment or logs answer exactly like missing ones (404). Deploying code is what
  * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
  *
- * <p>Why one class of about 810 lines: the spec's Services table without its custom domains, 23 routes that share one
+ * <p>Why one class of about 860 lines: the spec's Services table without its custom domains, 23 routes that share one
  * owner check and one way of applying a change; split by route family, each part would repeat both.
  */
 @Component(service = ServicesApi.class)
@@ -645,6 +645,60 @@ public class ServicesApi {
         JsonBody.of(body);
         return flow.create(owned(Caller.from(sc), id), body, key);
     }
+
+    /**
+     * The same create with the artifact as the request's own bytes: a JSON body is read whole and held to the kernel's
+     * 1 MiB, too little for a container image (busybox alone is 1 MB gzipped), so an archive is sent as it is, the other
+     * fields as query parameters ({@code kind}, {@code provider}, {@code strategy}, {@code deploy_message},
+     * {@code canary_percent}). The artifact's size limit is {@code maxArtifactBytes}, as for a base64 bundle.
+     */
+    @POST
+    @Path("{id}/deployments")
+    @RequiresScope(WRITE)
+    @Consumes({"application/x-tar", MediaType.APPLICATION_OCTET_STREAM})
+    @dev.atrium.kernel.api.BodyLimit(MAX_BINARY_ARTIFACT)
+    @JsonShape(ServiceJson.OneDeployment.class)
+    public Response deployBytes(
+            @Context SecurityContext sc,
+            @PathParam("id") String id,
+            @HeaderParam("Idempotency-Key") String key,
+            @QueryParam("kind") String kind,
+            @QueryParam("provider") String provider,
+            @QueryParam("strategy") String strategy,
+            @QueryParam("deploy_message") String message,
+            @QueryParam("canary_percent") String percent,
+            byte[] artifact) {
+        Service s = owned(Caller.from(sc), id);
+        com.fasterxml.jackson.databind.node.ObjectNode body =
+                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        body.put("bundle", java.util.Base64.getEncoder().encodeToString(artifact == null ? new byte[0] : artifact));
+        if (kind != null) {
+            body.putObject("target").putObject("artifact").put("kind", kind);
+        }
+        if (provider != null) {
+            body.putObject("provider").put("name", provider);
+        }
+        if (strategy != null) {
+            body.put("strategy", strategy);
+        }
+        if (message != null) {
+            body.put("deploy_message", message);
+        }
+        if (percent != null) {
+            try {
+                body.put("canary_percent", Integer.parseInt(percent.strip()));
+            } catch (NumberFormatException e) {
+                throw ApiException.badRequest("canary_percent must be a whole number from 1 to 99");
+            }
+        }
+        return flow.create(s, body, key);
+    }
+
+    /**
+     * The most bytes a binary artifact upload may have before it is read (it is read into memory): {@code
+     * maxArtifactBytes} (25 MiB) holds below it, and a larger setting is capped here.
+     */
+    static final long MAX_BINARY_ARTIFACT = 64L << 20;
 
     @GET
     @Path("{id}/deployments")

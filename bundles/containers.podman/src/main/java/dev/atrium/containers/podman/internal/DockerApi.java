@@ -130,6 +130,101 @@ final class DockerApi {
         }
     }
 
+    /**
+     * Loads an OCI or docker archive ({@code POST /images/load}). podman says what it loaded as a stream line; the
+     * caller knows the image by its id (the config's digest), so only failures are read here.
+     *
+     * @throws ApiException with podman's message when it refuses the archive
+     */
+    void loadImage(byte[] tar) throws IOException {
+        UnixHttp.Response r =
+                http.request("POST", PREFIX + "/images/load", "application/x-tar", UnixHttp.Body.of(tar), IMPORT);
+        String text = r.text();
+        if (r.status() / 100 != 2) {
+            throw new ApiException(r.status(), message(text, r.status()));
+        }
+        for (String line : text.split("\n")) {
+            if (line.contains("\"error\"")) {
+                throw new ApiException(500, json.readTree(line).path("error").asText(line));
+            }
+        }
+    }
+
+    /** Removes an image no container uses; one in use or gone is left as it is. */
+    void removeImage(String id) throws IOException {
+        try {
+            call("DELETE", "/images/" + encode(id), null, CALL);
+        } catch (ApiException e) {
+            if (e.status() != 404 && e.status() != 409) {
+                throw e;
+            }
+        }
+    }
+
+    /** {@code GET /containers/{id}/json}; empty when the container is gone. */
+    java.util.Optional<JsonNode> inspect(String id) throws IOException {
+        try {
+            return java.util.Optional.of(call("GET", "/containers/" + encode(id) + "/json", null, CALL));
+        } catch (ApiException e) {
+            if (e.status() == 404) {
+                return java.util.Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Every container (running or not) with the label {@code key} (any value): Docker's list entries. */
+    List<JsonNode> labelled(String key) throws IOException {
+        String filter = json.writeValueAsString(Map.of("label", List.of(key)));
+        List<JsonNode> out = new ArrayList<>();
+        call("GET", "/containers/json?all=true&filters=" + encode(filter), null, CALL)
+                .forEach(out::add);
+        return out;
+    }
+
+    /** Sends SIGTERM, waits up to {@code seconds}, then SIGKILL; a container gone or stopped is no error. */
+    void stop(String id, int seconds) throws IOException {
+        try {
+            call("POST", "/containers/" + encode(id) + "/stop?t=" + seconds, null, Duration.ofSeconds(seconds + 30L));
+        } catch (ApiException e) {
+            if (e.status() != 404 && e.status() != 304 && e.status() != 409) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Opens the container's output, from its start and then as it is written, in Docker's multiplexed frames
+     * ({@link Frames}); it ends when the container stops. The caller closes the exchange.
+     */
+    UnixHttp.Exchange followLogs(String id) throws IOException {
+        UnixHttp.Exchange exchange = http.open(
+                "GET", PREFIX + "/containers/" + encode(id) + "/logs?follow=true&stdout=true&stderr=true", null, null);
+        try {
+            exchange.readHead();
+            if (exchange.status() / 100 != 2) {
+                String text = new String(exchange.body().readAllBytes(), StandardCharsets.UTF_8);
+                throw new ApiException(exchange.status(), message(text, exchange.status()));
+            }
+            return exchange;
+        } catch (IOException | RuntimeException e) {
+            exchange.close();
+            throw e;
+        }
+    }
+
+    /** The gateway (the host's address on it) of the network {@code name}, e.g. {@code 10.88.0.1}. */
+    String gateway(String name) throws IOException {
+        JsonNode network = call("GET", "/networks/" + encode(name), null, CALL);
+        for (JsonNode c : network.path("IPAM").path("Config")) {
+            String gw = c.path("Gateway").asText("");
+            if (!gw.isEmpty() && !gw.contains(":")) {
+                return gw;
+            }
+        }
+        throw new ApiException(500, "the network " + name + " has no IPv4 gateway");
+    }
+
     /** Creates an exec of {@code command} in the container, attached to its stdout and stderr. @return its id */
     String createExec(String container, List<String> command, List<String> env, String workdir) throws IOException {
         ObjectNode body = json.createObjectNode();

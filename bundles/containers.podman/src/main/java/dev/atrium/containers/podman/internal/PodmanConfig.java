@@ -3,7 +3,7 @@ package dev.atrium.containers.podman.internal;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-@ObjectClassDefinition(name = "Atrium podman job runner")
+@ObjectClassDefinition(name = "Atrium podman job runner and container services")
 public @interface PodmanConfig {
 
     @AttributeDefinition(description = "The podman binary (ATRIUM_PODMAN_BIN): a path, or a name looked up on the PATH")
@@ -38,4 +38,31 @@ public @interface PodmanConfig {
 
     @AttributeDefinition(description = "The container's network mode ('none': no network at all)")
     String network() default "none";
+
+    @AttributeDefinition(description = "A container service's memory limit unless its limits.memory_mb says (bytes)")
+    long serviceMemoryBytes() default 512L << 20;
+
+    @AttributeDefinition(description = "The CPUs a container service may use unless its limits.millicpus says")
+    double serviceCpus() default 1.0;
+
+    @AttributeDefinition(description = "The most processes a container service may have")
+    int servicePids() default 256;
+
+    @AttributeDefinition(description = "The port a container service listens on unless its env PORT says")
+    int servicePort() default 8080;
+
+    @AttributeDefinition(
+            description = "The podman network of container services (a bridge: the server reaches each container at "
+                    + "its address; 'podman' is podman's default)")
+    String serviceNetwork() default "podman";
+
+    @AttributeDefinition(description = "How long a new container service may take until it answers HTTP (s)")
+    int serviceStartTimeoutSeconds() default 30;
+
+    @AttributeDefinition(
+            description = "How long a replaced container service keeps serving requests already sent to it (ms)")
+    long serviceDrainGraceMillis() default 5000;
+
+    @AttributeDefinition(description = "Log lines kept per container service")
+    int serviceLogLines() default 10000;
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -22,7 +23,7 @@ import java.util.stream.Stream;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,6 @@ import org.slf4j.LoggerFactory;
         service = JobRunner.class,
         configurationPid = "dev.atrium.containers.podman",
         property = JobRunner.NAME + "=podman")
-@Designate(ocd = PodmanConfig.class)
 public class PodmanRunner implements JobRunner {
 
     /** Every container of this runner carries it, as a label. */
@@ -66,58 +66,62 @@ public class PodmanRunner implements JobRunner {
     private final ObjectMapper json = new ObjectMapper();
     private final SecureRandom random = new SecureRandom();
 
+    /** The job containers this runner started, removed when it is deactivated (the shared service runs on). */
+    private final Set<String> started = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The host whose service this runner shares; null when the runner owns its service (tests). */
+    private final PodmanHost host;
+
     @Activate
-    public PodmanRunner(PodmanConfig config) {
-        this(new Settings(
-                home(config.binary()),
-                Path.of(home(config.dataDirectory())).toAbsolutePath().resolve("runner-podman"),
-                Path.of(home(config.imagesDirectory())).toAbsolutePath(),
+    public PodmanRunner(PodmanConfig config, @Reference PodmanHost host) {
+        this(settings(config), host);
+    }
+
+    /** A runner owning a service of its own (the tests'): deactivating it stops the service. */
+    PodmanRunner(Settings settings) {
+        this(settings, null);
+    }
+
+    private PodmanRunner(Settings settings, PodmanHost host) {
+        this.settings = settings;
+        this.host = host == null ? new PodmanHost(new PodmanService(settings.binary(), settings.directory())) : host;
+        this.service = this.host.service();
+        this.images = new Images(settings.imagesDirectory(), settings.defaultLabel());
+        this.ownsHost = host == null;
+    }
+
+    private final boolean ownsHost;
+
+    private static Settings settings(PodmanConfig config) {
+        return new Settings(
+                PodmanHost.home(config.binary()),
+                Path.of(PodmanHost.home(config.dataDirectory()))
+                        .toAbsolutePath()
+                        .resolve("runner-podman"),
+                Path.of(PodmanHost.home(config.imagesDirectory())).toAbsolutePath(),
                 config.defaultLabel(),
                 config.memoryBytes(),
                 config.cpus(),
                 config.pids(),
                 config.user(),
-                config.network()));
-    }
-
-    PodmanRunner(Settings settings) {
-        this.settings = settings;
-        this.service = new PodmanService(settings.binary(), settings.directory());
-        this.images = new Images(settings.imagesDirectory(), settings.defaultLabel());
-        // a previous process ran containers here and may have died with them running: starting the service now
-        // removes them, rather than at the next job, which may be days away
-        if (java.nio.file.Files.isDirectory(settings.directory().resolve("storage"))) {
-            leftovers = new Thread(this::removeLeftovers, "atrium-podman-leftovers");
-            leftovers.start();
-        } else {
-            leftovers = null;
-        }
-    }
-
-    private final Thread leftovers;
-
-    private void removeLeftovers() {
-        if (!service.availability().ready()) {
-            return;
-        }
-        try {
-            service.api();
-        } catch (RunnerException e) {
-            LOG.info("containers a previous process left were not removed at start: {}", e.getMessage());
-        }
-    }
-
-    /** {@code ~/…} against the user's home directory, as the defaults are written. */
-    private static String home(String path) {
-        return path.startsWith("~/") ? System.getProperty("user.home") + path.substring(1) : path;
+                config.network());
     }
 
     @Deactivate
     void deactivate() throws InterruptedException {
-        service.close();
-        if (leftovers != null) {
-            leftovers.join(30_000);
+        if (ownsHost) {
+            host.deactivate();
+            return;
         }
+        // the service is shared with container services: only this runner's job containers go
+        for (String id : List.copyOf(started)) {
+            try {
+                service.api().remove(id);
+            } catch (IOException | RunnerException e) {
+                LOG.warn("cannot remove job container {}: {}", id, e.getMessage());
+            }
+            service.forget(id);
+        }
+        started.clear();
     }
 
     PodmanService service() {
@@ -162,6 +166,8 @@ public class PodmanRunner implements JobRunner {
             throw new RunnerException("cannot create a container of " + image + ": " + e.getMessage(), e);
         }
         service.track(id);
+        started.retainAll(service.tracked()); // closed jobs' containers: the service forgot them
+        started.add(id);
         PodmanContainer container = new PodmanContainer(id, name, spec.env(), api, service);
         try {
             api.startContainer(id);

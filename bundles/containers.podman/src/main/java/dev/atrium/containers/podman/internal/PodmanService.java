@@ -313,6 +313,11 @@ final class PodmanService implements AutoCloseable {
         }
     }
 
+    /** The containers tracked now (not yet closed). */
+    Set<String> tracked() {
+        return Set.copyOf(containers);
+    }
+
     void track(String id) {
         containers.add(id);
     }

@@ -1,0 +1,595 @@
+package dev.atrium.containers.podman.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.atrium.deploy.api.Binding;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import dev.atrium.deploy.api.DeploymentException.Kind;
+import dev.atrium.deploy.api.DeploymentProvider.Health;
+import dev.atrium.deploy.api.LogLine;
+import dev.atrium.runner.api.RunnerException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Container services on the shared podman service: each deployment one container of its uploaded image
+ * ({@link ImageArchive}) on podman's bridge network, reached by the server at the container's own address (no port
+ * published: the host reaches the bridge directly, and nothing of the container's is opened on the host's interfaces),
+ * with its bindings through the {@link BindingRelay}. A monitor thread restarts crashed containers with backoff
+ * (1 s, doubling to 30 s; back to 1 s after a minute up); their output is the service's log.
+ */
+final class ContainerServices implements AutoCloseable {
+
+    /** Every container of container services carries it (value: the deployment's runtime id). */
+    static final String LABEL = "atrium.service-deployment";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ContainerServices.class);
+    private static final Pattern NUMERIC_USER = Pattern.compile("[1-9]\\d*(?::\\d+)?");
+    private static final Pattern HEALTH_PATH = Pattern.compile("/[\\x21-\\x7e]{0,500}");
+    private static final long MONITOR_MILLIS = 250;
+    private static final long MAX_BACKOFF_SECONDS = 30;
+    private static final long STABLE_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /** What the configuration says, resolved. */
+    record Settings(
+            String user,
+            long memoryBytes,
+            double cpus,
+            int pids,
+            int port,
+            String network,
+            Duration startTimeout,
+            Duration drainGrace,
+            int logLines) {}
+
+    private final PodmanService service;
+    private final Settings settings;
+    private final ServiceLogs logs;
+    private final BindingRelay relay = new BindingRelay();
+    private final ObjectMapper json = new ObjectMapper();
+    private final SecureRandom random = new SecureRandom();
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
+    /** Deployments taken out of {@link #running} whose containers still drain. */
+    private final java.util.Set<Running> draining = ConcurrentHashMap.newKeySet();
+
+    private final ScheduledThreadPoolExecutor drains;
+    private final Thread monitor;
+    private volatile boolean closed;
+
+    /** A deployment this provider runs, and its container of the moment (null while it is down). */
+    private static final class Running {
+        final Deployment deployment;
+        final ImageArchive image;
+        final int port;
+        final String healthPath;
+        volatile Container current;
+        volatile boolean healthy;
+        volatile boolean stopping;
+        int restarts;
+        long upSinceNanos;
+        long nextStartNanos;
+
+        Running(Deployment deployment, ImageArchive image, int port, String healthPath) {
+            this.deployment = deployment;
+            this.image = image;
+            this.port = port;
+            this.healthPath = healthPath;
+        }
+    }
+
+    /** One container of a deployment, with the thread that follows its output. */
+    private static final class Container {
+        final String id;
+        final String address;
+        final URI endpoint;
+        volatile UnixHttp.Exchange output;
+        volatile boolean closed;
+
+        Container(String id, String address, URI endpoint) {
+            this.id = id;
+            this.address = address;
+            this.endpoint = endpoint;
+        }
+
+        void stopFollowing() {
+            closed = true;
+            UnixHttp.Exchange o = output;
+            if (o != null) {
+                o.close();
+            }
+        }
+    }
+
+    ContainerServices(PodmanService service, Settings settings) {
+        this.service = service;
+        this.settings = settings;
+        this.logs = new ServiceLogs(settings.logLines());
+        this.drains = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "podman-services-drain");
+            t.setDaemon(true);
+            return t;
+        });
+        this.monitor = new Thread(this::monitor, "podman-services-monitor");
+        monitor.setDaemon(true);
+        monitor.start();
+    }
+
+    // ------------------------------------------------------------------ the provider's calls
+
+    void validate(Deployment d) throws DeploymentException {
+        prepare(d);
+    }
+
+    private Running prepare(Deployment d) throws DeploymentException {
+        if (!"container-image".equals(d.artifactKind())) {
+            throw new DeploymentException(Kind.INVALID, "the podman provider runs container-image artifacts only");
+        }
+        ImageArchive image;
+        try {
+            image = ImageArchive.read(d.artifact());
+        } catch (ImageArchive.Invalid e) {
+            throw new DeploymentException(Kind.INVALID, e.getMessage());
+        }
+        int port = settings.port();
+        String given = d.env().get("PORT");
+        if (given != null) {
+            try {
+                port = Integer.parseInt(given.strip());
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw new DeploymentException(Kind.INVALID, "env PORT must be a port number (1 to 65535)");
+            }
+        }
+        String health = d.env().getOrDefault("ATRIUM_HEALTH_PATH", "/");
+        if (!HEALTH_PATH.matcher(health).matches()) {
+            throw new DeploymentException(Kind.INVALID, "env ATRIUM_HEALTH_PATH must be a path starting with /");
+        }
+        return new Running(d, image, port, health);
+    }
+
+    /** Starts the new deployments, waits until each answers, then drains and stops those no longer listed. */
+    synchronized void apply(List<Deployment> deployments) throws DeploymentException {
+        if (closed) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "the podman provider is stopped");
+        }
+        List<Running> fresh = new ArrayList<>();
+        try {
+            for (Deployment d : deployments) {
+                if (!running.containsKey(d.id())) {
+                    Running r = prepare(d);
+                    load(r);
+                    fresh.add(r);
+                    r.current = start(r);
+                }
+            }
+            long deadline = System.nanoTime() + settings.startTimeout().toNanos();
+            for (Running r : fresh) {
+                awaitAnswer(r, deadline);
+            }
+        } catch (DeploymentException e) {
+            fresh.forEach(r -> stop(r, false));
+            throw e;
+        }
+        long now = System.nanoTime();
+        for (Running r : fresh) {
+            r.healthy = true;
+            r.upSinceNanos = now;
+            running.put(r.deployment.id(), r);
+        }
+        List<String> wanted = deployments.stream().map(Deployment::id).toList();
+        for (String id : List.copyOf(running.keySet())) {
+            if (!wanted.contains(id)) {
+                Running gone = running.remove(id);
+                gone.stopping = true; // no new request reaches it from now on
+                draining.add(gone);
+                var unused = drains.schedule(
+                        () -> {
+                            stop(gone, true);
+                            draining.remove(gone);
+                        },
+                        settings.drainGrace().toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    Optional<URI> endpoint(String deploymentId) {
+        Running r = running.get(deploymentId);
+        Container c = r == null ? null : r.current;
+        return c != null && r.healthy && !r.stopping ? Optional.of(c.endpoint) : Optional.empty();
+    }
+
+    Health health() {
+        var availability = service.availability();
+        if (!availability.ready()) {
+            return new Health(false, "podman: " + availability.reason());
+        }
+        long up = running.values().stream().filter(r -> r.healthy).count();
+        return new Health(true, "podman: " + up + " of " + running.size() + " container deployments answering");
+    }
+
+    List<LogLine> logs(String serviceId, long afterSeq, int limit) {
+        return logs.read(serviceId, afterSeq, limit);
+    }
+
+    AutoCloseable follow(String serviceId, Consumer<LogLine> sink) {
+        return logs.follow(serviceId, sink);
+    }
+
+    // ------------------------------------------------------------------ containers
+
+    private DockerApi api() throws DeploymentException {
+        try {
+            return service.api();
+        } catch (RunnerException e) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "podman is not available: " + e.getMessage(), e);
+        }
+    }
+
+    /** Loads the image unless podman has it (known by its id, whatever the archive names it). */
+    private void load(Running r) throws DeploymentException {
+        DockerApi api = api();
+        try {
+            if (!api.imageExists(r.image.reference())) {
+                long t0 = System.nanoTime();
+                api.loadImage(r.deployment.artifact());
+                if (!api.imageExists(r.image.reference())) {
+                    throw new DeploymentException(
+                            Kind.INVALID, "the archive loaded no image with the id " + r.image.id());
+                }
+                LOG.info("loaded image {} in {} ms", r.image.id(), (System.nanoTime() - t0) / 1_000_000);
+            }
+        } catch (ApiException e) {
+            throw new DeploymentException(Kind.INVALID, "podman cannot load the image: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new DeploymentException(Kind.UNAVAILABLE, "podman failed loading the image: " + e.getMessage(), e);
+        }
+    }
+
+    /** Creates and starts a container of the deployment; its address and output followed. */
+    private Container start(Running r) throws DeploymentException {
+        DockerApi api = api();
+        byte[] suffix = new byte[4];
+        random.nextBytes(suffix);
+        String name = "atrium-svc-" + r.deployment.id().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]", "-") + "-"
+                + HexFormat.of().formatHex(suffix);
+        String id = null;
+        try {
+            id = api.createContainer(name, create(r, api));
+            service.track(id);
+            api.startContainer(id);
+            JsonNode info = api.inspect(id).orElseThrow(() -> new IOException("the container went away at start"));
+            String address = address(info);
+            Container c = new Container(id, address, URI.create("http://" + address + ":" + r.port));
+            upstream(r.deployment).ifPresent(up -> relay.allow(address, r.deployment.id(), up));
+            follow(r, c, api);
+            return c;
+        } catch (IOException e) {
+            if (id != null) {
+                remove(id);
+            }
+            throw new DeploymentException(
+                    e instanceof ApiException a && a.status() / 100 == 4 ? Kind.INVALID : Kind.UNAVAILABLE,
+                    "podman cannot start the container: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    private String address(JsonNode info) throws IOException {
+        String address = info.path("NetworkSettings").path("IPAddress").asText("");
+        if (address.isEmpty()) {
+            for (JsonNode n : info.path("NetworkSettings").path("Networks")) {
+                address = n.path("IPAddress").asText("");
+                if (!address.isEmpty()) {
+                    break;
+                }
+            }
+        }
+        if (address.isEmpty()) {
+            throw new IOException("the container has no address on the network " + settings.network());
+        }
+        return address;
+    }
+
+    /** The internal binding endpoint the deployment's bindings point at (the server's loopback listener). */
+    private static Optional<InetSocketAddress> upstream(Deployment d) {
+        return d.bindings().stream()
+                .findFirst()
+                .map(b -> new InetSocketAddress(
+                        b.endpoint().getHost(), b.endpoint().getPort()));
+    }
+
+    private ObjectNode create(Running r, DockerApi api) throws IOException {
+        Deployment d = r.deployment;
+        ObjectNode body = json.createObjectNode();
+        body.put("Image", r.image.reference());
+        String imageUser = r.image.config().path("User").asText("");
+        // the image's own user when it names a non-root uid; else the configured one: never root
+        body.put("User", NUMERIC_USER.matcher(imageUser).matches() ? imageUser : settings.user());
+        ArrayNode env = body.putArray("Env");
+        d.env().forEach((k, v) -> env.add(k + "=" + v));
+        if (!d.env().containsKey("PORT")) {
+            env.add("PORT=" + r.port);
+        }
+        if (!d.bindings().isEmpty()) {
+            String base = "http://" + api.gateway(settings.network()) + ":" + relay.port();
+            Binding first = d.bindings().get(0);
+            String path = first.endpoint().getRawPath();
+            env.add("ATRIUM_BINDINGS_URL=" + base + path.substring(0, path.lastIndexOf('/')));
+            first.headers().forEach((k, v) -> {
+                env.add("ATRIUM_BINDINGS_HEADER=" + k);
+                env.add("ATRIUM_BINDINGS_SECRET=" + v);
+            });
+            for (Binding b : d.bindings()) {
+                String var = b.name().toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9_]", "_");
+                env.add("ATRIUM_BINDING_" + var + "_URL=" + base + b.endpoint().getRawPath());
+                env.add("ATRIUM_BINDING_" + var + "_TYPE=" + b.type());
+            }
+        }
+        ObjectNode labels = body.putObject("Labels");
+        labels.put(LABEL, d.id());
+        labels.put("atrium.service", d.serviceId());
+        Long mb = d.limits().get("memory_mb");
+        long memory = mb != null && mb > 0 ? mb << 20 : settings.memoryBytes();
+        Long millicpus = d.limits().get("millicpus");
+        double cpus = millicpus != null && millicpus > 0 ? millicpus / 1000.0 : settings.cpus();
+        ObjectNode host = body.putObject("HostConfig");
+        host.put("Init", true); // signals reach the server's process, and a stop is quick
+        host.put("NetworkMode", settings.network());
+        host.put("Memory", memory);
+        host.put("MemorySwap", memory); // no swap
+        host.put("NanoCpus", Math.round(cpus * 1e9));
+        host.put("PidsLimit", settings.pids());
+        host.putArray("CapDrop").add("ALL");
+        host.putArray("SecurityOpt").add("no-new-privileges");
+        return body;
+    }
+
+    /** Copies the container's output to the service's log, a line at a time, until the container stops. */
+    private void follow(Running r, Container c, DockerApi api) {
+        Thread t = new Thread(
+                () -> {
+                    OutputLines out = new OutputLines(logs, r.deployment.serviceId(), r.deployment.id());
+                    try (UnixHttp.Exchange exchange = api.followLogs(c.id)) {
+                        c.output = exchange;
+                        if (!c.closed) {
+                            Frames.copy(exchange.body(), out);
+                        }
+                    } catch (IOException e) {
+                        if (!c.closed) {
+                            LOG.debug("following the output of {} ended: {}", c.id, e.toString());
+                        }
+                    } finally {
+                        out.flush();
+                    }
+                },
+                "podman-service-output");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void note(Running r, String level, String message) {
+        logs.append(r.deployment.serviceId(), r.deployment.id(), Instant.now(), level, "[podman] " + message);
+    }
+
+    /** Waits until the new container answers HTTP below 500; fails early when it exits. */
+    private void awaitAnswer(Running r, long deadline) throws DeploymentException {
+        Container c = r.current;
+        long nextStateCheck = 0;
+        while (true) {
+            if (HealthProbe.answers(c.endpoint, r.healthPath)) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now > nextStateCheck) {
+                nextStateCheck = now + TimeUnit.MILLISECONDS.toNanos(300);
+                Optional<String> exited = exited(c);
+                if (exited.isPresent()) {
+                    throw new DeploymentException(
+                            Kind.INVALID,
+                            "the container " + exited.get() + " before it answered HTTP on port " + r.port
+                                    + lastLines(r));
+                }
+            }
+            if (now > deadline) {
+                throw new DeploymentException(
+                        Kind.INVALID,
+                        "the container did not answer HTTP on port " + r.port + " at " + r.healthPath + " within "
+                                + settings.startTimeout().toSeconds() + " s" + lastLines(r));
+            }
+            sleep(50);
+        }
+    }
+
+    private String lastLines(Running r) {
+        List<LogLine> all = logs.read(r.deployment.serviceId(), 0, Integer.MAX_VALUE).stream()
+                .filter(l -> l.deploymentId().equals(r.deployment.id()))
+                .toList();
+        if (all.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("; its last output:");
+        all.subList(Math.max(0, all.size() - 5), all.size())
+                .forEach(l -> out.append("\n").append(l.message()));
+        return out.toString();
+    }
+
+    /** "exited with code N" when the container is not running; empty while it runs (or cannot be asked). */
+    private Optional<String> exited(Container c) {
+        try {
+            Optional<JsonNode> info = api().inspect(c.id);
+            if (info.isEmpty()) {
+                return Optional.of("went away");
+            }
+            JsonNode state = info.get().path("State");
+            if (state.path("Running").asBoolean(false)) {
+                return Optional.empty();
+            }
+            return Optional.of("exited with code " + state.path("ExitCode").asInt(-1)
+                    + (state.path("OOMKilled").asBoolean(false) ? " (out of memory)" : ""));
+        } catch (IOException | DeploymentException e) {
+            return Optional.empty();
+        }
+    }
+
+    // ------------------------------------------------------------------ the monitor
+
+    private void monitor() {
+        while (!closed) {
+            sleep(MONITOR_MILLIS);
+            if (closed || running.isEmpty()) {
+                continue;
+            }
+            try {
+                Map<String, String> states = new java.util.HashMap<>();
+                DockerApi api = api();
+                for (JsonNode c : api.labelled(LABEL)) {
+                    states.put(c.path("Id").asText(), c.path("State").asText(""));
+                }
+                for (Running r : running.values()) {
+                    check(r, states);
+                }
+            } catch (IOException | DeploymentException | RuntimeException e) {
+                LOG.debug("the container services' monitor could not look: {}", e.toString());
+            }
+        }
+    }
+
+    private void check(Running r, Map<String, String> states) {
+        synchronized (r) {
+            if (r.stopping || closed) {
+                return;
+            }
+            long now = System.nanoTime();
+            Container c = r.current;
+            if (c != null) {
+                String state = states.get(c.id);
+                if (!"running".equals(state)) {
+                    String how = exited(c).orElse("stopped (" + state + ")");
+                    r.current = null;
+                    r.healthy = false;
+                    if (now - r.upSinceNanos > STABLE_NANOS) {
+                        r.restarts = 0;
+                    }
+                    long delay = Math.min(MAX_BACKOFF_SECONDS, 1L << Math.min(r.restarts, 5));
+                    r.restarts++;
+                    r.nextStartNanos = now + TimeUnit.SECONDS.toNanos(delay);
+                    note(r, "warn", "the container " + how + "; starting it again in " + delay + " s");
+                    LOG.info("container service {} {}; restarting in {} s", r.deployment.id(), how, delay);
+                    discard(c);
+                } else if (!r.healthy && HealthProbe.answers(c.endpoint, r.healthPath)) {
+                    r.healthy = true;
+                    r.upSinceNanos = now;
+                    note(r, "info", "the container answers again");
+                }
+            } else if (now >= r.nextStartNanos) {
+                try {
+                    r.current = start(r);
+                } catch (DeploymentException e) {
+                    long delay = Math.min(MAX_BACKOFF_SECONDS, 1L << Math.min(r.restarts, 5));
+                    r.restarts++;
+                    r.nextStartNanos = now + TimeUnit.SECONDS.toNanos(delay);
+                    note(r, "error", e.getMessage() + "; trying again in " + delay + " s");
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ stopping
+
+    /** Stops the deployment's container: after SIGTERM and a grace when {@code gently}; its image when unused. */
+    private void stop(Running r, boolean gently) {
+        Container c;
+        synchronized (r) {
+            r.stopping = true;
+            c = r.current;
+            r.current = null;
+        }
+        if (c != null) {
+            if (gently) {
+                try {
+                    api().stop(c.id, 5);
+                } catch (IOException | DeploymentException e) {
+                    LOG.debug("stopping {}: {}", c.id, e.toString());
+                }
+            }
+            discard(c);
+        }
+        boolean used = running.values().stream().anyMatch(o -> o.image.id().equals(r.image.id()));
+        if (!used && !closed) {
+            try {
+                api().removeImage(r.image.reference());
+            } catch (IOException | DeploymentException e) {
+                LOG.debug("removing image {}: {}", r.image.id(), e.toString());
+            }
+        }
+    }
+
+    private void discard(Container c) {
+        relay.revoke(c.address);
+        c.stopFollowing();
+        remove(c.id);
+    }
+
+    private void remove(String id) {
+        try {
+            api().remove(id);
+        } catch (IOException | DeploymentException e) {
+            LOG.warn("cannot remove container {}: {}", id, e.getMessage());
+        }
+        service.forget(id);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Removes every container of this provider (no drain: the server or the bundle stops) and its threads. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            closed = true;
+        }
+        monitor.interrupt();
+        try {
+            monitor.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        drains.shutdownNow();
+        List<Running> all = new ArrayList<>(running.values());
+        all.addAll(draining);
+        for (Running r : all) {
+            stop(r, false);
+        }
+        running.clear();
+        draining.clear();
+        relay.close();
+    }
+}

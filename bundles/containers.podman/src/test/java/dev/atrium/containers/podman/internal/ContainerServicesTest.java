@@ -1,0 +1,156 @@
+package dev.atrium.containers.podman.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.deploy.api.Deployment;
+import dev.atrium.deploy.api.DeploymentException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The podman deployment provider's runtime against the real podman: what a container gets (limits, user, capabilities,
+ * env), restart after a crash, draining, and that closing removes every container. Needs podman and busybox.tar, as
+ * the runner's tests do; fails without them.
+ */
+class ContainerServicesTest {
+
+    private static final ContainerServices.Settings SETTINGS = new ContainerServices.Settings(
+            "1000:1000", 256L << 20, 1.0, 128, 8080, "podman", Duration.ofSeconds(20), Duration.ZERO, 1000);
+
+    private static String sha(byte[] b) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+    }
+
+    /** busybox's root filesystem, then a layer with {@code /site/index.html}, as an OCI archive. */
+    static byte[] image(String version, String command) throws Exception {
+        Path busybox = Podman.images().resolve("busybox.tar");
+        if (!Files.isRegularFile(busybox)) {
+            fail("no " + busybox + ": run ./atrium images (or ./atrium test)");
+        }
+        byte[] base = Files.readAllBytes(busybox);
+        byte[] site = ImageArchiveTest.tar(
+                Map.of("site/index.html", ("version " + version).getBytes(StandardCharsets.UTF_8)));
+        byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Cmd\":[\"/bin/sh\",\"-c\",\""
+                        + command + "\"],\"Env\":[\"PATH=/bin\"]},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":"
+                        + "[\"sha256:" + sha(base) + "\",\"sha256:" + sha(site) + "\"]}}")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] manifest =
+                ("{\"schemaVersion\":2,\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\","
+                                + "\"digest\":\"sha256:" + sha(config) + "\",\"size\":" + config.length
+                                + "},\"layers\":["
+                                + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:"
+                                + sha(base)
+                                + "\",\"size\":" + base.length + "},"
+                                + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:"
+                                + sha(site)
+                                + "\",\"size\":" + site.length + "}]}")
+                        .getBytes(StandardCharsets.UTF_8);
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        files.put("oci-layout", "{\"imageLayoutVersion\":\"1.0.0\"}".getBytes(StandardCharsets.UTF_8));
+        files.put(
+                "index.json",
+                ("{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+                                + "\"digest\":\"sha256:" + sha(manifest) + "\",\"size\":" + manifest.length + "}]}")
+                        .getBytes(StandardCharsets.UTF_8));
+        for (byte[] blob : List.of(manifest, config, base, site)) {
+            files.put("blobs/sha256/" + sha(blob), blob);
+        }
+        return ImageArchiveTest.tar(files);
+    }
+
+    private static Deployment deployment(String id, byte[] image, Map<String, String> env) {
+        return new Deployment(
+                id, "svc_test", "container-image", image, null, null, Map.of("memory_mb", 64L), env, List.of());
+    }
+
+    private static String get(URI endpoint) throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        return client.send(
+                        java.net.http.HttpRequest.newBuilder(endpoint).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    @Test
+    void aDeploymentRunsLimitedAndNonRootIsRestartedAfterACrashAndClosingRemovesEveryContainer() throws Exception {
+        PodmanService service =
+                new PodmanService("podman", Path.of("target", "podman-services").toAbsolutePath());
+        ContainerServices services = new ContainerServices(service, SETTINGS);
+        try {
+            byte[] image = image("one", "echo up on $PORT as $(id -u); exec httpd -f -p $PORT -h /site");
+            services.apply(List.of(deployment("dep_one-r1", image, Map.of("PORT", "9090"))));
+            URI endpoint = services.endpoint("dep_one-r1").orElseThrow();
+            assertEquals(9090, endpoint.getPort());
+            assertEquals("version one", get(endpoint));
+
+            DockerApi api = service.api();
+            List<JsonNode> containers = api.labelled(ContainerServices.LABEL);
+            assertEquals(1, containers.size());
+            JsonNode info = api.inspect(containers.get(0).path("Id").asText()).orElseThrow();
+            assertEquals("1000:1000", info.path("Config").path("User").asText());
+            assertEquals(64L << 20, info.path("HostConfig").path("Memory").asLong());
+            assertEquals(
+                    1_000_000_000L, info.path("HostConfig").path("NanoCpus").asLong());
+            // what the kernel says of its process: no capabilities, no new privileges, not root
+            String status = Files.readString(
+                    Path.of("/proc", info.path("State").path("Pid").asText(), "status"));
+            assertTrue(status.contains("CapEff:\t0000000000000000"), status);
+            assertTrue(status.contains("NoNewPrivs:\t1"), status);
+
+            // a crash: started again after its backoff, with a note in the log
+            api.kill(containers.get(0).path("Id").asText());
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (services.endpoint("dep_one-r1").map(e -> false).orElse(true)
+                    || !HealthProbe.answers(services.endpoint("dep_one-r1").get(), "/")) {
+                if (System.nanoTime() > deadline) {
+                    fail("not answering again within 10 s");
+                }
+                Thread.sleep(50);
+            }
+            String log = services.logs("svc_test", 0, 100).toString();
+            assertTrue(log.contains("up on 9090 as 1000"), log);
+            assertTrue(log.contains("starting it again in 1 s"), log);
+
+            // replaced: the old one leaves the endpoints at once and its container after the drain
+            byte[] two = image("two", "exec httpd -f -p $PORT -h /site");
+            services.apply(List.of(deployment("dep_two-r1", two, Map.of())));
+            assertTrue(services.endpoint("dep_one-r1").isEmpty());
+            assertEquals("version two", get(services.endpoint("dep_two-r1").orElseThrow()));
+            deadline = System.nanoTime() + 10_000_000_000L;
+            while (api.labelled(ContainerServices.LABEL).size() > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(1, api.labelled(ContainerServices.LABEL).size());
+
+            // a container that exits at once is the client's error, and what ran goes on
+            byte[] broken = image("three", "echo cannot start >&2; exit 3");
+            DeploymentException e = assertThrows(
+                    DeploymentException.class,
+                    () -> services.apply(List.of(deployment("dep_three-r1", broken, Map.of()))));
+            assertEquals(DeploymentException.Kind.INVALID, e.kind());
+            assertTrue(e.getMessage().contains("exited with code 3"), e.getMessage());
+            assertEquals("version two", get(services.endpoint("dep_two-r1").orElseThrow()));
+
+            services.close();
+            assertEquals(List.of(), api.labelled(ContainerServices.LABEL));
+            assertFalse(services.health().detail().isEmpty());
+        } finally {
+            services.close();
+            service.close();
+        }
+    }
+}
