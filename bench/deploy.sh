@@ -179,16 +179,12 @@ for i in $(seq 1 "$RUNS"); do
 done
 CSVC=$(curl -sf "${H[@]}" "${J[@]}" --data '{"name":"bench-container"}' "$API/api/services" | field id)
 CHOST=$(curl -sf "${H[@]}" "$API/api/services/$CSVC" | field slug).apps.localhost
-python3 - "$WORK_DIR/httpd.tar" >"$WORK_DIR/ctr-body.json" <<'PY'
-import base64, json, sys
-print(json.dumps({"bundle": base64.b64encode(open(sys.argv[1], "rb").read()).decode(),
-                  "provider": {"name": "podman"}, "target": {"artifact": {"kind": "container-image"}}}))
-PY
 : >"$WORK_DIR/t-ctr"
 for i in $(seq 1 "$RUNS"); do
   curl -sf -o /dev/null "${H[@]}" -X PATCH "${J[@]}" --data "{\"variables\":[{\"name\":\"V\",\"value\":\"$i\"}]}" "$API/api/services/$CSVC/env" || true
   t0=$(now_ms)
-  code=$(curl -s -o "$WORK_DIR/ctr-deploy.json" -w '%{http_code}' "${H[@]}" "${J[@]}" --data @"$WORK_DIR/ctr-body.json" "$API/api/services/$CSVC/deployments")
+  code=$(curl -s -o "$WORK_DIR/ctr-deploy.json" -w '%{http_code}' "${H[@]}" -H 'Content-Type: application/x-tar' \
+    --data-binary @"$WORK_DIR/httpd.tar" "$API/api/services/$CSVC/deployments?kind=container-image&provider=podman")
   [ "$code" = 201 ] || die "the container deployment answered $code: $(head -c 300 "$WORK_DIR/ctr-deploy.json")"
   serving "$CHOST" "container-$i" "$t0" >>"$WORK_DIR/t-ctr"
 done
