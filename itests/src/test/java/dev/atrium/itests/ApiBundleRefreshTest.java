@@ -192,7 +192,8 @@ class ApiBundleRefreshTest {
                     "POST", "/admin/bundles/" + bsn + "/update", builds[i % 2], "application/java-archive");
             took.add((System.nanoTime() - started) / 1_000_000);
             assertEquals(200, r.status(), bsn + " update " + i + ": " + r.body());
-            Thread.sleep(100);
+            // the next update once every HTTP client has had an answer from this revision, not after a fixed pause
+            load.served.awaitEverySince(System.nanoTime(), "after " + bsn + " update " + i);
         }
         durations.put(bsn, took);
     }
@@ -346,6 +347,8 @@ class ApiBundleRefreshTest {
         final AtomicLong longest = new AtomicLong();
         final AtomicLong longestHold = new AtomicLong();
         final List<String> failures = Collections.synchronizedList(new ArrayList<>());
+        /** The six HTTP clients' answers (the two git clients' calls take longer than an update's pause ever did). */
+        final ClientsServed served = new ClientsServed(6);
         /** What is being updated now, named in each failure. */
         volatile String phase = "before the updates";
 
@@ -380,6 +383,9 @@ class ApiBundleRefreshTest {
                                 long started = System.nanoTime();
                                 work.run();
                                 longest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
+                                if (n < 6) {
+                                    served.finished(n, started);
+                                }
                             }
                         },
                         "load-" + i));
@@ -417,8 +423,14 @@ class ApiBundleRefreshTest {
         }
 
         void start() throws InterruptedException {
+            long started = System.nanoTime();
             clients.forEach(Thread::start);
-            Thread.sleep(500);
+            try {
+                served.awaitEverySince(started, "before the first update");
+            } catch (AssertionError e) {
+                stop();
+                throw e;
+            }
         }
 
         void stop() throws InterruptedException {

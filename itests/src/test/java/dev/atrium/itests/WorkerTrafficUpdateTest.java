@@ -113,7 +113,10 @@ class WorkerTrafficUpdateTest {
         AtomicLong longest = new AtomicLong();
         List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> clients = new ArrayList<>();
+        ClientsServed served = new ClientsServed(8);
+        long loadStarted = System.nanoTime();
         for (int i = 0; i < 8; i++) {
+            int index = i;
             boolean worker = i % 2 == 0;
             Thread t = new Thread(
                     () -> {
@@ -143,6 +146,7 @@ class WorkerTrafficUpdateTest {
                                 failures.add((worker ? "worker " : "api ") + e);
                             }
                             longest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
+                            served.finished(index, started);
                         }
                     },
                     "traffic-" + i);
@@ -151,15 +155,17 @@ class WorkerTrafficUpdateTest {
         }
         long updating = 0;
         try {
-            Thread.sleep(500);
             byte[][] builds = {Jars.withQualifier(jar, "trafficA"), Jars.withQualifier(jar, "trafficB")};
+            served.awaitEverySince(loadStarted, "before the first update");
             for (int i = 0; i < updates; i++) {
                 long started = System.nanoTime();
                 Http.Reply r = server.operator()
                         .send("POST", "/admin/bundles/" + bsn + "/update", builds[i % 2], "application/java-archive");
-                updating = Math.max(updating, (System.nanoTime() - started) / 1_000_000);
+                long done = System.nanoTime();
+                updating = Math.max(updating, (done - started) / 1_000_000);
                 assertEquals(200, r.status(), "update " + i + ": " + r.body());
-                Thread.sleep(300);
+                // the next update once every client has had an answer from this revision, not after a fixed pause
+                served.awaitEverySince(done, "after update " + i);
                 after.check(i);
             }
             Thread.sleep(300);
