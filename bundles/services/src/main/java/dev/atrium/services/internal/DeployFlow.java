@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creating deployments ({@code POST /api/services/:id/deployments} and {@code /api/workers/:id/deployments}),
- * rollback, canary promote and abort. Each runs under the {@link Deployer}'s lock: the rows change, the providers apply,
- * and a failed apply puts the rows back as they were (what ran before keeps running).
+ * rollback, canary promote and abort, and a canary's share of the requests: for the routes and services.api's
+ * {@code ServiceControl} ({@link ServiceControls}) alike. Each runs under the {@link Deployer}'s lock: the rows change,
+ * the providers apply, and a failed apply puts the rows back as they were (what ran before keeps running).
  */
 @Component(service = DeployFlow.class)
 public class DeployFlow {
@@ -52,10 +53,55 @@ public class DeployFlow {
         this.blobs = blobs;
     }
 
-    /** A parsed, valid create body. */
+    /** What to deploy, checked: {@link #of} for every caller, {@link #parse} for a create body. */
     record Request(
-            byte[] bundle, String message, String strategy, String provider, String kind, Integer canaryPercent) {}
+            byte[] bundle, String message, String strategy, String provider, String kind, Integer canaryPercent) {
 
+        /**
+         * A valid request; a null message, strategy, provider or kind is the create body's default (none, direct,
+         * workerd, worker-bundle). 400 (413 for an artifact over {@code maxBytes}) naming what is wrong.
+         */
+        static Request of(
+                byte[] bundle,
+                String message,
+                String strategy,
+                String provider,
+                String kind,
+                Integer canaryPercent,
+                long maxBytes) {
+            if (bundle == null || bundle.length == 0) {
+                throw ApiException.badRequest("bundle must not be empty");
+            }
+            if (bundle.length > maxBytes) {
+                throw new ApiException(413, "PAYLOAD_TOO_LARGE", "a bundle must be at most " + maxBytes + " bytes");
+            }
+            String m =
+                    message == null || message.isEmpty() ? "" : ServiceEdits.text("deploy_message", message, 0, 1000);
+            String st = strategy == null ? "direct" : strategy;
+            if (!STRATEGIES.contains(st)) {
+                throw ApiException.badRequest("strategy must be one of "
+                        + String.join(", ", STRATEGIES.stream().sorted().toList()));
+            }
+            String p = provider == null ? "workerd" : ServiceEdits.text("provider.name", provider, 1, 100);
+            String k = kind == null ? "worker-bundle" : kind;
+            if (!KINDS.contains(k)) {
+                throw ApiException.badRequest("target.artifact.kind must be one of container-image, worker-bundle");
+            }
+            if (canaryPercent != null) {
+                if (canaryPercent < 1 || canaryPercent > 99) {
+                    throw ApiException.badRequest(PERCENT);
+                }
+                if (!"canary".equals(st)) {
+                    throw ApiException.badRequest("canary_percent applies only to strategy canary");
+                }
+            }
+            return new Request(bundle, m, st, p, k, canaryPercent);
+        }
+    }
+
+    static final String PERCENT = "canary_percent must be a whole number from 1 to 99";
+
+    /** A create body ({@code POST /api/services/:id/deployments}) as a request: its shape, then {@link Request#of}. */
     static Request parse(JsonNode body, long maxBytes) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
@@ -73,23 +119,17 @@ public class DeployFlow {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest("bundle must be base64: " + e.getMessage());
         }
-        if (bundle.length == 0) {
-            throw ApiException.badRequest("bundle must not be empty");
-        }
-        if (bundle.length > maxBytes) {
-            throw new ApiException(413, "PAYLOAD_TOO_LARGE", "a bundle must be at most " + maxBytes + " bytes");
-        }
-        String message = b.optionalText("deploy_message", 0, 1000).orElse("");
-        String strategy = b.oneOf("strategy", STRATEGIES).orElse("direct");
-        String provider = "workerd";
+        String message = b.optionalText("deploy_message", 0, 1000).orElse(null);
+        String strategy = b.oneOf("strategy", STRATEGIES).orElse(null);
+        String provider = null;
         JsonNode p = body.get("provider");
         if (p != null && !p.isNull()) {
             if (!p.isObject()) {
                 throw ApiException.badRequest("provider must be an object {\"name\"}");
             }
-            provider = JsonBody.of(p).optionalText("name", 1, 100).orElse("workerd");
+            provider = JsonBody.of(p).optionalText("name", 1, 100).orElse(null);
         }
-        String kind = "worker-bundle";
+        String kind = null;
         JsonNode t = body.get("target");
         if (t != null && !t.isNull()) {
             if (!t.isObject()) {
@@ -102,7 +142,7 @@ public class DeployFlow {
                 }
                 JsonNode k = a.get("kind");
                 if (k != null && !k.isNull()) {
-                    if (!k.isTextual() || !KINDS.contains(k.textValue())) {
+                    if (!k.isTextual()) {
                         throw ApiException.badRequest(
                                 "target.artifact.kind must be one of container-image, worker-bundle");
                     }
@@ -113,33 +153,44 @@ public class DeployFlow {
         Integer percent = null;
         JsonNode c = body.get("canary_percent");
         if (c != null && !c.isNull()) {
-            if (!c.isIntegralNumber() || c.intValue() < 1 || c.intValue() > 99 || !c.canConvertToInt()) {
-                throw ApiException.badRequest("canary_percent must be a whole number from 1 to 99");
-            }
-            if (!"canary".equals(strategy)) {
-                throw ApiException.badRequest("canary_percent applies only to strategy canary");
+            if (!c.isIntegralNumber() || !c.canConvertToInt()) {
+                throw ApiException.badRequest(PERCENT);
             }
             percent = c.intValue();
         }
-        return new Request(bundle, message, strategy, provider, kind, percent);
+        return Request.of(bundle, message, strategy, provider, kind, percent, maxBytes);
     }
 
     /** Creates a deployment of {@code service}: 201 with it, or 200 with the first one for a repeated Idempotency-Key. */
     Response create(Service service, JsonNode body, String idempotencyHeader) {
         String key = Idempotency.key(idempotencyHeader);
         String hash = key == null ? null : Idempotency.hash(body);
-        Optional<Response> replay = replay(service.id(), key, hash);
-        if (replay.isPresent()) {
-            return replay.get();
-        }
-        Request r = parse(body, deployer.config().maxArtifactBytes());
+        Optional<DeploymentRow> replay = replay(service.id(), key, hash);
+        Created created = replay.isPresent()
+                ? new Created(replay.get(), true)
+                : deploy(service, parse(body, deployer.config().maxArtifactBytes()), key, hash);
+        return Response.status(created.replayed() ? 200 : 201)
+                .entity(Map.of("deployment", Views.deployment(created.row())))
+                .build();
+    }
+
+    /** A deployment made, or the one an earlier request with the same Idempotency-Key made ({@code replayed}). */
+    record Created(DeploymentRow row, boolean replayed) {}
+
+    /**
+     * Deploys {@code r}: validated by its provider, stored, and running (direct) or running beside the current one
+     * (canary; a service without a current deployment deploys directly) when this returns. When the providers cannot
+     * run it, what ran before keeps running and the deployment is failed. {@code key} and {@code hash}: the
+     * Idempotency-Key and its body's hash, or null.
+     */
+    Created deploy(Service service, Request r, String key, String hash) {
         Deployer.Registered provider = deployer.provider(r.provider(), r.kind()).orElseThrow(() -> missingProvider(r));
         String id = Ids.id("dep");
         try {
             return deployer.locked(() -> {
-                Optional<Response> again = replay(service.id(), key, hash);
+                Optional<DeploymentRow> again = replay(service.id(), key, hash);
                 if (again.isPresent()) {
-                    return again.get();
+                    return new Created(again.get(), true);
                 }
                 Service fresh =
                         store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
@@ -208,21 +259,17 @@ public class DeployFlow {
                     revert(fresh, id);
                     throw answer(e);
                 }
-                return Response.status(201)
-                        .entity(Map.of(
-                                "deployment",
-                                Views.deployment(store.deployment(id).orElseThrow())))
-                        .build();
+                return new Created(store.deployment(id).orElseThrow(), false);
             });
         } catch (DeploymentException e) {
             throw answer(e);
         } catch (Sql.Conflict e) {
             // another instance stored the same key meanwhile
-            return replay(service.id(), key, hash).orElseThrow(() -> e);
+            return new Created(replay(service.id(), key, hash).orElseThrow(() -> e), true);
         }
     }
 
-    private Optional<Response> replay(String serviceId, String key, String hash) {
+    private Optional<DeploymentRow> replay(String serviceId, String key, String hash) {
         if (key == null) {
             return Optional.empty();
         }
@@ -231,9 +278,7 @@ public class DeployFlow {
             return Optional.empty();
         }
         return switch (Idempotency.decide(existing.get().requestHash(), hash)) {
-            case REPLAY ->
-                Optional.of(Response.ok(Map.of("deployment", Views.deployment(existing.get())))
-                        .build());
+            case REPLAY -> existing;
             case CONFLICT ->
                 throw ApiException.conflict("Idempotency-Key '" + key + "' was used with a different body");
             case NEW -> Optional.empty();
@@ -301,8 +346,11 @@ public class DeployFlow {
 
     // ------------------------------------------------------------------ rollback, promote, abort
 
+    /** A rollback: the deployment now current, and the one that was. */
+    record RolledBack(DeploymentRow deployment, String from) {}
+
     /** Makes {@code targetId} (default: the deployment before the current one) current again. */
-    Map<String, Object> rollback(Service service, String targetId) {
+    RolledBack rollback(Service service, String targetId) {
         try {
             return deployer.locked(() -> {
                 Service fresh =
@@ -358,24 +406,26 @@ public class DeployFlow {
                     revert(fresh, "");
                     throw answer(e);
                 }
-                return Map.of(
-                        "deployment",
-                        Views.deployment(store.deployment(chosen.id()).orElseThrow()),
-                        "rolled_back_from",
-                        current.id());
+                return new RolledBack(store.deployment(chosen.id()).orElseThrow(), current.id());
             });
         } catch (DeploymentException e) {
             throw answer(e);
         }
     }
 
-    /** Ends the canary {@code deploymentId}: promoted (it becomes current) or aborted (the current one takes all requests). */
-    Map<String, Object> endCanary(Service service, String deploymentId, boolean promote) {
+    /**
+     * Ends the canary {@code deploymentId} (null: whichever the service has; 409 when it has none): promoted (it
+     * becomes current) or aborted (the current one takes all requests).
+     */
+    DeploymentRow endCanary(Service service, String deploymentId, boolean promote) {
         try {
             return deployer.locked(() -> {
                 Service fresh =
                         store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
-                DeploymentRow d = store.deployment(deploymentId)
+                if (deploymentId == null && fresh.canaryDeploymentId() == null) {
+                    throw ApiException.conflict(NO_CANARY);
+                }
+                DeploymentRow d = store.deployment(deploymentId == null ? fresh.canaryDeploymentId() : deploymentId)
                         .filter(x -> x.serviceId().equals(fresh.id()))
                         .orElseThrow(() -> ApiException.notFound("deployment not found"));
                 if (!d.id().equals(fresh.canaryDeploymentId())) {
@@ -402,11 +452,33 @@ public class DeployFlow {
                     revert(fresh, "");
                     throw answer(e);
                 }
-                return Map.of(
-                        "deployment", Views.deployment(store.deployment(d.id()).orElseThrow()));
+                return store.deployment(d.id()).orElseThrow();
             });
         } catch (DeploymentException e) {
             throw answer(e);
         }
+    }
+
+    static final String NO_CANARY = "the service has no canary";
+
+    /**
+     * Gives the service's canary {@code percent} (1–99) of the requests: 409 when it has no canary. Only the routing
+     * changes (the providers run the same deployments), and the routing table has it when this returns.
+     */
+    void setCanaryPercent(Service service, int percent) {
+        if (percent < 1 || percent > 99) {
+            throw ApiException.badRequest(PERCENT);
+        }
+        deployer.applying(() -> {
+            Service fresh = store.service(service.id()).orElseThrow(() -> ApiException.notFound(ServicesApi.NOT_FOUND));
+            if (fresh.canaryDeploymentId() == null) {
+                throw ApiException.conflict(NO_CANARY);
+            }
+            store.sql().tx(c -> {
+                store.setCanaryPercent(c, fresh.id(), fresh.canaryDeploymentId(), percent);
+                return null;
+            });
+            return null;
+        });
     }
 }

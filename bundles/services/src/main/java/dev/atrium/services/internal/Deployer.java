@@ -58,9 +58,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the running deployments equal to the stored desired state: after every change (deploy, rollback, canary
- * promote/abort, env, settings or bindings change, delete) it computes each provider's set ({@link DesiredState}) and
- * calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the routing table the proxy
- * reads ({@link Routes}). Providers come and go at run time; one that registers is given its set at once.
+ * promote, abort or share, env, settings or bindings change, delete) it computes each provider's set
+ * ({@link DesiredState}) and calls {@link DeploymentProvider#apply}, one change at a time (a lock), then publishes the
+ * routing table the proxy reads ({@link Routes}). Providers come and go at run time; one that registers is given its
+ * set at once.
  *
  * <p>Why one class of about 750 lines: it is the reconciler, and the desired state, the lock that orders its changes,
  * the providers and the routing table it publishes are one piece of state; Host routing, the binding gateway and the

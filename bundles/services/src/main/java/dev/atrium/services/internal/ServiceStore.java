@@ -199,6 +199,16 @@ public class ServiceStore {
                 offset);
     }
 
+    /** The oldest service of the workspace with that name (names are not unique), if any. */
+    public Optional<Service> byName(String spaceId, String name) {
+        return sql.one(
+                "SELECT " + SERVICE_COLUMNS
+                        + " FROM services WHERE space_id = ? AND name = ? ORDER BY created_at, id LIMIT 1",
+                Service::of,
+                spaceId,
+                name);
+    }
+
     public long countBySpace(String spaceId) {
         return sql.count("SELECT count(*) FROM services WHERE space_id = ?", spaceId);
     }
@@ -253,6 +263,12 @@ public class ServiceStore {
                 id);
     }
 
+    /** The share of requests the service's canary gets (its canary deployment's row records it too). */
+    public void setCanaryPercent(Connection c, String id, String canary, int canaryPercent) throws SQLException {
+        Sql.update(c, "UPDATE services SET canary_percent = ?, updated_at = now() WHERE id = ?", canaryPercent, id);
+        Sql.update(c, "UPDATE service_deployments SET canary_percent = ? WHERE id = ?", canaryPercent, canary);
+    }
+
     public boolean delete(String id) {
         return sql.update("DELETE FROM services WHERE id = ?", id) == 1;
     }
@@ -279,6 +295,11 @@ public class ServiceStore {
                 row.keyId(),
                 row.nonce(),
                 row.ciphertext());
+    }
+
+    /** Removes every variable of the service (before it is given a whole new set). */
+    public void clearEnv(Connection c, String serviceId) throws SQLException {
+        Sql.update(c, "DELETE FROM service_env WHERE service_id = ?", serviceId);
     }
 
     public void deleteEnv(Connection c, String serviceId, String name) throws SQLException {
@@ -341,6 +362,14 @@ public class ServiceStore {
                 serviceId,
                 limit,
                 offset);
+    }
+
+    /** Every deployment of the service, newest first. */
+    public List<DeploymentRow> deployments(String serviceId) {
+        return sql.list(
+                "SELECT " + DEPLOYMENT_COLUMNS + " FROM service_deployments WHERE service_id = ? ORDER BY seq DESC",
+                DeploymentRow::of,
+                serviceId);
     }
 
     public long countDeployments(String serviceId) {

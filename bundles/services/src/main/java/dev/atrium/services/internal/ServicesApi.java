@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
-import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
@@ -58,8 +57,10 @@ import org.osgi.service.component.annotations.Reference;
  * deployment or logs answer exactly like missing ones (404). Deploying code is what
  * {@code repos:write} allows (there is no services scope in the token scopes); reading needs {@code repos:read}.
  *
- * <p>Why one class of about 860 lines: the spec's Services table without its custom domains, 23 routes that share one
- * owner check and one way of applying a change; split by route family, each part would repeat both.
+ * <p>Why one class of about 760 lines: the spec's Services table without its custom domains, 23 routes that share one
+ * owner check and one way of applying a change; split by route family, each part would repeat both. What the routes
+ * change they change through {@link ServiceEdits} and {@link DeployFlow}, which services.api's {@code ServiceControl}
+ * ({@link ServiceControls}) shares; this class parses the bodies and shapes the answers.
  */
 @Component(service = ServicesApi.class)
 @KernelResource
@@ -71,15 +72,14 @@ public class ServicesApi {
     static final String NOT_FOUND = "service not found";
     static final String READ = "repos:read";
     static final String WRITE = "repos:write";
-    static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,127}");
-    static final Pattern BINDING = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
-    static final int MAX_VALUE = 65_536;
+    static final Pattern ENV_NAME = ServiceEdits.ENV_NAME;
 
     private final OwnerScope ownerScope;
     private final ServiceStore store;
     private final Deployer deployer;
     private final DeployFlow flow;
     private final ResourceDirectory directory;
+    private final ServiceEdits edits;
 
     @Activate
     public ServicesApi(
@@ -87,12 +87,14 @@ public class ServicesApi {
             @Reference ServiceStore store,
             @Reference Deployer deployer,
             @Reference DeployFlow flow,
-            @Reference ResourceDirectory directory) {
+            @Reference ResourceDirectory directory,
+            @Reference ServiceEdits edits) {
         this.ownerScope = ownerScope;
         this.store = store;
         this.deployer = deployer;
         this.flow = flow;
         this.directory = directory;
+        this.edits = edits;
     }
 
     // ------------------------------------------------------------------ services
@@ -114,7 +116,7 @@ public class ServicesApi {
         Map<String, Boolean> owned = new HashMap<>();
         List<Map<String, Object>> all = new ArrayList<>();
         for (Service s : store.byPrincipal(caller.principalId())) {
-            if (owned.computeIfAbsent(s.spaceId(), id -> owns(caller, id))) {
+            if (owned.computeIfAbsent(s.spaceId(), id -> edits.owns(caller, id))) {
                 all.add(view(s));
             }
         }
@@ -158,26 +160,7 @@ public class ServicesApi {
         Optional<String> slug = b.optionalText("slug", 1, 63);
         slug.ifPresent(ServicesApi::checkSlug);
         SpaceRef space = ownerScope.require(caller, spaceId);
-        Service s;
-        if (slug.isPresent()) {
-            try {
-                s = store.sql()
-                        .one(
-                                "INSERT INTO services (id, space_id, principal_id, name, slug) VALUES (?, ?, ?, ?, ?) RETURNING "
-                                        + ServiceStore.SERVICE_COLUMNS,
-                                Service::of,
-                                Ids.id("svc"),
-                                space.id(),
-                                caller.principalId(),
-                                name,
-                                slug.get())
-                        .orElseThrow();
-            } catch (Sql.Conflict e) {
-                throw ApiException.conflict("the slug '" + slug.get() + "' is taken");
-            }
-        } else {
-            s = store.create(Ids.id("svc"), space.id(), caller.principalId(), name, Slugs.from(name));
-        }
+        Service s = edits.create(caller, space, name, slug.orElse(null), Slugs.from(name));
         return Response.status(201).entity(Map.of("service", view(s))).build();
     }
 
@@ -197,20 +180,8 @@ public class ServicesApi {
     @RequiresScope(WRITE)
     @JsonShape(ServiceJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
-        Service s = owned(Caller.from(sc), id);
-        List<String> keys = store.artifactKeys(s.id());
-        applying(() -> {
-            if (!store.delete(s.id())) {
-                throw ApiException.notFound(NOT_FOUND);
-            }
-            directory.unbindAll(s.id());
-            return null;
-        });
-        // artifacts no other deployment uses go with the service (the blob store is content-addressed and shared)
-        for (String key : keys) {
-            if (store.artifactUses(key) == 0) {
-                deployer.deleteBlob(key);
-            }
+        if (!edits.delete(owned(Caller.from(sc), id))) {
+            throw ApiException.notFound(NOT_FOUND);
         }
         return Map.of("success", true);
     }
@@ -310,62 +281,28 @@ public class ServicesApi {
         if (vars == null || !vars.isArray()) {
             throw ApiException.badRequest("variables must be an array of {name, value, secret}");
         }
-        if (vars.size() > 200) {
-            throw ApiException.badRequest("at most 200 variables per request");
+        if (vars.size() > ServiceEdits.MAX_VARIABLES) {
+            throw ApiException.badRequest("at most " + ServiceEdits.MAX_VARIABLES + " variables per request");
         }
-        record Change(String name, String value, boolean secret) {}
-        List<Change> changes = new ArrayList<>();
+        List<ServiceEdits.EnvChange> changes = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (JsonNode v : vars) {
             JsonBody vb = JsonBody.of(v);
             String name = vb.requiredString("name");
-            if (!ENV_NAME.matcher(name).matches()) {
-                throw ApiException.badRequest(
-                        "variable name '" + name + "' must match ^[A-Z_][A-Z0-9_]*$ (at most 128 characters)");
-            }
             if (!names.add(name)) {
                 throw ApiException.badRequest("variable " + name + " is listed twice");
             }
             if (v.has("value") && !v.get("value").isNull() && !v.get("value").isTextual()) {
                 throw ApiException.badRequest("the value of " + name + " must be a string (or null to remove it)");
             }
-            String value = vb.string("value").orElse(null);
             if (!v.has("value")) {
                 throw ApiException.badRequest("the value of " + name + " is required (null removes it)");
             }
-            if (value != null && value.length() > MAX_VALUE) {
-                throw ApiException.badRequest("the value of " + name + " must be at most " + MAX_VALUE + " characters");
-            }
-            changes.add(new Change(name, value, vb.bool("secret").orElse(false)));
+            changes.add(ServiceEdits.EnvChange.checked(
+                    name, vb.string("value").orElse(null), vb.bool("secret").orElse(false)));
         }
         Service s = owned(Caller.from(sc), id);
-        applying(() -> {
-            store.sql().tx(c -> {
-                for (Change ch : changes) {
-                    if (ch.value() == null) {
-                        store.deleteEnv(c, s.id(), ch.name());
-                    } else if (ch.secret()) {
-                        Sealer.Sealed sealed = deployer.sealer().seal(s.id(), ch.name(), ch.value());
-                        store.putEnv(
-                                c,
-                                s.id(),
-                                new EnvRow(
-                                        ch.name(),
-                                        true,
-                                        null,
-                                        sealed.keyId(),
-                                        sealed.nonce(),
-                                        sealed.ciphertext(),
-                                        null));
-                    } else {
-                        store.putEnv(c, s.id(), new EnvRow(ch.name(), false, ch.value(), null, null, null, null));
-                    }
-                }
-                return null;
-            });
-            store.bumpRevision(s.id());
-            return null;
-        });
+        edits.setEnv(s, changes, false);
         return envView(s);
     }
 
@@ -564,59 +501,25 @@ public class ServicesApi {
             throw ApiException.badRequest(
                     "bindings must be an array of at most 100 {name, resource_id | resource_name, type?}");
         }
-        record Wanted(String name, String resourceId, String resourceName, String type) {}
-        List<Wanted> wanted = new ArrayList<>();
+        List<ServiceEdits.Wanted> wanted = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (JsonNode n : list) {
             JsonBody b = JsonBody.of(n);
             String name = b.requiredString("name");
-            if (!BINDING.matcher(name).matches()) {
-                throw ApiException.badRequest("binding name '" + name
-                        + "' must be a variable name: letters, digits and '_', not starting with a digit");
-            }
+            ServiceEdits.Wanted w = ServiceEdits.Wanted.checked(
+                    name,
+                    b.optionalText("resource_id", 1, 200).orElse(null),
+                    b.optionalText("resource_name", 1, 64).orElse(null),
+                    b.optionalText("type", 1, 40).orElse(null));
             if (!names.add(name)) {
                 throw ApiException.badRequest("binding " + name + " is listed twice");
             }
-            Optional<String> rid = b.optionalText("resource_id", 1, 200);
-            Optional<String> rname = b.optionalText("resource_name", 1, 64);
-            if (rid.isPresent() == rname.isPresent()) {
-                throw ApiException.badRequest(
-                        "binding " + name + " needs exactly one of resource_id and resource_name");
-            }
-            wanted.add(new Wanted(
-                    name,
-                    rid.orElse(null),
-                    rname.orElse(null),
-                    b.optionalText("type", 1, 40).orElse(null)));
+            wanted.add(w);
         }
         Caller caller = Caller.from(sc);
         Service s = owned(caller, id);
         SpaceRef space = ownerScope.require(caller, s.spaceId());
-        Map<String, String> byName = new LinkedHashMap<>();
-        Set<String> resources = new HashSet<>();
-        for (Wanted w : wanted) {
-            ResourceDirectory.Bound r = directory
-                    .find(caller, space, w.resourceId(), w.resourceName())
-                    .orElseThrow(() -> ApiException.notFound("resource not found for binding " + w.name()));
-            if (w.type() != null && !w.type().equals(r.type())) {
-                throw ApiException.badRequest(
-                        "binding " + w.name() + " says type " + w.type() + " but the resource is a " + r.type());
-            }
-            if (!resources.add(r.resourceId())) {
-                throw ApiException.badRequest(
-                        "a resource can be bound once per service; " + r.resourceName() + " is listed twice");
-            }
-            byName.put(w.name(), r.resourceId());
-        }
-        List<ResourceDirectory.Bound> bound = applying(() -> {
-            try {
-                List<ResourceDirectory.Bound> out = directory.replaceBindings(caller, space, s.id(), byName);
-                store.bumpRevision(s.id());
-                return out;
-            } catch (IllegalArgumentException e) {
-                throw ApiException.notFound("resource not found for binding " + e.getMessage());
-            }
-        });
+        List<ResourceDirectory.Bound> bound = edits.bind(caller, space, s, wanted);
         return Map.of("bindings", bound.stream().map(ServicesApi::bindingView).toList());
     }
 
@@ -749,7 +652,8 @@ public class ServicesApi {
             NulText.reject(body);
             target = JsonBody.of(body).optionalText("deployment_id", 1, 200).orElse(null);
         }
-        return flow.rollback(owned(Caller.from(sc), id), target);
+        DeployFlow.RolledBack r = flow.rollback(owned(Caller.from(sc), id), target);
+        return Map.of("deployment", Views.deployment(r.deployment()), "rolled_back_from", r.from());
     }
 
     @POST
@@ -758,7 +662,7 @@ public class ServicesApi {
     @JsonShape(ServiceJson.OneDeployment.class)
     public Map<String, Object> promote(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
-        return flow.endCanary(owned(Caller.from(sc), id), deploymentId, true);
+        return Map.of("deployment", Views.deployment(flow.endCanary(owned(Caller.from(sc), id), deploymentId, true)));
     }
 
     @POST
@@ -767,7 +671,7 @@ public class ServicesApi {
     @JsonShape(ServiceJson.OneDeployment.class)
     public Map<String, Object> abort(
             @Context SecurityContext sc, @PathParam("id") String id, @PathParam("deploymentId") String deploymentId) {
-        return flow.endCanary(owned(Caller.from(sc), id), deploymentId, false);
+        return Map.of("deployment", Views.deployment(flow.endCanary(owned(Caller.from(sc), id), deploymentId, false)));
     }
 
     @GET
@@ -828,20 +732,7 @@ public class ServicesApi {
     // ------------------------------------------------------------------ helpers
 
     Service owned(Caller caller, String id) {
-        Service s = store.service(id).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
-        if (!owns(caller, s.spaceId())) {
-            throw ApiException.notFound(NOT_FOUND);
-        }
-        return s;
-    }
-
-    private boolean owns(Caller caller, String spaceId) {
-        try {
-            ownerScope.require(caller, spaceId);
-            return true;
-        } catch (ApiException e) {
-            return false;
-        }
+        return edits.owned(caller, id);
     }
 
     private Map<String, Object> view(Service s) {
