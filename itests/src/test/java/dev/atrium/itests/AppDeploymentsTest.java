@@ -85,9 +85,7 @@ class AppDeploymentsTest {
                         - name: main
                           target: web
                           path: /
-                """
-                .replace("VERSION", version)
-                .replace("OAUTH", oauth);
+                """.replace("VERSION", version).replace("OAUTH", oauth);
     }
 
     static String oauth(String redirect) {
@@ -110,7 +108,9 @@ class AppDeploymentsTest {
 
     App repository(User owner, String name, String version, String oauth) throws Exception {
         Http.Reply r = owner.http()
-                .post("/api/spaces/" + owner.defaultSpaceId() + "/repos", Map.of("name", name, "visibility", "private"));
+                .post(
+                        "/api/spaces/" + owner.defaultSpaceId() + "/repos",
+                        Map.of("name", name, "visibility", "private"));
         assertEquals(201, r.status(), r.body());
         GitClient git = new GitClient(tmp.resolve("home"), owner.http().token());
         Path work = git.newWorkingCopy(
@@ -123,7 +123,12 @@ class AppDeploymentsTest {
                 WORKER,
                 "VERSION",
                 "one\n");
-        git.ok(work, "remote", "add", "origin", r.get("repository").get("clone_url").asText());
+        git.ok(
+                work,
+                "remote",
+                "add",
+                "origin",
+                r.get("repository").get("clone_url").asText());
         git.ok(work, "push", "-q", "origin", "main");
         return new App(owner, r.get("repository").get("id").asText(), work, git);
     }
@@ -141,7 +146,9 @@ class AppDeploymentsTest {
 
     static Http.Reply deploy(App app, Map<String, Object> extra) {
         Map<String, Object> body = new java.util.HashMap<>(extra);
-        body.put("source", Map.of("kind", "git_ref", "repository_id", app.repoId(), "ref", "main", "ref_type", "branch"));
+        body.put(
+                "source",
+                Map.of("kind", "git_ref", "repository_id", app.repoId(), "ref", "main", "ref_type", "branch"));
         return app.owner().http().post(deployments(app.owner()), body);
     }
 
@@ -218,20 +225,31 @@ class AppDeploymentsTest {
         JsonNode done = owner.http().post(rollout + "/promote", Map.of()).get("rollout");
         assertEquals("completed", done.get("state").asText(), done.toString());
         assertEquals(200, share(server, host, "two", 50) * 4);
-        assertEquals("applied", owner.http().get(deployments(owner) + "/" + canaryId).get("app_deployment").get("status").asText());
+        assertEquals(
+                "applied",
+                owner.http()
+                        .get(deployments(owner) + "/" + canaryId)
+                        .get("app_deployment")
+                        .get("status")
+                        .asText());
         assertEquals(409, owner.http().post(rollout + "/pause", Map.of()).status());
 
-        Http.Reply back = owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
+        Http.Reply back =
+                owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
         assertEquals(201, back.status(), back.body());
-        assertEquals(record.get("id").asText(), back.get("app_deployment").get("rollback_of_app_deployment_id").asText());
+        assertEquals(
+                record.get("id").asText(),
+                back.get("app_deployment").get("rollback_of_app_deployment_id").asText());
         assertEquals("version one", text(server, host, "/"));
         assertEquals("42", text(server, host, "/kv/get?k=kept"), "rollback keeps the kv data");
 
         // abort mid-canary: every request keeps succeeding, and the old version takes them all
         commit(app, "three", manifest("3", ""));
-        Http.Reply third = deploy(app, Map.of("strategy", "canary", "canary", Map.of("steps", List.of(Map.of("weight", 50)))));
+        Http.Reply third =
+                deploy(app, Map.of("strategy", "canary", "canary", Map.of("steps", List.of(Map.of("weight", 50)))));
         assertEquals(201, third.status(), third.body());
-        String thirdRollout = deployments(owner) + "/" + third.get("app_deployment").get("id").asText() + "/rollout";
+        String thirdRollout =
+                deployments(owner) + "/" + third.get("app_deployment").get("id").asText() + "/rollout";
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger ok = new AtomicInteger();
         ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
@@ -272,13 +290,22 @@ class AppDeploymentsTest {
         Http.Reply un = owner.http()
                 .post("/api/spaces/" + owner.defaultSpaceId() + "/groups/uninstall", Map.of("group_name", "notes"));
         assertEquals(200, un.status(), un.body());
-        assertEquals(404, owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group).status());
+        assertEquals(
+                404,
+                owner.http()
+                        .get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group)
+                        .status());
         assertEquals(0, owner.http().get("/api/resources").get("resources").size());
         assertNotEquals(200, HostHttp.get(server.port, host, "/").status());
-        Http.Reply gone = owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
+        Http.Reply gone =
+                owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
         assertEquals(409, gone.status(), gone.body());
         assertTrue(gone.body().contains("never brings a group back"), gone.body());
-        assertEquals(404, owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group).status());
+        assertEquals(
+                404,
+                owner.http()
+                        .get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group)
+                        .status());
     }
 
     @Test
@@ -335,14 +362,20 @@ class AppDeploymentsTest {
         Http.Reply missing = stranger.http()
                 .post(
                         deployments(stranger),
-                        Map.of("source", Map.of("kind", "git_ref", "repository_id", "repo_missing0000000", "ref", "main")));
+                        Map.of(
+                                "source",
+                                Map.of("kind", "git_ref", "repository_id", "repo_missing0000000", "ref", "main")));
         assertEquals(404, theirs.status(), theirs.body());
         assertEquals(missing.status(), theirs.status());
-        assertEquals(missing.get("error").get("message").asText(), theirs.get("error").get("message").asText());
+        assertEquals(
+                missing.get("error").get("message").asText(),
+                theirs.get("error").get("message").asText());
 
         Http.Reply bad = owner.http().post(deployments(owner), Map.of("source", Map.of("ref", "main")));
         assertEquals(400, bad.status(), bad.body());
-        Files.writeString(app.work().resolve("app.yml"), "kind: Thing\nspec:\n  workers:\n    web:\n      routes: [{name: a, target: nowhere, path: /}]\n");
+        Files.writeString(
+                app.work().resolve("app.yml"),
+                "kind: Thing\nspec:\n  workers:\n    web:\n      routes: [{name: a, target: nowhere, path: /}]\n");
         app.git().ok(app.work(), "commit", "-q", "-am", "broken manifest");
         app.git().ok(app.work(), "push", "-q", "origin", "main");
         Http.Reply invalid = deploy(app, Map.of());

@@ -47,16 +47,24 @@ class GroupsCrashTest {
             assertTrue(made > 0 && made < RESOURCES, made + " of " + RESOURCES + " resources made before the kill");
 
             restarted = AtriumServer.launch(data, db);
-            User same = new User(u.username(), u.principalId(), u.defaultSpaceId(), new Http(restarted.base(), u.http().token()));
+            User same = new User(
+                    u.username(),
+                    u.principalId(),
+                    u.defaultSpaceId(),
+                    new Http(restarted.base(), u.http().token()));
             Http.Reply again = same.http()
                     .post(GroupsTest.groups(same) + "/apply", Map.of("group_name", "shelf", "manifest", manifest));
             assertEquals(200, again.status(), again.body());
             assertEquals(RESOURCES, inventory(db));
             Set<String> names = new HashSet<>();
-            same.http().get("/api/resources?limit=100").get("resources").forEach(r -> assertTrue(names.add(r.get("name").asText())));
+            same.http()
+                    .get("/api/resources?limit=100")
+                    .get("resources")
+                    .forEach(r -> assertTrue(names.add(r.get("name").asText())));
             assertEquals(RESOURCES, names.size(), names.toString());
             Http.Reply plan = same.http().post(GroupsTest.groups(same) + "/plan", Map.of("group_name", "shelf"));
-            assertEquals(RESOURCES, plan.get("plan").get("summary").get("unchanged").asInt(), plan.body());
+            assertEquals(
+                    RESOURCES, plan.get("plan").get("summary").get("unchanged").asInt(), plan.body());
         } finally {
             if (restarted != null) {
                 restarted.close();

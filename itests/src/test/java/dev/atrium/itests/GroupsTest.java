@@ -29,14 +29,18 @@ class GroupsTest {
 
     static TreeSet<String> resourceNames(User u) {
         TreeSet<String> names = new TreeSet<>();
-        u.http().get("/api/resources").get("resources").forEach(r -> names.add(r.get("name").asText()));
+        u.http()
+                .get("/api/resources")
+                .get("resources")
+                .forEach(r -> names.add(r.get("name").asText()));
         return names;
     }
 
     @Test
     void planListsExactlyTheChangesAndChangesNothingThenApplyAndUninstallConverge(AtriumServer server) {
         User u = server.newUser();
-        Http.Reply applied = u.http().post(groups(u) + "/apply", Map.of("group_name", "shelf", "manifest", manifest("a", "b")));
+        Http.Reply applied =
+                u.http().post(groups(u) + "/apply", Map.of("group_name", "shelf", "manifest", manifest("a", "b")));
         assertEquals(200, applied.status(), applied.body());
         assertEquals(2, applied.get("apply_result").get("applied").size(), applied.body());
         JsonNode group = applied.get("group");
@@ -44,25 +48,46 @@ class GroupsTest {
         String id = group.get("id").asText();
         assertEquals(new TreeSet<>(java.util.List.of("shelf-a", "shelf-b")), resourceNames(u));
 
-        String desiredBefore = u.http().get(groups(u) + "/" + id + "/desired").get("desired").get("manifest").asText();
-        String inventoryBefore = u.http().get(groups(u) + "/" + id).get("inventory").toString();
-        Http.Reply plan = u.http().post(groups(u) + "/plan", Map.of("group_name", "shelf", "manifest", manifest("a", "c")));
+        String desiredBefore = u.http()
+                .get(groups(u) + "/" + id + "/desired")
+                .get("desired")
+                .get("manifest")
+                .asText();
+        String inventoryBefore =
+                u.http().get(groups(u) + "/" + id).get("inventory").toString();
+        Http.Reply plan =
+                u.http().post(groups(u) + "/plan", Map.of("group_name", "shelf", "manifest", manifest("a", "c")));
         assertEquals(200, plan.status(), plan.body());
         Map<String, String> actions = new TreeMap<>();
-        plan.get("plan").get("changes").forEach(c -> actions.put(c.get("kind").asText() + ":" + c.get("key").asText(), c.get("action").asText()));
+        plan.get("plan")
+                .get("changes")
+                .forEach(c -> actions.put(
+                        c.get("kind").asText() + ":" + c.get("key").asText(),
+                        c.get("action").asText()));
         assertEquals(Map.of("resource:a", "unchanged", "resource:b", "delete", "resource:c", "create"), actions);
         assertEquals(1, plan.get("plan").get("summary").get("create").asInt());
         // nothing changed: the resources, the desired manifest, the inventory
         assertEquals(new TreeSet<>(java.util.List.of("shelf-a", "shelf-b")), resourceNames(u));
-        assertEquals(desiredBefore, u.http().get(groups(u) + "/" + id + "/desired").get("desired").get("manifest").asText());
-        assertEquals(inventoryBefore, u.http().get(groups(u) + "/" + id).get("inventory").toString());
+        assertEquals(
+                desiredBefore,
+                u.http()
+                        .get(groups(u) + "/" + id + "/desired")
+                        .get("desired")
+                        .get("manifest")
+                        .asText());
+        assertEquals(
+                inventoryBefore,
+                u.http().get(groups(u) + "/" + id).get("inventory").toString());
 
         Http.Reply again = u.http().post(groups(u) + "/" + id + "/apply", Map.of("manifest", manifest("a", "c")));
         assertEquals(200, again.status(), again.body());
         assertEquals(new TreeSet<>(java.util.List.of("shelf-a", "shelf-c")), resourceNames(u));
-        assertEquals(2, u.http().get(groups(u) + "/" + id + "/resources").get("items").size());
+        assertEquals(
+                2,
+                u.http().get(groups(u) + "/" + id + "/resources").get("items").size());
 
-        Http.Reply meta = u.http().patch(groups(u) + "/" + id + "/metadata", Map.of("metadata", Map.of("team", "books")));
+        Http.Reply meta =
+                u.http().patch(groups(u) + "/" + id + "/metadata", Map.of("metadata", Map.of("team", "books")));
         assertEquals("books", meta.get("group").get("metadata").get("team").asText(), meta.body());
 
         Http.Reply uninstall = u.http().post(groups(u) + "/uninstall", Map.of("group_name", "shelf"));
@@ -76,7 +101,9 @@ class GroupsTest {
         User u = server.newUser();
         User stranger = server.newUser();
         Http.Reply bad = u.http()
-                .post(groups(u) + "/apply", Map.of("group_name", "broken", "manifest", manifest("a").replace("type: kv", "type: teapot")));
+                .post(
+                        groups(u) + "/apply",
+                        Map.of("group_name", "broken", "manifest", manifest("a").replace("type: kv", "type: teapot")));
         assertEquals(422, bad.status(), bad.body());
         assertTrue(bad.body().contains("spec.resources.a.type"), bad.body());
         Http.Reply created = u.http().post(groups(u), Map.of("name", "mine"));
@@ -88,7 +115,9 @@ class GroupsTest {
         assertEquals(404, missing.status());
         Http.Reply wrongSpace = stranger.http().get(groups(stranger) + "/" + id);
         assertEquals(404, wrongSpace.status());
-        assertEquals(missing.get("error").get("message").asText(), wrongSpace.get("error").get("message").asText());
+        assertEquals(
+                missing.get("error").get("message").asText(),
+                wrongSpace.get("error").get("message").asText());
         assertEquals(409, u.http().post(groups(u), Map.of("name", "mine")).status());
         assertEquals(400, u.http().post(groups(u), Map.of("name", "Not A Name")).status());
     }
