@@ -176,9 +176,27 @@ class AppDeploymentsTest {
         User owner = server.newUser();
         App app = repository(owner, "notes-app", "1", "");
 
-        Http.Reply first = deploy(app, Map.of());
-        assertEquals(201, first.status(), first.body());
-        JsonNode record = first.get("app_deployment");
+        // atrium deploy validate reads the checkout's app.yml without a server; atrium deploy deploys it
+        Commands.Result valid = Commands.atriumIn(app.work(), Map.of(), "deploy", "validate");
+        assertEquals(0, valid.exit(), valid.stdout() + valid.stderr());
+        assertTrue(valid.stdout().contains("valid: notes 1"), valid.stdout());
+        Commands.Result cli = Commands.atrium(
+                "deploy",
+                "--space",
+                owner.defaultSpaceId(),
+                "--repo",
+                app.repoId(),
+                "--ref",
+                "main",
+                "--url",
+                server.base(),
+                "--token",
+                owner.http().token());
+        assertEquals(0, cli.exit(), cli.stdout() + cli.stderr());
+        assertTrue(cli.stdout().contains("serving at"), cli.stdout());
+        Http.Reply first = owner.http().get(deployments(owner));
+        assertEquals(1, first.get("app_deployments").size(), first.body());
+        JsonNode record = first.get("app_deployments").get(0);
         assertEquals("applied", record.get("status").asText(), first.body());
         assertEquals("1", record.get("manifest_version").asText());
         assertEquals("notes", record.get("group").get("name").asText());
@@ -186,9 +204,7 @@ class AppDeploymentsTest {
         assertTrue(record.get("snapshot").get("rollback_ready").asBoolean());
         assertEquals(app.repoId(), record.get("source").get("resolved_repo_id").asText());
         assertEquals(40, record.get("source").get("commit_sha").asText().length());
-        List<String> applied = new ArrayList<>();
-        first.get("apply_result").get("applied").forEach(a -> applied.add(a.asText()));
-        assertTrue(applied.contains("resource:notes") && applied.contains("service:web"), applied.toString());
+        assertTrue(cli.stdout().contains(record.get("hostnames").get(0).asText()), cli.stdout());
         String host = record.get("hostnames").get(0).asText();
         assertEquals("version one", text(server, host, "/"));
         assertEquals("ok", text(server, host, "/kv/put?k=kept&v=42"));
@@ -234,12 +250,33 @@ class AppDeploymentsTest {
                         .asText());
         assertEquals(409, owner.http().post(rollout + "/pause", Map.of()).status());
 
-        Http.Reply back =
-                owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
-        assertEquals(201, back.status(), back.body());
+        Commands.Result back = Commands.atrium(
+                "deploy",
+                "rollback",
+                record.get("id").asText(),
+                "--space",
+                owner.defaultSpaceId(),
+                "--url",
+                server.base(),
+                "--token",
+                owner.http().token());
+        assertEquals(0, back.exit(), back.stdout() + back.stderr());
+        JsonNode newest =
+                owner.http().get(deployments(owner)).get("app_deployments").get(0);
         assertEquals(
                 record.get("id").asText(),
-                back.get("app_deployment").get("rollback_of_app_deployment_id").asText());
+                newest.get("rollback_of_app_deployment_id").asText());
+        Commands.Result status = Commands.atrium(
+                "deploy",
+                "status",
+                "--space",
+                owner.defaultSpaceId(),
+                "--url",
+                server.base(),
+                "--token",
+                owner.http().token());
+        assertEquals(0, status.exit(), status.stderr());
+        assertTrue(status.stdout().contains(newest.get("id").asText()), status.stdout());
         assertEquals("version one", text(server, host, "/"));
         assertEquals("42", text(server, host, "/kv/get?k=kept"), "rollback keeps the kv data");
 
