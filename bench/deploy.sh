@@ -118,7 +118,7 @@ git -C "$WORK" -c "$AUTH" push -q "$REMOTE" main
 # build ARTIFACT for the commit main is at: a dispatched run, awaited
 build() {
   local run
-  run=$(curl -sf "${H[@]}" "${J[@]}" --data '{"workflow":"build.yml","ref":"main"}' "$API/api/repos/$REPO/actions/runs" | field id)
+  run=$(curl -sf "${H[@]}" "${J[@]}" --data '{"workflow":".atrium/workflows/build.yml","ref":"main"}' "$API/api/repos/$REPO/actions/runs" | field id)
   until curl -s "${H[@]}" "$API/api/repos/$REPO/actions/runs/$run" | grep -q '"status":"completed"'; do sleep 0.1; done
 }
 
@@ -128,7 +128,7 @@ HOST=$(echo "$first" | grep -o '[a-z0-9-]*\.apps\.localhost' | head -n 1)
 [ -n "$HOST" ] || die "the first deploy did not say where it serves: $first"
 log "first deploy (workflow run included, resource created): $(serving "$HOST" "version 0" "$t0") ms; serving at $HOST"
 
-SVC=$(curl -sf "${H[@]}" "${J[@]}" --data '{"name":"bench-floor"}' "$API/api/services" | field id)
+SVC=$(curl -sf "${H[@]}" "${J[@]}" --data "{\"name\":\"bench-floor\",\"space_id\":\"$SPACE\"}" "$API/api/services" | field id)
 FLOOR_HOST=$(curl -sf "${H[@]}" "$API/api/services/$SVC" | field slug).apps.localhost
 
 : >"$WORK_DIR/t-app"; : >"$WORK_DIR/t-floor"
@@ -141,7 +141,7 @@ for i in $(seq 1 "$RUNS"); do
   "${CLI[@]}" deploy --space "$SPACE" --repo "$REPO" --ref main --url "$API" --token "$TOKEN" >>"$WORK_DIR/deploy.out" 2>&1
   serving "$HOST" "version $i\$" "$t0" >>"$WORK_DIR/t-app"
 
-  bundle=$(sed "s/VERSION/$i/" "$WORK/worker.js" | sed 's/env.STORE.put("k", "v"); //' | base64 -w0)
+  bundle=$(printf 'export default { async fetch() { return new Response("version %s"); } };\n' "$i" | base64 -w0)
   t0=$(now_ms)
   curl -sf -o /dev/null "${H[@]}" "${J[@]}" --data "{\"bundle\":\"$bundle\"}" "$API/api/services/$SVC/deployments"
   serving "$FLOOR_HOST" "version $i\$" "$t0" >>"$WORK_DIR/t-floor"
@@ -165,26 +165,29 @@ printf '[containers]\ndefault_ulimits = ["nofile=20000:20000", "nproc=4096:4096"
 RUNROOT=$(mktemp -d /run/bench-deploy.XXXXXX)
 fpodman() { CONTAINERS_CONF="$PODMAN_DIR/containers.conf" podman --root "$PODMAN_DIR/storage" --runroot "$RUNROOT" "$@"; }
 trap 'fpodman rm -a -f >/dev/null 2>&1 || true; rm -rf "$RUNROOT"; cleanup' EXIT INT TERM
-fpodman import -q --change 'CMD ["sh","-c","mkdir -p /tmp/www && echo container-$V > /tmp/www/index.html && exec httpd -f -p ${PORT:-8080} -h /tmp/www"]' \
-  "$IMAGE_TAR" localhost/bench-httpd:1 >/dev/null
-fpodman save -q --format docker-archive -o "$WORK_DIR/httpd.tar" localhost/bench-httpd:1
+# image I serves container-I: a busybox httpd, saved as a docker archive
+image() {
+  fpodman import -q --change "CMD [\"sh\",\"-c\",\"mkdir -p /tmp/www && echo container-$1 > /tmp/www/index.html && exec httpd -f -p \${PORT:-8080} -h /tmp/www\"]" \
+    "$IMAGE_TAR" "localhost/bench-httpd:$1" >/dev/null
+  fpodman save -q --format docker-archive -o "$WORK_DIR/httpd-$1.tar" "localhost/bench-httpd:$1"
+}
 : >"$WORK_DIR/t-ctr-floor"
 for i in $(seq 1 "$RUNS"); do
   port=$(free_port)
+  image "$i"
   t0=$(now_ms)
-  fpodman run -d --rm --init -e V="$i" -e PORT=8080 -p "127.0.0.1:$port:8080" localhost/bench-httpd:1 >/dev/null
+  fpodman run -d --rm --init -e PORT=8080 -p "127.0.0.1:$port:8080" "localhost/bench-httpd:$i" >/dev/null
   until curl -sf --max-time 1 "http://127.0.0.1:$port/" 2>/dev/null | grep -q "container-$i"; do sleep 0.02; done
   echo $(( $(now_ms) - t0 )) >>"$WORK_DIR/t-ctr-floor"
   fpodman rm -a -f >/dev/null 2>&1 || true
 done
-CSVC=$(curl -sf "${H[@]}" "${J[@]}" --data '{"name":"bench-container"}' "$API/api/services" | field id)
+CSVC=$(curl -sf "${H[@]}" "${J[@]}" --data "{\"name\":\"bench-container\",\"space_id\":\"$SPACE\"}" "$API/api/services" | field id)
 CHOST=$(curl -sf "${H[@]}" "$API/api/services/$CSVC" | field slug).apps.localhost
 : >"$WORK_DIR/t-ctr"
 for i in $(seq 1 "$RUNS"); do
-  curl -sf -o /dev/null "${H[@]}" -X PATCH "${J[@]}" --data "{\"variables\":[{\"name\":\"V\",\"value\":\"$i\"}]}" "$API/api/services/$CSVC/env" || true
   t0=$(now_ms)
   code=$(curl -s -o "$WORK_DIR/ctr-deploy.json" -w '%{http_code}' "${H[@]}" -H 'Content-Type: application/x-tar' \
-    --data-binary @"$WORK_DIR/httpd.tar" "$API/api/services/$CSVC/deployments?kind=container-image&provider=podman")
+    --data-binary @"$WORK_DIR/httpd-$i.tar" "$API/api/services/$CSVC/deployments?kind=container-image&provider=podman")
   [ "$code" = 201 ] || die "the container deployment answered $code: $(head -c 300 "$WORK_DIR/ctr-deploy.json")"
   serving "$CHOST" "container-$i" "$t0" >>"$WORK_DIR/t-ctr"
 done
