@@ -38,6 +38,7 @@ class AppDeploymentsTest {
                 if (url.pathname === "/kv/put") { await env.NOTES.put(q.get("k"), q.get("v")); return new Response("ok"); }
                 if (url.pathname === "/kv/get") return new Response((await env.NOTES.get(q.get("k"))) ?? "null");
                 if (url.pathname === "/env") return Response.json({ greeting: env.GREETING ?? null, client: env.OAUTH_CLIENT_ID ?? null, secret: env.OAUTH_CLIENT_SECRET ? "set" : null });
+                if ("VERSION" === "broken") return new Response("boom", { status: 500 });
                 return new Response("version VERSION");
               }
             };
@@ -321,6 +322,44 @@ class AppDeploymentsTest {
         assertEquals(List.of(), List.copyOf(failures));
         assertTrue(ok.get() > 50, "only " + ok.get() + " requests");
         assertEquals(0, share(server, host, "three", 40), "after abort the old version takes every request");
+
+        // a canary that answers with server errors is aborted by its error gate, without anyone pressing abort
+        commit(app, "broken", manifest("4", ""));
+        Http.Reply broken = deploy(
+                app,
+                Map.of(
+                        "strategy",
+                        "canary",
+                        "canary",
+                        Map.of("steps", List.of(Map.of("weight", 50)), "max_error_percent", 10)));
+        assertEquals(201, broken.status(), broken.body());
+        String brokenRollout = deployments(owner) + "/"
+                + broken.get("app_deployment").get("id").asText() + "/rollout";
+        JsonNode gated = null;
+        long until = System.nanoTime() + 20_000_000_000L;
+        int errors = 0;
+        while (System.nanoTime() < until) {
+            for (int i = 0; i < 10; i++) {
+                if (HostHttp.get(server.port, host, "/").status() == 500) {
+                    errors++;
+                }
+            }
+            gated = owner.http().get(brokenRollout).get("rollout");
+            if (gated.get("state").asText().equals("aborted")) {
+                break;
+            }
+        }
+        assertEquals("aborted", gated.get("state").asText(), gated.toString());
+        assertTrue(errors > 0 && gated.get("message").asText().contains("server error"), gated.toString());
+        assertEquals(0, share(server, host, "broken", 40), "after the gate the old version takes every request");
+        assertEquals(
+                "aborted",
+                owner.http()
+                        .get(deployments(owner) + "/"
+                                + broken.get("app_deployment").get("id").asText())
+                        .get("app_deployment")
+                        .get("status")
+                        .asText());
 
         // uninstall drains the group; its history cannot bring it back
         String group = record.get("group").get("id").asText();

@@ -266,22 +266,41 @@ public class AppDeploymentsResource {
                 group, repoId, repoUrl, ref, refType, env, provider, strategy, steps, approvals(body.get("approve")));
     }
 
+    /** The default share of server errors past which a canary is aborted (percent of its requests). */
+    static final int MAX_ERROR_PERCENT = 5;
+
     private static ArrayNode steps(JsonNode canary, String strategy) {
         ArrayNode steps = AppStore.JSON.createArrayNode();
         if (canary == null || canary.isNull()) {
-            steps.addObject().put("weight", 10).putNull("hold_seconds");
-            steps.addObject().put("weight", 50).putNull("hold_seconds");
+            steps.addObject().put("weight", 10).putNull("hold_seconds").put("max_error_percent", MAX_ERROR_PERCENT);
+            steps.addObject().put("weight", 50).putNull("hold_seconds").put("max_error_percent", MAX_ERROR_PERCENT);
             return steps;
         }
         if (!"canary".equals(strategy)) {
             throw ApiException.badRequest("canary applies only to strategy canary");
         }
-        JsonNode list = canary.isObject() ? canary.get("steps") : null;
+        if (!canary.isObject()) {
+            throw ApiException.badRequest("canary must be an object {\"steps\", \"max_error_percent\"}");
+        }
+        unknownFields(canary, Set.of("steps", "max_error_percent"));
+        int maxErrors = MAX_ERROR_PERCENT;
+        JsonNode m = canary.get("max_error_percent");
+        if (m != null && !m.isNull()) {
+            if (!m.isIntegralNumber() || !m.canConvertToInt() || m.intValue() < 1 || m.intValue() > 100) {
+                throw ApiException.badRequest("canary.max_error_percent is a whole number from 1 to 100");
+            }
+            maxErrors = m.intValue();
+        }
+        JsonNode list = canary.get("steps");
         if (list == null || !list.isArray() || list.isEmpty() || list.size() > 10) {
             throw ApiException.badRequest("canary.steps must be 1-10 steps {\"weight\": 1-99, \"hold_seconds\"}");
         }
         int last = 0;
         for (JsonNode st : list) {
+            if (!st.isObject()) {
+                throw ApiException.badRequest("each canary step is an object {\"weight\", \"hold_seconds\"}");
+            }
+            unknownFields(st, Set.of("weight", "hold_seconds"));
             JsonNode w = st.path("weight");
             JsonNode h = st.path("hold_seconds");
             if (!w.isIntegralNumber()
@@ -305,6 +324,7 @@ public class AppDeploymentsResource {
             } else {
                 o.putNull("hold_seconds");
             }
+            o.put("max_error_percent", maxErrors);
         }
         return steps;
     }

@@ -54,9 +54,18 @@ final class AppsJson {
             String ref,
             @JsonProperty("ref_type") String refType) {}
 
-    record Step(int weight, @JsonProperty("hold_seconds") Integer holdSeconds) {}
+    /** {@code max_error_percent}: the canary is aborted when more of its requests end in a server error. */
+    record Step(
+            int weight,
+            @JsonProperty("hold_seconds") Integer holdSeconds,
+            @JsonProperty("max_error_percent") Integer maxErrorPercent) {}
 
-    record Canary(List<Step> steps) {}
+    record CanaryStep(
+            int weight, @JsonProperty("hold_seconds") Integer holdSeconds) {}
+
+    record Canary(
+            List<CanaryStep> steps,
+            @JsonProperty("max_error_percent") Integer maxErrorPercent) {}
 
     record Provider(String name) {}
 

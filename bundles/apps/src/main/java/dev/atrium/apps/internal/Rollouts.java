@@ -7,7 +7,9 @@ import dev.atrium.apps.internal.AppStore.AppDeployment;
 import dev.atrium.apps.internal.AppStore.GroupObject;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.services.api.DeploymentTraffic;
 import dev.atrium.services.api.ServiceControl;
+import dev.atrium.services.api.ServiceRoutes;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -17,6 +19,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +41,16 @@ public class Rollouts {
     private final ServiceControl services;
     private final Locks locks;
     private final ScheduledExecutorService timer;
+
+    /** What the router saw of the canaries' requests, when the routing bundle runs: the rollout's error gate. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile DeploymentTraffic traffic;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile ServiceRoutes routes;
+
+    /** A canary is judged on at least this many of its requests. */
+    static final int MIN_REQUESTS = 20;
 
     @Activate
     public Rollouts(@Reference AppStore store, @Reference ServiceControl services) {
@@ -178,6 +192,41 @@ public class Rollouts {
         r.put("weight", 0);
     }
 
+    /**
+     * Why the canaries fail the current step's gate: more than its {@code max_error_percent} of their requests (at
+     * least {@link #MIN_REQUESTS}) ended in a server error; null when they pass, or nothing can tell.
+     */
+    private String errorGate(ObjectNode r) {
+        DeploymentTraffic t = traffic;
+        ServiceRoutes rt = routes;
+        JsonNode max = r.path("steps").path(r.path("step").asInt()).path("max_error_percent");
+        if (t == null || rt == null || !max.isNumber()) {
+            return null;
+        }
+        long requests = 0;
+        long errors = 0;
+        ServiceRoutes.Routes table = rt.routes();
+        for (JsonNode s : r.path("services")) {
+            var service = services.service(s.asText());
+            if (service.isEmpty()) {
+                continue;
+            }
+            ServiceRoutes.Route route = table.bySlug().get(service.get().slug());
+            if (route == null || route.canaryRuntimeId() == null) {
+                continue;
+            }
+            DeploymentTraffic.Counts c = t.counts(route.canaryRuntimeId());
+            requests += c.requests();
+            errors += c.serverErrors();
+        }
+        if (requests < MIN_REQUESTS || errors * 100 <= max.asLong() * requests) {
+            return null;
+        }
+        return "the new version answered " + errors + " of its " + requests + " requests with a server error ("
+                + (errors * 100 / requests) + " %), more than the step's " + max.asLong() + " %: aborted, every request"
+                + " goes to the previous version";
+    }
+
     private void endCanary(String serviceId, boolean promote) {
         try {
             services.endCanary(serviceId, promote);
@@ -219,6 +268,14 @@ public class Rollouts {
     private void advanceIfDue(AppDeployment d) {
         ObjectNode r = d.rollout();
         if (!"progressing".equals(r.path("state").asText())) {
+            return;
+        }
+        String failing = errorGate(r);
+        if (failing != null) {
+            LOG.info("app deployment {}: {}", d.id(), failing);
+            abort(d, r, "aborted");
+            r.put("message", failing);
+            save(d, r);
             return;
         }
         JsonNode step = r.path("steps").path(r.path("step").asInt());

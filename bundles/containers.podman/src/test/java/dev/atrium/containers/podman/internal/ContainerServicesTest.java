@@ -114,7 +114,9 @@ class ContainerServicesTest {
             // a crash: started again after its backoff, with a note in the log
             api.kill(containers.get(0).path("Id").asText());
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (services.endpoint("dep_one-r1").map(e -> false).orElse(true)
+            // the kill is noticed by the monitor, not at once: until then the old process may still answer
+            while (!services.logs("svc_test", 0, 100).toString().contains("starting it again in 1 s")
+                    || services.endpoint("dep_one-r1").map(e -> false).orElse(true)
                     || !HealthProbe.answers(services.endpoint("dep_one-r1").get(), "/")) {
                 if (System.nanoTime() > deadline) {
                     fail("not answering again within 10 s");

@@ -6,6 +6,7 @@ import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.kernel.api.ServerReadiness;
+import dev.atrium.services.api.DeploymentTraffic;
 import dev.atrium.services.api.ServiceRoutes;
 import dev.atrium.services.api.ServiceRoutes.Route;
 import java.io.IOException;
@@ -46,8 +47,10 @@ import org.slf4j.LoggerFactory;
  * served was for another name), and a Host that is not a routed custom domain is 404 with the spec body; neither the
  * API nor the internal binding endpoint answers there.
  */
-@Component(service = HostRouter.class, property = ServiceRoutes.HOST_ROUTER_PROPERTY + "=true")
-public class ServiceRouter implements HostRouter {
+@Component(
+        service = {HostRouter.class, DeploymentTraffic.class},
+        property = ServiceRoutes.HOST_ROUTER_PROPERTY + "=true")
+public class ServiceRouter implements HostRouter, DeploymentTraffic {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServiceRouter.class);
     private static final ObjectMapper JSON = JsonMappers.create();
@@ -62,6 +65,8 @@ public class ServiceRouter implements HostRouter {
     private final String apps;
     private final String dotApps;
     private final Map<URI, Target> targets = new ConcurrentHashMap<>();
+    private final TrafficCounts traffic = new TrafficCounts();
+    private final java.util.concurrent.atomic.AtomicLong counted = new java.util.concurrent.atomic.AtomicLong();
     /** The verified custom domains when this router started, claimed until the first routing table. */
     private final Set<String> domainsAtStart;
 
@@ -245,6 +250,7 @@ public class ServiceRouter implements HostRouter {
         String providerName = canary ? route.canaryProvider() : route.provider();
         Optional<URI> endpoint = endpoint(providerName, runtimeId);
         if (endpoint.isEmpty()) {
+            count(runtimeId, true);
             error(
                     response,
                     503,
@@ -273,7 +279,9 @@ public class ServiceRouter implements HostRouter {
         }
         try {
             upstream.exchange(t.address(), path, request, response, fwd);
+            count(runtimeId, response.getStatus() >= 500);
         } catch (Upstream.NoAnswer failure) {
+            count(runtimeId, true);
             LOG.debug("services: proxying to {} of {} failed: {}", runtimeId, route.serviceId(), failure.toString());
             if (!response.isCommitted()) {
                 response.reset();
@@ -283,6 +291,18 @@ public class ServiceRouter implements HostRouter {
             // the client went away, or the deployment broke off mid-answer: nothing more can be said on this response
             LOG.debug("services: a proxied exchange of {} ended early: {}", route.serviceId(), failure.toString());
         }
+    }
+
+    private void count(String runtimeId, boolean serverError) {
+        traffic.count(runtimeId, serverError);
+        if (counted.incrementAndGet() % 4096 == 0) {
+            traffic.retain(services.routes().byRuntimeId().keySet());
+        }
+    }
+
+    @Override
+    public Counts counts(String runtimeId) {
+        return traffic.counts(runtimeId);
     }
 
     /** How long a request waits for a deployment provider that is being updated: the kernel's update gate bound. */
