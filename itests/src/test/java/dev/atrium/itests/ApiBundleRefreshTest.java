@@ -55,7 +55,7 @@ class ApiBundleRefreshTest {
     private static final String THREADS_API = "dev.atrium.threads.api";
     private static final String REPOS = "dev.atrium.repos";
     private static final String RUNS = "dev.atrium.runs";
-    private static final int UPDATES = 20;
+    private static final int UPDATES = 12;
 
     @TempDir
     Path tmp;

@@ -12,6 +12,6 @@
  * {@value dev.atrium.deploy.api.DeploymentProvider#KIND} (the artifact kinds it runs, e.g. {@code worker-bundle}).
  * When no provider runs a kind, deployments of that kind are refused naming the missing provider.
  */
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.deploy.api;

@@ -9,6 +9,7 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentException.Kind;
 import dev.atrium.deploy.api.DeploymentProvider.Health;
+import dev.atrium.deploy.api.LogBook;
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.runner.api.RunnerException;
 import java.io.IOException;
@@ -64,7 +65,7 @@ final class ContainerServices implements AutoCloseable {
 
     private final PodmanService service;
     private final Settings settings;
-    private final ServiceLogs logs;
+    private final LogBook logs;
     private final BindingRelay relay = new BindingRelay();
     private final ObjectMapper json = new ObjectMapper();
     private final SecureRandom random = new SecureRandom();
@@ -123,7 +124,7 @@ final class ContainerServices implements AutoCloseable {
     ContainerServices(PodmanService service, Settings settings) {
         this.service = service;
         this.settings = settings;
-        this.logs = new ServiceLogs(settings.logLines());
+        this.logs = new LogBook(settings.logLines());
         this.drains = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "podman-services-drain");
             t.setDaemon(true);

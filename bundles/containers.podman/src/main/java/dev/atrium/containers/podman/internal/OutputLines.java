@@ -1,5 +1,6 @@
 package dev.atrium.containers.podman.internal;
 
+import dev.atrium.deploy.api.LogBook;
 import dev.atrium.runner.api.JobContainer.Output;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,12 +14,12 @@ final class OutputLines implements Output {
 
     private static final int MAX_LINE = 16 * 1024;
 
-    private final ServiceLogs logs;
+    private final LogBook logs;
     private final String serviceId;
     private final String deploymentId;
     private final ByteArrayOutputStream[] partial = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
 
-    OutputLines(ServiceLogs logs, String serviceId, String deploymentId) {
+    OutputLines(LogBook logs, String serviceId, String deploymentId) {
         this.logs = logs;
         this.serviceId = serviceId;
         this.deploymentId = deploymentId;

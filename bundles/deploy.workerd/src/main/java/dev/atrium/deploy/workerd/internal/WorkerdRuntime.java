@@ -6,6 +6,7 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentException.Kind;
 import dev.atrium.deploy.api.DeploymentProvider.Health;
+import dev.atrium.deploy.api.LogBook;
 import dev.atrium.deploy.api.LogLine;
 import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.NamedThreads;

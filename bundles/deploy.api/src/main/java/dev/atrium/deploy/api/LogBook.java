@@ -1,6 +1,5 @@
-package dev.atrium.deploy.workerd.internal;
+package dev.atrium.deploy.api;
 
-import dev.atrium.deploy.api.LogLine;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -9,22 +8,22 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The last lines each service's deployments wrote, a bounded ring per service, and who follows them. A line's
- * {@code seq} is the larger of the previous line's plus one and the time in microseconds, so it keeps increasing
- * across restarts of the server too (while the clock does).
+ * The last lines each service's deployments wrote, a bounded ring per service, and who follows them: what a provider
+ * needs for {@link DeploymentProvider#logs} and {@link DeploymentProvider#follow}. A line's {@code seq} is the larger of
+ * the previous line's plus one and the time in microseconds, so it keeps increasing across restarts of the server too
+ * (while the clock does). Thread-safe.
+ *
+ * @since 1.2
  */
-final class LogBook {
-
-    private static final Logger LOG = LoggerFactory.getLogger(LogBook.class);
+public final class LogBook {
 
     private final int capacity;
     private final ConcurrentHashMap<String, ServiceLog> services = new ConcurrentHashMap<>();
 
-    LogBook(int capacity) {
+    /** A book that keeps at most {@code capacity} lines per service. */
+    public LogBook(int capacity) {
         this.capacity = Math.max(1, capacity);
     }
 
@@ -34,7 +33,8 @@ final class LogBook {
         long lastSeq;
     }
 
-    void append(String serviceId, String deploymentId, Instant at, String level, String message) {
+    /** Adds a line and hands it to the service's followers, in order. */
+    public void append(String serviceId, String deploymentId, Instant at, String level, String message) {
         ServiceLog log = services.computeIfAbsent(serviceId, s -> new ServiceLog());
         LogLine line;
         synchronized (log) {
@@ -51,13 +51,14 @@ final class LogBook {
                 try {
                     follower.accept(line);
                 } catch (RuntimeException e) {
-                    LOG.debug("a log follower of service {} failed", serviceId, e);
+                    // a follower that fails is its own affair: the line still reaches the others
                 }
             }
         }
     }
 
-    List<LogLine> read(String serviceId, long afterSeq, int limit) {
+    /** As {@link DeploymentProvider#logs}. */
+    public List<LogLine> read(String serviceId, long afterSeq, int limit) {
         ServiceLog log = services.get(serviceId);
         if (log == null || limit <= 0) {
             return List.of();
@@ -75,7 +76,8 @@ final class LogBook {
         return out;
     }
 
-    AutoCloseable follow(String serviceId, Consumer<LogLine> sink) {
+    /** As {@link DeploymentProvider#follow}. */
+    public AutoCloseable follow(String serviceId, Consumer<LogLine> sink) {
         ServiceLog log = services.computeIfAbsent(serviceId, s -> new ServiceLog());
         log.followers.add(sink);
         return () -> log.followers.remove(sink);
