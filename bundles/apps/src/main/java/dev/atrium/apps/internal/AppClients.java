@@ -57,10 +57,21 @@ public class AppClients {
                 o.clientName(), o.redirectUris(), o.scopes(), o.logoUri(), o.tosUri(), o.policyUri());
         String owner = space.ownerPrincipalId();
         AppStore.App app = store.appOfGroup(group.id()).orElseThrow();
+        // the app's row knows its client even when the inventory lost it (an apply cut short after registering)
+        String known = clientId != null ? clientId : app.clientId();
         try {
-            if (clientId != null && clientId.equals(app.clientId()) && app.sealedSecret() != null) {
-                if (registry().update(owner, clientId, spec).isPresent()) {
-                    return new Issued(clientId, open(app.sealedSecret(), clientId));
+            if (known != null && known.equals(app.clientId()) && app.sealedSecret() != null) {
+                if (registry().update(owner, known, spec).isPresent()) {
+                    Optional<String> secret = tryOpen(app.sealedSecret(), known);
+                    if (secret.isPresent()) {
+                        return new Issued(known, secret.get());
+                    }
+                    // sealed under a key this server no longer has: a new secret, the old one stops at once
+                    AppClientRegistry.Registered r = registry()
+                            .rotateSecret(owner, known, java.time.Duration.ZERO)
+                            .orElseThrow();
+                    store.setAppClient(group.id(), r.clientId(), seal(r.secret(), r.clientId()));
+                    return new Issued(r.clientId(), r.secret());
                 }
             }
             AppClientRegistry.Registered r = registry().register(owner, spec);
@@ -104,6 +115,14 @@ public class AppClients {
         Sealer.Sealed s = sealer.seal(secret, clientId);
         Base64.Encoder b = Base64.getEncoder();
         return s.keyId() + "." + b.encodeToString(s.nonce()) + "." + b.encodeToString(s.ciphertext());
+    }
+
+    private Optional<String> tryOpen(String sealed, String clientId) {
+        try {
+            return Optional.of(open(sealed, clientId));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private String open(String sealed, String clientId) {

@@ -80,12 +80,16 @@ public class AppDeployments {
         Manifest m = parse(source.manifest());
         String groupName = r.groupName() != null ? r.groupName() : m.name();
         Groups.checkName(groupName);
+        // everything that may refuse or wait comes before the group is made and locked: a refused deploy leaves no
+        // empty group, and a build that waits for its workflow holds no lock and no connection
+        String repoId = source.repository().id();
+        approvals(store.groupByName(space.id(), groupName).orElse(null), m, repoId, r.approved());
+        Map<String, Built> artifacts = builds.resolve(caller, m, source);
         Group group = store.ensureGroup(space.id(), groupName, Ids.id("grp"));
         return locks.with("app-group:" + group.id(), () -> {
             Group fresh = store.groupById(group.id())
                     .orElseThrow(() -> ApiException.conflict("the group " + groupName + " was just deleted"));
-            approvals(fresh, m, source, r.approved());
-            Map<String, Built> artifacts = builds.resolve(caller, m, source);
+            approvals(fresh, m, repoId, r.approved());
             return run(
                     caller,
                     space,
@@ -115,16 +119,18 @@ public class AppDeployments {
                 .orElseThrow(() -> ApiException.conflict(
                         "the group " + d.groupName() + " was deleted; a rollback never brings a group back"));
         Manifest m = parse(snap.path("manifest").asText());
+        String repoId = d.source().path("resolved_repo_id").asText(null);
+        approvals(group, m, repoId, approved);
+        Map<String, Built> artifacts = new LinkedHashMap<>();
+        snap.path("artifacts")
+                .fields()
+                .forEachRemaining(
+                        e -> artifacts.put(e.getKey(), builds.fromOrigin(e.getKey(), (ObjectNode) e.getValue())));
         return locks.with("app-group:" + group.id(), () -> {
             Group fresh = store.groupById(group.id())
                     .orElseThrow(() -> ApiException.conflict(
                             "the group " + d.groupName() + " was deleted; a rollback never brings a group back"));
-            approvals(fresh, m, null, approved);
-            Map<String, Built> artifacts = new LinkedHashMap<>();
-            snap.path("artifacts")
-                    .fields()
-                    .forEachRemaining(
-                            e -> artifacts.put(e.getKey(), builds.fromOrigin(e.getKey(), (ObjectNode) e.getValue())));
+            approvals(fresh, m, repoId, approved);
             Map<String, String> env = AppStore.strings(snap.path("env").toString());
             return run(
                     caller,
@@ -206,24 +212,21 @@ public class AppDeployments {
     }
 
     private void supersedeActive(Group group) {
-        if (group.currentAppDeploymentId() != null) {
-            store.deployment(group.spaceId(), group.currentAppDeploymentId())
-                    .filter(d ->
-                            Rollouts.ACTIVE.contains(d.rollout().path("state").asText()))
-                    .ifPresent(rollouts::supersede);
-        }
+        store.activeRollouts(group.id()).forEach(rollouts::supersede);
     }
 
     /**
      * Refuses, until the caller approves, a deploy that registers or changes the app's OAuth client when its
      * credentials go into the env, or that takes the group's code from another repository than before.
      */
-    private void approvals(Group group, Manifest m, Sources.Resolved source, Set<String> approved) {
+    private void approvals(Group group, Manifest m, String repoId, Set<String> approved) {
         List<String> needed = new ArrayList<>();
         if (m.oauth() != null) {
-            GroupObject had = reconciler
-                    .object(group.id(), GroupReconciler.OAUTH, "client")
-                    .orElse(null);
+            GroupObject had = group == null
+                    ? null
+                    : reconciler
+                            .object(group.id(), GroupReconciler.OAUTH, "client")
+                            .orElse(null);
             boolean changes = had == null
                     || !had.detail()
                             .path("redirect_uris")
@@ -239,11 +242,10 @@ public class AppDeployments {
                         + " change)");
             }
         }
-        if (source != null && group.source() != null) {
+        if (repoId != null && group != null && group.source() != null) {
             String before = group.source().path("resolved_repo_id").asText();
-            if (!before.isEmpty() && !before.equals(source.repository().id()) && !approved.contains("source")) {
-                needed.add("source (the group's code came from repository " + before + ", now from "
-                        + source.repository().id() + ")");
+            if (!before.isEmpty() && !before.equals(repoId) && !approved.contains("source")) {
+                needed.add("source (the group's code came from repository " + before + ", now from " + repoId + ")");
             }
         }
         if (!needed.isEmpty()) {

@@ -122,7 +122,7 @@ public class AppDeploymentsResource {
     public Map<String, Object> delete(
             @Context SecurityContext sc, @PathParam("spaceId") String spaceId, @PathParam("id") String id) {
         AppDeployment d = find(sc, spaceId, id);
-        if (Rollouts.ACTIVE.contains(d.rollout().path("state").asText())) {
+        if (Rollouts.ACTIVE.contains(d.rollout().path("state").asText()) || "applying".equals(d.status())) {
             throw ApiException.conflict("the deployment's rollout is still "
                     + d.rollout().path("state").asText() + ": promote or abort it first");
         }

@@ -354,6 +354,15 @@ public class AppStore {
                 "SELECT id FROM app_deployments WHERE rollout ->> 'state' = 'progressing'", rs -> rs.getString(1));
     }
 
+    /** The group's deployments whose rollout is progressing or paused. */
+    List<AppDeployment> activeRollouts(String groupId) {
+        return sql.list(
+                "SELECT " + DEPLOYMENT + " FROM app_deployments WHERE group_id = ?"
+                        + " AND rollout ->> 'state' IN ('progressing', 'paused')",
+                AppDeployment::of,
+                groupId);
+    }
+
     boolean deleteDeployment(String spaceId, String id) {
         return sql.update("DELETE FROM app_deployments WHERE space_id = ? AND id = ?", spaceId, id) > 0;
     }

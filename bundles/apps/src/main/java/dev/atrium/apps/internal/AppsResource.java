@@ -67,6 +67,7 @@ public class AppsResource {
     private final AppClients clients;
     private final Groups groups;
     private final PublicUrls urls;
+    private final Locks locks;
 
     @Activate
     public AppsResource(
@@ -82,6 +83,7 @@ public class AppsResource {
         this.clients = clients;
         this.groups = groups;
         this.urls = urls;
+        this.locks = new Locks(store.dataSource());
     }
 
     @GET
@@ -160,7 +162,13 @@ public class AppsResource {
     public Map<String, Object> clientKey(@Context SecurityContext sc, @PathParam("id") String id) {
         refuseBuiltin(id);
         Caller caller = Caller.from(sc);
+        Access.oauthClients(caller);
         Owned o = find(caller, id);
+        // under the group's lock: a deploy running now would otherwise write the old secret back into the env
+        return locks.with("app-group:" + o.app().groupId(), () -> rotate(caller, o));
+    }
+
+    private Map<String, Object> rotate(Caller caller, Owned o) {
         AppClients.Issued issued = clients.rotate(o.space(), o.app())
                 .orElseThrow(
                         () -> ApiException.conflict("this app has no OAuth client (its manifest has no spec.oauth)"));

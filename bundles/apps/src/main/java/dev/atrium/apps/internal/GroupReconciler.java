@@ -37,6 +37,8 @@ public class GroupReconciler {
     static final String RESOURCE = "resource";
     static final String SERVICE = "service";
     static final String OAUTH = "oauth_client";
+    /** The fingerprint of an inventory row written just before its object is made. */
+    static final String PENDING = "pending";
 
     private final AppStore store;
     private final ServiceControl services;
@@ -129,6 +131,7 @@ public class GroupReconciler {
      */
     Outcome apply(Caller caller, SpaceRef space, Group group, Desired desired, boolean canary, int firstWeight) {
         Map<String, GroupObject> have = inventory(group.id());
+        Map<String, GroupObject> before = new LinkedHashMap<>(have);
         Manifest m = desired.manifest();
         List<String> applied = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
@@ -137,7 +140,8 @@ public class GroupReconciler {
             String key = e.getKey();
             ObjectNode detail = resourceDetail(e.getValue());
             GroupObject had = have.remove(RESOURCE + ":" + key);
-            if (had != null && had.detail().path("type").equals(detail.path("type"))) {
+            boolean pending = had != null && PENDING.equals(had.fingerprint());
+            if (had != null && !pending && had.detail().path("type").equals(detail.path("type"))) {
                 resourceIds.put(key, had.objectId());
                 if (had.detail().equals(detail)) {
                     skipped.add(RESOURCE + ":" + key);
@@ -148,16 +152,22 @@ public class GroupReconciler {
                 }
                 continue;
             }
-            if (had != null) {
+            if (had != null && !pending) {
                 throw ApiException.conflict("resource " + key + " changes its type from "
                         + had.detail().path("type").asText() + " to "
                         + e.getValue().type()
                         + "; give the new resource another key");
             }
+            Access.resources(caller);
             String name = group.name() + "-" + key;
-            String id = resources
-                    .find(caller, space, null, name)
-                    .map(ResourceDirectory.Bound::resourceId)
+            Optional<ResourceDirectory.Bound> existing = resources.find(caller, space, null, name);
+            if (existing.isPresent() && !pending) {
+                throw ApiException.conflict("the workspace has a resource named " + name + " that this group did not"
+                        + " make; rename or delete it, or give the manifest's resource another key");
+            }
+            // recorded before it is made: an apply cut short in between adopts it by name, and only then
+            store.putObject(new GroupObject(group.id(), RESOURCE, key, "", PENDING, AppStore.JSON.createObjectNode()));
+            String id = existing.map(ResourceDirectory.Bound::resourceId)
                     .orElseGet(() -> createResource(caller, space, e.getValue(), name));
             store.putObject(new GroupObject(group.id(), RESOURCE, key, id, hash(detail), detail));
             resourceIds.put(key, id);
@@ -169,6 +179,9 @@ public class GroupReconciler {
         if (m.oauth() != null) {
             ObjectNode detail = oauthDetail(m.oauth());
             GroupObject had = have.remove(OAUTH + ":client");
+            if (had == null || !had.detail().equals(detail)) {
+                Access.oauthClients(caller);
+            }
             AppClients.Issued issued = clients.ensure(space, group, m, had == null ? null : had.objectId());
             store.putObject(new GroupObject(group.id(), OAUTH, "client", issued.clientId(), hash(detail), detail));
             clientChanged = had == null
@@ -181,72 +194,106 @@ public class GroupReconciler {
         }
         List<String> hostnames = new ArrayList<>();
         List<String> canaries = new ArrayList<>();
-        for (String key : serviceKeys(m)) {
-            GroupObject had = have.remove(SERVICE + ":" + key);
-            Built built = desired.artifacts().get(key);
-            if (built == null) {
-                throw new IllegalStateException("no artifact for " + key);
-            }
-            ObjectNode detail = serviceDetail(m, key, desired);
-            ServiceInfo svc = had != null ? services.service(had.objectId()).orElse(null) : null;
-            if (svc == null) {
-                String name = group.name() + "-" + key;
-                svc = services.byName(space.id(), name).orElseGet(() -> services.create(caller, space, name, name));
-                store.putObject(new GroupObject(
-                        group.id(),
-                        SERVICE,
-                        key,
+        List<String> canaryKeys = new ArrayList<>();
+        try {
+            for (String key : serviceKeys(m)) {
+                GroupObject had = have.remove(SERVICE + ":" + key);
+                Built built = desired.artifacts().get(key);
+                if (built == null) {
+                    throw new IllegalStateException("no artifact for " + key);
+                }
+                ObjectNode detail = serviceDetail(m, key, desired);
+                boolean pending = had != null && PENDING.equals(had.fingerprint());
+                ServiceInfo svc = had != null && !pending
+                        ? services.service(had.objectId()).orElse(null)
+                        : null;
+                if (svc == null) {
+                    String name = group.name() + "-" + key;
+                    Optional<ServiceInfo> existing = services.byName(space.id(), name);
+                    if (existing.isPresent() && !pending && had == null) {
+                        throw ApiException.conflict("the workspace has a service named " + name + " that this group"
+                                + " did not make; rename or delete it, or give the manifest's worker another key");
+                    }
+                    store.putObject(
+                            new GroupObject(group.id(), SERVICE, key, "", PENDING, AppStore.JSON.createObjectNode()));
+                    svc = existing.orElseGet(() -> services.create(caller, space, name, name));
+                    // a new service has no env, bindings or code yet: the row says so until they are written
+                    store.putObject(
+                            new GroupObject(group.id(), SERVICE, key, svc.id(), "", AppStore.JSON.createObjectNode()));
+                    had = null;
+                }
+                hostnames.add(svc.hostname());
+                if (had != null && had.detail().equals(detail) && svc.currentDeploymentId() != null) {
+                    skipped.add(SERVICE + ":" + key);
+                    continue;
+                }
+                // env and bindings are the service's, shared by its current version and a canary: an unchanged one
+                // is left alone, so that the version already serving does not restart for nothing
+                if (had == null
+                        || clientChanged
+                        || !had.detail().path("env").equals(detail.path("env"))
+                        || !had.detail().path("oauth_env").equals(detail.path("oauth_env"))) {
+                    Map<String, EnvVar> env = new TreeMap<>();
+                    envOf(m, key).forEach((k, v) -> env.put(k, new EnvVar(v, false)));
+                    desired.env().forEach((k, v) -> env.put(k, new EnvVar(v, false)));
+                    oauthEnv.forEach((k, v) -> env.put(k, new EnvVar(v, "OAUTH_CLIENT_SECRET".equals(k))));
+                    services.replaceEnv(caller, svc.id(), env);
+                }
+                if (had == null || !had.detail().path("bindings").equals(detail.path("bindings")) || resourcesMade) {
+                    Map<String, String> bindings = new TreeMap<>();
+                    bindingsOf(m, key)
+                            .forEach((binding, resourceKey) -> bindings.put(binding, resourceIds.get(resourceKey)));
+                    services.replaceBindings(caller, space, svc.id(), bindings);
+                }
+                boolean asCanary = canary && svc.currentDeploymentId() != null;
+                services.deploy(
                         svc.id(),
-                        "",
-                        detail.deepCopy().put("artifact", "")));
-                had = null;
+                        built.bytes(),
+                        built.kind(),
+                        "container-image".equals(built.kind()) ? "podman" : desired.provider(),
+                        "app " + m.name() + " " + m.version(),
+                        asCanary ? "canary" : "direct",
+                        asCanary ? firstWeight : null);
+                if (asCanary) {
+                    canaries.add(svc.id());
+                    canaryKeys.add(key);
+                }
+                store.putObject(new GroupObject(group.id(), SERVICE, key, svc.id(), hash(detail), detail));
+                applied.add(SERVICE + ":" + key);
             }
-            hostnames.add(svc.hostname());
-            if (had != null && had.detail().equals(detail) && svc.currentDeploymentId() != null) {
-                skipped.add(SERVICE + ":" + key);
-                continue;
+        } catch (RuntimeException e) {
+            // the canaries this apply started have no rollout to end them: the old versions take every request again
+            for (int i = 0; i < canaries.size(); i++) {
+                try {
+                    services.endCanary(canaries.get(i), false);
+                } catch (ServiceControl.Refused gone) {
+                    // ended already
+                }
+                GroupObject was = before.get(SERVICE + ":" + canaryKeys.get(i));
+                if (was != null) {
+                    store.putObject(Rollouts.unsettled(was));
+                }
             }
-            // env and bindings are the service's, shared by its current version and a canary: an unchanged one is
-            // left alone, so that the version already serving does not restart for nothing
-            if (had == null
-                    || clientChanged
-                    || !had.detail().path("env").equals(detail.path("env"))
-                    || !had.detail().path("oauth_env").equals(detail.path("oauth_env"))) {
-                Map<String, EnvVar> env = new TreeMap<>();
-                envOf(m, key).forEach((k, v) -> env.put(k, new EnvVar(v, false)));
-                desired.env().forEach((k, v) -> env.put(k, new EnvVar(v, false)));
-                oauthEnv.forEach((k, v) -> env.put(k, new EnvVar(v, "OAUTH_CLIENT_SECRET".equals(k))));
-                services.replaceEnv(caller, svc.id(), env);
-            }
-            if (had == null || !had.detail().path("bindings").equals(detail.path("bindings")) || resourcesMade) {
-                Map<String, String> bindings = new TreeMap<>();
-                bindingsOf(m, key)
-                        .forEach((binding, resourceKey) -> bindings.put(binding, resourceIds.get(resourceKey)));
-                services.replaceBindings(caller, space, svc.id(), bindings);
-            }
-            boolean asCanary = canary && svc.currentDeploymentId() != null;
-            services.deploy(
-                    svc.id(),
-                    built.bytes(),
-                    built.kind(),
-                    "container-image".equals(built.kind()) ? "podman" : desired.provider(),
-                    "app " + m.name() + " " + m.version(),
-                    asCanary ? "canary" : "direct",
-                    asCanary ? firstWeight : null);
-            if (asCanary) {
-                canaries.add(svc.id());
-            }
-            store.putObject(new GroupObject(group.id(), SERVICE, key, svc.id(), hash(detail), detail));
-            applied.add(SERVICE + ":" + key);
+            throw e;
         }
         // deletions: services first (they bind resources), then the client, then resources
         List<GroupObject> gone = new ArrayList<>(have.values());
         gone.sort((a, b) -> Integer.compare(order(a.kind()), order(b.kind())));
         for (GroupObject o : gone) {
-            switch (o.kind()) {
-                case SERVICE -> services.delete(o.objectId());
-                case OAUTH -> clients.delete(space, o.objectId());
-                default -> deleteResource(caller, space, o.objectId());
+            if (RESOURCE.equals(o.kind()) && !o.objectId().isEmpty()) {
+                Access.resources(caller);
+            }
+            if (OAUTH.equals(o.kind())) {
+                Access.oauthClients(caller);
+            }
+        }
+        for (GroupObject o : gone) {
+            if (!o.objectId().isEmpty()) {
+                switch (o.kind()) {
+                    case SERVICE -> services.delete(o.objectId());
+                    case OAUTH -> clients.delete(space, o.objectId());
+                    default -> deleteResource(caller, space, o.objectId());
+                }
             }
             store.removeObject(group.id(), o.kind(), o.key());
             applied.add(o.kind() + ":" + o.key() + " (deleted)");

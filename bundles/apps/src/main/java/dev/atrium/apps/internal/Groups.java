@@ -139,12 +139,7 @@ public class Groups {
     }
 
     private void supersede(Group g) {
-        if (g.currentAppDeploymentId() != null) {
-            store.deployment(g.spaceId(), g.currentAppDeploymentId())
-                    .filter(d ->
-                            Rollouts.ACTIVE.contains(d.rollout().path("state").asText()))
-                    .ifPresent(rollouts::supersede);
-        }
+        store.activeRollouts(g.id()).forEach(rollouts::supersede);
     }
 
     private Sources.Resolved resolveSource(Caller caller, SpaceRef space, JsonNode body, Group g) {

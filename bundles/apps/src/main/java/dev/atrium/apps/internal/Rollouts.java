@@ -179,13 +179,13 @@ public class Rollouts {
         }
         for (JsonNode p : r.path("previous")) {
             if (GroupReconciler.SERVICE.equals(p.path("kind").asText())) {
-                store.putObject(new GroupObject(
+                store.putObject(unsettled(new GroupObject(
                         d.groupId(),
                         GroupReconciler.SERVICE,
                         p.path("key").asText(),
                         p.path("object_id").asText(),
                         p.path("fingerprint").asText(),
-                        (ObjectNode) p.path("detail")));
+                        (ObjectNode) p.path("detail"))));
             }
         }
         r.put("state", state);
@@ -225,6 +225,19 @@ public class Rollouts {
         return "the new version answered " + errors + " of its " + requests + " requests with a server error ("
                 + (errors * 100 / requests) + " %), more than the step's " + max.asLong() + " %: aborted, every request"
                 + " goes to the previous version";
+    }
+
+    /**
+     * A service's inventory row as it was before an apply that was undone, with its env and bindings marked unknown:
+     * the undone apply wrote the new ones into the service (they are shared by both versions), so the next apply
+     * writes them again.
+     */
+    static GroupObject unsettled(GroupObject was) {
+        ObjectNode detail = was.detail().deepCopy();
+        detail.put("env", "");
+        detail.put("bindings", "");
+        detail.put("oauth_env", "");
+        return new GroupObject(was.groupId(), was.kind(), was.key(), was.objectId(), "", detail);
     }
 
     private void endCanary(String serviceId, boolean promote) {
