@@ -121,4 +121,25 @@ class GroupsTest {
         assertEquals(409, u.http().post(groups(u), Map.of("name", "mine")).status());
         assertEquals(400, u.http().post(groups(u), Map.of("name", "Not A Name")).status());
     }
+
+    @Test
+    void aGroupAdoptsNothingItDidNotMakeAndResourcesNeedTheirScope(AtriumServer server) {
+        User u = server.newUser();
+        Http.Reply mine = u.http().post("/api/resources", Map.of("name", "shelf-a", "type", "kv"));
+        assertEquals(201, mine.status(), mine.body());
+        Http.Reply taken =
+                u.http().post(groups(u) + "/apply", Map.of("group_name", "shelf", "manifest", manifest("a")));
+        assertEquals(409, taken.status(), taken.body());
+        assertTrue(taken.body().contains("did not make"), taken.body());
+        Http.Reply uninstall = u.http().post(groups(u) + "/uninstall", Map.of("group_name", "shelf"));
+        assertEquals(200, uninstall.status(), uninstall.body());
+        assertEquals(
+                new TreeSet<>(java.util.List.of("shelf-a")), resourceNames(u), "the resource it did not make stays");
+
+        User limited = server.newUser("repos:write repos:read");
+        Http.Reply refused = limited.http()
+                .post(groups(limited) + "/apply", Map.of("group_name", "shelf", "manifest", manifest("a")));
+        assertEquals(403, refused.status(), refused.body());
+        assertTrue(refused.body().contains("files:write"), refused.body());
+    }
 }
