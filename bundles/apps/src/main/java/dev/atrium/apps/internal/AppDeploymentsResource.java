@@ -93,14 +93,18 @@ public class AppDeploymentsResource {
             @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
-        PageRequest page = PageRequest.of(limit, offset);
+        return page(store, space.id(), null, PageRequest.of(limit, offset));
+    }
+
+    /** A page of app deployments of a workspace, or of one of its groups (newest first): both listings' answer. */
+    static Map<String, Object> page(AppStore store, String spaceId, String groupId, PageRequest page) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put(
                 "app_deployments",
-                store.deployments(space.id(), null, page.limit(), page.offset()).stream()
+                store.deployments(spaceId, groupId, page.limit(), page.offset()).stream()
                         .map(AppDeploymentsResource::view)
                         .toList());
-        m.put("total", store.countDeployments(space.id(), null));
+        m.put("total", store.countDeployments(spaceId, groupId));
         m.put("limit", page.limit());
         m.put("offset", page.offset());
         return m;

@@ -311,17 +311,7 @@ public class GroupsResource {
             @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         Group g = find(sc, spaceId, groupId);
-        PageRequest page = PageRequest.of(limit, offset);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put(
-                "app_deployments",
-                store.deployments(g.spaceId(), g.id(), page.limit(), page.offset()).stream()
-                        .map(AppDeploymentsResource::view)
-                        .toList());
-        m.put("total", store.countDeployments(g.spaceId(), g.id()));
-        m.put("limit", page.limit());
-        m.put("offset", page.offset());
-        return m;
+        return AppDeploymentsResource.page(store, g.spaceId(), g.id(), PageRequest.of(limit, offset));
     }
 
     /** A newer commit of the group's branch than the one applied, when there is one. */
