@@ -145,10 +145,27 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         process.waitFor();
     }
 
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A port for a server a test starts later. Not one from {@code bind(0)}: those come from the kernel's ephemeral
+     * range, where the other lane's outgoing connections and servers take them between this check and the bind (pebble
+     * once exited on such a port in CI). Below that range only listeners take ports, and each is handed out once.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 500; attempt++) {
+            int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            if (!HANDED_OUT.add(port)) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new java.net.InetSocketAddress(port));
+                return port;
+            } catch (IOException taken) {
+                // a listener of this machine's; try another
+            }
         }
+        throw new IOException("no free port between 20000 and 31999");
     }
 
     /** Waits for {@code GET /healthz} 200; returns the milliseconds since {@code startedNanos}. */

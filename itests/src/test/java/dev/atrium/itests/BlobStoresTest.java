@@ -9,7 +9,6 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -151,9 +150,7 @@ class BlobStoresTest {
     private record S3(Process process, int port, Path data, String secret) implements AutoCloseable {
         static S3 start(Path tmp) throws Exception {
             int port;
-            try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                port = free.getLocalPort();
-            }
+            port = AtriumServer.freePort();
             Path data = Files.createDirectories(tmp.resolve("s3"));
             Files.createDirectories(data.resolve("atrium")); // the filesystem backend's bucket is a directory
             String secret = "itest-secret-" + System.nanoTime();

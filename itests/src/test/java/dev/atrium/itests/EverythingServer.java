@@ -2,7 +2,6 @@ package dev.atrium.itests;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,9 +33,7 @@ final class EverythingServer implements AutoCloseable {
     static EverythingServer start(String transport) throws Exception {
         Path entry = install();
         int port;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = free.getLocalPort();
-        }
+        port = AtriumServer.freePort();
         Path log = AtriumServer.ROOT.resolve("itests/target/mcp-everything-" + port + ".log");
         ProcessBuilder pb = new ProcessBuilder(List.of("node", entry.toString(), transport))
                 .redirectErrorStream(true)

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -51,9 +49,7 @@ final class FedifyPeer implements AutoCloseable {
                 script,
                 StandardCopyOption.REPLACE_EXISTING);
         int port;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = free.getLocalPort();
-        }
+        port = AtriumServer.freePort();
         Path log = AtriumServer.ROOT.resolve("itests/target/fedify-peer-" + port + ".log");
         ProcessBuilder pb = new ProcessBuilder(List.of(node.toString(), script.toString()))
                 .redirectErrorStream(true)

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.itests.AtriumServer.User;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -267,9 +265,7 @@ class McpTest {
     void aServerThatCannotBeReachedIsA502WithTheSpecBody() throws Exception {
         User u = server.newUser();
         int closed;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = free.getLocalPort();
-        }
+        closed = AtriumServer.freePort();
         String id = register(u, u.defaultSpaceId(), "gone", "http://127.0.0.1:" + closed + "/mcp", null)
                 .get("server")
                 .path("id")

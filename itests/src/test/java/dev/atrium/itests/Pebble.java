@@ -7,7 +7,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -116,9 +115,19 @@ final class Pebble implements AutoCloseable {
         process = pb.start();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!answers(acmePort) || !answers(managementPort)) {
-            assertTrue(process.isAlive(), "pebble exited; see itests/target/pebble-" + acmePort + ".log");
+            assertTrue(process.isAlive(), () -> "pebble exited: " + log(acmePort));
             assertTrue(System.nanoTime() < until, "pebble did not start listening");
             Thread.sleep(100);
+        }
+    }
+
+    /** Its log's last lines, for a failure message: CI keeps the build's output, not the files under target. */
+    private static String log(int acmePort) {
+        try {
+            java.util.List<String> lines = Files.readAllLines(Path.of("target", "pebble-" + acmePort + ".log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
         }
     }
 
@@ -158,9 +167,7 @@ final class Pebble implements AutoCloseable {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        return AtriumServer.freePort();
     }
 
     static boolean answers(int port) {
