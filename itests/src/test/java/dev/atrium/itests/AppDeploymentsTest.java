@@ -3,6 +3,8 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -86,6 +88,18 @@ class AppDeploymentsTest {
                         - name: main
                           target: web
                           path: /
+                  mcp:
+                    - name: notes-tools
+                      target: web
+                      path: /mcp
+                  fileHandlers:
+                    - name: notes-viewer
+                      target: web
+                      path: /open
+                      mimeTypes:
+                        - text/markdown
+                      extensions:
+                        - .md
                 """.replace("VERSION", version).replace("OAUTH", oauth);
     }
 
@@ -210,6 +224,63 @@ class AppDeploymentsTest {
         assertEquals("version one", text(server, host, "/"));
         assertEquals("ok", text(server, host, "/kv/put?k=kept&v=42"));
         assertTrue(text(server, host, "/env").contains("\"greeting\":\"hello\""));
+
+        // its MCP endpoint is one of the workspace's MCP servers, managed by the group: the owner may disable it, only
+        // a deploy changes or removes it; its file handler is among the workspace's, and only that workspace's
+        String groupId = record.get("group").get("id").asText();
+        JsonNode servers = owner.http()
+                .get("/api/mcp/servers?space_id=" + owner.defaultSpaceId())
+                .get("servers");
+        assertEquals(1, servers.size(), servers.toString());
+        JsonNode tools = servers.get(0);
+        assertEquals("notes-tools", tools.get("name").asText());
+        assertEquals("https://" + host + "/mcp", tools.get("url").asText());
+        assertEquals("app-group:" + groupId, tools.get("managed_by").asText());
+        String toolsUrl = "/api/mcp/servers/" + tools.get("id").asText();
+        Http.Reply renamed = owner.http().patch(toolsUrl, Map.of("url", "https://elsewhere.example/mcp"));
+        assertEquals(409, renamed.status(), renamed.body());
+        assertTrue(renamed.body().contains("managed by app-group:" + groupId), renamed.body());
+        assertEquals(409, owner.http().delete(toolsUrl).status());
+        assertEquals(
+                false,
+                owner.http()
+                        .patch(toolsUrl, Map.of("enabled", false))
+                        .get("server")
+                        .get("enabled")
+                        .asBoolean());
+        JsonNode viewer = null;
+        for (JsonNode h : owner.http()
+                .get("/api/spaces/" + owner.defaultSpaceId() + "/storage/file-handlers")
+                .get("handlers")) {
+            if (h.get("kind").asText().equals("app")) {
+                assertNull(viewer, "one app handler");
+                viewer = h;
+            }
+        }
+        assertNotNull(viewer, "the app's file handler is listed");
+        assertEquals("notes-viewer", viewer.get("name").asText());
+        assertEquals("https://" + host + "/open", viewer.get("url").asText());
+        assertEquals(List.of("md"), List.of(viewer.get("extensions").get(0).asText()));
+        assertEquals("text/markdown", viewer.get("mime_types").get(0).asText());
+        String appId = null;
+        for (JsonNode a : owner.http().get("/api/apps").get("apps")) {
+            if (!a.get("builtin").asBoolean()) {
+                appId = a.get("id").asText();
+            }
+        }
+        assertEquals(appId, viewer.get("app_id").asText());
+        User stranger = server.newUser();
+        assertEquals(
+                0,
+                stranger
+                        .http()
+                        .get("/api/spaces/" + stranger.defaultSpaceId() + "/storage/file-handlers")
+                        .get("handlers")
+                        .findValues("app_id")
+                        .stream()
+                        .filter(JsonNode::isTextual)
+                        .count());
+        assertEquals(404, stranger.http().get(toolsUrl + "/tools").status());
 
         // an unchanged second deploy changes nothing
         Http.Reply same = deploy(app, Map.of());
@@ -372,6 +443,22 @@ class AppDeploymentsTest {
                         .get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group)
                         .status());
         assertEquals(0, owner.http().get("/api/resources").get("resources").size());
+        assertEquals(
+                0,
+                owner.http()
+                        .get("/api/mcp/servers?space_id=" + owner.defaultSpaceId())
+                        .get("servers")
+                        .size());
+        assertEquals(
+                0,
+                owner
+                        .http()
+                        .get("/api/spaces/" + owner.defaultSpaceId() + "/storage/file-handlers")
+                        .get("handlers")
+                        .findValues("app_id")
+                        .stream()
+                        .filter(JsonNode::isTextual)
+                        .count());
         assertNotEquals(200, HostHttp.get(server.port, host, "/").status());
         Http.Reply gone =
                 owner.http().post(deployments(owner) + "/" + record.get("id").asText() + "/rollback", Map.of());
@@ -446,6 +533,34 @@ class AppDeploymentsTest {
         assertEquals(
                 missing.get("error").get("message").asText(),
                 theirs.get("error").get("message").asText());
+
+        // the owner's own MCP server of the manifest's name is not taken over: 409 until it is renamed
+        Http.Reply own = owner.http()
+                .post(
+                        "/api/mcp/servers",
+                        Map.of(
+                                "space_id",
+                                owner.defaultSpaceId(),
+                                "name",
+                                "notes-tools",
+                                "url",
+                                "http://127.0.0.1:9/mcp"));
+        assertEquals(201, own.status(), own.body());
+        Http.Reply taken = deploy(app, Map.of());
+        assertEquals(409, taken.status(), taken.body());
+        assertTrue(taken.body().contains("notes-tools") && taken.body().contains("its owner registered"), taken.body());
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/mcp/servers/" + own.get("server").get("id").asText(), Map.of("name", "my-tools"))
+                        .status());
+        assertEquals(201, deploy(app, Map.of()).status());
+        JsonNode servers = owner.http()
+                .get("/api/mcp/servers?space_id=" + owner.defaultSpaceId())
+                .get("servers");
+        assertEquals(2, servers.size(), servers.toString());
+        assertTrue(servers.get(0).get("managed_by").isNull(), servers.toString());
+        assertEquals("notes-tools", servers.get(1).get("name").asText(), servers.toString());
 
         Http.Reply bad = owner.http().post(deployments(owner), Map.of("source", Map.of("ref", "main")));
         assertEquals(400, bad.status(), bad.body());

@@ -98,9 +98,11 @@ class McpTest {
                         "tool_count",
                         "tools_listed_at",
                         "authorized",
+                        "managed_by",
                         "created_at",
                         "updated_at"),
                 WorkspacesTest.fields(s));
+        assertTrue(s.path("managed_by").isNull(), "the owner's own server has no manager");
         assertEquals("streamable_http", s.path("transport").asText());
         assertTrue(s.path("enabled").asBoolean());
         assertTrue(s.path("tool_count").isNull());

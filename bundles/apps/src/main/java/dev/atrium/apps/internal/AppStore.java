@@ -255,6 +255,22 @@ public class AppStore {
                 groupId);
     }
 
+    /** An inventory row with its group's name and app id (null before the app is recorded). */
+    record PlacedObject(GroupObject object, String groupName, String appId) {}
+
+    /** A workspace's inventory rows of {@code kind}. */
+    List<PlacedObject> objectsInSpace(String spaceId, String kind) {
+        return sql.list(
+                "SELECT o.group_id, o.kind, o.key, o.object_id, o.fingerprint, o.detail::text AS detail,"
+                        + " g.name AS group_name, a.id AS app_id"
+                        + " FROM app_group_objects o JOIN app_groups g ON g.id = o.group_id"
+                        + " LEFT JOIN apps a ON a.group_id = o.group_id"
+                        + " WHERE g.space_id = ? AND o.kind = ? ORDER BY g.name, o.key",
+                rs -> new PlacedObject(GroupObject.of(rs), rs.getString("group_name"), rs.getString("app_id")),
+                spaceId,
+                kind);
+    }
+
     void putObject(GroupObject o) {
         sql.update(
                 "INSERT INTO app_group_objects (group_id, kind, key, object_id, fingerprint, detail)"

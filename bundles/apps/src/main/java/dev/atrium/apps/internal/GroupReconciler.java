@@ -9,6 +9,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.mcp.api.McpEndpoints;
 import dev.atrium.resource.api.ResourceDirectory;
 import dev.atrium.resource.api.ResourceException;
 import dev.atrium.services.api.ServiceControl;
@@ -23,10 +24,14 @@ import java.util.TreeMap;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 /**
- * Makes a group's inventory what its manifest says: resources, the OAuth client, and a service per worker and
- * container, each named {@code <group>-<key>}. {@link #plan} compares and touches nothing; {@link #apply} changes
+ * Makes a group's inventory what its manifest says: resources, the OAuth client, a service per worker and
+ * container, each named {@code <group>-<key>}, the MCP servers its services serve (registered with the MCP
+ * capability as managed by the group) and its file handlers (rows here, offered to storage by {@link
+ * AppFileHandlers}). {@link #plan} compares and touches nothing; {@link #apply} changes
  * in dependency order (resources, client, services; deletions last, services first) and records each object as
  * soon as it exists, so an apply cut short converges when run again: what it made is found in the inventory, or
  * adopted by its name.
@@ -37,6 +42,8 @@ public class GroupReconciler {
     static final String RESOURCE = "resource";
     static final String SERVICE = "service";
     static final String OAUTH = "oauth_client";
+    static final String MCP = "mcp";
+    static final String FILE_HANDLER = "file_handler";
     /** The fingerprint of an inventory row written just before its object is made. */
     static final String PENDING = "pending";
 
@@ -44,6 +51,10 @@ public class GroupReconciler {
     private final ServiceControl services;
     private final ResourceDirectory resources;
     private final AppClients clients;
+
+    /** The MCP capability, when its feature runs: an app without MCP endpoints deploys without it. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile McpEndpoints mcp;
 
     @Activate
     public GroupReconciler(
@@ -103,6 +114,12 @@ public class GroupReconciler {
                 want.put("artifact", had.detail().path("artifact").asText());
             }
             out.add(compare(had, SERVICE, key, want));
+        }
+        for (Manifest.Mcp e : m.mcp()) {
+            out.add(compare(have.remove(MCP + ":" + e.name()), MCP, e.name(), mcpDetail(e)));
+        }
+        for (Manifest.FileHandler h : m.fileHandlers()) {
+            out.add(compare(have.remove(FILE_HANDLER + ":" + h.name()), FILE_HANDLER, h.name(), fileHandlerDetail(h)));
         }
         for (GroupObject gone : have.values()) {
             out.add(new Change(gone.kind(), gone.key(), "delete", List.of()));
@@ -193,6 +210,7 @@ public class GroupReconciler {
             }
         }
         List<String> hostnames = new ArrayList<>();
+        Map<String, String> hostOf = new LinkedHashMap<>();
         List<String> canaries = new ArrayList<>();
         List<String> canaryKeys = new ArrayList<>();
         try {
@@ -223,6 +241,7 @@ public class GroupReconciler {
                     had = null;
                 }
                 hostnames.add(svc.hostname());
+                hostOf.put(key, svc.hostname());
                 if (had != null && had.detail().equals(detail) && svc.currentDeploymentId() != null) {
                     skipped.add(SERVICE + ":" + key);
                     continue;
@@ -276,6 +295,37 @@ public class GroupReconciler {
             }
             throw e;
         }
+        for (Manifest.Mcp e : m.mcp()) {
+            ObjectNode detail = mcpDetail(e);
+            String url = "https://" + hostOf.get(e.target()) + e.path();
+            detail.put("url", url);
+            GroupObject had = have.remove(MCP + ":" + e.name());
+            if (had != null && had.detail().equals(detail) && !had.objectId().isEmpty()) {
+                skipped.add(MCP + ":" + e.name());
+                continue;
+            }
+            Access.mcpServers(caller);
+            String id;
+            try {
+                id = mcpEndpoints().register(space, manager(group), e.name(), url);
+            } catch (IllegalStateException | IllegalArgumentException refused) {
+                throw ApiException.conflict("MCP endpoint " + e.name() + ": " + refused.getMessage());
+            }
+            store.putObject(new GroupObject(group.id(), MCP, e.name(), id, hash(detail), detail));
+            applied.add(MCP + ":" + e.name());
+        }
+        for (Manifest.FileHandler h : m.fileHandlers()) {
+            ObjectNode detail = fileHandlerDetail(h);
+            detail.put("url", "https://" + hostOf.get(h.target()) + h.path());
+            GroupObject had = have.remove(FILE_HANDLER + ":" + h.name());
+            if (had != null && had.detail().equals(detail)) {
+                skipped.add(FILE_HANDLER + ":" + h.name());
+                continue;
+            }
+            Access.fileHandlers(caller);
+            store.putObject(new GroupObject(group.id(), FILE_HANDLER, h.name(), "", hash(detail), detail));
+            applied.add(FILE_HANDLER + ":" + h.name());
+        }
         // deletions: services first (they bind resources), then the client, then resources
         List<GroupObject> gone = new ArrayList<>(have.values());
         gone.sort((a, b) -> Integer.compare(order(a.kind()), order(b.kind())));
@@ -286,13 +336,23 @@ public class GroupReconciler {
             if (OAUTH.equals(o.kind())) {
                 Access.oauthClients(caller);
             }
+            if (MCP.equals(o.kind()) && !o.objectId().isEmpty()) {
+                Access.mcpServers(caller);
+            }
+            if (FILE_HANDLER.equals(o.kind())) {
+                Access.fileHandlers(caller);
+            }
         }
         for (GroupObject o : gone) {
             if (!o.objectId().isEmpty()) {
                 switch (o.kind()) {
                     case SERVICE -> services.delete(o.objectId());
                     case OAUTH -> clients.delete(space, o.objectId());
-                    default -> deleteResource(caller, space, o.objectId());
+                    case MCP -> mcpEndpoints().remove(space, manager(group), o.objectId());
+                    case RESOURCE -> deleteResource(caller, space, o.objectId());
+                    default -> {
+                        // a file handler is its inventory row
+                    }
                 }
             }
             store.removeObject(group.id(), o.kind(), o.key());
@@ -325,10 +385,25 @@ public class GroupReconciler {
 
     private static int order(String kind) {
         return switch (kind) {
-            case SERVICE -> 0;
-            case OAUTH -> 1;
-            default -> 2;
+            case MCP, FILE_HANDLER -> 0;
+            case SERVICE -> 1;
+            case OAUTH -> 2;
+            default -> 3;
         };
+    }
+
+    private McpEndpoints mcpEndpoints() {
+        McpEndpoints m = mcp;
+        if (m == null) {
+            throw ApiException.unavailable(
+                    "MCP servers are not running: the app serves MCP endpoints (enable the feature mcp)");
+        }
+        return m;
+    }
+
+    /** Who the MCP capability shows as the manager of a group's servers. */
+    static String manager(Group group) {
+        return "app-group:" + group.id();
     }
 
     // ------------------------------------------------------------------ details
@@ -364,6 +439,24 @@ public class GroupReconciler {
         d.put("type", r.type());
         d.put("backend", r.backend() == null ? "" : r.backend());
         d.put("config", hash(AppStore.JSON.valueToTree(new TreeMap<>(r.config()))));
+        return d;
+    }
+
+    private static ObjectNode mcpDetail(Manifest.Mcp e) {
+        ObjectNode d = AppStore.JSON.createObjectNode();
+        d.put("target", e.target());
+        d.put("path", e.path());
+        return d;
+    }
+
+    private static ObjectNode fileHandlerDetail(Manifest.FileHandler h) {
+        ObjectNode d = AppStore.JSON.createObjectNode();
+        d.put("target", h.target());
+        d.put("path", h.path());
+        ArrayNode types = d.putArray("mime_types");
+        h.mimeTypes().forEach(types::add);
+        ArrayNode ext = d.putArray("extensions");
+        h.extensions().forEach(ext::add);
         return d;
     }
 

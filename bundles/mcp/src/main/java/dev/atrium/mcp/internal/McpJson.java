@@ -20,7 +20,11 @@ final class McpJson {
     /** A change: any of the fields, at least one. */
     record Change(String name, String url, String transport, Boolean enabled) {}
 
-    /** A server ({@link McpServerStore.Server}); {@code tool_count} and {@code tools_listed_at} are null until listed. */
+    /**
+     * A server ({@link McpServerStore.Server}); {@code tool_count} and {@code tools_listed_at} are null until listed;
+     * {@code managed_by} names the capability that registered it (an app group: {@code app-group:<id>}), null for the
+     * owner's own.
+     */
     record View(
             String id,
             @JsonProperty("space_id") String spaceId,
@@ -31,6 +35,7 @@ final class McpJson {
             @JsonProperty("tool_count") Integer toolCount,
             @JsonProperty("tools_listed_at") Instant toolsListedAt,
             boolean authorized,
+            @JsonProperty("managed_by") String managedBy,
             @JsonProperty("created_at") Instant createdAt,
             @JsonProperty("updated_at") Instant updatedAt) {}
 

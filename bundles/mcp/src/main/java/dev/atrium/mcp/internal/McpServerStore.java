@@ -24,7 +24,7 @@ public class McpServerStore {
 
     static final ObjectMapper JSON = JsonMappers.create();
     private static final String COLUMNS =
-            "id, space_id, name, url, transport, enabled, tools, tools_listed_at, created_at, updated_at,"
+            "id, space_id, name, url, transport, enabled, tools, tools_listed_at, created_at, updated_at, managed_by,"
                     + " EXISTS (SELECT 1 FROM mcp_oauth o WHERE o.server_id = mcp_servers.id AND o.access_token IS NOT NULL) AS authorized";
 
     private final Sql sql;
@@ -48,7 +48,8 @@ public class McpServerStore {
             String toolsListedAt,
             String createdAt,
             String updatedAt,
-            boolean authorized) {
+            boolean authorized,
+            String managedBy) {
         static Server of(ResultSet rs) throws SQLException {
             String tools = rs.getString("tools");
             JsonNode parsed;
@@ -69,7 +70,8 @@ public class McpServerStore {
                     listed == null ? null : listed.toInstant().toString(),
                     rs.getTimestamp("created_at").toInstant().toString(),
                     rs.getTimestamp("updated_at").toInstant().toString(),
-                    rs.getBoolean("authorized"));
+                    rs.getBoolean("authorized"),
+                    rs.getString("managed_by"));
         }
 
         public Map<String, Object> toJson() {
@@ -83,6 +85,7 @@ public class McpServerStore {
             m.put("tool_count", tools == null ? null : tools.size());
             m.put("tools_listed_at", toolsListedAt);
             m.put("authorized", authorized);
+            m.put("managed_by", managedBy);
             m.put("created_at", createdAt);
             m.put("updated_at", updatedAt);
             return m;
@@ -90,16 +93,26 @@ public class McpServerStore {
     }
 
     public Server create(String spaceId, String name, String url, String transport, boolean enabled) {
+        return create(spaceId, name, url, transport, enabled, null);
+    }
+
+    /** A server {@code managedBy} registered (null: the owner's own). */
+    public Server create(String spaceId, String name, String url, String transport, boolean enabled, String managedBy) {
         return one(
-                        "INSERT INTO mcp_servers (id, space_id, name, url, transport, enabled) VALUES (?, ?, ?, ?, ?, ?) RETURNING "
-                                + COLUMNS,
+                        "INSERT INTO mcp_servers (id, space_id, name, url, transport, enabled, managed_by)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
                         Ids.id("mcp"),
                         spaceId,
                         name,
                         url,
                         transport,
-                        enabled)
+                        enabled,
+                        managedBy)
                 .orElseThrow();
+    }
+
+    public Optional<Server> byName(String spaceId, String name) {
+        return one("SELECT " + COLUMNS + " FROM mcp_servers WHERE space_id = ? AND name = ?", spaceId, name);
     }
 
     public Optional<Server> get(String id) {

@@ -127,6 +127,12 @@ public class McpServersResource {
         NulText.reject(body);
         Server server = owned(Caller.from(sc), id);
         JsonBody in = JsonBody.of(body);
+        if (server.managedBy() != null
+                && (in.string("name").isPresent()
+                        || in.string("url").isPresent()
+                        || in.string("transport").isPresent())) {
+            throw managed(server);
+        }
         String name = in.string("name").map(McpServersResource::name).orElse(null);
         String url = in.string("url").map(this::url).orElse(null);
         String transport = in.oneOf("transport", TRANSPORTS).orElse(null);
@@ -155,7 +161,11 @@ public class McpServersResource {
     @RequiresScope("threads:write")
     @JsonShape(McpJson.Deleted.class)
     public Map<String, Object> delete(@Context SecurityContext sc, @PathParam("id") String id) {
-        if (!store.delete(owned(Caller.from(sc), id).id())) {
+        Server server = owned(Caller.from(sc), id);
+        if (server.managedBy() != null) {
+            throw managed(server);
+        }
+        if (!store.delete(server.id())) {
             throw ApiException.notFound(NOT_FOUND);
         }
         return Map.of("success", true);
@@ -233,6 +243,12 @@ public class McpServersResource {
             throw ApiException.notFound(NOT_FOUND);
         }
         return server;
+    }
+
+    /** Its manager keeps it as its source says; the owner may still disable it. */
+    private static ApiException managed(Server server) {
+        return ApiException.conflict("the MCP server '" + server.name() + "' is managed by " + server.managedBy()
+                + ": change or remove it there (its owner may enable or disable it here)");
     }
 
     static String name(String name) {

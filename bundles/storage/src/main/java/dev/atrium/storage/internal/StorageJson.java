@@ -43,7 +43,7 @@ final class StorageJson {
 
     /**
      * What opens files of these media types or extensions: {@code kind} {@code builtin} or {@code app} (then
-     * {@code app_id} names it).
+     * {@code app_id} names it, and {@code url} is where an app's handler opens a file; null for built-in ones).
      */
     record Handler(
             String id,
@@ -51,7 +51,8 @@ final class StorageJson {
             String kind,
             @JsonProperty("app_id") String appId,
             @JsonProperty("mime_types") List<String> mimeTypes,
-            List<String> extensions) {}
+            List<String> extensions,
+            String url) {}
 
     record Handlers(List<Handler> handlers) {}
 

@@ -158,10 +158,12 @@ public class StorageResource {
     @RequiresScope(READ)
     @JsonShape(StorageJson.Handlers.class)
     public Map<String, Object> fileHandlers(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
-        space(sc, spaceId);
+        SpaceRef space = space(sc, spaceId);
         return Map.of(
                 "handlers",
-                handlers.all().stream().map(FileHandlers.Handler::toJson).toList());
+                handlers.all(space.id()).stream()
+                        .map(FileHandlers.Handler::toJson)
+                        .toList());
     }
 
     @POST

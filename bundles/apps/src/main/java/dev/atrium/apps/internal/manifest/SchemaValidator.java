@@ -64,6 +64,8 @@ final class SchemaValidator {
             Map.entry(
                     "^[a-z][a-z0-9-]{0,29}$", "lower-case letters, digits and '-', starting with a letter, at most 30"),
             Map.entry(
+                    "^[a-z][a-z0-9-]{0,31}$", "lower-case letters, digits and '-', starting with a letter, at most 32"),
+            Map.entry(
                     "^[A-Z_][A-Z0-9_]{0,127}$",
                     "upper-case letters, digits and '_', not starting with a digit, at" + " most 128"),
             Map.entry("^[A-Z_][A-Z0-9_]*$", "upper-case letters, digits and '_', not starting with a digit"),
