@@ -39,6 +39,7 @@ class AppDeploymentsTest {
                 const q = url.searchParams;
                 if (url.pathname === "/kv/put") { await env.NOTES.put(q.get("k"), q.get("v")); return new Response("ok"); }
                 if (url.pathname === "/kv/get") return new Response((await env.NOTES.get(q.get("k"))) ?? "null");
+                if (url.pathname.endsWith("/who")) return new Response(env.WHO ?? "none");
                 if (url.pathname === "/env") return Response.json({ greeting: env.GREETING ?? null, client: env.OAUTH_CLIENT_ID ?? null, secret: env.OAUTH_CLIENT_SECRET ? "set" : null });
                 if ("VERSION" === "broken") return new Response("boom", { status: 500 });
                 return new Response("version VERSION");
@@ -469,6 +470,62 @@ class AppDeploymentsTest {
                 owner.http()
                         .get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group)
                         .status());
+    }
+
+    /** Two workers built by the same workflow; the front's routes send {@code /api} to the other. */
+    static final String ROUTED = """
+            apiVersion: atrium.dev/v1alpha1
+            kind: App
+            metadata:
+              name: routed
+            spec:
+              version: "1"
+              workers:
+                web:
+                  build:
+                    fromWorkflow: {path: .atrium/workflows/build.yml, job: build, artifact: worker, artifactPath: worker.js}
+                  env: {WHO: web}
+                  routes:
+                    - {name: main, target: web, path: /}
+                    - {name: api, target: api, path: /api}
+                api:
+                  build:
+                    fromWorkflow: {path: .atrium/workflows/build.yml, job: build, artifact: worker, artifactPath: worker.js}
+                  env: {WHO: api}
+            """;
+
+    @Test
+    void routesSendPathsOfAServicesHostnameToTheirTargets(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        App app = repository(owner, "routed-app", "1", "");
+        Files.writeString(app.work().resolve("app.yml"), ROUTED);
+        app.git().ok(app.work(), "commit", "-q", "-am", "two workers");
+        app.git().ok(app.work(), "push", "-q", "origin", "main");
+        Http.Reply created = deploy(app, Map.of());
+        assertEquals(201, created.status(), created.body());
+        List<String> hosts = new ArrayList<>();
+        created.get("app_deployment").get("hostnames").forEach(h -> hosts.add(h.asText()));
+        String web = hosts.stream()
+                .filter(h -> h.startsWith("routed-web."))
+                .findFirst()
+                .orElseThrow();
+        String api = hosts.stream()
+                .filter(h -> h.startsWith("routed-api."))
+                .findFirst()
+                .orElseThrow();
+        assertEquals("web", text(server, web, "/who"));
+        assertEquals("api", text(server, web, "/api/who"), "the route under web sends /api to api");
+        assertEquals("api", text(server, web, "/api/v1/who"));
+        assertEquals("web", text(server, web, "/apix/who"), "a prefix matches whole segments");
+        assertEquals("api", text(server, api, "/who"), "api keeps its own hostname");
+
+        // without the route, /api is web's again; the routes are replaced, not added to
+        Files.writeString(
+                app.work().resolve("app.yml"), ROUTED.replace("        - {name: api, target: api, path: /api}\n", ""));
+        app.git().ok(app.work(), "commit", "-q", "-am", "no api route");
+        app.git().ok(app.work(), "push", "-q", "origin", "main");
+        assertEquals(201, deploy(app, Map.of()).status());
+        assertEquals("web", text(server, web, "/api/who"));
     }
 
     @Test

@@ -211,6 +211,7 @@ public class GroupReconciler {
         }
         List<String> hostnames = new ArrayList<>();
         Map<String, String> hostOf = new LinkedHashMap<>();
+        Map<String, String> serviceIds = new LinkedHashMap<>();
         List<String> canaries = new ArrayList<>();
         List<String> canaryKeys = new ArrayList<>();
         try {
@@ -242,6 +243,7 @@ public class GroupReconciler {
                 }
                 hostnames.add(svc.hostname());
                 hostOf.put(key, svc.hostname());
+                serviceIds.put(key, svc.id());
                 if (had != null && had.detail().equals(detail) && svc.currentDeploymentId() != null) {
                     skipped.add(SERVICE + ":" + key);
                     continue;
@@ -294,6 +296,16 @@ public class GroupReconciler {
                 }
             }
             throw e;
+        }
+        // routes listed under a service are its hostname's: a path sent to another service is a path route there
+        for (String key : serviceKeys(m)) {
+            Map<String, String> paths = new TreeMap<>();
+            boolean elsewhere = false;
+            for (Manifest.Route r : routesOf(m, key)) {
+                paths.put(r.path(), serviceIds.get(r.target()));
+                elsewhere |= !r.target().equals(key);
+            }
+            services.setPathRoutes(caller, serviceIds.get(key), elsewhere ? paths : Map.of());
         }
         for (Manifest.Mcp e : m.mcp()) {
             ObjectNode detail = mcpDetail(e);
@@ -426,6 +438,12 @@ public class GroupReconciler {
         return m.workers().containsKey(key)
                 ? m.workers().get(key).env()
                 : m.containers().get(key).env();
+    }
+
+    private static List<Manifest.Route> routesOf(Manifest m, String key) {
+        return m.workers().containsKey(key)
+                ? m.workers().get(key).routes()
+                : m.containers().get(key).routes();
     }
 
     private static Map<String, String> bindingsOf(Manifest m, String key) {

@@ -111,6 +111,17 @@ public interface ServiceControl {
     /** The service's deployments, newest first. */
     List<DeploymentInfo> deployments(String serviceId);
 
+    /**
+     * Makes {@code routes} (path prefix to service id) exactly the path routes of the service's hostnames: a request to
+     * its slug's hostname or one of its verified custom domains whose path starts with a prefix goes to that prefix's
+     * service (the longest prefix wins; a prefix matches whole path segments, {@code /api} matches {@code /api} and
+     * {@code /api/x}, not {@code /apix}); other paths go to the service itself. Targets are services of the same
+     * workspace (the service itself allowed); an empty map removes them. Unchanged routes change nothing.
+     *
+     * @since 1.4
+     */
+    void setPathRoutes(Caller caller, String serviceId, Map<String, String> routes);
+
     /** Deletes a service, its deployments and bindings; whether it was there. */
     boolean delete(String serviceId);
 }

@@ -63,6 +63,27 @@ public interface ServiceRoutes {
             String canaryRuntimeId,
             int canaryPercent) {}
 
+    /**
+     * The path routes of services' hostnames, by the id of the service whose hostname it is: each list longest prefix
+     * first, each entry the route of the service its prefix sends to (see {@link ServiceControl#setPathRoutes}).
+     * Published with each routing table, just before it; a service without path routes is not a key.
+     *
+     * @since 1.4
+     */
+    Map<String, java.util.List<PathRoute>> pathRoutes();
+
+    /** Requests to a hostname whose path starts with {@code prefix} (whole segments) go to {@code route}. */
+    record PathRoute(String prefix, Route route) {
+
+        /** Whether {@code path} is {@code prefix} or lies under it. */
+        public boolean matches(String path) {
+            if ("/".equals(prefix)) {
+                return true;
+            }
+            return path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
+        }
+    }
+
     /** A running deployment, as the binding endpoint knows its caller. */
     record Target(String serviceId, String spaceId, String runtimeId) {}
 

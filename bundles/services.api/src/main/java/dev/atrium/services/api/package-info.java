@@ -5,6 +5,6 @@
  * dev.atrium.services.api.RoutesListener} whiteboard. The services bundle keeps the desired state and makes it run;
  * Host routing, the binding gateway and the custom domains' bundle read it from here.
  */
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.services.api;

@@ -117,6 +117,7 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
     private final LogTails tails = new LogTails();
     private final ChangeFeed feed;
     private volatile Routes routes = Routes.EMPTY;
+    private volatile Map<String, List<PathRoute>> pathRoutes = Map.of();
     /** Open once this instance has published its first routing table. */
     private final java.util.concurrent.CountDownLatch firstRoutes = new java.util.concurrent.CountDownLatch(1);
 
@@ -199,6 +200,7 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
             LOG.info("services: the deployments keep running while this capability restarts");
         }
         routes = Routes.EMPTY;
+        pathRoutes = Map.of();
     }
 
     @Reference(
@@ -265,6 +267,11 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
     @Override
     public Routes routes() {
         return routes;
+    }
+
+    @Override
+    public Map<String, List<PathRoute>> pathRoutes() {
+        return pathRoutes;
     }
 
     @Override
@@ -538,6 +545,23 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
                 byDomain.put(d.domain(), r);
             }
         }
+        Map<String, List<PathRoute>> paths = new HashMap<>();
+        for (var e : store.allPathRoutes().entrySet()) {
+            if (!byService.containsKey(e.getKey())) {
+                continue;
+            }
+            List<PathRoute> list = new ArrayList<>();
+            e.getValue().forEach((prefix, target) -> {
+                Route r = byService.get(target);
+                if (r != null) {
+                    list.add(new PathRoute(prefix, r));
+                }
+            });
+            // longest first: the first match is the most specific
+            list.sort((a, b) -> Integer.compare(b.prefix().length(), a.prefix().length()));
+            paths.put(e.getKey(), List.copyOf(list));
+        }
+        pathRoutes = Map.copyOf(paths);
         routes = new Routes(Map.copyOf(bySlug), Map.copyOf(byDomain), Map.copyOf(byRuntime));
         firstRoutes.countDown();
         tellListeners();

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -178,6 +179,54 @@ public class ServiceControls implements ServiceControl {
         return refusing(() -> store.deployments(existing(serviceId).id()).stream()
                 .map(ServiceControls::deploymentInfo)
                 .toList());
+    }
+
+    @Override
+    public void setPathRoutes(Caller caller, String serviceId, Map<String, String> routes) {
+        act(() -> {
+            if (routes == null) {
+                throw ApiException.badRequest("routes is required (an empty map removes every path route)");
+            }
+            if (routes.size() > MAX_PATH_ROUTES) {
+                throw ApiException.badRequest("a service has at most " + MAX_PATH_ROUTES + " path routes");
+            }
+            Service s = edits.owned(caller, serviceId);
+            Map<String, String> wanted = new TreeMap<>();
+            routes.forEach((prefix, target) -> {
+                String p = prefix(prefix);
+                Service t = s.id().equals(target)
+                        ? s
+                        : (target == null ? Optional.<Service>empty() : store.service(target))
+                                .filter(x -> x.spaceId().equals(s.spaceId()))
+                                .orElseThrow(() -> ApiException.notFound("path route " + p
+                                        + ": the service it sends to was not" + " found in the service's workspace"));
+                if (wanted.put(p, t.id()) != null) {
+                    throw ApiException.badRequest("path route " + p + " is given twice");
+                }
+            });
+            if (store.pathRoutes(s.id()).equals(wanted)) {
+                return;
+            }
+            deployer.applying(() -> store.sql().tx(c -> {
+                store.replacePathRoutes(c, s.id(), wanted);
+                return null;
+            }));
+        });
+    }
+
+    static final int MAX_PATH_ROUTES = 100;
+
+    /** A path prefix as routed: starting with '/', without a trailing '/' (but the root), of URL path characters. */
+    static String prefix(String prefix) {
+        if (prefix == null
+                || !prefix.startsWith("/")
+                || prefix.length() > 512
+                || !prefix.matches("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
+                || prefix.contains("//")) {
+            throw ApiException.badRequest("a path route's prefix must be a URL path starting with '/' (got "
+                    + (prefix == null ? "none" : "'" + prefix + "'") + ")");
+        }
+        return prefix.length() > 1 && prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
     }
 
     @Override

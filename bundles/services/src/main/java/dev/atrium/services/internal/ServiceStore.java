@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.osgi.framework.BundleContext;
@@ -222,6 +223,40 @@ public class ServiceStore {
     }
 
     /** Every service with a current deployment (the desired state of the instance). */
+    /** The service's path routes, prefix to target service id. */
+    public Map<String, String> pathRoutes(String serviceId) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        sql.list(
+                        "SELECT prefix, target_service_id FROM service_path_routes WHERE service_id = ?",
+                        rs -> Map.entry(rs.getString(1), rs.getString(2)),
+                        serviceId)
+                .forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
+    }
+
+    /** Every service's path routes: service id to (prefix to target service id). */
+    public Map<String, Map<String, String>> allPathRoutes() {
+        Map<String, Map<String, String>> out = new java.util.HashMap<>();
+        sql.list(
+                        "SELECT service_id, prefix, target_service_id FROM service_path_routes",
+                        rs -> List.of(rs.getString(1), rs.getString(2), rs.getString(3)))
+                .forEach(r -> out.computeIfAbsent(r.get(0), k -> new java.util.TreeMap<>())
+                        .put(r.get(1), r.get(2)));
+        return out;
+    }
+
+    public void replacePathRoutes(Connection c, String serviceId, Map<String, String> routes) throws SQLException {
+        Sql.update(c, "DELETE FROM service_path_routes WHERE service_id = ?", serviceId);
+        for (var e : routes.entrySet()) {
+            Sql.update(
+                    c,
+                    "INSERT INTO service_path_routes (service_id, prefix, target_service_id) VALUES (?, ?, ?)",
+                    serviceId,
+                    e.getKey(),
+                    e.getValue());
+        }
+    }
+
     public List<Service> deployed() {
         return sql.list(
                 "SELECT " + SERVICE_COLUMNS + " FROM services WHERE current_deployment_id IS NOT NULL ORDER BY id",

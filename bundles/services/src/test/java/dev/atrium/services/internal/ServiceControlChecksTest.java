@@ -2,13 +2,16 @@ package dev.atrium.services.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.services.api.ServiceControl;
+import dev.atrium.services.api.ServiceRoutes;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -28,6 +31,29 @@ class ServiceControlChecksTest {
         ApiException e = assertThrows(ApiException.class, call);
         assertEquals(400, e.status(), e.getMessage());
         assertEquals("BAD_REQUEST", e.code(), e.getMessage());
+    }
+
+    @Test
+    void aPathRoutesPrefixIsAUrlPathWithoutATrailingSlash() {
+        assertEquals("/", ServiceControls.prefix("/"));
+        assertEquals("/api", ServiceControls.prefix("/api/"));
+        assertEquals("/api/v1", ServiceControls.prefix("/api/v1"));
+        badRequest(() -> ServiceControls.prefix(null));
+        badRequest(() -> ServiceControls.prefix("api"));
+        badRequest(() -> ServiceControls.prefix("/a b"));
+        badRequest(() -> ServiceControls.prefix("/a?b"));
+        badRequest(() -> ServiceControls.prefix("//evil"));
+        badRequest(() -> ServiceControls.prefix("/" + "a".repeat(600)));
+    }
+
+    @Test
+    void aPathRouteMatchesWholeSegments() {
+        ServiceRoutes.PathRoute api = new ServiceRoutes.PathRoute("/api", null);
+        assertTrue(api.matches("/api"));
+        assertTrue(api.matches("/api/x"));
+        assertFalse(api.matches("/apix"));
+        assertFalse(api.matches("/"));
+        assertTrue(new ServiceRoutes.PathRoute("/", null).matches("/anything"));
     }
 
     @Test

@@ -191,7 +191,7 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
             route = routes.byDomain().get(host);
         }
         if (route != null) {
-            proxy(route, request, response, request, response);
+            proxy(byPath(route, request), request, response, request, response);
         } else {
             // a custom domain claimed a moment ago and no longer routed
             error(response, 404, "NOT_FOUND", "no service answers at " + host);
@@ -230,7 +230,22 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
             error(response, 404, "NOT_FOUND", "no service answers at " + host);
             return;
         }
-        proxy(route, request, response, req, res);
+        proxy(byPath(route, request), request, response, req, res);
+    }
+
+    /** The route of the service a path route of the host's service sends {@code request} to, else {@code route}. */
+    private Route byPath(Route route, HttpServletRequest request) {
+        java.util.List<ServiceRoutes.PathRoute> paths = services.pathRoutes().get(route.serviceId());
+        if (paths == null) {
+            return route;
+        }
+        String path = request.getRequestURI();
+        for (ServiceRoutes.PathRoute p : paths) {
+            if (p.matches(path)) {
+                return p.route();
+            }
+        }
+        return route;
     }
 
     static String host(String header) {
