@@ -123,10 +123,14 @@ class AppDeploymentsTest {
     record App(User owner, String repoId, Path work, GitClient git) {}
 
     App repository(User owner, String name, String version, String oauth) throws Exception {
+        return repository(owner, name, version, oauth, "private");
+    }
+
+    App repository(User owner, String name, String version, String oauth, String visibility) throws Exception {
         Http.Reply r = owner.http()
                 .post(
                         "/api/spaces/" + owner.defaultSpaceId() + "/repos",
-                        Map.of("name", name, "visibility", "private"));
+                        Map.of("name", name, "visibility", visibility));
         assertEquals(201, r.status(), r.body());
         GitClient git = new GitClient(tmp.resolve("home"), owner.http().token());
         Path work = git.newWorkingCopy(
@@ -470,6 +474,52 @@ class AppDeploymentsTest {
                 owner.http()
                         .get("/api/spaces/" + owner.defaultSpaceId() + "/groups/" + group)
                         .status());
+    }
+
+    @Test
+    void aRemoteSourceIsImportedOnceAndFetchedAgainOnEveryLaterDeploy(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        App app = repository(owner, "remote-app", "1", "", "public");
+        // the same repository under another origin is a remote one (loopback egress is allowed on the test server)
+        String remote = "http://localhost:" + server.port + "/git/" + owner.username() + "/remote-app.git";
+        Map<String, Object> source =
+                Map.of("kind", "git_ref", "repository_url", remote, "ref", "main", "ref_type", "branch");
+        Http.Reply first = owner.http().post(deployments(owner), Map.of("source", source));
+        assertEquals(201, first.status(), first.body());
+        JsonNode record = first.get("app_deployment");
+        String imported = record.get("source").get("resolved_repo_id").asText();
+        assertNotEquals(app.repoId(), imported, "a remote source is imported into the workspace");
+        assertEquals(remote, record.get("source").get("repository_url").asText());
+        String host = record.get("hostnames").get(0).asText();
+        assertEquals("version one", text(server, host, "/"));
+
+        commit(app, "two", manifest("2", ""));
+        Http.Reply second = owner.http().post(deployments(owner), Map.of("source", source));
+        assertEquals(201, second.status(), second.body());
+        assertEquals(
+                imported,
+                second.get("app_deployment")
+                        .get("source")
+                        .get("resolved_repo_id")
+                        .asText(),
+                "the import is reused");
+        assertEquals("2", second.get("app_deployment").get("manifest_version").asText(), second.body());
+        assertEquals("version two", text(server, host, "/"), "the later deploy fetched the remote's new commit");
+
+        // under this server's own origin, the URL names the repository itself (another provenance: approved)
+        String local = server.base() + "/git/" + owner.username() + "/remote-app.git";
+        Http.Reply own = owner.http()
+                .post(
+                        deployments(owner),
+                        Map.of(
+                                "source",
+                                Map.of("kind", "git_ref", "repository_url", local, "ref", "main"),
+                                "approve",
+                                List.of("source")));
+        assertEquals(201, own.status(), own.body());
+        assertEquals(
+                app.repoId(),
+                own.get("app_deployment").get("source").get("resolved_repo_id").asText());
     }
 
     /** Two workers built by the same workflow; the front's routes send {@code /api} to the other. */

@@ -69,14 +69,32 @@ public class AppDeployments {
             String provider,
             String strategy,
             ArrayNode steps,
-            Set<String> approved) {}
+            Set<String> approved,
+            String selfBase) {
+
+        /** The same request, answered under the public base URL {@code base} (whose repository URLs are local). */
+        Request under(String base) {
+            return new Request(
+                    groupName,
+                    repositoryId,
+                    repositoryUrl,
+                    ref,
+                    refType,
+                    env,
+                    provider,
+                    strategy,
+                    steps,
+                    approved,
+                    base);
+        }
+    }
 
     /** The record and what the apply did. */
     record Created(AppDeployment deployment, Outcome outcome) {}
 
     Created create(Caller caller, SpaceRef space, Request r) {
         Sources.Resolved source =
-                sources.resolve(caller, space, r.repositoryId(), r.repositoryUrl(), r.ref(), r.refType());
+                sources.resolve(caller, space, r.repositoryId(), r.repositoryUrl(), r.ref(), r.refType(), r.selfBase());
         Manifest m = parse(source.manifest());
         String groupName = r.groupName() != null ? r.groupName() : m.name();
         Groups.checkName(groupName);

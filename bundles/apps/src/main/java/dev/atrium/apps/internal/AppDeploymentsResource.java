@@ -12,6 +12,7 @@ import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import java.util.LinkedHashMap;
@@ -30,6 +31,7 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -57,13 +59,16 @@ public class AppDeploymentsResource {
     private final AppStore store;
     private final AppDeployments flow;
     private final Rollouts rollouts;
+    private final PublicUrls urls;
 
     @Activate
     public AppDeploymentsResource(
             @Reference OwnerScope ownerScope,
             @Reference AppStore store,
             @Reference AppDeployments flow,
-            @Reference Rollouts rollouts) {
+            @Reference Rollouts rollouts,
+            @Reference PublicUrls urls) {
+        this.urls = urls;
         this.ownerScope = ownerScope;
         this.store = store;
         this.flow = flow;
@@ -75,11 +80,12 @@ public class AppDeploymentsResource {
     @JsonShape(AppsJson.Created.class)
     public Response create(
             @Context SecurityContext sc,
+            @Context UriInfo uri,
             @PathParam("spaceId") String spaceId,
             @JsonShape(AppsJson.Create.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         SpaceRef space = ownerScope.require(caller, spaceId);
-        AppDeployments.Request r = request(body);
+        AppDeployments.Request r = request(body).under(urls.base(uri.getBaseUri()));
         AppDeployments.Created created = Errors.api(() -> flow.create(caller, space, r));
         return Response.status(201).entity(created(created)).build();
     }
@@ -267,7 +273,17 @@ public class AppDeploymentsResource {
         String strategy = b.oneOf("strategy", Set.of("direct", "canary")).orElse("direct");
         ArrayNode steps = steps(body.get("canary"), strategy);
         return new AppDeployments.Request(
-                group, repoId, repoUrl, ref, refType, env, provider, strategy, steps, approvals(body.get("approve")));
+                group,
+                repoId,
+                repoUrl,
+                ref,
+                refType,
+                env,
+                provider,
+                strategy,
+                steps,
+                approvals(body.get("approve")),
+                null);
     }
 
     /** The default share of server errors past which a canary is aborted (percent of its requests). */

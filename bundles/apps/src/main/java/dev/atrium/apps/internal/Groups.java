@@ -92,7 +92,13 @@ public class Groups {
     }
 
     /** Applies a manifest to the group named {@code groupName}, made when there is none. */
-    Result apply(Caller caller, SpaceRef space, String groupName, String manifestText, JsonNode sourceBody) {
+    Result apply(
+            Caller caller,
+            SpaceRef space,
+            String groupName,
+            String manifestText,
+            JsonNode sourceBody,
+            String selfBase) {
         checkName(groupName);
         Group created = store.ensureGroup(space.id(), groupName, Ids.id("grp"));
         return locks.with("app-group:" + created.id(), () -> {
@@ -106,7 +112,7 @@ public class Groups {
             ObjectNode source = g.source();
             Map<String, Built> artifacts = Map.of();
             if (!GroupReconciler.serviceKeys(m).isEmpty()) {
-                Sources.Resolved resolved = resolveSource(caller, space, sourceBody, g);
+                Sources.Resolved resolved = resolveSource(caller, space, sourceBody, g, selfBase);
                 artifacts = builds.resolve(caller, m, resolved);
                 source = resolved.json();
             }
@@ -142,7 +148,7 @@ public class Groups {
         store.activeRollouts(g.id()).forEach(rollouts::supersede);
     }
 
-    private Sources.Resolved resolveSource(Caller caller, SpaceRef space, JsonNode body, Group g) {
+    private Sources.Resolved resolveSource(Caller caller, SpaceRef space, JsonNode body, Group g, String selfBase) {
         JsonNode s = body != null && !body.isNull() ? body : g.source();
         if (s == null || s.isNull() || !s.isObject()) {
             throw new ApiException(
@@ -168,7 +174,7 @@ public class Groups {
         if (repoId == null && url == null) {
             throw ApiException.badRequest("source needs repository_id or repository_url");
         }
-        return sources.resolve(caller, space, repoId, url, ref, refType);
+        return sources.resolve(caller, space, repoId, url, ref, refType, selfBase);
     }
 
     /** A group after an apply, with what the apply did. */

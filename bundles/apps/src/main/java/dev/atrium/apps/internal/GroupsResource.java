@@ -14,6 +14,7 @@ import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.NulText;
 import dev.atrium.kernel.api.OwnerScope;
 import dev.atrium.kernel.api.PageRequest;
+import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.RepositoryRegistry;
@@ -37,6 +38,7 @@ import javax.ws.rs.core.Context;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -61,6 +63,7 @@ public class GroupsResource {
     private final Groups groups;
     private final ServiceControl services;
     private final RepositoryRegistry repositories;
+    private final PublicUrls urls;
 
     @Activate
     public GroupsResource(
@@ -68,7 +71,9 @@ public class GroupsResource {
             @Reference AppStore store,
             @Reference Groups groups,
             @Reference ServiceControl services,
-            @Reference RepositoryRegistry repositories) {
+            @Reference RepositoryRegistry repositories,
+            @Reference PublicUrls urls) {
+        this.urls = urls;
         this.ownerScope = ownerScope;
         this.store = store;
         this.groups = groups;
@@ -150,6 +155,7 @@ public class GroupsResource {
     @JsonShape(AppsJson.Applied.class)
     public Map<String, Object> applyByName(
             @Context SecurityContext sc,
+            @Context UriInfo uri,
             @PathParam("spaceId") String spaceId,
             @JsonShape(AppsJson.ApplyRequest.class) JsonNode body) {
         Caller caller = Caller.from(sc);
@@ -158,8 +164,8 @@ public class GroupsResource {
         JsonBody b = JsonBody.of(body);
         AppDeploymentsResource.unknownFields(body, Set.of("group_name", "manifest", "source"));
         String name = b.text("group_name", 1, 32);
-        return applied(
-                Errors.api(() -> groups.apply(caller, space, name, manifestText(body.get("manifest")), source(body))));
+        return applied(Errors.api(() -> groups.apply(
+                caller, space, name, manifestText(body.get("manifest")), source(body), urls.base(uri.getBaseUri()))));
     }
 
     @POST
@@ -378,6 +384,7 @@ public class GroupsResource {
     @JsonShape(AppsJson.Applied.class)
     public Map<String, Object> apply(
             @Context SecurityContext sc,
+            @Context UriInfo uri,
             @PathParam("spaceId") String spaceId,
             @PathParam("appGroupId") String groupId,
             @JsonShape(AppsJson.ApplyRequest.class) JsonNode body) {
@@ -395,7 +402,8 @@ public class GroupsResource {
         }
         String t = text;
         JsonNode s = source;
-        return applied(Errors.api(() -> groups.apply(caller, space, g.name(), t, s)));
+        String self = urls.base(uri.getBaseUri());
+        return applied(Errors.api(() -> groups.apply(caller, space, g.name(), t, s, self)));
     }
 
     // ------------------------------------------------------------------ helpers

@@ -7,6 +7,7 @@ import dev.atrium.kernel.api.SpaceDirectory;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryRegistry;
+import dev.atrium.repos.api.UpstreamFetch;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -39,11 +40,16 @@ public class Sources {
 
     private final RepositoryRegistry repositories;
     private final SpaceDirectory spaces;
+    private final UpstreamFetch upstream;
 
     @Activate
-    public Sources(@Reference RepositoryRegistry repositories, @Reference SpaceDirectory spaces) {
+    public Sources(
+            @Reference RepositoryRegistry repositories,
+            @Reference SpaceDirectory spaces,
+            @Reference UpstreamFetch upstream) {
         this.repositories = repositories;
         this.spaces = spaces;
+        this.upstream = upstream;
     }
 
     /** A source resolved to a commit, with the manifest found there. */
@@ -63,16 +69,27 @@ public class Sources {
 
     /**
      * Resolves {@code repositoryId} or {@code repositoryUrl} for {@code caller} in {@code space}: another Principal's
-     * private repository is the same 404 as a missing one.
+     * private repository is the same 404 as a missing one. A URL is this server's when its origin is {@code selfBase}
+     * (the public base URL the request was answered under; null: any origin); a remote one is imported the first time
+     * and fetched again before every later resolution, its branches read from the upstream's.
      */
     Resolved resolve(
-            Caller caller, SpaceRef space, String repositoryId, String repositoryUrl, String ref, String refType) {
+            Caller caller,
+            SpaceRef space,
+            String repositoryId,
+            String repositoryUrl,
+            String ref,
+            String refType,
+            String selfBase) {
         Repository repo;
         String url = repositoryUrl;
+        boolean remote = false;
         if (repositoryId != null) {
             repo = repositories.readable(caller, repositoryId).repository();
         } else {
-            repo = local(caller, repositoryUrl).orElseGet(() -> imported(space, repositoryUrl));
+            Optional<Repository> here = local(caller, repositoryUrl, selfBase);
+            remote = here.isEmpty();
+            repo = here.orElseGet(() -> imported(caller, space, repositoryUrl, ref, refType));
         }
         if (url == null) {
             url = repo.id();
@@ -89,7 +106,9 @@ public class Sources {
         };
         String commit;
         try {
-            commit = repositories.resolveCommit(repo, revision);
+            commit = remote && "branch".equals(refType)
+                    ? upstreamOrLocal(repo, ref)
+                    : repositories.resolveCommit(repo, revision);
         } catch (ApiException e) {
             if (e.status() == 404) {
                 throw ApiException.notFound("the repository has no " + refType + " " + ref);
@@ -99,8 +118,20 @@ public class Sources {
         return new Resolved(repo, url, ref, refType, commit, manifest(repo, commit));
     }
 
+    /** A branch as the upstream has it after the last fetch, else as imported. */
+    private String upstreamOrLocal(Repository repo, String branch) {
+        try {
+            return repositories.resolveCommit(repo, UpstreamFetch.UPSTREAM_BRANCHES + branch);
+        } catch (ApiException e) {
+            if (e.status() != 404) {
+                throw e;
+            }
+            return repositories.resolveCommit(repo, "refs/heads/" + branch);
+        }
+    }
+
     /** A repository of this server named by its clone URL ({@code …/git/<owner>/<name>.git}), as the caller reads it. */
-    private Optional<Repository> local(Caller caller, String url) {
+    private Optional<Repository> local(Caller caller, String url, String selfBase) {
         URI uri;
         try {
             uri = new URI(url);
@@ -113,7 +144,7 @@ public class Sources {
             throw ApiException.badRequest("source.repository_url must be an http(s) Git URL");
         }
         Matcher m = LOCAL_PATH.matcher(uri.getPath() == null ? "" : uri.getPath());
-        if (!m.matches()) {
+        if (!m.matches() || (selfBase != null && !sameOrigin(uri, URI.create(selfBase)))) {
             return Optional.empty();
         }
         Optional<SpaceRef> owner = spaces.byOwnerName(m.group(1));
@@ -127,18 +158,45 @@ public class Sources {
         return Optional.of(repositories.readable(caller, found.get().id()).repository());
     }
 
-    /** A public remote repository, imported once into the workspace under a name made from its URL. */
-    private Repository imported(SpaceRef space, String url) {
+    /** Whether {@code a} and {@code b} have the same host and port (their schemes' default ports when not written). */
+    static boolean sameOrigin(URI a, URI b) {
+        return a.getHost() != null && a.getHost().equalsIgnoreCase(b.getHost()) && port(a) == port(b);
+    }
+
+    private static int port(URI u) {
+        if (u.getPort() != -1) {
+            return u.getPort();
+        }
+        return "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+    }
+
+    /**
+     * A public remote repository, imported into the workspace under a name made from its URL the first time, fetched
+     * again every later time (unless the commit asked for is there already).
+     */
+    private Repository imported(Caller caller, SpaceRef space, String url, String ref, String refType) {
         String name =
                 "app-source-" + dev.atrium.kernel.api.Digests.sha256Hex(url).substring(0, 12);
         Optional<Repository> existing = repositories.find(space.id(), name);
         if (existing.isPresent()) {
+            if (!"commit".equals(refType) || !has(existing.get(), ref)) {
+                upstream.fetchUpstream(caller, existing.get());
+            }
             return existing.get();
         }
         return repositories
                 .importRemote(
                         space.id(), name, "imported for app deployments from " + url, "private", URI.create(url), null)
                 .repository();
+    }
+
+    private boolean has(Repository repo, String commit) {
+        try {
+            repositories.resolveCommit(repo, commit);
+            return true;
+        } catch (ApiException e) {
+            return false;
+        }
     }
 
     /** The text of {@code app.yml} (or {@code app.yaml}) at the root of {@code commit}. */

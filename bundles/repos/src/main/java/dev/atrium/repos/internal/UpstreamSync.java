@@ -6,6 +6,7 @@ import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.repos.api.Repository;
 import dev.atrium.repos.api.RepositoryRegistry.PushLock;
 import dev.atrium.repos.api.RepositoryRegistry.RefChange;
+import dev.atrium.repos.api.UpstreamFetch;
 import dev.atrium.repos.internal.RepositoryStore.Upstream;
 import java.io.IOException;
 import java.net.URI;
@@ -40,10 +41,10 @@ import org.osgi.service.component.annotations.Reference;
  * fast-forwards each local branch the upstream is ahead of, makes the branches only the upstream has, and leaves
  * the ones that diverged or are ahead as they are, saying so. Both hold the repository's push lock.
  */
-@Component(service = UpstreamSync.class)
-public class UpstreamSync {
+@Component(service = {UpstreamSync.class, UpstreamFetch.class})
+public class UpstreamSync implements UpstreamFetch {
 
-    static final String REMOTE = "refs/remotes/upstream/";
+    static final String REMOTE = UPSTREAM_BRANCHES;
     /** Counts of commits ahead and behind stop here: a branch far off says "at least". */
     static final int MAX_COUNT = 10_000;
 
@@ -135,6 +136,11 @@ public class UpstreamSync {
             Fetched f = fetch(caller, r, source, token);
             return report(source, f, null);
         }
+    }
+
+    @Override
+    public void fetchUpstream(Caller caller, Repository r) {
+        fetch(caller, repositories.writable(caller, r.id()), null);
     }
 
     /** Names {@code url} the upstream and fetches it. */
