@@ -522,6 +522,96 @@ class AppDeploymentsTest {
                 own.get("app_deployment").get("source").get("resolved_repo_id").asText());
     }
 
+    /**
+     * An OCI image archive made by a workflow job with busybox's own tools: a layer holding the static busybox and a
+     * page, its config (busybox httpd on the port the manifest gives as PORT), manifest and index, their digests.
+     */
+    static final String BUILD_IMAGE = """
+            set -e
+            arch=amd64; [ "$(uname -m)" = aarch64 ] && arch=arm64
+            rm -rf img && mkdir -p img/root/bin img/root/www img/blobs/sha256 dist
+            cp /bin/busybox img/root/bin/busybox
+            echo "container $(cat VERSION)" > img/root/www/index.html
+            (cd img/root && tar -cf ../layer.tar bin www)
+            blob() { d=$(sha256sum "$1" | cut -d' ' -f1); mv "$1" "img/blobs/sha256/$d"; echo "$d"; }
+            size() { wc -c < "$1" | tr -d ' '; }
+            ls=$(size img/layer.tar); ld=$(blob img/layer.tar)
+            printf '{"architecture":"%s","os":"linux","config":{"Cmd":["/bin/busybox","sh","-c","exec /bin/busybox httpd -f -p $PORT -h /www"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$arch" "$ld" > img/config.json
+            cs=$(size img/config.json); cd=$(blob img/config.json)
+            printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' "$cd" "$cs" "$ld" "$ls" > img/manifest.json
+            ms=$(size img/manifest.json); md=$(blob img/manifest.json)
+            printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s}]}' "$md" "$ms" > img/index.json
+            printf '{"imageLayoutVersion":"1.0.0"}' > img/oci-layout
+            (cd img && tar -cf ../dist/image.tar oci-layout index.json blobs)
+            """;
+
+    static final String IMAGE_WORKFLOW = """
+            name: image
+            on: workflow_dispatch
+            jobs:
+              image:
+                runs-on: busybox
+                steps:
+                  - uses: actions/checkout@v4
+                  - run: sh build-image.sh
+                  - uses: actions/upload-artifact@v4
+                    with:
+                      name: image
+                      path: dist/image.tar
+            """;
+
+    static final String CONTAINER_APP = """
+            apiVersion: atrium.dev/v1alpha1
+            kind: App
+            metadata:
+              name: boxed
+            spec:
+              version: "1"
+              containers:
+                web:
+                  image:
+                    fromWorkflow: {path: .atrium/workflows/image.yml, job: image, artifact: image, artifactPath: image.tar}
+                  port: 8081
+                  healthPath: /index.html
+                  memoryMb: 64
+            """;
+
+    @Test
+    void aContainerAWorkflowBuiltServesOnItsHostnameAndIsReplacedByTheNextCommit(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        App app = repository(owner, "boxed-app", "1", "");
+        Files.writeString(app.work().resolve("app.yml"), CONTAINER_APP);
+        Files.writeString(app.work().resolve("build-image.sh"), BUILD_IMAGE);
+        Files.createDirectories(app.work().resolve(".atrium/workflows"));
+        Files.writeString(app.work().resolve(".atrium/workflows/image.yml"), IMAGE_WORKFLOW);
+        app.git().ok(app.work(), "add", "-A");
+        app.git().ok(app.work(), "commit", "-q", "-m", "a container");
+        app.git().ok(app.work(), "push", "-q", "origin", "main");
+        Http.Reply created = deploy(app, Map.of());
+        assertEquals(201, created.status(), created.body());
+        String host = created.get("app_deployment").get("hostnames").get(0).asText();
+        assertEquals("container one\n", text(server, host, "/index.html"));
+        String serviceId = null;
+        for (JsonNode svc : owner.http()
+                .get("/api/services?space_id=" + owner.defaultSpaceId())
+                .get("services")) {
+            if (svc.get("name").asText().equals("boxed-web")) {
+                serviceId = svc.get("id").asText();
+            }
+        }
+        assertNotNull(serviceId);
+        JsonNode settings =
+                owner.http().get("/api/services/" + serviceId + "/settings").get("settings");
+        assertEquals(64, settings.get("limits").get("memory_mb").asInt(), settings.toString());
+        JsonNode env = owner.http().get("/api/services/" + serviceId + "/env").json();
+        assertTrue(env.toString().contains("\"PORT\"") && env.toString().contains("8081"), env.toString());
+
+        commit(app, "two", CONTAINER_APP.replace("version: \"1\"", "version: \"2\""));
+        Http.Reply next = deploy(app, Map.of());
+        assertEquals(201, next.status(), next.body());
+        assertEquals("container two\n", text(server, host, "/index.html"));
+    }
+
     /** Two workers built by the same workflow; the front's routes send {@code /api} to the other. */
     static final String ROUTED = """
             apiVersion: atrium.dev/v1alpha1

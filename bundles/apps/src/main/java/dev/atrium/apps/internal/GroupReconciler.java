@@ -266,6 +266,12 @@ public class GroupReconciler {
                             .forEach((binding, resourceKey) -> bindings.put(binding, resourceIds.get(resourceKey)));
                     services.replaceBindings(caller, space, svc.id(), bindings);
                 }
+                if (m.workers().containsKey(key)) {
+                    services.setSettings(caller, svc.id(), m.workers().get(key).compatibilityDate(), null);
+                } else {
+                    Integer mb = m.containers().get(key).memoryMb();
+                    services.setSettings(caller, svc.id(), null, mb == null ? null : Map.of("memory_mb", (long) mb));
+                }
                 boolean asCanary = canary && svc.currentDeploymentId() != null;
                 services.deploy(
                         svc.id(),
@@ -434,10 +440,21 @@ public class GroupReconciler {
         return keys;
     }
 
-    private static Map<String, String> envOf(Manifest m, String key) {
-        return m.workers().containsKey(key)
-                ? m.workers().get(key).env()
-                : m.containers().get(key).env();
+    /**
+     * A service's own env: a worker's as written; a container's with {@code PORT} and {@code ATRIUM_HEALTH_PATH}, the
+     * podman provider's way of being told the port it listens on and the path it is probed at.
+     */
+    static Map<String, String> envOf(Manifest m, String key) {
+        if (m.workers().containsKey(key)) {
+            return m.workers().get(key).env();
+        }
+        Manifest.Container c = m.containers().get(key);
+        Map<String, String> env = new TreeMap<>(c.env());
+        env.put("PORT", String.valueOf(c.port()));
+        if (c.healthPath() != null) {
+            env.put("ATRIUM_HEALTH_PATH", c.healthPath());
+        }
+        return env;
     }
 
     private static List<Manifest.Route> routesOf(Manifest m, String key) {

@@ -112,6 +112,15 @@ public interface ServiceControl {
     List<DeploymentInfo> deployments(String serviceId);
 
     /**
+     * Sets the runtime settings an app declares, as {@code PATCH /api/services/:id/settings} does: the compatibility
+     * date ({@code YYYY-MM-DD}, null for the default) and the limits ({@code cpu_ms}, {@code memory_mb}; null or empty
+     * for the defaults). The service's other settings are kept; unchanged settings change nothing.
+     *
+     * @since 1.4
+     */
+    void setSettings(Caller caller, String serviceId, String compatibilityDate, Map<String, Long> limits);
+
+    /**
      * Makes {@code routes} (path prefix to service id) exactly the path routes of the service's hostnames: a request to
      * its slug's hostname or one of its verified custom domains whose path starts with a prefix goes to that prefix's
      * service (the longest prefix wins; a prefix matches whole path segments, {@code /api} matches {@code /api} and

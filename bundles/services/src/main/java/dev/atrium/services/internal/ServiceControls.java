@@ -1,5 +1,7 @@
 package dev.atrium.services.internal;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.SpaceRef;
@@ -179,6 +181,31 @@ public class ServiceControls implements ServiceControl {
         return refusing(() -> store.deployments(existing(serviceId).id()).stream()
                 .map(ServiceControls::deploymentInfo)
                 .toList());
+    }
+
+    @Override
+    public void setSettings(Caller caller, String serviceId, String compatibilityDate, Map<String, Long> limits) {
+        act(() -> {
+            Service s = edits.owned(caller, serviceId);
+            ObjectNode current = Settings.parse(s.settings());
+            ObjectNode patch = JsonNodeFactory.instance.objectNode();
+            if (compatibilityDate == null) {
+                patch.putNull("compatibility_date");
+            } else {
+                patch.put("compatibility_date", compatibilityDate);
+            }
+            if (limits == null || limits.isEmpty()) {
+                patch.putNull("limits");
+            } else {
+                ObjectNode l = patch.putObject("limits");
+                limits.forEach(l::put);
+            }
+            ObjectNode merged = Settings.merge(current, patch);
+            if (merged.equals(current)) {
+                return;
+            }
+            deployer.applying(() -> store.setSettings(s.id(), merged.toString()));
+        });
     }
 
     @Override

@@ -33,6 +33,8 @@ final class ManifestRules {
     static final Set<String> WORKFLOW_DIRS = Set.of(".atrium/workflows/", ".github/workflows/");
 
     static final Set<String> OAUTH_ENV = Set.of("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET");
+    /** A container's env names set from its own fields, and which. */
+    static final Map<String, String> CONTAINER_ENV = Map.of("PORT", "port", "ATRIUM_HEALTH_PATH", "healthPath");
 
     private static final Set<String> LOOPBACK = Set.of("127.0.0.1", "[::1]", "localhost");
     private static final Pattern DATE = Pattern.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}");
@@ -91,6 +93,12 @@ final class ManifestRules {
         Map<String, NodeTuple> env = entries(value(node, "env"));
         for (Map.Entry<String, NodeTuple> e : env.entrySet()) {
             oauthName(child(child(path, "env"), e.getKey()), e.getValue().getKeyNode(), e.getKey());
+            if ("image".equals(artifactKey) && CONTAINER_ENV.containsKey(e.getKey())) {
+                out.add(
+                        child(child(path, "env"), e.getKey()),
+                        line(e.getValue().getKeyNode()),
+                        e.getKey() + " is set from " + CONTAINER_ENV.get(e.getKey()) + ": give it there");
+            }
         }
         for (Map.Entry<String, NodeTuple> b : entries(value(node, "bindings")).entrySet()) {
             String at = child(child(path, "bindings"), b.getKey());

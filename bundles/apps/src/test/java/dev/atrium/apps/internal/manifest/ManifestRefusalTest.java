@@ -53,6 +53,24 @@ class ManifestRefusalTest {
     }
 
     @Test
+    void aContainersEnvMayNotSetWhatItsPortAndHealthPathSet() {
+        String box = HEAD + """
+                  containers:
+                    box:
+                      image:
+                        fromWorkflow:
+                          path: .atrium/workflows/image.yml
+                          job: image
+                          artifact: image
+                      port: 8080
+                      env:
+                        PORT: "9090"
+                """;
+        refused(box, "spec.containers.box.env.PORT", 16, "PORT is set from port");
+        assertTrue(ManifestParser.parse(box.replace("PORT:", "LISTEN:")).valid());
+    }
+
+    @Test
     void kindMustBeApp() {
         refused(HEAD.replace("kind: App", "kind: Service"), "kind", 2, "must be 'App', not 'Service'");
     }
