@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.atrium.itests.AtriumServer.User;
 import java.net.InetSocketAddress;
@@ -196,7 +197,7 @@ class ImportExternalTest {
     }
 
     @Test
-    void aRepositoryOverTheLimitsFallsBackToABloblessFetchOnlyWhenTheRemoteOffersIt(AtriumServer server)
+    void aRepositoryOverTheLimitsFallsBackToABloblessFetchWhenOfferedElseToItsCodeHostsArchive(AtriumServer server)
             throws Throwable {
         User owner = server.newUser();
         String offered = seed(server, owner, "big", "public", 40);
@@ -208,11 +209,47 @@ class ImportExternalTest {
                 Files.readString(config)
                         .replace("allowFilter = true", "allowFilter = false")
                         .replace("allowReachableSHA1InWant = true", "allowReachableSHA1InWant = false"));
+        // a code host's tarballs of the shared server's repositories ({owner} is the path before the name, git/<user>
+        // here, as a GitLab group path): a redirect, then the branch's files under one top directory; each download a
+        // new version, as a branch that moved
+        java.util.concurrent.atomic.AtomicInteger downloads = new java.util.concurrent.atomic.AtomicInteger();
+        HttpServer codeHost = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        codeHost.createContext("/archive/", x -> {
+            x.getResponseHeaders().add("Location", x.getRequestURI().getPath().replace("/archive/", "/codeload/"));
+            x.sendResponseHeaders(302, -1);
+            x.close();
+        });
+        codeHost.createContext("/codeload/", x -> {
+            int n = downloads.incrementAndGet();
+            Map<String, byte[]> files = new java.util.LinkedHashMap<>();
+            files.put("bigplain-main/README.md", ("download " + n + "\n").getBytes());
+            files.put("bigplain-main/src/app.txt", "app\n".getBytes());
+            java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+            try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+                out.write(ContainerServicesTest.tar(files));
+            }
+            boolean expected =
+                    x.getRequestURI().getPath().equals("/codeload/git/" + owner.username() + "/bigplain/main.tar.gz");
+            x.sendResponseHeaders(expected ? 200 : 404, expected ? gz.size() : -1);
+            if (expected) {
+                x.getResponseBody().write(gz.toByteArray());
+            }
+            x.close();
+        });
+        codeHost.start();
         Path data = tmp.resolve("limited");
         TestDatabase db = TestDatabase.create();
         AtriumServer limited = null;
         try {
-            limited = AtriumServer.launch(data, db, Map.of("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS", "10"));
+            limited = AtriumServer.launch(
+                    data,
+                    db,
+                    Map.of(
+                            "ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS",
+                            "10",
+                            "ATRIUM_APP_DEPLOY_REMOTE_ARCHIVE_HOSTS",
+                            "127.0.0.1:" + server.port + "=http://127.0.0.1:"
+                                    + codeHost.getAddress().getPort() + "/archive/{owner}/{repo}/{ref}.tar.gz"));
             User u = limited.newUser();
             Http.Reply partial = u.http()
                     .post(
@@ -229,19 +266,53 @@ class ImportExternalTest {
                     u.http().get("/api/repos/" + id + "/blob/main/file1.txt").status(),
                     "blobs were left on the remote");
 
-            Http.Reply refused = u.http()
+            // no blobless fetch offered: the code host's tarball of the default branch, as one commit of its files
+            Http.Reply archived = u.http()
                     .post(
                             "/api/repos/import-external",
                             body(server.base() + "/git/" + owner.username() + "/bigplain.git", u.defaultSpaceId()));
+            assertEquals(201, archived.status(), archived.body());
+            assertFalse(archived.get("partial").asBoolean(), archived.body());
+            String arch = archived.get("repository").get("id").asText();
+            assertEquals(
+                    "download 1\n",
+                    u.http()
+                            .get("/api/repos/" + arch + "/blob/main/README.md")
+                            .get("content")
+                            .asText());
+            assertEquals(
+                    "app\n",
+                    u.http()
+                            .get("/api/repos/" + arch + "/blob/main/src/app.txt")
+                            .get("content")
+                            .asText());
+            JsonNode log = u.http().get("/api/repos/" + arch + "/log/main").json();
+            assertTrue(log.toString().contains("archive"), log.toString());
+            // a later fetch is over the limits again and takes the archive again, into the upstream's branch
+            Http.Reply fetched = u.http().post("/api/repos/" + arch + "/fetch", null);
+            assertEquals(200, fetched.status(), fetched.body());
+            assertTrue(fetched.body().contains("refs/remotes/upstream/main"), fetched.body());
+            assertEquals(2, downloads.get());
+
+            // under another origin the host is not one whose archives are known: refused, nothing kept
+            Http.Reply refused = u.http()
+                    .post(
+                            "/api/repos/import-external",
+                            body(
+                                    "http://localhost:" + server.port + "/git/" + owner.username() + "/bigplain.git",
+                                    u.defaultSpaceId(),
+                                    "name",
+                                    "bigplain-again"));
             assertEquals(400, refused.status(), refused.body());
             assertTrue(refused.json().path("error").path("message").asText().contains("partial"), refused.body());
             assertEquals(
-                    1,
+                    2,
                     u.http()
                             .get("/api/spaces/" + u.defaultSpaceId() + "/repos")
                             .get("repositories")
                             .size());
         } finally {
+            codeHost.stop(0);
             if (limited != null) {
                 limited.close();
             } else {

@@ -83,9 +83,8 @@ final class Settings {
                         Setting.of("remoteImportMaxPackBytes", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_PACK_BYTES")),
                         Setting.of("remoteImportMaxObjects", LONG, env("ATRIUM_APP_DEPLOY_REMOTE_MAX_OBJECTS")),
                         Setting.of(
-                                "remoteImportTimeoutSeconds",
-                                INTEGER,
-                                env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS"))));
+                                "remoteImportTimeoutSeconds", INTEGER, env("ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS")),
+                        Setting.of("remoteImportArchiveHosts", STRING, env("ATRIUM_APP_DEPLOY_REMOTE_ARCHIVE_HOSTS"))));
         pids.put(
                 "dev.atrium.repos.releases",
                 List.of(Setting.of("maxAssetBytes", LONG, env("ATRIUM_RELEASE_ASSET_MAX_BYTES"))));

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +25,10 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.lib.Constants;
+import org.eclipse.jgit.lib.ObjectIdRef;
 import org.eclipse.jgit.lib.ProgressMonitor;
+import org.eclipse.jgit.lib.Ref;
 import org.eclipse.jgit.lib.Repository;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.transport.FilterSpec;
@@ -33,7 +38,8 @@ import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 /**
  * Fetches a remote repository over smart HTTP into a local one, following the spec's source resolution: a
  * full fetch within limits first; a blobless partial fetch only when the full one failed on a limit and the
- * remote advertises {@code filter} and {@code allow-reachable-sha1-in-want}. Every URL, redirects included,
+ * remote advertises {@code filter} and {@code allow-reachable-sha1-in-want}; else, from a code host that serves
+ * them, the default branch's files from its archive ({@link ArchiveImport}). Every URL, redirects included,
  * passes the kernel's {@link EgressGuard} before anything connects to it, and every connection, JGit's included,
  * goes only to the addresses the guard approved for it ({@link GuardedHttp}).
  */
@@ -43,14 +49,28 @@ final class RemoteImport {
     private static final String INFO_REFS = "/info/refs";
 
     /** Limits of one import (the {@code remoteImport*} settings of {@link Repositories.Config}). */
-    record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {}
+    record Limits(long maxPackBytes, long maxObjects, int timeoutSeconds, Map<String, String> archiveHosts) {
+
+        Limits(long maxPackBytes, long maxObjects, int timeoutSeconds) {
+            this(maxPackBytes, maxObjects, timeoutSeconds, Map.of());
+        }
+    }
 
     /**
      * How the import went.
      *
      * @param result the fetch's result (its ref updates), or null when the remote had no branch or tag
      */
-    record Outcome(boolean partial, String url, org.eclipse.jgit.transport.FetchResult result) {}
+    record Outcome(
+            boolean partial,
+            String url,
+            org.eclipse.jgit.transport.FetchResult result,
+            ArchiveImport.Archived archived) {
+
+        Outcome(boolean partial, String url, org.eclipse.jgit.transport.FetchResult result) {
+            this(partial, url, result, null);
+        }
+    }
 
     private RemoteImport() {}
 
@@ -90,10 +110,27 @@ final class RemoteImport {
                 return new Outcome(
                         blobless, base.toString(), fetch(http, into, base, token, limits, mapping, blobless));
             } catch (LimitExceeded limit) {
+                Optional<URI> archive = token == null
+                        ? ArchiveImport.url(base, probe.defaultBranch(), limits.archiveHosts())
+                        : Optional.empty();
+                String branch = probe.defaultBranch();
                 if (!fresh) {
+                    if (archive.isPresent() && !partial) {
+                        String local = mapping.spec(
+                                        new ObjectIdRef.Unpeeled(Ref.Storage.NETWORK, Constants.R_HEADS + branch, null))
+                                .getDestination();
+                        return new Outcome(
+                                false,
+                                base.toString(),
+                                null,
+                                ArchiveImport.run(http, guard, archive.get(), base, branch, limits, into, local));
+                    }
                     throw ApiException.badRequest(limit.getMessage());
                 }
                 if (!offersPartial(capabilities)) {
+                    if (archive.isPresent()) {
+                        return archived(http, guard, archive.get(), base, branch, limits, into);
+                    }
                     throw ApiException.badRequest(
                             limit.getMessage() + "; the remote does not offer a blobless partial fetch "
                                     + "(it must advertise filter and allow-reachable-sha1-in-want)");
@@ -101,10 +138,23 @@ final class RemoteImport {
                 try {
                     return new Outcome(true, base.toString(), fetch(http, into, base, token, limits, mapping, true));
                 } catch (LimitExceeded again) {
+                    if (archive.isPresent()) {
+                        return archived(http, guard, archive.get(), base, branch, limits, into);
+                    }
                     throw ApiException.badRequest(again.getMessage() + ", even for a blobless partial fetch");
                 }
             }
         }
+    }
+
+    /** A new repository's default branch from the archive (public repositories only: no token goes to an archive). */
+    private static Outcome archived(
+            GuardedHttp http, EgressGuard guard, URI archive, URI base, String branch, Limits limits, Repository into) {
+        return new Outcome(
+                false,
+                base.toString(),
+                null,
+                ArchiveImport.run(http, guard, archive, base, branch, limits, into, Constants.R_HEADS + branch));
     }
 
     private static boolean offersPartial(Set<String> capabilities) {
@@ -112,7 +162,7 @@ final class RemoteImport {
     }
 
     /** Where the repository turned out to be, and what its upload-pack offers. */
-    record Probe(URI base, Set<String> capabilities) {}
+    record Probe(URI base, Set<String> capabilities, String defaultBranch) {}
 
     /** Follows redirects of the ref advertisement by hand, checking each target. */
     static Probe resolve(GuardedHttp http, EgressGuard guard, URI url, String token) {
@@ -172,7 +222,8 @@ final class RemoteImport {
                             "the remote does not speak Git smart HTTP (Content-Type " + contentType + ")");
                 }
                 try (InputStream in = listener.getInputStream()) {
-                    return new Probe(base, capabilities(in.readNBytes(64 << 10)));
+                    byte[] advertisement = in.readNBytes(64 << 10);
+                    return new Probe(base, capabilities(advertisement), defaultBranch(advertisement));
                 }
             } catch (InterruptedException | InterruptedIOException e) {
                 Thread.currentThread().interrupt();
@@ -192,6 +243,21 @@ final class RemoteImport {
             }
         }
         throw ApiException.badRequest("the remote redirected more than " + MAX_REDIRECTS + " times");
+    }
+
+    /** The branch {@code HEAD} names in the advertisement's {@code symref} capability; {@code main} when none. */
+    static String defaultBranch(byte[] advertisement) {
+        String text = new String(advertisement, StandardCharsets.ISO_8859_1);
+        int at = text.indexOf("symref=HEAD:" + Constants.R_HEADS);
+        if (at < 0) {
+            return "main";
+        }
+        int from = at + ("symref=HEAD:" + Constants.R_HEADS).length();
+        int end = from;
+        while (end < text.length() && text.charAt(end) > ' ' && text.charAt(end) != '\0') {
+            end++;
+        }
+        return end > from ? text.substring(from, end) : "main";
     }
 
     /** The capabilities after the first ref of a protocol v0 advertisement. */

@@ -75,7 +75,18 @@ public class Repositories implements RepositoryRegistry {
         @AttributeDefinition(
                 description = "Seconds one remote import may take (ATRIUM_APP_DEPLOY_REMOTE_TIMEOUT_SECONDS)")
         int remoteImportTimeoutSeconds() default 300;
+
+        @AttributeDefinition(
+                description = "Code hosts whose branch archives a remote import falls back to when a Git fetch is over"
+                        + " the limits and no blobless one is possible: host=URL template ({owner}, {repo}, {ref}),"
+                        + " comma-separated (ATRIUM_APP_DEPLOY_REMOTE_ARCHIVE_HOSTS)")
+        String remoteImportArchiveHosts() default DEFAULT_ARCHIVE_HOSTS;
     }
+
+    /** GitHub's and GitLab's branch tarballs. */
+    static final String DEFAULT_ARCHIVE_HOSTS =
+            "github.com=https://codeload.github.com/{owner}/{repo}/tar.gz/refs/heads/{ref},"
+                    + "gitlab.com=https://gitlab.com/{owner}/{repo}/-/archive/{ref}/{repo}-{ref}.tar.gz";
 
     private static final Logger LOG = LoggerFactory.getLogger(Repositories.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
@@ -108,7 +119,8 @@ public class Repositories implements RepositoryRegistry {
         this.importLimits = new RemoteImport.Limits(
                 config.remoteImportMaxPackBytes(),
                 config.remoteImportMaxObjects(),
-                config.remoteImportTimeoutSeconds());
+                config.remoteImportTimeoutSeconds(),
+                Map.copyOf(ArchiveImport.hosts(config.remoteImportArchiveHosts())));
         Files.createDirectories(root);
     }
 

@@ -220,6 +220,7 @@ public class UpstreamSync implements UpstreamFetch {
             }
             List<String> rejected = new ArrayList<>();
             CheckedFetch.Mapping mapping = upstream(localTags, rejected);
+            ArchiveImport.Archived archived = null;
             if (source.url() != null) {
                 egress.check(URI.create(source.url()));
                 RemoteImport.Outcome outcome = RemoteImport.run(
@@ -231,6 +232,7 @@ public class UpstreamSync implements UpstreamFetch {
                         mapping,
                         source.partial());
                 result = outcome.result();
+                archived = outcome.archived();
                 if (!outcome.url().equals(storedUrl(r))) {
                     store.setUpstream(r.id(), outcome.url(), source.partial());
                 }
@@ -244,7 +246,7 @@ public class UpstreamSync implements UpstreamFetch {
                         null,
                         false);
             }
-            Fetched f = applied(caller, r, git, result, rejected);
+            Fetched f = applied(caller, r, git, result, archived, rejected);
             store.fetched(r.id(), null);
             return f;
         } catch (ApiException e) {
@@ -260,11 +262,25 @@ public class UpstreamSync implements UpstreamFetch {
 
     /** Prunes upstream branches the upstream no longer has, and publishes the tags the fetch made. */
     private Fetched applied(
-            Caller caller, Repository r, org.eclipse.jgit.lib.Repository git, FetchResult result, List<String> rejected)
+            Caller caller,
+            Repository r,
+            org.eclipse.jgit.lib.Repository git,
+            FetchResult result,
+            ArchiveImport.Archived archived,
+            List<String> rejected)
             throws IOException {
         Set<String> advertised = new TreeSet<>();
         List<Map<String, Object>> updated = new ArrayList<>();
         List<RefChange> tags = new ArrayList<>();
+        if (archived != null) {
+            // the archive gave the default branch only: the other upstream branches are kept as last fetched
+            git.getRefDatabase()
+                    .getRefsByPrefix(REMOTE)
+                    .forEach(t -> advertised.add(Constants.R_HEADS + t.getName().substring(REMOTE.length())));
+            if (!archived.before().equals(archived.after())) {
+                updated.add(change(archived.localRef(), archived.before(), archived.after()));
+            }
+        }
         if (result != null) {
             result.getAdvertisedRefs().forEach(a -> advertised.add(a.getName()));
             for (TrackingRefUpdate u : result.getTrackingRefUpdates()) {

@@ -161,6 +161,44 @@ class RemoteImportTest {
     }
 
     @Test
+    void aCodeHostsArchiveUrlNamesOwnerRepositoryAndBranch() {
+        var hosts = ArchiveImport.hosts(
+                Repositories.DEFAULT_ARCHIVE_HOSTS + ", git.example:8443=https://x/{owner}/{repo}/{ref}");
+        assertEquals(
+                "https://codeload.github.com/octo/hello/tar.gz/refs/heads/main",
+                ArchiveImport.url(URI.create("https://github.com/octo/hello.git"), "main", hosts)
+                        .orElseThrow()
+                        .toString());
+        assertEquals(
+                "https://gitlab.com/group/sub/app/-/archive/dev%2Fx/app-dev%2Fx.tar.gz",
+                ArchiveImport.url(URI.create("https://GitLab.com/group/sub/app/"), "dev/x", hosts)
+                        .orElseThrow()
+                        .toString());
+        assertEquals(
+                "https://x/o/r/main",
+                ArchiveImport.url(URI.create("https://git.example:8443/o/r"), "main", hosts)
+                        .orElseThrow()
+                        .toString());
+        assertTrue(
+                ArchiveImport.url(URI.create("https://git.example/o/r"), "main", hosts)
+                        .isEmpty(),
+                "port differs");
+        assertTrue(ArchiveImport.url(URI.create("https://example.org/o/r"), "main", hosts)
+                .isEmpty());
+        assertTrue(ArchiveImport.url(URI.create("https://github.com/onlyname"), "main", hosts)
+                .isEmpty());
+    }
+
+    @Test
+    void theDefaultBranchIsWhatHeadsSymrefNames() {
+        String first =
+                "0000000000000000000000000000000000000000 HEAD\0multi_ack symref=HEAD:refs/heads/trunk agent=x\n";
+        assertEquals("trunk", RemoteImport.defaultBranch(first.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertEquals(
+                "main", RemoteImport.defaultBranch("x\0multi_ack\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    @Test
     void everyConnectionOfTheImportGoesToTheAddressesTheGuardApproved() throws Exception {
         EgressGuard guard = uri -> {
             if (REMOTE.equals(uri.getHost())) {
