@@ -177,7 +177,9 @@ final class Settings {
                 List.of(
                         DATA_DIRECTORY,
                         Setting.of("binary", STRING, env("ATRIUM_PODMAN_BIN")),
-                        Setting.of("imagesDirectory", STRING, env("ATRIUM_RUNNER_IMAGES"))));
+                        Setting.of("imagesDirectory", STRING, env("ATRIUM_RUNNER_IMAGES")),
+                        Setting.of("serviceRegistry", STRING, env("ATRIUM_CONTAINERS_REGISTRY")),
+                        Setting.of("serviceRegistryTls", BOOLEAN, env("ATRIUM_CONTAINERS_REGISTRY_TLS"))));
         pids.put("dev.atrium.git.http", List.of(Setting.of("maxBodyBytes", LONG, env("ATRIUM_GIT_MAX_BODY_BYTES"))));
         pids.put("dev.atrium.threads", threads());
         pids.put(

@@ -61,7 +61,23 @@ final class ContainerServices implements AutoCloseable {
             String network,
             Duration startTimeout,
             Duration drainGrace,
-            int logLines) {}
+            int logLines,
+            String registry,
+            boolean registryTls) {
+
+        Settings(
+                String user,
+                long memoryBytes,
+                double cpus,
+                int pids,
+                int port,
+                String network,
+                Duration startTimeout,
+                Duration drainGrace,
+                int logLines) {
+            this(user, memoryBytes, cpus, pids, port, network, startTimeout, drainGrace, logLines, "", true);
+        }
+    }
 
     private final PodmanService service;
     private final Settings settings;
@@ -81,6 +97,9 @@ final class ContainerServices implements AutoCloseable {
     private static final class Running {
         final Deployment deployment;
         final ImageArchive image;
+        /** The registry image it was pulled from, null for an uploaded archive. */
+        final String pulled;
+
         final int port;
         final String healthPath;
         volatile Container current;
@@ -90,9 +109,10 @@ final class ContainerServices implements AutoCloseable {
         long upSinceNanos;
         long nextStartNanos;
 
-        Running(Deployment deployment, ImageArchive image, int port, String healthPath) {
+        Running(Deployment deployment, ImageArchive image, String pulled, int port, String healthPath) {
             this.deployment = deployment;
             this.image = image;
+            this.pulled = pulled;
             this.port = port;
             this.healthPath = healthPath;
         }
@@ -146,10 +166,20 @@ final class ContainerServices implements AutoCloseable {
             throw new DeploymentException(Kind.INVALID, "the podman provider runs container-image artifacts only");
         }
         ImageArchive image;
-        try {
-            image = ImageArchive.read(d.artifact());
-        } catch (ImageArchive.Invalid e) {
-            throw new DeploymentException(Kind.INVALID, e.getMessage());
+        String pulled = null;
+        if (ImageReference.isReference(d.artifact())) {
+            try {
+                pulled = ImageReference.parse(d.artifact(), settings.registry());
+            } catch (ImageArchive.Invalid e) {
+                throw new DeploymentException(Kind.INVALID, e.getMessage());
+            }
+            image = pull(pulled);
+        } else {
+            try {
+                image = ImageArchive.read(d.artifact());
+            } catch (ImageArchive.Invalid e) {
+                throw new DeploymentException(Kind.INVALID, e.getMessage());
+            }
         }
         int port = settings.port();
         String given = d.env().get("PORT");
@@ -167,7 +197,7 @@ final class ContainerServices implements AutoCloseable {
         if (!HEALTH_PATH.matcher(health).matches()) {
             throw new DeploymentException(Kind.INVALID, "env ATRIUM_HEALTH_PATH must be a path starting with /");
         }
-        return new Running(d, image, port, health);
+        return new Running(d, image, pulled, port, health);
     }
 
     /** Starts the new deployments, waits until each answers, then drains and stops those no longer listed. */
@@ -249,10 +279,48 @@ final class ContainerServices implements AutoCloseable {
         }
     }
 
+    /**
+     * Pulls {@code reference} from the configured registry (podman's libpod pull: the registry's TLS as configured) and
+     * answers the image by the id podman gives it, so that it runs and is removed as an uploaded one is.
+     */
+    private ImageArchive pull(String reference) throws DeploymentException {
+        DockerApi api = api();
+        try {
+            long t0 = System.nanoTime();
+            api.pullImage(reference, settings.registryTls());
+            JsonNode info = api.inspectImage(reference)
+                    .orElseThrow(
+                            () -> new DeploymentException(Kind.INVALID, "the pull of " + reference + " left no image"));
+            String id = info.path("Id").asText().replaceFirst("^sha256:", "");
+            JsonNode config = info.path("Config");
+            if (config.path("Cmd").isEmpty() && config.path("Entrypoint").isEmpty()) {
+                throw new DeploymentException(Kind.INVALID, "the image " + reference + " has no Cmd nor Entrypoint");
+            }
+            LOG.info("pulled {} ({}) in {} ms", reference, id, (System.nanoTime() - t0) / 1_000_000);
+            return new ImageArchive(id, config);
+        } catch (ApiException e) {
+            throw new DeploymentException(Kind.INVALID, "podman cannot pull " + reference + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new DeploymentException(
+                    Kind.UNAVAILABLE, "podman failed pulling " + reference + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Loads the image unless podman has it (known by its id, whatever the archive names it). */
     private void load(Running r) throws DeploymentException {
         DockerApi api = api();
         try {
+            if (r.pulled != null) {
+                if (!api.imageExists(r.image.reference())) {
+                    pull(r.pulled); // removed when its last deployment stopped; the tag may have moved: same id or
+                    // refused
+                    if (!api.imageExists(r.image.reference())) {
+                        throw new DeploymentException(
+                                Kind.INVALID, r.pulled + " is no longer the image " + r.image.id() + " it was");
+                    }
+                }
+                return;
+            }
             if (!api.imageExists(r.image.reference())) {
                 long t0 = System.nanoTime();
                 api.loadImage(r.deployment.artifact());

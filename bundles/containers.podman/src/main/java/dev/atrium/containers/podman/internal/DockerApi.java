@@ -150,6 +150,42 @@ final class DockerApi {
         }
     }
 
+    /**
+     * Pulls {@code reference} (libpod's pull, which takes {@code tlsVerify}; the Docker-compatible one reads TLS from
+     * the registries configuration only).
+     *
+     * @throws ApiException with podman's message when the pull fails
+     */
+    void pullImage(String reference, boolean tlsVerify) throws IOException {
+        UnixHttp.Response r = http.request(
+                "POST",
+                "/v4.0.0/libpod/images/pull?reference=" + encode(reference) + "&tlsVerify=" + tlsVerify + "&quiet=true",
+                null,
+                null,
+                IMPORT);
+        String text = r.text();
+        if (r.status() / 100 != 2) {
+            throw new ApiException(r.status(), message(text, r.status()));
+        }
+        for (String line : text.split("\n")) {
+            if (line.contains("\"error\"")) {
+                throw new ApiException(502, json.readTree(line).path("error").asText(line));
+            }
+        }
+    }
+
+    /** An image's inspection (compat: {@code Id}, {@code Config}), if podman has it. */
+    java.util.Optional<JsonNode> inspectImage(String reference) throws IOException {
+        try {
+            return java.util.Optional.of(call("GET", "/images/" + encode(reference) + "/json", null, CALL));
+        } catch (ApiException e) {
+            if (e.status() == 404) {
+                return java.util.Optional.empty();
+            }
+            throw e;
+        }
+    }
+
     /** Removes an image no container uses; one in use or gone is left as it is. */
     void removeImage(String id) throws IOException {
         try {

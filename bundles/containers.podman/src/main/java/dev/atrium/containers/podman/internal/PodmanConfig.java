@@ -65,4 +65,14 @@ public @interface PodmanConfig {
 
     @AttributeDefinition(description = "Log lines kept per container service")
     int serviceLogLines() default 10000;
+
+    @AttributeDefinition(
+            description = "The registry (host[:port]) container services may be deployed from by image reference, "
+                    + "empty: archives only (ATRIUM_CONTAINERS_REGISTRY)")
+    String serviceRegistry() default "";
+
+    @AttributeDefinition(
+            description = "Whether pulls from that registry verify its TLS certificate; false also allows plain HTTP "
+                    + "(ATRIUM_CONTAINERS_REGISTRY_TLS)")
+    boolean serviceRegistryTls() default true;
 }

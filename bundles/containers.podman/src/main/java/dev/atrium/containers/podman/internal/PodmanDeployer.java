@@ -49,7 +49,9 @@ public class PodmanDeployer implements DeploymentProvider, HealthDetail {
                 config.serviceNetwork(),
                 Duration.ofSeconds(Math.max(1, config.serviceStartTimeoutSeconds())),
                 Duration.ofMillis(Math.max(0, config.serviceDrainGraceMillis())),
-                config.serviceLogLines());
+                config.serviceLogLines(),
+                config.serviceRegistry().strip(),
+                config.serviceRegistryTls());
     }
 
     @Deactivate

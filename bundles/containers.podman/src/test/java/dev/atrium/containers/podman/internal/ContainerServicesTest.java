@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The podman deployment provider's runtime against the real podman: what a container gets (limits, user, capabilities,
@@ -35,8 +36,11 @@ class ContainerServicesTest {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
     }
 
-    /** busybox's root filesystem, then a layer with {@code /site/index.html}, as an OCI archive. */
-    static byte[] image(String version, String command) throws Exception {
+    /**
+     * busybox's root filesystem, then a layer with {@code /site/index.html}: its manifest, config and the two layers
+     * (in that order).
+     */
+    static List<byte[]> imageParts(String version, String command) throws Exception {
         Path busybox = Podman.images().resolve("busybox.tar");
         if (!Files.isRegularFile(busybox)) {
             fail("no " + busybox + ": run ./atrium images (or ./atrium test)");
@@ -48,17 +52,24 @@ class ContainerServicesTest {
                         + command + "\"],\"Env\":[\"PATH=/bin\"]},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":"
                         + "[\"sha256:" + sha(base) + "\",\"sha256:" + sha(site) + "\"]}}")
                 .getBytes(StandardCharsets.UTF_8);
-        byte[] manifest =
-                ("{\"schemaVersion\":2,\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\","
-                                + "\"digest\":\"sha256:" + sha(config) + "\",\"size\":" + config.length
-                                + "},\"layers\":["
-                                + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:"
-                                + sha(base)
-                                + "\",\"size\":" + base.length + "},"
-                                + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:"
-                                + sha(site)
-                                + "\",\"size\":" + site.length + "}]}")
-                        .getBytes(StandardCharsets.UTF_8);
+        byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+                        + "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\","
+                        + "\"digest\":\"sha256:" + sha(config) + "\",\"size\":" + config.length
+                        + "},\"layers\":["
+                        + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:"
+                        + sha(base)
+                        + "\",\"size\":" + base.length + "},"
+                        + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:"
+                        + sha(site)
+                        + "\",\"size\":" + site.length + "}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        return List.of(manifest, config, base, site);
+    }
+
+    /** The same as an OCI archive. */
+    static byte[] image(String version, String command) throws Exception {
+        List<byte[]> parts = imageParts(version, command);
+        byte[] manifest = parts.get(0);
         Map<String, byte[]> files = new LinkedHashMap<>();
         files.put("oci-layout", "{\"imageLayoutVersion\":\"1.0.0\"}".getBytes(StandardCharsets.UTF_8));
         files.put(
@@ -66,7 +77,7 @@ class ContainerServicesTest {
                 ("{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
                                 + "\"digest\":\"sha256:" + sha(manifest) + "\",\"size\":" + manifest.length + "}]}")
                         .getBytes(StandardCharsets.UTF_8));
-        for (byte[] blob : List.of(manifest, config, base, site)) {
+        for (byte[] blob : parts) {
             files.put("blobs/sha256/" + sha(blob), blob);
         }
         return ImageArchiveTest.tar(files);
@@ -153,6 +164,120 @@ class ContainerServicesTest {
         } finally {
             services.close();
             service.close();
+        }
+    }
+
+    /** Debian's docker-registry (the distribution registry), which {@code ./atrium test} installs. */
+    static final Path REGISTRY = Path.of("/usr/bin/docker-registry");
+
+    /** Puts the image's blobs and its manifest, tagged {@code tag}, into repository {@code name} of the registry. */
+    static void push(String registry, String name, String tag, List<byte[]> parts) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        for (byte[] blob : parts.subList(1, parts.size())) {
+            var start = http.send(
+                    java.net.http.HttpRequest.newBuilder(
+                                    URI.create("http://" + registry + "/v2/" + name + "/blobs/uploads/"))
+                            .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(202, start.statusCode(), start.body());
+            String location = start.headers().firstValue("Location").orElseThrow();
+            URI put = URI.create("http://" + registry).resolve(location);
+            put = URI.create(put + (put.getQuery() == null ? "?" : "&") + "digest=sha256:" + sha(blob));
+            var done = http.send(
+                    java.net.http.HttpRequest.newBuilder(put)
+                            .header("Content-Type", "application/octet-stream")
+                            .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(blob))
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(201, done.statusCode(), done.body());
+        }
+        var manifest = http.send(
+                java.net.http.HttpRequest.newBuilder(
+                                URI.create("http://" + registry + "/v2/" + name + "/manifests/" + tag))
+                        .header("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+                        .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(parts.get(0)))
+                        .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, manifest.statusCode(), manifest.body());
+    }
+
+    private static byte[] reference(String image) {
+        return ("{\"image\": \"" + image + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aDeploymentNamingAnImageOfTheConfiguredRegistryIsPulledAndRunsAndOtherRegistriesAreRefused(@TempDir Path tmp)
+            throws Exception {
+        assertTrue(Files.isExecutable(REGISTRY), "no " + REGISTRY + ": ./atrium test installs docker-registry");
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        String registry = "127.0.0.1:" + port;
+        Path config = tmp.resolve("registry.yml");
+        Files.writeString(
+                config,
+                "version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: " + tmp.resolve("data") + "\nhttp:\n  addr: "
+                        + registry + "\nlog:\n  level: warn\n");
+        Process server = new ProcessBuilder(REGISTRY.toString(), "serve", config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("registry.log").toFile())
+                .start();
+        PodmanService service =
+                new PodmanService("podman", Path.of("target", "podman-registry").toAbsolutePath());
+        ContainerServices.Settings settings = new ContainerServices.Settings(
+                "1000:1000",
+                256L << 20,
+                1.0,
+                128,
+                8080,
+                "podman",
+                Duration.ofSeconds(20),
+                Duration.ZERO,
+                1000,
+                registry,
+                false);
+        ContainerServices services = new ContainerServices(service, settings);
+        try {
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (!HealthProbe.answers(URI.create("http://" + registry), "/v2/")) {
+                assertTrue(
+                        server.isAlive() && System.nanoTime() < until, Files.readString(tmp.resolve("registry.log")));
+                Thread.sleep(50);
+            }
+            push(registry, "team/site", "one", imageParts("pulled", "exec httpd -f -p $PORT -h /site"));
+
+            services.apply(List.of(deployment("dep_pull-r1", reference("team/site:one"), Map.of())));
+            assertEquals("version pulled", get(services.endpoint("dep_pull-r1").orElseThrow()));
+            // the same image named with its registry: the same id, nothing pulled twice into another image
+            services.validate(deployment("dep_pull-r2", reference(registry + "/team/site:one"), Map.of()));
+
+            for (String refused : List.of("other.example/team/site:one", "Team/Site", "team/site:one; rm -rf /")) {
+                DeploymentException e = assertThrows(
+                        DeploymentException.class,
+                        () -> services.validate(deployment("dep_bad-r1", reference(refused), Map.of())));
+                assertEquals(DeploymentException.Kind.INVALID, e.kind(), refused);
+            }
+            DeploymentException missing = assertThrows(
+                    DeploymentException.class,
+                    () -> services.validate(deployment("dep_missing-r1", reference("team/absent:1"), Map.of())));
+            assertTrue(missing.getMessage().contains("team/absent"), missing.getMessage());
+
+            ContainerServices unconfigured = new ContainerServices(service, SETTINGS);
+            try {
+                DeploymentException none = assertThrows(
+                        DeploymentException.class,
+                        () -> unconfigured.validate(deployment("dep_none-r1", reference("team/site:one"), Map.of())));
+                assertTrue(none.getMessage().contains("no registry"), none.getMessage());
+            } finally {
+                unconfigured.close();
+            }
+        } finally {
+            services.close();
+            service.close();
+            server.destroy();
+            server.waitFor();
         }
     }
 }
