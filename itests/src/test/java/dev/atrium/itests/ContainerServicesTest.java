@@ -58,6 +58,12 @@ class ContainerServicesTest {
             other="${ATRIUM_BINDINGS_URL%/*}/someone-else/CACHE/k?urlencoded=true"
             wget -q -O - --header "$ATRIUM_BINDINGS_HEADER: $ATRIUM_BINDINGS_SECRET" "$other" && echo "other reached" \\
               || echo "other refused"
+            if nc -w 2 1.1.1.1 80 </dev/null; then echo "direct reached"; else echo "direct refused"; fi
+            proxy=${HTTP_PROXY#http://}
+            printf 'GET http://127.0.0.1:%s/healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n' "$QUERY_STRING" \\
+              | nc -w 5 "${proxy%:*}" "${proxy#*:}" | head -n 1 | sed 's/^/allowed: /'
+            printf 'GET http://10.1.2.3/ HTTP/1.1\\r\\nHost: 10.1.2.3\\r\\n\\r\\n' \\
+              | nc -w 5 "${proxy%:*}" "${proxy#*:}" | head -n 1 | sed 's/^/private: /'
             """;
 
     record Svc(String id, String host) {}
@@ -145,9 +151,14 @@ class ContainerServicesTest {
         assertTrue(await(server, s, "/cgi-bin/kv?greeting=hello", "", 5).startsWith("HTTP/1.1 2"), "kv put");
         assertEquals(
                 "hello", await(server, s, "/cgi-bin/kv?greeting", "hello", 5).strip());
-        String probe = await(server, s, "/cgi-bin/probe", "loopback", 10);
+        String probe = await(server, s, "/cgi-bin/probe?" + server.port, "loopback", 10);
         assertTrue(probe.contains("loopback refused"), probe);
         assertTrue(probe.contains("other refused"), probe);
+        // no way out but the egress proxy, which asks the kernel's guard: this test server allows loopback, never a
+        // private range
+        assertTrue(probe.contains("direct refused"), probe);
+        assertTrue(probe.contains("allowed: HTTP/1.1 200"), probe);
+        assertTrue(probe.contains("private: HTTP/1.1 403"), probe);
 
         // its output is the service's log
         JsonNode logs = null;

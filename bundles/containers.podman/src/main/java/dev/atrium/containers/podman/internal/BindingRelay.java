@@ -108,45 +108,61 @@ final class BindingRelay implements AutoCloseable {
     private void relay(Socket client, Allowed allowed) {
         try (client) {
             client.setSoTimeout(HEAD_TIMEOUT_MILLIS);
-            InputStream in = client.getInputStream();
-            byte[] head = readHead(in);
-            if (head == null) {
-                return;
-            }
-            String text = new String(head, StandardCharsets.ISO_8859_1);
-            String[] requestLine = text.substring(0, text.indexOf("\r\n")).split(" ");
-            if (requestLine.length != 3 || !permitted(requestLine[1], allowed.runtimeId())) {
-                answer(client.getOutputStream(), 404, "NOT_FOUND", "not a binding of this deployment");
-                return;
-            }
-            StringBuilder rewritten = new StringBuilder(text.length() + 24);
-            String[] lines = text.split("\r\n");
-            rewritten.append(lines[0]).append("\r\n");
-            for (int i = 1; i < lines.length; i++) {
-                String lower = lines[i].toLowerCase(Locale.ROOT);
-                if (lines[i].isEmpty()
-                        || lower.startsWith("connection:")
-                        || lower.startsWith("keep-alive:")
-                        || lower.startsWith("proxy-connection:")) {
-                    continue;
-                }
-                rewritten.append(lines[i]).append("\r\n");
-            }
-            rewritten.append("Connection: close\r\n\r\n");
-            client.setSoTimeout(0);
-            try (Socket upstream = new Socket()) {
-                upstream.connect(allowed.upstream(), 5_000);
-                OutputStream up = upstream.getOutputStream();
-                up.write(rewritten.toString().getBytes(StandardCharsets.ISO_8859_1));
-                up.flush();
-                Thread body = new Thread(() -> pipe(in, up, upstream), "podman-bindings-relay-body");
-                body.setDaemon(true);
-                body.start();
-                upstream.getInputStream().transferTo(client.getOutputStream());
-                body.interrupt();
+            byte[] head = readHead(client.getInputStream());
+            if (head != null) {
+                forward(client, allowed, head);
             }
         } catch (IOException e) {
             LOG.debug("a binding call through the relay ended early: {}", e.toString());
+        }
+    }
+
+    /**
+     * A binding call a container sent through its HTTP proxy ({@link EgressProxy} hands it here, its head in origin
+     * form): checked and passed on as if it had come straight here. The caller closes the socket.
+     */
+    void forwarded(Socket client, byte[] head) throws IOException {
+        Allowed allowed = byAddress.get(client.getInetAddress().getHostAddress());
+        if (allowed == null) {
+            answer(client.getOutputStream(), 404, "NOT_FOUND", "not a binding of this deployment");
+            return;
+        }
+        forward(client, allowed, head);
+    }
+
+    private void forward(Socket client, Allowed allowed, byte[] head) throws IOException {
+        InputStream in = client.getInputStream();
+        String text = new String(head, StandardCharsets.ISO_8859_1);
+        String[] requestLine = text.substring(0, text.indexOf("\r\n")).split(" ");
+        if (requestLine.length != 3 || !permitted(requestLine[1], allowed.runtimeId())) {
+            answer(client.getOutputStream(), 404, "NOT_FOUND", "not a binding of this deployment");
+            return;
+        }
+        StringBuilder rewritten = new StringBuilder(text.length() + 24);
+        String[] lines = text.split("\r\n");
+        rewritten.append(lines[0]).append("\r\n");
+        for (int i = 1; i < lines.length; i++) {
+            String lower = lines[i].toLowerCase(Locale.ROOT);
+            if (lines[i].isEmpty()
+                    || lower.startsWith("connection:")
+                    || lower.startsWith("keep-alive:")
+                    || lower.startsWith("proxy-connection:")) {
+                continue;
+            }
+            rewritten.append(lines[i]).append("\r\n");
+        }
+        rewritten.append("Connection: close\r\n\r\n");
+        client.setSoTimeout(0);
+        try (Socket upstream = new Socket()) {
+            upstream.connect(allowed.upstream(), 5_000);
+            OutputStream up = upstream.getOutputStream();
+            up.write(rewritten.toString().getBytes(StandardCharsets.ISO_8859_1));
+            up.flush();
+            Thread body = new Thread(() -> pipe(in, up, upstream), "podman-bindings-relay-body");
+            body.setDaemon(true);
+            body.start();
+            upstream.getInputStream().transferTo(client.getOutputStream());
+            body.interrupt();
         }
     }
 
@@ -176,7 +192,7 @@ final class BindingRelay implements AutoCloseable {
     }
 
     /** The bytes up to and with the blank line; null when the client closed first or sent too much. */
-    private static byte[] readHead(InputStream in) throws IOException {
+    static byte[] readHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         int matched = 0;
         while (head.size() < MAX_HEAD) {
@@ -193,7 +209,7 @@ final class BindingRelay implements AutoCloseable {
         return null;
     }
 
-    private static void answer(OutputStream out, int status, String code, String message) throws IOException {
+    static void answer(OutputStream out, int status, String code, String message) throws IOException {
         byte[] body = ("{\"error\":{\"code\":\"" + code + "\",\"message\":\"" + message + "\"}}")
                 .getBytes(StandardCharsets.UTF_8);
         out.write(("HTTP/1.1 " + status + " " + code + "\r\nContent-Type: application/json\r\nContent-Length: "
@@ -203,7 +219,7 @@ final class BindingRelay implements AutoCloseable {
         out.flush();
     }
 
-    private static void quietly(Socket s) {
+    static void quietly(Socket s) {
         try {
             s.close();
         } catch (IOException e) {

@@ -11,6 +11,7 @@ import dev.atrium.deploy.api.DeploymentException.Kind;
 import dev.atrium.deploy.api.DeploymentProvider.Health;
 import dev.atrium.deploy.api.LogBook;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.runner.api.RunnerException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -83,6 +84,8 @@ final class ContainerServices implements AutoCloseable {
     private final Settings settings;
     private final LogBook logs;
     private final BindingRelay relay = new BindingRelay();
+    private final EgressProxy proxy;
+    private volatile boolean networkChecked;
     private final ObjectMapper json = new ObjectMapper();
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Running> running = new ConcurrentHashMap<>();
@@ -142,8 +145,14 @@ final class ContainerServices implements AutoCloseable {
     }
 
     ContainerServices(PodmanService service, Settings settings) {
+        this(service, settings, null);
+    }
+
+    /** With {@code guard}, containers reach out through the {@link EgressProxy} it judges; without, not at all. */
+    ContainerServices(PodmanService service, Settings settings, EgressGuard guard) {
         this.service = service;
         this.settings = settings;
+        this.proxy = guard == null ? null : new EgressProxy(guard, relay);
         this.logs = new LogBook(settings.logLines());
         this.drains = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "podman-services-drain");
@@ -337,6 +346,23 @@ final class ContainerServices implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes the services' network, internal (no route past the host's bridge), unless it exists; an existing one that
+     * is not internal is used as it is, with a warning that containers reach out without the egress guard.
+     */
+    private void network(DockerApi api) throws IOException {
+        if (networkChecked) {
+            return;
+        }
+        if (!api.ensureInternalNetwork(settings.network())) {
+            LOG.warn(
+                    "the network {} of container services is not internal: containers reach out directly, not through"
+                            + " the egress guard",
+                    settings.network());
+        }
+        networkChecked = true;
+    }
+
     /** Creates and starts a container of the deployment; its address and output followed. */
     private Container start(Running r) throws DeploymentException {
         DockerApi api = api();
@@ -346,6 +372,7 @@ final class ContainerServices implements AutoCloseable {
                 + HexFormat.of().formatHex(suffix);
         String id = null;
         try {
+            network(api);
             id = api.createContainer(name, create(r, api));
             service.track(id);
             api.startContainer(id);
@@ -353,6 +380,9 @@ final class ContainerServices implements AutoCloseable {
             String address = address(info);
             Container c = new Container(id, address, URI.create("http://" + address + ":" + r.port));
             upstream(r.deployment).ifPresent(up -> relay.allow(address, r.deployment.id(), up));
+            if (proxy != null) {
+                proxy.allow(address);
+            }
             follow(r, c, api);
             return c;
         } catch (IOException e) {
@@ -401,6 +431,23 @@ final class ContainerServices implements AutoCloseable {
         d.env().forEach((k, v) -> env.add(k + "=" + v));
         if (!d.env().containsKey("PORT")) {
             env.add("PORT=" + r.port);
+        }
+        if (proxy != null) {
+            String via = "http://" + api.gateway(settings.network()) + ":" + proxy.port();
+            for (String name : List.of("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")) {
+                if (!d.env().containsKey(name)) {
+                    env.add(name + "=" + via);
+                }
+            }
+            // the bindings relay is on the gateway too, reached directly (or through the proxy, by a client that
+            // ignores NO_PROXY)
+            String direct = api.gateway(settings.network());
+            proxy.relayAt(direct);
+            for (String name : List.of("NO_PROXY", "no_proxy")) {
+                if (!d.env().containsKey(name)) {
+                    env.add(name + "=" + direct);
+                }
+            }
         }
         if (!d.bindings().isEmpty()) {
             String base = "http://" + api.gateway(settings.network()) + ":" + relay.port();
@@ -618,6 +665,9 @@ final class ContainerServices implements AutoCloseable {
 
     private void discard(Container c) {
         relay.revoke(c.address);
+        if (proxy != null) {
+            proxy.revoke(c.address);
+        }
         c.stopFollowing();
         remove(c.id);
     }
@@ -660,5 +710,8 @@ final class ContainerServices implements AutoCloseable {
         running.clear();
         draining.clear();
         relay.close();
+        if (proxy != null) {
+            proxy.close();
+        }
     }
 }

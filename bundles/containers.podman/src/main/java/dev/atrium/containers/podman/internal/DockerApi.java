@@ -186,6 +186,40 @@ final class DockerApi {
         }
     }
 
+    /**
+     * Creates the bridge network {@code name} as internal (libpod's create: no route beyond the host's bridge) unless
+     * it exists; whether the network, as it now is, is internal.
+     */
+    boolean ensureInternalNetwork(String name) throws IOException {
+        try {
+            return call("GET", "/v4.0.0/libpod/networks/" + encode(name) + "/json", null, CALL)
+                    .path("internal")
+                    .asBoolean(false);
+        } catch (ApiException e) {
+            if (e.status() != 404) {
+                throw e;
+            }
+        }
+        try {
+            call(
+                    "POST",
+                    "/v4.0.0/libpod/networks/create",
+                    // with its DNS server: podman gives an internal network a gateway (the host's address on the
+                    // bridge, where the relay and the egress proxy listen) only then
+                    json.createObjectNode()
+                            .put("name", name)
+                            .put("driver", "bridge")
+                            .put("internal", true)
+                            .put("dns_enabled", true),
+                    CALL);
+        } catch (ApiException e) {
+            if (e.status() != 409) { // another server made it meanwhile
+                throw e;
+            }
+        }
+        return ensureInternalNetwork(name);
+    }
+
     /** Removes an image no container uses; one in use or gone is left as it is. */
     void removeImage(String id) throws IOException {
         try {
@@ -308,7 +342,7 @@ final class DockerApi {
     private JsonNode call(String method, String path, JsonNode body, Duration timeout) throws IOException {
         UnixHttp.Response r = http.request(
                 method,
-                path.startsWith("/_") ? path : PREFIX + path,
+                path.startsWith("/_") || path.startsWith("/v4.") ? path : PREFIX + path,
                 body == null ? null : "application/json",
                 body == null ? null : UnixHttp.Body.of(json.writeValueAsBytes(body)),
                 timeout);

@@ -52,9 +52,11 @@ public @interface PodmanConfig {
     int servicePort() default 8080;
 
     @AttributeDefinition(
-            description = "The podman network of container services (a bridge: the server reaches each container at "
-                    + "its address; 'podman' is podman's default)")
-    String serviceNetwork() default "podman";
+            description =
+                    "The podman network of container services: a bridge the server reaches each container on at its"
+                            + " address, made internal (no route beyond the host) when missing, so that containers reach out"
+                            + " only through the egress proxy")
+    String serviceNetwork() default "atrium-services";
 
     @AttributeDefinition(description = "How long a new container service may take until it answers HTTP (s)")
     int serviceStartTimeoutSeconds() default 30;

@@ -4,6 +4,7 @@ import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.deploy.api.LogLine;
+import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.HealthDetail;
 import java.net.URI;
 import java.time.Duration;
@@ -31,12 +32,8 @@ public class PodmanDeployer implements DeploymentProvider, HealthDetail {
     private final ContainerServices services;
 
     @Activate
-    public PodmanDeployer(PodmanConfig config, @Reference PodmanHost host) {
-        this(host.service(), settings(config));
-    }
-
-    PodmanDeployer(PodmanService service, ContainerServices.Settings settings) {
-        this.services = new ContainerServices(service, settings);
+    public PodmanDeployer(PodmanConfig config, @Reference PodmanHost host, @Reference EgressGuard guard) {
+        this.services = new ContainerServices(host.service(), settings(config), guard);
     }
 
     static ContainerServices.Settings settings(PodmanConfig config) {
