@@ -472,12 +472,15 @@ class WorkerdRuntimeTest {
 
     @Test
     void aNewDeploymentOfOneServiceLeavesAnotherServicesProcessAndItsOpenResponsesAlone() throws Exception {
+        // a drain grace of 1 s: a draining generation lives 2 s, so the open response below need last only 4.2 s
+        runtime.close();
+        runtime = runtime(TestWorkerd.binary(), Duration.ofSeconds(1));
         String ticker = """
                 export default { async fetch(request) {
                   const { readable, writable } = new TransformStream();
                   const w = writable.getWriter();
                   (async () => {
-                    for (let i = 0; i < 12; i++) { await w.write(new TextEncoder().encode("tick " + i + "\\n")); await new Promise(r => setTimeout(r, 500)); }
+                    for (let i = 0; i < 12; i++) { await w.write(new TextEncoder().encode("tick " + i + "\\n")); await new Promise(r => setTimeout(r, 350)); }
                     await w.close();
                   })();
                   return new Response(readable);
@@ -489,7 +492,8 @@ class WorkerdRuntimeTest {
         URI b = endpoint("b1");
         Set<Long> before = pids();
         assertEquals(2, before.size(), before.toString());
-        // a response of sb's that lasts 6 s, longer than a draining generation lives (2 s grace, SIGTERM, 2 s, SIGKILL)
+        // a response of sb's that lasts 4.2 s, longer than a draining generation lives (1 s grace, SIGTERM, 1 s,
+        // SIGKILL)
         ExecutorService reader = Executors.newSingleThreadExecutor();
         Future<List<String>> ticks = reader.submit(() -> http.send(
                         HttpRequest.newBuilder(b.resolve("/"))

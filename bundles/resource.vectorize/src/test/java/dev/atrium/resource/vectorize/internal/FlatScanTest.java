@@ -88,15 +88,16 @@ class FlatScanTest {
     void theScanAndTheWalkReturnTheSameTopKWithTheSameScoresWhereBothAreExact() throws Exception {
         Random r = new Random(12);
         int dims = 48;
-        List<Vector> vectors = SimdHnswIndexTest.vectors(r, 3000, dims);
+        List<Vector> vectors = SimdHnswIndexTest.vectors(r, 1500, dims);
         for (Metric metric : Metric.values()) {
-            // ef 1,000 of 3,000 vectors: the walk visits nearly all of them, so it finds the true top 10 too
+            // ef 1,000 over segments of 500 vectors: the walk visits all of them, so it finds the true top 10 too; the
+            // scan is chosen all the same (a sixth of 500 is its visit limit)
             HnswIndexes scanning = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true, true));
             HnswIndexes walking = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true, false));
             try {
-                for (int i = 0; i < vectors.size(); i += 1000) { // three segments
-                    scanning.upsert("r", dir.resolve(metric + "-scan"), metric, vectors.subList(i, i + 1000));
-                    walking.upsert("r", dir.resolve(metric + "-walk"), metric, vectors.subList(i, i + 1000));
+                for (int i = 0; i < vectors.size(); i += 500) { // three segments
+                    scanning.upsert("r", dir.resolve(metric + "-scan"), metric, vectors.subList(i, i + 500));
+                    walking.upsert("r", dir.resolve(metric + "-walk"), metric, vectors.subList(i, i + 500));
                 }
                 for (int t = 0; t < 10; t++) {
                     float[] q = VectorizeProviderTest.random(r, dims);
@@ -126,7 +127,7 @@ class FlatScanTest {
         Random r = new Random(13);
         int dims = 64; // at 32, the int8 order can leave a true top-10 vector outside the 100 re-scored, walk or scan
         List<Vector> vectors = new ArrayList<>();
-        for (int i = 0; i < 6000; i++) {
+        for (int i = 0; i < 4000; i++) {
             vectors.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("g", i % 2)));
         }
         float[] q = VectorizeProviderTest.random(r, dims);
@@ -152,7 +153,7 @@ class FlatScanTest {
 
                 QuantizedHnswIndexTest.assertExactWithScores(
                         Metric.COSINE, live, q, indexes.query("r", dir, Metric.COSINE, q, K, Map.of()));
-                // the filter accepts ~2,600 live vectors, more than ef: Lucene hands the segment to the walk (or scan)
+                // the filter accepts ~1,700 live vectors, more than ef: Lucene hands the segment to the walk (or scan)
                 List<Vector> group = live.stream()
                         .filter(v -> v.metadata().get("g").equals(1))
                         .toList();

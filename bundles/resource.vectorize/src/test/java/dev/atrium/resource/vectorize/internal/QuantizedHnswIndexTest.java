@@ -111,15 +111,15 @@ class QuantizedHnswIndexTest {
         Random r = new Random(20 + metric.ordinal());
         int dims = 48;
         List<Vector> vectors = new ArrayList<>();
-        for (int i = 0; i < 1500; i++) {
+        for (int i = 0; i < 900; i++) {
             vectors.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of("g", i % 5)));
         }
         for (boolean flatScan : new boolean[] {false, true}) { // ef 1,000: segments walked, or scanned (FlatScanTest)
             Path d = dir.resolve("scan-" + flatScan);
             HnswIndexes indexes = new HnswIndexes(new HnswIndexes.Tuning(16, 100, 100, 0, true, flatScan));
             try {
-                for (int i = 0; i < vectors.size(); i += 500) {
-                    indexes.upsert("r", d, metric, vectors.subList(i, i + 500)); // three segments
+                for (int i = 0; i < vectors.size(); i += 300) {
+                    indexes.upsert("r", d, metric, vectors.subList(i, i + 300)); // three segments
                 }
                 assertEquals(
                         List.of(AtriumHnswQuantizedVectorsFormat.NAME),
@@ -144,7 +144,7 @@ class QuantizedHnswIndexTest {
         Random r = new Random(3);
         int dims = 96;
         List<Vector> vectors = new ArrayList<>();
-        for (int i = 0; i < 6000; i++) {
+        for (int i = 0; i < 3000; i++) {
             vectors.add(new Vector("v" + i, VectorizeProviderTest.random(r, dims), Map.of()));
         }
         List<float[]> queries = new ArrayList<>();
@@ -175,7 +175,7 @@ class QuantizedHnswIndexTest {
         assertTrue(
                 recall[1] >= recall[0] - 0.03,
                 "int8 walk recall " + recall[1] + " against the float walk's " + recall[0]);
-        assertTrue(recall[1] >= 0.8, "int8 walk recall@10 at ef 50 over 6 graphs of 1,000: " + recall[1]);
+        assertTrue(recall[1] >= 0.8, "int8 walk recall@10 at ef 50 over 3 graphs of 1,000: " + recall[1]);
     }
 
     @Test

@@ -23,8 +23,10 @@ final class DelayingRelay implements AutoCloseable {
     private final ServerSocket listener;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean open = true;
+    private volatile Duration delay;
 
-    DelayingRelay(String host, int port, Duration delay) throws IOException {
+    DelayingRelay(String host, int port, Duration initialDelay) throws IOException {
+        this.delay = initialDelay;
         listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(
                 () -> {
@@ -41,7 +43,8 @@ final class DelayingRelay implements AutoCloseable {
                                 byte[] buffer = new byte[65536];
                                 for (int n; (n = in.read(buffer)) > 0; ) {
                                     late.add(new Chunk(
-                                            System.nanoTime() + delay.toNanos(), java.util.Arrays.copyOf(buffer, n)));
+                                            System.nanoTime() + this.delay.toNanos(),
+                                            java.util.Arrays.copyOf(buffer, n)));
                                 }
                             });
                             start(() -> {
@@ -66,6 +69,11 @@ final class DelayingRelay implements AutoCloseable {
                 "delaying-relay");
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    /** From now on, what the server sends reaches the client {@code delay} late (bytes already under way keep theirs). */
+    void delay(Duration delay) {
+        this.delay = delay;
     }
 
     int port() {

@@ -46,7 +46,7 @@ class DeliveryQueueTest {
 
             @Override
             public double backoffBaseSeconds() {
-                return 0.2;
+                return 0.1;
             }
 
             @Override
@@ -149,9 +149,9 @@ class DeliveryQueueTest {
         long second = at.get(2) - at.get(1);
         long third = at.get(3) - at.get(2);
         assertTrue(
-                first >= 150_000_000L && second >= 300_000_000L && third >= 600_000_000L,
+                first >= 75_000_000L && second >= 150_000_000L && third >= 300_000_000L,
                 "waits of " + first / 1_000_000 + ", " + second / 1_000_000 + ", " + third / 1_000_000
-                        + " ms do not grow from 0.2 s");
+                        + " ms do not grow from 0.1 s");
     }
 
     @Test
