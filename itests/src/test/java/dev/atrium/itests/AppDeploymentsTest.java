@@ -506,20 +506,29 @@ class AppDeploymentsTest {
         assertEquals("2", second.get("app_deployment").get("manifest_version").asText(), second.body());
         assertEquals("version two", text(server, host, "/"), "the later deploy fetched the remote's new commit");
 
-        // under this server's own origin, the URL names the repository itself (another provenance: approved)
+        // under this server's own origin, the URL names the repository itself: a branch it lacks is its 404, and
+        // nothing is imported (a remote would be, before its branch is looked for)
+        int repos = owner.http()
+                .get("/api/spaces/" + owner.defaultSpaceId() + "/repos")
+                .get("repositories")
+                .size();
         String local = server.base() + "/git/" + owner.username() + "/remote-app.git";
         Http.Reply own = owner.http()
                 .post(
                         deployments(owner),
                         Map.of(
                                 "source",
-                                Map.of("kind", "git_ref", "repository_url", local, "ref", "main"),
+                                Map.of("kind", "git_ref", "repository_url", local, "ref", "no-such-branch"),
                                 "approve",
                                 List.of("source")));
-        assertEquals(201, own.status(), own.body());
+        assertEquals(404, own.status(), own.body());
+        assertTrue(own.body().contains("no branch no-such-branch"), own.body());
         assertEquals(
-                app.repoId(),
-                own.get("app_deployment").get("source").get("resolved_repo_id").asText());
+                repos,
+                owner.http()
+                        .get("/api/spaces/" + owner.defaultSpaceId() + "/repos")
+                        .get("repositories")
+                        .size());
     }
 
     /**

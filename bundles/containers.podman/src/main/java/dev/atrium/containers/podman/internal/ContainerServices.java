@@ -1,10 +1,6 @@
 package dev.atrium.containers.podman.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.atrium.deploy.api.Binding;
 import dev.atrium.deploy.api.Deployment;
 import dev.atrium.deploy.api.DeploymentException;
 import dev.atrium.deploy.api.DeploymentException.Kind;
@@ -46,7 +42,6 @@ final class ContainerServices implements AutoCloseable {
     static final String LABEL = "atrium.service-deployment";
 
     private static final Logger LOG = LoggerFactory.getLogger(ContainerServices.class);
-    private static final Pattern NUMERIC_USER = Pattern.compile("[1-9]\\d*(?::\\d+)?");
     private static final Pattern HEALTH_PATH = Pattern.compile("/[\\x21-\\x7e]{0,500}");
     private static final long MONITOR_MILLIS = 250;
     private static final long MAX_BACKOFF_SECONDS = 30;
@@ -85,8 +80,8 @@ final class ContainerServices implements AutoCloseable {
     private final LogBook logs;
     private final BindingRelay relay = new BindingRelay();
     private final EgressProxy proxy;
+    private final ServiceImages images;
     private volatile boolean networkChecked;
-    private final ObjectMapper json = new ObjectMapper();
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     /** Deployments taken out of {@link #running} whose containers still drain. */
@@ -153,6 +148,7 @@ final class ContainerServices implements AutoCloseable {
         this.service = service;
         this.settings = settings;
         this.proxy = guard == null ? null : new EgressProxy(guard, relay);
+        this.images = new ServiceImages(this::api, settings.registry(), settings.registryTls());
         this.logs = new LogBook(settings.logLines());
         this.drains = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "podman-services-drain");
@@ -174,22 +170,7 @@ final class ContainerServices implements AutoCloseable {
         if (!"container-image".equals(d.artifactKind())) {
             throw new DeploymentException(Kind.INVALID, "the podman provider runs container-image artifacts only");
         }
-        ImageArchive image;
-        String pulled = null;
-        if (ImageReference.isReference(d.artifact())) {
-            try {
-                pulled = ImageReference.parse(d.artifact(), settings.registry());
-            } catch (ImageArchive.Invalid e) {
-                throw new DeploymentException(Kind.INVALID, e.getMessage());
-            }
-            image = pull(pulled);
-        } else {
-            try {
-                image = ImageArchive.read(d.artifact());
-            } catch (ImageArchive.Invalid e) {
-                throw new DeploymentException(Kind.INVALID, e.getMessage());
-            }
-        }
+        ServiceImages.Source image = images.source(d);
         int port = settings.port();
         String given = d.env().get("PORT");
         if (given != null) {
@@ -206,7 +187,7 @@ final class ContainerServices implements AutoCloseable {
         if (!HEALTH_PATH.matcher(health).matches()) {
             throw new DeploymentException(Kind.INVALID, "env ATRIUM_HEALTH_PATH must be a path starting with /");
         }
-        return new Running(d, image, pulled, port, health);
+        return new Running(d, image.image(), image.pulled(), port, health);
     }
 
     /** Starts the new deployments, waits until each answers, then drains and stops those no longer listed. */
@@ -219,7 +200,7 @@ final class ContainerServices implements AutoCloseable {
             for (Deployment d : deployments) {
                 if (!running.containsKey(d.id())) {
                     Running r = prepare(d);
-                    load(r);
+                    images.load(new ServiceImages.Source(r.image, r.pulled), r.deployment);
                     fresh.add(r);
                     r.current = start(r);
                 }
@@ -289,64 +270,6 @@ final class ContainerServices implements AutoCloseable {
     }
 
     /**
-     * Pulls {@code reference} from the configured registry (podman's libpod pull: the registry's TLS as configured) and
-     * answers the image by the id podman gives it, so that it runs and is removed as an uploaded one is.
-     */
-    private ImageArchive pull(String reference) throws DeploymentException {
-        DockerApi api = api();
-        try {
-            long t0 = System.nanoTime();
-            api.pullImage(reference, settings.registryTls());
-            JsonNode info = api.inspectImage(reference)
-                    .orElseThrow(
-                            () -> new DeploymentException(Kind.INVALID, "the pull of " + reference + " left no image"));
-            String id = info.path("Id").asText().replaceFirst("^sha256:", "");
-            JsonNode config = info.path("Config");
-            if (config.path("Cmd").isEmpty() && config.path("Entrypoint").isEmpty()) {
-                throw new DeploymentException(Kind.INVALID, "the image " + reference + " has no Cmd nor Entrypoint");
-            }
-            LOG.info("pulled {} ({}) in {} ms", reference, id, (System.nanoTime() - t0) / 1_000_000);
-            return new ImageArchive(id, config);
-        } catch (ApiException e) {
-            throw new DeploymentException(Kind.INVALID, "podman cannot pull " + reference + ": " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new DeploymentException(
-                    Kind.UNAVAILABLE, "podman failed pulling " + reference + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Loads the image unless podman has it (known by its id, whatever the archive names it). */
-    private void load(Running r) throws DeploymentException {
-        DockerApi api = api();
-        try {
-            if (r.pulled != null) {
-                if (!api.imageExists(r.image.reference())) {
-                    pull(r.pulled); // removed when its last deployment stopped; the tag may have moved: same id or
-                    // refused
-                    if (!api.imageExists(r.image.reference())) {
-                        throw new DeploymentException(
-                                Kind.INVALID, r.pulled + " is no longer the image " + r.image.id() + " it was");
-                    }
-                }
-                return;
-            }
-            if (!api.imageExists(r.image.reference())) {
-                long t0 = System.nanoTime();
-                api.loadImage(r.deployment.artifact());
-                if (!api.imageExists(r.image.reference())) {
-                    throw new DeploymentException(
-                            Kind.INVALID, "the archive loaded no image with the id " + r.image.id());
-                }
-                LOG.info("loaded image {} in {} ms", r.image.id(), (System.nanoTime() - t0) / 1_000_000);
-            }
-        } catch (ApiException e) {
-            throw new DeploymentException(Kind.INVALID, "podman cannot load the image: " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new DeploymentException(Kind.UNAVAILABLE, "podman failed loading the image: " + e.getMessage(), e);
-        }
-    }
-
-    /**
      * Makes the services' network, internal (no route past the host's bridge), unless it exists; an existing one that
      * is not internal is used as it is, with a warning that containers reach out without the egress guard.
      */
@@ -373,7 +296,8 @@ final class ContainerServices implements AutoCloseable {
         String id = null;
         try {
             network(api);
-            id = api.createContainer(name, create(r, api));
+            id = api.createContainer(
+                    name, ContainerSpec.of(r.deployment, r.image, r.port, settings, relay, proxy, api));
             service.track(id);
             api.startContainer(id);
             JsonNode info = api.inspect(id).orElseThrow(() -> new IOException("the container went away at start"));
@@ -418,69 +342,6 @@ final class ContainerServices implements AutoCloseable {
                 .findFirst()
                 .map(b -> new InetSocketAddress(
                         b.endpoint().getHost(), b.endpoint().getPort()));
-    }
-
-    private ObjectNode create(Running r, DockerApi api) throws IOException {
-        Deployment d = r.deployment;
-        ObjectNode body = json.createObjectNode();
-        body.put("Image", r.image.reference());
-        String imageUser = r.image.config().path("User").asText("");
-        // the image's own user when it names a non-root uid; else the configured one: never root
-        body.put("User", NUMERIC_USER.matcher(imageUser).matches() ? imageUser : settings.user());
-        ArrayNode env = body.putArray("Env");
-        d.env().forEach((k, v) -> env.add(k + "=" + v));
-        if (!d.env().containsKey("PORT")) {
-            env.add("PORT=" + r.port);
-        }
-        if (proxy != null) {
-            String via = "http://" + api.gateway(settings.network()) + ":" + proxy.port();
-            for (String name : List.of("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")) {
-                if (!d.env().containsKey(name)) {
-                    env.add(name + "=" + via);
-                }
-            }
-            // the bindings relay is on the gateway too, reached directly (or through the proxy, by a client that
-            // ignores NO_PROXY)
-            String direct = api.gateway(settings.network());
-            proxy.relayAt(direct);
-            for (String name : List.of("NO_PROXY", "no_proxy")) {
-                if (!d.env().containsKey(name)) {
-                    env.add(name + "=" + direct);
-                }
-            }
-        }
-        if (!d.bindings().isEmpty()) {
-            String base = "http://" + api.gateway(settings.network()) + ":" + relay.port();
-            Binding first = d.bindings().get(0);
-            String path = first.endpoint().getRawPath();
-            env.add("ATRIUM_BINDINGS_URL=" + base + path.substring(0, path.lastIndexOf('/')));
-            first.headers().forEach((k, v) -> {
-                env.add("ATRIUM_BINDINGS_HEADER=" + k);
-                env.add("ATRIUM_BINDINGS_SECRET=" + v);
-            });
-            for (Binding b : d.bindings()) {
-                String var = b.name().toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9_]", "_");
-                env.add("ATRIUM_BINDING_" + var + "_URL=" + base + b.endpoint().getRawPath());
-                env.add("ATRIUM_BINDING_" + var + "_TYPE=" + b.type());
-            }
-        }
-        ObjectNode labels = body.putObject("Labels");
-        labels.put(LABEL, d.id());
-        labels.put("atrium.service", d.serviceId());
-        Long mb = d.limits().get("memory_mb");
-        long memory = mb != null && mb > 0 ? mb << 20 : settings.memoryBytes();
-        Long millicpus = d.limits().get("millicpus");
-        double cpus = millicpus != null && millicpus > 0 ? millicpus / 1000.0 : settings.cpus();
-        ObjectNode host = body.putObject("HostConfig");
-        host.put("Init", true); // signals reach the server's process, and a stop is quick
-        host.put("NetworkMode", settings.network());
-        host.put("Memory", memory);
-        host.put("MemorySwap", memory); // no swap
-        host.put("NanoCpus", Math.round(cpus * 1e9));
-        host.put("PidsLimit", settings.pids());
-        host.putArray("CapDrop").add("ALL");
-        host.putArray("SecurityOpt").add("no-new-privileges");
-        return body;
     }
 
     /** Copies the container's output to the service's log, a line at a time, until the container stops. */
