@@ -4,19 +4,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * else is answered 404 here and never reaches the server. One request per connection ({@code Connection: close}), so
  * a second request cannot follow a checked first one on the same connection.
  */
-final class BindingRelay implements AutoCloseable {
+final class BindingRelay extends ContainerListener {
 
     static final String PREFIX = "/internal/bindings/";
     private static final Logger LOG = LoggerFactory.getLogger(BindingRelay.class);
@@ -39,38 +32,9 @@ final class BindingRelay implements AutoCloseable {
     record Allowed(String runtimeId, InetSocketAddress upstream) {}
 
     private final Map<String, Allowed> byAddress = new ConcurrentHashMap<>();
-    private final ExecutorService pool;
-    private ServerSocket server;
-    private Thread acceptor;
-    private volatile boolean closed;
 
     BindingRelay() {
-        AtomicInteger n = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(0, 256, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "podman-bindings-relay-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    /**
-     * The port, listening from the first call on. On every address of the host: the bridge's own address exists only
-     * while a container is on it, and a container's env must name the port before it starts; connections from any
-     * address but a running deployment's container are closed unread.
-     */
-    synchronized int port() throws IOException {
-        if (closed) {
-            throw new IOException("the bindings relay is closed");
-        }
-        if (server == null) {
-            ServerSocket s = new ServerSocket();
-            s.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0), 128);
-            server = s;
-            acceptor = new Thread(this::accept, "podman-bindings-relay");
-            acceptor.setDaemon(true);
-            acceptor.start();
-        }
-        return server.getLocalPort();
+        super("podman-bindings-relay", 256);
     }
 
     void allow(String address, String runtimeId, InetSocketAddress upstream) {
@@ -81,28 +45,19 @@ final class BindingRelay implements AutoCloseable {
         byAddress.remove(address);
     }
 
-    private void accept() {
-        while (!closed) {
-            Socket client;
-            try {
-                client = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.warn("the bindings relay stopped accepting: {}", e.toString());
-                }
-                return;
-            }
-            Allowed allowed = byAddress.get(client.getInetAddress().getHostAddress());
-            if (allowed == null) {
-                quietly(client);
-                continue;
-            }
-            try {
-                pool.execute(() -> relay(client, allowed));
-            } catch (java.util.concurrent.RejectedExecutionException busy) {
-                quietly(client);
-            }
+    @Override
+    boolean accepts(String address) {
+        return byAddress.containsKey(address);
+    }
+
+    @Override
+    void serve(Socket client) {
+        Allowed allowed = byAddress.get(client.getInetAddress().getHostAddress());
+        if (allowed == null) { // revoked since the connection came
+            quietly(client);
+            return;
         }
+        relay(client, allowed);
     }
 
     private void relay(Socket client, Allowed allowed) {
@@ -229,31 +184,7 @@ final class BindingRelay implements AutoCloseable {
 
     @Override
     public void close() {
-        synchronized (this) {
-            closed = true;
-            if (server != null) {
-                try {
-                    server.close();
-                } catch (IOException e) {
-                    LOG.debug("closing the bindings relay: {}", e.toString());
-                }
-            }
-        }
-        pool.shutdownNow();
-        try {
-            if (acceptor != null) {
-                acceptor.join(2_000);
-            }
-            pool.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        super.close();
         byAddress.clear();
-    }
-
-    /** For the log: where it listens, or that it does not yet. */
-    @Override
-    public synchronized String toString() {
-        return server == null ? "bindings relay (not listening)" : "bindings relay on port " + server.getLocalPort();
     }
 }

@@ -59,21 +59,7 @@ final class ContainerServices implements AutoCloseable {
             Duration drainGrace,
             int logLines,
             String registry,
-            boolean registryTls) {
-
-        Settings(
-                String user,
-                long memoryBytes,
-                double cpus,
-                int pids,
-                int port,
-                String network,
-                Duration startTimeout,
-                Duration drainGrace,
-                int logLines) {
-            this(user, memoryBytes, cpus, pids, port, network, startTimeout, drainGrace, logLines, "", true);
-        }
-    }
+            boolean registryTls) {}
 
     private final PodmanService service;
     private final Settings settings;

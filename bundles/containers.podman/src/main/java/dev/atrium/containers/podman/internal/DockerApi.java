@@ -137,15 +137,23 @@ final class DockerApi {
      * @throws ApiException with podman's message when it refuses the archive
      */
     void loadImage(byte[] tar) throws IOException {
-        UnixHttp.Response r =
-                http.request("POST", PREFIX + "/images/load", "application/x-tar", UnixHttp.Body.of(tar), IMPORT);
+        streamed(
+                http.request("POST", PREFIX + "/images/load", "application/x-tar", UnixHttp.Body.of(tar), IMPORT), 500);
+    }
+
+    /**
+     * A streamed answer of JSON progress lines: its status refused, or a line with {@code "error"} failing as {@code
+     * failure}.
+     */
+    private void streamed(UnixHttp.Response r, int failure) throws IOException {
         String text = r.text();
         if (r.status() / 100 != 2) {
             throw new ApiException(r.status(), message(text, r.status()));
         }
         for (String line : text.split("\n")) {
             if (line.contains("\"error\"")) {
-                throw new ApiException(500, json.readTree(line).path("error").asText(line));
+                throw new ApiException(
+                        failure, json.readTree(line).path("error").asText(line));
             }
         }
     }
@@ -157,27 +165,26 @@ final class DockerApi {
      * @throws ApiException with podman's message when the pull fails
      */
     void pullImage(String reference, boolean tlsVerify) throws IOException {
-        UnixHttp.Response r = http.request(
-                "POST",
-                "/v4.0.0/libpod/images/pull?reference=" + encode(reference) + "&tlsVerify=" + tlsVerify + "&quiet=true",
-                null,
-                null,
-                IMPORT);
-        String text = r.text();
-        if (r.status() / 100 != 2) {
-            throw new ApiException(r.status(), message(text, r.status()));
-        }
-        for (String line : text.split("\n")) {
-            if (line.contains("\"error\"")) {
-                throw new ApiException(502, json.readTree(line).path("error").asText(line));
-            }
-        }
+        streamed(
+                http.request(
+                        "POST",
+                        "/v4.0.0/libpod/images/pull?reference=" + encode(reference) + "&tlsVerify=" + tlsVerify
+                                + "&quiet=true",
+                        null,
+                        null,
+                        IMPORT),
+                502);
     }
 
     /** An image's inspection (compat: {@code Id}, {@code Config}), if podman has it. */
     java.util.Optional<JsonNode> inspectImage(String reference) throws IOException {
+        return found("/images/" + encode(reference) + "/json");
+    }
+
+    /** {@code GET path}; empty when podman answers 404. */
+    private java.util.Optional<JsonNode> found(String path) throws IOException {
         try {
-            return java.util.Optional.of(call("GET", "/images/" + encode(reference) + "/json", null, CALL));
+            return java.util.Optional.of(call("GET", path, null, CALL));
         } catch (ApiException e) {
             if (e.status() == 404) {
                 return java.util.Optional.empty();
@@ -233,14 +240,7 @@ final class DockerApi {
 
     /** {@code GET /containers/{id}/json}; empty when the container is gone. */
     java.util.Optional<JsonNode> inspect(String id) throws IOException {
-        try {
-            return java.util.Optional.of(call("GET", "/containers/" + encode(id) + "/json", null, CALL));
-        } catch (ApiException e) {
-            if (e.status() == 404) {
-                return java.util.Optional.empty();
-            }
-            throw e;
-        }
+        return found("/containers/" + encode(id) + "/json");
     }
 
     /** Every container (running or not) with the label {@code key} (any value): Docker's list entries. */

@@ -5,9 +5,7 @@ import dev.atrium.kernel.api.EgressGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@link EgressGuard} allows, to the addresses it checked: what workers' fetches may reach, containers may reach, no
  * more (not the host's loopback, not private ranges). A refusal is a 403 with the guard's reason.
  */
-final class EgressProxy implements AutoCloseable {
+final class EgressProxy extends ContainerListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
     private static final int HEAD_TIMEOUT_MILLIS = 30_000;
@@ -42,36 +35,11 @@ final class EgressProxy implements AutoCloseable {
     private volatile String relayHost;
 
     private final Set<String> addresses = ConcurrentHashMap.newKeySet();
-    private final ExecutorService pool;
-    private ServerSocket server;
-    private Thread acceptor;
-    private volatile boolean closed;
 
     EgressProxy(EgressGuard guard, BindingRelay relay) {
+        super("podman-egress-proxy", 512);
         this.guard = guard;
         this.relay = relay;
-        AtomicInteger n = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(0, 512, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "podman-egress-proxy-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    /** The port, listening from the first call on, on every address (as {@link BindingRelay}, for the same reason). */
-    synchronized int port() throws IOException {
-        if (closed) {
-            throw new IOException("the egress proxy is closed");
-        }
-        if (server == null) {
-            ServerSocket s = new ServerSocket();
-            s.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0), 128);
-            server = s;
-            acceptor = new Thread(this::accept, "podman-egress-proxy");
-            acceptor.setDaemon(true);
-            acceptor.start();
-        }
-        return server.getLocalPort();
     }
 
     /** Binding calls to {@code gateway} on the relay's port are the relay's (a client that proxies every request). */
@@ -87,30 +55,13 @@ final class EgressProxy implements AutoCloseable {
         addresses.remove(address);
     }
 
-    private void accept() {
-        while (!closed) {
-            Socket client;
-            try {
-                client = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.warn("the egress proxy stopped accepting: {}", e.toString());
-                }
-                return;
-            }
-            if (!addresses.contains(client.getInetAddress().getHostAddress())) {
-                BindingRelay.quietly(client);
-                continue;
-            }
-            try {
-                pool.execute(() -> serve(client));
-            } catch (java.util.concurrent.RejectedExecutionException busy) {
-                BindingRelay.quietly(client);
-            }
-        }
+    @Override
+    boolean accepts(String address) {
+        return addresses.contains(address);
     }
 
-    private void serve(Socket client) {
+    @Override
+    void serve(Socket client) {
         try (client) {
             client.setSoTimeout(HEAD_TIMEOUT_MILLIS);
             InputStream in = client.getInputStream();
@@ -233,25 +184,7 @@ final class EgressProxy implements AutoCloseable {
 
     @Override
     public void close() {
-        synchronized (this) {
-            closed = true;
-            if (server != null) {
-                try {
-                    server.close();
-                } catch (IOException e) {
-                    LOG.debug("closing the egress proxy: {}", e.toString());
-                }
-            }
-        }
-        pool.shutdownNow();
-        try {
-            if (acceptor != null) {
-                acceptor.join(2_000);
-            }
-            pool.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        super.close();
         addresses.clear();
     }
 }

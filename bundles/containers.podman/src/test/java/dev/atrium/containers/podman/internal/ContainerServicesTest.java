@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ContainerServicesTest {
 
     private static final ContainerServices.Settings SETTINGS = new ContainerServices.Settings(
-            "1000:1000", 256L << 20, 1.0, 128, 8080, "podman", Duration.ofSeconds(20), Duration.ZERO, 1000);
+            "1000:1000", 256L << 20, 1.0, 128, 8080, "podman", Duration.ofSeconds(20), Duration.ZERO, 1000, "", true);
 
     private static String sha(byte[] b) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
