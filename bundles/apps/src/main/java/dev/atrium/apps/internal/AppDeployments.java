@@ -70,24 +70,7 @@ public class AppDeployments {
             String strategy,
             ArrayNode steps,
             Set<String> approved,
-            String selfBase) {
-
-        /** The same request, answered under the public base URL {@code base} (whose repository URLs are local). */
-        Request under(String base) {
-            return new Request(
-                    groupName,
-                    repositoryId,
-                    repositoryUrl,
-                    ref,
-                    refType,
-                    env,
-                    provider,
-                    strategy,
-                    steps,
-                    approved,
-                    base);
-        }
-    }
+            String selfBase) {}
 
     /** The record and what the apply did. */
     record Created(AppDeployment deployment, Outcome outcome) {}

@@ -85,7 +85,7 @@ public class AppDeploymentsResource {
             @JsonShape(AppsJson.Create.class) JsonNode body) {
         Caller caller = Caller.from(sc);
         SpaceRef space = ownerScope.require(caller, spaceId);
-        AppDeployments.Request r = request(body).under(urls.base(uri.getBaseUri()));
+        AppDeployments.Request r = request(body, urls.base(uri.getBaseUri()));
         AppDeployments.Created created = Errors.api(() -> flow.create(caller, space, r));
         return Response.status(201).entity(created(created)).build();
     }
@@ -221,7 +221,8 @@ public class AppDeploymentsResource {
 
     // ------------------------------------------------------------------ request and views
 
-    static AppDeployments.Request request(JsonNode body) {
+    /** The create body as a request answered under the public base URL {@code selfBase} (its repository URLs are local). */
+    static AppDeployments.Request request(JsonNode body, String selfBase) {
         NulText.reject(body);
         JsonBody b = JsonBody.of(body);
         unknownFields(body, FIELDS);
@@ -283,7 +284,7 @@ public class AppDeploymentsResource {
                 strategy,
                 steps,
                 approvals(body.get("approve")),
-                null);
+                selfBase);
     }
 
     /** The default share of server errors past which a canary is aborted (percent of its requests). */

@@ -93,25 +93,12 @@ final class BindingRelay extends ContainerListener {
             answer(client.getOutputStream(), 404, "NOT_FOUND", "not a binding of this deployment");
             return;
         }
-        StringBuilder rewritten = new StringBuilder(text.length() + 24);
-        String[] lines = text.split("\r\n");
-        rewritten.append(lines[0]).append("\r\n");
-        for (int i = 1; i < lines.length; i++) {
-            String lower = lines[i].toLowerCase(Locale.ROOT);
-            if (lines[i].isEmpty()
-                    || lower.startsWith("connection:")
-                    || lower.startsWith("keep-alive:")
-                    || lower.startsWith("proxy-connection:")) {
-                continue;
-            }
-            rewritten.append(lines[i]).append("\r\n");
-        }
-        rewritten.append("Connection: close\r\n\r\n");
+        String rewritten = closing(text.substring(0, text.indexOf("\r\n")), text);
         client.setSoTimeout(0);
         try (Socket upstream = new Socket()) {
             upstream.connect(allowed.upstream(), 5_000);
             OutputStream up = upstream.getOutputStream();
-            up.write(rewritten.toString().getBytes(StandardCharsets.ISO_8859_1));
+            up.write(rewritten.getBytes(StandardCharsets.ISO_8859_1));
             up.flush();
             Thread body = new Thread(() -> pipe(in, up, upstream), "podman-bindings-relay-body");
             body.setDaemon(true);
@@ -144,6 +131,27 @@ final class BindingRelay extends ContainerListener {
             }
         }
         return true;
+    }
+
+    /**
+     * {@code head} passed on with {@code requestLine}: without its hop-by-hop headers ({@code Connection}, {@code
+     * Keep-Alive}, any {@code Proxy-*}) and closing after one exchange, so that no second request rides on a checked one.
+     */
+    static String closing(String requestLine, String head) {
+        StringBuilder out =
+                new StringBuilder(head.length() + 24).append(requestLine).append("\r\n");
+        String[] lines = head.split("\r\n");
+        for (int i = 1; i < lines.length; i++) {
+            String lower = lines[i].toLowerCase(Locale.ROOT);
+            if (lines[i].isEmpty()
+                    || lower.startsWith("connection:")
+                    || lower.startsWith("keep-alive:")
+                    || lower.startsWith("proxy-")) {
+                continue;
+            }
+            out.append(lines[i]).append("\r\n");
+        }
+        return out.append("Connection: close\r\n\r\n").toString();
     }
 
     /** The bytes up to and with the blank line; null when the client closed first or sent too much. */

@@ -10,7 +10,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -167,19 +166,7 @@ final class EgressProxy extends ContainerListener {
         if (target.getRawQuery() != null) {
             path += "?" + target.getRawQuery();
         }
-        StringBuilder out = new StringBuilder(line[0] + " " + path + " " + line[2] + "\r\n");
-        String[] lines = head.split("\r\n");
-        for (int i = 1; i < lines.length; i++) {
-            String lower = lines[i].toLowerCase(Locale.ROOT);
-            if (lines[i].isEmpty()
-                    || lower.startsWith("proxy-")
-                    || lower.startsWith("connection:")
-                    || lower.startsWith("keep-alive:")) {
-                continue;
-            }
-            out.append(lines[i]).append("\r\n");
-        }
-        return out.append("Connection: close\r\n\r\n").toString();
+        return BindingRelay.closing(line[0] + " " + path + " " + line[2], head);
     }
 
     @Override
