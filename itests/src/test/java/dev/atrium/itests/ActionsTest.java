@@ -187,6 +187,9 @@ class ActionsTest {
             assertEquals(4, b.get("steps").size());
         }
         assertTrue(log(owner, repo, jobs.get("check").get("id").asText()).contains("checked"));
+        // each of the 4 jobs is metered as at least one minute, counted where its end is recorded (billing)
+        BillingTest.eventually(
+                "the jobs' minutes are counted", () -> BillingTest.usedOf(owner, "actions_minutes") >= 4, 10);
 
         Http.Reply arts = owner.http().get(runs(repo) + "/" + run.get("id").asText() + "/artifacts");
         assertEquals(200, arts.status(), arts.body());

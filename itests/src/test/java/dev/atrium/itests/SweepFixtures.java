@@ -554,7 +554,12 @@ final class SweepFixtures {
             case "repo" ->
                 template.startsWith("/ap/") ? clonePath.replaceFirst(".*/", "").replace(".git", "") : null;
             // operator-only: a delivery that does not exist (strangers are refused before the id matters)
-            case "id" -> template.startsWith("/admin/federation/deliveries/") ? "dlv_sweepNoSuchDelivery0" : null;
+            // an invoice is the payment provider's: the shared server has none (billing answers BILLING_NOT_CONFIGURED
+            // to everyone alike; BillingTest covers another customer's invoice against its fake Stripe)
+            case "id" ->
+                template.startsWith("/admin/federation/deliveries/")
+                        ? "dlv_sweepNoSuchDelivery0"
+                        : template.startsWith("/api/billing/invoices/") ? "in_sweepNoProvider0" : null;
             // an activity of a Model A outbox that does not exist (public: strangers read them too)
             case "activityId" -> template.startsWith("/ap/") ? "act_sweepNoSuchActivity0" : null;
             default -> null;

@@ -457,6 +457,7 @@ public class JobScheduler {
                 return ev;
             }
             ev.addAll(Runs.endJob(c, e.job, conclusion, reason));
+            runs.meterMinutes(c, e.repo(), e.job);
             dev.atrium.actions.internal.workflow.Strategy strategy = e.spec().strategy();
             if (conclusion.equals("failure") && strategy != null && strategy.failFast() && e.job.matrix() != null) {
                 for (Job sibling : ActionStore.jobs(c, e.run.id())) {

@@ -5,6 +5,9 @@ import dev.atrium.actions.internal.ActionStore.Job;
 import dev.atrium.actions.internal.ActionStore.Run;
 import dev.atrium.actions.internal.workflow.Workflow;
 import dev.atrium.actions.internal.workflow.WorkflowException;
+import dev.atrium.billing.api.Meters;
+import dev.atrium.billing.api.UsageEvent;
+import dev.atrium.billing.api.UsageRecorder;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SpaceDirectory;
@@ -13,6 +16,7 @@ import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,6 +27,9 @@ import java.util.function.Consumer;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * Runs: made from a workflow for an event (one job row per job, and per combination of its matrix), ended when their
@@ -37,6 +44,13 @@ public class Runs {
     private final SpaceDirectory spaces;
     private final List<Consumer<String>> cancelListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Runnable> wakeListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Where the minutes of jobs are counted; absent while billing is not installed. */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile UsageRecorder usage;
 
     @Activate
     public Runs(
@@ -409,5 +423,28 @@ public class Runs {
         events.committed(out);
         wake();
         return sql.run(c -> ActionStore.run(c, run.id())).orElseThrow();
+    }
+
+    /**
+     * Counts a job attempt's minutes, rounded up, in the transaction that records its end: an attempt is counted
+     * exactly when its end is.
+     */
+    void meterMinutes(Connection c, Repository repo, Job job) throws SQLException {
+        UsageRecorder recorder = usage;
+        if (recorder == null) {
+            return;
+        }
+        Instant started = job.startedAt() == null ? Instant.now() : job.startedAt();
+        long seconds =
+                Math.max(0, java.time.Duration.between(started, Instant.now()).toSeconds());
+        recorder.record(
+                c,
+                new UsageEvent(
+                        repo.spaceId(),
+                        Meters.ACTIONS_MINUTES,
+                        repo.id(),
+                        Math.max(1, (seconds + 59) / 60),
+                        "actions-job:" + job.id() + ":" + job.attempt(),
+                        Instant.now()));
     }
 }

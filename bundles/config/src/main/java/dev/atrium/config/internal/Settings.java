@@ -206,6 +206,33 @@ final class Settings {
                         Setting.of("oidcClientSecret", STRING, env("ATRIUM_OIDC_CLIENT_SECRET")),
                         Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
                         Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
+        pids.put(
+                "dev.atrium.billing",
+                List.of(
+                        Setting.of("provider", STRING, env("ATRIUM_BILLING_PROVIDER")),
+                        Setting.of("plans", STRING, env("ATRIUM_BILLING_PLANS")),
+                        Setting.of("topUpCurrency", STRING, env("ATRIUM_BILLING_TOPUP_CURRENCY")),
+                        Setting.of("topUpMinimum", LONG, env("ATRIUM_BILLING_TOPUP_MINIMUM")),
+                        Setting.of("topUpMaximum", LONG, env("ATRIUM_BILLING_TOPUP_MAXIMUM")),
+                        Setting.of("gateCacheSeconds", INTEGER, env("ATRIUM_BILLING_GATE_CACHE_S")),
+                        Setting.of("aggregateSeconds", INTEGER, env("ATRIUM_BILLING_AGGREGATE_S")),
+                        Setting.of("reportSeconds", INTEGER, env("ATRIUM_BILLING_REPORT_S")),
+                        Setting.of("outboxFlushMillis", INTEGER, env("ATRIUM_BILLING_OUTBOX_FLUSH_MS")),
+                        Setting.of("smtpHost", STRING, env("ATRIUM_SMTP_HOST")),
+                        Setting.of("smtpPort", INTEGER, env("ATRIUM_SMTP_PORT")),
+                        Setting.of("smtpSecurity", STRING, env("ATRIUM_SMTP_SECURITY")),
+                        Setting.of("smtpUsername", STRING, env("ATRIUM_SMTP_USERNAME")),
+                        Setting.of("smtpPassword", STRING, env("ATRIUM_SMTP_PASSWORD")),
+                        Setting.of("smtpFrom", STRING, env("ATRIUM_SMTP_FROM")),
+                        DATA_DIRECTORY));
+        pids.put(
+                "dev.atrium.billing.stripe",
+                List.of(
+                        Setting.of("secretKey", STRING, env("ATRIUM_STRIPE_SECRET_KEY")),
+                        Setting.of("webhookSecret", STRING, env("ATRIUM_STRIPE_WEBHOOK_SECRET")),
+                        Setting.of("apiBase", STRING, env("ATRIUM_STRIPE_API_BASE")),
+                        Setting.of("toleranceSeconds", LONG, env("ATRIUM_STRIPE_WEBHOOK_TOLERANCE_S")),
+                        Setting.of("meterEvents", STRING, env("ATRIUM_STRIPE_METER_EVENTS"))));
         pids.put("dev.atrium.oauth", List.of(Setting.of("issuer", STRING, env("ATRIUM_OAUTH_ISSUER"))));
         pids.put(
                 "dev.atrium.storage",

@@ -2,7 +2,10 @@ package dev.atrium.resource.api;
 
 import org.osgi.annotation.versioning.ProviderType;
 
-/** Counts what a resource used, for metering and billing. Recording is cheap and never fails the call. */
+/**
+ * Counts what a resource used, for billing's meters (those of {@code dev.atrium.billing.api}); metrics billing does not
+ * meter are not kept. Recording is cheap and never fails the call.
+ */
 @ProviderType
 public interface UsageMeter {
 
@@ -13,4 +16,13 @@ public interface UsageMeter {
      * @param amount a non-negative amount
      */
     void record(String metric, long amount);
+
+    /**
+     * Asks billing's gate before work that {@link #record} will count under {@code metric}; returns when it may go
+     * on. A metric billing does not meter is always admitted.
+     *
+     * @throws dev.atrium.kernel.api.ApiException 402 {@code PAYMENT_REQUIRED}, naming the meter, when the gate refuses
+     * @since 1.10
+     */
+    void admit(String metric);
 }

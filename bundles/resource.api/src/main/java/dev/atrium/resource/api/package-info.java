@@ -45,6 +45,6 @@
  * therefore keep its data where a new version of itself finds it (the database, the blob store, its directory), never
  * only in memory.
  */
-@org.osgi.annotation.versioning.Version("1.9.0")
+@org.osgi.annotation.versioning.Version("1.10.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.resource.api;

@@ -19,6 +19,8 @@ public final class TestResourceContext implements ResourceContext {
     private final Path dataDirectory;
     private final Map<String, Object> config;
     private final Map<String, AtomicLong> usage = new ConcurrentHashMap<>();
+    /** The metrics providers asked the gate about, in order. */
+    public final java.util.List<String> admitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public TestResourceContext(DataSource dataSource, Path dataDirectory, Map<String, Object> config) {
         this(UUID.randomUUID().toString(), dataSource, dataDirectory, config);
@@ -97,7 +99,16 @@ public final class TestResourceContext implements ResourceContext {
 
     @Override
     public UsageMeter usage() {
-        return (metric, amount) ->
+        return new UsageMeter() {
+            @Override
+            public void record(String metric, long amount) {
                 usage.computeIfAbsent(metric, m -> new AtomicLong()).addAndGet(amount);
+            }
+
+            @Override
+            public void admit(String metric) {
+                admitted.add(metric);
+            }
+        };
     }
 }

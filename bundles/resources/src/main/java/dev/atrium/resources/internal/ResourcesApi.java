@@ -1242,7 +1242,7 @@ public class ResourcesApi {
                     "bindings",
                     store.bindings(r.id).stream().map(ResourcesApi::bindingJson).toList());
         }
-        m.put("usage", runtime.usage(r.id));
+        m.put("usage", runtime.usage(r.spaceId, r.id));
         return m;
     }
 

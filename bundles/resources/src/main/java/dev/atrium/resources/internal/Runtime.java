@@ -2,6 +2,10 @@ package dev.atrium.resources.internal;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.billing.api.BillingGate;
+import dev.atrium.billing.api.Meters;
+import dev.atrium.billing.api.UsageEvent;
+import dev.atrium.billing.api.UsageRecorder;
 import dev.atrium.blob.api.BlobStore;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonMappers;
@@ -12,11 +16,11 @@ import dev.atrium.resource.api.UsageMeter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.UUID;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.osgi.service.component.annotations.Activate;
@@ -54,13 +58,24 @@ public class Runtime {
 
     private final DataSource dataSource;
     private final Path root;
-    private final Map<String, Map<String, AtomicLong>> usage = new ConcurrentHashMap<>();
 
     @Reference(
             cardinality = ReferenceCardinality.OPTIONAL,
             policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     volatile BlobStore blobStore;
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    volatile UsageRecorder usageRecorder;
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    volatile BillingGate billingGate;
 
     @Activate
     public Runtime(@Reference DataSource dataSource, Config config) {
@@ -94,14 +109,20 @@ public class Runtime {
         return new Context(row, config, parse(row.state), access);
     }
 
-    /** Counters providers recorded for a resource since this bundle started. */
-    public Map<String, Long> usage(String resourceId) {
-        Map<String, AtomicLong> m = usage.get(resourceId);
-        Map<String, Long> out = new java.util.TreeMap<>();
-        if (m != null) {
-            m.forEach((k, v) -> out.put(k, v.get()));
-        }
-        return out;
+    /** The current month's metered use of a resource, by meter, as billing keeps it (empty without billing). */
+    public Map<String, Long> usage(String spaceId, String resourceId) {
+        UsageRecorder recorder = usageRecorder;
+        return recorder == null ? Map.of() : recorder.monthTotals(spaceId, resourceId);
+    }
+
+    /** The billing meter a provider's metric counts on, or null when billing does not meter it. */
+    static String meter(String type, String metric) {
+        return switch (type + "/" + metric) {
+            case "vectorize/queries" -> Meters.VECTOR_QUERIES;
+            case "queue/writes" -> Meters.QUEUE_WRITES;
+            case "analyticsEngine/writes" -> Meters.ANALYTICS_WRITES;
+            default -> null;
+        };
     }
 
     /** Removes the private directory of a deleted resource. */
@@ -117,7 +138,6 @@ public class Runtime {
         } catch (IOException e) {
             LOG.warn("resources: could not remove {}: {}", dir, e.toString());
         }
-        usage.remove(resourceId);
     }
 
     /** A provider's failure as the answer the client gets. */
@@ -212,12 +232,26 @@ public class Runtime {
 
         @Override
         public void record(String metric, long amount) {
-            if (metric == null || amount < 0) {
+            UsageRecorder recorder = usageRecorder;
+            String meter = metric == null ? null : meter(row.type, metric);
+            if (recorder == null || meter == null || amount <= 0) {
                 return;
             }
-            usage.computeIfAbsent(row.id, k -> new ConcurrentHashMap<>())
-                    .computeIfAbsent(metric, k -> new AtomicLong())
-                    .addAndGet(amount);
+            recorder.record(
+                    new UsageEvent(row.spaceId, meter, row.id, amount, "resource:" + UUID.randomUUID(), Instant.now()));
+        }
+
+        @Override
+        public void admit(String metric) {
+            BillingGate gate = billingGate;
+            String meter = metric == null ? null : meter(row.type, metric);
+            if (gate == null || meter == null) {
+                return;
+            }
+            BillingGate.Decision d = gate.check(row.spaceId, meter);
+            if (!d.allowed()) {
+                throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
+            }
         }
     }
 

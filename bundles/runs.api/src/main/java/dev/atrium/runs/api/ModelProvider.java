@@ -64,6 +64,28 @@ public interface ModelProvider {
     /** A tool on offer; {@code parametersSchema} is a JSON Schema object's text. */
     record Tool(String name, String description, String parametersSchema) {}
 
-    /** A finished turn: its text (possibly empty), tool calls (possibly none) and the provider's stop reason. */
-    record Reply(String text, List<ToolCall> toolCalls, String stopReason) {}
+    /**
+     * A finished turn: its text (possibly empty), tool calls (possibly none), the provider's stop reason, and the
+     * tokens the provider counted ({@link Usage#NONE} when it said nothing).
+     */
+    record Reply(String text, List<ToolCall> toolCalls, String stopReason, Usage usage) {
+
+        public Reply {
+            usage = usage == null ? Usage.NONE : usage;
+        }
+
+        /** A turn whose provider counted no tokens. */
+        public Reply(String text, List<ToolCall> toolCalls, String stopReason) {
+            this(text, toolCalls, stopReason, Usage.NONE);
+        }
+    }
+
+    /**
+     * The tokens of one turn as the provider counted them, for metering.
+     *
+     * @since 1.4
+     */
+    record Usage(long inputTokens, long outputTokens) {
+        public static final Usage NONE = new Usage(0, 0);
+    }
 }

@@ -5,6 +5,6 @@
  * run on a thread for a Principal from another capability. {@link dev.atrium.runs.api.AgentToolSource} (since 1.3)
  * offers tools that depend on the run's workspace.
  */
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.runs.api;

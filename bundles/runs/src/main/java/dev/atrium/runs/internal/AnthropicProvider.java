@@ -119,6 +119,7 @@ public class AnthropicProvider implements ModelProvider {
         StringBuilder text = new StringBuilder();
         TreeMap<Integer, String[]> blocks = new TreeMap<>(); // index -> type, id, name, json
         String[] stop = {null};
+        long[] tokens = {0, 0}; // input, output
         try (InputStream in = r.body()) {
             eventStreams.reader(in, MAX_EVENT_BYTES).forEach(ev -> {
                 String event = ev.name();
@@ -153,7 +154,18 @@ public class AnthropicProvider implements ModelProvider {
                             block[3] += d.path("partial_json").asText("");
                         }
                     }
+                    case "message_start" -> {
+                        JsonNode u = e.path("message").path("usage");
+                        tokens[0] = u.path("input_tokens").asLong(0)
+                                + u.path("cache_creation_input_tokens").asLong(0)
+                                + u.path("cache_read_input_tokens").asLong(0);
+                        tokens[1] = u.path("output_tokens").asLong(0);
+                    }
                     case "message_delta" -> {
+                        // the output count here is cumulative for the message
+                        if (e.path("usage").path("output_tokens").canConvertToLong()) {
+                            tokens[1] = e.path("usage").path("output_tokens").asLong();
+                        }
                         if (e.path("delta").path("stop_reason").isTextual()) {
                             stop[0] = e.path("delta").path("stop_reason").asText();
                         }
@@ -175,6 +187,6 @@ public class AnthropicProvider implements ModelProvider {
                 calls.add(new ToolCall(block[1], block[2], block[3].isEmpty() ? "{}" : block[3]));
             }
         }
-        return new Reply(text.toString(), calls, stop[0]);
+        return new Reply(text.toString(), calls, stop[0], new Usage(tokens[0], tokens[1]));
     }
 }

@@ -1,5 +1,9 @@
 package dev.atrium.runs.internal;
 
+import dev.atrium.billing.api.BillingGate;
+import dev.atrium.billing.api.Meters;
+import dev.atrium.billing.api.UsageEvent;
+import dev.atrium.billing.api.UsageRecorder;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.Callers;
@@ -18,6 +22,7 @@ import dev.atrium.threads.api.Threads;
 import dev.atrium.threads.api.Threads.ThreadRef;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,6 +41,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,6 +77,20 @@ public class Dispatcher {
     /** The workspace's skills for the system prompt (optional: a run goes on without them). */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile RunSkills runSkills;
+
+    /** Where the tokens of each turn are counted; absent while billing is not installed. */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile UsageRecorder usage;
+
+    /** Asked before each model turn; absent while billing is not installed (everything is allowed). */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile BillingGate gate;
 
     private final Map<String, Thread> active = new ConcurrentHashMap<>();
     private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
@@ -333,6 +353,13 @@ public class Dispatcher {
             store.append(run.id(), "run.model", Map.of("provider", providerName, "model", model));
             for (int step = 1; step <= settings.stepLimit; step++) {
                 checkCancel(run);
+                BillingGate g = gate;
+                if (g != null) {
+                    BillingGate.Decision d = g.check(space.id(), Meters.RUN_TOKENS_IN);
+                    if (!d.allowed()) {
+                        throw new Stop("failed", "payment required: " + d.reason());
+                    }
+                }
                 List<ModelProvider.Tool> offered = tools.offered(
                         new AgentTool.Context(run.id(), run.threadId(), space.id(), run.requester(), grants));
                 String runId = run.id();
@@ -351,6 +378,7 @@ public class Dispatcher {
                                     Map.of("text", NulText.clean(String.valueOf(delta)), "step", s));
                         });
                 reply = sanitise(reply, step);
+                meter(run, space, model, step, reply.usage());
                 Map<String, Object> done = new LinkedHashMap<>();
                 done.put("text", reply.text());
                 done.put("step", step);
@@ -474,7 +502,27 @@ public class Dispatcher {
             calls.add(new ToolCall(id, name, arguments));
         }
         return new Reply(
-                NulText.clean(reply.text() == null ? "" : reply.text()), List.copyOf(calls), reply.stopReason());
+                NulText.clean(reply.text() == null ? "" : reply.text()),
+                List.copyOf(calls),
+                reply.stopReason(),
+                reply.usage());
+    }
+
+    /** Counts a turn's tokens; the keys make a turn counted once, whatever repeats the recording. */
+    private void meter(Run run, SpaceRef space, String model, int step, ModelProvider.Usage tokens) {
+        UsageRecorder recorder = usage;
+        if (recorder == null) {
+            return;
+        }
+        String key = "run:" + run.id() + ":" + step;
+        if (tokens.inputTokens() > 0) {
+            recorder.record(new UsageEvent(
+                    space.id(), Meters.RUN_TOKENS_IN, model, tokens.inputTokens(), key + ":in", Instant.now()));
+        }
+        if (tokens.outputTokens() > 0) {
+            recorder.record(new UsageEvent(
+                    space.id(), Meters.RUN_TOKENS_OUT, model, tokens.outputTokens(), key + ":out", Instant.now()));
+        }
     }
 
     private static String first(String... values) {

@@ -52,6 +52,8 @@ public class OpenAiProvider implements ModelProvider {
         ObjectNode body = JSON.createObjectNode();
         body.put("model", request.model());
         body.put("stream", true);
+        // the last chunk then carries the turn's token counts, for metering
+        body.putObject("stream_options").put("include_usage", true);
         body.put("max_tokens", request.maxTokens());
         ArrayNode messages = body.putArray("messages");
         if (request.system() != null) {
@@ -116,6 +118,7 @@ public class OpenAiProvider implements ModelProvider {
         StringBuilder text = new StringBuilder();
         TreeMap<Integer, String[]> calls = new TreeMap<>(); // index -> id, name, arguments
         String[] finish = {null};
+        long[] tokens = {0, 0}; // prompt, completion
         try (InputStream in = r.body()) {
             eventStreams.reader(in, MAX_EVENT_BYTES).forEach(ev -> {
                 String data = ev.data();
@@ -126,6 +129,11 @@ public class OpenAiProvider implements ModelProvider {
                 if (chunk.has("error")) {
                     throw new IOException(ProviderErrors.describeStreamError(
                             "openai", chunk.path("error").path("message").asText(), settings.openaiApiKey));
+                }
+                JsonNode usage = chunk.path("usage");
+                if (usage.isObject()) {
+                    tokens[0] = usage.path("prompt_tokens").asLong(0);
+                    tokens[1] = usage.path("completion_tokens").asLong(0);
                 }
                 JsonNode choice = chunk.path("choices").path(0);
                 JsonNode delta = choice.path("delta");
@@ -161,6 +169,6 @@ public class OpenAiProvider implements ModelProvider {
             String[] c = e.getValue();
             out.add(new ToolCall(c[0] == null ? "call_" + e.getKey() : c[0], c[1], c[2].isEmpty() ? "{}" : c[2]));
         }
-        return new Reply(text.toString(), out, finish[0]);
+        return new Reply(text.toString(), out, finish[0], new Usage(tokens[0], tokens[1]));
     }
 }

@@ -2,6 +2,8 @@ package dev.atrium.runs.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.atrium.billing.api.BillingGate;
+import dev.atrium.billing.api.Meters;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
@@ -31,6 +33,9 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * {@code /api/threads/:threadId/runs}: list ({@code active_only}, {@code cursor}) and create. A run records the
@@ -45,6 +50,13 @@ public class ThreadRunsResource {
 
     private final Threads threads;
     private final RunStore store;
+
+    /** Asked before a run is queued; absent while billing is not installed. */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile BillingGate gate;
 
     @Activate
     public ThreadRunsResource(@Reference Threads threads, @Reference RunStore store) {
@@ -99,6 +111,13 @@ public class ThreadRunsResource {
         String input = b.optionalText("input", 1, 100_000).orElse(null);
         String provider = b.optionalText("provider", 1, 100).orElse(null);
         String model = b.optionalText("model", 1, 200).orElse(null);
+        BillingGate g = gate;
+        if (g != null) {
+            BillingGate.Decision d = g.check(t.spaceId(), Meters.RUN_TOKENS_IN);
+            if (!d.allowed()) {
+                throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
+            }
+        }
         if (input != null) {
             threads.append(t, "user", input, null);
         }

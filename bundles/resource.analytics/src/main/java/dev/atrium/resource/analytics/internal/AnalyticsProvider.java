@@ -108,6 +108,7 @@ public class AnalyticsProvider implements ResourceProvider, AnalyticsFacet {
             throw new ResourceException(
                     ResourceException.Kind.TOO_LARGE, "at most " + config.maxBatch() + " data points per write");
         }
+        ctx.usage().admit("writes");
         for (DataPoint p : points) {
             check(p);
         }

@@ -77,6 +77,7 @@ public class PostgresQueue implements ResourceProvider, QueueFacet {
     public String send(ResourceContext ctx, byte[] body, Duration delay) throws ResourceException {
         QueueLimits.checkBody(ctx, body);
         long delayMillis = QueueLimits.checkDelay(delay);
+        ctx.usage().admit("writes");
         long id = run(() -> sql.one(
                         "INSERT INTO resource_queue_messages (resource_id, body, visible_at) VALUES (?, ?, now() + ? * interval '1 millisecond')"
                                 + " RETURNING id",

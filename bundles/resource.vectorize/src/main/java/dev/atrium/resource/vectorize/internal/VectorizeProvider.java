@@ -252,6 +252,7 @@ public class VectorizeProvider implements ResourceProvider, VectorFacet {
         Metric metric = shape.nearness();
         Vectors.checkValues(query, shape.dimensions(), metric, "the query vector");
         Map<String, Object> f = Vectors.checkFilter(filter);
+        ctx.usage().admit("queries");
         List<Match> out = shape.hnsw()
                 ? hnsw.query(ctx.resourceId(), ctx.dataDirectory(), metric, query, topK, f)
                 : exact.query(ctx.resourceId(), metric, query, topK, f);

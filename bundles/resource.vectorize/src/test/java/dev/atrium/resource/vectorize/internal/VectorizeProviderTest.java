@@ -127,6 +127,7 @@ class VectorizeProviderTest {
                     Double.compare(m.score(q, Vectors.norm(q), b.values()), m.score(q, Vectors.norm(q), a.values())));
 
             List<Match> top = p.query(ctx, q, 5, Map.of());
+            assertEquals(List.of("queries"), ctx.admitted, "a query asks billing's gate first");
             assertEquals(
                     sorted.subList(0, 5).stream().map(Vector::id).toList(),
                     top.stream().map(Match::id).toList());

@@ -223,6 +223,7 @@ public class NatsQueue implements ResourceProvider, QueueFacet {
             throw ResourceException.badInput(
                     "this queue's backend (nats) has no delayed delivery; send without a delay");
         }
+        ctx.usage().admit("writes");
         long seq = run(() -> js.publish(
                         subject(ctx),
                         body,
