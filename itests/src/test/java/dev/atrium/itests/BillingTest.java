@@ -76,6 +76,7 @@ class BillingTest {
         env.put("ATRIUM_BILLING_AGGREGATE_S", "1");
         env.put("ATRIUM_BILLING_REPORT_S", "1");
         env.put("ATRIUM_BILLING_OUTBOX_FLUSH_MS", "100");
+        env.put("ATRIUM_STORAGE_METER_S", "1");
         env.put("ATRIUM_OPENAI_BASE_URL", models.openAiBase());
         env.put("ATRIUM_RUNS_POLL_MS", "200");
         env.put("ATRIUM_SMTP_HOST", "127.0.0.1");
@@ -123,6 +124,12 @@ class BillingTest {
     }
 
     static void eventually(String what, Supplier<Boolean> condition, long seconds) throws InterruptedException {
+        eventually(what, condition, seconds, () -> "");
+    }
+
+    /** As {@link #eventually(String, Supplier, long)}; a failure says what {@code state} gives then. */
+    static void eventually(String what, Supplier<Boolean> condition, long seconds, Supplier<String> state)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             if (condition.get()) {
@@ -130,7 +137,7 @@ class BillingTest {
             }
             Thread.sleep(100);
         }
-        fail(what + " within " + seconds + " s");
+        fail(what + " within " + seconds + " s " + state.get());
     }
 
     static long usedOf(User u, String meter) {
@@ -268,6 +275,20 @@ class BillingTest {
         Thread.sleep(2_500); // two more report rounds: nothing is sent again
         assertEquals(260, stripe.metered(payerCustomer, "run_tokens_in"));
         assertEquals(stripe.meterEvents.size(), stripe.meterEventPosts.size(), "no report was sent twice");
+        // the bytes stored: one sample per hour, the first of the hour
+        String content = "x".repeat(4321);
+        assertEquals(
+                201,
+                payer.http()
+                        .post(
+                                "/api/spaces/" + payer.defaultSpaceId() + "/storage/files",
+                                Map.of("path", "kept.txt", "content", content))
+                        .status());
+        // (two samples if the test crosses the top of an hour)
+        eventually(
+                "the stored bytes are sampled",
+                () -> used(payer, "storage_byte_hours") >= 4321 && used(payer, "storage_byte_hours") % 4321 == 0,
+                15);
         // a stranger does not see the payer's usage
         User stranger = server.newUser();
         assertEquals(0, used(stranger, "run_tokens_in"));

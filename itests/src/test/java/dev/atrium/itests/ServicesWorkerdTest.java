@@ -255,6 +255,25 @@ class ServicesWorkerdTest {
         } finally {
             sse.disconnect();
         }
+        // billing counts the requests each service served, per second (bundles/services.routing RequestMetering)
+        BillingTest.eventually(
+                "the workers' requests are counted",
+                () -> {
+                    for (JsonNode m : u.http()
+                            .get("/api/billing/usage")
+                            .json()
+                            .path("usage")
+                            .path("meters")) {
+                        if (m.path("meter").asText().equals("worker_requests")) {
+                            // a: /, /env, six kv calls, two d1 calls, /echo, /tailed; b: /
+                            return m.path("dimensions").path(a.id()).asLong() == 12
+                                    && m.path("dimensions").path(b.id()).asLong() == 1;
+                        }
+                    }
+                    return false;
+                },
+                10,
+                () -> u.http().get("/api/billing/usage").body());
     }
 
     /** Polls the worker until the variable has the value (a change redeploys the linking services in the background). */

@@ -207,6 +207,9 @@ final class Settings {
                         Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
                         Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
         pids.put(
+                "dev.atrium.storage.metering",
+                List.of(Setting.of("sampleSeconds", LONG, env("ATRIUM_STORAGE_METER_S"))));
+        pids.put(
                 "dev.atrium.billing",
                 List.of(
                         Setting.of("provider", STRING, env("ATRIUM_BILLING_PROVIDER")),

@@ -1,10 +1,12 @@
 package dev.atrium.services.routing.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.billing.api.UsageRecorder;
 import dev.atrium.deploy.api.DeploymentProvider;
 import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.Keepsakes;
+import dev.atrium.kernel.api.NamedThreads;
 import dev.atrium.kernel.api.ServerReadiness;
 import dev.atrium.services.api.DeploymentTraffic;
 import dev.atrium.services.api.ServiceRoutes;
@@ -13,12 +15,15 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import javax.servlet.ServletException;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
@@ -29,6 +34,9 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +74,16 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
     private final String dotApps;
     private final Map<URI, Target> targets = new ConcurrentHashMap<>();
     private final TrafficCounts traffic = new TrafficCounts();
+    private final RequestMetering metering = new RequestMetering();
+    private final ScheduledExecutorService meteringFlush = NamedThreads.scheduler("services-request-metering");
+
+    /** Where the requests served are counted for billing; absent while billing is not installed. */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile UsageRecorder usage;
+
     private final java.util.concurrent.atomic.AtomicLong counted = new java.util.concurrent.atomic.AtomicLong();
     /** The verified custom domains when this router started, claimed until the first routing table. */
     private final Set<String> domainsAtStart;
@@ -95,6 +113,11 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
             domains = Set.of();
         }
         this.domainsAtStart = Set.copyOf(domains);
+        NamedThreads.repeat(meteringFlush, this::flushMetering, Duration.ofSeconds(1), Duration.ofSeconds(1));
+    }
+
+    private void flushMetering() {
+        metering.flush(usage, services.routes().byRuntimeId());
     }
 
     private static WorkerWebSockets webSockets() {
@@ -113,8 +136,15 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
 
     /** On a restart of this capability the relayed WebSockets stay open (the workers keep running); otherwise they close. */
     @Deactivate
-    void deactivate() {
+    void deactivate() throws InterruptedException {
         closed = true;
+        meteringFlush.shutdown();
+        meteringFlush.awaitTermination(5, TimeUnit.SECONDS);
+        try {
+            flushMetering();
+        } catch (RuntimeException e) {
+            LOG.warn("services: the last second's request counts were not written: {}", e.toString());
+        }
         upstream.close();
         if (webSockets != null) {
             if (Keepsakes.restarting(context)) {
@@ -265,7 +295,7 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
         String providerName = canary ? route.canaryProvider() : route.provider();
         Optional<URI> endpoint = endpoint(providerName, runtimeId);
         if (endpoint.isEmpty()) {
-            count(runtimeId, true);
+            count(providerName, runtimeId, true);
             error(
                     response,
                     503,
@@ -294,9 +324,9 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
         }
         try {
             upstream.exchange(t.address(), path, request, response, fwd);
-            count(runtimeId, response.getStatus() >= 500);
+            count(providerName, runtimeId, response.getStatus() >= 500);
         } catch (Upstream.NoAnswer failure) {
-            count(runtimeId, true);
+            count(providerName, runtimeId, true);
             LOG.debug("services: proxying to {} of {} failed: {}", runtimeId, route.serviceId(), failure.toString());
             if (!response.isCommitted()) {
                 response.reset();
@@ -308,8 +338,9 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
         }
     }
 
-    private void count(String runtimeId, boolean serverError) {
+    private void count(String provider, String runtimeId, boolean serverError) {
         traffic.count(runtimeId, serverError);
+        metering.count(provider, runtimeId);
         if (counted.incrementAndGet() % 4096 == 0) {
             traffic.retain(services.routes().byRuntimeId().keySet());
         }
