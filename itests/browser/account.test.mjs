@@ -24,6 +24,8 @@ try {
   await page.locator('body[data-loaded="true"]').waitFor();
   check((await page.textContent('#username')) === username, 'the page names the signed-in user');
   check(await page.locator('#spaces li').count() >= 1, 'the page lists the workspaces');
+  check((await page.textContent('#billing-plan')).includes('not configured'), 'the page says billing is off here');
+  check(await page.locator('#usage tbody tr').count() >= 1, 'the page shows the month\'s usage');
 
   async function create(name, scopes) {
     await page.fill('#token-name', name);

@@ -120,6 +120,71 @@
     none(body, 4, 'No application has been authorized.');
   }
 
+  /** The plan, credit and this month's usage; checkout and the portal are the payment provider's pages. */
+  async function loadBilling() {
+    const b = (await api('GET', '/api/billing')).billing;
+    const u = (await api('GET', '/api/billing/usage')).usage;
+    const plan = $('billing-plan');
+    if (!b.configured) {
+      plan.textContent = b.provider === 'none'
+        ? 'Billing is not configured on this server: nothing is charged. Usage is still counted.'
+        : b.message;
+    } else {
+      const sub = b.subscription;
+      const credit = b.credit.amount_minor > 0
+        ? ' Credit: ' + (b.credit.amount_minor / 100).toFixed(2) + ' ' + b.credit.currency.toUpperCase() + '.'
+        : '';
+      plan.textContent = (sub
+        ? 'Plan: ' + (sub.plan ? sub.plan.name : 'unknown') + ' (' + sub.status + ')'
+          + (sub.period_end ? ', renews ' + day(sub.period_end) : '') + '.'
+        : 'No subscription.') + credit;
+      const select = $('plan');
+      select.replaceChildren();
+      b.plans.filter((p) => p.price).forEach((p) => {
+        const o = document.createElement('option');
+        o.value = p.id;
+        o.textContent = p.name;
+        select.appendChild(o);
+      });
+      $('subscribe').hidden = Boolean(sub && (sub.status === 'active' || sub.status === 'trialing')) || !select.options.length;
+      $('top-up-amount').min = b.top_up.minimum;
+      $('top-up-amount').max = b.top_up.maximum;
+      $('top-up-unit').textContent = b.top_up.currency.toUpperCase() + ' cents, from ' + b.top_up.minimum + ' to ' + b.top_up.maximum;
+      $('billing-actions').hidden = false;
+    }
+    const body = $('usage').tBodies[0];
+    body.replaceChildren();
+    u.meters.forEach((m) => {
+      const tr = document.createElement('tr');
+      tr.dataset.meter = m.meter;
+      cell(tr, m.meter.replace(/_/g, ' '));
+      cell(tr, m.quantity);
+      cell(tr, m.limit == null ? 'none' : m.limit);
+      body.appendChild(tr);
+    });
+    none(body, 3, 'No usage this month.');
+  }
+
+  /** Sends the browser to the payment provider's page that {@code path} answers with. */
+  function toProvider(path, body, pick) {
+    return act(async () => {
+      const j = await api('POST', path, body);
+      window.location.href = pick(j);
+    });
+  }
+
+  $('subscribe').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    toProvider('/api/billing/subscribe', { plan: $('plan').value }, (j) => j.checkout.url);
+  });
+
+  $('top-up').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    toProvider('/api/billing/credits/checkout', { amount: Number($('top-up-amount').value) }, (j) => j.checkout.url);
+  });
+
+  $('portal').addEventListener('click', () => toProvider('/api/billing/portal', {}, (j) => j.portal.url));
+
   async function act(fn) {
     try {
       await fn();
@@ -163,7 +228,7 @@
 
   act(async () => {
     await loadMe();
-    await Promise.all([loadSpaces(), loadTokens(), loadApps()]);
+    await Promise.all([loadSpaces(), loadTokens(), loadApps(), loadBilling()]);
     document.body.dataset.loaded = 'true';
   });
 })();

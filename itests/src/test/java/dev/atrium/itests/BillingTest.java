@@ -178,6 +178,27 @@ class BillingTest {
     }
 
     @Test
+    @Order(1)
+    void theAccountPageShowsThePlanAndItsSubscribeButtonGoesToCheckout() throws Exception {
+        BrowserScripts.require("playwright-core");
+        String name = "payer" + Long.toString(System.nanoTime() % 1_000_000, 36);
+        Http.Reply user = server.operator()
+                .post("/admin/identity/local-users", Map.of("username", name, "password", "a long password 1"));
+        assertEquals(201, user.status(), user.body());
+        Path out = AtriumServer.ROOT.resolve("itests/target/billing-page.out");
+        Files.deleteIfExists(out);
+        int exit = BrowserScripts.run(
+                out,
+                "node",
+                "billing.test.mjs",
+                server.base(),
+                name,
+                "a long password 1",
+                stripe.base() + "/checkout/");
+        assertEquals(0, exit, Files.readString(out));
+    }
+
+    @Test
     @Order(2)
     void aSubscriptionCheckoutCompletedBySignedWebhookOpensTheGate() throws Exception {
         payer = server.newUser();

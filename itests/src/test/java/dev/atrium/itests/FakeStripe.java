@@ -106,6 +106,14 @@ final class FakeStripe implements AutoCloseable {
                 ex.getResponseBody().write(invoicePdf);
                 return;
             }
+            if (path.startsWith("/checkout/") || path.startsWith("/portal/")) {
+                // the hosted pages a browser is sent to
+                byte[] page = ("<!doctype html><title>Stripe</title><p>" + path).getBytes(StandardCharsets.UTF_8);
+                ex.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+                ex.sendResponseHeaders(200, page.length);
+                ex.getResponseBody().write(page);
+                return;
+            }
             authorizations.add(String.valueOf(ex.getRequestHeaders().getFirst("Authorization")));
             if (!("Bearer " + SECRET_KEY).equals(ex.getRequestHeaders().getFirst("Authorization"))) {
                 send(ex, 401, error("invalid_request_error", "Invalid API Key provided"));
