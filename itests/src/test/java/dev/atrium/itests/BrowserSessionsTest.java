@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Timeout;
  * submitted and its result read; a screenshot of the asked viewport and a PDF that PDFBox opens; a redirect to
  * PostgreSQL's port and an image on the metadata address refused and listed for the session; an idle session reaped
  * with its Chromium and its profile; the per-Principal cap answering 429; another Principal's session id 404 on every
- * route.
+ * route; a bundle stop (the feature switched off) ending every Chromium and removing every profile.
  */
 @SharedServer
 @Timeout(120)
@@ -286,6 +286,44 @@ class BrowserSessionsTest {
             owner.http().delete("/api/browser-sessions/" + first);
             owner.http().delete("/api/browser-sessions/" + second);
         }
+    }
+
+    @Test
+    void stoppingTheBundleEndsEveryChromiumAndRemovesTheProfiles(AtriumServer server) throws Exception {
+        User user = server.newUser();
+        JsonNode session = created(user, Map.of());
+        String id = session.path("id").asText();
+        ProcessHandle chromium = ProcessHandle.of(session.path("pid").asLong()).orElseThrow();
+        List<ProcessHandle> tree = chromium.descendants().toList();
+        assertTrue(Files.isDirectory(profile(server, id)));
+        try {
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/browser/disable", Map.of())
+                            .status());
+            chromium.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            for (ProcessHandle p : tree) {
+                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertFalse(Files.exists(profile(server, id)), "the profile is gone");
+        } finally {
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/browser/enable", Map.of())
+                            .status());
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Http.Reply back = user.http().get("/api/browser-sessions/" + id);
+        while (!back.body().contains("browser session not found") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            back = user.http().get("/api/browser-sessions/" + id);
+        }
+        assertEquals(
+                "browser session not found",
+                back.json().path("error").path("message").asText(),
+                back.body());
     }
 
     private static Path profile(AtriumServer server, String id) {

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,6 +60,7 @@ final class BrowserSession implements AutoCloseable {
     private boolean loading;
     private volatile String targetId;
     private volatile String page;
+    private volatile Page tab;
     private volatile String url = "about:blank";
     private volatile long lastUsedNanos = System.nanoTime();
     private volatile Instant lastUsedAt = Instant.now();
@@ -107,6 +107,7 @@ final class BrowserSession implements AutoCloseable {
         page = cdp.call("Target.attachToTarget", Map.of("targetId", targetId, "flatten", true), null, COMMAND_TIMEOUT)
                 .path("sessionId")
                 .asText();
+        tab = new Page(cdp, page);
         guard(page);
         cdp.call("Page.enable", Map.of(), page, COMMAND_TIMEOUT);
         cdp.call(
@@ -297,44 +298,45 @@ final class BrowserSession implements AutoCloseable {
             Map<String, Object> result = new LinkedHashMap<>();
             switch (action.kind()) {
                 case "click" -> {
-                    JsonNode centre = callOn(locate(action.target(), action.timeoutMs(), true), Scripts.CENTRE);
+                    JsonNode centre = tab.callOn(tab.locate(action.target(), action.timeoutMs(), true), Scripts.CENTRE);
                     double x = centre.path("x").asDouble();
                     double y = centre.path("y").asDouble();
-                    mouse("mouseMoved", x, y);
-                    mouse("mousePressed", x, y);
-                    mouse("mouseReleased", x, y);
+                    tab.mouse("mouseMoved", x, y);
+                    tab.mouse("mousePressed", x, y);
+                    tab.mouse("mouseReleased", x, y);
                     settle(action.timeoutMs());
                 }
                 case "type" -> {
-                    String element = locate(action.target(), action.timeoutMs(), true);
-                    callOn(element, Scripts.FOCUS_AND_SELECT);
+                    String element = tab.locate(action.target(), action.timeoutMs(), true);
+                    tab.callOn(element, Scripts.FOCUS_AND_SELECT);
                     if (action.text().isEmpty()) {
-                        callOn(element, Scripts.CLEAR);
+                        tab.callOn(element, Scripts.CLEAR);
                     } else {
                         cdp.call("Input.insertText", Map.of("text", action.text()), page, COMMAND_TIMEOUT);
                     }
                 }
                 case "press" -> {
                     if (action.target() != null) {
-                        callOn(locate(action.target(), action.timeoutMs(), true), Scripts.FOCUS);
+                        tab.callOn(tab.locate(action.target(), action.timeoutMs(), true), Scripts.FOCUS);
                     }
-                    key(action.key());
+                    tab.key(action.key());
                     settle(action.timeoutMs());
                 }
                 case "select" -> {
-                    String element = locate(action.target(), action.timeoutMs(), true);
-                    JsonNode why = callOn(element, Scripts.SELECT, action.value());
+                    String element = tab.locate(action.target(), action.timeoutMs(), true);
+                    JsonNode why = tab.callOn(element, Scripts.SELECT, action.value());
                     if (why.isTextual()) {
                         throw ApiException.badRequest(why.asText());
                     }
                 }
                 case "scroll" -> {
                     JsonNode position = action.target() != null
-                            ? callOn(locate(action.target(), action.timeoutMs(), false), Scripts.SCROLL_INTO_VIEW)
-                            : evaluate("(" + Scripts.SCROLL_WINDOW + ")(" + action.value() + ")", false);
+                            ? tab.callOn(
+                                    tab.locate(action.target(), action.timeoutMs(), false), Scripts.SCROLL_INTO_VIEW)
+                            : tab.evaluate("(" + Scripts.SCROLL_WINDOW + ")(" + action.value() + ")", false);
                     result.put("scroll", Cdp.JSON.convertValue(position, Map.class));
                 }
-                case "wait_for" -> locate(action.target(), action.timeoutMs(), true);
+                case "wait_for" -> tab.locate(action.target(), action.timeoutMs(), true);
                 default -> throw new IllegalStateException(action.kind());
             }
             result.put("ok", true);
@@ -346,27 +348,27 @@ final class BrowserSession implements AutoCloseable {
     Object extract(String kind, Target target) {
         return operate(() -> {
             String root = target == null
-                    ? evaluateHandle("document.body || document.documentElement")
-                    : locate(target, BrowserAction.DEFAULT_TIMEOUT_MS, false);
+                    ? tab.evaluateHandle("document.body || document.documentElement")
+                    : tab.locate(target, BrowserAction.DEFAULT_TIMEOUT_MS, false);
             return switch (kind) {
-                case "text" -> Map.of("text", callOn(root, Scripts.TEXT).asText(""));
-                case "links" -> Map.of("links", Cdp.JSON.convertValue(callOn(root, Scripts.LINKS), List.class));
+                case "text" -> Map.of("text", tab.callOn(root, Scripts.TEXT).asText(""));
+                case "links" -> Map.of("links", Cdp.JSON.convertValue(tab.callOn(root, Scripts.LINKS), List.class));
                 case "table" -> {
-                    JsonNode table = callOn(root, Scripts.TABLE);
+                    JsonNode table = tab.callOn(root, Scripts.TABLE);
                     if (table.isNull() || table.isMissingNode()) {
                         throw ApiException.conflict(
                                 "there is no table " + (target == null ? "on the page" : "in " + target.describe()));
                     }
                     yield Map.of("table", Cdp.JSON.convertValue(table, Map.class));
                 }
-                case "accessibility" -> Map.of("nodes", accessibility(target == null ? null : root));
+                case "accessibility" -> Map.of("nodes", tab.accessibility(target == null ? null : root));
                 default -> throw new IllegalStateException(kind);
             };
         });
     }
 
     String html() {
-        return operate(() -> evaluate("document.documentElement ? document.documentElement.outerHTML : ''", false)
+        return operate(() -> tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''", false)
                 .asText(""));
     }
 
@@ -410,148 +412,12 @@ final class BrowserSession implements AutoCloseable {
         state.put("url", url);
         String title;
         try {
-            title = evaluate("document.title", false).asText("");
+            title = tab.evaluate("document.title", false).asText("");
         } catch (ApiException | IOException gone) {
             title = "";
         }
         state.put("title", title);
         return state;
-    }
-
-    private void mouse(String type, double x, double y) throws IOException {
-        cdp.call(
-                "Input.dispatchMouseEvent",
-                Map.of("type", type, "x", x, "y", y, "button", "left", "clickCount", 1),
-                page,
-                COMMAND_TIMEOUT);
-    }
-
-    private void key(BrowserAction.Key key) throws IOException {
-        Map<String, Object> down = new LinkedHashMap<>();
-        down.put("type", key.text() != null ? "keyDown" : "rawKeyDown");
-        down.put("key", key.key());
-        down.put("code", key.code());
-        down.put("windowsVirtualKeyCode", key.keyCode());
-        if (key.text() != null) {
-            down.put("text", key.text());
-        }
-        cdp.call("Input.dispatchKeyEvent", down, page, COMMAND_TIMEOUT);
-        cdp.call(
-                "Input.dispatchKeyEvent",
-                Map.of("type", "keyUp", "key", key.key(), "code", key.code(), "windowsVirtualKeyCode", key.keyCode()),
-                page,
-                COMMAND_TIMEOUT);
-    }
-
-    /** The element's remote object id, waiting up to {@code timeoutMs} for it; 409 when none turns up. */
-    private String locate(Target target, int timeoutMs, boolean visibleOnly) throws IOException {
-        String expression = "(" + Scripts.LOCATE + ")(" + Cdp.JSON.writeValueAsString(target.toJson()) + ", "
-                + timeoutMs + ", " + visibleOnly + ")";
-        JsonNode answer = cdp.call(
-                "Runtime.evaluate",
-                Map.of("expression", expression, "awaitPromise", true, "returnByValue", false),
-                page,
-                Duration.ofMillis(timeoutMs + 10_000L));
-        failOnException(answer, target);
-        JsonNode result = answer.path("result");
-        if (!result.hasNonNull("objectId")
-                || "null".equals(result.path("subtype").asText())) {
-            throw ApiException.conflict("no element matches " + target.describe() + " within " + timeoutMs + " ms");
-        }
-        return result.path("objectId").asText();
-    }
-
-    private String evaluateHandle(String expression) throws IOException {
-        JsonNode answer = cdp.call(
-                "Runtime.evaluate", Map.of("expression", expression, "returnByValue", false), page, COMMAND_TIMEOUT);
-        failOnException(answer, null);
-        String objectId = answer.path("result").path("objectId").asText(null);
-        if (objectId == null) {
-            throw ApiException.conflict("the page has no document");
-        }
-        return objectId;
-    }
-
-    private JsonNode evaluate(String expression, boolean awaitPromise) throws IOException {
-        JsonNode answer = cdp.call(
-                "Runtime.evaluate",
-                Map.of("expression", expression, "awaitPromise", awaitPromise, "returnByValue", true),
-                page,
-                COMMAND_TIMEOUT);
-        failOnException(answer, null);
-        return answer.path("result").path("value");
-    }
-
-    private JsonNode callOn(String objectId, String function, Object... arguments) throws IOException {
-        List<Map<String, Object>> args = new ArrayList<>();
-        for (Object a : arguments) {
-            args.add(Map.of("value", a));
-        }
-        JsonNode answer = cdp.call(
-                "Runtime.callFunctionOn",
-                Map.of("objectId", objectId, "functionDeclaration", function, "arguments", args, "returnByValue", true),
-                page,
-                COMMAND_TIMEOUT);
-        failOnException(answer, null);
-        return answer.path("result").path("value");
-    }
-
-    /** A script that threw: a bad selector is the caller's mistake (400); anything else the page's state (409). */
-    private static void failOnException(JsonNode answer, Target target) {
-        JsonNode details = answer.get("exceptionDetails");
-        if (details == null) {
-            return;
-        }
-        String description = details.path("exception")
-                .path("description")
-                .asText(details.path("text").asText());
-        String firstLine = description.lines().findFirst().orElse("error");
-        if (target != null && target.selector() != null && firstLine.startsWith("SyntaxError")) {
-            throw ApiException.badRequest(
-                    "selector is not a valid CSS selector: " + abbreviate(target.selector(), 200));
-        }
-        throw ApiException.conflict("the page's script failed: " + abbreviate(firstLine, 300));
-    }
-
-    /** The accessibility tree, or the subtree of {@code root}: nodes with their role and name, at most 5000. */
-    private List<Map<String, Object>> accessibility(String root) throws IOException {
-        JsonNode nodes = root == null
-                ? cdp.call("Accessibility.getFullAXTree", Map.of(), page, COMMAND_TIMEOUT)
-                        .path("nodes")
-                : cdp.call("Accessibility.queryAXTree", Map.of("objectId", root), page, COMMAND_TIMEOUT)
-                        .path("nodes");
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (JsonNode node : nodes) {
-            if (node.path("ignored").asBoolean(false)) {
-                continue;
-            }
-            String role = node.path("role").path("value").asText("");
-            String name = node.path("name").path("value").asText("");
-            if (role.isEmpty() || "none".equals(role) || "generic".equals(role) || "InlineTextBox".equals(role)) {
-                continue;
-            }
-            if ("StaticText".equals(role) && name.isBlank()) {
-                continue;
-            }
-            Map<String, Object> one = new LinkedHashMap<>();
-            one.put("role", role);
-            one.put("name", name);
-            JsonNode value = node.path("value").path("value");
-            if (!value.isMissingNode() && !value.isNull()) {
-                one.put("value", value.asText());
-            }
-            for (JsonNode property : node.path("properties")) {
-                String p = property.path("name").asText();
-                if (p.equals("level") || p.equals("checked") || p.equals("disabled") || p.equals("focused")) {
-                    one.put(p, Cdp.JSON.convertValue(property.path("value").path("value"), Object.class));
-                }
-            }
-            out.add(one);
-            if (out.size() >= 5_000) {
-                break;
-            }
-        }
-        return out;
     }
 
     // ---------------------------------------------------------------- life
