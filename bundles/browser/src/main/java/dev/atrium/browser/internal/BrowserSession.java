@@ -91,19 +91,31 @@ final class BrowserSession implements AutoCloseable {
         this.policy = policy;
     }
 
-    /** Makes the session's context and page and puts every request of it under the policy. */
+    /**
+     * Takes the page Chromium opened at start (its default context is this session's alone: the profile and the
+     * process are) and puts every request of it under the policy. A second context and page would cost a renderer
+     * start, a third of the session's start time.
+     */
     void open() throws IOException {
         cdp.onEvent(this::event);
-        String context = cdp.call("Target.createBrowserContext", Map.of("disposeOnDetach", true), null, COMMAND_TIMEOUT)
-                .path("browserContextId")
-                .asText();
-        targetId = cdp.call(
-                        "Target.createTarget",
-                        Map.of("url", "about:blank", "browserContextId", context, "width", width, "height", height),
-                        null,
-                        COMMAND_TIMEOUT)
-                .path("targetId")
-                .asText();
+        String opened = null;
+        for (JsonNode target :
+                cdp.call("Target.getTargets", Map.of(), null, COMMAND_TIMEOUT).path("targetInfos")) {
+            if ("page".equals(target.path("type").asText())) {
+                opened = target.path("targetId").asText();
+                break;
+            }
+        }
+        if (opened == null) {
+            opened = cdp.call(
+                            "Target.createTarget",
+                            Map.of("url", "about:blank", "width", width, "height", height),
+                            null,
+                            COMMAND_TIMEOUT)
+                    .path("targetId")
+                    .asText();
+        }
+        targetId = opened;
         page = cdp.call("Target.attachToTarget", Map.of("targetId", targetId, "flatten", true), null, COMMAND_TIMEOUT)
                 .path("sessionId")
                 .asText();

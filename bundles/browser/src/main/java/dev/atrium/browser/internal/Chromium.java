@@ -157,7 +157,11 @@ final class Chromium implements AutoCloseable {
         deleteTree(profile);
     }
 
-    /** SIGKILL to the process and every descendant (renderers, the zygote, the GPU and network services). */
+    /**
+     * SIGKILL to the process and every descendant (renderers, the zygote, the GPU and network services); returns once
+     * none runs. A descendant counts as ended once it is a zombie: it is init's to reap, not this server's, and a slow
+     * init would otherwise hold up every DELETE.
+     */
     static void kill(Process process) {
         List<ProcessHandle> tree =
                 new ArrayList<>(process.toHandle().descendants().toList());
@@ -165,13 +169,23 @@ final class Chromium implements AutoCloseable {
         tree.forEach(ProcessHandle::destroyForcibly);
         try {
             process.waitFor(5, TimeUnit.SECONDS);
-            for (ProcessHandle child : tree) {
-                child.onExit().get(2, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (tree.stream().anyMatch(Chromium::running) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            // a child that outlives SIGKILL by seconds is the kernel's business
+        }
+    }
+
+    /** Whether the process exists and is no zombie ({@code /proc/<pid>/stat}'s state after the command's name). */
+    static boolean running(ProcessHandle p) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + p.pid() + "/stat"));
+            String after = stat.substring(stat.lastIndexOf(')') + 1).trim();
+            return !(after.startsWith("Z") || after.startsWith("X"));
+        } catch (IOException | RuntimeException gone) {
+            return false;
         }
     }
 
