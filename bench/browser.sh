@@ -65,8 +65,10 @@ GOTO=$(python3 -c 'import json,sys; print(json.dumps({"url": sys.argv[1]}))' "$P
 create() {
   curl -sf "${H[@]}" --data '{}' "$API/api/spaces/$SPACE/browser-sessions" >"$WORK_DIR/session.json" \
     || die "the create failed: $(cat "$WORK_DIR/session.json" 2>/dev/null)"
-  SESSION=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["browser_session"]["id"])' "$WORK_DIR/session.json")
-  SESSION_PID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["browser_session"]["pid"])' "$WORK_DIR/session.json")
+  # grep, not python: this runs inside the timed part
+  SESSION=$(grep -o '"id":"bs_[^"]*"' "$WORK_DIR/session.json" | head -n 1 | cut -d'"' -f4)
+  SESSION_PID=$(grep -o '"pid":[0-9]*' "$WORK_DIR/session.json" | head -n 1 | cut -d: -f2)
+  [ -n "$SESSION" ] && [ -n "$SESSION_PID" ] || die "no session id or pid in $(cat "$WORK_DIR/session.json")"
 }
 first_screenshot() {
   curl -sf "${H[@]}" --data "$GOTO" "$API/api/browser-sessions/$SESSION/goto" >/dev/null || die "goto failed"
