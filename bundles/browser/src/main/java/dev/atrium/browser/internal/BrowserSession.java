@@ -457,14 +457,6 @@ final class BrowserSession implements AutoCloseable {
         return chromium.pid();
     }
 
-    long residentBytes() {
-        return chromium.residentBytes();
-    }
-
-    java.nio.file.Path profile() {
-        return chromium.profile;
-    }
-
     Map<String, Object> toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("id", id);

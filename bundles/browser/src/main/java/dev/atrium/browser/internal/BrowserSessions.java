@@ -140,10 +140,6 @@ public class BrowserSessions {
         return idle;
     }
 
-    RequestPolicy policy() {
-        return policy;
-    }
-
     /**
      * Starts a session for {@code principalId} in {@code spaceId} (proven by the caller); 429 past a cap, with the
      * seconds until a session of the Principal (or any) would end idle.
@@ -316,11 +312,6 @@ public class BrowserSessions {
                 LOG.warn("cannot end browser session {}", s.id, e);
             }
         }
-    }
-
-    /** For the bench and the operator's eye: how many run. */
-    int count() {
-        return sessions.size();
     }
 
     @Deactivate

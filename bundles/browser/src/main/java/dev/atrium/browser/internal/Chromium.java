@@ -131,26 +131,6 @@ final class Chromium implements AutoCloseable {
         return process.pid();
     }
 
-    /** The resident memory of Chromium and all its children, from /proc (0 where /proc is missing). */
-    long residentBytes() {
-        long total = 0;
-        List<ProcessHandle> all = new ArrayList<>();
-        all.add(process.toHandle());
-        all.addAll(process.toHandle().descendants().toList());
-        for (ProcessHandle p : all) {
-            try {
-                for (String line : Files.readAllLines(Path.of("/proc/" + p.pid() + "/status"))) {
-                    if (line.startsWith("VmRSS:")) {
-                        total += Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                    }
-                }
-            } catch (IOException | NumberFormatException | UncheckedIOException gone) {
-                // ended meanwhile
-            }
-        }
-        return total;
-    }
-
     @Override
     public void close() {
         kill(process);
