@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * Browser sessions on a real headless Chromium (issue 38, part 2), on the shared server, whose sessions may reach
  * loopback only on {@link AtriumServer#BROWSER_PAGES_PORT}, where this class serves its pages: a form filled and
  * submitted and its result read; a screenshot of the asked viewport and a PDF that PDFBox opens; a redirect to
- * PostgreSQL's port and an image on the metadata address refused and listed for the session; an idle session reaped
+ * PostgreSQL's port, a WebSocket to it and an image on the metadata address refused and listed for the session; an idle session reaped
  * with its Chromium and its profile; the per-Principal cap answering 429; another Principal's session id 404 on every
  * route; a bundle stop (the feature switched off) ending every Chromium and removing every profile.
  */
@@ -72,6 +72,10 @@ class BrowserSessionsTest {
         pages.createContext(
                 "/metadata-image",
                 e -> html(e, "Image", "<img src=\"http://169.254.169.254/x.png\" alt=\"metadata\"><p>page</p>"));
+        // a WebSocket's handshake is never paused by the Fetch domain: the session's proxy refuses its connection
+        pages.createContext(
+                "/websocket",
+                e -> html(e, "Socket", "<script>new WebSocket('ws://127.0.0.1:5432/');</script><p>socket</p>"));
         pages.start();
     }
 
@@ -198,7 +202,7 @@ class BrowserSessionsTest {
     }
 
     @Test
-    void requestsToLoopbackAndMetadataAddressesAreRefusedAndListed(AtriumServer server) {
+    void requestsToLoopbackAndMetadataAddressesAreRefusedAndListed(AtriumServer server) throws Exception {
         User user = server.newUser();
         String id = created(user, Map.of()).path("id").asText();
         String base = "/api/browser-sessions/" + id;
@@ -215,6 +219,17 @@ class BrowserSessionsTest {
             Http.Reply direct = http.post(base + "/goto", Map.of("url", "http://127.0.0.1:5432/"));
             assertEquals(400, direct.status(), direct.body());
 
+            ok(http.post(base + "/goto", Map.of("url", page("/websocket"))));
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!ok(http.get(base))
+                            .path("browser_session")
+                            .path("blocked")
+                            .toString()
+                            .contains("\"127.0.0.1:5432\"")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+
             List<String> blocked = StreamSupport.stream(
                             ok(http.get(base))
                                     .path("browser_session")
@@ -225,6 +240,10 @@ class BrowserSessionsTest {
                     .toList();
             assertTrue(blocked.contains("http://127.0.0.1:5432/"), blocked.toString());
             assertTrue(blocked.contains("http://169.254.169.254/x.png"), blocked.toString());
+            assertTrue(blocked.contains("127.0.0.1:5432"), "the WebSocket's connection: " + blocked);
+            assertTrue(
+                    blocked.stream().noneMatch(u -> u.contains(".invalid") || u.contains("google")),
+                    "Chromium's own background requests are not the page's: " + blocked);
         } finally {
             http.delete(base);
         }

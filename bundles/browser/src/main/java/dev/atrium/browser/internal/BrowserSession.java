@@ -51,6 +51,7 @@ final class BrowserSession implements AutoCloseable {
     final int height;
     final Duration idleTimeout;
     private final Chromium chromium;
+    private final EgressProxy proxy;
     private final Cdp cdp;
     private final RequestPolicy policy;
     private final ReentrantLock busy = new ReentrantLock();
@@ -77,6 +78,7 @@ final class BrowserSession implements AutoCloseable {
             int height,
             Duration idleTimeout,
             Chromium chromium,
+            EgressProxy proxy,
             Cdp cdp,
             RequestPolicy policy) {
         this.id = id;
@@ -87,8 +89,10 @@ final class BrowserSession implements AutoCloseable {
         this.height = height;
         this.idleTimeout = idleTimeout;
         this.chromium = chromium;
+        this.proxy = proxy;
         this.cdp = cdp;
         this.policy = policy;
+        proxy.onRefused(this::recordBlocked);
     }
 
     /**
@@ -497,8 +501,12 @@ final class BrowserSession implements AutoCloseable {
         try {
             cdp.close();
         } finally {
-            chromium.close();
-            closed.countDown();
+            try {
+                chromium.close();
+            } finally {
+                proxy.close();
+                closed.countDown();
+            }
         }
     }
 

@@ -150,16 +150,18 @@ public class BrowserSessions {
         String id = Ids.id("bs");
         Path profile = root.resolve(id);
         Chromium chromium = null;
+        EgressProxy proxy = null;
         ExecutorService events = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "browser-session-" + id);
             t.setDaemon(true);
             return t;
         });
         try {
-            chromium = Chromium.start(binary, profile, heapMb, width, height, startTimeout);
+            proxy = new EgressProxy(policy, id);
+            chromium = Chromium.start(binary, profile, heapMb, width, height, proxy.port(), startTimeout);
             Cdp cdp = Cdp.connect(http, chromium.devtools, events, startTimeout);
-            BrowserSession session =
-                    new BrowserSession(id, principalId, spaceId, width, height, idleTimeout, chromium, cdp, policy);
+            BrowserSession session = new BrowserSession(
+                    id, principalId, spaceId, width, height, idleTimeout, chromium, proxy, cdp, policy);
             try {
                 session.open();
             } catch (IOException | RuntimeException e) {
@@ -184,12 +186,18 @@ public class BrowserSessions {
             if (chromium != null) {
                 chromium.close();
             }
+            if (proxy != null) {
+                proxy.close();
+            }
             events.shutdownNow();
             LOG.warn("browser session {} could not start: {}", id, e.getMessage());
             throw ApiException.unavailable("the browser could not start: " + e.getMessage());
         } catch (RuntimeException e) {
             if (chromium != null) {
                 chromium.close();
+            }
+            if (proxy != null) {
+                proxy.close();
             }
             events.shutdownNow();
             throw e;

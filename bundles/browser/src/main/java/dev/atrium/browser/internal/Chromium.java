@@ -21,6 +21,9 @@ import java.util.stream.Stream;
  */
 final class Chromium implements AutoCloseable {
 
+    /** Where Chromium's own background requests go: a reserved name (RFC 6761) that resolves nowhere. */
+    static final String SERVICES_HOST = "chromium-services.invalid";
+
     final Process process;
     final Path profile;
     final URI devtools;
@@ -32,7 +35,7 @@ final class Chromium implements AutoCloseable {
     }
 
     /** The command line: the binary, the fixed flags, the memory cap, and the profile. */
-    static List<String> command(String binary, Path profile, int heapMb, int width, int height) {
+    static List<String> command(String binary, Path profile, int heapMb, int width, int height, int proxyPort) {
         List<String> command = new ArrayList<>(List.of(
                 binary,
                 "--headless",
@@ -57,6 +60,15 @@ final class Chromium implements AutoCloseable {
                 "--remote-debugging-address=127.0.0.1",
                 "--remote-debugging-port=0",
                 "--window-size=" + width + "," + height,
+                // every connection through the session's EgressProxy, loopback included (bypassed by default)
+                "--proxy-server=http://127.0.0.1:" + proxyPort,
+                "--proxy-bypass-list=<-loopback>",
+                // Chromium's own services (sign-in's account list, the component updater, network time) aimed at one
+                // name that never resolves, so that the proxy refuses them without listing them as the page's
+                "--gaia-url=http://" + SERVICES_HOST,
+                "--google-apis-url=http://" + SERVICES_HOST,
+                "--component-updater=url-source=http://" + SERVICES_HOST,
+                "--disable-features=NetworkTimeServiceQuerying",
                 "--user-data-dir=" + profile));
         if (heapMb > 0) {
             // V8's old generation of every renderer: a page that allocates past it is killed (the tab crashes), not
@@ -68,10 +80,11 @@ final class Chromium implements AutoCloseable {
     }
 
     /** Starts Chromium on a fresh {@code profile} and waits for its DevTools endpoint. */
-    static Chromium start(String binary, Path profile, int heapMb, int width, int height, Duration timeout)
+    static Chromium start(
+            String binary, Path profile, int heapMb, int width, int height, int proxyPort, Duration timeout)
             throws IOException {
         Files.createDirectories(profile);
-        ProcessBuilder pb = new ProcessBuilder(command(binary, profile, heapMb, width, height))
+        ProcessBuilder pb = new ProcessBuilder(command(binary, profile, heapMb, width, height, proxyPort))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));

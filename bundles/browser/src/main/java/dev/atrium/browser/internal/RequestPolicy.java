@@ -43,31 +43,43 @@ final class RequestPolicy {
         if (!scheme.equals("http") && !scheme.equals("https")) {
             return "only http and https URLs may be requested, not " + (scheme.isEmpty() ? "this" : scheme);
         }
-        URI origin;
-        int port;
+        URL parsed;
         try {
-            URL parsed = new URL(url);
-            if (parsed.getUserInfo() != null) {
-                return "credentials inside the URL are not allowed";
-            }
-            port = parsed.getPort() == -1 ? parsed.getDefaultPort() : parsed.getPort();
-            // only the origin is judged: a path or query the JDK's URI would refuse changes nothing about the target
-            origin = new URI(scheme, null, parsed.getHost(), port, "/", null, null);
-        } catch (MalformedURLException | URISyntaxException e) {
+            parsed = new URL(url);
+        } catch (MalformedURLException e) {
             return "the URL is not valid";
+        }
+        if (parsed.getUserInfo() != null) {
+            return "credentials inside the URL are not allowed";
+        }
+        // only the origin is judged: a path or query the JDK's URI would refuse changes nothing about the target
+        return connection(scheme, parsed.getHost(), parsed.getPort() == -1 ? parsed.getDefaultPort() : parsed.getPort())
+                .refusal();
+    }
+
+    /** What may be connected to: the addresses, all allowed, or why none may be. */
+    record Verdict(List<InetAddress> addresses, String refusal) {}
+
+    /** Whether {@code host:port} may be connected to (for {@code scheme}, which the guard checks too). */
+    Verdict connection(String scheme, String host, int port) {
+        URI origin;
+        try {
+            origin = new URI(scheme, null, host, port, "/", null, null);
+        } catch (URISyntaxException e) {
+            return new Verdict(List.of(), "the address is not valid");
         }
         List<InetAddress> addresses;
         try {
             addresses = guard.check(origin);
         } catch (ApiException e) {
-            return e.getMessage();
+            return new Verdict(List.of(), e.getMessage());
         }
         for (InetAddress address : addresses) {
             if (isLoopback(address) && !loopbackPorts.contains(port)) {
-                return "loopback addresses are not allowed (port " + port + ")";
+                return new Verdict(List.of(), "loopback addresses are not allowed (port " + port + ")");
             }
         }
-        return null;
+        return new Verdict(addresses, null);
     }
 
     private static boolean isLoopback(InetAddress address) {
