@@ -63,6 +63,8 @@ final class Chromium implements AutoCloseable {
                 // every connection through the session's EgressProxy, loopback included (bypassed by default)
                 "--proxy-server=http://127.0.0.1:" + proxyPort,
                 "--proxy-bypass-list=<-loopback>",
+                // WebRTC may not send UDP past the proxy (TCP through it only)
+                "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
                 // Chromium's own services (sign-in's account list, the component updater, network time) aimed at one
                 // name that never resolves, so that the proxy refuses them without listing them as the page's
                 "--gaia-url=http://" + SERVICES_HOST,
