@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * loopback only on {@link AtriumServer#BROWSER_PAGES_PORT}, where this class serves its pages: a form filled and
  * submitted and its result read; a screenshot of the asked viewport and a PDF that PDFBox opens; a redirect to
  * PostgreSQL's port, a WebSocket to it and an image on the metadata address refused and listed for the session; an idle session reaped
- * with its Chromium and its profile; the per-Principal cap answering 429; another Principal's session id 404 on every
+ * with its Chromium and its profile; the per-Principal and the server's caps answering 429; another Principal's session id 404 on every
  * route; a bundle stop (the feature switched off) ending every Chromium and removing every profile.
  */
 @SharedServer
@@ -272,11 +272,12 @@ class BrowserSessionsTest {
     }
 
     @Test
-    void thePrincipalsCapIs429AndAnotherPrincipalsSessionIs404(AtriumServer server) throws Exception {
+    void thePrincipalsAndTheServersCapsAre429AndAnotherPrincipalsSessionIs404(AtriumServer server) throws Exception {
         User owner = server.newUser();
         User stranger = server.newUser();
         String first = created(owner, Map.of()).path("id").asText();
         String second = created(owner, Map.of()).path("id").asText();
+        List<String> others = new java.util.ArrayList<>();
         try {
             Http.Reply third =
                     owner.http().post("/api/spaces/" + owner.defaultSpaceId() + "/browser-sessions", Map.of());
@@ -306,9 +307,36 @@ class BrowserSessionsTest {
                             .status());
 
             assertEquals(200, owner.http().get(theirs).status(), "the owner's session is untouched");
+
+            // the server's cap (4 on the shared server): two more sessions, the stranger's, and a third user is refused
+            for (int i = 0; i < 2; i++) {
+                others.add(created(stranger, Map.of()).path("id").asText());
+            }
+            User newcomer = server.newUser();
+            String create = "/api/spaces/" + newcomer.defaultSpaceId() + "/browser-sessions";
+            Http.Reply full = newcomer.http().post(create, Map.of());
+            assertEquals(429, full.status(), full.body());
+            assertTrue(full.body().contains("this server runs at most 4"), full.body());
+            assertTrue(full.raw().headers().firstValue("Retry-After").isPresent());
+            for (String id : others) {
+                assertEquals(200, s.delete("/api/browser-sessions/" + id).status());
+            }
+            others.clear();
+            Http.Reply room = newcomer.http().post(create, Map.of());
+            assertEquals(201, room.status(), "room again once sessions ended: " + room.body());
+            assertEquals(
+                    200,
+                    newcomer.http()
+                            .delete("/api/browser-sessions/"
+                                    + room.json()
+                                            .path("browser_session")
+                                            .path("id")
+                                            .asText())
+                            .status());
         } finally {
             owner.http().delete("/api/browser-sessions/" + first);
             owner.http().delete("/api/browser-sessions/" + second);
+            others.forEach(id -> stranger.http().delete("/api/browser-sessions/" + id));
         }
     }
 
