@@ -88,6 +88,7 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         pb.environment().remove("ATRIUM_DB_URL");
         // test peers (fake Git remotes, model servers) listen on loopback, which production refuses
         pb.environment().put("ATRIUM_EGRESS_ALLOW_LOOPBACK", "true");
+        pb.environment().put("ATRIUM_BROWSER_LOOPBACK_PORTS", Integer.toString(BROWSER_PAGES_PORT));
         // tests send share-password failures back to back; the growing delay between one address's guesses is
         // covered by SharePasswordsTest
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
@@ -146,6 +147,20 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
     }
 
     private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * The loopback port {@link BrowserSessionsTest} serves its pages on: the only loopback port a browser session's
+     * pages may reach (ATRIUM_BROWSER_LOOPBACK_PORTS), so that the same sessions still see 127.0.0.1:5432 refused.
+     */
+    static final int BROWSER_PAGES_PORT = browserPagesPort();
+
+    private static int browserPagesPort() {
+        try {
+            return freePort();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     /**
      * A port for a server a test starts later. Not one from {@code bind(0)}: those come from the kernel's ephemeral

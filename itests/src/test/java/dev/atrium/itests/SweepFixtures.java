@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
  * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
- * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server), Principal B (the stranger), and a third Principal the
+ * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server, browser session), Principal B (the stranger), and a third Principal the
  * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
  */
 final class SweepFixtures {
@@ -52,6 +52,7 @@ final class SweepFixtures {
         APP_GROUP,
         APP_DEPLOYMENT,
         APP,
+        BROWSER_SESSION,
         NONE
     }
 
@@ -173,6 +174,14 @@ final class SweepFixtures {
                 .path("group");
         ids.put(Kind.SHORTCUT_GROUP, group.path("id").asText());
         ids.put(Kind.SHORTCUT_ITEM, group.path("items").get(0).path("id").asText());
+
+        // a headless Chromium of A's, kept alive by the sweep's own requests (its idle timeout is the server's)
+        ids.put(
+                Kind.BROWSER_SESSION,
+                ok(http.post("/api/spaces/" + space + "/browser-sessions", Map.of()), 201)
+                        .path("browser_session")
+                        .path("id")
+                        .asText());
 
         // due tomorrow: it does not fire while the sweep runs, so A's snapshot stays the same
         ids.put(
@@ -494,6 +503,7 @@ final class SweepFixtures {
             case "store-registry" -> Kind.STORE_REGISTRY_ENTRY;
             case "app-deployments" -> Kind.APP_DEPLOYMENT;
             case "apps" -> Kind.APP;
+            case "browser-sessions" -> Kind.BROWSER_SESSION;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };

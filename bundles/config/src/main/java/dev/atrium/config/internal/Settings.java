@@ -73,6 +73,17 @@ final class Settings {
                         Setting.of("timeoutSeconds", INTEGER, env("ATRIUM_MCP_TIMEOUT_S")),
                         Setting.of("tokenKey", STRING, env("ATRIUM_MCP_TOKEN_KEY")),
                         DATA_DIRECTORY));
+        pids.put(
+                "dev.atrium.browser",
+                List.of(
+                        Setting.of("chromium", STRING, env("ATRIUM_BROWSER_CHROMIUM"), env("CHROMIUM")),
+                        Setting.of("idleSeconds", INTEGER, env("ATRIUM_BROWSER_IDLE_SECONDS")),
+                        Setting.of("maxSessions", INTEGER, env("ATRIUM_BROWSER_MAX_SESSIONS")),
+                        Setting.of(
+                                "maxSessionsPerPrincipal", INTEGER, env("ATRIUM_BROWSER_MAX_SESSIONS_PER_PRINCIPAL")),
+                        Setting.of("heapMb", INTEGER, env("ATRIUM_BROWSER_HEAP_MB")),
+                        Setting.of("loopbackPorts", STRING, env("ATRIUM_BROWSER_LOOPBACK_PORTS")),
+                        DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.commonenv", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));
