@@ -199,6 +199,9 @@ class BrowserSessionsTest {
         }
         assertFalse(Files.exists(profile(server, id)), "the profile is gone");
         assertEquals("NOT_FOUND", http.get(base).errorCode());
+        // the session's minutes, rounded up, reach billing (one event keyed by the session)
+        BillingTest.eventually(
+                "the session's minute is counted", () -> BillingTest.usedOf(user, "browser_minutes") == 1, 10);
     }
 
     @Test

@@ -1,8 +1,13 @@
 package dev.atrium.browser.internal;
 
+import dev.atrium.billing.api.BillingGate;
+import dev.atrium.billing.api.Meters;
+import dev.atrium.billing.api.UsageEvent;
+import dev.atrium.billing.api.UsageRecorder;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.EgressGuard;
 import dev.atrium.kernel.api.Ids;
+import dev.atrium.kernel.api.NamedThreads;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
@@ -23,6 +28,9 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -99,14 +107,24 @@ public class BrowserSessions {
     private final RequestPolicy policy;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final ScheduledExecutorService reaper = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "browser-sessions-reaper");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService reaper = NamedThreads.scheduler("browser-sessions-reaper");
     private final Map<String, ExecutorService> eventThreads = new ConcurrentHashMap<>();
     private final java.util.concurrent.ScheduledFuture<?> reaping;
     private volatile boolean stopping;
+
+    /** Where the minutes of sessions are counted; absent while billing is not installed. */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile UsageRecorder usage;
+
+    /** Asked before a session starts; absent while billing is not installed (everything is allowed). */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile BillingGate gate;
 
     @Activate
     public BrowserSessions(Config config, @Reference EgressGuard guard) {
@@ -146,16 +164,19 @@ public class BrowserSessions {
      */
     BrowserSession start(String principalId, String spaceId, int width, int height, Duration idleTimeout)
             throws CapReached {
+        BillingGate g = gate;
+        if (g != null) {
+            BillingGate.Decision d = g.check(spaceId, Meters.BROWSER_MINUTES);
+            if (!d.allowed()) {
+                throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
+            }
+        }
         reserve(principalId);
         String id = Ids.id("bs");
         Path profile = root.resolve(id);
         Chromium chromium = null;
         EgressProxy proxy = null;
-        ExecutorService events = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "browser-session-" + id);
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService events = Executors.newSingleThreadExecutor(NamedThreads.factory("browser-session-" + id));
         try {
             proxy = new EgressProxy(policy, id);
             chromium = Chromium.start(binary, profile, heapMb, width, height, proxy.port(), startTimeout);
@@ -295,16 +316,25 @@ public class BrowserSessions {
         double minutes =
                 Duration.between(session.createdAt, java.time.Instant.now()).toMillis() / 60_000.0;
         LOG.info("browser session {} ended ({}) after {} min", id, why, String.format("%.2f", minutes));
-        sessionEnded(session.principalId, session.spaceId, minutes);
+        sessionEnded(id, session.spaceId, minutes);
         return true;
     }
 
     /**
-     * The metering hook: called once for every session that ends, however it ends (DELETE, idle, crash, bundle stop),
-     * with the minutes it ran. Billing is wired here when it meters browser minutes; until then it does nothing.
+     * Counts a session's minutes, rounded up, once for every session that ends, however it ends (DELETE, idle, crash,
+     * bundle stop); the session's id is the event's key.
      */
-    void sessionEnded(String principalId, String spaceId, double minutes) {
-        // no meter yet
+    void sessionEnded(String sessionId, String spaceId, double minutes) {
+        UsageRecorder recorder = usage;
+        if (recorder != null) {
+            recorder.record(new UsageEvent(
+                    spaceId,
+                    Meters.BROWSER_MINUTES,
+                    "",
+                    Math.max(1, (long) Math.ceil(minutes)),
+                    "browser-session:" + sessionId,
+                    java.time.Instant.now()));
+        }
     }
 
     private void reapIdle() {

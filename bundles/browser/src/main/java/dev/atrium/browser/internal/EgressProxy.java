@@ -1,5 +1,6 @@
 package dev.atrium.browser.internal;
 
+import dev.atrium.kernel.api.NamedThreads;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,11 +45,7 @@ final class EgressProxy implements AutoCloseable {
         this.policy = policy;
         this.server = new ServerSocket();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-        this.threads = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "browser-proxy-" + name);
-            t.setDaemon(true);
-            return t;
-        });
+        this.threads = Executors.newCachedThreadPool(NamedThreads.factory("browser-proxy-" + name));
         threads.execute(this::accept);
     }
 
