@@ -375,6 +375,24 @@ class BillingTest {
     }
 
     @Test
+    @Order(4)
+    void aTopUpAloneOpensTheGate() throws Exception {
+        User u = server.newUser();
+        String thread = thread(u);
+        assertEquals(402, startRun(u, thread, "none").status());
+        Http.Reply topUp = u.http().post("/api/billing/credits/checkout", Map.of("amount", 800));
+        assertEquals(201, topUp.status(), topUp.body());
+        Http.Reply paid =
+                stripe.completeTopUp(topUp.json().path("checkout").path("id").asText());
+        assertEquals(200, paid.status(), paid.body());
+        JsonNode b = u.http().get("/api/billing").json().path("billing");
+        assertEquals(800, b.path("credit").path("amount_minor").asLong(), b.toString());
+        assertTrue(b.path("subscription").isNull(), b.toString());
+        models.script("bill-credit", body -> FakeModelServer.openAiText("paid by credit"));
+        assertEquals(201, startRun(u, thread, "bill-credit").status());
+    }
+
+    @Test
     @Order(5)
     void aFailedPaymentClosesTheGateWith402WithinFiveSeconds() throws Exception {
         String thread = thread(payer);

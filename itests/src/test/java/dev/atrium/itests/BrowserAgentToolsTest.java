@@ -64,17 +64,21 @@ class BrowserAgentToolsTest {
                         "{\"session_id\":\"" + sessionIdIn(body) + "\",\"kind\":\"text\",\"selector\":\"#x\"}"),
                 body -> FakeModelServer.openAiToolCall(
                         "call_3", "browser_extract", "{\"session_id\":\"bs_00000000000000000000\"}"),
+                body -> FakeModelServer.openAiToolCall(
+                        "call_4",
+                        "browser_screenshot",
+                        "{\"session_id\":\"" + sessionIdIn(body) + "\",\"path\":\"shots/agent.png\"}"),
                 body -> FakeModelServer.openAiText("Done."));
         String runId = AgentRunsTest.run(u, AgentRunsTest.thread(u), "Read the page");
         JsonNode run = AgentRunsTest.awaitFinished(u.http(), runId);
         assertEquals("completed", run.path("status").asText(), run.toString());
         assertTrue(AgentRunsTest.toolNames(AgentRunsTest.fake.received(model).get(0), false)
-                .containsAll(List.of("browser_goto", "browser_extract")));
+                .containsAll(List.of("browser_goto", "browser_extract", "browser_screenshot")));
 
         List<JsonNode> results = AgentRunsTest.events(u.http(), runId).stream()
                 .filter(e -> e.path("type").asText().equals("tool.result"))
                 .toList();
-        assertEquals(3, results.size(), results.toString());
+        assertEquals(4, results.size(), results.toString());
         assertFalse(
                 results.get(0).path("data").path("is_error").asBoolean(),
                 results.get(0).toString());
@@ -89,6 +93,24 @@ class BrowserAgentToolsTest {
         assertTrue(
                 results.get(2).path("data").path("is_error").asBoolean(),
                 results.get(2).toString());
+        // the screenshot is a PNG in the workspace's storage
+        assertFalse(
+                results.get(3).path("data").path("is_error").asBoolean(),
+                results.get(3).toString());
+        JsonNode saved =
+                Http.JSON.readTree(results.get(3).path("data").path("result").asText());
+        assertEquals("shots/agent.png", saved.path("path").asText(), saved.toString());
+        java.net.http.HttpResponse<byte[]> png = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(AgentRunsTest.server.base()
+                                        + "/api/spaces/" + u.defaultSpaceId() + "/storage/"
+                                        + saved.path("file_id").asText() + "/content"))
+                                .header("Authorization", "Bearer " + AgentRunsTest.token(u))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, png.statusCode());
+        assertEquals(saved.path("size").asLong(), png.body().length);
+        assertEquals("\u0089PNG", new String(png.body(), 0, 4, java.nio.charset.StandardCharsets.ISO_8859_1), "a PNG");
 
         String session = sessionIdIn(AgentRunsTest.fake.received(model).get(1));
         JsonNode info = u.http().get("/api/browser-sessions/" + session).json();

@@ -6,6 +6,7 @@ import dev.atrium.kernel.api.ApiException;
 import dev.atrium.runs.api.AgentTool;
 import dev.atrium.runs.api.AgentToolSource;
 import dev.atrium.runs.api.ToolArguments;
+import dev.atrium.storage.api.WorkspaceFiles;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,12 +15,16 @@ import java.util.Set;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
  * The agent's browser tools, offered through runs.api's {@link AgentToolSource} to runs holding {@code egress.http}
  * (a {@code restricted_egress} workspace's runs are not offered them): {@code browser_goto} opens a session of the
  * run's requester in the run's workspace (or reuses one it names) and navigates; {@code browser_extract} reads the
- * page. A run reaches only sessions of its own workspace and requester; the same caps, idle timeout and egress policy
+ * page; {@code browser_screenshot} saves a PNG of it to the workspace's storage (runs also holding
+ * {@code storage.write}). A run reaches only sessions of its own workspace and requester; the same caps, idle timeout and egress policy
  * as the routes apply. They live in this bundle so that runs imports nothing of it.
  */
 @Component(service = AgentToolSource.class)
@@ -31,6 +36,14 @@ public class BrowserTools implements AgentToolSource {
 
     private final BrowserSessions sessions;
     private final List<AgentTool> tools;
+    private final AgentTool screenshot = new Screenshot();
+
+    /** Where screenshots are saved; absent while storage is not installed (then there is no screenshot tool). */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile WorkspaceFiles files;
 
     @Activate
     public BrowserTools(@Reference BrowserSessions sessions) {
@@ -40,7 +53,12 @@ public class BrowserTools implements AgentToolSource {
 
     @Override
     public List<AgentTool> tools(AgentTool.Context context) {
-        return context.grants().contains(GRANT) ? tools : List.of();
+        if (!context.grants().contains(GRANT)) {
+            return List.of();
+        }
+        return files != null && context.grants().containsAll(screenshot.requiredGrants())
+                ? List.of(tools.get(0), tools.get(1), screenshot)
+                : tools;
     }
 
     /** The run's own session named by {@code session_id}: another workspace's or requester's is "no such session". */
@@ -149,6 +167,58 @@ public class BrowserTools implements AgentToolSource {
             } catch (ApiException refused) {
                 throw new IOException(refused.getMessage(), refused);
             }
+        }
+    }
+
+    /** A PNG of the page, saved to the workspace's storage: a model reads text, so the tool answers where it is. */
+    private final class Screenshot implements AgentTool {
+        @Override
+        public String name() {
+            return "browser_screenshot";
+        }
+
+        @Override
+        public String description() {
+            return "Save a PNG screenshot of a browser session's page (the viewport, or the whole page with"
+                    + " full_page) to the workspace's storage at path; answers the stored file's path and size.";
+        }
+
+        @Override
+        public String parametersSchema() {
+            return "{\"type\":\"object\",\"properties\":{\"session_id\":{\"type\":\"string\"},"
+                    + "\"path\":{\"type\":\"string\"},\"full_page\":{\"type\":\"boolean\"}},"
+                    + "\"required\":[\"session_id\",\"path\"]}";
+        }
+
+        @Override
+        public Set<String> requiredGrants() {
+            return Set.of(GRANT, "storage.write");
+        }
+
+        @Override
+        public String execute(Context context, String arguments) throws Exception {
+            JsonNode args = ToolArguments.parse(arguments);
+            BrowserSession session = own(context, args);
+            String path = ToolArguments.text(args, "path");
+            if (!path.toLowerCase(java.util.Locale.ROOT).endsWith(".png")) {
+                throw new IOException("path must name a .png file");
+            }
+            WorkspaceFiles storage = files;
+            if (storage == null) {
+                throw new IOException("storage is not running");
+            }
+            byte[] png;
+            try {
+                png = session.screenshot(args.path("full_page").asBoolean(false));
+            } catch (ApiException refused) {
+                throw new IOException(refused.getMessage(), refused);
+            }
+            WorkspaceFiles.StoredFile saved = storage.write(context.spaceId(), path, png, "image/png");
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("path", saved.path());
+            result.put("file_id", saved.id());
+            result.put("size", saved.size());
+            return Cdp.JSON.writeValueAsString(result);
         }
     }
 }
