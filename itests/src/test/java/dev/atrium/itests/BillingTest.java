@@ -77,6 +77,7 @@ class BillingTest {
         env.put("ATRIUM_BILLING_REPORT_S", "1");
         env.put("ATRIUM_BILLING_OUTBOX_FLUSH_MS", "100");
         env.put("ATRIUM_STORAGE_METER_S", "1");
+        env.put("ATRIUM_RESOURCES_METER_S", "1");
         env.put("ATRIUM_OPENAI_BASE_URL", models.openAiBase());
         env.put("ATRIUM_RUNS_POLL_MS", "200");
         env.put("ATRIUM_SMTP_HOST", "127.0.0.1");
@@ -309,6 +310,23 @@ class BillingTest {
         eventually(
                 "the stored bytes are sampled",
                 () -> used(payer, "storage_byte_hours") >= 4321 && used(payer, "storage_byte_hours") % 4321 == 0,
+                15);
+        // and the bytes an r2 bucket stores, sampled the same way
+        Http.Reply bucket = payer.http().post("/api/resources", Map.of("name", "bucket", "type", "r2"));
+        assertEquals(201, bucket.status(), bucket.body());
+        String bucketId = bucket.json().path("resource").path("id").asText();
+        assertEquals(
+                200,
+                payer.http()
+                        .send(
+                                "PUT",
+                                "/api/resources/" + bucketId + "/objects/a.bin",
+                                new byte[2345],
+                                "application/octet-stream")
+                        .status());
+        eventually(
+                "the bucket's bytes are sampled",
+                () -> used(payer, "r2_byte_hours") >= 2345 && used(payer, "r2_byte_hours") % 2345 == 0,
                 15);
         // a stranger does not see the payer's usage
         User stranger = server.newUser();

@@ -218,6 +218,9 @@ final class Settings {
                         Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
                         Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
         pids.put(
+                "dev.atrium.resources.metering",
+                List.of(Setting.of("sampleSeconds", LONG, env("ATRIUM_RESOURCES_METER_S"))));
+        pids.put(
                 "dev.atrium.storage.metering",
                 List.of(Setting.of("sampleSeconds", LONG, env("ATRIUM_STORAGE_METER_S"))));
         pids.put(

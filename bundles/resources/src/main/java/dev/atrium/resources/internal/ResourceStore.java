@@ -52,6 +52,17 @@ public class ResourceStore {
         return Optional.ofNullable(jpa.read(em -> em.find(ResourceRow.class, id)));
     }
 
+    /** Every resource of {@code type}, oldest first, a page at a time. */
+    public List<ResourceRow> ofType(String type, int limit, int offset) {
+        return jpa.read(em -> em.createQuery(
+                        "SELECT r FROM ResourceRow r WHERE r.type = :type ORDER BY r.createdAt, r.id",
+                        ResourceRow.class)
+                .setParameter("type", type)
+                .setFirstResult(offset)
+                .setMaxResults(limit)
+                .getResultList());
+    }
+
     public List<ResourceRow> byName(String name) {
         return jpa.read(em -> em.createQuery(
                         "SELECT r FROM ResourceRow r WHERE r.name = :name ORDER BY r.createdAt", ResourceRow.class)
