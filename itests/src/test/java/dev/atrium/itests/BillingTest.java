@@ -297,6 +297,8 @@ class BillingTest {
         Thread.sleep(2_500); // two more report rounds: nothing is sent again
         assertEquals(260, stripe.metered(payerCustomer, "run_tokens_in"));
         assertEquals(stripe.meterEvents.size(), stripe.meterEventPosts.size(), "no report was sent twice");
+        // Stripe refuses one meter's reports: the others are still reported
+        stripe.refusedEventNames.add("storage_byte_hours");
         // the bytes stored: one sample per hour, the first of the hour
         String content = "x".repeat(4321);
         assertEquals(
@@ -328,6 +330,11 @@ class BillingTest {
                 "the bucket's bytes are sampled",
                 () -> used(payer, "r2_byte_hours") >= 2345 && used(payer, "r2_byte_hours") % 2345 == 0,
                 15);
+        eventually(
+                "the bucket's bytes reach Stripe while its storage reports are refused",
+                () -> stripe.metered(payerCustomer, "r2_byte_hours") >= 2345,
+                15);
+        assertEquals(0, stripe.metered(payerCustomer, "storage_byte_hours"));
         // a stranger does not see the payer's usage
         User stranger = server.newUser();
         assertEquals(0, used(stranger, "run_tokens_in"));

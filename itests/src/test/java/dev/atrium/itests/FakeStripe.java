@@ -58,6 +58,8 @@ final class FakeStripe implements AutoCloseable {
     final List<ObjectNode> meterEventRequests = new CopyOnWriteArrayList<>();
     /** The identifier of every meter event POST, repeats of an idempotency key included. */
     final List<String> meterEventPosts = new CopyOnWriteArrayList<>();
+    /** Event names whose meter events Stripe refuses (as it refuses one timestamped more than 35 days ago). */
+    final java.util.Set<String> refusedEventNames = ConcurrentHashMap.newKeySet();
     /** The identifier of the first meter event whose answer was held. */
     volatile String heldIdentifier;
 
@@ -269,6 +271,9 @@ final class FakeStripe implements AutoCloseable {
             e.putObject("payload")
                     .put("stripe_customer_id", form.get("payload[stripe_customer_id]"))
                     .put("value", form.get("payload[value]"));
+            if (refusedEventNames.contains(form.get("event_name"))) {
+                return new Answer(400, error("invalid_request_error", "Meter event timestamp is too far in the past"));
+            }
             meterEventRequests.add(e);
             if (meterEvents.putIfAbsent(form.get("identifier"), e) != null) {
                 return new Answer(

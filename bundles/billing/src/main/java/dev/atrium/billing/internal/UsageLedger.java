@@ -169,12 +169,16 @@ public class UsageLedger implements UsageRecorder {
                 Path current = directory.resolve(CURRENT);
                 if (Files.size(current) > 0) {
                     writer.close();
-                    Files.move(
-                            current,
-                            directory.resolve(String.format(
-                                    "sealed-%d-%06d.jsonl", System.currentTimeMillis(), sealed.incrementAndGet())),
-                            StandardCopyOption.ATOMIC_MOVE);
-                    writer = open();
+                    try {
+                        Files.move(
+                                current,
+                                directory.resolve(String.format(
+                                        "sealed-%d-%06d.jsonl", System.currentTimeMillis(), sealed.incrementAndGet())),
+                                StandardCopyOption.ATOMIC_MOVE);
+                    } finally {
+                        // appending goes on, to the sealed name's successor or, if the move failed, the same file
+                        writer = open();
+                    }
                 }
             }
             List<Path> files = new ArrayList<>();

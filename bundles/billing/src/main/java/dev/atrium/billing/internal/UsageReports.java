@@ -112,9 +112,13 @@ public class UsageReports {
                         rs.getString("meter"),
                         Sql.instant(rs, "hour"),
                         rs.getLong("quantity")));
+        java.util.Set<String> failing = new java.util.HashSet<>();
         for (Owed o : owed) {
             if (Thread.currentThread().isInterrupted()) {
                 break;
+            }
+            if (failing.contains(o.meter())) {
+                continue; // this meter's reports keep their order: the next round tries its oldest again
             }
             Optional<String> customer =
                     accounts.of(o.principalId(), provider.get().name()).map(Accounts.Account::customerId);
@@ -143,7 +147,8 @@ public class UsageReports {
                         o.id(),
                         provider.get().name(),
                         e.getMessage());
-                break; // the provider is failing: the next round tries again, in order
+                // one meter the provider refuses (say, it has no meter of that event name) holds up no other
+                failing.add(o.meter());
             }
         }
         return sent;
