@@ -76,8 +76,7 @@ class BillingTest {
         env.put("ATRIUM_BILLING_AGGREGATE_S", "1");
         env.put("ATRIUM_BILLING_REPORT_S", "1");
         env.put("ATRIUM_BILLING_OUTBOX_FLUSH_MS", "100");
-        env.put("ATRIUM_STORAGE_METER_S", "1");
-        env.put("ATRIUM_RESOURCES_METER_S", "1");
+        env.put("ATRIUM_BILLING_SAMPLE_S", "1");
         env.put("ATRIUM_OPENAI_BASE_URL", models.openAiBase());
         env.put("ATRIUM_RUNS_POLL_MS", "200");
         env.put("ATRIUM_SMTP_HOST", "127.0.0.1");

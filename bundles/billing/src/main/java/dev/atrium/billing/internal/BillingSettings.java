@@ -69,6 +69,12 @@ public class BillingSettings {
                         + " (ATRIUM_BILLING_OUTBOX_FLUSH_MS)")
         int outboxFlushMillis() default 500;
 
+        @AttributeDefinition(
+                description =
+                        "Seconds between samples of what capabilities hold (stored bytes), for byte-hour meters; 0:"
+                                + " none (ATRIUM_BILLING_SAMPLE_S)")
+        int sampleSeconds() default 600;
+
         @AttributeDefinition(description = "SMTP server invoices are mailed through; empty: no mail (ATRIUM_SMTP_HOST)")
         String smtpHost() default "";
 
@@ -105,6 +111,7 @@ public class BillingSettings {
     final int aggregateSeconds;
     final int reportSeconds;
     final int outboxFlushMillis;
+    final int sampleSeconds;
     final String smtpHost;
     final int smtpPort;
     final String smtpSecurity;
@@ -132,6 +139,7 @@ public class BillingSettings {
         aggregateSeconds = Math.max(1, config.aggregateSeconds());
         reportSeconds = Math.max(1, config.reportSeconds());
         outboxFlushMillis = Math.max(10, config.outboxFlushMillis());
+        sampleSeconds = Math.max(0, config.sampleSeconds());
         smtpHost = config.smtpHost().trim();
         smtpPort = config.smtpPort();
         smtpSecurity = config.smtpSecurity().trim().toLowerCase(Locale.ROOT);

@@ -218,12 +218,6 @@ final class Settings {
                         Setting.of("oidcName", STRING, env("ATRIUM_OIDC_NAME")),
                         Setting.of("oidcScopes", STRING, env("ATRIUM_OIDC_SCOPES"))));
         pids.put(
-                "dev.atrium.resources.metering",
-                List.of(Setting.of("sampleSeconds", LONG, env("ATRIUM_RESOURCES_METER_S"))));
-        pids.put(
-                "dev.atrium.storage.metering",
-                List.of(Setting.of("sampleSeconds", LONG, env("ATRIUM_STORAGE_METER_S"))));
-        pids.put(
                 "dev.atrium.billing",
                 List.of(
                         Setting.of("provider", STRING, env("ATRIUM_BILLING_PROVIDER")),
@@ -235,6 +229,7 @@ final class Settings {
                         Setting.of("aggregateSeconds", INTEGER, env("ATRIUM_BILLING_AGGREGATE_S")),
                         Setting.of("reportSeconds", INTEGER, env("ATRIUM_BILLING_REPORT_S")),
                         Setting.of("outboxFlushMillis", INTEGER, env("ATRIUM_BILLING_OUTBOX_FLUSH_MS")),
+                        Setting.of("sampleSeconds", INTEGER, env("ATRIUM_BILLING_SAMPLE_S")),
                         Setting.of("smtpHost", STRING, env("ATRIUM_SMTP_HOST")),
                         Setting.of("smtpPort", INTEGER, env("ATRIUM_SMTP_PORT")),
                         Setting.of("smtpSecurity", STRING, env("ATRIUM_SMTP_SECURITY")),
