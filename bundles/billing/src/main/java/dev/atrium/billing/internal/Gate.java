@@ -23,12 +23,19 @@ import org.osgi.service.component.annotations.Reference;
 @Component(service = {BillingGate.class, Gate.class})
 public class Gate implements BillingGate {
 
+    private static final int MAX_OWNERS = 100_000;
+
     private final BillingSettings settings;
     private final ProviderChoice choice;
     private final Accounts accounts;
     private final SpaceDirectory spaces;
     private final Sql sql;
     private final Map<String, Kept> kept = new ConcurrentHashMap<>();
+    /**
+     * Workspace owners, asked of the kernel once per workspace: the gate runs on hot paths (each vector query, queue
+     * send, model turn), and a workspace's owner never changes (the spec has no owner transfer).
+     */
+    private final Map<String, String> owners = new ConcurrentHashMap<>();
 
     /** What a Principal's decisions are made of, until {@code until}. */
     private record Kept(Instant until, Optional<Account> account, Map<String, Long> used) {}
@@ -59,11 +66,19 @@ public class Gate implements BillingGate {
         if (!enforcing()) {
             return Decision.allow(meter);
         }
-        Optional<String> owner = spaces.byId(spaceId).map(SpaceRef::ownerPrincipalId);
-        if (owner.isEmpty()) {
-            return Decision.allow(meter); // the work itself answers that the workspace does not exist
+        String owner = owners.get(spaceId);
+        if (owner == null) {
+            Optional<String> found = spaces.byId(spaceId).map(SpaceRef::ownerPrincipalId);
+            if (found.isEmpty()) {
+                return Decision.allow(meter); // the work itself answers that the workspace does not exist
+            }
+            if (owners.size() >= MAX_OWNERS) {
+                owners.clear();
+            }
+            owner = found.get();
+            owners.put(spaceId, owner);
         }
-        return decide(owner.get(), meter);
+        return decide(owner, meter);
     }
 
     /** The decision for a Principal, as {@code GET /api/billing} shows it too. */
