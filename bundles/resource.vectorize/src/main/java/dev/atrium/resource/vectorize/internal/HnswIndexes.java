@@ -5,12 +5,14 @@ import dev.atrium.resource.api.ResourceException;
 import dev.atrium.resource.api.VectorFacet.Match;
 import dev.atrium.resource.api.VectorFacet.Vector;
 import dev.atrium.resource.vectorize.internal.Vectors.Metric;
+import dev.atrium.vector.FlatScanRule;
+import dev.atrium.vector.ScanOrWalkKnnQuery;
+import dev.atrium.vector.VectorSearch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,22 +20,16 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.Codec;
-import org.apache.lucene.codecs.FilterCodec;
-import org.apache.lucene.codecs.KnnVectorsFormat;
-import org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
-import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.FilterMergePolicy;
-import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.MergePolicy;
-import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StoredFields;
@@ -52,8 +48,6 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.hnsw.RandomAccessVectorValues;
-import org.apache.lucene.util.hnsw.RandomVectorScorer;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -69,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * segment's graph when it has no deletions, inserting only the other segments' vectors; otherwise the graph is built
  * again). Queries keep using the old segments until the merge is committed.
  * <p>
- * With {@link Tuning#quantized()} (the default) new segments are written by {@link AtriumHnswQuantizedVectorsFormat}:
+ * With {@link Tuning#quantized()} (the default) new segments are written by {@link dev.atrium.vector.AtriumHnswQuantizedVectorsFormat}:
  * the graph is walked on int8 vectors, and a query's candidates (its ef of them) are scored again exactly on the float
  * vectors the segment keeps, so the ids and scores returned are the float search's. An index whose segments are in the
  * other format (written before, or with the setting changed) is rewritten by the same background merge — from its own
@@ -107,7 +101,7 @@ final class HnswIndexes implements AutoCloseable {
 
         /** The name of the vector format new segments are written in (and old ones rewritten into). */
         String format() {
-            return quantized ? AtriumHnswQuantizedVectorsFormat.NAME : AtriumHnswVectorsFormat.NAME;
+            return VectorSearch.formatName(quantized);
         }
     }
 
@@ -209,11 +203,11 @@ final class HnswIndexes implements AutoCloseable {
 
     private synchronized Codec codec() {
         if (codec == null) {
-            // Lucene finds codecs and formats through ServiceLoader: with its classes and META-INF/services embedded
-            // in this bundle, its own class loader sees them; the context loader is set too for lookups that consult it
-            codec = withBundleLoader(
-                    () -> new TunedCodec(Codec.getDefault(), tuning.maxConn(), tuning.beamWidth(), tuning.quantized()));
-            scorer = withBundleLoader(HnswIndexes::describeScorer);
+            codec = VectorSearch.codec(tuning.maxConn(), tuning.beamWidth(), tuning.quantized());
+            scorer = VectorSearch.scorerDescription();
+            if (scorer.contains("; but ")) {
+                LoggerFactory.getLogger(HnswIndexes.class).warn("vectorize: {}", scorer);
+            }
         }
         return codec;
     }
@@ -225,49 +219,6 @@ final class HnswIndexes implements AutoCloseable {
     synchronized String scorer() {
         codec();
         return scorer;
-    }
-
-    private static String describeScorer() {
-        String description = VectorScorers.choice().description();
-        // segments read from disk find their format by name through Lucene's SPI, which must give this bundle's
-        for (KnnVectorsFormat spi : List.of(
-                KnnVectorsFormat.forName(AtriumHnswVectorsFormat.NAME),
-                KnnVectorsFormat.forName(AtriumHnswQuantizedVectorsFormat.NAME))) {
-            if (!spi.getClass().getName().startsWith(HnswIndexes.class.getPackageName())) {
-                description += "; but segments read from disk use "
-                        + spi.getClass().getName() + " (Lucene's SPI found it first)";
-                LoggerFactory.getLogger(HnswIndexes.class).warn("vectorize: {}", description);
-            }
-        }
-        return description;
-    }
-
-    /**
-     * The default codec with the HNSW parameters set for writing. It keeps the default codec's name and its vector
-     * format keeps Lucene's name: the graph parameters are not needed to read a segment, so the stock codec found
-     * through SPI reads what this one wrote — through {@link AtriumHnswVectorsFormat}, which this bundle's SPI list
-     * gives for that name, and stock Lucene reads it as well.
-     */
-    private static final class TunedCodec extends FilterCodec {
-        private final KnnVectorsFormat vectors;
-
-        TunedCodec(Codec base, int maxConn, int beamWidth, boolean quantized) {
-            super(base.getName(), base);
-            KnnVectorsFormat hnsw = quantized
-                    ? new AtriumHnswQuantizedVectorsFormat(maxConn, beamWidth)
-                    : new AtriumHnswVectorsFormat(maxConn, beamWidth);
-            this.vectors = new PerFieldKnnVectorsFormat() {
-                @Override
-                public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
-                    return hnsw;
-                }
-            };
-        }
-
-        @Override
-        public KnnVectorsFormat knnVectorsFormat() {
-            return vectors;
-        }
     }
 
     static VectorSimilarityFunction similarity(Metric metric) {
@@ -297,7 +248,7 @@ final class HnswIndexes implements AutoCloseable {
                 try {
                     Path lucene = Files.createDirectories(dir.resolve("lucene"));
                     opened[0] = true;
-                    return withBundleLoader(() -> new Index(lucene));
+                    return VectorSearch.withBundleLoader(() -> new Index(lucene));
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -415,7 +366,7 @@ final class HnswIndexes implements AutoCloseable {
         IndexSearcher s = index.searchers.acquire();
         try {
             for (LeafReaderContext leaf : s.getIndexReader().leaves()) {
-                String format = format(leaf);
+                String format = VectorSearch.format(leaf, VECTOR);
                 if (format != null && !format.equals(tuning.format())) {
                     return true;
                 }
@@ -427,11 +378,6 @@ final class HnswIndexes implements AutoCloseable {
     }
 
     /** The name of the vector format a segment's vectors are in, or null if it has none. */
-    private static String format(LeafReaderContext leaf) {
-        FieldInfo field = leaf.reader().getFieldInfos().fieldInfo(VECTOR);
-        return field == null ? null : field.getAttribute(PerFieldKnnVectorsFormat.PER_FIELD_FORMAT_KEY);
-    }
-
     private static int segments(Index index) throws IOException {
         IndexSearcher s = index.searchers.acquire();
         try {
@@ -457,7 +403,7 @@ final class HnswIndexes implements AutoCloseable {
             IndexSearcher s = index.searchers.acquire();
             try {
                 return s.getIndexReader().leaves().stream()
-                        .map(HnswIndexes::format)
+                        .map(leaf -> VectorSearch.format(leaf, VECTOR))
                         .toList();
             } finally {
                 index.searchers.release(s);
@@ -510,8 +456,9 @@ final class HnswIndexes implements AutoCloseable {
                 StoredFields stored = s.storedFields();
                 // the ef candidates come best first by the walk's (int8) scores; only the best RESCORED x topK of them
                 // are scored again: the int8 score is off by well under the gap between the 10th and the 100th
-                ScoreDoc[] hits = exact(
+                ScoreDoc[] hits = VectorSearch.exact(
                         s,
+                        VECTOR,
                         similarity(metric),
                         query,
                         Arrays.copyOf(top.scoreDocs, Math.min(top.scoreDocs.length, Math.max(topK * RESCORED, 100))));
@@ -530,51 +477,6 @@ final class HnswIndexes implements AutoCloseable {
         } catch (IOException | IllegalArgumentException e) {
             throw failed(e);
         }
-    }
-
-    /**
-     * The candidates with their exact scores, best first (ties by doc, as Lucene orders them): those of int8 segments
-     * (approximate scores from the graph walk) scored again on the float vectors the segment keeps, through the same
-     * scorer a float segment's search uses — so the scores are what a float index returns.
-     */
-    static ScoreDoc[] exact(IndexSearcher s, VectorSimilarityFunction similarity, float[] query, ScoreDoc[] hits)
-            throws IOException {
-        List<LeafReaderContext> leaves = s.getIndexReader().leaves();
-        ScoreDoc[] byDoc = hits.clone();
-        Arrays.sort(byDoc, Comparator.comparingInt(d -> d.doc));
-        ScoreDoc[] out = new ScoreDoc[byDoc.length];
-        int i = 0;
-        while (i < byDoc.length) {
-            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(byDoc[i].doc, leaves));
-            int end = leaf.docBase + leaf.reader().maxDoc();
-            int j = i;
-            while (j < byDoc.length && byDoc[j].doc < end) {
-                j++;
-            }
-            if (AtriumHnswQuantizedVectorsFormat.NAME.equals(format(leaf))) {
-                FloatVectorValues floats = leaf.reader().getFloatVectorValues(VECTOR);
-                List<float[]> vectors = new ArrayList<>(j - i);
-                for (int x = i; x < j; x++) {
-                    int doc = byDoc[x].doc - leaf.docBase;
-                    if (floats.docID() > doc || floats.advance(doc) != doc) {
-                        throw new IOException("no vector for a document the graph search found");
-                    }
-                    vectors.add(floats.vectorValue().clone()); // the values keep reusing their array
-                }
-                RandomVectorScorer scorer = VectorScorers.scorer()
-                        .getRandomVectorScorer(
-                                similarity, RandomAccessVectorValues.fromFloats(vectors, query.length), query);
-                for (int x = i; x < j; x++) {
-                    out[x] = new ScoreDoc(byDoc[x].doc, scorer.score(x - i));
-                }
-            } else {
-                System.arraycopy(byDoc, i, out, i, j - i); // a float segment's scores are exact already
-            }
-            i = j;
-        }
-        Arrays.sort(
-                out, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
-        return out;
     }
 
     /** Closes the resource's index (if open) and deletes its files. */
@@ -630,23 +532,5 @@ final class HnswIndexes implements AutoCloseable {
             return ResourceException.badInput("the vector index refused this: " + e.getMessage());
         }
         return ResourceException.unavailable("the vector index failed; try again", e);
-    }
-
-    @FunctionalInterface
-    private interface IoSupplier<T> {
-        T get() throws IOException;
-    }
-
-    private static <T> T withBundleLoader(IoSupplier<T> work) {
-        Thread t = Thread.currentThread();
-        ClassLoader before = t.getContextClassLoader();
-        t.setContextClassLoader(HnswIndexes.class.getClassLoader());
-        try {
-            return work.get();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } finally {
-            t.setContextClassLoader(before);
-        }
     }
 }

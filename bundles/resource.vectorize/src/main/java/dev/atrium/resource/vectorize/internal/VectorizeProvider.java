@@ -9,6 +9,7 @@ import dev.atrium.resource.api.ResourceProvider;
 import dev.atrium.resource.api.ResourceProviderType;
 import dev.atrium.resource.api.VectorFacet;
 import dev.atrium.resource.vectorize.internal.Vectors.Metric;
+import dev.atrium.vector.FlatScanRule;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.atrium.resource.api.VectorFacet.Match;
 import dev.atrium.resource.api.VectorFacet.Vector;
 import dev.atrium.resource.vectorize.internal.Vectors.Metric;
+import dev.atrium.vector.FlatScanRule;
+import dev.atrium.vector.ScanOrWalkKnnQuery;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -3,6 +3,8 @@ package dev.atrium.resource.vectorize.internal;
 import dev.atrium.resource.api.TestResourceContext;
 import dev.atrium.resource.api.VectorFacet.Match;
 import dev.atrium.resource.api.VectorFacet.Vector;
+import dev.atrium.vector.FlatScanRule;
+import dev.atrium.vector.VectorScorers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

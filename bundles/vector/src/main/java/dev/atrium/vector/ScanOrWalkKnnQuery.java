@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.io.IOException;
 import java.util.Map;
@@ -34,7 +34,7 @@ import org.apache.lucene.util.quantization.RandomAccessQuantizedByteVectorValues
  * when the filter accepts no more than k. Float segments (an index not yet rewritten, or {@code hnswQuantized} off)
  * keep Lucene's walk: their vectors are four times the bytes, and no float scan was measured against their walk.
  */
-final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
+public final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
 
     private static final TopDocs NO_RESULTS =
             new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0]);
@@ -48,7 +48,7 @@ final class ScanOrWalkKnnQuery extends KnnFloatVectorQuery {
      * @param scan whether int8 segments may be scanned ({@code hnswFlatScan}); otherwise every segment is walked
      * @param histories the index's {@link FlatScanRule.SegmentHistory} by segment core (entries leave with the core)
      */
-    ScanOrWalkKnnQuery(
+    public ScanOrWalkKnnQuery(
             String field,
             float[] target,
             int k,

@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.io.IOException;
 import org.apache.lucene.codecs.hnsw.DefaultFlatVectorScorer;
@@ -16,7 +16,7 @@ import org.apache.lucene.util.hnsw.RandomVectorScorerSupplier;
  * for graph searches and graph building. Byte vectors go to Lucene's scorer (this bundle indexes none).
  * Load it only through {@link VectorScorers}: it needs the {@code jdk.incubator.vector} module.
  */
-final class SimdFlatVectorsScorer implements FlatVectorsScorer {
+public final class SimdFlatVectorsScorer implements FlatVectorsScorer {
 
     @Override
     public RandomVectorScorerSupplier getRandomVectorScorerSupplier(

@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * small share of it and the break-even lies near the whole segment; without the Vector API the graph is always
  * walked.
  */
-final class FlatScanRule {
+public final class FlatScanRule {
 
     /** One graph visit costs as much as scoring this many int8 vectors in file order (266 ns against 41 ns, 384-d). */
-    static final int VISIT_COST_IN_SCANNED_VECTORS = 6;
+    public static final int VISIT_COST_IN_SCANNED_VECTORS = 6;
 
     private FlatScanRule() {}
 
@@ -38,7 +38,7 @@ final class FlatScanRule {
      * How many nodes a walk may visit before scanning the segment's {@code accepted} vectors is cheaper; the walk is
      * given this as its visit limit. {@link Integer#MAX_VALUE} (never scan) without the SIMD scorer.
      */
-    static int visitLimit(int accepted, boolean simd) {
+    public static int visitLimit(int accepted, boolean simd) {
         if (!simd) {
             return Integer.MAX_VALUE;
         }
@@ -51,15 +51,15 @@ final class FlatScanRule {
      * too, so it scans at once. A filtered query's smaller limit does not replace an unfiltered one's at a larger ef:
      * unfiltered queries are the common case, and a filtered one then at most walks to its (small) limit first.
      */
-    static final class SegmentHistory {
+    public static final class SegmentHistory {
         private int ef = Integer.MAX_VALUE;
         private int limit;
 
-        synchronized boolean scanWithoutWalking(int ef, int limit) {
+        public synchronized boolean scanWithoutWalking(int ef, int limit) {
             return ef >= this.ef && limit <= this.limit;
         }
 
-        synchronized void walkReachedLimit(int ef, int limit) {
+        public synchronized void walkReachedLimit(int ef, int limit) {
             if (limit > this.limit || (limit == this.limit && ef < this.ef)) {
                 this.ef = ef;
                 this.limit = limit;
@@ -68,7 +68,7 @@ final class FlatScanRule {
     }
 
     /** How queries searched the int8 segments, counted per segment searched; for the bench and tests. */
-    static final class SearchPaths {
+    public static final class SearchPaths {
         private final AtomicLong walked = new AtomicLong();
         private final AtomicLong scanned = new AtomicLong();
         private final AtomicLong walkedThenScanned = new AtomicLong();
@@ -85,7 +85,7 @@ final class FlatScanRule {
             walkedThenScanned.incrementAndGet();
         }
 
-        Counts counts() {
+        public Counts counts() {
             return new Counts(walked.get(), scanned.get(), walkedThenScanned.get());
         }
     }
@@ -94,8 +94,8 @@ final class FlatScanRule {
      * Segments searched by walking the graph only; by scanning without a walk (the history said so); by a walk that
      * reached its limit and then a scan.
      */
-    record Counts(long walked, long scanned, long walkedThenScanned) {
-        Counts minus(Counts before) {
+    public record Counts(long walked, long scanned, long walkedThenScanned) {
+        public Counts minus(Counts before) {
             return new Counts(
                     walked - before.walked, scanned - before.scanned, walkedThenScanned - before.walkedThenScanned);
         }

@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +38,7 @@ class SimdVectorsTest {
         List<float[]> vectors = new ArrayList<>();
         List<float[]> units = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
-            float[] v = VectorizeProviderTest.random(r, dims);
+            float[] v = random(r, dims);
             if (i % 8 == 0) {
                 for (int j = 0; j < dims; j++) {
                     v[j] *= 1000; // large magnitudes: the tolerance is relative
@@ -87,8 +87,8 @@ class SimdVectorsTest {
     void theRawArithmeticIsLucenesOnTails() {
         Random r = new Random(3);
         for (int dims = 1; dims <= 200; dims++) {
-            float[] a = VectorizeProviderTest.random(r, dims);
-            float[] b = VectorizeProviderTest.random(r, dims);
+            float[] a = random(r, dims);
+            float[] b = random(r, dims);
             assertEquals(
                     org.apache.lucene.util.VectorUtil.dotProduct(a, b),
                     SimdVectors.dotProduct(a, b),
@@ -150,11 +150,23 @@ class SimdVectorsTest {
     }
 
     private static float[] unit(float[] v) {
-        double n = Vectors.norm(v);
+        double n = 0;
+        for (float f : v) {
+            n += f * f;
+        }
+        n = Math.sqrt(n);
         float[] u = new float[v.length];
         for (int i = 0; i < v.length; i++) {
             u[i] = (float) (v[i] / n);
         }
         return u;
+    }
+
+    static float[] random(Random r, int dims) {
+        float[] v = new float[dims];
+        for (int i = 0; i < dims; i++) {
+            v[i] = (float) r.nextGaussian();
+        }
+        return v;
     }
 }

@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
  * format is also made by Lucene's SPI through its no-argument constructor, where nothing can be passed in. Never
  * fails: whatever goes wrong while trying the SIMD scorer leaves Lucene's.
  */
-final class VectorScorers {
+public final class VectorScorers {
 
     /** The scorer and how a person reads it: {@code simd (...)} or {@code scalar (...)} with the reason. */
-    record Choice(FlatVectorsScorer scorer, FlatVectorsScorer quantized, boolean simd, String description) {}
+    public record Choice(FlatVectorsScorer scorer, FlatVectorsScorer quantized, boolean simd, String description) {}
 
     static final String MODULE = "jdk.incubator.vector";
 
@@ -26,16 +26,16 @@ final class VectorScorers {
 
     private VectorScorers() {}
 
-    static Choice choice() {
+    public static Choice choice() {
         return CHOICE;
     }
 
-    static FlatVectorsScorer scorer() {
+    public static FlatVectorsScorer scorer() {
         return CHOICE.scorer();
     }
 
     /** The scorer of int8 (scalar-quantized) vectors: {@link SimdQuantizedVectorsScorer}, or Lucene's. */
-    static FlatVectorsScorer quantizedScorer() {
+    public static FlatVectorsScorer quantizedScorer() {
         return CHOICE.quantized();
     }
 

@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.io.IOException;
 import org.apache.lucene.codecs.KnnVectorsFormat;

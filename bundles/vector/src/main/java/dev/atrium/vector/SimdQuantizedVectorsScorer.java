@@ -1,4 +1,4 @@
-package dev.atrium.resource.vectorize.internal;
+package dev.atrium.vector;
 
 import java.io.IOException;
 import org.apache.lucene.codecs.hnsw.FlatVectorsScorer;
@@ -28,7 +28,7 @@ import org.apache.lucene.util.quantization.ScalarQuantizer;
  * keeps beside the int8 ones. Load it only through {@link VectorScorers}: it needs the {@code jdk.incubator.vector}
  * module.
  */
-final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
+public final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
 
     private final FlatVectorsScorer lucene;
 
@@ -78,7 +78,7 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
         return "SimdQuantizedVectorsScorer(" + SimdVectors.SPECIES + ")";
     }
 
-    static float alpha(ScalarQuantizer quantizer) {
+    public static float alpha(ScalarQuantizer quantizer) {
         return (quantizer.getUpperQuantile() - quantizer.getLowerQuantile()) / ((1 << quantizer.getBits()) - 1);
     }
 
@@ -86,7 +86,8 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
      * The score a float query {@code target} gets against a stored int8 vector {@code q} (its bytes), asymmetric as
      * above; {@code prepared} is {@link #prepare}'s for the target. Also the test's reference.
      */
-    static float score(VectorSimilarityFunction similarity, float[] prepared, float constant, float alpha, byte[] q) {
+    public static float score(
+            VectorSimilarityFunction similarity, float[] prepared, float constant, float alpha, byte[] q) {
         return switch (similarity) {
             case EUCLIDEAN -> 1 / (1 + alpha * alpha * SimdVectors.squareDistanceInt8(prepared, q));
             case DOT_PRODUCT, COSINE -> Math.max((1 + SimdVectors.dotProductInt8(prepared, q) + constant) / 2, 0);
@@ -99,7 +100,7 @@ final class SimdQuantizedVectorsScorer implements FlatVectorsScorer {
      * The query as {@link #score} takes it: {@code alpha·x} (x normalized for cosine, as the stored vectors were)
      * for the dot products, {@code (x - min)/alpha} for euclidean; {@code constant[0]} gets {@code min·Σ x}.
      */
-    static float[] prepare(
+    public static float[] prepare(
             VectorSimilarityFunction similarity, float[] target, ScalarQuantizer quantizer, float[] constant) {
         float alpha = alpha(quantizer);
         float min = quantizer.getLowerQuantile();
