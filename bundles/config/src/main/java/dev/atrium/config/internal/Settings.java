@@ -247,6 +247,17 @@ final class Settings {
                         Setting.of("meterEvents", STRING, env("ATRIUM_STRIPE_METER_EVENTS"))));
         pids.put("dev.atrium.oauth", List.of(Setting.of("issuer", STRING, env("ATRIUM_OAUTH_ISSUER"))));
         pids.put(
+                "dev.atrium.search",
+                List.of(
+                        Setting.of("embeddingsBaseUrl", STRING, env("ATRIUM_EMBEDDINGS_BASE_URL")),
+                        Setting.of("embeddingsApiKey", STRING, env("ATRIUM_EMBEDDINGS_API_KEY")),
+                        Setting.of("embeddingsModel", STRING, env("ATRIUM_EMBEDDINGS_MODEL")),
+                        Setting.of("embeddingsBatch", INTEGER, env("ATRIUM_EMBEDDINGS_BATCH")),
+                        Setting.of("pollMillis", INTEGER, env("ATRIUM_SEARCH_POLL_MS")),
+                        Setting.of("cacheSeconds", INTEGER, env("ATRIUM_SEARCH_CACHE_S")),
+                        Setting.of("indexIntervalSeconds", INTEGER, env("ATRIUM_SEARCH_INDEX_INTERVAL_S")),
+                        DATA_DIRECTORY));
+        pids.put(
                 "dev.atrium.storage",
                 List.of(
                         Setting.of("maxFileBytes", LONG, env("ATRIUM_STORAGE_MAX_FILE_BYTES")),

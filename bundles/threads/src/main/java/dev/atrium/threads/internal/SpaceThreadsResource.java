@@ -12,7 +12,9 @@ import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.threads.internal.ThreadStore.Thread;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.ws.rs.Consumes;
@@ -29,6 +31,9 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /** {@code /api/spaces/:spaceId/threads}: list (status filter), create, keyword search. */
 @Component(service = SpaceThreadsResource.class)
@@ -43,6 +48,12 @@ public class SpaceThreadsResource {
 
     private final OwnerScope ownerScope;
     private final ThreadStore store;
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    volatile SemanticThreads semantic;
 
     @Activate
     public SpaceThreadsResource(@Reference OwnerScope ownerScope, @Reference ThreadStore store) {
@@ -80,22 +91,49 @@ public class SpaceThreadsResource {
             @Context SecurityContext sc,
             @PathParam("spaceId") String spaceId,
             @QueryParam("q") String q,
+            @QueryParam("mode") String mode,
             @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         SpaceRef space = ownerScope.require(Caller.from(sc), spaceId);
         checkQuery(q);
+        if (mode != null && !mode.equals("keyword") && !mode.equals("semantic")) {
+            throw ApiException.badRequest("mode must be keyword or semantic");
+        }
         PageRequest page = PageRequest.of(limit, offset);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put(
-                "threads",
-                store.search(space.id(), q, page.limit(), page.offset()).stream()
-                        .map(Thread::toJson)
-                        .toList());
+        if ("semantic".equals(mode)) {
+            m.put("threads", semantic(space.id(), q, page));
+        } else {
+            m.put(
+                    "threads",
+                    store.search(space.id(), q, page.limit(), page.offset()).stream()
+                            .map(Thread::toJson)
+                            .toList());
+        }
         m.put("query", q);
-        m.put("mode", "keyword");
+        m.put("mode", "semantic".equals(mode) ? "semantic" : "keyword");
         m.put("limit", page.limit());
         m.put("offset", page.offset());
         return m;
+    }
+
+    private List<Map<String, Object>> semantic(String spaceId, String q, PageRequest page) {
+        SemanticThreads search = semantic;
+        if (search == null) {
+            throw new ApiException(
+                    404, "SEARCH_NOT_CONFIGURED", "semantic search needs the search capability, which is not running");
+        }
+        List<String> ids;
+        try {
+            ids = search.threadIds(spaceId, q, page.offset() + page.limit());
+        } catch (IllegalStateException e) {
+            throw new ApiException(404, "SEARCH_NOT_CONFIGURED", "semantic search is not available: " + e.getMessage());
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (String id : ids.subList(Math.min(page.offset(), ids.size()), ids.size())) {
+            store.get(id).filter(t -> t.spaceId().equals(spaceId)).ifPresent(t -> out.add(t.toJson()));
+        }
+        return out;
     }
 
     @POST

@@ -24,7 +24,10 @@ final class ThreadJson {
 
     record ThreadPage(List<ThreadView> threads, long total, int limit, int offset) {}
 
-    /** A keyword search ({@code mode} {@code keyword}) of the workspace's threads for {@code query}. */
+    /**
+     * A search of the workspace's threads for {@code query}: {@code mode} {@code keyword} (full text, the default) or
+     * {@code semantic} (by meaning, from workspace search's index).
+     */
     record ThreadSearch(List<ThreadView> threads, String query, String mode, int limit, int offset) {}
 
     /**
