@@ -247,6 +247,9 @@ public class SearchIndex {
             }
             changed(item.spaceId());
         }
+        if (embeddings == null) {
+            return; // no vectors anywhere: no Lucene index to keep
+        }
         for (String space : union(docs.keySet(), removed.keySet())) {
             writeLucene(space, docs.getOrDefault(space, List.of()), removed.getOrDefault(space, List.of()));
         }
@@ -346,6 +349,10 @@ public class SearchIndex {
     void reconcile(String spaceId) throws IOException {
         long stored =
                 sql.count("SELECT count(*) FROM search_items WHERE space_id = ? AND embedding IS NOT NULL", spaceId);
+        if (stored == 0 && !lucene.exists(spaceId)) {
+            reconciled.add(spaceId); // nothing embedded yet: no index to make
+            return;
+        }
         if (lucene.exists(spaceId) && lucene.count(spaceId) == stored) {
             reconciled.add(spaceId);
             return;

@@ -190,6 +190,9 @@ final class SpaceIndexes implements AutoCloseable {
 
     /** Documents in the workspace's index. */
     int count(String spaceId) throws IOException {
+        if (!exists(spaceId)) {
+            return 0;
+        }
         Index index = index(spaceId);
         IndexSearcher s = index.searchers.acquire();
         try {

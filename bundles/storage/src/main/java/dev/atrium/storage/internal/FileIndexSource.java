@@ -4,7 +4,6 @@ import dev.atrium.kernel.api.Sql;
 import dev.atrium.search.api.IndexSource;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -30,6 +29,8 @@ import org.osgi.service.component.annotations.Reference;
  */
 @Component(service = IndexSource.class)
 public class FileIndexSource implements IndexSource {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileIndexSource.class);
 
     static final long MAX_TEXT_BYTES = 256 * 1024;
     private static final Set<String> TEXT_EXTENSIONS = Set.of(
@@ -120,8 +121,10 @@ public class FileIndexSource implements IndexSource {
         } catch (CharacterCodingException e) {
             return f.path();
         } catch (IOException e) {
-            // the next pass reads it again: the cursor does not pass a file whose bytes could not be read
-            throw new UncheckedIOException("storage: cannot read " + f.path(), e);
+            // indexed by its path; its text comes with its next change. Failing here instead would hold up every
+            // file after it behind one unreadable blob.
+            LOG.warn("search: the bytes of {} cannot be read, it is indexed by its path: {}", f.path(), e.getMessage());
+            return f.path();
         }
     }
 
