@@ -287,6 +287,8 @@ class AgentTasksTest {
         Http.Reply started = u.http().post("/api/agent-tasks/" + id + "/run", Map.of());
         assertEquals(200, started.status(), started.body());
         String runId = started.json().get("run_id").asText();
+        // one run at a time: a second start while it streams is refused
+        assertError(409, "CONFLICT", u.http().post("/api/agent-tasks/" + id + "/run", Map.of()));
         try {
             Http.Reply off = server.operator().post("/admin/features/agent-tasks/disable", Map.of());
             assertEquals(200, off.status(), off.body());

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
@@ -207,14 +208,28 @@ public class AgentTaskStore {
                 id);
     }
 
-    /** Links a started run (requested by {@code principalId}) to the task and moves it to {@code in_progress}. */
-    public Optional<Task> linkRun(String id, String runId, String principalId) {
-        return one(
-                "UPDATE agent_tasks SET run_id = ?, principal_id = ?, last_run_status = 'queued', "
-                        + "status = 'in_progress', updated_at = now() WHERE id = ? RETURNING " + COLUMNS,
-                runId,
-                principalId,
-                id);
+    /**
+     * Starts a run for the task with its row locked, and links it: {@code start} gets the locked row and answers the
+     * new run's id (or throws, which leaves the task as it was). Two starts of one task, on any instance, run one
+     * after the other, so the second sees the first's run and is refused.
+     */
+    public Optional<Task> startRun(String id, String principalId, Function<Task, String> start) {
+        return sql.tx(c -> {
+            Optional<Task> locked =
+                    Sql.one(c, "SELECT " + COLUMNS + " FROM agent_tasks WHERE id = ? FOR UPDATE", Task::of, id);
+            if (locked.isEmpty()) {
+                return Optional.<Task>empty();
+            }
+            String runId = start.apply(locked.get());
+            return Sql.one(
+                    c,
+                    "UPDATE agent_tasks SET run_id = ?, principal_id = ?, last_run_status = 'queued', "
+                            + "status = 'in_progress', updated_at = now() WHERE id = ? RETURNING " + COLUMNS,
+                    Task::of,
+                    runId,
+                    principalId,
+                    id);
+        });
     }
 
     /**

@@ -71,32 +71,34 @@ public class TaskRuns implements EventHandler {
      *                      capability is disabled; runs' 404 when the thread is gone or no longer the creator's
      */
     Task start(Task task, String principalId) {
-        if (task.threadId() == null) {
-            throw ApiException.conflict("the task has no thread; set thread_id to a thread of its workspace first");
-        }
-        if (task.runId() != null
-                && (task.lastRunStatus() == null || !AgentTaskStore.TERMINAL_RUN.contains(task.lastRunStatus()))) {
-            throw ApiException.conflict("the task's run " + task.runId() + " has not ended yet");
-        }
         RunStarter starter = runs;
         if (starter == null) {
             throw ApiException.unavailable("the runs capability is disabled");
         }
-        String runId;
-        try {
-            runId = starter.start(principalId, task.spaceId(), task.threadId(), input(task));
-        } catch (ApiException e) {
-            if (e.status() == 404) {
-                throw ApiException.conflict("the task's thread no longer exists in its workspace");
-            }
-            throw e;
-        }
-        Task linked = store.linkRun(task.id(), runId, principalId)
+        Task linked = store.startRun(task.id(), principalId, locked -> {
+                    if (locked.threadId() == null) {
+                        throw ApiException.conflict(
+                                "the task has no thread; set thread_id to a thread of its workspace first");
+                    }
+                    if (locked.runId() != null
+                            && (locked.lastRunStatus() == null
+                                    || !AgentTaskStore.TERMINAL_RUN.contains(locked.lastRunStatus()))) {
+                        throw ApiException.conflict("the task's run " + locked.runId() + " has not ended yet");
+                    }
+                    try {
+                        return starter.start(principalId, locked.spaceId(), locked.threadId(), input(locked));
+                    } catch (ApiException e) {
+                        if (e.status() == 404) {
+                            throw ApiException.conflict("the task's thread no longer exists in its workspace");
+                        }
+                        throw e;
+                    }
+                })
                 .orElseThrow(() -> ApiException.notFound(AgentTaskResource.NOT_FOUND));
-        // a run may end before it is linked, its event then finding no task: look once now, as the reconcile would
-        Optional<String> now = starter.status(principalId, runId);
+        // the run's end, if it came before the link committed, found no task to record it on: look once now
+        Optional<String> now = starter.status(principalId, linked.runId());
         if (now.isPresent() && AgentTaskStore.TERMINAL_RUN.contains(now.get())) {
-            return store.recordRunStatus(runId, now.get()).orElse(linked);
+            return store.recordRunStatus(linked.runId(), now.get()).orElse(linked);
         }
         return linked;
     }
