@@ -304,14 +304,47 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
     }
 
     /** Shares one server among all test classes of the run. */
+    /**
+     * The scripted model server the shared server's {@code openai} provider talks to, one for the run: a
+     * {@code @SharedServer} test scripts a model name of its own ({@link FakeModelServer#script}) and chooses it for its
+     * workspace. Unscripted models (the route sweep's) are answered 500, as an unreachable provider fails a run.
+     */
+    static FakeModelServer sharedModels(ExtensionContext e) {
+        return e.getRoot()
+                .getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(
+                        SharedModels.class,
+                        k -> {
+                            try {
+                                return new SharedModels(new FakeModelServer());
+                            } catch (IOException ex) {
+                                throw new java.io.UncheckedIOException(ex);
+                            }
+                        },
+                        SharedModels.class)
+                .server();
+    }
+
+    /** Closes the shared model server when the run ends. */
+    private record SharedModels(FakeModelServer server) implements ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() {
+            server.close();
+        }
+    }
+
     static final class Extension implements ParameterResolver {
         @Override
         public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
-            return p.getParameter().getType() == AtriumServer.class;
+            return p.getParameter().getType() == AtriumServer.class
+                    || p.getParameter().getType() == FakeModelServer.class;
         }
 
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+            if (p.getParameter().getType() == FakeModelServer.class) {
+                return sharedModels(e);
+            }
             AtriumServer server = e.getRoot()
                     .getStore(ExtensionContext.Namespace.GLOBAL)
                     .getOrComputeIfAbsent(
@@ -322,7 +355,12 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
                                 try {
                                     data = Files.createTempDirectory("atrium-it-");
                                     db = TestDatabase.create();
-                                    return launchAsShipped(data, db, Map.of());
+                                    return launchAsShipped(
+                                            data,
+                                            db,
+                                            Map.of(
+                                                    "ATRIUM_OPENAI_BASE_URL",
+                                                    sharedModels(e).openAiBase()));
                                 } catch (Exception ex) {
                                     // nothing stores a server that never started, so nothing would close what it was
                                     // given

@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
  * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
- * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server, browser session), Principal B (the stranger), and a third Principal the
+ * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server, browser session, agent task), Principal B (the stranger), and a third Principal the
  * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
  */
 final class SweepFixtures {
@@ -53,6 +53,7 @@ final class SweepFixtures {
         APP_DEPLOYMENT,
         APP,
         BROWSER_SESSION,
+        AGENT_TASK,
         NONE
     }
 
@@ -393,6 +394,14 @@ final class SweepFixtures {
                 .path("space")
                 .path("id")
                 .asText();
+        // in the workspace without a model: its plan answers 409 instead of asking a model the shared server does
+        // not script (a 502), and without a thread its run answers 409
+        ids.put(
+                Kind.AGENT_TASK,
+                ok(http.post("/api/spaces/" + grantedSpace + "/agent-tasks", Map.of("title", "kept task")), 201)
+                        .path("agent_task")
+                        .path("id")
+                        .asText());
         ok(
                 http.post(
                         "/api/resources/" + resource + "/access",
@@ -504,6 +513,7 @@ final class SweepFixtures {
             case "app-deployments" -> Kind.APP_DEPLOYMENT;
             case "apps" -> Kind.APP;
             case "browser-sessions" -> Kind.BROWSER_SESSION;
+            case "agent-tasks" -> Kind.AGENT_TASK;
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };

@@ -84,6 +84,13 @@ final class Settings {
                         Setting.of("heapMb", INTEGER, env("ATRIUM_BROWSER_HEAP_MB")),
                         Setting.of("loopbackPorts", STRING, env("ATRIUM_BROWSER_LOOPBACK_PORTS")),
                         DATA_DIRECTORY));
+        pids.put(
+                "dev.atrium.agenttasks",
+                List.of(
+                        Setting.of("planTimeoutSeconds", LONG, env("ATRIUM_AGENT_TASKS_PLAN_TIMEOUT_S")),
+                        Setting.of("reconcileSeconds", LONG, env("ATRIUM_AGENT_TASKS_RECONCILE_S")),
+                        Setting.of("defaultProvider", STRING, env("ATRIUM_RUNS_DEFAULT_PROVIDER")),
+                        Setting.of("defaultModel", STRING, env("ATRIUM_RUNS_DEFAULT_MODEL"))));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.commonenv", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));

@@ -1,5 +1,6 @@
 package dev.atrium.runs.api;
 
+import java.util.Optional;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -25,4 +26,13 @@ public interface RunStarter {
      *                          another workspace; 400 for an input out of bounds
      */
     String start(String principalId, String spaceId, String threadId, String input);
+
+    /**
+     * The status of a run {@code principalId} requested: {@code queued}, {@code running}, {@code completed},
+     * {@code failed} or {@code cancelled}; empty when there is no such run or another Principal requested it. For a
+     * capability that missed the run's {@link RunEvents#FINISHED} event (it was stopped) and reconciles.
+     *
+     * @since 1.5
+     */
+    Optional<String> status(String principalId, String runId);
 }

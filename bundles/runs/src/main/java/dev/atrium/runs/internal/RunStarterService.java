@@ -6,6 +6,7 @@ import dev.atrium.kernel.api.Callers;
 import dev.atrium.runs.api.RunStarter;
 import dev.atrium.threads.api.Threads;
 import dev.atrium.threads.api.Threads.ThreadRef;
+import java.util.Optional;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -42,5 +43,15 @@ public class RunStarterService implements RunStarter {
         threads.append(thread, "user", input, null);
         return store.create(thread.id(), thread.spaceId(), principalId, null, null)
                 .id();
+    }
+
+    @Override
+    public Optional<String> status(String principalId, String runId) {
+        if (principalId == null || runId == null) {
+            return Optional.empty();
+        }
+        return store.get(runId)
+                .filter(run -> principalId.equals(run.requester()))
+                .map(RunStore.Run::status);
     }
 }
