@@ -150,18 +150,7 @@ final class RepositorySearchResources {
             if (q.length() > SpaceSearchResource.MAX_QUERY) {
                 throw ApiException.badRequest("q must be at most " + SpaceSearchResource.MAX_QUERY + " characters");
             }
-            int n = 10;
-            if (limit != null) {
-                try {
-                    n = Integer.parseInt(limit);
-                } catch (NumberFormatException e) {
-                    n = -1;
-                }
-                if (n < 1 || n > SpaceSearchResource.MAX_LIMIT) {
-                    throw ApiException.badRequest(
-                            "limit must be a whole number from 1 to " + SpaceSearchResource.MAX_LIMIT);
-                }
-            }
+            int n = SpaceSearchResource.limit(limit, 10);
             requireVectors(index);
             RepositoryIndex.State state = repositoryIndex
                     .state(repo.id())

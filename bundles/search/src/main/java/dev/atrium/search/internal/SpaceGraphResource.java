@@ -73,17 +73,7 @@ public class SpaceGraphResource {
         if (id == null || id.isBlank() || id.length() > 200) {
             throw ApiException.badRequest("id is required (at most 200 characters)");
         }
-        int n = 10;
-        if (limit != null) {
-            try {
-                n = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                n = -1;
-            }
-            if (n < 1 || n > 50) {
-                throw ApiException.badRequest("limit must be a whole number from 1 to 50");
-            }
-        }
+        int n = SpaceSearchResource.limit(limit, 10);
         String self = kind + ":" + id;
         Item item = search.resolve(space.id(), List.of(self)).get(self);
         if (item == null) {

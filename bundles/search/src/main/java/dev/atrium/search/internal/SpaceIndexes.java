@@ -14,6 +14,10 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.document.Document;
@@ -60,6 +64,8 @@ final class SpaceIndexes implements AutoCloseable {
      * over many equal vectors (generated files, repeated notes) can keep a walk among them, away from the answer.
      */
     static final int EXACT_UP_TO = 10_000;
+    /** Quiet time after a write before an index is merged into one segment. */
+    static final long MERGE_DELAY_MILLIS = 2_000;
     /** Candidates per result an int8 walk keeps before the float re-scoring. */
     private static final int OVERSAMPLE = 10;
 
@@ -67,17 +73,28 @@ final class SpaceIndexes implements AutoCloseable {
     private final int exactUpTo;
     private final Codec codec;
     private final Map<String, Index> open = new ConcurrentHashMap<>();
+    /** One thread merges indexes into one segment once their writes pause: each segment's graph costs a walk. */
+    private final ScheduledThreadPoolExecutor merges;
+
+    private final long mergeDelayMillis;
     private final FlatScanRule.SearchPaths paths = new FlatScanRule.SearchPaths();
     private volatile boolean closed;
 
     SpaceIndexes(Path root) {
-        this(root, EXACT_UP_TO);
+        this(root, EXACT_UP_TO, MERGE_DELAY_MILLIS);
     }
 
-    /** @param exactUpTo indexes of at most this many documents are searched exactly */
-    SpaceIndexes(Path root, int exactUpTo) {
+    /**
+     * @param exactUpTo        indexes of at most this many documents are searched exactly
+     * @param mergeDelayMillis how long after its last write an index is merged into one segment (0: never)
+     */
+    SpaceIndexes(Path root, int exactUpTo, long mergeDelayMillis) {
         this.root = root;
         this.exactUpTo = exactUpTo;
+        this.mergeDelayMillis = mergeDelayMillis;
+        this.merges = new ScheduledThreadPoolExecutor(1, dev.atrium.kernel.api.NamedThreads.factory("search-merge"));
+        merges.setRemoveOnCancelPolicy(true);
+        merges.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.codec = VectorSearch.codec(16, 100, true);
     }
 
@@ -92,6 +109,9 @@ final class SpaceIndexes implements AutoCloseable {
         final IndexWriter writer;
         final SearcherManager searchers;
         final Map<Object, FlatScanRule.SegmentHistory> histories = new ConcurrentHashMap<>();
+        ScheduledFuture<?> merge; // the pending merge, replaced by every write
+        long lastMergeEnd; // System.nanoTime() when the last merge ended, and how long it took
+        long lastMergeNanos;
 
         Index(Path dir, Codec codec) throws IOException {
             directory = FSDirectory.open(dir);
@@ -171,6 +191,7 @@ final class SpaceIndexes implements AutoCloseable {
             index.writer.commit();
             index.searchers.maybeRefreshBlocking();
         }
+        scheduleMerge(index);
     }
 
     /** Deletes every document whose kind (a repository index's: its path) is one of {@code kinds}, then commits. */
@@ -185,6 +206,56 @@ final class SpaceIndexes implements AutoCloseable {
             }
             index.writer.commit();
             index.searchers.maybeRefreshBlocking();
+        }
+        scheduleMerge(index);
+    }
+
+    private void scheduleMerge(Index index) {
+        if (mergeDelayMillis <= 0 || closed) {
+            return;
+        }
+        synchronized (index) {
+            if (index.merge != null) {
+                index.merge.cancel(false); // a merge already running finishes; the next one follows it
+            }
+            // under a steady stream of writes, waiting four times the last merge's length keeps merging to a fifth
+            // of one core (as vectorize's indexes do)
+            long delay = TimeUnit.MILLISECONDS.toNanos(mergeDelayMillis);
+            if (index.lastMergeNanos > 0) {
+                delay = Math.max(delay, index.lastMergeEnd + 4 * index.lastMergeNanos - System.nanoTime());
+            }
+            try {
+                index.merge = merges.schedule(() -> merge(index), delay, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // stopping: the index stays searchable as it is, and is merged after a later write
+            }
+        }
+    }
+
+    private void merge(Index index) {
+        try {
+            IndexSearcher s = index.searchers.acquire();
+            int segments;
+            try {
+                segments = s.getIndexReader().leaves().size();
+            } finally {
+                index.searchers.release(s);
+            }
+            if (closed || segments <= 1) {
+                return;
+            }
+            long start = System.nanoTime();
+            // Lucene reuses the largest segment's graph when it has no deletions and inserts only the others' vectors
+            index.writer.forceMerge(1);
+            index.writer.commit();
+            index.searchers.maybeRefreshBlocking();
+            synchronized (index) {
+                index.lastMergeEnd = System.nanoTime();
+                index.lastMergeNanos = index.lastMergeEnd - start;
+            }
+        } catch (IOException | RuntimeException e) {
+            // closed meanwhile (the rollback aborts the merge) or the disk failed: the committed segments stay
+            // searchable, and the next write schedules another merge
         }
     }
 
@@ -288,6 +359,9 @@ final class SpaceIndexes implements AutoCloseable {
         Index index = open.remove(spaceId);
         if (index != null) {
             synchronized (index) {
+                if (index.merge != null) {
+                    index.merge.cancel(false);
+                }
                 index.close();
             }
         }
@@ -304,6 +378,7 @@ final class SpaceIndexes implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        merges.shutdown(); // pending merges are dropped; a running one is aborted by the rollback below
         for (String id : List.copyOf(open.keySet())) {
             Index index = open.remove(id);
             if (index != null) {
@@ -313,6 +388,11 @@ final class SpaceIndexes implements AutoCloseable {
                     // the rest matter more; every write was committed
                 }
             }
+        }
+        try {
+            merges.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

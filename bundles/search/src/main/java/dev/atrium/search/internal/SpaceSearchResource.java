@@ -93,6 +93,23 @@ public class SpaceSearchResource {
         return m;
     }
 
+    /** A {@code limit} query parameter: absent gives {@code fallback}; else a whole number from 1 to 50. */
+    static int limit(String limit, int fallback) {
+        if (limit == null) {
+            return fallback;
+        }
+        int n;
+        try {
+            n = Integer.parseInt(limit);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 1 || n > MAX_LIMIT) {
+            throw ApiException.badRequest("limit must be a whole number from 1 to " + MAX_LIMIT);
+        }
+        return n;
+    }
+
     static int limit(JsonNode limit) {
         if (limit == null || limit.isNull()) {
             return 10;
@@ -119,17 +136,7 @@ public class SpaceSearchResource {
         if (q.length() > 500) {
             throw ApiException.badRequest("q must be at most 500 characters");
         }
-        int n = 20;
-        if (limit != null) {
-            try {
-                n = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                n = -1;
-            }
-            if (n < 1 || n > MAX_LIMIT) {
-                throw ApiException.badRequest("limit must be a whole number from 1 to " + MAX_LIMIT);
-            }
-        }
+        int n = limit(limit, 20);
         List<PathMatch.Candidate> files = index.sql()
                 .list(
                         "SELECT item_id, title FROM search_items WHERE space_id = ? AND kind = 'file'"

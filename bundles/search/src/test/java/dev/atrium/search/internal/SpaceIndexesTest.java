@@ -80,7 +80,7 @@ class SpaceIndexesTest {
             vectors.add(v);
             docs.add(new SpaceIndexes.Doc("memory:" + i, "memory", v));
         }
-        try (SpaceIndexes indexes = new SpaceIndexes(dir, 1000)) {
+        try (SpaceIndexes indexes = new SpaceIndexes(dir, 1000, 0)) {
             indexes.write("spc_b", docs, List.of());
             assertEquals(n, indexes.count("spc_b"));
             double recall = 0;
