@@ -37,8 +37,10 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 public class HybridSearch implements SemanticSearch {
 
     static final int RRF_K = 60;
-    /** Candidates each list brings to the fusion. */
-    static final int CANDIDATES = 50;
+    /** Candidates each list brings to the fusion: twice the results asked for, 20 to 50. */
+    static int candidates(int limit) {
+        return Math.min(50, Math.max(20, 2 * limit));
+    }
 
     private static final int CACHE_ENTRIES = 10_000;
 
@@ -92,7 +94,7 @@ public class HybridSearch implements SemanticSearch {
             Answer a = hit.answer;
             return new Answer(a.query(), a.mode(), a.vectorSkipped(), a.results(), true);
         }
-        List<String> keyword = keyword(spaceId, query, CANDIDATES);
+        List<String> keyword = keyword(spaceId, query, candidates(limit));
         List<SpaceIndexes.Hit> vector = List.of();
         String skipped = null;
         if (!index.vectorsConfigured()) {
@@ -106,7 +108,7 @@ public class HybridSearch implements SemanticSearch {
                 skipped = "billing: " + d.reason();
             } else {
                 try {
-                    vector = index.lucene(spaceId).nearest(spaceId, queryVector(query), Set.of(), CANDIDATES);
+                    vector = index.lucene(spaceId).nearest(spaceId, queryVector(query), Set.of(), candidates(limit));
                     meter(spaceId);
                 } catch (IOException e) {
                     skipped = "the vector search failed: " + e.getMessage();

@@ -46,7 +46,10 @@ final class SearchJson {
 
     record SourceView(String kind, long items, long embedded) {}
 
-    /** The index of a workspace: items per kind, how many have their embedding, the Lucene documents. */
+    /**
+     * The index of a workspace: items per kind, how many have their embedding, the Lucene documents and segments (one
+     * once merged; each segment costs a graph walk per query).
+     */
     record Status(
             @JsonProperty("space_id") String spaceId,
             @JsonProperty("vectors_configured") boolean vectorsConfigured,
@@ -55,6 +58,7 @@ final class SearchJson {
             long embedded,
             long pending,
             @JsonProperty("index_documents") long indexDocuments,
+            @JsonProperty("index_segments") long indexSegments,
             List<SourceView> sources,
             @JsonProperty("last_error") String lastError) {}
 

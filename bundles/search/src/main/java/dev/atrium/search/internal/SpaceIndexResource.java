@@ -82,6 +82,7 @@ public class SpaceIndexResource {
         m.put("embedded", embedded);
         m.put("pending", index.vectorsConfigured() ? items - embedded : 0);
         m.put("index_documents", documents(space.id()));
+        m.put("index_segments", segments(space.id()));
         m.put("sources", sources);
         m.put("last_error", index.lastError().isEmpty() ? null : index.lastError());
         return m;
@@ -90,6 +91,14 @@ public class SpaceIndexResource {
     private long documents(String spaceId) {
         try {
             return index.lucene(spaceId).count(spaceId);
+        } catch (IOException e) {
+            throw ApiException.unavailable("the workspace's vector index cannot be read: " + e.getMessage());
+        }
+    }
+
+    private long segments(String spaceId) {
+        try {
+            return index.lucene(spaceId).segments(spaceId);
         } catch (IOException e) {
             throw ApiException.unavailable("the workspace's vector index cannot be read: " + e.getMessage());
         }

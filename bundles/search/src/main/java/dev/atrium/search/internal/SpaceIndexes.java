@@ -66,8 +66,8 @@ final class SpaceIndexes implements AutoCloseable {
     static final int EXACT_UP_TO = 10_000;
     /** Quiet time after a write before an index is merged into one segment. */
     static final long MERGE_DELAY_MILLIS = 2_000;
-    /** Candidates per result an int8 walk keeps before the float re-scoring. */
-    private static final int OVERSAMPLE = 10;
+    /** Candidates per result an int8 walk keeps before the float re-scoring (at least 100). */
+    private static final int EF_PER_RESULT = 5;
 
     private final Path root;
     private final int exactUpTo;
@@ -259,6 +259,20 @@ final class SpaceIndexes implements AutoCloseable {
         }
     }
 
+    /** Segments of the workspace's index (one once merged), 0 when it has none. */
+    int segments(String spaceId) throws IOException {
+        if (!exists(spaceId)) {
+            return 0;
+        }
+        Index index = index(spaceId);
+        IndexSearcher s = index.searchers.acquire();
+        try {
+            return s.getIndexReader().leaves().size();
+        } finally {
+            index.searchers.release(s);
+        }
+    }
+
     /** Documents in the workspace's index. */
     int count(String spaceId) throws IOException {
         if (!exists(spaceId)) {
@@ -284,7 +298,7 @@ final class SpaceIndexes implements AutoCloseable {
             }
             filter = b.build();
         }
-        int ef = Math.max(100, k * OVERSAMPLE);
+        int ef = Math.max(100, k * EF_PER_RESULT);
         IndexSearcher s = index.searchers.acquire();
         try {
             if (s.getIndexReader().numDocs() == 0) {
