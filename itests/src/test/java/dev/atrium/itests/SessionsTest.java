@@ -188,6 +188,30 @@ class SessionsTest {
     }
 
     @Test
+    void aStopIsAPushForActions(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String repoId = ReposApiTest.create(u, "ci");
+        ReposApiTest.sha(ReposApiTest.commit(
+                u,
+                repoId,
+                "main",
+                ZERO,
+                "add ci",
+                List.of(ReposApiTest.file(
+                        ".github/workflows/ci.yml",
+                        "name: ci\non: push\njobs:\n  build:\n    runs-on: busybox\n    steps:\n"
+                                + "      - run: echo built\n"))));
+        String id = session(start(u, "ci", Map.of()));
+        assertEquals(201, put(u, id, "src/app.txt", "v1\n").status());
+        Http.Reply stopped = stop(u, id, "change the app");
+        assertEquals(200, stopped.status(), stopped.body());
+        String commit = stopped.get("commit").get("sha").asText();
+        JsonNode run = ActionsTest.awaitRun(
+                u, repoId, r -> r.get("head_sha").asText().equals(commit), java.time.Duration.ofSeconds(30));
+        assertEquals("push", run.get("event").asText(), "the session's commit runs the push workflows");
+    }
+
+    @Test
     void badInputIsA4xxThatSaysWhatWasWrong(AtriumServer server) {
         User u = server.newUser();
         repoWithFiles(u, "strict");
