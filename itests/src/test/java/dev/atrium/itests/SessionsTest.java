@@ -212,6 +212,37 @@ class SessionsTest {
     }
 
     @Test
+    void stoppingTheBundleLeavesActiveWorkTreesAndTheSessionsGoOnAfterItsStart(AtriumServer server) throws Exception {
+        User u = server.newUser();
+        String repoId = repoWithFiles(u, "restarted");
+        String id = session(start(u, "restarted", Map.of()));
+        assertEquals(201, put(u, id, "kept.txt", "kept across a stop\n").status());
+        Path tree = server.data.resolve("sessions").resolve(id).resolve("tree");
+        String health = "/api/sessions/" + id + "/health";
+        try {
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/sessions/disable", Map.of())
+                            .status());
+            assertEquals(404, FeatureSwitchTest.await(u.http(), health, 404).status());
+            assertEquals("kept across a stop\n", Files.readString(tree.resolve("kept.txt")));
+        } finally {
+            assertEquals(
+                    200,
+                    server.operator()
+                            .post("/admin/features/sessions/enable", Map.of())
+                            .status());
+        }
+        JsonNode after = FeatureSwitchTest.await(u.http(), health, 200).json();
+        assertEquals("active", after.get("state").asText(), after.toString());
+        assertEquals(1, after.get("changes").get("added").asInt(), after.toString());
+        Http.Reply stopped = stop(u, id, "after a restart");
+        assertEquals(200, stopped.status(), stopped.body());
+        assertEquals("kept across a stop\n", raw(u, repoId, "kept.txt"));
+    }
+
+    @Test
     void badInputIsA4xxThatSaysWhatWasWrong(AtriumServer server) {
         User u = server.newUser();
         repoWithFiles(u, "strict");
