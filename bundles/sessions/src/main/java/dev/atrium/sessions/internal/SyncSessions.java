@@ -377,24 +377,41 @@ public class SyncSessions {
         return locked(s.id(), () -> presentTree(requireActive(fresh(s.id()))).readable(path));
     }
 
-    /** Writes one file; answers its new description and whether it is new. */
+    /**
+     * Writes one file; answers its new description and whether it is new. The body is received into the session's
+     * scratch directory first, outside the session's lock, so a slow upload holds up no other request.
+     */
     Map<String, Object> write(Session s, String path, InputStream content) {
         requireActive(s);
         WorkTree.checkPath(path);
-        return locked(s.id(), () -> {
-            WorkTree tree = presentTree(requireActive(fresh(s.id())));
+        WorkTree tree = presentTree(s);
+        Path upload;
+        try {
+            upload = tree.receive(content, maxFileBytes);
+        } catch (IOException e) {
+            throw failure(e);
+        }
+        try {
+            return locked(s.id(), () -> {
+                presentTree(requireActive(fresh(s.id())));
+                try {
+                    boolean created = tree.place(path, upload);
+                    store.touch(s.id(), false);
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("file", fileJson(path, tree.scanOne(path)));
+                    m.put("created", created);
+                    return m;
+                } catch (IOException e) {
+                    throw failure(e);
+                }
+            });
+        } finally {
             try {
-                boolean created = tree.write(path, content, maxFileBytes);
-                store.touch(s.id(), false);
-                Entry written = tree.scanOne(path);
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("file", fileJson(path, written));
-                m.put("created", created);
-                return m;
+                Files.deleteIfExists(upload);
             } catch (IOException e) {
-                throw failure(e);
+                LOG.warn("cannot remove an upload's scratch file: {}", e.toString());
             }
-        });
+        }
     }
 
     void delete(Session s, String path) {
@@ -515,10 +532,11 @@ public class SyncSessions {
                 if (changes.isEmpty()) {
                     return finishStop(now, tree, null, changes);
                 }
-                if (now.branch().equals(repo.defaultBranch()) && repositories.mergesOnly(repo)) {
+                ObjectId head = head(git, now.branch());
+                // as for the repos API's commits: a merges-only default branch may still be made (its first commit)
+                if (head != null && now.branch().equals(repo.defaultBranch()) && repositories.mergesOnly(repo)) {
                     throw mergesOnly(repo);
                 }
-                ObjectId head = head(git, now.branch());
                 SortedMap<String, Entry> onto = baseTree;
                 if (!Objects.equals(head, base)) {
                     if (head == null) {

@@ -187,21 +187,15 @@ final class WorkTree {
     }
 
     /**
-     * Replaces (or creates) the file at {@code path} with {@code content}, at most {@code maxBytes} of it, through a
-     * scratch file: a failed upload leaves the old file as it was. An executable file stays executable.
+     * Receives an upload into a scratch file, at most {@code maxBytes} of it, without touching the work tree (so no
+     * lock is held while a client sends it).
      *
-     * @return whether the file is new
-     * @throws ApiException 413 {@code PAYLOAD_TOO_LARGE} past {@code maxBytes}, 400 when the path is a directory
+     * @throws ApiException 413 {@code PAYLOAD_TOO_LARGE} past {@code maxBytes}
      */
-    boolean write(String path, InputStream content, long maxBytes) throws IOException {
-        Path file = locate(path);
-        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw ApiException.badRequest("'" + path + "' is a directory");
-        }
-        boolean existed = Files.exists(file, LinkOption.NOFOLLOW_LINKS);
-        boolean executable = existed && !Files.isSymbolicLink(file) && executable(file);
+    Path receive(InputStream content, long maxBytes) throws IOException {
         Files.createDirectories(scratch());
         Path upload = Files.createTempFile(scratch(), "upload", ".part");
+        boolean done = false;
         try {
             long written = 0;
             try (OutputStream out = Files.newOutputStream(upload, StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -215,20 +209,50 @@ final class WorkTree {
                     out.write(buffer, 0, n);
                 }
             }
-            if (executable) {
-                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(upload);
-                perms.addAll(EnumSet.of(
-                        PosixFilePermission.OWNER_EXECUTE,
-                        PosixFilePermission.GROUP_EXECUTE,
-                        PosixFilePermission.OTHERS_EXECUTE));
-                Files.setPosixFilePermissions(upload, perms);
+            done = true;
+            return upload;
+        } finally {
+            if (!done) {
+                Files.deleteIfExists(upload);
             }
-            Files.createDirectories(file.getParent());
-            Files.move(upload, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+    }
+
+    /**
+     * Replaces (or creates) the file at {@code path} with a received upload, by a rename: a reader sees the old file
+     * or the new one. An executable file stays executable.
+     *
+     * @return whether the file is new
+     * @throws ApiException 400 when the path is a directory or passes through a link or a file
+     */
+    boolean place(String path, Path upload) throws IOException {
+        Path file = locate(path);
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw ApiException.badRequest("'" + path + "' is a directory");
+        }
+        boolean existed = Files.exists(file, LinkOption.NOFOLLOW_LINKS);
+        if (existed && !Files.isSymbolicLink(file) && executable(file)) {
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(upload);
+            perms.addAll(EnumSet.of(
+                    PosixFilePermission.OWNER_EXECUTE,
+                    PosixFilePermission.GROUP_EXECUTE,
+                    PosixFilePermission.OTHERS_EXECUTE));
+            Files.setPosixFilePermissions(upload, perms);
+        }
+        Files.createDirectories(file.getParent());
+        Files.move(upload, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return !existed;
+    }
+
+    /** {@link #receive} then {@link #place}, for callers that hold the session already. */
+    boolean write(String path, InputStream content, long maxBytes) throws IOException {
+        locate(path);
+        Path upload = receive(content, maxBytes);
+        try {
+            return place(path, upload);
         } finally {
             Files.deleteIfExists(upload);
         }
-        return !existed;
     }
 
     /** Deletes the file (or link) at {@code path} and the directories it leaves empty; 404 when there is none. */
