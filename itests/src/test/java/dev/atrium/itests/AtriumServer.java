@@ -92,6 +92,8 @@ final class AtriumServer implements ExtensionContext.Store.CloseableResource {
         // tests send share-password failures back to back; the growing delay between one address's guesses is
         // covered by SharePasswordsTest
         pb.environment().put("ATRIUM_THREADS_SHARE_DELAY_BASE_MS", "0");
+        // SessionsTest waits for the reaper to expire a session with a short idle timeout
+        pb.environment().put("ATRIUM_SESSIONS_REAP_S", "1");
         // the route sweep sends hundreds of public federation GETs a second from one address; the limit itself is
         // covered by StoreInventoryTest, which sets its own with a configuration file
         pb.environment().put("ATRIUM_FEDERATION_PUBLIC_GETS_PER_MINUTE", "600000");

@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * What the route-wide sweep needs on the server: Principal A owning one object of every kind a path parameter
  * can name (workspace, thread, message, run, artifact when a run lets one in, memory, repository with a branch
- * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server, browser session, agent task), Principal B (the stranger), and a third Principal the
+ * and a file, token, OAuth client, share, variable, notification, shortcut, shortcut group and item, reminder, custom skill, MCP server, browser session, agent task, file-sync session), Principal B (the stranger), and a third Principal the
  * operator routes act on. {@link #value} maps a path parameter of a route template to A's id for it.
  */
 final class SweepFixtures {
@@ -54,6 +54,7 @@ final class SweepFixtures {
         APP,
         BROWSER_SESSION,
         AGENT_TASK,
+        SYNC_SESSION,
         NONE
     }
 
@@ -281,6 +282,14 @@ final class SweepFixtures {
                 .path("sha")
                 .asText();
         ok(http.post("/api/repos/" + repoId + "/branches", Map.of("name", "feature", "from", "main")), 201);
+        // a file-sync session of A's on the feature branch (README.md is in its work tree); its idle timeout is the
+        // server's default, longer than the sweep
+        ids.put(
+                Kind.SYNC_SESSION,
+                ok(http.post("/api/spaces/" + space + "/sessions", Map.of("repo", repoId, "branch", "feature")), 201)
+                        .path("session")
+                        .path("id")
+                        .asText());
         // the app platform: an app deployment of A's repository (a kv resource, no worker), its group and app
         JsonNode appDeployment = ok(
                         http.post(
@@ -514,6 +523,7 @@ final class SweepFixtures {
             case "apps" -> Kind.APP;
             case "browser-sessions" -> Kind.BROWSER_SESSION;
             case "agent-tasks" -> Kind.AGENT_TASK;
+            case "sessions" -> Kind.SYNC_SESSION; // /api/sessions/{sessionId}
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
         };

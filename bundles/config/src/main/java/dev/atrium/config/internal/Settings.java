@@ -91,6 +91,15 @@ final class Settings {
                         Setting.of("reconcileSeconds", LONG, env("ATRIUM_AGENT_TASKS_RECONCILE_S")),
                         Setting.of("defaultProvider", STRING, env("ATRIUM_RUNS_DEFAULT_PROVIDER")),
                         Setting.of("defaultModel", STRING, env("ATRIUM_RUNS_DEFAULT_MODEL"))));
+        pids.put(
+                "dev.atrium.sessions",
+                List.of(
+                        Setting.of("idleTimeoutSeconds", INTEGER, env("ATRIUM_SESSIONS_IDLE_TIMEOUT_S")),
+                        Setting.of("maxIdleTimeoutSeconds", INTEGER, env("ATRIUM_SESSIONS_MAX_IDLE_TIMEOUT_S")),
+                        Setting.of("reapSeconds", INTEGER, env("ATRIUM_SESSIONS_REAP_S")),
+                        Setting.of("maxFileBytes", LONG, env("ATRIUM_SESSIONS_MAX_FILE_BYTES")),
+                        Setting.of("maxTreeBytes", LONG, env("ATRIUM_SESSIONS_MAX_TREE_BYTES")),
+                        DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.commonenv", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.operations", List.of(DATA_DIRECTORY));
