@@ -70,7 +70,12 @@ final class Chromium implements AutoCloseable {
                 "--gaia-url=http://" + SERVICES_HOST,
                 "--google-apis-url=http://" + SERVICES_HOST,
                 "--component-updater=url-source=http://" + SERVICES_HOST,
-                "--disable-features=NetworkTimeServiceQuerying",
+                "--optimization-guide-service-get-hints-url=http://" + SERVICES_HOST,
+                "--optimization-guide-service-get-models-url=http://" + SERVICES_HOST,
+                // the optimization guide fetched optimizationguide-pa.googleapis.com at a moment of its own, listed
+                // as a request the page's owner saw refused (and as a change of the session in the route sweep)
+                "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,OptimizationHintsFetching,"
+                        + "OptimizationGuideModelDownloading,OptimizationTargetPrediction",
                 "--user-data-dir=" + profile));
         if (heapMb > 0) {
             // V8's old generation of every renderer: a page that allocates past it is killed (the tab crashes), not
