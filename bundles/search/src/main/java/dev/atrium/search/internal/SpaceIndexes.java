@@ -71,7 +71,7 @@ final class SpaceIndexes implements AutoCloseable {
 
     private final Path root;
     private final int exactUpTo;
-    private final Codec codec;
+    private Codec codec; // made with the first index opened: Lucene's classes load only when vectors are used
     private final Map<String, Index> open = new ConcurrentHashMap<>();
     /** One thread merges indexes into one segment once their writes pause: each segment's graph costs a walk. */
     private final ScheduledThreadPoolExecutor merges;
@@ -95,7 +95,6 @@ final class SpaceIndexes implements AutoCloseable {
         this.merges = new ScheduledThreadPoolExecutor(1, dev.atrium.kernel.api.NamedThreads.factory("search-merge"));
         merges.setRemoveOnCancelPolicy(true);
         merges.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.codec = VectorSearch.codec(16, 100, true);
     }
 
     /** A hit: the item's key ({@code kind:id}) and its cosine similarity. */
@@ -144,6 +143,13 @@ final class SpaceIndexes implements AutoCloseable {
         }
     }
 
+    private synchronized Codec codec() {
+        if (codec == null) {
+            codec = VectorSearch.codec(16, 100, true);
+        }
+        return codec;
+    }
+
     private Path dir(String spaceId) {
         if (!SAFE_NAME.matcher(spaceId).matches()) {
             throw new IllegalArgumentException("not a workspace id: " + spaceId);
@@ -164,7 +170,7 @@ final class SpaceIndexes implements AutoCloseable {
                     spaceId,
                     id -> VectorSearch.withBundleLoader(() -> {
                         Path d = Files.createDirectories(dir(id));
-                        return new Index(d, codec);
+                        return new Index(d, codec());
                     }));
         } catch (java.io.UncheckedIOException e) {
             throw e.getCause();
