@@ -59,6 +59,8 @@ public class Database {
     /** Volatile: the pool's watch reads it without the lock, which a stop holds while it waits for the watch to end. */
     private volatile ServiceRegistration<DataSource> registration;
 
+    private ServiceRegistration<io.micrometer.core.instrument.binder.MeterBinder> meters;
+
     private boolean stopped;
 
     /**
@@ -167,6 +169,10 @@ public class Database {
                     return;
                 }
                 registration = context.registerService(DataSource.class, ds, new Hashtable<>(Map.of(KIND, kind)));
+                meters = context.registerService(
+                        io.micrometer.core.instrument.binder.MeterBinder.class,
+                        new PoolMeters(ds, kind),
+                        new Hashtable<>(Map.of(KIND, kind)));
                 LOG.info("database ready ({}{})", kind, pg == null ? "" : ", port " + pg.getPort());
             }
         } catch (IOException | RuntimeException e) {
@@ -221,6 +227,10 @@ public class Database {
 
     /** Unregisters, closes the pool and stops the embedded server, each at most once; called holding the lock. */
     private void release() {
+        if (meters != null) {
+            meters.unregister();
+            meters = null;
+        }
         if (registration != null) {
             registration.unregister();
             registration = null;

@@ -38,6 +38,8 @@ final class WatchedPool implements DataSource, AutoCloseable {
     /** Why the database does not answer, or null while it does. */
     private volatile String unreachable;
 
+    private final java.util.concurrent.atomic.LongAdder timeouts = new java.util.concurrent.atomic.LongAdder();
+
     private Connection probe;
 
     /** @param changed told why the database stopped answering, or null once it answers again */
@@ -59,14 +61,28 @@ final class WatchedPool implements DataSource, AutoCloseable {
 
     @Override
     public Connection getConnection() throws SQLException {
-        if (unreachable == null) {
-            return pool.getConnection();
+        try {
+            if (unreachable == null) {
+                return pool.getConnection();
+            }
+            // the pool's own wait is fixed when it is built; its pool object takes a shorter one per call
+            if (pool.getHikariPoolMXBean() instanceof HikariPool hikari) {
+                return hikari.getConnection(UNREACHABLE_WAIT_MILLIS);
+            }
+            throw new SQLTransientConnectionException("the database does not answer: " + unreachable, "08001");
+        } catch (SQLTransientConnectionException e) {
+            timeouts.increment();
+            throw e;
         }
-        // the pool's own wait is fixed when it is built; its pool object takes a shorter one per call
-        if (pool.getHikariPoolMXBean() instanceof HikariPool hikari) {
-            return hikari.getConnection(UNREACHABLE_WAIT_MILLIS);
-        }
-        throw new SQLTransientConnectionException("the database does not answer: " + unreachable, "08001");
+    }
+
+    /** Waits for a connection that ended without one, since the start. */
+    long timeouts() {
+        return timeouts.sum();
+    }
+
+    com.zaxxer.hikari.HikariPoolMXBean figures() {
+        return pool.getHikariPoolMXBean();
     }
 
     @Override

@@ -15,5 +15,20 @@ public final class KernelExtensions {
     /** The JSON media type extension (Jackson). */
     public static final String JSON = "(osgi.jaxrs.media.type=application/json)";
 
+    /**
+     * The request attribute in which the kernel names the template of the route that serves a request (class and
+     * method {@code @Path}, as {@code /api/repos/{repoId}/star}), for figures that must not count paths one by one.
+     *
+     * @since 2.16
+     */
+    public static final String ROUTE_ATTRIBUTE = "atrium.route";
+
+    /**
+     * The response header naming the bundle and version that served a request ({@code dev.atrium.repos/1.4.0}).
+     *
+     * @since 2.16
+     */
+    public static final String SERVED_BY_HEADER = "X-Atrium-Bundle";
+
     private KernelExtensions() {}
 }

@@ -28,8 +28,8 @@ import org.osgi.service.component.annotations.Reference;
  * The streaming stack. Hubs are the capabilities', opened and closed by their components; one a capability left open
  * is closed here when this bundle stops, so that no lane or heartbeat thread outlives it.
  */
-@Component(service = EventStreams.class)
-public class EventStreamsService implements EventStreams {
+@Component(service = {EventStreams.class, io.micrometer.core.instrument.binder.MeterBinder.class})
+public class EventStreamsService implements EventStreams, io.micrometer.core.instrument.binder.MeterBinder {
 
     private final ObjectMapper json = JsonMappers.create();
     private final DatabaseChannels databaseChannels;
@@ -46,6 +46,17 @@ public class EventStreamsService implements EventStreams {
     void deactivate() {
         hubs.forEach(Hub::close);
         hubs.clear();
+    }
+
+    /** Subscribers of every stream (SSE and WebSocket alike) for the metrics capability. */
+    @Override
+    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        io.micrometer.core.instrument.Gauge.builder(
+                        "atrium.stream.subscribers",
+                        hubs,
+                        all -> all.stream().mapToInt(Hub::subscribers).sum())
+                .description("Clients subscribed to event streams (SSE and WebSocket) now")
+                .register(registry);
     }
 
     @Override

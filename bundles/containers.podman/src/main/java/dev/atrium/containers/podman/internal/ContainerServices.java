@@ -70,6 +70,8 @@ final class ContainerServices implements AutoCloseable {
     private volatile boolean networkChecked;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Running> running = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.LongAdder restartsSinceStart =
+            new java.util.concurrent.atomic.LongAdder();
     /** Deployments taken out of {@link #running} whose containers still drain. */
     private final java.util.Set<Running> draining = ConcurrentHashMap.newKeySet();
 
@@ -226,6 +228,16 @@ final class ContainerServices implements AutoCloseable {
         Running r = running.get(deploymentId);
         Container c = r == null ? null : r.current;
         return c != null && r.healthy && !r.stopping ? Optional.of(c.endpoint) : Optional.empty();
+    }
+
+    /** Containers of deployed services running now. */
+    int containersUp() {
+        return running.size();
+    }
+
+    /** Restarts of crashed or stopped containers since the start. */
+    long restarts() {
+        return restartsSinceStart.sum();
     }
 
     Health health() {
@@ -458,6 +470,7 @@ final class ContainerServices implements AutoCloseable {
                     }
                     long delay = Math.min(MAX_BACKOFF_SECONDS, 1L << Math.min(r.restarts, 5));
                     r.restarts++;
+                    restartsSinceStart.increment();
                     r.nextStartNanos = now + TimeUnit.SECONDS.toNanos(delay);
                     note(r, "warn", "the container " + how + "; starting it again in " + delay + " s");
                     LOG.info("container service {} {}; restarting in {} s", r.deployment.id(), how, delay);
@@ -473,6 +486,7 @@ final class ContainerServices implements AutoCloseable {
                 } catch (DeploymentException e) {
                     long delay = Math.min(MAX_BACKOFF_SECONDS, 1L << Math.min(r.restarts, 5));
                     r.restarts++;
+                    restartsSinceStart.increment();
                     r.nextStartNanos = now + TimeUnit.SECONDS.toNanos(delay);
                     note(r, "error", e.getMessage() + "; trying again in " + delay + " s");
                 }

@@ -24,12 +24,27 @@ import org.osgi.service.component.annotations.Reference;
  * {@code /healthz}'s {@code details.services.podman}.
  */
 @Component(
-        service = {DeploymentProvider.class, HealthDetail.class},
+        service = {DeploymentProvider.class, HealthDetail.class, io.micrometer.core.instrument.binder.MeterBinder.class
+        },
         configurationPid = "dev.atrium.containers.podman",
         property = {DeploymentProvider.NAME + "=podman", DeploymentProvider.KIND + "=container-image"})
-public class PodmanDeployer implements DeploymentProvider, HealthDetail {
+public class PodmanDeployer
+        implements DeploymentProvider, HealthDetail, io.micrometer.core.instrument.binder.MeterBinder {
 
     private final ContainerServices services;
+
+    /** Container services for the metrics capability. */
+    @Override
+    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        io.micrometer.core.instrument.Gauge.builder(
+                        "atrium.containers.running", services, ContainerServices::containersUp)
+                .description("Containers of deployed services running now (podman)")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        "atrium.containers.restarts", services, ContainerServices::restarts)
+                .description("Containers of deployed services restarted after they stopped")
+                .register(registry);
+    }
 
     @Activate
     public PodmanDeployer(PodmanConfig config, @Reference PodmanHost host, @Reference EgressGuard guard) {

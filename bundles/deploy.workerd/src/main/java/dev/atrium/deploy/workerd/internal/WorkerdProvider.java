@@ -28,11 +28,23 @@ import org.osgi.service.metatype.annotations.Designate;
  * stopping), it stops them.
  */
 @Component(
-        service = DeploymentProvider.class,
+        service = {DeploymentProvider.class, io.micrometer.core.instrument.binder.MeterBinder.class},
         configurationPid = "dev.atrium.deploy.workerd",
         property = {DeploymentProvider.NAME + "=workerd", DeploymentProvider.KIND + "=worker-bundle"})
 @Designate(ocd = WorkerdConfig.class)
-public class WorkerdProvider implements DeploymentProvider {
+public class WorkerdProvider implements DeploymentProvider, io.micrometer.core.instrument.binder.MeterBinder {
+
+    /** workerd's processes for the metrics capability. */
+    @Override
+    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        io.micrometer.core.instrument.Gauge.builder("atrium.workerd.processes", runtime, WorkerdRuntime::processesUp)
+                .description("workerd processes serving deployments now")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        "atrium.workerd.restarts", runtime, WorkerdRuntime::restarts)
+                .description("workerd processes restarted after they died")
+                .register(registry);
+    }
 
     /** The keepsake that holds the processes between two revisions. */
     static final String PROCESSES = "workerd-processes";

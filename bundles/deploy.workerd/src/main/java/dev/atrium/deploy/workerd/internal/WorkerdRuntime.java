@@ -150,6 +150,8 @@ public final class WorkerdRuntime implements AutoCloseable {
     private final AtomicLong generations = new AtomicLong();
     private final Object lock = new Object();
     private final Set<Generation> live = new CopyOnWriteArraySet<>();
+    private final java.util.concurrent.atomic.LongAdder restartsSinceStart =
+            new java.util.concurrent.atomic.LongAdder();
     private final Thread shutdownHook;
     private volatile String binary;
     private volatile Map<String, URI> endpoints = Map.of();
@@ -690,6 +692,23 @@ public final class WorkerdRuntime implements AutoCloseable {
         }
     }
 
+    /** Live generations whose workerd process is running now. */
+    public int processesUp() {
+        int up = 0;
+        for (Generation g : live) {
+            Process p = g.process;
+            if (p != null && p.isAlive()) {
+                up++;
+            }
+        }
+        return up;
+    }
+
+    /** Restarts of workerd processes that died, since this runtime started. */
+    public long restarts() {
+        return restartsSinceStart.sum();
+    }
+
     /** The workerd processes running now (for tests and operators). */
     public List<ProcessHandle> processes() {
         List<ProcessHandle> out = new ArrayList<>();
@@ -967,6 +986,7 @@ public final class WorkerdRuntime implements AutoCloseable {
             }
             delay = BACKOFF_MILLIS[Math.min(g.restarts, BACKOFF_MILLIS.length - 1)];
             g.restarts++;
+            restartsSinceStart.increment();
         }
         try {
             var unused = scheduler.schedule(() -> restart(g), delay, TimeUnit.MILLISECONDS);

@@ -73,6 +73,8 @@ public class GitHttpServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(GitHttpServlet.class);
+    private final transient GitMeters meters;
+    private final String servedBy;
     private static final Pattern PATH =
             Pattern.compile("^/([^/]+)/([^/]+?)(?:\\.git)?/(info/refs|git-upload-pack|git-receive-pack)$");
     private static final String UPLOAD = "git-upload-pack";
@@ -126,7 +128,12 @@ public class GitHttpServlet extends HttpServlet {
             @Reference SpaceDirectory spaces,
             @Reference OwnerScope ownerScope,
             @Reference Authenticator authenticator,
-            Config config) {
+            @Reference GitMeters meters,
+            Config config,
+            org.osgi.framework.BundleContext context) {
+        this.meters = meters;
+        this.servedBy = context.getBundle().getSymbolicName() + "/"
+                + context.getBundle().getVersion();
         this.spaces = spaces;
         this.ownerScope = ownerScope;
         this.authenticator = authenticator;
@@ -423,6 +430,8 @@ public class GitHttpServlet extends HttpServlet {
         String owner = m.group(1);
         String name = m.group(2);
         String endpoint = m.group(3);
+        req.setAttribute(dev.atrium.kernel.api.KernelExtensions.ROUTE_ATTRIBUTE, "/git/{owner}/{repo}/" + endpoint);
+        resp.setHeader(dev.atrium.kernel.api.KernelExtensions.SERVED_BY_HEADER, servedBy);
         if (!validQuery(req.getQueryString())) {
             fail(resp, 400, "the query string is not valid: a %-escape is malformed or the bytes are not UTF-8");
             return;
@@ -518,11 +527,15 @@ public class GitHttpServlet extends HttpServlet {
                 return;
             }
             try (lock) {
-                git.service(req, resp);
+                meters.measure(true, req, resp, git::service);
             }
             return;
         }
-        git.service(req, resp);
+        if (endpoint.equals("info/refs")) {
+            git.service(req, resp);
+        } else {
+            meters.measure(false, req, resp, git::service);
+        }
     }
 
     private boolean owns(Caller caller, String spaceId) {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * runs, services), each with its own reconnect loop and each holding a pooled connection for good. One thread polls
  * here; subscriptions are added and removed between its waits, so no other thread ever touches the connection.
  */
-@Component(service = DatabaseChannels.class)
+@Component(service = {DatabaseChannels.class, DatabaseListener.class})
 public class DatabaseListener implements DatabaseChannels {
 
     /** The connection's application_name, so an operator (or a test) can find its backend. */
@@ -44,6 +44,7 @@ public class DatabaseListener implements DatabaseChannels {
     private final List<Heard> subscriptions = new CopyOnWriteArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
+    private final java.util.concurrent.atomic.LongAdder connectionsLost = new java.util.concurrent.atomic.LongAdder();
 
     @Activate
     public DatabaseListener(@Reference DataSource dataSource) {
@@ -59,6 +60,16 @@ public class DatabaseListener implements DatabaseChannels {
         thread.interrupt();
         thread.join(5_000);
         subscriptions.clear();
+    }
+
+    /** Times the listening connection was lost (and listened again) since the start. */
+    public long reconnects() {
+        return connectionsLost.sum();
+    }
+
+    /** Subscriptions open now. */
+    public int subscriptions() {
+        return subscriptions.size();
     }
 
     @Override
@@ -99,6 +110,9 @@ public class DatabaseListener implements DatabaseChannels {
                 }
                 listenOn(c);
             } catch (SQLException | RuntimeException e) {
+                if (running) {
+                    connectionsLost.increment();
+                }
                 for (Heard h : subscriptions) {
                     if (h.hearing) {
                         h.hearing = false;

@@ -42,6 +42,7 @@ public class HealthServlet extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        req.setAttribute(dev.atrium.kernel.api.KernelExtensions.ROUTE_ATTRIBUTE, "/healthz");
         List<String> problems = database.withDatabase(readiness.notReady());
         resp.setHeader("Cache-Control", "no-store");
         if (problems.isEmpty()) {

@@ -53,7 +53,7 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     private static final Logger LOG = LoggerFactory.getLogger(KernelGate.class);
     private static final String BEARER = "bearer ";
     /** Which bundle (and version) served a request: operators see an upgrade take effect. */
-    static final String SERVED_BY = "X-Atrium-Bundle";
+    static final String SERVED_BY = KernelExtensions.SERVED_BY_HEADER;
     /** What a 503 asks a client to wait: about as long as a database restart or a failover takes. */
     static final String RETRY_AFTER_SECONDS = "5";
 
@@ -77,6 +77,9 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     public void filter(ContainerRequestContext request) {
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
+        if (servletRequest != null) {
+            servletRequest.setAttribute(KernelExtensions.ROUTE_ATTRIBUTE, template(type, method));
+        }
         limitBody(request, annotation(method, type, BodyLimit.class));
         if (annotation(method, type, dev.atrium.kernel.api.SelfAuthenticated.class) != null) {
             return;
@@ -125,6 +128,19 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
                                     + " on an endpoint without a scope"
                             : "this endpoint changes the account or its workspaces: it needs a token with scope *");
         }
+    }
+
+    /** The route's template: the resource class's {@code @Path} and the method's, as written. */
+    static String template(Class<?> type, Method method) {
+        javax.ws.rs.Path root = type == null ? null : type.getAnnotation(javax.ws.rs.Path.class);
+        javax.ws.rs.Path sub = method == null ? null : method.getAnnotation(javax.ws.rs.Path.class);
+        String a = root == null ? "" : root.value();
+        String b = sub == null ? "" : sub.value();
+        if (!b.isEmpty() && !a.endsWith("/") && !b.startsWith("/")) {
+            b = "/" + b;
+        }
+        String t = a + b;
+        return t.isEmpty() ? "/" : t;
     }
 
     @Override

@@ -67,6 +67,11 @@ public class UpdateGate implements EventHook {
     /** API requests in flight; counted without the lock, so an open gate costs a request two atomic updates. */
     private final AtomicInteger inFlight = new AtomicInteger();
 
+    private final java.util.concurrent.atomic.LongAdder holds = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder heldRequests = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder heldNanos = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder refusedRequests = new java.util.concurrent.atomic.LongAdder();
+
     private volatile boolean closed;
     /** Whether the framework's own start is over; until then starting bundles do not close the gate. */
     private volatile boolean frameworkStarted;
@@ -168,6 +173,7 @@ public class UpdateGate implements EventHook {
         synchronized (lock) {
             if (!closed) {
                 resourcesAtClose = probe.resources();
+                holds.increment();
                 closed = true;
                 heldSince = System.nanoTime();
                 LOG.info("holding API requests while {} changes", b.getSymbolicName());
@@ -256,11 +262,34 @@ public class UpdateGate implements EventHook {
                 lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
             if (closed) {
+                refusedRequests.increment();
                 return STILL_CLOSED;
             }
             inFlight.incrementAndGet();
         }
-        return (System.nanoTime() - started) / 1_000_000;
+        heldRequests.increment();
+        long held = System.nanoTime() - started;
+        heldNanos.add(held);
+        return held / 1_000_000;
+    }
+
+    /** Times the gate closed for a bundle change since the start. */
+    long holds() {
+        return holds.sum();
+    }
+
+    /** API requests that waited at the closed gate and were let in, and the seconds they waited in all. */
+    long heldRequests() {
+        return heldRequests.sum();
+    }
+
+    double heldSeconds() {
+        return heldNanos.sum() / 1e9;
+    }
+
+    /** API requests still at the closed gate when its bound ran out (answered 503). */
+    long refusedRequests() {
+        return refusedRequests.sum();
     }
 
     /** Whether API requests are being held now. */

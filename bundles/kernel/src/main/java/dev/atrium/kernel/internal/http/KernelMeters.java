@@ -1,0 +1,53 @@
+package dev.atrium.kernel.internal.http;
+
+import dev.atrium.kernel.internal.db.DatabaseListener;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * The kernel's figures for the metrics capability: the update gate's holds and the requests they held, and the
+ * database listener's lost connections. Read from the parts' own counters when scraped; nothing here is counted twice.
+ */
+@Component(service = MeterBinder.class)
+public class KernelMeters implements MeterBinder {
+
+    private final UpdateGate gate;
+    private final DatabaseListener listener;
+
+    @Activate
+    public KernelMeters(@Reference UpdateGate gate, @Reference DatabaseListener listener) {
+        this.gate = gate;
+        this.listener = listener;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        FunctionCounter.builder("atrium.update.gate.holds", gate, UpdateGate::holds)
+                .description("Times API requests were held while a bundle changed")
+                .register(registry);
+        FunctionCounter.builder("atrium.update.gate.held.requests", gate, UpdateGate::heldRequests)
+                .description("API requests that waited at the closed update gate and were let in")
+                .register(registry);
+        FunctionCounter.builder("atrium.update.gate.held", gate, UpdateGate::heldSeconds)
+                .description("Seconds API requests waited at the closed update gate, in all")
+                .baseUnit("seconds")
+                .register(registry);
+        FunctionCounter.builder("atrium.update.gate.refused.requests", gate, UpdateGate::refusedRequests)
+                .description("API requests answered 503 because the update gate stayed closed past its bound")
+                .register(registry);
+        Gauge.builder("atrium.update.gate.holding", gate, g -> g.holding() ? 1 : 0)
+                .description("1 while API requests are being held")
+                .register(registry);
+        FunctionCounter.builder("atrium.db.listener.reconnects", listener, DatabaseListener::reconnects)
+                .description("Times the LISTEN connection was lost and listened again")
+                .register(registry);
+        Gauge.builder("atrium.db.listener.subscriptions", listener, DatabaseListener::subscriptions)
+                .description("Channels bundles listen on")
+                .register(registry);
+    }
+}
