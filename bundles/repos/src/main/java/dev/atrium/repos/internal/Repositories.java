@@ -530,6 +530,7 @@ public class Repositories implements RepositoryRegistry {
         props.put(RepositoryEvents.REPO_ID, r.id());
         props.put(RepositoryEvents.SPACE_ID, r.spaceId());
         props.put(RepositoryEvents.NAME, r.name());
+        props.put(RepositoryEvents.VISIBILITY, r.visibility());
         admin.postEvent(new Event(topic, props));
     }
 }

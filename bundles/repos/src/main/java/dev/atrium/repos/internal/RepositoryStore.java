@@ -114,15 +114,19 @@ public class RepositoryStore {
         return sql.update("DELETE FROM repositories WHERE id = ?", id) > 0;
     }
 
-    void star(String repoId, String principalId) {
-        sql.update(
-                "INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                repoId,
-                principalId);
+    /** Whether the star is new. */
+    boolean star(String repoId, String principalId) {
+        return sql.update(
+                        "INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                        repoId,
+                        principalId)
+                > 0;
     }
 
-    void unstar(String repoId, String principalId) {
-        sql.update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId);
+    /** Whether there was a star to remove. */
+    boolean unstar(String repoId, String principalId) {
+        return sql.update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId)
+                > 0;
     }
 
     boolean starred(String repoId, String principalId) {
