@@ -155,6 +155,27 @@ public class RepositoryStore {
         return sql.count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
     }
 
+    /** Records a push: its time, and the language the default branch now mostly is (null leaves it as it was). */
+    void recordPush(String repoId, String language) {
+        sql.update(
+                "UPDATE repositories SET pushed_at = now(), updated_at = now(), language = coalesce(?, language)"
+                        + " WHERE id = ?",
+                language,
+                repoId);
+    }
+
+    /** What explore knows of a repository besides its row's core: topics, language, whether it is in the catalog. */
+    record Explored(List<String> topics, String language, boolean inCatalog) {}
+
+    Explored explored(String repoId) {
+        return sql.one(
+                        "SELECT topics, language, in_catalog FROM repositories WHERE id = ?",
+                        rs -> new Explored(
+                                List.of((String[]) rs.getArray(1).getArray()), rs.getString(2), rs.getBoolean(3)),
+                        repoId)
+                .orElse(new Explored(List.of(), null, false));
+    }
+
     /** Whether the repository's default branch takes merges of pull requests only. */
     boolean mergesOnly(String repoId) {
         return sql.one("SELECT merges_only FROM repositories WHERE id = ?", rs -> rs.getBoolean(1), repoId)
