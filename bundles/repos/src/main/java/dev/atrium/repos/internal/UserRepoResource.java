@@ -144,6 +144,7 @@ public class UserRepoResource {
     @GET
     @Path("blob/{ref}")
     @Anonymous
+    @JsonShape(RepoJson.Blob.class)
     public Response blobWithoutPath(
             @Context SecurityContext sc,
             @PathParam("username") String username,
