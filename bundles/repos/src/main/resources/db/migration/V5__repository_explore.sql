@@ -51,9 +51,12 @@ CREATE INDEX repositories_public_updated ON repositories (updated_at DESC, id DE
 CREATE INDEX repositories_public_pushed ON repositories (pushed_at DESC, id DESC)
     WHERE visibility = 'public' AND pushed_at IS NOT NULL;
 CREATE INDEX repositories_public_name ON repositories (lower(name), id) WHERE visibility = 'public';
+-- name prefixes for type-ahead (LIKE 'abc%'), whatever the database's collation
+CREATE INDEX repositories_public_name_prefix ON repositories (lower(name) text_pattern_ops) WHERE visibility = 'public';
 CREATE INDEX repositories_public_space ON repositories (space_id, star_count DESC, id DESC) WHERE visibility = 'public';
 CREATE INDEX repositories_forks_recent ON repositories (created_at) WHERE forked_from IS NOT NULL;
-CREATE INDEX repository_stars_recent ON repository_stars (created_at);
+-- trending reads the stars of the last days from this index alone
+CREATE INDEX repository_stars_recent ON repository_stars (created_at, repo_id);
 
 -- fuzzy names need pg_trgm; a server without it (it is a contrib module) searches names by prefix and full text
 -- only, and the code checks which one it has (docs/decisions/explore.md)

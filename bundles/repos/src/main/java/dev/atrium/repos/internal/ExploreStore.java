@@ -104,19 +104,29 @@ public class ExploreStore {
         List<Object> args = new ArrayList<>();
         StringBuilder where = new StringBuilder(" WHERE r.visibility = 'public'");
         String rank = "0::real";
+        List<Object> rankArgs = new ArrayList<>();
         String q = f.query() == null ? null : f.query().trim();
         if (q != null && !q.isEmpty()) {
             String tsq = "(plainto_tsquery('simple', ?) || plainto_tsquery('english', ?))";
-            if (trigrams) {
+            boolean oneWord = q.chars().noneMatch(Character::isWhitespace);
+            if (!oneWord) {
+                // a name is one word: a phrase is matched by its words, likeness of names is for one-word queries
+                where.append(" AND r.search @@ ").append(tsq);
+                args.addAll(List.of(q, q));
+                rank = "ts_rank(r.search, " + tsq + ")::real";
+                rankArgs.addAll(List.of(q, q));
+            } else if (trigrams) {
                 where.append(" AND (r.search @@ ").append(tsq).append(" OR lower(r.name) % lower(?))");
                 args.addAll(List.of(q, q, q));
                 rank = "(ts_rank(r.search, " + tsq + ") + similarity(lower(r.name), lower(?)))::real";
+                rankArgs.addAll(List.of(q, q, q));
             } else {
                 where.append(" AND (r.search @@ ")
                         .append(tsq)
                         .append(" OR lower(r.name) LIKE lower(?) || '%' ESCAPE '\\')");
                 args.addAll(List.of(q, q, likePrefix(q)));
                 rank = "(ts_rank(r.search, " + tsq + ") + CASE WHEN lower(r.name) = lower(?) THEN 1 ELSE 0 END)::real";
+                rankArgs.addAll(List.of(q, q, q));
             }
         }
         if (f.language() != null) {
@@ -142,10 +152,6 @@ public class ExploreStore {
             where.append(" AND r.pushed_at IS NOT NULL");
         }
         boolean ascending = sort == Sort.NAME;
-        List<Object> rankArgs = new ArrayList<>();
-        if (q != null && !q.isEmpty()) {
-            rankArgs.addAll(List.of(q, q, q));
-        }
         String select = "SELECT " + COLUMNS + ", " + rank + " AS rank FROM repositories r" + where;
         List<Object> all = new ArrayList<>(rankArgs);
         all.addAll(args);
@@ -190,31 +196,94 @@ public class ExploreStore {
         return new Page(rows, next);
     }
 
+    /** How long a computed trending ranking is reused, unless a star or fork on this instance changes it first. */
+    static final long TRENDING_KEPT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
+    /** How many ranked repositories one computation keeps (pages past them are computed on request). */
+    static final int TRENDING_KEPT = 500;
+
+    private record Ranking(List<String> ids, List<Double> scores, long at) {}
+
+    private volatile Ranking ranking;
+
+    /** Forgets the kept trending ranking (a star, an unstar or a fork on this instance). */
+    void starsChanged() {
+        ranking = null;
+    }
+
     /**
      * Public repositories ranked by recent stars and forks: the sum, over each star and fork of the last
-     * {@value #TRENDING_WINDOW_DAYS} days, of {@code exp(-age_in_days / 7)}; ties by star count, then id.
+     * {@value #TRENDING_WINDOW_DAYS} days, of {@code exp(-age_in_days / 7)}; ties by star count, then id. The ranking
+     * (ids and scores only) is kept a short while; the rows are read at every request, public ones only, so a
+     * repository that went private or away leaves the list at once.
      */
     List<Listed> trending(int limit, int offset) {
-        return sql.list(
+        Ranking r = ranking;
+        long now = System.nanoTime();
+        if (r == null || now - r.at() > TRENDING_KEPT_NANOS) {
+            r = rank(TRENDING_KEPT, 0, now);
+            ranking = r;
+        }
+        if (offset + limit > r.ids().size() && r.ids().size() == TRENDING_KEPT) {
+            r = rank(limit, offset, now); // past the kept part: this page on its own
+            offset = 0;
+        }
+        int from = Math.min(offset, r.ids().size());
+        int to = Math.min(offset + limit, r.ids().size());
+        List<String> ids = r.ids().subList(from, to);
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        java.util.Map<String, Listed> rows = new java.util.HashMap<>();
+        for (Listed l : sql.list(
+                "SELECT " + COLUMNS
+                        + ", 0::real AS rank FROM repositories r WHERE r.id = ANY (?) AND r.visibility = 'public'",
+                ExploreStore::row,
+                (Object) ids.toArray(String[]::new))) {
+            rows.put(l.repo().id(), l);
+        }
+        List<Listed> out = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            Listed l = rows.get(ids.get(i));
+            if (l != null) {
+                out.add(new Listed(
+                        l.repo(),
+                        l.topics(),
+                        l.language(),
+                        l.stars(),
+                        l.forks(),
+                        l.pushedAt(),
+                        l.inCatalog(),
+                        r.scores().get(from + i)));
+            }
+        }
+        return out;
+    }
+
+    private Ranking rank(int limit, int offset, long now) {
+        List<Object[]> rows = sql.list(
                 "WITH recent AS ("
-                        + " SELECT s.repo_id, exp(-extract(epoch FROM now() - s.created_at) / 86400.0 / ?) AS w"
+                        + " SELECT s.repo_id, exp(-extract(epoch FROM now() - s.created_at)::float8 / 86400 / ?) AS w"
                         + " FROM repository_stars s WHERE s.created_at > now() - make_interval(days => ?)"
                         + " UNION ALL"
-                        + " SELECT f.forked_from, exp(-extract(epoch FROM now() - f.created_at) / 86400.0 / ?)"
+                        + " SELECT f.forked_from, exp(-extract(epoch FROM now() - f.created_at)::float8 / 86400 / ?)"
                         + " FROM repositories f WHERE f.forked_from IS NOT NULL"
                         + " AND f.created_at > now() - make_interval(days => ?)),"
                         + " scored AS (SELECT repo_id, sum(w) AS score FROM recent GROUP BY repo_id)"
-                        + " SELECT " + COLUMNS
-                        + ", s.score::real AS rank FROM scored s JOIN repositories r ON r.id = s.repo_id"
+                        + " SELECT r.id, s.score FROM scored s JOIN repositories r ON r.id = s.repo_id"
                         + " WHERE r.visibility = 'public' ORDER BY s.score DESC, r.star_count DESC, r.id DESC"
                         + " LIMIT ? OFFSET ?",
-                ExploreStore::row,
+                rs -> new Object[] {rs.getString(1), rs.getDouble(2)},
                 TRENDING_DECAY_DAYS,
                 TRENDING_WINDOW_DAYS,
                 TRENDING_DECAY_DAYS,
                 TRENDING_WINDOW_DAYS,
                 limit,
                 offset);
+        return new Ranking(
+                rows.stream().map(o -> (String) o[0]).toList(),
+                rows.stream().map(o -> (Double) o[1]).toList(),
+                now);
     }
 
     /** A public repository by id. */
@@ -236,20 +305,30 @@ public class ExploreStore {
                 name);
     }
 
+    /** How many names with a typed prefix are read (in name order) to pick the most starred from. */
+    static final int PREFIX_CANDIDATES = 50;
+
     /**
-     * Up to {@code limit} public repositories whose name starts with {@code prefix} (most stars first), then ones
+     * Up to {@code limit} public repositories whose name starts with {@code prefix} (most stars first among the first
+     * {@value #PREFIX_CANDIDATES} names with it), then ones
      * whose name is like it by trigrams; {@code catalog} keeps only those marked for the catalog.
      */
     List<Listed> suggest(String prefix, int limit, boolean catalog) {
         String p = prefix.trim().toLowerCase(Locale.ROOT);
         String only = catalog ? " AND r.in_catalog" : "";
+        // the first names with the prefix, in name order from the prefix index, then the most starred of them first
         List<Listed> out = new ArrayList<>(sql.list(
                 "SELECT " + COLUMNS + ", 1::real AS rank FROM repositories r WHERE r.visibility = 'public'" + only
-                        + " AND lower(r.name) >= ? AND lower(r.name) < ? ORDER BY r.star_count DESC, r.id DESC LIMIT ?",
+                        + " AND lower(r.name) LIKE ? ESCAPE '\\' ORDER BY lower(r.name) USING ~<~ LIMIT ?",
                 ExploreStore::row,
-                p,
-                p + Character.MAX_VALUE,
-                limit));
+                likePrefix(p) + "%",
+                PREFIX_CANDIDATES));
+        out.sort(java.util.Comparator.comparingInt(Listed::stars)
+                .reversed()
+                .thenComparing(l -> l.repo().name()));
+        if (out.size() > limit) {
+            out = new ArrayList<>(out.subList(0, limit));
+        }
         if (out.size() < limit && trigrams && p.length() >= 3) {
             List<String> seen = out.stream().map(l -> l.repo().id()).toList();
             for (Listed l : sql.list(

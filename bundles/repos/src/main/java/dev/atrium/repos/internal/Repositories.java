@@ -568,6 +568,11 @@ public class Repositories implements RepositoryRegistry {
     }
 
     void publish(String topic, Repository r, Map<String, Object> extra) {
+        if (topic.equals(RepositoryEvents.STARRED)
+                || topic.equals(RepositoryEvents.UNSTARRED)
+                || (topic.equals(RepositoryEvents.CREATED) && r.forkedFrom() != null)) {
+            explore.starsChanged(); // trending is counted from stars and forks
+        }
         EventAdmin admin = events;
         if (admin == null) {
             return;

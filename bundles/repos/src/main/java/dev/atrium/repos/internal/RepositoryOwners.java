@@ -19,7 +19,7 @@ import org.osgi.service.component.annotations.Reference;
 public class RepositoryOwners {
 
     /** How long the kernel's answer for one workspace is reused. */
-    static final Duration KEPT = Duration.ofSeconds(30);
+    static final Duration KEPT = Duration.ofSeconds(60);
 
     private static final int MOST_KEPT = 50_000;
 
