@@ -63,7 +63,12 @@ public class ExploreLoad {
         run(http, "warm-up", 4, 300, search, false);
         run(http, "warm-up", 4, 100, trending, false);
         run(http, "warm-up", 4, 300, suggest, false);
+        // the floor: one client, nothing queued behind it
+        run(http, "GET /api/explore/repos?q=", 1, 200, i -> search.apply(100_000 + i), true);
+        run(http, "GET /api/explore/suggest?q=", 1, 200, i -> suggest.apply(100_000 + i), true);
         run(http, "GET /api/explore/repos?q=", clients, requests, search, true);
+        // the same queries again: the owners of every listed workspace are now known (RepositoryOwners keeps them 60 s)
+        run(http, "GET /api/explore/repos?q= (again, owners kept)", clients, requests, search, true);
         run(http, "GET /api/explore/repos/trending", clients, requests, trending, true);
         run(http, "GET /api/explore/suggest?q=", clients, requests, suggest, true);
     }

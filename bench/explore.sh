@@ -127,4 +127,4 @@ explain "trending (the ranking, kept 30 s; the page's rows are then read by id)"
 explain "suggest, prefix (q=fast-gr)" \
   "SELECT $COLS FROM repositories r WHERE r.visibility = 'public' AND lower(r.name) LIKE 'fast-gr%' ORDER BY lower(r.name) USING ~<~ LIMIT 50"
 explain "suggest, trigrams (q=fsat-graph)" \
-  "SELECT $COLS, similarity(lower(r.name), 'fsat-graph')::real AS rank FROM repositories r WHERE r.visibility = 'public' AND lower(r.name) % 'fsat-graph' ORDER BY rank DESC, r.id DESC LIMIT 10"
+  "SELECT $COLS, similarity(lower(r.name), 'fsat-graph')::real AS rank FROM repositories r WHERE r.visibility = 'public' AND lower(r.name) % 'fsat-graph' ORDER BY lower(r.name) <-> 'fsat-graph' LIMIT 10"

@@ -70,6 +70,9 @@ BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
         EXECUTE 'CREATE INDEX repositories_public_name_trgm ON repositories USING gin (lower(name) gin_trgm_ops)'
             || ' WHERE visibility = ''public''';
+        -- suggestions walk names nearest first (ORDER BY name <-> q), which only a GiST index can give in order
+        EXECUTE 'CREATE INDEX repositories_public_name_trgm_near ON repositories USING gist (lower(name) gist_trgm_ops)'
+            || ' WHERE visibility = ''public''';
     END IF;
 END $$;
 

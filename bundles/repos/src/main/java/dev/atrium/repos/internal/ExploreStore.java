@@ -334,8 +334,9 @@ public class ExploreStore {
             for (Listed l : sql.list(
                     "SELECT " + COLUMNS + ", similarity(lower(r.name), ?)::real AS rank FROM repositories r"
                             + " WHERE r.visibility = 'public'" + only + " AND lower(r.name) % ?"
-                            + " ORDER BY rank DESC, r.id DESC LIMIT ?",
+                            + " ORDER BY lower(r.name) <-> ? LIMIT ?",
                     ExploreStore::row,
+                    p,
                     p,
                     p,
                     limit)) {
