@@ -418,6 +418,23 @@ class ExploreTest {
         second.get("repositories").forEach(r -> rest.add(r.get("name").asText()));
         assertEquals(List.of(topic + "d", topic + "e"), rest);
         assertEquals(400, server.anonymous().get(list + "&cursor=garbage").status());
+        // every order pages through the same five without a repeat: relevance, stars, times
+        for (String sort : List.of("best", "stars", "updated", "created")) {
+            List<String> seen = new ArrayList<>();
+            String next = null;
+            do {
+                JsonNode page = server.anonymous()
+                        .get("/api/explore/repos?q=" + topic + "&owner=" + owner.username() + "&sort=" + sort
+                                + "&limit=2" + (next == null ? "" : "&cursor=" + next))
+                        .json();
+                page.get("repositories").forEach(r -> seen.add(r.get("name").asText()));
+                next = page.get("next_cursor").isNull()
+                        ? null
+                        : page.get("next_cursor").asText();
+            } while (next != null && seen.size() < 20);
+            assertEquals(5, seen.size(), sort + ": " + seen);
+            assertEquals(5, new java.util.HashSet<>(seen).size(), sort + ": " + seen);
+        }
         assertEquals(
                 400, server.anonymous().get("/api/explore/repos?sort=bogus").status());
         assertNotEquals(
