@@ -29,6 +29,8 @@ final class SweepFixtures {
         OAUTH_CLIENT,
         SHARE,
         REPO,
+        /** A's (private) repository by name, under its owner's name: /api/users/:username/:repoName. */
+        REPO_NAME,
         NOTIFICATION,
         SHORTCUT,
         SHORTCUT_GROUP,
@@ -253,6 +255,7 @@ final class SweepFixtures {
                 ok(http.post("/api/spaces/" + space + "/init-repo", null), 201).path("repository");
         String repoId = repo.path("id").asText();
         ids.put(Kind.REPO, repoId);
+        ids.put(Kind.REPO_NAME, repo.path("name").asText());
         clonePath = java.net.URI.create(repo.path("clone_url").asText()).getPath();
         spaceSlug = clonePath.split("/")[2];
         storeSlug = "sweep-" + random(10).toLowerCase(java.util.Locale.ROOT);
@@ -482,6 +485,9 @@ final class SweepFixtures {
             case "actionArtifactId" -> {
                 return Kind.ACTION_ARTIFACT;
             }
+            case "repoName" -> {
+                return Kind.REPO_NAME; // /api/users/{username}/{repoName}, explore's by-name and packages routes
+            }
             case "appGroupId" -> {
                 return Kind.APP_GROUP; // /api/spaces/{spaceId}/groups/{appGroupId}
             }
@@ -502,6 +508,7 @@ final class SweepFixtures {
             case "clients", "consents", "register" -> Kind.OAUTH_CLIENT;
             case "shares" -> Kind.SHARE;
             case "repos" -> Kind.REPO;
+            case "by-repo" -> Kind.REPO; // /api/explore/packages/by-repo/{repoId}/reviews
             case "notifications" -> Kind.NOTIFICATION;
             case "shortcuts" -> Kind.SHORTCUT;
             case "groups" -> Kind.SHORTCUT_GROUP;
@@ -566,7 +573,15 @@ final class SweepFixtures {
             case "path" -> template.contains("/workflows/") ? SWEEP_WORKFLOW : "README.md";
             case "baseHead" -> "main...feature";
             case "commitId" -> commit;
-            case "username" -> template.startsWith("/admin/") ? adminTarget.username() : b.username();
+            case "username" ->
+                template.startsWith("/admin/")
+                        ? adminTarget.username()
+                        // a repository by its owner's name: A's, which the stranger B asks for
+                        : template.startsWith("/api/users/{username}/{repoName}")
+                                        || template.startsWith("/api/explore/")
+                                ? a.username()
+                                : b.username();
+            case "seedId" -> "seed_sweepNoSuchSeed0";
             case "name" ->
                 template.startsWith("/admin/features")
                         ? "sweep-no-such-feature"

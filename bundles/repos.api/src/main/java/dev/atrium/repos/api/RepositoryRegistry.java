@@ -103,6 +103,34 @@ public interface RepositoryRegistry {
      */
     boolean mergesOnly(Repository repository);
 
+    /**
+     * A public repository as anyone may see it, with its owner's public name; empty when it is missing, private, or its
+     * owner is not vouched for by the kernel (suspended).
+     *
+     * @since 1.8
+     */
+    Optional<PublicRepository> publicRepository(String repoId);
+
+    /**
+     * The public repository {@code name} of the owner named {@code owner} (a username, standing for that user's default
+     * workspace, or a workspace slug, as in {@code /git/:owner/:repo.git}); empty as for {@link #publicRepository(String)}.
+     *
+     * @since 1.8
+     */
+    Optional<PublicRepository> publicRepository(String owner, String name);
+
+    /**
+     * A public repository with what explore shows of its owner.
+     *
+     * @param ownerUsername the owner's username, or null when they chose none
+     * @param ownerPath     how paths name the owner: the username for a default workspace, the workspace slug otherwise
+     * @param fullName      {@code ownerPath/name}
+     * @param stars         how many Principals starred it
+     * @since 1.8
+     */
+    record PublicRepository(
+            Repository repository, String ownerUsername, String ownerPath, String fullName, int stars) {}
+
     /** The bare Git directory of a repository. */
     Path directory(Repository repository);
 

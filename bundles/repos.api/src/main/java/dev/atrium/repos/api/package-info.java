@@ -4,6 +4,6 @@
  * one, the EventAdmin topics repositories publish, and a fetch of a repository's upstream ({@link
  * dev.atrium.repos.api.UpstreamFetch}).
  */
-@org.osgi.annotation.versioning.Version("1.7.0")
+@org.osgi.annotation.versioning.Version("1.8.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.repos.api;

@@ -45,6 +45,7 @@ public class RepoAccess {
     /** A repository with the workspace it belongs to. */
     record Located(Repository repo, SpaceRef space, boolean owned) {}
 
+    /** {@code caller} null: an anonymous reader, who reads public repositories only. */
     Located readable(Caller caller, String repoId) {
         Repository r = store.byId(repoId).orElseThrow(() -> ApiException.notFound(NOT_FOUND));
         Optional<SpaceRef> owned = owned(caller, r.spaceId());
@@ -69,6 +70,9 @@ public class RepoAccess {
     }
 
     private Optional<SpaceRef> owned(Caller caller, String spaceId) {
+        if (caller == null) {
+            return Optional.empty(); // an anonymous reader of an optional-auth route reads public repositories only
+        }
         try {
             return Optional.of(ownerScope.require(caller, spaceId));
         } catch (ApiException notOwned) {
@@ -92,6 +96,10 @@ public class RepoAccess {
         m.put("merges_only", store.mergesOnly(r.id()));
         m.put("clone_url", base + "/git/" + space.slug() + "/" + r.name() + ".git");
         m.put("stars", stars);
+        RepositoryStore.Explored e = store.explored(r.id());
+        m.put("topics", e.topics());
+        m.put("language", e.language());
+        m.put("catalog", e.inCatalog());
         m.put("created_at", r.createdAt().toString());
         m.put("updated_at", r.updatedAt().toString());
         return m;

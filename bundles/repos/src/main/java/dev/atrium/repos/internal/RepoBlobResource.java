@@ -1,7 +1,6 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
@@ -43,7 +42,7 @@ public class RepoBlobResource {
     @Path("{ref}")
     @RequiresScope("repos:read")
     public Response blobWithoutPath(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        access.readable(Caller.from(sc), repoId);
+        access.readable(ExploreViews.callerOrNull(sc), repoId);
         throw ApiException.badRequest("a file path is required: /blob/:ref/:path");
     }
 
@@ -59,7 +58,7 @@ public class RepoBlobResource {
             @PathParam("path") String path,
             @QueryParam("format") String format,
             @HeaderParam("Accept") String accept) {
-        Located l = access.readable(Caller.from(sc), repoId);
+        Located l = access.readable(ExploreViews.callerOrNull(sc), repoId);
         boolean raw = "raw".equals(format)
                 || (format == null && accept != null && accept.startsWith(MediaType.APPLICATION_OCTET_STREAM));
         if (format != null && !format.equals("raw") && !format.equals("json")) {

@@ -58,7 +58,7 @@ public class RepoBranchesResource {
     @RequiresScope("repos:read")
     @JsonShape(RepoJson.Branches.class)
     public Map<String, Object> branches(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
-        Located l = access.readable(Caller.from(sc), repoId);
+        Located l = access.readable(ExploreViews.callerOrNull(sc), repoId);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
             return Map.of("branches", GitReads.branches(git, l.repo().defaultBranch()));
         }

@@ -1,7 +1,6 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
-import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.repos.internal.GitReads.LogQuery;
 import dev.atrium.repos.internal.RepoAccess.Located;
@@ -27,7 +26,7 @@ final class RepoHistory {
             String until,
             String limit,
             String offset) {
-        Located l = access.readable(Caller.from(sc), repoId);
+        Located l = access.readable(ExploreViews.callerOrNull(sc), repoId);
         PageRequest page = PageRequest.of(limit, offset);
         LogQuery q = new LogQuery(
                 ref, path, author, instant("since", since), instant("until", until), page.limit(), page.offset());

@@ -30,10 +30,81 @@ final class RepoJson {
             @JsonProperty("merges_only") boolean mergesOnly,
             @JsonProperty("clone_url") String cloneUrl,
             long stars,
+            List<String> topics,
+            String language,
+            boolean catalog,
             @JsonProperty("created_at") Instant createdAt,
             @JsonProperty("updated_at") Instant updatedAt) {}
 
     record One(View repository) {}
+
+    // ------------------------------------------------------------------------------------------- explore
+
+    /** Who owns a public repository: {@code path} is how Git and explore name it (the username, or a workspace slug). */
+    record ExploreOwner(String username, String path) {}
+
+    /**
+     * A public repository as explore shows it (never its workspace id): {@code full_name} is {@code path/name};
+     * {@code language} is the largest share of the default branch's files by extension, detected at push.
+     */
+    record ExploreItem(
+            String id,
+            String name,
+            @JsonProperty("full_name") String fullName,
+            ExploreOwner owner,
+            String description,
+            List<String> topics,
+            String language,
+            int stars,
+            int forks,
+            boolean fork,
+            @JsonProperty("default_branch") String defaultBranch,
+            @JsonProperty("clone_url") String cloneUrl,
+            @JsonProperty("created_at") Instant createdAt,
+            @JsonProperty("updated_at") Instant updatedAt,
+            @JsonProperty("pushed_at") Instant pushedAt) {}
+
+    /** A page: {@code next_cursor} (opaque) gives the next one, null on the last. */
+    record ExplorePage(
+            List<ExploreItem> repositories,
+            @JsonProperty("next_cursor") String nextCursor,
+            int limit) {}
+
+    record ExploreOne(ExploreItem repository) {}
+
+    /** Trending: each item also has {@code trending_score} (docs/decisions/explore.md has the formula). */
+    record TrendingPage(
+            List<ExploreItem> repositories,
+            @JsonProperty("window_days") int windowDays,
+            int limit,
+            int offset) {}
+
+    /** A catalog entry: {@code type} {@code repository}, and the repository's fields. */
+    record CatalogPage(
+            List<ExploreItem> items,
+            @JsonProperty("next_cursor") String nextCursor,
+            int limit) {}
+
+    record Suggestion(
+            String type,
+            String id,
+            String name,
+            @JsonProperty("full_name") String fullName,
+            String description,
+            int stars) {}
+
+    /** At most ten. */
+    record Suggestions(List<Suggestion> suggestions) {}
+
+    /** An operator's seed repository: {@code checked} says whether it is preselected where a user picks seeds. */
+    record Seed(String id, String url, String name, String description, String category, boolean checked) {}
+
+    record Seeds(List<Seed> repositories) {}
+
+    record OneSeed(Seed repository) {}
+
+    /** A new seed (or a change of one: only the fields given change); {@code url} and {@code name} required on create. */
+    record SeedInput(String url, String name, String description, String category, Boolean checked, Integer position) {}
 
     /** The caller's starred repositories they may still read; {@code total} counts every star of theirs. */
     record StarredPage(List<View> repositories, long total, int limit, int offset) {}
@@ -62,7 +133,9 @@ final class RepoJson {
             String visibility,
             @JsonProperty("default_branch") String defaultBranch,
             @JsonProperty("allow_force_push") Boolean allowForcePush,
-            @JsonProperty("merges_only") Boolean mergesOnly) {}
+            @JsonProperty("merges_only") Boolean mergesOnly,
+            List<String> topics,
+            Boolean catalog) {}
 
     /**
      * The optional body of a fork: {@code space_id} (required to fork someone else's repository) is a workspace of the

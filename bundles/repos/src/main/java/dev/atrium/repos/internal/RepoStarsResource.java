@@ -5,6 +5,7 @@ import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryEvents;
 import dev.atrium.repos.internal.RepoAccess.Located;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,7 +55,10 @@ public class RepoStarsResource {
     public Map<String, Object> star(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Caller caller = Caller.from(sc);
         Located l = access.readable(caller, repoId);
-        repositories.store().star(l.repo().id(), caller.principalId());
+        if (repositories.store().star(l.repo().id(), caller.principalId())) {
+            repositories.publish(
+                    RepositoryEvents.STARRED, l.repo(), Map.of(RepositoryEvents.PRINCIPAL_ID, caller.principalId()));
+        }
         return starBody(l.repo(), caller);
     }
 
@@ -64,7 +68,10 @@ public class RepoStarsResource {
     public Map<String, Object> unstar(@Context SecurityContext sc, @PathParam("repoId") String repoId) {
         Caller caller = Caller.from(sc);
         Located l = access.readable(caller, repoId);
-        repositories.store().unstar(l.repo().id(), caller.principalId());
+        if (repositories.store().unstar(l.repo().id(), caller.principalId())) {
+            repositories.publish(
+                    RepositoryEvents.UNSTARRED, l.repo(), Map.of(RepositoryEvents.PRINCIPAL_ID, caller.principalId()));
+        }
         return starBody(l.repo(), caller);
     }
 

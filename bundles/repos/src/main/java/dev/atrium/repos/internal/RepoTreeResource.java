@@ -1,6 +1,5 @@
 package dev.atrium.repos.internal;
 
-import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.RequiresScope;
@@ -53,7 +52,7 @@ public class RepoTreeResource {
             @PathParam("repoId") String repoId,
             @PathParam("ref") String ref,
             @PathParam("path") String path) {
-        Located l = access.readable(Caller.from(sc), repoId);
+        Located l = access.readable(ExploreViews.callerOrNull(sc), repoId);
         try (org.eclipse.jgit.lib.Repository git = repositories.open(l.repo())) {
             return GitReads.tree(git, ref, path);
         }

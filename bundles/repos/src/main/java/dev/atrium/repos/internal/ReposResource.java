@@ -63,14 +63,17 @@ public class ReposResource {
     private final RepoAccess access;
     private final UpstreamSync sync;
     private final OwnerScope ownerScope;
+    private final ExploreStore explore;
 
     @Activate
     public ReposResource(
+            @Reference ExploreStore explore,
             @Reference Repositories repositories,
             @Reference RepoAccess access,
             @Reference OwnerScope ownerScope,
             @Reference UpstreamSync sync) {
         this.sync = sync;
+        this.explore = explore;
         this.repositories = repositories;
         this.access = access;
         this.ownerScope = ownerScope;
@@ -135,6 +138,14 @@ public class ReposResource {
         String branch = b.optionalText("default_branch", 1, 200).orElse(null);
         Boolean force = b.bool("allow_force_push").orElse(null);
         Boolean mergesOnly = b.bool("merges_only").orElse(null);
+        List<String> topics = Topics.of(body);
+        Boolean catalog = b.bool("catalog").orElse(null);
+        if (topics != null) {
+            explore.setTopics(l.repo().id(), topics);
+        }
+        if (catalog != null) {
+            explore.setInCatalog(l.repo().id(), catalog);
+        }
         Repository r = repositories.update(l.repo(), name, description, visibility, branch, force);
         if (mergesOnly != null) {
             repositories.store().setMergesOnly(r.id(), mergesOnly);

@@ -98,6 +98,8 @@ public class Repositories implements RepositoryRegistry {
     private final RemoteImport.Limits importLimits;
     private final EgressGuard egress;
     private final RepoAccess access;
+    private final ExploreStore explore;
+    private final RepositoryOwners owners;
     private volatile EventAdmin events;
     /** The threads that check received objects for SHA-1 collision attacks (one per processor for each push). */
     private final java.util.concurrent.ExecutorService collisionChecks =
@@ -109,9 +111,13 @@ public class Repositories implements RepositoryRegistry {
             @Reference DataSource dataSource,
             @Reference EgressGuard egress,
             @Reference RepoAccess access,
+            @Reference ExploreStore explore,
+            @Reference RepositoryOwners owners,
             Config config)
             throws IOException {
         this.store = store;
+        this.explore = explore;
+        this.owners = owners;
         this.access = access;
         this.egress = egress;
         this.dataSource = dataSource;
@@ -497,6 +503,7 @@ public class Repositories implements RepositoryRegistry {
             props.put(RepositoryEvents.PRINCIPAL_ID, pusherPrincipalId);
         }
         publish(RepositoryEvents.PUSHED, repository, props);
+        store.recordPush(repository.id(), defaultBranchLanguage(repository, changes));
         for (RefChange ch : changes) {
             boolean created = ZERO.equals(ch.oldId());
             boolean deleted = ZERO.equals(ch.newId());
@@ -521,7 +528,51 @@ public class Repositories implements RepositoryRegistry {
         }
     }
 
+    @Override
+    public Optional<PublicRepository> publicRepository(String repoId) {
+        return repoId == null ? Optional.empty() : explore.publicById(repoId).flatMap(this::publicView);
+    }
+
+    @Override
+    public Optional<PublicRepository> publicRepository(String owner, String name) {
+        if (owner == null || name == null) {
+            return Optional.empty();
+        }
+        return owners.byPath(owner)
+                .flatMap(o -> explore.publicByName(o.space().id(), name))
+                .flatMap(this::publicView);
+    }
+
+    private Optional<PublicRepository> publicView(ExploreStore.Listed l) {
+        return owners.of(l.repo().spaceId())
+                .map(o -> new PublicRepository(
+                        l.repo(),
+                        o.username(),
+                        o.path(),
+                        o.path() + "/" + l.repo().name(),
+                        l.stars()));
+    }
+
+    /** The language of the default branch when the push moved it (null when it did not, or it has none). */
+    private String defaultBranchLanguage(Repository repository, List<RefChange> changes) {
+        for (RefChange ch : changes) {
+            if (ch.ref().equals(Constants.R_HEADS + repository.defaultBranch()) && !ZERO.equals(ch.newId())) {
+                try (org.eclipse.jgit.lib.Repository git = open(repository)) {
+                    return Languages.detect(git, ObjectId.fromString(ch.newId()));
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("detecting the language of {}: {}", repository.id(), e.toString());
+                }
+            }
+        }
+        return null;
+    }
+
     void publish(String topic, Repository r, Map<String, Object> extra) {
+        if (topic.equals(RepositoryEvents.STARRED)
+                || topic.equals(RepositoryEvents.UNSTARRED)
+                || (topic.equals(RepositoryEvents.CREATED) && r.forkedFrom() != null)) {
+            explore.starsChanged(); // trending is counted from stars and forks
+        }
         EventAdmin admin = events;
         if (admin == null) {
             return;
@@ -530,6 +581,7 @@ public class Repositories implements RepositoryRegistry {
         props.put(RepositoryEvents.REPO_ID, r.id());
         props.put(RepositoryEvents.SPACE_ID, r.spaceId());
         props.put(RepositoryEvents.NAME, r.name());
+        props.put(RepositoryEvents.VISIBILITY, r.visibility());
         admin.postEvent(new Event(topic, props));
     }
 }

@@ -114,15 +114,19 @@ public class RepositoryStore {
         return sql.update("DELETE FROM repositories WHERE id = ?", id) > 0;
     }
 
-    void star(String repoId, String principalId) {
-        sql.update(
-                "INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                repoId,
-                principalId);
+    /** Whether the star is new. */
+    boolean star(String repoId, String principalId) {
+        return sql.update(
+                        "INSERT INTO repository_stars (repo_id, principal_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                        repoId,
+                        principalId)
+                > 0;
     }
 
-    void unstar(String repoId, String principalId) {
-        sql.update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId);
+    /** Whether there was a star to remove. */
+    boolean unstar(String repoId, String principalId) {
+        return sql.update("DELETE FROM repository_stars WHERE repo_id = ? AND principal_id = ?", repoId, principalId)
+                > 0;
     }
 
     boolean starred(String repoId, String principalId) {
@@ -149,6 +153,27 @@ public class RepositoryStore {
 
     long countStarredBy(String principalId) {
         return sql.count("SELECT count(*) FROM repository_stars WHERE principal_id = ?", principalId);
+    }
+
+    /** Records a push: its time, and the language the default branch now mostly is (null leaves it as it was). */
+    void recordPush(String repoId, String language) {
+        sql.update(
+                "UPDATE repositories SET pushed_at = now(), updated_at = now(), language = coalesce(?, language)"
+                        + " WHERE id = ?",
+                language,
+                repoId);
+    }
+
+    /** What explore knows of a repository besides its row's core: topics, language, whether it is in the catalog. */
+    record Explored(List<String> topics, String language, boolean inCatalog) {}
+
+    Explored explored(String repoId) {
+        return sql.one(
+                        "SELECT topics, language, in_catalog FROM repositories WHERE id = ?",
+                        rs -> new Explored(
+                                List.of((String[]) rs.getArray(1).getArray()), rs.getString(2), rs.getBoolean(3)),
+                        repoId)
+                .orElse(new Explored(List.of(), null, false));
     }
 
     /** Whether the repository's default branch takes merges of pull requests only. */

@@ -16,6 +16,7 @@ import dev.atrium.kernel.api.PublicUrls;
 import dev.atrium.kernel.api.RequiresScope;
 import dev.atrium.kernel.api.StoredContent;
 import dev.atrium.repos.api.Repository;
+import dev.atrium.repos.api.RepositoryEvents;
 import dev.atrium.repos.api.RepositoryRegistry;
 import dev.atrium.repos.releases.internal.MultipartForm.Part;
 import dev.atrium.repos.releases.internal.ReleaseStore.Asset;
@@ -47,6 +48,11 @@ import javax.ws.rs.core.UriInfo;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.event.Event;
+import org.osgi.service.event.EventAdmin;
 
 /**
  * {@code /api/repos/:repoId/releases}: releases by tag, as Gitea serves them, and their assets. Who may read and
@@ -73,6 +79,12 @@ public class ReleasesResource {
     private final ReleaseAssets assets;
     private final PublicUrls urls;
     private final Tags tags;
+
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile EventAdmin events;
 
     @Activate
     public ReleasesResource(
@@ -157,9 +169,30 @@ public class ReleasesResource {
             }
             r = store.update(r, null, null, null, null, null, made);
         }
+        if (!r.draft()) {
+            published(repo, r);
+        }
         return Response.status(201)
                 .entity(Map.of("release", r.toJson(List.of(), base(uri, r))))
                 .build();
+    }
+
+    /** Announces a release that became public knowledge (not a draft), after its row is committed. */
+    private void published(Repository repo, Release r) {
+        EventAdmin admin = events;
+        if (admin == null) {
+            return;
+        }
+        Map<String, Object> props = new java.util.HashMap<>();
+        props.put(RepositoryEvents.REPO_ID, repo.id());
+        props.put(RepositoryEvents.SPACE_ID, repo.spaceId());
+        props.put(RepositoryEvents.NAME, repo.name());
+        props.put(RepositoryEvents.VISIBILITY, repo.visibility());
+        props.put(RepositoryEvents.PRINCIPAL_ID, r.authorId());
+        props.put(RepositoryEvents.TAG, r.tag());
+        props.put(RepositoryEvents.RELEASE_ID, r.id());
+        props.put(RepositoryEvents.PRERELEASE, r.prerelease());
+        admin.postEvent(new Event(RepositoryEvents.RELEASE_PUBLISHED, props));
     }
 
     private boolean exists(String repoId, String tag) {
@@ -231,6 +264,9 @@ public class ReleasesResource {
             made = tags.create(repo, caller.principalId(), r.tag(), target != null ? target : r.target());
         }
         Release updated = store.update(r, name, body, draft, prerelease, target, made != null ? made : commit);
+        if (r.draft() && !updated.draft()) {
+            published(repo, updated);
+        }
         return Map.of("release", updated.toJson(store.assets(updated.id()), base(uri, updated)));
     }
 
