@@ -7,6 +7,7 @@
 #   bench/run.sh                     # needs launcher/target/atrium.jar and cli/target/atrium-cli.jar built
 #   BENCH_BASE=<rev> bench/run.sh    # compare with another commit than HEAD^
 #   BENCH_KEEP=1 bench/run.sh        # keep the temp dir (server logs, wrk output) instead of removing it
+#   BENCH_METRICS=0 bench/run.sh     # leave out the metrics cost (bench/metrics.sh) at the end
 #
 # Everything binds to 127.0.0.1. Every process it starts is stopped (SIGTERM, then waited for), every
 # database it creates is dropped and its temp dir removed, also when interrupted (trap on EXIT/INT/TERM).
@@ -666,6 +667,11 @@ main() {
   stop_process "$LAST_PID"
 
   print_report "$(wc -c <"$body")"
+
+  # what the metrics cost the same request: this build with and without them, side by side (bench/metrics.sh)
+  if [ "${BENCH_METRICS:-1}" != 0 ]; then
+    "$BENCH_DIR/metrics.sh"
+  fi
 }
 
 main "$@"
