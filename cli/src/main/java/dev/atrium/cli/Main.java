@@ -64,9 +64,23 @@ public final class Main {
 
     private final PrintStream out;
     private final PrintStream err;
-    private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // made on first use: --help, usage errors and local commands answer without the TLS and JSON set-up (half a second)
+    private ObjectMapper json;
+    private HttpClient http;
+
+    private ObjectMapper json() {
+        if (json == null) {
+            json = new ObjectMapper();
+        }
+        return json;
+    }
+
+    private HttpClient http() {
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        }
+        return http;
+    }
 
     Main(PrintStream out, PrintStream err) {
         this.out = out;
@@ -465,14 +479,14 @@ public final class Main {
                 .build();
         try {
             HttpResponse<java.util.stream.Stream<String>> response =
-                    http.send(request, HttpResponse.BodyHandlers.ofLines());
+                    http().send(request, HttpResponse.BodyHandlers.ofLines());
             if (response.statusCode() != 200) {
                 throw new Failure(1, "the server refused the log stream (HTTP " + response.statusCode() + ")");
             }
             response.body().forEach(line -> {
                 if (line.startsWith("data:")) {
                     try {
-                        printLog(json.readTree(line.substring(5).trim()));
+                        printLog(json().readTree(line.substring(5).trim()));
                     } catch (IOException e) {
                         out.println(line.substring(5).trim());
                     }
@@ -654,7 +668,7 @@ public final class Main {
                         HttpRequest.newBuilder(URI.create(url + path))
                                 .timeout(Duration.ofSeconds(30))
                                 .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body))));
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(json().writeValueAsBytes(body))));
             } catch (IOException e) {
                 throw new Failure(2, "cannot encode the request: " + e.getMessage());
             }
@@ -673,9 +687,9 @@ public final class Main {
             try {
                 HttpRequest request =
                         builder.header("Authorization", "Bearer " + token).build();
-                HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                HttpResponse<byte[]> response = http().send(request, HttpResponse.BodyHandlers.ofByteArray());
                 JsonNode answer =
-                        response.body().length == 0 ? json.createObjectNode() : json.readTree(response.body());
+                        response.body().length == 0 ? json().createObjectNode() : json().readTree(response.body());
                 if (response.statusCode() >= 300) {
                     String message = answer.path("error").path("message").asText("HTTP " + response.statusCode());
                     throw new Failure(
