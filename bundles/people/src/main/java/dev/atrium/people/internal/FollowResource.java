@@ -57,14 +57,19 @@ public class FollowResource {
         if (store.follows(me, target.principalId())) {
             return state("following", null);
         }
-        String who = people.profiles.byId(me).map(Profile::username).orElse(null);
+        // a follower is shown by username in every list: one without a username could be counted but never shown
+        String who = people.profiles
+                .byId(me)
+                .map(Profile::username)
+                .orElseThrow(() -> ApiException.conflict(
+                        "choose a username (POST /api/auth/setup-username) before following people"));
         if (target.privateAccount()) {
             boolean existed = store.requested(me, target.principalId());
             Optional<PeopleStore.FollowRequest> request = store.request(me, target.principalId());
             if (request.isEmpty()) {
                 throw ApiException.forbidden("this user cannot be followed");
             }
-            if (!existed && who != null) {
+            if (!existed) {
                 people.notice(
                         target.principalId(),
                         "people.follow_requested",
@@ -73,7 +78,7 @@ public class FollowResource {
             }
             return state("requested", request.get().id());
         }
-        if (store.follow(me, target.principalId()) && who != null) {
+        if (store.follow(me, target.principalId())) {
             people.notice(target.principalId(), "people.followed", "@" + who + " followed you", "/api/users/" + who);
         } else if (!store.follows(me, target.principalId())) {
             // a block landed between the checks above and the insert
