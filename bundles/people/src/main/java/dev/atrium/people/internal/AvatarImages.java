@@ -8,6 +8,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Iterator;
+import java.util.List;
 import javax.imageio.ImageIO;
 import javax.imageio.ImageReader;
 import javax.imageio.stream.ImageInputStream;
@@ -87,7 +88,12 @@ final class AvatarImages {
 
     private static BufferedImage decode(byte[] upload, String format) {
         try (ImageInputStream in = ImageIO.createImageInputStream(new ByteArrayInputStream(upload))) {
-            Iterator<ImageReader> readers = ImageIO.getImageReadersByFormatName(format);
+            // ImageIO's registry does not see plugins inside a bundle: the WebP reader is made directly
+            Iterator<ImageReader> readers = "webp".equals(format)
+                    ? List.of(new com.twelvemonkeys.imageio.plugins.webp.WebPImageReaderSpi()
+                                    .createReaderInstance(null))
+                            .iterator()
+                    : ImageIO.getImageReadersByFormatName(format);
             if (!readers.hasNext()) {
                 throw new ApiException(
                         415,

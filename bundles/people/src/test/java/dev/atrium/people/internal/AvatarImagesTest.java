@@ -58,6 +58,16 @@ class AvatarImagesTest {
     }
 
     @Test
+    void aWebPImageIsReadToo() throws Exception {
+        // a 1x1 lossless WebP (VP8L)
+        byte[] webp = java.util.Base64.getDecoder().decode("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==");
+        assertEquals("webp", AvatarImages.format(webp));
+        AvatarImages.Sized sized = AvatarImages.sized(webp);
+        assertEquals(256, read(sized.large()).getWidth());
+        assertEquals(64, read(sized.small()).getHeight());
+    }
+
+    @Test
     void anImageClaimingHugeDimensionsIsRefusedBeforeItsPixelsAreDecoded() {
         // a PNG whose header says 100000 x 100000 pixels and that has no pixel data at all
         ByteBuffer ihdr = ByteBuffer.allocate(17);
