@@ -56,6 +56,7 @@ final class SweepFixtures {
         APP,
         BROWSER_SESSION,
         AGENT_TASK,
+        FOLLOW_REQUEST,
         SYNC_SESSION,
         NONE
     }
@@ -81,6 +82,9 @@ final class SweepFixtures {
     final String storeSlug;
 
     final String spaceSlug;
+    /** A's uploaded avatar: public (anyone fetches it), so no owned id. */
+    String avatarId;
+
     final List<String> notes = new ArrayList<>();
 
     SweepFixtures(AtriumServer server) {
@@ -414,6 +418,18 @@ final class SweepFixtures {
                         .path("agent_task")
                         .path("id")
                         .asText());
+        // people: a follow request of A's to an account that approves its followers, and A's avatar
+        User approving = server.newUser();
+        ok(approving.http().patch("/api/me/settings", Map.of("private_account", true)), 200);
+        ids.put(
+                Kind.FOLLOW_REQUEST,
+                ok(http.post("/api/users/" + approving.username() + "/follow", Map.of()), 200)
+                        .path("follow_request_id")
+                        .asText());
+        avatarId = ok(http.send("PUT", "/api/me/avatar", pixel(), "image/png"), 200)
+                .path("avatar_url")
+                .asText()
+                .replaceFirst(".*/", "");
         ok(
                 http.post(
                         "/api/resources/" + resource + "/access",
@@ -456,6 +472,18 @@ final class SweepFixtures {
             ids.put(Kind.DEPLOYMENT, "dep_" + random(20));
             notes.add(
                     "no deployment provider runs worker bundles: /api/services/{id}/deployments/{deploymentId} is swept with a random id");
+        }
+    }
+
+    /** A one-pixel PNG. */
+    private static byte[] pixel() {
+        try {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            javax.imageio.ImageIO.write(
+                    new java.awt.image.BufferedImage(1, 1, java.awt.image.BufferedImage.TYPE_INT_RGB), "png", out);
+            return out.toByteArray();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
@@ -530,6 +558,7 @@ final class SweepFixtures {
             case "apps" -> Kind.APP;
             case "browser-sessions" -> Kind.BROWSER_SESSION;
             case "agent-tasks" -> Kind.AGENT_TASK;
+            case "follow-requests" -> Kind.FOLLOW_REQUEST; // /api/users/{username}/follow-requests/{id}/accept
             case "sessions" -> Kind.SYNC_SESSION; // /api/sessions/{sessionId}
             case "id" -> "skillId".equals(param) ? Kind.SKILL : Kind.NONE; // /skills/id/{skillId}
             default -> Kind.NONE;
@@ -602,9 +631,11 @@ final class SweepFixtures {
             // an invoice is the payment provider's: the shared server has none (billing answers BILLING_NOT_CONFIGURED
             // to everyone alike; BillingTest covers another customer's invoice against its fake Stripe)
             case "id" ->
-                template.startsWith("/admin/federation/deliveries/")
-                        ? "dlv_sweepNoSuchDelivery0"
-                        : template.startsWith("/api/billing/invoices/") ? "in_sweepNoProvider0" : null;
+                template.startsWith("/api/avatars/")
+                        ? avatarId
+                        : template.startsWith("/admin/federation/deliveries/")
+                                ? "dlv_sweepNoSuchDelivery0"
+                                : template.startsWith("/api/billing/invoices/") ? "in_sweepNoProvider0" : null;
             // an activity of a Model A outbox that does not exist (public: strangers read them too)
             case "activityId" -> template.startsWith("/ap/") ? "act_sweepNoSuchActivity0" : null;
             default -> null;
