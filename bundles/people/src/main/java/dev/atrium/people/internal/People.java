@@ -143,12 +143,14 @@ public class People {
     Map<String, Object> activity(Profile actor, String viewerId, PageRequest page) {
         List<String> audiences = audiences(actor, viewerId);
         List<ActivityStore.Item> items = activity.visible(actor.principalId(), audiences, page.limit(), page.offset());
-        Map<String, Optional<Repository>> current = new HashMap<>();
+        Map<String, Optional<RepositoryRegistry.PublicRepository>> current = new HashMap<>();
         List<Map<String, Object>> out = new ArrayList<>();
         for (ActivityStore.Item item : items) {
-            // the repository as it is now, in case an event about it was missed: only a public one is shown
-            Optional<Repository> repo = current.computeIfAbsent(item.repoId(), repositories::byId);
-            if (repo.isEmpty() || !repo.get().isPublic()) {
+            // the repository as it is now, in case an event about it was missed: only a public one is shown, named by
+            // its owner (a star or a push may be of another Principal's repository)
+            Optional<RepositoryRegistry.PublicRepository> repo =
+                    current.computeIfAbsent(item.repoId(), repositories::publicRepository);
+            if (repo.isEmpty()) {
                 continue;
             }
             Map<String, Object> m = new LinkedHashMap<>();
@@ -156,9 +158,9 @@ public class People {
             m.put("type", item.kind());
             m.put("actor", summary(actor));
             Map<String, Object> r = new LinkedHashMap<>();
-            r.put("id", repo.get().id());
-            r.put("name", repo.get().name());
-            r.put("full_name", actor.username() + "/" + repo.get().name());
+            r.put("id", repo.get().repository().id());
+            r.put("name", repo.get().repository().name());
+            r.put("full_name", repo.get().fullName());
             m.put("repository", r);
             m.put("payload", item.payload());
             m.put("created_at", time(item.createdAt()));
