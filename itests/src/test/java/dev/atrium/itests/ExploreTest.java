@@ -117,8 +117,42 @@ class ExploreTest {
                     "/api/explore/catalog/suggest?q=" + t,
                     "/api/explore/packages?q=" + t,
                     "/api/explore/packages/suggest?q=" + t,
-                    "/api/users/" + a.username() + "/repos?q=" + t));
+                    "/api/users/" + a.username() + "/repos?q=" + t,
+                    "/api/explore/users?q=" + t));
         }
+        // people's routes of the same family (bundles/people): profiles, activity, follow lists, the user list
+        assertTrue(b.http()
+                        .post("/api/users/" + a.username() + "/follow", Map.of())
+                        .status()
+                < 300);
+        routes.addAll(List.of(
+                "/api/users/" + a.username(),
+                "/api/users/" + a.username() + "/activity?limit=100",
+                "/api/users/" + a.username() + "/followers",
+                "/api/users/" + b.username() + "/following",
+                "/api/explore/users?limit=100",
+                "/api/explore/users/" + a.username()));
+        // activity is written from the repositories' events, after them: wait for the public repository's items, so
+        // that those of the private one have been written (or refused) too
+        long deadline = System.currentTimeMillis() + 15_000;
+        while (!server.anonymous()
+                        .get("/api/users/" + a.username() + "/activity?limit=100")
+                        .body()
+                        .contains(pubAName)
+                && System.currentTimeMillis() < deadline) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        assertTrue(
+                server.anonymous()
+                        .get("/api/users/" + a.username() + "/activity?limit=100")
+                        .body()
+                        .contains(pubAName),
+                "the public repository's pushes, release and star are A's activity");
         routes.addAll(List.of(
                 "/api/explore/repos?limit=100",
                 "/api/explore/repos/trending?limit=100",
@@ -162,6 +196,14 @@ class ExploreTest {
             Http.Reply r = a.http().get(route);
             assertFalse(r.body().contains(privBName), route + " " + r.body());
         }
+        // counts leave the private repository out too
+        assertEquals(
+                1,
+                server.anonymous()
+                        .get("/api/users/" + a.username())
+                        .get("user")
+                        .get("public_repos")
+                        .asInt());
         // the same answer signed in or not
         String anonymousList =
                 server.anonymous().get("/api/explore/repos?q=" + q(word)).body();
