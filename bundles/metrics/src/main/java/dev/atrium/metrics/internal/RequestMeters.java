@@ -45,10 +45,53 @@ public class RequestMeters implements Request.Handler {
         Duration.ofSeconds(30)
     };
 
-    private record Key(String method, String route, String status, String capability) {}
+    private static final String[] STATUS_CLASSES = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
+
+    /**
+     * A timer's labels. Not a record: a record's hashCode and equals go through method handles, which a profile under
+     * load showed on every request; this one hashes once and compares the (mostly identical) strings by reference
+     * first.
+     */
+    private static final class Key {
+        final String method;
+        final String route;
+        final String status;
+        final String capability;
+        private final int hash;
+
+        Key(String method, String route, String status, String capability) {
+            this.method = method;
+            this.route = route;
+            this.status = status;
+            this.capability = capability;
+            hash = ((method.hashCode() * 31 + route.hashCode()) * 31 + status.hashCode()) * 31 + capability.hashCode();
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k
+                    && k.hash == hash
+                    && same(k.route, route)
+                    && same(k.method, method)
+                    && same(k.status, status)
+                    && same(k.capability, capability);
+        }
+
+        @SuppressWarnings("ReferenceEquality") // the same interned label is the usual case; equals decides the rest
+        private static boolean same(String a, String b) {
+            return a == b || a.equals(b);
+        }
+    }
 
     private final Metrics metrics;
     private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
+    /** Served-by header values (a bundle and its version: few) and their capability label. */
+    private final Map<String, String> capabilities = new ConcurrentHashMap<>();
 
     @Activate
     public RequestMeters(@Reference Metrics metrics) {
@@ -83,17 +126,21 @@ public class RequestMeters implements Request.Handler {
                 method(request.getMethod()),
                 route(request.getAttribute(KernelExtensions.ROUTE_ATTRIBUTE)),
                 statusClass(response.getStatus()),
-                capability(response.getHeaders().get(KernelExtensions.SERVED_BY_HEADER)));
+                capabilityOf(response.getHeaders().get(KernelExtensions.SERVED_BY_HEADER)));
         timers.computeIfAbsent(key, this::timer).record(took, TimeUnit.NANOSECONDS);
+    }
+
+    private String capabilityOf(String servedBy) {
+        return servedBy == null ? "none" : capabilities.computeIfAbsent(servedBy, RequestMeters::capability);
     }
 
     private Timer timer(Key k) {
         return Timer.builder(NAME)
                 .description("Requests by route template, status class and capability, to the answer's last byte")
-                .tag("method", k.method())
-                .tag("route", k.route())
-                .tag("status", k.status())
-                .tag("capability", k.capability())
+                .tag("method", k.method)
+                .tag("route", k.route)
+                .tag("status", k.status)
+                .tag("capability", k.capability)
                 .serviceLevelObjectives(BUCKETS)
                 .register(metrics.registry());
     }
@@ -107,7 +154,7 @@ public class RequestMeters implements Request.Handler {
     }
 
     static String statusClass(int status) {
-        return status >= 100 && status < 600 ? (status / 100) + "xx" : "none";
+        return status >= 100 && status < 600 ? STATUS_CLASSES[status / 100] : "none";
     }
 
     /** {@code dev.atrium.repos/1.4.0} (the kernel's served-by header) is the capability {@code repos}. */

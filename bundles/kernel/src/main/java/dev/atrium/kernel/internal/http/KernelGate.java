@@ -61,6 +61,17 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     private final OperatorToken operator;
     private static final java.util.Set<String> SAFE_METHODS = java.util.Set.of("GET", "HEAD", "OPTIONS");
 
+    /**
+     * Route templates per resource class and method, kept on the class itself (a {@link ClassValue}), so that an updated
+     * bundle's old classes are not held: reading two annotations and joining them cost a profile's notice per request.
+     */
+    private final ClassValue<java.util.Map<Method, String>> templates = new ClassValue<>() {
+        @Override
+        protected java.util.Map<Method, String> computeValue(Class<?> type) {
+            return new java.util.concurrent.ConcurrentHashMap<>();
+        }
+    };
+
     @Context
     ResourceInfo resourceInfo;
 
@@ -78,7 +89,11 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
         if (servletRequest != null) {
-            servletRequest.setAttribute(KernelExtensions.ROUTE_ATTRIBUTE, template(type, method));
+            servletRequest.setAttribute(
+                    KernelExtensions.ROUTE_ATTRIBUTE,
+                    type == null || method == null
+                            ? template(type, method)
+                            : templates.get(type).computeIfAbsent(method, m -> template(type, m)));
         }
         limitBody(request, annotation(method, type, BodyLimit.class));
         if (annotation(method, type, dev.atrium.kernel.api.SelfAuthenticated.class) != null) {
