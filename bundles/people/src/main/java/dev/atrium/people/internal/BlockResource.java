@@ -1,10 +1,8 @@
 package dev.atrium.people.internal;
 
-import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PublicProfiles.Profile;
 import java.util.Map;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.POST;
@@ -36,7 +34,7 @@ public class BlockResource {
     @JsonShape(PeopleJson.Blocking.class)
     public Map<String, Object> block(@Context SecurityContext sc, @PathParam("username") String username) {
         String me = Caller.from(sc).principalId();
-        people.store.block(me, other(me, username).principalId());
+        people.store.block(me, people.other(me, username, "block").principalId());
         return Map.of("blocking", true);
     }
 
@@ -44,15 +42,7 @@ public class BlockResource {
     @JsonShape(PeopleJson.Blocking.class)
     public Map<String, Object> unblock(@Context SecurityContext sc, @PathParam("username") String username) {
         String me = Caller.from(sc).principalId();
-        people.store.unblock(me, other(me, username).principalId());
+        people.store.unblock(me, people.other(me, username, "block").principalId());
         return Map.of("blocking", false);
-    }
-
-    private Profile other(String me, String username) {
-        Profile target = people.user(username);
-        if (target.principalId().equals(me)) {
-            throw ApiException.badRequest("you cannot block yourself");
-        }
-        return target;
     }
 }

@@ -42,11 +42,8 @@ public class FollowResource {
     @JsonShape(PeopleJson.FollowState.class)
     public Map<String, Object> follow(@Context SecurityContext sc, @PathParam("username") String username) {
         Caller caller = Caller.from(sc);
-        Profile target = people.user(username);
         String me = caller.principalId();
-        if (target.principalId().equals(me)) {
-            throw ApiException.badRequest("you cannot follow yourself");
-        }
+        Profile target = people.other(me, username, "follow");
         PeopleStore store = people.store;
         if (store.blocks(me, target.principalId())) {
             throw ApiException.forbidden("you block this user: unblock them before following");
@@ -91,10 +88,7 @@ public class FollowResource {
     @JsonShape(PeopleJson.FollowState.class)
     public Map<String, Object> unfollow(@Context SecurityContext sc, @PathParam("username") String username) {
         Caller caller = Caller.from(sc);
-        Profile target = people.user(username);
-        if (target.principalId().equals(caller.principalId())) {
-            throw ApiException.badRequest("you cannot follow yourself");
-        }
+        Profile target = people.other(caller.principalId(), username, "follow");
         people.store.unfollow(caller.principalId(), target.principalId());
         return state("none", null);
     }

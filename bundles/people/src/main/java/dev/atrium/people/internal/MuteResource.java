@@ -1,10 +1,8 @@
 package dev.atrium.people.internal;
 
-import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
-import dev.atrium.kernel.api.PublicProfiles.Profile;
 import java.util.Map;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.POST;
@@ -36,7 +34,7 @@ public class MuteResource {
     @JsonShape(PeopleJson.Muting.class)
     public Map<String, Object> mute(@Context SecurityContext sc, @PathParam("username") String username) {
         String me = Caller.from(sc).principalId();
-        people.store.mute(me, other(me, username).principalId());
+        people.store.mute(me, people.other(me, username, "mute").principalId());
         return Map.of("muting", true);
     }
 
@@ -44,15 +42,7 @@ public class MuteResource {
     @JsonShape(PeopleJson.Muting.class)
     public Map<String, Object> unmute(@Context SecurityContext sc, @PathParam("username") String username) {
         String me = Caller.from(sc).principalId();
-        people.store.unmute(me, other(me, username).principalId());
+        people.store.unmute(me, people.other(me, username, "mute").principalId());
         return Map.of("muting", false);
-    }
-
-    private Profile other(String me, String username) {
-        Profile target = people.user(username);
-        if (target.principalId().equals(me)) {
-            throw ApiException.badRequest("you cannot mute yourself");
-        }
-        return target;
     }
 }

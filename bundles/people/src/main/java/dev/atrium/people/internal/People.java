@@ -63,6 +63,15 @@ public class People {
         return profiles.byUsername(username).orElseThrow(() -> ApiException.notFound(USER_NOT_FOUND));
     }
 
+    /** The user {@code username} as the object of the caller's {@code verb} (follow, block, mute): never the caller. */
+    Profile other(String me, String username, String verb) {
+        Profile target = user(username);
+        if (target.principalId().equals(me)) {
+            throw ApiException.badRequest("you cannot " + verb + " yourself");
+        }
+        return target;
+    }
+
     /** The signed-in caller's Principal id, or null for an anonymous request. */
     static String viewer(SecurityContext sc) {
         return sc != null && sc.getUserPrincipal() instanceof Caller c ? c.principalId() : null;
