@@ -53,6 +53,7 @@ public final class Main {
               atrium login [--url URL] [--data DIR] [--token TOKEN]   remember the server, its operator token and your
                                         token in ~/.config/atrium/profile (mode 0600): later commands need no flags
               atrium logout                                           forget them
+              atrium completion bash                                  bash completion: source <(./atrium completion bash)
             options:
               --help, -h  this text (after any command too)
               --url   the server (default $ATRIUM_URL, the profile's, or http://127.0.0.1:8080)

@@ -42,10 +42,8 @@ import org.slf4j.LoggerFactory;
  * failed needs say so; streams running jobs' logs; and fails jobs whose server stopped without ending them (a job's
  * instance refreshes its heartbeat every few seconds; one not refreshed for {@link StaleJobs#STALE_SECONDS} is failed).
  */
-@Component(
-        service = {JobScheduler.class, io.micrometer.core.instrument.binder.MeterBinder.class},
-        immediate = true)
-public class JobScheduler implements io.micrometer.core.instrument.binder.MeterBinder {
+@Component(service = JobScheduler.class, immediate = true)
+public class JobScheduler {
 
     private static final Logger LOG = LoggerFactory.getLogger(JobScheduler.class);
     private static final long FLUSH_MILLIS = 100;
@@ -182,23 +180,6 @@ public class JobScheduler implements io.micrometer.core.instrument.binder.MeterB
             Thread.sleep(1_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The queue's depth for the metrics capability, read when scraped. */
-    @Override
-    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
-        io.micrometer.core.instrument.Gauge.builder("atrium.actions.jobs.queued", this, JobScheduler::queuedJobs)
-                .description("Actions jobs waiting for a runner")
-                .register(registry);
-    }
-
-    private double queuedJobs() {
-        try {
-            return sql.one("SELECT count(*) FROM action_jobs WHERE status = 'queued'", rs -> rs.getLong(1))
-                    .orElse(0L);
-        } catch (RuntimeException e) {
-            return Double.NaN;
         }
     }
 

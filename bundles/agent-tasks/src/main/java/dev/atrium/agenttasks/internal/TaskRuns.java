@@ -46,10 +46,6 @@ public class TaskRuns implements EventHandler {
     private final ObjectMapper json = JsonMappers.create();
     private final ScheduledExecutorService reconciler = NamedThreads.scheduler("atrium-agent-tasks-reconcile");
 
-    @Reference(
-            cardinality = ReferenceCardinality.OPTIONAL,
-            policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
     private volatile RunStarter runs;
 
     @Activate
@@ -61,6 +57,30 @@ public class TaskRuns implements EventHandler {
     @Deactivate
     void deactivate() {
         reconciler.shutdownNow();
+    }
+
+    /**
+     * Constructor injection sets references after the constructor, so the reconcile it started at once may have found
+     * no runs capability: it looks again as soon as there is one (a run that ended while this bundle was off is
+     * recorded then, not a reconcile interval later).
+     */
+    @Reference(
+            cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindRuns(RunStarter starter) {
+        runs = starter;
+        try {
+            reconciler.execute(this::reconcile);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // deactivated meanwhile: nothing to reconcile
+        }
+    }
+
+    void unbindRuns(RunStarter starter) {
+        if (runs == starter) {
+            runs = null;
+        }
     }
 
     /**
