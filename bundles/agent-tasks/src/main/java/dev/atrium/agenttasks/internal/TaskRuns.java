@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A task's run: started through runs.api's {@link RunStarter} on the task's thread, its end heard as runs'
  * {@link RunEvents#FINISHED} EventAdmin event. An end this bundle did not hear (it was stopped, or EventAdmin was) is
- * found by the reconcile, at activation and then every {@code reconcileSeconds}, which asks runs for the status of
+ * found by the reconcile, as soon as runs is there and then every {@code reconcileSeconds}, which asks runs for the status of
  * each run whose outcome the task does not know yet.
  */
 @Component(

@@ -221,11 +221,14 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
 
     void removeProvider(
             DeploymentProvider provider, org.osgi.framework.ServiceReference<DeploymentProvider> reference) {
-        Registered gone = providers.remove(provider);
+        // marked as coming back before it is removed: a request that finds no provider in between must see that it
+        // is coming back and wait for it (WorkerTrafficUpdateTest saw one 503 in 1,482 requests through that gap)
+        Registered gone = providers.get(provider);
         Bundle bundle = reference.getBundle();
         if (gone != null && bundle != null && Keepsakes.restarting(bundle, context)) {
             comingBack.put(gone.name(), bundle);
         }
+        providers.remove(provider);
         reconcileLater();
     }
 
