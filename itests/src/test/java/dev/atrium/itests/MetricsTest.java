@@ -26,6 +26,7 @@ class MetricsTest {
     static final List<String> FAMILIES = List.of(
             "http_server_requests_seconds_count",
             "atrium_update_gate_holds_total",
+            "atrium_jaxrs_rebuilds_total",
             "atrium_update_gate_held_requests_total",
             "atrium_db_pool_connections_active",
             "atrium_db_pool_connections_idle",

@@ -18,11 +18,14 @@ public class KernelMeters implements MeterBinder {
 
     private final UpdateGate gate;
     private final DatabaseListener listener;
+    private final ApplicationRebuilds rebuilds;
 
     @Activate
-    public KernelMeters(@Reference UpdateGate gate, @Reference DatabaseListener listener) {
+    public KernelMeters(
+            @Reference UpdateGate gate, @Reference DatabaseListener listener, @Reference ApplicationRebuilds rebuilds) {
         this.gate = gate;
         this.listener = listener;
+        this.rebuilds = rebuilds;
     }
 
     @Override
@@ -42,6 +45,12 @@ public class KernelMeters implements MeterBinder {
                 .register(registry);
         Gauge.builder("atrium.update.gate.holding", gate, g -> g.holding() ? 1 : 0)
                 .description("1 while API requests are being held")
+                .register(registry);
+        FunctionCounter.builder("atrium.jaxrs.rebuilds", rebuilds, ApplicationRebuilds::rebuilds)
+                .description("Times the JAX-RS application was rebuilt (a resource or extension came or went)")
+                .register(registry);
+        FunctionCounter.builder("atrium.jaxrs.rebuild.held.requests", rebuilds, ApplicationRebuilds::heldRequests)
+                .description("Requests that waited for a rebuild of the JAX-RS application to end")
                 .register(registry);
         FunctionCounter.builder("atrium.db.listener.reconnects", listener, DatabaseListener::reconnects)
                 .description("Times the LISTEN connection was lost and listened again")

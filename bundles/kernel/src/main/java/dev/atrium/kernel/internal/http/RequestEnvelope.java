@@ -83,11 +83,18 @@ public class RequestEnvelope implements Filter {
     private final HostRouting routing;
 
     @Activate
-    public RequestEnvelope(Config config, @Reference UpdateGate gate, @Reference HostRouting routing) {
+    public RequestEnvelope(
+            Config config,
+            @Reference UpdateGate gate,
+            @Reference HostRouting routing,
+            @Reference ApplicationRebuilds rebuilds) {
         this.maxJsonBody = config.maxJsonBodyBytes();
         this.gate = gate;
         this.routing = routing;
+        this.rebuilds = rebuilds;
     }
+
+    private final ApplicationRebuilds rebuilds;
 
     @Override
     public void init(javax.servlet.FilterConfig config) {
@@ -145,7 +152,15 @@ public class RequestEnvelope implements Filter {
             return;
         }
         if (area == Area.OTHER) {
-            guarded(request, response, area, id, () -> chain.doFilter(request, response));
+            // pages, Git and /metrics: they wait for a rebuild of the JAX-RS application too (some of them are in it),
+            // but a rebuild does not wait for them (a Git push is long)
+            try {
+                rebuilds.enter(false);
+                guarded(request, response, area, id, () -> chain.doFilter(request, response));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                refuse(response, area, 503, "the server is shutting down");
+            }
             return;
         }
         BodyCheck.Kind kind = BodyCheck.Kind.of(contentType);
@@ -207,9 +222,27 @@ public class RequestEnvelope implements Filter {
         }
         HttpServletResponse out = capture == null ? response : capture;
         boolean failed = true;
+        // while Aries rebuilds the JAX-RS application every route of it answers "no route": a request waits for the
+        // rebuilt one, and a rebuild waits (briefly) for the API requests already inside (not the operator's, which
+        // may be waiting for the change itself). Not the update gate's own probes nor /healthz: they are how the end
+        // of a change is seen.
+        boolean counted = !rawPath.equals("/healthz") && !gate.isProbe(request.getHeader(WhiteboardProbe.HEADER));
         try {
+            if (counted) {
+                long held = rebuilds.enter(!rawPath.startsWith("/admin/"));
+                if (held > 0) {
+                    response.setHeader("X-Atrium-Held-Ms", Long.toString(held));
+                }
+            }
             failed = !guarded(wrapped, response, area, id, () -> chain.doFilter(wrapped, out));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failed = true;
+            refuse(response, area, 503, "the server is shutting down");
         } finally {
+            if (counted) {
+                rebuilds.exit();
+            }
             if (api) {
                 gate.exit();
             }
