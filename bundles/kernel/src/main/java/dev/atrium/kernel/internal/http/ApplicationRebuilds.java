@@ -22,8 +22,9 @@ import org.osgi.service.component.annotations.Deactivate;
  * registered again without one (a configuration change, a component Aries activates late at start) did not, and a
  * request met the empty application right after {@code /healthz} said 200 ("no route for POST /admin/users", a suite
  * at load). CXF tells its server life-cycle listeners when a server stops and when one starts, so this component
- * listens on the application's bus (learnt from the first request the kernel's filter sees) and a request arriving in
- * between waits for the start.
+ * listens on the application's bus and a request arriving in between waits for the start. The bus is learnt from the
+ * first request ({@link RebuildWatch}, a pre-matching filter, so the readiness probes made before {@code /healthz}
+ * says 200 are seen too). CXF's own OSGi listener does not add listener services to the bus Aries makes.
  *
  * <p>A request already inside the application when a rebuild begins would meet a server whose destination is gone
  * (an NPE in CXF, a 500), so the rebuild waits for those first, but only {@link #MAX_DRAIN_NANOS}: it runs in Aries'
@@ -33,6 +34,8 @@ import org.osgi.service.component.annotations.Deactivate;
  */
 @Component(service = ApplicationRebuilds.class)
 public class ApplicationRebuilds implements ServerLifeCycleListener {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApplicationRebuilds.class);
 
     /** How long a rebuild is waited for at most, counted from its start. */
     static final long MAX_HOLD_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -91,6 +94,7 @@ public class ApplicationRebuilds implements ServerLifeCycleListener {
             lastSeen = bus;
             if (manager != null && managers.add(manager)) {
                 manager.registerListener(this);
+                LOG.info("requests wait while the JAX-RS application of bus {} is rebuilt", bus.getId());
             }
         }
     }

@@ -79,20 +79,13 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
     HttpServletRequest servletRequest;
 
     @Activate
-    public KernelGate(
-            @Reference TokenAuthenticator tokens,
-            @Reference OperatorToken operator,
-            @Reference ApplicationRebuilds rebuilds) {
+    public KernelGate(@Reference TokenAuthenticator tokens, @Reference OperatorToken operator) {
         this.tokens = tokens;
         this.operator = operator;
-        this.rebuilds = rebuilds;
     }
-
-    private final ApplicationRebuilds rebuilds;
 
     @Override
     public void filter(ContainerRequestContext request) {
-        rebuilds.watchCurrentApplication();
         Method method = resourceInfo.getResourceMethod();
         Class<?> type = resourceInfo.getResourceClass();
         if (servletRequest != null) {
