@@ -58,8 +58,8 @@ public class AdminUsers {
 
     public record Page(List<User> users, String nextCursor) {}
 
-    public Optional<User> byUsername(String username) {
-        return sql.one(SELECT + " WHERE p.username = ?", AdminUsers::user, username);
+    public Optional<User> byId(String principalId) {
+        return sql.one(SELECT + " WHERE p.id = ?", AdminUsers::user, principalId);
     }
 
     /**

@@ -141,7 +141,8 @@ public class AdminResource {
     }
 
     private Map<String, Object> user(PrincipalRecord p) {
-        Map<String, Object> user = users.byUsername(p.username())
+        // by id: a local Principal found by (provider, subject) may have changed its username since
+        Map<String, Object> user = users.byId(p.id())
                 .map(AdminUsers.User::toJson)
                 .orElseThrow(() -> ApiException.notFound("no user named '" + p.username() + "'"));
         Map<String, Object> m = new LinkedHashMap<>();
