@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The operator's users and audit log ({@code /admin/users…}, {@code /admin/audit}): list and search with keyset
  * pages, suspend and reactivate (refused and accepted again from the very next request), revoke-tokens (personal
- * access tokens, browser sessions and OAuth tokens all refused at once), the audit entries all this leaves, and the
+ * access tokens, browser sessions and OAuth tokens all refused at once), the audit entries all this and a feature
+ * switch leave, and the
  * refusal of anyone but the operator.
  */
 @SharedServer
@@ -263,6 +264,25 @@ class AdminUsersTest {
         assertEquals(
                 0,
                 operator.get("/admin/audit?actor=nobody-at-all").get("entries").size());
+    }
+
+    @Test
+    void switchingAFeatureIsAudited(AtriumServer server) {
+        Http operator = server.operator();
+        try {
+            assertEquals(
+                    200,
+                    operator.post("/admin/features/shortcuts/disable", Map.of()).status());
+        } finally {
+            assertEquals(
+                    200,
+                    operator.post("/admin/features/shortcuts/enable", Map.of()).status());
+        }
+        JsonNode entries = operator.get("/admin/audit?actor=operator&limit=2").get("entries");
+        assertEquals("feature_enabled", entries.get(0).path("action").asText(), entries.toString());
+        assertEquals("shortcuts", entries.get(0).path("target").asText());
+        assertEquals("feature_disabled", entries.get(1).path("action").asText(), entries.toString());
+        assertEquals("shortcuts", entries.get(1).path("target").asText());
     }
 
     @Test
