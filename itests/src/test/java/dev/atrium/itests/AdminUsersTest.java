@@ -23,8 +23,7 @@ import org.junit.jupiter.api.Test;
  * The operator's users and audit log ({@code /admin/users…}, {@code /admin/audit}): list and search with keyset
  * pages, suspend and reactivate (refused and accepted again from the very next request), revoke-tokens (personal
  * access tokens, browser sessions and OAuth tokens all refused at once), the audit entries all this and a feature
- * switch leave, and the
- * refusal of anyone but the operator.
+ * switch leave, and the refusal of anyone but the operator.
  */
 @SharedServer
 class AdminUsersTest {
