@@ -12,7 +12,11 @@
     const response = await fetch(path, { method, headers, body });
     const data = await response.json().catch(() => ({}));
     if (response.status === 401) { signOut('The operator token was refused.'); throw new Error('unauthorized'); }
-    if (!response.ok) throw new Error((data.error && data.error.message) || ('HTTP ' + response.status));
+    if (!response.ok) {
+      const failure = new Error((data.error && data.error.message) || ('HTTP ' + response.status));
+      failure.status = response.status;
+      throw failure;
+    }
     return data;
   }
 
@@ -98,10 +102,15 @@
     $('console').hidden = false;
     try {
       await refresh();
+      // the other views (users.js) load their data now that the token is known
+      document.dispatchEvent(new CustomEvent('atrium:signed-in'));
     } catch (e) {
       if (e.message !== 'unauthorized') say(e.message, true);
     }
   }
+
+  // what the other views' scripts share: the token-carrying API call and the message line
+  window.atriumConsole = { api, say, cell };
 
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -2,6 +2,7 @@ package dev.atrium.identity.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.AuditLog;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
@@ -37,10 +38,12 @@ import org.osgi.service.component.annotations.Reference;
 public class IdentityAdminResource {
 
     private final IdentityService identity;
+    private final AuditLog audit;
 
     @Activate
-    public IdentityAdminResource(@Reference IdentityService identity) {
+    public IdentityAdminResource(@Reference IdentityService identity, @Reference AuditLog audit) {
         this.identity = identity;
+        this.audit = audit;
     }
 
     @GET
@@ -62,6 +65,7 @@ public class IdentityAdminResource {
                 b.requiredString("client_id"),
                 b.string("client_secret").orElse(null),
                 b.string("scopes").orElse(null));
+        audit.record(AuditLog.OPERATOR, "identity_provider_configured", name, b.requiredString("issuer"));
         return Map.of(
                 "provider",
                 identity.providers().stream()
@@ -85,6 +89,8 @@ public class IdentityAdminResource {
             throw ApiException.badRequest("the password is too long");
         }
         PrincipalDirectory.Entry e = identity.addLocalUser(username, password.toCharArray());
+        audit.record(
+                AuditLog.OPERATOR, "user_created", e.username(), generated ? "local, password generated" : "local");
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("user", Map.of("id", e.id(), "username", e.username()));
         if (generated) {

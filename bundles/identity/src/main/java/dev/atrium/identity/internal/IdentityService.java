@@ -2,6 +2,7 @@ package dev.atrium.identity.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.AuditLog;
 import dev.atrium.kernel.api.Authenticator;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.Ids;
@@ -336,7 +337,28 @@ public class IdentityService implements SessionVerifier {
                 provider,
                 csrf,
                 expires);
+        AuditLog log = audit;
+        if (log != null) {
+            log.signedIn(principalId, provider);
+        }
         return new NewSession(cookie, csrf, expires);
+    }
+
+    /** Optional and dynamic: a sign-in is not refused for want of its audit entry. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile AuditLog audit;
+
+    /** Ends every live session of the Principal (the operator's revoke-tokens); how many. */
+    int endSessionsOf(String principalId) {
+        int ended = sql.update(
+                "UPDATE identity_sessions SET ended_at = now() WHERE principal_id = ? AND ended_at IS NULL "
+                        + "AND expires_at > now()",
+                principalId);
+        Authenticator kernel = authenticator;
+        if (kernel != null) {
+            kernel.accessChanged();
+        }
+        return ended;
     }
 
     boolean endSession(String cookie) {

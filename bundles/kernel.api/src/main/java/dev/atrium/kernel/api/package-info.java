@@ -9,6 +9,6 @@
  * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}), and hands live resources to a bundle's next revision
  * ({@link dev.atrium.kernel.api.Keepsakes}). A capability's JAX-RS resource is a {@link dev.atrium.kernel.api.KernelResource}.
  */
-@org.osgi.annotation.versioning.Version("2.16.0")
+@org.osgi.annotation.versioning.Version("2.17.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

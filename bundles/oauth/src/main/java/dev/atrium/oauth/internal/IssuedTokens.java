@@ -164,6 +164,20 @@ public class IssuedTokens {
         return revoked;
     }
 
+    /** Revokes every live token of the Principal, of every client (the operator's revoke-tokens); how many. */
+    int revokeAllOf(String principalId) {
+        forgetCached(t -> principalId.equals(t.principalId()));
+        int revoked = sql.update(
+                "UPDATE oauth_tokens SET revoked_at = now() WHERE principal_id = ? AND revoked_at IS NULL "
+                        + "AND expires_at > now()",
+                principalId);
+        kernelForgets();
+        if (revoked > 0) {
+            audit.audit(principalId, null, "tokens_revoked_by_operator", "revoked " + revoked + " tokens");
+        }
+        return revoked;
+    }
+
     boolean principalActive(String principalId) {
         return principals.get(principalId).map(PrincipalDirectory.Entry::active).orElse(false);
     }

@@ -29,8 +29,8 @@ public class ConsoleServlet extends HttpServlet {
         if (path == null || path.equals("/") || path.equals("/index.html")) {
             resource = "/console/index.html";
             type = "text/html;charset=utf-8";
-        } else if (path.equals("/console.js")) {
-            resource = "/console/console.js";
+        } else if (path.equals("/console.js") || path.equals("/users.js")) {
+            resource = "/console" + path;
             type = "text/javascript;charset=utf-8";
         } else {
             resp.sendError(404);

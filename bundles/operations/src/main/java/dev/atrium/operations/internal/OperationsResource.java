@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.AuditLog;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
@@ -40,6 +41,7 @@ public class OperationsResource {
     private final BundleContext context;
     private final RouteCatalog routes;
     private final ServiceComponentRuntime scr;
+    private final AuditLog audit;
 
     @Activate
     public OperationsResource(
@@ -47,7 +49,9 @@ public class OperationsResource {
             @Reference BundleUpdates updates,
             @Reference RouteCatalog routes,
             @Reference ServiceComponentRuntime scr,
+            @Reference AuditLog audit,
             BundleContext context) {
+        this.audit = audit;
         this.features = features;
         this.updates = updates;
         this.routes = routes;
@@ -75,7 +79,13 @@ public class OperationsResource {
         if (jar.length > MAX_JAR_BYTES) {
             throw new ApiException(413, "PAYLOAD_TOO_LARGE", "a bundle jar may be at most " + MAX_JAR_BYTES + " bytes");
         }
-        return Map.of("bundle", updates.update(symbolicName, jar));
+        Map<String, Object> updated = updates.update(symbolicName, jar);
+        audit.record(
+                AuditLog.OPERATOR,
+                "bundle_updated",
+                symbolicName,
+                updated.get("previous_version") + " → " + updated.get("version"));
+        return Map.of("bundle", updated);
     }
 
     @GET
@@ -89,14 +99,18 @@ public class OperationsResource {
     @Path("features/{name}/enable")
     @JsonShape(OperationsJson.OneFeature.class)
     public Map<String, Object> enable(@PathParam("name") String name) {
-        return Map.of("feature", json(features.enable(name)));
+        Map<String, Object> feature = json(features.enable(name));
+        audit.record(AuditLog.OPERATOR, "feature_enabled", name, null);
+        return Map.of("feature", feature);
     }
 
     @POST
     @Path("features/{name}/disable")
     @JsonShape(OperationsJson.OneFeature.class)
     public Map<String, Object> disable(@PathParam("name") String name) {
-        return Map.of("feature", json(features.disable(name)));
+        Map<String, Object> feature = json(features.disable(name));
+        audit.record(AuditLog.OPERATOR, "feature_disabled", name, null);
+        return Map.of("feature", feature);
     }
 
     @GET

@@ -97,6 +97,18 @@ public class PersonalAccessTokens {
         return deleted;
     }
 
+    /** Deletes every token of the Principal; how many there were. */
+    public int deleteAll(String principalId) {
+        int deleted = sql.update("DELETE FROM personal_access_tokens WHERE principal_id = ?", principalId);
+        access.forgetAll();
+        return deleted;
+    }
+
+    /** Forgets what this instance keeps about callers (a change of another kind of credential was just made). */
+    public void forgetAccess() {
+        access.forgetAll();
+    }
+
     /** The result of presenting a token. */
     public sealed interface Outcome permits Valid, Unknown, Suspended {}
 

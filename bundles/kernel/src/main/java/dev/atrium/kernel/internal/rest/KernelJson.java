@@ -131,8 +131,53 @@ final class KernelJson {
      */
     record TokenInput(String name, String scopes, String expiresAt) {}
 
-    /** A user as the operator sees it; {@code status} is {@code active} or {@code suspended}. */
-    record User(String id, String username, String status) {}
+    /**
+     * A user as the operator sees it; {@code status} is {@code active} or {@code suspended}, {@code provider}
+     * {@code local} or an identity provider's name, {@code last_sign_in_at} null when no sign-in is known, and
+     * {@code token_count} the live personal access tokens.
+     */
+    record User(
+            String id,
+            String username,
+            String name,
+            String email,
+            String provider,
+            String status,
+            @JsonProperty("created_at") Instant createdAt,
+            @JsonProperty("last_sign_in_at") Instant lastSignInAt,
+            @JsonProperty("token_count") long tokenCount) {}
+
+    /** A page of users, newest first; {@code next_cursor} gives the next one (null on the last). */
+    record UserPage(
+            List<User> users, @JsonProperty("next_cursor") String nextCursor) {}
+
+    /** How many credentials of each kind were ended (kinds whose bundle is disabled are absent). */
+    record Revoked(
+            @JsonProperty("personal_access_tokens") int personalAccessTokens,
+            int sessions,
+            @JsonProperty("oauth_tokens") int oauthTokens) {}
+
+    record RevokedCredentials(User user, Space space, Revoked revoked) {}
+
+    /**
+     * An audit entry: {@code actor} is {@code operator} or the user who signed in, {@code action} a snake_case verb
+     * ({@code user_created}, {@code user_suspended}, {@code user_reactivated}, {@code tokens_revoked},
+     * {@code token_created}, {@code feature_enabled}, {@code feature_disabled}, {@code bundle_updated},
+     * {@code sign_in}), {@code target} what it was done to.
+     */
+    record AuditEntry(
+            String id,
+            Instant at,
+            String actor,
+            String action,
+            String target,
+            @JsonProperty("principal_id") String principalId,
+            String detail) {}
+
+    /** A page of audit entries, newest first; {@code next_cursor} gives the next one (null on the last). */
+    record AuditPage(
+            List<AuditEntry> entries,
+            @JsonProperty("next_cursor") String nextCursor) {}
 
     /** The operator's view of a user and its default workspace (null when it has none). */
     record UserAndSpace(User user, Space space) {}
