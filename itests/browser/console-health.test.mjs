@@ -23,6 +23,7 @@ try {
     'memories is shown ready');
   check((await page.textContent('#health-processes')).includes('workerd'), 'the processes are listed');
   check(await page.locator('#health-disks tr[data-name="data"]').count() === 1, 'the data directory\'s disk is listed');
+  await page.locator('#health-checks li[data-name="certificates"] .state-ok').waitFor();
   await page.locator('#health').screenshot({ path: screenshot + '-green.png' });
   console.log('green');
 

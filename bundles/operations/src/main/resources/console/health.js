@@ -54,6 +54,15 @@
     }));
     $('health-processes').textContent = 'Processes: ' + s.processes.map((p) => p.name + ' ' + p.running + ' running').join(', ')
       + (s.holding_requests ? '; the kernel holds requests while a capability changes' : '');
+    $('health-checks').replaceChildren(...s.checks.map((c) => {
+      const li = document.createElement('li');
+      li.dataset.name = c.name;
+      const title = document.createElement('span');
+      mark(title, c.status, c.name + ': ' + c.summary);
+      li.appendChild(title);
+      if (c.details.length) li.append(' (' + c.details.join('; ') + ')');
+      return li;
+    }));
     rows($('health-features'), s.features, (f) => [f.name, f.state, f.detail || ''], 1);
     rows($('health-disks'), s.disks, (d) => [d.name, d.path, bytes(d.free_bytes), bytes(d.total_bytes), d.status], 4);
     $('health-checked').textContent = new Date(s.checked_at).toLocaleTimeString();

@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.atrium.kernel.api.HealthCheck;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.kernel.api.ServerReadiness;
@@ -23,11 +24,16 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /admin/status}: what the console's health view shows, worked out per request from what the runtime knows
- * already: the database as its bundle publishes it, the kernel's readiness, each feature's bundles, the worker and
- * container processes the server started, and the free space of the data directory and of the blobs.
+ * already: the database as its bundle publishes it, the kernel's readiness, each feature's bundles, what capabilities'
+ * {@link HealthCheck}s say, the worker and container processes the server started, and the free space of the data
+ * directory and of the blobs.
  */
 @Component(service = StatusResource.class)
 @KernelResource
@@ -57,6 +63,12 @@ public class StatusResource {
      */
     public record FeatureStatus(String name, boolean enabled, String state, String detail) {}
 
+    /**
+     * What a capability's {@link HealthCheck} says ({@code certificates}: those of custom domains near or past expiry):
+     * {@code status} {@code ok}, {@code warning} or {@code failed}, or {@code unknown} when the check itself failed.
+     */
+    public record CheckStatus(String name, String status, String summary, List<String> details) {}
+
     /** The processes of a kind the server started and that still run. */
     public record ProcessStatus(String name, int running) {}
 
@@ -81,12 +93,20 @@ public class StatusResource {
             List<String> problems,
             @JsonProperty("holding_requests") boolean holdingRequests,
             List<FeatureStatus> features,
+            List<CheckStatus> checks,
             List<ProcessStatus> processes,
             List<DiskStatus> disks,
             @JsonProperty("checked_at") String checkedAt) {}
 
+    private static final Logger LOG = LoggerFactory.getLogger(StatusResource.class);
+
     private final BundleContext context;
     private final FeatureSwitch features;
+
+    /** Every capability's checks, as they come and go with their bundles. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    private volatile List<HealthCheck> healthChecks = List.of();
+
     private final ServerReadiness readiness;
 
     @Activate
@@ -104,6 +124,7 @@ public class StatusResource {
         boolean holding = readiness.holdsRequests();
         List<FeatureStatus> featureStates = features();
         List<DiskStatus> disks = disks();
+        List<CheckStatus> checks = checks();
         String status = "ok";
         if (database.status().equals("down")) {
             status = "down";
@@ -113,7 +134,8 @@ public class StatusResource {
         } else if (!problems.isEmpty()) {
             status = "down";
         } else if (disks.stream().anyMatch(d -> d.status().equals("low"))
-                || featureStates.stream().anyMatch(f -> f.state().equals("not_ready"))) {
+                || featureStates.stream().anyMatch(f -> f.state().equals("not_ready"))
+                || checks.stream().anyMatch(c -> !c.status().equals(HealthCheck.Result.OK))) {
             status = "degraded";
         }
         return new Status(
@@ -122,9 +144,27 @@ public class StatusResource {
                 problems,
                 holding,
                 featureStates,
+                checks,
                 processes(),
                 disks,
                 Instant.now().toString());
+    }
+
+    private List<CheckStatus> checks() {
+        List<CheckStatus> out = new ArrayList<>();
+        for (HealthCheck c : healthChecks) {
+            String name = c.name();
+            try {
+                HealthCheck.Result r = c.check();
+                out.add(new CheckStatus(name, r.status(), r.summary(), r.details()));
+            } catch (RuntimeException e) {
+                // a check that throws (its bundle stopping) is reported, not the whole answer lost
+                LOG.warn("health check {} failed", name, e);
+                out.add(new CheckStatus(name, "unknown", "the check failed: " + e, List.of()));
+            }
+        }
+        out.sort(java.util.Comparator.comparing(CheckStatus::name));
+        return out;
     }
 
     private DatabaseStatus database() {

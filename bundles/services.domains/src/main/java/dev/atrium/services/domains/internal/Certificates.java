@@ -359,6 +359,18 @@ public class Certificates implements RoutesListener {
 
     // ------------------------------------------------------------------ serving
 
+    /** A served certificate's domain and when its leaf expires. */
+    record Served(String domain, Instant expiresAt) {}
+
+    /** The certificates served now, from memory (the health view asks while the database may be down). */
+    synchronized List<Served> served() {
+        List<Served> out = new ArrayList<>();
+        for (Loaded l : loaded.values()) {
+            out.add(new Served(l.domain(), l.entry().chain()[0].getNotAfter().toInstant()));
+        }
+        return out;
+    }
+
     /** Opens the certificates of verified domains whose rows changed since the last time and serves the new table. */
     synchronized void reload() {
         record Row(String domainId, String domain, String stored) {}
