@@ -11,10 +11,22 @@
     { id: 'requests', title: 'Requests per second', names: ['requests_per_second'], perCapability: true },
     { id: 'p99', title: 'p99 latency (seconds)', names: ['p99_seconds'], perCapability: true },
     { id: 'errors', title: 'Errors (5xx) per second', names: ['errors_per_second'], perCapability: true },
-    { id: 'gate', title: 'Update gate: holds and held requests per interval', names: ['gate_holds', 'gate_held_requests'] },
+    { id: 'gate', title: 'Update gate, per interval', names: ['gate_holds', 'gate_held_requests'] },
     { id: 'pool', title: 'Database pool connections', names: ['pool_connections_active', 'pool_connections_open'] },
     { id: 'memory', title: 'Memory (MiB)', names: ['memory_heap_bytes', 'memory_resident_bytes'], scale: 1 / 1048576 },
   ];
+  /** The legend's words for the server's own series. */
+  const NAMES = {
+    gate_holds: 'holds', gate_held_requests: 'held requests', pool_connections_active: 'active',
+    pool_connections_open: 'open', memory_heap_bytes: 'heap', memory_resident_bytes: 'resident',
+  };
+  /** One colour per capability (or series) in every chart, given as each is first seen; "all" is black. */
+  const colours = { all: COLOURS[0] };
+
+  function colour(key) {
+    if (!(key in colours)) colours[key] = COLOURS[1 + ((Object.keys(colours).length - 1) % (COLOURS.length - 1))];
+    return colours[key];
+  }
   const plots = {};
   let interval = 5000;
 
@@ -74,9 +86,9 @@
       width: 560,
       height: 220,
       scales: { x: { time: true } },
-      series: [{}].concat(chosen.map((s, i) => ({
-        label: chart.perCapability ? s.label : s.name.replace(/_/g, ' '),
-        stroke: COLOURS[i % COLOURS.length],
+      series: [{}].concat(chosen.map((s) => ({
+        label: chart.perCapability ? s.label : NAMES[s.name] || s.name,
+        stroke: colour(chart.perCapability ? s.label : s.name),
         width: s.label === 'all' && chart.perCapability ? 2 : 1,
         spanGaps: false,
       }))),
