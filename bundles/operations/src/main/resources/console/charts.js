@@ -20,12 +20,14 @@
     gate_holds: 'holds', gate_held_requests: 'held requests', pool_connections_active: 'active',
     pool_connections_open: 'open', memory_heap_bytes: 'heap', memory_resident_bytes: 'resident',
   };
-  /** One colour per capability (or series) in every chart, given as each is first seen; "all" is black. */
+  /** One colour per capability in every chart, given as each is first seen; "all" is black. */
   const colours = { all: COLOURS[0] };
 
-  function colour(key) {
-    if (!(key in colours)) colours[key] = COLOURS[1 + ((Object.keys(colours).length - 1) % (COLOURS.length - 1))];
-    return colours[key];
+  function colour(capability) {
+    if (!(capability in colours)) {
+      colours[capability] = COLOURS[1 + ((Object.keys(colours).length - 1) % (COLOURS.length - 1))];
+    }
+    return colours[capability];
   }
   const plots = {};
   let interval = 5000;
@@ -86,9 +88,9 @@
       width: 560,
       height: 220,
       scales: { x: { time: true } },
-      series: [{}].concat(chosen.map((s) => ({
+      series: [{}].concat(chosen.map((s, i) => ({
         label: chart.perCapability ? s.label : NAMES[s.name] || s.name,
-        stroke: colour(chart.perCapability ? s.label : s.name),
+        stroke: chart.perCapability ? colour(s.label) : COLOURS[1 + i],
         width: s.label === 'all' && chart.perCapability ? 2 : 1,
         spanGaps: false,
       }))),
