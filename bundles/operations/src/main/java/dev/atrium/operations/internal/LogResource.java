@@ -57,7 +57,8 @@ public class LogResource {
         List<LogLine> lines = tail.lines().stream()
                 .map(l -> new LogLine(l.seq(), l.time(), l.level(), l.logger(), l.thread(), l.message()))
                 .toList();
-        // lines filtered out need not be read again; "after" beyond the ring (a restarted server) starts over
+        // lines filtered out need not be read again; an "after" past the newest line (the server restarted) goes on
+        // from the newest
         return new LogLines(lines, tail.last(), LogRing.MAX_LINES);
     }
 
