@@ -84,7 +84,11 @@ final class Settings {
                         Setting.of("heapMb", INTEGER, env("ATRIUM_BROWSER_HEAP_MB")),
                         Setting.of("loopbackPorts", STRING, env("ATRIUM_BROWSER_LOOPBACK_PORTS")),
                         DATA_DIRECTORY));
-        pids.put("dev.atrium.metrics", List.of(Setting.of("enabled", BOOLEAN, env("ATRIUM_METRICS"))));
+        pids.put(
+                "dev.atrium.metrics",
+                List.of(
+                        Setting.of("enabled", BOOLEAN, env("ATRIUM_METRICS")),
+                        Setting.of("seriesIntervalSeconds", INTEGER, env("ATRIUM_METRICS_SERIES_INTERVAL_S"))));
         pids.put(
                 "dev.atrium.agenttasks",
                 List.of(

@@ -23,12 +23,21 @@ public class MetricsSettings {
         @AttributeDefinition(
                 description = "Whether requests are measured and /metrics answers (ATRIUM_METRICS, true or false)")
         boolean enabled() default true;
+
+        @AttributeDefinition(
+                description = "Seconds between two samples of the console's charts, which keep the last hour"
+                        + " (ATRIUM_METRICS_SERIES_INTERVAL_S, 1 to 60)",
+                min = "1",
+                max = "60")
+        int seriesIntervalSeconds() default 5;
     }
 
     final boolean enabled;
+    final int seriesIntervalSeconds;
 
     @Activate
     public MetricsSettings(Config config) {
         enabled = config.enabled();
+        seriesIntervalSeconds = Math.min(60, Math.max(1, config.seriesIntervalSeconds()));
     }
 }

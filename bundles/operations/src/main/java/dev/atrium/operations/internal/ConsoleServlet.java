@@ -2,6 +2,7 @@ package dev.atrium.operations.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Map;
 import javax.servlet.Servlet;
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
@@ -21,6 +22,21 @@ public class ConsoleServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
 
+    private static final String JS = "text/javascript;charset=utf-8";
+    private static final String UPLOT = "/META-INF/resources/webjars/uplot/1.6.30/";
+
+    /** What the console serves: its page, its scripts (one per view), and uPlot (for the charts) from its webjar. */
+    private static final Map<String, String[]> FILES = Map.of(
+            "/console.js", new String[] {"/console/console.js", JS},
+            "/health.js", new String[] {"/console/health.js", JS},
+            "/charts.js", new String[] {"/console/charts.js", JS},
+            "/logs.js", new String[] {"/console/logs.js", JS},
+            "/users.js", new String[] {"/console/users.js", JS},
+            "/views.css", new String[] {"/console/views.css", "text/css;charset=utf-8"},
+            "/uPlot.iife.min.js", new String[] {UPLOT + "dist/uPlot.iife.min.js", JS},
+            "/uPlot.min.css", new String[] {UPLOT + "dist/uPlot.min.css", "text/css;charset=utf-8"},
+            "/uPlot.LICENSE", new String[] {UPLOT + "LICENSE", "text/plain;charset=utf-8"});
+
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String path = req.getPathInfo();
@@ -29,9 +45,9 @@ public class ConsoleServlet extends HttpServlet {
         if (path == null || path.equals("/") || path.equals("/index.html")) {
             resource = "/console/index.html";
             type = "text/html;charset=utf-8";
-        } else if (path.equals("/console.js") || path.equals("/users.js")) {
-            resource = "/console" + path;
-            type = "text/javascript;charset=utf-8";
+        } else if (FILES.containsKey(path)) {
+            resource = FILES.get(path)[0];
+            type = FILES.get(path)[1];
         } else {
             resp.sendError(404);
             return;

@@ -67,6 +67,10 @@ public class FeatureSwitch {
      * waits (in the kernel's update gate) for in-flight requests, which must not wait for the lock in turn.
      */
     private volatile Set<String> disabledNow = Set.of();
+    /** The feature whose bundles are being started or stopped now, if any (the health view shows it as switching). */
+    private volatile String switching;
+
+    private final Path dataDirectory;
     /** The routes of each disabled feature, read from its bundles' capabilities when it was disabled. */
     private volatile Map<String, List<String>> disabledRoutes = Map.of();
 
@@ -74,7 +78,8 @@ public class FeatureSwitch {
     public FeatureSwitch(BundleContext context, Config config) throws IOException {
         this.context = context;
         this.features = load(context.getBundle());
-        this.stateFile = Path.of(config.dataDirectory()).toAbsolutePath().resolve("features.json");
+        this.dataDirectory = Path.of(config.dataDirectory()).toAbsolutePath();
+        this.stateFile = dataDirectory.resolve("features.json");
         Set<String> fileDisabled = new TreeSet<>();
         Set<String> fileEnabled = new TreeSet<>();
         if (Files.exists(stateFile)) {
@@ -254,16 +259,21 @@ public class FeatureSwitch {
         }
         if (disabled.remove(name)) {
             save();
-            for (Bundle b : bundles(f)) {
-                try {
-                    b.start();
-                } catch (BundleException e) {
-                    disabled.add(name);
-                    save();
-                    stopBundles(f);
-                    throw new ApiException(
-                            409, "CONFLICT", "feature " + name + " could not be started: " + e.getMessage());
+            switching = name;
+            try {
+                for (Bundle b : bundles(f)) {
+                    try {
+                        b.start();
+                    } catch (BundleException e) {
+                        disabled.add(name);
+                        save();
+                        stopBundles(f);
+                        throw new ApiException(
+                                409, "CONFLICT", "feature " + name + " could not be started: " + e.getMessage());
+                    }
                 }
+            } finally {
+                switching = null;
             }
             LOG.info("feature {} enabled", name);
         }
@@ -274,10 +284,25 @@ public class FeatureSwitch {
         Feature f = feature(name);
         if (disabled.add(name)) {
             save();
-            stopBundles(f);
+            switching = name;
+            try {
+                stopBundles(f);
+            } finally {
+                switching = null;
+            }
             LOG.info("feature {} disabled", name);
         }
         return f;
+    }
+
+    /** The feature being enabled or disabled at this moment, if any; read without the lock the switch holds. */
+    Optional<String> switching() {
+        return Optional.ofNullable(switching);
+    }
+
+    /** The data directory ({@code --data}), whose disk the health view reports. */
+    Path dataDirectory() {
+        return dataDirectory;
     }
 
     private Feature feature(String name) {

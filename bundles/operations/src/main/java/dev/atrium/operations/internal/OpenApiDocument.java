@@ -358,7 +358,15 @@ final class OpenApiDocument {
             return Map.of("type", "array", "items", schema(raw.getComponentType(), depth + 1));
         }
         if (Collection.class.isAssignableFrom(raw)) {
-            return Map.of("type", "array", "items", schema(argument(type, 0), depth + 1));
+            Map<String, Object> items = schema(argument(type, 0), depth + 1);
+            Class<?> item = raw(argument(type, 0));
+            // a list of boxed numbers may hold gaps (a chart's series where a sample had no value): null, as boxing
+            // says
+            return Map.of(
+                    "type",
+                    "array",
+                    "items",
+                    Number.class.isAssignableFrom(item) || item == Boolean.class ? nullable(items) : items);
         }
         if (Map.class.isAssignableFrom(raw)) {
             Map<String, Object> values = schema(argument(type, 1), depth + 1);

@@ -41,6 +41,8 @@ class OpenApiDocumentTest {
 
     record Alarm(Level level) {}
 
+    record Series(List<Double> values) {}
+
     record Secret(
             @com.fasterxml.jackson.annotation.JsonUnwrapped Note note, String secret) {}
 
@@ -230,6 +232,15 @@ class OpenApiDocumentTest {
         }
         assertEquals(Map.of(), children, "described to a depth, then any value");
         assertTrue(levels > 2, "but not cut short: " + levels);
+    }
+
+    @Test
+    void aListOfBoxedNumbersMayHoldGapsAListOfStringsMayNot() {
+        assertEquals(
+                Map.of("type", List.of("number", "null")),
+                at(OpenApiDocument.schema(Series.class, 0), "properties", "values", "items"));
+        assertEquals(
+                Map.of("type", "string"), at(OpenApiDocument.schema(Note.class, 0), "properties", "tags", "items"));
     }
 
     @Test

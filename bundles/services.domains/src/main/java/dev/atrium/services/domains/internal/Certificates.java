@@ -359,6 +359,20 @@ public class Certificates implements RoutesListener {
 
     // ------------------------------------------------------------------ serving
 
+    /** A served certificate's domain and when its leaf expires. */
+    record Served(String domain, Instant expiresAt) {}
+
+    /**
+     * What {@link #served} answers: replaced at the end of every reload, and read without the lock a reload holds while
+     * it asks the database (the health view asks while the database may be down).
+     */
+    private volatile List<Served> servedNow = List.of();
+
+    /** The certificates served now. */
+    List<Served> served() {
+        return servedNow;
+    }
+
     /** Opens the certificates of verified domains whose rows changed since the last time and serves the new table. */
     synchronized void reload() {
         record Row(String domainId, String domain, String stored) {}
@@ -400,6 +414,10 @@ public class Certificates implements RoutesListener {
         loaded.clear();
         loaded.putAll(next);
         served.serve(byName);
+        servedNow = next.values().stream()
+                .map(l -> new Served(
+                        l.domain(), l.entry().chain()[0].getNotAfter().toInstant()))
+                .toList();
     }
 
     /** The stored chain and unsealed key of a domain, or null (logged) when they do not open. */
