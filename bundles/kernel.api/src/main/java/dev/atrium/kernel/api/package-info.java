@@ -7,8 +7,9 @@
  * hashes secrets ({@link dev.atrium.kernel.api.Digests}) and hashes passwords ({@link dev.atrium.kernel.api.PasswordHasher}), seals values
  * at rest ({@link dev.atrium.kernel.api.Sealer}, {@link dev.atrium.kernel.api.KeyFile}), and gives a workspace's common environment to the
  * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}), and hands live resources to a bundle's next revision
- * ({@link dev.atrium.kernel.api.Keepsakes}). A capability's JAX-RS resource is a {@link dev.atrium.kernel.api.KernelResource}.
+ * ({@link dev.atrium.kernel.api.Keepsakes}). A capability's JAX-RS resource is a {@link dev.atrium.kernel.api.KernelResource}, and its share of a workspace archive a
+ * {@link dev.atrium.kernel.api.WorkspaceArchivePart}.
  */
-@org.osgi.annotation.versioning.Version("2.16.0")
+@org.osgi.annotation.versioning.Version("2.17.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

@@ -56,6 +56,12 @@ final class KernelJson {
             @JsonProperty("common_env") List<ExportedVariable> commonEnv,
             @JsonProperty("exported_at") Instant exportedAt) {}
 
+    /** A part of a workspace archive and how many items it brought. */
+    record ImportedPart(String name, long count) {}
+
+    /** What {@code POST /api/spaces/import} made: the new workspace, its parts, and the parts no bundle here reads. */
+    record Imported(Space space, List<ImportedPart> parts, List<String> skipped) {}
+
     /** A member; a workspace has exactly one, its owner ({@code role} {@code owner}). */
     record Member(String username, String name, String email, String picture, String role) {}
 
