@@ -114,15 +114,17 @@ public class MemoryStore {
         try {
             return sql.snapshot(c -> {
                 long n = 0;
-                Timestamp after = new Timestamp(Long.MIN_VALUE / 2);
+                Timestamp after = null;
                 String afterId = "";
                 while (true) {
                     List<Memory> page = Sql.list(
                             c,
-                            "SELECT " + COLUMNS + " FROM memories WHERE space_id = ? AND (created_at, id) > (?, ?) "
+                            "SELECT " + COLUMNS
+                                    + " FROM memories WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
                                     + "ORDER BY created_at, id LIMIT " + PAGE,
                             Memory::of,
                             spaceId,
+                            after,
                             after,
                             afterId);
                     for (Memory m : page) {

@@ -341,15 +341,17 @@ public class ThreadStore {
         try {
             return db.snapshot(c -> {
                 long n = 0;
-                Timestamp after = new Timestamp(Long.MIN_VALUE / 2);
+                Timestamp after = null;
                 String afterId = "";
                 while (true) {
                     List<Thread> page = Sql.list(
                             c,
-                            "SELECT " + COLUMNS + " FROM threads WHERE space_id = ? AND (created_at, id) > (?, ?) "
+                            "SELECT " + COLUMNS
+                                    + " FROM threads WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
                                     + "ORDER BY created_at, id LIMIT " + ARCHIVE_PAGE,
                             Thread::of,
                             spaceId,
+                            after,
                             after,
                             afterId);
                     for (Thread t : page) {
