@@ -90,6 +90,7 @@ class WorkspaceArchiveTest {
         assertEquals(2L, counts.get("reminders"), manifest.toString());
         assertEquals(1L, counts.get("shortcuts"), manifest.toString());
         assertEquals(5L, counts.get("storage"), manifest.toString());
+        assertEquals(2L, counts.get("repos"), manifest.toString());
         // the JSON answer stays the default
         assertEquals(
                 space,
@@ -259,6 +260,27 @@ class WorkspaceArchiveTest {
             Http.Reply r = u.http().post(base + "/storage/files", f);
             assertEquals(201, r.status(), r.body());
         }
+
+        Http.Reply site = u.http()
+                .post(base + "/repos", Map.of("name", "site", "description", "the site", "visibility", "public"));
+        assertEquals(201, site.status(), site.body());
+        String repo = site.get("repository").path("id").asText();
+        String first = ReposApiTest.sha(ReposApiTest.commit(
+                u, repo, "main", "0".repeat(40), "first", List.of(ReposApiTest.file("index.html", "<h1>hi</h1>"))));
+        String second = ReposApiTest.sha(ReposApiTest.commit(
+                u, repo, "main", first, "second", List.of(ReposApiTest.file("about.html", "<p>about</p>"))));
+        assertEquals(
+                201,
+                u.http()
+                        .post("/api/repos/" + repo + "/branches", Map.of("name", "feature"))
+                        .status());
+        ReposApiTest.sha(ReposApiTest.commit(
+                u, repo, "feature", second, "on a branch", List.of(ReposApiTest.file("wip.txt", "wip"))));
+        assertEquals(
+                201,
+                u.http()
+                        .post(base + "/repos", Map.of("name", "empty-one", "default_branch", "trunk"))
+                        .status());
     }
 
     /** What a workspace holds, without ids: the comparison of a round trip. */
@@ -338,6 +360,28 @@ class WorkspaceArchiveTest {
                     });
         }
         c.put("storage", files);
+        List<String> repos = new ArrayList<>();
+        http.get(base + "/repos").get("repositories").forEach(r -> {
+            JsonNode full = http.get("/api/repos/" + r.path("id").asText()).get("repository");
+            StringBuilder line = new StringBuilder(r.path("name").asText())
+                    .append(' ')
+                    .append(full.path("description").asText())
+                    .append(' ')
+                    .append(full.path("visibility").asText())
+                    .append(' ')
+                    .append(r.path("default_branch").asText());
+            http.get("/api/repos/" + r.path("id").asText() + "/branches")
+                    .get("branches")
+                    .forEach(b -> line.append(" | ")
+                            .append(b.path("name").asText())
+                            .append('=')
+                            .append(b.path("commit").asText()));
+            repos.add(line.toString());
+        });
+        repos.sort(null);
+        c.put("repos", repos);
+        assertEquals(2, repos.size(), c.toString());
+        assertTrue(repos.get(1).contains("| feature="), c.toString());
         assertEquals(2, reminders.size(), c.toString());
         assertEquals(1, groups.size(), c.toString());
         assertEquals(5, files.size(), c.toString());
