@@ -38,6 +38,8 @@ class WorkspaceArchiveTest {
     private static final HttpClient CLIENT =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    private static final String SECRET = "sk_live_never_exported_42";
+
     static AtriumServer source;
     static AtriumServer target;
 
@@ -91,6 +93,12 @@ class WorkspaceArchiveTest {
         assertEquals(1L, counts.get("shortcuts"), manifest.toString());
         assertEquals(5L, counts.get("storage"), manifest.toString());
         assertEquals(2L, counts.get("repos"), manifest.toString());
+        assertEquals(2L, counts.get("resources"), manifest.toString());
+        for (byte[] entry : entries.values()) {
+            assertFalse(
+                    new String(entry, StandardCharsets.ISO_8859_1).contains(SECRET),
+                    "a secret value is in the archive");
+        }
         // the JSON answer stays the default
         assertEquals(
                 space,
@@ -109,9 +117,12 @@ class WorkspaceArchiveTest {
         assertNotEquals(space, made.path("id").asText());
         assertEquals(0, imported.get("skipped").size(), imported.body());
         Map<String, Long> importedCounts = new TreeMap<>();
-        imported.get("parts")
-                .forEach(p -> importedCounts.put(
-                        p.path("name").asText(), p.path("count").asLong()));
+        imported.get("parts").forEach(p -> {
+            importedCounts.put(p.path("name").asText(), p.path("count").asLong());
+            assertEquals(counts.get(p.path("name").asText()), p.path("archived").asLong(), p.toString());
+        });
+        // a secretRef cannot be made without its value, which no archive holds: one resource of two comes back
+        counts.put("resources", 1L);
         assertEquals(counts, importedCounts);
 
         assertEquals(before, content(v.http(), made.path("id").asText()));
@@ -261,6 +272,22 @@ class WorkspaceArchiveTest {
             assertEquals(201, r.status(), r.body());
         }
 
+        Http.Reply kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv", "space_id", space));
+        assertEquals(201, kv.status(), kv.body());
+        Http.Reply secret = u.http()
+                .post(
+                        "/api/resources",
+                        Map.of(
+                                "name",
+                                "api-key",
+                                "type",
+                                "secretRef",
+                                "space_id",
+                                space,
+                                "config",
+                                Map.of("value", SECRET)));
+        assertEquals(201, secret.status(), secret.body());
+
         Http.Reply site = u.http()
                 .post(base + "/repos", Map.of("name", "site", "description", "the site", "visibility", "public"));
         assertEquals(201, site.status(), site.body());
@@ -380,6 +407,15 @@ class WorkspaceArchiveTest {
         });
         repos.sort(null);
         c.put("repos", repos);
+        List<String> resources = new ArrayList<>();
+        http.get("/api/resources?limit=100&space_id=" + space).get("resources").forEach(r -> {
+            if (!r.path("type").asText().equals("secretRef")) {
+                resources.add(r.path("name").asText() + " " + r.path("type").asText() + " "
+                        + r.path("backend").asText() + " " + r.path("config"));
+            }
+        });
+        c.put("resources", resources);
+        assertEquals(1, resources.size(), c.toString());
         assertEquals(2, repos.size(), c.toString());
         assertTrue(repos.get(1).contains("| feature="), c.toString());
         assertEquals(2, reminders.size(), c.toString());

@@ -152,6 +152,7 @@ public class WorkspaceArchive {
             }
             JsonBody source = JsonBody.of(sourceNode);
             List<String> named = partNames(manifest);
+            Map<String, Long> archived = archivedCounts(manifest);
             Map<String, Map<String, ZipEntry>> byPart = entriesByPart(zip, named);
             String spaceName = name != null ? name : source.text("name", 1, 100);
             String description = source.optionalText("description", 0, 2000).orElse("");
@@ -181,6 +182,7 @@ public class WorkspaceArchive {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("name", partName);
                     m.put("count", count);
+                    m.put("archived", archived.get(partName));
                     imported.add(m);
                 }
                 return new Imported(made, imported, skipped);
@@ -269,6 +271,18 @@ public class WorkspaceArchive {
             names.add(name);
         }
         return names;
+    }
+
+    /** What the manifest says each part held when it was exported (null where it says nothing). */
+    private static Map<String, Long> archivedCounts(JsonNode manifest) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (JsonNode p : manifest.get("parts")) {
+            JsonNode count = p.get("count");
+            if (count != null && count.isIntegralNumber()) {
+                counts.put(p.get("name").asText(), count.longValue());
+            }
+        }
+        return counts;
     }
 
     /** Every entry but the manifest belongs to a part the manifest names, by its path inside that part's folder. */
