@@ -11,7 +11,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -115,8 +114,21 @@ public class ReposArchivePart implements WorkspaceArchivePart {
     private void fill(Repository r, ArchiveReader in, String bundle) throws IOException {
         Path file = Files.createTempFile("atrium-import-", ".bundle");
         try {
-            try (InputStream bytes = in.open(bundle)) {
-                Files.copy(bytes, file, StandardCopyOption.REPLACE_EXISTING);
+            // a bundle is a pack: the remote import's pack limit bounds it (an archive's entry may inflate far beyond)
+            long limit = repositories.importLimits().maxPackBytes();
+            try (InputStream bytes = in.open(bundle);
+                    OutputStream out = Files.newOutputStream(file)) {
+                byte[] buffer = new byte[64 * 1024];
+                long copied = 0;
+                for (int n = bytes.read(buffer); n >= 0; n = bytes.read(buffer)) {
+                    copied += n;
+                    if (copied > limit) {
+                        repositories.delete(r);
+                        throw ApiException.badRequest("repos: the bundle of " + r.name()
+                                + " is larger than the pack limit of " + limit + " bytes");
+                    }
+                    out.write(buffer, 0, n);
+                }
             }
             try (PushLock lock = repositories.lockForPush(r, Duration.ofSeconds(10));
                     Git git = Git.wrap(repositories.open(r))) {
