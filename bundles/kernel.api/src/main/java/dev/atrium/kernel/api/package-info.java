@@ -8,7 +8,9 @@
  * at rest ({@link dev.atrium.kernel.api.Sealer}, {@link dev.atrium.kernel.api.KeyFile}), and gives a workspace's common environment to the
  * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}), and hands live resources to a bundle's next revision
  * ({@link dev.atrium.kernel.api.Keepsakes}). A capability's JAX-RS resource is a {@link dev.atrium.kernel.api.KernelResource}; what it
- * reports to the operator's health view, a {@link dev.atrium.kernel.api.HealthCheck} (2.17).
+ * reports to the operator's health view, a {@link dev.atrium.kernel.api.HealthCheck}; its share of a workspace archive, a
+ * {@link dev.atrium.kernel.api.WorkspaceArchivePart}; and the audit log and a Principal's credentials are
+ * {@link dev.atrium.kernel.api.AuditLog} and {@link dev.atrium.kernel.api.PrincipalCredentials} (2.17).
  */
 @org.osgi.annotation.versioning.Version("2.17.0")
 @org.osgi.annotation.bundle.Export

@@ -3,8 +3,12 @@ package dev.atrium.memories.internal;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +24,8 @@ import org.osgi.service.component.annotations.Reference;
 public class MemoryStore {
 
     private static final String COLUMNS = "id, space_id, content, created_at, updated_at";
+
+    private static final int PAGE = 500;
 
     private final Sql sql;
 
@@ -95,6 +101,69 @@ public class MemoryStore {
 
     public boolean delete(String id) {
         return sql.update("DELETE FROM memories WHERE id = ?", id) == 1;
+    }
+
+    /** What a workspace archive does with each memory; it may write to the response. */
+    @FunctionalInterface
+    public interface Sink {
+        void accept(Memory memory) throws IOException;
+    }
+
+    /** Every memory of a workspace, oldest first, read in one snapshot a page at a time; returns how many. */
+    public long each(String spaceId, Sink sink) throws IOException {
+        try {
+            return sql.snapshot(c -> {
+                long n = 0;
+                Timestamp after = null;
+                String afterId = "";
+                while (true) {
+                    List<Memory> page = Sql.list(
+                            c,
+                            "SELECT " + COLUMNS
+                                    + " FROM memories WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
+                                    + "ORDER BY created_at, id LIMIT " + PAGE,
+                            Memory::of,
+                            spaceId,
+                            after,
+                            after,
+                            afterId);
+                    for (Memory m : page) {
+                        try {
+                            sink.accept(m);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                        n++;
+                    }
+                    if (page.size() < PAGE) {
+                        return n;
+                    }
+                    Memory last = page.get(page.size() - 1);
+                    after = Timestamp.from(Instant.parse(last.createdAt()));
+                    afterId = last.id();
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
+    /** A memory brought back from a workspace archive: a new id, its content and times as they were. */
+    public Memory restore(String spaceId, String content, Instant createdAt, Instant updatedAt) {
+        return one(
+                        "INSERT INTO memories (id, space_id, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING "
+                                + COLUMNS,
+                        Ids.id("mem"),
+                        spaceId,
+                        content,
+                        Timestamp.from(createdAt),
+                        Timestamp.from(updatedAt))
+                .orElseThrow();
+    }
+
+    /** Removes every memory of a workspace (an import that failed after this part). */
+    public int deleteAll(String spaceId) {
+        return sql.update("DELETE FROM memories WHERE space_id = ?", spaceId);
     }
 
     private Optional<Memory> one(String statement, Object... args) {

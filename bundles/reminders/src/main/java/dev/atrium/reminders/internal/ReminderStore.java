@@ -202,6 +202,11 @@ public class ReminderStore {
         return sql.update("DELETE FROM reminders WHERE id = ?", id) == 1;
     }
 
+    /** Removes every reminder of a workspace (an import that failed after this part). */
+    public int deleteAll(String spaceId) {
+        return sql.update("DELETE FROM reminders WHERE space_id = ?", spaceId);
+    }
+
     /** Records the run the last firing started. */
     public Optional<Reminder> recordRun(String id, String runId) {
         return sql.one(

@@ -290,6 +290,11 @@ public class ShortcutStore {
         return new Group(g.id(), g.spaceId(), g.name(), g.position(), g.createdAt(), g.updatedAt(), List.copyOf(items));
     }
 
+    /** Removes every shortcut group of a workspace, with its items (an import that failed after this part). */
+    public int deleteGroups(String spaceId) {
+        return sql.update("DELETE FROM shortcut_groups WHERE space_id = ?", spaceId);
+    }
+
     /** A group at the end of the workspace's, with its first items; 409 past {@link #MAX_GROUPS}. */
     public Group createGroup(String spaceId, String name, List<Link> items) {
         return sql.tx(c -> {

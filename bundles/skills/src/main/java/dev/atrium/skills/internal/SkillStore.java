@@ -198,4 +198,14 @@ public class SkillStore {
     public boolean delete(String id) {
         return sql.update("DELETE FROM skills WHERE id = ?", id) == 1;
     }
+
+    /** Every skill of a workspace, by name, in one read (a workspace has at most {@value #MAX_PER_SPACE}). */
+    public List<Skill> all(String spaceId) {
+        return list(spaceId, Integer.MAX_VALUE, 0);
+    }
+
+    /** Removes every skill of a workspace (an import that failed after this part). */
+    public int deleteAll(String spaceId) {
+        return sql.update("DELETE FROM skills WHERE space_id = ?", spaceId);
+    }
 }

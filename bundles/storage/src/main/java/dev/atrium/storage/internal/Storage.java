@@ -661,6 +661,20 @@ public class Storage {
         return deleted;
     }
 
+    /** Deletes every entry of a workspace, pending uploads too (an import that failed after this part). */
+    int deleteAll(String spaceId) {
+        List<String> keys = sql.tx(c -> {
+            lockSpace(c, spaceId);
+            return Sql.list(
+                    c,
+                    "DELETE FROM storage_files WHERE space_id = ? RETURNING blob_key",
+                    rs -> rs.getString(1),
+                    spaceId);
+        });
+        keys.stream().filter(k -> k != null).distinct().forEach(this::release);
+        return keys.size();
+    }
+
     /** Moves entries into one folder, all or none. */
     List<Entry> moveAll(String spaceId, List<String> ids, String parentPath) {
         return sql.tx(c -> {

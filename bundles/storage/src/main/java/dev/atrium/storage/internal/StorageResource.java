@@ -403,7 +403,7 @@ public class StorageResource {
         }
     }
 
-    private static String contentType(String value) {
+    static String contentType(String value) {
         String v = value.trim();
         if (v.isEmpty()
                 || v.length() > MAX_CONTENT_TYPE

@@ -56,6 +56,15 @@ final class KernelJson {
             @JsonProperty("common_env") List<ExportedVariable> commonEnv,
             @JsonProperty("exported_at") Instant exportedAt) {}
 
+    /**
+     * A part of a workspace archive: how many items it made here, and how many the archive's manifest says it held
+     * ({@code archived}, null when it says nothing); fewer made than archived means some were left out (see the part).
+     */
+    record ImportedPart(String name, long count, Long archived) {}
+
+    /** What {@code POST /api/spaces/import} made: the new workspace, its parts, and the parts no bundle here reads. */
+    record Imported(Space space, List<ImportedPart> parts, List<String> skipped) {}
+
     /** A member; a workspace has exactly one, its owner ({@code role} {@code owner}). */
     record Member(String username, String name, String email, String picture, String role) {}
 

@@ -2,12 +2,16 @@ package dev.atrium.kernel.internal.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.BodyLimit;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
+import dev.atrium.kernel.api.NotJson;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.kernel.api.RequiresScope;
+import dev.atrium.kernel.api.SpaceRef;
+import dev.atrium.kernel.internal.archive.WorkspaceArchive;
 import dev.atrium.kernel.internal.domain.CommonEnvironment;
 import dev.atrium.kernel.internal.domain.Names;
 import dev.atrium.kernel.internal.domain.PrincipalRecord;
@@ -16,6 +20,9 @@ import dev.atrium.kernel.internal.domain.WorkspaceRecord;
 import dev.atrium.kernel.internal.domain.Workspaces;
 import dev.atrium.kernel.internal.http.CapabilityDeclaration;
 import dev.atrium.kernel.internal.http.Readiness;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,6 +33,7 @@ import java.util.regex.Pattern;
 import javax.ws.rs.Consumes;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
+import javax.ws.rs.HeaderParam;
 import javax.ws.rs.PATCH;
 import javax.ws.rs.POST;
 import javax.ws.rs.PUT;
@@ -34,9 +42,11 @@ import javax.ws.rs.PathParam;
 import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.Context;
+import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import javax.ws.rs.core.SecurityContext;
+import javax.ws.rs.core.StreamingOutput;
 import org.osgi.framework.Bundle;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -52,6 +62,7 @@ public class SpacesResource {
 
     static final Set<String> POSTURES = Set.of("standard", "restricted_egress");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,127}");
+    static final String ARCHIVE_TYPE = "application/zip";
     private static final String SINGLE_OWNER =
             "a workspace has exactly one owner: members cannot be added, changed or removed";
 
@@ -59,17 +70,20 @@ public class SpacesResource {
     private final Principals principals;
     private final CommonEnvironment env;
     private final Readiness readiness;
+    private final WorkspaceArchive archive;
 
     @Activate
     public SpacesResource(
             @Reference Workspaces workspaces,
             @Reference Principals principals,
             @Reference CommonEnvironment env,
-            @Reference Readiness readiness) {
+            @Reference Readiness readiness,
+            @Reference WorkspaceArchive archive) {
         this.workspaces = workspaces;
         this.principals = principals;
         this.env = env;
         this.readiness = readiness;
+        this.archive = archive;
     }
 
     static Map<String, Object> space(WorkspaceRecord w) {
@@ -203,12 +217,30 @@ public class SpacesResource {
         return Map.of("items", items);
     }
 
+    /**
+     * The workspace's export: its settings as JSON (the default, as the spec's first answer), or with
+     * {@code ?format=zip} (or {@code Accept: application/zip} alone) the workspace archive with what it holds, streamed.
+     */
     @RequiresScope("*")
     @GET
     @Path("{spaceId}/export")
+    @Produces({MediaType.APPLICATION_JSON, ARCHIVE_TYPE})
     @JsonShape(KernelJson.Export.class)
-    public Map<String, Object> export(@Context SecurityContext sc, @PathParam("spaceId") String spaceId) {
-        WorkspaceRecord w = workspaces.get(Caller.from(sc), spaceId);
+    @NotJson(ARCHIVE_TYPE)
+    public Response export(
+            @Context SecurityContext sc,
+            @PathParam("spaceId") String spaceId,
+            @QueryParam("format") String format,
+            @HeaderParam(HttpHeaders.ACCEPT) String accept) {
+        Caller caller = Caller.from(sc);
+        WorkspaceRecord w = workspaces.get(caller, spaceId);
+        if (archiveWanted(format, accept)) {
+            SpaceRef space = workspaces.require(caller, w.id());
+            StreamingOutput body = out -> archive.export(w, space, out);
+            return Response.ok(body, ARCHIVE_TYPE)
+                    .header("Content-Disposition", "attachment; filename=\"" + w.slug() + ".atrium.zip\"")
+                    .build();
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("space", w.toJson());
         m.put("model", w.modelJson());
@@ -223,7 +255,49 @@ public class SpacesResource {
                         })
                         .toList());
         m.put("exported_at", Instant.now().toString());
-        return m;
+        return Response.ok(m, MediaType.APPLICATION_JSON).build();
+    }
+
+    /** {@code ?format=zip}, or {@code json}/absent; without a format, an Accept naming the archive and not JSON. */
+    static boolean archiveWanted(String format, String accept) {
+        if (format != null && !format.isBlank()) {
+            return switch (format.trim()) {
+                case "zip" -> true;
+                case "json" -> false;
+                default -> throw ApiException.badRequest("format must be json or zip");
+            };
+        }
+        return accept != null && accept.contains(ARCHIVE_TYPE) && !accept.contains(MediaType.APPLICATION_JSON);
+    }
+
+    /**
+     * Makes a new workspace for the caller from a workspace archive (the body, {@code application/zip}), named as the
+     * archived one unless {@code ?name=} says otherwise. Parts no bundle here reads are skipped and listed.
+     */
+    @RequiresScope("*")
+    @POST
+    @Path("import")
+    @Consumes(MediaType.WILDCARD)
+    @BodyLimit(WorkspaceArchive.MAX_ARCHIVE)
+    @JsonShape(KernelJson.Imported.class)
+    public Response importArchive(@Context SecurityContext sc, @QueryParam("name") String name, InputStream body)
+            throws IOException {
+        Caller caller = Caller.from(sc);
+        String spaceName = name == null ? null : name.trim();
+        if (spaceName != null && (spaceName.isEmpty() || spaceName.codePointCount(0, spaceName.length()) > 100)) {
+            throw ApiException.badRequest("name must be 1 to 100 characters");
+        }
+        java.nio.file.Path file = WorkspaceArchive.spool(body);
+        try {
+            WorkspaceArchive.Imported imported = archive.restore(caller, file, spaceName);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("space", imported.space().toJson());
+            m.put("parts", imported.parts());
+            m.put("skipped", imported.skipped());
+            return Response.status(201).entity(m).build();
+        } finally {
+            Files.deleteIfExists(file);
+        }
     }
 
     @RequiresScope("account:read")

@@ -1,0 +1,485 @@
+package dev.atrium.itests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.atrium.itests.AtriumServer.User;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A workspace exported as an archive from one server and imported into another (its own database) comes back with the
+ * same content under new ids; another user's export is 404; a bad archive is 400 and leaves no workspace behind.
+ */
+class WorkspaceArchiveTest {
+
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static final String SECRET = "sk_live_never_exported_42";
+
+    static AtriumServer source;
+    static AtriumServer target;
+
+    @BeforeAll
+    static void start() throws Exception {
+        source = AtriumServer.launch(Files.createTempDirectory("atrium-archive-a-"), TestDatabase.create());
+        target = AtriumServer.launch(Files.createTempDirectory("atrium-archive-b-"), TestDatabase.create());
+    }
+
+    @AfterAll
+    static void stop() throws Throwable {
+        try {
+            if (source != null) {
+                source.close();
+            }
+        } finally {
+            if (target != null) {
+                target.close();
+            }
+        }
+    }
+
+    @Test
+    void anExportedWorkspaceImportsIntoAnotherServerWithTheSameContent() throws Exception {
+        User u = source.newUser();
+        String space = u.http()
+                .post("/api/spaces", Map.of("name", "Archive me", "description", "everything in it"))
+                .get("space")
+                .get("id")
+                .asText();
+        fill(u, space);
+        Map<String, Object> before = content(u.http(), space);
+
+        HttpResponse<byte[]> export = download(u.http(), "/api/spaces/" + space + "/export?format=zip");
+        assertEquals(200, export.statusCode(), new String(export.body(), StandardCharsets.UTF_8));
+        assertEquals(
+                "application/zip",
+                export.headers().firstValue("Content-Type").orElse("").split(";")[0]);
+        Map<String, byte[]> entries = unzip(export.body());
+        JsonNode manifest = Http.JSON.readTree(entries.get("manifest.json"));
+        assertEquals("atrium-workspace-archive", manifest.path("format").asText());
+        assertEquals("Archive me", manifest.path("space").path("name").asText());
+        Map<String, Long> counts = new TreeMap<>();
+        manifest.path("parts")
+                .forEach(
+                        p -> counts.put(p.path("name").asText(), p.path("count").asLong()));
+        assertEquals(3L, counts.get("memories"), manifest.toString());
+        assertEquals(2L, counts.get("threads"), manifest.toString());
+        assertEquals(2L, counts.get("skills"), manifest.toString());
+        assertEquals(2L, counts.get("reminders"), manifest.toString());
+        assertEquals(1L, counts.get("shortcuts"), manifest.toString());
+        assertEquals(5L, counts.get("storage"), manifest.toString());
+        assertEquals(2L, counts.get("repos"), manifest.toString());
+        assertEquals(2L, counts.get("resources"), manifest.toString());
+        for (byte[] entry : entries.values()) {
+            assertFalse(
+                    new String(entry, StandardCharsets.ISO_8859_1).contains(SECRET),
+                    "a secret value is in the archive");
+        }
+        // the JSON answer stays the default
+        assertEquals(
+                space,
+                u.http()
+                        .get("/api/spaces/" + space + "/export")
+                        .get("space")
+                        .path("id")
+                        .asText());
+
+        User v = target.newUser();
+        Http.Reply imported = v.http().send("POST", "/api/spaces/import", export.body(), "application/zip");
+        assertEquals(201, imported.status(), imported.body());
+        JsonNode made = imported.get("space");
+        assertEquals("Archive me", made.path("name").asText());
+        assertEquals("everything in it", made.path("description").asText());
+        assertNotEquals(space, made.path("id").asText());
+        assertEquals(0, imported.get("skipped").size(), imported.body());
+        Map<String, Long> importedCounts = new TreeMap<>();
+        imported.get("parts").forEach(p -> {
+            importedCounts.put(p.path("name").asText(), p.path("count").asLong());
+            assertEquals(counts.get(p.path("name").asText()), p.path("archived").asLong(), p.toString());
+        });
+        // a secretRef cannot be made without its value, which no archive holds: one resource of two comes back
+        counts.put("resources", 1L);
+        assertEquals(counts, importedCounts);
+
+        assertEquals(before, content(v.http(), made.path("id").asText()));
+    }
+
+    @Test
+    void anotherUsersWorkspaceExportsAsNotFound() {
+        User owner = source.newUser();
+        User other = source.newUser();
+        Http.Reply r = other.http().get("/api/spaces/" + owner.defaultSpaceId() + "/export?format=zip");
+        BadInputTest.assertSpecError(r, 404, "NOT_FOUND");
+        BadInputTest.assertSpecError(
+                owner.http().get("/api/spaces/" + owner.defaultSpaceId() + "/export?format=tar"), 400, "BAD_REQUEST");
+    }
+
+    @Test
+    void aCorruptArchiveIsBadRequestAndMakesNoWorkspace() throws Exception {
+        User v = target.newUser();
+        int spaces = v.http().get("/api/spaces").json().path("total").asInt();
+
+        Http.Reply garbage =
+                v.http().send("POST", "/api/spaces/import", "not a zip at all".getBytes(), "application/zip");
+        BadInputTest.assertSpecError(garbage, 400, "BAD_REQUEST");
+
+        Map<String, byte[]> noManifest = new LinkedHashMap<>();
+        noManifest.put("memories/memories.jsonl", "{}\n".getBytes(StandardCharsets.UTF_8));
+        BadInputTest.assertSpecError(
+                v.http().send("POST", "/api/spaces/import", zip(noManifest), "application/zip"), 400, "BAD_REQUEST");
+
+        // a good first part and a broken second one: the first one's rows go with the workspace
+        Map<String, byte[]> broken = new LinkedHashMap<>();
+        broken.put(
+                "memories/memories.jsonl",
+                "{\"content\":\"kept?\",\"created_at\":\"2026-01-01T00:00:00Z\"}\n".getBytes(StandardCharsets.UTF_8));
+        broken.put(
+                "threads/threads.jsonl", "{\"key\":\"t1\",\"title\":\"x\",\"created_at\":\"yesterday\"}\n".getBytes());
+        broken.put("manifest.json", manifest("memories", "threads"));
+        Http.Reply half = v.http().send("POST", "/api/spaces/import", zip(broken), "application/zip");
+        BadInputTest.assertSpecError(half, 400, "BAD_REQUEST");
+        assertTrue(half.body().contains("created_at"), half.body());
+
+        // a truncated archive (a real one cut short)
+        User u = source.newUser();
+        u.http().post("/api/spaces/" + u.defaultSpaceId() + "/memories", Map.of("content", "x".repeat(5000)));
+        byte[] whole = download(u.http(), "/api/spaces/" + u.defaultSpaceId() + "/export?format=zip")
+                .body();
+        byte[] cut = java.util.Arrays.copyOf(whole, whole.length / 2);
+        BadInputTest.assertSpecError(
+                v.http().send("POST", "/api/spaces/import", cut, "application/zip"), 400, "BAD_REQUEST");
+
+        assertEquals(spaces, v.http().get("/api/spaces").json().path("total").asInt());
+        assertFalse(memoriesAnywhere(v).contains("kept?"));
+    }
+
+    @Test
+    void aPartThisServerDoesNotHaveIsSkippedAndSaidSo() throws Exception {
+        User v = target.newUser();
+        Map<String, byte[]> entries = new LinkedHashMap<>();
+        entries.put(
+                "memories/memories.jsonl",
+                "{\"content\":\"from afar\",\"created_at\":\"2026-01-01T00:00:00Z\"}\n"
+                        .getBytes(StandardCharsets.UTF_8));
+        entries.put("telescopes/telescopes.jsonl", "{\"name\":\"hubble\"}\n".getBytes(StandardCharsets.UTF_8));
+        entries.put("manifest.json", manifest("memories", "telescopes"));
+        Http.Reply r = v.http().send("POST", "/api/spaces/import?name=Renamed", zip(entries), "application/zip");
+        assertEquals(201, r.status(), r.body());
+        assertEquals("Renamed", r.get("space").path("name").asText());
+        assertEquals("telescopes", r.get("skipped").get(0).asText());
+        String id = r.get("space").path("id").asText();
+        JsonNode memories = v.http().get("/api/spaces/" + id + "/memories").get("memories");
+        assertEquals(1, memories.size());
+        assertEquals("from afar", memories.get(0).path("content").asText());
+        assertEquals("2026-01-01T00:00:00Z", memories.get(0).path("created_at").asText());
+    }
+
+    /** Three memories, two threads (one archived) with messages of three roles, two skills (one disabled). */
+    private static void fill(User u, String space) {
+        String base = "/api/spaces/" + space;
+        for (String m :
+                List.of("Deploys happen on Tuesdays", "The staging key rotates monthly", "Ünïcode ✓ survives")) {
+            assertEquals(
+                    201, u.http().post(base + "/memories", Map.of("content", m)).status());
+        }
+        String plan = u.http()
+                .post(base + "/threads", Map.of("title", "Release planning"))
+                .get("thread")
+                .path("id")
+                .asText();
+        u.http().post("/api/threads/" + plan + "/messages", Map.of("role", "system", "content", "Be brief."));
+        u.http().post("/api/threads/" + plan + "/messages", Map.of("content", "When do we ship?"));
+        u.http().post("/api/threads/" + plan + "/messages", Map.of("role", "assistant", "content", "On Tuesday."));
+        String old = u.http()
+                .post(base + "/threads", Map.of("title", "Old questions"))
+                .get("thread")
+                .path("id")
+                .asText();
+        u.http().post("/api/threads/" + old + "/messages", Map.of("content", "Anything left?"));
+        assertEquals(
+                200, u.http().post("/api/threads/" + old + "/archive", Map.of()).status());
+
+        Map<String, Object> tone = new LinkedHashMap<>();
+        tone.put("name", "tone");
+        tone.put("description", "When to answer briefly");
+        tone.put("instructions", "Answer briefly.");
+        tone.put("tools", List.of("http_fetch"));
+        assertEquals(201, u.http().post(base + "/skills", tone).status());
+        Map<String, Object> quiet = new LinkedHashMap<>();
+        quiet.put("name", "quiet");
+        quiet.put("description", "Say little");
+        quiet.put("instructions", "Say as little as you can.");
+        quiet.put("enabled", false);
+        assertEquals(201, u.http().post(base + "/skills", quiet).status());
+
+        Map<String, Object> daily = new LinkedHashMap<>();
+        daily.put("title", "Standup");
+        daily.put("rrule", "FREQ=DAILY");
+        daily.put("starts_at", "2026-01-05T09:00");
+        daily.put("time_zone", "Europe/Paris");
+        assertEquals(201, u.http().post(base + "/reminders", daily).status());
+        Map<String, Object> once = new LinkedHashMap<>();
+        once.put("title", "Ship it");
+        once.put("body", "The release is due");
+        once.put("at", "2030-01-01T10:00:00Z");
+        once.put("enabled", false);
+        assertEquals(201, u.http().post(base + "/reminders", once).status());
+
+        Map<String, Object> group = new LinkedHashMap<>();
+        group.put("name", "Docs");
+        group.put(
+                "items",
+                List.of(
+                        Map.of("title", "Spec", "url", "https://example.com/spec", "icon", "book"),
+                        Map.of("title", "Threads", "url", "/threads")));
+        Http.Reply g = u.http().post(base + "/shortcuts/groups", group);
+        assertEquals(201, g.status(), g.body());
+
+        assertEquals(
+                201,
+                u.http()
+                        .post(base + "/storage/folders", Map.of("path", "empty"))
+                        .status());
+        for (Map<String, Object> f : List.<Map<String, Object>>of(
+                Map.of("path", "docs/readme.txt", "content", "hello from the archive"),
+                Map.of("path", "docs/data.json", "content", "{\"a\":1}", "content_type", "application/json"),
+                Map.of("path", "notes.md", "content", "# Ünïcode ✓"))) {
+            Http.Reply r = u.http().post(base + "/storage/files", f);
+            assertEquals(201, r.status(), r.body());
+        }
+
+        Http.Reply kv = u.http().post("/api/resources", Map.of("name", "cache", "type", "kv", "space_id", space));
+        assertEquals(201, kv.status(), kv.body());
+        Http.Reply secret = u.http()
+                .post(
+                        "/api/resources",
+                        Map.of(
+                                "name",
+                                "api-key",
+                                "type",
+                                "secretRef",
+                                "space_id",
+                                space,
+                                "config",
+                                Map.of("value", SECRET)));
+        assertEquals(201, secret.status(), secret.body());
+
+        Http.Reply site = u.http()
+                .post(base + "/repos", Map.of("name", "site", "description", "the site", "visibility", "public"));
+        assertEquals(201, site.status(), site.body());
+        String repo = site.get("repository").path("id").asText();
+        String first = ReposApiTest.sha(ReposApiTest.commit(
+                u, repo, "main", "0".repeat(40), "first", List.of(ReposApiTest.file("index.html", "<h1>hi</h1>"))));
+        String second = ReposApiTest.sha(ReposApiTest.commit(
+                u, repo, "main", first, "second", List.of(ReposApiTest.file("about.html", "<p>about</p>"))));
+        assertEquals(
+                201,
+                u.http()
+                        .post("/api/repos/" + repo + "/branches", Map.of("name", "feature"))
+                        .status());
+        ReposApiTest.sha(ReposApiTest.commit(
+                u, repo, "feature", second, "on a branch", List.of(ReposApiTest.file("wip.txt", "wip"))));
+        assertEquals(
+                201,
+                u.http()
+                        .post(base + "/repos", Map.of("name", "empty-one", "default_branch", "trunk"))
+                        .status());
+    }
+
+    /** What a workspace holds, without ids: the comparison of a round trip. */
+    private static Map<String, Object> content(Http http, String space) {
+        String base = "/api/spaces/" + space;
+        Map<String, Object> c = new LinkedHashMap<>();
+        List<String> memories = new ArrayList<>();
+        http.get(base + "/memories?limit=100")
+                .get("memories")
+                .forEach(m -> memories.add(
+                        m.path("content").asText() + " @" + m.path("created_at").asText()));
+        c.put("memories", memories);
+        List<String> threads = new ArrayList<>();
+        http.get(base + "/threads?limit=100").get("threads").forEach(t -> {
+            StringBuilder s = new StringBuilder(t.path("title").asText())
+                    .append(" [")
+                    .append(t.path("status").asText())
+                    .append("] @")
+                    .append(t.path("created_at").asText());
+            http.get("/api/threads/" + t.path("id").asText() + "/messages?limit=100")
+                    .get("messages")
+                    .forEach(m -> s.append(" | ")
+                            .append(m.path("role").asText())
+                            .append(": ")
+                            .append(m.path("content").asText())
+                            .append(" @")
+                            .append(m.path("created_at").asText()));
+            threads.add(s.toString());
+        });
+        c.put("threads", threads);
+        List<String> skills = new ArrayList<>();
+        http.get(base + "/skills?limit=100").get("skills").forEach(s -> {
+            if (!s.path("official").asBoolean()) {
+                skills.add(s.path("name").asText() + " " + s.path("description").asText() + " "
+                        + s.path("instructions").asText() + " " + s.path("tools") + " "
+                        + s.path("enabled").asBoolean());
+            }
+        });
+        c.put("skills", skills);
+        List<String> reminders = new ArrayList<>();
+        http.get(base + "/reminders?limit=100").get("reminders").forEach(r -> {
+            StringBuilder line = new StringBuilder();
+            for (String f :
+                    List.of("title", "body", "time_zone", "at", "rrule", "starts_at", "enabled", "next_fire_at")) {
+                line.append(f).append('=').append(r.path(f)).append(' ');
+            }
+            reminders.add(line.toString());
+        });
+        c.put("reminders", reminders);
+        List<String> groups = new ArrayList<>();
+        http.get(base + "/shortcuts/groups").get("groups").forEach(gr -> {
+            StringBuilder line = new StringBuilder(gr.path("name").asText());
+            gr.path("items")
+                    .forEach(i -> line.append(" | ")
+                            .append(i.path("title").asText())
+                            .append(' ')
+                            .append(i.path("url").asText())
+                            .append(' ')
+                            .append(i.path("icon")));
+            groups.add(line.toString());
+        });
+        c.put("shortcuts", groups);
+        List<String> files = new ArrayList<>();
+        for (String folder : List.of("", "docs", "empty")) {
+            http.get(base + "/storage?limit=100&sort=name&path=" + folder)
+                    .get("files")
+                    .forEach(f -> {
+                        String line =
+                                f.path("path").asText() + " " + f.path("kind").asText() + " " + f.path("size") + " "
+                                        + f.path("content_type").asText();
+                        if (f.path("kind").asText().equals("file")) {
+                            line += " "
+                                    + http.get(base + "/storage/" + f.path("id").asText() + "/content")
+                                            .body();
+                        }
+                        files.add(line);
+                    });
+        }
+        c.put("storage", files);
+        List<String> repos = new ArrayList<>();
+        http.get(base + "/repos").get("repositories").forEach(r -> {
+            JsonNode full = http.get("/api/repos/" + r.path("id").asText()).get("repository");
+            StringBuilder line = new StringBuilder(r.path("name").asText())
+                    .append(' ')
+                    .append(full.path("description").asText())
+                    .append(' ')
+                    .append(full.path("visibility").asText())
+                    .append(' ')
+                    .append(r.path("default_branch").asText());
+            http.get("/api/repos/" + r.path("id").asText() + "/branches")
+                    .get("branches")
+                    .forEach(b -> line.append(" | ")
+                            .append(b.path("name").asText())
+                            .append('=')
+                            .append(b.path("commit").asText()));
+            repos.add(line.toString());
+        });
+        repos.sort(null);
+        c.put("repos", repos);
+        List<String> resources = new ArrayList<>();
+        http.get("/api/resources?limit=100&space_id=" + space).get("resources").forEach(r -> {
+            if (!r.path("type").asText().equals("secretRef")) {
+                resources.add(r.path("name").asText() + " " + r.path("type").asText() + " "
+                        + r.path("backend").asText() + " " + r.path("config"));
+            }
+        });
+        c.put("resources", resources);
+        assertEquals(1, resources.size(), c.toString());
+        assertEquals(2, repos.size(), c.toString());
+        assertTrue(repos.get(1).contains("| feature="), c.toString());
+        assertEquals(2, reminders.size(), c.toString());
+        assertEquals(1, groups.size(), c.toString());
+        assertEquals(5, files.size(), c.toString());
+        assertEquals(3, memories.size(), c.toString());
+        assertEquals(2, threads.size(), c.toString());
+        assertEquals(2, skills.size(), c.toString());
+        return c;
+    }
+
+    private static List<String> memoriesAnywhere(User v) {
+        List<String> all = new ArrayList<>();
+        v.http()
+                .get("/api/spaces")
+                .get("spaces")
+                .forEach(s -> v.http()
+                        .get("/api/spaces/" + s.path("id").asText() + "/memories")
+                        .get("memories")
+                        .forEach(m -> all.add(m.path("content").asText())));
+        return all;
+    }
+
+    private static byte[] manifest(String... parts) throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("format", "atrium-workspace-archive");
+        m.put("version", 1);
+        m.put("space", Map.of("name", "Handmade"));
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (String p : parts) {
+            list.add(Map.of("name", p, "count", 1));
+        }
+        m.put("parts", list);
+        return Http.JSON.writeValueAsBytes(m);
+    }
+
+    private static byte[] zip(Map<String, byte[]> entries) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(bytes)) {
+            for (Map.Entry<String, byte[]> e : entries.entrySet()) {
+                zip.putNextEntry(new ZipEntry(e.getKey()));
+                zip.write(e.getValue());
+                zip.closeEntry();
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    private static Map<String, byte[]> unzip(byte[] archive) throws IOException {
+        Map<String, byte[]> entries = new LinkedHashMap<>();
+        try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(archive))) {
+            for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+                entries.put(e.getName(), in.readAllBytes());
+            }
+        }
+        return entries;
+    }
+
+    private static HttpResponse<byte[]> download(Http http, String path) throws Exception {
+        return CLIENT.send(
+                HttpRequest.newBuilder(URI.create(http.base() + path))
+                        .header("Authorization", "Bearer " + http.token())
+                        .timeout(Duration.ofSeconds(60))
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+    }
+}
