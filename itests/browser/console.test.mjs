@@ -1,4 +1,4 @@
-// Opens the operator console in headless Chromium, is told a wrong token was refused, signs in with the operator token, disables and enables the
+// Opens the operator console in headless Chromium (its CSP strict, refusing nothing the page uses), is told a wrong token was refused, signs in with the operator token, disables and enables the
 // memories feature by clicking, and checks after each click that the admin API agrees.
 // Usage: node console.test.mjs BASE_URL OPERATOR_TOKEN SCREENSHOT_PATH
 import { check, launch } from './chromium.mjs';
@@ -15,7 +15,14 @@ async function memoriesEnabled() {
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(15000);
-  await page.goto(base + '/admin/console');
+  // the console's CSP allows nothing inline: anything the page needs that it would refuse shows as a console error
+  const refusals = [];
+  page.on('console', (m) => { if (m.text().includes('Content Security Policy')) refusals.push(m.text()); });
+  const opened = await page.goto(base + '/admin/console');
+  const csp = opened.headers()['content-security-policy'] || '';
+  check(csp.includes("default-src 'self'") && !csp.includes('unsafe-inline'), 'a strict CSP on the console: ' + csp);
+  check(await page.evaluate(() => getComputedStyle(document.querySelector('table')).borderCollapse === 'collapse'),
+    "the console's stylesheet applies");
   // a wrong token is told, not silently asked for again
   await page.fill('#token', 'not-the-operator-token');
   await page.click('#login button[type=submit]');
@@ -41,6 +48,7 @@ try {
   check(await page.isHidden('#login'), 'the token is kept for the browser session');
   check((await page.textContent('#bundles')).includes('dev.atrium.kernel'), 'the bundle list is shown');
   await page.screenshot({ path: screenshot, fullPage: true });
+  check(refusals.length === 0, 'the CSP refused nothing: ' + refusals.join(' | '));
   console.log('console test passed');
 } finally {
   await browser.close();

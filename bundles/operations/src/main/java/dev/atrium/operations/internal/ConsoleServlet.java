@@ -26,12 +26,17 @@ public class ConsoleServlet extends HttpServlet {
     private static final String UPLOT = "/META-INF/resources/webjars/uplot/1.6.30/";
 
     /** What the console serves: its page, its scripts (one per view), and uPlot (for the charts) from its webjar. */
+    /** Nothing inline and nothing from elsewhere: the console acts with the operator's token. */
+    static final String CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none';"
+            + " object-src 'none'";
+
     private static final Map<String, String[]> FILES = Map.of(
             "/console.js", new String[] {"/console/console.js", JS},
             "/health.js", new String[] {"/console/health.js", JS},
             "/charts.js", new String[] {"/console/charts.js", JS},
             "/logs.js", new String[] {"/console/logs.js", JS},
             "/users.js", new String[] {"/console/users.js", JS},
+            "/console.css", new String[] {"/console/console.css", "text/css;charset=utf-8"},
             "/views.css", new String[] {"/console/views.css", "text/css;charset=utf-8"},
             "/uPlot.iife.min.js", new String[] {UPLOT + "dist/uPlot.iife.min.js", JS},
             "/uPlot.min.css", new String[] {UPLOT + "dist/uPlot.min.css", "text/css;charset=utf-8"},
@@ -54,7 +59,7 @@ public class ConsoleServlet extends HttpServlet {
         }
         resp.setContentType(type);
         resp.setHeader("Cache-Control", "no-store");
-        resp.setHeader("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'");
+        resp.setHeader("Content-Security-Policy", CSP);
         resp.setHeader("X-Content-Type-Options", "nosniff");
         resp.setHeader("Referrer-Policy", "no-referrer");
         try (InputStream in = ConsoleServlet.class.getResourceAsStream(resource)) {
