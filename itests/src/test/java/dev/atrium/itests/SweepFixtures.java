@@ -616,6 +616,9 @@ final class SweepFixtures {
                         ? "sweep-no-such-feature"
                         : template.startsWith("/admin/identity") ? "sweep-no-such-provider" : "SWEEP_VAR";
             case "symbolicName" -> "dev.atrium.sweep.no.such.bundle";
+            // operator-only configuration: a PID that does not exist, so a PUT changes nothing on the shared server
+            case "pid" -> "dev.atrium.sweep.no.such.pid";
+            case "property" -> "sweepNoSuchProperty";
             case "provider" -> "sweep-no-such-provider";
             case "skillId" -> "research"; // an official skill (a custom one's id is Kind.SKILL)
             case "skillName" -> SKILL_NAME;

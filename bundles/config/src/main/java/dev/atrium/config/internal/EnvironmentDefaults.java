@@ -16,9 +16,15 @@ import org.slf4j.LoggerFactory;
  * operator's configuration leaves unset (absent or blank) takes its value from the environment or the framework
  * properties ({@link Settings}), converted to the type the component's configuration record declares. A blank or
  * malformed variable counts as unset, so the component's own default applies. The values are computed at delivery
- * and never stored: ConfigAdmin persists only what the operator wrote.
+ * and never stored: ConfigAdmin persists only what the operator wrote. Beside each value taken from a source it puts the
+ * private property {@code .atrium.source.<property>} naming that source ({@link #SOURCE_PREFIX}): the console's
+ * Configuration view reads it from ConfigAdmin's processed properties, so this table stays the only one that knows
+ * the names; a component ignores it (DS does not register properties that start with a dot).
  */
 final class EnvironmentDefaults implements ConfigurationPlugin {
+
+    /** The private property naming where a value came from: this prefix and the property's name. */
+    static final String SOURCE_PREFIX = ".atrium.source.";
 
     private final Map<String, List<Setting>> settings;
     private final UnaryOperator<String> environment;
@@ -42,22 +48,34 @@ final class EnvironmentDefaults implements ConfigurationPlugin {
             if (operator != null && !(operator instanceof String s && s.isBlank())) {
                 continue;
             }
-            Object value = resolve(setting);
-            if (value != null) {
-                configuration.put(setting.property(), value);
+            Resolved resolved = resolveWithSource(setting);
+            if (resolved.value() != null) {
+                configuration.put(setting.property(), resolved.value());
+            }
+            if (resolved.source() != null) {
+                configuration.put(
+                        SOURCE_PREFIX + setting.property(), resolved.source().toString());
             }
         }
     }
 
+    /** A value and the source it came from (null: the fallback or nothing). */
+    record Resolved(Object value, Setting.Source source) {}
+
     /** The typed value of the first source that is set and not blank, else the fallback, else null. */
     Object resolve(Setting setting) {
+        return resolveWithSource(setting).value();
+    }
+
+    private Resolved resolveWithSource(Setting setting) {
+        Object fallback = setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
         for (Setting.Source source : setting.sources()) {
             String raw = source.environment() ? environment.apply(source.name()) : properties.apply(source.name());
             if (raw == null || raw.isBlank()) {
                 continue;
             }
             try {
-                return convert(setting.kind(), raw.trim());
+                return new Resolved(convert(setting.kind(), raw.trim()), source);
             } catch (IllegalArgumentException e) {
                 log().warn(
                                 "{}='{}' is not {}; {} keeps its default",
@@ -65,10 +83,10 @@ final class EnvironmentDefaults implements ConfigurationPlugin {
                                 raw,
                                 setting.kind().expected,
                                 setting.property());
-                return setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
+                return new Resolved(fallback, null);
             }
         }
-        return setting.fallback() == null ? null : convert(setting.kind(), setting.fallback());
+        return new Resolved(fallback, null);
     }
 
     /** Not a static field: this class loads at start level 1, before the logging provider, and SLF4J binds once. */

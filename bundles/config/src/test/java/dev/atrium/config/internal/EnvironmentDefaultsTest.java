@@ -157,4 +157,20 @@ class EnvironmentDefaultsTest {
                 deliver(Map.of("ATRIUM_RUNS_WORKERS", "3"), Map.of(), "org.example", Map.of("a", "b"));
         assertEquals(2, other.size());
     }
+
+    @Test
+    void eachValueFromTheEnvironmentIsDeliveredWithTheNameOfItsSource() {
+        Dictionary<String, Object> git =
+                deliver(Map.of("ATRIUM_GIT_MAX_BODY_BYTES", "4096"), Map.of(), "dev.atrium.git.http", Map.of());
+        assertEquals(4096L, git.get("maxBodyBytes"));
+        assertEquals(
+                "environment variable ATRIUM_GIT_MAX_BODY_BYTES",
+                git.get(EnvironmentDefaults.SOURCE_PREFIX + "maxBodyBytes"));
+        Dictionary<String, Object> operator = deliver(
+                Map.of("ATRIUM_GIT_MAX_BODY_BYTES", "4096"),
+                Map.of(),
+                "dev.atrium.git.http",
+                Map.of("maxBodyBytes", 9L));
+        assertNull(operator.get(EnvironmentDefaults.SOURCE_PREFIX + "maxBodyBytes"), "the operator's value has none");
+    }
 }

@@ -27,20 +27,21 @@ public class ConsoleServlet extends HttpServlet {
 
     /** What the console serves: its page, its scripts (one per view), and uPlot (for the charts) from its webjar. */
     /** Nothing inline and nothing from elsewhere: the console acts with the operator's token. */
-    static final String CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none';"
-            + " object-src 'none'";
+    static final String CSP =
+            "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none';" + " object-src 'none'";
 
-    private static final Map<String, String[]> FILES = Map.of(
-            "/console.js", new String[] {"/console/console.js", JS},
-            "/health.js", new String[] {"/console/health.js", JS},
-            "/charts.js", new String[] {"/console/charts.js", JS},
-            "/logs.js", new String[] {"/console/logs.js", JS},
-            "/users.js", new String[] {"/console/users.js", JS},
-            "/console.css", new String[] {"/console/console.css", "text/css;charset=utf-8"},
-            "/views.css", new String[] {"/console/views.css", "text/css;charset=utf-8"},
-            "/uPlot.iife.min.js", new String[] {UPLOT + "dist/uPlot.iife.min.js", JS},
-            "/uPlot.min.css", new String[] {UPLOT + "dist/uPlot.min.css", "text/css;charset=utf-8"},
-            "/uPlot.LICENSE", new String[] {UPLOT + "LICENSE", "text/plain;charset=utf-8"});
+    private static final Map<String, String[]> FILES = Map.ofEntries(
+            Map.entry("/console.js", new String[] {"/console/console.js", JS}),
+            Map.entry("/health.js", new String[] {"/console/health.js", JS}),
+            Map.entry("/charts.js", new String[] {"/console/charts.js", JS}),
+            Map.entry("/logs.js", new String[] {"/console/logs.js", JS}),
+            Map.entry("/users.js", new String[] {"/console/users.js", JS}),
+            Map.entry("/config.js", new String[] {"/console/config.js", JS}),
+            Map.entry("/console.css", new String[] {"/console/console.css", "text/css;charset=utf-8"}),
+            Map.entry("/views.css", new String[] {"/console/views.css", "text/css;charset=utf-8"}),
+            Map.entry("/uPlot.iife.min.js", new String[] {UPLOT + "dist/uPlot.iife.min.js", JS}),
+            Map.entry("/uPlot.min.css", new String[] {UPLOT + "dist/uPlot.min.css", "text/css;charset=utf-8"}),
+            Map.entry("/uPlot.LICENSE", new String[] {UPLOT + "LICENSE", "text/plain;charset=utf-8"}));
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {

@@ -74,4 +74,33 @@ final class OperationsJson {
             Map<String, Object> paths,
             Map<String, Object> components,
             List<Map<String, Object>> security) {}
+
+    /**
+     * A property of a PID: {@code type} its MetaType type (null when no definition describes it); {@code value} the
+     * value the component has, {@code ••••} for a secret that is set; {@code source} {@code operator} (the file
+     * {@code from} names), {@code environment} ({@code from} names the variable or framework property) or
+     * {@code default}.
+     */
+    record ConfigProperty(
+            String name,
+            String label,
+            String type,
+            boolean multiple,
+            String description,
+            @JsonProperty("default") Object defaultValue,
+            Object value,
+            boolean secret,
+            boolean set,
+            String source,
+            String from) {}
+
+    /** A PID: {@code file} the operator's file in the deploy directory, null for none. */
+    record ConfigPid(String pid, String name, String description, String file, List<ConfigProperty> properties) {}
+
+    record Configs(List<ConfigPid> configs) {}
+
+    record OneConfig(ConfigPid config) {}
+
+    /** Properties to set (null: back to the environment or the default); a secret sent back as {@code ••••} is kept. */
+    record ConfigInput(Map<String, Object> properties) {}
 }
