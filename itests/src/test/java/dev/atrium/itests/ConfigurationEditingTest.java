@@ -26,7 +26,7 @@ class ConfigurationEditingTest {
 
     private static final String GIT_PID = "dev.atrium.git.http";
     private static final String GIT = "/git/nobody/nothing.git/git-upload-pack";
-    private static final String SECRET = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTMyYg==";
+    private static final String SECRET = "YXRyaXVtLWNvbmZpZy10ZXN0LXNlY3JldC0zMi1ieXQ=";
     private static AtriumServer server;
 
     @BeforeAll
@@ -148,6 +148,23 @@ class ConfigurationEditingTest {
                     401,
                     http.delete("/admin/config/" + GIT_PID + "/maxBodyBytes").status());
         }
+    }
+
+    @Test
+    void anEditInTheConsoleTakesEffectAndShowsItsSource() throws Exception {
+        BrowserScripts.require("playwright-core");
+        Path screenshot = AtriumServer.ROOT.resolve("itests/target/console-config.png");
+        int exit = BrowserScripts.run(
+                AtriumServer.ROOT.resolve("itests/target/browser-config.log"),
+                "node",
+                "config.test.mjs",
+                server.base(),
+                server.operatorToken(),
+                SECRET,
+                screenshot.toString());
+        assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser-config.log");
+        assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
+        assertFalse(Files.exists(server.data.resolve("deploy/" + GIT_PID + ".config")), "the reset removed the file");
     }
 
     /** Waits until the Git endpoint refuses a 5000-byte body naming {@code limit} (file install polls every 0.5 s). */

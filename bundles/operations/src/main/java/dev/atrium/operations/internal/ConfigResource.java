@@ -275,7 +275,7 @@ public class ConfigResource {
 
     private static Map<String, Object> property(String name, MetaTypes.Attribute attribute, Current current) {
         boolean secret = attribute != null ? attribute.secret() : ConfigValues.secretName(name);
-        Object defaultValue = attribute == null ? null : attribute.defaultValue();
+        Object defaultValue = attribute == null ? null : ConfigValues.typedDefault(attribute);
         String source;
         String from;
         Object value;

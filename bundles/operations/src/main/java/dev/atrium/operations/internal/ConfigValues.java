@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.atrium.kernel.api.ApiException;
 import java.lang.reflect.Array;
 import java.util.ArrayList;
@@ -105,6 +106,25 @@ final class ConfigValues {
         String shown = value.toString();
         return ApiException.badRequest("property '" + attribute.id() + "' of " + pid + " must be " + expected
                 + (attribute.secret() ? "" : ", not " + (shown.length() > 60 ? shown.substring(0, 60) + "…" : shown)));
+    }
+
+    /** An attribute's default as its type has it (a number for an integer), its text when it is not of its type. */
+    static Object typedDefault(MetaTypes.Attribute attribute) {
+        Object value = attribute.defaultValue();
+        if (value instanceof List<?> list) {
+            return list.stream()
+                    .map(v -> typedText(attribute, String.valueOf(v)))
+                    .toList();
+        }
+        return value == null ? null : typedText(attribute, String.valueOf(value));
+    }
+
+    private static Object typedText(MetaTypes.Attribute attribute, String text) {
+        try {
+            return one("", attribute, TextNode.valueOf(text));
+        } catch (ApiException e) {
+            return text;
+        }
     }
 
     /** A ConfigAdmin value as JSON: arrays and collections as lists. */
