@@ -77,6 +77,11 @@ public class ConfigResource {
     private final BundleContext context;
     private final Path data;
     private final Path deploy;
+    /**
+     * Held by a change from reading ConfigAdmin until it holds what was written (or the wait ends): a change merges
+     * with what ConfigAdmin stores, so one must not read it while another's file is still on its way there.
+     */
+    private final Object changes = new Object();
 
     @Activate
     public ConfigResource(
@@ -124,6 +129,12 @@ public class ConfigResource {
     @javax.ws.rs.Path("{pid}")
     @JsonShape(OperationsJson.OneConfig.class)
     public Response put(@PathParam("pid") String pid, @JsonShape(OperationsJson.ConfigInput.class) JsonNode body) {
+        synchronized (changes) {
+            return change(pid, body);
+        }
+    }
+
+    private Response change(String pid, JsonNode body) {
         MetaTypes.Pid described = described(pid);
         Current current = current(pid);
         if (described == null) {
@@ -159,8 +170,10 @@ public class ConfigResource {
                 set.add(name);
             }
         }
-        write(pid, current, merged);
-        audit.record(AuditLog.OPERATOR, "config_changed", pid, detail(set, reset));
+        if (!set.isEmpty() || !reset.isEmpty()) {
+            write(pid, current, merged);
+            audit.record(AuditLog.OPERATOR, "config_changed", pid, detail(set, reset));
+        }
         return applied(pid, described, merged);
     }
 
@@ -168,6 +181,12 @@ public class ConfigResource {
     @javax.ws.rs.Path("{pid}/{property}")
     @JsonShape(OperationsJson.OneConfig.class)
     public Response resetProperty(@PathParam("pid") String pid, @PathParam("property") String property) {
+        synchronized (changes) {
+            return resetOne(pid, property);
+        }
+    }
+
+    private Response resetOne(String pid, String property) {
         MetaTypes.Pid described = described(pid);
         Current current = current(pid);
         boolean known = (described != null && described.attributes().containsKey(property))
@@ -190,6 +209,12 @@ public class ConfigResource {
     @javax.ws.rs.Path("{pid}")
     @JsonShape(OperationsJson.OneConfig.class)
     public Response reset(@PathParam("pid") String pid) {
+        synchronized (changes) {
+            return resetAll(pid);
+        }
+    }
+
+    private Response resetAll(String pid) {
         MetaTypes.Pid described = described(pid);
         Current current = current(pid);
         if (described == null && current.configuration() == null) {
