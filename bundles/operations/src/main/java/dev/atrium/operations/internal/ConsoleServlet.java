@@ -25,11 +25,11 @@ public class ConsoleServlet extends HttpServlet {
     private static final String JS = "text/javascript;charset=utf-8";
     private static final String UPLOT = "/META-INF/resources/webjars/uplot/1.6.30/";
 
-    /** What the console serves: its page, its scripts (one per view), and uPlot (for the charts) from its webjar. */
     /** Nothing inline and nothing from elsewhere: the console acts with the operator's token. */
     static final String CSP =
-            "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none';" + " object-src 'none'";
+            "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'";
 
+    /** What the console serves: its page, its scripts (one per view), and uPlot (for the charts) from its webjar. */
     private static final Map<String, String[]> FILES = Map.ofEntries(
             Map.entry("/console.js", new String[] {"/console/console.js", JS}),
             Map.entry("/health.js", new String[] {"/console/health.js", JS}),
