@@ -8,6 +8,7 @@
 #   BENCH_BASE=<rev> bench/run.sh    # compare with another commit than HEAD^
 #   BENCH_KEEP=1 bench/run.sh        # keep the temp dir (server logs, wrk output) instead of removing it
 #   BENCH_METRICS=0 bench/run.sh     # leave out the metrics cost (bench/metrics.sh) at the end
+#   BENCH_CLI=0 bench/run.sh         # leave out the CLI command times (bench/cli.sh) at the end
 #
 # Everything binds to 127.0.0.1. Every process it starts is stopped (SIGTERM, then waited for), every
 # database it creates is dropped and its temp dir removed, also when interrupted (trap on EXIT/INT/TERM).
@@ -671,6 +672,10 @@ main() {
   # what the metrics cost the same request: this build with and without them, side by side (bench/metrics.sh)
   if [ "${BENCH_METRICS:-1}" != 0 ]; then
     "$BENCH_DIR/metrics.sh"
+  fi
+  # how long a CLI command takes against a server (bench/cli.sh)
+  if [ "${BENCH_CLI:-1}" != 0 ]; then
+    "$BENCH_DIR/cli.sh"
   fi
 }
 
