@@ -178,6 +178,48 @@ class WorkspaceArchiveTest {
     }
 
     @Test
+    void importedContentIsFoundByWorkspaceSearchThoughItsTimesAreOld() throws Exception {
+        User v = target.newUser();
+        // the server's search has indexed something of now, so its cursors are past the archived times
+        String here = "/api/spaces/" + v.defaultSpaceId();
+        assertEquals(
+                201,
+                v.http()
+                        .post(here + "/memories", Map.of("content", "A lighthouse keeper logs the weather"))
+                        .status());
+        awaitFound(v, v.defaultSpaceId(), "lighthouse keeper");
+        Map<String, byte[]> entries = new LinkedHashMap<>();
+        entries.put(
+                "memories/memories.jsonl",
+                ("{\"content\":\"The orchard's quince trees flower in April\",\"created_at\":\"2025-03-01T00:00:00Z\","
+                                + "\"updated_at\":\"2025-03-01T00:00:00Z\"}\n")
+                        .getBytes(StandardCharsets.UTF_8));
+        entries.put("manifest.json", manifest("memories"));
+        Http.Reply r = v.http().send("POST", "/api/spaces/import?name=Orchard", zip(entries), "application/zip");
+        assertEquals(201, r.status(), r.body());
+        awaitFound(v, r.get("space").path("id").asText(), "quince trees");
+    }
+
+    /** Waits (30 s at most) until the workspace's search finds {@code words}. */
+    private static void awaitFound(User u, String space, String words) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        Http.Reply last = null;
+        while (System.nanoTime() < deadline) {
+            last = u.http().post("/api/spaces/" + space + "/search", Map.of("query", words, "limit", 10));
+            if (last.status() == 200) {
+                for (JsonNode hit : last.json().path("results")) {
+                    if (hit.path("snippet").asText().contains(words.split(" ")[0])) {
+                        return;
+                    }
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("workspace search did not find '" + words + "': "
+                + (last == null ? "" : last.status() + " " + last.body()));
+    }
+
+    @Test
     void aPartThisServerDoesNotHaveIsSkippedAndSaidSo() throws Exception {
         User v = target.newUser();
         Map<String, byte[]> entries = new LinkedHashMap<>();

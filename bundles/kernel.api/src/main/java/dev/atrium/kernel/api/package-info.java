@@ -9,7 +9,8 @@
  * code it runs ({@link dev.atrium.kernel.api.WorkspaceEnvironment}), and hands live resources to a bundle's next revision
  * ({@link dev.atrium.kernel.api.Keepsakes}). A capability's JAX-RS resource is a {@link dev.atrium.kernel.api.KernelResource}; what it
  * reports to the operator's health view, a {@link dev.atrium.kernel.api.HealthCheck}; its share of a workspace archive, a
- * {@link dev.atrium.kernel.api.WorkspaceArchivePart}; and the audit log and a Principal's credentials are
+ * {@link dev.atrium.kernel.api.WorkspaceArchivePart} (and what follows an import, a
+ * {@link dev.atrium.kernel.api.WorkspaceImportListener}); and the audit log and a Principal's credentials are
  * {@link dev.atrium.kernel.api.AuditLog} and {@link dev.atrium.kernel.api.PrincipalCredentials} (2.17).
  */
 @org.osgi.annotation.versioning.Version("2.17.0")

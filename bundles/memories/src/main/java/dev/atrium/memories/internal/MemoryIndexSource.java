@@ -43,6 +43,16 @@ public class MemoryIndexSource implements IndexSource {
     }
 
     @Override
+    public List<Item> inSpace(String spaceId, String afterId, int limit) {
+        return sql.list(
+                "SELECT id, space_id, content, updated_at FROM memories WHERE space_id = ? AND id > ? ORDER BY id LIMIT ?",
+                MemoryIndexSource::item,
+                spaceId,
+                afterId,
+                limit);
+    }
+
+    @Override
     public Map<String, Item> current(String spaceId, Collection<String> ids) {
         Map<String, Item> out = new LinkedHashMap<>();
         for (Item item : sql.list(

@@ -26,6 +26,17 @@ public interface IndexSource {
      */
     List<Item> changes(Instant since, String afterId, int limit);
 
+    /**
+     * Every item of workspace {@code spaceId}, ordered by id and strictly after {@code afterId}, at most {@code limit}:
+     * a workspace whose content arrived with times earlier than the cursor (an import) is read this way. A source
+     * that cannot list by workspace returns none.
+     *
+     * @since 1.1
+     */
+    default List<Item> inSpace(String spaceId, String afterId, int limit) {
+        return List.of();
+    }
+
     /** Those of {@code ids} that still exist in workspace {@code spaceId}, as they are now, by id. */
     Map<String, Item> current(String spaceId, Collection<String> ids);
 

@@ -4,6 +4,6 @@
  * cursor, embeds the items and answers {@link dev.atrium.search.api.SemanticSearch} for capabilities that search by
  * meaning (a thread search in {@code semantic} mode).
  */
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.search.api;

@@ -3,7 +3,9 @@ package dev.atrium.search.internal;
 import dev.atrium.kernel.api.Digests;
 import dev.atrium.kernel.api.NamedThreads;
 import dev.atrium.kernel.api.SchemaMigrations;
+import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.Sql;
+import dev.atrium.kernel.api.WorkspaceImportListener;
 import dev.atrium.search.api.IndexSource;
 import dev.atrium.search.api.IndexSource.Item;
 import java.io.IOException;
@@ -48,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * (another document count) and mends by rebuilding the workspace's index from PostgreSQL. Items stored without an
  * embedding (no embeddings API, or it failed) are embedded by later passes.
  */
-@Component(service = SearchIndex.class)
-public class SearchIndex {
+@Component(service = {SearchIndex.class, WorkspaceImportListener.class})
+public class SearchIndex implements WorkspaceImportListener {
 
     static final Duration LAG = Duration.ofSeconds(5);
     private static final int PAGE = 200;
@@ -154,6 +156,41 @@ public class SearchIndex {
         }
     }
 
+    /**
+     * An imported workspace's content keeps its archived times, which sort before the cursors: it is read by
+     * workspace instead, on the indexer's thread.
+     */
+    @Override
+    public void imported(SpaceRef space) {
+        worker.execute(() -> indexSpace(space.id()));
+    }
+
+    /** Stores every item of one workspace (leaving the cursors where they are), then embeds what it can. */
+    synchronized void indexSpace(String spaceId) {
+        try {
+            for (IndexSource source : List.copyOf(sources)) {
+                String afterId = "";
+                while (!Thread.currentThread().isInterrupted()) {
+                    List<Item> page = source.inSpace(spaceId, afterId, PAGE);
+                    if (page.isEmpty()) {
+                        break;
+                    }
+                    store(source.kind(), page, null);
+                    afterId = page.get(page.size() - 1).id();
+                    if (page.size() < PAGE) {
+                        break;
+                    }
+                }
+            }
+            embedPending(null, 512);
+        } catch (RuntimeException | IOException e) {
+            lastError = e.getMessage() == null ? e.toString() : e.getMessage();
+            LOG.warn("search: indexing the imported workspace {} failed: {}", spaceId, lastError);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private record Cursor(Instant since, String afterId) {}
 
     private void follow(IndexSource source) throws IOException, InterruptedException {
@@ -184,7 +221,10 @@ public class SearchIndex {
         return c > 0 || (c == 0 && a.afterId().compareTo(b.afterId()) >= 0) ? a : b;
     }
 
-    /** Stores the items whose text changed (embedding them first when it can) with the cursor, then Lucene. */
+    /**
+     * Stores the items whose text changed (embedding them first when it can) with the cursor (none: the cursor stays),
+     * then Lucene.
+     */
     private void store(String kind, List<Item> page, Cursor cursor) throws IOException, InterruptedException {
         Map<String, String> hashes = new HashMap<>();
         List<String> ids = page.stream().map(Item::id).toList();
@@ -225,13 +265,15 @@ public class SearchIndex {
                 }
                 up.executeBatch();
             }
-            Sql.update(
-                    c,
-                    "INSERT INTO search_cursors (kind, since, after_id) VALUES (?, ?, ?) ON CONFLICT (kind)"
-                            + " DO UPDATE SET since = excluded.since, after_id = excluded.after_id",
-                    kind,
-                    Timestamp.from(cursor.since()),
-                    cursor.afterId());
+            if (cursor != null) {
+                Sql.update(
+                        c,
+                        "INSERT INTO search_cursors (kind, since, after_id) VALUES (?, ?, ?) ON CONFLICT (kind)"
+                                + " DO UPDATE SET since = excluded.since, after_id = excluded.after_id",
+                        kind,
+                        Timestamp.from(cursor.since()),
+                        cursor.afterId());
+            }
             return null;
         });
         Map<String, List<SpaceIndexes.Doc>> docs = new LinkedHashMap<>();

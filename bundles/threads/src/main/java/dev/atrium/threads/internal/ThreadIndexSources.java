@@ -53,6 +53,23 @@ final class ThreadIndexSources {
         }
 
         @Override
+        public List<Item> inSpace(String spaceId, String afterId, int limit) {
+            return sql.list(
+                    "SELECT id, space_id, title, updated_at FROM threads WHERE space_id = ? AND id > ? ORDER BY id"
+                            + " LIMIT ?",
+                    rs -> new Item(
+                            rs.getString(1),
+                            rs.getString(2),
+                            null,
+                            rs.getString(3),
+                            rs.getString(3),
+                            rs.getTimestamp(4).toInstant()),
+                    spaceId,
+                    afterId,
+                    limit);
+        }
+
+        @Override
         public Map<String, Item> current(String spaceId, Collection<String> ids) {
             Map<String, Item> out = new LinkedHashMap<>();
             for (Item i : sql.list(
@@ -97,6 +114,16 @@ final class ThreadIndexSources {
                     SELECT + "WHERE (m.created_at, m.id) > (?, ?) ORDER BY m.created_at, m.id LIMIT ?",
                     Messages::item,
                     Timestamp.from(since),
+                    afterId,
+                    limit);
+        }
+
+        @Override
+        public List<Item> inSpace(String spaceId, String afterId, int limit) {
+            return sql.list(
+                    SELECT + "WHERE t.space_id = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+                    Messages::item,
+                    spaceId,
                     afterId,
                     limit);
         }

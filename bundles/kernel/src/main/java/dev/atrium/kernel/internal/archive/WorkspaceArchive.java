@@ -8,6 +8,7 @@ import dev.atrium.kernel.api.JsonBody;
 import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.SpaceRef;
 import dev.atrium.kernel.api.WorkspaceArchivePart;
+import dev.atrium.kernel.api.WorkspaceImportListener;
 import dev.atrium.kernel.internal.domain.WorkspaceRecord;
 import dev.atrium.kernel.internal.domain.Workspaces;
 import java.io.BufferedReader;
@@ -79,6 +80,21 @@ public class WorkspaceArchive {
 
     void removePart(WorkspaceArchivePart part) {
         parts.remove(part);
+    }
+
+    private final List<WorkspaceImportListener> listeners = new CopyOnWriteArrayList<>();
+
+    @Reference(
+            service = WorkspaceImportListener.class,
+            cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC,
+            unbind = "removeListener")
+    void addListener(WorkspaceImportListener listener) {
+        listeners.add(listener);
+    }
+
+    void removeListener(WorkspaceImportListener listener) {
+        listeners.remove(listener);
     }
 
     /** The parts present now, by name; a name given twice keeps the first (and says so). */
@@ -184,6 +200,13 @@ public class WorkspaceArchive {
                     m.put("count", count);
                     m.put("archived", archived.get(partName));
                     imported.add(m);
+                }
+                for (WorkspaceImportListener l : listeners) {
+                    try {
+                        l.imported(space);
+                    } catch (RuntimeException e) {
+                        LOG.warn("a listener of imports failed on {}", made.id(), e);
+                    }
                 }
                 return new Imported(made, imported, skipped);
             } catch (IOException | RuntimeException e) {
