@@ -78,7 +78,7 @@ public class SpaceBrowserSessionsResource {
             return Response.status(429)
                     .type(MediaType.APPLICATION_JSON_TYPE)
                     .header("Retry-After", Long.toString(refused.retryAfterSeconds))
-                    .entity(Map.of("error", Map.of("code", "RATE_LIMITED", "message", refused.getMessage())))
+                    .entity(ApiException.body("RATE_LIMITED", refused.getMessage()))
                     .build();
         }
         return Response.status(201)

@@ -419,7 +419,7 @@ public class AuthResource {
             if (e.status() == 409) {
                 return Response.status(409)
                         .type(MediaType.APPLICATION_JSON_TYPE)
-                        .entity(Map.of("error", Map.of("code", "CONFLICT", "message", e.getMessage())))
+                        .entity(ApiException.body("CONFLICT", e.getMessage()))
                         .build();
             }
             throw e;
@@ -511,7 +511,7 @@ public class AuthResource {
             return Response.status(401)
                     .type(MediaType.APPLICATION_JSON_TYPE)
                     .header("Cache-Control", "no-store")
-                    .entity(Map.of("error", Map.of("code", "UNAUTHORIZED", "message", "no session")))
+                    .entity(ApiException.body("UNAUTHORIZED", "no session"))
                     .build();
         }
         Map<String, Object> m = new LinkedHashMap<>();

@@ -25,6 +25,18 @@ public class ApiException extends RuntimeException {
         return code;
     }
 
+    /**
+     * The spec's error body, {@code {"error":{"code","message"}}}, with its keys always in that order.
+     *
+     * @since 2.17
+     */
+    public static java.util.Map<String, Object> body(String code, String message) {
+        java.util.Map<String, Object> error = new java.util.LinkedHashMap<>();
+        error.put("code", code);
+        error.put("message", message);
+        return java.util.Map.of("error", error);
+    }
+
     public static ApiException badRequest(String message) {
         return new ApiException(400, "BAD_REQUEST", message);
     }

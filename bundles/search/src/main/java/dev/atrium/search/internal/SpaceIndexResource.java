@@ -135,7 +135,7 @@ public class SpaceIndexResource {
             return Response.status(429)
                     .type(MediaType.APPLICATION_JSON_TYPE)
                     .header("Retry-After", Long.toString(limited.retryAfterSeconds))
-                    .entity(Map.of("error", Map.of("code", "RATE_LIMITED", "message", limited.getMessage())))
+                    .entity(ApiException.body("RATE_LIMITED", limited.getMessage()))
                     .build();
         }
         try {

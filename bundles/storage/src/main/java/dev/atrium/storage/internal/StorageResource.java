@@ -475,7 +475,7 @@ public class StorageResource {
             } catch (ByteRange.Unsatisfiable e) {
                 return Response.status(416)
                         .type(MediaType.APPLICATION_JSON)
-                        .entity(Map.of("error", Map.of("code", "RANGE_NOT_SATISFIABLE", "message", e.getMessage())))
+                        .entity(ApiException.body("RANGE_NOT_SATISFIABLE", e.getMessage()))
                         .header("Content-Range", "bytes */" + file.size())
                         .build();
             }

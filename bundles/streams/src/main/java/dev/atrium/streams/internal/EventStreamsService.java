@@ -13,7 +13,6 @@ import dev.atrium.streams.api.HubOptions;
 import dev.atrium.streams.api.StreamHub;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -125,7 +124,7 @@ public class EventStreamsService implements EventStreams, io.micrometer.core.ins
         if (response.isCommitted()) {
             return;
         }
-        byte[] body = json.writeValueAsString(Map.of("error", Map.of("code", e.code(), "message", e.getMessage())))
+        byte[] body = json.writeValueAsString(ApiException.body(e.code(), e.getMessage()))
                 .getBytes(StandardCharsets.UTF_8);
         response.setStatus(e.status());
         if (e.status() == 401) {

@@ -2,9 +2,9 @@ package dev.atrium.kernel.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.JsonMappers;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /** The spec's error body {@code {"error":{"code","message"}}} and the code that goes with each status. */
 public final class ErrorBody {
@@ -39,7 +39,7 @@ public final class ErrorBody {
 
     public static String json(String code, String message) {
         try {
-            return JSON.writeValueAsString(Map.of("error", Map.of("code", code, "message", message)));
+            return JSON.writeValueAsString(ApiException.body(code, message));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

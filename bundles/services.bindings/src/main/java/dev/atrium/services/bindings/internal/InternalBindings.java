@@ -2,6 +2,7 @@ package dev.atrium.services.bindings.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.Keepsakes;
@@ -604,6 +605,6 @@ public class InternalBindings implements HostRouter {
         if (status >= 500) {
             LOG.info("services: a binding call answered {} {}: {}", status, code, message);
         }
-        json(response, status, Map.of("error", Map.of("code", code, "message", message)));
+        json(response, status, ApiException.body(code, message));
     }
 }
