@@ -40,13 +40,7 @@ final class ThreadIndexSources {
             return sql.list(
                     "SELECT id, space_id, title, updated_at FROM threads WHERE (updated_at, id) > (?, ?)"
                             + " ORDER BY updated_at, id LIMIT ?",
-                    rs -> new Item(
-                            rs.getString(1),
-                            rs.getString(2),
-                            null,
-                            rs.getString(3),
-                            rs.getString(3),
-                            rs.getTimestamp(4).toInstant()),
+                    Threads::item,
                     Timestamp.from(since),
                     afterId,
                     limit);
@@ -57,13 +51,7 @@ final class ThreadIndexSources {
             return sql.list(
                     "SELECT id, space_id, title, updated_at FROM threads WHERE space_id = ? AND id > ? ORDER BY id"
                             + " LIMIT ?",
-                    rs -> new Item(
-                            rs.getString(1),
-                            rs.getString(2),
-                            null,
-                            rs.getString(3),
-                            rs.getString(3),
-                            rs.getTimestamp(4).toInstant()),
+                    Threads::item,
                     spaceId,
                     afterId,
                     limit);
@@ -74,18 +62,23 @@ final class ThreadIndexSources {
             Map<String, Item> out = new LinkedHashMap<>();
             for (Item i : sql.list(
                     "SELECT id, space_id, title, updated_at FROM threads WHERE space_id = ? AND id = ANY (?)",
-                    rs -> new Item(
-                            rs.getString(1),
-                            rs.getString(2),
-                            null,
-                            rs.getString(3),
-                            rs.getString(3),
-                            rs.getTimestamp(4).toInstant()),
+                    Threads::item,
                     spaceId,
                     ids.toArray(String[]::new))) {
                 out.put(i.id(), i);
             }
             return out;
+        }
+
+        /** A thread's title is both its name and the text searched. */
+        private static Item item(java.sql.ResultSet rs) throws java.sql.SQLException {
+            return new Item(
+                    rs.getString(1),
+                    rs.getString(2),
+                    null,
+                    rs.getString(3),
+                    rs.getString(3),
+                    rs.getTimestamp(4).toInstant());
         }
     }
 
