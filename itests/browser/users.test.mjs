@@ -31,7 +31,7 @@ try {
   await row().getByRole('button', { name: 'Suspend' }).click();
   await row().locator('td.disabled', { hasText: 'suspended' }).waitFor();
   const suspended = await userStatus();
-  check(suspended === 403, 'a suspended user\'s token is refused at once, got ' + suspended);
+  check(suspended === 401, 'a suspended user\'s token is refused at once, got ' + suspended);
   check((await page.textContent('#message')).includes(username + ' suspended'), 'the console confirms the suspension');
 
   await row().getByRole('button', { name: 'Reactivate' }).click();

@@ -66,8 +66,8 @@ class AccessInvalidationTest {
                     one.operator()
                             .post("/admin/users/" + v.username() + "/suspend", Map.of())
                             .status());
-            assertEquals(403, v.http().get("/api/spaces/" + v.defaultSpaceId()).status());
-            timings.add("Principal suspended: " + refusedWithin(vOnTwo, "/api/spaces/" + v.defaultSpaceId(), 403));
+            assertEquals(401, v.http().get("/api/spaces/" + v.defaultSpaceId()).status());
+            timings.add("Principal suspended: " + refusedWithin(vOnTwo, "/api/spaces/" + v.defaultSpaceId(), 401));
 
             // a workspace deleted on instance 1 (the token still works; the workspace is gone)
             User w = one.newUser();

@@ -135,8 +135,8 @@ class AdminUsersTest {
         assertEquals(200, suspended.status(), suspended.body());
         assertEquals("suspended", suspended.get("user").path("status").asText());
         Http.Reply refused = u.http().get("/api/spaces/me");
-        assertEquals(403, refused.status(), refused.body());
-        assertEquals("FORBIDDEN", refused.errorCode());
+        assertEquals(401, refused.status(), refused.body());
+        assertEquals("UNAUTHORIZED", refused.errorCode());
         assertEquals(
                 "suspended",
                 server.operator()

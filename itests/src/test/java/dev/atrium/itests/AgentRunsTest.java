@@ -816,7 +816,7 @@ class AgentRunsTest {
         assertTrue(
                 ended.run().path("error").asText().contains("requester"),
                 ended.run().toString());
-        assertEquals(403, suspended[0].http().get("/api/runs/" + ended.runId()).status());
+        assertEquals(401, suspended[0].http().get("/api/runs/" + ended.runId()).status());
     }
 
     @Test

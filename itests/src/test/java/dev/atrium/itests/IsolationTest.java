@@ -1,6 +1,7 @@
 package dev.atrium.itests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.atrium.itests.AtriumServer.User;
 import java.util.ArrayList;
@@ -179,9 +180,12 @@ class IsolationTest {
                         .post("/admin/users/" + u.username() + "/suspend", Map.of())
                         .status());
         Http.Reply denied = u.http().get("/api/spaces/" + u.defaultSpaceId());
-        assertEquals(403, denied.status());
-        assertEquals("FORBIDDEN", denied.errorCode());
-        assertEquals(403, u.http().get("/api/me").status());
+        assertEquals(401, denied.status());
+        assertEquals("UNAUTHORIZED", denied.errorCode());
+        assertTrue(
+                denied.raw().headers().firstValue("WWW-Authenticate").orElse("").contains("error=\"invalid_token\""),
+                denied.raw().headers().map().toString());
+        assertEquals(401, u.http().get("/api/me").status());
         assertEquals(
                 200,
                 server.operator()

@@ -90,7 +90,7 @@ public class TokenAuthenticator implements Authenticator {
     /** A live session: the kernel's caller for it and its CSRF token. */
     public record LiveSession(Caller caller, String csrfToken) {}
 
-    /** The live session of a session cookie's value, or null; 403 when its Principal is suspended. */
+    /** The live session of a session cookie's value, or null; 401 when its Principal is suspended. */
     public LiveSession session(String cookieValue) {
         if (cookieValue == null || cookieValue.isBlank()) {
             return null;
@@ -120,14 +120,14 @@ public class TokenAuthenticator implements Authenticator {
         return null;
     }
 
-    /** Whether the Principal exists and is active: false when it is unknown, 403 when it is suspended. */
+    /** Whether the Principal exists and is active: false when it is unknown, 401 when it is suspended. */
     private boolean activePrincipal(String principalId) {
         PrincipalRecord p = principals.get(principalId).orElse(null);
         if (p == null) {
             return false;
         }
         if (!"active".equals(p.status())) {
-            throw ApiException.forbidden("this Principal is suspended");
+            throw ApiException.unauthorized("this Principal is suspended");
         }
         return true;
     }
@@ -200,7 +200,7 @@ public class TokenAuthenticator implements Authenticator {
         return proof.caller();
     }
 
-    /** What a token proves, or null when it is unknown, expired or revoked; 403 when its Principal is suspended. */
+    /** What a token proves, or null when it is unknown, expired or revoked; 401 when its Principal is suspended. */
     private Proof proveToken(String secret) {
         if (secret.startsWith(PersonalAccessTokens.PREFIX + "_")) {
             PersonalAccessTokens.Outcome outcome = tokens.authenticate(secret);
@@ -208,7 +208,7 @@ public class TokenAuthenticator implements Authenticator {
                 return new Proof(v.caller(), null, v.expiresAt());
             }
             if (outcome instanceof Suspended) {
-                throw ApiException.forbidden("this Principal is suspended");
+                throw ApiException.unauthorized("this Principal is suspended");
             }
             return null;
         }

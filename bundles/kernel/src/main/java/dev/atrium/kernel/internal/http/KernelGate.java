@@ -229,8 +229,9 @@ public class KernelGate implements ContainerRequestFilter, ContainerResponseFilt
             return tokens.authenticate(secret);
         } catch (ApiException refused) {
             if (refused.status() == 401) {
-                challenge(
-                        "Bearer realm=\"atrium\", error=\"invalid_token\", error_description=\"the token is invalid, expired or revoked\"");
+                // the message is the kernel's own (an invalid or a suspended Principal's token), never the client's
+                challenge("Bearer realm=\"atrium\", error=\"invalid_token\", error_description=\""
+                        + refused.getMessage() + "\"");
             }
             throw refused;
         }
