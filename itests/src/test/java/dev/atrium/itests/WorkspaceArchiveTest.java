@@ -40,12 +40,24 @@ class WorkspaceArchiveTest {
 
     private static final String SECRET = "sk_live_never_exported_42";
 
+    static FakeModelServer fake;
     static AtriumServer source;
     static AtriumServer target;
 
     @BeforeAll
     static void start() throws Exception {
-        source = AtriumServer.launch(Files.createTempDirectory("atrium-archive-a-"), TestDatabase.create());
+        fake = new FakeModelServer();
+        // the source's agent runs ask a scripted model on loopback
+        source = AtriumServer.launch(
+                Files.createTempDirectory("atrium-archive-a-"),
+                TestDatabase.create(),
+                Map.of(
+                        "ATRIUM_OPENAI_BASE_URL",
+                        fake.openAiBase(),
+                        "ATRIUM_OPENAI_API_KEY",
+                        "sk-test-openai",
+                        "ATRIUM_RUNS_POLL_MS",
+                        "200"));
         target = AtriumServer.launch(Files.createTempDirectory("atrium-archive-b-"), TestDatabase.create());
     }
 
@@ -56,8 +68,14 @@ class WorkspaceArchiveTest {
                 source.close();
             }
         } finally {
-            if (target != null) {
-                target.close();
+            try {
+                if (target != null) {
+                    target.close();
+                }
+            } finally {
+                if (fake != null) {
+                    fake.close();
+                }
             }
         }
     }
@@ -94,6 +112,7 @@ class WorkspaceArchiveTest {
         assertEquals(5L, counts.get("storage"), manifest.toString());
         assertEquals(2L, counts.get("repos"), manifest.toString());
         assertEquals(2L, counts.get("resources"), manifest.toString());
+        assertEquals(1L, counts.get("runs"), manifest.toString());
         for (byte[] entry : entries.values()) {
             assertFalse(
                     new String(entry, StandardCharsets.ISO_8859_1).contains(SECRET),
@@ -126,6 +145,65 @@ class WorkspaceArchiveTest {
         assertEquals(counts, importedCounts);
 
         assertEquals(before, content(v.http(), made.path("id").asText()));
+    }
+
+    @Test
+    void aRunStillGoingWhenExportedComesBackCancelledAndIsNotStartedAgain() throws Exception {
+        User u = source.newUser();
+        String space = u.defaultSpaceId();
+        String model = "archive-busy-" + space;
+        assertEquals(
+                200,
+                u.http()
+                        .patch("/api/spaces/" + space + "/model", Map.of("provider", "openai", "model", model))
+                        .status());
+        List<String> busy = new ArrayList<>(FakeModelServer.openAiText("Still ", "thinking"));
+        busy.add(2, "SLEEP:6000");
+        fake.script(model, body -> busy);
+        String thread = u.http()
+                .post("/api/spaces/" + space + "/threads", Map.of("title", "Busy"))
+                .get("thread")
+                .path("id")
+                .asText();
+        String run = u.http()
+                .post("/api/threads/" + thread + "/runs", Map.of("input", "Take your time"))
+                .get("run")
+                .path("id")
+                .asText();
+        awaitStatus(u, run, "running");
+        HttpResponse<byte[]> export = download(u.http(), "/api/spaces/" + space + "/export?format=zip");
+        assertEquals(200, export.statusCode());
+
+        User v = target.newUser();
+        Http.Reply imported = v.http().send("POST", "/api/spaces/import", export.body(), "application/zip");
+        assertEquals(201, imported.status(), imported.body());
+        String made = imported.get("space").path("id").asText();
+        JsonNode busyThread =
+                v.http().get("/api/spaces/" + made + "/threads").get("threads").get(0);
+        JsonNode runs = v.http()
+                .get("/api/threads/" + busyThread.path("id").asText() + "/runs")
+                .get("runs");
+        assertEquals(1, runs.size(), runs.toString());
+        JsonNode back = runs.get(0);
+        assertEquals("cancelled", back.path("status").asText(), back.toString());
+        assertEquals(
+                "the run was in progress when its workspace was exported",
+                back.path("error").asText());
+        assertFalse(back.path("finished_at").isNull(), back.toString());
+        JsonNode events = v.http()
+                .get("/api/runs/" + back.path("id").asText() + "/events")
+                .get("events");
+        assertEquals("run.queued", events.get(0).path("type").asText(), events.toString());
+        assertEquals("run.cancelled", events.get(events.size() - 1).path("type").asText(), events.toString());
+        assertEquals(
+                events.get(events.size() - 1).path("id").asLong(),
+                v.http()
+                        .get("/api/runs/" + back.path("id").asText() + "/events")
+                        .get("last_event_id")
+                        .asLong());
+        // the source's run goes on to its end
+        assertEquals(
+                "completed", awaitStatus(u, run, "completed").path("status").asText());
     }
 
     @Test
@@ -256,6 +334,27 @@ class WorkspaceArchiveTest {
         u.http().post("/api/threads/" + plan + "/messages", Map.of("role", "system", "content", "Be brief."));
         u.http().post("/api/threads/" + plan + "/messages", Map.of("content", "When do we ship?"));
         u.http().post("/api/threads/" + plan + "/messages", Map.of("role", "assistant", "content", "On Tuesday."));
+        String model = "archive-" + space;
+        assertEquals(
+                200,
+                u.http()
+                        .patch(base + "/model", Map.of("provider", "openai", "model", model))
+                        .status());
+        List<String> slow = new ArrayList<>(FakeModelServer.openAiText("Ship ", "on Tuesday."));
+        slow.add(2, "SLEEP:1500");
+        fake.script(model, body -> slow);
+        String run = u.http()
+                .post("/api/threads/" + plan + "/runs", Map.of("input", "Summarise the plan"))
+                .get("run")
+                .path("id")
+                .asText();
+        awaitStatus(u, run, "running");
+        Http.Reply artifact = u.http()
+                .post(
+                        "/api/runs/" + run + "/artifacts",
+                        Map.of("name", "plan.md", "content_type", "text/markdown", "content", "# Plan\nShip ✓"));
+        assertEquals(201, artifact.status(), artifact.body());
+        awaitStatus(u, run, "completed");
         String old = u.http()
                 .post(base + "/threads", Map.of("title", "Old questions"))
                 .get("thread")
@@ -352,6 +451,68 @@ class WorkspaceArchiveTest {
                         .status());
     }
 
+    private static JsonNode awaitStatus(User u, String run, String status) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        JsonNode r = null;
+        while (System.nanoTime() < deadline) {
+            r = u.http().get("/api/runs/" + run).get("run");
+            if (r.path("status").asText().equals(status)) {
+                return r;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new AssertionError("run " + run + " is not " + status + ": " + r);
+    }
+
+    /** A thread's runs with their events and artifacts, without ids (an event's artifact is named by its name). */
+    private static List<String> runs(Http http, String thread) {
+        List<String> runs = new ArrayList<>();
+        http.get("/api/threads/" + thread + "/runs").get("runs").forEach(r -> {
+            StringBuilder line = new StringBuilder();
+            for (String f :
+                    List.of("status", "provider", "model", "error", "created_at", "started_at", "finished_at")) {
+                line.append(f).append('=').append(r.path(f)).append(' ');
+            }
+            String id = r.path("id").asText();
+            http.get("/api/runs/" + id + "/events").get("events").forEach(e -> {
+                line.append("| ")
+                        .append(e.path("id"))
+                        .append(' ')
+                        .append(e.path("type").asText())
+                        .append(' ')
+                        .append(e.path("created_at").asText())
+                        .append(' ');
+                if (e.path("data").has("artifact_id")) {
+                    JsonNode a = http.get("/api/artifacts/"
+                                    + e.path("data").path("artifact_id").asText())
+                            .get("artifact");
+                    line.append("artifact ").append(a.path("name").asText()).append(' ');
+                } else {
+                    line.append(e.path("data"));
+                }
+            });
+            http.get("/api/runs/" + id + "/artifacts").get("artifacts").forEach(a -> {
+                JsonNode whole =
+                        http.get("/api/artifacts/" + a.path("id").asText()).get("artifact");
+                line.append(" | artifact ")
+                        .append(whole.path("name").asText())
+                        .append(' ')
+                        .append(whole.path("content_type").asText())
+                        .append(' ')
+                        .append(whole.path("content").asText())
+                        .append(' ')
+                        .append(whole.path("created_at").asText());
+            });
+            runs.add(line.toString());
+        });
+        return runs;
+    }
+
     /** What a workspace holds, without ids: the comparison of a round trip. */
     private static Map<String, Object> content(Http http, String space) {
         String base = "/api/spaces/" + space;
@@ -377,6 +538,8 @@ class WorkspaceArchiveTest {
                             .append(m.path("content").asText())
                             .append(" @")
                             .append(m.path("created_at").asText()));
+            runs(http, t.path("id").asText())
+                    .forEach(run -> s.append(" || run ").append(run));
             threads.add(s.toString());
         });
         c.put("threads", threads);
@@ -465,6 +628,13 @@ class WorkspaceArchiveTest {
         assertEquals(5, files.size(), c.toString());
         assertEquals(3, memories.size(), c.toString());
         assertEquals(2, threads.size(), c.toString());
+        assertTrue(
+                threads.stream()
+                        .anyMatch(t -> t.contains("|| run status=\"completed\"")
+                                && t.contains("artifact plan.md text/markdown")
+                                && t.contains("artifact.created")
+                                && t.contains("assistant: Ship on Tuesday.")),
+                threads.toString());
         assertEquals(2, skills.size(), c.toString());
         return c;
     }

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.osgi.annotation.versioning.ConsumerType;
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -15,7 +17,9 @@ import org.osgi.annotation.versioning.ProviderType;
  * folder and back.
  *
  * <p>Ids stay inside a part: an import makes new ids, and a part maps the references between its own items (a message's
- * thread, a shortcut's group). An archive names no user and no secret value.
+ * thread, a shortcut's group). A part whose items refer to another part's (a run's thread) names that part in
+ * {@link #after()}, and finds the new ids through {@link ArchiveReader#idOf(String, String)}. An archive names no user
+ * and no secret value.
  *
  * @since 2.17
  */
@@ -49,6 +53,16 @@ public interface WorkspaceArchivePart {
      * leaves no half workspace. Called only for a workspace an import made.
      */
     void discard(SpaceRef space);
+
+    /**
+     * The parts whose items this part's items refer to: when the archive has them, they are restored before this one,
+     * and their items' new ids are known to it. None by default.
+     *
+     * @since 2.18
+     */
+    default Set<String> after() {
+        return Set.of();
+    }
 
     /** Where a part writes its entries during an export. Only the kernel implements it. */
     @ProviderType
@@ -89,6 +103,22 @@ public interface WorkspaceArchivePart {
          * entry. A line that is not a JSON object is a 400 naming the entry and the line.
          */
         void lines(String name, LineHandler each) throws IOException;
+
+        /**
+         * Records that the item the archive calls {@code key} is {@code id} in the new workspace, for the parts that
+         * are restored {@link WorkspaceArchivePart#after() after} this one.
+         *
+         * @since 2.18
+         */
+        void remember(String key, String id);
+
+        /**
+         * The new id of the item {@code key} of the part {@code part}, restored earlier in this import; empty when that
+         * part was not restored or did not bring the item back.
+         *
+         * @since 2.18
+         */
+        Optional<String> idOf(String part, String key);
     }
 
     /** What a part does with one line of a JSON Lines entry. */

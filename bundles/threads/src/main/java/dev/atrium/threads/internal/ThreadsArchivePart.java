@@ -19,7 +19,7 @@ import org.osgi.service.component.annotations.Reference;
  * Threads in a workspace archive: {@code threads/threads.jsonl} (one thread a line, {@code key} its id in the archive)
  * and {@code threads/messages.jsonl} (one message a line, {@code thread} the key of its thread, in the order written).
  * Shares are left out: their links belong to the server that made them. A message's run is left out too (runs are
- * another part, with their own ids).
+ * another part, with their own ids, which finds a thread's new id by its key).
  */
 @Component(service = WorkspaceArchivePart.class)
 public class ThreadsArchivePart implements WorkspaceArchivePart {
@@ -87,6 +87,7 @@ public class ThreadsArchivePart implements WorkspaceArchivePart {
                     created,
                     b.has("updated_at") ? instant(b, "updated_at") : created);
             threadIds.put(key, t.id());
+            in.remember(key, t.id());
         });
         in.lines(MESSAGES, line -> {
             JsonBody b = JsonBody.of(line);

@@ -21,10 +21,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 import java.util.zip.ZipEntry;
@@ -187,14 +190,16 @@ public class WorkspaceArchive {
                 SpaceRef space = workspaces.require(caller, made.id());
                 List<Map<String, Object>> imported = new ArrayList<>();
                 List<String> skipped = new ArrayList<>();
-                for (String partName : named) {
+                Map<String, Map<String, String>> keys = new HashMap<>();
+                for (String partName : restoreOrder(named, present)) {
                     WorkspaceArchivePart part = present.get(partName);
                     if (part == null) {
                         skipped.add(partName);
                         continue;
                     }
                     touched.add(part);
-                    long count = part.restore(space, new ZipArchiveReader(zip, partName, byPart.get(partName), json));
+                    long count =
+                            part.restore(space, new ZipArchiveReader(zip, partName, byPart.get(partName), json, keys));
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("name", partName);
                     m.put("count", count);
@@ -220,6 +225,47 @@ public class WorkspaceArchive {
                 }
                 throw e;
             }
+        }
+    }
+
+    /**
+     * The archive's parts in the order to restore them: each after the parts it names in {@link
+     * WorkspaceArchivePart#after()}, otherwise in the archive's order. A cycle is the parts' mistake: it is broken
+     * where it closes, and logged.
+     */
+    static List<String> restoreOrder(List<String> named, Map<String, WorkspaceArchivePart> present) {
+        List<String> order = new ArrayList<>();
+        Set<String> visiting = new HashSet<>();
+        for (String name : named) {
+            place(name, named, present, visiting, order);
+        }
+        return order;
+    }
+
+    private static void place(
+            String name,
+            List<String> named,
+            Map<String, WorkspaceArchivePart> present,
+            Set<String> visiting,
+            List<String> order) {
+        if (order.contains(name)) {
+            return;
+        }
+        if (!visiting.add(name)) {
+            LOG.warn("workspace archive parts name each other in after(); {} is restored where the cycle closes", name);
+            return;
+        }
+        WorkspaceArchivePart part = present.get(name);
+        if (part != null) {
+            for (String before : new TreeSet<>(part.after())) {
+                if (named.contains(before)) {
+                    place(before, named, present, visiting, order);
+                }
+            }
+        }
+        visiting.remove(name);
+        if (!order.contains(name)) {
+            order.add(name);
         }
     }
 

@@ -11,8 +11,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -23,12 +25,30 @@ final class ZipArchiveReader implements ArchiveReader {
     private final String folder;
     private final Map<String, ZipEntry> entries;
     private final ObjectMapper json;
+    /** Part → archive key → new id, shared by the readers of one import. */
+    private final Map<String, Map<String, String>> keys;
 
-    ZipArchiveReader(ZipFile zip, String folder, Map<String, ZipEntry> entries, ObjectMapper json) {
+    ZipArchiveReader(
+            ZipFile zip,
+            String folder,
+            Map<String, ZipEntry> entries,
+            ObjectMapper json,
+            Map<String, Map<String, String>> keys) {
         this.zip = zip;
         this.folder = folder;
         this.entries = entries;
         this.json = json;
+        this.keys = keys;
+    }
+
+    @Override
+    public void remember(String key, String id) {
+        keys.computeIfAbsent(folder, f -> new HashMap<>()).put(key, id);
+    }
+
+    @Override
+    public Optional<String> idOf(String part, String key) {
+        return Optional.ofNullable(keys.getOrDefault(part, Map.of()).get(key));
     }
 
     @Override
