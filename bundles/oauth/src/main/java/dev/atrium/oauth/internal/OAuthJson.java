@@ -64,6 +64,21 @@ final class OAuthJson {
     record RotateInput(Boolean immediate) {}
 
     /**
+     * An ID token signing key, never its material: {@code state} current, retired (published until
+     * {@code published_until}) or expired; {@code signing} whether it signs ID tokens now.
+     */
+    record SigningKeyView(
+            String kid,
+            String algorithm,
+            @JsonProperty("created_at") Instant createdAt,
+            @JsonProperty("signs_from") Instant signsFrom,
+            String state,
+            @JsonProperty("published_until") Instant publishedUntil,
+            boolean signing) {}
+
+    record SigningKeyList(List<SigningKeyView> keys) {}
+
+    /**
      * A key rotation: the new key's id and when it starts signing, the ids of the keys it replaces and until when they
      * stay published.
      */

@@ -137,6 +137,27 @@ public class SigningKeys {
         return done;
     }
 
+    /** A stored key as the operator sees it: never its material. */
+    record Listed(String kid, String algorithm, Instant createdAt, Instant signsFrom, Instant retireAfter) {}
+
+    /** The stored keys, newest first (at most 100), once the first key exists. */
+    List<Listed> listed() {
+        try {
+            firstKey.join();
+        } catch (CompletionException | CancellationException e) {
+            // listed as it is: signing makes the first key when it is missing
+        }
+        return sql.list(
+                "SELECT kid, algorithm, created_at, coalesce(signs_from, created_at) AS signs_from, retire_after "
+                        + "FROM oauth_signing_keys ORDER BY created_at DESC, kid LIMIT 100",
+                rs -> new Listed(
+                        rs.getString("kid"),
+                        rs.getString("algorithm"),
+                        Sql.instant(rs, "created_at"),
+                        Sql.instant(rs, "signs_from"),
+                        Sql.instant(rs, "retire_after")));
+    }
+
     private List<Key> keys() {
         try {
             firstKey.join();

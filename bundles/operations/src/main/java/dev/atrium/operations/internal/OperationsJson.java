@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -103,4 +104,23 @@ final class OperationsJson {
 
     /** Properties to set (null: back to the environment or the default); a secret sent back as {@code ••••} is kept. */
     record ConfigInput(Map<String, Object> properties) {}
+
+    /**
+     * A file of {@code <data>/deploy/}: {@code kind} {@code bundle} (a jar), {@code configuration} ({@code .config} or
+     * {@code .cfg}, {@code pid} from its name), {@code directory} or {@code other}; for a jar FileInstall installed, the
+     * bundle's id, symbolic name, version and OSGi state (else null).
+     */
+    record DeployFile(
+            String name,
+            String kind,
+            Long size,
+            Instant modified,
+            String pid,
+            @JsonProperty("bundle_id") Long bundleId,
+            @JsonProperty("symbolic_name") String symbolicName,
+            String version,
+            String state) {}
+
+    /** The deploy directory's path and files by name; {@code more} counts files past the first 1,000. */
+    record DeployDirectory(String directory, List<DeployFile> files, long more) {}
 }
