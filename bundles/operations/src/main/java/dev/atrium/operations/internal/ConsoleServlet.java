@@ -37,6 +37,7 @@ public class ConsoleServlet extends HttpServlet {
             Map.entry("/logs.js", new String[] {"/console/logs.js", JS}),
             Map.entry("/users.js", new String[] {"/console/users.js", JS}),
             Map.entry("/config.js", new String[] {"/console/config.js", JS}),
+            Map.entry("/jobs.js", new String[] {"/console/jobs.js", JS}),
             Map.entry("/console.css", new String[] {"/console/console.css", "text/css;charset=utf-8"}),
             Map.entry("/views.css", new String[] {"/console/views.css", "text/css;charset=utf-8"}),
             Map.entry("/uPlot.iife.min.js", new String[] {UPLOT + "dist/uPlot.iife.min.js", JS}),
