@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.itests.AtriumServer.User;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,18 +42,21 @@ class JobsApiTest {
             git.ok(work, "push", "-q", server.base() + "/git/" + u.username() + "/" + name + ".git", "main");
         }
 
-        Http.Reply started = server.operator().post("/admin/repos/maintenance", Map.of());
-        assertEquals(202, started.status(), started.body());
-        JsonNode job = started.get("job");
+        JsonNode job = startedAfter(server, Instant.now());
         String id = job.path("id").asText();
         assertEquals("repository-maintenance", job.path("kind").asText(), job.toString());
         assertEquals("dev.atrium.repos", job.path("bundle").asText(), job.toString());
         assertEquals("running", job.path("state").asText(), "a job just started runs: " + job);
         assertTrue(job.path("ended_at").isNull(), job.toString());
 
-        // while it runs it is listed among the running, and is the latest maintenance of every repository
+        // it is the latest maintenance of every repository
         JsonNode latest = server.operator().get("/admin/repos/maintenance").get("job");
-        assertEquals(id, latest.path("id").asText(), latest.toString());
+        // (or a newer one, another test's on the shared server)
+        assertTrue(
+                latest.path("id").asText().equals(id)
+                        || !Instant.parse(latest.path("started_at").asText())
+                                .isBefore(Instant.parse(job.path("started_at").asText())),
+                latest.toString());
         List<String> seen = new ArrayList<>();
         for (long until = System.currentTimeMillis() + 180_000; System.currentTimeMillis() < until; Thread.sleep(100)) {
             job = server.operator().get("/admin/jobs/" + id).get("job");
@@ -114,6 +118,23 @@ class JobsApiTest {
         Http.Reply badState = server.operator().get("/admin/jobs?state=finished");
         assertEquals(400, badState.status(), badState.body());
         assertTrue(badState.get("error").path("message").asText().contains("running"), badState.body());
+    }
+
+    /**
+     * Maintenance of every repository started at or after {@code after}: one started before (by another test on the
+     * shared server) is what a POST answers while it runs, and may not have listed the repositories made since.
+     */
+    static JsonNode startedAfter(AtriumServer server, Instant after) throws InterruptedException {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Http.Reply started = server.operator().post("/admin/repos/maintenance", Map.of());
+            assertEquals(202, started.status(), started.body());
+            JsonNode job = started.get("job");
+            if (!Instant.parse(job.path("started_at").asText()).isBefore(after)) {
+                return job;
+            }
+            awaitEnd(server, job.path("id").asText());
+        }
+        throw new AssertionError("no maintenance of every repository of its own in five attempts");
     }
 
     static JsonNode awaitEnd(AtriumServer server, String id) throws InterruptedException {
