@@ -208,6 +208,7 @@ public class RepositoryMaintenance implements EventHandler {
         try (job) {
             List<String> ids = sql.list("SELECT id FROM repositories ORDER BY id", rs -> rs.getString(1));
             int collected = 0;
+            int deleted = 0;
             List<String> failed = new ArrayList<>();
             for (int i = 0; i < ids.size(); i++) {
                 if (Thread.currentThread().isInterrupted()) {
@@ -241,12 +242,15 @@ public class RepositoryMaintenance implements EventHandler {
                 }
                 if (error == null) {
                     collected++;
-                } else if (!GONE.equals(error)) {
+                } else if (GONE.equals(error)) {
+                    deleted++;
+                } else {
                     failed.add(id + ": " + error);
                 }
             }
             job.progress(ids.size(), ids.size(), "done");
-            String counts = collected + " of " + ids.size() + " repositories collected, " + failed.size() + " failed";
+            String counts = collected + " of " + ids.size() + " repositories collected, " + failed.size() + " failed"
+                    + (deleted == 0 ? "" : ", " + deleted + " deleted meanwhile");
             if (failed.isEmpty()) {
                 job.succeeded(counts);
             } else {
@@ -315,7 +319,7 @@ public class RepositoryMaintenance implements EventHandler {
                     job.progress(1, 1, "done");
                     job.succeeded("collected");
                 } else {
-                    job.failed(error);
+                    job.failed(GONE.equals(error) ? "the repository was deleted before its turn" : error);
                 }
             }
         } finally {
