@@ -51,6 +51,17 @@ class BundleUpdateRefusalsTest {
                 FeatureSwitchTest.bundle(server, BundleUpdateTest.BSN)
                         .get("version")
                         .asText());
+        // the update is a job that failed, saying why and that it was rolled back
+        com.fasterxml.jackson.databind.JsonNode job =
+                JobsApiTest.newest(server, "bundle-update", BundleUpdateTest.BSN + " to 0.1.0.broken");
+        assertTrue(job != null, "the update is listed among the jobs");
+        assertEquals("failed", job.path("state").asText(), job.toString());
+        assertTrue(
+                job.path("reason").asText().contains("rolled back to " + before)
+                        && job.path("reason").asText().contains("failed to activate"),
+                job.toString());
+        assertEquals("rolled back to " + before, job.path("step").asText(), job.toString());
+        assertTrue(job.path("ended_at").isTextual(), job.toString());
         Http.Reply served = FeatureSwitchTest.await(u.http(), space + "/memories", 200);
         assertEquals("still here", served.get("memories").get(0).get("content").asText());
         assertEquals(

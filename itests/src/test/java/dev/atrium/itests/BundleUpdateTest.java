@@ -3,6 +3,7 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.atrium.itests.AtriumServer.User;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -157,5 +158,31 @@ class BundleUpdateTest {
                 servedBy.contains(BSN + "/0.1.0.buildA") && servedBy.contains(BSN + "/0.1.0.buildB"),
                 "both builds served: " + servedBy);
         assertTrue(requests.get() > 100, "the load ran: " + requests.get());
+    }
+
+    @Test
+    void anUpdateIsAJobThatEndsSucceededWithEveryStepDone(AtriumServer server) throws Exception {
+        String before = FeatureSwitchTest.bundle(server, BSN).get("version").asText();
+        try {
+            Http.Reply r = upload(server, variant("jobs", null, s -> s));
+            assertEquals(200, r.status(), r.body());
+            JsonNode job = JobsApiTest.newest(server, "bundle-update", BSN + " to 0.1.0.jobs");
+            assertTrue(job != null, "the update is listed among the jobs");
+            assertEquals("succeeded", job.path("state").asText(), job.toString());
+            assertEquals(5, job.path("total").asLong(), job.toString());
+            assertEquals(5, job.path("done").asLong(), job.toString());
+            assertEquals(
+                    "updated from " + before + " to 0.1.0.jobs",
+                    job.path("summary").asText(),
+                    job.toString());
+            assertEquals("dev.atrium.operations", job.path("bundle").asText(), job.toString());
+            assertEquals(
+                    job,
+                    server.operator()
+                            .get("/admin/jobs/" + job.path("id").asText())
+                            .get("job"));
+        } finally {
+            assertEquals(200, upload(server, Files.readAllBytes(MEMORIES)).status(), "restore the original build");
+        }
     }
 }

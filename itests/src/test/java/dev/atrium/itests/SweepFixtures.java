@@ -611,6 +611,8 @@ final class SweepFixtures {
                                 ? a.username()
                                 : b.username();
             case "seedId" -> "seed_sweepNoSuchSeed0";
+            // operator-only: a job the kernel never started (the jobs are in memory, none has a known id)
+            case "jobId" -> "job_sweepNoSuchJob0000000";
             case "name" ->
                 template.startsWith("/admin/features")
                         ? "sweep-no-such-feature"

@@ -145,6 +145,15 @@ class WorkspaceArchiveTest {
         assertEquals(counts, importedCounts);
 
         assertEquals(before, content(v.http(), made.path("id").asText()));
+
+        // the operator saw the import as a job, part by part, to its end
+        JsonNode job = JobsApiTest.newest(target, "workspace-import", "Archive me");
+        assertTrue(job != null, "the import is listed among the jobs");
+        assertEquals("succeeded", job.path("state").asText(), job.toString());
+        assertEquals(imported.get("parts").size(), job.path("total").asLong(), job.toString());
+        assertEquals(job.path("total").asLong(), job.path("done").asLong(), job.toString());
+        assertTrue(job.path("summary").asText().contains(made.path("id").asText()), job.toString());
+        assertEquals("dev.atrium.kernel", job.path("bundle").asText(), job.toString());
     }
 
     @Test
@@ -241,6 +250,10 @@ class WorkspaceArchiveTest {
         Http.Reply half = v.http().send("POST", "/api/spaces/import", zip(broken), "application/zip");
         BadInputTest.assertSpecError(half, 400, "BAD_REQUEST");
         assertTrue(half.body().contains("created_at"), half.body());
+        JsonNode failedJob =
+                target.operator().get("/admin/jobs?state=failed").get("jobs").get(0);
+        assertEquals("workspace-import", failedJob.path("kind").asText(), failedJob.toString());
+        assertTrue(failedJob.path("reason").asText().contains("created_at"), failedJob.toString());
 
         // a truncated archive (a real one cut short)
         User u = source.newUser();

@@ -11,7 +11,9 @@
  * reports to the operator's health view, a {@link dev.atrium.kernel.api.HealthCheck}; its share of a workspace archive, a
  * {@link dev.atrium.kernel.api.WorkspaceArchivePart} (and what follows an import, a
  * {@link dev.atrium.kernel.api.WorkspaceImportListener}); and the audit log and a Principal's credentials are
- * {@link dev.atrium.kernel.api.AuditLog} and {@link dev.atrium.kernel.api.PrincipalCredentials} (2.17). Archive parts that refer to each other: 2.18.
+ * {@link dev.atrium.kernel.api.AuditLog} and {@link dev.atrium.kernel.api.PrincipalCredentials} (2.17); a long job it runs
+ * reports its progress and end through {@link dev.atrium.kernel.api.Jobs}, and archive parts that refer to each other
+ * name them in {@link dev.atrium.kernel.api.WorkspaceArchivePart#after()} (2.18).
  */
 @org.osgi.annotation.versioning.Version("2.18.0")
 @org.osgi.annotation.bundle.Export

@@ -1,6 +1,7 @@
 package dev.atrium.operations.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Jobs;
 import dev.atrium.kernel.api.ServerReadiness;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -54,17 +55,24 @@ public class BundleUpdates {
 
     private static final long VERIFY_MILLIS = 15_000;
     private static final long REFRESH_MILLIS = 30_000;
+    /** The steps of an update a job counts: storing, updating, refreshing, verifying, waiting for the server. */
+    private static final long STEPS = 5;
 
     private final BundleContext context;
     private final ServiceComponentRuntime scr;
     private final ServerReadiness readiness;
+    private final Jobs jobs;
 
     @Activate
     public BundleUpdates(
-            BundleContext context, @Reference ServiceComponentRuntime scr, @Reference ServerReadiness readiness) {
+            BundleContext context,
+            @Reference ServiceComponentRuntime scr,
+            @Reference ServerReadiness readiness,
+            @Reference Jobs jobs) {
         this.context = context;
         this.scr = scr;
         this.readiness = readiness;
+        this.jobs = jobs;
     }
 
     /** Updates the bundle {@code symbolicName} to {@code jar}; 409 with the reason when it had to be rolled back. */
@@ -77,7 +85,23 @@ public class BundleUpdates {
         if (isKernel(bundle)) {
             throw ApiException.conflict(symbolicName + " is part of the kernel: upgrade it with a restart");
         }
+        // a job from here on: what was refused above never started
+        try (Jobs.Job job = jobs.start("bundle-update", "Update of " + symbolicName + " to " + versionOf(jar))) {
+            try {
+                Map<String, Object> m = update(bundle, jar, job);
+                job.succeeded("updated from " + m.get("previous_version") + " to " + m.get("version"));
+                return m;
+            } catch (RuntimeException e) {
+                job.failed(e.getMessage() == null ? e.toString() : e.getMessage());
+                throw e;
+            }
+        }
+    }
+
+    private Map<String, Object> update(Bundle bundle, byte[] jar, Jobs.Job job) {
+        String symbolicName = bundle.getSymbolicName();
         String previousVersion = bundle.getVersion().toString();
+        job.progress(0, STEPS, "storing the previous revision");
         byte[] previous = snapshot(bundle);
         boolean wasActive = bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING;
         FrameworkWiring wiring = context.getBundle(0).adapt(FrameworkWiring.class);
@@ -89,10 +113,12 @@ public class BundleUpdates {
                 dependants.add(b);
             }
         }
-        String problem = apply(wiring, bundle, jar, wasActive, dependants);
+        String problem = apply(wiring, bundle, jar, wasActive, dependants, job::progress);
         if (problem != null) {
             LOG.warn("update of {} failed ({}); rolling back to {}", symbolicName, problem, previousVersion);
-            String rollback = apply(wiring, bundle, previous, wasActive, dependants);
+            job.progress(0, STEPS, "rolling back to " + previousVersion + ": " + problem);
+            String rollback = apply(wiring, bundle, previous, wasActive, dependants, Steps.NONE);
+            job.progress(0, STEPS, rollback == null ? "rolled back to " + previousVersion : "the rollback failed");
             throw ApiException.conflict(
                     "the update of " + symbolicName + " failed and was rolled back to " + previousVersion + ": "
                             + problem + (rollback == null ? "" : "; the rollback also failed: " + rollback));
@@ -104,6 +130,27 @@ public class BundleUpdates {
         m.put("previous_version", previousVersion);
         m.put("state", OperationsResource.state(bundle.getState()));
         return m;
+    }
+
+    /** Where a job reports the steps of {@link #apply}; a rollback reports none (its job shows "rolling back"). */
+    private interface Steps {
+        Steps NONE = (done, total, step) -> {};
+
+        void progress(long done, long total, String step);
+    }
+
+    private static List<String> names(List<Bundle> bundles) {
+        return bundles.stream().map(Bundle::getSymbolicName).toList();
+    }
+
+    private static String versionOf(byte[] jar) {
+        try (JarInputStream in = new JarInputStream(new ByteArrayInputStream(jar))) {
+            Manifest m = in.getManifest();
+            String v = m == null ? null : m.getMainAttributes().getValue("Bundle-Version");
+            return v == null ? "0.0.0" : v.trim();
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     /** Whether the installed bundle declares the {@code atrium.kernel} capability. */
@@ -129,12 +176,19 @@ public class BundleUpdates {
      * and the new revision is started once, on its final wiring.
      */
     private String apply(
-            FrameworkWiring wiring, Bundle bundle, byte[] jar, boolean wasActive, List<Bundle> dependants) {
+            FrameworkWiring wiring,
+            Bundle bundle,
+            byte[] jar,
+            boolean wasActive,
+            List<Bundle> dependants,
+            Steps steps) {
         try {
+            steps.progress(1, STEPS, "updating");
             if (bundle.getState() == Bundle.ACTIVE || bundle.getState() == Bundle.STARTING) {
                 bundle.stop(Bundle.STOP_TRANSIENT);
             }
             bundle.update(new ByteArrayInputStream(jar));
+            steps.progress(2, STEPS, "refreshing dependants" + (dependants.isEmpty() ? "" : " " + names(dependants)));
             String refreshed = refresh(wiring, bundle);
             if (refreshed != null) {
                 return refreshed;
@@ -157,6 +211,7 @@ public class BundleUpdates {
                 }
             }
         }
+        steps.progress(3, STEPS, "verifying components");
         long deadline = System.currentTimeMillis() + VERIFY_MILLIS;
         List<String> problems = problems(bundle, dependants);
         while (!problems.isEmpty() && System.currentTimeMillis() < deadline) {
@@ -171,6 +226,7 @@ public class BundleUpdates {
         if (!problems.isEmpty()) {
             return String.join("; ", problems);
         }
+        steps.progress(4, STEPS, "waiting for the server to serve again");
         // done when the server serves again: ready, and the kernel no longer holding requests (an update right after
         // would otherwise close the gate again before the held requests flowed); another bundle's trouble is not
         // this update's failure, so a timeout here is only logged

@@ -38,6 +38,7 @@ public class ConsoleServlet extends HttpServlet {
             Map.entry("/users.js", new String[] {"/console/users.js", JS}),
             Map.entry("/config.js", new String[] {"/console/config.js", JS}),
             Map.entry("/operations.js", new String[] {"/console/operations.js", JS}),
+            Map.entry("/jobs.js", new String[] {"/console/jobs.js", JS}),
             Map.entry("/console.css", new String[] {"/console/console.css", "text/css;charset=utf-8"}),
             Map.entry("/views.css", new String[] {"/console/views.css", "text/css;charset=utf-8"}),
             Map.entry("/uPlot.iife.min.js", new String[] {UPLOT + "dist/uPlot.iife.min.js", JS}),

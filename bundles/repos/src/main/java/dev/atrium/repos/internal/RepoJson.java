@@ -370,4 +370,10 @@ final class RepoJson {
             @JsonProperty("loose_objects") Long looseObjects) {}
 
     record Gc(GcStatus gc) {}
+
+    /** An operator's request of a collection: the repository's state and the job that reports it. */
+    record GcRequested(GcStatus gc, dev.atrium.kernel.api.Jobs.Snapshot job) {}
+
+    /** The latest maintenance of every repository (null before the first since the server started). */
+    record MaintenanceJob(dev.atrium.kernel.api.Jobs.Snapshot job) {}
 }

@@ -1,10 +1,12 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Jobs;
 import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.OperatorOnly;
 import dev.atrium.repos.api.Repository;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.ws.rs.GET;
 import javax.ws.rs.POST;
@@ -19,7 +21,7 @@ import org.osgi.service.component.annotations.Reference;
 
 /**
  * {@code /admin/repos/:id/gc}: the operator's view of a repository's maintenance ({@code GET}) and a request for a
- * collection now ({@code POST}, 202: it runs in the background, one repository at a time).
+ * collection now ({@code POST}, 202 with its job: it runs in the background, one repository at a time).
  */
 @Component(service = RepoMaintenanceResource.class)
 @KernelResource
@@ -44,10 +46,14 @@ public class RepoMaintenanceResource {
     }
 
     @POST
-    @JsonShape(RepoJson.Gc.class)
+    @JsonShape(RepoJson.GcRequested.class)
     public Response collect(@PathParam("repoId") String repoId) {
-        return Response.accepted(Map.of("gc", RepositoryMaintenance.body(maintenance.request(repository(repoId)))))
-                .build();
+        Repository repository = repository(repoId);
+        Jobs.Job job = maintenance.request(repository);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("gc", RepositoryMaintenance.body(maintenance.status(repository)));
+        body.put("job", job.snapshot().toJson());
+        return Response.accepted(body).build();
     }
 
     private Repository repository(String repoId) {

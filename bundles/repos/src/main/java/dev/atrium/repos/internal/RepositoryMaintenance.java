@@ -1,6 +1,7 @@
 package dev.atrium.repos.internal;
 
 import dev.atrium.kernel.api.ApiException;
+import dev.atrium.kernel.api.Jobs;
 import dev.atrium.kernel.api.NamedThreads;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.repos.api.Repository;
@@ -13,6 +14,8 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -88,12 +91,17 @@ public class RepositoryMaintenance implements EventHandler {
             Integer bitmaps,
             Long looseObjects) {}
 
+    static final String KIND = "repository-maintenance";
+    /** What {@link #check} says of a repository deleted since it was queued. */
+    private static final String GONE = "gone";
+
     private static final Logger LOG = LoggerFactory.getLogger(RepositoryMaintenance.class);
 
     private final Config config;
     private final RepositoryStore store;
     private final Repositories repositories;
     private final Sql sql;
+    private final Jobs jobs;
     /** Repository id → "queued" or "running"; absent when idle. */
     private final Map<String, String> pending = new ConcurrentHashMap<>();
     /**
@@ -103,6 +111,11 @@ public class RepositoryMaintenance implements EventHandler {
      */
     private final Set<String> asked = new HashSet<>();
 
+    /** The operator's requests of one repository not yet run, as jobs, by repository id; under {@link #submitting}. */
+    private final Map<String, Jobs.Job> requested = new HashMap<>();
+    /** The latest maintenance of every repository the operator asked for; under {@link #submitting}. */
+    private Jobs.Job everyRepository;
+
     private final Object submitting = new Object();
     private final ScheduledExecutorService worker = NamedThreads.scheduler("atrium-repo-maintenance");
 
@@ -111,8 +124,10 @@ public class RepositoryMaintenance implements EventHandler {
             Config config,
             @Reference RepositoryStore store,
             @Reference Repositories repositories,
-            @Reference DataSource dataSource) {
+            @Reference DataSource dataSource,
+            @Reference Jobs jobs) {
         this.config = config;
+        this.jobs = jobs;
         this.store = store;
         this.repositories = repositories;
         this.sql = new Sql(dataSource);
@@ -142,10 +157,109 @@ public class RepositoryMaintenance implements EventHandler {
         }
     }
 
-    /** Queues a collection of the repository now, whatever its state; the operator's request. */
-    public Status request(Repository repository) {
+    /**
+     * Queues a collection of the repository now, whatever its state; the operator's request, reported as a job (the one
+     * already waiting when the operator asked twice).
+     */
+    public Jobs.Job request(Repository repository) {
+        Jobs.Job job;
+        synchronized (submitting) {
+            job = requested.get(repository.id());
+            if (job == null) {
+                job = jobs.start(KIND, "Maintenance of repository " + repository.id());
+                job.progress(0, 1, "queued");
+                requested.put(repository.id(), job);
+            }
+        }
         submit(repository.id(), true, "operator");
-        return status(repository);
+        return job;
+    }
+
+    /**
+     * Collects every repository now, one at a time on the maintenance thread (after what it is doing), as one job with
+     * progress by repository; when one runs already, that one.
+     */
+    public Jobs.Job maintainEveryRepository() {
+        Jobs.Job job;
+        synchronized (submitting) {
+            if (everyRepository != null && everyRepository.snapshot().running()) {
+                return everyRepository;
+            }
+            job = jobs.start(KIND, "Maintenance of every repository");
+            job.progress(0, 0, "queued");
+            everyRepository = job;
+        }
+        try {
+            worker.execute(() -> maintainAll(job));
+        } catch (RejectedExecutionException stopping) {
+            job.failed("the server is stopping");
+        }
+        return job;
+    }
+
+    /** The latest maintenance of every repository since this bundle started; empty when none. */
+    public Optional<Jobs.Job> latestOfEveryRepository() {
+        synchronized (submitting) {
+            return Optional.ofNullable(everyRepository);
+        }
+    }
+
+    private void maintainAll(Jobs.Job job) {
+        try (job) {
+            List<String> ids = sql.list("SELECT id FROM repositories ORDER BY id", rs -> rs.getString(1));
+            int collected = 0;
+            int deleted = 0;
+            List<String> failed = new ArrayList<>();
+            for (int i = 0; i < ids.size(); i++) {
+                if (Thread.currentThread().isInterrupted()) {
+                    job.failed("stopped after " + i + " of " + ids.size() + " repositories");
+                    return;
+                }
+                String id = ids.get(i);
+                job.progress(i, ids.size(), "repository " + (i + 1) + " of " + ids.size());
+                // a check queued after a push stays queued (it finds nothing to do after this); the state shows running
+                String before;
+                synchronized (submitting) {
+                    before = pending.putIfAbsent(id, "queued");
+                }
+                String error;
+                try {
+                    error = check(id, true, "operator: every repository");
+                } finally {
+                    boolean again = false;
+                    synchronized (submitting) {
+                        if (before == null) {
+                            pending.remove(id);
+                            again = asked.remove(id);
+                        } else {
+                            pending.put(id, before);
+                        }
+                    }
+                    if (again) {
+                        // the operator asked for this one alone meanwhile: its own job runs it
+                        submit(id, true, "operator");
+                    }
+                }
+                if (error == null) {
+                    collected++;
+                } else if (GONE.equals(error)) {
+                    deleted++;
+                } else {
+                    failed.add(id + ": " + error);
+                }
+            }
+            job.progress(ids.size(), ids.size(), "done");
+            String counts = collected + " of " + ids.size() + " repositories collected, " + failed.size() + " failed"
+                    + (deleted == 0 ? "" : ", " + deleted + " deleted meanwhile");
+            if (failed.isEmpty()) {
+                job.succeeded(counts);
+            } else {
+                job.failed(counts + ": " + String.join("; ", failed));
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("maintaining every repository failed: {}", e.toString());
+            job.failed(e.toString());
+        }
     }
 
     public Status status(Repository repository) {
@@ -191,10 +305,47 @@ public class RepositoryMaintenance implements EventHandler {
     }
 
     private void maintain(String repoId, boolean always, String reason) {
+        Jobs.Job job;
+        synchronized (submitting) {
+            job = always ? requested.remove(repoId) : null;
+        }
+        try {
+            if (job != null) {
+                job.progress(0, 1, "collecting");
+            }
+            String error = check(repoId, always, reason);
+            if (job != null) {
+                if (error == null) {
+                    job.progress(1, 1, "done");
+                    job.succeeded("collected");
+                } else {
+                    job.failed(GONE.equals(error) ? "the repository was deleted before its turn" : error);
+                }
+            }
+        } finally {
+            if (job != null) {
+                job.close();
+            }
+            boolean again;
+            synchronized (submitting) {
+                pending.remove(repoId);
+                again = asked.remove(repoId);
+            }
+            if (again) {
+                submit(repoId, true, "operator");
+            }
+        }
+    }
+
+    /**
+     * Maintains one repository: removes what unfinished pushes left, and collects it when {@code always} or when it
+     * needs it. Null when it was collected or needed nothing, {@link #GONE} when the repository is gone, or what failed.
+     */
+    private String check(String repoId, boolean always, String reason) {
         try {
             Optional<Repository> repo = store.byId(repoId);
             if (repo.isEmpty()) {
-                return;
+                return GONE;
             }
             Path dir = repositories.directory(repo.get());
             removeStrayPacks(repo.get(), dir);
@@ -205,21 +356,13 @@ public class RepositoryMaintenance implements EventHandler {
                 Properties before = Git.wrap(git).gc().getStatistics();
                 String why = always ? reason : needs(before, status(repo.get()));
                 if (why == null) {
-                    return;
+                    return null;
                 }
-                collect(repo.get(), git, always ? reason : reason + ": " + why);
+                return collect(repo.get(), git, always ? reason : reason + ": " + why);
             }
         } catch (IOException | GitAPIException | RuntimeException e) {
             LOG.warn("maintaining repository {} failed: {}", repoId, e.toString());
-        } finally {
-            boolean again;
-            synchronized (submitting) {
-                pending.remove(repoId);
-                again = asked.remove(repoId);
-            }
-            if (again) {
-                submit(repoId, true, "operator");
-            }
+            return e.toString();
         }
     }
 
@@ -309,7 +452,8 @@ public class RepositoryMaintenance implements EventHandler {
         return null;
     }
 
-    private void collect(Repository repo, org.eclipse.jgit.lib.Repository git, String reason) {
+    /** Collects the repository; null when it did, else what failed. */
+    private String collect(Repository repo, org.eclipse.jgit.lib.Repository git, String reason) {
         pending.put(repo.id(), "running");
         long started = System.nanoTime();
         String error = null;
@@ -319,7 +463,7 @@ public class RepositoryMaintenance implements EventHandler {
             lock = repositories.lockForPush(repo, Duration.ofSeconds(config.lockWaitSeconds()));
         } catch (ApiException busy) {
             LOG.info("repository {} is busy with a push; its maintenance waits for the next push or sweep", repo.id());
-            return;
+            return "busy with a push";
         }
         try (lock) {
             // one thread: maintenance must not take the cores requests need
@@ -355,6 +499,7 @@ public class RepositoryMaintenance implements EventHandler {
                 bitmaps,
                 loose,
                 repo.id());
+        return error;
     }
 
     private static long number(Properties stats, String key) {

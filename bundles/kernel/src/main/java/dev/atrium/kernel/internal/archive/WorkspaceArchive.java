@@ -11,6 +11,7 @@ import dev.atrium.kernel.api.WorkspaceArchivePart;
 import dev.atrium.kernel.api.WorkspaceImportListener;
 import dev.atrium.kernel.internal.domain.WorkspaceRecord;
 import dev.atrium.kernel.internal.domain.Workspaces;
+import dev.atrium.kernel.internal.jobs.JobBoard;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +35,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipException;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -64,12 +66,16 @@ public class WorkspaceArchive {
     private static final Logger LOG = LoggerFactory.getLogger(WorkspaceArchive.class);
 
     private final Workspaces workspaces;
+    private final JobBoard jobs;
+    private final String bundle;
     private final ObjectMapper json = JsonMappers.create();
     private final List<WorkspaceArchivePart> parts = new CopyOnWriteArrayList<>();
 
     @Activate
-    public WorkspaceArchive(@Reference Workspaces workspaces) {
+    public WorkspaceArchive(@Reference Workspaces workspaces, @Reference JobBoard jobs, BundleContext context) {
         this.workspaces = workspaces;
+        this.jobs = jobs;
+        this.bundle = context.getBundle().getSymbolicName();
     }
 
     @Reference(
@@ -180,51 +186,93 @@ public class WorkspaceArchive {
             String aiProvider = source.optionalText("ai_provider", 1, 200).orElse(null);
 
             Map<String, WorkspaceArchivePart> present = present();
-            WorkspaceRecord made = workspaces.create(caller.principalId(), spaceName, null, description, posture);
-            List<WorkspaceArchivePart> touched = new ArrayList<>();
-            try {
-                if (aiModel != null || aiProvider != null) {
-                    made = workspaces.update(
-                            caller, made.id(), new Workspaces.Change(null, null, null, null, aiModel, aiProvider));
-                }
-                SpaceRef space = workspaces.require(caller, made.id());
-                List<Map<String, Object>> imported = new ArrayList<>();
-                List<String> skipped = new ArrayList<>();
-                Map<String, Map<String, String>> keys = new HashMap<>();
-                for (String partName : restoreOrder(named, present)) {
-                    WorkspaceArchivePart part = present.get(partName);
-                    if (part == null) {
-                        skipped.add(partName);
-                        continue;
-                    }
-                    touched.add(part);
-                    long count =
-                            part.restore(space, new ZipArchiveReader(zip, partName, byPart.get(partName), json, keys));
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("name", partName);
-                    m.put("count", count);
-                    m.put("archived", archived.get(partName));
-                    imported.add(m);
-                }
-                for (WorkspaceImportListener l : listeners) {
-                    try {
-                        l.imported(space);
-                    } catch (RuntimeException e) {
-                        LOG.warn("a listener of imports failed on {}", made.id(), e);
-                    }
-                }
-                return new Imported(made, imported, skipped);
-            } catch (IOException | RuntimeException e) {
-                undo(caller, made, touched);
-                if (e instanceof ApiException) {
+            try (JobBoard.Entry job = jobs.start("workspace-import", "Import of workspace " + spaceName, bundle)) {
+                try {
+                    job.progress(0, named.size(), "creating the workspace");
+                    Imported done = restore(
+                            caller,
+                            zip,
+                            job,
+                            spaceName,
+                            description,
+                            posture,
+                            aiModel,
+                            aiProvider,
+                            named,
+                            archived,
+                            byPart,
+                            present);
+                    job.succeeded(done.parts().size() + " of " + named.size() + " parts imported into "
+                            + done.space().id()
+                            + (done.skipped().isEmpty() ? "" : "; not on this server, skipped: " + done.skipped()));
+                    return done;
+                } catch (IOException | RuntimeException e) {
+                    // the job's reason is what the caller hears (the 400 of a bad archive, say)
+                    job.failed(e.getMessage() == null ? e.toString() : e.getMessage());
                     throw e;
                 }
-                if (e instanceof IOException) {
-                    // the spooled file is ours: an error reading it is the archive's (a corrupt entry, a bad length)
-                    throw ApiException.badRequest("the archive could not be read: " + e.getMessage());
+            }
+        }
+    }
+
+    private Imported restore(
+            Caller caller,
+            ZipFile zip,
+            JobBoard.Entry job,
+            String spaceName,
+            String description,
+            String posture,
+            String aiModel,
+            String aiProvider,
+            List<String> named,
+            Map<String, Long> archived,
+            Map<String, Map<String, ZipEntry>> byPart,
+            Map<String, WorkspaceArchivePart> present)
+            throws IOException {
+        WorkspaceRecord made = workspaces.create(caller.principalId(), spaceName, null, description, posture);
+        List<WorkspaceArchivePart> touched = new ArrayList<>();
+        try {
+            if (aiModel != null || aiProvider != null) {
+                made = workspaces.update(
+                        caller, made.id(), new Workspaces.Change(null, null, null, null, aiModel, aiProvider));
+            }
+            SpaceRef space = workspaces.require(caller, made.id());
+            List<Map<String, Object>> imported = new ArrayList<>();
+            List<String> skipped = new ArrayList<>();
+            Map<String, Map<String, String>> keys = new HashMap<>();
+            for (String partName : restoreOrder(named, present)) {
+                job.progress(imported.size() + skipped.size(), named.size(), partName);
+                WorkspaceArchivePart part = present.get(partName);
+                if (part == null) {
+                    skipped.add(partName);
+                    continue;
                 }
+                touched.add(part);
+                long count = part.restore(space, new ZipArchiveReader(zip, partName, byPart.get(partName), json, keys));
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", partName);
+                m.put("count", count);
+                m.put("archived", archived.get(partName));
+                imported.add(m);
+            }
+            for (WorkspaceImportListener l : listeners) {
+                try {
+                    l.imported(space);
+                } catch (RuntimeException e) {
+                    LOG.warn("a listener of imports failed on {}", made.id(), e);
+                }
+            }
+            return new Imported(made, imported, skipped);
+        } catch (IOException | RuntimeException e) {
+            undo(caller, made, touched);
+            if (e instanceof ApiException) {
                 throw e;
             }
+            if (e instanceof IOException) {
+                // the spooled file is ours: an error reading it is the archive's (a corrupt entry, a bad length)
+                throw ApiException.badRequest("the archive could not be read: " + e.getMessage());
+            }
+            throw e;
         }
     }
 

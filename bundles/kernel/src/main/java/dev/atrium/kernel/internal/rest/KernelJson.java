@@ -198,4 +198,9 @@ final class KernelJson {
 
     /** {@code status} is {@code ok} or {@code not_ready}; {@code capabilities} the symbolic names of the active ones. */
     record Health(String status, List<String> problems, List<String> capabilities) {}
+
+    /** The long jobs, running first (newest first), then the last hundred finished, newest first. */
+    record JobList(List<dev.atrium.kernel.api.Jobs.Snapshot> jobs) {}
+
+    record OneJob(dev.atrium.kernel.api.Jobs.Snapshot job) {}
 }
