@@ -40,11 +40,11 @@ public class RunsArchivePart implements WorkspaceArchivePart {
     private static final int BATCH = 500;
     private static final Set<String> STATUSES = Set.of("queued", "running", "completed", "failed", "cancelled");
 
-    private final RunStore store;
+    private final ArchivedRuns rows;
 
     @Activate
-    public RunsArchivePart(@Reference RunStore store) {
-        this.store = store;
+    public RunsArchivePart(@Reference RunStore runs) {
+        this.rows = new ArchivedRuns(runs.db);
     }
 
     @Override
@@ -62,7 +62,7 @@ public class RunsArchivePart implements WorkspaceArchivePart {
         Lines runs = out.lines(RUNS);
         Lines[] events = {null};
         Lines[] artifacts = {null};
-        return store.archive(
+        return rows.archive(
                 space.id(),
                 r -> {
                     Map<String, Object> line = new LinkedHashMap<>();
@@ -127,7 +127,7 @@ public class RunsArchivePart implements WorkspaceArchivePart {
                     b.oneOf("status", STATUSES).orElseThrow(() -> ApiException.badRequest("runs: status is required"));
             boolean inProgress = !RunStore.TERMINAL.contains(status);
             Instant created = instant(b, "created_at");
-            String id = store.restore(
+            String id = rows.restore(
                     thread,
                     space.id(),
                     space.ownerPrincipalId(),
@@ -156,7 +156,7 @@ public class RunsArchivePart implements WorkspaceArchivePart {
             if (run == null) {
                 return;
             }
-            String artifact = store.restoreArtifact(
+            String artifact = rows.restoreArtifact(
                     run,
                     b.text("name", 1, 200),
                     b.text("content_type", 1, 200),
@@ -200,7 +200,7 @@ public class RunsArchivePart implements WorkspaceArchivePart {
             pending.add(RunStore.Event.of(run, id, type, data, instant(b, "created_at")));
             lastEvent.put(run, id);
             if (pending.size() == BATCH) {
-                store.restoreEvents(pending);
+                rows.restoreEvents(pending);
                 pending.clear();
             }
         });
@@ -213,13 +213,13 @@ public class RunsArchivePart implements WorkspaceArchivePart {
                     RunStore.JSON.createObjectNode().put("status", "cancelled").put("reason", INTERRUPTED),
                     Instant.now()));
         }
-        store.restoreEvents(pending);
+        rows.restoreEvents(pending);
         return made[0];
     }
 
     @Override
     public void discard(SpaceRef space) {
-        store.deleteAll(space.id());
+        rows.deleteAll(space.id());
     }
 
     private static Instant instant(JsonBody b, String field) {
