@@ -2,7 +2,7 @@
 // (the operator's file, the environment, the default); a value edited here is written to the operator's file in
 // <data>/deploy/ (PUT /admin/config/{pid}), a reset removes it from there. Secrets are shown masked.
 (function () {
-  const { api, say, cell } = window.atriumConsole;
+  const { api, say, cell, button } = window.atriumConsole;
   const $ = (id) => document.getElementById(id);
   const MASK = '••••';
   let configs = [];
@@ -10,14 +10,6 @@
   function shown(value) {
     if (value === null || value === undefined) return '';
     return Array.isArray(value) ? value.join(', ') : String(value);
-  }
-
-  function button(text, onClick) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    b.addEventListener('click', onClick);
-    return b;
   }
 
   // what the operator typed, as JSON: lists split at commas, the rest as text (the server converts and checks it)

@@ -109,8 +109,19 @@
     }
   }
 
-  // what the other views' scripts share: the token-carrying API call and the message line
-  window.atriumConsole = { api, say, cell };
+  // an instant as the views show it: UTC to the second
+  function when(instant) { return instant ? new Date(instant).toISOString().replace('T', ' ').slice(0, 19) : '-'; }
+
+  function button(text, onClick) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = text;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  // what the other views' scripts share: the token-carrying API call, the message line and the table helpers
+  window.atriumConsole = { api, say, cell, when, button };
 
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();

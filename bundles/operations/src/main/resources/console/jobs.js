@@ -2,13 +2,11 @@
 // with their progress and end, from GET /admin/jobs; every 1.5 s while one runs, every 10 s otherwise. "Run repository
 // maintenance now" is POST /admin/repos/maintenance. Loaded after console.js, whose API helper it uses.
 (function () {
-  const { api, say, cell } = window.atriumConsole;
+  const { api, say, cell, when } = window.atriumConsole;
   const $ = (id) => document.getElementById(id);
   const RUNNING_MS = 1500;
   const IDLE_MS = 10000;
   let timer = null;
-
-  function when(instant) { return instant ? new Date(instant).toISOString().replace('T', ' ').slice(0, 19) : '-'; }
 
   function bar(job) {
     const p = document.createElement('progress');

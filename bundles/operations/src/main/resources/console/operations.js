@@ -3,18 +3,8 @@
 // providers and the deploy directory. Each table loads on its own: a capability switched off leaves its table empty
 // with the API's message beside it, and the others still load. Loaded after console.js, whose API helper it uses.
 (function () {
-  const { api, say, cell } = window.atriumConsole;
+  const { api, say, cell, when, button } = window.atriumConsole;
   const $ = (id) => document.getElementById(id);
-
-  function when(instant) { return instant ? new Date(instant).toISOString().replace('T', ' ').slice(0, 19) : '-'; }
-
-  function button(text, onClick) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    b.addEventListener('click', onClick);
-    return b;
-  }
 
   function size(bytes) {
     if (bytes === null || bytes === undefined) return '-';

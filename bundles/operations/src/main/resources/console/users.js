@@ -1,20 +1,10 @@
 // The console's Users and Audit views: search users, suspend, reactivate, end every token and session, add a local
 // user; read the audit log. Loaded after console.js, whose API helper (operator token, 401 handling) it uses.
 (function () {
-  const { api, say, cell } = window.atriumConsole;
+  const { api, say, cell, when, button } = window.atriumConsole;
   const $ = (id) => document.getElementById(id);
   let usersCursor = null;
   let auditCursor = null;
-
-  function when(instant) { return instant ? new Date(instant).toISOString().replace('T', ' ').slice(0, 19) : '-'; }
-
-  function button(text, onClick) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    b.addEventListener('click', onClick);
-    return b;
-  }
 
   async function loadUsers(more) {
     const params = new URLSearchParams({ limit: '20' });
