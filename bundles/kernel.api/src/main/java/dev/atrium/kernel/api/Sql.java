@@ -1,5 +1,6 @@
 package dev.atrium.kernel.api;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,6 +36,27 @@ public final class Sql {
     @FunctionalInterface
     public interface Work<T> {
         T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Statements whose rows are handed on as they are read (a workspace archive writing to a response): the handing on
+     * may fail with an {@link IOException}.
+     *
+     * @since 2.18
+     */
+    @FunctionalInterface
+    public interface Streaming<T> {
+        T run(Connection c) throws SQLException, IOException;
+    }
+
+    /**
+     * Where {@link Streaming} work hands each row it reads.
+     *
+     * @since 2.18
+     */
+    @FunctionalInterface
+    public interface RowSink<T> {
+        void accept(T row) throws IOException;
     }
 
     /** A failure of the database, not of the request: answered as 500 and logged. */
@@ -146,6 +168,33 @@ public final class Sql {
             }
             return work.run(c);
         });
+    }
+
+    /**
+     * {@link #snapshot} for work that hands on what it reads: it runs once, never again after a failure (rows handed
+     * on cannot be taken back, where {@link #tx} would retry), and its {@link IOException} passes through as it is.
+     *
+     * @since 2.18
+     */
+    public <T> T snapshotStreaming(Streaming<T> work) throws IOException {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (java.sql.Statement s = c.createStatement()) {
+                    s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+                }
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | IOException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw translate(e);
+        }
     }
 
     public static <T> List<T> list(Connection c, String sql, Row<T> row, Object... args) throws SQLException {

@@ -135,4 +135,43 @@ class SqlTest {
                 }));
         assertEquals(1, runs.get());
     }
+
+    @Test
+    void streamingWorkReadsOneSnapshotRunsOnceAndItsIOExceptionPassesThrough() throws Exception {
+        try (TestPostgres pg = TestPostgres.create("sqlstream")) {
+            Sql sql = new Sql(pg.dataSource());
+            sql.update("CREATE TABLE t (id int PRIMARY KEY)");
+            sql.update("INSERT INTO t SELECT generate_series(1, 3)");
+            List<Integer> seen = new ArrayList<>();
+            long n = sql.snapshotStreaming(c -> {
+                for (Integer id : Sql.list(c, "SELECT id FROM t ORDER BY id", rs -> rs.getInt(1))) {
+                    seen.add(id);
+                }
+                // committed elsewhere meanwhile: the snapshot does not see it
+                sql.update("INSERT INTO t VALUES (4)");
+                return Sql.count(c, "SELECT count(*) FROM t");
+            });
+            assertEquals(List.of(1, 2, 3), seen);
+            assertEquals(3, n);
+
+            AtomicInteger runs = new AtomicInteger();
+            java.io.IOException gone = new java.io.IOException("the client went away");
+            java.io.IOException thrown = assertThrows(
+                    java.io.IOException.class,
+                    () -> sql.snapshotStreaming(c -> {
+                        runs.incrementAndGet();
+                        throw gone;
+                    }));
+            assertEquals(gone, thrown);
+            assertEquals(1, runs.get());
+            // read only: a write inside is refused, and it is not retried either
+            assertThrows(
+                    RuntimeException.class,
+                    () -> sql.snapshotStreaming(c -> {
+                        runs.incrementAndGet();
+                        return Sql.update(c, "INSERT INTO t VALUES (5)");
+                    }));
+            assertEquals(2, runs.get());
+        }
+    }
 }

@@ -4,7 +4,6 @@ import dev.atrium.kernel.api.Ids;
 import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -103,49 +102,35 @@ public class MemoryStore {
         return sql.update("DELETE FROM memories WHERE id = ?", id) == 1;
     }
 
-    /** What a workspace archive does with each memory; it may write to the response. */
-    @FunctionalInterface
-    public interface Sink {
-        void accept(Memory memory) throws IOException;
-    }
-
     /** Every memory of a workspace, oldest first, read in one snapshot a page at a time; returns how many. */
-    public long each(String spaceId, Sink sink) throws IOException {
-        try {
-            return sql.snapshot(c -> {
-                long n = 0;
-                Timestamp after = null;
-                String afterId = "";
-                while (true) {
-                    List<Memory> page = Sql.list(
-                            c,
-                            "SELECT " + COLUMNS
-                                    + " FROM memories WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
-                                    + "ORDER BY created_at, id LIMIT " + PAGE,
-                            Memory::of,
-                            spaceId,
-                            after,
-                            after,
-                            afterId);
-                    for (Memory m : page) {
-                        try {
-                            sink.accept(m);
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                        n++;
-                    }
-                    if (page.size() < PAGE) {
-                        return n;
-                    }
-                    Memory last = page.get(page.size() - 1);
-                    after = Timestamp.from(Instant.parse(last.createdAt()));
-                    afterId = last.id();
+    public long each(String spaceId, Sql.RowSink<Memory> sink) throws IOException {
+        return sql.snapshotStreaming(c -> {
+            long n = 0;
+            Timestamp after = null;
+            String afterId = "";
+            while (true) {
+                List<Memory> page = Sql.list(
+                        c,
+                        "SELECT " + COLUMNS
+                                + " FROM memories WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
+                                + "ORDER BY created_at, id LIMIT " + PAGE,
+                        Memory::of,
+                        spaceId,
+                        after,
+                        after,
+                        afterId);
+                for (Memory m : page) {
+                    sink.accept(m);
+                    n++;
                 }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
+                if (page.size() < PAGE) {
+                    return n;
+                }
+                Memory last = page.get(page.size() - 1);
+                after = Timestamp.from(Instant.parse(last.createdAt()));
+                afterId = last.id();
+            }
+        });
     }
 
     /** A memory brought back from a workspace archive: a new id, its content and times as they were. */

@@ -6,7 +6,6 @@ import dev.atrium.runs.internal.RunStore.Artifact;
 import dev.atrium.runs.internal.RunStore.Event;
 import dev.atrium.runs.internal.RunStore.Run;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -22,12 +21,6 @@ final class ArchivedRuns {
         this.db = db;
     }
 
-    /** What {@link #archive} hands on, one row at a time. */
-    @FunctionalInterface
-    public interface Sink<T> {
-        void accept(T row) throws IOException;
-    }
-
     private static final int ARCHIVE_PAGE = 500;
 
     /**
@@ -36,81 +29,70 @@ final class ArchivedRuns {
      *
      * @return how many runs
      */
-    public long archive(String spaceId, Sink<Run> runs, Sink<Event> events, Sink<Artifact> artifacts)
+    public long archive(
+            String spaceId, Sql.RowSink<Run> runs, Sql.RowSink<Event> events, Sql.RowSink<Artifact> artifacts)
             throws IOException {
-        try {
-            return db.snapshot(c -> {
-                long n = 0;
-                String afterId = "";
-                while (true) {
-                    List<Run> page = Sql.list(
-                            c,
-                            "SELECT " + RunStore.COLUMNS + " FROM runs WHERE space_id = ? AND id > ? ORDER BY id LIMIT "
-                                    + ARCHIVE_PAGE,
-                            Run::of,
-                            spaceId,
-                            afterId);
-                    for (Run r : page) {
-                        give(runs, r);
-                        n++;
-                    }
-                    if (page.size() < ARCHIVE_PAGE) {
-                        break;
-                    }
-                    afterId = page.get(page.size() - 1).id();
+        return db.snapshotStreaming(c -> {
+            long n = 0;
+            String afterId = "";
+            while (true) {
+                List<Run> page = Sql.list(
+                        c,
+                        "SELECT " + RunStore.COLUMNS + " FROM runs WHERE space_id = ? AND id > ? ORDER BY id LIMIT "
+                                + ARCHIVE_PAGE,
+                        Run::of,
+                        spaceId,
+                        afterId);
+                for (Run r : page) {
+                    runs.accept(r);
+                    n++;
                 }
-                String afterRun = "";
-                long afterEvent = 0;
-                while (true) {
-                    List<Event> page = Sql.list(
-                            c,
-                            "SELECT e.run_id, e.id, e.type, e.data, e.created_at FROM run_events e JOIN runs r ON r.id = e.run_id "
-                                    + "WHERE r.space_id = ? AND (e.run_id, e.id) > (?, ?) ORDER BY e.run_id, e.id LIMIT "
-                                    + ARCHIVE_PAGE,
-                            Event::of,
-                            spaceId,
-                            afterRun,
-                            afterEvent);
-                    for (Event e : page) {
-                        give(events, e);
-                    }
-                    if (page.size() < ARCHIVE_PAGE) {
-                        break;
-                    }
-                    afterRun = page.get(page.size() - 1).runId();
-                    afterEvent = page.get(page.size() - 1).id();
+                if (page.size() < ARCHIVE_PAGE) {
+                    break;
                 }
-                String afterArtifact = "";
-                while (true) {
-                    // artifacts can be large: a smaller page
-                    List<Artifact> page = Sql.list(
-                            c,
-                            "SELECT a.id, a.run_id, a.name, a.content_type, a.content, length(a.content) AS size, a.created_at "
-                                    + "FROM run_artifacts a JOIN runs r ON r.id = a.run_id "
-                                    + "WHERE r.space_id = ? AND a.id > ? ORDER BY a.id LIMIT 50",
-                            Artifact::of,
-                            spaceId,
-                            afterArtifact);
-                    for (Artifact a : page) {
-                        give(artifacts, a);
-                    }
-                    if (page.size() < 50) {
-                        return n;
-                    }
-                    afterArtifact = page.get(page.size() - 1).id();
+                afterId = page.get(page.size() - 1).id();
+            }
+            String afterRun = "";
+            long afterEvent = 0;
+            while (true) {
+                List<Event> page = Sql.list(
+                        c,
+                        "SELECT e.run_id, e.id, e.type, e.data, e.created_at FROM run_events e JOIN runs r ON r.id = e.run_id "
+                                + "WHERE r.space_id = ? AND (e.run_id, e.id) > (?, ?) ORDER BY e.run_id, e.id LIMIT "
+                                + ARCHIVE_PAGE,
+                        Event::of,
+                        spaceId,
+                        afterRun,
+                        afterEvent);
+                for (Event e : page) {
+                    events.accept(e);
                 }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-    }
-
-    private static <T> void give(Sink<T> sink, T row) {
-        try {
-            sink.accept(row);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+                if (page.size() < ARCHIVE_PAGE) {
+                    break;
+                }
+                afterRun = page.get(page.size() - 1).runId();
+                afterEvent = page.get(page.size() - 1).id();
+            }
+            String afterArtifact = "";
+            while (true) {
+                // artifacts can be large: a smaller page
+                List<Artifact> page = Sql.list(
+                        c,
+                        "SELECT a.id, a.run_id, a.name, a.content_type, a.content, length(a.content) AS size, a.created_at "
+                                + "FROM run_artifacts a JOIN runs r ON r.id = a.run_id "
+                                + "WHERE r.space_id = ? AND a.id > ? ORDER BY a.id LIMIT 50",
+                        Artifact::of,
+                        spaceId,
+                        afterArtifact);
+                for (Artifact a : page) {
+                    artifacts.accept(a);
+                }
+                if (page.size() < 50) {
+                    return n;
+                }
+                afterArtifact = page.get(page.size() - 1).id();
+            }
+        });
     }
 
     /** A run brought back from a workspace archive: a new id, no instance, its times as they were. */

@@ -6,7 +6,6 @@ import dev.atrium.kernel.api.SchemaMigrations;
 import dev.atrium.kernel.api.Sql;
 import dev.atrium.threads.api.Threads.Message;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -324,11 +323,6 @@ public class ThreadStore {
     public Optional<Share> shareByTokenHash(String tokenHash) {
         return db.one("SELECT " + SHARE_COLUMNS + " FROM thread_shares WHERE token_hash = ?", Share::of, tokenHash);
     }
-    /** What a workspace archive does with each row it reads; it may write to the response. */
-    @FunctionalInterface
-    public interface Sink<T> {
-        void accept(T row) throws IOException;
-    }
 
     private static final int ARCHIVE_PAGE = 500;
 
@@ -336,65 +330,54 @@ public class ThreadStore {
      * A workspace's threads (oldest first), then {@code between} with their count, then all their messages (in the
      * order they were written), read in one snapshot a page at a time; returns how many threads.
      */
-    public long archive(String spaceId, Sink<Thread> threads, Sink<Long> between, Sink<StoredMessage> messages)
+    public long archive(
+            String spaceId, Sql.RowSink<Thread> threads, Sql.RowSink<Long> between, Sql.RowSink<StoredMessage> messages)
             throws IOException {
-        try {
-            return db.snapshot(c -> {
-                long n = 0;
-                Timestamp after = null;
-                String afterId = "";
-                while (true) {
-                    List<Thread> page = Sql.list(
-                            c,
-                            "SELECT " + COLUMNS
-                                    + " FROM threads WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
-                                    + "ORDER BY created_at, id LIMIT " + ARCHIVE_PAGE,
-                            Thread::of,
-                            spaceId,
-                            after,
-                            after,
-                            afterId);
-                    for (Thread t : page) {
-                        give(threads, t);
-                        n++;
-                    }
-                    if (page.size() < ARCHIVE_PAGE) {
-                        break;
-                    }
-                    after = Timestamp.from(page.get(page.size() - 1).createdAt());
-                    afterId = page.get(page.size() - 1).id();
+        return db.snapshotStreaming(c -> {
+            long n = 0;
+            Timestamp after = null;
+            String afterId = "";
+            while (true) {
+                List<Thread> page = Sql.list(
+                        c,
+                        "SELECT " + COLUMNS
+                                + " FROM threads WHERE space_id = ? AND (?::timestamptz IS NULL OR (created_at, id) > (?::timestamptz, ?)) "
+                                + "ORDER BY created_at, id LIMIT " + ARCHIVE_PAGE,
+                        Thread::of,
+                        spaceId,
+                        after,
+                        after,
+                        afterId);
+                for (Thread t : page) {
+                    threads.accept(t);
+                    n++;
                 }
-                give(between, n);
-                long afterSeq = 0;
-                while (true) {
-                    List<StoredMessage> page = Sql.list(
-                            c,
-                            "SELECT m.seq, m.id, m.thread_id, m.role, m.content, m.run_id, m.created_at "
-                                    + "FROM thread_messages m JOIN threads t ON t.id = m.thread_id "
-                                    + "WHERE t.space_id = ? AND m.seq > ? ORDER BY m.seq LIMIT " + ARCHIVE_PAGE,
-                            StoredMessage::of,
-                            spaceId,
-                            afterSeq);
-                    for (StoredMessage m : page) {
-                        give(messages, m);
-                    }
-                    if (page.size() < ARCHIVE_PAGE) {
-                        return n;
-                    }
-                    afterSeq = page.get(page.size() - 1).seq();
+                if (page.size() < ARCHIVE_PAGE) {
+                    break;
                 }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-    }
-
-    private static <T> void give(Sink<T> sink, T row) {
-        try {
-            sink.accept(row);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+                after = Timestamp.from(page.get(page.size() - 1).createdAt());
+                afterId = page.get(page.size() - 1).id();
+            }
+            between.accept(n);
+            long afterSeq = 0;
+            while (true) {
+                List<StoredMessage> page = Sql.list(
+                        c,
+                        "SELECT m.seq, m.id, m.thread_id, m.role, m.content, m.run_id, m.created_at "
+                                + "FROM thread_messages m JOIN threads t ON t.id = m.thread_id "
+                                + "WHERE t.space_id = ? AND m.seq > ? ORDER BY m.seq LIMIT " + ARCHIVE_PAGE,
+                        StoredMessage::of,
+                        spaceId,
+                        afterSeq);
+                for (StoredMessage m : page) {
+                    messages.accept(m);
+                }
+                if (page.size() < ARCHIVE_PAGE) {
+                    return n;
+                }
+                afterSeq = page.get(page.size() - 1).seq();
+            }
+        });
     }
 
     /** A thread brought back from a workspace archive: a new id, the rest as it was. */
