@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/workers.sh: a hello-world worker through Atrium's Host routing beside the same worker hit directly on workerd's
+# bench/workers.sh: a hello-world worker through Atrium's Host routing (the kernel's relay since issue 34: each request
+# read and routed on the selector threads, below the servlet stack) beside the same worker hit directly on workerd's
 # own port, in one run (informational; issue 34's targets: >= 80% of direct throughput at 16 connections, p50 added <= 0.15 ms on one).
 # Starts Atrium (fresh database: the PostgreSQL on 127.0.0.1:5432, else embedded) with the workerd provider, deploys
 # the worker through the API, finds its workerd port (the process listening there answers the worker's text), then runs
@@ -125,4 +126,4 @@ warm "http://127.0.0.1:$relay_port/"
 measure direct "http://127.0.0.1:$direct/"; measure splice "http://127.0.0.1:$relay_port/"
 kill "$relay" 2>/dev/null || true
 tail -n 2 "$WORK_DIR/figures" | awk '$1 == "direct" {d = $2} $1 == "splice" {s = $2}
-  END { printf "splice ceiling: a zero-parse relay reaches %.1f%% of direct (Atrium'"'"'s per-request proxy: the summary above)\n", 100 * s / d }'
+  END { printf "splice ceiling: a zero-parse relay reaches %.1f%% of direct (Atrium'"'"'s relay, which reads and routes every request: the summary above)\n", 100 * s / d }'

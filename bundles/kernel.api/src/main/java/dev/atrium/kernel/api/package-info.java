@@ -13,8 +13,9 @@
  * {@link dev.atrium.kernel.api.WorkspaceImportListener}); and the audit log and a Principal's credentials are
  * {@link dev.atrium.kernel.api.AuditLog} and {@link dev.atrium.kernel.api.PrincipalCredentials} (2.17); a long job it runs
  * reports its progress and end through {@link dev.atrium.kernel.api.Jobs}, and archive parts that refer to each other
- * name them in {@link dev.atrium.kernel.api.WorkspaceArchivePart#after()} (2.18).
+ * name them in {@link dev.atrium.kernel.api.WorkspaceArchivePart#after()} (2.18). {@link dev.atrium.kernel.api.RelayRouter}: requests
+ * the edge relays below the servlet stack (2.19).
  */
-@org.osgi.annotation.versioning.Version("2.18.0")
+@org.osgi.annotation.versioning.Version("2.19.0")
 @org.osgi.annotation.bundle.Export
 package dev.atrium.kernel.api;

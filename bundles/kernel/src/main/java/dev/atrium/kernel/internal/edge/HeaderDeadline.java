@@ -32,6 +32,9 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
     private final LongSupplier deadlineMillis;
     private final Scheduler scheduler;
     private final Map<HttpConnection, Watch> open = new ConcurrentHashMap<>();
+    /** Connections of the relay that have not read a request yet, and when they opened. */
+    private final Map<RelayConnection, Long> relays = new ConcurrentHashMap<>();
+
     private volatile Scheduler.Task next;
 
     HeaderDeadline(LongSupplier deadlineMillis, Scheduler scheduler) {
@@ -51,18 +54,22 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
             task.cancel();
         }
         open.clear();
+        relays.clear();
     }
 
     @Override
     public void onOpened(Connection connection) {
         if (connection instanceof HttpConnection http) {
             open.put(http, new Watch());
+        } else if (connection instanceof RelayConnection relay) {
+            relays.put(relay, System.nanoTime());
         }
     }
 
     @Override
     public void onClosed(Connection connection) {
         open.remove(connection);
+        relays.remove(connection);
     }
 
     private void schedule() {
@@ -76,6 +83,17 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
             long now = System.nanoTime();
             long deadlineNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMillis.getAsLong());
             int closed = 0;
+            for (var it = relays.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<RelayConnection, Long> e = it.next();
+                RelayConnection relay = e.getKey();
+                if (!relay.awaitingFirstHead) {
+                    it.remove();
+                } else if (now - e.getValue() > deadlineNanos) {
+                    relay.getEndPoint().close();
+                    it.remove();
+                    closed++;
+                }
+            }
             for (Map.Entry<HttpConnection, Watch> e : open.entrySet()) {
                 HttpConnection http = e.getKey();
                 Watch watch = e.getValue();

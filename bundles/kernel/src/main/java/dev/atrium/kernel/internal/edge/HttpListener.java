@@ -1,8 +1,10 @@
 package dev.atrium.kernel.internal.edge;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.felix.http.jetty.ConnectorFactory;
+import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -12,6 +14,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.util.component.Container;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -61,6 +64,12 @@ public class HttpListener implements ConnectorFactory {
                 description = "When the server stops: longest time in milliseconds requests in flight may take to "
                         + "finish (new ones are answered 503) before the listeners close and cut what is left")
         long stopDrainMillis() default 6_000;
+
+        @AttributeDefinition(
+                description = "Relay the requests a RelayRouter takes (deployed services' hosts) on the selector "
+                        + "threads, below the servlet stack; false sends every request through Jetty's HTTP and the "
+                        + "servlets. Read when the listener is made")
+        boolean relay() default true;
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpListener.class);
@@ -76,6 +85,7 @@ public class HttpListener implements ConnectorFactory {
     private volatile Config config;
     private final ServerStop stop;
     private final EdgeHandlers handlers;
+    private final RelayRoutes relayRoutes;
     private volatile Installed installed;
 
     /**
@@ -86,10 +96,15 @@ public class HttpListener implements ConnectorFactory {
             Server server, ContextHandlerCollection contexts, Handler servlets, Edge edge, Container.Listener equip) {}
 
     @Activate
-    public HttpListener(Config config, @Reference ServerStop stop, @Reference EdgeHandlers handlers) {
+    public HttpListener(
+            Config config,
+            @Reference ServerStop stop,
+            @Reference EdgeHandlers handlers,
+            @Reference RelayRoutes relayRoutes) {
         this.config = config;
         this.stop = stop;
         this.handlers = handlers;
+        this.relayRoutes = relayRoutes;
     }
 
     /** New settings apply to the connections and bodies that come next; no listener is closed for them. */
@@ -155,7 +170,27 @@ public class HttpListener implements ConnectorFactory {
 
         HttpConnectionFactory factory = new HttpConnectionFactory(http);
         factory.setInputBufferSize(inputBuffer);
-        ServerConnector listener = new ServerConnector(server, acceptors, selectors, factory);
+        ServerConnector listener;
+        if (config.relay()) {
+            ClientConnector upstreams = new ClientConnector();
+            // a pool of its own: its selector thread is not taken from the server's budget of request threads
+            QueuedThreadPool upstreamThreads = new QueuedThreadPool(4, 1);
+            upstreamThreads.setName("atrium-relay-upstream");
+            upstreamThreads.setDaemon(true);
+            upstreams.setExecutor(upstreamThreads);
+            upstreams.addBean(upstreamThreads, true);
+            upstreams.setScheduler(server.getScheduler());
+            upstreams.setSelectors(1);
+            upstreams.setConnectTimeout(Duration.ofSeconds(5));
+            upstreams.setIdleTimeout(Duration.ofMinutes(5));
+            upstreams.setTCPNoDelay(true);
+            listener = new ServerConnector(
+                    server, acceptors, selectors, new Relay(relayRoutes, stop, factory, upstreams), factory);
+            // started and stopped with the listener, and so are the relayed requests' upstream connections
+            listener.addBean(upstreams, true);
+        } else {
+            listener = new ServerConnector(server, acceptors, selectors, factory);
+        }
         listener.setName(NAME);
         listener.setHost(host);
         listener.setPort(port);

@@ -66,10 +66,19 @@ public class ServerStop implements SynchronousBundleListener {
     static final class Flight {
         final Request request;
         final Response response;
+        /** For a relayed request ({@link RelayConnection}), which has no Jetty request: whether it is a stream. */
+        final java.util.function.BooleanSupplier relayedStream;
 
         Flight(Request request, Response response) {
             this.request = request;
             this.response = response;
+            this.relayedStream = null;
+        }
+
+        Flight(java.util.function.BooleanSupplier relayedStream) {
+            this.request = null;
+            this.response = null;
+            this.relayedStream = relayedStream;
         }
 
         /**
@@ -78,6 +87,9 @@ public class ServerStop implements SynchronousBundleListener {
          * (and no longer changes).
          */
         boolean isStream() {
+            if (relayedStream != null) {
+                return relayedStream.getAsBoolean();
+            }
             // a WebSocket upgrade; not any Upgrade (Java's HTTP client asks every request for h2c)
             String upgrade = request.getHeaders().get(HttpHeader.UPGRADE);
             if (upgrade != null && upgrade.toLowerCase(java.util.Locale.ROOT).contains("websocket")) {
@@ -96,7 +108,15 @@ public class ServerStop implements SynchronousBundleListener {
      * returned is given back to {@link #exit} once.
      */
     Flight enter(Request request, Response response) {
-        Flight flight = new Flight(request, response);
+        return enter(new Flight(request, response));
+    }
+
+    /** Counts a relayed request in, as {@link #enter(Request, Response)}. */
+    Flight enter(java.util.function.BooleanSupplier stream) {
+        return enter(new Flight(stream));
+    }
+
+    private Flight enter(Flight flight) {
         inFlight.add(flight);
         // counted before the flag is read, and the flag set before the drain reads the set: each request is either
         // refused or waited for

@@ -1,6 +1,7 @@
 package dev.atrium.kernel.internal.http;
 
 import dev.atrium.kernel.internal.db.DatabaseListener;
+import dev.atrium.kernel.internal.edge.RelayRoutes;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,10 +20,15 @@ public class KernelMeters implements MeterBinder {
     private final UpdateGate gate;
     private final DatabaseListener listener;
     private final ApplicationRebuilds rebuilds;
+    private final RelayRoutes relay;
 
     @Activate
     public KernelMeters(
-            @Reference UpdateGate gate, @Reference DatabaseListener listener, @Reference ApplicationRebuilds rebuilds) {
+            @Reference UpdateGate gate,
+            @Reference DatabaseListener listener,
+            @Reference ApplicationRebuilds rebuilds,
+            @Reference RelayRoutes relay) {
+        this.relay = relay;
         this.gate = gate;
         this.listener = listener;
         this.rebuilds = rebuilds;
@@ -51,6 +57,12 @@ public class KernelMeters implements MeterBinder {
                 .register(registry);
         FunctionCounter.builder("atrium.jaxrs.rebuild.held.requests", rebuilds, ApplicationRebuilds::heldRequests)
                 .description("Requests that waited for a rebuild of the JAX-RS application to end")
+                .register(registry);
+        FunctionCounter.builder("atrium.relay.requests", relay, RelayRoutes::relayed)
+                .description("Requests the edge relayed straight to a deployed service's upstream")
+                .register(registry);
+        FunctionCounter.builder("atrium.relay.handovers", relay, RelayRoutes::handedOver)
+                .description("Connections the edge's relay handed to the servlet stack, at a request it did not relay")
                 .register(registry);
         FunctionCounter.builder("atrium.db.listener.reconnects", listener, DatabaseListener::reconnects)
                 .description("Times the LISTEN connection was lost and listened again")

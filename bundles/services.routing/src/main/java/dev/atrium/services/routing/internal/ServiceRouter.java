@@ -7,6 +7,7 @@ import dev.atrium.kernel.api.HostRouter;
 import dev.atrium.kernel.api.JsonMappers;
 import dev.atrium.kernel.api.Keepsakes;
 import dev.atrium.kernel.api.NamedThreads;
+import dev.atrium.kernel.api.RelayRouter;
 import dev.atrium.kernel.api.ServerReadiness;
 import dev.atrium.services.api.DeploymentTraffic;
 import dev.atrium.services.api.ServiceRoutes;
@@ -56,9 +57,9 @@ import org.slf4j.LoggerFactory;
  * API nor the internal binding endpoint answers there.
  */
 @Component(
-        service = {HostRouter.class, DeploymentTraffic.class},
+        service = {HostRouter.class, RelayRouter.class, DeploymentTraffic.class},
         property = ServiceRoutes.HOST_ROUTER_PROPERTY + "=true")
-public class ServiceRouter implements HostRouter, DeploymentTraffic {
+public class ServiceRouter implements HostRouter, RelayRouter, DeploymentTraffic {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServiceRouter.class);
     private static final ObjectMapper JSON = JsonMappers.create();
@@ -263,13 +264,69 @@ public class ServiceRouter implements HostRouter, DeploymentTraffic {
         proxy(byPath(route, request), request, response, req, res);
     }
 
+    /**
+     * The kernel's edge relays a request itself when it can go straight to a running deployment: an apps host or a
+     * custom domain on the plain listener, routed now, its provider present and its deployment running. Everything
+     * else (an unknown host's 404, a provider being updated, the first routing table still loading, an ACME
+     * challenge) is declined and reaches {@link #route(HttpServletRequest, HttpServletResponse)} as before.
+     */
+    @Override
+    public Relay route(String host, String method, String target) {
+        if (closed || !services.hasRoutes() || target.startsWith(ACME_CHALLENGES)) {
+            return null;
+        }
+        ServiceRoutes.Routes routes = services.routes();
+        Route route;
+        if (host.endsWith(dotApps)) {
+            String slug = host.substring(0, host.length() - dotApps.length());
+            route = slug.contains(".") ? null : routes.bySlug().get(slug);
+        } else {
+            route = routes.byDomain().get(host);
+        }
+        if (route == null) {
+            return null;
+        }
+        int query = target.indexOf('?');
+        route = byPath(route, query < 0 ? target : target.substring(0, query));
+        boolean canary =
+                route.canaryRuntimeId() != null && Canary.pick(route.canaryPercent(), ThreadLocalRandom.current());
+        String runtimeId = canary ? route.canaryRuntimeId() : route.runtimeId();
+        String providerName = canary ? route.canaryProvider() : route.provider();
+        Optional<DeploymentProvider> provider = services.provider(providerName);
+        if (provider.isEmpty()) {
+            return null;
+        }
+        Optional<URI> endpoint = provider.get().endpoint(runtimeId);
+        if (endpoint.isEmpty()) {
+            return null;
+        }
+        Target t = target(endpoint.get());
+        if (t.address().isUnresolved()) {
+            return null;
+        }
+        return new Relay(
+                t.address(),
+                t.prefix(),
+                RELAY_DROPPED,
+                status -> count(providerName, runtimeId, status == 0 || status >= 500));
+    }
+
+    /** The path services.domains answers ACME http-01 challenges on, an edge handler the relay is asked before. */
+    private static final String ACME_CHALLENGES = "/.well-known/acme-challenge/";
+
+    private static final Set<String> RELAY_DROPPED =
+            Set.of(ServiceRoutes.SECRET_HEADER.toLowerCase(java.util.Locale.ROOT));
+
     /** The route of the service a path route of the host's service sends {@code request} to, else {@code route}. */
     private Route byPath(Route route, HttpServletRequest request) {
+        return byPath(route, request.getRequestURI());
+    }
+
+    private Route byPath(Route route, String path) {
         java.util.List<ServiceRoutes.PathRoute> paths = services.pathRoutes().get(route.serviceId());
         if (paths == null) {
             return route;
         }
-        String path = request.getRequestURI();
         for (ServiceRoutes.PathRoute p : paths) {
             if (p.matches(path)) {
                 return p.route();
