@@ -97,15 +97,39 @@ class GracefulStopTest {
                     .path("id")
                     .asText();
             Map<String, AtomicLong> answers = new ConcurrentHashMap<>();
+            Map<String, AtomicLong> workerAnswers = new ConcurrentHashMap<>();
             ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
             AtomicLong refusedAt = new AtomicLong();
             AtomicLong sigtermAt = new AtomicLong();
-            CountDownLatch clientsDone = new CountDownLatch(8);
+            // and a deployed worker's traffic, which the kernel's relay passes (issue 34), where workerd runs here
+            String workerHost = null;
+            if (ServicesWorkerdTest.workerdPresent(server)) {
+                String id = ServicesTest.createService(u, ServicesTest.unique("stopping"));
+                Http.Reply deployed = u.http()
+                        .post("/api/services/" + id + "/deployments", Map.of("bundle", ServicesWorkerdTest.code("v1")));
+                assertEquals(201, deployed.status(), deployed.body());
+                workerHost = u.http()
+                                .get("/api/services/" + id)
+                                .get("service")
+                                .get("slug")
+                                .asText() + ".apps.localhost";
+            }
+            int workerClients = workerHost == null ? 0 : 4;
+            CountDownLatch clientsDone = new CountDownLatch(8 + workerClients);
             List<Thread> clients = new ArrayList<>();
-            for (int c = 0; c < 8; c++) {
+            for (int c = 0; c < 8 + workerClients; c++) {
+                boolean worker = c >= 8;
+                String host = worker ? workerHost : "127.0.0.1:" + server.port;
                 Thread t = new Thread(() -> {
                     try {
-                        keepAliveClient(server.port, space, u.http().token(), answers, wrong, refusedAt);
+                        keepAliveClient(
+                                server.port,
+                                host,
+                                worker ? "/" : space,
+                                worker ? null : u.http().token(),
+                                worker ? workerAnswers : answers,
+                                wrong,
+                                refusedAt);
                     } finally {
                         clientsDone.countDown();
                     }
@@ -155,12 +179,19 @@ class GracefulStopTest {
             assertTrue(server.process.waitFor(30, TimeUnit.SECONDS), "the server stopped");
             long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sigtermAt.get());
             assertTrue(clientsDone.await(30, TimeUnit.SECONDS));
-            System.out.println("stop under load: answers " + answers + ", listener closed "
+            System.out.println("stop under load: answers " + answers + ", a worker's " + workerAnswers
+                    + ", listener closed "
                     + TimeUnit.NANOSECONDS.toMillis(refusedAt.get() - sigtermAt.get())
                     + " ms after SIGTERM, process gone within " + stopMillis + " ms");
             assertTrue(wrong.isEmpty(), "answers of a half-stopped server: " + wrong);
             assertTrue(answers.containsKey("200"), "the clients were answered before the stop: " + answers);
             assertTrue(answers.containsKey("503"), "new requests were answered 503 while requests drained: " + answers);
+            if (workerClients > 0) {
+                assertTrue(workerAnswers.containsKey("200"), "the worker answered before the stop: " + workerAnswers);
+                assertTrue(
+                        workerAnswers.containsKey("503"),
+                        "relayed connections' new requests were answered 503 too: " + workerAnswers);
+            }
             assertTrue(refusedAt.get() > sigtermAt.get(), "the listener closed: new connections were refused");
             assertTrue(
                     stopMillis < 12_000,
@@ -176,6 +207,7 @@ class GracefulStopTest {
      */
     private static void keepAliveClient(
             int port,
+            String host,
             String path,
             String token,
             Map<String, AtomicLong> answers,
@@ -188,8 +220,8 @@ class GracefulStopTest {
                 OutputStream out = s.getOutputStream();
                 InputStream in = s.getInputStream();
                 while (true) {
-                    out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
-                                    + token + "\r\n\r\n")
+                    out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
+                                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n")
                             .getBytes(StandardCharsets.ISO_8859_1));
                     out.flush();
                     RawHttp.Response r = RawHttp.read(in);

@@ -23,14 +23,22 @@ final class Relay extends AbstractConnectionFactory {
     static final String PROTOCOL = "atrium-relay";
 
     final RelayRoutes routes;
-    final ServerStop stop;
+    final Flights flights;
     final HttpConnectionFactory http;
     final ClientConnector upstreams;
 
-    Relay(RelayRoutes routes, ServerStop stop, HttpConnectionFactory http, ClientConnector upstreams) {
+    /** Counts relayed requests in and out of the stop's drain ({@link ServerStop} in the server). */
+    interface Flights {
+        /** The request under way, or null when the server is stopping and Jetty's edge is to answer it 503. */
+        ServerStop.Flight enter(java.util.function.BooleanSupplier stream);
+
+        void exit(ServerStop.Flight flight);
+    }
+
+    Relay(RelayRoutes routes, Flights flights, HttpConnectionFactory http, ClientConnector upstreams) {
         super(PROTOCOL);
         this.routes = routes;
-        this.stop = stop;
+        this.flights = flights;
         this.http = http;
         this.upstreams = upstreams;
         setInputBufferSize(http.getInputBufferSize());

@@ -30,6 +30,9 @@ import org.eclipse.jetty.util.thread.Invocable;
  *
  * <p>Client and upstream events arrive on different threads; every change of this connection's state is made holding
  * its monitor, and nothing slow runs while it is held (writes are non-blocking; their callbacks may run within them).
+ *
+ * <p>Why one class of about 640 lines: the client side, its upstream connection and the exchange between them are one
+ * state machine under one monitor; split into classes, each would reach into the others' state for every step.
  */
 final class RelayConnection extends AbstractConnection implements Connection.UpgradeFrom {
 
@@ -221,7 +224,7 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
         }
         Exchange x =
                 new Exchange(head, target, head.forUpstream(a, target.pathPrefix(), target.droppedHeaders(), remote));
-        x.flight = relay.stop.enter(() -> x.stream);
+        x.flight = relay.flights.enter(() -> x.stream);
         if (x.flight == null) {
             handOver(); // the server stops: the edge answers 503
             return;
@@ -352,8 +355,9 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
         int pos = up.buffer.position();
         int lim = up.buffer.limit();
         int bodyStart = pos;
+        ByteBuffer headOut = null;
         if (x.response == null) {
-            int end = RelayHeads.headEnd(a, pos, lim);
+            int end = RelayHeads.responseHeadEnd(a, pos, lim);
             if (end < 0) {
                 if (lim - pos >= a.length) {
                     badGateway(x, "the service's deployment answered with too long a head");
@@ -370,7 +374,7 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
             x.responseStarted = true;
             if (r.status < 200) {
                 // 100 Continue, 103 Early Hints: passed on; the answer follows
-                writeClient(up, ByteBuffer.wrap(a, pos, end - pos), end, false);
+                writeClient(up, end, false, head(r, a, pos, end));
                 return;
             }
             x.response = r;
@@ -378,6 +382,10 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
             x.responseLeft = r.contentLength;
             x.responseChunks = r.chunked ? new RelayHeads.Chunks() : null;
             bodyStart = end;
+            if (r.rewritten != null) {
+                headOut = ByteBuffer.wrap(r.rewritten);
+                pos = end;
+            }
         }
         RelayHeads.Response r = x.response;
         int stop;
@@ -399,10 +407,20 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
             stop = bodyStart + (int) k;
             complete = x.responseLeft == 0;
         }
-        writeClient(up, ByteBuffer.wrap(a, pos, stop - pos), stop, complete);
+        ByteBuffer body = ByteBuffer.wrap(a, pos, stop - pos);
+        if (headOut == null) {
+            writeClient(up, stop, complete, body);
+        } else {
+            writeClient(up, stop, complete, headOut, body);
+        }
     }
 
-    private void writeClient(Upstream up, ByteBuffer bytes, int consumedTo, boolean complete) {
+    /** A response head as the client is to get it: as it came, or rewritten to HTTP/1.1 with CRLF lines. */
+    private static ByteBuffer head(RelayHeads.Response r, byte[] a, int pos, int end) {
+        return r.rewritten != null ? ByteBuffer.wrap(r.rewritten) : ByteBuffer.wrap(a, pos, end - pos);
+    }
+
+    private void writeClient(Upstream up, int consumedTo, boolean complete, ByteBuffer... bytes) {
         Exchange x = exchange;
         getEndPoint()
                 .write(
@@ -528,7 +546,7 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
         ServerStop.Flight f = x.flight;
         x.flight = null;
         if (f != null) {
-            relay.stop.exit(f);
+            relay.flights.exit(f);
         }
     }
 

@@ -277,12 +277,37 @@ final class RelayHeads {
 
         boolean close;
         boolean stream;
+        /** The head to send the client instead of the upstream's, or null to send it as it came. */
+        byte[] rewritten;
     }
 
-    /** Reads the response head in {@code a[from, end)}, or null when it is not HTTP/1.x. */
+    /**
+     * The index just past a response head's blank line in {@code a[from, to)}, or -1: lines may end in a bare LF, as
+     * RFC 9112 2.2 lets a recipient accept (busybox's httpd passes a CGI script's LF lines on).
+     */
+    static int responseHeadEnd(byte[] a, int from, int to) {
+        for (int i = from; i < to - 1; i++) {
+            if (a[i] == '\n') {
+                if (a[i + 1] == '\n') {
+                    return i + 2;
+                }
+                if (a[i + 1] == '\r' && i + 2 < to && a[i + 2] == '\n') {
+                    return i + 3;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Reads the response head in {@code a[from, end)} ({@code end} from {@link #responseHeadEnd}), or null when it is
+     * not HTTP/1.x. A head that is not HTTP/1.1 with CRLF lines gets {@link Response#rewritten}: the client hears the
+     * relay's own version (RFC 9110 6.2) and CRLF lines.
+     */
     static Response response(byte[] a, int from, int end, boolean requestWasHead) {
-        int eol = lineEnd(a, from, end);
-        if (eol < 0 || eol - from < 12 || !is(a, from, from + 7, "HTTP/1.") || a[from + 8] != ' ') {
+        int eol = indexOf(a, from, end, (byte) '\n');
+        int statusEnd = eol > from && a[eol - 1] == '\r' ? eol - 1 : eol;
+        if (eol < 0 || statusEnd - from < 12 || !is(a, from, from + 7, "HTTP/1.") || a[from + 8] != ' ') {
             return null;
         }
         int status = 0;
@@ -295,13 +320,23 @@ final class RelayHeads {
         Response r = new Response();
         r.status = status;
         boolean http10 = a[from + 7] == '0';
+        boolean normal = !http10 && statusEnd == eol - 1;
         r.close = http10;
         boolean transferEncoding = false;
-        for (int start = eol + 2; start < end - 2; ) {
-            int stop = lineEnd(a, start, end);
-            if (stop < 0) {
-                return null;
+        StringBuilder rewritten = new StringBuilder(end - from + 32)
+                .append("HTTP/1.1")
+                .append(new String(a, from + 8, statusEnd - from - 8, StandardCharsets.ISO_8859_1))
+                .append("\r\n");
+        for (int start = eol + 1; start < end; ) {
+            int nl = indexOf(a, start, end, (byte) '\n');
+            int stop = nl > start && a[nl - 1] == '\r' ? nl - 1 : nl;
+            if (stop == start) {
+                break; // the blank line
             }
+            normal &= stop == nl - 1;
+            rewritten
+                    .append(new String(a, start, stop - start, StandardCharsets.ISO_8859_1))
+                    .append("\r\n");
             int colon = indexOf(a, start, stop, (byte) ':');
             if (colon > start) {
                 int vs = colon + 1;
@@ -329,7 +364,7 @@ final class RelayHeads {
                     r.stream = lower(a, vs, ve).startsWith("text/event-stream");
                 }
             }
-            start = stop + 2;
+            start = nl + 1;
         }
         if (transferEncoding) {
             r.contentLength = -1;
@@ -341,6 +376,9 @@ final class RelayHeads {
         } else if (!r.chunked && r.contentLength < 0) {
             r.untilClose = true;
             r.close = true;
+        }
+        if (!normal) {
+            r.rewritten = rewritten.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
         }
         return r;
     }
@@ -416,20 +454,17 @@ final class RelayHeads {
                             state = DATA_CR;
                         }
                     }
-                    case DATA_CR -> {
-                        if (b != '\r') {
+                    case DATA_CR, DATA_LF, TRAILER_LF, END_LF -> {
+                        if (b != (state == DATA_CR ? '\r' : '\n')) {
                             return -2;
                         }
-                        state = DATA_LF;
                         i++;
-                    }
-                    case DATA_LF -> {
-                        if (b != '\n') {
-                            return -2;
+                        if (state == END_LF) {
+                            state = DONE;
+                            return i;
                         }
-                        state = SIZE;
                         digits = 0;
-                        i++;
+                        state = state == DATA_CR ? DATA_LF : state == DATA_LF ? SIZE : TRAILER_START;
                     }
                     case TRAILER_START -> {
                         state = b == '\r' ? END_LF : TRAILER;
@@ -440,20 +475,6 @@ final class RelayHeads {
                             state = TRAILER_LF;
                         }
                         i++;
-                    }
-                    case TRAILER_LF -> {
-                        if (b != '\n') {
-                            return -2;
-                        }
-                        state = TRAILER_START;
-                        i++;
-                    }
-                    case END_LF -> {
-                        if (b != '\n') {
-                            return -2;
-                        }
-                        state = DONE;
-                        return i + 1;
                     }
                     default -> {
                         return i;

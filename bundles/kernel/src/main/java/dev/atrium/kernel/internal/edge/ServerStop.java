@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
         service = ServerStop.class,
         configurationPid = "dev.atrium.kernel.edge",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
-public class ServerStop implements SynchronousBundleListener {
+public class ServerStop implements SynchronousBundleListener, Relay.Flights {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServerStop.class);
 
@@ -112,7 +112,8 @@ public class ServerStop implements SynchronousBundleListener {
     }
 
     /** Counts a relayed request in, as {@link #enter(Request, Response)}. */
-    Flight enter(java.util.function.BooleanSupplier stream) {
+    @Override
+    public Flight enter(java.util.function.BooleanSupplier stream) {
         return enter(new Flight(stream));
     }
 
@@ -127,7 +128,8 @@ public class ServerStop implements SynchronousBundleListener {
         return flight;
     }
 
-    void exit(Flight flight) {
+    @Override
+    public void exit(Flight flight) {
         inFlight.remove(flight);
         if (stopping) {
             synchronized (drained) {

@@ -173,6 +173,27 @@ class RelayHeadsTest {
     }
 
     @Test
+    void aResponseHeadWithBareLfLinesOrOfHttp10IsRewrittenToHttp11WithCrlf() {
+        // busybox's httpd: its own status line, then a CGI script's LF lines
+        byte[] cgi = bytes("HTTP/1.0 200 OK\r\nContent-Type: text/plain\nX-A: 1\n\nhello");
+        int end = RelayHeads.responseHeadEnd(cgi, 0, cgi.length);
+        assertEquals(cgi.length - 5, end);
+        RelayHeads.Response r = RelayHeads.response(cgi, 0, end, false);
+        assertNotNull(r);
+        assertEquals(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-A: 1\r\n\r\n",
+                new String(r.rewritten, StandardCharsets.ISO_8859_1));
+        assertTrue(r.untilClose, "no length: the body ends with the connection");
+        byte[] plain = bytes("HTTP/1.1 204 No Content\r\nX: y\r\n\r\n");
+        assertEquals(plain.length, RelayHeads.responseHeadEnd(plain, 0, plain.length));
+        assertNull(
+                RelayHeads.response(plain, 0, plain.length, false).rewritten,
+                "a plain HTTP/1.1 head passes as it came");
+        byte[] partial = bytes("HTTP/1.1 200 OK\r\nX: y\r\n");
+        assertEquals(-1, RelayHeads.responseHeadEnd(partial, 0, partial.length));
+    }
+
+    @Test
     void aChunkedBodyEndsAfterItsLastChunkAndTrailersWhereverTheBytesAreSplit() {
         String body = "5;ext=a\r\nhello\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: 1\r\n\r\n";
         byte[] a = bytes(body + "NEXT");
