@@ -2,7 +2,7 @@
 // (the operator's file, the environment, the default); a value edited here is written to the operator's file in
 // <data>/deploy/ (PUT /admin/config/{pid}), a reset removes it from there. Secrets are shown masked.
 (function () {
-  const { api, say, cell, button } = window.atriumConsole;
+  const { api, send, say, cell, button } = window.atriumConsole;
   const $ = (id) => document.getElementById(id);
   const MASK = '••••';
   let configs = [];
@@ -75,13 +75,18 @@
     render();
   }
 
+  // a 202: the file is written, and ConfigAdmin did not hold it yet when the server stopped waiting
+  function pending(answer) {
+    return answer.status === 202 ? ' Not applied yet: FileInstall reads the file within seconds; Reload shows it.' : '';
+  }
+
   async function save(pid, property, text) {
     if (property.secret && text === '') { say('Type the new value of ' + property.name + ' first.', true); return; }
     try {
-      const result = await api('PUT', '/admin/config/' + encodeURIComponent(pid),
+      const answer = await send('PUT', '/admin/config/' + encodeURIComponent(pid),
         JSON.stringify({ properties: { [property.name]: typed(property, text) } }));
-      replace(result.config);
-      say('Saved ' + pid + ' ' + property.name + '.');
+      replace(answer.data.config);
+      say('Saved ' + pid + ' ' + property.name + '.' + pending(answer));
     } catch (e) {
       say(e.message, true);
     }
@@ -89,9 +94,9 @@
 
   async function reset(pid, name) {
     try {
-      const result = await api('DELETE', '/admin/config/' + encodeURIComponent(pid) + '/' + encodeURIComponent(name));
-      replace(result.config);
-      say('Reset ' + pid + ' ' + name + '.');
+      const answer = await send('DELETE', '/admin/config/' + encodeURIComponent(pid) + '/' + encodeURIComponent(name));
+      replace(answer.data.config);
+      say('Reset ' + pid + ' ' + name + '.' + pending(answer));
     } catch (e) {
       say(e.message, true);
     }

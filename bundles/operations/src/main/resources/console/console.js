@@ -6,7 +6,8 @@
 
   function token() { return sessionStorage.getItem(KEY); }
 
-  async function api(method, path, body, contentType) {
+  // the answer's status and body; throws the spec error's message for anything but 2xx
+  async function send(method, path, body, contentType) {
     const headers = { Authorization: 'Bearer ' + token() };
     if (body !== undefined) headers['Content-Type'] = contentType || 'application/json';
     const response = await fetch(path, { method, headers, body });
@@ -17,7 +18,11 @@
       failure.status = response.status;
       throw failure;
     }
-    return data;
+    return { status: response.status, data };
+  }
+
+  async function api(method, path, body, contentType) {
+    return (await send(method, path, body, contentType)).data;
   }
 
   function say(text, isError) {
@@ -121,7 +126,7 @@
   }
 
   // what the other views' scripts share: the token-carrying API call, the message line and the table helpers
-  window.atriumConsole = { api, say, cell, when, button };
+  window.atriumConsole = { api, send, say, cell, when, button };
 
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();

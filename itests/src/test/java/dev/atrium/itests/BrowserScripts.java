@@ -39,6 +39,16 @@ final class BrowserScripts {
         }
     }
 
+    /** The last lines of a script's {@code log}, for a failure's message: CI shows the message, not the file. */
+    static String tail(Path log) {
+        try {
+            java.util.List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (java.io.IOException e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
     /** Runs {@code command} in the scripts' directory, its output appended to {@code log}; its exit status. */
     static int run(Path log, String... command) throws Exception {
         Process p = new ProcessBuilder(command)

@@ -162,7 +162,11 @@ class ConfigurationEditingTest {
                 server.operatorToken(),
                 SECRET,
                 screenshot.toString());
-        assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser-config.log");
+        assertEquals(
+                0,
+                exit,
+                () -> "the browser test failed; its output is in itests/target/browser-config.log, ending:\n"
+                        + BrowserScripts.tail(AtriumServer.ROOT.resolve("itests/target/browser-config.log")));
         assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
         assertFalse(Files.exists(server.data.resolve("deploy/" + GIT_PID + ".config")), "the reset removed the file");
     }

@@ -26,7 +26,11 @@ class ConsoleBrowserTest {
                 server.base(),
                 server.operatorToken(),
                 screenshot.toString());
-        assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser.log");
+        assertEquals(
+                0,
+                exit,
+                () -> "the browser test failed; its output is in itests/target/browser.log, ending:\n"
+                        + BrowserScripts.tail(AtriumServer.ROOT.resolve("itests/target/browser.log")));
         assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
         assertTrue(FeatureSwitchTest.feature(server, "memories").get("enabled").asBoolean());
     }

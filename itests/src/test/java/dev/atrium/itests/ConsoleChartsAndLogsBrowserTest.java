@@ -37,7 +37,11 @@ class ConsoleChartsAndLogsBrowserTest {
                 server.base(),
                 server.operatorToken(),
                 screenshot.toString());
-        assertEquals(0, exit, script + " failed; its output is in itests/target/browser.log");
+        assertEquals(
+                0,
+                exit,
+                () -> script + " failed; its output is in itests/target/browser.log, ending:\n"
+                        + BrowserScripts.tail(AtriumServer.ROOT.resolve("itests/target/browser.log")));
         assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
     }
 }

@@ -49,7 +49,11 @@ class ConsoleJobsBrowserTest {
                 server.base(),
                 server.operatorToken(),
                 screenshot.toString());
-        assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser.log");
+        assertEquals(
+                0,
+                exit,
+                () -> "the browser test failed; its output is in itests/target/browser.log, ending:\n"
+                        + BrowserScripts.tail(AtriumServer.ROOT.resolve("itests/target/browser.log")));
         assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
         String repoId = created.get("repository").get("id").asText();
         assertEquals(

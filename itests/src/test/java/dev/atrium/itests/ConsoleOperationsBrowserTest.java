@@ -75,7 +75,11 @@ class ConsoleOperationsBrowserTest {
                     config.getFileName().toString(),
                     deliveryId,
                     screenshot.toString());
-            assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser-operations.log");
+            assertEquals(
+                    0,
+                    exit,
+                    () -> "the browser test failed; its output is in itests/target/browser-operations.log, ending:\n"
+                            + BrowserScripts.tail(AtriumServer.ROOT.resolve("itests/target/browser-operations.log")));
         } finally {
             Files.deleteIfExists(config);
         }

@@ -31,7 +31,11 @@ class ConsoleUsersBrowserTest {
                 u.http().token(),
                 added,
                 screenshot.toString());
-        assertEquals(0, exit, "the browser test failed; its output is in itests/target/browser.log");
+        assertEquals(
+                0,
+                exit,
+                () -> "the browser test failed; its output is in itests/target/browser.log, ending:\n"
+                        + BrowserScripts.tail(AtriumServer.ROOT.resolve("itests/target/browser.log")));
         assertTrue(Files.size(screenshot) > 1000, "a screenshot was taken");
         assertEquals(401, u.http().get("/api/spaces/me").status());
         assertEquals(

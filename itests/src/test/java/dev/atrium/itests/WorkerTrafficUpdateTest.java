@@ -359,6 +359,19 @@ class WorkerTrafficUpdateTest {
         }
         RawHttp.Response again = HostHttp.get(server.port, host, "/");
         assertEquals(200, again.status(), HostHttp.text(again));
-        assertEquals("counter-v1 1", HostHttp.text(again), "the worker was stopped with the feature and started anew");
+        assertEquals(
+                "counter-v1 1",
+                HostHttp.text(again),
+                () -> "the worker was stopped with the feature and started anew; what the server said of it:\n"
+                        + lifecycle(server));
+    }
+
+    /** The server's last lines on features, the services' deployer and workerd's generations. */
+    private static String lifecycle(AtriumServer server) {
+        List<String> lines = server.fullLog()
+                .lines()
+                .filter(l -> l.contains("FeatureSwitch") || l.contains("services:") || l.contains("workerd generation"))
+                .toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     }
 }

@@ -70,7 +70,7 @@ public class ConfigResource {
             Set.of("service.pid", "service.factoryPid", "service.bundleLocation", FILE_PROPERTY);
     private static final Pattern PID = Pattern.compile("dev\\.atrium\\.[A-Za-z0-9._-]{1,200}");
     /** How long an answer waits for FileInstall (it polls every 0.5 s) and ConfigAdmin to take a change. */
-    private static final long APPLY_WAIT_MILLIS = 5_000;
+    private static final long APPLY_WAIT_MILLIS = 15_000;
 
     private final ConfigurationAdmin admin;
     private final AuditLog audit;
@@ -174,7 +174,7 @@ public class ConfigResource {
             write(pid, current, merged);
             audit.record(AuditLog.OPERATOR, "config_changed", pid, detail(set, reset));
         }
-        return applied(pid, described, merged);
+        return applied(pid, described, merged, current);
     }
 
     @DELETE
@@ -202,7 +202,7 @@ public class ConfigResource {
             write(pid, current, merged);
             audit.record(AuditLog.OPERATOR, "config_changed", pid, detail(List.of(), List.of(property)));
         }
-        return applied(pid, described, merged);
+        return applied(pid, described, merged, current);
     }
 
     @DELETE
@@ -228,7 +228,7 @@ public class ConfigResource {
                     pid,
                     detail(List.of(), List.copyOf(current.stored().keySet())));
         }
-        return applied(pid, described, Map.of());
+        return applied(pid, described, Map.of(), current);
     }
 
     /** What ConfigAdmin has for a PID now: the operator's properties, and the processed ones (with the plugin's). */
@@ -375,11 +375,19 @@ public class ConfigResource {
     }
 
     /** The PID's view once ConfigAdmin holds what was written (200), or as it is if that takes longer (202). */
-    private Response applied(String pid, MetaTypes.Pid described, Map<String, Object> written) {
+    /**
+     * The answer to a change, once ConfigAdmin holds what was {@code written} (200), else when the wait is over (202).
+     * Nothing written deletes the file, and FileInstall then deletes the configuration, which dev.atrium.config makes
+     * again, empty, when the environment sets any of the PID's properties: until it has, the view would call every
+     * value a default, so a PID whose configuration had environment values is held until it exists again.
+     */
+    private Response applied(String pid, MetaTypes.Pid described, Map<String, Object> written, Current before) {
         Map<String, Object> expected = ConfigValues.comparable(written);
+        boolean madeAgain =
+                written.isEmpty() && before.processed().keySet().stream().anyMatch(k -> k.startsWith(SOURCE_PREFIX));
         long deadline = System.nanoTime() + APPLY_WAIT_MILLIS * 1_000_000L;
         Current current = current(pid);
-        while (!ConfigValues.comparable(current.stored()).equals(expected) && System.nanoTime() < deadline) {
+        while (!holds(current, expected, madeAgain) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(100);
             } catch (InterruptedException e) {
@@ -388,9 +396,14 @@ public class ConfigResource {
             }
             current = current(pid);
         }
-        boolean done = ConfigValues.comparable(current.stored()).equals(expected);
+        boolean done = holds(current, expected, madeAgain);
         Map<String, Object> view = view(pid, described, current);
         return Response.status(done ? 200 : 202).entity(Map.of("config", view)).build();
+    }
+
+    private static boolean holds(Current current, Map<String, Object> expected, boolean madeAgain) {
+        return ConfigValues.comparable(current.stored()).equals(expected)
+                && (!madeAgain || current.configuration() != null);
     }
 
     private static String detail(List<String> set, List<String> reset) {

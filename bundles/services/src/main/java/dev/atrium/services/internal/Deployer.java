@@ -156,7 +156,6 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         }
         this.internalBase = base;
         this.context = context;
-        this.active = true;
         this.feed = new ChangeFeed(dataSource, channels, this::remoteChange);
     }
 
@@ -166,6 +165,10 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
      */
     @Activate
     void start() {
+        // not before: SCR binds the providers between the constructor and here, and a reconcile they (or a change
+        // announced meanwhile) asked for then would publish a table whose routes name deployments no provider was
+        // given, which a provider may still answer for from a generation it is draining
+        active = true;
         reconcileLater();
     }
 
@@ -198,6 +201,8 @@ public class Deployer implements ServiceRoutes, BindingListener, WorkspaceEnviro
         }
         if (restarting) {
             LOG.info("services: the deployments keep running while this capability restarts");
+        } else {
+            LOG.info("services: stopped for good; {} deployment provider(s) told to run nothing", providers.size());
         }
         routes = Routes.EMPTY;
         pathRoutes = Map.of();

@@ -421,6 +421,12 @@ public final class WorkerdRuntime implements AutoCloseable {
             }
             byService.forEach((service, ds) -> {
                 Generation g = current.get(service);
+                if (g == null) {
+                    // given again while a generation that left the set drains (the services feature disabled and
+                    // enabled): that process is stopping, and the new generation starts afresh, so no request goes to
+                    // the old one meanwhile
+                    live.stream().filter(d -> d.service.equals(service)).forEach(d -> d.superseded = true);
+                }
                 if (g != null && g.byId.isEmpty() && g.adoptedIds.equals(ids(ds))) {
                     // adopted from the previous revision: the same deployments, already running
                     ds.forEach(d -> g.byId.put(d.id(), d));
@@ -595,7 +601,13 @@ public final class WorkerdRuntime implements AutoCloseable {
             for (Generation g : live) {
                 Integer port = g.ports.get(deploymentId);
                 Process p = g.process;
-                if (port != null && g.recordLogs && g.ready && p != null && p.isAlive() && !g.terminating) {
+                if (port != null
+                        && g.recordLogs
+                        && g.ready
+                        && p != null
+                        && p.isAlive()
+                        && !g.terminating
+                        && !g.superseded) {
                     return Optional.of(URI.create("http://127.0.0.1:" + port));
                 }
             }
@@ -754,6 +766,9 @@ public final class WorkerdRuntime implements AutoCloseable {
         volatile boolean retired;
         volatile boolean ready;
         volatile boolean terminating;
+        /** Draining, and its service has been given again: a new generation starts in its stead. */
+        volatile boolean superseded;
+
         volatile boolean relocating;
         volatile Path control;
         int launches;

@@ -194,6 +194,28 @@ class WorkerdRuntimeTest {
     }
 
     @Test
+    void aServiceGivenAgainWhileItsStoppedGenerationDrainsIsAnsweredOnlyByItsNewGeneration() throws Exception {
+        String counter = "let n = 0; export default { fetch() { n++; return new Response('count ' + n); } };";
+        runtime.apply(List.of(worker("d1", "s1", counter, Map.of(), List.of())));
+        URI first = endpoint("d1");
+        assertEquals("count 1", get(first, "/").body());
+        assertEquals("count 2", get(first, "/").body());
+
+        runtime.apply(List.of());
+        assertEquals(first, endpoint("d1"), "a request routed before the stop still reaches the draining process");
+
+        AtomicReference<java.util.Optional<URI>> whileStarting = new AtomicReference<>();
+        runtime.startHook = service -> whileStarting.set(runtime.endpoint("d1"));
+        runtime.apply(List.of(worker("d1", "s1", counter, Map.of(), List.of())));
+
+        assertEquals(
+                java.util.Optional.empty(),
+                whileStarting.get(),
+                "while its new generation starts, the stopped one is not handed out");
+        assertEquals("count 1", get(endpoint("d1"), "/").body(), "the new generation started afresh");
+    }
+
+    @Test
     void aBundleArchiveRunsItsIndexModuleWithItsImports() throws Exception {
         ByteArrayOutputStream zip = new ByteArrayOutputStream();
         try (ZipOutputStream out = new ZipOutputStream(zip)) {
