@@ -45,6 +45,8 @@ public final class Activator implements BundleActivator {
     private StopOnSignal stopOnSignal;
     /** Ends the process when a bundle that failed to start while the framework started does not start on a retry. */
     private final StartWatch startWatch = new StartWatch(System::exit, 2_000);
+    /** Ends the process when the framework's start blocks instead of failing. */
+    private StartDeadline startDeadline;
 
     private ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> admins;
     /** The highest change count seen per PID, so that a configuration made again counts past the deleted one. */
@@ -61,6 +63,11 @@ public final class Activator implements BundleActivator {
         stopOnSignal = new StopOnSignal(context);
         stopOnSignal.install();
         context.addFrameworkListener(startWatch);
+        startDeadline = new StartDeadline(
+                StartDeadline.seconds(
+                        context.getProperty(StartDeadline.PROPERTY), System.getenv("ATRIUM_START_DEADLINE_SECONDS")),
+                System::exit);
+        context.addFrameworkListener(startDeadline);
         Hashtable<String, Object> pluginProperties = new Hashtable<>();
         pluginProperties.put("config.plugin.id", PLUGIN_ID);
         defaults = new EnvironmentDefaults(settings, System::getenv, context::getProperty);
@@ -80,6 +87,8 @@ public final class Activator implements BundleActivator {
     @Override
     public void stop(BundleContext context) throws InterruptedException {
         context.removeFrameworkListener(startWatch);
+        context.removeFrameworkListener(startDeadline);
+        startDeadline.close();
         stopOnSignal.uninstall();
         recreate.shutdownNow();
         recreate.awaitTermination(5, TimeUnit.SECONDS);
