@@ -40,6 +40,8 @@ cleanup() {
     is_running "$pid" && kill -KILL "$pid" 2>/dev/null
   done
   for db in "${CREATED_DBS[@]}"; do
+    # BENCH_KEEP_DB=1 keeps the databases, to try statements on the generated data
+    if [ "${BENCH_KEEP_DB:-0}" = 1 ]; then log "kept database $db"; continue; fi
     psql_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || log "could not drop database $db"
   done
   if [ -n "$WORK_DIR" ]; then

@@ -104,29 +104,28 @@ public class ExploreStore {
         List<Object> args = new ArrayList<>();
         StringBuilder where = new StringBuilder(" WHERE r.visibility = 'public'");
         String rank = "0::real";
-        List<Object> rankArgs = new ArrayList<>();
+        // the query's terms are worked out once, in a row the repositories are joined with, not in every row's rank:
+        // in the generic plan of a prepared statement they were computed again for each of thousands of matches
+        // (OFFSET 0 keeps the planner from folding the row back into the expressions)
+        String from = " FROM repositories r";
+        List<Object> fromArgs = new ArrayList<>();
         String q = f.query() == null ? null : f.query().trim();
         if (q != null && !q.isEmpty()) {
-            String tsq = "(plainto_tsquery('simple', ?) || plainto_tsquery('english', ?))";
+            from = " FROM (SELECT plainto_tsquery('simple', ?) || plainto_tsquery('english', ?) AS q, lower(?) AS n"
+                    + " OFFSET 0) p, repositories r";
+            fromArgs.addAll(List.of(q, q, q));
             boolean oneWord = q.chars().noneMatch(Character::isWhitespace);
             if (!oneWord) {
                 // a name is one word: a phrase is matched by its words, likeness of names is for one-word queries
-                where.append(" AND r.search @@ ").append(tsq);
-                args.addAll(List.of(q, q));
-                rank = "ts_rank(r.search, " + tsq + ")::real";
-                rankArgs.addAll(List.of(q, q));
+                where.append(" AND r.search @@ p.q");
+                rank = "ts_rank(r.search, p.q)::real";
             } else if (trigrams) {
-                where.append(" AND (r.search @@ ").append(tsq).append(" OR lower(r.name) % lower(?))");
-                args.addAll(List.of(q, q, q));
-                rank = "(ts_rank(r.search, " + tsq + ") + similarity(lower(r.name), lower(?)))::real";
-                rankArgs.addAll(List.of(q, q, q));
+                where.append(" AND (r.search @@ p.q OR lower(r.name) % p.n)");
+                rank = "(ts_rank(r.search, p.q) + similarity(lower(r.name), p.n))::real";
             } else {
-                where.append(" AND (r.search @@ ")
-                        .append(tsq)
-                        .append(" OR lower(r.name) LIKE lower(?) || '%' ESCAPE '\\')");
-                args.addAll(List.of(q, q, likePrefix(q)));
-                rank = "(ts_rank(r.search, " + tsq + ") + CASE WHEN lower(r.name) = lower(?) THEN 1 ELSE 0 END)::real";
-                rankArgs.addAll(List.of(q, q, q));
+                where.append(" AND (r.search @@ p.q OR lower(r.name) LIKE lower(?) || '%' ESCAPE '\\')");
+                args.add(likePrefix(q));
+                rank = "(ts_rank(r.search, p.q) + CASE WHEN lower(r.name) = p.n THEN 1 ELSE 0 END)::real";
             }
         }
         if (f.language() != null) {
@@ -152,8 +151,8 @@ public class ExploreStore {
             where.append(" AND r.pushed_at IS NOT NULL");
         }
         boolean ascending = sort == Sort.NAME;
-        String select = "SELECT " + COLUMNS + ", " + rank + " AS rank FROM repositories r" + where;
-        List<Object> all = new ArrayList<>(rankArgs);
+        String select = "SELECT " + COLUMNS + ", " + rank + " AS rank" + from + where;
+        List<Object> all = new ArrayList<>(fromArgs);
         all.addAll(args);
         StringBuilder statement = new StringBuilder();
         if (cursor != null && !cursor.isEmpty()) {
