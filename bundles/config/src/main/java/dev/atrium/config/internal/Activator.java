@@ -63,9 +63,14 @@ public final class Activator implements BundleActivator {
         stopOnSignal = new StopOnSignal(context);
         stopOnSignal.install();
         context.addFrameworkListener(startWatch);
+        // only while the framework starts: this bundle started again later (updated, refreshed) has no start to watch
         startDeadline = new StartDeadline(
-                StartDeadline.seconds(
-                        context.getProperty(StartDeadline.PROPERTY), System.getenv("ATRIUM_START_DEADLINE_SECONDS")),
+                StartDeadline.started(context)
+                        ? 0
+                        : StartDeadline.seconds(
+                                context.getProperty(StartDeadline.PROPERTY),
+                                System.getenv("ATRIUM_START_DEADLINE_SECONDS")),
+                () -> StartDeadline.started(context),
                 System::exit);
         context.addFrameworkListener(startDeadline);
         Hashtable<String, Object> pluginProperties = new Hashtable<>();

@@ -28,6 +28,7 @@ final class StartDeadline implements FrameworkListener, AutoCloseable {
 
     private final IntConsumer exit;
     private final long seconds;
+    private final java.util.function.BooleanSupplier started;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "atrium-start-deadline");
         t.setDaemon(true);
@@ -35,9 +36,14 @@ final class StartDeadline implements FrameworkListener, AutoCloseable {
     });
     private final ScheduledFuture<?> expiry;
 
-    StartDeadline(long seconds, IntConsumer exit) {
+    /**
+     * @param started whether the start is over, asked at every start-level change: bnd's launcher starts the framework
+     *     at a low level (STARTED then) and raises it afterwards, so STARTED alone does not say the bundles started
+     */
+    StartDeadline(long seconds, java.util.function.BooleanSupplier started, IntConsumer exit) {
         this.exit = exit;
         this.seconds = seconds;
+        this.started = started;
         this.expiry = seconds > 0 ? timer.schedule(this::expired, seconds, TimeUnit.SECONDS) : null;
     }
 
@@ -62,7 +68,8 @@ final class StartDeadline implements FrameworkListener, AutoCloseable {
 
     @Override
     public void frameworkEvent(FrameworkEvent event) {
-        if (event.getType() == FrameworkEvent.STARTED) {
+        if ((event.getType() == FrameworkEvent.STARTED || event.getType() == FrameworkEvent.STARTLEVEL_CHANGED)
+                && started.getAsBoolean()) {
             close();
         }
     }
@@ -85,6 +92,31 @@ final class StartDeadline implements FrameworkListener, AutoCloseable {
                         threads(),
                         StartWatch.EXIT_STATUS);
         exit.accept(StartWatch.EXIT_STATUS);
+    }
+
+    /**
+     * Whether the framework's start level has reached the highest of its bundles' (so every bundle that is to start
+     * has been started), or it stops.
+     */
+    static boolean started(org.osgi.framework.BundleContext context) {
+        try {
+            int highest = 0;
+            for (org.osgi.framework.Bundle b : context.getBundles()) {
+                org.osgi.framework.startlevel.BundleStartLevel level =
+                        b.adapt(org.osgi.framework.startlevel.BundleStartLevel.class);
+                if (level != null) {
+                    highest = Math.max(highest, level.getStartLevel());
+                }
+            }
+            org.osgi.framework.Bundle system = context.getBundle(0);
+            boolean running = system.getState() == org.osgi.framework.Bundle.STARTING
+                    || system.getState() == org.osgi.framework.Bundle.ACTIVE;
+            int level = system.adapt(org.osgi.framework.startlevel.FrameworkStartLevel.class)
+                    .getStartLevel();
+            return !running || level >= highest;
+        } catch (IllegalStateException stopping) {
+            return true;
+        }
     }
 
     /** Every thread's whole stack and the locks it waits for, the start-level thread's first. */

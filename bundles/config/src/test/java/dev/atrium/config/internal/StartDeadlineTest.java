@@ -45,10 +45,11 @@ class StartDeadlineTest {
         CompletableFuture<Integer> exited = new CompletableFuture<>();
         CompletableFuture<String> threads = new CompletableFuture<>();
         Framework framework = framework(true);
-        StartDeadline deadline = new StartDeadline(1, status -> {
-            threads.complete(StartDeadline.threads());
-            exited.complete(status);
-        });
+        StartDeadline deadline =
+                new StartDeadline(1, () -> StartDeadline.started(framework.getBundleContext()), status -> {
+                    threads.complete(StartDeadline.threads());
+                    exited.complete(status);
+                });
         framework.getBundleContext().addFrameworkListener(deadline);
         Thread starting = new Thread(() -> {
             try {
@@ -76,7 +77,8 @@ class StartDeadlineTest {
     void aStartThatFinishesDisarmsTheDeadline() throws Exception {
         CompletableFuture<Integer> exited = new CompletableFuture<>();
         Framework framework = framework(false);
-        StartDeadline deadline = new StartDeadline(1, exited::complete);
+        StartDeadline deadline =
+                new StartDeadline(1, () -> StartDeadline.started(framework.getBundleContext()), exited::complete);
         framework.getBundleContext().addFrameworkListener(deadline);
         framework.start();
         try {
