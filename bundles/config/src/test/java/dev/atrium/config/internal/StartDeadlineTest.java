@@ -4,22 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
-import org.apache.felix.framework.FrameworkFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
 import org.osgi.framework.launch.Framework;
 
 /** On a real Felix framework: a start that blocks inside an activator, and one that finishes. */
@@ -101,31 +93,9 @@ class StartDeadlineTest {
     }
 
     private Framework framework(boolean withStuckBundle) throws Exception {
-        Framework framework = new FrameworkFactory()
-                .newFramework(Map.of(
-                        Constants.FRAMEWORK_STORAGE,
-                        tmp.resolve("cache").toString(),
-                        Constants.FRAMEWORK_STORAGE_CLEAN,
-                        Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT,
-                        Constants.FRAMEWORK_BUNDLE_PARENT,
-                        Constants.FRAMEWORK_BUNDLE_PARENT_APP,
-                        // the activator is this test's class
-                        Constants.FRAMEWORK_BOOTDELEGATION,
-                        "dev.atrium.config.internal"));
-        framework.init();
+        Framework framework = TestFrameworks.initialised(tmp);
         if (withStuckBundle) {
-            Path jar = tmp.resolve("stuck.jar");
-            Manifest manifest = new Manifest();
-            Attributes a = manifest.getMainAttributes();
-            a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
-            a.putValue(Constants.BUNDLE_MANIFESTVERSION, "2");
-            a.putValue(Constants.BUNDLE_SYMBOLICNAME, "stuck");
-            a.putValue(Constants.BUNDLE_ACTIVATOR, Stuck.class.getName());
-            try (OutputStream out = Files.newOutputStream(jar);
-                    JarOutputStream j = new JarOutputStream(out, manifest)) {
-                // a manifest is all the bundle has
-            }
-            framework.getBundleContext().installBundle(jar.toUri().toString()).start();
+            TestFrameworks.installStarted(framework, tmp, "stuck", Stuck.class);
         }
         return framework;
     }

@@ -3,23 +3,15 @@ package dev.atrium.config.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
-import org.apache.felix.framework.FrameworkFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
 import org.osgi.framework.launch.Framework;
 
 /** On a real Felix framework: a bundle whose activator throws while the framework starts. */
@@ -77,31 +69,9 @@ class StartWatchTest {
     }
 
     private Framework start(java.util.function.IntConsumer exit) throws Exception {
-        Framework framework = new FrameworkFactory()
-                .newFramework(Map.of(
-                        Constants.FRAMEWORK_STORAGE,
-                        tmp.resolve("cache").toString(),
-                        Constants.FRAMEWORK_STORAGE_CLEAN,
-                        Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT,
-                        Constants.FRAMEWORK_BUNDLE_PARENT,
-                        Constants.FRAMEWORK_BUNDLE_PARENT_APP,
-                        // the activator is this test's class
-                        Constants.FRAMEWORK_BOOTDELEGATION,
-                        "dev.atrium.config.internal"));
-        framework.init();
+        Framework framework = TestFrameworks.initialised(tmp);
         framework.getBundleContext().addFrameworkListener(new StartWatch(exit, 100));
-        Path jar = tmp.resolve("flaky.jar");
-        Manifest manifest = new Manifest();
-        Attributes a = manifest.getMainAttributes();
-        a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        a.putValue(Constants.BUNDLE_MANIFESTVERSION, "2");
-        a.putValue(Constants.BUNDLE_SYMBOLICNAME, "flaky");
-        a.putValue(Constants.BUNDLE_ACTIVATOR, Flaky.class.getName());
-        try (OutputStream out = Files.newOutputStream(jar);
-                JarOutputStream j = new JarOutputStream(out, manifest)) {
-            // a manifest is all the bundle has
-        }
-        framework.getBundleContext().installBundle(jar.toUri().toString()).start();
+        TestFrameworks.installStarted(framework, tmp, "flaky", Flaky.class);
         framework.start();
         return framework;
     }
