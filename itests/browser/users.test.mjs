@@ -26,6 +26,8 @@ try {
   await page.click('#user-search button[type=submit]');
   const row = () => page.locator(`#users tr[data-username="${username}"]`);
   await row().waitFor();
+  // a new user is on the unfiltered first page too: wait for the search's answer to replace that page
+  await page.waitForFunction(() => document.querySelectorAll('#users tbody tr').length <= 1).catch(() => {});
   check(await page.locator('#users tbody tr').count() === 1, 'the search finds only that user');
 
   await row().getByRole('button', { name: 'Suspend' }).click();
