@@ -13,11 +13,9 @@ import org.eclipse.jetty.server.HttpStream;
 import org.eclipse.jetty.server.Request;
 
 /**
- * The slowest a request body may arrive. What counts is the time the route waited for the client (from a read that
- * found nothing to the read that found data), not the time the route spent elsewhere. Once that waiting time passes the
- * grace period, a body whose bytes per second of waiting fall below the minimum fails the next read that finds nothing
- * with a 408 ({@link TooSlow}): the route sees its body cut (as when the client goes), the envelope answers a text
- * body's 408, and the connection is closed. Jetty 12.0 keeps {@code HttpConfiguration.setMinRequestDataRate} but no
+ * The slowest a request body may arrive on the servlet path, as its {@link BodyPace} counts it: a body too slow fails
+ * the next read that finds nothing with a 408 ({@link TooSlow}): the route sees its body cut (as when the client goes),
+ * the envelope answers a text body's 408, and the connection is closed. Jetty 12.0 keeps {@code HttpConfiguration.setMinRequestDataRate} but no
  * longer enforces it; the idle timeout alone lets a client trickle a byte every few seconds for good. A body that stops
  * altogether is the idle timeout's.
  */
@@ -43,19 +41,12 @@ final class BodyRate implements HttpConfiguration.Customizer {
     }
 
     private static final class Metered extends HttpStream.Wrapper {
-        private final long min;
-        private final long graceNanos;
-        private long bytes;
-        private long waited;
-        /** When a read last found nothing (the route then waits for the client), or 0. */
-        private long waitingSince;
-
+        private final BodyPace pace;
         private Content.Chunk failure;
 
         Metered(HttpStream stream, long min, long graceNanos) {
             super(stream);
-            this.min = min;
-            this.graceNanos = graceNanos;
+            this.pace = new BodyPace(min, graceNanos);
         }
 
         @Override
@@ -65,20 +56,16 @@ final class BodyRate implements HttpConfiguration.Customizer {
             }
             Content.Chunk chunk = super.read();
             long now = System.nanoTime();
-            if (waitingSince != 0) {
-                waited += now - waitingSince;
-                waitingSince = 0;
-            }
             if (chunk != null) {
-                bytes += chunk.remaining();
+                pace.arrived(chunk.remaining(), now);
                 return chunk;
             }
-            // bytes per second of waiting, in floating point: a body of many GiB does not overflow
-            if (waited > graceNanos && bytes < min * (waited / 1e9)) {
-                failure = Content.Chunk.from(new TooSlow(min));
+            pace.stopWaiting(now);
+            if (pace.tooSlow(now)) {
+                failure = Content.Chunk.from(new TooSlow(pace.minBytesPerSecond()));
                 return failure;
             }
-            waitingSince = now;
+            pace.waiting(now);
             return null;
         }
     }

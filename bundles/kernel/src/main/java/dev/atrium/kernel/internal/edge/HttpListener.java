@@ -185,7 +185,17 @@ public class HttpListener implements ConnectorFactory {
             upstreams.setIdleTimeout(Duration.ofMinutes(5));
             upstreams.setTCPNoDelay(true);
             listener = new ServerConnector(
-                    server, acceptors, selectors, new Relay(relayRoutes, stop, factory, upstreams), factory);
+                    server,
+                    acceptors,
+                    selectors,
+                    new Relay(
+                            relayRoutes,
+                            stop,
+                            factory,
+                            upstreams,
+                            () -> config.minBodyBytesPerSecond(),
+                            () -> config.bodyRateGraceMillis()),
+                    factory);
             // started and stopped with the listener, and so are the relayed requests' upstream connections
             listener.addBean(upstreams, true);
         } else {

@@ -26,6 +26,10 @@ final class Relay extends AbstractConnectionFactory {
     final Flights flights;
     final HttpConnectionFactory http;
     final ClientConnector upstreams;
+    /** The slowest a relayed request body may arrive (bytes per second, 0 for no check), as the servlet path's. */
+    final java.util.function.LongSupplier minBodyBytesPerSecond;
+
+    final java.util.function.LongSupplier bodyRateGraceMillis;
 
     /** Counts relayed requests in and out of the stop's drain ({@link ServerStop} in the server). */
     interface Flights {
@@ -35,12 +39,20 @@ final class Relay extends AbstractConnectionFactory {
         void exit(ServerStop.Flight flight);
     }
 
-    Relay(RelayRoutes routes, Flights flights, HttpConnectionFactory http, ClientConnector upstreams) {
+    Relay(
+            RelayRoutes routes,
+            Flights flights,
+            HttpConnectionFactory http,
+            ClientConnector upstreams,
+            java.util.function.LongSupplier minBodyBytesPerSecond,
+            java.util.function.LongSupplier bodyRateGraceMillis) {
         super(PROTOCOL);
         this.routes = routes;
         this.flights = flights;
         this.http = http;
         this.upstreams = upstreams;
+        this.minBodyBytesPerSecond = minBodyBytesPerSecond;
+        this.bodyRateGraceMillis = bodyRateGraceMillis;
         setInputBufferSize(http.getInputBufferSize());
     }
 

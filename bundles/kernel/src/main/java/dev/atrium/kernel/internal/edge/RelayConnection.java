@@ -73,6 +73,9 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
         ServerStop.Flight flight;
         ByteBuffer headOut;
         long bodyLeft;
+        /** How fast the body arrives, when it has one and the check is on. */
+        BodyPace pace;
+
         RelayHeads.Chunks chunks;
         boolean bodyDone;
         boolean requestSent;
@@ -139,8 +142,16 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
     @Override
     public boolean onIdleExpired(TimeoutException timeout) {
         synchronized (this) {
-            // a request under way is bounded by its upstream's idle timeout, not the client's silence
-            return exchange == null;
+            Exchange x = exchange;
+            if (x == null) {
+                return true;
+            }
+            // a body that stopped arriving altogether is too slow by now; an answer under way is bounded by its
+            // upstream's idle timeout, not the client's silence
+            if (!x.bodyDone && x.pace != null && x.pace.tooSlow(System.nanoTime())) {
+                tooSlow(x);
+            }
+            return false;
         }
     }
 
@@ -182,6 +193,9 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
             }
             if (x != null) {
                 if (!x.requestSent && n > 0) {
+                    if (x.pace != null) {
+                        x.pace.stopWaiting(System.nanoTime());
+                    }
                     send(x);
                 } else if (n == 0) {
                     armClient();
@@ -236,6 +250,11 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
         x.chunks = head.chunked ? new RelayHeads.Chunks() : null;
         x.bodyLeft = head.chunked ? 0 : Math.max(0, head.contentLength);
         x.bodyDone = !head.chunked && x.bodyLeft == 0;
+        long min = relay.minBodyBytesPerSecond.getAsLong();
+        if (!x.bodyDone && min > 0) {
+            x.pace = new BodyPace(
+                    min, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(relay.bodyRateGraceMillis.getAsLong()));
+        }
         exchange = x;
         if (link != null && (link.dead || !link.address.equals(target.address()))) {
             dropLink();
@@ -296,10 +315,13 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
                 x.bodyDone = x.bodyLeft == 0;
             }
             body = ByteBuffer.wrap(in.array(), pos, stop - pos);
+            if (x.pace != null) {
+                x.pace.arrived(body.remaining(), System.nanoTime());
+            }
         }
         if (head == null && !body.hasRemaining()) {
             if (!x.bodyDone) {
-                armClient();
+                awaitBody(x);
             }
             return;
         }
@@ -339,9 +361,35 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
             if (in.hasRemaining()) {
                 send(x);
             } else {
-                armClient();
+                awaitBody(x);
             }
         }
+    }
+
+    /**
+     * Waits for more of the request's body from the client, unless what came so far came too slowly: then the client is
+     * answered 408 and the connection closed, as the servlet path's {@link BodyRate} does.
+     */
+    private void awaitBody(Exchange x) {
+        if (x.pace != null) {
+            long now = System.nanoTime();
+            if (x.pace.tooSlow(now)) {
+                tooSlow(x);
+                return;
+            }
+            x.pace.waiting(now);
+        }
+        armClient();
+    }
+
+    private void tooSlow(Exchange x) {
+        String message = "the request body arrived slower than " + x.pace.minBytesPerSecond() + " bytes per second";
+        LOG.debug("relay: {} {} from {}: {}", x.head.method, x.head.target, remote, message);
+        if (x.responseStarted) {
+            getEndPoint().close(); // the upstream answers already: the client can only see the connection end
+            return;
+        }
+        ownAnswer(x, 408, "Request Timeout", "REQUEST_TIMEOUT", message);
     }
 
     /** The upstream's bytes, from its connection's selector thread. */
@@ -498,15 +546,23 @@ final class RelayConnection extends AbstractConnection implements Connection.Upg
 
     /** Answers the client 502 with the spec's body; the connection stays only when the request was read whole. */
     private void badGateway(Exchange x, String message) {
+        ownAnswer(x, 502, "Bad Gateway", "BAD_GATEWAY", message);
+    }
+
+    /**
+     * Answers the client with the spec's body instead of the upstream, whose connection goes; the client's connection
+     * stays only when the request was read whole.
+     */
+    private void ownAnswer(Exchange x, int status, String reason, String code, String message) {
         dropLink();
         boolean keep = x.bodyDone && !x.head.close && !clientEnded;
         if (!keep) {
             // what is left of the request's body is not read
             in.position(in.limit());
         }
-        byte[] body = ErrorBody.json("BAD_GATEWAY", message).getBytes(StandardCharsets.UTF_8);
-        byte[] head = ("HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nContent-Length: " + body.length
-                        + (keep ? "" : "\r\nConnection: close") + "\r\n\r\n")
+        byte[] body = ErrorBody.json(code, message).getBytes(StandardCharsets.UTF_8);
+        byte[] head = ("HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: application/json\r\nContent-Length: "
+                        + body.length + (keep ? "" : "\r\nConnection: close") + "\r\n\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1);
         x.responseStarted = true;
         getEndPoint()

@@ -57,6 +57,9 @@ class RelayConnectionTest {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile InetSocketAddress target;
+    private volatile long minBodyBytesPerSecond = 1024;
+    private volatile long bodyRateGraceMillis = 10_000;
+    private ServerConnector connector;
     private int port;
 
     @BeforeEach
@@ -108,7 +111,10 @@ class RelayConnectionTest {
         HttpConnectionFactory http = new HttpConnectionFactory();
         ClientConnector upstreams = new ClientConnector();
         upstreams.setSelectors(1);
-        ServerConnector connector = new ServerConnector(server, new Relay(routes, flights, http, upstreams), http);
+        connector = new ServerConnector(
+                server,
+                new Relay(routes, flights, http, upstreams, () -> minBodyBytesPerSecond, () -> bodyRateGraceMillis),
+                http);
         connector.addBean(upstreams, true);
         connector.setHost("127.0.0.1");
         server.addConnector(connector);
@@ -400,6 +406,104 @@ class RelayConnectionTest {
             assertEquals("jetty /after", c.get("elsewhere.test", "/after").text());
         }
         awaitNoneInFlight();
+    }
+
+    /** An upstream that reads a request head, then whatever comes until the relay closes the connection. */
+    private ReadsUntilClosed readsUntilClosed() {
+        ReadsUntilClosed s = new ReadsUntilClosed();
+        script = s;
+        return s;
+    }
+
+    private static final class ReadsUntilClosed implements Script {
+        final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+
+        @Override
+        public void serve(Socket socket, int index) throws Exception {
+            InputStream in = socket.getInputStream();
+            while (in.read() >= 0) {
+                // the body's bytes, as the relay passes them
+            }
+            closed.countDown();
+        }
+    }
+
+    private static void assertTooSlow(Answer a, long startedNanos) {
+        assertEquals(408, a.status(), a.text());
+        assertTrue(a.text().contains("\"code\":\"REQUEST_TIMEOUT\""), a.text());
+        assertTrue(a.text().contains("slower than 1024 bytes per second"), a.text());
+        assertEquals("close", a.headers().get("connection"));
+        long took = (System.nanoTime() - startedNanos) / 1_000_000;
+        assertTrue(took < 8_000, "answered after " + took + " ms");
+    }
+
+    @Test
+    void aRelayedBodyThatTricklesIsAnswered408AndItsConnectionsClosed() throws Exception {
+        bodyRateGraceMillis = 500;
+        ReadsUntilClosed upstreamSide = readsUntilClosed();
+        try (Client c = new Client()) {
+            long started = System.nanoTime();
+            c.send("POST /upload HTTP/1.1\r\nHost: up.test\r\nContent-Length: 100000\r\n\r\n");
+            Thread trickle = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 100; i++) {
+                        c.out.write("0123456789".getBytes(StandardCharsets.ISO_8859_1));
+                        c.out.flush();
+                        Thread.sleep(100);
+                    }
+                } catch (IOException | InterruptedException cut) {
+                    // the relay closed the connection
+                }
+            });
+            trickle.setDaemon(true);
+            trickle.start();
+            assertTooSlow(read(c.in), started);
+            assertEquals(-1, c.in.read(), "the client's connection is closed");
+            assertTrue(
+                    upstreamSide.closed.await(5, java.util.concurrent.TimeUnit.SECONDS),
+                    "the upstream's connection is closed");
+        }
+        awaitAnswered(List.of(0));
+        awaitNoneInFlight();
+    }
+
+    @Test
+    void aRelayedBodyThatStopsArrivingIsAnswered408AtTheClientsIdleTimeout() throws Exception {
+        bodyRateGraceMillis = 500;
+        connector.setIdleTimeout(1_000);
+        ReadsUntilClosed upstreamSide = readsUntilClosed();
+        try (Client c = new Client()) {
+            long started = System.nanoTime();
+            c.send("POST /upload HTTP/1.1\r\nHost: up.test\r\nContent-Length: 100000\r\n\r\n0123456789");
+            assertTooSlow(read(c.in), started);
+            assertEquals(-1, c.in.read(), "the client's connection is closed");
+            assertTrue(
+                    upstreamSide.closed.await(5, java.util.concurrent.TimeUnit.SECONDS),
+                    "the upstream's connection is closed");
+        }
+        awaitNoneInFlight();
+    }
+
+    @Test
+    void aRelayedBodyIsNotMeteredWhenTheRateCheckIsOff() throws Exception {
+        minBodyBytesPerSecond = 0;
+        bodyRateGraceMillis = 0;
+        script = (s, index) -> {
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            String head = readRequest(in);
+            answer(s.getOutputStream(), "got " + head.lines().findFirst().orElse(""), "");
+        };
+        try (Client c = new Client()) {
+            c.send("POST /slow HTTP/1.1\r\nHost: up.test\r\nContent-Length: 4\r\n\r\n");
+            for (char ch : "abcd".toCharArray()) {
+                Thread.sleep(300);
+                c.out.write(ch);
+                c.out.flush();
+            }
+            Answer a = read(c.in);
+            assertEquals(200, a.status(), a.text());
+            assertEquals("got POST /slow HTTP/1.1", a.text());
+        }
     }
 
     @Test
