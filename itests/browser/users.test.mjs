@@ -50,6 +50,24 @@ try {
   await page.locator('#message', { hasText: 'User ' + newUsername + ' added.' }).waitFor();
   check((await page.textContent('#message')).includes('password (shown once)'), 'a generated password is shown once');
 
+  // answers out of order (two users now): an unfiltered list asked first but answered after the search must not replace the search's
+  const unfiltered = (url) => url.pathname === '/admin/users' && !url.searchParams.has('q');
+  await page.route(unfiltered, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await route.continue();
+  });
+  const lateAnswer = page.waitForResponse((response) => unfiltered(new URL(response.url())));
+  await page.fill('#user-q', '');
+  await page.click('#user-search button[type=submit]');
+  await page.fill('#user-q', username);
+  await page.click('#user-search button[type=submit]');
+  await lateAnswer;
+  await page.waitForTimeout(300);
+  await page.unroute(unfiltered);
+  const shown = await page.locator('#users tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.username));
+  check(shown.length === 1 && shown[0] === username,
+    'a list asked before the search but answered after it is dropped; shown: ' + shown.join(', '));
+
   const audit = page.locator('#audit tbody');
   for (const action of ['user_suspended', 'user_reactivated', 'tokens_revoked']) {
     await audit.locator(`tr[data-action="${action}"]`, { hasText: username }).first().waitFor();

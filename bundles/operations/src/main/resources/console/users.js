@@ -5,6 +5,9 @@
   const $ = (id) => document.getElementById(id);
   let usersCursor = null;
   let auditCursor = null;
+  // each list's last load: an answer to an earlier one (a search typed over, a reload) arriving later is dropped
+  let usersLoad = 0;
+  let auditLoad = 0;
 
   async function loadUsers(more) {
     const params = new URLSearchParams({ limit: '20' });
@@ -13,7 +16,9 @@
     if (q) params.set('q', q);
     if (status) params.set('status', status);
     if (more && usersCursor) params.set('cursor', usersCursor);
+    const load = ++usersLoad;
     const page = await api('GET', '/admin/users?' + params);
+    if (load !== usersLoad) return;
     const body = $('users').tBodies[0];
     if (!more) body.replaceChildren();
     for (const u of page.users) {
@@ -90,7 +95,9 @@
     if (actor) params.set('actor', actor);
     if (action) params.set('action', action);
     if (more && auditCursor) params.set('cursor', auditCursor);
+    const load = ++auditLoad;
     const page = await api('GET', '/admin/audit?' + params);
+    if (load !== auditLoad) return;
     const body = $('audit').tBodies[0];
     if (!more) body.replaceChildren();
     for (const e of page.entries) {
