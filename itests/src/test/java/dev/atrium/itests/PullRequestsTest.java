@@ -389,6 +389,64 @@ class PullRequestsTest {
         g.ok(work, "push", "-q", "origin", "main");
     }
 
+    /** The types of the pull request notices {@code u} has, sorted. */
+    private static List<String> pullNotices(User u) {
+        List<String> heard = new ArrayList<>();
+        u.http().get("/api/notifications?limit=100").get("notifications").forEach(x -> {
+            if (x.get("type").asText().startsWith("pull.")) {
+                heard.add(x.get("type").asText());
+            }
+        });
+        java.util.Collections.sort(heard);
+        return heard;
+    }
+
+    @Test
+    void theAuthorHearsNothingOfAPullRequestWhoseBaseTurnedPrivate(AtriumServer server) throws Exception {
+        User owner = server.newUser();
+        User forker = server.newUser();
+        String base = seed(owner, "turns");
+        Http.Reply forked =
+                forker.http().post("/api/repos/" + base + "/fork", Map.of("space_id", forker.defaultSpaceId()));
+        assertEquals(201, forked.status(), forked.body());
+        String fork = forked.get("repository").get("id").asText();
+        Path work = cloneOf(forker, fork, "turns-fork");
+        git(forker).ok(work, "checkout", "-q", "-b", "idea");
+        change(forker, work, "b.txt", "b idea\n", "b: idea");
+        git(forker).ok(work, "push", "-q", "origin", "idea");
+        String n = pulls(base) + "/"
+                + open(forker, base, fork, "idea", "An idea").get("number").asInt();
+
+        assertEquals(
+                201,
+                owner.http()
+                        .post(n + "/comments", Map.of("body", "while public"))
+                        .status());
+        assertEquals(List.of("pull.commented"), pullNotices(forker), "the author hears of a public base's comment");
+
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + base, Map.of("visibility", "private"))
+                        .status());
+        assertEquals(404, forker.http().get(n).status(), "the author can no longer read it");
+        assertEquals(
+                201,
+                owner.http()
+                        .post(n + "/comments", Map.of("body", "now private"))
+                        .status());
+        assertEquals(
+                201,
+                owner.http()
+                        .post(n + "/reviews", Map.of("event", "request_changes", "body", "no"))
+                        .status());
+        assertEquals(200, owner.http().post(n + "/close", null).status());
+        assertEquals(
+                List.of("pull.commented"),
+                pullNotices(forker),
+                "no notice tells the author that the private repository exists or what happens in it");
+    }
+
     @Test
     void strangersBadInputAndAMissingModelGetTheSpecsErrors(AtriumServer server) throws Exception {
         User owner = server.newUser();

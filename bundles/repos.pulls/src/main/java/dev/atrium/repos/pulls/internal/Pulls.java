@@ -269,6 +269,7 @@ public class Pulls {
             publish(state.equals("closed") ? "closed" : "reopened", base, updated, caller.principalId());
             toAuthor(
                     caller,
+                    base,
                     updated,
                     "pull." + (state.equals("closed") ? "closed" : "reopened"),
                     state.equals("closed") ? "closed" : "reopened");
@@ -323,7 +324,7 @@ public class Pulls {
     Comment comment(Caller caller, Repository base, Pull p, Comment c) {
         Comment made = store.comment(p.id(), null, caller.principalId(), c.body(), c.path(), c.line(), p.headCommit());
         publish("commented", base, p, caller.principalId());
-        toAuthor(caller, p, "pull.commented", "has a new comment");
+        toAuthor(caller, base, p, "pull.commented", "has a new comment");
         return made;
     }
 
@@ -371,6 +372,7 @@ public class Pulls {
         publish("reviewed", base, p, caller.principalId());
         toAuthor(
                 caller,
+                base,
                 p,
                 "pull.reviewed",
                 switch (state) {
@@ -453,7 +455,7 @@ public class Pulls {
         }
         repositories.pushed(base, caller.principalId(), List.of(merged.change()));
         publish("merged", base, done, caller.principalId());
-        toAuthor(caller, done, "pull.merged", "was merged");
+        toAuthor(caller, base, done, "pull.merged", "was merged");
         boolean deleted = false;
         if (deleteBranch) {
             Optional<Repository> head = repositories.byId(p.headRepoId());
@@ -537,9 +539,13 @@ public class Pulls {
         return new PersonIdent(name, principalId + "@users.noreply.atrium");
     }
 
-    /** Tells the pull request's author what someone else did to it. */
-    private void toAuthor(Caller caller, Pull p, String type, String what) {
-        if (!p.authorId().equals(caller.principalId())) {
+    /**
+     * Tells the pull request's author what someone else did to it, while the base is public. Of a private base only its
+     * owner may act, so an author who is someone else can no longer read it (it turned private after they opened the
+     * pull request): a notice would tell them that it still exists and what happens in it.
+     */
+    private void toAuthor(Caller caller, Repository base, Pull p, String type, String what) {
+        if (base.isPublic() && !p.authorId().equals(caller.principalId())) {
             notify(Notice.toPrincipal(p.authorId(), type, title(p, what)), p);
         }
     }
