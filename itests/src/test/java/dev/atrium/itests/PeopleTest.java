@@ -3,6 +3,7 @@ package dev.atrium.itests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -427,6 +428,43 @@ class PeopleTest {
                 ok(judy.http().get("/api/users/" + ivan.username() + "/activity"))
                         .path("activity"),
                 name));
+    }
+
+    @Test
+    void aRepositoryMadePrivateWhilePeopleWasSwitchedOffLeavesTheActivityTotalToo(AtriumServer server)
+            throws Exception {
+        User olga = server.newUser();
+        String name = "missed-" + NAMES.incrementAndGet();
+        String id = repo(olga, name, "public");
+        push(server, olga, name, "the one push");
+        activity(anonymous(server), olga, items -> mentions(items, name));
+        Http operator = server.operator();
+        try {
+            assertEquals(
+                    200,
+                    operator.post("/admin/features/people/disable", Map.of()).status());
+            // no component of the people capability runs to hear of this
+            ok(olga.http().patch("/api/repos/" + id, Map.of("visibility", "private")));
+        } finally {
+            assertEquals(
+                    200,
+                    operator.post("/admin/features/people/enable", Map.of()).status());
+        }
+        // the items are filtered as they are read; the total must not count what the items leave out (it would tell
+        // how many items of private repositories the user has)
+        long deadline = System.currentTimeMillis() + 15_000;
+        JsonNode page;
+        do {
+            Http.Reply r = anonymous(server).get("/api/users/" + olga.username() + "/activity");
+            page = r.status() == 200 ? r.json() : null;
+            if (page != null && page.path("total").asInt() == 0) {
+                break;
+            }
+            Thread.sleep(100);
+        } while (System.currentTimeMillis() < deadline);
+        assertNotNull(page, "the activity route answers again");
+        assertEquals(0, page.path("activity").size(), page.toString());
+        assertEquals(0, page.path("total").asInt(), page.toString());
     }
 
     @Test

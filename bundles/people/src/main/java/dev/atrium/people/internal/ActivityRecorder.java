@@ -29,9 +29,12 @@ import org.slf4j.LoggerFactory;
  * publisher of a release), on this component's own thread. Who may see an item is decided here, once: an item of a
  * private repository is {@code private} for good; otherwise the actor's {@code activity_visibility} ({@code self}
  * when it is {@code private}) at that moment.
- * A repository's later change of name or visibility, and its deletion, are applied to its earlier items.
+ * A repository's later change of name or visibility, and its deletion, are applied to its earlier items; those made
+ * while this bundle was stopped (a disabled feature, an update) are found by a sweep at activation.
  */
 @Component(
+        // at start, not at the first event: the sweep then runs when the bundle comes back
+        immediate = true,
         property = {
             EventConstants.EVENT_TOPIC + "=" + RepositoryEvents.PUSHED,
             EventConstants.EVENT_TOPIC + "=" + RepositoryEvents.UPDATED,
@@ -65,6 +68,36 @@ public class ActivityRecorder implements EventHandler {
         this.store = store;
         this.profiles = profiles;
         this.repositories = repositories;
+        worker.execute(this::sweep);
+    }
+
+    /**
+     * Looks again at every repository some item shows as public: one made private or deleted while no event reached
+     * this component would otherwise stay counted in its actors' activity totals (the items themselves are filtered as
+     * they are read).
+     */
+    private void sweep() {
+        int corrected = 0;
+        try {
+            for (String repoId : store.repositoriesShownAsPublic()) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                Optional<Repository> repo = repositories.byId(repoId);
+                if (repo.isEmpty()) {
+                    store.repositoryDeleted(repoId);
+                    corrected++;
+                } else if (!repo.get().isPublic()) {
+                    store.repositoryChanged(repoId, repo.get().name(), false);
+                    corrected++;
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("the activity sweep stopped: {}", e.toString());
+        }
+        if (corrected > 0) {
+            LOG.info("activity: {} repositories made private or deleted while this bundle was away", corrected);
+        }
     }
 
     @Deactivate

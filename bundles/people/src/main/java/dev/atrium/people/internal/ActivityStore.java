@@ -83,6 +83,11 @@ public class ActivityStore {
                 isPublic);
     }
 
+    /** The repositories some item shows as public: what the sweep at activation looks at again. */
+    List<String> repositoriesShownAsPublic() {
+        return sql.list("SELECT DISTINCT repo_id FROM people_activity WHERE repo_public", rs -> rs.getString(1));
+    }
+
     void repositoryDeleted(String repoId) {
         sql.update("DELETE FROM people_activity WHERE repo_id = ?", repoId);
     }

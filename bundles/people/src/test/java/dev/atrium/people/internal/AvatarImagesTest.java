@@ -99,4 +99,58 @@ class AvatarImagesTest {
                 400,
                 assertThrows(ApiException.class, () -> AvatarImages.sized(cut)).status());
     }
+
+    /** A PNG chunk: length, type, data, CRC. */
+    private static void chunk(ByteArrayOutputStream out, String type, byte[] data) {
+        ByteBuffer b = ByteBuffer.allocate(12 + data.length);
+        b.putInt(data.length).put(type.getBytes(StandardCharsets.US_ASCII)).put(data);
+        CRC32 crc = new CRC32();
+        crc.update(b.array(), 4, 4 + data.length);
+        b.putInt((int) crc.getValue());
+        out.writeBytes(b.array());
+    }
+
+    @Test
+    void aSmallFileOfAHugeImageIsMadeIntoAnAvatarWithinAFewMegabytesOfHeap() throws Exception {
+        // 4096 x 4096, 16-bit RGBA, all zeros: about 130 KB of PNG, 134 MB once decoded whole
+        int side = 4096;
+        ByteArrayOutputStream png = new ByteArrayOutputStream();
+        png.writeBytes(new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a});
+        chunk(
+                png,
+                "IHDR",
+                ByteBuffer.allocate(13)
+                        .putInt(side)
+                        .putInt(side)
+                        .put((byte) 16)
+                        .put((byte) 6)
+                        .put((byte) 0)
+                        .put((byte) 0)
+                        .put((byte) 0)
+                        .array());
+        ByteArrayOutputStream idat = new ByteArrayOutputStream();
+        try (java.util.zip.DeflaterOutputStream z = new java.util.zip.DeflaterOutputStream(
+                idat, new java.util.zip.Deflater(java.util.zip.Deflater.BEST_COMPRESSION))) {
+            byte[] row = new byte[1 + side * 8];
+            for (int y = 0; y < side; y++) {
+                z.write(row);
+            }
+        }
+        chunk(png, "IDAT", idat.toByteArray());
+        chunk(png, "IEND", new byte[0]);
+        byte[] upload = png.toByteArray();
+        assertEquals(true, upload.length < AvatarImages.MAX_BYTES, upload.length + " bytes");
+
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(thread);
+        AvatarImages.Sized sized = AvatarImages.sized(upload);
+        long allocated = threads.getThreadAllocatedBytes(thread) - before;
+        assertEquals(256, read(sized.large()).getWidth());
+        assertEquals(
+                true,
+                allocated < 48L << 20,
+                "making the avatar allocated " + (allocated >> 20) + " MB; decoded whole the image alone is 134 MB");
+    }
 }
