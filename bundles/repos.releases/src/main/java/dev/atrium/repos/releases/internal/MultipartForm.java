@@ -32,6 +32,14 @@ final class MultipartForm {
 
     private static final int BUFFER = 64 * 1024;
     private static final int MAX_HEADER_BYTES = 16 * 1024;
+    /**
+     * The most bytes skipped over, in the preamble and in parts the reader does not read: without a bound, a client could
+     * keep a request (and its thread) going for good with a preamble or fields that never end, since only the file's
+     * bytes are counted against the upload's size.
+     */
+    static final long MAX_SKIPPED_BYTES = 1024 * 1024;
+    /** The most parts a form may have: an upload is one file and a few fields. */
+    static final int MAX_PARTS = 64;
 
     private final InputStream in;
     private final byte[] delimiter;
@@ -45,6 +53,8 @@ final class MultipartForm {
     private boolean finished;
     private boolean started;
     private PartBody current;
+    private long skipped;
+    private int parts;
 
     MultipartForm(InputStream in, String boundary) {
         this.in = in;
@@ -98,6 +108,9 @@ final class MultipartForm {
         if (buf[pos] == '-' && buf[pos + 1] == '-') {
             finished = true;
             return null;
+        }
+        if (++parts > MAX_PARTS) {
+            throw new Malformed("the form has more than " + MAX_PARTS + " parts");
         }
         // transport padding, then the line break that ends the boundary line
         while (true) {
@@ -232,8 +245,12 @@ final class MultipartForm {
 
     private void skipToDelimiter() throws IOException {
         byte[] sink = new byte[8192];
-        while (readBody(sink, 0, sink.length) >= 0) {
-            // discard
+        for (int n; (n = readBody(sink, 0, sink.length)) >= 0; ) {
+            skipped += n;
+            if (skipped > MAX_SKIPPED_BYTES) {
+                throw new Malformed("the form has more than " + MAX_SKIPPED_BYTES
+                        + " bytes outside its file (a preamble, or fields that are not read)");
+            }
         }
     }
 

@@ -102,4 +102,43 @@ class MultipartFormTest {
                 MultipartForm.Malformed.class,
                 () -> MultipartForm.boundary("multipart/form-data; boundary=" + "x".repeat(71)));
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(20)
+    void aPreambleThatNeverEndsOrTooManyPartsAreMalformedNotReadForGood() throws IOException {
+        // a preamble without end: the form stops reading it after its bound, not when the client stops sending
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                return 'x';
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                java.util.Arrays.fill(b, off, off + len, (byte) 'x');
+                return len;
+            }
+        };
+        MultipartForm.Malformed preamble =
+                assertThrows(MultipartForm.Malformed.class, () -> new MultipartForm(endless, B).next());
+        assertEquals(true, preamble.getMessage().contains("outside its file"), preamble.getMessage());
+
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i <= MultipartForm.MAX_PARTS; i++) {
+            many.append("--")
+                    .append(B)
+                    .append("\r\nContent-Disposition: form-data; name=\"f")
+                    .append(i)
+                    .append("\"\r\n\r\nv\r\n");
+        }
+        many.append("--").append(B).append("--\r\n");
+        MultipartForm f =
+                new MultipartForm(new ByteArrayInputStream(many.toString().getBytes(StandardCharsets.ISO_8859_1)), B);
+        MultipartForm.Malformed parts = assertThrows(MultipartForm.Malformed.class, () -> {
+            while (f.next() != null) {
+                // each field unread
+            }
+        });
+        assertEquals(true, parts.getMessage().contains("more than " + MultipartForm.MAX_PARTS + " parts"));
+    }
 }
