@@ -131,6 +131,18 @@ class PullRequestsTest {
                 owner.http()
                         .post(n + "/comments", Map.of("body", "x", "path", "a.txt", "line", 11))
                         .status());
+        Http.Reply tooFar = owner.http()
+                .post(
+                        n + "/reviews",
+                        Map.of(
+                                "event",
+                                "comment",
+                                "comments",
+                                List.of(
+                                        Map.of("path", "a.txt", "line", 10, "body", "the last line"),
+                                        Map.of("path", "a.txt", "line", 11, "body", "past the end"))));
+        assertEquals(400, tooFar.status(), tooFar.body());
+        assertTrue(tooFar.body().contains("has 10 lines at the head, not 11"), tooFar.body());
         assertEquals(
                 400,
                 owner.http()

@@ -299,15 +299,22 @@ public class Pulls {
             if (loader.getSize() > 50L << 20) {
                 throw ApiException.badRequest("path " + path + " is too large to comment on by line");
             }
-            byte[] bytes = loader.getCachedBytes();
-            int lines = 0;
-            for (byte b : bytes) {
-                if (b == '\n') {
-                    lines++;
+            // streamed, and only as far as the line asked for: never the whole file in memory
+            long lines = 0;
+            boolean open = false;
+            try (java.io.InputStream in = loader.openStream()) {
+                byte[] buffer = new byte[8192];
+                for (int n; lines < line && (n = in.read(buffer)) > 0; ) {
+                    for (int i = 0; i < n; i++) {
+                        if (buffer[i] == '\n') {
+                            lines++;
+                        }
+                    }
+                    open = buffer[n - 1] != '\n';
                 }
             }
-            if (bytes.length > 0 && bytes[bytes.length - 1] != '\n') {
-                lines++;
+            if (open) {
+                lines++; // a last line without its line break
             }
             if (line > lines) {
                 throw ApiException.badRequest("path " + path + " has " + lines + " lines at the head, not " + line);

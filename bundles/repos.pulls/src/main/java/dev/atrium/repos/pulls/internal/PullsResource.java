@@ -338,13 +338,17 @@ public class PullsResource {
             if (!list.isArray() || list.size() > 100) {
                 throw ApiException.badRequest("comments must be an array of at most 100 {path, line, body}");
             }
+            // each file is read once, for the furthest line asked of it: a hundred comments on one large file are
+            // one read, not a hundred
+            Map<String, Integer> furthest = new java.util.LinkedHashMap<>();
             for (JsonNode c : list) {
                 JsonBody cb = JsonBody.of(c);
                 String path = cb.text("path", 1, 4096);
                 int line = line(c.get("line"));
-                pulls.checkLine(base, p, path, line);
+                furthest.merge(path, line, Math::max);
                 inline.add(new Comment(null, p.id(), null, null, cb.text("body", 1, MAX_TEXT), path, line, null, null));
             }
+            furthest.forEach((path, line) -> pulls.checkLine(base, p, path, line));
         }
         if (event.equals("comment") && body.isBlank() && inline.isEmpty()) {
             throw ApiException.badRequest("a comment review needs a body or inline comments");
