@@ -91,8 +91,10 @@ public class RunArtifacts implements WorkflowArtifacts {
         String path = WorkflowFiles.normalize(workflowPath);
         String commit = commit(commitSha);
         return sql.one(
+                // never a fork's pull request run: its workflow is the fork's, and may build something else at the
+                // same commit than the repository's own workflow would
                 FOUND + " WHERE r.repo_id = ? AND r.workflow_path = ? AND r.commit_id = ? AND r.status = 'completed'"
-                        + " AND r.conclusion = 'success' AND a.name = ? AND a.expires_at > now()"
+                        + " AND r.conclusion = 'success' AND NOT r.from_fork AND a.name = ? AND a.expires_at > now()"
                         + " AND (?::text IS NULL OR j.job_key = ?) ORDER BY a.created_at DESC, r.number DESC LIMIT 1",
                 RunArtifacts::artifact,
                 repositoryId,
