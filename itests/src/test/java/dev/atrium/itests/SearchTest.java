@@ -234,6 +234,11 @@ class SearchTest {
         assertEquals("semantic", semantic.path("mode").asText());
         assertEquals(thread, semantic.path("threads").path(0).path("id").asText(), semantic.toString());
         assertEquals(400, h.get(search + "&mode=magic").status());
+        Http.Reply deep = h.get(search + "&mode=semantic&offset=429496700");
+        assertEquals(400, deep.status(), deep.body());
+        assertEquals("BAD_REQUEST", deep.errorCode(), deep.body());
+        assertEquals(400, h.get(search + "&mode=semantic&offset=490&limit=20").status(), "past the 500 nearest");
+        assertEquals(200, h.get(search + "&mode=semantic&offset=480&limit=20").status());
 
         String messageId = null;
         for (JsonNode r : search(u, "truck garage").path("results")) {

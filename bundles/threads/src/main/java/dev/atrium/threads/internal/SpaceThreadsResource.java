@@ -117,11 +117,20 @@ public class SpaceThreadsResource {
         return m;
     }
 
+    /** How deep semantic search pages: the threads nearest the query, at most this many. */
+    static final int MAX_SEMANTIC = 500;
+
     private List<Map<String, Object>> semantic(String spaceId, String q, PageRequest page) {
         SemanticThreads search = semantic;
         if (search == null) {
             throw new ApiException(
                     404, "SEARCH_NOT_CONFIGURED", "semantic search needs the search capability, which is not running");
+        }
+        // the nearest threads only: a deep page of "nearest" means nothing, and the count asked of the index (offset +
+        // limit, times the hits asked per thread) overflowed an int into a 500
+        if ((long) page.offset() + page.limit() > MAX_SEMANTIC) {
+            throw ApiException.badRequest("semantic search pages through the " + MAX_SEMANTIC
+                    + " nearest threads: offset + limit must be at most " + MAX_SEMANTIC);
         }
         List<String> ids;
         try {
