@@ -383,6 +383,40 @@ class SessionsTest {
     }
 
     @Test
+    void aResumeWhoseFileWouldTakeThePlaceOfTheBranchsNewDirectoryIsRefusedAndLosesNothing(AtriumServer server) {
+        User u = server.newUser();
+        String repoId = repoWithFiles(u, "shapes");
+        String file = session(start(u, "shapes", Map.of()));
+        String directory = session(start(u, "shapes", Map.of()));
+        assertEquals(201, put(u, file, "notes", "a file\n").status());
+        assertEquals(201, put(u, directory, "notes/x.txt", "in a directory\n").status());
+        assertEquals(200, stop(u, directory, "a directory").status());
+
+        assertEquals(409, stop(u, file, "a file").status());
+        Http.Reply resumed = u.http().post("/api/sessions/" + file + "/resume", Map.of());
+        assertEquals(409, resumed.status(), resumed.body());
+        assertEquals("CONFLICT", resumed.errorCode());
+        assertTrue(resumed.body().contains("notes"), resumed.body());
+        assertEquals(
+                "a file\n",
+                u.http().get("/api/sessions/" + file + "/files/notes").body(),
+                "the session keeps its file");
+        assertEquals(409, stop(u, file, "a file, again").status(), "still in conflict, not rebased");
+        assertEquals("in a directory\n", raw(u, repoId, "notes/x.txt"), "the branch keeps its directory");
+
+        // the other way round: the session's directory where the branch now has a file
+        String inside = session(start(u, "shapes", Map.of()));
+        String plain = session(start(u, "shapes", Map.of()));
+        assertEquals(201, put(u, inside, "tools/run.sh", "echo run\n").status());
+        assertEquals(201, put(u, plain, "tools", "a plain file\n").status());
+        assertEquals(200, stop(u, plain, "a plain file").status());
+        Http.Reply again = u.http().post("/api/sessions/" + inside + "/resume", Map.of());
+        assertEquals(409, again.status(), again.body());
+        assertTrue(again.body().contains("tools/run.sh"), again.body());
+        assertEquals("a plain file\n", raw(u, repoId, "tools"));
+    }
+
+    @Test
     void discardDropsTheChangesAndEndsTheSession(AtriumServer server) throws Exception {
         User u = server.newUser();
         String repoId = repoWithFiles(u, "dropped");

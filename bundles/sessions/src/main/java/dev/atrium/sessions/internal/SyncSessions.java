@@ -711,7 +711,16 @@ public class SyncSessions {
                 }
                 SortedMap<String, Entry> baseTree = WorkTree.treeOf(git, base);
                 List<Change> mine = WorkTree.changes(baseTree, tree.scan());
-                Set<String> theirs = WorkTree.changedPaths(baseTree, WorkTree.treeOf(git, head));
+                SortedMap<String, Entry> headTree = WorkTree.treeOf(git, head);
+                Set<String> theirs = WorkTree.changedPaths(baseTree, headTree);
+                List<String> clashes = clashes(mine, headTree, theirs);
+                if (!clashes.isEmpty()) {
+                    // the session's file would take the place of a directory the branch gained meanwhile, or its
+                    // directory the place of a file: moving on would delete theirs, so nothing moves
+                    throw ApiException.conflict("the branch changed these paths into a file where the session has a"
+                            + " directory, or a directory where it has a file: " + String.join(", ", clashes)
+                            + "; move or discard the session's ones, then resume");
+                }
                 List<String> kept = mine.stream()
                         .map(Change::path)
                         .filter(theirs::contains)
@@ -724,6 +733,30 @@ public class SyncSessions {
                 throw new UncheckedIOException(e);
             }
         });
+    }
+
+    /**
+     * The session's added or modified paths that clash with what the branch changed since the base: a file of the
+     * session where the head now has a directory with changed paths under it, or a directory of the session (a path
+     * under it) where the head now has a changed file.
+     */
+    static List<String> clashes(List<Change> mine, SortedMap<String, Entry> headTree, Set<String> theirs) {
+        List<String> out = new ArrayList<>();
+        for (Change c : mine) {
+            if (c.entry() == null) {
+                continue; // a deletion leaves room for whatever the branch put there
+            }
+            String p = c.path();
+            boolean clash = headTree.subMap(p + "/", p + "0").keySet().stream().anyMatch(theirs::contains);
+            for (int i = p.indexOf('/'); !clash && i > 0; i = p.indexOf('/', i + 1)) {
+                String parent = p.substring(0, i);
+                clash = headTree.containsKey(parent) && theirs.contains(parent);
+            }
+            if (clash) {
+                out.add(p);
+            }
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------------------------------- discard, expiry
