@@ -229,10 +229,12 @@ wait_healthy() {
   local -A seen=()
   deadline=$(( started + START_TIMEOUT_S * 1000 ))
   while :; do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/healthz" || true)
-    code="${code:-000}"
+    # no process is started per poll (basics.sh says why)
+    healthz_code "$port"
+    code=$HEALTHZ_CODE
+    set_now_ms
     if [ "$code" = 200 ]; then
-      ELAPSED_MS=$(( $(now_ms) - started ))
+      ELAPSED_MS=$(( NOW_MS - started ))
       SEEN_CODES=""
       for code in $(printf '%s\n' "${!seen[@]}" | sort); do SEEN_CODES+="${code}x${seen[$code]} "; done
       SEEN_CODES="${SEEN_CODES% }"
@@ -240,8 +242,8 @@ wait_healthy() {
     fi
     seen[$code]=$(( ${seen[$code]:-0} + 1 ))
     is_running "$pid" || { tail -n 30 "$logfile" >&2; die "server on port $port exited before /healthz answered 200"; }
-    [ "$(now_ms)" -lt "$deadline" ] || { tail -n 30 "$logfile" >&2; die "no /healthz 200 on port $port within ${START_TIMEOUT_S}s (last: $code)"; }
-    sleep "$POLL_INTERVAL_S"
+    [ "$NOW_MS" -lt "$deadline" ] || { tail -n 30 "$logfile" >&2; die "no /healthz 200 on port $port within ${START_TIMEOUT_S}s (last: $code)"; }
+    nap "$POLL_INTERVAL_S"
   done
 }
 

@@ -73,12 +73,13 @@ start_atrium() {
   env ATRIUM_NO_BUILD=1 "$@" "$ROOT/atrium" "${args[@]}" >>"$WORK_DIR/atrium.log" 2>&1 </dev/null &
   ATRIUM_PID=$!
   STARTED_PIDS+=("$ATRIUM_PID")
-  until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$ATRIUM_PORT/healthz" || true)" = 200 ]; do
+  # no process is started per poll (basics.sh says why)
+  while healthz_code "$ATRIUM_PORT"; set_now_ms; [ "$HEALTHZ_CODE" != 200 ]; do
     is_running "$ATRIUM_PID" || { tail -n 30 "$WORK_DIR/atrium.log" >&2; die "Atrium exited before /healthz answered 200"; }
-    [ "$(( $(now_ms) - started ))" -lt "$(( START_TIMEOUT_S * 1000 ))" ] || die "no /healthz 200 within ${START_TIMEOUT_S}s"
-    sleep 0.05
+    [ "$(( NOW_MS - started ))" -lt "$(( START_TIMEOUT_S * 1000 ))" ] || die "no /healthz 200 within ${START_TIMEOUT_S}s"
+    nap 0.05
   done
-  ATRIUM_STARTED_MS=$(( $(now_ms) - started ))
+  ATRIUM_STARTED_MS=$(( NOW_MS - started ))
 }
 
 # atrium_token USER: a personal access token of USER (made if missing) on the server start_atrium started.
