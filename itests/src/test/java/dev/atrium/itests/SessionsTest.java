@@ -417,6 +417,28 @@ class SessionsTest {
     }
 
     @Test
+    void aPrincipalHasAtMostTenActiveSessions(AtriumServer server) {
+        User u = server.newUser();
+        repoWithFiles(u, "many");
+        List<String> started = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            started.add(session(start(u, "many", Map.of())));
+        }
+        Http.Reply eleventh = start(u, "many", Map.of());
+        assertEquals(429, eleventh.status(), eleventh.body());
+        assertEquals("RATE_LIMITED", eleventh.errorCode());
+        assertEquals(
+                200,
+                u.http()
+                        .post("/api/sessions/" + started.get(0) + "/discard", Map.of())
+                        .status());
+        session(start(u, "many", Map.of()));
+        User other = server.newUser();
+        repoWithFiles(other, "many");
+        session(start(other, "many", Map.of())); // the bound is each Principal's own
+    }
+
+    @Test
     void discardDropsTheChangesAndEndsTheSession(AtriumServer server) throws Exception {
         User u = server.newUser();
         String repoId = repoWithFiles(u, "dropped");

@@ -104,6 +104,7 @@ final class Settings {
                         Setting.of("reapSeconds", INTEGER, env("ATRIUM_SESSIONS_REAP_S")),
                         Setting.of("maxFileBytes", LONG, env("ATRIUM_SESSIONS_MAX_FILE_BYTES")),
                         Setting.of("maxTreeBytes", LONG, env("ATRIUM_SESSIONS_MAX_TREE_BYTES")),
+                        Setting.of("maxActivePerPrincipal", INTEGER, env("ATRIUM_SESSIONS_MAX_ACTIVE")),
                         DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.operator", List.of(DATA_DIRECTORY));
         pids.put("dev.atrium.kernel.commonenv", List.of(DATA_DIRECTORY));

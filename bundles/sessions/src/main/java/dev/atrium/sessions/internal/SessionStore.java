@@ -222,6 +222,11 @@ public class SessionStore {
                 offset);
     }
 
+    /** How many active sessions {@code principalId} has, in any workspace. */
+    long activeOf(String principalId) {
+        return sql.count("SELECT count(*) FROM sync_sessions WHERE principal_id = ? AND state = 'active'", principalId);
+    }
+
     long count(String spaceId, String state) {
         return sql.count(
                 "SELECT count(*) FROM sync_sessions WHERE space_id = ? AND (?::text IS NULL OR state = ?)",

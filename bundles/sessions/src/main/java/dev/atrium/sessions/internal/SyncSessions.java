@@ -100,6 +100,11 @@ public class SyncSessions {
         @AttributeDefinition(
                 description = "The most bytes of files a session checks out (ATRIUM_SESSIONS_MAX_TREE_BYTES)")
         long maxTreeBytes() default 256L * 1024 * 1024;
+
+        @AttributeDefinition(
+                description = "The most active sessions one Principal may have at once; each holds a work tree on"
+                        + " the server's disk (ATRIUM_SESSIONS_MAX_ACTIVE)")
+        int maxActivePerPrincipal() default 10;
     }
 
     /** The most an upload may declare, whatever the operator sets: the route's body limit. */
@@ -118,6 +123,7 @@ public class SyncSessions {
     private final Duration maxIdle;
     private final long maxFileBytes;
     private final long maxTreeBytes;
+    private final int maxActive;
     private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService reaper = NamedThreads.scheduler("sessions-reaper");
 
@@ -138,6 +144,7 @@ public class SyncSessions {
                 Duration.ofSeconds(Math.max(1, Math.min(config.idleTimeoutSeconds(), (int) maxIdle.toSeconds())));
         this.maxFileBytes = Math.max(1, Math.min(config.maxFileBytes(), MAX_FILE_BYTES_CAP));
         this.maxTreeBytes = Math.max(1, config.maxTreeBytes());
+        this.maxActive = Math.max(1, config.maxActivePerPrincipal());
         Duration every = Duration.ofSeconds(Math.max(1, config.reapSeconds()));
         NamedThreads.repeat(reaper, this::reap, every, every);
     }
@@ -301,6 +308,13 @@ public class SyncSessions {
         }
         if (base != null && name.equals(repo.defaultBranch()) && repositories.mergesOnly(repo)) {
             throw mergesOnly(repo);
+        }
+        // each active session holds a checkout on the server's disk: without a bound, one Principal could fill it
+        if (store.activeOf(caller.principalId()) >= maxActive) {
+            throw new ApiException(
+                    429,
+                    "RATE_LIMITED",
+                    "you have " + maxActive + " active sessions, the most one may have: stop or discard one first");
         }
         Session s =
                 store.create(space.id(), repo.id(), caller.principalId(), name, base == null ? null : base.name(), (int)
