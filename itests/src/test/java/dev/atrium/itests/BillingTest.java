@@ -49,6 +49,7 @@ class BillingTest {
 
     private static FakeStripe stripe;
     private static FakeModelServer models;
+    private static FakeEmbeddings embeddings;
     private static GreenMail smtp;
     private static TestDatabase db;
     private static Path data;
@@ -78,6 +79,9 @@ class BillingTest {
         env.put("ATRIUM_BILLING_OUTBOX_FLUSH_MS", "100");
         env.put("ATRIUM_BILLING_SAMPLE_S", "1");
         env.put("ATRIUM_OPENAI_BASE_URL", models.openAiBase());
+        embeddings = new FakeEmbeddings();
+        env.put("ATRIUM_EMBEDDINGS_BASE_URL", embeddings.base());
+        env.put("ATRIUM_EMBEDDINGS_API_KEY", "sk-test-embeddings");
         env.put("ATRIUM_RUNS_POLL_MS", "200");
         env.put("ATRIUM_SMTP_HOST", "127.0.0.1");
         env.put("ATRIUM_SMTP_PORT", String.valueOf(smtp.getSmtp().getPort()));
@@ -96,6 +100,7 @@ class BillingTest {
         } finally {
             stripe.close();
             models.close();
+            embeddings.close();
             smtp.stop();
         }
     }
@@ -170,6 +175,11 @@ class BillingTest {
         assertEquals(402, run.status(), run.body());
         assertEquals("PAYMENT_REQUIRED", run.json().path("error").path("code").asText());
         assertTrue(run.json().path("error").path("message").asText().contains("run_tokens_in"), run.body());
+        // a vector query by any route: semantic thread search asks the same gate as /search
+        Http.Reply semantic =
+                u.http().get("/api/spaces/" + u.defaultSpaceId() + "/threads/search?q=anything&mode=semantic");
+        assertEquals(402, semantic.status(), semantic.body());
+        assertTrue(semantic.body().contains("vector_queries"), semantic.body());
         JsonNode b = u.http().get("/api/billing").json().path("billing");
         assertEquals("stripe", b.path("provider").asText());
         assertTrue(b.path("configured").asBoolean(), b.toString());

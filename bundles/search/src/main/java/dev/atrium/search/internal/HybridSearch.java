@@ -4,6 +4,7 @@ import dev.atrium.billing.api.BillingGate;
 import dev.atrium.billing.api.Meters;
 import dev.atrium.billing.api.UsageEvent;
 import dev.atrium.billing.api.UsageRecorder;
+import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Ids;
 import dev.atrium.search.api.IndexSource;
 import dev.atrium.search.api.IndexSource.Item;
@@ -172,6 +173,7 @@ public class HybridSearch implements SemanticSearch {
         if (!index.vectorsConfigured()) {
             throw new IllegalStateException("no embeddings API is configured (ATRIUM_EMBEDDINGS_BASE_URL)");
         }
+        requireVectorQuery(spaceId);
         try {
             List<SpaceIndexes.Hit> hits = index.lucene(spaceId).nearest(spaceId, queryVector(query), kinds, limit);
             meter(spaceId);
@@ -216,7 +218,19 @@ public class HybridSearch implements SemanticSearch {
                 .toList();
     }
 
-    private void meter(String spaceId) {
+    /** 402 {@code PAYMENT_REQUIRED} when billing refuses the workspace a vector query. */
+    void requireVectorQuery(String spaceId) {
+        BillingGate g = gate;
+        if (g != null) {
+            BillingGate.Decision d = g.check(spaceId, Meters.VECTOR_QUERIES);
+            if (!d.allowed()) {
+                throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
+            }
+        }
+    }
+
+    /** Counts one vector query of the workspace. */
+    void meter(String spaceId) {
         UsageRecorder u = usage;
         if (u != null) {
             u.record(new UsageEvent(

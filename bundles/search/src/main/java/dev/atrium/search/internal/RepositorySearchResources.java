@@ -1,7 +1,5 @@
 package dev.atrium.search.internal;
 
-import dev.atrium.billing.api.BillingGate;
-import dev.atrium.billing.api.Meters;
 import dev.atrium.kernel.api.ApiException;
 import dev.atrium.kernel.api.Caller;
 import dev.atrium.kernel.api.JsonShape;
@@ -30,9 +28,6 @@ import javax.ws.rs.core.SecurityContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /** {@code /api/repos/:repoId/semantic-index} and {@code /semantic-search}: who may do what, as the repos routes say. */
 final class RepositorySearchResources {
@@ -118,21 +113,19 @@ final class RepositorySearchResources {
         private final RepositoryRegistry repositories;
         private final RepositoryIndex repositoryIndex;
         private final SearchIndex index;
-
-        @Reference(
-                cardinality = ReferenceCardinality.OPTIONAL,
-                policy = ReferencePolicy.DYNAMIC,
-                policyOption = ReferencePolicyOption.GREEDY)
-        volatile BillingGate gate;
+        /** The vector queries' billing gate and meter, one for every kind of search. */
+        private final HybridSearch search;
 
         @Activate
         public Search(
                 @Reference RepositoryRegistry repositories,
                 @Reference RepositoryIndex repositoryIndex,
-                @Reference SearchIndex index) {
+                @Reference SearchIndex index,
+                @Reference HybridSearch search) {
             this.repositories = repositories;
             this.repositoryIndex = repositoryIndex;
             this.index = index;
+            this.search = search;
         }
 
         @GET
@@ -160,16 +153,13 @@ final class RepositorySearchResources {
                             "NOT_INDEXED",
                             "this repository is not indexed: its owner indexes it with POST /api/repos/" + repo.id()
                                     + "/semantic-index"));
-            BillingGate g = gate;
-            if (g != null) {
-                BillingGate.Decision d = g.check(repo.spaceId(), Meters.VECTOR_QUERIES);
-                if (!d.allowed()) {
-                    throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
-                }
-            }
+            search.requireVectorQuery(repo.spaceId());
             List<Map<String, Object>> results = new ArrayList<>();
             try {
-                for (RepositoryIndex.Found f : repositoryIndex.search(repo.id(), q.strip(), n)) {
+                List<RepositoryIndex.Found> found = repositoryIndex.search(repo.id(), q.strip(), n);
+                // the repository's owner pays for the queries, as for their own workspace's searches
+                search.meter(repo.spaceId());
+                for (RepositoryIndex.Found f : found) {
                     Map<String, Object> one = new LinkedHashMap<>();
                     one.put("path", f.path());
                     one.put("start_line", f.startLine());
