@@ -181,7 +181,13 @@ public class RepositoryIndex implements EventHandler {
             kept.put(row.getKey(), row.getValue());
         }
         String commit;
-        List<Piece> fresh = new ArrayList<>();
+        reconcile(repoId);
+        // a page of files at a time, stored with their embeddings and written to Lucene as the walk goes: a push of
+        // many files (near-identical ones cost almost nothing in a pack) never has all its text in memory at once
+        List<Piece> page = new ArrayList<>();
+        String pagePath = null;
+        int changedFiles = 0;
+        long pieces = 0;
         Set<String> present = new HashSet<>();
         try (org.eclipse.jgit.lib.Repository git = new FileRepositoryBuilder()
                         .setGitDir(repositories.directory(repo).toFile())
@@ -212,33 +218,27 @@ public class RepositoryIndex implements EventHandler {
                             continue;
                         }
                         List<SourceChunks.Chunk> chunks = SourceChunks.of(path, text);
-                        for (int i = 0; i < chunks.size(); i++) {
-                            fresh.add(new Piece(path, blob, i, chunks.get(i)));
-                        }
                         if (chunks.isEmpty()) {
                             present.remove(path);
+                            continue;
                         }
+                        if (page.size() >= 256 && !path.equals(pagePath)) {
+                            store(repoId, page);
+                            page.clear();
+                        }
+                        for (int i = 0; i < chunks.size(); i++) {
+                            page.add(new Piece(path, blob, i, chunks.get(i)));
+                        }
+                        pagePath = path;
+                        changedFiles++;
+                        pieces += chunks.size();
                     }
                 }
             }
         }
+        store(repoId, page);
         List<String> gone =
                 kept.keySet().stream().filter(p -> !present.contains(p)).toList();
-        Set<String> changedPaths = new java.util.LinkedHashSet<>();
-        fresh.forEach(p -> changedPaths.add(p.path()));
-        reconcile(repoId);
-        // a page of files at a time: stored with their embeddings, then written to Lucene
-        List<Piece> page = new ArrayList<>();
-        String pagePath = null;
-        for (Piece p : fresh) {
-            if (page.size() >= 256 && !p.path().equals(pagePath)) {
-                store(repoId, page);
-                page.clear();
-            }
-            page.add(p);
-            pagePath = p.path();
-        }
-        store(repoId, page);
         if (!gone.isEmpty()) {
             sql.update(
                     "DELETE FROM search_repo_chunks WHERE repo_id = ? AND path = ANY (?)",
@@ -260,8 +260,8 @@ public class RepositoryIndex implements EventHandler {
                 "search: repository {} at {}: {} files changed ({} pieces embedded), {} gone",
                 repoId,
                 commit,
-                changedPaths.size(),
-                fresh.size(),
+                changedFiles,
+                pieces,
                 gone.size());
         return state(repoId).orElseThrow();
     }
