@@ -64,6 +64,14 @@ class BrowserSessionsTest {
             html(e, "Result", "<p id=\"greeting\">Hello " + q.get("who") + ", you chose " + q.get("color") + "</p>");
         });
         pages.createContext("/tall", e -> html(e, "Tall", "<div style=\"height:3000px\">Tall page text</div>"));
+        // a small page that builds a text of ten million characters
+        pages.createContext(
+                "/huge",
+                e -> html(
+                        e,
+                        "Huge",
+                        "<p id=\"huge\"></p><script>"
+                                + "document.getElementById('huge').textContent = 'x'.repeat(10000000);</script>"));
         pages.createContext("/redirect", e -> {
             e.getResponseHeaders().add("Location", "http://127.0.0.1:5432/");
             e.sendResponseHeaders(302, -1);
@@ -179,6 +187,16 @@ class BrowserSessionsTest {
                 pngSize(bytes(user, "GET", base + "/screenshot?full_page=true").body());
         assertEquals(640, full[0]);
         assertTrue(full[1] >= 3000, "a full page of 3000 px and more: " + full[1]);
+
+        // a page's HTML or text too long to answer is 413, and only its length crossed into the server
+        ok(http.post(base + "/goto", Map.of("url", page("/huge"))));
+        Http.Reply huge = http.get(base + "/html");
+        assertEquals(
+                413, huge.status(), huge.body().length() > 300 ? huge.body().substring(0, 300) : huge.body());
+        assertEquals("PAYLOAD_TOO_LARGE", huge.errorCode());
+        Http.Reply hugeText = http.post(base + "/extract", Map.of("kind", "text"));
+        assertEquals(413, hugeText.status(), hugeText.body().length() > 300 ? "(long)" : hugeText.body());
+        ok(http.post(base + "/goto", Map.of("url", page("/tall"))));
 
         HttpResponse<byte[]> pdf = bytes(user, "POST", base + "/pdf");
         assertEquals(200, pdf.statusCode());

@@ -30,6 +30,11 @@ final class BrowserSession implements AutoCloseable {
     static final int MAX_BLOCKED = 200;
     /** The tallest full-page screenshot, in CSS pixels: a page of endless height would make an endless PNG. */
     static final int MAX_FULL_PAGE_HEIGHT = 16_384;
+    /**
+     * The longest page HTML or text answered: a page can build a DOM of hundreds of millions of characters, and the
+     * whole of it would cross the DevTools connection into this server's heap. Longer is 413.
+     */
+    static final int MAX_TEXT_CHARS = 8 * 1024 * 1024;
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration BUSY_WAIT = Duration.ofSeconds(60);
@@ -367,7 +372,13 @@ final class BrowserSession implements AutoCloseable {
                     ? tab.evaluateHandle("document.body || document.documentElement")
                     : tab.locate(target, BrowserAction.DEFAULT_TIMEOUT_MS, false);
             return switch (kind) {
-                case "text" -> Map.of("text", tab.callOn(root, Scripts.TEXT).asText(""));
+                case "text" -> {
+                    JsonNode text = tab.callOn(root, Scripts.TEXT);
+                    if (text.isNull()) {
+                        throw tooLong("text");
+                    }
+                    yield Map.of("text", text.asText(""));
+                }
                 case "links" -> Map.of("links", Cdp.JSON.convertValue(tab.callOn(root, Scripts.LINKS), List.class));
                 case "table" -> {
                     JsonNode table = tab.callOn(root, Scripts.TABLE);
@@ -384,8 +395,21 @@ final class BrowserSession implements AutoCloseable {
     }
 
     String html() {
-        return operate(() -> tab.evaluate("document.documentElement ? document.documentElement.outerHTML : ''", false)
-                .asText(""));
+        return operate(() -> {
+            JsonNode html = tab.evaluate(
+                    "(() => { const h = document.documentElement ? document.documentElement.outerHTML : '';"
+                            + " return h.length > " + MAX_TEXT_CHARS + " ? null : h; })()",
+                    false);
+            if (html.isNull()) {
+                throw tooLong("HTML");
+            }
+            return html.asText("");
+        });
+    }
+
+    private static ApiException tooLong(String what) {
+        return new ApiException(
+                413, "PAYLOAD_TOO_LARGE", "the page's " + what + " is longer than " + MAX_TEXT_CHARS + " characters");
     }
 
     byte[] screenshot(boolean fullPage) {
@@ -395,7 +419,8 @@ final class BrowserSession implements AutoCloseable {
             if (fullPage) {
                 JsonNode size = cdp.call("Page.getLayoutMetrics", Map.of(), page, COMMAND_TIMEOUT)
                         .path("cssContentSize");
-                int w = Math.max(1, (int) Math.ceil(size.path("width").asDouble(width)));
+                int w = Math.min(BrowserSessions.MAX_WIDTH, Math.max(1, (int)
+                        Math.ceil(size.path("width").asDouble(width))));
                 int h = Math.min(MAX_FULL_PAGE_HEIGHT, Math.max(1, (int)
                         Math.ceil(size.path("height").asDouble(height))));
                 params.put("clip", Map.of("x", 0, "y", 0, "width", w, "height", h, "scale", 1));

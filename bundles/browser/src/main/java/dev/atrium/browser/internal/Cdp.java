@@ -194,6 +194,13 @@ final class Cdp implements AutoCloseable {
         socket.abort();
     }
 
+    /**
+     * The longest message taken from Chromium. A page's own answers are bounded where they are made (its HTML, its
+     * text, a screenshot's size); this is the backstop: a longer message ends the connection (and the session) rather
+     * than the heap.
+     */
+    static final int MAX_MESSAGE_CHARS = 48 * 1024 * 1024;
+
     /** Collects text frames into messages (a screenshot's answer comes in many frames). */
     private static final class Reader implements WebSocket.Listener {
         volatile Cdp cdp;
@@ -201,6 +208,16 @@ final class Cdp implements AutoCloseable {
 
         @Override
         public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            if (partial.length() + data.length() > MAX_MESSAGE_CHARS) {
+                partial.setLength(0);
+                partial.trimToSize();
+                Cdp c = cdp;
+                if (c != null) {
+                    c.ended("an answer of Chromium over " + MAX_MESSAGE_CHARS + " characters");
+                }
+                webSocket.abort();
+                return null;
+            }
             partial.append(data);
             if (last) {
                 String text = partial.toString();

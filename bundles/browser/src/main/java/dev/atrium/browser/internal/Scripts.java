@@ -159,7 +159,12 @@ final class Scripts {
             })""";
 
     /** On the root element: its visible text. */
-    static final String TEXT = "function () { return this.innerText || this.textContent || ''; }";
+    /**
+     * On the root element: its text, or null when it is longer than {@link BrowserSession#MAX_TEXT_CHARS} (only its
+     * length crosses the DevTools connection then).
+     */
+    static final String TEXT = "function () { const t = this.innerText || this.textContent || '';"
+            + " return t.length > " + BrowserSession.MAX_TEXT_CHARS + " ? null : t; }";
 
     /** On the root element: its links, text and absolute href, at most 2000. */
     static final String LINKS = """
