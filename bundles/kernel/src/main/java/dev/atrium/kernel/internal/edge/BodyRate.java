@@ -15,9 +15,9 @@ import org.eclipse.jetty.server.Request;
 /**
  * The slowest a request body may arrive on the servlet path, as its {@link BodyPace} counts it: a body too slow fails
  * the next read that finds nothing with a 408 ({@link TooSlow}): the route sees its body cut (as when the client goes),
- * the envelope answers a text body's 408, and the connection is closed. Jetty 12.0 keeps {@code HttpConfiguration.setMinRequestDataRate} but no
- * longer enforces it; the idle timeout alone lets a client trickle a byte every few seconds for good. A body that stops
- * altogether is the idle timeout's.
+ * the envelope answers a text body's 408, and the connection is closed. Jetty 12.0 keeps
+ * {@code HttpConfiguration.setMinRequestDataRate} but no longer enforces it; the idle timeout alone lets a client
+ * trickle a byte every few seconds for good. A body that stops altogether is the idle timeout's.
  */
 final class BodyRate implements HttpConfiguration.Customizer {
 
