@@ -70,6 +70,13 @@ class PullRequestsTest {
         git(u).ok(work, "commit", "-q", "-m", message);
     }
 
+    /** A fork of {@code base} in {@code u}'s default workspace; returns its id. */
+    private static String fork(User u, String base) {
+        Http.Reply forked = u.http().post("/api/repos/" + base + "/fork", Map.of("space_id", u.defaultSpaceId()));
+        assertEquals(201, forked.status(), forked.body());
+        return forked.get("repository").get("id").asText();
+    }
+
     private static String pulls(String repoId) {
         return "/api/repos/" + repoId + "/pulls";
     }
@@ -91,10 +98,7 @@ class PullRequestsTest {
         User owner = server.newUser();
         User forker = server.newUser();
         String base = seed(owner, "app");
-        Http.Reply forked =
-                forker.http().post("/api/repos/" + base + "/fork", Map.of("space_id", forker.defaultSpaceId()));
-        assertEquals(201, forked.status(), forked.body());
-        String fork = forked.get("repository").get("id").asText();
+        String fork = fork(forker, base);
         Path work = cloneOf(forker, fork, "fork");
         GitClient fg = git(forker);
         fg.ok(work, "checkout", "-q", "-b", "feature");
@@ -418,10 +422,7 @@ class PullRequestsTest {
         User owner = server.newUser();
         User forker = server.newUser();
         String base = seed(owner, "turns");
-        Http.Reply forked =
-                forker.http().post("/api/repos/" + base + "/fork", Map.of("space_id", forker.defaultSpaceId()));
-        assertEquals(201, forked.status(), forked.body());
-        String fork = forked.get("repository").get("id").asText();
+        String fork = fork(forker, base);
         Path work = cloneOf(forker, fork, "turns-fork");
         git(forker).ok(work, "checkout", "-q", "-b", "idea");
         change(forker, work, "b.txt", "b idea\n", "b: idea");
