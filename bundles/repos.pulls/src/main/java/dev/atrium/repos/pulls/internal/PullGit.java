@@ -24,6 +24,7 @@ import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.ObjectId;
 import org.eclipse.jgit.lib.ObjectInserter;
+import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.ObjectReader;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.lib.Ref;
@@ -462,6 +463,51 @@ final class PullGit {
             return r == RefUpdate.Result.FORCED
                     ? new RefChange(ref.getName(), expected, ObjectId.zeroId().name())
                     : null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** 400 unless {@code path} is a file of the head commit with at least {@code line} lines. */
+    void checkLine(Repository base, String headCommit, String path, int line) {
+        String notAFile = "path " + path + " is not a file of the head commit";
+        try (org.eclipse.jgit.lib.Repository repo = open(base);
+                RevWalk walk = new RevWalk(repo);
+                TreeWalk t = TreeWalk.forPath(
+                        repo,
+                        path,
+                        walk.parseCommit(ObjectId.fromString(headCommit)).getTree())) {
+            if (t == null || t.getFileMode(0).getObjectType() != Constants.OBJ_BLOB) {
+                throw ApiException.badRequest(notAFile);
+            }
+            ObjectLoader loader = repo.open(t.getObjectId(0));
+            if (loader.getSize() > 50L << 20) {
+                throw ApiException.badRequest("path " + path + " is too large to comment on by line");
+            }
+            // streamed, and only as far as the line asked for: never the whole file in memory
+            long lines = 0;
+            boolean open = false;
+            try (java.io.InputStream in = loader.openStream()) {
+                byte[] buffer = new byte[8192];
+                for (int n; lines < line && (n = in.read(buffer)) > 0; ) {
+                    for (int i = 0; i < n; i++) {
+                        if (buffer[i] == '\n') {
+                            lines++;
+                        }
+                    }
+                    open = buffer[n - 1] != '\n';
+                }
+            }
+            if (open) {
+                lines++; // a last line without its line break
+            }
+            if (line > lines) {
+                throw ApiException.badRequest("path " + path + " has " + lines + " lines at the head, not " + line);
+            }
+        } catch (org.eclipse.jgit.errors.MissingObjectException
+                | org.eclipse.jgit.errors.IncorrectObjectTypeException
+                | IllegalArgumentException e) {
+            throw ApiException.badRequest(notAFile);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

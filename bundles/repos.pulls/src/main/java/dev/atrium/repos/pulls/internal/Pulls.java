@@ -13,7 +13,6 @@ import dev.atrium.repos.pulls.internal.PullStore.Comment;
 import dev.atrium.repos.pulls.internal.PullStore.Pull;
 import dev.atrium.repos.pulls.internal.PullStore.Review;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.ObjectLoader;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -285,47 +283,7 @@ public class Pulls {
 
     /** 400 unless {@code path} is a file of the head commit with at least {@code line} lines. */
     void checkLine(Repository base, Pull p, String path, int line) {
-        String notAFile = "path " + path + " is not a file of the head commit";
-        try (org.eclipse.jgit.lib.Repository repo = git.open(base);
-                org.eclipse.jgit.revwalk.RevWalk walk = new org.eclipse.jgit.revwalk.RevWalk(repo);
-                org.eclipse.jgit.treewalk.TreeWalk t = org.eclipse.jgit.treewalk.TreeWalk.forPath(
-                        repo,
-                        path,
-                        walk.parseCommit(ObjectId.fromString(p.headCommit())).getTree())) {
-            if (t == null || t.getFileMode(0).getObjectType() != org.eclipse.jgit.lib.Constants.OBJ_BLOB) {
-                throw ApiException.badRequest(notAFile);
-            }
-            ObjectLoader loader = repo.open(t.getObjectId(0));
-            if (loader.getSize() > 50L << 20) {
-                throw ApiException.badRequest("path " + path + " is too large to comment on by line");
-            }
-            // streamed, and only as far as the line asked for: never the whole file in memory
-            long lines = 0;
-            boolean open = false;
-            try (java.io.InputStream in = loader.openStream()) {
-                byte[] buffer = new byte[8192];
-                for (int n; lines < line && (n = in.read(buffer)) > 0; ) {
-                    for (int i = 0; i < n; i++) {
-                        if (buffer[i] == '\n') {
-                            lines++;
-                        }
-                    }
-                    open = buffer[n - 1] != '\n';
-                }
-            }
-            if (open) {
-                lines++; // a last line without its line break
-            }
-            if (line > lines) {
-                throw ApiException.badRequest("path " + path + " has " + lines + " lines at the head, not " + line);
-            }
-        } catch (org.eclipse.jgit.errors.MissingObjectException
-                | org.eclipse.jgit.errors.IncorrectObjectTypeException
-                | IllegalArgumentException e) {
-            throw ApiException.badRequest(notAFile);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        git.checkLine(base, p.headCommit(), path, line);
     }
 
     Comment comment(Caller caller, Repository base, Pull p, Comment c) {
