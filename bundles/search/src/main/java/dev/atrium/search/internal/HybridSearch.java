@@ -101,10 +101,7 @@ public class HybridSearch implements SemanticSearch {
         if (!index.vectorsConfigured()) {
             skipped = "no embeddings API is configured";
         } else {
-            BillingGate g = gate;
-            BillingGate.Decision d = g == null
-                    ? BillingGate.Decision.allow(Meters.VECTOR_QUERIES)
-                    : g.check(spaceId, Meters.VECTOR_QUERIES);
+            BillingGate.Decision d = vectorQuery(spaceId);
             if (!d.allowed()) {
                 skipped = "billing: " + d.reason();
             } else {
@@ -218,14 +215,17 @@ public class HybridSearch implements SemanticSearch {
                 .toList();
     }
 
+    /** Billing's answer to a vector query of the workspace; allowed when billing does not run. */
+    private BillingGate.Decision vectorQuery(String spaceId) {
+        BillingGate g = gate;
+        return g == null ? BillingGate.Decision.allow(Meters.VECTOR_QUERIES) : g.check(spaceId, Meters.VECTOR_QUERIES);
+    }
+
     /** 402 {@code PAYMENT_REQUIRED} when billing refuses the workspace a vector query. */
     void requireVectorQuery(String spaceId) {
-        BillingGate g = gate;
-        if (g != null) {
-            BillingGate.Decision d = g.check(spaceId, Meters.VECTOR_QUERIES);
-            if (!d.allowed()) {
-                throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
-            }
+        BillingGate.Decision d = vectorQuery(spaceId);
+        if (!d.allowed()) {
+            throw new ApiException(402, "PAYMENT_REQUIRED", d.reason());
         }
     }
 
