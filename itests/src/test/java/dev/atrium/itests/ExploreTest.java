@@ -439,6 +439,63 @@ class ExploreTest {
         assertEquals(404, owner.http().get("/api/repos/" + id).status());
     }
 
+    /**
+     * Search and suggestions rank from an index in memory; every change of a repository reaches it through the change
+     * log it reads with each request, so none of these waits.
+     */
+    @Test
+    void searchAndSuggestionsFollowARepositoryFromTheNextRequestAsItIsRenamedHiddenAndDeleted(AtriumServer server) {
+        User owner = server.newUser();
+        String first = unique("okapi");
+        String id = repo(owner, first + "-tools", "public", "quiet helpers");
+        assertTrue(found(server, first).contains(id), "found by name at once");
+        assertTrue(suggested(server, first).contains(id), "suggested at once");
+
+        String second = unique("bongo");
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + id, Map.of("name", second + "-kit"))
+                        .status());
+        assertFalse(found(server, first).contains(id), "the old name no longer finds it");
+        assertTrue(found(server, second).contains(id));
+        assertEquals(
+                second + "-kit",
+                server.anonymous()
+                        .get("/api/explore/suggest?q=" + q(second))
+                        .get("suggestions")
+                        .get(0)
+                        .get("name")
+                        .asText());
+
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + id, Map.of("visibility", "private"))
+                        .status());
+        assertFalse(found(server, second).contains(id), "private: not found");
+        assertFalse(suggested(server, second).contains(id), "private: not suggested");
+        assertEquals(
+                200,
+                owner.http()
+                        .patch("/api/repos/" + id, Map.of("visibility", "public"))
+                        .status());
+        assertTrue(found(server, second).contains(id), "public again");
+        assertTrue(suggested(server, second).contains(id));
+
+        assertTrue(owner.http().delete("/api/repos/" + id).status() < 300);
+        assertFalse(found(server, second).contains(id), "deleted: not found");
+        assertFalse(suggested(server, second).contains(id), "deleted: not suggested");
+    }
+
+    private static List<String> found(AtriumServer server, String q) {
+        return ids(server.anonymous().get("/api/explore/repos?q=" + q(q)).get("repositories"));
+    }
+
+    private static List<String> suggested(AtriumServer server, String q) {
+        return ids(server.anonymous().get("/api/explore/suggest?q=" + q(q)).get("suggestions"));
+    }
+
     @Test
     void aCursorPageNeitherRepeatsNorSkipsWhenRepositoriesAreAddedBetweenPages(AtriumServer server) {
         User owner = server.newUser();

@@ -5,7 +5,6 @@ import dev.atrium.kernel.api.JsonShape;
 import dev.atrium.kernel.api.KernelResource;
 import dev.atrium.kernel.api.PageRequest;
 import dev.atrium.repos.internal.ExploreStore.Filter;
-import dev.atrium.repos.internal.ExploreStore.Listed;
 import dev.atrium.repos.internal.ExploreStore.Page;
 import dev.atrium.repos.internal.ExploreStore.Sort;
 import java.util.ArrayList;
@@ -84,15 +83,15 @@ public class ExploreCatalogResource {
         String query = ExploreReposResource.text("q", q, 100);
         List<Map<String, Object>> out = new ArrayList<>();
         if (query != null) {
-            for (Listed l : store.suggest(query, MOST_SUGGESTIONS, catalog)) {
-                views.item(l, uri.getBaseUri()).ifPresent(m -> {
+            for (ExploreStore.Suggestion found : store.suggest(query, MOST_SUGGESTIONS, catalog)) {
+                views.ownerOfSpace(found.spaceId()).ifPresent(o -> {
                     Map<String, Object> s = new LinkedHashMap<>();
                     s.put("type", "repository");
-                    s.put("id", m.get("id"));
-                    s.put("name", m.get("name"));
-                    s.put("full_name", m.get("full_name"));
-                    s.put("description", m.get("description"));
-                    s.put("stars", m.get("stars"));
+                    s.put("id", found.id());
+                    s.put("name", found.name());
+                    s.put("full_name", o.path() + "/" + found.name());
+                    s.put("description", found.description());
+                    s.put("stars", found.stars());
                     out.add(s);
                 });
             }

@@ -37,6 +37,11 @@ public class ExploreViews {
         return sc != null && sc.getUserPrincipal() instanceof Caller c && c.principalId() != null ? c : null;
     }
 
+    /** The owner of a workspace whose repository is listed, or empty when the kernel does not vouch for it. */
+    Optional<Owner> ownerOfSpace(String spaceId) {
+        return owners.of(spaceId);
+    }
+
     Optional<Map<String, Object>> item(Listed l, URI requestBase) {
         return owners.of(l.repo().spaceId()).map(o -> item(l, o, requestBase));
     }
