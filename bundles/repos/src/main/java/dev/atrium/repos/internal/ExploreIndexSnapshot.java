@@ -222,39 +222,13 @@ final class ExploreIndexSnapshot {
      * {@code max}; documents whose ids {@code masked} holds (changed since this snapshot) are left out.
      */
     List<Hit> search(Query q, Hit after, int max, Map<String, ?> masked) {
-        int[] counts = borrow();
-        int[] touched = new int[64];
-        int touchedCount = 0;
-        long[] grams = q.nameTrigrams() == null ? new long[0] : q.nameTrigrams();
-        int nq = grams.length;
-        // a name alike enough shares at least 30 % of the query's trigrams (c >= 0.3 (nq + nd - c) and nd >= c), so
-        // it is in one of the rarest nq - least + 1 lists: only those are counted, the commonest are looked up after
-        int least = (3 * nq + 9) / 10;
-        long[][] order = new long[nq][];
-        int listCount = 0;
-        for (long t : grams) {
-            int[] list = trigrams.get(t);
-            if (list != null) {
-                order[listCount++] = new long[] {list.length, t};
-            }
-        }
-        Arrays.sort(order, 0, listCount, Comparator.comparingLong((long[] o) -> o[0]));
-        int counted = nq == 0 ? 0 : Math.min(listCount, Math.max(0, listCount - least + 1));
+        Candidates c = new Candidates(q.nameTrigrams() == null ? new long[0] : q.nameTrigrams());
         // each lexeme's slots: a document's place in the lexeme's postings, plus one (0 where it does not hold it)
         List<String> distinct = q.distinct();
         Postings[] postings = new Postings[distinct.size()];
         int[][] slots = new int[postings.length][];
         try {
-            for (int i = 0; i < counted; i++) {
-                for (int d : trigrams.get(order[i][1])) {
-                    if (counts[d]++ == 0) {
-                        if (touchedCount == touched.length) {
-                            touched = Arrays.copyOf(touched, touchedCount * 2);
-                        }
-                        touched[touchedCount++] = d;
-                    }
-                }
-            }
+            c.countRarest();
             for (int i = 0; i < postings.length; i++) {
                 postings[i] = lexemes.get(distinct.get(i));
                 if (postings[i] != null) {
@@ -268,46 +242,22 @@ final class ExploreIndexSnapshot {
             for (List<String> group : List.of(q.simple(), q.english())) {
                 int[] held = holdingAll(group, distinct, postings, slots);
                 for (int d : held) {
-                    if (counts[d] == 0) {
-                        if (touchedCount == touched.length) {
-                            touched = Arrays.copyOf(touched, touchedCount * 2);
-                        }
-                        touched[touchedCount++] = d;
-                    }
-                    counts[d] |= MATCHED;
+                    c.touch(d);
+                    c.counts[d] |= MATCHED;
                 }
             }
             byte[][] weights = new byte[postings.length][];
             int[] from = new int[postings.length];
             int[] to = new int[postings.length];
-            long[][] lookedUp = new long[listCount - counted][];
-            int[][] lookedUpLists = new int[listCount - counted][];
-            for (int i = counted; i < listCount; i++) {
-                lookedUp[i - counted] = commonTrigrams.get(order[i][1]);
-                lookedUpLists[i - counted] = trigrams.get(order[i][1]);
-            }
             TopHits best = new TopHits(max);
-            for (int k = 0; k < touchedCount; k++) {
-                int d = touched[k];
-                int c = counts[d];
-                boolean matched = (c & MATCHED) != 0;
-                int shared = c & ~MATCHED;
-                // alike needs c >= 0.3 (nq + nd - c), that is c >= 3 (nq + nd) / 13: no lookup for one that cannot
-                if (!matched && shared + lookedUp.length < Math.max(least, 3 * (nq + trigramCounts[d]) / 13)) {
+            for (int k = 0; k < c.touchedCount; k++) {
+                int d = c.touched[k];
+                boolean matched = (c.counts[d] & MATCHED) != 0;
+                int counted = c.counts[d] & ~MATCHED;
+                if (!matched && !c.mayBeAlike(d, counted)) {
                     continue;
                 }
-                float likeness = 0f;
-                if (nq > 0) {
-                    for (int i = 0; i < lookedUp.length; i++) {
-                        long[] bits = lookedUp[i];
-                        if (bits != null
-                                ? (bits[d >>> 6] & (1L << d)) != 0
-                                : Arrays.binarySearch(lookedUpLists[i], d) >= 0) {
-                            shared++;
-                        }
-                    }
-                    likeness = ExploreText.similarity(shared, nq, trigramCounts[d]);
-                }
+                float likeness = c.nq == 0 ? 0f : ExploreText.similarity(c.shared(d, counted), c.nq, trigramCounts[d]);
                 if (!matched && likeness < ExploreText.LIKENESS) {
                     continue;
                 }
@@ -335,10 +285,7 @@ final class ExploreIndexSnapshot {
             }
             return out;
         } finally {
-            for (int k = 0; k < touchedCount; k++) {
-                counts[touched[k]] = 0;
-            }
-            counters.add(counts);
+            c.release();
             for (int i = 0; i < slots.length; i++) {
                 if (slots[i] != null) {
                     for (int d : postings[i].docs()) {
@@ -466,58 +413,20 @@ final class ExploreIndexSnapshot {
 
     /** Names like {@code nameTrigrams} by pg_trgm's likeness (at least 0.3), the likest first, at most {@code max}. */
     List<Hit> alike(long[] nameTrigrams, boolean catalogOnly, int max, Map<String, ?> masked) {
-        int[] counts = borrow();
-        int[] touched = new int[64];
-        int touchedCount = 0;
-        int nq = nameTrigrams.length;
-        int least = (3 * nq + 9) / 10;
-        long[][] order = new long[nq][];
-        int listCount = 0;
-        for (long t : nameTrigrams) {
-            int[] list = trigrams.get(t);
-            if (list != null) {
-                order[listCount++] = new long[] {list.length, t};
-            }
-        }
-        Arrays.sort(order, 0, listCount, Comparator.comparingLong((long[] o) -> o[0]));
-        int counted = nq == 0 ? 0 : Math.min(listCount, Math.max(0, listCount - least + 1));
+        Candidates c = new Candidates(nameTrigrams);
         try {
-            for (int i = 0; i < counted; i++) {
-                for (int d : trigrams.get(order[i][1])) {
-                    if (counts[d]++ == 0) {
-                        if (touchedCount == touched.length) {
-                            touched = Arrays.copyOf(touched, touchedCount * 2);
-                        }
-                        touched[touchedCount++] = d;
-                    }
-                }
-            }
-            long[][] lookedUp = new long[listCount - counted][];
-            int[][] lookedUpLists = new int[listCount - counted][];
-            for (int i = counted; i < listCount; i++) {
-                lookedUp[i - counted] = commonTrigrams.get(order[i][1]);
-                lookedUpLists[i - counted] = trigrams.get(order[i][1]);
-            }
+            c.countRarest();
             // the best by likeness, then name order (nameRank ascending, negated so that larger is better)
             TopHits best = new TopHits(max);
-            for (int k = 0; k < touchedCount; k++) {
-                int d = touched[k];
-                int shared = counts[d];
-                counts[d] = 0;
-                if (shared + lookedUp.length < Math.max(least, 3 * (nq + trigramCounts[d]) / 13)
+            for (int k = 0; k < c.touchedCount; k++) {
+                int d = c.touched[k];
+                int counted = c.counts[d];
+                if (!c.mayBeAlike(d, counted)
                         || (catalogOnly && !catalog[d])
                         || (!masked.isEmpty() && masked.containsKey(ids[d]))) {
                     continue;
                 }
-                for (int i = 0; i < lookedUp.length; i++) {
-                    long[] bits = lookedUp[i];
-                    if (bits != null
-                            ? (bits[d >>> 6] & (1L << d)) != 0
-                            : Arrays.binarySearch(lookedUpLists[i], d) >= 0) {
-                        shared++;
-                    }
-                }
-                float likeness = ExploreText.similarity(shared, nq, trigramCounts[d]);
+                float likeness = ExploreText.similarity(c.shared(d, counted), c.nq, trigramCounts[d]);
                 if (likeness >= ExploreText.LIKENESS) {
                     best.offer(likeness, -nameRank[d]);
                 }
@@ -529,6 +438,89 @@ final class ExploreIndexSnapshot {
             }
             return out;
         } finally {
+            c.release();
+        }
+    }
+
+    /**
+     * The documents whose names may be alike a query's trigrams, counted without reading every list: a name alike
+     * enough shares at least 30 % of the query's trigrams (c >= 0.3 (nq + nd - c) and nd >= c), so it is in one of
+     * the rarest {@code lists - least + 1} lists. Only those are counted; the commonest are looked up (in bitmaps
+     * where they have one) for the documents that may still reach 0.3.
+     */
+    private final class Candidates {
+        final int nq;
+        final int[] counts = borrow();
+        int[] touched = new int[64];
+        int touchedCount;
+        private final int least;
+        private final int[][] rarest;
+        private final long[][] commonBits;
+        private final int[][] common;
+
+        Candidates(long[] grams) {
+            nq = grams.length;
+            least = (3 * nq + 9) / 10;
+            long[][] order = new long[nq][];
+            int lists = 0;
+            for (long t : grams) {
+                int[] list = trigrams.get(t);
+                if (list != null) {
+                    order[lists++] = new long[] {list.length, t};
+                }
+            }
+            Arrays.sort(order, 0, lists, Comparator.comparingLong((long[] o) -> o[0]));
+            int counted = nq == 0 ? 0 : Math.min(lists, Math.max(0, lists - least + 1));
+            rarest = new int[counted][];
+            commonBits = new long[lists - counted][];
+            common = new int[lists - counted][];
+            for (int i = 0; i < lists; i++) {
+                if (i < counted) {
+                    rarest[i] = trigrams.get(order[i][1]);
+                } else {
+                    commonBits[i - counted] = commonTrigrams.get(order[i][1]);
+                    common[i - counted] = trigrams.get(order[i][1]);
+                }
+            }
+        }
+
+        void touch(int d) {
+            if (counts[d] == 0) {
+                if (touchedCount == touched.length) {
+                    touched = Arrays.copyOf(touched, touchedCount * 2);
+                }
+                touched[touchedCount++] = d;
+            }
+        }
+
+        void countRarest() {
+            for (int[] list : rarest) {
+                for (int d : list) {
+                    touch(d);
+                    counts[d]++;
+                }
+            }
+        }
+
+        /** Whether {@code d}, sharing {@code counted} of the rarest, can still share 3 (nq + nd) / 13 in all. */
+        boolean mayBeAlike(int d, int counted) {
+            return counted + common.length >= Math.max(least, 3 * (nq + trigramCounts[d]) / 13);
+        }
+
+        /** The trigrams {@code d} shares with the query: {@code counted} of the rarest, and the commonest it holds. */
+        int shared(int d, int counted) {
+            int shared = counted;
+            for (int i = 0; i < common.length; i++) {
+                long[] bits = commonBits[i];
+                if (bits != null ? (bits[d >>> 6] & (1L << d)) != 0 : Arrays.binarySearch(common[i], d) >= 0) {
+                    shared++;
+                }
+            }
+            return shared;
+        }
+
+        /** Zeroes what was counted and lends the counters out again. */
+        void release() {
             for (int k = 0; k < touchedCount; k++) {
                 counts[touched[k]] = 0;
             }

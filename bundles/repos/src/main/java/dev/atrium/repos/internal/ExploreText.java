@@ -44,24 +44,8 @@ final class ExploreText {
             if (i >= n || tsvector.charAt(i) != '\'') {
                 break;
             }
-            i++;
             word.setLength(0);
-            while (i < n) {
-                char c = tsvector.charAt(i);
-                if (c == '\'' && i + 1 < n && tsvector.charAt(i + 1) == '\'') {
-                    word.append('\'');
-                    i += 2;
-                } else if (c == '\\' && i + 1 < n) {
-                    word.append(tsvector.charAt(i + 1));
-                    i += 2;
-                } else if (c == '\'') {
-                    i++;
-                    break;
-                } else {
-                    word.append(c);
-                    i++;
-                }
-            }
+            i = quoted(tsvector, i + 1, word);
             byte[] weights = NO_POSITIONS;
             if (i < n && tsvector.charAt(i) == ':') {
                 i++;
@@ -108,28 +92,38 @@ final class ExploreText {
                 break;
             }
             StringBuilder word = new StringBuilder();
-            i = open + 1;
-            while (i < n) {
-                char c = tsquery.charAt(i);
-                if (c == '\'' && i + 1 < n && tsquery.charAt(i + 1) == '\'') {
-                    word.append('\'');
-                    i += 2;
-                } else if (c == '\\' && i + 1 < n) {
-                    word.append(tsquery.charAt(i + 1));
-                    i += 2;
-                } else if (c == '\'') {
-                    i++;
-                    break;
-                } else {
-                    word.append(c);
-                    i++;
-                }
-            }
+            i = quoted(tsquery, open + 1, word);
             if (!out.contains(word.toString())) {
                 out.add(word.toString());
             }
         }
         return out;
+    }
+
+    /**
+     * Reads a lexeme as PostgreSQL quotes it in a {@code tsvector} or {@code tsquery} text, from just after its opening
+     * quote ({@code ''} is a quote, a backslash escapes the next character) into {@code word}; answers where the text
+     * goes on after the closing quote.
+     */
+    private static int quoted(String text, int from, StringBuilder word) {
+        int i = from;
+        int n = text.length();
+        while (i < n) {
+            char c = text.charAt(i);
+            if (c == '\'' && i + 1 < n && text.charAt(i + 1) == '\'') {
+                word.append('\'');
+                i += 2;
+            } else if (c == '\\' && i + 1 < n) {
+                word.append(text.charAt(i + 1));
+                i += 2;
+            } else if (c == '\'') {
+                return i + 1;
+            } else {
+                word.append(c);
+                i++;
+            }
+        }
+        return i;
     }
 
     /**
