@@ -33,18 +33,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The public repositories as explore ranks them, in memory: PostgreSQL stays the truth and does the text analysis
- * (the stored {@code tsvector}, {@code plainto_tsquery}); this index only ranks, so a search costs one short statement
- * for the query's lexemes and one for the rows of its page by id, whatever number of repositories match. Ranking
- * thousands of matches in PostgreSQL (each row read from the heap, {@code ts_rank} and {@code similarity} computed
- * for each) was 6-26 ms of its CPU per search (docs/decisions/explore.md).
+ * (the stored {@code tsvector}, {@code plainto_tsquery}); this index only ranks, so a search costs a short statement
+ * for the query's lexemes (none for a query seen lately) and one for the rows of its page by id, whatever number of
+ * repositories match. Ranking thousands of matches in PostgreSQL (each row read from the heap, {@code ts_rank} and
+ * {@code similarity} computed for each) was 6-26 ms of its CPU per search (docs/decisions/explore.md).
  *
  * <p>It is built from PostgreSQL in the background (nothing waits for it: until it is, explore ranks in SQL as
  * before). Changes reach it through {@code repository_search_changes}, which a trigger fills in the transaction that
- * changes a repository: every search reads the newest entry with its lexemes and applies what it has not seen, so a
- * change on any instance counts from the next search. What changed since the last build lies over it as an overlay,
- * and a rebuild folds the overlay in. Rows written with triggers off (a restore) are seen by PostgreSQL's table
- * statistics and cause a rebuild within seconds. Pages are always read from {@code repositories} with the public
- * filter, so a repository that turned private is never shown, even by a stale index.
+ * changes a repository: every request reads the log's newest number (a search with its page's rows, a suggestion
+ * first) and what the index has not seen is applied, so a change on any instance counts from the next request. What
+ * changed since the last build lies over it as an overlay, and a rebuild folds the overlay in. Rows written with
+ * triggers off (a restore) are seen by PostgreSQL's table statistics and cause a rebuild within seconds. A search's
+ * rows are always read from {@code repositories} with the public filter; a suggestion is served from the index, which
+ * is then current to the newest change (a change of visibility is always logged).
  */
 @Component(service = ExploreIndex.class)
 public class ExploreIndex {
