@@ -81,14 +81,14 @@ final class BestMatchPages {
         while (true) {
             List<Listed> out = new ArrayList<>();
             ExploreIndexSnapshot.Hit after = first;
-            long seen = -1;
             while (out.size() <= limit) {
                 int wanted = limit + 1 - out.size() + SPARE_HITS;
+                // read before the ranking: a change applied meanwhile by another request then ranks this page again
+                long seen = index.seen();
                 List<ExploreIndexSnapshot.Hit> hits = index.search(query, after, wanted, newest);
                 if (hits == null) {
                     return null;
                 }
-                seen = index.seen();
                 Rows rows = rowsById(hits, f);
                 if (newest < 0 && rows.newestChange() > seen) {
                     // a change the index has not seen was logged: rank again with it applied
