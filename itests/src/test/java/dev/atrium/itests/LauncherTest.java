@@ -31,6 +31,7 @@ class LauncherTest {
             System.out.println("cold start to /healthz 200 on embedded PostgreSQL (first run, initdb): "
                     + first.startMillis + " ms");
             assertTrue(Files.exists(data.resolve("pg/PG_VERSION")), "the database lives in <data>/pg");
+            assertBundlesInstalledByReference(data.resolve("felix-cache"));
             Path tokenFile = data.resolve("operator.token");
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tokenFile)));
             String operator = Files.readString(tokenFile);
@@ -235,5 +236,35 @@ class LauncherTest {
             }
         }
         return pids;
+    }
+
+    /**
+     * The framework storage holds no copies of the bundles: they are installed by reference from the expanded jar
+     * (docs/decisions/runtime-and-build.md), every one of them.
+     */
+    private static void assertBundlesInstalledByReference(Path storage) throws java.io.IOException {
+        List<String> locations;
+        try (var files = Files.walk(storage)) {
+            locations = files.filter(f -> f.getFileName().toString().equals("revision.location"))
+                    .map(f -> {
+                        try {
+                            return Files.readString(f).trim();
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .toList();
+        }
+        assertTrue(locations.size() > 100, "every bundle has a revision: " + locations.size());
+        assertEquals(
+                List.of(),
+                locations.stream().filter(l -> !l.startsWith("reference:file:")).toList(),
+                "bundles copied into the framework storage");
+        try (var files = Files.walk(storage)) {
+            long bytes = files.filter(Files::isRegularFile)
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
+            assertTrue(bytes < 20_000_000, "the framework storage holds " + bytes + " bytes");
+        }
     }
 }

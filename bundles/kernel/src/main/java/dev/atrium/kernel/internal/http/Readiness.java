@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleEvent;
+import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceEvent;
 import org.osgi.framework.ServiceListener;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.SynchronousBundleListener;
+import org.osgi.framework.startlevel.FrameworkStartLevel;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -37,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Working that out walks every bundle, component and the whiteboard's runtime DTO, so it is done when something
  * changes, not per probe: every bundle and service event (the whiteboard's change count is a service property, so its
- * changes are service events too) marks the last answer stale, and a probe in between answers from it. An answer
- * that is not ready is worked out again after a short while even without an event (some of what it waits for, like
- * the whiteboard settling, changes by time alone), and a ready one after a longer while as a backstop.
+ * changes are service events too) marks a ready answer stale, and a probe in between answers from it. A not-ready
+ * answer is worked out again after a short while, events or not (some of what it waits for, like the whiteboard
+ * settling, changes by time alone), and a ready one after a longer while as a backstop. Until the framework has
+ * reached its beginning start level nothing is walked at all.
  */
 @Component(service = {Readiness.class, ServerReadiness.class})
 public class Readiness implements ServerReadiness {
@@ -58,7 +61,7 @@ public class Readiness implements ServerReadiness {
         return problems.size() == 1 && SETTLING.equals(problems.get(0));
     }
 
-    /** How long a not-ready answer is reused without an event. */
+    /** How long a not-ready answer is reused, events or not. */
     private static final long NOT_READY_REUSE_NANOS = 50_000_000L;
     /** How long a ready answer is reused without an event: a backstop for a change no event announces. */
     private static final long READY_REUSE_NANOS = 5_000_000_000L;
@@ -69,13 +72,47 @@ public class Readiness implements ServerReadiness {
     private final Object computing = new Object();
     private final SynchronousBundleListener bundleEvents = (BundleEvent e) -> changes.incrementAndGet();
     private final ServiceListener serviceEvents = this::serviceEvent;
-    private volatile Answer last = new Answer(-1, List.of("readiness not yet worked out"), 0);
+    private volatile Answer last = new Answer(-1, List.of("readiness not yet worked out"), System.nanoTime());
 
-    /** An answer and when it stops being reusable: the change count it was worked out at and a time. */
+    /**
+     * An answer and when it stops being reusable: the change count it was worked out at and a time. A ready answer goes
+     * stale with the next event; a not-ready one is kept for its short while whatever happens, since during a start or an
+     * update events come by the hundred and a walk per probe (probes every 20 ms) competed with the start for the CPU.
+     * That makes "ready" known at most that while late, never early.
+     */
     private record Answer(long changes, List<String> problems, long reusableUntil) {
         boolean reusable(long currentChanges, long now) {
-            return changes == currentChanges && now - reusableUntil < 0;
+            return (changes == currentChanges || !problems.isEmpty()) && now - reusableUntil < 0;
         }
+    }
+
+    /** Set once the framework has reached its beginning start level; it never goes back while this runs. */
+    private volatile boolean started;
+
+    /**
+     * While the framework is still raising its start level to the beginning one ({@code
+     * org.osgi.framework.startlevel.beginning}, which the launcher sets), bundles of the levels above have not been
+     * started, so the server is not ready and nothing needs walking to say so. Without that property there is nothing
+     * to wait for here.
+     */
+    private List<String> frameworkStarting() {
+        if (started) {
+            return null;
+        }
+        try {
+            String beginning = context.getProperty(Constants.FRAMEWORK_BEGINNING_STARTLEVEL);
+            int target = beginning == null ? 0 : Integer.parseInt(beginning.trim());
+            int level = context.getBundle(0).adapt(FrameworkStartLevel.class).getStartLevel();
+            if (level < target) {
+                return List.of("the framework is starting (start level " + level + " of " + target + ")");
+            }
+        } catch (NumberFormatException notANumber) {
+            // Felix would not have started with it either; nothing to compare with
+        } catch (IllegalStateException stopping) {
+            return List.of("the framework is stopping");
+        }
+        started = true;
+        return null;
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
@@ -140,6 +177,10 @@ public class Readiness implements ServerReadiness {
 
     @Override
     public List<String> notReady() {
+        List<String> starting = frameworkStarting();
+        if (starting != null) {
+            return starting;
+        }
         Answer answer = last;
         if (answer.reusable(changes.get(), System.nanoTime())) {
             return answer.problems();
