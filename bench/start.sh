@@ -12,6 +12,11 @@
 #   bench/start.sh 5 base=/path/to/other/checkout this=.
 #   bench/start.sh 5 jar=.:ATRIUM_EXPANDED=off expanded=.
 #   bench/start.sh 3 c1=.:ATRIUM_JAVA_EXTRA_OPTS=-XX:TieredStopAtLevel=1 full=.
+#   bench/start.sh 5 platform=.:BENCH_FEATURES_OFF=all all=.
+#
+# BENCH_FEATURES_OFF in a variant's environment is the bench's own: `all` (every feature of the variant's features/
+# directory) or names joined with `+`, written as disabled into each start's features.json before the start, so the
+# features' bundles never start (what the platform alone costs).
 #
 # Every start gets a fresh data directory on the embedded database; each variant's first start (not counted) makes
 # its class-data archive (in a directory of its own under the temp dir) and its expanded jar. Informational only.
@@ -20,6 +25,8 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/basics.sh
 . "$BENCH_DIR/lib/basics.sh"
+# shellcheck source=lib/jvm.sh
+. "$BENCH_DIR/lib/jvm.sh"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 ROUNDS="${1:-5}"
 shift || true
@@ -34,16 +41,6 @@ cleanup() {
   rm -rf "$WORK_DIR"
 }
 trap cleanup EXIT INT TERM
-
-# the JVM of a start: `atrium run` execs java once the archive exists, and waits for it on the first start
-jvm_of() {
-  local kid
-  [ "$(cat "/proc/$1/comm" 2>/dev/null)" = java ] && { echo "$1"; return; }
-  for kid in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-    [ "$(cat "/proc/$kid/comm" 2>/dev/null)" = java ] && { echo "$kid"; return; }
-  done
-  echo "$1"
-}
 
 # thread_cpu PID: "milliseconds name" per thread group (pool threads' numbers dropped; the kernel truncates names to 15
 # characters, so C2's is "C2 CompilerThre"), the process total last
@@ -61,12 +58,19 @@ thread_cpu() {
 
 # start NAME ROOT ENV...: one fresh start; appends "ms" to $WORK_DIR/NAME.times and the threads' CPU to NAME.cpu
 start() {
-  local name="$1" root="$2" data port started code=000
+  local name="$1" root="$2" data port started code=000 e off="" envs=()
   shift 2
+  for e in "$@"; do
+    case "$e" in
+      BENCH_FEATURES_OFF=*) off="${e#*=}" ;;
+      *) envs+=("$e") ;;
+    esac
+  done
   data="$WORK_DIR/data-$name"; rm -rf "$data"; mkdir -p "$data"
+  [ -z "$off" ] || features_off "$root" "$off" >"$data/features.json"
   port=$(free_port)
   set_now_ms; started=$NOW_MS
-  env ATRIUM_NO_BUILD=1 ATRIUM_CDS_DIR="$WORK_DIR/cds-$name" "$@" \
+  env ATRIUM_NO_BUILD=1 ATRIUM_CDS_DIR="$WORK_DIR/cds-$name" "${envs[@]}" \
     "$root/atrium" run --port "$port" --data "$data" >"$WORK_DIR/$name.log" 2>&1 &
   SERVER_PID=$!
   while :; do
@@ -79,9 +83,20 @@ start() {
   done
   set_now_ms
   echo $(( NOW_MS - started )) >>"$WORK_DIR/$name.times"
-  thread_cpu "$(jvm_of "$SERVER_PID")" >>"$WORK_DIR/$name.cpu"
+  thread_cpu "$(server_jvm_pid "$SERVER_PID")" >>"$WORK_DIR/$name.cpu"
   kill -TERM "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
+}
+
+# features_off ROOT LIST: a features.json that disables LIST (`all`, or names joined with `+`)
+features_off() {
+  local names
+  if [ "$2" = all ]; then
+    names=$(find "$1/features" -maxdepth 1 -name '*.json' -printf '%f\n' | sed 's/\.json$//' | sort)
+  else
+    names=$(tr '+' '\n' <<<"$2")
+  fi
+  printf '{"disabled": [%s]}\n' "$(sed 's/.*/"&"/' <<<"$names" | paste -sd, -)"
 }
 
 # run VARIANT: start with the variant's root and environment
