@@ -56,21 +56,38 @@ final class UriCheck {
         if (rawPath.contains("//")) {
             return "the request path must not contain an empty segment (//)";
         }
-        byte[] decoded = percentDecode(rawPath);
-        String path = utf8(decoded);
+        // printable ASCII without escapes (the usual path) is its own decoding
+        String path = rawPath.indexOf('%') < 0 ? rawPath : utf8(percentDecode(rawPath));
         if (path == null) {
             return "the request path is not valid UTF-8";
         }
-        for (String segment : path.split("/", -1)) {
-            if (segment.equals(".") || segment.equals("..")) {
-                return "the request path must not contain . or .. segments";
-            }
+        if (hasDotSegment(path)) {
+            return "the request path must not contain . or .. segments";
         }
         return null;
     }
 
+    private static boolean hasDotSegment(String path) {
+        int start = 0;
+        while (start <= path.length()) {
+            int end = path.indexOf('/', start);
+            if (end < 0) {
+                end = path.length();
+            }
+            int length = end - start;
+            if ((length == 1 || length == 2) && path.charAt(start) == '.' && path.charAt(end - 1) == '.') {
+                return true;
+            }
+            start = end + 1;
+        }
+        return false;
+    }
+
     /** The decoded path of a raw path {@link #pathProblem} accepted. */
     static String decodedPath(String rawPath) {
+        if (rawPath.indexOf('%') < 0) {
+            return rawPath;
+        }
         return new String(percentDecode(rawPath), StandardCharsets.UTF_8);
     }
 
@@ -103,6 +120,8 @@ final class UriCheck {
             if (c == '%' && i + 2 < s.length() && hex(s.charAt(i + 1)) >= 0 && hex(s.charAt(i + 2)) >= 0) {
                 out.write(hex(s.charAt(i + 1)) << 4 | hex(s.charAt(i + 2)));
                 i += 2;
+            } else if (c < 0x80) {
+                out.write(c);
             } else {
                 byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
                 out.write(b, 0, b.length);
