@@ -77,7 +77,27 @@
 
   // a 202: the file is written, and ConfigAdmin did not hold it yet when the server stopped waiting
   function pending(answer) {
-    return answer.status === 202 ? ' Not applied yet: FileInstall reads the file within seconds; Reload shows it.' : '';
+    return answer.status === 202 ? ' Not applied yet: FileInstall reads the file within seconds; this page shows it then.' : '';
+  }
+
+  // ConfigAdmin, FileInstall and the environment's values settle a change in steps, and the answer shows one of them
+  // (a 202: not even the file's yet): the page asks again once a second for 10 s and shows what changed since
+  async function follow(pid, answer) {
+    let shown = JSON.stringify(answer.data.config);
+    for (let i = 0; i < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // not while someone types into the list: a new rendering would drop what they typed
+      const typing = document.activeElement && document.activeElement.closest
+        && document.activeElement.closest('#config-list input');
+      if (typing) continue;
+      try {
+        const config = (await api('GET', '/admin/config/' + encodeURIComponent(pid))).config;
+        const now = JSON.stringify(config);
+        if (now !== shown) { shown = now; replace(config); }
+      } catch (e) {
+        return;
+      }
+    }
   }
 
   async function save(pid, property, text) {
@@ -87,6 +107,7 @@
         JSON.stringify({ properties: { [property.name]: typed(property, text) } }));
       replace(answer.data.config);
       say('Saved ' + pid + ' ' + property.name + '.' + pending(answer));
+      follow(pid, answer);
     } catch (e) {
       say(e.message, true);
     }
@@ -97,6 +118,7 @@
       const answer = await send('DELETE', '/admin/config/' + encodeURIComponent(pid) + '/' + encodeURIComponent(name));
       replace(answer.data.config);
       say('Reset ' + pid + ' ' + name + '.' + pending(answer));
+      follow(pid, answer);
     } catch (e) {
       say(e.message, true);
     }
