@@ -132,11 +132,6 @@ final class RootResourceIndex {
         return group.serviceFor(path, all);
     }
 
-    /** How many groups of roots there are besides the unkeyed one. */
-    int groups() {
-        return groups.size();
-    }
-
     /** {@code /a/b} of {@code /a/b} and of {@code /a/b/...}; null for a path of fewer than two segments. */
     static String keyOfPath(String path) {
         int first = path.indexOf('/', 1);
