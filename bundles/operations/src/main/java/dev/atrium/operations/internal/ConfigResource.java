@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Dictionary;
 import java.util.Enumeration;
 import java.util.Iterator;
@@ -34,10 +35,13 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ConfigurationPlugin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -64,6 +68,8 @@ public class ConfigResource {
     static final String MASK = "••••";
     /** The private property dev.atrium.config's plugin names a value's source with (EnvironmentDefaults). */
     static final String SOURCE_PREFIX = ".atrium.source.";
+    /** dev.atrium.config's plugin, which takes values from the environment and the framework properties. */
+    private static final String ENVIRONMENT_PLUGIN = "(config.plugin.id=dev.atrium.config)";
 
     private static final String FILE_PROPERTY = "felix.fileinstall.filename";
     private static final Set<String> BOOKKEEPING =
@@ -374,17 +380,15 @@ public class ConfigResource {
         }
     }
 
-    /** The PID's view once ConfigAdmin holds what was written (200), or as it is if that takes longer (202). */
     /**
      * The answer to a change, once ConfigAdmin holds what was {@code written} (200), else when the wait is over (202).
      * Nothing written deletes the file, and FileInstall then deletes the configuration, which dev.atrium.config makes
      * again, empty, when the environment sets any of the PID's properties: until it has, the view would call every
-     * value a default, so a PID whose configuration had environment values is held until it exists again.
+     * value a default, so such a PID is held until its configuration exists again.
      */
     private Response applied(String pid, MetaTypes.Pid described, Map<String, Object> written, Current before) {
         Map<String, Object> expected = ConfigValues.comparable(written);
-        boolean madeAgain =
-                written.isEmpty() && before.processed().keySet().stream().anyMatch(k -> k.startsWith(SOURCE_PREFIX));
+        boolean madeAgain = written.isEmpty() && before.configuration() != null && environmentSets(pid);
         long deadline = System.nanoTime() + APPLY_WAIT_MILLIS * 1_000_000L;
         Current current = current(pid);
         while (!holds(current, expected, madeAgain) && System.nanoTime() < deadline) {
@@ -399,6 +403,38 @@ public class ConfigResource {
         boolean done = holds(current, expected, madeAgain);
         Map<String, Object> view = view(pid, described, current);
         return Response.status(done ? 200 : 202).entity(Map.of("config", view)).build();
+    }
+
+    /**
+     * Whether the environment or the framework properties set any property of the PID: asks dev.atrium.config's plugin
+     * to process a configuration that holds the PID alone and looks for the sources it names. A configuration's own
+     * processed properties cannot tell, since the plugin leaves alone every property the operator set: a reset of the
+     * only property the environment also sets showed that property's default, not the environment's value.
+     */
+    private boolean environmentSets(String pid) {
+        ServiceReference<ConfigurationAdmin> target = context.getServiceReference(ConfigurationAdmin.class);
+        Collection<ServiceReference<ConfigurationPlugin>> plugins;
+        try {
+            plugins = context.getServiceReferences(ConfigurationPlugin.class, ENVIRONMENT_PLUGIN);
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        for (ServiceReference<ConfigurationPlugin> reference : plugins) {
+            ConfigurationPlugin plugin = context.getService(reference);
+            if (plugin == null) {
+                continue;
+            }
+            try {
+                Map<String, Object> probe = new LinkedHashMap<>(Map.of(Constants.SERVICE_PID, pid));
+                plugin.modifyConfiguration(target, FrameworkUtil.asDictionary(probe));
+                if (probe.keySet().stream().anyMatch(k -> k.startsWith(SOURCE_PREFIX))) {
+                    return true;
+                }
+            } finally {
+                context.ungetService(reference);
+            }
+        }
+        return false;
     }
 
     private static boolean holds(Current current, Map<String, Object> expected, boolean madeAgain) {
