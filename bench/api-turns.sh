@@ -52,14 +52,13 @@ serve() {
   TOKEN[$name]=$(ATRIUM_NO_BUILD=1 timeout 60 "$root/atrium" token create --user benchuser \
     --url "http://127.0.0.1:${PORT[$name]}" --data "$data" 2>>"$WORK_DIR/token.err" </dev/null | tail -n 1)
   [ -n "${TOKEN[$name]}" ] || die "$name: no token ($(cat "$WORK_DIR/token.err"))"
-  space=$(curl -sf --max-time 10 -H "Authorization: Bearer ${TOKEN[$name]}" "http://127.0.0.1:${PORT[$name]}/api/spaces/me" \
-    | grep -o '"id":"[^"]*"' | head -n 1 | sed 's/"id":"\(.*\)"/\1/')
+  space=$(space_id_of "${PORT[$name]}" "${TOKEN[$name]}")
   [ -n "$space" ] || die "$name: GET /api/spaces/me gave no space id"
   URL[$name]="http://127.0.0.1:${PORT[$name]}/api/spaces/$space"
   log "$name (${3}): serving ${URL[$name]}"
 }
 
-jiffies() { sed 's/^.*) //' "/proc/$(server_jvm_pid "${PID[$1]}")/stat" | awk '{ print $12 + $13 }'; }
+jiffies() { process_jiffies "$(server_jvm_pid "${PID[$1]}")"; }
 
 # measure NAME SECONDS OUT: one wrk run; prints "requests/s cpu-us-per-request" into OUT
 measure() {

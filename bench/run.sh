@@ -247,7 +247,7 @@ wait_healthy() {
   done
 }
 
-# server_jvm_pid, rss_mb, peak_rss_mb
+# server_jvm_pid, rss_mb, peak_rss_mb, process_jiffies
 source "$BENCH_DIR/lib/jvm.sh"
 
 # cold_start PORT DATA_DIR LOG [JDBC_URL]: starts the server; sets LAST_PID and ELAPSED_MS (to first 200).
@@ -312,12 +312,6 @@ create_token() {
   tail -n 1 "$out"
 }
 
-# space_id_of PORT TOKEN: prints the id of the token owner's default space (GET /api/spaces/me).
-space_id_of() {
-  curl -sf --max-time 10 -H "Authorization: Bearer $2" "http://127.0.0.1:$1/api/spaces/me" \
-    | grep -o '"id":"[^"]*"' | head -n 1 | sed 's/"id":"\(.*\)"/\1/'
-}
-
 # fetch_body URL TOKEN FILE: saves the response body; fails unless 200 application/json.
 fetch_body() {
   local headers="$3.headers" status
@@ -373,8 +367,6 @@ wrk_field() {
 # hard+soft interrupt time, where the kernel does most of the loopback TCP work, charged to no process.
 cpu_jiffies() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6, $7 + $8; exit }' /proc/stat; }
 
-# process_jiffies PID: user+system clock ticks of all threads of PID (0 once it is gone).
-process_jiffies() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || echo 0; }
 
 # save_times / children_cpu_ms: user+system CPU ms of this shell's finished children, from `times`. It must run
 # in this very shell (in a $(...) subshell it would count from zero), hence the file in between.

@@ -1,4 +1,5 @@
-# Sourced by the bench scripts (bench/lib/common.sh, run.sh, git.sh): logging, free ports and Debian packages.
+# Sourced by the bench scripts (bench/lib/common.sh, run.sh, git.sh): logging, free ports, Debian packages and a
+# user's default space.
 # ensure_apt_package writes its log to $WORK_DIR/apt.log.
 
 log() { echo "bench: $*" >&2; }
@@ -49,4 +50,10 @@ ensure_apt_package() {
       || die "apt-get install $pkg failed (see $WORK_DIR/apt.log); install it by hand: apt-get install $pkg"
   fi
   command -v "$cmd" >/dev/null || die "$pkg installed but $cmd is not there"
+}
+
+# space_id_of PORT TOKEN: prints the id of the token owner's default space (GET /api/spaces/me).
+space_id_of() {
+  curl -sf --max-time 10 -H "Authorization: Bearer $2" "http://127.0.0.1:$1/api/spaces/me" \
+    | grep -o '"id":"[^"]*"' | head -n 1 | sed 's/"id":"\(.*\)"/\1/'
 }
